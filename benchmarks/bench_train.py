@@ -1,0 +1,89 @@
+"""Speed of the `mlp-cpu` training step and of evaluation, against torch's own matmul.
+
+Prints the training step's achieved GFLOP/s (6 x MACs per token x tokens / second) next to
+the fp32 matmul GFLOP/s that torch reaches in the same process on the model's largest
+matmul shape (tokens x hidden @ hidden x vocab) and on a square 2048 matmul, measured in
+alternating rounds so both see the same machine load. Evaluation (inference_mode) tokens/s
+is printed as a ratio to training tokens/s. Usage:
+
+    python benchmarks/bench_train.py [--preset mlp-cpu] [--rounds 5] [--steps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+
+import torch
+
+from lrngpt.config import load_config
+from lrngpt.train import Trainer
+
+
+def timed(fn, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def train_macs_per_token(model) -> int:
+    """Multiply-accumulates per token of the forward pass through every Linear / matmul."""
+    c = model.config
+    if hasattr(c, "n_hidden"):  # MLP
+        return c.block_size * c.n_embd * c.n_hidden + c.n_hidden * c.vocab_size
+    raise SystemExit("bench_train.py measures the MLP; benchmarks/bench_gpt.py measures the GPT")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--preset", default="mlp-cpu")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--set", dest="overrides", action="append", default=[])
+    args = ap.parse_args()
+
+    cfg = load_config(args.preset, ["train.device=cpu", *args.overrides])
+    with tempfile.TemporaryDirectory() as tmp:
+        tr = Trainer(cfg, tmp, log=lambda m: None, progress=False)
+        model, tc = tr.model, cfg.train
+        tokens_per_step = tc.batch_size * tc.seq_len
+        flops_per_step = 6 * train_macs_per_token(model) * tokens_per_step
+        a = torch.randn(tokens_per_step, model.config.n_hidden)
+        b = torch.randn(model.config.n_hidden, model.config.vocab_size)
+        sq = torch.randn(2048, 2048)
+        val = tr.data.tokens("val")
+        n_eval = min(len(val), 64 * tokens_per_step)
+        tr.train_step()  # warm up allocator and kernels
+        rows = []
+        for _ in range(args.rounds):
+            t_step = timed(tr.train_step, args.steps)
+            t_mm = timed(lambda: a @ b, 5)
+            t_sq = timed(lambda: sq @ sq, 3)
+            t0 = time.perf_counter()
+            ev = tr.evaluate("val", n_eval)
+            t_eval = time.perf_counter() - t0
+            rows.append({
+                "step_gflops": flops_per_step / t_step / 1e9,
+                "mm_gflops": 2 * a.shape[0] * a.shape[1] * b.shape[1] / t_mm / 1e9,
+                "sq_gflops": 2 * 2048**3 / t_sq / 1e9,
+                "train_tok_s": tokens_per_step / t_step,
+                "eval_tok_s": ev["tokens"] / t_eval,
+            })
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    print(f"preset {args.preset}: batch {tc.batch_size} x {tc.seq_len}, {model.param_breakdown()['total']:,} params, "
+          f"{torch.get_num_threads()} threads, median of {args.rounds} rounds")
+    print(f"training step      {med['step_gflops']:7.1f} GFLOP/s   {med['train_tok_s']:9,.0f} tokens/s")
+    print(f"matmul {a.shape[0]}x{a.shape[1]}@{b.shape[1]} {med['mm_gflops']:7.1f} GFLOP/s   "
+          f"(the model's largest matmul)")
+    print(f"matmul 2048^3      {med['sq_gflops']:7.1f} GFLOP/s")
+    print(f"evaluation         {med['eval_tok_s']:9,.0f} tokens/s (inference_mode)")
+    print(f"ratio step / model-shape matmul: {med['step_gflops'] / med['mm_gflops']:.2f}")
+    print(f"ratio step / square matmul:      {med['step_gflops'] / med['sq_gflops']:.2f}")
+    print(f"ratio eval / train tokens/s:     {med['eval_tok_s'] / med['train_tok_s']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""What a width costs: parameter counts, bytes, leading MAC terms (seeds/000-002).
+
+The formulas here count the models of lrngpt.models exactly (a test compares them), so a
+user can price a configuration before building it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from lrngpt.errors import UserError
+
+FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
+GATED = ("swiglu", "geglu")
+
+# Whole-model parameter counts the seeds/000 table divides by (published figures).
+REFERENCE_MODELS = [
+    # name, width d, vocabulary V, whole-model parameters, ties input and output tables?, source
+    ("GPT-2 small", 768, 50_257, 124_000_000, True,
+     "124M: OpenAI's released GPT-2 small checkpoint (Radford et al. 2019 list it as 117M)"),
+    ("BERT-base", 768, 30_522, 110_000_000, True,
+     "110M: Devlin et al. 2019, BERT paper, BERT-base"),
+    ("Llama-3-8B", 4_096, 128_256, 8_030_000_000, False,
+     "8.03B: Meta Llama 3 8B model card (8,030,261,248 parameters)"),
+    ("GPT-3 175B", 12_288, 50_257, 175_000_000_000, None,
+     "175B: Brown et al. 2020, GPT-3 paper, Table 2.1 (tying not stated)"),
+]
+
+
+def _check_positive(**values: int) -> None:
+    for name, v in values.items():
+        if not isinstance(v, int) or v < 1:
+            raise UserError(f"--{name.replace('_', '-')} {v}: must be a whole number of at least 1")
+
+
+# ---------------------------------------------------------------------------------------------- MLP LM
+
+def mlp_params(vocab: int, block: int, hidden: int, n_embd: int) -> dict:
+    """Parameters of the Bengio-style MLP LM: V*d + (block*d*H + H) + (H*V + V)."""
+    _check_positive(vocab=vocab, block=block, hidden=hidden, n_embd=n_embd)
+    embedding = vocab * n_embd
+    hid = block * n_embd * hidden + hidden
+    output = hidden * vocab + vocab
+    return {"n_embd": n_embd, "total": embedding + hid + output,
+            "embedding": embedding, "hidden": hid, "output": output}
+
+
+def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
+                   bpb: dict[int, float] | None = None) -> dict:
+    """The chapter's parameter table, with what each step up in width adds.
+
+    Each unit of width adds V (one embedding column) + block*H (hidden weights) parameters,
+    so doubling d adds (V + block*H) * d. With `bpb` (val bits per byte by width) each row
+    also gets the bpb saved over the previous row and that saving per million added parameters.
+    """
+    if not widths:
+        raise UserError("--n-embd is empty: give widths like 4,8,16")
+    rows = [mlp_params(vocab, block, hidden, d) for d in widths]
+    prev = None
+    for row in rows:
+        row["added"] = None if prev is None else row["total"] - prev["total"]
+        if bpb is not None:
+            row["val_bpb"] = bpb.get(row["n_embd"])
+            saved = None
+            if prev is not None and row["val_bpb"] is not None and prev["val_bpb"] is not None:
+                saved = prev["val_bpb"] - row["val_bpb"]
+            row["bpb_saved"] = saved
+            row["bpb_saved_per_million"] = (saved / (row["added"] / 1e6)
+                                            if saved is not None and row["added"] else None)
+        prev = row
+    return {"vocab": vocab, "block": block, "hidden": hidden,
+            "params_per_width_unit": vocab + block * hidden, "rows": rows}
+
+
+def read_sweep_bpb(sweep_dir: str | Path) -> dict[int, float]:
+    """Validation bpb by width from a sweep's summary.json (rows with n_embd and val_bpb).
+
+    Tolerant on purpose: the file may be a list of rows or {"rows": [...]}; extra fields are
+    ignored, rows without both numbers are skipped, and several rows of one width (seeds)
+    are averaged.
+    """
+    path = Path(sweep_dir) / "summary.json"
+    if not path.is_file():
+        raise UserError(f"--sweep {sweep_dir}: no summary.json there; run `lrn sweep ... --out {sweep_dir}` first")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path}: not readable JSON ({e})") from None
+    rows = doc.get("rows", []) if isinstance(doc, dict) else doc
+    found: dict[int, list[float]] = {}
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict):
+            continue
+        d, v = row.get("n_embd"), row.get("val_bpb")
+        if isinstance(d, int) and isinstance(v, (int, float)) and math.isfinite(v):
+            found.setdefault(d, []).append(float(v))
+    if not found:
+        raise UserError(f"{path}: no rows with both n_embd and val_bpb")
+    return {d: sum(vs) / len(vs) for d, vs in found.items()}
+
+
+# ------------------------------------------------------------------------------------------------- GPT
+
+def gpt_params(vocab: int, context: int, n_embd: int, n_layer: int, ffn: str = "gelu",
+               ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False) -> dict:
+    """Parameter breakdown of lrngpt's GPT, matching lrngpt/models/gpt.py layer by layer."""
+    _check_positive(vocab=vocab, context=context, n_embd=n_embd, layers=n_layer)
+    d, hidden = n_embd, ffn_hidden(n_embd, ffn_mult)
+    if ffn not in FFN_KINDS:
+        raise UserError(f"--ffn {ffn}: choose one of {', '.join(FFN_KINDS)}")
+    # gated FFNs produce 2*hidden in the first projection (value and gate), as in the seed project
+    ffn_params = (2 if ffn in GATED else 1) * d * hidden + hidden * d
+    attn = 3 * d * d + (3 * d if qkv_bias else 0) + d * d
+    per_block = 2 * d + attn + 2 * d + ffn_params  # LayerNorm, attention, LayerNorm, FFN
+    blocks = n_layer * per_block + 2 * d  # + the final LayerNorm
+    token, position = vocab * d, context * d
+    head = 0 if tied else d * vocab
+    return {"total": token + position + blocks + head, "token_embedding": token,
+            "position_embedding": position, "blocks": blocks, "per_block": per_block, "lm_head": head}
+
+
+def ffn_hidden(n_embd: int, ffn_mult: float) -> int:
+    if not (ffn_mult > 0 and math.isfinite(ffn_mult)):
+        raise UserError(f"--ffn-mult {ffn_mult}: must be a positive number, e.g. 4")
+    hidden = ffn_mult * n_embd
+    if abs(hidden - round(hidden)) > 1e-9:
+        raise UserError(f"--ffn-mult {ffn_mult} x --n-embd {n_embd} = {hidden}: the FFN width must be whole")
+    return int(round(hidden))
+
+
+def memory_bytes(params: int) -> dict:
+    """Bytes for weights, + gradients, + AdamW's two moments, in fp32 and in bf16 training."""
+    return {
+        "convention": ("fp32: weights, gradients and both AdamW moments in fp32 (4+4+8 bytes/param); "
+                       "bf16: bf16 weights and gradients with fp32 AdamW moments (2+2+8 bytes/param), "
+                       "no fp32 master copy; activations, buffers and allocator overhead not counted"),
+        "fp32": {"weights": 4 * params, "with_grads": 8 * params, "with_adamw": 16 * params},
+        "bf16": {"weights": 2 * params, "with_grads": 4 * params, "with_adamw": 12 * params},
+    }
+
+
+def leading_terms(vocab: int, context: int, n_embd: int, batch: int, length: int,
+                  ffn: str = "gelu", ffn_mult: float = 4) -> dict:
+    """The leading matrix terms of one full-sequence forward (seeds/001), biases and norms left out.
+
+    projection_ffn_macs = (4 + 2r) B N D^2 (4 + 3r for gated FFNs, whose first projection is
+    twice as wide); attention_pair_macs = 2 B N^2 D (scores and the weighted sum); lm_head = B N D V.
+    """
+    hidden = ffn_hidden(n_embd, ffn_mult)
+    ffn_matrix = (3 if ffn in GATED else 2) * n_embd * hidden
+    block_matrix = 4 * n_embd * n_embd + ffn_matrix
+    return {
+        "token_parameters": vocab * n_embd,
+        "position_parameters": context * n_embd,
+        "block_matrix_parameters": block_matrix,
+        "projection_ffn_macs": batch * length * block_matrix,
+        "attention_pair_macs": 2 * batch * length * length * n_embd,
+        "lm_head_macs": batch * length * n_embd * vocab,
+    }
+
+
+def head_split(n_embd: int, heads: int) -> dict:
+    """Whether D splits equally over H heads; if not, the head counts that would."""
+    valid = n_embd % heads == 0
+    return {"n_embd": n_embd, "heads": heads, "valid": valid,
+            "head_dim": n_embd // heads if valid else None,
+            "valid_heads": [h for h in range(1, n_embd + 1) if n_embd % h == 0]}
+
+
+def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ffn: str = "gelu",
+             ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False,
+             batch: int = 1, length: int | None = None) -> dict:
+    """Everything `lrn cost gpt` reports: parameters, bytes, leading terms and their ratio at 2D."""
+    _check_positive(heads=heads, batch=batch)
+    length = context if length is None else length
+    _check_positive(length=length)
+    if length > context:
+        raise UserError(f"--length {length} is longer than --context {context}; the position table has no row for it")
+    params = gpt_params(vocab, context, n_embd, n_layer, ffn, ffn_mult, tied, qkv_bias)
+    terms = leading_terms(vocab, context, n_embd, batch, length, ffn, ffn_mult)
+    doubled = leading_terms(vocab, context, 2 * n_embd, batch, length, ffn, ffn_mult)
+    return {
+        "config": {"vocab": vocab, "context": context, "n_embd": n_embd, "heads": heads, "layers": n_layer,
+                   "ffn": ffn, "ffn_mult": ffn_mult, "tied": tied, "qkv_bias": qkv_bias,
+                   "batch": batch, "length": length},
+        "params": params,
+        "bytes": memory_bytes(params["total"]),
+        "leading_terms": terms,
+        "ratio_when_width_doubles": {k: doubled[k] / terms[k] for k in terms},
+        "head_split": head_split(n_embd, heads),
+    }
+
+
+# ------------------------------------------------------------------------------------ reference models
+
+def reference_table() -> list[dict]:
+    """seeds/000's table: one V*d table against the whole model, and what tying saves.
+
+    Shares of the pair and of the saving are taken of the model as it would be untied (the
+    published total, plus one more table where the real model ties), so that for Llama-3-8B
+    they read 13% and 6.5% as in the lecture.
+    """
+    rows = []
+    for name, d, vocab, total, tied, source in REFERENCE_MODELS:
+        table = vocab * d
+        untied_total = total + table if tied else total
+        rows.append({
+            "model": name, "n_embd": d, "vocab": vocab, "table": table,
+            "model_params": total, "table_share": table / total, "ties_embeddings": tied,
+            "untied_total": untied_total, "untied_pair": 2 * table, "untied_pair_share": 2 * table / untied_total,
+            "tying_saves": table, "tying_saves_share": table / untied_total, "source": source,
+        })
+    return rows

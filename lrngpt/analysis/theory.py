@@ -1,0 +1,118 @@
+"""Theory of the embedding width (seeds/002): random-vector cosines, the JL bound, the fourth-root rule.
+
+Three small calculations that say how many dimensions a vocabulary of N tokens needs:
+- N random vectors in d dimensions look unrelated (|cos| small) only when d is large enough;
+  their pairwise cosines have std 1/sqrt(d).
+- The Johnson-Lindenstrauss lemma (Dasgupta-Gupta constants) bounds the width that keeps
+  every pairwise distance within 1 +- eps: k >= 24 ln N / (3 eps^2 - 2 eps^3).
+- The TensorFlow feature-column rule of thumb: width = N ** 0.25.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from lrngpt.errors import UserError
+
+# Rows of the Gram matrix computed at once: memory is CHUNK x N floats (fewer rows for huge N).
+CHUNK = 512
+MAX_VECTOR_FLOATS = 200_000_000  # the N x d draw itself must fit: 800 MB of float32
+
+
+def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHUNK) -> list[dict]:
+    """Statistics of the cosines of all n*(n-1)/2 distinct pairs of n Gaussian vectors, per width d.
+
+    One row per d: std of the cosines, 1/sqrt(d) beside it, the maximum, and the share of
+    pairs with |cos| > 0.5 (the chapter's "look related" line). The Gram matrix is never held
+    whole: `chunk` rows at a time, upper triangle only (each pair once, the diagonal left out).
+    """
+    if n < 2:
+        raise UserError(f"--n {n}: need at least 2 vectors to form a pair")
+    if not dims:
+        raise UserError("--dims is empty: give widths like 4,8,16")
+    bad = [d for d in dims if d < 1]
+    if bad:
+        raise UserError(f"--dims {bad[0]}: every width must be at least 1")
+    if n * max(dims) > MAX_VECTOR_FLOATS:
+        raise UserError(f"--n {n} x --dims {max(dims)} is {n * max(dims):,} numbers, more than "
+                        f"{MAX_VECTOR_FLOATS:,}; use fewer vectors or a smaller width")
+    rows = []
+    for d in dims:
+        # One generator per width, so the draw for d does not depend on which other widths were asked.
+        gen = torch.Generator().manual_seed(seed * 1_000_003 + d)
+        x = torch.randn(n, d, generator=gen)
+        s = cosine_pair_stats(x, chunk)
+        rows.append({"d": d, "std": s["std"], "inv_sqrt_d": 1.0 / math.sqrt(d), "max": s["max"],
+                     "share_abs_gt_0_5": s["share_abs_gt_0_5"]})
+    return rows
+
+
+def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
+    """std, max and share of |cos| > 0.5 over the cosines of all distinct pairs of rows of x (n, d)."""
+    n = x.shape[0]
+    if n < 2:
+        raise UserError(f"{n} vectors: need at least 2 to form a pair")
+    chunk = max(1, min(chunk, 2**24 // n))
+    pairs = n * (n - 1) // 2
+    x = x.float()
+    x = x / x.norm(dim=1, keepdim=True).clamp_min(1e-12)
+    total = total_sq = 0.0
+    biggest = -1.0
+    above = 0
+    for i0 in range(0, n - 1, chunk):
+        i1 = min(i0 + chunk, n)
+        a = x[i0:i1]
+        # pairs (i, j > i): the square block on the diagonal, upper triangle only, then every column right of it
+        i, j = torch.triu_indices(i1 - i0, i1 - i0, offset=1)
+        for c in ((a @ a.T)[i, j], a @ x[i1:].T):
+            c = c.clamp(-1.0, 1.0)  # float32 rounding may step just past 1
+            if c.numel() == 0:
+                continue
+            total += c.sum(dtype=torch.float64).item()
+            total_sq += c.square().sum(dtype=torch.float64).item()
+            biggest = max(biggest, c.max().item())
+            above += int((c.abs() > 0.5).sum().item())
+    mean = total / pairs
+    return {"std": math.sqrt(max(total_sq / pairs - mean * mean, 0.0)), "max": biggest,
+            "share_abs_gt_0_5": above / pairs, "pairs": pairs}
+
+
+def share_abs_cos_exact(d: int, threshold: float = 0.5, steps: int = 20_000) -> float:
+    """P(|cos| > threshold) for two independent Gaussian vectors in d dimensions.
+
+    cos^2 ~ Beta(1/2, (d-1)/2); with cos = cos(theta) the angle has density proportional to
+    sin(theta)^(d-2) on [0, pi], so the tail is a ratio of two smooth integrals (Simpson's
+    rule; no scipy needed). d = 1: the two vectors are always parallel or opposite.
+    """
+    if d < 1:
+        raise UserError(f"d {d}: must be at least 1")
+    if not 0.0 <= threshold < 1.0:
+        raise UserError(f"threshold {threshold}: must be in [0, 1)")
+    if d == 1:
+        return 1.0
+
+    def integral(hi: float) -> float:  # int_0^hi sin(t)^(d-2) dt, composite Simpson
+        h = hi / steps
+        f = [math.sin(i * h) ** (d - 2) for i in range(steps + 1)]  # 0.0 ** 0 == 1.0 covers d = 2
+        return h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    # |cos| > t means theta < acos(t) or theta > pi - acos(t): twice the left tail, by symmetry.
+    return 2 * integral(math.acos(threshold)) / (2 * integral(math.pi / 2))
+
+
+def jl_dimension(n: int, eps: float) -> float:
+    """Dasgupta-Gupta form of the Johnson-Lindenstrauss bound: k >= 24 ln N / (3 eps^2 - 2 eps^3)."""
+    if n < 2:
+        raise UserError(f"--n {n}: the bound is about distances between at least 2 points")
+    if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0):
+        raise UserError(f"--eps {eps}: the distortion must lie strictly between 0 and 1, e.g. 0.1")
+    return 24.0 * math.log(n) / (3 * eps**2 - 2 * eps**3)
+
+
+def fourth_root_width(n: int) -> float:
+    """The feature-column rule of thumb: embedding width = (number of categories) ** 0.25."""
+    if n < 2:
+        raise UserError(f"--n {n}: need at least 2 categories")
+    return float(n) ** 0.25

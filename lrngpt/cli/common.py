@@ -1,0 +1,59 @@
+"""Shared pieces of the command line: one-line errors, --json output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from lrngpt.errors import UserError
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
+    """Print the result as JSON (--json) or as human text."""
+    if getattr(args, "json", False):
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2)
+        sys.stdout.write("\n")
+    else:
+        print(text if text is not None else json.dumps(result, ensure_ascii=False, indent=2))
+
+
+def _compact(result: Any) -> bool:
+    return isinstance(result, dict) and len(json.dumps(result)) < 200
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return v
+
+
+def int_list(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of integers") from None
+    if not values:
+        raise argparse.ArgumentTypeError("the list is empty; write it like 4,8,16")
+    return values
+
+
+def fail(message: str) -> None:
+    raise UserError(message)

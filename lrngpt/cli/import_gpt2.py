@@ -1,0 +1,29 @@
+"""`lrn import-gpt2 HF_DIR --out RUN_DIR`: a local Hugging Face GPT-2 checkpoint as an lrn run."""
+
+from __future__ import annotations
+
+from lrngpt.cli.common import add_json, emit
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "import-gpt2", help="import a local Hugging Face GPT-2 directory as a run",
+        description="Read a local Hugging Face GPT-2 directory (config.json; model.safetensors or "
+                    "pytorch_model.bin; tokenizer.json or vocab.json + merges.txt) and write an lrn run "
+                    "directory that lrn eval, sample and embed accept. Nothing is downloaded.")
+    p.add_argument("hf_dir", help="the Hugging Face model directory")
+    p.add_argument("--out", required=True, help="run directory to write")
+    p.add_argument("--force", action="store_true", help="replace a run already in --out")
+    add_json(p)
+    p.set_defaults(func=cmd_import_gpt2)
+
+
+def cmd_import_gpt2(args) -> None:
+    from lrngpt.models.gpt2_import import import_gpt2
+
+    r = import_gpt2(args.hf_dir, args.out, force=args.force)
+    text = (f"imported {r['hf_dir']} ({r['weights']}, {r['tokenizer']}) into {r['run_dir']}: "
+            f"{r['params']['total']:,} parameters, V {r['vocab_size']}, context {r['context_length']}, "
+            f"D {r['n_embd']}, H {r['n_head']}, L {r['n_layer']}\n"
+            f"try: lrn sample {r['run_dir']} --prompt 'Once upon a time' --top-k 40")
+    emit(args, r, text)

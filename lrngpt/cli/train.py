@@ -1,0 +1,67 @@
+"""`lrn train`: one run from a config file or preset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from lrngpt.cli.common import add_json, emit
+from lrngpt.errors import UserError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train", help="train an MLP or GPT language model",
+                       description="Train a model. Presets: mlp-chapter, mlp-cpu, mlp-tiny, gpt-default, "
+                                   "or a JSON file such as configs/cpu.json.")
+    p.add_argument("--config", help="a preset name or a JSON file (default with --resume: the run's own)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, e.g. --set model.n_embd=128 (repeatable)")
+    p.add_argument("--corpus", help="shorthand for --set data.corpus=SPEC")
+    p.add_argument("--device", help="shorthand for --set train.device=DEV (auto, cpu, cuda, mps)")
+    p.add_argument("--out", help="run directory")
+    p.add_argument("--steps", type=int, help="stop at this global step (default: train.steps)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from ckpt_last.pt")
+    p.add_argument("--force", action="store_true", help="start over in a directory that holds another run")
+    p.add_argument("--dry-run", action="store_true", help="print the parameter breakdown and config; train nothing")
+    add_json(p)
+    p.set_defaults(func=cmd_train)
+
+
+def resolve_config(args):
+    from lrngpt.config import apply_overrides, from_dict, read_config_dict
+
+    overrides = list(args.overrides)
+    if args.corpus:
+        overrides.append(f"data.corpus={args.corpus}")
+    if args.device:
+        overrides.append(f"train.device={args.device}")
+    if args.config:
+        base = read_config_dict(args.config)
+    elif args.resume and args.out and (Path(args.out) / "config.json").exists():
+        base = json.loads((Path(args.out) / "config.json").read_text())
+    else:
+        raise UserError("give --config PRESET_OR_FILE (presets: mlp-chapter, mlp-cpu, mlp-tiny, gpt-default)")
+    d = apply_overrides(base, overrides)
+    return from_dict(d, pad_id=d.get("model", {}).get("pad_id", 0) or 0)
+
+
+def cmd_train(args) -> None:
+    from lrngpt.models import build_model
+    from lrngpt.train import train
+
+    cfg = resolve_config(args)
+    if args.dry_run:
+        with torch.device("meta"):  # count parameters without allocating them
+            params = build_model(cfg.model_type, cfg.model).param_breakdown()
+        result = {"params": params, "config": cfg.to_dict()}
+        emit(args, result, "\n".join(f"{k:>20}: {v:,}" for k, v in params.items()))
+        return
+    if not args.out:
+        raise UserError("give --out RUN_DIR, the directory the run writes to")
+    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
+    summary["run_dir"] = str(args.out)
+    text = (f"{args.out}: step {summary['step']}, val bpb {summary['val_bpb']:.4f}"
+            + (f", train bpb {summary['train_bpb']:.4f}, gap {summary['gap']:+.4f}" if summary["train_bpb"] else ""))
+    emit(args, summary, text)

@@ -1,0 +1,83 @@
+"""Corpora: where documents come from (SPEC section 2).
+
+A corpus SPEC string selects one:
+
+    stories[:SIZE[:SEED]]      the embedded generator (default about 5 MB, seed 0)
+    text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
+    tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded if no PATH)
+    nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
+
+Every corpus is a `Corpus`: documents as an iterator of strings (streamed, so memory does
+not grow with the corpus), its own validation split when it has one, and a fingerprint that
+changes when its content changes (it keys the token cache and guards --resume).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from lrngpt.errors import UserError
+
+EOT = "<|endoftext|>"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    spec: str
+    kind: str
+    fingerprint: str
+    train_docs: Callable[[], Iterator[str]]
+    val_docs: Callable[[], Iterator[str]] | None = None  # the corpus's own split, if any
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def has_own_split(self) -> bool:
+        return self.val_docs is not None
+
+
+KINDS = ("stories", "text", "tinystories", "nsmc")
+
+
+def load_corpus(spec: str) -> Corpus:
+    """Parse a corpus SPEC string and return the corpus it names."""
+    spec = spec.strip()
+    kind, _, arg = spec.partition(":")
+    if kind == "stories":
+        from lrngpt.corpora.stories import stories_corpus
+
+        return stories_corpus(arg)
+    if kind == "text":
+        from lrngpt.corpora.text import text_corpus
+
+        return text_corpus(arg)
+    if kind == "tinystories":
+        from lrngpt.corpora.tinystories import tinystories_corpus
+
+        return tinystories_corpus(arg or None)
+    if kind == "nsmc":
+        from lrngpt.corpora.nsmc import nsmc_corpus
+
+        return nsmc_corpus(arg or None)
+    raise UserError(
+        f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
+        "tinystories[:PATH], nsmc[:PATH]"
+    )
+
+
+def parse_size(text: str) -> int:
+    """'5MB' -> 5_000_000, '512KB' -> 512_000, '1GB', '123' (bytes)."""
+    t = text.strip().upper().replace("_", "")
+    units = {"GB": 10**9, "MB": 10**6, "KB": 10**3, "B": 1}
+    num, mult = t, 1
+    for unit, factor in units.items():
+        if t.endswith(unit):
+            num, mult = t[: -len(unit)], factor
+            break
+    try:
+        value = float(num)
+    except ValueError:
+        raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
+    if value <= 0:
+        raise UserError(f"size {text!r} must be positive; write it like 5MB")
+    return int(value * mult)

@@ -1,0 +1,149 @@
+"""Resumable, checked downloads into the cache directory (standard library urllib only).
+
+A download streams into `<dest>.part`. An interrupted transfer leaves the `.part` file in place and
+the next attempt resumes it with an HTTP Range request (or starts over when the server ignores
+Range). Once complete, the file's size and sha256 are checked when known: a good file is renamed to
+`dest`; a bad one is moved aside to `<dest>.bad` (replacing an older one) and never used, so the
+next run downloads afresh while the user can still inspect what arrived. An existing `dest` that
+no longer matches is moved aside the same way and fetched again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tqdm import tqdm
+
+from lrngpt.errors import UserError
+
+ATTEMPTS = 3  # a dropped connection is resumed this many times before giving up
+TIMEOUT_S = 60
+BLOCK = 1 << 20
+
+
+def cache_dir() -> Path:
+    """$LRN_CACHE_DIR, else $XDG_CACHE_HOME/lrngpt, else ~/.cache/lrngpt."""
+    if os.environ.get("LRN_CACHE_DIR"):
+        return Path(os.environ["LRN_CACHE_DIR"]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base).expanduser() / "lrngpt"
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(BLOCK):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
+    """What is wrong with `path` against the expected size/sha256, or None when it matches."""
+    actual = path.stat().st_size
+    if size is not None and actual != size:
+        return f"size {actual} bytes, expected {size}"
+    if sha256 is not None and (digest := _sha256_file(path)) != sha256.lower():
+        return f"sha256 {digest}, expected {sha256}"
+    return None
+
+
+class _Interrupted(Exception):
+    """The connection dropped mid-transfer; the .part file holds what arrived."""
+
+
+def _fetch(url: str, part: Path, progress: bool) -> None:
+    """One HTTP request that appends to (or restarts) `part` until the server's body is complete."""
+    offset = part.stat().st_size if part.exists() else 0
+    req = urllib.request.Request(url, headers={"User-Agent": "lrngpt"})
+    if offset:
+        req.add_header("Range", f"bytes={offset}-")
+    try:
+        resp = urllib.request.urlopen(req, timeout=TIMEOUT_S)
+    except urllib.error.HTTPError as e:
+        if e.code == 416 and offset:  # our partial file is not a prefix the server recognises
+            part.unlink()
+            raise _Interrupted() from None
+        raise
+    with resp:
+        match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
+        if resp.status == 206 and match and int(match[1]) == offset:
+            mode, total = "ab", match[2]
+            total = int(total) if total != "*" else None
+        else:  # the server ignored Range (200): start over
+            mode, offset = "wb", 0
+            total = int(resp.headers["Content-Length"]) if resp.headers.get("Content-Length") else None
+        expected = None if total is None else total - offset
+        got = 0
+        with open(part, mode) as f, tqdm(
+            total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
+            desc=part.name.removesuffix(".part"), file=sys.stderr, disable=not progress,
+        ) as bar:
+            while True:
+                try:
+                    block = resp.read(BLOCK)
+                except (OSError, http.client.HTTPException):
+                    break  # a dropped connection: the count check below resumes it
+                if not block:  # also what read() returns on a truncated body, hence the count check
+                    break
+                f.write(block)
+                got += len(block)
+                bar.update(len(block))
+    if expected is not None and got < expected:
+        raise _Interrupted()
+
+
+def download(url: str, dest: Path, *, size: int | None, sha256: str | None, progress: bool = True) -> Path:
+    """Fetch `url` into `dest` (resuming `<dest>.part`), check size/sha256 when given, return `dest`.
+
+    An existing `dest` that matches is returned without touching the network.
+    """
+    dest = Path(dest)
+    if dest.exists():
+        if _problem(dest, size, sha256) is None:
+            return dest
+        dest.replace(dest.with_suffix(dest.suffix + ".bad"))  # stale or corrupt: fetch it again
+    part = dest.with_suffix(dest.suffix + ".part")
+    if part.exists() and size is not None and part.stat().st_size > size:
+        part.unlink()  # longer than the real file: cannot be a prefix of it
+    for attempt in range(1, ATTEMPTS + 1):
+        if size is not None and part.exists() and part.stat().st_size == size:
+            break  # a previous run got every byte but stopped before checking
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            _fetch(url, part, progress)
+            break
+        except _Interrupted:
+            if attempt == ATTEMPTS:
+                have = part.stat().st_size if part.exists() else 0
+                raise UserError(
+                    f"the download of {url} stopped after {have} bytes; the partial file {part} is kept: "
+                    "run the command again to resume it"
+                ) from None
+        except urllib.error.HTTPError as e:
+            raise UserError(f"{url}: the server answered HTTP {e.code} {e.reason}; check the URL, or "
+                            "download the file yourself and pass a local PATH instead") from None
+        except ValueError as e:  # urllib's word for a malformed URL
+            raise UserError(f"cannot download {url!r}: {e}") from None
+        except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as e:
+            reason = getattr(e, "reason", None) or e
+            raise UserError(
+                f"this machine could not reach {url} ({reason}); check the network, or download the "
+                f"file yourself and pass a local PATH instead (a partial download, if any, is kept in {part})"
+            ) from None
+        except OSError as e:  # the local side: permissions, a full disk
+            raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR "
+                            "to a writable directory") from None
+    if problem := _problem(part, size, sha256):
+        bad = dest.with_suffix(dest.suffix + ".bad")
+        part.replace(bad)
+        raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "
+                        "and not used. Run again to download it afresh, or pass a local PATH instead")
+    part.replace(dest)
+    return dest

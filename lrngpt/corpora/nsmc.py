@@ -1,0 +1,100 @@
+"""`nsmc[:PATH]`: the Naver Sentiment Movie Corpus, one review per document, labels kept.
+
+Files are `id<TAB>document<TAB>label` with one header line (label 0 = negative, 1 = positive),
+optionally gzipped. PATH is a directory holding ratings_train.txt and ratings_test.txt (the test
+file becomes the validation split), or a single such file (then the pipeline makes the split).
+Without PATH both files are downloaded from the NSMC GitHub repository into cache_dir()/nsmc;
+set LRN_NSMC_URL to use a mirror.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from lrngpt.corpora import Corpus
+from lrngpt.corpora.download import cache_dir, download
+from lrngpt.corpora.text import find_named, fingerprint_files, open_bytes
+from lrngpt.errors import UserError
+
+URL = "https://raw.githubusercontent.com/e9t/nsmc/master"
+TRAIN, TEST = "ratings_train.txt", "ratings_test.txt"
+# No published size or sha256 for these files was found, so downloads are not checked (None).
+EXPECTED: dict[str, tuple[int | None, str | None]] = {TRAIN: (None, None), TEST: (None, None)}
+
+
+class Review(NamedTuple):
+    id: str
+    text: str
+    label: int
+
+
+def read_reviews(path: str | Path) -> Iterator[Review]:
+    """Every row after the header, empty reviews included; a malformed line is a UserError."""
+    path = Path(path)
+    with open_bytes(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise UserError(f"{path}: line {lineno}: invalid UTF-8; re-save the file as UTF-8") from None
+            if lineno == 1:
+                if not line.lstrip("\ufeff").startswith("id\t"):
+                    raise UserError(f"{path}: line 1 should be the header 'id<TAB>document<TAB>label', "
+                                    f"got {line[:40]!r}; is this an NSMC file?")
+                continue
+            if not line:
+                continue
+            # the review sits between the first and the last tab, so a stray tab inside it is harmless
+            rid, _, rest = line.partition("\t")
+            text, tab, label = rest.rpartition("\t")
+            if not tab or not rid or label not in ("0", "1"):
+                raise UserError(f"{path}: line {lineno} is not 'id<TAB>document<TAB>label' with label 0 "
+                                f"or 1: {line[:60]!r}")
+            yield Review(rid, text, int(label))
+
+
+def _documents(path: Path) -> Iterator[str]:
+    for review in read_reviews(path):
+        if text := review.text.strip():
+            yield text
+
+
+def _label_counts(path: Path) -> dict:
+    counts = Counter(r.label for r in read_reviews(path))
+    return {"negative": counts[0], "positive": counts[1]}
+
+
+def _downloaded_files() -> tuple[Path, Path]:
+    base = os.environ.get("LRN_NSMC_URL", URL).rstrip("/")
+    target = cache_dir() / "nsmc"
+    train, test = [download(f"{base}/{name}", target / name, size=EXPECTED[name][0], sha256=EXPECTED[name][1])
+                   for name in (TRAIN, TEST)]
+    return train, test
+
+
+def nsmc_corpus(path: str | None) -> Corpus:
+    """The corpus for `nsmc[:PATH]`; Corpus.meta["labels"] holds the label counts per file."""
+    spec = f"nsmc:{path}" if path else "nsmc"
+    if path and Path(path).expanduser().is_file():
+        train, test = Path(path).expanduser(), None
+    elif path:
+        directory = Path(path).expanduser()
+        if not directory.is_dir():
+            raise UserError(f"{spec}: no such file or directory")
+        train, test = find_named(directory, TRAIN, "nsmc"), find_named(directory, TEST, "nsmc")
+    else:
+        train, test = _downloaded_files()
+    files = [(train, "train")] + ([(test, "test")] if test else [])
+    labels = {"train": _label_counts(train)} | ({"val": _label_counts(test)} if test else {})
+    return Corpus(
+        spec=spec,
+        kind="nsmc",
+        fingerprint=fingerprint_files("nsmc", files),
+        train_docs=lambda: _documents(train),
+        val_docs=(lambda: _documents(test)) if test else None,
+        meta={"labels": labels, "train_file": str(train), "val_file": str(test) if test else None},
+    )

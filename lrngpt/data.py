@@ -1,0 +1,260 @@
+"""Token arrays: corpus -> tokenizer -> train.bin / val.bin, cached and memory-mapped.
+
+`prepare(data_config)` streams the corpus twice (once to train the tokenizer on the
+training documents, once to encode), so memory does not grow with the corpus. The result
+lives in a directory keyed by a hash of the corpus fingerprint and the tokenizer settings;
+preparing the same corpus again finds it and does no work.
+
+Layout of a prepared directory:
+    meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype
+    tokenizer.json   the trained tokenizer (Hugging Face format, one file)
+    train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
+    val.bin
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from lrngpt.config import DataConfig
+from lrngpt.corpora import Corpus, load_corpus
+from lrngpt.errors import UserError
+from lrngpt.tokenizer import Tokenizer
+
+FORMAT_VERSION = 1
+SPLITS = ("train", "val")
+
+
+def data_cache_dir() -> Path:
+    from lrngpt.corpora.download import cache_dir
+
+    return cache_dir() / "data"
+
+
+def _hash(*parts) -> str:
+    return hashlib.sha256(json.dumps([FORMAT_VERSION, *parts]).encode()).hexdigest()[:16]
+
+
+def tokenizer_key(corpus: Corpus, cfg: DataConfig) -> str:
+    """What decides a trained tokenizer: the training split's text and the vocabulary size."""
+    return _hash(corpus.fingerprint, cfg.vocab_size, cfg.val_fraction, cfg.split_seed, cfg.tokenizer_bytes)
+
+
+def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None) -> str:
+    """What decides the token arrays: corpus content and how it is tokenized and split."""
+    if tokenizer is not None:  # a given tokenizer (an imported GPT-2, say) instead of a trained one
+        return _hash(corpus.fingerprint, "tokenizer", tokenizer.hash, cfg.val_fraction, cfg.split_seed)
+    return tokenizer_key(corpus, cfg)
+
+
+def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=print) -> Tokenizer:
+    """The BPE for a data config, trained on its training split (cached by tokenizer_key)."""
+    corpus = corpus or load_corpus(cfg.corpus)
+    path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
+    if path.exists():
+        log(f"tokenizer: cached {path}")
+        return Tokenizer.load(path)
+    log(f"tokenizer: training a {cfg.vocab_size}-token BPE on {corpus.spec}")
+    docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
+    tok = Tokenizer.train(docs, cfg.vocab_size)
+    if tok.vocab_size < 257:
+        raise UserError(f"corpus {corpus.spec} is empty: it holds no text to train a tokenizer on")
+    tok.save(path)
+    return tok
+
+
+@dataclass
+class PreparedData:
+    dir: Path
+    meta: dict
+    train_tokens_limit: int | None = None
+
+    @property
+    def key(self) -> str:
+        return self.meta["key"]
+
+    @cached_property
+    def tokenizer(self) -> Tokenizer:
+        return Tokenizer.load(self.dir / "tokenizer.json")
+
+    def tokens(self, split: str) -> np.ndarray:
+        """The split's token ids, memory-mapped (the training split cut to train_tokens)."""
+        n = self.meta["splits"][split]["tokens"]
+        if n == 0:
+            return np.zeros(0, dtype=self.meta["dtype"])
+        arr = np.memmap(self.dir / f"{split}.bin", dtype=self.meta["dtype"], mode="r", shape=(n,))
+        if split == "train" and self.train_tokens_limit is not None:
+            arr = arr[: self.train_tokens_limit]
+        return arr
+
+
+def _read_meta(d: Path) -> dict | None:
+    try:
+        return json.loads((d / "meta.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
+    meta = _read_meta(Path(d))
+    if meta is None:
+        raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus SPEC --out {d}`")
+    return PreparedData(Path(d), meta, train_tokens)
+
+
+def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=print,
+            tokenizer: Tokenizer | None = None) -> PreparedData:
+    """Prepare (or find in the cache) the token arrays for a data config.
+
+    With `tokenizer`, the corpus is encoded with it instead of a freshly trained BPE.
+    """
+    corpus = load_corpus(cfg.corpus)
+    key = data_key(corpus, cfg, tokenizer)
+    out = Path(out) if out is not None else data_cache_dir() / key
+    meta = _read_meta(out)
+    if meta is not None and meta.get("key") == key:
+        log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
+        return PreparedData(out, meta, cfg.train_tokens)
+    if out.exists() and any(out.iterdir()) and not force:
+        what = f"data for {meta['corpus']}" if meta else "other files"
+        raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
+
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        tok = tokenizer or train_tokenizer(cfg, corpus, log)
+        meta = _build(corpus, cfg, key, tok, tmp, log)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return PreparedData(out, meta, cfg.train_tokens)
+
+
+def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:
+    """Documents of one split: the corpus's own split, else a seeded draw per document."""
+    if corpus.has_own_split:
+        yield from (corpus.train_docs() if split == "train" else corpus.val_docs())
+        return
+    rng = random.Random(cfg.split_seed)
+    want_val = split == "val"
+    for doc in corpus.train_docs():
+        if (rng.random() < cfg.val_fraction) == want_val:
+            yield doc
+
+
+def _take_bytes(docs: Iterator[str], limit: int) -> Iterator[str]:
+    total = 0
+    for doc in docs:
+        yield doc
+        total += len(doc)
+        if total >= limit:
+            return
+
+
+def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, log) -> dict:
+    tok.save(d / "tokenizer.json")
+    dtype = np.uint16 if tok.vocab_size <= 2**16 else np.uint32
+    token_bytes = tok.token_bytes
+    splits = {}
+    for split in SPLITS:
+        log(f"data: encoding the {split} split")
+        n_tokens = n_bytes = n_docs = 0
+        with open(d / f"{split}.bin", "wb") as f:
+            docs = split_documents(corpus, cfg, split)
+            for chunk in iter(lambda: list(islice(tok.encode_documents(docs), 4096)), []):
+                arr = np.fromiter((i for ids in chunk for i in ids), dtype=dtype)
+                f.write(arr.tobytes())
+                n_tokens += arr.size
+                n_bytes += int(token_bytes[arr].sum())
+                n_docs += len(chunk)
+        splits[split] = {"documents": n_docs, "tokens": n_tokens, "bytes": n_bytes}
+    if splits["train"]["documents"] == 0:
+        raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
+    split_by = "documents"
+    if splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
+        split_by = "tokens"  # too few documents to split by document: the last tokens become val
+        splits = _split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
+    meta = {
+        "key": key,
+        "format": FORMAT_VERSION,
+        "corpus": corpus.spec,
+        "kind": corpus.kind,
+        "fingerprint": corpus.fingerprint,
+        "vocab_size": tok.vocab_size,
+        "requested_vocab_size": cfg.vocab_size,
+        "tokenizer_hash": tok.hash,
+        "eot_id": tok.eot_id,
+        "dtype": np.dtype(dtype).name,
+        "split_by": split_by,
+        "val_fraction": cfg.val_fraction,
+        "split_seed": cfg.split_seed,
+        "splits": splits,
+        "corpus_meta": corpus.meta,
+    }
+    (d / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
+        f"vocabulary {tok.vocab_size}")
+    return meta
+
+
+def _split_tail(d: Path, dtype, splits: dict, fraction: float, token_bytes: np.ndarray) -> dict:
+    """Move the last `fraction` of all tokens into val (for a corpus of one document)."""
+    parts = [np.fromfile(d / f"{s}.bin", dtype=dtype) for s in SPLITS]
+    allt = np.concatenate(parts)
+    cut = len(allt) - max(1, int(len(allt) * fraction))
+    train, val = allt[:cut], allt[cut:]
+    train.tofile(d / "train.bin")
+    val.tofile(d / "val.bin")
+    docs = splits["train"]["documents"] + splits["val"]["documents"]
+    return {
+        "train": {"documents": docs, "tokens": int(train.size), "bytes": int(token_bytes[train].sum())},
+        "val": {"documents": 0, "tokens": int(val.size), "bytes": int(token_bytes[val].sum())},
+    }
+
+
+class BatchSampler:
+    """Random contiguous windows (batch_size x seq_len), seeded, with a state for exact resume.
+
+    Every rank draws the same global batch and keeps its own slice, so a data-parallel run
+    sees the same examples as one process with the same global batch.
+    """
+
+    def __init__(self, tokens: np.ndarray, batch_size: int, seq_len: int, seed: int,
+                 rank: int = 0, world_size: int = 1):
+        if len(tokens) < seq_len + 1:
+            raise UserError(f"the training split has {len(tokens)} tokens, too few for one window of "
+                            f"{seq_len + 1}; use a bigger corpus or a smaller train.seq_len")
+        if batch_size % world_size:
+            raise UserError(f"train.batch_size {batch_size} is not divisible by {world_size} processes")
+        self.tokens, self.batch_size, self.seq_len = tokens, batch_size, seq_len
+        self.rank, self.world_size = rank, world_size
+        self.generator = torch.Generator().manual_seed(seed)
+        self._ar = np.arange(seq_len + 1)
+
+    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
+        starts = torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=self.generator)
+        per = self.batch_size // self.world_size
+        starts = starts[self.rank * per : (self.rank + 1) * per].numpy()
+        w = torch.from_numpy(self.tokens[starts[:, None] + self._ar].astype(np.int64))
+        return w[:, :-1], w[:, 1:]
+
+    def state(self) -> torch.Tensor:
+        return self.generator.get_state()
+
+    def set_state(self, state: torch.Tensor) -> None:
+        self.generator.set_state(state)

@@ -1,0 +1,68 @@
+"""Bits per byte (SPEC section 6).
+
+bpb = sum of NLL in nats / (ln 2 * sum of UTF-8 bytes of the target tokens), special tokens
+excluded from both sums. Because bytes do not depend on the tokenizer, bpb compares runs
+with different vocabularies; loss per token does not.
+
+The split is cut into consecutive windows of seq_len (the same windows the model trains
+on), so every token after the first is a target exactly once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
+    """(start, length) of consecutive windows covering targets 1..n_tokens-1."""
+    out, s = [], 0
+    while s < n_tokens - 1:
+        length = min(seq_len, n_tokens - 1 - s)
+        out.append((s, length))
+        s += length
+    return out
+
+
+@torch.inference_mode()
+def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
+                 batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
+                 autocast_dtype: torch.dtype | None = None) -> dict:
+    """Bits per byte and loss per token of `model` on the first `max_tokens` of `tokens`."""
+    was_training = model.training
+    model.eval()
+    n = len(tokens) if max_tokens is None else min(len(tokens), max_tokens)
+    tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
+    nll_sum = torch.zeros((), dtype=torch.float64, device=device)
+    n_bytes = n_targets = 0
+    windows = window_starts(n, seq_len)
+    for i in range(0, len(windows), batch_size):
+        group = windows[i : i + batch_size]
+        by_len: dict[int, list[int]] = {}
+        for s, length in group:  # only the last window can be shorter
+            by_len.setdefault(length, []).append(s)
+        for length, starts in by_len.items():
+            idx = np.asarray(starts)[:, None] + np.arange(length + 1)
+            w = torch.from_numpy(np.asarray(tokens[idx], dtype=np.int64)).to(device)
+            x, y = w[:, :-1], w[:, 1:]
+            with torch.autocast(device_type=torch.device(device).type, dtype=autocast_dtype,
+                                enabled=autocast_dtype is not None):
+                logits, _ = model(x)
+            nll = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="none")
+            weight = tb[y.flatten()]
+            counted = weight > 0  # special tokens have 0 bytes: excluded from both sums
+            nll_sum += nll[counted].double().sum()
+            n_bytes += int(weight.sum())
+            n_targets += int(counted.sum())
+    model.train(was_training)
+    nll_total = nll_sum.item()
+    return {
+        "bpb": nll_total / (math.log(2) * n_bytes) if n_bytes else float("nan"),
+        "loss": nll_total / n_targets if n_targets else float("nan"),
+        "tokens": n_targets,
+        "bytes": n_bytes,
+    }

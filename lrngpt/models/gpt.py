@@ -1,0 +1,291 @@
+"""The GPT language model (seeds/001): learned token + position tables, a stack of
+Transformer blocks, a final LayerNorm and a linear LM head, optionally tied to the token table.
+
+Read top to bottom: GPTConfig -> InputEmbedding -> attention -> FeedForward -> Block -> GPT.
+Per layer (D = n_embd, r = ffn_mult, no biases unless GPT-2's `bias`/`qkv_bias`):
+2 LayerNorms (2D each), qkv D x 3D, output projection D x D, FFN D x rD + rD x D
+(gated: D x 2rD + rD x D). Plus ln_f (2D), token V x D, position T x D, lm_head V x D
+(0 when tied).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from lrngpt.errors import UserError
+
+FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
+NORM_POSITIONS = ("pre", "post")
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+class ContextLengthError(UserError, ValueError):
+    """A sequence longer than the position table. A ValueError so the sampler can catch it and
+    crop its window; a UserError so the command line reports it in one line."""
+
+
+@dataclass
+class GPTConfig:
+    vocab_size: int
+    context_length: int
+    n_embd: int = 256
+    n_head: int = 8
+    n_layer: int = 6
+    dropout: float = 0.1
+    ffn: str = "gelu"
+    ffn_mult: int = 4
+    norm_position: str = "pre"
+    qkv_bias: bool = False
+    tie_embeddings: bool = False
+    init_std: float = 0.02
+    # Only for importing GPT-2 checkpoints; the defaults keep SPEC's architecture.
+    bias: bool = False  # biases on the attention output projection and the FFN linears
+    gelu_approximate: str = "none"  # GPT-2 uses "tanh"
+    layer_norm_eps: float = 1e-5
+
+    def __post_init__(self):
+        for name in ("vocab_size", "context_length", "n_embd", "n_head", "n_layer", "ffn_mult"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise UserError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("qkv_bias", "tie_embeddings", "bias"):
+            if not isinstance(getattr(self, name), bool):
+                raise UserError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.n_embd % self.n_head != 0:
+            valid = ", ".join(str(h) for h in range(1, self.n_embd + 1) if self.n_embd % h == 0)
+            raise UserError(
+                f"n_embd {self.n_embd} is not divisible by n_head {self.n_head}; "
+                f"valid head counts for {self.n_embd}: {valid}"
+            )
+        if self.ffn not in FFN_KINDS:
+            raise UserError(f"unknown ffn {self.ffn!r}; valid values: {', '.join(FFN_KINDS)}")
+        if self.norm_position not in NORM_POSITIONS:
+            raise UserError(
+                f"unknown norm_position {self.norm_position!r}; valid values: {', '.join(NORM_POSITIONS)}"
+            )
+        if self.gelu_approximate not in GELU_APPROXIMATIONS:
+            raise UserError(
+                f"unknown gelu_approximate {self.gelu_approximate!r}; "
+                f"valid values: {', '.join(GELU_APPROXIMATIONS)}"
+            )
+        if not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
+            raise UserError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        for name in ("init_std", "layer_norm_eps"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise UserError(f"{name} must be a positive number, got {value!r}")
+
+    @property
+    def head_dim(self) -> int:
+        return self.n_embd // self.n_head
+
+
+class InputEmbedding(nn.Module):
+    """Token lookup (B,T,D) + position lookup of arange(T) (T,D), broadcast over the batch, then dropout."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.context_length = config.context_length
+        self.token = nn.Embedding(config.vocab_size, config.n_embd)
+        self.position = nn.Embedding(config.context_length, config.n_embd)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, idx: torch.Tensor, start: int = 0) -> torch.Tensor:
+        end = start + idx.size(1)
+        if end > self.context_length:
+            raise ContextLengthError(f"sequence length {end} exceeds context_length {self.context_length}")
+        # positions are made on the ids' device, so the model works wherever it was moved
+        positions = torch.arange(start, end, device=idx.device)
+        return self.dropout(self.token(idx) + self.position(positions))
+
+
+def causal_mask(n_query: int, n_key: int, device=None) -> torch.Tensor:
+    """(n_query, n_key) bool, True where attending is allowed. The queries are the last n_query of
+    the n_key positions, so with a KV cache new tokens see every cached key and the earlier new ones."""
+    ones = torch.ones(n_query, n_key, dtype=torch.bool, device=device)
+    return ones.tril(diagonal=n_key - n_query)
+
+
+def manual_attention(q, k, v, dropout_p: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(q k^T / sqrt(d) + causal mask) v, spelled out; returns (output, weights (B,H,Tq,Tk))."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    scores = scores.masked_fill(~causal_mask(q.size(-2), k.size(-2), q.device), float("-inf"))
+    weights = scores.softmax(dim=-1)
+    return F.dropout(weights, dropout_p) @ v, weights
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head attention: D is split equally over H heads (GPTConfig checks D % H == 0)."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.n_head, self.dropout = config.n_head, config.dropout
+        self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.qkv_bias)
+        self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
+        self.resid_dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x, kv=None, return_weights: bool = False):
+        """x (B,T,D). kv = (k_buffer, v_buffer, pos) from a KVCache: this chunk's keys/values are
+        written at pos..pos+T-1 and the queries attend to all of 0..pos+T-1.
+        return_weights=True takes the manual path and returns (y, weights)."""
+        B, T, D = x.shape
+        q, k, v = (
+            t.view(B, T, self.n_head, D // self.n_head).transpose(1, 2) for t in self.qkv(x).split(D, 2)
+        )
+        if kv is not None:
+            k_buffer, v_buffer, pos = kv
+            k_buffer[:, :, pos : pos + T] = k
+            v_buffer[:, :, pos : pos + T] = v
+            k, v = k_buffer[:, :, : pos + T], v_buffer[:, :, : pos + T]
+        dropout_p = self.dropout if self.training else 0.0
+        weights = None
+        if return_weights:
+            y, weights = manual_attention(q, k, v, dropout_p)
+        elif k.size(2) == T:
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+        else:  # is_causal=True would align the mask top-left, wrong when queries are fewer than keys
+            mask = causal_mask(T, k.size(2), x.device)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        y = self.resid_dropout(self.proj(y.transpose(1, 2).contiguous().view(B, T, D)))
+        return (y, weights) if return_weights else y
+
+
+class FeedForward(nn.Module):
+    """Linear(D, rD) -> act -> Linear(rD, D); gated kinds widen the first projection to 2rD and
+    multiply act(a) by b, as the seed project does (so they have 1.5x the FFN parameters)."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        hidden = config.ffn_mult * config.n_embd
+        self.gated = config.ffn in ("swiglu", "geglu")
+        self.up = nn.Linear(config.n_embd, 2 * hidden if self.gated else hidden, bias=config.bias)
+        gelu = nn.GELU(approximate=config.gelu_approximate)
+        self.act = {"gelu": gelu, "relu": nn.ReLU(), "swiglu": nn.SiLU(), "geglu": gelu}[config.ffn]
+        self.down = nn.Linear(hidden, config.n_embd, bias=config.bias)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.up(x)
+        if self.gated:
+            a, b = h.chunk(2, dim=-1)
+            h = self.act(a) * b
+        else:
+            h = self.act(h)
+        return self.dropout(self.down(h))
+
+
+class Block(nn.Module):
+    """pre-norm: x + attn(ln1(x)), then x + ffn(ln2(x)). post-norm (original Transformer):
+    ln1(x + attn(x)), then ln2(x + ffn(x))."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.pre_norm = config.norm_position == "pre"
+        self.ln1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_eps)
+        self.attn = CausalSelfAttention(config)
+        self.ln2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_eps)
+        self.ffn = FeedForward(config)
+
+    def forward(self, x: torch.Tensor, kv=None) -> torch.Tensor:
+        if self.pre_norm:
+            x = x + self.attn(self.ln1(x), kv)
+            return x + self.ffn(self.ln2(x))
+        x = self.ln1(x + self.attn(x, kv))
+        return self.ln2(x + self.ffn(x))
+
+
+@dataclass
+class KVCache:
+    """Keys and values of the tokens seen so far, per layer (B, H, max_len, head_dim)."""
+
+    k: list[torch.Tensor]
+    v: list[torch.Tensor]
+    pos: int = 0  # how many positions are filled
+
+    @property
+    def max_len(self) -> int:
+        return self.k[0].size(2)
+
+    @property
+    def batch_size(self) -> int:
+        return self.k[0].size(0)
+
+
+class GPT(nn.Module):
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.config = config
+        self.embedding = InputEmbedding(config)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        # Post-norm blocks already end in a LayerNorm; ln_f is kept for them too so that every
+        # variant has the same parameter count (one formula) and the same head input scale.
+        self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_eps)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.apply(self._init_weights)
+        if config.tie_embeddings:  # one Parameter, so parameters() yields it once
+            self.lm_head.weight = self.embedding.token.weight
+
+    def _init_weights(self, module: nn.Module):
+        # Plain N(0, init_std) everywhere (no GPT-2 residual scaling): init_std is the one knob.
+        if isinstance(module, nn.Linear | nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=self.config.init_std)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    @property
+    def token_embedding(self) -> nn.Embedding:
+        return self.embedding.token
+
+    def param_breakdown(self) -> dict:
+        count = lambda module: sum(p.numel() for p in module.parameters())  # noqa: E731
+        parts = {
+            "token_embedding": self.embedding.token.weight.numel(),
+            "position_embedding": self.embedding.position.weight.numel(),
+            "blocks": count(self.blocks) + count(self.ln_f),
+            "lm_head": 0 if self.config.tie_embeddings else count(self.lm_head),
+        }
+        return {"total": count(self), **parts}  # count(self) sees a tied tensor once
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        """idx (B,T) -> (logits (B,T,V) float32, mean cross-entropy over targets != -1 or None)."""
+        x = self.embedding(idx)
+        for block in self.blocks:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x)).float()
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+        return logits, loss
+
+    def init_cache(self, batch_size: int, max_len: int) -> KVCache:
+        """An empty cache for up to min(max_len, context_length) positions."""
+        if batch_size <= 0 or max_len <= 0:
+            raise ValueError(f"batch_size and max_len must be positive, got {batch_size} and {max_len}")
+        c, p = self.config, self.lm_head.weight
+        shape = (batch_size, c.n_head, min(max_len, c.context_length), c.head_dim)
+        make = lambda: torch.zeros(shape, dtype=p.dtype, device=p.device)  # noqa: E731
+        return KVCache(k=[make() for _ in self.blocks], v=[make() for _ in self.blocks])
+
+    @torch.no_grad()
+    def forward_step(self, idx_new: torch.Tensor, cache: KVCache) -> torch.Tensor:
+        """Logits (B,t,V) for idx_new (B,t) at positions cache.pos..cache.pos+t-1; advances the cache."""
+        B, t = idx_new.shape
+        if B != cache.batch_size:
+            raise ValueError(f"batch of {B} does not match the cache's batch of {cache.batch_size}")
+        if cache.pos + t > cache.max_len:
+            limit = self.config.context_length
+            raise ContextLengthError(
+                f"sequence length {cache.pos + t} exceeds context_length {limit}"
+                if cache.pos + t > limit
+                else f"sequence length {cache.pos + t} exceeds the KV cache's max_len {cache.max_len}"
+            )
+        x = self.embedding(idx_new, start=cache.pos)
+        for block, k, v in zip(self.blocks, cache.k, cache.v, strict=True):
+            x = block(x, (k, v, cache.pos))
+        cache.pos += t
+        return self.lm_head(self.ln_f(x)).float()

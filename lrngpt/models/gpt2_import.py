@@ -1,0 +1,312 @@
+"""Import a local Hugging Face GPT-2 checkpoint as an lrn run (SPEC section 4).
+
+GPT-2 is our GPT with every GPT-2 switch on: pre-norm, tied embeddings, biases on all
+linears, tanh-approximated GELU and its own LayerNorm epsilon. Only the weight layout
+differs: Hugging Face stores GPT-2's projections as `Conv1D` with weight (in, out), the
+transpose of `nn.Linear`'s (out, in). The result is an ordinary run directory
+(config.json, tokenizer.json, ckpt_last.pt), so `lrn eval`, `lrn sample` and `lrn embed`
+work on the real GPT-2 embedding table.
+
+    HF_DIR/config.json                         model_type "gpt2", the shapes
+    HF_DIR/model.safetensors (or an index)     weights; else pytorch_model.bin
+    HF_DIR/tokenizer.json                      or vocab.json + merges.txt
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+
+import torch
+
+from lrngpt.checkpoint import BEST, INIT, LAST, save_checkpoint
+from lrngpt.config import from_dict, save_config
+from lrngpt.corpora import EOT
+from lrngpt.errors import UserError
+from lrngpt.models.gpt import GPT, GPTConfig
+from lrngpt.tokenizer import MIN_VOCAB, Tokenizer
+
+SOURCE = "gpt2-import"
+# Hugging Face activation names -> (our ffn, gelu_approximate). gelu_new, gelu_fast and
+# gelu_pytorch_tanh are the same tanh formula written three ways.
+ACTIVATIONS = {
+    "gelu_new": ("gelu", "tanh"), "gelu_fast": ("gelu", "tanh"), "gelu_pytorch_tanh": ("gelu", "tanh"),
+    "gelu": ("gelu", "none"), "relu": ("relu", "none"),
+}
+# Causal-mask buffers some GPT-2 files carry (h.0.attn.bias is a (1,1,T,T) mask, not a weight).
+_BUFFER = re.compile(r"h\.\d+\.attn\.(bias|masked_bias)$")
+# Per-layer Hugging Face names -> (our names, whether the Conv1D weight must be transposed).
+_LAYER = {
+    "ln_1.weight": ("ln1.weight", False), "ln_1.bias": ("ln1.bias", False),
+    "attn.c_attn.weight": ("attn.qkv.weight", True), "attn.c_attn.bias": ("attn.qkv.bias", False),
+    "attn.c_proj.weight": ("attn.proj.weight", True), "attn.c_proj.bias": ("attn.proj.bias", False),
+    "ln_2.weight": ("ln2.weight", False), "ln_2.bias": ("ln2.bias", False),
+    "mlp.c_fc.weight": ("ffn.up.weight", True), "mlp.c_fc.bias": ("ffn.up.bias", False),
+    "mlp.c_proj.weight": ("ffn.down.weight", True), "mlp.c_proj.bias": ("ffn.down.bias", False),
+}
+_TOP = {"wte.weight": "embedding.token.weight", "wpe.weight": "embedding.position.weight",
+        "ln_f.weight": "ln_f.weight", "ln_f.bias": "ln_f.bias"}
+
+
+# ---- config -------------------------------------------------------------------------------
+
+def read_hf_config(hf_dir: Path) -> dict:
+    path = hf_dir / "config.json"
+    if not hf_dir.is_dir():
+        raise UserError(f"{hf_dir} is not a directory; give a local Hugging Face GPT-2 directory")
+    if not path.is_file():
+        raise UserError(f"{hf_dir} has no config.json; it is not a Hugging Face model directory")
+    try:
+        hf = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path} is not readable JSON ({e})") from None
+    if not isinstance(hf, dict) or hf.get("model_type") != "gpt2":
+        found = hf.get("model_type") if isinstance(hf, dict) else None
+        raise UserError(f"{path} has model_type {found!r}, not 'gpt2'; only GPT-2 checkpoints can be imported")
+    return hf
+
+
+def gpt_config_from_hf(hf: dict) -> GPTConfig:
+    """Our GPTConfig for a Hugging Face GPT2Config dict; refuses the variants our GPT does not have."""
+    def need(key):
+        if not isinstance(hf.get(key), int) or isinstance(hf.get(key), bool):
+            raise UserError(f"config.json lacks the integer {key!r} a GPT-2 config has")
+        return hf[key]
+
+    V, D, T = need("vocab_size"), need("n_embd"), need("n_positions")
+    if V < MIN_VOCAB:
+        raise UserError(f"config.json has vocab_size {V}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
+    inner = hf.get("n_inner") or 4 * D
+    if inner % D:
+        raise UserError(f"config.json has n_inner {inner}, not a multiple of n_embd {D}; lrn's ffn_mult is whole")
+    activation = hf.get("activation_function", "gelu_new")
+    if activation not in ACTIVATIONS:
+        raise UserError(f"config.json has activation_function {activation!r}; "
+                        f"lrn imports {', '.join(ACTIVATIONS)}")
+    for key, unsupported in (("add_cross_attention", True), ("scale_attn_by_inverse_layer_idx", True),
+                             ("scale_attn_weights", False)):
+        if hf.get(key, not unsupported) == unsupported:
+            raise UserError(f"config.json sets {key}={json.dumps(unsupported)}; "
+                            "lrn's GPT has plain causal self-attention only")
+    ffn, approximate = ACTIVATIONS[activation]
+    return GPTConfig(
+        vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
+        dropout=float(hf.get("resid_pdrop", 0.0)), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
+        qkv_bias=True, tie_embeddings=bool(hf.get("tie_word_embeddings", True)),
+        init_std=float(hf.get("initializer_range", 0.02)), bias=True, gelu_approximate=approximate,
+        layer_norm_eps=float(hf.get("layer_norm_epsilon", 1e-5)),
+    )
+
+
+def run_config_dict(gcfg: GPTConfig) -> dict:
+    """The RunConfig dict of an imported run: only the model is real; data and train are defaults
+    that let `lrn eval` measure it on the stories corpus with its own tokenizer."""
+    model = {k: v for k, v in vars(gcfg).items() if k != "vocab_size"}
+    # Evaluation holds batch x context x V float32 logits at once; keep that near 256 MB.
+    batch = max(1, min(64, 2**26 // (gcfg.context_length * gcfg.vocab_size)))
+    return {"model_type": "gpt", "name": SOURCE, "data": {"vocab_size": gcfg.vocab_size}, "model": model,
+            "train": {"seq_len": gcfg.context_length, "batch_size": batch, "seed": 0}}
+
+
+# ---- weights ------------------------------------------------------------------------------
+
+def _safetensors():
+    """safetensors.torch, or None: it is an optional extra (`pip install lrngpt[gpt2]`)."""
+    try:
+        return importlib.import_module("safetensors.torch")
+    except ImportError:
+        return None
+
+
+def _safetensors_load(path: Path) -> dict[str, torch.Tensor]:
+    st = _safetensors()
+    if st is None:
+        raise UserError(f"{path.name} needs the safetensors package: `pip install safetensors` "
+                        "(or `pip install lrngpt[gpt2]`), or put pytorch_model.bin in the directory")
+    try:
+        return st.load_file(str(path))
+    except Exception as e:  # truncated or not a safetensors file
+        raise UserError(f"{path} cannot be read as safetensors ({type(e).__name__}: {e})") from None
+
+
+def _torch_load(path: Path) -> dict[str, torch.Tensor]:
+    try:
+        sd = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise UserError(f"{path} cannot be read as a PyTorch state dict ({type(e).__name__}); "
+                        "it is truncated, corrupted or not plain tensors") from None
+    if not isinstance(sd, dict):
+        raise UserError(f"{path} does not hold a state dict")
+    return sd
+
+
+def _sharded(index: Path, load) -> dict[str, torch.Tensor]:
+    try:
+        files = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+    except (OSError, ValueError, KeyError, AttributeError) as e:
+        raise UserError(f"{index} is not a valid weight index ({e})") from None
+    sd = {}
+    for name in files:
+        if not (index.parent / name).is_file():
+            raise UserError(f"{index} lists {name}, which is missing from {index.parent}")
+        sd.update(load(index.parent / name))
+    return sd
+
+
+def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
+    """(state dict, file it came from): safetensors when the package is there, else pytorch_model.bin."""
+    has_st = _safetensors() is not None
+    options = [("model.safetensors", _safetensors_load), ("model.safetensors.index.json", None),
+               ("pytorch_model.bin", _torch_load), ("pytorch_model.bin.index.json", None)]
+    present = [(name, load) for name, load in options if (hf_dir / name).is_file()]
+    if not present:
+        raise UserError(f"{hf_dir} has no model.safetensors or pytorch_model.bin; "
+                        "download the PyTorch weights of the model into it")
+    usable = [(n, f) for n, f in present if has_st or "safetensors" not in n]
+    name, load = (usable or present)[0]  # without the package, the first (safetensors) explains itself
+    path = hf_dir / name
+    if load is None:
+        return _sharded(path, _safetensors_load if "safetensors" in name else _torch_load), name
+    return load(path), name
+
+
+def convert_state_dict(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, torch.Tensor]:
+    """Hugging Face GPT-2 weights -> our GPT's state dict (float32, Conv1D weights transposed),
+    checked key by key and shape by shape against the model the config describes."""
+    with torch.device("meta"):
+        expected = GPT(gcfg).state_dict()
+    ours: dict[str, torch.Tensor] = {}
+    source: dict[str, tuple[str, bool]] = {}  # our key -> (file key, transposed?) for error messages
+    lm_head = None
+    for key, tensor in hf_sd.items():
+        name = key.removeprefix("transformer.")
+        if _BUFFER.fullmatch(name):
+            continue
+        if name == "lm_head.weight":
+            lm_head = tensor
+            continue
+        m = re.fullmatch(r"h\.(\d+)\.(.+)", name)
+        if name in _TOP:
+            target, transpose = _TOP[name], False
+        elif m and m.group(2) in _LAYER:
+            target, transpose = _LAYER[m.group(2)]
+            target = f"blocks.{m.group(1)}.{target}"
+        else:
+            raise UserError(f"unexpected weight {key!r}; this is not a plain GPT-2 checkpoint")
+        if target not in expected:
+            raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
+        ours[target] = (tensor.t() if transpose else tensor).float().contiguous()
+        source[target] = (key, transpose)
+    if gcfg.tie_embeddings:
+        if "embedding.token.weight" in ours:
+            ours["lm_head.weight"] = ours["embedding.token.weight"]  # one tensor, saved once
+    elif lm_head is not None:
+        ours["lm_head.weight"] = lm_head.float().contiguous()
+        source["lm_head.weight"] = ("lm_head.weight", False)
+    missing = [k for k in expected if k not in ours]
+    if missing:
+        raise UserError(f"the weights lack {_hf_name(missing[0])!r} (and {len(missing) - 1} more) that "
+                        f"config.json implies (n_layer {gcfg.n_layer}); the file is incomplete or not GPT-2")
+    for k, want in expected.items():
+        if ours[k].shape != want.shape:
+            key, transposed = source.get(k, (k, False))
+            got, want = (ours[k].t(), want.t()) if transposed else (ours[k], want)  # the file's layout
+            raise UserError(f"weight {key!r} has shape {tuple(got.shape)}, but config.json implies "
+                            f"{tuple(want.shape)}; config.json and the weights do not belong together")
+    return {k: ours[k] for k in expected}
+
+
+def _hf_name(our_key: str) -> str:
+    """The Hugging Face name of one of our keys (messages speak the file's language)."""
+    reverse = {ours: hf for hf, ours in _TOP.items()} | {"lm_head.weight": "lm_head.weight"}
+    m = re.fullmatch(r"blocks\.(\d+)\.(.+)", our_key)
+    if m:
+        reverse |= {f"blocks.{m.group(1)}.{ours}": f"h.{m.group(1)}.{hf}" for hf, (ours, _) in _LAYER.items()}
+    return reverse.get(our_key, our_key)
+
+
+# ---- tokenizer ----------------------------------------------------------------------------
+
+def load_hf_tokenizer(hf_dir: Path) -> tuple[Tokenizer, str]:
+    """The directory's byte-level BPE: tokenizer.json, else vocab.json + merges.txt converted."""
+    path = hf_dir / "tokenizer.json"
+    if path.is_file():
+        try:
+            kind = json.loads(path.read_text(encoding="utf-8"))["model"]["type"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UserError(f"{path} is not a valid tokenizer.json ({e})") from None
+        if kind != "BPE":
+            raise UserError(f"{path} is a {kind} tokenizer; lrn needs GPT-2's byte-level BPE")
+        return _with_source(lambda: Tokenizer.load(path), path), "tokenizer.json"
+    vocab, merges = hf_dir / "vocab.json", hf_dir / "merges.txt"
+    if vocab.is_file() and merges.is_file():
+        return _with_source(lambda: _from_vocab_merges(vocab, merges), vocab), "vocab.json+merges.txt"
+    raise UserError(f"{hf_dir} has no tokenizer.json and no vocab.json + merges.txt; "
+                    "lrn eval/sample need GPT-2's tokenizer: download those files into it")
+
+
+def _from_vocab_merges(vocab: Path, merges: Path) -> Tokenizer:
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers
+
+    try:
+        hf = HFTokenizer(models.BPE.from_file(str(vocab), str(merges)))
+    except Exception as e:  # tokenizers raises plain Exceptions on malformed files
+        raise UserError(f"{vocab.name} + {merges.name} cannot be read as a BPE vocabulary ({e})") from None
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens([EOT])  # GPT-2's vocab.json has it at 50256; this marks it special
+    return Tokenizer(hf)
+
+
+def _with_source(make, path: Path) -> Tokenizer:
+    try:
+        return make()
+    except UserError as e:
+        raise UserError(f"{path}: {e}") from None
+
+
+# ---- the run directory --------------------------------------------------------------------
+
+def _check_out(out: Path, force: bool) -> None:
+    has_run = (out / "config.json").exists() or (out / LAST).exists()
+    if has_run and not force:
+        raise UserError(f"{out} already holds a run; pass --force to replace it, or choose another --out")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory")
+    if out.exists() and any(out.iterdir()) and not has_run and not force:
+        raise UserError(f"{out} is not empty and holds no lrn run; choose another --out or pass --force")
+
+
+def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
+    """Read HF_DIR, check all of it, then write the run directory `out`. Returns a summary."""
+    hf_dir, out = Path(hf_dir), Path(out)
+    hf = read_hf_config(hf_dir)
+    gcfg = gpt_config_from_hf(hf)
+    tokenizer, tokenizer_from = load_hf_tokenizer(hf_dir)
+    if tokenizer.vocab_size != gcfg.vocab_size:
+        # A padded or foreign table would hand sampling and neighbour search ids with no token.
+        raise UserError(f"the tokenizer has {tokenizer.vocab_size} tokens but config.json's vocab_size is "
+                        f"{gcfg.vocab_size}; lrn needs the model's own tokenizer, one row per token")
+    hf_sd, weights_from = load_hf_weights(hf_dir)
+    state = convert_state_dict(hf_sd, gcfg)
+    cfg = from_dict(run_config_dict(gcfg))
+    _check_out(out, force)
+
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (INIT, LAST, BEST, "metrics.jsonl", "summary.json"):  # --force: no old run left behind
+        (out / stale).unlink(missing_ok=True)
+    save_config(cfg, out / "config.json")
+    tokenizer.save(out / "tokenizer.json")
+    payload = {"model": state, "optimizer": None, "step": 0, "config": cfg.to_dict(),
+               "tokenizer": tokenizer.to_str(), "tokenizer_hash": tokenizer.hash, "data_key": None,
+               "source": SOURCE, "hf_dir": str(hf_dir.resolve())}
+    save_checkpoint(payload, out / LAST)
+    with torch.device("meta"):
+        params = GPT(gcfg).param_breakdown()
+    return {"run_dir": str(out), "hf_dir": str(hf_dir), "weights": weights_from, "tokenizer": tokenizer_from,
+            "vocab_size": gcfg.vocab_size, "tokenizer_vocab_size": tokenizer.vocab_size,
+            "context_length": gcfg.context_length, "n_embd": gcfg.n_embd, "n_head": gcfg.n_head,
+            "n_layer": gcfg.n_layer, "tie_embeddings": gcfg.tie_embeddings, "params": params}

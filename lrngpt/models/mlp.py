@@ -1,0 +1,79 @@
+"""The MLP language model of the book chapter (Bengio et al. 2003 style; SPEC section 4).
+
+The token at position t+1 is predicted from the `block_size` tokens ending at t: their
+embeddings are concatenated, pass through Linear -> tanh -> Linear to logits. Before the
+start of a window the context is padded with `pad_id` (the <|endoftext|> id), so every
+position of a window is a training target, as in the chapter.
+
+Parameters = V*d (embedding) + (block*d*H + H) (hidden) + (H*V + V) (output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lrngpt.errors import UserError
+
+
+@dataclass
+class MLPConfig:
+    vocab_size: int
+    pad_id: int
+    block_size: int = 6
+    n_embd: int = 64
+    n_hidden: int = 512
+
+    def __post_init__(self):
+        for name in ("vocab_size", "block_size", "n_embd", "n_hidden"):
+            if getattr(self, name) < 1:
+                raise UserError(f"model.{name} must be at least 1 (got {getattr(self, name)})")
+        if not 0 <= self.pad_id < self.vocab_size:
+            raise UserError(f"model.pad_id {self.pad_id} is outside the vocabulary 0..{self.vocab_size - 1}")
+
+
+class MLPLM(nn.Module):
+    def __init__(self, config: MLPConfig):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.hidden = nn.Linear(config.block_size * config.n_embd, config.n_hidden)
+        self.head = nn.Linear(config.n_hidden, config.vocab_size)
+
+    @property
+    def token_embedding(self) -> nn.Embedding:
+        return self.wte
+
+    def contexts(self, idx: torch.Tensor) -> torch.Tensor:
+        """(B,T) ids -> (B,T,block*d): for each t the embeddings of ids t-block+1..t, pad-filled."""
+        block = self.config.block_size
+        padded = F.pad(idx, (block - 1, 0), value=self.config.pad_id)  # (B, T+block-1)
+        emb = self.wte(padded)  # one lookup per id, not per (position, slot)
+        windows = emb.unfold(1, block, 1)  # (B, T, d, block)
+        return windows.transpose(2, 3).flatten(2)  # (B, T, block*d), oldest token first
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        h = torch.tanh(self.hidden(self.contexts(idx)))
+        logits = self.head(h)
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1)
+        return logits, loss
+
+    def param_breakdown(self) -> dict[str, int]:
+        count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+        parts = {"embedding": count(self.wte), "hidden": count(self.hidden), "output": count(self.head)}
+        return {"total": sum(parts.values()), **parts}
+
+
+def mlp_param_count(vocab_size: int, block_size: int, n_embd: int, n_hidden: int) -> dict[str, int]:
+    """The chapter's parameter formula, without building the model."""
+    parts = {
+        "embedding": vocab_size * n_embd,
+        "hidden": block_size * n_embd * n_hidden + n_hidden,
+        "output": n_hidden * vocab_size + vocab_size,
+    }
+    return {"total": sum(parts.values()), **parts}

@@ -1,0 +1,97 @@
+"""Sampling (SPEC section 7): temperature, top-k, top-p, seed, stop at <|endoftext|>.
+
+The GPT decodes with its KV cache (each new token costs one position, not the whole
+window); the MLP only ever looks at its last block_size tokens, so it needs none. When a
+GPT's window is full, the context is cropped to the last context_length tokens and the
+cache is rebuilt each step, which is exactly what the no-cache path computes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from lrngpt.errors import UserError
+
+
+@dataclass
+class SamplingConfig:
+    max_new_tokens: int = 100
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float = 1.0
+    seed: int = 0
+    stop_at_eot: bool = True
+
+    def __post_init__(self):
+        if self.max_new_tokens < 0:
+            raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
+        t = self.temperature
+        if not isinstance(t, int | float) or math.isnan(t) or t <= 0 or math.isinf(t):
+            raise UserError(f"--temperature must be a positive number (got {t}); use 1.0 for plain sampling")
+        if self.top_k is not None and self.top_k < 1:
+            raise UserError(f"--top-k must be at least 1 (got {self.top_k})")
+        p = self.top_p
+        if math.isnan(p) or not 0 < p <= 1:
+            raise UserError(f"--top-p must be in (0, 1] (got {p}); 1.0 turns it off")
+
+
+def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
+    """Temperature, then top-k, then top-p (nucleus) on (B, V) logits."""
+    logits = logits / cfg.temperature
+    if cfg.top_k is not None and cfg.top_k < logits.size(-1):
+        kth = torch.topk(logits, cfg.top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if cfg.top_p < 1.0:
+        sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+        probs = torch.softmax(sorted_logits, dim=-1)
+        # drop a token when the tokens ranked above it already hold top_p of the mass
+        drop = (probs.cumsum(dim=-1) - probs) >= cfg.top_p
+        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
+        logits = torch.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
+    return logits
+
+
+class _Decoder:
+    """Logits for the next token, through the model's KV cache when it has one."""
+
+    def __init__(self, model: nn.Module, use_cache: bool):
+        self.model = model
+        self.context = getattr(getattr(model, "config", None), "context_length", None)
+        self.use_cache = use_cache and hasattr(model, "init_cache")
+        self.cache = None
+
+    def next_logits(self, ids: torch.Tensor) -> torch.Tensor:
+        if self.context is not None and ids.size(1) > self.context:
+            ids = ids[:, -self.context :]
+            self.cache = None  # every position shifted: the cached keys are stale
+        if not self.use_cache:
+            return self.model(ids)[0][:, -1]
+        if self.cache is not None and self.cache.pos == ids.size(1) - 1:
+            return self.model.forward_step(ids[:, -1:], self.cache)[:, -1]
+        self.cache = self.model.init_cache(ids.size(0), self.context)
+        return self.model.forward_step(ids, self.cache)[:, -1]
+
+
+@torch.inference_mode()
+def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
+             use_cache: bool = True, device: str = "cpu") -> list[int]:
+    """New token ids after `prompt_ids` (the prompt itself is not returned)."""
+    if not prompt_ids:
+        raise UserError("the prompt is empty; give some text with --prompt")
+    model.eval()
+    gen = torch.Generator(device=device).manual_seed(cfg.seed)
+    ids = torch.tensor([prompt_ids], dtype=torch.long, device=device)
+    decoder = _Decoder(model, use_cache)
+    out: list[int] = []
+    for _ in range(cfg.max_new_tokens):
+        probs = torch.softmax(filter_logits(decoder.next_logits(ids).float(), cfg), dim=-1)
+        nxt = torch.multinomial(probs, 1, generator=gen)
+        out.append(int(nxt))
+        if cfg.stop_at_eot and out[-1] == eot_id:
+            break
+        ids = torch.cat([ids, nxt], dim=1)
+    return out

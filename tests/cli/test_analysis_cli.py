@@ -1,0 +1,158 @@
+"""`lrn theory`, `lrn cost` and `lrn lesson`: JSON contracts, seed-like text, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lrngpt.cli.main import main
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def run_text(capsys, *argv):
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def assert_user_error(capsys, *argv, match: str):
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # argparse rejects a value before a handler runs
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert match in err
+
+
+def test_random_cosine_defaults_cover_the_chapter_widths(capsys):
+    doc = run_json(capsys, "theory", "random-cosine")
+    assert [r["d"] for r in doc["rows"]] == [4, 8, 16, 64, 256]
+    assert set(doc["rows"][0]) == {"d", "std", "inv_sqrt_d", "max", "share_abs_gt_0_5"}
+    assert abs(doc["rows"][0]["share_abs_gt_0_5"] - 0.391) < 0.002
+
+
+def test_random_cosine_text_looks_like_the_chapter(capsys):
+    out = run_text(capsys, "theory", "random-cosine", "--n", "300", "--dims", "4,64", "--seed", "2")
+    assert "(44,850 distinct pairs, seed 2)" in out
+    assert "d=   4: std 0." in out and "(1/sqrt(d) = 0.5000)" in out
+    assert "d=  64: std 0.12" in out and "% of pairs" in out
+
+
+def test_jl_and_fourth_root_json(capsys):
+    assert round(run_json(capsys, "theory", "jl", "--n", "4096", "--eps", "0.5")["k"], 1) == 399.3
+    assert round(run_json(capsys, "theory", "jl", "--n", "4096", "--eps", "0.1")["k"], 1) == 7129.5
+    assert run_json(capsys, "theory", "fourth-root", "--n", "4096") == {"d": 8.0}
+    assert "k >= 399.3" in run_text(capsys, "theory", "jl", "--n", "4096", "--eps", "0.5")
+    assert "4,096^0.25 = 8" in run_text(capsys, "theory", "fourth-root", "--n", "4096")
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["theory", "jl", "--n", "4096", "--eps", "1"], "--eps"),
+    (["theory", "jl", "--n", "4096", "--eps", "0"], "--eps"),
+    (["theory", "jl", "--n", "1", "--eps", "0.5"], "--n 1"),
+    (["theory", "jl", "--n", "4096", "--eps", "half"], "--eps"),
+    (["theory", "random-cosine", "--n", "1"], "--n 1"),
+    (["theory", "random-cosine", "--dims", ""], "--dims"),
+    (["theory", "random-cosine", "--dims", "4,0"], "--dims 0"),
+    (["theory", "fourth-root", "--n", "0"], "--n 0"),
+    (["cost", "mlp", "--n-embd", "4,x"], "--n-embd"),
+    (["cost", "gpt", "--vocab", "100", "--context", "8", "--length", "9"], "--length 9"),
+    (["cost", "gpt", "--vocab", "100", "--context", "8", "--heads", "0"], "--heads"),
+    (["cost", "gpt", "--vocab", "100", "--context", "8", "--ffn", "tanh"], "--ffn"),
+    (["lesson", "tying", "--used", "16"], "--used 16"),
+])
+def test_bad_values_exit_2_with_one_line(capsys, argv, match):
+    assert_user_error(capsys, *argv, match=match)
+
+
+def test_cost_mlp_reproduces_the_chapter_table(capsys):
+    doc = run_json(capsys, "cost", "mlp", "--vocab", "4096", "--block", "6", "--hidden", "512",
+                   "--n-embd", "4,8,16,32,64,128,256,512")
+    assert [r["total"] for r in doc["rows"]] == [2_130_432, 2_159_104, 2_216_448, 2_331_136,
+                                                 2_560_512, 3_019_264, 3_936_768, 5_771_776]
+    assert doc["rows"][4] | {"added": None} == {"n_embd": 64, "total": 2_560_512, "embedding": 262_144,
+                                                 "hidden": 197_120, "output": 2_101_248, "added": None}
+    assert doc["params_per_width_unit"] == 7168
+    out = run_text(capsys, "cost", "mlp")
+    assert "d=  64 | parameters  2,560,512 (embedding   262,144, hidden   197,120, output 2,101,248)" in out
+    assert "7,168*d" in out
+
+
+def test_cost_mlp_with_sweep_prints_saving_per_million(tmp_path, capsys):
+    rows = [{"n_embd": 64, "val_bpb": 0.9326, "extra": [1, 2]}, {"n_embd": 128, "val_bpb": 0.9033}]
+    (tmp_path / "summary.json").write_text(json.dumps({"rows": rows}))
+    doc = run_json(capsys, "cost", "mlp", "--n-embd", "64,128", "--sweep", str(tmp_path))
+    assert round(doc["rows"][1]["bpb_saved_per_million"], 4) == 0.0639
+    out = run_text(capsys, "cost", "mlp", "--n-embd", "64,128", "--sweep", str(tmp_path))
+    assert "saved 0.0293 (0.0639 per million added)" in out
+    assert_user_error(capsys, "cost", "mlp", "--sweep", str(tmp_path / "missing"), match="summary.json")
+
+
+def test_cost_gpt_gpt2_small(capsys):
+    argv = ["cost", "gpt", "--vocab", "50257", "--context", "1024", "--n-embd", "768", "--heads", "12",
+            "--layers", "12", "--tied"]
+    doc = run_json(capsys, *argv)
+    assert doc["params"]["token_embedding"] == 38_597_376
+    assert doc["params"]["position_embedding"] == 786_432
+    assert doc["params"]["lm_head"] == 0
+    assert doc["bytes"]["fp32"]["weights"] == 4 * doc["params"]["total"]
+    assert "convention" in doc["bytes"]
+    assert doc["head_split"]["head_dim"] == 64
+    out = run_text(capsys, *argv)
+    assert "(fp32 154,389,504 bytes)" in out
+    assert "D=768, heads=12: head_dim=64" in out
+
+
+def test_cost_gpt_reports_an_invalid_head_split_without_failing(capsys):
+    argv = ["cost", "gpt", "--vocab", "50257", "--context", "1024", "--n-embd", "256", "--heads", "7",
+            "--batch", "2", "--length", "4"]
+    out = run_text(capsys, *argv)
+    assert "D=256, heads=7: head_dim=invalid equal split" in out
+    assert "1, 2, 4, 8, 16, 32, 64, 128, 256" in out
+    assert "projection_ffn_macs" in out and "D:256->512 ratio=4.0" in out
+    doc = run_json(capsys, *argv)
+    assert doc["ratio_when_width_doubles"]["attention_pair_macs"] == 2.0
+    assert doc["ratio_when_width_doubles"]["lm_head_macs"] == 2.0
+
+
+def test_cost_models_table(capsys):
+    doc = run_json(capsys, "cost", "models")
+    assert [r["model"] for r in doc["rows"]] == ["GPT-2 small", "BERT-base", "Llama-3-8B", "GPT-3 175B"]
+    assert [r["table"] for r in doc["rows"]] == [38_597_376, 23_440_896, 525_336_576, 617_558_016]
+    out = run_text(capsys, "cost", "models")
+    assert "31.13%" in out and "13.08%" in out and "0.35%" in out
+
+
+def test_lessons_json(capsys):
+    doc = run_json(capsys, "lesson", "lookup")
+    assert doc["equal"] is True and doc["shapes"]["output"] == [2, 4, 256]
+    doc = run_json(capsys, "lesson", "lookup-grad")
+    assert doc["lookup"] == [[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]]
+    assert doc["grad"] == [[3.0, 4.0], [0.0, 0.0], [6.0, 8.0]] == doc["hand_grad"]
+    assert doc["match"] is True
+    doc = run_json(capsys, "lesson", "tying")
+    changed = {s["setting"]: s["unused_changed"] for s in doc["settings"]}
+    assert changed["sgd"] == 0 and min(changed["tied"], changed["adamw_decay"], changed["sgd_momentum"]) > 0
+
+
+def test_lessons_text_like_the_seed(capsys):
+    assert "shape: ids(2,4) -> token(2,4,256) + position(4,256) -> output(2,4,256)" in run_text(
+        capsys, "lesson", "lookup")
+    out = run_text(capsys, "lesson", "lookup-grad")
+    assert "lookup [[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]]" in out
+    assert "lookup_gradient [[3.0, 4.0], [0.0, 0.0], [6.0, 8.0]]" in out
+
+
+@pytest.mark.parametrize("argv", [["theory", "--help"], ["theory", "random-cosine", "--help"],
+                                  ["cost", "gpt", "--help"], ["lesson", "tying", "--help"]])
+def test_help_exits_0(capsys, argv):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 0
+    assert "usage:" in capsys.readouterr().out

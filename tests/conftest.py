@@ -1,0 +1,96 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves server.files[path]; honours `Range: bytes=N-` unless server.ranges is False; on a
+    path's first request stops after server.cut_after[path] bytes and closes the connection."""
+
+    def do_GET(self):
+        srv = self.server
+        rng = self.headers.get("Range")
+        srv.requests.append((self.path, rng))
+        body = srv.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        start = int(rng.removeprefix("bytes=").split("-")[0]) if rng and srv.ranges else 0
+        if start >= len(body) > 0:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{len(body)}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(206 if start else 200)
+        if start:
+            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+        self.send_header("Content-Length", str(len(body) - start))
+        self.end_headers()
+        cut = srv.cut_after.pop(self.path, None)
+        self.wfile.write(body[start:] if cut is None else body[start : start + cut])
+        self.close_connection = True
+
+    def log_message(self, *args):  # keep test output quiet
+        pass
+
+
+@pytest.fixture
+def http_server():
+    """A local HTTP server on 127.0.0.1 (no network). Fill .files {"/name": bytes}; read .requests
+    [(path, Range header or None)]; .url is its base URL."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    srv.files, srv.requests, srv.cut_after, srv.ranges = {}, [], {}, True
+    srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Every test session gets its own lrn cache, so tests never read or fill ~/.cache."""
+    import os
+
+    old = os.environ.get("LRN_CACHE_DIR")
+    os.environ["LRN_CACHE_DIR"] = str(tmp_path_factory.mktemp("lrn-cache"))
+    yield
+    if old is None:
+        os.environ.pop("LRN_CACHE_DIR", None)
+    else:
+        os.environ["LRN_CACHE_DIR"] = old
+
+
+WORDS = ("Lily Tom Mia Ben Luna saw a red blue green cat dog bird ball kite in the park garden "
+         "was happy sad and said hello to her his friend big small ran jumped played with").split()
+
+
+@pytest.fixture(scope="session")
+def text_corpus(tmp_path_factory):
+    """`text:PATH` spec of a small corpus the test session writes: 300 documents of word salad."""
+    import random
+
+    rng = random.Random(0)
+    docs = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))) + "." for _ in range(300)]
+    path = tmp_path_factory.mktemp("corpus") / "small.txt"
+    path.write_text("\n<|endoftext|>\n".join(docs), encoding="utf-8")
+    return f"text:{path}"
+
+
+@pytest.fixture
+def tiny_config(text_corpus):
+    """A seconds-long MLP run config on the session corpus; call it with --set style overrides."""
+    from lrngpt.config import load_config
+
+    def make(*overrides: str):
+        return load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300",
+                                        "train.device=cpu", *overrides])
+
+    return make
