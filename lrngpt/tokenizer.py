@@ -174,4 +174,7 @@ class Tokenizer:
         return self._tiktoken.decode_bytes(ids)
 
     def id_to_token(self, idx: int) -> str:
+        """The text of one token; rows past the vocabulary (a padded model table) show as <unused:N>."""
+        if not 0 <= idx < self.vocab_size:
+            return f"<unused:{idx}>"
         return self.decode_bytes([idx]).decode("utf-8", errors="replace")

@@ -94,8 +94,15 @@ class Trainer:
             self.device = f"cuda:{local_rank}"
         self.progress = sys.stderr.isatty() if progress is None else progress
 
-        ckpt = self._check_run_dir(force)
+        if self.world_size > 1:
+            _init_distributed(self.device)
+        ckpt = self._check_run_dir(force)  # every rank checks before rank 0 writes anything
+        self._barrier()
+        if not self.master:
+            self._barrier()  # rank 0 prepares the data first; the others then find it cached
         self.data: PreparedData = prepare(cfg.data, log=self.log)
+        if self.master:
+            self._barrier()
         tok = self.data.tokenizer
         if cfg.model_type == "mlp" and cfg.model.pad_id != tok.eot_id:
             cfg = from_dict({**cfg.to_dict(), "model": {**cfg.to_dict()["model"]}}, pad_id=tok.eot_id)
@@ -120,7 +127,10 @@ class Trainer:
             self._restore(ckpt)
         self.ddp_model = self.model
         if self.world_size > 1:
-            self.ddp_model = _wrap_ddp(self.model, self.device)
+            from torch.nn.parallel import DistributedDataParallel
+
+            ids = [torch.device(self.device).index] if self.device.startswith("cuda") else None
+            self.ddp_model = DistributedDataParallel(self.model, device_ids=ids)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
         self.autocast_dtype = torch.bfloat16 if (tc.dtype == "bfloat16" and self.device.startswith("cuda")) else None
 
@@ -183,6 +193,12 @@ class Trainer:
             "seconds": self.seconds,
         }
 
+    def _barrier(self) -> None:
+        if self.world_size > 1:
+            import torch.distributed as dist
+
+            dist.barrier()
+
     def save(self, name: str = LAST) -> None:
         if self.master:
             save_checkpoint(self._payload(), self.run_dir / name)
@@ -210,8 +226,15 @@ class Trainer:
         with torch.autocast(device_type=torch.device(self.device).type, dtype=self.autocast_dtype,
                             enabled=self.autocast_dtype is not None):
             _, loss = self.fwd_model(x, y)
-        if not torch.isfinite(loss):
-            raise UserError(f"the loss became {loss.item()} at step {self.step + 1}; stopped, and the last good "
+        global_loss = loss.detach()
+        if self.world_size > 1:  # the global batch's loss, so every rank logs and stops alike
+            import torch.distributed as dist
+
+            global_loss = global_loss.clone()
+            dist.all_reduce(global_loss)
+            global_loss /= self.world_size
+        if not torch.isfinite(global_loss):
+            raise UserError(f"the loss became {global_loss.item()} at step {self.step + 1}; stopped, and the last good "
                             f"checkpoint stays. Lower train.lr (now {tc.lr}) or set train.grad_clip")
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -219,7 +242,7 @@ class Trainer:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
         self.optimizer.step()
         self.step += 1
-        return loss.item()
+        return global_loss.item()
 
     def run(self) -> dict:
         tc = self.cfg.train
@@ -302,16 +325,14 @@ class Trainer:
         return summary
 
 
-def _wrap_ddp(model: nn.Module, device: str) -> nn.Module:
+def _init_distributed(device: str) -> None:
+    """torchrun sets RANK / WORLD_SIZE / MASTER_ADDR: gloo on CPU, nccl on CUDA."""
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
 
-    if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device.startswith("cuda") else "gloo")
     if device.startswith("cuda"):
         torch.cuda.set_device(device)
-        return DistributedDataParallel(model, device_ids=[torch.device(device).index])
-    return DistributedDataParallel(model)
+    if not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device.startswith("cuda") else "gloo")
 
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import torch
@@ -61,6 +62,8 @@ def cmd_train(args) -> None:
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
     summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
+    if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
+        return
     summary["run_dir"] = str(args.out)
     text = (f"{args.out}: step {summary['step']}, val bpb {summary['val_bpb']:.4f}"
             + (f", train bpb {summary['train_bpb']:.4f}, gap {summary['gap']:+.4f}" if summary["train_bpb"] else ""))

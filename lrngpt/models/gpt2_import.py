@@ -75,6 +75,12 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
             raise UserError(f"config.json lacks the integer {key!r} a GPT-2 config has")
         return hf[key]
 
+    def number(key, default):
+        value = hf.get(key, default)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise UserError(f"config.json has {key} {value!r}; a number was expected")
+        return float(value)
+
     V, D, T = need("vocab_size"), need("n_embd"), need("n_positions")
     if V < MIN_VOCAB:
         raise UserError(f"config.json has vocab_size {V}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
@@ -93,10 +99,10 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
     ffn, approximate = ACTIVATIONS[activation]
     return GPTConfig(
         vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
-        dropout=float(hf.get("resid_pdrop", 0.0)), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
+        dropout=number("resid_pdrop", 0.0), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
         qkv_bias=True, tie_embeddings=bool(hf.get("tie_word_embeddings", True)),
-        init_std=float(hf.get("initializer_range", 0.02)), bias=True, gelu_approximate=approximate,
-        layer_norm_eps=float(hf.get("layer_norm_epsilon", 1e-5)),
+        init_std=number("initializer_range", 0.02), bias=True, gelu_approximate=approximate,
+        layer_norm_eps=number("layer_norm_epsilon", 1e-5),
     )
 
 

@@ -26,11 +26,14 @@ class MLPConfig:
     block_size: int = 6
     n_embd: int = 64
     n_hidden: int = 512
+    emb_init_std: float | None = None  # None: PyTorch's N(0, 1) for nn.Embedding
 
     def __post_init__(self):
         for name in ("vocab_size", "block_size", "n_embd", "n_hidden"):
             if getattr(self, name) < 1:
                 raise UserError(f"model.{name} must be at least 1 (got {getattr(self, name)})")
+        if self.emb_init_std is not None and not self.emb_init_std > 0:
+            raise UserError(f"model.emb_init_std must be positive or null (got {self.emb_init_std})")
         if not 0 <= self.pad_id < self.vocab_size:
             raise UserError(f"model.pad_id {self.pad_id} is outside the vocabulary 0..{self.vocab_size - 1}")
 
@@ -42,6 +45,8 @@ class MLPLM(nn.Module):
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)
         self.hidden = nn.Linear(config.block_size * config.n_embd, config.n_hidden)
         self.head = nn.Linear(config.n_hidden, config.vocab_size)
+        if config.emb_init_std is not None:
+            nn.init.normal_(self.wte.weight, std=config.emb_init_std)
 
     @property
     def token_embedding(self) -> nn.Embedding:

@@ -116,6 +116,16 @@ def test_original_style_pytorch_bin_imports_to_the_same_logits(hf, tmp_path):
     assert (our_logits(tmp_path / "run", ids) - hf_logits(hf, ids)).abs().max().item() < 1e-5
 
 
+def test_sharded_safetensors_import_to_the_same_logits(hf, tmp_path):
+    src = tmp_path / "sharded"
+    hf.model.save_pretrained(src, max_shard_size="20KB")
+    shutil.copy(hf.dir / "tokenizer.json", src)
+    assert len(list(src.glob("model-*.safetensors"))) > 1
+    assert import_gpt2(src, tmp_path / "run")["weights"] == "model.safetensors.index.json"
+    ids = hf.tok.encode(PROMPT)
+    assert (our_logits(tmp_path / "run", ids) - hf_logits(hf, ids)).abs().max().item() < 1e-5
+
+
 def test_greedy_continuation_equals_hf_generate(hf, tmp_path):
     import_gpt2(hf.dir, tmp_path / "run")
     run = load_run(tmp_path / "run")

@@ -1,0 +1,66 @@
+"""`lrn sweep PRESET_OR_FILE --out DIR`: the chapter's width studies, or any grid of config keys."""
+
+from __future__ import annotations
+
+from lrngpt.cli.common import add_json, emit
+from lrngpt.errors import UserError
+
+
+def register(sub) -> None:
+    from lrngpt.experiments.presets import SCALES, STUDIES
+
+    p = sub.add_parser(
+        "sweep", help="run a grid of training runs (the embedding-width study) and tabulate it",
+        description="Train one run per point of a grid (config keys x seeds), skipping finished points and "
+                    "resuming killed ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and "
+                    f"DIR/figures/*.png. Presets: {', '.join(STUDIES)}; or a sweep file (JSON with base, "
+                    "set, axes, scale).")
+    p.add_argument("source", metavar="PRESET_OR_FILE")
+    p.add_argument("--out", required=True, help="sweep directory (shared by all shards)")
+    p.add_argument("--scale", choices=list(SCALES),
+                   help="full: the chapter's settings (GPU); cpu: about 30 min for embed-dim on 2 cores; "
+                        "tiny: seconds (default: the file's scale, else full)")
+    p.add_argument("--shard", default="0/1", help="run only points k with k mod n == i (default 0/1)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a base config value, e.g. --set data.corpus=text:my.txt (repeatable)")
+    p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
+                   help="replace or add an axis, e.g. --axis model.n_embd=8,64,512 (repeatable)")
+    p.add_argument("--device", help="shorthand for --set train.device=DEV")
+    p.add_argument("--dry-run", action="store_true", help="list this shard's points and their state; train nothing")
+    p.add_argument("--summary-only", action="store_true",
+                   help="only gather the summary from the run directories that exist")
+    add_json(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args) -> None:
+    from pathlib import Path
+
+    from lrngpt.experiments import parse_shard, resolve_sweep, run_sweep, summarize
+    from lrngpt.experiments.sweep import point_state, shard_points, write_definition
+
+    shard = parse_shard(args.shard)
+    sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
+    sweep = resolve_sweep(args.source, args.scale, sets, args.axes)
+    out = Path(args.out)
+    if args.dry_run:
+        points = [{"name": p.name, "index": p.index, "values": p.values, "steps": p.steps,
+                   "state": point_state(out / "runs" / p.name, p.steps)} for p in shard_points(sweep, shard)]
+        text = "\n".join(f"{p['index']:>3} {p['name']:<24} {p['state']}" for p in points)
+        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "shard": args.shard, "points": points},
+             f"sweep {sweep.name} ({sweep.scale} scale), shard {args.shard}:\n{text}")
+        return
+    if args.summary_only:
+        if not (out / "sweep.json").exists():
+            raise UserError(f"{out} holds no sweep (no sweep.json) to summarize; run the sweep first")
+        write_definition(sweep, out)  # refuses a directory that holds another sweep
+        result = summarize(out)
+    else:
+        result = run_sweep(sweep, out, shard)
+    keys = ("rows", "table", "figures", "scale", "sweep", "preset", "by_width", "seeds", "pending",
+            "tables", "lines", "trained", "skipped", "shard")
+    doc = {k: result[k] for k in keys if k in result}
+    text = "\n".join([*result["lines"], "",
+                      f"{len(result['rows'])} of {result['points']} runs finished ({result['scale']} scale); "
+                      f"table {result['table']}", *(f"figure {f}" for f in result["figures"])])
+    emit(args, doc, text)

@@ -1,0 +1,92 @@
+"""The chapter's sweeps (SPEC section 8) and the scales that shrink them.
+
+A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plus settings
+derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a
+set of overrides applied to the base config before those derivations:
+
+    full  the chapter exactly: stories:100MB, 4,000 steps of batch 64 x 256 (a GPU job)
+    cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
+          400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
+    tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
+
+A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
+(the widths, seeds, steps factor) stays the chapter's.
+"""
+
+from __future__ import annotations
+
+from lrngpt.errors import UserError
+
+BASE_PRESET = "mlp-chapter"
+WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
+
+SCALES: dict[str, dict] = {
+    "full": {},
+    "cpu": {
+        "data.corpus": "stories:5MB",
+        "train.steps": 400, "train.batch_size": 16, "train.warmup_steps": 20,
+        "train.eval_every": 100, "train.eval_tokens": 50_000, "train.train_eval_tokens": 200_000,
+    },
+    "tiny": {
+        "data.corpus": "stories:300KB", "data.vocab_size": 512,
+        "model.block_size": 4, "model.n_hidden": 64,
+        "train.steps": 30, "train.batch_size": 8, "train.seq_len": 64, "train.warmup_steps": 5,
+        "train.eval_every": 10, "train.eval_tokens": 5_000, "train.train_eval_tokens": 5_000,
+        "train.log_every": 5,
+    },
+}
+
+# What each study varies. `steps_factor` multiplies the (scaled) steps; `reads` cuts the
+# training split to steps*batch*seq_len/reads tokens, so the model reads it `reads` times
+# (the chapter's own 4M tokens at full scale), with `evals` periodic evaluations per run.
+STUDIES: dict[str, dict] = {
+    "embed-dim": {
+        "axes": {"model.n_embd": WIDTHS, "train.seed": [1337]},
+        "about": "embedding width d = 4..512, everything else as the chapter's MLP",
+    },
+    "embed-dim-long": {
+        "axes": {"model.n_embd": [16, 64, 256], "train.seed": [1337]},
+        "steps_factor": 4,
+        "about": "d = 16, 64, 256 trained 4x as long (the chapter's 16,000 steps)",
+    },
+    "embed-dim-small-data": {
+        "axes": {"model.n_embd": WIDTHS[1:], "train.seed": [1337]},
+        "reads": 16, "full_train_tokens": 4_000_000, "evals": 16,
+        "about": "the training text cut to a prefix read about 16 times (the chapter's 4M tokens)",
+    },
+    "seed-variance": {
+        "axes": {"model.n_embd": [64], "train.seed": [1337, 1338, 1339]},
+        "about": "d = 64 with three seeds: the noise floor for the width differences",
+    },
+}
+
+
+def check_scale(scale: str) -> str:
+    if scale not in SCALES:
+        raise UserError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
+    return scale
+
+
+def scale_overrides(scale: str) -> dict:
+    return dict(SCALES[check_scale(scale)])
+
+
+def derived_overrides(study: dict, scale: str, train: dict, explicit: set[str]) -> dict:
+    """Settings that follow from the run length, unless the user set the key explicitly.
+
+    `train` is the resolved train section after scale and user overrides.
+    """
+    out: dict = {}
+    steps = train["steps"]
+    factor = study.get("steps_factor")
+    if factor and "train.steps" not in explicit:
+        steps = steps * factor
+        out["train.steps"] = steps
+    reads = study.get("reads")
+    if reads:
+        if "data.train_tokens" not in explicit:
+            full = study.get("full_train_tokens") if scale == "full" else None
+            out["data.train_tokens"] = full or max(2, steps * train["batch_size"] * train["seq_len"] // reads)
+        if "train.eval_every" not in explicit:
+            out["train.eval_every"] = max(1, steps // study.get("evals", reads))
+    return out

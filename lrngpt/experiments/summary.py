@@ -1,0 +1,226 @@
+"""A sweep's results: one line per run, tables by width and by seed (SPEC section 8).
+
+`summarize(DIR)` gathers a row from every run directory of DIR/sweep.json that has a
+summary.json (whatever shards have finished so far) and writes DIR/lines.txt,
+DIR/summary.{md,csv,json} and DIR/figures/*.png. Every output names the scale.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import statistics
+from pathlib import Path
+
+from lrngpt.errors import UserError
+from lrngpt.run import read_metrics, read_summary
+
+CSV_COLUMNS = ["scale", "sweep", "name", "n_embd", "seed", "steps", "train_tokens", "params", "embedding",
+               "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
+               "saved_per_doubling", "finished"]
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write then rename, so shards finishing together never leave half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(text.encode() if isinstance(text, str) else text)
+    os.replace(tmp, path)
+
+
+def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
+    from lrngpt.analysis.embeddings import used_axes
+    from lrngpt.run import load_run
+
+    return used_axes(load_run(run_dir, "last", "cpu").model.token_embedding.weight, energy)
+
+
+def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
+    """Lowest val bpb among the periodic evaluations (first eval_tokens), and its step."""
+    by_step = {m["step"]: m["val_bpb"] for m in metrics
+               if "val_bpb" in m and not m.get("final") and m.get("step", 0) > 0}
+    if not by_step:
+        return None, None
+    step = min(by_step, key=lambda s: (by_step[s], s))
+    return by_step[step], step
+
+
+def gather_row(run_dir: Path, point: dict) -> dict | None:
+    """The row of one run directory, or None while it has no summary.json."""
+    run_dir = Path(run_dir)
+    s = read_summary(run_dir)
+    if s is None:
+        return None
+    cfg = json.loads((run_dir / "config.json").read_text())
+    breakdown = {k: v for k, v in s["params"].items() if k != "total"}
+    best, best_step = best_periodic_val(read_metrics(run_dir))
+    return {
+        "name": point["name"], "n_embd": cfg["model"]["n_embd"], "seed": cfg["train"]["seed"],
+        "steps": s["step"], "params": s["params"]["total"],
+        "embedding": breakdown.get("embedding", breakdown.get("token_embedding")), "breakdown": breakdown,
+        "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
+        # the chapter's sign: val - train, positive when new text is harder than the training text
+        # (summary.json's own "gap" is train - val)
+        "gap": None if s["train_bpb"] is None else s["val_bpb"] - s["train_bpb"],
+        "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
+        "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
+        "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
+        "values": point.get("values", {}),
+    }
+
+
+def format_line(row: dict, scale: str, best: bool = False) -> str:
+    """The chapter's line, in English, with the scale at the end."""
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
+    line = (f"d={row['n_embd']:>4} | steps {row['steps']:>6,} | seed {row['seed']} | "
+            f"params {row['params']:>10,} ({parts}) | val bpb {row['val_bpb']:.4f}")
+    if row["train_bpb"] is not None:
+        line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
+    line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
+    if best and row["best_val_bpb"] is not None:
+        first = f"first {row['eval_tokens']:,} val tokens" if row["eval_tokens"] else "full val"
+        line += f" | best val bpb during training {row['best_val_bpb']:.4f} (step {row['best_val_step']}, {first})"
+    return line + f" | {row['seconds']:.0f}s | {scale} scale"
+
+
+# ---- tables ----------------------------------------------------------------------------------
+
+def series_label(row: dict) -> str:
+    """What a curve over width holds fixed: steps, training prefix, other swept keys."""
+    label = f"steps {row['steps']:,}"
+    if row["train_tokens"]:
+        label += f", train tokens {row['train_tokens']:,}"
+    for key, value in row["values"].items():
+        if key not in ("model.n_embd", "train.seed", "train.steps", "data.train_tokens"):
+            label += f", {key}={value}"
+    return label
+
+
+def _mean(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def by_width(rows: list[dict]) -> list[dict]:
+    """Per series and width: seed means and the val bpb saved per doubling of the width."""
+    series: dict[str, dict[int, list[dict]]] = {}
+    for r in rows:
+        series.setdefault(series_label(r), {}).setdefault(r["n_embd"], []).append(r)
+    table = []
+    for label, widths in series.items():
+        prev = None
+        for d in sorted(widths):
+            group = widths[d]
+            entry = {"series": label, "n_embd": d, "steps": group[0]["steps"],
+                     "train_tokens": group[0]["train_tokens"], "params": group[0]["params"],
+                     "embedding": group[0]["embedding"], "seeds": [r["seed"] for r in group],
+                     "val_bpb": _mean([r["val_bpb"] for r in group]),
+                     "train_bpb": _mean([r["train_bpb"] for r in group]), "gap": _mean([r["gap"] for r in group]),
+                     "used_axes": _mean([r["used_axes"] for r in group]),
+                     "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
+            if prev is not None:  # a gap of several doublings (16 -> 64) is shared out per doubling
+                entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
+            table.append(entry)
+            prev = entry
+    return table
+
+
+def seed_stats(rows: list[dict]) -> list[dict]:
+    """Mean, max-min and standard deviation (n-1) of val bpb over the seeds of each setting."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
+    out = []
+    for (label, d), group in groups.items():
+        vals = [r["val_bpb"] for r in group]
+        out.append({"series": label, "n_embd": d, "seeds": [r["seed"] for r in group], "val_bpb": vals,
+                    "mean": sum(vals) / len(vals), "spread": max(vals) - min(vals),
+                    "std": statistics.stdev(vals) if len(vals) > 1 else None})
+    return out
+
+
+def _f(v, fmt: str = ".4f") -> str:
+    return "" if v is None else format(v, fmt)
+
+
+def markdown(doc: dict) -> str:
+    scale = doc["scale"]
+    out = [f"# Sweep {doc['sweep']} ({scale} scale)", ""]
+    if doc.get("about"):
+        out += [doc["about"] + ".", ""]
+    out += [f"{len(doc['rows'])} of {doc['points']} runs finished at the {scale} scale"
+            + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
+    series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
+    for label in series:
+        out += [f"## {label} ({scale} scale)", "",
+                "| d | params | embedding | val bpb | saved per doubling | train bpb | gap (val-train) "
+                "| used axes (90%) | seconds | seeds |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for e in (e for e in doc["by_width"] if e["series"] == label):
+            out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {e['val_bpb']:.4f} | "
+                       f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
+                       f"{e['used_axes']:.0f}/{e['n_embd']} | {e['seconds']:.0f} | "
+                       f"{', '.join(map(str, e['seeds']))} |")
+        out.append("")
+    multi = [g for g in doc["seeds"] if len(g["seeds"]) > 1]
+    if multi:
+        out += [f"## Seeds ({scale} scale)", "", "| setting | d | seeds | val bpb | mean | max-min | std |",
+                "|---|---:|---|---|---:|---:|---:|"]
+        for g in multi:
+            out.append(f"| {g['series']} | {g['n_embd']} | {', '.join(map(str, g['seeds']))} | "
+                       f"{', '.join(f'{v:.4f}' for v in g['val_bpb'])} | {g['mean']:.4f} | "
+                       f"{g['spread']:.4f} | {g['std']:.4f} |")
+        out.append("")
+    out += [f"## Runs ({scale} scale)", "", "```", *doc["lines"], "```", ""]
+    return "\n".join(out)
+
+
+def csv_text(doc: dict) -> str:
+    saved = {(e["series"], e["n_embd"]): e["saved_per_doubling"] for e in doc["by_width"]}
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in doc["rows"]:
+        w.writerow({**r, "scale": doc["scale"], "sweep": doc["sweep"],
+                    "saved_per_doubling": saved.get((series_label(r), r["n_embd"]))})
+    return buf.getvalue()
+
+
+def read_definition(out: Path) -> dict:
+    path = Path(out) / "sweep.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise UserError(f"{path} is not readable JSON ({e})") from None
+
+
+def summarize(out: str | Path, figures: bool = True) -> dict:
+    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+    out = Path(out)
+    definition = read_definition(out)
+    scale = definition["scale"]
+    best = bool(definition["base"]["data"].get("train_tokens"))
+    rows, pending = [], []
+    for point in definition["points"]:
+        row = gather_row(out / "runs" / point["name"], point)
+        (rows.append(row) if row else pending.append(point["name"]))
+    lines = [format_line(r, scale, best) for r in rows]
+    doc = {"sweep": definition["name"], "preset": definition["preset"], "scale": scale,
+           "about": definition.get("about", ""), "points": len(definition["points"]), "rows": rows,
+           "by_width": by_width(rows), "seeds": seed_stats(rows), "pending": pending, "lines": lines,
+           "out": str(out), "table": str(out / "summary.md"),
+           "tables": {k: str(out / f"summary.{k}") for k in ("md", "csv", "json")}, "figures": []}
+    if figures and rows:
+        from lrngpt.experiments.figures import write_figures
+
+        doc["figures"] = [str(p) for p in write_figures(out, doc)]
+    atomic_write(out / "lines.txt", "".join(line + "\n" for line in lines))
+    atomic_write(out / "summary.md", markdown(doc))
+    atomic_write(out / "summary.csv", csv_text(doc))
+    atomic_write(out / "summary.json", json.dumps(doc, indent=2) + "\n")
+    return doc

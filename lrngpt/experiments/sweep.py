@@ -1,0 +1,301 @@
+"""A sweep: one training run per point of a grid over config keys (SPEC section 8).
+
+`resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
+file into a `Sweep`; `run_sweep(sweep, out, shard)` trains the points of one shard that are
+not finished yet and then gathers the summary (lrngpt.experiments.summary.summarize).
+
+A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
+"study": a study preset whose derived settings apply (optional), "set": {"train.lr": 0.02},
+"axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
+The base config is resolved in this order: base -> scale -> file "set" -> command-line
+--set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
+the point's axis values. Points are the product of the axes in their order; point k
+belongs to shard k mod n, so machines or GPUs sharing DIR split the grid without talking.
+
+Sweep directory (what `lrn report` and `lrn cost mlp --sweep` read):
+
+    DIR/sweep.json          the definition: version, name, preset (study name or null),
+                            source, scale, about, base (the resolved config dict), axes,
+                            points [{"index", "name", "values", "steps"}]
+    DIR/runs/<name>/        one run directory per point (see lrngpt.run), name like
+                            d64-s1337-t4000 (width, seed, steps; -<key><value> per other axis)
+    DIR/lines.txt           one line per finished run, in the chapter's format
+    DIR/summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width,
+                            mean and spread over seeds (summary.json rows carry n_embd and
+                            val_bpb, as lrngpt.analysis.costs.read_sweep_bpb expects)
+    DIR/figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
+
+A point counts as finished when runs/<name>/summary.json says finished at the point's
+steps; it is skipped. A point with ckpt_last.pt but no finished summary resumes from it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lrngpt.checkpoint import LAST
+from lrngpt.config import from_dict, read_config_dict
+from lrngpt.errors import UserError
+from lrngpt.experiments import presets
+from lrngpt.experiments.summary import format_line, gather_row, summarize
+from lrngpt.run import read_summary
+
+VERSION = 1
+FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
+SECTIONS = ("data", "model", "train")
+# Short names for the run directory; other axis keys use their last part.
+ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
+
+
+@dataclass
+class Point:
+    index: int
+    name: str
+    values: dict
+    config: dict = field(repr=False)
+
+    @property
+    def steps(self) -> int:
+        return self.config["train"]["steps"]
+
+
+@dataclass
+class Sweep:
+    name: str
+    preset: str | None
+    source: str
+    scale: str
+    about: str
+    base: dict
+    axes: dict[str, list]
+    points: list[Point]
+
+    def definition(self) -> dict:
+        return {"version": VERSION, "name": self.name, "preset": self.preset, "source": self.source,
+                "scale": self.scale, "about": self.about, "base": self.base, "axes": self.axes,
+                "points": [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps}
+                           for p in self.points]}
+
+
+# ---- resolving a preset or file into points ------------------------------------------------
+
+def _set(d: dict, key: str, value, what: str) -> None:
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY or train.KEY (e.g. model.n_embd)")
+    d.setdefault(parts[0], {})[parts[1]] = value
+
+
+def _parse_value(raw: str):
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_sets(items: list[str], what: str = "--set") -> dict:
+    out = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key or not raw:
+            raise UserError(f"{what} {item!r} must look like section.key=value, e.g. train.steps=200")
+        out[key] = _parse_value(raw) if what == "--set" else [_parse_value(v) for v in raw.split(",") if v]
+    return out
+
+
+def _read_file(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise UserError(f"sweep file {path} is not readable JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
+    unknown = sorted(set(doc) - FILE_KEYS)
+    if unknown:
+        raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_KEYS))}")
+    return doc
+
+
+def _check_axes(axes, where: str) -> dict[str, list]:
+    if not isinstance(axes, dict) or not axes:
+        raise UserError(f"{where}: the grid is empty; give axes like {{\"model.n_embd\": [16, 64]}}")
+    for key, values in axes.items():
+        if not isinstance(values, list) or not values:
+            raise UserError(f"{where}: axis {key} has no values (the grid is empty); give a non-empty list")
+        if any(isinstance(v, dict | list) for v in values):
+            raise UserError(f"{where}: axis {key} values must be numbers, strings or booleans")
+        if len({json.dumps(v) for v in values}) != len(values):
+            raise UserError(f"{where}: axis {key} repeats a value; each point must be distinct")
+        _set({}, key, None, "axis")
+    return {k: list(v) for k, v in axes.items()}
+
+
+def _run_name(cfg: dict, values: dict) -> str:
+    name = f"d{cfg['model']['n_embd']}-s{cfg['train']['seed']}-t{cfg['train']['steps']}"
+    for key, value in values.items():
+        if key not in ("model.n_embd", "train.seed", "train.steps"):
+            short = ALIASES.get(key, key.split(".")[-1])
+            name += "-" + re.sub(r"[^A-Za-z0-9.]+", "_", f"{short}{value}")
+    return name
+
+
+def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
+                  axes: list[str] | None = None) -> Sweep:
+    """A study preset name or a sweep file -> the resolved grid (every point validated).
+
+    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
+    (`section.key=v1,v2`); both as on the command line.
+    """
+    cli_sets = parse_sets(sets or [], "--set")
+    cli_axes = parse_sets(axes or [], "--axis")
+    path = Path(source)
+    if source in presets.STUDIES:
+        study, doc, preset = presets.STUDIES[source], {}, source
+        base_src, name = presets.BASE_PRESET, source
+    elif path.suffix == ".json" or path.exists():
+        if not path.is_file():
+            raise UserError(f"sweep file {source} does not exist")
+        doc, preset, name = _read_file(path), None, path.stem
+        if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
+            raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
+                            f"{', '.join(presets.STUDIES)}")
+        study = presets.STUDIES.get(doc.get("study"), {})
+        base_src, name = doc.get("base", presets.BASE_PRESET), str(doc.get("name") or name)
+    else:
+        raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "
+                        "(or a sweep file .json)")
+    scale = presets.check_scale(scale or doc.get("scale") or "full")
+    if isinstance(base_src, str):
+        base = read_config_dict(base_src)
+    elif isinstance(base_src, dict):
+        base = json.loads(json.dumps(base_src))
+    else:
+        raise UserError(f"sweep file {source}: base must be a preset name or a config object")
+    file_sets = doc.get("set", {})
+    if not isinstance(file_sets, dict):
+        raise UserError(f"sweep file {source}: set must be an object like {{\"train.lr\": 0.02}}")
+    for what, overrides in (("scale", presets.scale_overrides(scale)), ("set", file_sets), ("--set", cli_sets)):
+        for key, value in overrides.items():
+            _set(base, key, value, what)
+    explicit = set(file_sets) | set(cli_sets)
+    train = from_dict(base).to_dict()["train"]
+    for key, value in presets.derived_overrides(study, scale, train, explicit).items():
+        _set(base, key, value, "derived")
+    base["name"] = name
+    base = from_dict(base).to_dict()
+    grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
+    points = []
+    for index, combo in enumerate(itertools.product(*grid.values())):
+        values = dict(zip(grid, combo, strict=True))
+        cfg = json.loads(json.dumps(base))
+        for key, value in values.items():
+            _set(cfg, key, value, "axis")
+        cfg = from_dict(cfg).to_dict()  # validates: unknown keys and bad values fail here, before training
+        points.append(Point(index, _run_name(cfg, values), values, cfg))
+    seen: set[str] = set()
+    for p in points:  # values that sanitise alike still get distinct directories
+        if p.name in seen:
+            p.name = f"{p.name}-p{p.index}"
+        seen.add(p.name)
+        p.config["name"] = p.name
+    about = doc.get("about") or study.get("about", "")
+    return Sweep(name, preset, source, scale, about, base, grid, points)
+
+
+# ---- sharding, state, running --------------------------------------------------------------
+
+def parse_shard(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not m:
+        raise UserError(f"--shard {text!r} must look like i/n, e.g. 0/2 (shard i of n, i from 0 to n-1)")
+    return check_shard((int(m[1]), int(m[2])))
+
+
+def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
+    i, n = shard
+    if n < 1 or not 0 <= i < n:
+        raise UserError(f"--shard {i}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
+    return i, n
+
+
+def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
+    i, n = check_shard(shard)
+    return [p for p in sweep.points if p.index % n == i]
+
+
+def point_state(run_dir: Path, steps: int) -> str:
+    """finished (summary at the wanted step), partial (a checkpoint to resume) or new."""
+    s = read_summary(run_dir)
+    if s and s.get("finished") and s.get("step") == steps:
+        return "finished"
+    return "partial" if (Path(run_dir) / LAST).is_file() else "new"
+
+
+def _normal(d: dict) -> dict:
+    return json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
+
+
+def write_definition(sweep: Sweep, out: Path) -> None:
+    """Create DIR/sweep.json, or check that DIR holds this same sweep.
+
+    Shards may start together on an empty DIR: the file is linked into place, which fails
+    for all but the first, and every shard then compares against what is there.
+    """
+    path = out / "sweep.json"
+    definition = sweep.definition()
+    if not path.exists():
+        others = [q for q in out.iterdir() if not q.name.startswith(".sweep.json.tmp-")] if out.exists() else []
+        if others:
+            raise UserError(f"{out} is not empty and holds no sweep (no sweep.json); choose another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f".sweep.json.tmp-{os.getpid()}"
+        tmp.write_text(json.dumps(definition, indent=2) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        raise UserError(f"{path} is not readable; choose another --out") from None
+    if _normal(old) != _normal(definition):
+        raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
+                        "choose another --out, or delete it to start over")
+
+
+def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+              progress: bool | None = None) -> dict:
+    """Train this shard's unfinished points (resuming partial ones), then summarize DIR."""
+    from lrngpt.train import train
+
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    out = Path(out)
+    mine = shard_points(sweep, shard)
+    write_definition(sweep, out)
+    trained, skipped = [], []
+    for p in mine:
+        run_dir = out / "runs" / p.name
+        state = point_state(run_dir, p.steps)
+        tag = f"[{sweep.name}, {sweep.scale} scale]"
+        if state == "finished":
+            log(f"{tag} skip {p.name}: finished at step {p.steps}")
+            skipped.append(p.name)
+            continue
+        log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
+            f"(point {p.index + 1} of {len(sweep.points)})")
+        train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
+              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress)
+        row = gather_row(run_dir, {"name": p.name, "values": p.values})
+        log(format_line(row, sweep.scale, best=bool(sweep.base["data"].get("train_tokens"))))
+        trained.append(p.name)
+    result = summarize(out)
+    result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
+    return result

@@ -1,0 +1,170 @@
+"""The pipeline commands end to end through `lrn ...`: JSON shapes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from lrngpt.cli.main import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def assert_one_line_error(code, err, needle):
+    assert code == 2
+    lines = [line for line in err.strip().splitlines() if line]
+    assert len(lines) == 1 and needle in lines[0], err
+    assert "Traceback" not in err
+
+
+def test_data_stories_writes_a_deterministic_file(capsys, tmp_path):
+    a = run_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "a.txt"))
+    run_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "b.txt"))
+    assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+    assert a["bytes"] >= 50_000 and a["documents"] > 10
+    text = (tmp_path / "a.txt").read_text()
+    assert text.count("<|endoftext|>") == a["documents"] - 1
+
+
+def test_data_stories_refuses_to_overwrite(capsys, tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("keep me")
+    code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(f))
+    assert_one_line_error(code, err, "already exists")
+    assert f.read_text() == "keep me"
+
+
+def test_prepare_twice_hits_the_cache(capsys, tmp_path, text_corpus):
+    out = tmp_path / "prep"
+    first = run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
+    mtime = (out / "train.bin").stat().st_mtime_ns
+    code, out2, err = run(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300",
+                          "--out", str(out), "--json")
+    assert code == 0 and "cached" in err
+    assert json.loads(out2) == first
+    assert (out / "train.bin").stat().st_mtime_ns == mtime
+    n = first["splits"]["train"]["tokens"]
+    assert (out / "train.bin").stat().st_size == 2 * n  # uint16
+
+
+def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_corpus):
+    out = tmp_path / "prep"
+    run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
+    code, _, err = run(capsys, "data", "prepare", "--corpus", "stories:20KB", "--vocab-size", "300",
+                       "--out", str(out))
+    assert_one_line_error(code, err, "already holds data")
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["data", "prepare", "--corpus", "bogus:x"], "unknown corpus kind"),
+    (["data", "prepare", "--corpus", "text:/no/such/file.txt"], "no such file"),
+    (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", "100"], "below 257"),
+    (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", str(2**32 + 1)], "does not fit"),
+    (["tokenizer", "encode", "--tokenizer", "/no/such", "--text", "x"], "no tokenizer"),
+    (["train", "--config", "mlp-tiny", "--set", "train.steps=0", "--out", "x"], "train.steps must be at least 1"),
+    (["train", "--config", "mlp-tiny", "--set", "train.batch_size=-3", "--out", "x"], "batch_size"),
+    (["train", "--config", "mlp-tiny", "--set", "train.lr=0", "--out", "x"], "train.lr must be positive"),
+    (["train", "--config", "mlp-tiny", "--set", "model.block_size=0", "--out", "x"], "block_size"),
+    (["train", "--config", "mlp-tiny", "--set", "train.steps=ten", "--out", "x"], "must be int"),
+    (["train", "--config", "mlp-tiny", "--set", "model.n_embdd=3", "--out", "x"], "unknown config key model.n_embdd"),
+    (["train", "--config", "no-such-preset", "--out", "x"], "unknown preset"),
+    (["train", "--config", "mlp-tiny", "--out", "x", "--resume"], "no checkpoint"),
+    (["eval", "/no/such/run"], "does not exist"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, monkeypatch, argv, needle):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert_one_line_error(code, err, needle)
+
+
+def test_empty_corpus_is_a_user_error(capsys, tmp_path):
+    f = tmp_path / "empty.txt"
+    f.write_text("   \n")
+    code, _, err = run(capsys, "data", "prepare", "--corpus", f"text:{f}", "--vocab-size", "300",
+                       "--out", str(tmp_path / "p"))
+    assert code == 2 and "empty" in err
+
+
+def test_corpus_too_small_for_one_window_is_a_user_error(capsys, tmp_path):
+    f = tmp_path / "tiny.txt"
+    f.write_text("a b c d e f g")
+    code, _, err = run(capsys, "train", "--config", "mlp-tiny", "--corpus", f"text:{f}", "--set",
+                       "data.vocab_size=300", "--out", str(tmp_path / "r"))
+    # progress lines of the data step come first; the error itself is one line, the last
+    assert code == 2 and "Traceback" not in err
+    assert "too few for one window" in err.strip().splitlines()[-1]
+    assert sum("error" in line for line in err.splitlines()) == 1
+
+
+def test_tokenizer_train_encode_decode_round_trip(capsys, tmp_path, text_corpus):
+    info = run_json(capsys, "tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "300",
+                    "--out", str(tmp_path / "tok"))
+    assert info["vocab_size"] == 300
+    text = "Lily saw a red cat 🙂 안녕"
+    ids = run_json(capsys, "tokenizer", "encode", "--tokenizer", str(tmp_path / "tok"), "--text", text)["ids"]
+    back = run_json(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"),
+                    "--ids", ",".join(map(str, ids)))["text"]
+    assert back == text
+    code, _, err = run(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"), "--ids", "1,x")
+    assert_one_line_error(code, err, "comma-separated integers")
+
+
+def test_dry_run_prints_the_chapter_breakdown_without_training(capsys, tmp_path):
+    r = run_json(capsys, "train", "--config", "mlp-chapter", "--set", "model.n_embd=512", "--dry-run")
+    assert r["params"] == {"total": 5_771_776, "embedding": 2_097_152, "hidden": 1_573_376, "output": 2_101_248}
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory, text_corpus):
+    run_dir = tmp_path_factory.mktemp("cli") / "run"
+    assert main(["train", "--config", "mlp-tiny", "--corpus", text_corpus, "--set", "data.vocab_size=300",
+                 "--set", "train.steps=40", "--out", str(run_dir)]) == 0
+    return run_dir
+
+
+def test_eval_json_has_the_contract_keys_and_matches_the_summary(capsys, trained_run):
+    r = run_json(capsys, "eval", str(trained_run))
+    assert {"step", "val_bpb", "val_loss", "val_tokens", "val_bytes", "train_bpb", "gap"} <= r.keys()
+    summary = json.loads((trained_run / "summary.json").read_text())
+    assert r["val_bpb"] == pytest.approx(summary["val_bpb"], rel=1e-9)
+    assert r["gap"] == pytest.approx(r["train_bpb"] - r["val_bpb"])
+    capped = run_json(capsys, "eval", str(trained_run), "--split", "val", "--max-tokens", "500")
+    assert capped["val_tokens"] < 500 < r["val_tokens"]
+
+
+def test_untrained_bpb_is_close_to_log2_vocab_over_bytes_per_token(capsys, trained_run):
+    r = run_json(capsys, "eval", str(trained_run), "--checkpoint", "init", "--split", "val")
+    expected = math.log2(300) / (r["val_bytes"] / r["val_tokens"])
+    assert r["val_bpb"] == pytest.approx(expected, rel=0.02)
+
+
+def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run):
+    a = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
+    b = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
+    c = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "6", "--max-new-tokens", "15")
+    assert a == b and a != c
+    assert a["samples"][0]["text"].startswith("Lily saw")
+    for argv, needle in [
+        (["--prompt", ""], "prompt is empty"),
+        (["--prompt", "x", "--temperature", "0"], "--temperature"),
+        (["--prompt", "x", "--temperature", "nan"], "--temperature"),
+        (["--prompt", "x", "--top-k", "0"], "--top-k"),
+        (["--prompt", "x", "--top-p", "1.5"], "--top-p"),
+        (["--prompt", "x", "--top-p", "0"], "--top-p"),
+        (["--prompt", "x", "--max-new-tokens", "-1"], "--max-new-tokens"),
+    ]:
+        code, _, err = run(capsys, "sample", str(trained_run), *argv)
+        assert_one_line_error(code, err, needle)

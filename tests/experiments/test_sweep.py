@@ -1,0 +1,279 @@
+"""The sweep engine: grid, sharding, skipping finished points, resuming, bad input, the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lrngpt.cli.main import main
+from lrngpt.errors import UserError
+from lrngpt.experiments import parse_shard, resolve_sweep, run_sweep
+from lrngpt.experiments.presets import SCALES
+from lrngpt.experiments.sweep import point_state, shard_points, write_definition
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+LINE = re.compile(r"d=\s*(\d+) \| steps\s+([\d,]+) \| seed (\d+) \| params\s+([\d,]+) \(embedding\s+[\d,]+, "
+                  r"hidden\s+[\d,]+, output\s+[\d,]+\) \| val bpb (\d\.\d{4}) \| train bpb (\d\.\d{4}) "
+                  r"\(gap ([+-]\d\.\d{4})\) \| used axes \(90%\)\s+(\d+)/(\d+) \| \d+s \| tiny scale$")
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory):
+    """`lrn sweep embed-dim --scale tiny` over two widths, run once for the module."""
+    out = tmp_path_factory.mktemp("sweep") / "embed-dim-tiny"
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16",
+                                   "--out", str(out), "--json")
+    assert code == 0, stderr
+    return out, json.loads(stdout)
+
+
+def test_tiny_sweep_writes_lines_tables_figures_and_json(tiny_sweep):
+    out, doc = tiny_sweep
+    assert doc["scale"] == "tiny" and doc["sweep"] == "embed-dim"
+    assert [(r["n_embd"], r["seed"], r["steps"]) for r in doc["rows"]] == [(4, 1337, 30), (16, 1337, 30)]
+    for row in doc["rows"]:
+        assert {"n_embd", "seed", "steps", "params", "val_bpb", "train_bpb", "gap", "used_axes", "seconds"} <= set(row)
+        assert row["gap"] == pytest.approx(row["val_bpb"] - row["train_bpb"])  # the chapter's sign
+        assert 1 <= row["used_axes"] <= row["n_embd"]
+    assert doc["table"] == str(out / "summary.md")
+    for name in ("sweep.json", "lines.txt", "summary.md", "summary.csv", "summary.json"):
+        assert (out / name).stat().st_size > 0
+    assert sorted(Path(f).name for f in doc["figures"]) == ["train_vs_val.png", "val_bpb_by_step.png",
+                                                            "val_bpb_by_width.png"]
+    for f in doc["figures"]:
+        data = Path(f).read_bytes()
+        assert data[:8] == PNG_MAGIC and len(data) > 1000
+    lines = (out / "lines.txt").read_text().splitlines()
+    parsed = [LINE.match(line) for line in lines]
+    assert all(parsed), lines
+    assert [int(m[1]) for m in parsed] == [4, 16]
+    assert [float(m[5]) for m in parsed] == [round(r["val_bpb"], 4) for r in doc["rows"]]
+    assert [int(m[4].replace(",", "")) for m in parsed] == [r["params"] for r in doc["rows"]]
+
+
+def test_every_table_names_the_scale(tiny_sweep):
+    out, doc = tiny_sweep
+    assert "(tiny scale)" in (out / "summary.md").read_text().splitlines()[0]
+    csv_rows = (out / "summary.csv").read_text().splitlines()
+    assert csv_rows[0].startswith("scale,") and all(r.startswith("tiny,") for r in csv_rows[1:])
+    assert json.loads((out / "summary.json").read_text())["scale"] == "tiny"
+    assert json.loads((out / "sweep.json").read_text())["scale"] == "tiny"
+
+
+def test_table_numbers_equal_evaluate_run_of_each_run_dir(tiny_sweep):
+    from lrngpt.cli.evaluate import evaluate_run
+
+    out, doc = tiny_sweep
+    for row in doc["rows"]:
+        ev = evaluate_run(out / "runs" / row["name"], device="cpu", log=lambda m: None)
+        assert row["val_bpb"] == pytest.approx(ev["val_bpb"], abs=1e-9)
+        assert row["train_bpb"] == pytest.approx(ev["train_bpb"], abs=1e-9)
+        assert f"| {ev['val_bpb']:.4f} |" in (out / "summary.md").read_text()
+
+
+def test_summary_json_is_what_cost_mlp_reads(tiny_sweep):
+    from lrngpt.analysis.costs import read_sweep_bpb
+
+    out, doc = tiny_sweep
+    assert read_sweep_bpb(out) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
+
+
+def test_rerunning_a_finished_sweep_trains_nothing(tiny_sweep):
+    out, doc = tiny_sweep
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*") if p.suffix in (".pt", ".json")}
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16",
+                                   "--out", str(out), "--json")
+    assert code == 0, stderr
+    again = json.loads(stdout)
+    assert again["trained"] == [] and again["skipped"] == ["d4-s1337-t30", "d16-s1337-t30"]
+    assert "skip d4-s1337-t30: finished at step 30" in stderr
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    assert [r["val_bpb"] for r in again["rows"]] == [r["val_bpb"] for r in doc["rows"]]
+
+
+def test_shards_split_the_grid_disjointly_and_completely():
+    sweep = resolve_sweep("embed-dim", "tiny", axes=["model.n_embd=4,8,16,32,64", "train.seed=1,2"])
+    names = [p.name for p in sweep.points]
+    assert len(set(names)) == 10
+    for n in (1, 2, 3, 4, 7, 12):
+        shards = [[p.name for p in shard_points(sweep, (i, n))] for i in range(n)]
+        assert sorted(sum(shards, [])) == sorted(names)
+        assert len(sum(shards, [])) == len(names)  # no point in two shards
+        assert all(p.index % n == i for i in range(n) for p in shard_points(sweep, (i, n)))
+
+
+def test_a_shard_trains_only_its_points_and_the_summary_gathers_what_exists(tmp_path):
+    sweep = resolve_sweep("embed-dim", "tiny", axes=["model.n_embd=4,8"])
+    result = run_sweep(sweep, tmp_path, shard=(1, 2), log=lambda m: None)
+    assert result["trained"] == ["d8-s1337-t30"]
+    assert [r["n_embd"] for r in result["rows"]] == [8] and result["pending"] == ["d4-s1337-t30"]
+    assert not (tmp_path / "runs" / "d4-s1337-t30").exists()
+
+
+def test_a_partial_point_resumes_from_its_checkpoint(tmp_path):
+    from lrngpt.config import from_dict
+    from lrngpt.train import train
+
+    sweep = resolve_sweep("embed-dim", "tiny", axes=["model.n_embd=8"])
+    point = sweep.points[0]
+    run_dir = tmp_path / "runs" / point.name
+    write_definition(sweep, tmp_path)  # as a sweep killed mid-point leaves it
+    train(from_dict(point.config), run_dir, stop_at=20, log=lambda m: None, progress=False)
+    assert point_state(run_dir, point.steps) == "partial"
+    logs: list[str] = []
+    result = run_sweep(sweep, tmp_path, log=logs.append)
+    assert any("resume d8-s1337-t30" in m for m in logs)
+    assert any("resumed from" in m and "at step 20" in m for m in logs)
+    assert result["rows"][0]["steps"] == 30 and result["rows"][0]["finished"]
+    metrics = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in metrics].count(0) == 1  # not restarted from step 0
+    assert point_state(run_dir, point.steps) == "finished"
+
+
+@pytest.mark.slow
+def test_a_killed_sweep_reruns_without_repeating_finished_points(tmp_path):
+    out = tmp_path / "killed"
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,8,16,32",
+            "--set", "train.steps=60", "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-c", f"from lrngpt.cli.main import main; main({argv!r})"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
+    first = out / "runs" / "d4-s1337-t60" / "summary.json"
+    deadline = time.monotonic() + 120
+    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert first.exists()
+    finished = [d for d in (out / "runs").iterdir() if point_state(d, 60) == "finished"]
+    assert len(finished) < 4, "the sweep ended before the kill; nothing was left to resume"
+    stamps = {p: p.stat().st_mtime_ns for d in finished for p in d.iterdir()}
+    code, stdout, stderr = run_cli(*argv, "--json")
+    assert code == 0, stderr
+    doc = json.loads(stdout)
+    assert sorted(doc["skipped"]) == sorted(d.name for d in finished)
+    assert len(doc["trained"]) == 4 - len(finished) and len(doc["rows"]) == 4
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+
+
+def test_presets_follow_the_chapter_and_the_scales():
+    from lrngpt.config import read_config_dict
+
+    chapter = read_config_dict("mlp-chapter")
+    full = resolve_sweep("embed-dim", "full")
+    assert SCALES["full"] == {}
+    for section in ("data", "train"):
+        assert {k: full.base[section][k] for k in chapter[section]} == chapter[section]
+    assert [p.config["model"]["n_embd"] for p in full.points] == [4, 8, 16, 32, 64, 128, 256, 512]
+    assert full.points[4].name == "d64-s1337-t4000"
+    long = resolve_sweep("embed-dim-long", "cpu")
+    assert [p.name for p in long.points] == ["d16-s1337-t1600", "d64-s1337-t1600", "d256-s1337-t1600"]
+    small = resolve_sweep("embed-dim-small-data", "cpu")
+    assert small.base["data"]["train_tokens"] == 400 * 16 * 256 // 16
+    assert resolve_sweep("embed-dim-small-data", "full").base["data"]["train_tokens"] == 4_000_000
+    assert [p.config["train"]["seed"] for p in resolve_sweep("seed-variance", "cpu").points] == [1337, 1338, 1339]
+    # a length set by the user moves the derived prefix with it; a prefix set by the user stays
+    assert resolve_sweep("embed-dim-small-data", "cpu", ["train.steps=800"]).base["data"]["train_tokens"] == 204_800
+    assert resolve_sweep("embed-dim-small-data", "cpu", ["data.train_tokens=5000"]).base["data"]["train_tokens"] == 5000
+
+
+def test_a_sweep_file_defines_base_set_axes_and_scale(tmp_path):
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"base": "mlp-tiny", "set": {"train.lr": 0.02}, "scale": "tiny",
+                                "axes": {"model.n_hidden": [32, 64], "train.seed": [1, 2]}}))
+    sweep = resolve_sweep(str(path))
+    assert sweep.scale == "tiny" and sweep.name == "mine" and sweep.preset is None
+    assert [p.name for p in sweep.points] == ["d16-s1-t30-h32", "d16-s2-t30-h32", "d16-s1-t30-h64", "d16-s2-t30-h64"]
+    assert all(p.config["train"]["lr"] == 0.02 for p in sweep.points)
+    assert resolve_sweep(str(path), scale="cpu").base["train"]["steps"] == 400  # --scale wins over the file
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["no-such-preset"], "unknown sweep preset"),
+    (["embed-dim", "--axis", "model.n_embed=4,8"], "unknown config key model.n_embed"),
+    (["embed-dim", "--axis", "width=4"], "must be data.KEY"),
+    (["embed-dim", "--axis", "model.n_embd=0"], "model.n_embd must be at least 1"),
+    (["embed-dim", "--axis", "model.n_embd=4,4"], "repeats a value"),
+    (["embed-dim", "--shard", "2/2"], "outside the range"),
+    (["embed-dim", "--shard", "1/0"], "outside the range"),
+    (["embed-dim", "--shard", "one/two"], "must look like i/n"),
+    (["embed-dim", "--set", "train.steps"], "section.key=value"),
+    (["embed-dim", "--summary-only"], "holds no sweep"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, argv, message):
+    code, out, err = run_cli("sweep", *argv, "--scale", "tiny", "--out", str(tmp_path / "x"))
+    assert code == 2 and message in err and err.count("\n") == 1 and out == ""
+    assert not (tmp_path / "x").exists()  # nothing written
+
+
+def test_bad_sweep_files_are_user_errors(tmp_path):
+    cases = {"empty.json": {"axes": {}}, "noval.json": {"axes": {"model.n_embd": []}},
+             "key.json": {"axes": {"model.n_embd": [4]}, "grid": 1},
+             "scale.json": {"axes": {"model.n_embd": [4]}, "scale": "huge"},
+             "study.json": {"study": "embed-size"}}
+    for name, doc in cases.items():
+        (tmp_path / name).write_text(json.dumps(doc))
+        with pytest.raises(UserError):
+            resolve_sweep(str(tmp_path / name))
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(UserError, match="not readable JSON"):
+        resolve_sweep(str(tmp_path / "broken.json"))
+    with pytest.raises(UserError, match="does not exist"):
+        resolve_sweep(str(tmp_path / "missing.json"))
+    assert parse_shard(" 1/3 ") == (1, 3)
+
+
+def test_an_out_dir_holding_another_sweep_is_refused(tiny_sweep, tmp_path):
+    out, _ = tiny_sweep
+    code, _, err = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,8", "--out", str(out))
+    assert code == 2 and "holds a different sweep" in err
+    (tmp_path / "notes.txt").write_text("mine")
+    code, _, err = run_cli("sweep", "seed-variance", "--scale", "tiny", "--out", str(tmp_path))
+    assert code == 2 and "holds no sweep" in err
+
+
+def test_shards_starting_together_share_one_definition(tmp_path):
+    sweep = resolve_sweep("seed-variance", "tiny")
+    (tmp_path / f".sweep.json.tmp-{os.getpid() + 1}").write_text("another shard, mid-write")
+    write_definition(sweep, tmp_path)
+    write_definition(sweep, tmp_path)  # the second shard finds the same sweep: no error
+    assert json.loads((tmp_path / "sweep.json").read_text())["points"][2]["name"] == "d64-s1339-t30"
+    with pytest.raises(UserError, match="holds a different sweep"):
+        write_definition(resolve_sweep("seed-variance", "cpu"), tmp_path)
+
+
+def test_dry_run_lists_points_and_their_state(tiny_sweep):
+    out, _ = tiny_sweep
+    code, stdout, _ = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16,64",
+                              "--out", str(out.parent / "other"), "--dry-run", "--json")
+    doc = json.loads(stdout)
+    assert code == 0 and doc["scale"] == "tiny"
+    assert [(p["name"], p["state"]) for p in doc["points"]] == [
+        ("d4-s1337-t30", "new"), ("d16-s1337-t30", "new"), ("d64-s1337-t30", "new")]
+    assert not (out.parent / "other").exists()
+
+
+def test_gpu_benchmark_smoke_runs_on_cpu(tmp_path):
+    script = Path(__file__).parents[2] / "benchmarks" / "gpu" / "embed_dim_point.py"
+    proc = subprocess.run([sys.executable, str(script), "--smoke", "--out", str(tmp_path / "bench"), "--json"],
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout.splitlines()[-1])
+    assert doc["scale"] == "tiny" and doc["device"] == "cpu" and doc["steps"] == 5
+    assert doc["val_bpb"] > 0 and doc["train_seconds"] >= 0 and doc["prepare_seconds"] >= 0
