@@ -175,8 +175,8 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         log(f"data: encoding the {split} split")
         n_tokens = n_bytes = n_docs = 0
         with open(d / f"{split}.bin", "wb") as f:
-            docs = split_documents(corpus, cfg, split)
-            for chunk in iter(lambda: list(islice(tok.encode_documents(docs), 4096)), []):
+            encoded = tok.encode_documents(split_documents(corpus, cfg, split))
+            while chunk := list(islice(encoded, 4096)):
                 arr = np.fromiter((i for ids in chunk for i in ids), dtype=dtype)
                 f.write(arr.tobytes())
                 n_tokens += arr.size
