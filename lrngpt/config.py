@@ -64,6 +64,7 @@ class TrainConfig:
     compile: bool = False
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
+    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "log_every"):

@@ -132,6 +132,7 @@ class Trainer:
             ids = [torch.device(self.device).index] if self.device.startswith("cuda") else None
             self.ddp_model = DistributedDataParallel(self.model, device_ids=ids)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
+        self.tb = _tensorboard(self.run_dir) if (tc.tensorboard and self.master) else None
         self.autocast_dtype = torch.bfloat16 if (tc.dtype == "bfloat16" and self.device.startswith("cuda")) else None
 
     # ---- run directory and resume ------------------------------------------------------
@@ -204,9 +205,15 @@ class Trainer:
             save_checkpoint(self._payload(), self.run_dir / name)
 
     def metric(self, row: dict) -> None:
-        if self.master:
-            with open(self.run_dir / "metrics.jsonl", "a") as f:
-                f.write(json.dumps(row) + "\n")
+        if not self.master:
+            return
+        with open(self.run_dir / "metrics.jsonl", "a") as f:
+            f.write(json.dumps(row) + "\n")
+        if self.tb is not None:
+            prefix = "final/" if row.get("final") else ""
+            for key, value in row.items():
+                if key not in ("step", "final") and isinstance(value, int | float):
+                    self.tb.add_scalar(prefix + key, value, row["step"])
 
     # ---- the loop ------------------------------------------------------------------------
 
@@ -222,6 +229,8 @@ class Trainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         x, y = self.sampler.next()
+        if self.device.startswith("cuda"):  # pinned pages let the copy overlap the GPU's work
+            x, y = x.pin_memory(), y.pin_memory()
         x, y = x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
         with torch.autocast(device_type=torch.device(self.device).type, dtype=self.autocast_dtype,
                             enabled=self.autocast_dtype is not None):
@@ -286,7 +295,10 @@ class Trainer:
                     raise KeyboardInterrupt
         bar.close()
         self._periodic_eval()
-        return self.finish()
+        summary = self.finish()
+        if self.tb is not None:
+            self.tb.close()
+        return summary
 
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
@@ -323,6 +335,14 @@ class Trainer:
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {self.seconds:.1f}s")
         return summary
+
+
+def _tensorboard(run_dir: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        raise UserError("train.tensorboard needs the tensorboard package: pip install 'lrngpt[tensorboard]'") from None
+    return SummaryWriter(log_dir=str(run_dir / "tensorboard"))
 
 
 def _init_distributed(device: str) -> None:

@@ -175,3 +175,18 @@ def test_ctrl_c_saves_between_steps_and_resume_continues(tmp_path, text_corpus):
     step = load_checkpoint(run / LAST)["step"]
     assert step >= 1
     assert os.path.exists(run / "config.json")
+
+
+def test_tensorboard_gets_the_same_scalars_as_metrics_jsonl(tiny_config, tmp_path):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=10", "train.eval_every=5", "train.tensorboard=true"), run, progress=False)
+    acc = EventAccumulator(str(run / "tensorboard"))
+    acc.Reload()
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    losses = [(r["step"], r["loss"]) for r in rows if "loss" in r]
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("loss")] == losses
+    vals = [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and not r.get("final")]
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("val_bpb")] == vals

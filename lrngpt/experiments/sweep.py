@@ -237,8 +237,15 @@ def point_state(run_dir: Path, steps: int) -> str:
     return "partial" if (Path(run_dir) / LAST).is_file() else "new"
 
 
+# How a run is executed, not what it computes: shards on different devices share one sweep.
+RUNTIME_KEYS = ("device", "compile", "log_every", "save_every")
+
+
 def _normal(d: dict) -> dict:
-    return json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
+    d = json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
+    for key in RUNTIME_KEYS:
+        (d.get("base") or {}).get("train", {}).pop(key, None)
+    return d
 
 
 def write_definition(sweep: Sweep, out: Path) -> None:

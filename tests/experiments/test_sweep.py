@@ -254,6 +254,7 @@ def test_shards_starting_together_share_one_definition(tmp_path):
     write_definition(sweep, tmp_path)
     write_definition(sweep, tmp_path)  # the second shard finds the same sweep: no error
     assert json.loads((tmp_path / "sweep.json").read_text())["points"][2]["name"] == "d64-s1339-t30"
+    write_definition(resolve_sweep("seed-variance", "tiny", ["train.device=cuda:1"]), tmp_path)  # another GPU
     with pytest.raises(UserError, match="holds a different sweep"):
         write_definition(resolve_sweep("seed-variance", "cpu"), tmp_path)
 
@@ -269,11 +270,16 @@ def test_dry_run_lists_points_and_their_state(tiny_sweep):
     assert not (out.parent / "other").exists()
 
 
-def test_gpu_benchmark_smoke_runs_on_cpu(tmp_path):
+def test_gpu_benchmark_smoke_runs_on_cpu(tmp_path, capsys):
+    import importlib.util
+
     script = Path(__file__).parents[2] / "benchmarks" / "gpu" / "embed_dim_point.py"
-    proc = subprocess.run([sys.executable, str(script), "--smoke", "--out", str(tmp_path / "bench"), "--json"],
-                          capture_output=True, text=True, timeout=300, env=dict(os.environ))
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout.splitlines()[-1])
-    assert doc["scale"] == "tiny" and doc["device"] == "cpu" and doc["steps"] == 5
-    assert doc["val_bpb"] > 0 and doc["train_seconds"] >= 0 and doc["prepare_seconds"] >= 0
+    spec = importlib.util.spec_from_file_location("embed_dim_point", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.main(["--smoke", "--out", str(tmp_path / "bench"), "--json"])
+    doc = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert doc == json.loads(json.dumps(result))
+    assert doc["scale"] == "tiny" and doc["device"] == "cpu" and doc["steps"] == 5 and doc["n_embd"] == 64
+    assert doc["val_bpb"] > 0 and doc["train_seconds"] > 0 and doc["prepare_seconds"] >= 0
+    assert Path(doc["run_dir"], "summary.json").exists()

@@ -1,0 +1,237 @@
+"""Training speed of our GPT at the configs/cpu.json and configs/nsmc.json shapes, against
+torch's own fp32 matmul and against a nanoGPT-style baseline, all in the same process.
+
+Each training step is what Trainer.train_step does (lr set, forward, loss check, zero_grad,
+backward, clip 1.0, AdamW step with lrngpt.train.make_optimizer) on random token windows of
+the config's batch x context. Achieved GFLOP/s counts 6 x matmul MACs per token (forward 1x,
+backward 2x, so 3 x 2 FLOPs per MAC):
+  per layer (4 + 2r) D^2   (qkv 3D^2, output projection D^2, FFN 2rD^2; gated FFNs 3rD^2)
+  per layer 2 T D          (QK^T and AV, counted as full T x T though the mask is causal,
+                            so SDPA's skipped upper triangle is counted as work done)
+  once      D V            (the LM head)
+Embedding lookups, LayerNorm, softmax, GELU, the loss and AdamW are not counted, so 100%
+of matmul is out of reach; the gap is what they (and the python overhead) cost.
+
+The baseline is a plain PyTorch GPT written as nanoGPT's model.py writes it (nn.Linear c_attn
+/ c_proj, F.scaled_dot_product_attention(is_causal=True), F.layer_norm, nn.GELU, tied
+wte/lm_head, bias=False) with the same D, H, L, r, V, T, dropout and norm position, trained
+with the same optimizer and clipping. Every measurement is taken in alternating rounds
+(ours, baseline, model-shape matmul, 2048^3 matmul, ...) so all see the same machine load;
+the ratios are per round, the medians are printed. Usage:
+
+    python benchmarks/bench_gpt.py [--shape cpu|nsmc|both] [--rounds 5] [--steps N] [--threads N] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from lrngpt.config import load_config
+from lrngpt.models.gpt import GPT
+from lrngpt.train import lr_at, make_optimizer
+
+# nanoGPT model.py, measured earlier on this machine (batch 32x128 at nsmc, 8x32 at cpu.json)
+REFERENCE_TOK_S = {"cpu": 34_000, "nsmc": 5_900}
+CONFIGS = {"cpu": "configs/cpu.json", "nsmc": "configs/nsmc.json"}
+DEFAULT_STEPS = {"cpu": 20, "nsmc": 2}  # per round: a cpu.json step is ~60x cheaper
+
+
+# ---- a nanoGPT-style baseline ----------------------------------------------------------------
+
+class NanoAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.n_head, self.n_embd, self.dropout = c.n_head, c.n_embd, c.dropout
+        self.c_attn = nn.Linear(c.n_embd, 3 * c.n_embd, bias=False)
+        self.c_proj = nn.Linear(c.n_embd, c.n_embd, bias=False)
+        self.resid_dropout = nn.Dropout(c.dropout)
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0, is_causal=True)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class NanoLayerNorm(nn.Module):
+    def __init__(self, ndim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.bias = nn.Parameter(torch.zeros(ndim))
+
+    def forward(self, x):
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
+class NanoBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.pre = c.norm_position == "pre"
+        self.ln_1, self.attn, self.ln_2 = NanoLayerNorm(c.n_embd), NanoAttention(c), NanoLayerNorm(c.n_embd)
+        self.c_fc = nn.Linear(c.n_embd, c.ffn_mult * c.n_embd, bias=False)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(c.ffn_mult * c.n_embd, c.n_embd, bias=False)
+        self.dropout = nn.Dropout(c.dropout)
+
+    def mlp(self, x):
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+    def forward(self, x):
+        if self.pre:
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+        x = self.ln_1(x + self.attn(x))
+        return self.ln_2(x + self.mlp(x))
+
+
+class NanoGPT(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(c.vocab_size, c.n_embd)
+        self.wpe = nn.Embedding(c.context_length, c.n_embd)
+        self.drop = nn.Dropout(c.dropout)
+        self.h = nn.ModuleList(NanoBlock(c) for _ in range(c.n_layer))
+        self.ln_f = NanoLayerNorm(c.n_embd)
+        self.lm_head = nn.Linear(c.n_embd, c.vocab_size, bias=False)
+        self.wte.weight = self.lm_head.weight  # nanoGPT ties them
+        for name, p in self.named_parameters():
+            if p.dim() >= 2:
+                nn.init.normal_(p, std=0.02 / math.sqrt(2 * c.n_layer) if name.endswith("c_proj.weight") else 0.02)
+
+    def forward(self, idx, targets):
+        pos = torch.arange(0, idx.size(1), dtype=torch.long, device=idx.device)
+        x = self.drop(self.wte(idx) + self.wpe(pos))
+        for block in self.h:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+
+# ---- measuring -------------------------------------------------------------------------------
+
+def macs_per_token(c) -> int:
+    """Matmul multiply-accumulates per token of one forward pass (see the module docstring)."""
+    ffn = (3 if c.ffn in ("swiglu", "geglu") else 2) * c.ffn_mult
+    per_layer = (4 + ffn) * c.n_embd**2 + 2 * c.context_length * c.n_embd
+    return c.n_layer * per_layer + c.n_embd * c.vocab_size
+
+
+def make_step(model, tc, batch: int, seq: int, vocab: int):
+    """One Trainer.train_step on random windows (fixed in advance, so data costs nothing)."""
+    model.train()
+    opt = make_optimizer(model, tc)
+    gen = torch.Generator().manual_seed(0)
+    windows = [torch.randint(0, vocab, (batch, seq + 1), generator=gen) for _ in range(4)]
+    data = [(w[:, :-1].contiguous(), w[:, 1:].contiguous()) for w in windows]  # as BatchSampler gives them
+    state = {"step": 0}
+
+    def step():
+        for group in opt.param_groups:
+            group["lr"] = lr_at(state["step"], tc)
+        x, y = data[state["step"] % len(data)]
+        _, loss = model(x, y)
+        if not torch.isfinite(loss.detach()):
+            raise RuntimeError("non-finite loss")
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        state["step"] += 1
+        return loss.item()
+
+    return step
+
+
+def timed(fn, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def bench_shape(name: str, args) -> dict:
+    cfg = load_config(CONFIGS[name], ["train.device=cpu"])
+    c, tc = cfg.model, cfg.train
+    B, T = tc.batch_size, tc.seq_len
+    torch.manual_seed(tc.seed)
+    ours = GPT(c)
+    torch.manual_seed(tc.seed)
+    base = NanoGPT(c)
+    step_ours = make_step(ours, tc, B, T, c.vocab_size)
+    step_base = make_step(base, tc, B, T, c.vocab_size)
+    flops_per_step = 6 * macs_per_token(c) * B * T
+    a, b = torch.randn(B * T, c.n_embd), torch.randn(c.n_embd, 4 * c.n_embd)
+    sq = torch.randn(2048, 2048)
+    for _ in range(2):  # warm up allocator and kernels
+        step_ours(), step_base()
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        for label, fn in (("ours", step_ours), ("nanoGPT-style", step_base)):
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                for _ in range(args.steps):
+                    fn()
+            print(f"---- profile {name} {label} ({args.steps} steps)")
+            print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.profile_rows))
+    rows = []
+    for _ in range(args.rounds):
+        t_ours = timed(step_ours, args.steps)
+        t_base = timed(step_base, args.steps)
+        t_mm = timed(lambda: a @ b, 20)
+        t_sq = timed(lambda: sq @ sq, 2)
+        rows.append({
+            "ours_tok_s": B * T / t_ours,
+            "base_tok_s": B * T / t_base,
+            "ours_gflops": flops_per_step / t_ours / 1e9,
+            "mm_gflops": 2 * a.shape[0] * a.shape[1] * b.shape[1] / t_mm / 1e9,
+            "sq_gflops": 2 * 2048**3 / t_sq / 1e9,
+            "ours_over_base": t_base / t_ours,
+            "share_mm": (flops_per_step / t_ours) / (2 * a.shape[0] * a.shape[1] * b.shape[1] / t_mm),
+            "share_sq": (flops_per_step / t_ours) / (2 * 2048**3 / t_sq),
+        })
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    params = ours.param_breakdown()["total"]
+    print(f"== {name} shape ({CONFIGS[name]}): V {c.vocab_size}, T {T}, D {c.n_embd}, H {c.n_head}, "
+          f"L {c.n_layer}, r {c.ffn_mult}, {c.norm_position}-norm, dropout {c.dropout}, batch {B}x{T}, "
+          f"{params:,} params; {torch.get_num_threads()} threads; median of {args.rounds} rounds x {args.steps} steps")
+    print(f"  ours             {med['ours_tok_s']:9,.0f} tokens/s  {med['ours_gflops']:6.1f} GFLOP/s "
+          f"({6 * macs_per_token(c) / 1e6:.2f} MFLOP/token, causal attention counted full)")
+    print(f"  nanoGPT-style    {med['base_tok_s']:9,.0f} tokens/s  (same shape, same run)")
+    print(f"  matmul {B * T}x{c.n_embd}@{c.n_embd}x{4 * c.n_embd} {med['mm_gflops']:6.1f} GFLOP/s   "
+          f"matmul 2048^3 {med['sq_gflops']:6.1f} GFLOP/s")
+    print(f"  ours / model-shape matmul: {med['share_mm']:.0%}   ours / 2048^3 matmul: {med['share_sq']:.0%}")
+    print(f"  ours / nanoGPT-style baseline (tokens/s): {med['ours_over_base']:.2f}")
+    print(f"  reference (nanoGPT model.py, measured earlier on this machine): {REFERENCE_TOK_S[name]:,} tokens/s "
+          f"-> ours / reference {med['ours_tok_s'] / REFERENCE_TOK_S[name]:.2f} (different runs: noisy)")
+    return med
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shape", choices=["cpu", "nsmc", "both"], default="both")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--steps", type=int, help="timed steps per round and model (default: cpu 20, nsmc 2)")
+    ap.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's, one per core); on a "
+                    "machine busy with other jobs, 1 thread can be several times faster than 2")
+    ap.add_argument("--profile", action="store_true", help="print a torch.profiler table per model first")
+    ap.add_argument("--profile-rows", type=int, default=25)
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    for name in ("cpu", "nsmc") if args.shape == "both" else (args.shape,):
+        bench_shape(name, argparse.Namespace(**{**vars(args), "steps": args.steps or DEFAULT_STEPS[name]}))
+
+
+if __name__ == "__main__":
+    main()
