@@ -6,13 +6,13 @@ STAMP  := $(VENV)/.installed
 # (a CUDA build, say) is left alone.
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup browser demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,gpt2,tensorboard]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -20,7 +20,14 @@ setup: $(STAMP)
 demo: setup
 	$(VENV)/bin/lrn demo
 
-test: setup
+# The report test renders in headless Chromium (Debian's package). Installed when we may
+# (root, as in CI); elsewhere the browser tests skip and say so.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null); } || \
+	  echo "note: no chromium; the browser tests will be skipped"
+
+test: setup browser
 	$(VENV)/bin/ruff check lrngpt tests benchmarks
 	$(VENV)/bin/pytest -q
 
