@@ -19,7 +19,7 @@ with the same optimizer and clipping. Every measurement is taken in alternating 
 (ours, baseline, model-shape matmul, 2048^3 matmul, ...) so all see the same machine load;
 the ratios are per round, the medians are printed. Usage:
 
-    python benchmarks/bench_gpt.py [--shape cpu|nsmc|both] [--rounds 5] [--steps N] [--threads N] [--profile]
+    python benchmarks/bench_gpt.py [--shape cpu|nsmc|both] [--rounds 5] [--steps N] [--threads N] [--fused-adamw] [--profile]
 """
 
 from __future__ import annotations
@@ -127,10 +127,13 @@ def macs_per_token(c) -> int:
     return c.n_layer * per_layer + c.n_embd * c.vocab_size
 
 
-def make_step(model, tc, batch: int, seq: int, vocab: int):
-    """One Trainer.train_step on random windows (fixed in advance, so data costs nothing)."""
+def make_step(model, tc, batch: int, seq: int, vocab: int, fused_adamw: bool = False):
+    """One Trainer.train_step on random windows (fixed in advance, so data costs nothing).
+    fused_adamw: the same AdamW groups with fused=True (a candidate for make_optimizer)."""
     model.train()
     opt = make_optimizer(model, tc)
+    if fused_adamw:
+        opt = torch.optim.AdamW(opt.param_groups, lr=tc.lr, betas=(tc.beta1, tc.beta2), fused=True)
     gen = torch.Generator().manual_seed(0)
     windows = [torch.randint(0, vocab, (batch, seq + 1), generator=gen) for _ in range(4)]
     data = [(w[:, :-1].contiguous(), w[:, 1:].contiguous()) for w in windows]  # as BatchSampler gives them
@@ -164,56 +167,57 @@ def bench_shape(name: str, args) -> dict:
     cfg = load_config(CONFIGS[name], ["train.device=cpu"])
     c, tc = cfg.model, cfg.train
     B, T = tc.batch_size, tc.seq_len
-    torch.manual_seed(tc.seed)
-    ours = GPT(c)
-    torch.manual_seed(tc.seed)
-    base = NanoGPT(c)
-    step_ours = make_step(ours, tc, B, T, c.vocab_size)
-    step_base = make_step(base, tc, B, T, c.vocab_size)
+    models = {}
+    for label, cls, fused in (("ours", GPT, False), ("nanoGPT-style", NanoGPT, False),
+                              ("ours, fused AdamW", GPT, True)):
+        if fused and not args.fused_adamw:
+            continue
+        torch.manual_seed(tc.seed)
+        model = cls(c)
+        models[label] = (model, make_step(model, tc, B, T, c.vocab_size, fused_adamw=fused))
     flops_per_step = 6 * macs_per_token(c) * B * T
     a, b = torch.randn(B * T, c.n_embd), torch.randn(c.n_embd, 4 * c.n_embd)
     sq = torch.randn(2048, 2048)
     for _ in range(2):  # warm up allocator and kernels
-        step_ours(), step_base()
+        for _, step in models.values():
+            step()
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
 
-        for label, fn in (("ours", step_ours), ("nanoGPT-style", step_base)):
+        for label, (_, step) in models.items():
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 for _ in range(args.steps):
-                    fn()
+                    step()
             print(f"---- profile {name} {label} ({args.steps} steps)")
             print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.profile_rows))
     rows = []
-    for _ in range(args.rounds):
-        t_ours = timed(step_ours, args.steps)
-        t_base = timed(step_base, args.steps)
-        t_mm = timed(lambda: a @ b, 20)
-        t_sq = timed(lambda: sq @ sq, 2)
-        rows.append({
-            "ours_tok_s": B * T / t_ours,
-            "base_tok_s": B * T / t_base,
-            "ours_gflops": flops_per_step / t_ours / 1e9,
-            "mm_gflops": 2 * a.shape[0] * a.shape[1] * b.shape[1] / t_mm / 1e9,
-            "sq_gflops": 2 * 2048**3 / t_sq / 1e9,
-            "ours_over_base": t_base / t_ours,
-            "share_mm": (flops_per_step / t_ours) / (2 * a.shape[0] * a.shape[1] * b.shape[1] / t_mm),
-            "share_sq": (flops_per_step / t_ours) / (2 * 2048**3 / t_sq),
-        })
+    for _ in range(args.rounds):  # alternating: every measurement of a round sees the same load
+        t = {label: timed(step, args.steps) for label, (_, step) in models.items()}
+        mm_flops = 2 * a.shape[0] * a.shape[1] * b.shape[1] / timed(lambda: a @ b, 20)
+        sq_flops = 2 * 2048**3 / timed(lambda: sq @ sq, 2)
+        row = {"mm_gflops": mm_flops / 1e9, "sq_gflops": sq_flops / 1e9}
+        for label, seconds in t.items():
+            row[f"{label} tok_s"] = B * T / seconds
+            row[f"{label} gflops"] = flops_per_step / seconds / 1e9
+            row[f"{label} share_mm"] = flops_per_step / seconds / mm_flops
+            row[f"{label} share_sq"] = flops_per_step / seconds / sq_flops
+            row[f"{label} over_ours"] = t["ours"] / seconds
+        rows.append(row)
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-    params = ours.param_breakdown()["total"]
+    params = models["ours"][0].param_breakdown()["total"]
     print(f"== {name} shape ({CONFIGS[name]}): V {c.vocab_size}, T {T}, D {c.n_embd}, H {c.n_head}, "
           f"L {c.n_layer}, r {c.ffn_mult}, {c.norm_position}-norm, dropout {c.dropout}, batch {B}x{T}, "
           f"{params:,} params; {torch.get_num_threads()} threads; median of {args.rounds} rounds x {args.steps} steps")
-    print(f"  ours             {med['ours_tok_s']:9,.0f} tokens/s  {med['ours_gflops']:6.1f} GFLOP/s "
-          f"({6 * macs_per_token(c) / 1e6:.2f} MFLOP/token, causal attention counted full)")
-    print(f"  nanoGPT-style    {med['base_tok_s']:9,.0f} tokens/s  (same shape, same run)")
-    print(f"  matmul {B * T}x{c.n_embd}@{c.n_embd}x{4 * c.n_embd} {med['mm_gflops']:6.1f} GFLOP/s   "
-          f"matmul 2048^3 {med['sq_gflops']:6.1f} GFLOP/s")
-    print(f"  ours / model-shape matmul: {med['share_mm']:.0%}   ours / 2048^3 matmul: {med['share_sq']:.0%}")
-    print(f"  ours / nanoGPT-style baseline (tokens/s): {med['ours_over_base']:.2f}")
+    print(f"  matmul {B * T}x{c.n_embd}@{c.n_embd}x{4 * c.n_embd}: {med['mm_gflops']:.1f} GFLOP/s   "
+          f"matmul 2048^3: {med['sq_gflops']:.1f} GFLOP/s   "
+          f"(model: {6 * macs_per_token(c) / 1e6:.2f} MFLOP/token, causal attention counted full)")
+    for label in models:
+        print(f"  {label:<18} {med[f'{label} tok_s']:9,.0f} tokens/s {med[f'{label} gflops']:6.1f} GFLOP/s = "
+              f"{med[f'{label} share_mm']:4.0%} of model-shape matmul, {med[f'{label} share_sq']:4.0%} of 2048^3"
+              + ("" if label == "ours" else f"; ours / this: {1 / med[f'{label} over_ours']:.2f}"))
     print(f"  reference (nanoGPT model.py, measured earlier on this machine): {REFERENCE_TOK_S[name]:,} tokens/s "
-          f"-> ours / reference {med['ours_tok_s'] / REFERENCE_TOK_S[name]:.2f} (different runs: noisy)")
+          f"-> ours / reference {med['ours tok_s'] / REFERENCE_TOK_S[name]:.2f} (another run, another load: "
+          "the same-run ratios above are the ones to trust)")
     return med
 
 
@@ -224,6 +228,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, help="timed steps per round and model (default: cpu 20, nsmc 2)")
     ap.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's, one per core); on a "
                     "machine busy with other jobs, 1 thread can be several times faster than 2")
+    ap.add_argument("--fused-adamw", action="store_true",
+                    help="also time our model with AdamW(fused=True), a candidate for lrngpt.train.make_optimizer")
     ap.add_argument("--profile", action="store_true", help="print a torch.profiler table per model first")
     ap.add_argument("--profile-rows", type=int, default=25)
     args = ap.parse_args()
