@@ -14,8 +14,9 @@ of matmul is out of reach; the gap is what they (and the python overhead) cost.
 
 The baseline is a plain PyTorch GPT written as nanoGPT's model.py writes it (nn.Linear c_attn
 / c_proj, F.scaled_dot_product_attention(is_causal=True), F.layer_norm, nn.GELU, tied
-wte/lm_head, bias=False) with the same D, H, L, r, V, T, dropout and norm position, trained
-with the same optimizer and clipping. Every measurement is taken in alternating rounds
+wte/lm_head, bias=False) with the same D, H, L, r, V, T and dropout, trained with the same
+optimizer and clipping; its blocks follow the config's norm position (nanoGPT itself is
+pre-norm only; post-norm costs the same). Every measurement is taken in alternating rounds
 (ours, baseline, model-shape matmul, 2048^3 matmul, ...) so all see the same machine load;
 the ratios are per round, the medians are printed. Usage:
 
@@ -24,10 +25,13 @@ the ratios are per round, the medians are printed. Usage:
 
 from __future__ import annotations
 
+import lrngpt  # noqa: F401 - first: it sets OMP_WAIT_POLICY before torch loads OpenMP
 import argparse
 import math
+import os
 import statistics
 import time
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -39,7 +43,8 @@ from lrngpt.train import lr_at, make_optimizer
 
 # nanoGPT model.py, measured earlier on this machine (batch 32x128 at nsmc, 8x32 at cpu.json)
 REFERENCE_TOK_S = {"cpu": 34_000, "nsmc": 5_900}
-CONFIGS = {"cpu": "configs/cpu.json", "nsmc": "configs/nsmc.json"}
+CONFIGS = {"cpu": "configs/cpu.json", "nsmc": "configs/nsmc.json"}  # relative to the repository root
+ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_STEPS = {"cpu": 20, "nsmc": 2}  # per round: a cpu.json step is ~60x cheaper
 
 
@@ -156,6 +161,13 @@ def make_step(model, tc, batch: int, seq: int, vocab: int, fused_adamw: bool = F
     return step
 
 
+def threads_note() -> str:
+    """Intra-op threads and libgomp's wait policy: with the default (active spinning) two threads
+    on a 2-core machine that other jobs keep busy wait on each other for whole scheduler slices;
+    OMP_WAIT_POLICY=PASSIVE (set before python starts) or --threads 1 avoids that."""
+    return f"{torch.get_num_threads()} threads, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset (active)')}"
+
+
 def timed(fn, n: int) -> float:
     t0 = time.perf_counter()
     for _ in range(n):
@@ -164,7 +176,7 @@ def timed(fn, n: int) -> float:
 
 
 def bench_shape(name: str, args) -> dict:
-    cfg = load_config(CONFIGS[name], ["train.device=cpu"])
+    cfg = load_config(str(ROOT / CONFIGS[name]), ["train.device=cpu"])
     c, tc = cfg.model, cfg.train
     B, T = tc.batch_size, tc.seq_len
     models = {}
@@ -207,7 +219,7 @@ def bench_shape(name: str, args) -> dict:
     params = models["ours"][0].param_breakdown()["total"]
     print(f"== {name} shape ({CONFIGS[name]}): V {c.vocab_size}, T {T}, D {c.n_embd}, H {c.n_head}, "
           f"L {c.n_layer}, r {c.ffn_mult}, {c.norm_position}-norm, dropout {c.dropout}, batch {B}x{T}, "
-          f"{params:,} params; {torch.get_num_threads()} threads; median of {args.rounds} rounds x {args.steps} steps")
+          f"{params:,} params; {threads_note()}; median of {args.rounds} rounds x {args.steps} steps")
     print(f"  matmul {B * T}x{c.n_embd}@{c.n_embd}x{4 * c.n_embd}: {med['mm_gflops']:.1f} GFLOP/s   "
           f"matmul 2048^3: {med['sq_gflops']:.1f} GFLOP/s   "
           f"(model: {6 * macs_per_token(c) / 1e6:.2f} MFLOP/token, causal attention counted full)")

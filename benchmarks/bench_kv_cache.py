@@ -13,15 +13,23 @@ stays inside the context, where every new token costs one position. Usage:
 
 from __future__ import annotations
 
+import lrngpt  # noqa: F401 - first: it sets OMP_WAIT_POLICY before torch loads OpenMP
 import argparse
+import os
 import statistics
 import time
+from pathlib import Path
 
 import torch
 
 from lrngpt.config import load_config
 from lrngpt.models.gpt import GPT
 from lrngpt.sample import SamplingConfig, generate
+
+
+def threads_note() -> str:
+    """See benchmarks/bench_gpt.py: on a busy 2-core machine use OMP_WAIT_POLICY=PASSIVE or --threads 1."""
+    return f"{torch.get_num_threads()} threads, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset (active)')}"
 
 
 def timed_generate(model, prompt, cfg, use_cache):
@@ -44,7 +52,7 @@ def bench(model, prompt, n_new: int, rounds: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--config", default="configs/nsmc.json")
+    ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "configs" / "nsmc.json"))
     ap.add_argument("--new-tokens", type=int, default=256)
     ap.add_argument("--prompt-len", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
@@ -58,8 +66,8 @@ def main() -> None:
     model = GPT(c).eval()
     prompt = torch.randint(0, c.vocab_size, (args.prompt_len,), generator=torch.Generator().manual_seed(1)).tolist()
     generate(model, prompt, SamplingConfig(max_new_tokens=4))  # warm up
-    print(f"{args.config} shape: V {c.vocab_size}, context {c.context_length}, D {c.n_embd}, H {c.n_head}, "
-          f"L {c.n_layer}; random weights; prompt {args.prompt_len} tokens; {torch.get_num_threads()} threads; "
+    print(f"{Path(args.config).name} shape: V {c.vocab_size}, context {c.context_length}, D {c.n_embd}, H {c.n_head}, "
+          f"L {c.n_layer}; random weights; prompt {args.prompt_len} tokens; {threads_note()}; "
           f"median of {args.rounds} alternating rounds; tokens checked equal with and without the cache")
     inside = c.context_length - args.prompt_len
     for n_new in dict.fromkeys([args.new_tokens, inside]):

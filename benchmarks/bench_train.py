@@ -11,6 +11,7 @@ is printed as a ratio to training tokens/s. Usage:
 
 from __future__ import annotations
 
+import lrngpt  # noqa: F401 - first: it sets OMP_WAIT_POLICY before torch loads OpenMP
 import argparse
 import statistics
 import tempfile

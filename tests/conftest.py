@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test imports torch: see lrngpt/__init__.py
+
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

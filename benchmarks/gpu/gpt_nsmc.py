@@ -13,6 +13,7 @@ measures the model and the training step, not the data pipeline.
 
 from __future__ import annotations
 
+import lrngpt  # noqa: F401 - first: it sets OMP_WAIT_POLICY before torch loads OpenMP
 import argparse
 import json
 import time
