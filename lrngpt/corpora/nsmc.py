@@ -9,14 +9,13 @@ set LRN_NSMC_URL to use a mirror.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.download import cache_dir, download
+from lrngpt.corpora.download import download_files
 from lrngpt.corpora.text import find_named, fingerprint_files, open_bytes
 from lrngpt.errors import UserError
 
@@ -69,10 +68,7 @@ def _label_counts(path: Path) -> dict:
 
 
 def _downloaded_files() -> tuple[Path, Path]:
-    base = os.environ.get("LRN_NSMC_URL", URL).rstrip("/")
-    target = cache_dir() / "nsmc"
-    train, test = [download(f"{base}/{name}", target / name, size=EXPECTED[name][0], sha256=EXPECTED[name][1])
-                   for name in (TRAIN, TEST)]
+    train, test = download_files("LRN_NSMC_URL", URL, "nsmc", EXPECTED)
     return train, test
 
 

@@ -7,11 +7,10 @@ LRN_TINYSTORIES_URL to use a mirror.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.download import cache_dir, download
+from lrngpt.corpora.download import download_files
 from lrngpt.corpora.text import find_named, fingerprint_files, iter_documents
 from lrngpt.errors import UserError
 
@@ -35,10 +34,7 @@ def _local_files(path: str) -> tuple[Path, Path]:
 
 
 def _downloaded_files() -> tuple[Path, Path]:
-    base = os.environ.get("LRN_TINYSTORIES_URL", URL).rstrip("/")
-    target = cache_dir() / "tinystories"
-    train, valid = [download(f"{base}/{name}", target / name, size=EXPECTED[name][0], sha256=EXPECTED[name][1])
-                    for name in (TRAIN, VALID)]
+    train, valid = download_files("LRN_TINYSTORIES_URL", URL, "tinystories", EXPECTED)
     return train, valid
 
 
