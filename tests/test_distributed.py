@@ -48,3 +48,19 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tmp_path, te
     # and resume works under DDP
     lrn_train(tmp_path, tmp_path / "ddp", text_corpus, nproc=2, extra=("--resume", "--steps", "12"))
     assert load_checkpoint(tmp_path / "ddp" / LAST)["step"] == 12
+
+
+def test_a_rank_other_than_zero_writes_nothing(tiny_config, tmp_path, monkeypatch):
+    """Rank 1 of 2, simulated in one process: the communication calls are stubbed out."""
+    import torch.distributed
+    import torch.nn.parallel
+
+    import lrngpt.train as tr
+
+    monkeypatch.setattr(tr, "_dist_info", lambda: (1, 2, 0))
+    monkeypatch.setattr(tr, "_init_distributed", lambda device: None)
+    monkeypatch.setattr(tr.Trainer, "_barrier", lambda self: None)
+    monkeypatch.setattr(torch.nn.parallel, "DistributedDataParallel", lambda model, device_ids=None: model)
+    monkeypatch.setattr(torch.distributed, "all_reduce", lambda tensor: None)
+    tr.train(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False)
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
