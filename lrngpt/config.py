@@ -172,7 +172,8 @@ def _build(cls, values: dict, section: str, fixed: dict | None = None):
     return cls(**kwargs)
 
 
-def from_dict(d: dict, pad_id: int = 0) -> RunConfig:
+def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
+    """A validated RunConfig; the MLP's pad_id is `pad_id`, else the dict's own, else 0."""
     d = dict(d)
     unknown = set(d) - {"model_type", "data", "model", "train", "name"}
     if unknown:
@@ -183,7 +184,7 @@ def from_dict(d: dict, pad_id: int = 0) -> RunConfig:
     data = _build(DataConfig, d.get("data", {}), "data")
     fixed = {"vocab_size": data.vocab_size}
     if model_type == "mlp":
-        fixed["pad_id"] = pad_id
+        fixed["pad_id"] = pad_id if pad_id is not None else (d.get("model") or {}).get("pad_id", 0)
     model = _build(model_class(model_type), d.get("model", {}), "model", fixed)
     train = _build(TrainConfig, d.get("train", {}), "train")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=str(d.get("name", "")))
@@ -234,7 +235,7 @@ def apply_overrides(d: dict, overrides: list[str]) -> dict:
     return d
 
 
-def load_config(config: str, overrides: list[str] | None = None, pad_id: int = 0) -> RunConfig:
+def load_config(config: str, overrides: list[str] | None = None, pad_id: int | None = None) -> RunConfig:
     return from_dict(apply_overrides(read_config_dict(config), overrides or []), pad_id=pad_id)
 
 

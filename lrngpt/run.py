@@ -53,7 +53,7 @@ def resolve_device(name: str = "auto") -> str:
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:
     run_dir = Path(run_dir)
     ckpt = load_checkpoint(find_checkpoint(run_dir, which), map_location=device)
-    cfg = from_dict(ckpt["config"], pad_id=ckpt["config"].get("model", {}).get("pad_id", 0))
+    cfg = from_dict(ckpt["config"])
     tok = Tokenizer.from_str(ckpt["tokenizer"])
     model = build_model(cfg.model_type, cfg.model)
     try:

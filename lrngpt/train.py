@@ -105,7 +105,7 @@ class Trainer:
             self._barrier()
         tok = self.data.tokenizer
         if cfg.model_type == "mlp" and cfg.model.pad_id != tok.eot_id:
-            cfg = from_dict({**cfg.to_dict(), "model": {**cfg.to_dict()["model"]}}, pad_id=tok.eot_id)
+            cfg = from_dict(cfg.to_dict(), pad_id=tok.eot_id)
             self.cfg = cfg
         if tok.vocab_size < cfg.data.vocab_size:
             self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
@@ -154,7 +154,7 @@ class Trainer:
         return None
 
     def _restore(self, ckpt: dict) -> None:
-        saved = from_dict(ckpt["config"], pad_id=ckpt["config"]["model"].get("pad_id", 0))
+        saved = from_dict(ckpt["config"])
         if ckpt.get("data_key") != self.data.key or saved.data.corpus != self.cfg.data.corpus:
             raise UserError(f"the corpus or its tokenization changed since this run started "
                             f"({saved.data.corpus} -> {self.cfg.data.corpus}); resume with the same data, "

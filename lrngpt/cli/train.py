@@ -44,8 +44,7 @@ def resolve_config(args):
         base = json.loads((Path(args.out) / "config.json").read_text())
     else:
         raise UserError("give --config PRESET_OR_FILE (presets: mlp-chapter, mlp-cpu, mlp-tiny, gpt-default)")
-    d = apply_overrides(base, overrides)
-    return from_dict(d, pad_id=d.get("model", {}).get("pad_id", 0) or 0)
+    return from_dict(apply_overrides(base, overrides))
 
 
 def cmd_train(args) -> None:
