@@ -121,7 +121,7 @@ def _overview(cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
         return (f"<p>No summary.json: the run has not finished (last logged step {last:,}).</p>"
                 + _table(["", ""], rows))
     names = {"step": "step", "finished": "finished", "val_bpb": "val bpb", "train_bpb": "train bpb",
-             "gap": "gap (train - val)", "val_loss": "val loss (nats/token)", "params": "parameters",
+             "gap": "gap (val - train)", "val_loss": "val loss (nats/token)", "params": "parameters",
              "tokens_seen": "tokens seen", "seconds": "training seconds", "device": "device"}
     rows += [(label, summary.get(key)) for key, label in names.items()]
     return _table(["", ""], [r for r in rows if r[1] is not None])

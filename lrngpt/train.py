@@ -320,7 +320,7 @@ class Trainer:
             "val_bpb": val["bpb"], "val_loss": val["loss"], "val_tokens": val["tokens"], "val_bytes": val["bytes"],
             "train_bpb": trn["bpb"] if trn else None,
             "train_tokens": trn["tokens"] if trn else 0,
-            "gap": (trn["bpb"] - val["bpb"]) if trn else None,
+            "gap": (val["bpb"] - trn["bpb"]) if trn else None,  # val - train, the chapter's sign
             "params": self.model.param_breakdown(),
             "seconds": round(self.seconds, 2),
             "tokens_seen": self.step * tc.batch_size * tc.seq_len,

@@ -105,7 +105,7 @@ def test_run_directory_holds_config_tokenizer_metrics_and_summary(tiny_config, t
     assert [r["step"] for r in rows if "val_bpb" in r and not r.get("final")] == [0, 5, 10]
     assert all(r["tokens_per_s"] > 0 for r in rows if "loss" in r)
     assert summary["val_bpb"] < rows[0]["val_bpb"]  # it learned something
-    assert summary["gap"] == pytest.approx(summary["train_bpb"] - summary["val_bpb"])
+    assert summary["gap"] == pytest.approx(summary["val_bpb"] - summary["train_bpb"])  # the chapter's sign
 
 
 def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(tiny_config, tmp_path):

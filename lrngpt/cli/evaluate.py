@@ -57,7 +57,7 @@ def evaluate_run(run_dir, checkpoint="last", split=None, max_tokens=None, train_
         t = ev("train", n)
         result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
     if split is None:
-        result["gap"] = result["train_bpb"] - result["val_bpb"]
+        result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
     return result
 
 

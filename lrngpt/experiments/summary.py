@@ -63,7 +63,6 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "embedding": breakdown.get("embedding", breakdown.get("token_embedding")), "breakdown": breakdown,
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
         # the chapter's sign: val - train, positive when new text is harder than the training text
-        # (summary.json's own "gap" is train - val)
         "gap": None if s["train_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],

@@ -140,7 +140,7 @@ def test_eval_json_has_the_contract_keys_and_matches_the_summary(capsys, trained
     assert {"step", "val_bpb", "val_loss", "val_tokens", "val_bytes", "train_bpb", "gap"} <= r.keys()
     summary = json.loads((trained_run / "summary.json").read_text())
     assert r["val_bpb"] == pytest.approx(summary["val_bpb"], rel=1e-9)
-    assert r["gap"] == pytest.approx(r["train_bpb"] - r["val_bpb"])
+    assert r["gap"] == pytest.approx(r["val_bpb"] - r["train_bpb"])
     capped = run_json(capsys, "eval", str(trained_run), "--split", "val", "--max-tokens", "500")
     assert capped["val_tokens"] < 500 < r["val_tokens"]
 
