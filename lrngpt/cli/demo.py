@@ -16,13 +16,14 @@ from lrngpt.cli.common import add_json, emit
 from lrngpt.errors import UserError
 
 DEMO_NAME = "demo"
+DEMO_STEPS = 250  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
 
 def register(sub) -> None:
     p = sub.add_parser("demo", help="train the chapter's MLP LM on the stories corpus and show what it learned")
     p.add_argument("--out", default="runs/demo", help="run directory (default runs/demo)")
-    p.add_argument("--steps", type=int, help="training steps (default: the mlp-cpu preset's)")
+    p.add_argument("--steps", type=int, default=DEMO_STEPS, help=f"training steps (default {DEMO_STEPS})")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     add_json(p)
     p.set_defaults(func=cmd_demo)
@@ -41,7 +42,7 @@ def _clear_previous_demo(out: Path) -> None:
     shutil.rmtree(out)
 
 
-def run_demo(out: Path, steps: int | None = None, overrides: list[str] | None = None, log=None) -> dict:
+def run_demo(out: Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
     from lrngpt.cli.embed import neighbors
     from lrngpt.cli.evaluate import evaluate_run
     from lrngpt.cli.sample import sample_texts
@@ -51,9 +52,7 @@ def run_demo(out: Path, steps: int | None = None, overrides: list[str] | None = 
     from lrngpt.train import train
 
     log = log or (lambda m: print(m, file=sys.stderr))
-    sets = [f"name={DEMO_NAME}", "train.device=cpu", *(overrides or [])]
-    if steps is not None:
-        sets.append(f"train.steps={steps}")
+    sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)
     _clear_previous_demo(out)
     summary = train(cfg, out, log=log)
