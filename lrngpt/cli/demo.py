@@ -16,7 +16,7 @@ from lrngpt.cli.common import add_json, emit
 from lrngpt.errors import UserError
 
 DEMO_NAME = "demo"
-DEMO_STEPS = 250  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
+DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
 
@@ -52,7 +52,8 @@ def run_demo(out: Path, steps: int = DEMO_STEPS, overrides: list[str] | None = N
     from lrngpt.train import train
 
     log = log or (lambda m: print(m, file=sys.stderr))
-    sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", *(overrides or [])]
+    sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
+            *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)
     _clear_previous_demo(out)
     summary = train(cfg, out, log=log)
