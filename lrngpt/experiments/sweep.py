@@ -238,11 +238,15 @@ def point_state(run_dir: Path, steps: int) -> str:
 
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.
-RUNTIME_KEYS = ("device", "compile", "log_every", "save_every")
+RUNTIME_KEYS = ("device", "compile", "log_every", "save_every", "tensorboard")
 
 
 def _normal(d: dict) -> dict:
     d = json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
+    try:  # a key added to the config since the sweep began reads as its default, its old behaviour
+        d["base"] = from_dict(d["base"]).to_dict()
+    except (UserError, TypeError, AttributeError):
+        pass  # a key that no longer exists: compared as written, so it differs
     for key in RUNTIME_KEYS:
         (d.get("base") or {}).get("train", {}).pop(key, None)
     return d

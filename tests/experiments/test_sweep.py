@@ -259,6 +259,17 @@ def test_shards_starting_together_share_one_definition(tmp_path):
         write_definition(resolve_sweep("seed-variance", "cpu"), tmp_path)
 
 
+def test_a_config_key_added_since_the_sweep_began_reads_as_its_default(tmp_path):
+    sweep = resolve_sweep("seed-variance", "tiny", ["model.emb_init_std=null"])
+    write_definition(sweep, tmp_path)
+    doc = json.loads((tmp_path / "sweep.json").read_text())
+    del doc["base"]["model"]["emb_init_std"]  # as written before the key existed
+    (tmp_path / "sweep.json").write_text(json.dumps(doc))
+    write_definition(sweep, tmp_path)  # same sweep: the missing key was the default
+    with pytest.raises(UserError, match="holds a different sweep"):
+        write_definition(resolve_sweep("seed-variance", "tiny", ["model.emb_init_std=0.5"]), tmp_path)
+
+
 def test_dry_run_lists_points_and_their_state(tiny_sweep):
     out, _ = tiny_sweep
     code, stdout, _ = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16,64",
