@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 from tqdm import tqdm
@@ -110,10 +111,8 @@ class Trainer:
         if tok.vocab_size < cfg.data.vocab_size:
             self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
                      f"the model keeps {cfg.data.vocab_size} rows, the extra ones are never used")
-        self.token_bytes = tok.token_bytes
-        if len(self.token_bytes) < cfg.data.vocab_size:
-            self.token_bytes = torch.nn.functional.pad(torch.as_tensor(self.token_bytes),
-                                                       (0, cfg.data.vocab_size - len(self.token_bytes))).numpy()
+        # rows the tokenizer never reached carry no bytes, like special tokens
+        self.token_bytes = np.pad(tok.token_bytes, (0, max(0, cfg.data.vocab_size - len(tok.token_bytes))))
 
         torch.manual_seed(tc.seed)
         self.model = build_model(cfg.model_type, cfg.model).to(self.device)

@@ -7,8 +7,6 @@ import json
 import sys
 from typing import Any
 
-from lrngpt.errors import UserError
-
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2."""
@@ -53,7 +51,3 @@ def int_list(text: str) -> list[int]:
     if not values:
         raise argparse.ArgumentTypeError("the list is empty; write it like 4,8,16")
     return values
-
-
-def fail(message: str) -> None:
-    raise UserError(message)
