@@ -121,6 +121,7 @@ class Trainer:
                                     self.rank, self.world_size)
         self.step = 0
         self.best_val = float("inf")
+        self.best_step = 0
         self.seconds = 0.0
         if ckpt is not None:
             self._restore(ckpt)
@@ -172,6 +173,7 @@ class Trainer:
             torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
         self.step = int(ckpt["step"])
         self.best_val = float(ckpt.get("best_val", float("inf")))
+        self.best_step = int(ckpt.get("best_step", 0))
         self.seconds = float(ckpt.get("seconds", 0.0))
         self.log(f"resumed from {self.run_dir / LAST} at step {self.step}")
 
@@ -190,6 +192,7 @@ class Trainer:
                 "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
             },
             "best_val": self.best_val,
+            "best_step": self.best_step,
             "seconds": self.seconds,
         }
 
@@ -305,6 +308,7 @@ class Trainer:
         self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (first {ev['tokens']:,} tokens)")
         if ev["bpb"] < self.best_val:
             self.best_val = ev["bpb"]
+            self.best_step = self.step
             self.save(BEST)
         self.save()
 
@@ -323,6 +327,11 @@ class Trainer:
             "params": self.model.param_breakdown(),
             "seconds": round(self.seconds, 2),
             "tokens_seen": self.step * tc.batch_size * tc.seq_len,
+            # how many times the training tokens were read: the chapter's finding assumes < 1
+            "train_split_tokens": len(self.data.tokens("train")),
+            "epochs": self.step * tc.batch_size * tc.seq_len / max(1, len(self.data.tokens("train"))),
+            "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
+            "best_step": self.best_step,
             "device": self.device,
             "corpus": self.cfg.data.corpus,
             "data_key": self.data.key,
