@@ -5,7 +5,10 @@ excluded from both sums. Because bytes do not depend on the tokenizer, bpb compa
 with different vocabularies; loss per token does not.
 
 The split is cut into consecutive windows of seq_len (the same windows the model trains
-on), so every token after the first is a target exactly once.
+on), so every token after the first is a target exactly once. With `max_tokens` below the
+split's size, evenly spaced windows of that grid are kept, not a prefix: a corpus in a
+meaningful order (State of the Union addresses by year, a book by chapter) would otherwise be
+measured on its beginning only.
 """
 
 from __future__ import annotations
@@ -28,18 +31,29 @@ def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
     return out
 
 
+def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[tuple[int, int]]:
+    """The windows to evaluate: all of them, or about max_tokens' worth spread evenly."""
+    windows = window_starts(n_tokens, seq_len)
+    if max_tokens is None or max_tokens >= n_tokens - 1:
+        return windows
+    keep = max(1, math.ceil(max(1, max_tokens - 1) / seq_len))
+    if keep >= len(windows):
+        return windows
+    picks = np.unique(np.linspace(0, len(windows) - 1, keep).round().astype(int))
+    return [windows[i] for i in picks]
+
+
 @torch.inference_mode()
 def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
                  batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
                  autocast_dtype: torch.dtype | None = None) -> dict:
-    """Bits per byte and loss per token of `model` on the first `max_tokens` of `tokens`."""
+    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread)."""
     was_training = model.training
     model.eval()
-    n = len(tokens) if max_tokens is None else min(len(tokens), max_tokens)
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
-    windows = window_starts(n, seq_len)
+    windows = spread_windows(len(tokens), seq_len, max_tokens)
     for i in range(0, len(windows), batch_size):
         group = windows[i : i + batch_size]
         by_len: dict[int, list[int]] = {}

@@ -305,7 +305,7 @@ class Trainer:
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (first {ev['tokens']:,} tokens)")
+        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens spread over the split)")
         if ev["bpb"] < self.best_val:
             self.best_val = ev["bpb"]
             self.best_step = self.step

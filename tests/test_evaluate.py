@@ -62,3 +62,17 @@ def test_max_tokens_caps_the_evaluation_and_mode_is_restored():
     r = evaluate_bpb(model, tokens, np.array([0, 1, 1, 1]), seq_len=8, max_tokens=20)
     assert r["tokens"] == 19
     assert model.training
+
+
+def test_max_tokens_spreads_windows_over_the_split_not_a_prefix():
+    # token 1 costs 1 bit, token 2 costs 2 bits; the first half is all 1s, the second all 2s
+    tokens = np.concatenate([np.full(500, 1), np.full(500, 2)])
+    logp = torch.log(torch.tensor([0.25, 0.5, 0.25]))
+    r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=100)
+    assert r["tokens"] == 99  # ten windows of the 10-token grid; the last one has 9 targets
+    assert r["bpb"] == pytest.approx(1.5, abs=0.01)  # a 100-token prefix would give exactly 1.0
+    from lrngpt.evaluate import spread_windows
+
+    windows = spread_windows(1000, 10, 100)
+    assert windows[0][0] == 0 and windows[-1][0] + windows[-1][1] == 999  # first and last window kept
+    assert spread_windows(1000, 10, None) == window_starts(1000, 10)

@@ -13,8 +13,8 @@ def register(sub) -> None:
     p.add_argument("run_dir")
     p.add_argument("--split", choices=["val", "train"], default=None,
                    help="only this split (default: the full val split and the train prefix)")
-    p.add_argument("--max-tokens", type=positive_int, help="evaluate only the first N tokens")
-    p.add_argument("--train-tokens", type=positive_int, help="train-text prefix (default: train.train_eval_tokens)")
+    p.add_argument("--max-tokens", type=positive_int, help="evaluate about N tokens, in windows spread evenly over the split")
+    p.add_argument("--train-tokens", type=positive_int, help="train-text tokens, spread over the split (default: train.train_eval_tokens)")
     p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last")
     p.add_argument("--corpus", help="evaluate on another corpus, encoded with the run's tokenizer")
     p.add_argument("--device", default="auto")

@@ -39,7 +39,7 @@ def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
 
 
 def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
-    """Lowest val bpb among the periodic evaluations (first eval_tokens), and its step."""
+    """Lowest val bpb among the periodic evaluations (about eval_tokens, spread), and its step."""
     by_step = {m["step"]: m["val_bpb"] for m in metrics
                if "val_bpb" in m and not m.get("final") and m.get("step", 0) > 0}
     if not by_step:
@@ -80,7 +80,7 @@ def format_line(row: dict, scale: str, best: bool = False) -> str:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
     line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
     if best and row["best_val_bpb"] is not None:
-        first = f"first {row['eval_tokens']:,} val tokens" if row["eval_tokens"] else "full val"
+        first = f"{row['eval_tokens']:,} val tokens" if row['eval_tokens'] else "full val"
         line += f" | best val bpb during training {row['best_val_bpb']:.4f} (step {row['best_val_step']}, {first})"
     return line + f" | {row['seconds']:.0f}s | {scale} scale"
 

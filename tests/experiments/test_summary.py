@@ -52,7 +52,7 @@ def test_small_data_line_adds_the_best_periodic_val():
     r = row(512, 1.0326, train=0.6541, train_tokens=4_000_000)
     r.update(best_val_bpb=1.0322, best_val_step=3750)
     line = format_line(r, "full", best=True)
-    assert "| best val bpb during training 1.0322 (step 3750, first 2,000,000 val tokens) |" in line
+    assert "| best val bpb during training 1.0322 (step 3750, 2,000,000 val tokens) |" in line
     assert "best val" not in format_line(r, "full")
 
 
