@@ -1,36 +1,59 @@
-"""Checkpoints: written atomically, read as untrusted input (SPEC section 5).
+"""Checkpoints: one schema, written atomically, read as untrusted input.
 
-A checkpoint is one torch file holding only tensors and plain Python values (so it loads
-with `weights_only=True`): model and optimizer state, step, config, tokenizer, every RNG
-state and the data hash. Writing goes to a temp file in the same directory, is fsynced,
-then renamed over the old file, so a crash mid-save leaves the previous checkpoint whole.
+A checkpoint is one torch file holding only tensors and plain Python values, so it loads
+with `torch.load(weights_only=True)`. Its keys (the trainer and every importer build it with
+`make_payload`):
+
+    model           the model's state_dict                                  (required)
+    config          the RunConfig as a dict (config.json of the run)          (required)
+    tokenizer       the tokenizer as a JSON string                            (required)
+    step            the global step the weights are at                        (required)
+    tokenizer_hash  the tokenizer's content hash (what decides the ids)
+    data_key        the prepared data's key (None: not trained here, e.g. an import)
+    optimizer       AdamW's state_dict (None when there is nothing to resume)
+    rng             {"torch", "sampler", "cuda"}: every random state, for exact resume
+    best_val, best_step   the best periodic val bpb so far and its step
+    seconds         training seconds so far (steps only, not evaluations)
+    source          who wrote it: "lrn train", "gpt2-import", ...
+    schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
+
+Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
+disk mid-save leaves the previous checkpoint whole.
 """
 
 from __future__ import annotations
 
-import os
+import pickle
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_open, describe_os_error
 
-INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
+SCHEMA = 1
+REQUIRED = ("model", "config", "tokenizer", "step")
+
+
+def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, source: str,
+                 data_key: str | None = None, optimizer: dict | None = None, rng: dict | None = None,
+                 best_val: float = float("inf"), best_step: int = 0, seconds: float = 0.0,
+                 **extra: Any) -> dict:
+    """The checkpoint dict; `tokenizer` is an lrngpt Tokenizer."""
+    return {
+        "schema": SCHEMA, "source": source,
+        "model": model_state, "config": config, "step": int(step),
+        "tokenizer": tokenizer.to_str(), "tokenizer_hash": tokenizer.hash, "data_key": data_key,
+        "optimizer": optimizer, "rng": rng,
+        "best_val": best_val, "best_step": best_step, "seconds": seconds, **extra,
+    }
 
 
 def save_checkpoint(payload: dict, path: Path) -> None:
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
+    with atomic_open(path, "wb") as f:
         torch.save(payload, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)  # make the rename itself durable
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
@@ -39,24 +62,33 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise UserError(f"no checkpoint at {path}; train first, or drop --resume to start a new run")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as e:  # truncated, corrupted or not a torch file
-        raise UserError(f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or "
-                        "corrupted: delete it, or resume from another checkpoint") from None
+    except OSError as e:  # the file is fine; we cannot read it
+        raise UserError(describe_os_error(path, e, "checkpoint")) from None
+    except RuntimeError as e:
+        if _is_device_error(e):
+            raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
+                            "use --device cpu") from None
+        raise UserError(_corrupt(path, e)) from None
+    except (pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError, KeyError, AttributeError) as e:
+        raise UserError(_corrupt(path, e)) from None
     if not isinstance(payload, dict) or "model" not in payload or "config" not in payload:
         raise UserError(f"{path} is not an lrn checkpoint (no model/config inside)")
+    missing = [k for k in REQUIRED if k not in payload]
+    if missing:
+        raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: "
+                        "use another checkpoint, or train again")
+    if not isinstance(payload["step"], int) or payload["step"] < 0:
+        raise UserError(f"checkpoint {path}: step must be a non-negative integer (got {payload['step']!r})")
+    if not isinstance(payload["config"], dict) or not isinstance(payload["tokenizer"], str):
+        raise UserError(f"checkpoint {path}: config must be a dict and tokenizer a JSON string")
     return payload
 
 
-def find_checkpoint(run_dir: Path, which: str = "last") -> Path:
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise UserError(f"run directory {run_dir} does not exist")
-    names = {"last": LAST, "best": BEST, "init": INIT}
-    if which not in names:
-        raise UserError(f"checkpoint must be one of last, best, init (got {which!r})")
-    path = run_dir / names[which]
-    if which == "best" and not path.exists():
-        path = run_dir / LAST
-    if not path.exists():
-        raise UserError(f"{run_dir} has no {names[which]}; is it an lrn run directory?")
-    return path
+def _is_device_error(e: RuntimeError) -> bool:
+    text = str(e)
+    return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
+
+
+def _corrupt(path: Path, e: Exception) -> str:
+    return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
+            "delete it, or resume from another checkpoint")

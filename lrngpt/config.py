@@ -8,7 +8,10 @@ in the dataclasses' __post_init__, and saved as config.json in the run directory
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
+import math
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -85,6 +89,8 @@ class TrainConfig:
             raise UserError("train.beta1 and train.beta2 must be in [0, 1)")
         if self.eval_tokens is not None and self.eval_tokens < 2:
             raise UserError("train.eval_tokens must be at least 2 (or null for the full split)")
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
+            raise UserError(f"train.device must be auto, cpu, cuda, cuda:N or mps (got {self.device!r})")
         if self.dtype not in ("float32", "bfloat16"):
             raise UserError(f"train.dtype must be float32 or bfloat16 (got {self.dtype!r})")
 
@@ -125,14 +131,26 @@ class RunConfig:
 
 # ---- reading and overriding -------------------------------------------------------------
 
+SECTIONS = ("data", "model", "train")
+TOP_KEYS = ("model_type", "name")
+# Keys the code derives; a user who sets them is told what to set instead.
+DERIVED = {
+    "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
+    "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
+}
+INT_LIMIT = 2**63  # what torch's seeds and numpy's int64 take
+
+
 def model_class(model_type: str):
     return MLPConfig if model_type == "mlp" else _gpt_config_class()
 
 
+def _field_types(cls) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
 def _coerce(value: Any, annotation: Any, key: str) -> Any:
     """Check/convert one JSON value against a dataclass field's annotation."""
-    if isinstance(annotation, str):
-        annotation = eval(annotation, {"Any": Any}, {})  # noqa: S307 - our own annotations
     origin = typing.get_origin(annotation)
     if origin in (types.UnionType, typing.Union):
         options = typing.get_args(annotation)
@@ -145,12 +163,16 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
         if isinstance(value, bool):
             return value
     elif annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
         if isinstance(value, float) and value.is_integer():
-            return int(value)
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not -INT_LIMIT < value < INT_LIMIT:
+                raise UserError(f"{key} = {value} is out of range; it must fit in 64 bits")
+            return value
     elif annotation is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise UserError(f"{key} must be a finite number, got {value}")
             return float(value)
     elif annotation is str:
         if isinstance(value, str):
@@ -158,36 +180,57 @@ def _coerce(value: Any, annotation: Any, key: str) -> Any:
     raise UserError(f"{key} must be {getattr(annotation, '__name__', annotation)}, got {json.dumps(value)}")
 
 
-def _build(cls, values: dict, section: str, fixed: dict | None = None):
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+def _build(cls, values: Any, section: str, fixed: dict | None = None):
+    if values is None:
+        values = {}
+    if not isinstance(values, dict):
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {json.dumps(values)}")
+    fields = _field_types(cls)
     fixed = fixed or {}
     kwargs = dict(fixed)
     for key, value in values.items():
         if key not in fields:
-            valid = ", ".join(f"{section}.{k}" for k in fields if k not in fixed)
-            raise UserError(f"unknown config key {section}.{key}; valid keys: {valid}")
+            raise UserError(unknown_key_message(f"{section}.{key}",
+                                                [f"{section}.{k}" for k in fields if k not in fixed]))
         if key in fixed:
-            continue  # derived (vocab_size from data, pad_id from the tokenizer)
-        kwargs[key] = _coerce(value, fields[key].type, f"{section}.{key}")
+            continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
+        kwargs[key] = _coerce(value, fields[key], f"{section}.{key}")
     return cls(**kwargs)
+
+
+def unknown_key_message(key: str, valid: list[str]) -> str:
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown config key {key}; {hint}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
 
 
 def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     """A validated RunConfig; the MLP's pad_id is `pad_id`, else the dict's own, else 0."""
+    if not isinstance(d, dict):
+        raise UserError(f"a config must be a JSON object with sections data, model, train; got {json.dumps(d)[:60]}")
     d = dict(d)
-    unknown = set(d) - {"model_type", "data", "model", "train", "name"}
+    unknown = set(d) - {*TOP_KEYS, *SECTIONS}
     if unknown:
         raise UserError(f"unknown config section {sorted(unknown)[0]!r}; sections are model_type, data, model, train")
     model_type = d.get("model_type", "mlp")
     if model_type not in MODEL_TYPES:
-        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {model_type!r})")
-    data = _build(DataConfig, d.get("data", {}), "data")
-    fixed = {"vocab_size": data.vocab_size}
+        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {json.dumps(model_type)})")
+    data = _build(DataConfig, d.get("data"), "data")
+    model_values = d.get("model")
+    if isinstance(model_values, dict) and model_values.get("vocab_size", data.vocab_size) != data.vocab_size:
+        raise UserError(f"model.vocab_size {json.dumps(model_values['vocab_size'])} differs from data.vocab_size "
+                        f"{data.vocab_size}; {DERIVED['model.vocab_size']}")
+    fixed: dict[str, Any] = {"vocab_size": data.vocab_size}
     if model_type == "mlp":
-        fixed["pad_id"] = pad_id if pad_id is not None else (d.get("model") or {}).get("pad_id", 0)
-    model = _build(model_class(model_type), d.get("model", {}), "model", fixed)
-    train = _build(TrainConfig, d.get("train", {}), "train")
-    return RunConfig(model_type=model_type, data=data, model=model, train=train, name=str(d.get("name", "")))
+        saved = model_values.get("pad_id", 0) if isinstance(model_values, dict) else 0
+        fixed["pad_id"] = pad_id if pad_id is not None else _coerce(saved, int, "model.pad_id")
+    model = _build(model_class(model_type), model_values, "model", fixed)
+    train = _build(TrainConfig, d.get("train"), "train")
+    name = d.get("name", "")
+    if not isinstance(name, str):
+        raise UserError(f"name must be a string, got {json.dumps(name)}")
+    return RunConfig(model_type=model_type, data=data, model=model, train=train, name=name)
 
 
 def preset_names() -> list[str]:
@@ -198,40 +241,78 @@ def read_config_dict(config: str) -> dict:
     """A JSON file path, or the name of a preset."""
     path = Path(config)
     if path.suffix == ".json" or path.exists():
-        if not path.is_file():
-            raise UserError(f"config file {config} does not exist")
+        if path.is_dir():
+            raise UserError(f"config {config} is a directory; give a .json file or a preset name")
+        if not path.exists():
+            raise UserError(f"config file {config} does not exist; give a .json file or a preset "
+                            f"({', '.join(preset_names())})")
     else:
         path = PRESET_DIR / f"{config}.json"
         if not path.is_file():
-            raise UserError(f"unknown preset {config!r}; presets: {', '.join(preset_names())} (or a .json file)")
-    try:
-        d = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise UserError(f"{path} is not valid JSON: {e}") from None
-    if not isinstance(d, dict):
-        raise UserError(f"{path} must hold a JSON object")
+            close = difflib.get_close_matches(config, preset_names(), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} (or a .json file)")
+    d = read_json_object(path, "config file")
     d.setdefault("name", path.stem)
     return d
+
+
+def parse_value(raw: str) -> Any:
+    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else the plain string."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
+    """`section.key=value` -> (key, value), the key checked for its form and against DERIVED."""
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UserError(f"{what} {item!r} must look like section.key=value, e.g. model.n_embd=128")
+    check_key_form(key, what)
+    return key, parse_value(raw)
+
+
+def parse_axis(item: str) -> tuple[str, list]:
+    """`section.key=v1,v2,...` -> (key, [values])."""
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key or not raw.strip():
+        raise UserError(f"--axis {item!r} must look like section.key=v1,v2, e.g. model.n_embd=8,64,512")
+    check_key_form(key, "--axis")
+    return key, [parse_value(v.strip()) for v in raw.split(",") if v.strip()]
+
+
+def check_key_form(key: str, what: str = "--set") -> None:
+    if key in DERIVED:
+        raise UserError(f"{what} {key}: {DERIVED[key]}")
+    if key in TOP_KEYS:
+        return
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY, train.KEY or model_type "
+                        "(e.g. model.n_embd)")
+
+
+def set_key(d: dict, key: str, value: Any) -> None:
+    """Put `value` at `key` (section.key or a top-level key) of a config dict."""
+    if key in TOP_KEYS:
+        d[key] = value
+        return
+    section, name = key.split(".")
+    if not isinstance(d.get(section), dict):
+        d[section] = {}
+    d[section][name] = value
 
 
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
     """`--set section.key=value`; value is JSON (numbers, true, null) or else a plain string."""
     d = json.loads(json.dumps(d))
     for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise UserError(f"--set {item!r} must look like section.key=value, e.g. model.n_embd=128")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        parts = key.split(".")
-        if parts == ["model_type"] or parts == ["name"]:
-            d[parts[0]] = value
-            continue
-        if len(parts) != 2 or parts[0] not in ("data", "model", "train"):
-            raise UserError(f"--set key {key!r} must be data.KEY, model.KEY, train.KEY or model_type")
-        d.setdefault(parts[0], {})[parts[1]] = value
+        key, value = parse_override(item)
+        set_key(d, key, value)
     return d
 
 
@@ -239,5 +320,11 @@ def load_config(config: str, overrides: list[str] | None = None, pad_id: int | N
     return from_dict(apply_overrides(read_config_dict(config), overrides or []), pad_id=pad_id)
 
 
-def save_config(cfg: RunConfig, path: Path) -> None:
-    path.write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
+    """The config with the MLP's pad id set to the tokenizer's <|endoftext|> (GPT configs as they are)."""
+    if cfg.model_type != "mlp" or cfg.model.pad_id == pad_id:
+        return cfg
+    if not 0 <= pad_id < cfg.model.vocab_size:
+        raise UserError(f"the tokenizer's <|endoftext|> id {pad_id} is outside the vocabulary of "
+                        f"{cfg.model.vocab_size}; raise data.vocab_size")
+    return dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, pad_id=pad_id))

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -31,6 +29,7 @@ import torch
 from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_dir, write_json
 from lrngpt.tokenizer import Tokenizer
 
 FORMAT_VERSION = 1
@@ -75,6 +74,22 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=print) ->
     return tok
 
 
+def tokenizer_out(out: str | Path, force: bool = False) -> Path:
+    """OUT/tokenizer.json, checked: never a run's tokenizer, never an unrelated file, never a file
+    that exists unless `force`."""
+    from lrngpt.run import RunDir
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory to write tokenizer.json into")
+    if RunDir(out).holds_run():
+        raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
+    path = out / "tokenizer.json"
+    if path.exists() and not force:
+        raise UserError(f"{path} already exists; choose another --out or pass --force to replace it")
+    return path
+
+
 @dataclass
 class PreparedData:
     dir: Path
@@ -102,15 +117,41 @@ class PreparedData:
 
 def _read_meta(d: Path) -> dict | None:
     try:
-        return json.loads((d / "meta.json").read_text())
-    except (OSError, json.JSONDecodeError):
+        meta = json.loads((d / "meta.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
+    return meta if isinstance(meta, dict) else None
+
+
+def integrity_problem(d: Path, meta: dict) -> str | None:
+    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree)."""
+    try:
+        splits, dtype = meta["splits"], np.dtype(meta["dtype"])
+        counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
+        meta["corpus"], meta["tokenizer_hash"]  # noqa: B018 - required fields
+    except (KeyError, TypeError, ValueError):
+        return "meta.json lacks corpus, tokenizer_hash, dtype or split counts"
+    for split, n in counts.items():
+        path = d / f"{split}.bin"
+        size = path.stat().st_size if path.is_file() else -1
+        if size != n * dtype.itemsize:
+            return f"{split}.bin holds {max(size, 0):,} bytes where meta.json says {n * dtype.itemsize:,}"
+    try:
+        tok_hash = Tokenizer.load(d / "tokenizer.json").hash
+    except UserError:
+        return "tokenizer.json is missing or unreadable"
+    if tok_hash != meta["tokenizer_hash"]:
+        return "tokenizer.json is not the tokenizer these tokens were encoded with"
+    return None
 
 
 def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
     meta = _read_meta(Path(d))
     if meta is None:
         raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus SPEC --out {d}`")
+    problem = integrity_problem(Path(d), meta)
+    if problem:
+        raise UserError(f"{d}: {problem}; prepare it again with `lrn data prepare --force`")
     return PreparedData(Path(d), meta, train_tokens)
 
 
@@ -122,26 +163,25 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=p
     """
     corpus = load_corpus(cfg.corpus)
     key = data_key(corpus, cfg, tokenizer)
+    in_cache = out is None
     out = Path(out) if out is not None else data_cache_dir() / key
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory for the prepared data")
     meta = _read_meta(out)
     if meta is not None and meta.get("key") == key:
-        log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
-        return PreparedData(out, meta, cfg.train_tokens)
-    if out.exists() and any(out.iterdir()) and not force:
-        what = f"data for {meta['corpus']}" if meta else "other files"
+        problem = integrity_problem(out, meta)
+        if problem is None:
+            log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
+            return PreparedData(out, meta, cfg.train_tokens)
+        if not (in_cache or force):
+            raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+        log(f"data: {out} is damaged ({problem}); preparing it again")
+    elif out.exists() and any(out.iterdir()) and not (in_cache or force):
+        what = f"data for {meta.get('corpus')}" if meta else "other files"
         raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
-
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with atomic_dir(out) as tmp:  # a killed prepare leaves no half-built cache entry
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
         meta = _build(corpus, cfg, key, tok, tmp, log)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return PreparedData(out, meta, cfg.train_tokens)
 
 
@@ -206,7 +246,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         "splits": splits,
         "corpus_meta": corpus.meta,
     }
-    (d / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    write_json(d / "meta.json", meta)
     log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
         f"vocabulary {tok.vocab_size}")
     return meta

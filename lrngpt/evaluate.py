@@ -80,3 +80,50 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
         "tokens": n_targets,
         "bytes": n_bytes,
     }
+
+
+def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
+                 train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
+                 log=None) -> dict:
+    """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap."""
+    from lrngpt import log as logging
+    from lrngpt.data import prepare
+    from lrngpt.errors import UserError
+    from lrngpt.run import RunDir, resolve_device
+
+    log = log or logging.info
+    device = resolve_device(device)
+    run = RunDir(run_dir).load(checkpoint, device)
+    cfg = run.config
+    data_cfg = cfg.data
+    if corpus:
+        data_cfg.corpus = corpus
+    own = run.checkpoint.get("data_key") is not None and not corpus
+    data = prepare(data_cfg, log=log) if own else prepare(data_cfg, log=log, tokenizer=run.tokenizer)
+    if data.tokenizer.hash != run.tokenizer.hash:
+        raise UserError(f"the prepared data for {data_cfg.corpus} uses another tokenizer than this run; "
+                        "pass --corpus to re-encode it with the run's tokenizer")
+    token_bytes = np.pad(run.tokenizer.token_bytes, (0, max(0, cfg.data.vocab_size - run.tokenizer.vocab_size)))
+    seq_len = cfg.train.seq_len or getattr(cfg.model, "context_length", 256)
+
+    def ev(name: str, n: int | None) -> dict:
+        return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=cfg.train.batch_size,
+                            max_tokens=n, device=device)
+
+    result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus}
+    if split in (None, "val"):
+        v = ev("val", max_tokens)
+        result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])
+    if split in (None, "train"):
+        n = train_tokens or (max_tokens if split == "train" else None) or cfg.train.train_eval_tokens
+        t = ev("train", n)
+        result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
+    if split is None:
+        result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
+    n_train = len(data.tokens("train"))
+    read = run.step * cfg.train.batch_size * (cfg.train.seq_len or 0)
+    result["epochs"] = read / n_train if n_train and not corpus else None  # passes over the training text
+    summary = RunDir(run_dir).summary() if checkpoint != "init" else None
+    if summary:
+        result["best_val_bpb"], result["best_step"] = summary.get("best_val_bpb"), summary.get("best_step")
+    return result

@@ -11,13 +11,13 @@ import base64
 import html
 import io
 import json
-import os
 import re
 from pathlib import Path
 
 import numpy as np
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics, read_summary
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
@@ -71,9 +71,7 @@ def write_report(d: str | Path, out: str | Path | None = None, force: bool = Fal
         raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
     text, sections = build_report(d, kind)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)  # a killed report never leaves half a page over the old one
+    atomic_write(out, text)  # a killed report never leaves half a page over the old one
     return {"path": str(out), "sections": sections}
 
 

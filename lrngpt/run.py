@@ -1,29 +1,267 @@
-"""A run directory: what `lrn train` writes and every later command reads.
+"""A run directory: what `lrn train` (or an importer) writes and every later command reads.
 
     RUN_DIR/
+      .lrn-run         the marker: this directory was made by lrn (what, when, which version)
+      .lrn-lock        held (flock) by the one process that writes the run; the OS frees it
       config.json      the resolved RunConfig (data, model, train)
       tokenizer.json   the run's tokenizer (Hugging Face format)
       metrics.jsonl    one JSON object per line: training logs and evaluations
       ckpt_init.pt     step-0 weights (analyses compare trained with untrained)
-      ckpt_last.pt     the latest state: model, optimizer, step, RNG states, data hash
+      ckpt_last.pt     the latest state (the checkpoint schema: lrngpt/checkpoint.py)
       ckpt_best.pt     the weights with the best periodic validation bpb
-      summary.json     final evaluation (val/train bpb, gap, params, seconds), once finished
+      summary.json     final evaluation (val/train bpb, gap, epochs, params, seconds), once finished
+      tensorboard/     with train.tensorboard
+
+`RunDir` owns these names and the rules around them:
+- one writer: `lock()` takes an exclusive lock for the life of the process; a second writer
+  gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
+- ownership: lrn writes only into a directory that is new, empty or holds an lrn run;
+  `--force` removes exactly the earlier run's files (all of them), never anything else;
+- readers need no lock: every file is replaced atomically, so they never see half of one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import nn
-
-from lrngpt.checkpoint import find_checkpoint, load_checkpoint
-from lrngpt.config import RunConfig, from_dict
 from lrngpt.errors import UserError
-from lrngpt.models import build_model
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.fsio import atomic_write, clean_stale_temps, json_safe, read_json_object, user_path, write_json
+
+if TYPE_CHECKING:
+    from torch import nn
+
+    from lrngpt.config import RunConfig
+    from lrngpt.tokenizer import Tokenizer
+
+MARKER, LOCK = ".lrn-run", ".lrn-lock"
+CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
+INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
+CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
+TENSORBOARD, REPORT = "tensorboard", "report.html"
+# Everything a run writes; `--force` removes these and nothing else. (report.html only when
+# lrn wrote it: see _is_lrn_page.)
+RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, MARKER)
+_OURS = (MARKER, LOCK)  # present in a fresh run directory before anything else
+
+
+class RunDir:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock_file = None
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    def checkpoint_path(self, which: str = "last") -> Path:
+        if which not in CHECKPOINTS:
+            raise UserError(f"checkpoint must be one of {', '.join(CHECKPOINTS)} (got {which!r})")
+        return self.path / CHECKPOINTS[which]
+
+    # ---- what is there -----------------------------------------------------------------
+
+    def holds_run(self) -> bool:
+        """True when lrn wrote this directory (the marker, or a run from before the marker)."""
+        p = self.path
+        return p.is_dir() and any((p / n).exists() for n in (MARKER, CONFIG, LAST, INIT))
+
+    def foreign_files(self) -> list[str]:
+        """Names in the directory that are not lrn's (a new run refuses to mix with them)."""
+        if not self.path.is_dir():
+            return []
+        ours = set(RUN_FILES) | {LOCK, REPORT}
+        return sorted(q.name for q in self.path.iterdir() if q.name not in ours and ".tmp-" not in q.name)
+
+    def check_is_run(self) -> None:
+        p = self.path
+        if not p.exists():
+            raise UserError(f"run directory {p} does not exist; train one with `lrn train --out {p}`")
+        if not p.is_dir():
+            raise UserError(f"{p} is a file, not a run directory; give the directory `lrn train --out` wrote")
+        if not self.holds_run():
+            raise UserError(f"{p} holds no lrn run (no {CONFIG} or {LAST}); give the directory `lrn train --out` wrote")
+
+    # ---- one writer ------------------------------------------------------------------------
+
+    def lock(self) -> RunDir:
+        """Take the directory for this process (creating it), or raise: someone else writes it."""
+        import fcntl
+
+        p = self.path
+        if p.exists() and not p.is_dir():
+            raise UserError(f"--out {p} is a file; give a directory for the run")
+        if self._lock_file is not None:
+            return self
+        with user_path(p, "run directory"):
+            p.mkdir(parents=True, exist_ok=True)
+            f = open(p / LOCK, "a+")  # noqa: SIM115 - held open for the life of the process
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().split()
+            f.close()
+            who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
+            raise UserError(f"{p} is in use by {who}; wait for it to finish, or use another --out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()} {socket.gethostname()}\n")
+        f.flush()
+        self._lock_file = f
+        clean_stale_temps(p)  # what a killed writer left behind
+        return self
+
+    def unlock(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing releases the flock
+            self._lock_file = None
+
+    # ---- starting a run ------------------------------------------------------------------
+
+    def start(self, force: bool = False, kind: str = "run", resume_hint: bool = True) -> None:
+        """Lock the directory and make it ready for a new run; with force, drop the earlier one."""
+        created = not self.path.exists()
+        self.lock()
+        try:
+            self._check_new(force, resume_hint)
+        except UserError:
+            self.unlock()
+            if created:
+                shutil.rmtree(self.path, ignore_errors=True)
+            raise
+        if self.holds_run():
+            self.remove_run_files()
+        write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                        "lrn_version": _version()})
+
+    def _check_new(self, force: bool, resume_hint: bool) -> None:
+        p = self.path
+        if self.holds_run() and not force:
+            hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
+            raise UserError(f"{p} already holds a run; use {hint}--force to replace it, or another --out")
+        foreign = [] if self.holds_run() else self.foreign_files()  # beside a run they are just left alone
+        if foreign:
+            raise UserError(f"{p} holds files lrn did not write ({', '.join(foreign[:3])}"
+                            f"{', ...' if len(foreign) > 3 else ''}); lrn never mixes a run with them: "
+                            "choose a new or empty --out")
+
+    def remove_run_files(self) -> None:
+        """Every file of the earlier run, and nothing that lrn did not write."""
+        for name in RUN_FILES:
+            q = self.path / name
+            if q.is_dir() and not q.is_symlink():
+                shutil.rmtree(q)
+            elif q.exists() or q.is_symlink():
+                q.unlink()
+        report = self.path / REPORT
+        if report.is_file() and _is_lrn_page(report):
+            report.unlink()
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    def config_dict(self) -> dict:
+        return read_json_object(self.path / CONFIG, "run config")
+
+    def config(self) -> RunConfig:
+        from lrngpt.config import from_dict
+
+        try:
+            return from_dict(self.config_dict())
+        except UserError as e:
+            raise UserError(f"{self.path / CONFIG}: {e}") from None
+
+    def summary(self) -> dict | None:
+        """summary.json, or None while the run has not finished an evaluation."""
+        path = self.path / SUMMARY
+        if not path.exists():
+            return None
+        doc = read_json_object(path, "run summary")
+        return doc
+
+    def metrics(self) -> list[dict]:
+        path = self.path / METRICS
+        if not path.exists():
+            return []
+        rows = []
+        with user_path(path, "metrics file"):
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for line in lines:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a kill mid-write
+            if isinstance(row, dict) and isinstance(row.get("step"), int):
+                rows.append(row)
+        return rows
+
+    def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
+        from lrngpt.checkpoint import load_checkpoint
+
+        path = self.checkpoint_path(which)
+        if which == "best" and not path.exists():
+            path = self.path / LAST  # no periodic evaluation yet: the last weights are the best known
+        if not path.exists():
+            self.check_is_run()
+            raise UserError(f"{self.path} has no {path.name}; "
+                            + ("it was stopped before its first checkpoint: start it again with --force"
+                               if which != "init" else "it was written before ckpt_init.pt existed"))
+        return load_checkpoint(path, map_location)
+
+    def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
+        from lrngpt.config import from_dict
+        from lrngpt.models import build_model
+        from lrngpt.tokenizer import Tokenizer
+
+        ckpt = self.checkpoint(which, map_location=device)
+        cfg = from_dict(ckpt["config"])
+        tok = Tokenizer.from_str(ckpt["tokenizer"])
+        model = build_model(cfg.model_type, cfg.model)
+        try:
+            model.load_state_dict(ckpt["model"])
+        except RuntimeError as e:
+            raise UserError(f"checkpoint in {self.path} does not match its config ({str(e).splitlines()[0]})") from None
+        model.to(device).eval()
+        return LoadedRun(self.path, cfg, model, tok, int(ckpt["step"]), ckpt)
+
+    # ---- writing (the process that holds the lock) -----------------------------------------
+
+    def write_config(self, cfg: RunConfig) -> None:
+        write_json(self.path / CONFIG, cfg.to_dict())
+
+    def write_tokenizer(self, tokenizer: Tokenizer) -> None:
+        atomic_write(self.path / TOKENIZER, tokenizer.to_str())
+
+    def write_summary(self, summary: dict) -> None:
+        write_json(self.path / SUMMARY, summary)
+
+    def save_checkpoint(self, payload: dict, which: str = "last") -> None:
+        from lrngpt.checkpoint import save_checkpoint
+
+        save_checkpoint(payload, self.checkpoint_path(which))
+
+    def append_metric(self, row: dict) -> None:
+        with user_path(self.path / METRICS, "metrics file"), open(self.path / METRICS, "a", encoding="utf-8") as f:
+            f.write(json.dumps(json_safe(row)) + "\n")
+
+    def truncate_metrics(self, step: int) -> int:
+        """Keep the rows up to `step` (a resumed run then writes exactly what a straight run would)."""
+        path = self.path / METRICS
+        if not path.exists():
+            return 0
+        rows = self.metrics()
+        keep = [r for r in rows if r["step"] <= step and not r.get("final")]
+        atomic_write(path, "".join(json.dumps(r) + "\n" for r in keep))
+        return len(rows) - len(keep)
 
 
 @dataclass
@@ -36,12 +274,38 @@ class LoadedRun:
     checkpoint: dict
 
 
+def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:
+    return RunDir(run_dir).load(which, device)
+
+
+def read_summary(run_dir: str | Path) -> dict | None:
+    """summary.json, or None when it is missing or unreadable (sweeps treat both as unfinished)."""
+    try:
+        return RunDir(run_dir).summary()
+    except UserError:
+        return None
+
+
+def read_metrics(run_dir: str | Path) -> list[dict]:
+    return RunDir(run_dir).metrics()
+
+
 def resolve_device(name: str = "auto") -> str:
+    import torch
+
     if name != "auto":
+        try:
+            torch.device(name)
+        except (RuntimeError, ValueError):
+            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
         if name.startswith("cuda") and not torch.cuda.is_available():
             raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use --device cpu")
+        if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
+            raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
         if name == "mps" and not torch.backends.mps.is_available():
             raise UserError("device mps asked for, but it is not available; use --device cpu")
+        if name not in ("cpu", "mps") and not name.startswith("cuda"):
+            raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
         return name
     if torch.cuda.is_available():
         return "cuda"
@@ -50,35 +314,26 @@ def resolve_device(name: str = "auto") -> str:
     return "cpu"
 
 
-def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:
-    run_dir = Path(run_dir)
-    ckpt = load_checkpoint(find_checkpoint(run_dir, which), map_location=device)
-    cfg = from_dict(ckpt["config"])
-    tok = Tokenizer.from_str(ckpt["tokenizer"])
-    model = build_model(cfg.model_type, cfg.model)
+def _is_lrn_page(path: Path) -> bool:
     try:
-        model.load_state_dict(ckpt["model"])
-    except RuntimeError as e:
-        raise UserError(f"checkpoint in {run_dir} does not match its config ({str(e).splitlines()[0]})") from None
-    model.to(device).eval()
-    return LoadedRun(run_dir, cfg, model, tok, int(ckpt["step"]), ckpt)
+        with open(path, "rb") as f:
+            return b'name="generator" content="lrn' in f.read(4096)
+    except OSError:
+        return False
 
 
-def read_summary(run_dir: Path) -> dict | None:
+def _version() -> str:
+    from lrngpt import __version__
+
+    return __version__
+
+
+@contextlib.contextmanager
+def locked(run_dir: str | Path):
+    """`with locked(DIR) as run:` the directory is this process's until the block ends."""
+    run = RunDir(run_dir).lock()
     try:
-        return json.loads((Path(run_dir) / "summary.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
+        yield run
+    finally:
+        run.unlock()
 
-
-def read_metrics(run_dir: Path) -> list[dict]:
-    path = Path(run_dir) / "metrics.jsonl"
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut by a kill mid-write
-    return rows

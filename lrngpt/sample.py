@@ -1,4 +1,4 @@
-"""Sampling (SPEC section 7): temperature, top-k, top-p, seed, stop at <|endoftext|>.
+"""Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>.
 
 The GPT decodes with its KV cache (each new token costs one position, not the whole
 window); the MLP only ever looks at its last block_size tokens, so it needs none. When a
@@ -94,4 +94,23 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         if cfg.stop_at_eot and out[-1] == eot_id:
             break
         ids = torch.cat([ids, nxt], dim=1)
+    return out
+
+
+def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, use_cache: bool = True,
+                 device: str = "cpu") -> list[dict]:
+    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ..."""
+    from dataclasses import replace
+
+    if not prompt:
+        raise UserError("the prompt is empty; give some text with --prompt")
+    if num_samples < 1:
+        raise UserError(f"--num-samples must be at least 1 (got {num_samples})")
+    ids = run.tokenizer.encode(prompt)
+    out = []
+    for i in range(num_samples):
+        new = generate(run.model, ids, replace(cfg, seed=cfg.seed + i), eot_id=run.tokenizer.eot_id,
+                       use_cache=use_cache, device=device)
+        text = run.tokenizer.decode([t for t in new if t != run.tokenizer.eot_id])
+        out.append({"text": prompt + text, "completion": text, "tokens": len(new), "seed": cfg.seed + i})
     return out

@@ -24,6 +24,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
 MAX_VOCAB = 2**32  # token arrays are uint16 up to 65,536 tokens, uint32 above
@@ -106,10 +107,7 @@ class Tokenizer:
         if path.suffix != ".json":
             path = path / "tokenizer.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(self.to_str(), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return atomic_write(path, self.to_str())
 
     @cached_property
     def hash(self) -> str:

@@ -1,4 +1,4 @@
-"""Training (SPEC section 5): AdamW, warmup + cosine, clipping, evals, exact resume.
+"""Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
 
 `train(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
 Everything random is seeded from `train.seed`: the model init, the batch sampler's own
@@ -10,26 +10,26 @@ step to stop at, so a run can be cut into pieces without changing what it comput
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import signal
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
-from tqdm import tqdm
 
-from lrngpt.checkpoint import BEST, INIT, LAST, load_checkpoint, save_checkpoint
-from lrngpt.config import RunConfig, from_dict, save_config
+from lrngpt import log as logging
+from lrngpt.checkpoint import make_payload
+from lrngpt.config import RunConfig, from_dict, with_pad_id
 from lrngpt.data import BatchSampler, PreparedData, prepare
+from lrngpt.distributed import Distributed
 from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
-from lrngpt.run import resolve_device
+from lrngpt.run import RunDir, resolve_device
+
+PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 
 
 def lr_at(step: int, cfg) -> float:
@@ -71,87 +71,85 @@ class _StopFlag:
             signal.signal(s, old)
 
 
-def _dist_info() -> tuple[int, int, int]:
-    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)), int(os.environ.get("LOCAL_RANK", 0))
-
-
 class Trainer:
+    """One training job. Construction reads top to bottom as the job starts: processes, run
+    directory, data, model, optimizer, batches, resume; `run()` is the loop."""
+
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None):
-        self.rank, self.world_size, local_rank = _dist_info()
-        self.master = self.rank == 0
-        self.log = log or (lambda msg: print(msg, file=sys.stderr))
-        if not self.master:
-            self.log = lambda msg: None
-        self.run_dir = Path(run_dir)
-        self.resume = resume
-        self.cfg = cfg
         tc = cfg.train
+        self.cfg, self.resume = cfg, resume
+        self.dist = Distributed.from_env()
+        self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
+        self.progress = logging.interactive() if progress is None else progress
         self.stop_at = tc.steps if stop_at is None else stop_at
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
-        self.device = resolve_device(tc.device)
-        if self.world_size > 1 and self.device.startswith("cuda"):
-            self.device = f"cuda:{local_rank}"
-        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.device = self.dist.device(resolve_device(tc.device))
+        self.dist.init(self.device)
+        self.run_dir = RunDir(run_dir)
+        try:
+            self._build(self._open_run_dir(resume, force))
+        except BaseException:
+            self.close()
+            raise
 
-        if self.world_size > 1:
-            _init_distributed(self.device)
-        ckpt = self._check_run_dir(force)  # every rank checks before rank 0 writes anything
-        self._barrier()
-        if not self.master:
-            self._barrier()  # rank 0 prepares the data first; the others then find it cached
-        self.data: PreparedData = prepare(cfg.data, log=self.log)
-        if self.master:
-            self._barrier()
-        tok = self.data.tokenizer
-        if cfg.model_type == "mlp" and cfg.model.pad_id != tok.eot_id:
-            cfg = from_dict(cfg.to_dict(), pad_id=tok.eot_id)
-            self.cfg = cfg
-        if tok.vocab_size < cfg.data.vocab_size:
-            self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
-                     f"the model keeps {cfg.data.vocab_size} rows, the extra ones are never used")
-        # rows the tokenizer never reached carry no bytes, like special tokens
-        self.token_bytes = np.pad(tok.token_bytes, (0, max(0, cfg.data.vocab_size - len(tok.token_bytes))))
-
+    def _build(self, ckpt: dict | None) -> None:
+        tc = self.cfg.train
+        self.data = self._prepare_data()
+        self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
+        self.token_bytes = self._token_bytes()
         torch.manual_seed(tc.seed)
-        self.model = build_model(cfg.model_type, cfg.model).to(self.device)
+        self.model = build_model(self.cfg.model_type, self.cfg.model).to(self.device)
         self.optimizer = make_optimizer(self.model, tc)
         self.sampler = BatchSampler(self.data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed,
-                                    self.rank, self.world_size)
-        self.step = 0
-        self.best_val = float("inf")
-        self.best_step = 0
-        self.seconds = 0.0
+                                    self.dist.rank, self.dist.world_size)
+        self.step, self.best_val, self.best_step, self.seconds = 0, float("inf"), 0, 0.0
         if ckpt is not None:
             self._restore(ckpt)
-        self.ddp_model = self.model
-        if self.world_size > 1:
-            from torch.nn.parallel import DistributedDataParallel
-
-            ids = [torch.device(self.device).index] if self.device.startswith("cuda") else None
-            self.ddp_model = DistributedDataParallel(self.model, device_ids=ids)
+        self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        self.tb = _tensorboard(self.run_dir) if (tc.tensorboard and self.master) else None
-        self.autocast_dtype = torch.bfloat16 if (tc.dtype == "bfloat16" and self.device.startswith("cuda")) else None
+        self.tb = _tensorboard(self.run_dir.path) if (tc.tensorboard and self.dist.master) else None
+        use_bf16 = tc.dtype == "bfloat16" and self.device.startswith("cuda")
+        self.autocast_dtype = torch.bfloat16 if use_bf16 else None
 
-    # ---- run directory and resume ------------------------------------------------------
+    # ---- construction steps --------------------------------------------------------------
 
-    def _check_run_dir(self, force: bool) -> dict | None:
-        d = self.run_dir
-        has_run = (d / "config.json").exists() or (d / LAST).exists()
-        if self.resume:
-            ckpt = load_checkpoint(d / LAST)
-            if self.stop_at < ckpt["step"]:
-                raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
-                                f"--steps is the final global step, use {ckpt['step']} or more")
-            return ckpt
-        if has_run and not force:
-            raise UserError(f"{d} already holds a run; use --resume to continue it, --force to start over, "
-                            "or another --out")
-        if d.exists() and any(d.iterdir()) and not has_run and not force:
-            raise UserError(f"{d} is not empty and holds no lrn run; choose another --out or pass --force")
-        return None
+    def _open_run_dir(self, resume: bool, force: bool) -> dict | None:
+        """Rank 0 takes the directory (one writer); a resume reads the checkpoint to continue."""
+        run = self.run_dir
+        if not resume:
+            if self.dist.master:
+                run.start(force)
+            return None
+        if self.dist.master:
+            run.check_is_run()
+            run.lock()
+        ckpt = run.checkpoint("last")
+        if self.stop_at < ckpt["step"]:
+            raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
+                            f"--steps is the final global step, use {ckpt['step']} or more")
+        if self.dist.master:
+            dropped = run.truncate_metrics(ckpt["step"])  # rows past the checkpoint are redone
+            if dropped:
+                self.log(f"metrics: dropped {dropped} rows after step {ckpt['step']} (they are computed again)")
+        return ckpt
+
+    def _prepare_data(self) -> PreparedData:
+        if not self.dist.master:
+            self.dist.barrier()  # rank 0 prepares the data first; the others then find it cached
+        data = prepare(self.cfg.data, log=self.log)
+        if self.dist.master:
+            self.dist.barrier()
+        return data
+
+    def _token_bytes(self) -> np.ndarray:
+        tok, vocab = self.data.tokenizer, self.cfg.data.vocab_size
+        if tok.vocab_size < vocab:
+            self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
+                     f"the model keeps {vocab} rows, the extra ones are never used")
+        # rows the tokenizer never reached carry no bytes, like special tokens
+        return np.pad(tok.token_bytes, (0, max(0, vocab - len(tok.token_bytes))))
 
     def _restore(self, ckpt: dict) -> None:
         saved = from_dict(ckpt["config"])
@@ -165,6 +163,9 @@ class Trainer:
             changed = sorted(k for k, v in self.cfg.model_dict().items() if saved.model_dict().get(k) != v)
             raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
                             "resume with the same model, or start a new run in another --out")
+        if not ckpt.get("optimizer") or not ckpt.get("rng"):
+            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
+                            "start a new run from its weights instead of --resume")
         self.model.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.sampler.set_state(ckpt["rng"]["sampler"])
@@ -175,42 +176,25 @@ class Trainer:
         self.best_val = float(ckpt.get("best_val", float("inf")))
         self.best_step = int(ckpt.get("best_step", 0))
         self.seconds = float(ckpt.get("seconds", 0.0))
-        self.log(f"resumed from {self.run_dir / LAST} at step {self.step}")
+        self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
+
+    # ---- writing -------------------------------------------------------------------------
 
     def _payload(self) -> dict:
-        return {
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "step": self.step,
-            "config": self.cfg.to_dict(),
-            "tokenizer": self.data.tokenizer.to_str(),
-            "tokenizer_hash": self.data.tokenizer.hash,
-            "data_key": self.data.key,
-            "rng": {
-                "torch": torch.get_rng_state(),
-                "sampler": self.sampler.state(),
-                "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-            },
-            "best_val": self.best_val,
-            "best_step": self.best_step,
-            "seconds": self.seconds,
-        }
+        rng = {"torch": torch.get_rng_state(), "sampler": self.sampler.state(),
+               "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}
+        return make_payload(self.model.state_dict(), self.cfg.to_dict(), self.data.tokenizer, self.step,
+                            source="lrn train", data_key=self.data.key, optimizer=self.optimizer.state_dict(),
+                            rng=rng, best_val=self.best_val, best_step=self.best_step, seconds=self.seconds)
 
-    def _barrier(self) -> None:
-        if self.world_size > 1:
-            import torch.distributed as dist
-
-            dist.barrier()
-
-    def save(self, name: str = LAST) -> None:
-        if self.master:
-            save_checkpoint(self._payload(), self.run_dir / name)
+    def save(self, which: str = "last") -> None:
+        if self.dist.master:
+            self.run_dir.save_checkpoint(self._payload(), which)
 
     def metric(self, row: dict) -> None:
-        if not self.master:
+        if not self.dist.master:
             return
-        with open(self.run_dir / "metrics.jsonl", "a") as f:
-            f.write(json.dumps(row) + "\n")
+        self.run_dir.append_metric(row)
         if self.tb is not None:
             prefix = "final/" if row.get("final") else ""
             for key, value in row.items():
@@ -219,31 +203,31 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------
 
+    @property
+    def tokens_per_step(self) -> int:
+        return self.cfg.train.batch_size * self.cfg.train.seq_len
+
     def evaluate(self, split: str = "val", max_tokens: int | None = None) -> dict:
         tokens = self.data.tokens(split)
         return evaluate_bpb(self.model, tokens, self.token_bytes, self.cfg.train.seq_len,
                             batch_size=self.cfg.train.batch_size, max_tokens=max_tokens,
                             device=self.device, autocast_dtype=self.autocast_dtype)
 
-    def train_step(self) -> float:
+    def train_step(self) -> tuple[float, float]:
+        """One optimizer step; returns the global batch's loss (nats/token) and bits per byte."""
         tc = self.cfg.train
         lr = lr_at(self.step, tc)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         x, y = self.sampler.next()
+        n_bytes = float(self.token_bytes[y.numpy()].sum())
         if self.device.startswith("cuda"):  # pinned pages let the copy overlap the GPU's work
             x, y = x.pin_memory(), y.pin_memory()
         x, y = x.to(self.device, non_blocking=True), y.to(self.device, non_blocking=True)
         with torch.autocast(device_type=torch.device(self.device).type, dtype=self.autocast_dtype,
                             enabled=self.autocast_dtype is not None):
             _, loss = self.fwd_model(x, y)
-        global_loss = loss.detach()
-        if self.world_size > 1:  # the global batch's loss, so every rank logs and stops alike
-            import torch.distributed as dist
-
-            global_loss = global_loss.clone()
-            dist.all_reduce(global_loss)
-            global_loss /= self.world_size
+        global_loss = self.dist.mean(loss.detach())
         if not torch.isfinite(global_loss):
             raise UserError(f"the loss became {global_loss.item()} at step {self.step + 1}; stopped, and the last good "
                             f"checkpoint stays. Lower train.lr (now {tc.lr}) or set train.grad_clip")
@@ -253,63 +237,83 @@ class Trainer:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
         self.optimizer.step()
         self.step += 1
-        return global_loss.item()
+        value = global_loss.item()
+        # the batch's own bytes: the same unit as val bpb (the few <|endoftext|> targets' loss included)
+        bpb = value * y.numel() / (math.log(2) * n_bytes) if n_bytes else float("nan")
+        return value, bpb
 
     def run(self) -> dict:
         tc = self.cfg.train
-        if self.master:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            save_config(self.cfg, self.run_dir / "config.json")
-            self.data.tokenizer.save(self.run_dir / "tokenizer.json")
-        params = self.model.param_breakdown()
-        self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
-                 + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
+        if self.dist.master and not self.resume:
+            self.run_dir.write_config(self.cfg)
+            self.run_dir.write_tokenizer(self.data.tokenizer)
+        self._log_plan()
         if self.step == 0 and not self.resume:
-            self.save(INIT)
+            self.save("init")
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        tokens_per_step = tc.batch_size * tc.seq_len
-        bar = tqdm(total=self.stop_at, initial=self.step, disable=not (self.progress and self.master),
-                   file=sys.stderr, dynamic_ncols=True, unit="step")
-        s_last, n_last = self.seconds, self.step
-        with _StopFlag() as stop:
+            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained, {ev['tokens']:,} tokens)")
+        bar = logging.progress(total=self.stop_at, initial=self.step, unit="step",
+                               enabled=self.progress and self.dist.master)
+        s_last, n_last, wall0, step0 = self.seconds, self.step, time.perf_counter(), self.step
+        with _StopFlag() as stop, bar:
             while self.step < self.stop_at:
                 t0 = time.perf_counter()
-                loss = self.train_step()
+                loss, bpb = self.train_step()
                 self.seconds += time.perf_counter() - t0
+                bar.update(1)
                 if self.step % tc.log_every == 0 or self.step == self.stop_at:
                     # training time only: evals and saves between logs do not count
-                    tps = (self.step - n_last) * tokens_per_step / max(self.seconds - s_last, 1e-9)
+                    tps = (self.step - n_last) * self.tokens_per_step / max(self.seconds - s_last, 1e-9)
                     s_last, n_last = self.seconds, self.step
-                    self.metric({"step": self.step, "loss": loss, "lr": lr_at(self.step - 1, tc),
+                    lr = lr_at(self.step - 1, tc)
+                    self.metric({"step": self.step, "loss": loss, "train_bpb": bpb, "lr": lr,
                                  "tokens_per_s": round(tps, 1)})
-                    bar.set_postfix(loss=f"{loss:.4f}", lr=f"{lr_at(self.step - 1, tc):.2e}", tok_s=f"{tps:,.0f}")
-                bar.update(1)
+                    elapsed = time.perf_counter() - wall0
+                    eta = elapsed / max(1, self.step - step0) * (self.stop_at - self.step)
+                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s")
+                    if bar.disable:  # a log file or a scheduler: nanoGPT-style lines instead of a bar
+                        self.log(f"step {self.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
+                                 f"| {tps:,.0f} tok/s | {_clock(elapsed)} elapsed, ETA {_clock(eta)}")
                 if self.step % tc.eval_every == 0 and self.step < self.stop_at:
                     self._periodic_eval()
                 elif tc.save_every and self.step % tc.save_every == 0:
                     self.save()
                 if stop.signal is not None:
                     self.save()
-                    bar.close()
-                    self.log(f"interrupted at step {self.step}; saved {self.run_dir / LAST}; "
+                    self.log(f"interrupted at step {self.step}; saved {self.run_dir.checkpoint_path('last')}; "
                              "continue with --resume")
                     raise KeyboardInterrupt
-        bar.close()
         self._periodic_eval()
         summary = self.finish()
         if self.tb is not None:
             self.tb.close()
         return summary
 
+    def _log_plan(self) -> None:
+        """What the run will read, and a warning when it reads its text many times over."""
+        tc = self.cfg.train
+        n_train = len(self.data.tokens("train"))
+        total = tc.steps * self.tokens_per_step
+        passes = total / max(1, n_train)
+        params = self.model.param_breakdown()
+        self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
+                 + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
+        self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
+                 f"read {total:,} tokens = {passes:.2f} passes over the training text")
+        if passes > PASSES_WARNING:
+            fit = max(1, n_train // self.tokens_per_step)
+            self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
+                     f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
+                     f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
+
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
         self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens spread over the split)")
         if ev["bpb"] < self.best_val:
-            self.best_val = ev["bpb"]
-            self.best_step = self.step
-            self.save(BEST)
+            self.best_val, self.best_step = ev["bpb"], self.step
+            self.save("best")
         self.save()
 
     def finish(self) -> dict:
@@ -317,6 +321,8 @@ class Trainer:
         tc = self.cfg.train
         val = self.evaluate("val")
         trn = self.evaluate("train", tc.train_eval_tokens) if tc.train_eval_tokens else None
+        n_train = len(self.data.tokens("train"))
+        read = self.step * self.tokens_per_step
         summary = {
             "step": self.step,
             "finished": self.step >= tc.steps,
@@ -326,23 +332,33 @@ class Trainer:
             "gap": (val["bpb"] - trn["bpb"]) if trn else None,  # val - train, the chapter's sign
             "params": self.model.param_breakdown(),
             "seconds": round(self.seconds, 2),
-            "tokens_seen": self.step * tc.batch_size * tc.seq_len,
+            "tokens_seen": read,
             # how many times the training tokens were read: the chapter's finding assumes < 1
-            "train_split_tokens": len(self.data.tokens("train")),
-            "epochs": self.step * tc.batch_size * tc.seq_len / max(1, len(self.data.tokens("train"))),
+            "train_split_tokens": n_train,
+            "epochs": read / max(1, n_train),
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
             "corpus": self.cfg.data.corpus,
             "data_key": self.data.key,
         }
-        if self.master:
-            (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        if self.dist.master:
+            self.run_dir.write_summary(summary)
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
         self.log(f"step {self.step}: val bpb {val['bpb']:.4f}"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
-                 + f", {self.seconds:.1f}s")
+                 + f", {summary['epochs']:.2f} passes, {self.seconds:.1f}s")
         return summary
+
+    def close(self) -> None:
+        self.run_dir.unlock()
+        self.dist.close()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
+        f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def _tensorboard(run_dir: Path):
@@ -353,24 +369,18 @@ def _tensorboard(run_dir: Path):
     return SummaryWriter(log_dir=str(run_dir / "tensorboard"))
 
 
-def _init_distributed(device: str) -> None:
-    """torchrun sets RANK / WORLD_SIZE / MASTER_ADDR: gloo on CPU, nccl on CUDA."""
-    import torch.distributed as dist
-
-    if device.startswith("cuda"):
-        torch.cuda.set_device(device)
-    if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device.startswith("cuda") else "gloo")
-
-
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None) -> dict:
+    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary."""
+    stop = cfg.train.steps if stop_at is None else stop_at
+    if resume:  # a finished run: say so, do no work
+        done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
+        if done and done.get("finished") and done.get("step") == stop:
+            (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
+                                  "(raise --steps or train.steps to go on)")
+            return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress)
     try:
         return trainer.run()
     finally:
-        if trainer.world_size > 1:
-            import torch.distributed as dist
-
-            if dist.is_initialized():
-                dist.destroy_process_group()
+        trainer.close()

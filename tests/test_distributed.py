@@ -10,7 +10,8 @@ import sys
 import pytest
 import torch
 
-from lrngpt.checkpoint import LAST, load_checkpoint
+from lrngpt.checkpoint import load_checkpoint
+from lrngpt.run import LAST
 
 
 def lrn_train(tmp_path, out, corpus, nproc=None, extra=()):
@@ -56,10 +57,11 @@ def test_a_rank_other_than_zero_writes_nothing(tiny_config, tmp_path, monkeypatc
     import torch.nn.parallel
 
     import lrngpt.train as tr
+    from lrngpt.distributed import Distributed
 
-    monkeypatch.setattr(tr, "_dist_info", lambda: (1, 2, 0))
-    monkeypatch.setattr(tr, "_init_distributed", lambda device: None)
-    monkeypatch.setattr(tr.Trainer, "_barrier", lambda self: None)
+    monkeypatch.setattr(tr.Distributed, "from_env", classmethod(lambda cls: Distributed(1, 2, 0)))
+    monkeypatch.setattr(Distributed, "init", lambda self, device: None)
+    monkeypatch.setattr(Distributed, "barrier", lambda self: None)
     monkeypatch.setattr(torch.nn.parallel, "DistributedDataParallel", lambda model, device_ids=None: model)
     monkeypatch.setattr(torch.distributed, "all_reduce", lambda tensor: None)
     tr.train(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False)

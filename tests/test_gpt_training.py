@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from lrngpt.checkpoint import INIT, LAST, load_checkpoint, save_checkpoint
+from lrngpt.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.cli.main import main
 from lrngpt.config import load_config
-from lrngpt.run import load_run
+from lrngpt.run import INIT, LAST, load_run
 from lrngpt.train import train
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

@@ -12,8 +12,9 @@ import time
 import pytest
 import torch
 
-from lrngpt.checkpoint import INIT, LAST, load_checkpoint
+from lrngpt.checkpoint import load_checkpoint
 from lrngpt.errors import UserError
+from lrngpt.run import INIT, LAST
 from lrngpt.train import lr_at, train
 
 
@@ -84,7 +85,7 @@ def test_truncated_or_corrupted_checkpoint_is_refused(tiny_config, tmp_path):
     with pytest.raises(UserError, match="truncated or corrupted"):
         load_checkpoint(run / LAST)
     (run / LAST).unlink()
-    with pytest.raises(UserError, match="no checkpoint"):
+    with pytest.raises(UserError, match="has no ckpt_last.pt.*--force"):
         train(tiny_config("train.steps=4"), run, resume=True)
 
 

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
 
     from lrngpt.data import prepare
-    from lrngpt.experiments import resolve_sweep
+    from lrngpt.experiments.sweep import resolve_sweep
     from lrngpt.experiments.summary import used_axes_of
 
     scale = "tiny" if args.smoke else "full"

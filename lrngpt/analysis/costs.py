@@ -11,9 +11,8 @@ import math
 from pathlib import Path
 
 from lrngpt.errors import UserError
-
-FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
-GATED = ("swiglu", "geglu")
+from lrngpt.models import FFN_KINDS
+from lrngpt.models import GATED_FFNS as GATED
 
 # Whole-model parameter counts the seeds/000 table divides by (published figures).
 REFERENCE_MODELS = [

@@ -96,3 +96,21 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
     return {"per_category": {name: sum(v) / len(v) for name, v in scores.items()},
             "overall": sum(every) / n, "chance": sum(chance) / n, "k": k, "n_words": n,
             "sizes": sizes}
+
+
+def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
+    """Neighbours of a token, or of the mean of a word's tokens when the BPE split it."""
+    if not text:
+        raise UserError("--token is empty; give a token such as ' Lily'")
+    ids = tokenizer.encode(text)
+    if len(ids) == 1:
+        query, exclude = ids[0], ()
+    else:  # a word the BPE split: look from the mean of its pieces
+        table = torch.cat([table, table[ids].mean(0, keepdim=True)])
+        query, exclude = table.shape[0] - 1, set(ids)
+    found = cosine_neighbors(table, query, k, exclude=exclude)
+    return {
+        "query": text,
+        "tokens": [{"id": i, "token": tokenizer.id_to_token(i)} for i in ids],
+        "neighbors": [{"id": i, "token": tokenizer.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
+    }

@@ -11,10 +11,12 @@ Three small calculations that say how many dimensions a vocabulary of N tokens n
 from __future__ import annotations
 
 import math
-
-import torch
+from typing import TYPE_CHECKING
 
 from lrngpt.errors import UserError
+
+if TYPE_CHECKING:
+    import torch
 
 # Rows of the Gram matrix computed at once: memory is CHUNK x N floats (fewer rows for huge N).
 CHUNK = 512
@@ -28,6 +30,8 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
     pairs with |cos| > 0.5 (the chapter's "look related" line). The Gram matrix is never held
     whole: `chunk` rows at a time, upper triangle only (each pair once, the diagonal left out).
     """
+    import torch
+
     if n < 2:
         raise UserError(f"--n {n}: need at least 2 vectors to form a pair")
     if not dims:
@@ -51,6 +55,8 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
 
 def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     """std, max and share of |cos| > 0.5 over the cosines of all distinct pairs of rows of x (n, d)."""
+    import torch
+
     n = x.shape[0]
     if n < 2:
         raise UserError(f"{n} vectors: need at least 2 to form a pair")

@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import re
 import sys
 from typing import Any
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults shown after every option's help; descriptions and examples keep their lines."""
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+    """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m[3])
+            close = difflib.get_close_matches(m[2], choices, n=1)
+            what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
+            message = f"{what} {m[2]!r}" + \
+                (f"; did you mean {close[0]!r}?" if close else f"; choose from {', '.join(choices)}")
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
@@ -21,9 +38,12 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 
 def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
-    """Print the result as JSON (--json) or as human text."""
+    """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
+    from lrngpt.fsio import json_safe
+
     if getattr(args, "json", False):
-        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2)
+        result = json_safe(result)
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         print(text if text is not None else json.dumps(result, ensure_ascii=False, indent=2))

@@ -6,8 +6,8 @@ import argparse
 
 from lrngpt.analysis import costs
 from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int
+from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
-CHAPTER_WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 TIED = {True: "yes", False: "no", None: "?"}
 
 

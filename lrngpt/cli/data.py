@@ -35,22 +35,21 @@ def register(sub) -> None:
 def cmd_stories(args) -> None:
     from lrngpt.corpora import EOT, parse_size
     from lrngpt.corpora.stories import generate_stories
+    from lrngpt.fsio import atomic_open
 
     out = Path(args.out)
     if out.exists() and not args.force:
         raise UserError(f"{out} already exists; choose another --out or pass --force to overwrite it")
     size = parse_size(args.size)
-    tmp = out.with_name(f".{out.name}.tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_open(out, "w", encoding="utf-8") as f:
         for i, doc in enumerate(generate_stories(size, args.seed)):
             if i:
                 f.write(f"\n{EOT}\n")
             f.write(doc)
             n_docs += 1
             n_bytes += len(doc.encode("utf-8"))
-    tmp.replace(out)
     result = {"path": str(out), "documents": n_docs, "bytes": n_bytes, "seed": args.seed}
     emit(args, result, f"wrote {n_docs:,} stories ({n_bytes:,} bytes) to {out}")
 

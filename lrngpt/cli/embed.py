@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import torch
-
 from lrngpt.cli.common import Parser, add_json, emit, positive_int
 from lrngpt.errors import UserError
 
@@ -42,25 +40,10 @@ def _table(run_dir, untrained: bool = False):
     return run, run.model.token_embedding.weight.detach().float()
 
 
-def neighbors(run, table: torch.Tensor, text: str, k: int) -> dict:
-    """Neighbours of a token, or of the mean of a word's tokens when it became several."""
-    from lrngpt.analysis.embeddings import cosine_neighbors
+def neighbors(run, table, text: str, k: int) -> dict:
+    from lrngpt.analysis.embeddings import token_neighbors
 
-    if not text:
-        raise UserError("--token is empty; give a token such as ' Lily'")
-    tok = run.tokenizer
-    ids = tok.encode(text)
-    if len(ids) == 1:
-        query, exclude = ids[0], ()
-    else:  # a word the BPE split: look from the mean of its pieces
-        table = torch.cat([table, table[ids].mean(0, keepdim=True)])
-        query, exclude = table.shape[0] - 1, set(ids)
-    found = cosine_neighbors(table, query, k, exclude=exclude)
-    return {
-        "query": text,
-        "tokens": [{"id": i, "token": tok.id_to_token(i)} for i in ids],
-        "neighbors": [{"id": i, "token": tok.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
-    }
+    return token_neighbors(run.tokenizer, table, text, k)
 
 
 def cmd_neighbors(args) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.analysis import lessons
 from lrngpt.cli.common import Parser, add_json, emit, positive_int
 
 
@@ -47,6 +46,8 @@ def _shape(s: list[int]) -> str:
 
 
 def run_lookup(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons
+
     r = lessons.lookup(args.batch, args.length, args.n_embd, args.vocab, seed=args.seed)
     s = r["shapes"]
     text = "\n".join([
@@ -59,6 +60,8 @@ def run_lookup(args: argparse.Namespace) -> None:
 
 
 def run_lookup_grad(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons
+
     r = lessons.lookup_grad()
     text = "\n".join([f"table {r['table']}", f"ids {r['ids']}", f"upstream {r['upstream']}",
                       f"lookup {r['lookup']}", f"lookup_gradient {r['grad']}  (nn.Embedding backward)",
@@ -67,6 +70,8 @@ def run_lookup_grad(args: argparse.Namespace) -> None:
 
 
 def run_tying(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons
+
     r = lessons.tying(args.vocab, args.n_embd, args.used, args.seed)
     lines = [f"table {r['vocab']} x {r['n_embd']}; the batch looks up rows {r['looked_up_rows']}; one step:"]
     for s in r["settings"]:

@@ -1,11 +1,17 @@
-"""Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes."""
+"""Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
+
+Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it),
+1 an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
+from lrngpt import __version__
 from lrngpt.cli.common import Parser
 from lrngpt.errors import UserError
 
@@ -17,23 +23,32 @@ GROUPS = [
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="lrn", description="lrn-gpt: a laboratory for small language models")
+    parser = Parser(prog="lrn", description="lrn-gpt: a laboratory for small language models",
+                    epilog="Start with `lrn demo`; every command has --help with examples.")
+    parser.add_argument("--version", action="version", version=f"lrn {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also debug lines on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in GROUPS:
-        try:
-            module = importlib.import_module(f"lrngpt.cli.{name}")
-        except ModuleNotFoundError as e:  # a group not built yet
-            if e.name == f"lrngpt.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"lrngpt.cli.{name}").register(sub)
     return parser
 
 
+def _terminate(signum, frame):
+    # SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C, so every `finally` removes its temp files
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    from lrngpt import log
+    from lrngpt.fsio import DiskFull
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    log.setup(-1 if args.quiet else 1 if args.verbose else 0)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         args.func(args)
     except UserError as e:
@@ -46,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         # `lrn ... | head`: the reader went away; not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except DiskFull as e:
+        print(f"lrn {args.command}: error: {e.strerror}", file=sys.stderr)
+        return 1
     except Exception as e:  # unexpected: one line, and the traceback only on request
         if os.environ.get("LRN_DEBUG"):
             raise

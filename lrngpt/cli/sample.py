@@ -2,56 +2,46 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
-from lrngpt.errors import UserError
+from lrngpt.cli.common import add_json, emit, positive_int
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sample", help="generate text from a trained run")
-    p.add_argument("run_dir")
-    p.add_argument("--prompt", required=True)
-    p.add_argument("--max-new-tokens", type=int, default=100)
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num-samples", type=int, default=1, help="samples with seeds seed, seed+1, ...")
+    p = sub.add_parser("sample", help="generate text from a trained run",
+                       description="Continue a prompt with the run's model: temperature, then top-k, then "
+                                   "top-p (nucleus) filtering; a fixed seed gives the same text every time.",
+                       epilog='examples:\n  lrn sample runs/mlp64 --prompt "Once upon a time"\n'
+                              '  lrn sample runs/mlp64 --prompt "Lily saw a" --temperature 0.8 --top-k 40 '
+                              '--num-samples 3 --json')
+    p.add_argument("run_dir", help="a run directory (lrn train --out)")
+    p.add_argument("--prompt", required=True, help="the text to continue")
+    p.add_argument("--max-new-tokens", type=int, default=100, help="tokens to generate at most")
+    p.add_argument("--temperature", type=float, default=1.0, help="divides the logits; below 1 is more certain")
+    p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all)")
+    p.add_argument("--top-p", type=float, default=1.0,
+                   help="keep the most likely tokens that hold this much probability (1.0: all)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the first sample")
+    p.add_argument("--num-samples", type=positive_int, default=1, help="samples, with seeds seed, seed+1, ...")
     p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
     p.add_argument("--no-cache", action="store_true", help="GPT: recompute the window instead of the KV cache")
-    p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last")
-    p.add_argument("--device", default="cpu")
+    p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
+                   help="which weights: the last, the best periodic val bpb, or the untrained")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
     add_json(p)
     p.set_defaults(func=cmd_sample)
 
 
-def sample_texts(run, prompt: str, cfg, num_samples: int = 1, use_cache: bool = True, device: str = "cpu"):
-    from dataclasses import replace
-
-    from lrngpt.sample import generate
-
-    if not prompt:
-        raise UserError("the prompt is empty; give some text with --prompt")
-    ids = run.tokenizer.encode(prompt)
-    out = []
-    for i in range(num_samples):
-        new = generate(run.model, ids, replace(cfg, seed=cfg.seed + i), eot_id=run.tokenizer.eot_id,
-                       use_cache=use_cache, device=device)
-        text = run.tokenizer.decode([t for t in new if t != run.tokenizer.eot_id])
-        out.append({"text": prompt + text, "completion": text, "tokens": len(new), "seed": cfg.seed + i})
-    return out
-
-
 def cmd_sample(args) -> None:
-    from lrngpt.run import load_run, resolve_device
-    from lrngpt.sample import SamplingConfig
+    from dataclasses import asdict
+
+    from lrngpt.run import RunDir, resolve_device
+    from lrngpt.sample import SamplingConfig, sample_texts
 
     cfg = SamplingConfig(args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,
                          stop_at_eot=not args.no_stop)
-    if args.num_samples < 1:
-        raise UserError("--num-samples must be at least 1")
-    if not args.prompt:
-        raise UserError("the prompt is empty; give some text with --prompt")
     device = resolve_device(args.device)
-    run = load_run(args.run_dir, args.checkpoint, device)
+    run = RunDir(args.run_dir).load(args.checkpoint, device)
     samples = sample_texts(run, args.prompt, cfg, args.num_samples, not args.no_cache, device)
-    emit(args, {"samples": samples}, "\n---\n".join(s["text"] for s in samples))
+    result = {"samples": samples, "settings": {**asdict(cfg), "num_samples": args.num_samples,
+                                               "use_cache": not args.no_cache},
+              "checkpoint": args.checkpoint, "step": run.step, "run_dir": str(args.run_dir)}
+    emit(args, result, "\n---\n".join(s["text"] for s in samples))

@@ -36,8 +36,15 @@ def register(sub) -> None:
 def cmd_sweep(args) -> None:
     from pathlib import Path
 
-    from lrngpt.experiments import parse_shard, resolve_sweep, run_sweep, summarize
-    from lrngpt.experiments.sweep import point_state, shard_points, write_definition
+    from lrngpt.experiments.summary import summarize
+    from lrngpt.experiments.sweep import (
+        parse_shard,
+        point_state,
+        resolve_sweep,
+        run_sweep,
+        shard_points,
+        write_definition,
+    )
 
     shard = parse_shard(args.shard)
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])

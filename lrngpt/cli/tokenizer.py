@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from lrngpt.cli.common import Parser, add_json, emit
 from lrngpt.errors import UserError
@@ -17,6 +16,7 @@ def register(sub) -> None:
     t.add_argument("--corpus", required=True)
     t.add_argument("--vocab-size", type=int, default=4096)
     t.add_argument("--out", required=True, help="directory to write tokenizer.json into")
+    t.add_argument("--force", action="store_true", help="replace an existing DIR/tokenizer.json")
     add_json(t)
     t.set_defaults(func=cmd_train)
 
@@ -35,11 +35,12 @@ def register(sub) -> None:
 
 def cmd_train(args) -> None:
     from lrngpt.config import DataConfig
-    from lrngpt.data import train_tokenizer
+    from lrngpt.data import tokenizer_out, train_tokenizer
 
+    tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
     tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size),
                           log=lambda m: print(m, file=sys.stderr))
-    path = tok.save(Path(args.out))
+    path = tok.save(tokenizer_out(args.out, args.force))
     emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
          f"wrote {path} ({tok.vocab_size} tokens)")
 

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-
-import torch
 
 from lrngpt.cli.common import add_json, emit
 from lrngpt.errors import UserError
@@ -31,7 +27,8 @@ def register(sub) -> None:
 
 
 def resolve_config(args):
-    from lrngpt.config import apply_overrides, from_dict, read_config_dict
+    from lrngpt.config import apply_overrides, from_dict, preset_names, read_config_dict
+    from lrngpt.run import RunDir
 
     overrides = list(args.overrides)
     if args.corpus:
@@ -40,21 +37,20 @@ def resolve_config(args):
         overrides.append(f"train.device={args.device}")
     if args.config:
         base = read_config_dict(args.config)
-    elif args.resume and args.out and (Path(args.out) / "config.json").exists():
-        base = json.loads((Path(args.out) / "config.json").read_text())
+    elif args.resume and args.out and RunDir(args.out).holds_run():
+        base = RunDir(args.out).config_dict()
     else:
-        raise UserError("give --config PRESET_OR_FILE (presets: mlp-chapter, mlp-cpu, mlp-tiny, gpt-default)")
+        raise UserError(f"give --config PRESET_OR_FILE (presets: {', '.join(preset_names())})")
     return from_dict(apply_overrides(base, overrides))
 
 
 def cmd_train(args) -> None:
-    from lrngpt.models import build_model
+    from lrngpt.models import param_breakdown
     from lrngpt.train import train
 
     cfg = resolve_config(args)
     if args.dry_run:
-        with torch.device("meta"):  # count parameters without allocating them
-            params = build_model(cfg.model_type, cfg.model).param_breakdown()
+        params = param_breakdown(cfg.model_type, cfg.model)
         result = {"params": params, "config": cfg.to_dict()}
         emit(args, result, "\n".join(f"{k:>20}: {v:,}" for k, v in params.items()))
         return

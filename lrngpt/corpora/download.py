@@ -22,6 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import replace_file
 
 ATTEMPTS = 3  # a dropped connection is resumed this many times before giving up
 TIMEOUT_S = 60
@@ -108,7 +109,7 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None, prog
     if dest.exists():
         if _problem(dest, size, sha256) is None:
             return dest
-        dest.replace(dest.with_suffix(dest.suffix + ".bad"))  # stale or corrupt: fetch it again
+        replace_file(dest, dest.with_suffix(dest.suffix + ".bad"))  # stale or corrupt: fetch it again
     part = dest.with_suffix(dest.suffix + ".part")
     if part.exists() and size is not None and part.stat().st_size > size:
         part.unlink()  # longer than the real file: cannot be a prefix of it
@@ -142,10 +143,10 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None, prog
                             "to a writable directory") from None
     if problem := _problem(part, size, sha256):
         bad = dest.with_suffix(dest.suffix + ".bad")
-        part.replace(bad)
+        replace_file(part, bad)
         raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "
                         "and not used. Run again to download it afresh, or pass a local PATH instead")
-    part.replace(dest)
+    replace_file(part, dest)
     return dest
 
 

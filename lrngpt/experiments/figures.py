@@ -14,7 +14,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lrngpt.experiments.summary import atomic_write
+from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics
 
 

@@ -11,24 +11,16 @@ import csv
 import io
 import json
 import math
-import os
 import statistics
 from pathlib import Path
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics, read_summary
 
 CSV_COLUMNS = ["scale", "sweep", "name", "n_embd", "seed", "steps", "train_tokens", "params", "embedding",
                "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
-
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    """Write then rename, so shards finishing together never leave half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(text.encode() if isinstance(text, str) else text)
-    os.replace(tmp, path)
 
 
 def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:

@@ -33,22 +33,20 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lrngpt.checkpoint import LAST
-from lrngpt.config import from_dict, read_config_dict
+from lrngpt import log as logging
+from lrngpt.config import from_dict, parse_axis, parse_override, read_config_dict, set_key
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.summary import format_line, gather_row, summarize
-from lrngpt.run import read_summary
+from lrngpt.fsio import create_exclusive, read_json
+from lrngpt.run import RunDir, read_summary
 
 VERSION = 1
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
-SECTIONS = ("data", "model", "train")
 # Short names for the run directory; other axis keys use their last part.
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
 
@@ -86,27 +84,10 @@ class Sweep:
 # ---- resolving a preset or file into points ------------------------------------------------
 
 def _set(d: dict, key: str, value, what: str) -> None:
-    parts = key.split(".")
-    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+    if key in ("model_type", "name"):
         raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY or train.KEY (e.g. model.n_embd)")
-    d.setdefault(parts[0], {})[parts[1]] = value
-
-
-def _parse_value(raw: str):
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
-def parse_sets(items: list[str], what: str = "--set") -> dict:
-    out = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or not key or not raw:
-            raise UserError(f"{what} {item!r} must look like section.key=value, e.g. train.steps=200")
-        out[key] = _parse_value(raw) if what == "--set" else [_parse_value(v) for v in raw.split(",") if v]
-    return out
+    parse_override(f"{key}=null", what)  # checks the key's form, and refuses derived keys
+    set_key(d, key, value)
 
 
 def _read_file(path: Path) -> dict:
@@ -152,8 +133,8 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
     `sets` are extra `section.key=value` overrides, `axes` replace or add axes
     (`section.key=v1,v2`); both as on the command line.
     """
-    cli_sets = parse_sets(sets or [], "--set")
-    cli_axes = parse_sets(axes or [], "--axis")
+    cli_sets = dict(parse_override(item) for item in sets or [])
+    cli_axes = dict(parse_axis(item) for item in axes or [])
     path = Path(source)
     if source in presets.STUDIES:
         study, doc, preset = presets.STUDIES[source], {}, source
@@ -234,7 +215,7 @@ def point_state(run_dir: Path, steps: int) -> str:
     s = read_summary(run_dir)
     if s and s.get("finished") and s.get("step") == steps:
         return "finished"
-    return "partial" if (Path(run_dir) / LAST).is_file() else "new"
+    return "partial" if RunDir(run_dir).checkpoint_path("last").is_file() else "new"
 
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.
@@ -255,28 +236,22 @@ def _normal(d: dict) -> dict:
 def write_definition(sweep: Sweep, out: Path) -> None:
     """Create DIR/sweep.json, or check that DIR holds this same sweep.
 
-    Shards may start together on an empty DIR: the file is linked into place, which fails
-    for all but the first, and every shard then compares against what is there.
+    Shards may start together on an empty DIR: exactly one creates the file, and every shard
+    then compares against what is there.
     """
     path = out / "sweep.json"
     definition = sweep.definition()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory for the sweep")
     if not path.exists():
-        others = [q for q in out.iterdir() if not q.name.startswith(".sweep.json.tmp-")] if out.exists() else []
+        others = [q for q in out.iterdir() if ".tmp-" not in q.name] if out.exists() else []
         if others:
             raise UserError(f"{out} is not empty and holds no sweep (no sweep.json); choose another --out")
         out.mkdir(parents=True, exist_ok=True)
-        tmp = out / f".sweep.json.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(definition, indent=2) + "\n")
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass
-        finally:
-            tmp.unlink()
-    try:
-        old = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        raise UserError(f"{path} is not readable; choose another --out") from None
+        create_exclusive(path, json.dumps(definition, indent=2) + "\n")
+    old = read_json(path, "sweep definition")
+    if not isinstance(old, dict) or not isinstance(old.get("points"), list):
+        raise UserError(f"{path} is not a sweep definition (no list of points); choose another --out")
     if _normal(old) != _normal(definition):
         raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
                         "choose another --out, or delete it to start over")
@@ -287,7 +262,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR."""
     from lrngpt.train import train
 
-    log = log or (lambda msg: print(msg, file=sys.stderr))
+    log = log or logging.info
     out = Path(out)
     mine = shard_points(sweep, shard)
     write_definition(sweep, out)

@@ -7,7 +7,15 @@ distribution of the token after ids[:, t]; both expose `token_embedding` and
 
 from __future__ import annotations
 
-from torch import nn
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torch import nn
+
+# The GPT's feed-forward kinds; the gated ones (GLU variants) double the first projection.
+# Here, not in gpt.py, so that `lrn cost` can list them without importing torch.
+FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
+GATED_FFNS = ("swiglu", "geglu")
 
 
 def build_model(model_type: str, model_config) -> nn.Module:
@@ -18,3 +26,11 @@ def build_model(model_type: str, model_config) -> nn.Module:
     from lrngpt.models.gpt import GPT
 
     return GPT(model_config)
+
+
+def param_breakdown(model_type: str, model_config) -> dict[str, int]:
+    """The parameter counts of a model, without allocating its weights."""
+    import torch
+
+    with torch.device("meta"):
+        return build_model(model_type, model_config).param_breakdown()

@@ -18,15 +18,15 @@ from torch import nn
 from torch.nn import functional as F
 
 from lrngpt.errors import UserError
+from lrngpt.models import FFN_KINDS, GATED_FFNS
 
-FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")
 
 
 class ContextLengthError(UserError, ValueError):
-    """A sequence longer than the position table. A ValueError so the sampler can catch it and
-    crop its window; a UserError so the command line reports it in one line."""
+    """A sequence longer than the position table (the sampler never makes one: it crops its
+    window to context_length first). A UserError, so the command line reports it in one line."""
 
 
 @dataclass
@@ -162,7 +162,7 @@ class FeedForward(nn.Module):
     def __init__(self, config: GPTConfig):
         super().__init__()
         hidden = config.ffn_mult * config.n_embd
-        self.gated = config.ffn in ("swiglu", "geglu")
+        self.gated = config.ffn in GATED_FFNS
         self.up = nn.Linear(config.n_embd, 2 * hidden if self.gated else hidden, bias=config.bias)
         gelu = nn.GELU(approximate=config.gelu_approximate)
         self.act = {"gelu": gelu, "relu": nn.ReLU(), "swiglu": nn.SiLU(), "geglu": gelu}[config.ffn]

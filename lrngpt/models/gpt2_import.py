@@ -21,11 +21,12 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.checkpoint import BEST, INIT, LAST, save_checkpoint
-from lrngpt.config import from_dict, save_config
+from lrngpt.checkpoint import make_payload
+from lrngpt.config import from_dict
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPT, GPTConfig
+from lrngpt.run import RunDir
 from lrngpt.tokenizer import MIN_VOCAB, Tokenizer
 
 SOURCE = "gpt2-import"
@@ -276,16 +277,6 @@ def _with_source(make, path: Path) -> Tokenizer:
 
 # ---- the run directory --------------------------------------------------------------------
 
-def _check_out(out: Path, force: bool) -> None:
-    has_run = (out / "config.json").exists() or (out / LAST).exists()
-    if has_run and not force:
-        raise UserError(f"{out} already holds a run; pass --force to replace it, or choose another --out")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file, not a directory")
-    if out.exists() and any(out.iterdir()) and not has_run and not force:
-        raise UserError(f"{out} is not empty and holds no lrn run; choose another --out or pass --force")
-
-
 def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
     """Read HF_DIR, check all of it, then write the run directory `out`. Returns a summary."""
     hf_dir, out = Path(hf_dir), Path(out)
@@ -299,17 +290,13 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     hf_sd, weights_from = load_hf_weights(hf_dir)
     state = convert_state_dict(hf_sd, gcfg)
     cfg = from_dict(run_config_dict(gcfg))
-    _check_out(out, force)
-
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in (INIT, LAST, BEST, "metrics.jsonl", "summary.json"):  # --force: no old run left behind
-        (out / stale).unlink(missing_ok=True)
-    save_config(cfg, out / "config.json")
-    tokenizer.save(out / "tokenizer.json")
-    payload = {"model": state, "optimizer": None, "step": 0, "config": cfg.to_dict(),
-               "tokenizer": tokenizer.to_str(), "tokenizer_hash": tokenizer.hash, "data_key": None,
-               "source": SOURCE, "hf_dir": str(hf_dir.resolve())}
-    save_checkpoint(payload, out / LAST)
+    run = RunDir(out)
+    run.start(force, kind=SOURCE, resume_hint=False)  # --force: no file of an earlier run left behind
+    run.write_config(cfg)
+    run.write_tokenizer(tokenizer)
+    payload = make_payload(state, cfg.to_dict(), tokenizer, 0, source=SOURCE, hf_dir=str(hf_dir.resolve()))
+    run.save_checkpoint(payload, "last")
+    run.unlock()
     with torch.device("meta"):
         params = GPT(gcfg).param_breakdown()
     return {"run_dir": str(out), "hf_dir": str(hf_dir), "weights": weights_from, "tokenizer": tokenizer_from,

@@ -72,13 +72,3 @@ class MLPLM(nn.Module):
         count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
         parts = {"embedding": count(self.wte), "hidden": count(self.hidden), "output": count(self.head)}
         return {"total": sum(parts.values()), **parts}
-
-
-def mlp_param_count(vocab_size: int, block_size: int, n_embd: int, n_hidden: int) -> dict[str, int]:
-    """The chapter's parameter formula, without building the model."""
-    parts = {
-        "embedding": vocab_size * n_embd,
-        "hidden": block_size * n_embd * n_hidden + n_hidden,
-        "output": n_hidden * vocab_size + vocab_size,
-    }
-    return {"total": sum(parts.values()), **parts}

@@ -29,5 +29,5 @@ def test_demo_never_replaces_something_that_is_not_a_demo(capsys, tmp_path):
     out.mkdir()
     (out / "notes.txt").write_text("precious")
     assert main(["demo", "--out", str(out), "--steps", "2", *SMALL]) == 2
-    assert "not an earlier demo" in capsys.readouterr().err
+    assert "lrn did not write (notes.txt)" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "precious"

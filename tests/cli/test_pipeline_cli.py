@@ -80,7 +80,7 @@ def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_c
     (["train", "--config", "mlp-tiny", "--set", "train.steps=ten", "--out", "x"], "must be int"),
     (["train", "--config", "mlp-tiny", "--set", "model.n_embdd=3", "--out", "x"], "unknown config key model.n_embdd"),
     (["train", "--config", "no-such-preset", "--out", "x"], "unknown preset"),
-    (["train", "--config", "mlp-tiny", "--out", "x", "--resume"], "no checkpoint"),
+    (["train", "--config", "mlp-tiny", "--out", "x", "--resume"], "does not exist"),
     (["eval", "/no/such/run"], "does not exist"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path, monkeypatch, argv, needle):

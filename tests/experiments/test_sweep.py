@@ -17,9 +17,15 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.experiments import parse_shard, resolve_sweep, run_sweep
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.sweep import point_state, shard_points, write_definition
+from lrngpt.experiments.sweep import (
+    parse_shard,
+    point_state,
+    resolve_sweep,
+    run_sweep,
+    shard_points,
+    write_definition,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LINE = re.compile(r"d=\s*(\d+) \| steps\s+([\d,]+) \| seed (\d+) \| params\s+([\d,]+) \(embedding\s+[\d,]+, "
@@ -78,7 +84,7 @@ def test_every_table_names_the_scale(tiny_sweep):
 
 
 def test_table_numbers_equal_evaluate_run_of_each_run_dir(tiny_sweep):
-    from lrngpt.cli.evaluate import evaluate_run
+    from lrngpt.evaluate import evaluate_run
 
     out, doc = tiny_sweep
     for row in doc["rows"]:

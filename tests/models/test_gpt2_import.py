@@ -13,12 +13,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lrngpt.checkpoint import BEST, LAST
 from lrngpt.cli.main import main
 from lrngpt.config import from_dict
 from lrngpt.errors import UserError
 from lrngpt.models.gpt2_import import import_gpt2
-from lrngpt.run import load_run
+from lrngpt.run import BEST, LAST, load_run
 from lrngpt.sample import SamplingConfig, generate
 from lrngpt.tokenizer import Tokenizer
 
@@ -158,7 +157,8 @@ def test_vocab_json_and_merges_txt_give_the_same_tokenizer(hf, tmp_path):
 def test_run_directory_holds_config_tokenizer_and_a_loadable_checkpoint(hf, tmp_path):
     out = tmp_path / "run"
     import_gpt2(hf.dir, out)
-    assert sorted(p.name for p in out.iterdir()) == ["ckpt_last.pt", "config.json", "tokenizer.json"]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["ckpt_last.pt", "config.json", "tokenizer.json"]
+    assert (out / ".lrn-run").is_file()  # the marker: lrn made this directory
     cfg = from_dict(json.loads((out / "config.json").read_text()))
     m = cfg.model
     assert cfg.model_type == "gpt" and cfg.data.vocab_size == hf.tok.vocab_size
@@ -193,7 +193,7 @@ def test_existing_run_is_refused_without_force_and_replaced_with_it(hf, tmp_path
 
 def test_non_empty_directory_without_a_run_is_refused(hf, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(UserError, match="not empty and holds no lrn run"):
+    with pytest.raises(UserError, match="lrn did not write"):
         import_gpt2(hf.dir, tmp_path)
 
 

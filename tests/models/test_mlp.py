@@ -8,8 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from lrngpt.analysis.costs import mlp_params
 from lrngpt.errors import UserError
-from lrngpt.models.mlp import MLPLM, MLPConfig, mlp_param_count
+from lrngpt.models.mlp import MLPLM, MLPConfig
 
 CHAPTER = {4: 2_130_432, 8: 2_159_104, 16: 2_216_448, 32: 2_331_136, 64: 2_560_512,
            128: 3_019_264, 256: 3_936_768, 512: 5_771_776}
@@ -20,7 +21,7 @@ def test_parameter_count_equals_the_chapter_table(d, total):
     with torch.device("meta"):
         model = MLPLM(MLPConfig(vocab_size=4096, pad_id=0, block_size=6, n_embd=d, n_hidden=512))
     p = model.param_breakdown()
-    assert p["total"] == total == mlp_param_count(4096, 6, d, 512)["total"]
+    assert p["total"] == total == mlp_params(4096, 6, 512, d)["total"]
     assert p["embedding"] == 4096 * d and p["output"] == 2_101_248 and p["hidden"] == 6 * d * 512 + 512
 
 

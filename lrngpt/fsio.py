@@ -1,0 +1,234 @@
+"""Files: every write atomic, every OS error on a user's path a one-line UserError.
+
+`atomic_write(path, data)` and `atomic_open(path)` write to a temporary file in the same
+directory with a name unique to this process and call (`.NAME.tmp-PID-RANDOM`), fsync it,
+rename it over `path` and fsync the directory, so readers see the old file or the new one,
+never half of either, and two processes never share a temporary file. On any failure,
+SIGTERM included (the command line turns it into an exception), the temporary file is
+removed; one left by a killed process (`kill -9`) is removed by the next writer that finds
+it (`clean_stale_temps`).
+
+A full disk is reported as `DiskFull` (exit 1: it is not the user's input, but the message
+names the path and the space needed) and leaves the earlier file intact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from lrngpt.errors import UserError
+
+_TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
+
+
+class DiskFull(OSError):
+    """No space left while writing; the earlier file is untouched."""
+
+
+def temp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def _fsync_dir(d: Path) -> None:
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:  # some filesystems do not open directories; the rename is still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
+    """A file to write that replaces `path` only when the block ends without an exception."""
+    path = Path(path)
+    tmp = temp_name(path)
+    try:
+        with open(tmp, mode, encoding=encoding) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        _unlink(tmp)
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
+            raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
+                                    f"free some space and run the command again (the earlier file is intact)") from None
+        raise
+    except BaseException:
+        _unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def replace_file(src: str | Path, dst: str | Path) -> None:
+    """Rename `src` over `dst` (same filesystem) and make the rename durable."""
+    os.replace(src, dst)
+    _fsync_dir(Path(dst).parent)
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> Path:
+    """Replace `path` with `data` (text is written as UTF-8)."""
+    path = Path(path)
+    with atomic_open(path, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def create_exclusive(path: str | Path, data: str | bytes) -> bool:
+    """Create `path` whole with `data` unless it exists; True when this call created it.
+
+    The content is written to a temporary file first and linked into place, so processes
+    starting together see either no file or the complete one, and exactly one of them wins.
+    """
+    path = Path(path)
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        _unlink(tmp)
+
+
+def json_safe(obj: Any) -> Any:
+    """NaN and infinities as null: strict JSON, which every reader accepts."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def write_json(path: str | Path, obj: Any) -> Path:
+    return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """A JSON document; a missing, unreadable or malformed file is a UserError naming it."""
+    path = Path(path)
+    with user_path(path, what):
+        text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix or delete it") from None
+
+
+def read_json_object(path: str | Path, what: str = "file") -> dict:
+    doc = read_json(path, what)
+    if not isinstance(doc, dict):
+        raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
+    return doc
+
+
+@contextlib.contextmanager
+def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
+    """Turn an OS error on a path the user gave into a UserError that says how to fix it."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        raise UserError(f"{what} {path} is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
+    except DiskFull:
+        raise
+    except OSError as e:
+        raise UserError(describe_os_error(path, e, what)) from None
+
+
+def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
+    if isinstance(e, FileNotFoundError):
+        return f"{what} {path} does not exist; check the path"
+    if isinstance(e, IsADirectoryError):
+        return f"{what} {path} is a directory where a file is expected; give a file"
+    if isinstance(e, NotADirectoryError):
+        return f"{what} {path} is a file (or lies under one) where a directory is expected; give a directory"
+    if isinstance(e, PermissionError):
+        return f"{what} {path}: permission denied; change its permissions or choose another path"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"disk full at {path}; free some space"
+    if e.errno == errno.ELOOP:
+        return f"{what} {path} is a symbolic link loop; fix the link"
+    if e.errno == errno.EROFS:
+        return f"{what} {path} is on a read-only filesystem; choose another path"
+    return f"{what} {path}: {e.strerror or e}"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def clean_stale_temps(d: str | Path) -> list[Path]:
+    """Remove temporary files and directories that a killed process left in `d`."""
+    d = Path(d)
+    removed = []
+    try:
+        entries = list(d.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        m = _TEMP.match(p.name)
+        if m and int(m["pid"]) != os.getpid() and not pid_alive(int(m["pid"])):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                _unlink(p)
+            removed.append(p)
+    return removed
+
+
+def _unlink(p: Path) -> None:
+    with contextlib.suppress(OSError):
+        p.unlink()
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | Path) -> Iterator[Path]:
+    """A temporary directory to fill that becomes `path` when the block ends without an exception.
+
+    `path` must not exist or be a directory the caller owns (it is replaced).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(path.parent)
+    tmp = temp_name(path)
+    tmp.mkdir()
+    try:
+        yield tmp
+        if path.exists():
+            old = temp_name(path)
+            os.replace(path, old)  # out of the way first, so the new one appears in one rename
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

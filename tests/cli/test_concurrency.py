@@ -1,0 +1,81 @@
+"""Two processes, one run directory: one writer wins; kill -9 at random moments loses nothing."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from lrngpt.checkpoint import load_checkpoint
+from lrngpt.run import LAST, RunDir
+
+
+def lrn(*args: str) -> list[str]:
+    return [sys.executable, "-m", "lrngpt", *args]
+
+
+def train_args(corpus: str, out, *extra: str) -> list[str]:
+    return lrn("train", "--config", "mlp-tiny", "--corpus", corpus, "--out", str(out), "--device", "cpu",
+               "--set", "data.vocab_size=300", *extra)
+
+
+def wait_for(cond, timeout=120.0):
+    t0 = time.time()
+    while not cond():
+        assert time.time() - t0 < timeout, "timed out"
+        time.sleep(0.05)
+
+
+def test_two_trainers_on_one_directory_one_runs_the_other_exits_2(text_corpus, tmp_path):
+    out = tmp_path / "same"
+    first = subprocess.Popen(train_args(text_corpus, out, "--set", "train.steps=400"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (out / ".lrn-run").exists())
+        second = subprocess.run(train_args(text_corpus, out, "--set", "train.steps=400"),
+                                capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2
+        lines = second.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"is in use by process {first.pid} on " in lines[0], second.stderr
+        assert first.wait(timeout=300) == 0
+    finally:
+        first.kill()
+    steps = [r["step"] for r in RunDir(out).metrics() if "loss" in r]
+    assert steps == sorted(set(steps))  # one writer: no interleaved rows
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_then_resume_equals_a_straight_run(text_corpus, tmp_path):
+    sets = ("--set", "train.steps=60", "--set", "train.save_every=3", "--set", "train.eval_every=20",
+            "--set", "train.log_every=1")
+    straight = subprocess.run(train_args(text_corpus, tmp_path / "straight", *sets), capture_output=True,
+                              text=True, timeout=300)
+    assert straight.returncode == 0, straight.stderr
+    run = tmp_path / "killed"
+    rng = random.Random(7)
+    kills = 0
+    resume: tuple[str, ...] = ()
+    while kills < 4:
+        child = subprocess.Popen(train_args(text_corpus, run, *sets, *resume), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        wait_for(lambda c=child: (run / LAST).exists() or c.poll() is not None)
+        time.sleep(rng.uniform(0.0, 0.4))
+        if child.poll() is not None:
+            break  # it finished before the kill
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        kills += 1
+        resume = ("--resume",)
+    final = subprocess.run(train_args(text_corpus, run, *sets, "--resume"), capture_output=True, text=True,
+                           timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert kills >= 1
+    a, b = (load_checkpoint(d / LAST)["model"] for d in (tmp_path / "straight", run))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    rows = lambda d: [(r["step"], "loss" in r, "val_bpb" in r) for r in RunDir(d).metrics()]  # noqa: E731
+    assert rows(run) == rows(tmp_path / "straight")

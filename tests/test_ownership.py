@@ -1,0 +1,91 @@
+"""No user file is ever overwritten or deleted; a full disk or a damaged cache loses nothing."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from lrngpt.cli.main import main
+from lrngpt.run import LAST, RunDir
+from lrngpt.train import train
+
+
+def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(text_corpus, tmp_path, capsys,
+                                                                             tiny_config):
+    run = tmp_path / "base"
+    train(tiny_config("train.steps=2"), run, progress=False)
+    before = (run / "tokenizer.json").read_bytes()
+    args = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "280"]
+    assert main([*args, "--out", str(run), "--force"]) == 2
+    assert "holds an lrn run" in capsys.readouterr().err
+    assert (run / "tokenizer.json").read_bytes() == before
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"mine": true}')
+    assert main([*args, "--out", str(settings)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    assert settings.read_text() == '{"mine": true}'
+    tok_dir = tmp_path / "tok"
+    assert main([*args, "--out", str(tok_dir)]) == 0
+    assert main([*args, "--out", str(tok_dir)]) == 2  # exists: only with --force
+    assert "pass --force" in capsys.readouterr().err
+    assert main([*args, "--out", str(tok_dir), "--force"]) == 0
+
+
+def test_a_full_disk_on_resume_leaves_config_and_checkpoint_intact(tiny_config, tmp_path, monkeypatch, capsys):
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=8", "train.eval_every=2"), run, stop_at=4, progress=False)
+    config, ckpt = (run / "config.json").read_bytes(), (run / LAST).read_bytes()
+    real_fsync = os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("lrngpt.fsio.os.fsync", full)
+    code = main(["train", "--out", str(run), "--resume"])
+    monkeypatch.setattr("lrngpt.fsio.os.fsync", real_fsync)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and "disk full while writing" in err[-1] and "earlier file is intact" in err[-1]
+    assert (run / "config.json").read_bytes() == config
+    assert (run / LAST).read_bytes() == ckpt
+    assert not [p for p in run.iterdir() if ".tmp-" in p.name]  # no temp file keeps the disk full
+    assert main(["train", "--out", str(run), "--resume"]) == 0  # and the run goes on afterwards
+
+
+def test_a_wrong_tokenizer_in_the_data_cache_is_rebuilt_not_used(tiny_config, tmp_path, capsys):
+    first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
+    cache = RunDir(tmp_path / "a").summary()["data_key"]
+    from lrngpt.data import data_cache_dir
+    from lrngpt.tokenizer import Tokenizer
+
+    entry = data_cache_dir() / cache
+    Tokenizer.train(["some other text entirely"] * 20, 260).save(entry / "tokenizer.json")
+    second = train(tiny_config("train.steps=3"), tmp_path / "b", progress=False)
+    assert "is damaged (tokenizer.json is not the tokenizer these tokens were encoded with); preparing it" \
+        in capsys.readouterr().err
+    assert second["val_bpb"] == first["val_bpb"]
+
+
+def test_a_truncated_token_file_in_the_cache_is_rebuilt(tiny_config, tmp_path, capsys):
+    first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
+    from lrngpt.data import data_cache_dir
+
+    train_bin = data_cache_dir() / first["data_key"] / "train.bin"
+    train_bin.write_bytes(train_bin.read_bytes()[:100])
+    second = train(tiny_config("train.steps=3"), tmp_path / "b", progress=False)
+    assert "train.bin holds 100 bytes" in capsys.readouterr().err
+    assert second["val_bpb"] == first["val_bpb"]
+
+
+@pytest.mark.parametrize("key", ["model.vocab_size=50257", "model.pad_id=3"])
+def test_setting_a_derived_key_exits_2_naming_what_to_set(key, capsys):
+    assert main(["train", "--config", "mlp-tiny", "--set", key, "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and key.split("=")[0] in err
+    assert ("data.vocab_size" in err) if "vocab" in key else ("lrn sets itself" in err)
+
+
+def test_an_unknown_key_suggests_the_closest(capsys):
+    assert main(["train", "--config", "mlp-tiny", "--set", "model.n_embed=8", "--dry-run"]) == 2
+    assert "did you mean model.n_embd?" in capsys.readouterr().err

@@ -1,0 +1,159 @@
+"""The run directory's owner: one writer at a time, ownership, --force, metrics on resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from lrngpt.checkpoint import load_checkpoint
+from lrngpt.errors import UserError
+from lrngpt.run import LAST, RunDir
+from lrngpt.train import train
+
+HOLD = """
+import sys, time
+from lrngpt.run import RunDir
+run = RunDir(sys.argv[1]).lock()  # held while the object lives
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_directory(tmp_path):
+    child = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "r")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "locked"
+        with pytest.raises(UserError, match=rf"is in use by process {child.pid} on \S+; wait"):
+            RunDir(tmp_path / "r").lock()
+    finally:
+        child.kill()
+        child.wait()
+    RunDir(tmp_path / "r").lock().unlock()  # a dead process's lock never blocks
+
+
+def test_start_refuses_a_directory_with_files_lrn_did_not_write_even_with_force(tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "notes.txt").write_text("precious")
+    for force in (False, True):
+        with pytest.raises(UserError, match=r"lrn did not write \(notes.txt\)"):
+            RunDir(d).start(force=force)
+    assert (d / "notes.txt").read_text() == "precious"
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", "notes.txt"]
+
+
+def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
+    d = tmp_path / "new"
+    first = RunDir(d)
+    first.start()
+    first.unlock()
+    with pytest.raises(UserError, match="already holds a run; use --force to replace it"):
+        RunDir(d).start()
+    RunDir(d).start(force=True)
+
+
+def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_config, tmp_path):
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=6", "train.eval_every=3", "train.tensorboard=false"), run, progress=False)
+    (run / "notes.txt").write_text("mine")
+    before = {p.name for p in run.iterdir()}
+    assert {"ckpt_best.pt", "summary.json", "metrics.jsonl", "ckpt_init.pt"} <= before
+
+    class Stop(Exception):
+        pass
+
+    def boom(*args, **kwargs):
+        raise Stop
+
+    # a --force run interrupted before its first checkpoint leaves no file of the old run behind
+    import lrngpt.train as tr
+
+    original = tr.Trainer._log_plan
+    tr.Trainer._log_plan = boom
+    try:
+        with pytest.raises(Stop):
+            train(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False)
+    finally:
+        tr.Trainer._log_plan = original
+    left = {p.name for p in run.iterdir()}
+    assert left == {".lrn-lock", ".lrn-run", "notes.txt", "config.json", "tokenizer.json"}
+    assert RunDir(run).config().model.n_embd == 8  # the new run's config, not the old one's
+    assert (run / "notes.txt").read_text() == "mine"
+
+
+def test_resume_cuts_metrics_back_to_the_checkpoint_so_they_equal_a_straight_run(tiny_config, tmp_path):
+    cfg = lambda: tiny_config("train.steps=12", "train.eval_every=4", "train.log_every=1")  # noqa: E731
+    train(cfg(), tmp_path / "straight", progress=False)
+    train(cfg(), tmp_path / "cut", stop_at=8, progress=False)
+    # a kill after step 8's checkpoint: rows for steps 9 and 10 were written, no checkpoint at 10
+    with open(tmp_path / "cut" / "metrics.jsonl", "a") as f:
+        for step in (9, 10):
+            f.write(json.dumps({"step": step, "loss": 1.0, "lr": 0.0, "tokens_per_s": 1.0}) + "\n")
+        f.write('{"step": 11, "loss"')  # cut mid-line
+    train(cfg(), tmp_path / "cut", resume=True, progress=False)
+
+    def steps(name):
+        return [(r["step"], sorted(r)) for r in RunDir(tmp_path / name).metrics()]
+
+    assert steps("cut") == steps("straight")
+    a, b = (load_checkpoint(tmp_path / n / LAST)["model"] for n in ("straight", "cut"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_resume_of_a_finished_run_does_no_work(tiny_config, tmp_path):
+    run = tmp_path / "r"
+    first = train(tiny_config("train.steps=4"), run, progress=False)
+    mtime = (run / LAST).stat().st_mtime_ns
+    again = train(tiny_config("train.steps=4"), run, resume=True, progress=False)
+    assert again["already_finished"] is True and again["val_bpb"] == first["val_bpb"]
+    assert (run / LAST).stat().st_mtime_ns == mtime
+
+
+def test_summary_records_passes_and_the_best_periodic_evaluation(tiny_config, tmp_path):
+    s = train(tiny_config("train.steps=8", "train.eval_every=2"), tmp_path / "r", progress=False)
+    assert s["epochs"] == pytest.approx(8 * 8 * 64 / s["train_split_tokens"])
+    best = min((r["val_bpb"], r["step"]) for r in RunDir(tmp_path / "r").metrics()
+               if "val_bpb" in r and not r.get("final") and r["step"] > 0)
+    assert (s["best_val_bpb"], s["best_step"]) == best
+
+
+def test_readers_never_see_a_temporary_file_and_stale_ones_are_cleaned(tiny_config, tmp_path):
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=2"), run, progress=False)
+    stale = run / ".ckpt_last.pt.tmp-999999-abcd1234"  # left by a process that no longer exists
+    stale.write_bytes(b"x" * 10)
+    RunDir(run).lock().unlock()
+    assert not stale.exists()
+    assert not [p for p in run.iterdir() if ".tmp-" in p.name]
+
+
+def test_a_broken_config_json_is_named_with_the_field(tmp_path):
+    d = tmp_path / "r"
+    d.mkdir()
+    (d / "config.json").write_text('{"data": [1, 2]}')
+    with pytest.raises(UserError, match=r"config.json: config section 'data' must be an object"):
+        RunDir(d).config()
+    (d / "config.json").write_bytes(b"\xff\xfe{")
+    with pytest.raises(UserError, match="not UTF-8"):
+        RunDir(d).config()
+
+
+def test_a_checkpoint_without_step_is_named(tmp_path):
+    path = tmp_path / "ckpt_last.pt"
+    torch.save({"model": {}, "config": {}, "tokenizer": "{}"}, path)
+    with pytest.raises(UserError, match="has no 'step'"):
+        load_checkpoint(path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its permissions")
+def test_an_unreadable_checkpoint_is_a_permission_error_not_corruption(tiny_config, tmp_path):
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=2"), run, progress=False)
+    (run / LAST).chmod(0)
+    with pytest.raises(UserError, match="permission denied"):
+        load_checkpoint(run / LAST)
