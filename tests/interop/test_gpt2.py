@@ -17,7 +17,7 @@ from lrngpt.checkpoint import BEST, LAST
 from lrngpt.cli.main import main
 from lrngpt.config import from_dict
 from lrngpt.errors import UserError
-from lrngpt.models.gpt2_import import import_gpt2
+from lrngpt.interop.gpt2 import import_gpt2
 from lrngpt.run import load_run
 from lrngpt.sample import SamplingConfig, generate
 from lrngpt.tokenizer import Tokenizer
