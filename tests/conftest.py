@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test imports torch: see lrngpt/__init__.py
+# No test reaches the network: datasets, transformers and huggingface_hub read these at import.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -5,7 +5,6 @@ that GPT-2 cannot express, and occupied output directories, fail with one clear 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -23,7 +22,6 @@ from lrngpt.run import load_run
 from lrngpt.sample import SamplingConfig, generate
 from lrngpt.train import train
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # from_pretrained of a local directory; never the network
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")
 
