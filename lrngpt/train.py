@@ -99,10 +99,13 @@ class Trainer:
             _init_distributed(self.device)
         ckpt = self._check_run_dir(force)  # every rank checks before rank 0 writes anything
         self._barrier()
-        if not self.master:
-            self._barrier()  # rank 0 prepares the data first; the others then find it cached
-        self.data: PreparedData = prepare(cfg.data, log=self.log)
-        if self.master:
+        # Rank 0 prepares the data first; then the first process on each other machine, which finds
+        # it in a shared cache or fills its machine-local one; then the rest find it cached. So no
+        # two processes ever write the same cache entry at once, with one machine or many.
+        self.data: PreparedData | None = None
+        for my_turn in (self.rank == 0, local_rank == 0, True):
+            if my_turn and self.data is None:
+                self.data = prepare(cfg.data, log=self.log)
             self._barrier()
         tok = self.data.tokenizer
         if cfg.model_type == "mlp" and cfg.model.pad_id != tok.eot_id:
