@@ -62,6 +62,14 @@ def http_server():
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _outside_slurm_arrays():
+    """`lrn sweep` takes its shard from a Slurm job array; tests run inside one still see every point."""
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("SLURM_ARRAY_")}
+    yield
+    os.environ.update(saved)
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
     """Every test session gets its own lrn cache, so tests never read or fill ~/.cache."""
     import os
