@@ -22,7 +22,7 @@ def register(sub) -> None:
     s.set_defaults(func=cmd_stories)
 
     q = cmds.add_parser("prepare", help="train the tokenizer and write memory-mapped token arrays")
-    q.add_argument("--corpus", required=True, help="corpus SPEC (required): stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH], "
+    q.add_argument("--corpus", required=True, help="the corpus (required): stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH], "
                         "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
     q.add_argument("--vocab-size", type=int, default=4096)
     q.add_argument("--val-fraction", type=float, default=0.05)

@@ -21,7 +21,8 @@ def register(sub) -> None:
     p.add_argument("--checkpoint", choices=["last", "best"], default="last",
                    help="which weights to export (default last)")
     p.add_argument("--force", action="store_true",
-                   help="write into a non-empty --out, replacing its model files (default: refuse)")
+                   help="write into a non-empty --out, replacing the files export writes and stale weight "
+                        "files; other files stay (default: refuse a non-empty --out)")
     add_json(p)
     p.set_defaults(func=cmd_export)
 

@@ -75,11 +75,14 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
     }
 
 
-def model_card(run, hf_config: dict, params: int, summary: dict | None) -> str:
+def model_card(run, hf_config: dict, params: int, summary: dict | None, checkpoint: str) -> str:
     """README.md for a model hub: what the model is, what it was trained on, how to load it."""
     c = run.config
     name = c.name or run.dir.name
-    bpb = f"{summary['val_bpb']:.4f}" if summary and summary.get("val_bpb") is not None else "not measured"
+    # summary.json's val_bpb is the final weights' (full split); the best checkpoint has its periodic one
+    key, how = ("best_val_bpb", "best periodic evaluation") if checkpoint == "best" else ("val_bpb", "full split")
+    value = (summary or {}).get(key)
+    bpb = f"{value:.4f} ({how})" if isinstance(value, int | float) else "not measured"
     return f"""---
 library_name: transformers
 pipeline_tag: text-generation
@@ -103,8 +106,8 @@ A GPT-2-architecture language model trained with lrn-gpt and exported with `lrn 
 
 ```python
 from transformers import AutoModelForCausalLM, AutoTokenizer
-model = AutoModelForCausalLM.from_pretrained(".")
-tok = AutoTokenizer.from_pretrained(".")
+model = AutoModelForCausalLM.from_pretrained("PATH")  # this directory, or its id on a model hub
+tok = AutoTokenizer.from_pretrained("PATH")
 out = model.generate(**tok("Once upon a time", return_tensors="pt"), max_new_tokens=40, do_sample=True, top_k=40)
 print(tok.decode(out[0]))
 ```
@@ -126,7 +129,9 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     st = _safetensors()
     _check_out(out, force)
 
-    tensors = state_dict_to_hf(run.model.state_dict(), gcfg)
+    sd = run.model.state_dict()
+    tensors = state_dict_to_hf(sd, gcfg)
+    zero_biases = [hf for hf, (ours, _) in LAYER.items() if f"blocks.0.{ours}" not in sd]
     params = run.model.param_breakdown()["total"]
     eot = run.tokenizer.eot_id
     texts = {
@@ -134,7 +139,7 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
         "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot,
                                               "pad_token_id": eot}, indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
-        "README.md": model_card(run, hf_config, params, read_summary(run_dir)),
+        "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
@@ -153,8 +158,6 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    sd = run.model.state_dict()
-    zero_biases = [hf for hf, (ours, _) in LAYER.items() if f"blocks.0.{ours}" not in sd]
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
             "step": run.step, "files": list(FILES), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,

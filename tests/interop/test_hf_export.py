@@ -159,6 +159,17 @@ def test_import_of_the_export_gives_back_the_same_weights(runs, variant, tmp_pat
     assert torch.equal(lrn_logits(before, ids), lrn_logits(after, ids))
 
 
+def test_model_card_states_the_corpus_and_the_bits_per_byte_of_the_exported_weights(runs, tmp_path):
+    summary = json.loads((runs["cpu-json"] / "summary.json").read_text())
+    for which, value, how in (("last", summary["val_bpb"], "full split"),
+                              ("best", summary["best_val_bpb"], "best periodic evaluation")):
+        export_hf(runs["cpu-json"], tmp_path / which, checkpoint=which)
+        card = (tmp_path / which / "README.md").read_text()
+        assert card.startswith("---\nlibrary_name: transformers\n")
+        assert f"| validation bits per byte | {value:.4f} ({how}) |" in card
+        assert f"| training corpus | `{load_run(runs['cpu-json']).config.data.corpus}` |" in card
+
+
 def test_best_checkpoint_is_exported_on_request(runs, tmp_path):
     export_hf(runs["cpu-json"], tmp_path / "hf", checkpoint="best")
     model, _ = hf_load(tmp_path / "hf")
