@@ -35,4 +35,7 @@ def cmd_export(args) -> None:
     text = (f"exported {r['run_dir']} (step {r['step']}, {r['params']:,} parameters, "
             f"{r['activation_function']}, tied {str(r['tie_word_embeddings']).lower()}{zeros}) to {r['out']}\n"
             f"load it: AutoModelForCausalLM.from_pretrained({r['out']!r}), AutoTokenizer.from_pretrained({r['out']!r})")
+    if r["tokenizer_vocab_size"] < r["vocab_size"]:
+        text += (f"\nnote: the tokenizer has {r['tokenizer_vocab_size']} tokens for the model's {r['vocab_size']} "
+                 "rows (the corpus had no more merges); transformers loads it, lrn import-gpt2 refuses it")
     emit(args, r, text)
