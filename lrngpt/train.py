@@ -136,10 +136,13 @@ class Trainer:
         return ckpt
 
     def _prepare_data(self) -> PreparedData:
-        if not self.dist.master:
-            self.dist.barrier()  # rank 0 prepares the data first; the others then find it cached
-        data = prepare(self.cfg.data, log=self.log)
-        if self.dist.master:
+        # Rank 0 prepares the data first; then the first process on each other machine, which finds
+        # it in a shared cache or fills its machine-local one; then the rest find it cached. So no
+        # two processes ever write the same cache entry at once, with one machine or many.
+        data = None
+        for my_turn in (self.dist.master, self.dist.local_rank == 0, True):
+            if my_turn and data is None:
+                data = prepare(self.cfg.data, log=self.log)
             self.dist.barrier()
         return data
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test imports torch: see lrngpt/__init__.py
+# No test reaches the network: datasets, transformers and huggingface_hub read these at import.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,6 +59,14 @@ def http_server():
     yield srv
     srv.shutdown()
     srv.server_close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _outside_slurm_arrays():
+    """`lrn sweep` takes its shard from a Slurm job array; tests run inside one still see every point."""
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("SLURM_ARRAY_")}
+    yield
+    os.environ.update(saved)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -22,7 +22,8 @@ def register(sub) -> None:
     s.set_defaults(func=cmd_stories)
 
     q = cmds.add_parser("prepare", help="train the tokenizer and write memory-mapped token arrays")
-    q.add_argument("--corpus", required=True, help="stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH]")
+    q.add_argument("--corpus", required=True, help="the corpus (required): stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH], "
+                        "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
     q.add_argument("--vocab-size", type=int, default=4096)
     q.add_argument("--val-fraction", type=float, default=0.05)
     q.add_argument("--split-seed", type=int, default=0)

@@ -19,7 +19,7 @@ def register(sub) -> None:
 
 
 def cmd_import_gpt2(args) -> None:
-    from lrngpt.models.gpt2_import import import_gpt2
+    from lrngpt.interop.gpt2 import import_gpt2
 
     r = import_gpt2(args.hf_dir, args.out, force=args.force)
     text = (f"imported {r['hf_dir']} ({r['weights']}, {r['tokenizer']}) into {r['run_dir']}: "

@@ -14,13 +14,15 @@ def register(sub) -> None:
         description="Train one run per point of a grid (config keys x seeds), skipping finished points and "
                     "resuming killed ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and "
                     f"DIR/figures/*.png. Presets: {', '.join(STUDIES)}; or a sweep file (JSON with base, "
-                    "set, axes, scale).")
+                    "set, axes, scale). In a Slurm job array, each task runs its own shard. "
+                    "Example: lrn sweep embed-dim --scale cpu --out runs/embed-dim")
     p.add_argument("source", metavar="PRESET_OR_FILE")
     p.add_argument("--out", required=True, help="sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=list(SCALES),
                    help="full: the chapter's settings (GPU); cpu: about 30 min for embed-dim on 2 cores; "
                         "tiny: seconds (default: the file's scale, else full)")
-    p.add_argument("--shard", default="0/1", help="run only points k with k mod n == i (default 0/1)")
+    p.add_argument("--shard", help="run only points k with k mod n == i (default: in a Slurm job array, "
+                                    "task k of SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="override a base config value, e.g. --set data.corpus=text:my.txt (repeatable)")
     p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
@@ -34,19 +36,24 @@ def register(sub) -> None:
 
 
 def cmd_sweep(args) -> None:
+    import os
+    import sys
     from pathlib import Path
 
     from lrngpt.experiments.summary import summarize
     from lrngpt.experiments.sweep import (
-        parse_shard,
         point_state,
+        resolve_shard,
         resolve_sweep,
         run_sweep,
         shard_points,
         write_definition,
     )
 
-    shard = parse_shard(args.shard)
+    shard, note = resolve_shard(args.shard, os.environ)
+    if note and not args.summary_only:
+        print(f"lrn sweep: {note}", file=sys.stderr)
+    shard_text = f"{shard[0]}/{shard[1]}"
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
     sweep = resolve_sweep(args.source, args.scale, sets, args.axes)
     out = Path(args.out)
@@ -54,8 +61,8 @@ def cmd_sweep(args) -> None:
         points = [{"name": p.name, "index": p.index, "values": p.values, "steps": p.steps,
                    "state": point_state(out / "runs" / p.name, p.steps)} for p in shard_points(sweep, shard)]
         text = "\n".join(f"{p['index']:>3} {p['name']:<24} {p['state']}" for p in points)
-        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "shard": args.shard, "points": points},
-             f"sweep {sweep.name} ({sweep.scale} scale), shard {args.shard}:\n{text}")
+        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "shard": shard_text, "points": points},
+             f"sweep {sweep.name} ({sweep.scale} scale), shard {shard_text}:\n{text}")
         return
     if args.summary_only:
         if not (out / "sweep.json").exists():

@@ -6,6 +6,9 @@ A corpus SPEC string selects one:
     text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
     tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded if no PATH)
     nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
+    jsonl:PATH[:FIELD]         JSON Lines, one document per line in FIELD (default text)
+    parquet:PATH[:COLUMN]      Parquet files, one document per row of COLUMN (default text)
+    hf:NAME[:CONFIG][:SPLIT][:COLUMN]   a Hugging Face dataset (Hub, local files, save_to_disk)
 
 Every corpus is a `Corpus`: documents as an iterator of strings (streamed, so memory does
 not grow with the corpus), its own validation split when it has one, and a fingerprint that
@@ -36,7 +39,7 @@ class Corpus:
         return self.val_docs is not None
 
 
-KINDS = ("stories", "text", "tinystories", "nsmc")
+KINDS = ("stories", "text", "tinystories", "nsmc", "jsonl", "parquet", "hf")
 
 
 def load_corpus(spec: str) -> Corpus:
@@ -59,9 +62,18 @@ def load_corpus(spec: str) -> Corpus:
         from lrngpt.corpora.nsmc import nsmc_corpus
 
         return nsmc_corpus(arg or None)
+    if kind in ("jsonl", "parquet"):
+        from lrngpt.corpora.records import jsonl_corpus, parquet_corpus
+
+        return (jsonl_corpus if kind == "jsonl" else parquet_corpus)(arg)
+    if kind == "hf":
+        from lrngpt.corpora.hf import hf_corpus
+
+        return hf_corpus(arg)
     raise UserError(
         f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
-        "tinystories[:PATH], nsmc[:PATH]"
+        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
+        "hf:NAME[:CONFIG][:SPLIT][:COLUMN]"
     )
 
 

@@ -26,17 +26,17 @@ def open_bytes(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
 
 
-def find_files(arg_paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
-    """(file, name) pairs in reading order: each argument in turn, a directory's .txt/.txt.gz files
-    recursively in sorted order. `name` is the path relative to the argument (the fingerprint uses
-    it, so moving a corpus elsewhere keeps its fingerprint)."""
+def find_files(arg_paths: Iterable[str | Path], suffixes: tuple[str, ...] = SUFFIXES) -> list[tuple[Path, str]]:
+    """(file, name) pairs in reading order: each argument in turn, a directory's files with one of
+    `suffixes` recursively in sorted order. `name` is the path relative to the argument (the
+    fingerprint uses it, so moving a corpus elsewhere keeps its fingerprint)."""
     found = []
     for arg in arg_paths:
         p = Path(arg).expanduser()
         if p.is_dir():
-            files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(SUFFIXES))
+            files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(suffixes))
             if not files:
-                raise UserError(f"{p}: no .txt or .txt.gz files in this directory")
+                raise UserError(f"{p}: no {' or '.join(suffixes)} files in this directory")
             found += [(f, f.relative_to(p).as_posix()) for f in files]
         elif p.is_file():
             found.append((p, p.name))

@@ -25,6 +25,9 @@ Sweep directory (what `lrn report` and `lrn cost mlp --sweep` read):
                             val_bpb, as lrngpt.analysis.costs.read_sweep_bpb expects)
     DIR/figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
 
+Under a Slurm job array (SLURM_ARRAY_TASK_ID / _COUNT / _MIN set) without --shard, array task k
+runs shard k of COUNT (`slurm_shard`), so `sbatch --array=0-7` spreads a grid over 8 jobs.
+
 A point counts as finished when runs/<name>/summary.json says finished at the point's
 steps; it is skipped. A point with ckpt_last.pt but no finished summary resumes from it.
 """
@@ -203,6 +206,45 @@ def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
     if n < 1 or not 0 <= i < n:
         raise UserError(f"--shard {i}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
     return i, n
+
+
+def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
+    """(shard, how it was found) of a Slurm array task, None outside an array job.
+
+    Task ids run MIN, MIN+STEP, ... (`--array=1-8` gives 1..8, `--array=0-14:2` gives 0, 2, ..);
+    task k of the array is shard k of COUNT, so an array of n tasks covers the grid once.
+    """
+    if not env.get("SLURM_ARRAY_TASK_ID") and not env.get("SLURM_ARRAY_TASK_COUNT"):
+        return None
+
+    def read(name: str, default: int | None = None) -> int:
+        raw = env.get(name, "")
+        if raw == "" and default is not None:
+            return default
+        if raw == "":
+            raise UserError(f"{name} is not set, but this looks like a Slurm array task; pass --shard i/n")
+        try:
+            return int(raw)
+        except ValueError:
+            raise UserError(f"{name}={raw!r} is not an integer; fix the environment or pass --shard i/n") from None
+
+    task, count = read("SLURM_ARRAY_TASK_ID"), read("SLURM_ARRAY_TASK_COUNT")
+    low, step = read("SLURM_ARRAY_TASK_MIN", 0), read("SLURM_ARRAY_TASK_STEP", 1)
+    offset = task - low
+    if count < 1 or step < 1 or offset < 0 or offset % step or offset // step >= count:
+        raise UserError(f"SLURM_ARRAY_TASK_ID {task} is not one of the {count} tasks of an array from {low} "
+                        f"in steps of {step}; submit a range like --array=0-7, or pass --shard i/n")
+    i = offset // step
+    return (i, count), (f"shard {i}/{count} from Slurm: SLURM_ARRAY_TASK_ID {task}, "
+                        f"SLURM_ARRAY_TASK_MIN {low}, SLURM_ARRAY_TASK_COUNT {count}")
+
+
+def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
+    """--shard i/n when given; else the Slurm array task's shard; else 0/1. Returns (shard, a note
+    saying where the shard came from when it was not given)."""
+    if text is not None:
+        return parse_shard(text), None
+    return slurm_shard(env) or ((0, 1), None)
 
 
 def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:

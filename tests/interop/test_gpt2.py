@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from lrngpt.cli.main import main
 from lrngpt.config import from_dict
 from lrngpt.errors import UserError
-from lrngpt.models.gpt2_import import import_gpt2
+from lrngpt.interop.gpt2 import import_gpt2
 from lrngpt.run import BEST, LAST, load_run
 from lrngpt.sample import SamplingConfig, generate
 from lrngpt.tokenizer import Tokenizer

@@ -1,11 +1,9 @@
 """Import a local Hugging Face GPT-2 checkpoint as an lrn run (SPEC section 4).
 
-GPT-2 is our GPT with every GPT-2 switch on: pre-norm, tied embeddings, biases on all
-linears, tanh-approximated GELU and its own LayerNorm epsilon. Only the weight layout
-differs: Hugging Face stores GPT-2's projections as `Conv1D` with weight (in, out), the
-transpose of `nn.Linear`'s (out, in). The result is an ordinary run directory
-(config.json, tokenizer.json, ckpt_last.pt), so `lrn eval`, `lrn sample` and `lrn embed`
-work on the real GPT-2 embedding table.
+The config and weight mapping lives in gpt2_map.py (shared with the exporter); this module
+reads the directory, checks all of it, and writes an ordinary run directory (config.json,
+tokenizer.json, ckpt_last.pt), so `lrn eval`, `lrn sample` and `lrn embed` work on the real
+GPT-2 embedding table.
 
     HF_DIR/config.json                         model_type "gpt2", the shapes
     HF_DIR/model.safetensors (or an index)     weights; else pytorch_model.bin
@@ -16,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 from pathlib import Path
 
 import torch
@@ -25,30 +22,12 @@ from lrngpt.checkpoint import make_payload
 from lrngpt.config import from_dict
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
+from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.run import RunDir
-from lrngpt.tokenizer import MIN_VOCAB, Tokenizer
+from lrngpt.tokenizer import Tokenizer
 
 SOURCE = "gpt2-import"
-# Hugging Face activation names -> (our ffn, gelu_approximate). gelu_new, gelu_fast and
-# gelu_pytorch_tanh are the same tanh formula written three ways.
-ACTIVATIONS = {
-    "gelu_new": ("gelu", "tanh"), "gelu_fast": ("gelu", "tanh"), "gelu_pytorch_tanh": ("gelu", "tanh"),
-    "gelu": ("gelu", "none"), "relu": ("relu", "none"),
-}
-# Causal-mask buffers some GPT-2 files carry (h.0.attn.bias is a (1,1,T,T) mask, not a weight).
-_BUFFER = re.compile(r"h\.\d+\.attn\.(bias|masked_bias)$")
-# Per-layer Hugging Face names -> (our names, whether the Conv1D weight must be transposed).
-_LAYER = {
-    "ln_1.weight": ("ln1.weight", False), "ln_1.bias": ("ln1.bias", False),
-    "attn.c_attn.weight": ("attn.qkv.weight", True), "attn.c_attn.bias": ("attn.qkv.bias", False),
-    "attn.c_proj.weight": ("attn.proj.weight", True), "attn.c_proj.bias": ("attn.proj.bias", False),
-    "ln_2.weight": ("ln2.weight", False), "ln_2.bias": ("ln2.bias", False),
-    "mlp.c_fc.weight": ("ffn.up.weight", True), "mlp.c_fc.bias": ("ffn.up.bias", False),
-    "mlp.c_proj.weight": ("ffn.down.weight", True), "mlp.c_proj.bias": ("ffn.down.bias", False),
-}
-_TOP = {"wte.weight": "embedding.token.weight", "wpe.weight": "embedding.position.weight",
-        "ln_f.weight": "ln_f.weight", "ln_f.bias": "ln_f.bias"}
 
 
 # ---- config -------------------------------------------------------------------------------
@@ -67,44 +46,6 @@ def read_hf_config(hf_dir: Path) -> dict:
         found = hf.get("model_type") if isinstance(hf, dict) else None
         raise UserError(f"{path} has model_type {found!r}, not 'gpt2'; only GPT-2 checkpoints can be imported")
     return hf
-
-
-def gpt_config_from_hf(hf: dict) -> GPTConfig:
-    """Our GPTConfig for a Hugging Face GPT2Config dict; refuses the variants our GPT does not have."""
-    def need(key):
-        if not isinstance(hf.get(key), int) or isinstance(hf.get(key), bool):
-            raise UserError(f"config.json lacks the integer {key!r} a GPT-2 config has")
-        return hf[key]
-
-    def number(key, default):
-        value = hf.get(key, default)
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise UserError(f"config.json has {key} {value!r}; a number was expected")
-        return float(value)
-
-    V, D, T = need("vocab_size"), need("n_embd"), need("n_positions")
-    if V < MIN_VOCAB:
-        raise UserError(f"config.json has vocab_size {V}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
-    inner = hf.get("n_inner") or 4 * D
-    if inner % D:
-        raise UserError(f"config.json has n_inner {inner}, not a multiple of n_embd {D}; lrn's ffn_mult is whole")
-    activation = hf.get("activation_function", "gelu_new")
-    if activation not in ACTIVATIONS:
-        raise UserError(f"config.json has activation_function {activation!r}; "
-                        f"lrn imports {', '.join(ACTIVATIONS)}")
-    for key, unsupported in (("add_cross_attention", True), ("scale_attn_by_inverse_layer_idx", True),
-                             ("scale_attn_weights", False)):
-        if hf.get(key, not unsupported) == unsupported:
-            raise UserError(f"config.json sets {key}={json.dumps(unsupported)}; "
-                            "lrn's GPT has plain causal self-attention only")
-    ffn, approximate = ACTIVATIONS[activation]
-    return GPTConfig(
-        vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
-        dropout=number("resid_pdrop", 0.0), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
-        qkv_bias=True, tie_embeddings=bool(hf.get("tie_word_embeddings", True)),
-        init_std=number("initializer_range", 0.02), bias=True, gelu_approximate=approximate,
-        layer_norm_eps=number("layer_norm_epsilon", 1e-5),
-    )
 
 
 def run_config_dict(gcfg: GPTConfig) -> dict:
@@ -179,61 +120,6 @@ def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
     return load(path), name
 
 
-def convert_state_dict(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, torch.Tensor]:
-    """Hugging Face GPT-2 weights -> our GPT's state dict (float32, Conv1D weights transposed),
-    checked key by key and shape by shape against the model the config describes."""
-    with torch.device("meta"):
-        expected = GPT(gcfg).state_dict()
-    ours: dict[str, torch.Tensor] = {}
-    source: dict[str, tuple[str, bool]] = {}  # our key -> (file key, transposed?) for error messages
-    lm_head = None
-    for key, tensor in hf_sd.items():
-        name = key.removeprefix("transformer.")
-        if _BUFFER.fullmatch(name):
-            continue
-        if name == "lm_head.weight":
-            lm_head = tensor
-            continue
-        m = re.fullmatch(r"h\.(\d+)\.(.+)", name)
-        if name in _TOP:
-            target, transpose = _TOP[name], False
-        elif m and m.group(2) in _LAYER:
-            target, transpose = _LAYER[m.group(2)]
-            target = f"blocks.{m.group(1)}.{target}"
-        else:
-            raise UserError(f"unexpected weight {key!r}; this is not a plain GPT-2 checkpoint")
-        if target not in expected:
-            raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
-        ours[target] = (tensor.t() if transpose else tensor).float().contiguous()
-        source[target] = (key, transpose)
-    if gcfg.tie_embeddings:
-        if "embedding.token.weight" in ours:
-            ours["lm_head.weight"] = ours["embedding.token.weight"]  # one tensor, saved once
-    elif lm_head is not None:
-        ours["lm_head.weight"] = lm_head.float().contiguous()
-        source["lm_head.weight"] = ("lm_head.weight", False)
-    missing = [k for k in expected if k not in ours]
-    if missing:
-        raise UserError(f"the weights lack {_hf_name(missing[0])!r} (and {len(missing) - 1} more) that "
-                        f"config.json implies (n_layer {gcfg.n_layer}); the file is incomplete or not GPT-2")
-    for k, want in expected.items():
-        if ours[k].shape != want.shape:
-            key, transposed = source.get(k, (k, False))
-            got, want = (ours[k].t(), want.t()) if transposed else (ours[k], want)  # the file's layout
-            raise UserError(f"weight {key!r} has shape {tuple(got.shape)}, but config.json implies "
-                            f"{tuple(want.shape)}; config.json and the weights do not belong together")
-    return {k: ours[k] for k in expected}
-
-
-def _hf_name(our_key: str) -> str:
-    """The Hugging Face name of one of our keys (messages speak the file's language)."""
-    reverse = {ours: hf for hf, ours in _TOP.items()} | {"lm_head.weight": "lm_head.weight"}
-    m = re.fullmatch(r"blocks\.(\d+)\.(.+)", our_key)
-    if m:
-        reverse |= {f"blocks.{m.group(1)}.{ours}": f"h.{m.group(1)}.{hf}" for hf, (ours, _) in _LAYER.items()}
-    return reverse.get(our_key, our_key)
-
-
 # ---- tokenizer ----------------------------------------------------------------------------
 
 def load_hf_tokenizer(hf_dir: Path) -> tuple[Tokenizer, str]:
@@ -288,7 +174,7 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
         raise UserError(f"the tokenizer has {tokenizer.vocab_size} tokens but config.json's vocab_size is "
                         f"{gcfg.vocab_size}; lrn needs the model's own tokenizer, one row per token")
     hf_sd, weights_from = load_hf_weights(hf_dir)
-    state = convert_state_dict(hf_sd, gcfg)
+    state = state_dict_from_hf(hf_sd, gcfg)
     cfg = from_dict(run_config_dict(gcfg))
     run = RunDir(out)
     run.start(force, kind=SOURCE, resume_hint=False)  # --force: no file of an earlier run left behind

@@ -1,0 +1,41 @@
+"""`lrn export RUN_DIR --format hf --out DIR`: a GPT run as a Hugging Face GPT-2 directory."""
+
+from __future__ import annotations
+
+from lrngpt.cli.common import add_json, emit
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "export", help="export a GPT run as a Hugging Face GPT-2 directory (transformers, model hubs)",
+        description="Write a GPT run as a Hugging Face GPT-2 directory (config.json, model.safetensors, "
+                    "tokenizer.json, vocab.json + merges.txt, tokenizer_config.json, generation_config.json, "
+                    "README.md) that transformers' AutoModelForCausalLM and AutoTokenizer load with no "
+                    "custom code, and `lrn import-gpt2` reads back. Only pre-norm GPTs with a GELU or ReLU "
+                    "FFN are GPT-2; other runs are refused, naming the option. "
+                    "Example: lrn export runs/gpt --format hf --out exports/gpt")
+    p.add_argument("run_dir", help="the run directory to export")
+    p.add_argument("--format", choices=["hf"], default="hf",
+                   help="hf: a Hugging Face transformers GPT-2 directory (default hf, the only format)")
+    p.add_argument("--out", required=True, help="directory to write; must be empty or absent unless --force")
+    p.add_argument("--checkpoint", choices=["last", "best"], default="last",
+                   help="which weights to export (default last)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a non-empty --out, replacing the files export writes and stale weight "
+                        "files; other files stay (default: refuse a non-empty --out)")
+    add_json(p)
+    p.set_defaults(func=cmd_export)
+
+
+def cmd_export(args) -> None:
+    from lrngpt.interop.hf_export import export_hf
+
+    r = export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force)
+    zeros = f"; zero biases for {', '.join(r['zero_biases'])}" if r["zero_biases"] else ""
+    text = (f"exported {r['run_dir']} (step {r['step']}, {r['params']:,} parameters, "
+            f"{r['activation_function']}, tied {str(r['tie_word_embeddings']).lower()}{zeros}) to {r['out']}\n"
+            f"load it: AutoModelForCausalLM.from_pretrained({r['out']!r}), AutoTokenizer.from_pretrained({r['out']!r})")
+    if r["tokenizer_vocab_size"] < r["vocab_size"]:
+        text += (f"\nnote: the tokenizer has {r['tokenizer_vocab_size']} tokens for the model's {r['vocab_size']} "
+                 "rows (the corpus had no more merges); transformers loads it, lrn import-gpt2 refuses it")
+    emit(args, r, text)

@@ -1,0 +1,176 @@
+"""`hf:NAME[:CONFIG][:SPLIT][:COLUMN]`: a Hugging Face dataset, one document per row of COLUMN.
+
+NAME is a dataset on the Hub (`roneneldan/TinyStories`), a local directory of data files that
+`datasets.load_dataset` reads (train.jsonl + validation.jsonl, *.parquet, ...), or a directory
+written by `Dataset.save_to_disk` / `DatasetDict.save_to_disk`. Empty parts take their default:
+`hf:NAME::train:story` names the split and the column but no config. COLUMN defaults to `text`.
+
+Splits: with SPLIT, that split is the corpus and the pipeline draws the validation documents from
+it. Without, a dataset with a `train` split trains on it and validates on its own `validation`
+(else `valid`, `val`, `test`) split when it has one, as tinystories and nsmc do; a dataset with a
+single split uses that.
+
+Needs the optional `datasets` package (`pip install lrngpt[hf]`). Data lives in its cache
+(HF_DATASETS_CACHE, HF_HOME) as memory-mapped Arrow files and is read a batch of rows at a time,
+so a large dataset is never held in memory; with HF_DATASETS_OFFLINE=1 (or HF_HUB_OFFLINE=1)
+only what is cached or local loads. The fingerprint hashes those Arrow files, the column and which
+split plays which part: a second prepare of the same dataset finds its token arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from lrngpt.corpora import Corpus
+from lrngpt.corpora.records import DEFAULT_FIELD, check_text
+from lrngpt.corpora.text import CHUNK_SIZE
+from lrngpt.errors import UserError
+
+VAL_SPLITS = ("validation", "valid", "val", "test")  # the first one present validates
+BATCH_ROWS = 1000
+
+
+def _datasets():
+    try:
+        import datasets
+    except ImportError:
+        raise UserError("hf: corpora need the datasets package: `pip install datasets` "
+                        "(or `pip install lrngpt[hf]`)") from None
+    return datasets
+
+
+def parse_spec(arg: str) -> tuple[str, str | None, str | None, str]:
+    parts = arg.split(":")
+    if not parts[0].strip() or len(parts) > 4:
+        raise UserError(f"hf:{arg} must look like hf:NAME[:CONFIG][:SPLIT][:COLUMN], e.g. "
+                        "hf:roneneldan/TinyStories or hf:path/to/saved::train:text")
+    name, config, split, column = (parts + [""] * 3)[:4]
+    return name, config or None, split or None, column or DEFAULT_FIELD
+
+
+def _is_saved(path: Path) -> bool:
+    return path.is_dir() and ((path / "dataset_dict.json").is_file() or (path / "state.json").is_file())
+
+
+DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".csv", ".tsv", ".txt", ".arrow")
+
+
+def _refuse_empty_local(path: Path, name: str) -> None:
+    """datasets itself crashes (IndexError, StopIteration) on a saved split without rows or an empty
+    data file; say which one it is instead."""
+    if _is_saved(path):
+        dirs = [path] if (path / "state.json").is_file() else [
+            path / s for s in json.loads((path / "dataset_dict.json").read_text()).get("splits", [])]
+        for d in dirs:
+            if (d / "state.json").is_file() and not json.loads((d / "state.json").read_text()).get("_data_files"):
+                split = f"split {d.name!r}" if d != path else "it"
+                raise UserError(f"hf:{name}: {split} has no rows (save_to_disk wrote no data), which datasets "
+                                "cannot load; save the dataset without empty splits")
+    elif path.is_dir():
+        for f in sorted(path.rglob("*")):
+            if f.is_file() and f.name.removesuffix(".gz").endswith(DATA_SUFFIXES) and f.stat().st_size == 0:
+                raise UserError(f"hf:{name}: {f.relative_to(path)} is empty, and datasets cannot load an empty "
+                                "data file; remove it or give it rows")
+
+
+def load_splits(name: str, config: str | None) -> dict:
+    """{split name: datasets.Dataset} of a saved-to-disk directory, a local data directory or a Hub name."""
+    datasets = _datasets()
+    # OSError covers a missing name or an offline miss (ConnectionError); DatasetsError a file it cannot parse
+    errors = (OSError, ValueError, getattr(getattr(datasets, "exceptions", None), "DatasetsError", OSError))
+    path = Path(name).expanduser()
+    _refuse_empty_local(path, name)
+    try:
+        if _is_saved(path):
+            if config:
+                raise UserError(f"hf:{name} was written by save_to_disk and has no configs; drop {config!r} "
+                                f"(hf:{name}::SPLIT:COLUMN)")
+            loaded = datasets.load_from_disk(str(path))
+        else:
+            loaded = datasets.load_dataset(str(path) if path.is_dir() else name, config)
+    except errors as e:
+        cause = e.__cause__ or e  # DatasetGenerationError says what failed in its cause
+        detail = (str(cause).strip().splitlines() or [""])[0][:300]
+        raise UserError(f"hf:{name}: cannot load the dataset ({type(cause).__name__}: {detail}); give a Hub "
+                        "dataset name (and its config), a local data directory or a save_to_disk directory; "
+                        "offline (HF_DATASETS_OFFLINE=1) only cached datasets load") from None
+    return dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+
+
+def choose_splits(splits: dict, split: str | None, spec: str) -> tuple[str, str | None]:
+    """(training split, own validation split or None)."""
+    names = ", ".join(splits) or "none"
+    if split is not None:
+        if split not in splits:
+            raise UserError(f"{spec}: the dataset has no split {split!r} (its splits: {names})")
+        return split, None
+    if "train" in splits:
+        return "train", next((s for s in VAL_SPLITS if s in splits), None)
+    if len(splits) == 1:
+        return next(iter(splits)), None
+    raise UserError(f"{spec}: the dataset has no 'train' split but {names}; name one with hf:NAME:CONFIG:SPLIT")
+
+
+def _check_column(ds, column: str, where: str) -> None:
+    datasets = _datasets()
+    if column not in ds.column_names:
+        raise UserError(f"{where} has no column {column!r} (columns: {', '.join(ds.column_names)}); "
+                        "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
+    feature = ds.features[column]
+    if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
+        raise UserError(f"{where}: column {column!r} holds {feature}, not strings; name a text column "
+                        "with hf:NAME:CONFIG:SPLIT:COLUMN")
+    if ds.num_rows == 0:
+        raise UserError(f"{where} has no rows; choose another split or dataset")
+
+
+def documents(ds, column: str, where: str) -> Iterator[str]:
+    """The column's strings, a batch of rows at a time (Arrow, memory-mapped), stripped, empty dropped."""
+    row = 0
+    for batch in ds.select_columns([column]).iter(batch_size=BATCH_ROWS):
+        for value in batch[column]:
+            if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
+                yield text
+            row += 1
+
+
+def fingerprint(parts: list[tuple[str, object]], column: str) -> str:
+    """sha256 over the column name and, per role (train/val), the bytes of the split's Arrow files."""
+    h = hashlib.sha256(f"hf\0{column}\0".encode())
+    for role, ds in parts:
+        h.update(f"{role}\0{ds.num_rows}\0".encode())
+        files = [f["filename"] for f in ds.cache_files]
+        if not files:  # an in-memory table (not what load_dataset / load_from_disk give): hash the text
+            for text in documents(ds, column, role):
+                h.update(text.encode() + b"\0")
+        for name in files:
+            with open(name, "rb") as f:
+                while block := f.read(CHUNK_SIZE):
+                    h.update(block)
+    return h.hexdigest()
+
+
+def hf_corpus(arg: str) -> Corpus:
+    """The corpus for `hf:NAME[:CONFIG][:SPLIT][:COLUMN]`."""
+    name, config, split, column = parse_spec(arg)
+    spec = f"hf:{arg}"
+    splits = load_splits(name, config)
+    train_split, val_split = choose_splits(splits, split, spec)
+    train, val = splits[train_split], splits[val_split] if val_split else None
+    where = {role: f"{spec} (split {s!r})" for role, s in (("train", train_split), ("val", val_split))}
+    for role, ds in (("train", train), ("val", val)):
+        if ds is not None:
+            _check_column(ds, column, where[role])
+    if next(documents(train, column, where["train"]), None) is None:
+        raise UserError(f"{where['train']} has no documents: every row's {column!r} is empty")
+    parts = [("train", train)] + ([("val", val)] if val is not None else [])
+    return Corpus(
+        spec=spec, kind="hf", fingerprint=fingerprint(parts, column),
+        train_docs=lambda: documents(train, column, where["train"]),
+        val_docs=(lambda: documents(val, column, where["val"])) if val is not None else None,
+        meta={"dataset": name, "config": config, "column": column, "train_split": train_split,
+              "val_split": val_split, "rows": {role: ds.num_rows for role, ds in parts}},
+    )

@@ -1,0 +1,166 @@
+"""`jsonl:PATH[:FIELD]` and `parquet:PATH[:COLUMN]`: one document per record.
+
+JSON Lines: every non-blank line is a JSON object and its FIELD (default `text`) a string.
+Parquet: every row's COLUMN (default `text`) is a string; files are read a batch of rows at a
+time (pyarrow, the optional `parquet` extra). PATH is a file, or a directory whose .jsonl /
+.jsonl.gz (or .parquet) files are read recursively in sorted order. Documents are stripped and
+empty ones dropped, as for text files; the pipeline draws the validation split. A record that
+breaks the rules stops `lrn data prepare` with its file and line (or row); the fingerprint hashes
+the files' bytes and the field name, so a changed file or another field prepares anew.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from lrngpt.corpora import Corpus
+from lrngpt.corpora.text import find_files, fingerprint_files, open_bytes
+from lrngpt.errors import UserError
+
+DEFAULT_FIELD = "text"
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
+PARQUET_SUFFIXES = (".parquet",)
+BATCH_ROWS = 1024
+
+
+def split_spec(kind: str, arg: str, what: str) -> tuple[str, str]:
+    """'PATH[:NAME]' -> (PATH, NAME or the default). A PATH that exists as written wins, so a
+    path with a colon in it still works."""
+    if not arg.strip():
+        raise UserError(f"{kind} needs a path: write {kind}:PATH[:{what}] (a file or a directory)")
+    if Path(arg).expanduser().exists():
+        return arg, DEFAULT_FIELD
+    path, sep, name = arg.rpartition(":")
+    return (path, name or DEFAULT_FIELD) if sep and path else (arg, DEFAULT_FIELD)
+
+
+def describe(value) -> str:
+    """How a JSON / Arrow value reads in a message."""
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "a boolean"), (int | float, "a number"), (list, "a list"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return f"a {type(value).__name__}"
+
+
+def check_text(value, where: str, field: str) -> str:
+    if not isinstance(value, str):
+        raise UserError(f"{where}: {field!r} is {describe(value)}, not a string; every record's {field!r} "
+                        "must hold the document's text")
+    return value
+
+
+def _nonempty(kind: str, arg: str, docs, field: str) -> None:
+    if next(iter(docs()), None) is None:
+        raise UserError(f"{kind}:{arg} has no documents: no record has a non-empty {field!r}; "
+                        "give files that contain text")
+
+
+# ---- JSON Lines ---------------------------------------------------------------------------
+
+def jsonl_documents(path: Path, field: str) -> Iterator[str]:
+    with open_bytes(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            where = f"{path}: line {lineno}"
+            try:
+                record = json.loads(raw.rstrip(b"\r\n"))
+            except UnicodeDecodeError:
+                raise UserError(f"{where}: invalid UTF-8; re-save the file as UTF-8") from None
+            except json.JSONDecodeError as e:
+                raise UserError(f"{where} is not valid JSON ({e.msg.removesuffix(' at')} at column {e.colno}); "
+                                "each line must hold one JSON object") from None
+            if not isinstance(record, dict):
+                raise UserError(f"{where} is {describe(record)}, not a JSON object with a {field!r} field")
+            if field not in record:
+                has = ", ".join(repr(k) for k in list(record)[:8]) or "no fields"
+                raise UserError(f"{where} has no field {field!r} (it has {has}); name the field to read "
+                                "with jsonl:PATH:FIELD")
+            if text := check_text(record[field], where, field).strip():
+                yield text
+
+
+def jsonl_corpus(arg: str) -> Corpus:
+    """The corpus for `jsonl:PATH[:FIELD]`."""
+    path, field = split_spec("jsonl", arg, "FIELD")
+    files = find_files([path], JSONL_SUFFIXES)
+    paths = [f for f, _ in files]
+
+    def docs() -> Iterator[str]:
+        for p in paths:
+            yield from jsonl_documents(p, field)
+
+    _nonempty("jsonl", arg, docs, field)
+    return Corpus(
+        spec=f"jsonl:{arg}", kind="jsonl", fingerprint=fingerprint_files(f"jsonl\0{field}", files),
+        train_docs=docs, val_docs=None,
+        meta={"files": [str(p) for p in paths], "field": field, "bytes": sum(p.stat().st_size for p in paths)},
+    )
+
+
+# ---- Parquet ------------------------------------------------------------------------------
+
+def _pyarrow_parquet():
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UserError("parquet: corpora need the pyarrow package: `pip install pyarrow` "
+                        "(or `pip install lrngpt[parquet]`)") from None
+    return pq
+
+
+def _open_parquet(path: Path, column: str):
+    """The file, checked: readable, has `column`, and the column holds strings."""
+    pq = _pyarrow_parquet()
+    import pyarrow as pa
+
+    try:
+        pf = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as e:
+        raise UserError(f"{path} cannot be read as Parquet ({str(e).splitlines()[0]})") from None
+    schema = pf.schema_arrow
+    if column not in schema.names:
+        raise UserError(f"{path} has no column {column!r} (columns: {', '.join(schema.names)}); "
+                        "name the column to read with parquet:PATH:COLUMN")
+    kind = schema.field(column).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or getattr(pa.types, "is_string_view", lambda t: False)(kind)):
+        raise UserError(f"{path}: column {column!r} holds {kind}, not strings; name a text column "
+                        "with parquet:PATH:COLUMN")
+    return pf
+
+
+def parquet_documents(path: Path, column: str) -> Iterator[str]:
+    """The column's values a batch of rows at a time, so a big file never sits in memory whole."""
+    row = 0
+    for batch in _open_parquet(path, column).iter_batches(batch_size=BATCH_ROWS, columns=[column]):
+        for value in batch.column(0).to_pylist():
+            if text := check_text(value, f"{path}: row {row} (from 0)", column).strip():
+                yield text
+            row += 1
+
+
+def parquet_corpus(arg: str) -> Corpus:
+    """The corpus for `parquet:PATH[:COLUMN]`."""
+    path, column = split_spec("parquet", arg, "COLUMN")
+    files = find_files([path], PARQUET_SUFFIXES)
+    paths = [f for f, _ in files]
+    rows = sum(_open_parquet(p, column).metadata.num_rows for p in paths)  # checks every file's schema
+
+    def docs() -> Iterator[str]:
+        for p in paths:
+            yield from parquet_documents(p, column)
+
+    if rows == 0:
+        raise UserError(f"parquet:{arg} has no rows; give files that contain text")
+    _nonempty("parquet", arg, docs, column)
+    return Corpus(
+        spec=f"parquet:{arg}", kind="parquet", fingerprint=fingerprint_files(f"parquet\0{column}", files),
+        train_docs=docs, val_docs=None,
+        meta={"files": [str(p) for p in paths], "column": column, "rows": rows,
+              "bytes": sum(p.stat().st_size for p in paths)},
+    )

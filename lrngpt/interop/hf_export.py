@@ -1,0 +1,155 @@
+"""Export a GPT run as a Hugging Face GPT-2 directory (`lrn export RUN --format hf --out DIR`).
+
+The directory is what `transformers.AutoModelForCausalLM.from_pretrained(DIR)` and
+`AutoTokenizer.from_pretrained(DIR)` load with no custom code, and what `lrn import-gpt2`
+reads back:
+
+    DIR/config.json              GPT2Config (model_type gpt2), mapped by gpt2_map.py
+    DIR/model.safetensors        the weights, float32, Conv1D layout; zeros for biases we lack
+    DIR/generation_config.json   <|endoftext|> as bos, eos and pad
+    DIR/tokenizer.json           the run's byte-level BPE (the file lrn itself reads)
+    DIR/vocab.json, merges.txt   the same BPE in GPT-2's original two files
+    DIR/tokenizer_config.json    GPT2Tokenizer, <|endoftext|> as bos/eos/unk, the context length
+    DIR/README.md                a model card: architecture, corpus, bits per byte, how to load
+
+Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
+refused, naming the option. Everything is written to a temporary directory first, so a
+refusal or a crash leaves --out as it was.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+from lrngpt.corpora import EOT
+from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write
+from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
+from lrngpt.run import load_run, read_summary
+from lrngpt.tokenizer import Tokenizer
+
+FORMATS = ("hf",)
+FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
+         "merges.txt", "tokenizer_config.json", "README.md")
+# Files a Hugging Face loader would also pick up: --force removes them, so no stale shard or
+# pytorch_model.bin from an earlier export is read next to the new weights.
+STALE = ("model-*.safetensors", "model.safetensors.index.json", "pytorch_model*.bin",
+         "pytorch_model.bin.index.json", "special_tokens_map.json", "added_tokens.json")
+
+
+def _safetensors():
+    try:
+        return importlib.import_module("safetensors.torch")
+    except ImportError:
+        raise UserError("exporting needs the safetensors package: `pip install safetensors` "
+                        "(or `pip install lrngpt[gpt2]`)") from None
+
+
+def _check_out(out: Path, force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory; choose a directory")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise UserError(f"{out} is not empty; choose another --out or pass --force to replace the "
+                        "model files in it")
+
+
+def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
+    """tokenizer.json, vocab.json, merges.txt and tokenizer_config.json of the run's tokenizer."""
+    model = json.loads(tok.to_str())["model"]
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
+    config = {
+        "tokenizer_class": "GPT2Tokenizer", "bos_token": EOT, "eos_token": EOT, "unk_token": EOT,
+        "pad_token": None, "add_prefix_space": False, "add_bos_token": False,
+        "model_max_length": context_length, "errors": "replace",
+        # GPT-2's default (true) rewrites " ," as "," when decoding; lrn decodes bytes as they are
+        "clean_up_tokenization_spaces": False,
+    }
+    return {
+        "tokenizer.json": tok.to_str(),
+        "vocab.json": json.dumps(model["vocab"], ensure_ascii=False),
+        "merges.txt": "#version: 0.2\n" + "".join(f"{m}\n" for m in merges),
+        "tokenizer_config.json": json.dumps(config, indent=2, ensure_ascii=False) + "\n",
+    }
+
+
+def model_card(run, hf_config: dict, params: int, summary: dict | None, checkpoint: str) -> str:
+    """README.md for a model hub: what the model is, what it was trained on, how to load it."""
+    c = run.config
+    name = c.name or run.dir.name
+    # summary.json's val_bpb is the final weights' (full split); the best checkpoint has its periodic one
+    key, how = ("best_val_bpb", "best periodic evaluation") if checkpoint == "best" else ("val_bpb", "full split")
+    value = (summary or {}).get(key)
+    bpb = f"{value:.4f} ({how})" if isinstance(value, int | float) else "not measured"
+    return f"""---
+library_name: transformers
+pipeline_tag: text-generation
+tags: [gpt2, lrn-gpt]
+---
+
+# {name}
+
+A GPT-2-architecture language model trained with lrn-gpt and exported with `lrn export --format hf`.
+
+| | |
+| --- | --- |
+| parameters | {params:,} |
+| layers, heads, width | {hf_config['n_layer']}, {hf_config['n_head']}, {hf_config['n_embd']} |
+| context length | {hf_config['n_positions']} |
+| vocabulary | {hf_config['vocab_size']} (byte-level BPE, `{EOT}` = id {hf_config['eos_token_id']}) |
+| activation | {hf_config['activation_function']}, tied embeddings: {str(hf_config['tie_word_embeddings']).lower()} |
+| training corpus | `{c.data.corpus}` |
+| steps | {run.step:,} |
+| validation bits per byte | {bpb} |
+
+```python
+from transformers import AutoModelForCausalLM, AutoTokenizer
+model = AutoModelForCausalLM.from_pretrained("PATH")  # this directory, or its id on a model hub
+tok = AutoTokenizer.from_pretrained("PATH")
+out = model.generate(**tok("Once upon a time", return_tensors="pt"), max_new_tokens=40, do_sample=True, top_k=40)
+print(tok.decode(out[0]))
+```
+"""
+
+
+def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False) -> dict:
+    """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary."""
+    run_dir, out = Path(run_dir), Path(out)
+    run = load_run(run_dir, checkpoint)
+    if run.config.model_type != "gpt":
+        raise UserError(f"{run_dir} is not a GPT run (model_type {run.config.model_type!r}); only GPT runs "
+                        "can be exported as GPT-2")
+    gcfg = run.config.model
+    try:
+        hf_config = hf_config_from_gpt(gcfg, run.tokenizer.eot_id)
+    except UserError as e:
+        raise UserError(f"{run_dir} cannot be exported as GPT-2: {e}") from None
+    st = _safetensors()
+    _check_out(out, force)
+
+    sd = run.model.state_dict()
+    tensors = state_dict_to_hf(sd, gcfg)
+    zero_biases = [hf for hf, (ours, _) in LAYER.items() if f"blocks.0.{ours}" not in sd]
+    params = run.model.param_breakdown()["total"]
+    eot = run.tokenizer.eot_id
+    texts = {
+        "config.json": json.dumps(hf_config, indent=2) + "\n",
+        "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot,
+                                              "pad_token_id": eot}, indent=2) + "\n",
+        **tokenizer_files(run.tokenizer, gcfg.context_length),
+        "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint),
+    }
+    blobs = {name: text.encode("utf-8") for name, text in texts.items()}
+    blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
+    out.mkdir(parents=True, exist_ok=True)
+    for pattern in STALE:
+        for stale in out.glob(pattern):
+            stale.unlink()
+    for name in FILES:  # each file replaced whole: a reader sees the old or the new one
+        atomic_write(out / name, blobs[name])
+    return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
+            "step": run.step, "files": list(FILES), "params": params,
+            "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,
+            "activation_function": hf_config["activation_function"],
+            "tie_word_embeddings": hf_config["tie_word_embeddings"], "zero_biases": zero_biases}

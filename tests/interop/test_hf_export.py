@@ -1,0 +1,240 @@
+"""`lrn export --format hf`: a GPT run becomes a directory that transformers loads with no custom
+code, computing lrn's logits and greedy text; `lrn import-gpt2` gives the same weights back; runs
+that GPT-2 cannot express, and occupied output directories, fail with one clear line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+from lrngpt.cli.main import main
+from lrngpt.config import from_dict, load_config
+from lrngpt.errors import UserError
+from lrngpt.interop.hf_export import export_hf
+from lrngpt.models import build_model
+from lrngpt.run import BEST, LAST, RunDir, load_run
+from lrngpt.sample import SamplingConfig, generate
+from lrngpt.train import train
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("safetensors")
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONTEXT = 32
+TEXTS = ["Lily saw a red cat in the park and said hello to her friend Tom.",
+         "unseen wörds 안녕 🙂", " the  the\n\tthe", "a , b . Ben ran!"]
+# What each run varies from configs/cpu.json (pre-norm, exact GELU, untied head, no biases).
+VARIANTS = {
+    "cpu-json": [],
+    "gpt2-like": ["model.tie_embeddings=true", "model.qkv_bias=true", "model.bias=true",
+                  "model.gelu_approximate=tanh", "model.layer_norm_eps=1e-6", "model.ffn_mult=2"],
+    "relu-qkv-bias-only": ["model.ffn=relu", "model.tie_embeddings=true", "model.qkv_bias=true"],
+}
+
+
+@pytest.fixture(scope="module")
+def runs(text_corpus, tmp_path_factory):
+    """One short-trained GPT run per variant, its weights then moved (biases off 0, LayerNorm gains
+    off 1) so that a dropped or misplaced tensor changes the logits."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny runs: one thread is faster on a busy 2-core machine
+    out = {}
+    for name, sets in VARIANTS.items():
+        cfg = load_config(str(CONFIGS / "cpu.json"), [
+            f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2",
+            "model.n_layer=2", f"model.context_length={CONTEXT}", "train.batch_size=4", "train.steps=3",
+            "train.eval_every=2", "train.eval_tokens=500", "train.train_eval_tokens=500", "train.device=cpu",
+            *sets])
+        d = tmp_path_factory.mktemp("runs") / name
+        train(cfg, d, progress=False, log=lambda msg: None)
+        ckpt = load_checkpoint(d / LAST)
+        torch.manual_seed(len(out))
+        for t in {t.data_ptr(): t for t in ckpt["model"].values()}.values():  # a tied table once
+            t.add_(torch.randn_like(t) * 0.1)
+        save_checkpoint(ckpt, d / LAST)
+        out[name] = d
+    torch.set_num_threads(threads)
+    return out
+
+
+def hf_load(d):
+    model = transformers.AutoModelForCausalLM.from_pretrained(d)
+    return model.eval(), transformers.AutoTokenizer.from_pretrained(d)
+
+
+def lrn_logits(run, ids):
+    with torch.no_grad():
+        return run.model(torch.tensor([ids]))[0][0]
+
+
+# ---- parity with transformers ------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_transformers_computes_lrns_logits_and_greedy_text(runs, variant, tmp_path):
+    r = export_hf(runs[variant], tmp_path / "hf")
+    run = load_run(runs[variant])
+    model, tok = hf_load(tmp_path / "hf")
+    assert type(model).__name__ == "GPT2LMHeadModel"
+    ids = run.tokenizer.encode(" ".join(TEXTS * 3))[:CONTEXT]
+    assert len(ids) == CONTEXT  # the whole context, so every position row is used
+    with torch.no_grad():
+        theirs = model(torch.tensor([ids])).logits[0]
+    ours = lrn_logits(run, ids)
+    assert ours.shape == theirs.shape == (CONTEXT, run.config.data.vocab_size)
+    assert (ours - theirs).abs().max().item() < 1e-5
+    prompt = ids[:6]
+    hf_greedy = model.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, 6, dtype=torch.long),
+                               max_new_tokens=20, do_sample=False)[0, 6:].tolist()
+    for use_cache in (True, False):
+        greedy = generate(run.model, prompt, SamplingConfig(max_new_tokens=20, top_k=1),
+                          eot_id=run.tokenizer.eot_id, use_cache=use_cache)
+        assert greedy == hf_greedy
+    assert len(hf_greedy) >= 2
+    cfg = run.config.model
+    assert model.config.tie_word_embeddings == cfg.tie_embeddings == r["tie_word_embeddings"]
+    assert (model.lm_head.weight.data_ptr() == model.transformer.wte.weight.data_ptr()) == cfg.tie_embeddings
+    zeros = sum(model.get_parameter(f"transformer.h.{i}.{b}").numel()
+                for i in range(cfg.n_layer) for b in r["zero_biases"])
+    assert sum(p.numel() for p in model.parameters()) == r["params"] + zeros
+
+
+def test_exported_biases_we_lack_are_zeros_and_the_activation_is_named(runs, tmp_path):
+    r = export_hf(runs["relu-qkv-bias-only"], tmp_path / "hf")
+    assert r["activation_function"] == "relu"
+    assert r["zero_biases"] == ["attn.c_proj.bias", "mlp.c_fc.bias", "mlp.c_proj.bias"]
+    model, _ = hf_load(tmp_path / "hf")
+    for i in range(2):
+        assert model.transformer.h[i].attn.c_attn.bias.abs().sum() > 0
+        for b in r["zero_biases"]:
+            assert not model.get_parameter(f"transformer.h.{i}.{b}").any()
+    names = {v: export_hf(runs[v], tmp_path / v)["activation_function"] for v in ("cpu-json", "gpt2-like")}
+    assert names == {"cpu-json": "gelu", "gpt2-like": "gelu_new"}
+
+
+def test_auto_tokenizer_encodes_and_decodes_like_lrn(runs, tmp_path):
+    export_hf(runs["cpu-json"], tmp_path / "hf")
+    run = load_run(runs["cpu-json"])
+    _, tok = hf_load(tmp_path / "hf")
+    assert (tok.eos_token, tok.bos_token) == ("<|endoftext|>", "<|endoftext|>")
+    assert tok.eos_token_id == tok.bos_token_id == run.tokenizer.eot_id
+    assert tok.model_max_length == CONTEXT
+    for text in TEXTS:
+        ids = tok(text).input_ids
+        assert ids == run.tokenizer.encode(text)
+        assert tok.decode(ids) == text == run.tokenizer.decode(ids)
+    # GPT-2's original two files alone give the same tokenizer
+    shutil.copytree(tmp_path / "hf", tmp_path / "vm", ignore=shutil.ignore_patterns("tokenizer.json"))
+    two_files = transformers.AutoTokenizer.from_pretrained(tmp_path / "vm")
+    assert all(two_files(t).input_ids == run.tokenizer.encode(t) for t in TEXTS)
+    gen = json.loads((tmp_path / "hf" / "generation_config.json").read_text())
+    assert gen == {"bos_token_id": run.tokenizer.eot_id, "eos_token_id": run.tokenizer.eot_id,
+                   "pad_token_id": run.tokenizer.eot_id}
+
+
+# ---- round trip through lrn import-gpt2 ---------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["cpu-json", "gpt2-like"])
+def test_import_of_the_export_gives_back_the_same_weights(runs, variant, tmp_path, capsys):
+    src = runs[variant]
+    assert main(["export", str(src), "--format", "hf", "--out", str(tmp_path / "hf"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert sorted(r["files"]) == sorted(p.name for p in (tmp_path / "hf").iterdir())
+    assert main(["import-gpt2", str(tmp_path / "hf"), "--out", str(tmp_path / "back")]) == 0
+    before, after = load_run(src), load_run(tmp_path / "back")
+    a, b = before.model.state_dict(), after.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)  # every tensor of the run, bit for bit
+    added = sorted(set(b) - set(a))  # GPT-2 has a bias on every linear; ours had zeros there
+    assert len(added) == 2 * len(r["zero_biases"]) and all(not b[k].any() for k in added)
+    keep = ("context_length", "n_embd", "n_head", "n_layer", "ffn", "ffn_mult", "norm_position",
+            "tie_embeddings", "gelu_approximate", "layer_norm_eps", "dropout", "init_std")
+    assert {k: getattr(after.config.model, k) for k in keep} == {k: getattr(before.config.model, k) for k in keep}
+    assert after.tokenizer.hash == before.tokenizer.hash
+    ids = before.tokenizer.encode(TEXTS[0])[:CONTEXT]
+    assert torch.equal(lrn_logits(before, ids), lrn_logits(after, ids))
+
+
+def test_model_card_states_the_corpus_and_the_bits_per_byte_of_the_exported_weights(runs, tmp_path):
+    summary = json.loads((runs["cpu-json"] / "summary.json").read_text())
+    for which, value, how in (("last", summary["val_bpb"], "full split"),
+                              ("best", summary["best_val_bpb"], "best periodic evaluation")):
+        export_hf(runs["cpu-json"], tmp_path / which, checkpoint=which)
+        card = (tmp_path / which / "README.md").read_text()
+        assert card.startswith("---\nlibrary_name: transformers\n")
+        assert f"| validation bits per byte | {value:.4f} ({how}) |" in card
+        assert f"| training corpus | `{load_run(runs['cpu-json']).config.data.corpus}` |" in card
+
+
+def test_best_checkpoint_is_exported_on_request(runs, tmp_path):
+    export_hf(runs["cpu-json"], tmp_path / "hf", checkpoint="best")
+    model, _ = hf_load(tmp_path / "hf")
+    best = load_checkpoint(runs["cpu-json"] / BEST)["model"]
+    assert torch.equal(model.transformer.wte.weight, best["embedding.token.weight"])
+    assert not torch.equal(best["embedding.token.weight"], load_checkpoint(runs["cpu-json"] / LAST)["model"][
+        "embedding.token.weight"])  # the last weights were moved after training: a real choice
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def changed_run(src: Path, dst: Path, model_type: str = "gpt", **model) -> Path:
+    """A copy of run `src` whose model config has `model` changed (fresh weights to match)."""
+    ckpt = load_checkpoint(src / LAST)
+    cfg = ckpt["config"]
+    if model_type == "mlp":
+        cfg = {**load_config("mlp-tiny", ["data.vocab_size=300"]).to_dict(), "data": cfg["data"]}
+    cfg["model"].update(model)
+    cfg = from_dict(cfg)
+    dst.mkdir()
+    RunDir(dst).write_config(cfg)
+    ckpt.update(config=cfg.to_dict(), model=build_model(cfg.model_type, cfg.model).state_dict())
+    save_checkpoint(ckpt, dst / LAST)
+    return dst
+
+
+def test_runs_gpt2_cannot_express_are_refused_naming_the_option(runs, tmp_path, capsys):
+    src = runs["cpu-json"]
+    cases = [
+        (changed_run(src, tmp_path / "post", norm_position="post"), "model.norm_position is 'post'"),
+        (changed_run(src, tmp_path / "swiglu", ffn="swiglu"), "model.ffn is 'swiglu'"),
+        (changed_run(src, tmp_path / "geglu", ffn="geglu"), "model.ffn is 'geglu'"),
+        (changed_run(src, tmp_path / "mlp", model_type="mlp"), "model_type 'mlp'"),
+    ]
+    for run_dir, message in cases:
+        out = tmp_path / f"out-{run_dir.name}"
+        assert main(["export", str(run_dir), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+        assert not out.exists()
+    assert main(["export", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_occupied_out_is_refused_and_force_replaces_only_model_files(runs, tmp_path, capsys):
+    out = tmp_path / "hf"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "pytorch_model.bin").write_bytes(b"an older export")
+    assert main(["export", str(runs["cpu-json"]), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "is not empty" in err and "--force" in err and err.count("\n") == 1
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "pytorch_model.bin"]
+    assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 0
+    capsys.readouterr()
+    assert (out / "notes.txt").read_text() == "mine" and not (out / "pytorch_model.bin").exists()
+    hf_load(out)
+    (tmp_path / "file").write_text("x")
+    assert main(["export", str(runs["cpu-json"]), "--out", str(tmp_path / "file"), "--force"]) == 2
+    assert "is a file" in capsys.readouterr().err
+
+
+def test_without_safetensors_it_says_how_to_install_it(runs, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    monkeypatch.setitem(sys.modules, "safetensors.torch", None)
+    with pytest.raises(UserError, match=r"pip install safetensors"):
+        export_hf(runs["cpu-json"], tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
