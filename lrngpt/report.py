@@ -144,7 +144,7 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def neighbours_html(run_dir: Path) -> str:
     """Nearest tokens by cosine in the trained embedding table, for category words or frequent tokens."""
-    from lrngpt.cli.embed import neighbors, purity
+    from lrngpt.analysis.embeddings import neighbors, purity
     from lrngpt.run import load_run
 
     try:

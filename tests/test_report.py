@@ -102,7 +102,7 @@ def test_run_report_shows_config_summary_metrics_curves_and_frequent_token_neigh
 
 
 def test_stories_run_report_shows_neighbours_of_category_words_and_purity(stories_run, tmp_path):
-    from lrngpt.cli.embed import purity
+    from lrngpt.analysis.embeddings import purity
 
     write_report(stories_run, tmp_path / "r.html")
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")

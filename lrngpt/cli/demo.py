@@ -43,7 +43,7 @@ def _clear_previous_demo(out: Path) -> None:
 
 
 def run_demo(out: Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
-    from lrngpt.cli.embed import neighbors
+    from lrngpt.analysis.embeddings import neighbors
     from lrngpt.cli.evaluate import evaluate_run
     from lrngpt.cli.sample import sample_texts
     from lrngpt.config import load_config

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import torch
-
 from lrngpt.cli.common import Parser, add_json, emit, positive_int
-from lrngpt.errors import UserError
 
 
 def register(sub) -> None:
@@ -35,90 +32,28 @@ def register(sub) -> None:
     q.set_defaults(func=cmd_purity)
 
 
-def _table(run_dir, untrained: bool = False):
-    from lrngpt.run import load_run
-
-    run = load_run(run_dir, "init" if untrained else "last")
-    return run, run.model.token_embedding.weight.detach().float()
-
-
-def neighbors(run, table: torch.Tensor, text: str, k: int) -> dict:
-    """Neighbours of a token, or of the mean of a word's tokens when it became several."""
-    from lrngpt.analysis.embeddings import cosine_neighbors
-
-    if not text:
-        raise UserError("--token is empty; give a token such as ' Lily'")
-    tok = run.tokenizer
-    ids = tok.encode(text)
-    if len(ids) == 1:
-        query, exclude = ids[0], ()
-    else:  # a word the BPE split: look from the mean of its pieces
-        table = torch.cat([table, table[ids].mean(0, keepdim=True)])
-        query, exclude = table.shape[0] - 1, set(ids)
-    found = cosine_neighbors(table, query, k, exclude=exclude)
-    return {
-        "query": text,
-        "tokens": [{"id": i, "token": tok.id_to_token(i)} for i in ids],
-        "neighbors": [{"id": i, "token": tok.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
-    }
-
-
 def cmd_neighbors(args) -> None:
-    run, table = _table(args.run_dir, args.untrained)
-    results = [neighbors(run, table, t, args.k) for t in args.token]
+    from lrngpt.analysis.embeddings import run_neighbors
+
+    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained)
     lines = []
-    for r in results:
-        pieces = " + ".join(repr(t["token"]) for t in r["tokens"])
-        lines.append(f"{r['query']!r} -> {pieces}: "
-                     + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in r["neighbors"]))
-    emit(args, {"step": run.step, "untrained": args.untrained, "results": results}, "\n".join(lines))
+    for res in r["results"]:
+        pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
+        lines.append(f"{res['query']!r} -> {pieces}: "
+                     + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in res["neighbors"]))
+    emit(args, r, "\n".join(lines))
 
 
 def cmd_axes(args) -> None:
-    from lrngpt.analysis.embeddings import used_axes
+    from lrngpt.analysis.embeddings import run_axes
 
-    run, table = _table(args.run_dir, args.untrained)
-    n = used_axes(table, args.energy)
-    emit(args, {"used_axes": n, "n_embd": table.shape[1], "energy": args.energy, "step": run.step},
-         f"used axes ({args.energy:.0%}): {n}/{table.shape[1]}")
-
-
-def category_token_ids(tokenizer) -> tuple[dict[str, list[int]], list[str]]:
-    """Single-token ids of ' word' for every stories category word; the words that split are listed."""
-    from lrngpt.corpora.stories import CATEGORIES
-
-    ids: dict[str, list[int]] = {}
-    split: list[str] = []
-    seen: set[int] = set()
-    for name, words in CATEGORIES.items():
-        for w in words:
-            t = tokenizer.encode(" " + w)
-            if len(t) == 1 and t[0] not in seen:
-                ids.setdefault(name, []).append(t[0])
-                seen.add(t[0])
-            elif len(t) > 1:
-                split.append(w)
-    return {k: v for k, v in ids.items() if len(v) >= 2}, split
-
-
-def purity(run_dir, k: int = 10) -> dict:
-    from lrngpt.analysis.embeddings import category_purity
-
-    run, table = _table(run_dir)
-    if not run.config.data.corpus.startswith("stories"):
-        raise UserError(f"purity needs a run trained on the stories corpus (this one: {run.config.data.corpus}); "
-                        "its word categories are what is scored")
-    ids, split = category_token_ids(run.tokenizer)
-    result = {"step": run.step, "trained": category_purity(table, ids, k), "split_words": split}
-    try:
-        _, init = _table(run_dir, untrained=True)
-        result["untrained"] = category_purity(init, ids, k)
-    except UserError:
-        result["untrained"] = None
-    return result
+    r = run_axes(args.run_dir, args.energy, args.untrained)
+    emit(args, r, f"used axes ({args.energy:.0%}): {r['used_axes']}/{r['n_embd']}")
 
 
 def cmd_purity(args) -> None:
+    from lrngpt.analysis.embeddings import purity
+
     r = purity(args.run_dir, args.k)
     t, u = r["trained"], r["untrained"]
     lines = [f"{'category':<12} {'trained':>8} {'untrained':>10}"]
