@@ -1,4 +1,4 @@
-"""`lrn embed neighbors | axes | purity | export`: the learned embedding table of a run."""
+"""`lrn embed neighbors | axes | purity | export | explore`: the learned embedding table of a run."""
 
 from __future__ import annotations
 
@@ -6,11 +6,23 @@ import argparse
 
 from lrngpt.cli.common import Parser, add_json, emit, positive_int
 
+EXPLORE_EPILOG = """\
+Page size: 4 bytes per token and width with --precision float32 (2 with float16, about 1 with
+int8), times 4/3 for base64. A run of 4,096 tokens at d=64 with its untrained table: 2.9 MB.
+The chapter's sweep, 4,096 tokens x widths 4..512 (1,020 numbers per token): 22.6 MB with
+float32, 11.3 MB float16, 6.0 MB int8. float32 is the default because its neighbour lists
+equal `lrn embed neighbors`; float16 and int8 can swap near-ties.
+
+examples:
+  lrn embed explore runs/demo --out demo.html                # trained vs untrained
+  lrn embed explore runs/embed-dim --out widths.html         # a sweep: step through the widths
+  lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each"""
+
 
 def register(sub) -> None:
     p = sub.add_parser("embed", help="dissect a run's embedding table",
                        description="Neighbours, used axes, category purity; export for TensorBoard's "
-                                   "projector.")
+                                   "projector; an interactive explorer page.")
     cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
 
     n = cmds.add_parser("neighbors", help="nearest tokens by cosine")
@@ -56,6 +68,29 @@ def register(sub) -> None:
     add_json(e)
     e.set_defaults(func=cmd_export)
 
+    x = cmds.add_parser(
+        "explore", help="an interactive page: map, neighbour search, widths or trained vs untrained",
+        description="Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
+                    "most frequent tokens coloured by category, a search box whose neighbour lists equal "
+                    "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
+                    "sweep directory a stepper through its widths with used axes, purity and val bpb.",
+        epilog=EXPLORE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    x.add_argument("sources", nargs="+", metavar="RUN",
+                   help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
+    x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    x.add_argument("--top", type=positive_int, metavar="N",
+                   help="tokens on the page, the most frequent in training first; the search covers these "
+                        "(default 8192: every token of a vocabulary up to that size)")
+    x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
+                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed "
+                        "(default pca)")
+    x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
+                   help="how the search vectors are stored in the page (default float32; see the sizes below)")
+    x.add_argument("--force", action="store_true",
+                   help="replace --out even when it is not an earlier explorer page (default: refuse)")
+    add_json(x)
+    x.set_defaults(func=cmd_explore)
+
 
 def cmd_neighbors(args) -> None:
     from lrngpt.analysis.embeddings import run_neighbors
@@ -97,3 +132,12 @@ def cmd_export(args) -> None:
     text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
             + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
     emit(args, r, text)
+
+
+def cmd_explore(args) -> None:
+    from lrngpt.explorer import write_explorer
+
+    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force)
+    frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
+    emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
+                  f"{frames})")
