@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
 
 EXPLORE_EPILOG = """\
 Page size: 4 bytes per token and width with --precision float32 (2 with float16, about 1 with
@@ -55,8 +53,8 @@ def register(sub) -> None:
                     "tables under PROJECTOR.",
         epilog="example:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
                "  tensorboard --logdir runs/demo/projector",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("run_dir")
+        formatter_class=Formatter)
+    e.add_argument("run_dir", help="a run directory (lrn train --out)")
     e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
     e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
                    help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config "
@@ -74,7 +72,7 @@ def register(sub) -> None:
                     "most frequent tokens coloured by category, a search box whose neighbour lists equal "
                     "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
                     "sweep directory a stepper through its widths with used axes, purity and val bpb.",
-        epilog=EXPLORE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXPLORE_EPILOG, formatter_class=Formatter)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
     x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")

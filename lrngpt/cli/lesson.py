@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from lrngpt.analysis import lessons
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
 
 
 def register(subparsers) -> None:
@@ -49,9 +49,9 @@ def register(subparsers) -> None:
                     "layer has a bias (the chapter's MLP: n_hidden + 2; the GPT: n_embd + 1). Without RUN, a "
                     "small random MLP and GPT built in-process.",
         epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     sb.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: small random models)")
-    sb.add_argument("--contexts", type=positive_int,
+    sb.add_argument("--contexts", type=positive_int, metavar="N",
                     help="how many contexts (default: twice the bound, at least 256)")
     sb.add_argument("--random", action="store_true",
                     help="random token ids as contexts instead of the run's validation split (default: the split)")
@@ -66,9 +66,9 @@ def register(subparsers) -> None:
                     "permutation applied to the table rows, the output rows and the ids of the text. Without RUN, "
                     "a small MLP trained in-process on a 64-token Markov chain (bits per token).",
         epilog="examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     rn.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: a toy model trained here)")
-    rn.add_argument("--max-tokens", type=positive_int, default=20_000,
+    rn.add_argument("--max-tokens", type=positive_int, default=20_000, metavar="N",
                     help="validation tokens to measure on, spread over the split (default 20000)")
     rn.add_argument("--seed", type=int, default=0, help="seed of the permutation (default 0)")
     add_json(rn)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.cli.common import Formatter, Parser, add_json, emit
 from lrngpt.errors import UserError
 
 
@@ -41,7 +40,7 @@ def register(sub) -> None:
         epilog="examples:\n  lrn tokenizer show runs/gpt2 15717 ' berry'      # id 15717 is ' berry'\n"
                "  lrn tokenizer show runs/demo ' Lily' 'Lilyxyzzy' 0\n"
                "  lrn tokenizer show runs/demo 2024 --text                # the digits as text",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     s.add_argument("tokenizer", metavar="RUN_OR_TOKENIZER",
                    help="a run directory, a directory with tokenizer.json, or a tokenizer.json file")
     s.add_argument("items", nargs="+", metavar="ID_OR_TEXT", help="ids (whole numbers) or texts, in any mix")
