@@ -180,9 +180,9 @@
     if (v.variance) parts.push(`map axes hold ${Math.round(100 * (v.variance[0] + v.variance[1]))}% of the variance`);
     return parts.flatMap((p, i) => (i ? [" · ", p] : [p]));
   }
-  function extent(values) { // the central 98% with a margin: a few far tokens must not squeeze the rest
+  function extent(values) { // the central 99% with a margin: a few far tokens must not squeeze the rest
     const s = Float64Array.from(values).sort(), n = s.length;
-    const lo = s[Math.floor(0.01 * (n - 1))], hi = s[Math.ceil(0.99 * (n - 1))], pad = 0.06 * Math.max(hi - lo, 1);
+    const lo = s[Math.floor(0.005 * (n - 1))], hi = s[Math.ceil(0.995 * (n - 1))], pad = 0.04 * Math.max(hi - lo, 1);
     return [lo - pad, hi + pad];
   }
   function layout(panel) { // screen positions; tokens beyond the extent sit on its edge
@@ -345,7 +345,8 @@
       });
       return b;
     });
-    $("#legend").replaceChildren(...chips, el("span", { class: "chip" }, el("span", { class: "swatch grey" }), "no category"));
+    const none = voc.ids.length - counts.reduce((a, b) => a + b, 0);
+    $("#legend").replaceChildren(...chips, el("span", { class: "chip" }, el("span", { class: "swatch grey" }), `no category ${none}`));
   }
 
   function init() {
@@ -378,6 +379,10 @@
     new ResizeObserver(() => state.panels.forEach(draw)).observe($("#panels"));
     setFrame(0);
     document.documentElement.dataset.ready = "1";
+    // the other tables are decoded while the reader looks at the first, so stepping never waits
+    const rest = DATA.views.map((_, i) => i);
+    const next = () => { if (rest.length) { view(rest.shift()); setTimeout(next, 0); } };
+    setTimeout(next, 0);
   }
 
   window.lrnExplorer = { DATA, state, encode, search, setFrame };

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from lrngpt.errors import UserError
-from lrngpt.explorer.views import Collection, collect, vocab_texts
+from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
 PRECISIONS = ("float32", "float16", "int8")
@@ -56,7 +56,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
         raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
     check_out(out, force)
     c = collect(sources, top or DEFAULT_TOP, method, log)
-    text = render(c, precision, method, title=", ".join(Path(s).resolve().name for s in sources))
+    text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     tmp.write_text(text, encoding="utf-8")

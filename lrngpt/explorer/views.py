@@ -80,6 +80,18 @@ def is_sweep(d: Path) -> bool:
     return (d / "sweep.json").is_file()
 
 
+def source_name(d: Path) -> str:
+    """A sweep's own name (sweep.json), else the directory's name."""
+    if is_sweep(d):
+        try:
+            name = json.loads((d / "sweep.json").read_text()).get("name")
+        except (OSError, ValueError, AttributeError):
+            name = None
+        if isinstance(name, str) and name:
+            return name
+    return Path(d).resolve().name
+
+
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None) -> Collection:
     """Frames and views for run directories and sweep directories, in the order given."""
     log = log or (lambda m: print(m, file=sys.stderr))

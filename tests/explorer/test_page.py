@@ -57,6 +57,7 @@ def test_sweep_page_holds_each_widths_exact_rows_and_its_numbers(tiny_sweep, tmp
     data, blocks, _ = read_page(out)
     assert r["bytes"] == out.stat().st_size and r["tokens"] == [1024]
     assert [f["label"] for f in data["frames"]] == ["d=8", "d=32"] and data["precision"] == "float32"
+    assert data["title"] == "widths"  # the sweep's own name
     (vocab,) = data["vocabs"]
     for frame, run_dir in zip(data["frames"], runs_of(tiny_sweep), strict=True):
         (vi,) = frame["views"]
