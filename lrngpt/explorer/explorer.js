@@ -139,11 +139,7 @@
   }
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "class") e.className = value;
-      else if (key.startsWith("data-") || key.startsWith("aria-") || key === "type" || key === "title") e.setAttribute(key, value);
-      else e[key] = value;
-    }
+    for (const [key, value] of Object.entries(attrs || {})) e.setAttribute(key, value);
     for (const c of children) e.append(c);
     return e;
   }
@@ -320,7 +316,9 @@
     const rows = [];
     DATA.frames.forEach((frame, f) => frame.views.forEach((vi) => {
       const v = DATA.views[vi];
-      const go = el("button", { type: "button" }, v.label);
+      // several runs on one page: name the run too ("demo: trained"); a sweep's labels already say d=
+      const label = DATA.frames.length > 1 && !v.label.startsWith(frame.label) ? `${frame.label}: ${v.label}` : v.label;
+      const go = el("button", { type: "button" }, label);
       go.addEventListener("click", () => setFrame(f));
       const tr = el("tr", {}, el("td", {}, go), ...[v.d, int(v.step), fmt(v.val_bpb, 4), `${v.used_axes}/${v.d}`,
         fmt(v.purity, 3), fmt(v.chance, 3)].map((x) => el("td", { class: "num" }, String(x))));
@@ -385,6 +383,6 @@
     setTimeout(next, 0);
   }
 
-  window.lrnExplorer = { DATA, state, encode, search, setFrame };
+  window.lrnExplorer = { DATA, state, encode, search, setFrame, view };
   init();
 })();

@@ -104,7 +104,8 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
     for v in c.vocabs:
         tok = v.tokenizer
         raw = [tok.decode_bytes([i]) for i in range(tok.vocab_size)]
-        names = [n for n in CATEGORIES if n in set(v.categories.values())]
+        present = set(v.categories.values())
+        names = [n for n in CATEGORIES if n in present]
         cat = [-1] * v.rows
         for i, name in v.categories.items():
             cat[i] = names.index(name)

@@ -131,8 +131,11 @@ def _add_sweep(c: Collection, d: Path, top, log) -> None:
     for p in points:
         run_dir = d / "runs" / str(p["name"] if isinstance(p, dict) else p)
         if (run_dir / LAST).is_file():
-            cfg = json.loads((run_dir / "config.json").read_text())
-            runs.append((cfg["model"]["n_embd"], cfg["train"]["seed"], run_dir))
+            try:
+                cfg = json.loads((run_dir / "config.json").read_text())
+                runs.append((int(cfg["model"]["n_embd"]), int(cfg["train"]["seed"]), run_dir))
+            except (OSError, ValueError, KeyError, TypeError):
+                raise UserError(f"{run_dir / 'config.json'} cannot be read; is the run directory complete?") from None
     if not runs:
         raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
     runs.sort(key=lambda r: (r[0], r[1]))

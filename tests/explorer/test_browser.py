@@ -112,6 +112,24 @@ def test_run_page_compares_trained_and_untrained_each_equal_to_the_cli(chromium,
     p.close()
 
 
+@pytest.mark.parametrize("precision", ["float16", "int8"])
+def test_smaller_pages_decode_the_rows_python_stored(chromium, tiny_sweep, tmp_path, precision):
+    from lrngpt.explorer.page import encode_vectors
+
+    run_dir = runs_of(tiny_sweep)[0]
+    write_explorer([run_dir], tmp_path / "p.html", precision=precision, log=lambda m: None)
+    p = open_page(chromium, tmp_path / "p.html")
+    rows = np.array(p.page.evaluate("Array.from(lrnExplorer.view(0).rows)"), dtype=np.float32).reshape(-1, 8)
+    ids = p.page.evaluate("lrnExplorer.DATA.vocabs[0].ids")
+    table = load_run(run_dir).model.token_embedding.weight.detach().numpy()[ids]
+    q, scale = encode_vectors(table, precision)
+    want = q.astype(np.float32) * (scale[:, None] if scale is not None else 1)
+    assert np.allclose(rows, want, rtol=1e-6, atol=1e-9) and not np.array_equal(rows, table)
+    p.page.fill("#q", " Lily")
+    assert len(shown(p.page)) == 10 and p.errors == []
+    p.close()
+
+
 def test_the_pages_bpe_encodes_exactly_as_the_tokenizer(chromium, pages, tiny_sweep):
     tok = load_run(runs_of(tiny_sweep)[0]).tokenizer
     texts = [" Lily", "Lily saw a red cat.", "  two  spaces\n\nnew line", "don't we'll I'm", "12345 6.5%",
@@ -209,3 +227,15 @@ def _synthetic(n: int, widths: list[int]):
     data = {"title": "synthetic", "method": "pca", "precision": "float32", "vocabs": [vocab], "views": views,
             "frames": [{"label": v["label"], "views": [i]} for i, v in enumerate(views)]}
     return data, blocks
+
+
+def test_a_page_of_several_runs_names_each_run_in_its_table(chromium, tiny_sweep, tmp_path):
+    a, b = runs_of(tiny_sweep)
+    write_explorer([a, b], tmp_path / "two.html", log=lambda m: None)
+    p = open_page(chromium, tmp_path / "two.html")
+    labels = p.page.eval_on_selector_all("#views tbody td:first-child", "tds => tds.map(td => td.textContent)")
+    assert labels == [f"{a.name}: trained", f"{a.name}: untrained", f"{b.name}: trained", f"{b.name}: untrained"]
+    p.page.keyboard.press("]")
+    assert p.page.text_content("#frame-label") == f"{b.name} (2 of 2)"
+    assert p.errors == []
+    p.close()
