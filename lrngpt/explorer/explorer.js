@@ -350,7 +350,7 @@
   function init() {
     const voc = DATA.vocabs[0];
     $("#about").textContent = `${int(voc.ids.length)} tokens on the map (the most frequent in training first); `
-      + `map by ${DATA.method.toUpperCase()}; neighbours by cosine over the page's ${DATA.precision} vectors. ${voc.note}.`;
+      + `map by ${{ pca: "PCA", tsne: "t-SNE", umap: "UMAP" }[DATA.method]}; neighbours by cosine over the page's ${DATA.precision} vectors. ${voc.note}.`;
     $("#notes").textContent = "Keys: / search, Escape clear, [ and ] previous and next table, arrows on the slider. "
       + "Hover a point for its token; click a point or a neighbour to search from it. "
       + "A word the tokenizer splits is looked up by the mean of its pieces, as lrn embed neighbors does.";

@@ -9,6 +9,7 @@ import html
 import json
 import re
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -151,17 +152,30 @@ def test_cli_explore_writes_json_and_refuses_what_it_must_not_replace(tiny_sweep
     assert main(["embed", "explore", str(tiny_sweep), "--out", str(notes), "--force"]) == 0
 
 
-def test_an_empty_sweep_and_a_missing_map_package_are_user_errors(tiny_sweep, tmp_path):
+def test_an_empty_sweep_is_a_user_error(tiny_sweep, tmp_path):
     empty = tmp_path / "empty"
     (empty / "runs").mkdir(parents=True)
     shutil.copy(tiny_sweep / "sweep.json", empty / "sweep.json")
     with pytest.raises(UserError, match="no run with a checkpoint"):
         write_explorer([empty], tmp_path / "e.html", log=quiet)
-    try:
-        import sklearn  # noqa: F401
-    except ImportError:
-        with pytest.raises(UserError, match="pip install scikit-learn"):
-            write_explorer([runs_of(tiny_sweep)[0]], tmp_path / "t.html", method="tsne", log=quiet)
+
+
+
+@pytest.mark.parametrize("method, package, needle", [("tsne", "sklearn.manifold", "pip install scikit-learn"),
+                                                      ("umap", "umap", "pip install umap-learn")])
+def test_a_map_whose_package_is_missing_is_a_user_error(tiny_sweep, tmp_path, monkeypatch, method, package, needle):
+    monkeypatch.setitem(sys.modules, package, None)  # import fails as if it were not installed
+    with pytest.raises(UserError, match=needle):
+        write_explorer([runs_of(tiny_sweep)[0]], tmp_path / "t.html", method=method, log=quiet)
+
+
+def test_tsne_map_where_scikit_learn_is_installed(tiny_sweep, tmp_path):
+    pytest.importorskip("sklearn")
+    r = write_explorer([runs_of(tiny_sweep)[0]], tmp_path / "t.html", method="tsne", top=200, log=quiet)
+    data, blocks, _ = read_page(tmp_path / "t.html")
+    assert r["method"] == data["method"] == "tsne"
+    xy = np.frombuffer(blocks[data["views"][0]["coords"]], dtype="<i2").reshape(-1, 2)
+    assert xy.shape == (200, 2) and len(np.unique(xy, axis=0)) > 190  # spread out, not collapsed
 
 
 def test_page_text_escapes_what_could_close_its_script(tiny_sweep, tmp_path):
