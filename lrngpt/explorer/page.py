@@ -154,7 +154,7 @@ def page(title: str, data: dict, blocks: list[tuple[str, str]]) -> str:
 <div class="bar" role="search">
   <label for="q">Token or word</label>
   <input id="q" type="search" autocomplete="off" spellcheck="false" placeholder="&quot; Lily&quot; (the leading space is part of the token)">
-  <label for="k">k</label><input id="k" type="number" min="1" max="100" value="10">
+  <span class="k"><label for="k">k</label> <input id="k" type="number" min="1" max="100" value="10"></span>
   <p id="pieces" aria-live="polite"></p>
 </div>
 <div class="bar" id="stepper" hidden>
