@@ -159,7 +159,7 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def neighbours_html(run_dir: Path) -> str:
     """Nearest tokens by cosine in the trained embedding table, for category words or frequent tokens."""
-    from lrngpt.analysis.embeddings import neighbors, purity
+    from lrngpt.analysis.embeddings import purity, token_neighbors
     from lrngpt.run import load_run
 
     try:
@@ -174,7 +174,7 @@ def neighbours_html(run_dir: Path) -> str:
         queries, why = frequent_tokens(run, N_FREQUENT)
     rows = []
     for q in queries:
-        r = neighbors(run, table, q, K_NEIGHBOURS)
+        r = token_neighbors(run.tokenizer, table, q, K_NEIGHBOURS)
         rows.append([_code(q), " + ".join(_code(t["token"]) for t in r["tokens"]),
                      ", ".join(f"{_code(n['token'])}&nbsp;{n['cosine']:.2f}" for n in r["neighbors"])])
     text = (f"<p>Step {run.step:,}; {esc(why)}; {K_NEIGHBOURS} nearest tokens by cosine "

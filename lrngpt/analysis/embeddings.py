@@ -99,22 +99,11 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
             "sizes": sizes}
 
 
-# ---- a run's table ---------------------------------------------------------------------------
-
-def load_table(run_dir, untrained: bool = False):
-    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d); step 0 if untrained."""
-    from lrngpt.run import load_run
-
-    run = load_run(run_dir, "init" if untrained else "last")
-    return run, run.model.token_embedding.weight.detach().float()
-
-
-def neighbors(run, table: torch.Tensor, text: str, k: int) -> dict:
-    """Neighbours of a token, or of the mean of a word's tokens when it became several."""
+def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
+    """Neighbours of a token, or of the mean of a word's tokens when the BPE split it."""
     if not text:
         raise UserError("--token is empty; give a token such as ' Lily'")
-    tok = run.tokenizer
-    ids = tok.encode(text)
+    ids = tokenizer.encode(text)
     if len(ids) == 1:
         query, exclude = ids[0], ()
     else:  # a word the BPE split: look from the mean of its pieces
@@ -123,9 +112,19 @@ def neighbors(run, table: torch.Tensor, text: str, k: int) -> dict:
     found = cosine_neighbors(table, query, k, exclude=exclude)
     return {
         "query": text,
-        "tokens": [{"id": i, "token": tok.id_to_token(i)} for i in ids],
-        "neighbors": [{"id": i, "token": tok.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
+        "tokens": [{"id": i, "token": tokenizer.id_to_token(i)} for i in ids],
+        "neighbors": [{"id": i, "token": tokenizer.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
     }
+
+
+# ---- a run's table ---------------------------------------------------------------------------
+
+def load_table(run_dir, untrained: bool = False):
+    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d); step 0 if untrained."""
+    from lrngpt.run import load_run
+
+    run = load_run(run_dir, "init" if untrained else "last")
+    return run, run.model.token_embedding.weight.detach().float()
 
 
 def category_token_ids(tokenizer) -> tuple[dict[str, list[int]], list[str]]:
@@ -174,7 +173,7 @@ def purity(run_dir, k: int = 10) -> dict:
 def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False) -> dict:
     """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
     run, table = load_table(run_dir, untrained)
-    return {"step": run.step, "untrained": untrained, "results": [neighbors(run, table, t, k) for t in texts]}
+    return {"step": run.step, "untrained": untrained, "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
 def run_axes(run_dir, energy: float = 0.9, untrained: bool = False) -> dict:

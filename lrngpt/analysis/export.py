@@ -23,7 +23,6 @@ import numpy as np
 
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
-from lrngpt.checkpoint import INIT
 from lrngpt.errors import UserError
 
 FORMATS = ("tsv", "projector")
@@ -70,8 +69,11 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     files = ["vectors.tsv", "metadata.tsv"]
     tensors = [{"name": f"{run.dir.name} trained (step {run.step})", "path": "vectors.tsv"}]
     if fmt == "projector":
-        if (Path(run_dir) / INIT).is_file():
+        try:
             init_run, init = load_table(run_dir, untrained=True)
+        except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
+            init_run = None
+        if init_run is not None:
             write_vectors(out / "vectors_init.tsv", init.numpy()[keep])
             tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})", "path": "vectors_init.tsv"})
             files.append("vectors_init.tsv")

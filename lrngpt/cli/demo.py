@@ -43,7 +43,7 @@ def _clear_previous_demo(out: Path) -> None:
 
 
 def run_demo(out: Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
-    from lrngpt.analysis.embeddings import neighbors
+    from lrngpt.analysis.embeddings import token_neighbors
     from lrngpt.cli.evaluate import evaluate_run
     from lrngpt.cli.sample import sample_texts
     from lrngpt.config import load_config
@@ -64,7 +64,7 @@ def run_demo(out: Path, steps: int = DEMO_STEPS, overrides: list[str] | None = N
     samples += [s for p in PROMPTS[1:] for s in sample_texts(
         run, p, SamplingConfig(max_new_tokens=40, temperature=0.8, top_k=40, seed=0))]
     table = run.model.token_embedding.weight.detach().float()
-    near = neighbors(run, table, " Lily", 10)
+    near = token_neighbors(run.tokenizer, table, " Lily", 10)
     return {
         "val_bpb_untrained": untrained["val_bpb"],
         "val_bpb": summary["val_bpb"],

@@ -109,6 +109,8 @@ def run_tying(args: argparse.Namespace) -> None:
 
 
 def run_softmax_bottleneck(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons  # here, not at the top: `lrn --help` must not load torch
+
     r = lessons.softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
     lines = [f"rank of log p(next | context) over {r['source']}, in float64 (h: the vector entering the output layer)",
              f"{'model':<6} {'width':>5} {'bias':>4} {'contexts':>8} {'V':>6} {'rank h':>6} {'logits':>6} "
@@ -128,6 +130,8 @@ def run_softmax_bottleneck(args: argparse.Namespace) -> None:
 
 
 def run_renumber(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons
+
     r = lessons.renumber(args.run_dir, args.seed, args.max_tokens)
     u = r["unit"]
     lines = [f"{r['rows']} ids permuted at random (seed {r['seed']}); {r['tokens']:,} validation tokens; {u}:",

@@ -27,7 +27,6 @@ from lrngpt.analysis.embeddings import (
     used_axes,
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
-from lrngpt.checkpoint import INIT, LAST
 from lrngpt.errors import UserError
 from lrngpt.run import read_metrics, read_summary
 
@@ -115,10 +114,11 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
 
 
 def _add_run(c: Collection, run_dir: Path, top, log) -> None:
-    trained = _view(c, run_dir, "trained", top, log)
-    views = [trained]
-    if (run_dir / INIT).is_file():
+    views = [_view(c, run_dir, "trained", top, log)]
+    try:
         views.append(_view(c, run_dir, "untrained", top, log))
+    except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
+        pass
     c.frames.append(Frame(run_dir.name, views))
 
 
@@ -130,19 +130,23 @@ def _add_sweep(c: Collection, d: Path, top, log) -> None:
     runs = []
     for p in points:
         run_dir = d / "runs" / str(p["name"] if isinstance(p, dict) else p)
-        if (run_dir / LAST).is_file():
-            try:
-                cfg = json.loads((run_dir / "config.json").read_text())
-                runs.append((int(cfg["model"]["n_embd"]), int(cfg["train"]["seed"]), run_dir))
-            except (OSError, ValueError, KeyError, TypeError):
-                raise UserError(f"{run_dir / 'config.json'} cannot be read; is the run directory complete?") from None
-    if not runs:
-        raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
+        if not (run_dir / "config.json").is_file():
+            continue  # not started
+        try:
+            cfg = json.loads((run_dir / "config.json").read_text())
+            runs.append((int(cfg["model"]["n_embd"]), int(cfg["train"]["seed"]), run_dir))
+        except (OSError, ValueError, KeyError, TypeError):
+            raise UserError(f"{run_dir / 'config.json'} cannot be read; is the run directory complete?") from None
     runs.sort(key=lambda r: (r[0], r[1]))
     several_seeds = len({r[1] for r in runs}) > 1
     for width, seed, run_dir in runs:
         label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
-        c.frames.append(Frame(label, [_view(c, run_dir, "trained", top, log, label)]))
+        try:
+            c.frames.append(Frame(label, [_view(c, run_dir, "trained", top, log, label)]))
+        except UserError as e:  # started but no checkpoint yet: leave it out
+            log(f"explore: {run_dir.name} left out ({e})")
+    if not c.frames:
+        raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
 
 
 def _vocab(c: Collection, run, rows: int, top, log) -> int:
