@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[dev,gpt2,tensorboard,parquet,hf]"
+	$(PY) -m pip install -q -e ".[dev,gpt2,tensorboard,parquet,hf,maps]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -20,8 +20,9 @@ setup: $(STAMP)
 demo: setup
 	$(VENV)/bin/lrn demo
 
-# The report test renders in headless Chromium (Debian's package). Installed when we may
-# (root, as in CI); elsewhere the browser tests skip and say so.
+# The report and explorer tests run headless Chromium (Debian's package; Playwright, from the
+# dev extra, drives it and never downloads a browser). Installed when we may (root, as in CI);
+# elsewhere the browser tests skip and say so.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null); } || \

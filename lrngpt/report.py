@@ -2,7 +2,9 @@
 
 Everything is inline: the CSS, and the figures as base64 PNG data URIs. A Content-Security-Policy
 allows nothing else, so the page opens offline and a browser would refuse any stray external
-reference instead of quietly fetching it. No JavaScript.
+reference instead of quietly fetching it. No JavaScript. The interactive embedding explorer
+(lrngpt.explorer) is written beside it, OUT-explorer.html, and linked: it is a page of its own
+(its script, megabytes of vectors) that the report's policy keeps out.
 """
 
 from __future__ import annotations
@@ -60,8 +62,15 @@ def is_report(path: Path) -> bool:
         return False
 
 
+def explorer_path(out: Path) -> Path:
+    return out.with_name(f"{out.stem}-explorer.html")
+
+
 def write_report(d: str | Path, out: str | Path | None = None, force: bool = False) -> dict:
-    """Write the page (default DIR/report.html); refuse to replace a file that is not an earlier report."""
+    """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
+    that is not an earlier report (or explorer page)."""
+    from lrngpt.explorer import page as explorer
+
     d = Path(d)
     kind = kind_of(d)
     out = Path(out) if out else d / "report.html"
@@ -69,16 +78,22 @@ def write_report(d: str | Path, out: str | Path | None = None, force: bool = Fal
         raise UserError(f"--out {out} is a directory; give a file name such as {out / 'report.html'}")
     if out.exists() and not force and not is_report(out):
         raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
-    text, sections = build_report(d, kind)
+    explorer.check_out(explorer_path(out), force)
     out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        written = explorer.write_explorer([d], explorer_path(out), force=True, log=lambda m: None)
+    except UserError as e:  # no checkpoint yet: the report still renders, and says why there is no explorer
+        written = {"error": str(e)}
+    text, sections = build_report(d, kind, written)
     atomic_write(out, text)  # a killed report never leaves half a page over the old one
-    return {"path": str(out), "sections": sections}
+    return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 
-def build_report(d: Path, kind: str | None = None) -> tuple[str, list[str]]:
-    """The HTML text and the titles of its sections."""
+def build_report(d: Path, kind: str | None = None, explorer: dict | None = None) -> tuple[str, list[str]]:
+    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned."""
     kind = kind or kind_of(d)
     sections = run_sections(d) if kind == "run" else sweep_sections(d)
+    sections.append(("Embedding explorer", explorer_html(explorer, kind)))
     note = ""
     if kind == "sweep":
         scale = _read_json(d / "sweep.json").get("scale") or _read_json(d / "summary.json", {}).get("scale")
@@ -142,7 +157,7 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def neighbours_html(run_dir: Path) -> str:
     """Nearest tokens by cosine in the trained embedding table, for category words or frequent tokens."""
-    from lrngpt.cli.embed import neighbors, purity
+    from lrngpt.analysis.embeddings import purity, token_neighbors
     from lrngpt.run import load_run
 
     try:
@@ -157,7 +172,7 @@ def neighbours_html(run_dir: Path) -> str:
         queries, why = frequent_tokens(run, N_FREQUENT)
     rows = []
     for q in queries:
-        r = neighbors(run, table, q, K_NEIGHBOURS)
+        r = token_neighbors(run.tokenizer, table, q, K_NEIGHBOURS)
         rows.append([_code(q), " + ".join(_code(t["token"]) for t in r["tokens"]),
                      ", ".join(f"{_code(n['token'])}&nbsp;{n['cosine']:.2f}" for n in r["neighbors"])])
     text = (f"<p>Step {run.step:,}; {esc(why)}; {K_NEIGHBOURS} nearest tokens by cosine "
@@ -173,6 +188,17 @@ def neighbours_html(run_dir: Path) -> str:
                  f"<b>{t['overall']:.3f}</b>, untrained {u['overall']:.3f}, chance {t['chance']:.3f}.</p>"
                  if u else f"<p>Category purity: trained <b>{t['overall']:.3f}</b>, chance {t['chance']:.3f}.</p>")
     return text
+
+
+def explorer_html(explorer: dict | None, kind: str) -> str:
+    if not explorer or not explorer.get("path"):
+        why = explorer.get("error") if explorer else "not written"
+        return f"<p>No explorer page: {esc(str(why))}</p>"
+    name = Path(explorer["path"]).name
+    what = "its trained and untrained tables side by side" if kind == "run" else "a stepper through the widths"
+    return (f'<p><a href="{esc(name)}">{esc(name)}</a> ({explorer["bytes"] / 1e6:.1f} MB, beside this report): '
+            f"the embedding table as a 2-D map of {explorer['tokens'][0]:,} tokens coloured by category, a search box "
+            f"for nearest neighbours, and {what}. It works offline, like this page.</p>")
 
 
 def frequent_tokens(run, n: int) -> tuple[list[str], str]:

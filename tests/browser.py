@@ -94,3 +94,37 @@ def png_size(png: Path) -> tuple[int, int]:
     if head[:8] != b"\x89PNG\r\n\x1a\n":
         raise AssertionError(f"{png} is not a PNG")
     return struct.unpack(">II", head[16:24])
+
+
+# ---- Playwright: pages that are used, not only rendered ------------------------------------------
+
+PLAYWRIGHT_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                   "--disable-sync", "--disable-quic", "--no-first-run"]
+
+
+def _has_playwright() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# Playwright drives Debian's chromium (never a downloaded browser): `pip install playwright` is enough.
+requires_playwright = pytest.mark.skipif(not _has_playwright(),
+                                         reason="playwright is not installed (pip install -e '.[dev]')")
+
+
+class Page:
+    """A Playwright page that records console errors and uncaught exceptions in `errors`."""
+
+    def __init__(self, browser, url: str, width: int = 1280, height: int = 900):
+        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
+                     else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.goto(url)
+
+    def close(self):
+        self.page.close()

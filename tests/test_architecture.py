@@ -20,7 +20,7 @@ LAYERS = [
     {"data", "checkpoint", "distributed", "run"},
     {"train", "evaluate", "sample", "interop"},
     {"analysis"},
-    {"demo", "experiments"},
+    {"demo", "experiments", "explorer"},
     {"report"},
     {"cli", "__main__"},
 ]

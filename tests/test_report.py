@@ -16,8 +16,8 @@ from lrngpt.report import write_report
 from lrngpt.run import read_metrics, read_summary
 from tests import browser
 
-RUN_SECTIONS = ["Overview", "Configuration", "Metrics", "Curves", "Embedding neighbours"]
-SWEEP_SECTIONS = ["Sweep", "Results", "Figures", "Run lines", "Curves", "Embedding neighbours"]
+RUN_SECTIONS = ["Overview", "Configuration", "Metrics", "Curves", "Embedding neighbours", "Embedding explorer"]
+SWEEP_SECTIONS = ["Sweep", "Results", "Figures", "Run lines", "Curves", "Embedding neighbours", "Embedding explorer"]
 
 
 def _train(tmp_path_factory, name: str, *overrides: str):
@@ -62,12 +62,13 @@ def section(page: str, title: str) -> str:
     return m[1]
 
 
-def check_self_contained(page: str) -> None:
+def check_self_contained(page: str, explorer: str | None = None) -> None:
+    """Nothing to fetch: inline images, in-page anchors, and only the explorer page beside it as a link."""
     assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:' in page
     assert "<script" not in page.lower()
     assert "http://" not in page and "https://" not in page
     refs = re.findall(r'(?:src|href)="([^"]*)"', page)
-    assert refs and all(r.startswith(("data:image/png;base64,", "#")) for r in refs), refs
+    assert refs and all(r.startswith(("data:image/png;base64,", "#")) or r == explorer for r in refs), refs
 
 
 # ---- a run ---------------------------------------------------------------------------------
@@ -77,9 +78,11 @@ def test_run_report_shows_config_summary_metrics_curves_and_frequent_token_neigh
     from lrngpt.tokenizer import Tokenizer
 
     r = write_report(text_run, tmp_path / "r.html")
-    assert r == {"path": str(tmp_path / "r.html"), "sections": RUN_SECTIONS}
+    assert r == {"path": str(tmp_path / "r.html"), "sections": RUN_SECTIONS, "explorer": str(tmp_path / "r-explorer.html")}
     page = (tmp_path / "r.html").read_text()
-    check_self_contained(page)
+    check_self_contained(page, "r-explorer.html")
+    assert '<a href="r-explorer.html">' in section(page, "Embedding explorer")
+    assert '<meta name="generator" content="lrn embed explore">' in (tmp_path / "r-explorer.html").read_text()[:4096]
     summary = read_summary(text_run)
     overview = section(page, "Overview")
     assert f"{summary['val_bpb']:.4f}" in overview and f"{summary['train_bpb']:.4f}" in overview
@@ -102,7 +105,7 @@ def test_run_report_shows_config_summary_metrics_curves_and_frequent_token_neigh
 
 
 def test_stories_run_report_shows_neighbours_of_category_words_and_purity(stories_run, tmp_path):
-    from lrngpt.cli.embed import purity
+    from lrngpt.analysis.embeddings import purity
 
     write_report(stories_run, tmp_path / "r.html")
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
@@ -122,6 +125,7 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
     page = (run / "report.html").read_text()
     assert "No summary.json: the run has not finished (last logged step 10)" in page
     assert "No embedding table to show" in section(page, "Embedding neighbours")
+    assert "No explorer page: " in section(page, "Embedding explorer") and not (run / "report-explorer.html").exists()
 
 
 # ---- a sweep -------------------------------------------------------------------------------
@@ -130,7 +134,8 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
 def test_sweep_report_shows_definition_tables_figures_lines_and_best_run(sweep_dir, tmp_path):
     write_report(sweep_dir, tmp_path / "s.html")
     page = (tmp_path / "s.html").read_text()
-    check_self_contained(page)
+    check_self_contained(page, "s-explorer.html")
+    assert "a stepper through the widths" in section(page, "Embedding explorer")
     assert 'Scale <b>tiny</b>' in page
     summary = json.loads((sweep_dir / "summary.json").read_text())
     names = [row["name"] for row in summary["rows"]]
@@ -159,6 +164,7 @@ def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
     assert "<td>a</td><td>-</td><td>running or killed (step 10)</td>" in page
     assert "<td>b</td><td>-</td><td>not started</td>" in page
     assert "No summary yet" in page and "No figures yet" in page and "No finished run yet" in page
+    assert "No explorer page: sweep" in section(page, "Embedding explorer")  # no run has a checkpoint
 
 
 # ---- the command line ----------------------------------------------------------------------
@@ -167,7 +173,7 @@ def test_cli_writes_dir_report_html_by_default_and_json_names_path_and_sections(
     run = shutil.copytree(text_run, tmp_path / "run")
     assert main(["report", str(run), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out == {"path": str(run / "report.html"), "sections": RUN_SECTIONS}
+    assert out == {"path": str(run / "report.html"), "sections": RUN_SECTIONS, "explorer": str(run / "report-explorer.html")}
     assert (run / "report.html").read_text().startswith("<!doctype html>")
     assert main(["report", str(run)]) == 0  # an earlier report is replaced without --force
     assert capsys.readouterr().out.startswith(f"wrote {run / 'report.html'} (Overview, ")
@@ -199,6 +205,10 @@ def test_out_that_is_not_an_earlier_report_is_kept_unless_force(text_run, tmp_pa
     with pytest.raises(UserError, match="not an lrn report"):
         notes.write_text("x")
         write_report(text_run, notes)
+    mine = tmp_path / "mine-explorer.html"  # where the explorer of mine.html would go
+    mine.write_text("<html>also mine</html>")
+    assert main(["report", str(text_run), "--out", str(tmp_path / "mine.html")]) == 2
+    assert "not an lrn explorer page" in capsys.readouterr().err and not (tmp_path / "mine.html").exists()
 
 
 # ---- in a real browser ---------------------------------------------------------------------
@@ -231,7 +241,7 @@ def test_report_renders_in_headless_chromium(kind, stories_run, sweep_dir, tmp_p
     n_images = 1 if kind == "run" else 1 + len(list((d / "figures").glob("*.png")))
     assert len(found["images"]) == n_images
     assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in found["images"]), found["images"]
-    assert all(href.startswith("#") for href in found["links"])
+    assert [h for h in found["links"] if not h.startswith("#")] == [f"{kind}-explorer.html"]
     assert browser.png_size(shot) == (1200, 3000)
     from matplotlib.image import imread
 

@@ -1,6 +1,7 @@
 """Dissecting an embedding table (V, d): cosine neighbours, used axes, category purity.
 
-Pure functions on tensors; the command line (`lrn embed ...`) loads a run's table and calls them.
+The first half is pure functions on tensors; the second half applies them to a run directory
+(its tokenizer and checkpoints), which is what `lrn embed`, the report and the explorer call.
 """
 
 from __future__ import annotations
@@ -114,3 +115,68 @@ def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
         "tokens": [{"id": i, "token": tokenizer.id_to_token(i)} for i in ids],
         "neighbors": [{"id": i, "token": tokenizer.id_to_token(i), "cosine": round(c, 4)} for i, c in found],
     }
+
+
+# ---- a run's table ---------------------------------------------------------------------------
+
+def load_table(run_dir, untrained: bool = False):
+    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d); step 0 if untrained."""
+    from lrngpt.run import load_run
+
+    run = load_run(run_dir, "init" if untrained else "last")
+    return run, run.model.token_embedding.weight.detach().float()
+
+
+def category_token_ids(tokenizer) -> tuple[dict[str, list[int]], list[str]]:
+    """Single-token ids of ' word' for every stories category word; the words that split are listed."""
+    from lrngpt.corpora.stories import CATEGORIES
+
+    ids: dict[str, list[int]] = {}
+    split: list[str] = []
+    seen: set[int] = set()
+    for name, words in CATEGORIES.items():
+        for w in words:
+            t = tokenizer.encode(" " + w)
+            if len(t) == 1 and t[0] not in seen:
+                ids.setdefault(name, []).append(t[0])
+                seen.add(t[0])
+            elif len(t) > 1:
+                split.append(w)
+    return {k: v for k, v in ids.items() if len(v) >= 2}, split
+
+
+def token_categories(tokenizer) -> dict[int, str]:
+    """Category of each token that `purity` scores (' Lily' -> 'name'); other tokens have none."""
+    return {i: name for name, ids in category_token_ids(tokenizer)[0].items() for i in ids}
+
+
+def has_categories(run) -> bool:
+    return run.config.data.corpus.startswith("stories")
+
+
+def purity(run_dir, k: int = 10) -> dict:
+    """Category purity of a stories run's table, trained and (when ckpt_init.pt exists) untrained."""
+    run, table = load_table(run_dir)
+    if not has_categories(run):
+        raise UserError(f"purity needs a run trained on the stories corpus (this one: {run.config.data.corpus}); "
+                        "its word categories are what is scored")
+    ids, split = category_token_ids(run.tokenizer)
+    result = {"step": run.step, "trained": category_purity(table, ids, k), "split_words": split}
+    try:
+        _, init = load_table(run_dir, untrained=True)
+        result["untrained"] = category_purity(init, ids, k)
+    except UserError:
+        result["untrained"] = None
+    return result
+
+
+def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False) -> dict:
+    """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
+    run, table = load_table(run_dir, untrained)
+    return {"step": run.step, "untrained": untrained, "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
+
+
+def run_axes(run_dir, energy: float = 0.9, untrained: bool = False) -> dict:
+    """`lrn embed axes`: used axes of one run's table."""
+    run, table = load_table(run_dir, untrained)
+    return {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "energy": energy, "step": run.step}

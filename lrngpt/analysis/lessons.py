@@ -3,10 +3,19 @@
 - lookup: nn.Embedding(ids) equals one_hot(ids) @ E; token + position shapes.
 - lookup_grad: repeated ids sum their gradients in nn.Embedding's own backward.
 - tying: rows no input looked up still change under tying, weight decay or momentum.
+- softmax_bottleneck: log-probabilities over many contexts have rank at most the width of the
+  vector entering the output layer, plus one for an output bias, plus one for the normaliser.
+- renumber: ids are names: permuting the table's rows alone breaks a model, relabelling the ids
+  consistently (table rows, output rows and the text) changes nothing.
 """
 
 from __future__ import annotations
 
+import copy
+import math
+import sys
+
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -119,3 +128,190 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
                         "unused_rows": int(unused.sum()), "unused_changed": int((moved & unused).sum()),
                         "used_rows": len(used_rows), "used_changed": int((moved & ~unused).sum())})
     return {"vocab": vocab, "n_embd": n_embd, "looked_up_rows": used_rows, "settings": results}
+
+
+# ---------------------------------------------------------------------------------- softmax bottleneck
+
+def _output_layer(model: nn.Module) -> nn.Linear:
+    """The Linear that turns the last hidden vector into logits (MLP: head, GPT: lm_head)."""
+    return model.head if hasattr(model, "head") else model.lm_head
+
+
+def numerical_rank(m: torch.Tensor) -> tuple[int, torch.Tensor]:
+    """Rank with NumPy's default tolerance (largest singular value x max(shape) x float64 eps),
+    and the singular values divided by the largest."""
+    s = torch.linalg.svdvals(m.double())
+    if s.numel() == 0 or s[0] == 0:
+        return 0, s
+    tol = s[0] * max(m.shape) * torch.finfo(torch.float64).eps
+    return int((s > tol).sum()), s / s[0]
+
+
+@torch.no_grad()
+def rank_study(model: nn.Module, windows: torch.Tensor, contexts: int) -> dict:
+    """Ranks of the vectors entering the output layer (h), the logits and the log-probabilities
+    for `contexts` positions of `windows` (B, T), all in float64 so that rounding cannot add rank."""
+    model = copy.deepcopy(model).double().eval()
+    head = _output_layer(model)
+    seen: list[torch.Tensor] = []
+    hook = head.register_forward_hook(lambda _m, inputs, _out: seen.append(inputs[0]))
+    model(windows)
+    hook.remove()
+    h = seen[0].reshape(-1, head.in_features)[:contexts]
+    logits = F.linear(h, head.weight, head.bias)
+    logp = torch.log_softmax(logits, dim=-1)
+    bias = head.bias is not None
+    bound = head.in_features + int(bias) + 1
+    (rank_h, _), (rank_logits, _), (rank_logp, sv) = map(numerical_rank, (h, logits, logp))
+    n, vocab = logp.shape
+    return {"width": head.in_features, "output_bias": bias, "contexts": n, "vocab": vocab,
+            "rank_h": rank_h, "rank_logits": rank_logits, "rank_logprobs": rank_logp, "bound": bound,
+            "binding": bound < min(n, vocab), "holds": rank_logp <= bound,
+            # the last singular value inside the bound and the first beyond it, relative to the largest
+            "sv_at_bound": float(sv[bound - 1]) if bound <= len(sv) else None,
+            "sv_past_bound": float(sv[bound]) if bound < len(sv) else None}
+
+
+def _random_models(seed: int, vocab: int = 300):
+    """A small MLP and GPT with every weight random, biases and LayerNorm shifts included (as
+    training leaves them; at initialisation ln_f's shift is 0, which costs the GPT one rank)."""
+    from lrngpt.models.gpt import GPT, GPTConfig
+    from lrngpt.models.mlp import MLPLM, MLPConfig
+
+    torch.manual_seed(seed)
+    mlp = MLPLM(MLPConfig(vocab_size=vocab, pad_id=0, block_size=3, n_embd=16, n_hidden=32))
+    gpt = GPT(GPTConfig(vocab_size=vocab, context_length=16, n_embd=16, n_head=2, n_layer=1, dropout=0.0))
+    with torch.no_grad():
+        for p in gpt.parameters():
+            p.normal_(0.0, 0.5)
+    return [("mlp", mlp, 16), ("gpt", gpt, 16)]
+
+
+def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_contexts: bool = False,
+                       seed: int = 0, log=None) -> dict:
+    """The rank of log p(next token | context) over many contexts against its bound, for a run's
+    model (contexts from its validation split, or random ids), or for a random MLP and GPT."""
+    if contexts is not None and contexts < 2:
+        raise UserError(f"--contexts {contexts}: must be at least 2")
+    gen = torch.Generator().manual_seed(seed)
+    if run_dir is None:
+        models, source = _random_models(seed), "random contexts"
+    else:
+        from lrngpt.run import load_run
+
+        run = load_run(run_dir)
+        cfg = run.config
+        seq_len = cfg.train.seq_len or getattr(cfg.model, "context_length", 256)
+        models = [(cfg.model_type, run.model, seq_len)]
+        source = "random contexts" if random_contexts else "the validation split"
+    results = []
+    for name, model, seq_len in models:
+        head = _output_layer(model)
+        want = contexts or max(256, 2 * (head.in_features + 2))
+        n_windows = math.ceil(want / seq_len)
+        if source == "random contexts":
+            windows = torch.randint(0, head.out_features, (n_windows, seq_len), generator=gen)
+        else:
+            windows = _val_windows(run, n_windows, seq_len, log)
+        results.append({"model": name, **rank_study(model, windows, want)})
+    return {"source": source, "run": None if run_dir is None else str(run_dir), "models": results}
+
+
+def _val_windows(run, n: int, seq_len: int, log) -> torch.Tensor:
+    """n windows of seq_len tokens spread evenly over the run's validation split."""
+    from lrngpt.analysis.vocab import run_data
+
+    data = run_data(run, log)
+    if data is None:
+        raise UserError(f"{run.dir} has no validation split of its own (an imported model); add --random")
+    val = np.asarray(data.tokens("val"))
+    if len(val) < seq_len:
+        raise UserError(f"the validation split has {len(val)} tokens, fewer than one window of {seq_len}; add --random")
+    starts = np.linspace(0, len(val) - seq_len, n).round().astype(np.int64)
+    return torch.from_numpy(val[starts[:, None] + np.arange(seq_len)].astype(np.int64))
+
+
+# ---------------------------------------------------------------------------------------- renumber
+
+def permuted_model(model: nn.Module, inverse: torch.Tensor, output: bool) -> nn.Module:
+    """A copy whose table row j is the old row inverse[j]; with output, the output rows (and bias)
+    too, and the MLP's padding id follows. A tied head is untied when only the table moves."""
+    m = copy.deepcopy(model)
+    emb, head = m.token_embedding, _output_layer(m)
+    tied = head.weight is emb.weight
+    with torch.no_grad():
+        emb.weight = nn.Parameter(emb.weight[inverse].clone())
+        if output:
+            head.weight = emb.weight if tied else nn.Parameter(head.weight[inverse].clone())
+            if head.bias is not None:
+                head.bias = nn.Parameter(head.bias[inverse].clone())
+            if hasattr(m.config, "pad_id"):  # new id of the old padding token
+                m.config = copy.copy(m.config)
+                m.config.pad_id = int(torch.argsort(inverse)[m.config.pad_id])
+    return m
+
+
+def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) -> dict:
+    """bpb of a trained model, of its table with permuted rows, and of the model relabelled
+    consistently (table rows, output rows and the text's ids by the same permutation)."""
+    from lrngpt.evaluate import evaluate_bpb
+
+    if max_tokens < 2:
+        raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
+    if run_dir is None:
+        model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or (lambda m: print(m, file=sys.stderr)))
+    else:
+        from lrngpt.analysis.vocab import run_data
+        from lrngpt.run import load_run
+
+        run = load_run(run_dir)
+        data = run_data(run, log)
+        if data is None:
+            raise UserError(f"{run_dir} has no validation split of its own (an imported model) to measure on")
+        model, tokens, unit = run.model, np.asarray(data.tokens("val"), dtype=np.int64), "bits per byte"
+        seq_len = run.config.train.seq_len or getattr(run.config.model, "context_length", 256)
+        rows = model.token_embedding.weight.shape[0]  # a padded table has rows past the vocabulary
+        token_bytes = np.pad(run.tokenizer.token_bytes, (0, rows - run.tokenizer.vocab_size))
+    rows = model.token_embedding.weight.shape[0]
+    perm = torch.randperm(rows, generator=torch.Generator().manual_seed(seed))  # old id t gets new id perm[t]
+    inverse = torch.argsort(perm)  # new id j was old id inverse[j]
+
+    def bpb(m, toks, tb):
+        return evaluate_bpb(m, toks, tb, seq_len, max_tokens=max_tokens)
+
+    first = bpb(model, tokens, token_bytes)
+    original = first["bpb"]
+    table_only = bpb(permuted_model(model, inverse, output=False), tokens, token_bytes)["bpb"]
+    relabelled = bpb(permuted_model(model, inverse, output=True), perm.numpy()[tokens],
+                     token_bytes[inverse.numpy()])["bpb"]
+    return {"run": None if run_dir is None else str(run_dir), "unit": unit, "rows": rows, "seed": seed,
+            "tokens": first["tokens"], "original": original, "table_rows_permuted": table_only,
+            "relabelled": relabelled, "relabelled_difference": relabelled - original}
+
+
+def _toy_model(seed: int, log):
+    """A small MLP trained in-process on a 64-token Markov chain (each token has two likely
+    successors), measured in bits per token: every id counts as one byte."""
+    from lrngpt.models.mlp import MLPLM, MLPConfig
+
+    vocab, n = 64, 40_000
+    rng = np.random.default_rng(seed)
+    successors = rng.integers(0, vocab, size=(vocab, 2))
+    tokens = np.zeros(n, dtype=np.int64)
+    for i in range(1, n):
+        tokens[i] = successors[tokens[i - 1], int(rng.random() < 0.3)]
+    torch.manual_seed(seed)
+    model = MLPLM(MLPConfig(vocab_size=vocab, pad_id=0, block_size=2, n_embd=16, n_hidden=64, emb_init_std=0.1))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    gen = torch.Generator().manual_seed(seed)
+    seq = 32
+    for _ in range(300):
+        starts = torch.randint(0, n - seq - 1, (32,), generator=gen).numpy()
+        w = torch.from_numpy(tokens[starts[:, None] + np.arange(seq + 1)])
+        _, loss = model(w[:, :-1], w[:, 1:])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    log("lesson: trained a toy MLP on a 64-token Markov chain (300 steps)")
+    return model, tokens, np.ones(vocab, dtype=np.int64), seq, "bits per token"

@@ -33,6 +33,16 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help text that has its own line breaks (examples) is kept as written; one-line
+    descriptions are wrapped to the terminal as usual."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 

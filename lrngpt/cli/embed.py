@@ -1,13 +1,27 @@
-"""`lrn embed neighbors | axes | purity`: the learned embedding table of a run."""
+"""`lrn embed neighbors | axes | purity | export | explore`: the learned embedding table of a run."""
 
 from __future__ import annotations
 
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
-from lrngpt.errors import UserError
+from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
+
+EXPLORE_EPILOG = """\
+Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
+plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
+untrained): 3.0 MB. The chapter's sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
+token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
+because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
+the top-10 lists and float16 2.8%.
+
+examples:
+  lrn embed explore runs/demo --out demo.html                # trained vs untrained
+  lrn embed explore runs/embed-dim --out widths.html         # a sweep: step through the widths
+  lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser("embed", help="dissect a run's embedding table")
+    p = sub.add_parser("embed", help="dissect a run's embedding table",
+                       description="Neighbours, used axes, category purity; export for TensorBoard's "
+                                   "projector; an interactive explorer page.")
     cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
 
     n = cmds.add_parser("neighbors", help="nearest tokens by cosine")
@@ -32,76 +46,73 @@ def register(sub) -> None:
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
+    e = cmds.add_parser(
+        "export", help="write the table as TSV, or for TensorBoard's projector",
+        description="Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text "
+                    "with its bytes escaped, id, frequency in the training split, category). --format projector "
+                    "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
+                    "tables under PROJECTOR.",
+        epilog="example:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
+               "  tensorboard --logdir runs/demo/projector",
+        formatter_class=Formatter)
+    e.add_argument("run_dir", help="a run directory (lrn train --out)")
+    e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
+    e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
+                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config "
+                        "(default tsv)")
+    e.add_argument("--top", type=positive_int, metavar="N",
+                   help="only the N tokens most frequent in the training split (default: every row)")
+    e.add_argument("--force", action="store_true",
+                   help="write into --out even when it holds files lrn did not write (default: refuse)")
+    add_json(e)
+    e.set_defaults(func=cmd_export)
 
-def _table(run_dir, untrained: bool = False):
-    from lrngpt.run import load_run
-
-    run = load_run(run_dir, "init" if untrained else "last")
-    return run, run.model.token_embedding.weight.detach().float()
-
-
-def neighbors(run, table, text: str, k: int) -> dict:
-    from lrngpt.analysis.embeddings import token_neighbors
-
-    return token_neighbors(run.tokenizer, table, text, k)
+    x = cmds.add_parser(
+        "explore", help="an interactive page: map, neighbour search, widths or trained vs untrained",
+        description="Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
+                    "most frequent tokens coloured by category, a search box whose neighbour lists equal "
+                    "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
+                    "sweep directory a stepper through its widths with used axes, purity and val bpb.",
+        epilog=EXPLORE_EPILOG, formatter_class=Formatter)
+    x.add_argument("sources", nargs="+", metavar="RUN",
+                   help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
+    x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    x.add_argument("--top", type=positive_int, metavar="N",
+                   help="tokens on the page, the most frequent in training first; the search covers these "
+                        "(default 8192: every token of a vocabulary up to that size)")
+    x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
+                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed "
+                        "(default pca)")
+    x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
+                   help="how the search vectors are stored in the page (default float32; see the sizes below)")
+    x.add_argument("--force", action="store_true",
+                   help="replace --out even when it is not an earlier explorer page (default: refuse)")
+    add_json(x)
+    x.set_defaults(func=cmd_explore)
 
 
 def cmd_neighbors(args) -> None:
-    run, table = _table(args.run_dir, args.untrained)
-    results = [neighbors(run, table, t, args.k) for t in args.token]
+    from lrngpt.analysis.embeddings import run_neighbors
+
+    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained)
     lines = []
-    for r in results:
-        pieces = " + ".join(repr(t["token"]) for t in r["tokens"])
-        lines.append(f"{r['query']!r} -> {pieces}: "
-                     + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in r["neighbors"]))
-    emit(args, {"step": run.step, "untrained": args.untrained, "results": results}, "\n".join(lines))
+    for res in r["results"]:
+        pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
+        lines.append(f"{res['query']!r} -> {pieces}: "
+                     + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in res["neighbors"]))
+    emit(args, r, "\n".join(lines))
 
 
 def cmd_axes(args) -> None:
-    from lrngpt.analysis.embeddings import used_axes
+    from lrngpt.analysis.embeddings import run_axes
 
-    run, table = _table(args.run_dir, args.untrained)
-    n = used_axes(table, args.energy)
-    emit(args, {"used_axes": n, "n_embd": table.shape[1], "energy": args.energy, "step": run.step},
-         f"used axes ({args.energy:.0%}): {n}/{table.shape[1]}")
-
-
-def category_token_ids(tokenizer) -> tuple[dict[str, list[int]], list[str]]:
-    """Single-token ids of ' word' for every stories category word; the words that split are listed."""
-    from lrngpt.corpora.stories import CATEGORIES
-
-    ids: dict[str, list[int]] = {}
-    split: list[str] = []
-    seen: set[int] = set()
-    for name, words in CATEGORIES.items():
-        for w in words:
-            t = tokenizer.encode(" " + w)
-            if len(t) == 1 and t[0] not in seen:
-                ids.setdefault(name, []).append(t[0])
-                seen.add(t[0])
-            elif len(t) > 1:
-                split.append(w)
-    return {k: v for k, v in ids.items() if len(v) >= 2}, split
-
-
-def purity(run_dir, k: int = 10) -> dict:
-    from lrngpt.analysis.embeddings import category_purity
-
-    run, table = _table(run_dir)
-    if not run.config.data.corpus.startswith("stories"):
-        raise UserError(f"purity needs a run trained on the stories corpus (this one: {run.config.data.corpus}); "
-                        "its word categories are what is scored")
-    ids, split = category_token_ids(run.tokenizer)
-    result = {"step": run.step, "trained": category_purity(table, ids, k), "split_words": split}
-    try:
-        _, init = _table(run_dir, untrained=True)
-        result["untrained"] = category_purity(init, ids, k)
-    except UserError:
-        result["untrained"] = None
-    return result
+    r = run_axes(args.run_dir, args.energy, args.untrained)
+    emit(args, r, f"used axes ({args.energy:.0%}): {r['used_axes']}/{r['n_embd']}")
 
 
 def cmd_purity(args) -> None:
+    from lrngpt.analysis.embeddings import purity
+
     r = purity(args.run_dir, args.k)
     t, u = r["trained"], r["untrained"]
     lines = [f"{'category':<12} {'trained':>8} {'untrained':>10}"]
@@ -111,3 +122,21 @@ def cmd_purity(args) -> None:
     lines.append(f"{'overall':<12} {t['overall']:>8.3f} {(u['overall'] if u else float('nan')):>10.3f}")
     lines.append(f"chance level {t['chance']:.3f} (k={t['k']}, {t['n_words']} category tokens)")
     emit(args, r, "\n".join(lines))
+
+
+def cmd_export(args) -> None:
+    from lrngpt.analysis.export import export_table
+
+    r = export_table(args.run_dir, args.out, args.format, args.top, args.force)
+    text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
+            + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
+    emit(args, r, text)
+
+
+def cmd_explore(args) -> None:
+    from lrngpt.explorer import write_explorer
+
+    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force)
+    frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
+    emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
+                  f"{frames})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
 
 
 def register(subparsers) -> None:
@@ -39,6 +39,39 @@ def register(subparsers) -> None:
     ty.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_json(ty)
     ty.set_defaults(func=run_tying)
+
+    sb = sub.add_parser(
+        "softmax-bottleneck", help="log-probabilities over many contexts have rank <= width + 1 (+1 with a bias)",
+        description="Collects the vector entering the output layer (h), the logits and the log-probabilities for "
+                    "many contexts, in float64, and measures their numerical rank. The log-probabilities of N "
+                    "contexts x V tokens are h W^T + b - normaliser: rank at most width + 1, plus 1 when the output "
+                    "layer has a bias (the chapter's MLP: n_hidden + 2; the GPT: n_embd + 1). Without RUN, a "
+                    "small random MLP and GPT built in-process.",
+        epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000",
+        formatter_class=Formatter)
+    sb.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: small random models)")
+    sb.add_argument("--contexts", type=positive_int, metavar="N",
+                    help="how many contexts (default: twice the bound, at least 256)")
+    sb.add_argument("--random", action="store_true",
+                    help="random token ids as contexts instead of the run's validation split (default: the split)")
+    sb.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_json(sb)
+    sb.set_defaults(func=run_softmax_bottleneck)
+
+    rn = sub.add_parser(
+        "renumber", help="ids are names: permuting table rows breaks a model, relabelling ids changes nothing",
+        description="Measures bpb on the validation split three times: the model as trained; with the rows of its "
+                    "embedding table permuted (the ids now look up other tokens' rows); and relabelled, the same "
+                    "permutation applied to the table rows, the output rows and the ids of the text. Without RUN, "
+                    "a small MLP trained in-process on a 64-token Markov chain (bits per token).",
+        epilog="examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json",
+        formatter_class=Formatter)
+    rn.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: a toy model trained here)")
+    rn.add_argument("--max-tokens", type=positive_int, default=20_000, metavar="N",
+                    help="validation tokens to measure on, spread over the split (default 20000)")
+    rn.add_argument("--seed", type=int, default=0, help="seed of the permutation (default 0)")
+    add_json(rn)
+    rn.set_defaults(func=run_renumber)
 
 
 def _shape(s: list[int]) -> str:
@@ -77,4 +110,38 @@ def run_tying(args: argparse.Namespace) -> None:
     for s in r["settings"]:
         lines.append(f"  {s['setting']:<15} {s['unused_changed']:>3}/{s['unused_rows']} unused rows changed"
                      f"  ({s['description']})")
+    emit(args, r, "\n".join(lines))
+
+
+def run_softmax_bottleneck(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons  # here, not at the top: `lrn --help` must not load torch
+
+    r = lessons.softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
+    lines = [f"rank of log p(next | context) over {r['source']}, in float64 (h: the vector entering the output layer)",
+             f"{'model':<6} {'width':>5} {'bias':>4} {'contexts':>8} {'V':>6} {'rank h':>6} {'logits':>6} "
+             f"{'log-probs':>9} {'bound':>5}  holds"]
+    for m in r["models"]:
+        lines.append(f"{m['model']:<6} {m['width']:>5} {'yes' if m['output_bias'] else 'no':>4} {m['contexts']:>8} "
+                     f"{m['vocab']:>6} {m['rank_h']:>6} {m['rank_logits']:>6} {m['rank_logprobs']:>9} {m['bound']:>5}  "
+                     f"{'yes' if m['holds'] else 'NO'}")
+    for m in r["models"]:
+        if m["sv_past_bound"] is not None:
+            lines.append(f"{m['model']}: singular value {m['bound']} / largest = {m['sv_at_bound']:.2e}, "
+                         f"{m['bound'] + 1} / largest = {m['sv_past_bound']:.2e}")
+        if not m["binding"]:
+            lines.append(f"{m['model']}: the bound {m['bound']} is not below min(contexts, V); use more --contexts")
+    lines.append("bound = width + 1 (the log-softmax normaliser) + 1 if the output layer has a bias")
+    emit(args, r, "\n".join(lines))
+
+
+def run_renumber(args: argparse.Namespace) -> None:
+    from lrngpt.analysis import lessons
+
+    r = lessons.renumber(args.run_dir, args.seed, args.max_tokens)
+    u = r["unit"]
+    lines = [f"{r['rows']} ids permuted at random (seed {r['seed']}); {r['tokens']:,} validation tokens; {u}:",
+             f"  as trained                            {r['original']:.6f}",
+             f"  table rows permuted, ids not          {r['table_rows_permuted']:.6f}   the ids look up other rows",
+             f"  ids relabelled (table, output, text)  {r['relabelled']:.6f}   difference {r['relabelled_difference']:+.1e}",
+             "an id is only a name: the meaning is in the row it names"]
     emit(args, r, "\n".join(lines))

@@ -1,10 +1,10 @@
-"""`lrn tokenizer train | encode | decode`."""
+"""`lrn tokenizer train | encode | decode | show`."""
 
 from __future__ import annotations
 
 import sys
 
-from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.cli.common import Formatter, Parser, add_json, emit
 from lrngpt.errors import UserError
 
 
@@ -31,6 +31,22 @@ def register(sub) -> None:
     d.add_argument("--ids", required=True, help="comma-separated ids, e.g. 1,2,3")
     add_json(d)
     d.set_defaults(func=cmd_decode)
+
+    s = cmds.add_parser(
+        "show", help="id -> token text and bytes; text -> ids",
+        description="Look up tokens both ways: a whole number is an id and shows its token's text (bytes that are "
+                    "no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows its ids "
+                    "and tokens. Works on any run, an imported GPT-2 included.",
+        epilog="examples:\n  lrn tokenizer show runs/gpt2 15717 ' berry'      # id 15717 is ' berry'\n"
+               "  lrn tokenizer show runs/demo ' Lily' 'Lilyxyzzy' 0\n"
+               "  lrn tokenizer show runs/demo 2024 --text                # the digits as text",
+        formatter_class=Formatter)
+    s.add_argument("tokenizer", metavar="RUN_OR_TOKENIZER",
+                   help="a run directory, a directory with tokenizer.json, or a tokenizer.json file")
+    s.add_argument("items", nargs="+", metavar="ID_OR_TEXT", help="ids (whole numbers) or texts, in any mix")
+    s.add_argument("--text", action="store_true", help="read every item as text, numbers too (default: numbers are ids)")
+    add_json(s)
+    s.set_defaults(func=cmd_show)
 
 
 def cmd_train(args) -> None:
@@ -61,3 +77,18 @@ def cmd_decode(args) -> None:
         raise UserError(f"--ids {args.ids!r} must be comma-separated integers, e.g. 1,2,3") from None
     text = Tokenizer.load(args.tokenizer).decode(ids)
     emit(args, {"text": text}, text)
+
+
+def cmd_show(args) -> None:
+    from lrngpt.analysis.vocab import show
+
+    r = show(args.tokenizer, args.items, args.text)
+    lines = []
+    for x in r["results"]:
+        if x["kind"] == "id":
+            special = " (special)" if x["special"] else ""
+            lines.append(f"{x['id']} -> '{x['token']}'{special}  bytes {bytes.fromhex(x['bytes_hex']).hex(' ')}")
+        else:
+            lines.append(f"{x['query']!r} -> {' '.join(map(str, x['ids']))}  ("
+                         + " + ".join(f"'{t}'" for t in x["tokens"]) + ")")
+    emit(args, r, "\n".join(lines))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lrngpt.analysis.lessons import lookup, lookup_grad, tying
@@ -49,3 +51,93 @@ def test_unused_rows_move_only_under_tying_decay_or_momentum():
 def test_tying_needs_some_unused_rows(kwargs):
     with pytest.raises(UserError):
         tying(**kwargs)
+
+
+# ---- on trained runs: the softmax bottleneck and renumbering ----------------------------------
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, text_corpus):
+    """A tiny MLP (n_hidden 64) and a tiny GPT (d 16, tied head), trained a few steps on the session corpus."""
+    from pathlib import Path
+
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    root = tmp_path_factory.mktemp("lessons")
+    common = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu", "train.eval_every=20",
+              "train.eval_tokens=500", "train.train_eval_tokens=500"]
+    mlp = load_config("mlp-tiny", [*common, "train.steps=100"])
+    gpt = load_config(str(Path(__file__).parents[2] / "configs" / "cpu.json"), [
+        *common, "model.n_embd=16", "model.n_head=2", "model.n_layer=1", "model.context_length=32",
+        "model.tie_embeddings=true", "train.steps=100", "train.batch_size=4", "train.warmup_steps=2"])
+    for name, cfg in (("mlp", mlp), ("gpt", gpt)):
+        train(cfg, root / name, progress=False, log=lambda m: None)
+    return root
+
+
+def test_log_probs_of_a_trained_mlp_have_rank_n_hidden_plus_two(runs):
+    from lrngpt.analysis.lessons import softmax_bottleneck
+
+    (m,) = softmax_bottleneck(runs / "mlp", log=lambda m: None)["models"]
+    assert (m["model"], m["width"], m["output_bias"], m["vocab"]) == ("mlp", 64, True, 300)
+    assert m["contexts"] == 256 and m["binding"]
+    # h has 64 features; the output bias adds one direction and the log-softmax normaliser another
+    assert (m["rank_h"], m["rank_logits"], m["rank_logprobs"], m["bound"]) == (64, 65, 66, 66)
+    assert m["sv_past_bound"] < 1e-12 < 1e-9 < m["sv_at_bound"]
+
+
+def test_log_probs_of_a_trained_gpt_have_rank_n_embd_plus_one(runs):
+    from lrngpt.analysis.lessons import softmax_bottleneck
+
+    (m,) = softmax_bottleneck(runs / "gpt", log=lambda m: None)["models"]
+    assert (m["model"], m["width"], m["output_bias"]) == ("gpt", 16, False)
+    assert (m["rank_h"], m["rank_logits"], m["rank_logprobs"], m["bound"]) == (16, 16, 17, 17)
+    rnd = softmax_bottleneck(runs / "gpt", contexts=100, random_contexts=True)
+    assert rnd["source"] == "random contexts" and rnd["models"][0]["contexts"] == 100
+    assert rnd["models"][0]["rank_logprobs"] == 17
+
+
+def test_without_a_run_random_models_reach_their_bounds():
+    from lrngpt.analysis.lessons import softmax_bottleneck
+
+    r = softmax_bottleneck()
+    by = {m["model"]: m for m in r["models"]}
+    assert (by["mlp"]["rank_logprobs"], by["mlp"]["bound"]) == (34, 34)  # n_hidden 32 + bias + normaliser
+    assert (by["gpt"]["rank_logprobs"], by["gpt"]["bound"]) == (17, 17)  # n_embd 16 + normaliser
+    assert all(m["holds"] and m["binding"] for m in r["models"])
+
+
+@pytest.mark.parametrize("name", ["mlp", "gpt"])
+def test_relabelling_ids_keeps_bpb_and_permuting_table_rows_alone_ruins_it(runs, name):
+    from lrngpt.analysis.lessons import renumber
+
+    r = renumber(runs / name, seed=1, max_tokens=3000, log=lambda m: None)
+    assert r["rows"] == 300 and r["unit"] == "bits per byte"
+    assert r["relabelled"] == pytest.approx(r["original"], abs=1e-5)
+    assert r["table_rows_permuted"] > r["original"] + 0.5
+
+
+def test_renumber_without_a_run_trains_a_toy_model_in_process():
+    from lrngpt.analysis.lessons import renumber
+
+    r = renumber(max_tokens=5000, log=lambda m: None)
+    assert r["unit"] == "bits per token" and r["rows"] == 64
+    assert r["original"] < 1.2  # the chain's entropy is 0.88 bits per token
+    assert r["table_rows_permuted"] > 6  # worse than guessing uniformly among 64 (6 bits)
+    assert abs(r["relabelled_difference"]) < 1e-6
+
+
+def test_lesson_cli_prints_text_and_json(runs, capsys):
+    from lrngpt.cli.main import main
+
+    assert main(["lesson", "softmax-bottleneck", str(runs / "mlp"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["models"][0]["rank_logprobs"] == 66
+    assert main(["lesson", "softmax-bottleneck"]) == 0
+    out = capsys.readouterr().out
+    assert "mlp       32  yes      256    300     32     33        34    34  yes" in out
+    assert main(["lesson", "renumber", str(runs / "gpt"), "--max-tokens", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "table rows permuted, ids not" in out and "ids relabelled (table, output, text)" in out
+    assert main(["lesson", "softmax-bottleneck", str(runs / "nope")]) == 2
+    assert "does not exist" in capsys.readouterr().err

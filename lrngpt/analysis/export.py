@@ -1,0 +1,101 @@
+"""`lrn embed export`: a run's embedding table as TSV files, or as what TensorBoard's projector reads.
+
+    DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
+    DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
+    DIR/lrn-export.json         what was exported (run, step, rows, width); marks DIR as lrn's
+  with --format projector also
+    DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
+    DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
+
+Rows are in id order; --top N keeps the N tokens most frequent in the training split. The
+token column is the token's text with its bytes escaped (lrngpt.analysis.vocab.token_text),
+so it never holds a tab or newline. `tensorboard --logdir DIR` shows the tables under
+PROJECTOR: TensorBoard reads a projector_config.pbtxt at the root of the logdir as a run named
+"." whose tensors are TSV files, no checkpoint needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
+from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.errors import UserError
+
+FORMATS = ("tsv", "projector")
+MARKER = "lrn-export.json"
+FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pbtxt", MARKER)
+
+
+def check_out(out: Path, force: bool) -> None:
+    """An empty or missing directory, or an earlier export; anything else only with force."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory to write the export into")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file() and not force:
+        raise UserError(f"--out {out} holds files that lrn did not write; choose another directory "
+                        "or add --force to write into it anyway")
+
+
+def write_vectors(path: Path, rows: np.ndarray) -> None:
+    # %.9g writes every float32 exactly (it reads back bit for bit)
+    np.savetxt(path, rows.astype(np.float32), fmt="%.9g", delimiter="\t")
+
+
+def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: bool = False, log=None) -> dict:
+    """Write the files above; what was written, for --json."""
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if top is not None and top < 1:
+        raise UserError(f"--top {top}: must be at least 1")
+    out = Path(out)
+    check_out(out, force)
+    run, table = load_table(run_dir)
+    rows, tok = table.shape[0], run.tokenizer
+    counts, note = train_counts(run, rows, log)
+    keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
+    cats = token_categories(tok) if has_categories(run) else {}
+    out.mkdir(parents=True, exist_ok=True)
+    for name in FILES:  # an earlier export's files go, so none is left from another format
+        (out / name).unlink(missing_ok=True)
+    write_vectors(out / "vectors.tsv", table.numpy()[keep])
+    lines = ["token\tid\tfrequency\tcategory"]
+    for i in keep.tolist():
+        freq = "" if counts is None else str(int(counts[i]))
+        lines.append(f"{token_text(tok, i)}\t{i}\t{freq}\t{cats.get(i, '')}")
+    (out / "metadata.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    files = ["vectors.tsv", "metadata.tsv"]
+    tensors = [{"name": f"{run.dir.name} trained (step {run.step})", "path": "vectors.tsv"}]
+    if fmt == "projector":
+        try:
+            init_run, init = load_table(run_dir, untrained=True)
+        except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
+            init_run = None
+        if init_run is not None:
+            write_vectors(out / "vectors_init.tsv", init.numpy()[keep])
+            tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})", "path": "vectors_init.tsv"})
+            files.append("vectors_init.tsv")
+        (out / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
+        files.append("projector_config.pbtxt")
+    result = {"run": str(run_dir), "step": run.step, "format": fmt, "out": str(out), "rows": int(len(keep)),
+              "n_embd": int(table.shape[1]), "top": top, "frequencies": note, "tensors": tensors,
+              "files": [*files, MARKER]}
+    (out / MARKER).write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def _quote(text: str) -> str:
+    """A protobuf text-format string: backslash and quote escaped, anything unprintable replaced."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def projector_config(tensors: list[dict]) -> str:
+    """projector_config.pbtxt (protobuf text format): one embedding per table, sharing metadata.tsv."""
+    out = []
+    for t in tensors:
+        out += ["embeddings {", f"  tensor_name: {_quote(t['name'])}",
+                f"  tensor_path: \"{t['path']}\"", "  metadata_path: \"metadata.tsv\"", "}"]
+    return "\n".join(out) + "\n"

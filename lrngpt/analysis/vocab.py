@@ -1,0 +1,112 @@
+"""A run's vocabulary as people read it: each token's text with its bytes escaped, how often
+it occurs in the training split, and `lrn tokenizer show`'s id <-> text lookup.
+
+Token text: a byte-level BPE token is bytes, not always whole characters (" \\xe2\\x80" is the
+first two bytes of a curly quote), so `token_text` keeps what is readable UTF-8 and writes the
+rest as escapes; the result never holds a tab or a newline, so it fits a TSV cell or a label.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from lrngpt.errors import UserError
+
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def escape_bytes(b: bytes) -> str:
+    """Readable text of some bytes: printable UTF-8 as is; backslash, control characters and
+    bytes that are no whole UTF-8 character as \\\\, \\n, \\t, \\xNN, \\uNNNN."""
+    out = []
+    for ch in b.decode("utf-8", errors="surrogateescape"):
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:  # a byte that does not decode on its own
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch.isprintable():  # a plain space is printable; other white space is not
+            out.append(ch)
+        else:
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+    return "".join(out)
+
+
+def token_text(tokenizer, i: int) -> str:
+    """The readable text of token i (see escape_bytes); <unused:N> for rows past the vocabulary."""
+    if not 0 <= i < tokenizer.vocab_size:
+        return f"<unused:{i}>"
+    return escape_bytes(tokenizer.decode_bytes([i]))
+
+
+def run_data(run, log=None):
+    """The prepared token arrays a run was trained on (found in the cache, else prepared again),
+    or None for a run that has none of its own (an imported GPT-2)."""
+    from lrngpt.data import prepare
+
+    if run.checkpoint.get("data_key") is None:
+        return None
+    data = prepare(run.config.data, log=log or (lambda m: print(m, file=sys.stderr)))
+    if data.tokenizer.hash != run.tokenizer.hash:
+        raise UserError(f"the prepared data for {run.config.data.corpus} uses another tokenizer than the run "
+                        f"in {run.dir}; was the cache rebuilt with other settings?")
+    return data
+
+
+def train_counts(run, rows: int, log=None) -> tuple[np.ndarray | None, str]:
+    """How often each id occurs in the training split the run read (cut to data.train_tokens), as
+    an int64 array of `rows`; with a sentence saying where the counts come from or why there are none."""
+    try:
+        data = run_data(run, log)
+    except UserError as e:  # the corpus is gone (a text file moved, say): no counts, and say why
+        return None, f"no frequencies: {e}"
+    if data is None:
+        return None, "no frequencies: the run has no training split of its own (an imported model)"
+    tokens = data.tokens("train")
+    counts = np.zeros(rows, dtype=np.int64)
+    for start in range(0, len(tokens), 1 << 24):  # in chunks: bincount widens to int64
+        chunk = np.asarray(tokens[start : start + (1 << 24)], dtype=np.int64)
+        counts += np.bincount(chunk, minlength=rows)[:rows]
+    return counts, f"frequencies in the training split ({len(tokens):,} tokens)"
+
+
+def frequency_order(counts: np.ndarray | None, rows: int) -> np.ndarray:
+    """Row ids, most frequent first (ties and unknown counts in id order: BPE ids follow merge order)."""
+    if counts is None:
+        return np.arange(rows)
+    return np.argsort(-counts, kind="stable")
+
+
+# ---- lrn tokenizer show ------------------------------------------------------------------------
+
+def show(path, items: list[str], as_text: bool = False) -> dict:
+    """`lrn tokenizer show`: a tokenizer (a run directory, a directory with tokenizer.json, or the
+    file) and the lookup of every item (see show_tokens)."""
+    from lrngpt.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(path)
+    return {"tokenizer": str(path), "vocab_size": tok.vocab_size, "results": show_tokens(tok, items, as_text)}
+
+
+def show_tokens(tokenizer, items: list[str], as_text: bool = False) -> list[dict]:
+    """Each item that is a whole number is an id (-> its token and bytes); any other item, or every
+    item with as_text, is text (-> its ids and tokens)."""
+    out = []
+    for item in items:
+        if not as_text and item.strip().lstrip("-").isdigit():
+            i = int(item)
+            if not 0 <= i < tokenizer.vocab_size:
+                raise UserError(f"id {i} is outside the vocabulary (0..{tokenizer.vocab_size - 1}); "
+                                "to look up the digits as text, add --text")
+            raw = tokenizer.decode_bytes([i])
+            out.append({"query": item, "kind": "id", "id": i, "token": token_text(tokenizer, i),
+                        "bytes_hex": raw.hex(), "special": i in tokenizer.special_ids})
+        else:
+            if not item:
+                raise UserError("an empty text has no tokens; give an id such as 15717 or a text such as ' berry'")
+            ids = tokenizer.encode(item)
+            out.append({"query": item, "kind": "text", "ids": ids,
+                        "tokens": [token_text(tokenizer, i) for i in ids]})
+    return out

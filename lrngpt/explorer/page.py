@@ -1,0 +1,173 @@
+"""`lrn embed explore`: one self-contained HTML page to explore embedding tables.
+
+The page holds everything: its own small script and style inline (explorer.js, explorer.css
+next to this file), the numbers as JSON, and the arrays as base64 in
+`<script type="application/octet-stream">` blocks, which a browser never runs and the page
+decodes only when it shows that table. Its Content-Security-Policy allows that one script (by
+its hash) and nothing from anywhere, so the page opens offline, from file://.
+
+Search vectors are float32 by default: the page computes cosines from exactly the numbers
+`lrn embed neighbors` uses, so its neighbour lists are the same, in the same order. float16
+halves the page and int8 (a per-row scale) quarters it, but both can swap near-ties (see
+`lrn embed explore --help` for the measured sizes).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from lrngpt.errors import UserError
+from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
+from lrngpt.fsio import atomic_write
+
+GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
+PRECISIONS = ("float32", "float16", "int8")
+DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
+
+
+def is_explorer(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return GENERATOR.encode() in f.read(4096)
+    except OSError:
+        return False
+
+
+def check_out(out: Path, force: bool) -> None:
+    """Refuse a directory, or a file that is not an earlier explorer page (unless force)."""
+    if out.is_dir():
+        raise UserError(f"--out {out} is a directory; give a file name such as {out / 'explorer.html'}")
+    if out.exists() and not force and not is_explorer(out):
+        raise UserError(f"{out} exists and is not an lrn explorer page; choose another --out or add --force")
+
+
+def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
+                   precision: str = "float32", force: bool = False, log=None) -> dict:
+    """Write the page for run and sweep directories; what it holds, for --json."""
+    out = Path(out)
+    if precision not in PRECISIONS:
+        raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
+    check_out(out, force)
+    c = collect(sources, top or DEFAULT_TOP, method, log)
+    text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, text)  # a killed write never leaves half a page over the old one
+    return {"path": str(out), "bytes": out.stat().st_size, "tokens": [len(v.ids) for v in c.vocabs],
+            "method": method, "precision": precision,
+            "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}
+
+
+def _summary(v) -> dict:
+    return {"label": v.label, "source": v.source, "step": v.step, "n_embd": int(v.table.shape[1]),
+            "val_bpb": v.val_bpb, "used_axes": v.used_axes, "purity": v.purity}
+
+
+# ---- the page ------------------------------------------------------------------------------
+
+def _b64(arr: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
+
+
+def encode_vectors(rows: np.ndarray, precision: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The search rows as stored: little-endian float32 / float16, or int8 and a float32 scale per row."""
+    if precision == "float32":
+        return rows.astype("<f4"), None
+    if precision == "float16":
+        if np.abs(rows).max(initial=0) > 65504:
+            raise UserError("the table holds values beyond float16's range; use --precision float32")
+        return rows.astype("<f2"), None
+    scale = (np.abs(rows).max(axis=1) / 127).astype("<f4")
+    q = np.round(rows / np.where(scale > 0, scale, 1)[:, None])
+    return np.clip(q, -127, 127).astype(np.int8), scale
+
+
+def render(c: Collection, precision: str, method: str, title: str) -> str:
+    from lrngpt.corpora.stories import CATEGORIES
+
+    blocks: list[tuple[str, str]] = []
+
+    def block(arr: np.ndarray) -> str:
+        name = f"lrn-b{len(blocks)}"
+        blocks.append((name, _b64(arr)))
+        return name
+
+    vocabs = []
+    for v in c.vocabs:
+        tok = v.tokenizer
+        raw = [tok.decode_bytes([i]) for i in range(tok.vocab_size)]
+        present = set(v.categories.values())
+        names = [n for n in CATEGORIES if n in present]
+        cat = [-1] * v.rows
+        for i, name in v.categories.items():
+            cat[i] = names.index(name)
+        vocabs.append({
+            "rows": v.rows, "ids": v.ids.tolist(), "texts": vocab_texts(v), "note": v.note,
+            "freq": None if v.counts is None else v.counts.tolist(), "categories": names,
+            "cat": cat if names else None, "special": sorted(tok.special_ids),
+            "bytes": block(np.frombuffer(b"".join(raw), dtype=np.uint8)), "lengths": [len(b) for b in raw]})
+    views = []
+    for view in c.views:
+        rows = view.table[c.vocabs[view.vocab].ids]
+        vectors, scales = encode_vectors(rows, precision)
+        peak = float(np.abs(view.coords).max(initial=0)) or 1.0
+        coords = np.round(view.coords / peak * 32767).astype("<i2")
+        views.append({
+            "label": view.label, "source": view.source, "step": view.step, "d": int(view.table.shape[1]),
+            "vocab": view.vocab, "val_bpb": view.val_bpb, "bpb_note": view.bpb_note, "used_axes": view.used_axes,
+            "purity": view.purity, "chance": view.chance, "variance": view.variance,
+            "coords": block(coords), "vectors": block(vectors), "scales": None if scales is None else block(scales)})
+    data = {"title": title, "method": method, "precision": precision, "vocabs": vocabs, "views": views,
+            "frames": [{"label": f.label, "views": f.views} for f in c.frames]}
+    return page(title, data, blocks)
+
+
+def _static(name: str) -> str:
+    return resources.files("lrngpt.explorer").joinpath(name).read_text(encoding="utf-8")
+
+
+def page(title: str, data: dict, blocks: list[tuple[str, str]]) -> str:
+    script = _static("explorer.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    csp = f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:"
+    # "<" escaped so that no string in the data can close its <script> element
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    raw = "\n".join(f'<script type="application/octet-stream" id="{n}">{b}</script>' for n, b in blocks)
+    t = html.escape(title)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+{GENERATOR}
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Embedding explorer: {t}</title><style>{_static("explorer.css")}</style></head>
+<body>
+<header><h1>Embedding explorer <span class="sub">{t}</span></h1>
+<p class="sub" id="about"></p></header>
+<div class="bar" role="search">
+  <label for="q">Token or word</label>
+  <input id="q" type="search" autocomplete="off" spellcheck="false" placeholder="&quot; Lily&quot; (the leading space is part of the token)">
+  <span class="k"><label for="k">k</label> <input id="k" type="number" min="1" max="100" value="10"></span>
+  <p id="pieces" aria-live="polite"></p>
+</div>
+<div class="bar" id="stepper" hidden>
+  <button id="prev" type="button" aria-label="previous">&#9664;</button>
+  <input id="frame" type="range" min="0" max="0" value="0" aria-label="table">
+  <button id="next" type="button" aria-label="next">&#9654;</button>
+  <output id="frame-label" for="frame"></output>
+</div>
+<main id="panels"></main>
+<section><h2>Categories</h2><div id="legend"></div></section>
+<section><h2>Tables</h2><div class="wide"><table id="views"></table></div></section>
+<footer id="notes"></footer>
+<div id="tip" role="tooltip" hidden></div>
+<script type="application/json" id="lrn-data">{payload}</script>
+{raw}
+<script>{script}</script>
+</body></html>
+"""

@@ -1,0 +1,249 @@
+"""What the explorer page shows, computed ahead of time in Python.
+
+A *view* is one embedding table: a run's trained table or its step-0 table (ckpt_init.pt).
+A *frame* is what the page shows at one position of its stepper: a run's trained and
+untrained tables side by side, or one width of a sweep. Every view carries a 2-D map of the
+page's tokens (PCA by default; t-SNE or UMAP when scikit-learn / umap-learn is installed),
+the numbers of `lrn embed axes` and `lrn embed purity` (k=10), its val bpb, and the rows the
+page searches. A *vocab* is what views of the same tokenizer and training data share: token
+texts and bytes (the page runs the BPE itself), frequencies, categories, the page's tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lrngpt.analysis.embeddings import (
+    category_purity,
+    category_token_ids,
+    has_categories,
+    load_table,
+    token_categories,
+    used_axes,
+)
+from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.errors import UserError
+from lrngpt.run import read_metrics, read_summary
+
+METHODS = ("pca", "tsne", "umap")
+PURITY_K = 10  # as `lrn embed purity`
+
+
+@dataclass
+class Vocab:
+    key: str
+    tokenizer: object
+    rows: int  # table rows: the vocabulary, or more for a padded table
+    counts: np.ndarray | None
+    note: str  # where the frequencies come from, or why there are none
+    ids: np.ndarray  # the page's tokens, most frequent first
+    categories: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class View:
+    label: str
+    source: str
+    step: int
+    table: np.ndarray  # float32 (rows, d)
+    vocab: int
+    val_bpb: float | None
+    bpb_note: str
+    used_axes: int
+    purity: float | None
+    chance: float | None
+    coords: np.ndarray | None = None  # (len(vocab.ids), 2)
+    variance: list[float] | None = None  # share of the variance on each PCA axis
+
+
+@dataclass
+class Frame:
+    label: str
+    views: list[int]
+
+
+@dataclass
+class Collection:
+    frames: list[Frame] = field(default_factory=list)
+    views: list[View] = field(default_factory=list)
+    vocabs: list[Vocab] = field(default_factory=list)
+    _vocab_keys: dict[str, int] = field(default_factory=dict)
+
+
+def is_sweep(d: Path) -> bool:
+    return (d / "sweep.json").is_file()
+
+
+def source_name(d: Path) -> str:
+    """A sweep's own name (sweep.json), else the directory's name."""
+    if is_sweep(d):
+        try:
+            name = json.loads((d / "sweep.json").read_text()).get("name")
+        except (OSError, ValueError, AttributeError):
+            name = None
+        if isinstance(name, str) and name:
+            return name
+    return Path(d).resolve().name
+
+
+def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None) -> Collection:
+    """Frames and views for run directories and sweep directories, in the order given."""
+    log = log or (lambda m: print(m, file=sys.stderr))
+    if method not in METHODS:
+        raise UserError(f"--map {method!r}: choose one of {', '.join(METHODS)}")
+    if top is not None and top < 2:
+        raise UserError(f"--top {top}: the map needs at least 2 tokens")
+    if not sources:
+        raise UserError("give at least one run directory or sweep directory")
+    c = Collection()
+    for src in map(Path, sources):
+        if not src.is_dir():
+            raise UserError(f"{src} {'is not a directory' if src.exists() else 'does not exist'}; give a run "
+                            "directory (lrn train --out) or a sweep directory (lrn sweep --out)")
+        if is_sweep(src):
+            _add_sweep(c, src, top, log)
+        else:
+            _add_run(c, src, top, log)
+    _maps(c, method, log)
+    return c
+
+
+def _add_run(c: Collection, run_dir: Path, top, log) -> None:
+    views = [_view(c, run_dir, "trained", top, log)]
+    try:
+        views.append(_view(c, run_dir, "untrained", top, log))
+    except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
+        pass
+    c.frames.append(Frame(run_dir.name, views))
+
+
+def _add_sweep(c: Collection, d: Path, top, log) -> None:
+    try:
+        points = json.loads((d / "sweep.json").read_text())["points"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UserError(f"{d / 'sweep.json'} is not a readable sweep definition; is the directory complete?") from None
+    runs = []
+    for p in points:
+        run_dir = d / "runs" / str(p["name"] if isinstance(p, dict) else p)
+        if not (run_dir / "config.json").is_file():
+            continue  # not started
+        try:
+            cfg = json.loads((run_dir / "config.json").read_text())
+            runs.append((int(cfg["model"]["n_embd"]), int(cfg["train"]["seed"]), run_dir))
+        except (OSError, ValueError, KeyError, TypeError):
+            raise UserError(f"{run_dir / 'config.json'} cannot be read; is the run directory complete?") from None
+    runs.sort(key=lambda r: (r[0], r[1]))
+    several_seeds = len({r[1] for r in runs}) > 1
+    for width, seed, run_dir in runs:
+        label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
+        try:
+            c.frames.append(Frame(label, [_view(c, run_dir, "trained", top, log, label)]))
+        except UserError as e:  # started but no checkpoint yet: leave it out
+            log(f"explore: {run_dir.name} left out ({e})")
+    if not c.frames:
+        raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
+
+
+def _vocab(c: Collection, run, rows: int, top, log) -> int:
+    """The index of the run's vocab, made on first use (a sweep's runs share one)."""
+    key = f"{run.tokenizer.hash}/{run.checkpoint.get('data_key')}/{rows}"
+    if key not in c._vocab_keys:
+        counts, note = train_counts(run, rows, log)
+        order = frequency_order(counts, rows)
+        ids = order[: min(top or rows, rows)]
+        cats = token_categories(run.tokenizer) if has_categories(run) else {}
+        c._vocab_keys[key] = len(c.vocabs)
+        c.vocabs.append(Vocab(key, run.tokenizer, rows, counts, note, np.asarray(ids), cats))
+    return c._vocab_keys[key]
+
+
+def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None = None) -> int:
+    run, table = load_table(run_dir, untrained=which == "untrained")
+    v = _vocab(c, run, table.shape[0], top, log)
+    bpb, note = _val_bpb(run_dir, which)
+    purity = chance = None
+    if has_categories(run):
+        ids, _ = category_token_ids(run.tokenizer)
+        if len(ids) >= 2:
+            p = category_purity(table, ids, PURITY_K)
+            purity, chance = p["overall"], p["chance"]
+    c.views.append(View(label=f"{label + ', ' if label else ''}{which}", source=str(run_dir), step=run.step,
+                        table=table.numpy().astype(np.float32), vocab=v, val_bpb=bpb, bpb_note=note,
+                        used_axes=used_axes(table, 0.9), purity=purity, chance=chance))
+    return len(c.views) - 1
+
+
+def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
+    """The trained table's val bpb from summary.json (else the last periodic evaluation);
+    the untrained one's from the step-0 periodic evaluation."""
+    evals = [m for m in read_metrics(run_dir) if "val_bpb" in m and not m.get("final") and "step" in m]
+    if which == "untrained":
+        first = [m for m in evals if m["step"] == 0]
+        return (first[0]["val_bpb"], "periodic evaluation at step 0") if first else (None, "not evaluated")
+    s = read_summary(run_dir)
+    if isinstance(s, dict) and isinstance(s.get("val_bpb"), int | float):
+        return float(s["val_bpb"]), "summary.json"
+    if evals:
+        last = max(evals, key=lambda m: m["step"])
+        return last["val_bpb"], f"periodic evaluation at step {last['step']}"
+    return None, "not evaluated"
+
+
+# ---- the 2-D maps --------------------------------------------------------------------------
+
+def _maps(c: Collection, method: str, log) -> None:
+    previous: dict[int, np.ndarray] = {}
+    for view in c.views:
+        rows = view.table[c.vocabs[view.vocab].ids].astype(np.float64)
+        if method == "pca":
+            view.coords, view.variance = pca_2d(rows)
+        else:
+            log(f"explore: {method} of {len(rows):,} tokens for {view.label} ({view.source})")
+            view.coords = _nonlinear_2d(rows, method)
+        # Successive maps of one vocabulary are turned to match the one before (PCA's axes have
+        # arbitrary signs), so stepping through widths moves points only as much as the tables differ.
+        if view.vocab in previous:
+            view.coords = procrustes(view.coords, previous[view.vocab])
+        previous[view.vocab] = view.coords
+
+
+def pca_2d(rows: np.ndarray) -> tuple[np.ndarray, list[float]]:
+    """The rows projected on their first two principal axes, and each axis's share of the variance."""
+    x = rows - rows.mean(axis=0, keepdims=True)
+    _, s, vt = np.linalg.svd(x, full_matrices=False)
+    coords = np.zeros((len(rows), 2))
+    n = min(2, vt.shape[0])
+    coords[:, :n] = x @ vt[:n].T
+    total = float((s**2).sum())
+    share = [float(v) / total if total else 0.0 for v in (s[:2] ** 2)]
+    return coords, share + [0.0] * (2 - len(share))
+
+
+def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """b rotated (or reflected) to lie as close to a as an orthogonal map allows."""
+    u, _, vt = np.linalg.svd(b.T @ a)
+    return b @ (u @ vt)
+
+
+def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
+    if method == "tsne":
+        try:
+            from sklearn.manifold import TSNE
+        except ImportError:
+            raise UserError("--map tsne needs scikit-learn: pip install scikit-learn (or use --map pca)") from None
+        perplexity = float(min(30, max(2, len(rows) // 4)))
+        return TSNE(2, metric="cosine", init="pca", perplexity=perplexity, random_state=0).fit_transform(rows)
+    try:
+        import umap
+    except ImportError:
+        raise UserError("--map umap needs umap-learn: pip install umap-learn (or use --map pca)") from None
+    return umap.UMAP(n_components=2, metric="cosine", random_state=0).fit_transform(rows)
+
+
+def vocab_texts(v: Vocab) -> list[str]:
+    return [token_text(v.tokenizer, i) for i in range(v.rows)]
