@@ -19,8 +19,9 @@ examples:
 
 
 CHECKPOINTS = ("last", "best", "init")
-CHECKPOINT_HELP = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
-                   "or init (the untrained, step 0)")
+CHECKPOINT_WHICH = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
+                    "or init (the untrained, step 0)")
+CHECKPOINT_HELP = CHECKPOINT_WHICH + " (default %(default)s)"
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
@@ -124,7 +125,8 @@ def register(sub) -> None:
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
                    help="how the search vectors are stored in the page (default float32; see the sizes below)")
     x.add_argument("--checkpoint", choices=CHECKPOINTS, default="last",
-                   help=CHECKPOINT_HELP + "; a run's page shows it beside the untrained table")
+                   help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table "
+                        "(default %(default)s)")
     x.add_argument("--force", action="store_true",
                    help="replace --out even when it is not an earlier explorer page (default: refuse)")
     add_json(x)
