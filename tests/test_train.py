@@ -191,3 +191,6 @@ def test_tensorboard_gets_the_same_scalars_as_metrics_jsonl(tiny_config, tmp_pat
     assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("loss")] == losses
     vals = [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and not r.get("final")]
     assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("val_bpb")] == vals
+    # train and val bpb in one unit, both in TensorBoard: the training rows carry the batch's bpb
+    train_bpb = [(r["step"], r["train_bpb"]) for r in rows if "loss" in r]
+    assert len(train_bpb) == 2 and [(e.step, pytest.approx(e.value)) for e in acc.Scalars("train_bpb")] == train_bpb

@@ -9,6 +9,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from lrngpt.analysis.categories import FORMAT as CATEGORIES_FORMAT
+from lrngpt.analysis.categories import load_categories, stories_categories
+from lrngpt.analysis.categories import resolve as resolve_categories
 from lrngpt.errors import UserError
 
 
@@ -119,64 +122,115 @@ def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
 
 # ---- a run's table ---------------------------------------------------------------------------
 
-def load_table(run_dir, untrained: bool = False):
-    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d); step 0 if untrained."""
+RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
+
+
+def load_table(run_dir, which: str = "last", *, untrained: bool = False):
+    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d).
+
+    which: "last" (ckpt_last.pt), "best" (ckpt_best.pt, the best periodic val bpb; the last
+    weights when the run has none) or "init" (ckpt_init.pt, step 0); untrained=True is "init".
+    """
     from lrngpt.run import load_run
 
-    run = load_run(run_dir, "init" if untrained else "last")
+    run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
 
 
-def category_token_ids(tokenizer) -> tuple[dict[str, list[int]], list[str]]:
-    """Single-token ids of ' word' for every stories category word; the words that split are listed."""
-    from lrngpt.corpora.stories import CATEGORIES
-
-    ids: dict[str, list[int]] = {}
-    split: list[str] = []
-    seen: set[int] = set()
-    for name, words in CATEGORIES.items():
-        for w in words:
-            t = tokenizer.encode(" " + w)
-            if len(t) == 1 and t[0] not in seen:
-                ids.setdefault(name, []).append(t[0])
-                seen.add(t[0])
-            elif len(t) > 1:
-                split.append(w)
-    return {k: v for k, v in ids.items() if len(v) >= 2}, split
+def category_token_ids(tokenizer, categories: dict | None = None) -> tuple[dict[str, list[int]], list[str]]:
+    """Single-token ids of ' word' for every category word (default: the stories categories),
+    categories with fewer than 2 of them left out; and the words the BPE splits."""
+    r = resolve_categories(tokenizer, stories_categories() if categories is None else categories)
+    return r["ids"], r["split_words"]
 
 
-def token_categories(tokenizer) -> dict[int, str]:
+def token_categories(tokenizer, categories: dict | None = None) -> dict[int, str]:
     """Category of each token that `purity` scores (' Lily' -> 'name'); other tokens have none."""
-    return {i: name for name, ids in category_token_ids(tokenizer)[0].items() for i in ids}
+    return {i: name for name, ids in category_token_ids(tokenizer, categories)[0].items() for i in ids}
 
 
 def has_categories(run) -> bool:
+    """A stories run: its generator's word categories are the default ones."""
     return run.config.data.corpus.startswith("stories")
 
 
-def purity(run_dir, k: int = 10) -> dict:
-    """Category purity of a stories run's table, trained and (when ckpt_init.pt exists) untrained."""
-    run, table = load_table(run_dir)
-    if not has_categories(run):
-        raise UserError(f"purity needs a run trained on the stories corpus (this one: {run.config.data.corpus}); "
-                        "its word categories are what is scored")
-    ids, split = category_token_ids(run.tokenizer)
-    result = {"step": run.step, "trained": category_purity(table, ids, k), "split_words": split}
+def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
+    """The categories to score a run with, and where they come from.
+
+    categories: a file path (JSON or TSV, see lrngpt.analysis.categories), a dict, or None:
+    the stories categories for a stories run, else an error that asks for --categories FILE.
+    """
+    if categories is None:
+        if not has_categories(run):
+            raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
+                            f"categories; pass --categories FILE, {CATEGORIES_FORMAT} "
+                            "(the stories categories are the default only for a stories run)")
+        return stories_categories(), "stories corpus (built in)"
+    if isinstance(categories, dict):
+        return categories, "given"
+    return load_categories(categories), str(categories)
+
+
+def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
+    """Category purity of a run's table (`checkpoint`) and, when ckpt_init.pt exists, of its untrained one.
+
+    Words that the BPE splits are listed and not scored; a category with fewer than 2
+    single-token words is dropped with a note; fewer than 2 categories left is an error.
+    """
+    from lrngpt import log as logging
+
+    log = log or logging.info
+    run, table = load_table(run_dir, checkpoint)
+    cats, source = run_categories(run, categories)
+    r = resolve_categories(run.tokenizer, cats)
+    vocab = run.tokenizer.vocab_size
+    if r["dropped"]:
+        log(f"note: dropped {len(r['dropped'])} categor{'y' if len(r['dropped']) == 1 else 'ies'} with fewer than "
+            "2 words that are single tokens: " + ", ".join(f"{n} ({c})" for n, c in r["dropped"].items()))
+    if len(r["ids"]) < 2:
+        raise UserError(f"only {len(r['ids'])} categor{'y' if len(r['ids']) == 1 else 'ies'} of {source} "
+                        f"{'has' if len(r['ids']) == 1 else 'have'} 2 or more words that are single tokens of "
+                        f"this run's {vocab:,}-token vocabulary ({len(r['split_words'])} words are split by the BPE); "
+                        "purity needs 2 categories: raise data.vocab_size or give more words per category")
+    result = {"step": run.step, "checkpoint": checkpoint, "categories": source,
+              "trained": category_purity(table, r["ids"], k),
+              "split_words": r["split_words"], "dropped": r["dropped"], "repeated": r["repeated"]}
     try:
-        _, init = load_table(run_dir, untrained=True)
-        result["untrained"] = category_purity(init, ids, k)
-    except UserError:
+        _, init = load_table(run_dir, "init")
+    except UserError:  # no ckpt_init.pt (an imported model)
         result["untrained"] = None
+    else:
+        result["untrained"] = category_purity(init, r["ids"], k)
     return result
 
 
-def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False) -> dict:
+def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False, checkpoint: str = "last") -> dict:
     """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
-    run, table = load_table(run_dir, untrained)
-    return {"step": run.step, "untrained": untrained, "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
+    which = "init" if untrained else checkpoint
+    run, table = load_table(run_dir, which)
+    return {"step": run.step, "checkpoint": which, "untrained": which == "init",
+            "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
-def run_axes(run_dir, energy: float = 0.9, untrained: bool = False) -> dict:
-    """`lrn embed axes`: used axes of one run's table."""
-    run, table = load_table(run_dir, untrained)
-    return {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "energy": energy, "step": run.step}
+def random_table(shape, seed: int = RANDOM_SEED) -> torch.Tensor:
+    """A Gaussian table of `shape`: torch.randn from a generator seeded with `seed`."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
+    """`lrn embed axes`: used axes of a run's table, with two references of the same shape:
+    the untrained table (ckpt_init.pt; None when the run has none) and a random Gaussian table
+    (seed RANDOM_SEED). Used axes do not depend on the scale, so N(0, 1) stands for any N(0, s^2)."""
+    which = "init" if untrained else checkpoint
+    run, table = load_table(run_dir, which)
+    result = {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "vocab": table.shape[0],
+              "energy": energy, "step": run.step, "checkpoint": which}
+    try:
+        _, init = load_table(run_dir, "init")
+    except UserError:
+        result["untrained_used_axes"] = None
+    else:
+        result["untrained_used_axes"] = used_axes(init, energy)
+    result["random_used_axes"] = used_axes(random_table(table.shape), energy)
+    result["random_seed"] = RANDOM_SEED
+    return result

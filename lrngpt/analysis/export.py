@@ -44,15 +44,19 @@ def write_vectors(path: Path, rows: np.ndarray) -> None:
     np.savetxt(path, rows.astype(np.float32), fmt="%.9g", delimiter="\t")
 
 
-def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: bool = False, log=None) -> dict:
-    """Write the files above; what was written, for --json."""
+LABELS = {"last": "trained", "best": "best", "init": "untrained"}
+
+
+def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: bool = False, log=None,
+                 checkpoint: str = "last") -> dict:
+    """Write the files above (vectors.tsv from `checkpoint`: last, best or init); what was written, for --json."""
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if top is not None and top < 1:
         raise UserError(f"--top {top}: must be at least 1")
     out = Path(out)
     check_out(out, force)
-    run, table = load_table(run_dir)
+    run, table = load_table(run_dir, checkpoint)
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
     keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
@@ -67,20 +71,22 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
         lines.append(f"{token_text(tok, i)}\t{i}\t{freq}\t{cats.get(i, '')}")
     (out / "metadata.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     files = ["vectors.tsv", "metadata.tsv"]
-    tensors = [{"name": f"{run.dir.name} trained (step {run.step})", "path": "vectors.tsv"}]
-    if fmt == "projector":
+    tensors = [{"name": f"{run.dir.name} {LABELS.get(checkpoint, checkpoint)} (step {run.step})",
+                "path": "vectors.tsv"}]
+    if fmt == "projector" and checkpoint != "init":
         try:
-            init_run, init = load_table(run_dir, untrained=True)
+            init_run, init = load_table(run_dir, "init")
         except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
             init_run = None
         if init_run is not None:
             write_vectors(out / "vectors_init.tsv", init.numpy()[keep])
             tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})", "path": "vectors_init.tsv"})
             files.append("vectors_init.tsv")
+    if fmt == "projector":
         (out / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
         files.append("projector_config.pbtxt")
-    result = {"run": str(run_dir), "step": run.step, "format": fmt, "out": str(out), "rows": int(len(keep)),
-              "n_embd": int(table.shape[1]), "top": top, "frequencies": note, "tensors": tensors,
+    result = {"run": str(run_dir), "step": run.step, "checkpoint": checkpoint, "format": fmt, "out": str(out),
+              "rows": int(len(keep)), "n_embd": int(table.shape[1]), "top": top, "frequencies": note, "tensors": tensors,
               "files": [*files, MARKER]}
     (out / MARKER).write_text(json.dumps(result, indent=2) + "\n")
     return result

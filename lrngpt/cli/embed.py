@@ -18,6 +18,38 @@ examples:
   lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each"""
 
 
+CHECKPOINTS = ("last", "best", "init")
+CHECKPOINT_WHICH = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
+                    "or init (the untrained, step 0)")
+CHECKPOINT_HELP = CHECKPOINT_WHICH + " (default %(default)s)"
+CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
+                   "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
+                   "only")
+
+PURITY_EPILOG = """\
+A category word's k nearest neighbours among all category words, by cosine: the share in its own
+category, for the chosen weights and for the untrained table (ckpt_init.pt), beside the chance
+level of a random table. Words the BPE splits into several tokens are listed and not scored; a
+category with fewer than 2 single-token words is dropped with a note.
+
+A categories file, JSON:            or TSV (category<TAB>word a line):
+  {"month": ["January", "March"],     month   January
+   "war": ["army", "navy"]}           month   March
+                                      war     army
+
+examples:
+  lrn embed purity runs/mlp64                              # a stories run: its generator's categories
+  lrn embed purity runs/sotu --categories words.json       # any corpus: categories you write
+  lrn embed purity runs/sotu --categories words.tsv --checkpoint best"""
+
+AXES_EPILOG = """\
+Three figures, so the trained one has a reference: the chosen table, the untrained table of the
+same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.randn, seed 0).
+
+example:
+  lrn embed axes runs/mlp64 --checkpoint best"""
+
+
 def register(sub) -> None:
     p = sub.add_parser("embed", help="dissect a run's embedding table",
                        description="Neighbours, used axes, category purity; export for TensorBoard's "
@@ -29,20 +61,26 @@ def register(sub) -> None:
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
     n.add_argument("-k", type=positive_int, default=10)
-    n.add_argument("--untrained", action="store_true", help="use the step-0 weights (ckpt_init.pt)")
+    n.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
 
-    a = cmds.add_parser("axes", help="singular directions holding a share of the table's energy")
+    a = cmds.add_parser("axes", help="singular directions holding a share of the table's energy",
+                        epilog=AXES_EPILOG)
     a.add_argument("run_dir")
     a.add_argument("--energy", type=float, default=0.9)
-    a.add_argument("--untrained", action="store_true")
+    a.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(a)
     a.set_defaults(func=cmd_axes)
 
-    q = cmds.add_parser("purity", help="share of category words' neighbours in their own category (stories)")
+    q = cmds.add_parser("purity", help="share of category words' neighbours in their own category",
+                        epilog=PURITY_EPILOG)
     q.add_argument("run_dir")
     q.add_argument("-k", type=positive_int, default=10)
+    q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
+    q.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
@@ -62,6 +100,7 @@ def register(sub) -> None:
                         "(default tsv)")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
+    e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
     e.add_argument("--force", action="store_true",
                    help="write into --out even when it holds files lrn did not write (default: refuse)")
     add_json(e)
@@ -85,6 +124,9 @@ def register(sub) -> None:
                         "(default pca)")
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
                    help="how the search vectors are stored in the page (default float32; see the sizes below)")
+    x.add_argument("--checkpoint", choices=CHECKPOINTS, default="last",
+                   help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table "
+                        "(default %(default)s)")
     x.add_argument("--force", action="store_true",
                    help="replace --out even when it is not an earlier explorer page (default: refuse)")
     add_json(x)
@@ -94,7 +136,7 @@ def register(sub) -> None:
 def cmd_neighbors(args) -> None:
     from lrngpt.analysis.embeddings import run_neighbors
 
-    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained)
+    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained, args.checkpoint)
     lines = []
     for res in r["results"]:
         pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
@@ -106,28 +148,41 @@ def cmd_neighbors(args) -> None:
 def cmd_axes(args) -> None:
     from lrngpt.analysis.embeddings import run_axes
 
-    r = run_axes(args.run_dir, args.energy, args.untrained)
-    emit(args, r, f"used axes ({args.energy:.0%}): {r['used_axes']}/{r['n_embd']}")
+    r = run_axes(args.run_dir, args.energy, args.untrained, args.checkpoint)
+    d, u = r["n_embd"], r["untrained_used_axes"]
+    name = {"last": "trained", "best": "best", "init": "untrained"}[r["checkpoint"]]
+    emit(args, r, "\n".join([
+        f"used axes ({args.energy:.0%} of the energy), {r['vocab']:,} x {d} tables:",
+        f"  {name + ' (step ' + format(r['step'], ',') + ')':<24} {r['used_axes']}/{d}",
+        f"  {'untrained (step 0)':<24} " + (f"{u}/{d}" if u is not None else "- (no ckpt_init.pt)"),
+        f"  {'random Gaussian (seed ' + str(r['random_seed']) + ')':<24} {r['random_used_axes']}/{d}"]))
 
 
 def cmd_purity(args) -> None:
     from lrngpt.analysis.embeddings import purity
 
-    r = purity(args.run_dir, args.k)
+    r = purity(args.run_dir, args.k, args.categories, args.checkpoint)
     t, u = r["trained"], r["untrained"]
-    lines = [f"{'category':<12} {'trained':>8} {'untrained':>10}"]
+    head = {"last": "trained", "best": "best", "init": "init"}[r["checkpoint"]]
+    width = max(12, *(len(name) for name in t["per_category"]))
+    lines = [f"{'category':<{width}} {head:>8} {'untrained':>10}"]
     for name, v in t["per_category"].items():
         uv = f"{u['per_category'][name]:.3f}" if u else "-"
-        lines.append(f"{name:<12} {v:>8.3f} {uv:>10}")
-    lines.append(f"{'overall':<12} {t['overall']:>8.3f} {(u['overall'] if u else float('nan')):>10.3f}")
-    lines.append(f"chance level {t['chance']:.3f} (k={t['k']}, {t['n_words']} category tokens)")
+        lines.append(f"{name:<{width}} {v:>8.3f} {uv:>10}")
+    lines.append(f"{'overall':<{width}} {t['overall']:>8.3f} {(format(u['overall'], '.3f') if u else '-'):>10}")
+    lines.append(f"chance level {t['chance']:.3f} (k={t['k']}, {t['n_words']} category tokens; "
+                 f"step {r['step']}, categories: {r['categories']})")
+    if r["split_words"]:
+        shown = r["split_words"][:20]
+        lines.append(f"split by the BPE, not scored ({len(r['split_words'])}): " + ", ".join(shown)
+                     + (", ... (--json lists them all)" if len(r["split_words"]) > len(shown) else ""))
     emit(args, r, "\n".join(lines))
 
 
 def cmd_export(args) -> None:
     from lrngpt.analysis.export import export_table
 
-    r = export_table(args.run_dir, args.out, args.format, args.top, args.force)
+    r = export_table(args.run_dir, args.out, args.format, args.top, args.force, checkpoint=args.checkpoint)
     text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
             + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
     emit(args, r, text)
@@ -136,7 +191,8 @@ def cmd_export(args) -> None:
 def cmd_explore(args) -> None:
     from lrngpt.explorer import write_explorer
 
-    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force)
+    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force,
+                       checkpoint=args.checkpoint)
     frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
     emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
                   f"{frames})")

@@ -49,17 +49,18 @@ def check_out(out: Path, force: bool) -> None:
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
-                   precision: str = "float32", force: bool = False, log=None) -> dict:
-    """Write the page for run and sweep directories; what it holds, for --json."""
+                   precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last") -> dict:
+    """Write the page for run and sweep directories (each run's `checkpoint`: last, best or init);
+    what it holds, for --json."""
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
     check_out(out, force)
-    c = collect(sources, top or DEFAULT_TOP, method, log)
+    c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint)
     text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, text)  # a killed write never leaves half a page over the old one
-    return {"path": str(out), "bytes": out.stat().st_size, "tokens": [len(v.ids) for v in c.vocabs],
+    return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
             "method": method, "precision": precision,
             "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}
 

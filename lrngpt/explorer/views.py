@@ -91,8 +91,13 @@ def source_name(d: Path) -> str:
     return Path(d).resolve().name
 
 
-def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None) -> Collection:
-    """Frames and views for run directories and sweep directories, in the order given."""
+LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # a view's name for each checkpoint
+
+
+def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
+            checkpoint: str = "last") -> Collection:
+    """Frames and views for run directories and sweep directories, in the order given; each run's
+    `checkpoint` (last, best or init) and, for a run directory, its untrained table beside it."""
     log = log or (lambda m: print(m, file=sys.stderr))
     if method not in METHODS:
         raise UserError(f"--map {method!r}: choose one of {', '.join(METHODS)}")
@@ -106,23 +111,24 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
             raise UserError(f"{src} {'is not a directory' if src.exists() else 'does not exist'}; give a run "
                             "directory (lrn train --out) or a sweep directory (lrn sweep --out)")
         if is_sweep(src):
-            _add_sweep(c, src, top, log)
+            _add_sweep(c, src, top, log, checkpoint)
         else:
-            _add_run(c, src, top, log)
+            _add_run(c, src, top, log, checkpoint)
     _maps(c, method, log)
     return c
 
 
-def _add_run(c: Collection, run_dir: Path, top, log) -> None:
-    views = [_view(c, run_dir, "trained", top, log)]
+def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -> None:
+    views = [_view(c, run_dir, checkpoint, top, log)]
     try:
-        views.append(_view(c, run_dir, "untrained", top, log))
+        if checkpoint != "init":
+            views.append(_view(c, run_dir, "init", top, log))
     except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
         pass
     c.frames.append(Frame(run_dir.name, views))
 
 
-def _add_sweep(c: Collection, d: Path, top, log) -> None:
+def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
     try:
         points = json.loads((d / "sweep.json").read_text())["points"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -142,7 +148,7 @@ def _add_sweep(c: Collection, d: Path, top, log) -> None:
     for width, seed, run_dir in runs:
         label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
         try:
-            c.frames.append(Frame(label, [_view(c, run_dir, "trained", top, log, label)]))
+            c.frames.append(Frame(label, [_view(c, run_dir, checkpoint, top, log, label)]))
         except UserError as e:  # started but no checkpoint yet: leave it out
             log(f"explore: {run_dir.name} left out ({e})")
     if not c.frames:
@@ -163,7 +169,8 @@ def _vocab(c: Collection, run, rows: int, top, log) -> int:
 
 
 def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None = None) -> int:
-    run, table = load_table(run_dir, untrained=which == "untrained")
+    """One table: which is the checkpoint (last, best, init)."""
+    run, table = load_table(run_dir, which)
     v = _vocab(c, run, table.shape[0], top, log)
     bpb, note = _val_bpb(run_dir, which)
     purity = chance = None
@@ -172,20 +179,27 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
         if len(ids) >= 2:
             p = category_purity(table, ids, PURITY_K)
             purity, chance = p["overall"], p["chance"]
-    c.views.append(View(label=f"{label + ', ' if label else ''}{which}", source=str(run_dir), step=run.step,
+    c.views.append(View(label=f"{label + ', ' if label else ''}{LABELS.get(which, which)}", source=str(run_dir), step=run.step,
                         table=table.numpy().astype(np.float32), vocab=v, val_bpb=bpb, bpb_note=note,
                         used_axes=used_axes(table, 0.9), purity=purity, chance=chance))
     return len(c.views) - 1
 
 
 def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
-    """The trained table's val bpb from summary.json (else the last periodic evaluation);
-    the untrained one's from the step-0 periodic evaluation."""
+    """The last table's val bpb from summary.json (else the last periodic evaluation); the best
+    table's from its periodic evaluation; the untrained one's from the step-0 periodic evaluation."""
     evals = [m for m in read_metrics(run_dir) if "val_bpb" in m and not m.get("final") and "step" in m]
-    if which == "untrained":
+    if which == "init":
         first = [m for m in evals if m["step"] == 0]
         return (first[0]["val_bpb"], "periodic evaluation at step 0") if first else (None, "not evaluated")
     s = read_summary(run_dir)
+    if which == "best":
+        trained = [m for m in evals if m["step"] > 0]
+        if isinstance(s, dict) and isinstance(s.get("best_val_bpb"), int | float):
+            return float(s["best_val_bpb"]), f"best periodic evaluation, at step {s.get('best_step')}"
+        if trained:
+            best = min(trained, key=lambda m: m["val_bpb"])
+            return best["val_bpb"], f"best periodic evaluation, at step {best['step']}"
     if isinstance(s, dict) and isinstance(s.get("val_bpb"), int | float):
         return float(s["val_bpb"]), "summary.json"
     if evals:

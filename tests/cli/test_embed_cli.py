@@ -74,6 +74,25 @@ def test_used_axes_is_between_one_and_the_width(capsys, stories_run):
     assert full["used_axes"] == 16 >= r["used_axes"]
 
 
+def test_axes_prints_the_untrained_and_a_random_table_beside_the_trained_one(capsys, stories_run):
+    import torch
+
+    from lrngpt.analysis.embeddings import RANDOM_SEED, load_table, used_axes
+
+    r = lrn_json(capsys, "embed", "axes", str(stories_run))
+    _, init = load_table(stories_run, "init")
+    assert r["untrained_used_axes"] == used_axes(init, 0.9)
+    assert RANDOM_SEED == r["random_seed"] == 0  # the seed the help text names
+    random = torch.randn(1024, 16, generator=torch.Generator().manual_seed(0))
+    assert r["random_used_axes"] == used_axes(random, 0.9)
+    assert r["vocab"] == 1024
+    assert main(["embed", "axes", str(stories_run)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["trained", "untrained", "random"]
+    figures = [line.split()[-1] for line in lines[1:]]
+    assert figures == [f"{r['used_axes']}/16", f"{r['untrained_used_axes']}/16", f"{r['random_used_axes']}/16"]
+
+
 def test_bad_embed_input_exits_2(capsys, stories_run, tmp_path):
     for argv, needle in [
         (["embed", "axes", str(stories_run), "--energy", "1.5"], "--energy"),
@@ -85,10 +104,156 @@ def test_bad_embed_input_exits_2(capsys, stories_run, tmp_path):
         assert len(err) == 1 and needle in err[0]
 
 
-def test_purity_refuses_a_run_not_trained_on_stories(capsys, tmp_path, text_corpus):
-    run = tmp_path / "r"
-    assert main(["train", "--config", "mlp-tiny", "--corpus", text_corpus, "--set", "data.vocab_size=300",
-                 "--set", "train.steps=2", "--out", str(run)]) == 0
-    capsys.readouterr()
-    assert main(["embed", "purity", str(run)]) == 2
-    assert "stories" in capsys.readouterr().err
+# ---- any corpus: --categories, --checkpoint ------------------------------------------------
+
+# At vocabulary 400 the BPE of the session's word-salad corpus makes every one of its words a token.
+HAND_CATEGORIES = {"name": ["Lily", "Tom", "Mia", "Ben", "Luna"], "colour": ["red", "blue", "green"],
+                   "animal": ["cat", "dog", "bird"], "place": ["park", "garden"]}
+
+
+@pytest.fixture(scope="module")
+def text_run(tmp_path_factory, text_corpus):
+    """A tiny run on a plain-text corpus (no built-in categories), with periodic evaluations."""
+    run = tmp_path_factory.mktemp("text") / "run"
+    assert main(["-q", "train", "--config", "mlp-tiny", "--corpus", text_corpus, "--set", "data.vocab_size=400",
+                 "--set", "train.steps=6", "--set", "train.eval_every=3", "--out", str(run)]) == 0
+    return run
+
+
+def copy_run(run, tmp_path):
+    import shutil
+
+    shutil.copytree(run, tmp_path / "run")
+    return tmp_path / "run"
+
+
+def set_table(path, table, step=None):
+    """Overwrite the token embedding table (and the step) of an MLP checkpoint file."""
+    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+
+    ckpt = load_checkpoint(path)
+    assert ckpt["model"]["wte.weight"].shape == table.shape
+    ckpt["model"]["wte.weight"] = table
+    if step is not None:
+        ckpt["step"] = step
+    save_checkpoint(ckpt, path)
+
+
+def planted_table(tokenizer, shape, seed=0):
+    """A random table in which the names and the colours each sit tightly around their own direction."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    table = torch.randn(*shape, generator=g)
+    for axis, name in enumerate(["name", "colour"]):
+        for w in HAND_CATEGORIES[name]:
+            (i,) = tokenizer.encode(" " + w)
+            table[i] = 0.1 * torch.randn(shape[1], generator=g)
+            table[i, axis] += 5.0
+    return table
+
+
+def purity_by_hand(table, tokenizer, categories, k):
+    """Category purity computed here from its definition, with numpy: per category, and overall."""
+    import numpy as np
+
+    words = [(name, tokenizer.encode(" " + w)[0]) for name, ws in categories.items() for w in ws]
+    rows = table.double().numpy()[[i for _, i in words]]
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    np.fill_diagonal(cos, -np.inf)
+    per = {name: [] for name in categories}
+    for a, (name, _) in enumerate(words):
+        nearest = np.argsort(-cos[a])[:k]
+        per[name].append(sum(words[b][0] == name for b in nearest) / k)
+    every = [v for vs in per.values() for v in vs]
+    return {name: sum(v) / len(v) for name, v in per.items()}, sum(every) / len(every)
+
+
+@pytest.mark.parametrize("fmt", ["json", "tsv"])
+def test_purity_with_a_categories_file_scores_a_planted_table_as_computed_by_hand(capsys, text_run, tmp_path, fmt):
+    from lrngpt.run import LAST
+    from lrngpt.tokenizer import Tokenizer
+
+    run = copy_run(text_run, tmp_path)
+    tok = Tokenizer.load(run)
+    assert all(len(tok.encode(" " + w)) == 1 for ws in HAND_CATEGORIES.values() for w in ws)
+    table = planted_table(tok, (400, 16))
+    set_table(run / LAST, table)
+    cats = tmp_path / f"words.{fmt}"
+    if fmt == "json":
+        cats.write_text(json.dumps(HAND_CATEGORIES))
+    else:
+        cats.write_text("# category<TAB>word\n" + "".join(f"{n}\t{w}\n" for n, ws in HAND_CATEGORIES.items() for w in ws))
+    r = lrn_json(capsys, "embed", "purity", str(run), "--categories", str(cats), "-k", "2")
+    t = r["trained"]
+    assert t["per_category"]["name"] == 1.0 and t["per_category"]["colour"] == 1.0  # each other's neighbours
+    per, overall = purity_by_hand(table, tok, HAND_CATEGORIES, k=2)
+    assert t["per_category"] == pytest.approx(per) and t["overall"] == pytest.approx(overall)
+    assert t["chance"] == pytest.approx((5 * 4 + 3 * 2 + 3 * 2 + 2 * 1) / 12 / 13)
+    assert r["untrained"]["n_words"] == 13 and r["categories"] == str(cats)
+    assert r["split_words"] == [] and r["dropped"] == {}
+
+
+def test_purity_lists_split_words_and_drops_thin_categories_with_a_note(capsys, text_run, tmp_path):
+    cats = tmp_path / "words.json"
+    cats.write_text(json.dumps({**HAND_CATEGORIES, "food": ["cake", "pie"], "people": ["friend", "Lilyxyzzy"]}))
+    assert main(["embed", "purity", str(text_run), "--categories", str(cats)]) == 0
+    out, err = capsys.readouterr()
+    assert "note: dropped 2 categories" in err and "food (0)" in err and "people (1)" in err
+    assert "split by the BPE, not scored (3): cake, pie, Lilyxyzzy" in out
+    assert "food" not in out.split("chance level")[0] and "name" in out
+    r = lrn_json(capsys, "embed", "purity", str(text_run), "--categories", str(cats))
+    assert r["split_words"] == ["cake", "pie", "Lilyxyzzy"] and r["dropped"] == {"food": 0, "people": 1}
+    assert set(r["trained"]["per_category"]) == set(HAND_CATEGORIES)
+
+
+def test_purity_needs_categories_off_the_stories_corpus_and_two_of_them(capsys, text_run, tmp_path):
+    assert main(["embed", "purity", str(text_run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pass --categories FILE" in err[0] and "category<TAB>word" in err[0]
+    one = tmp_path / "one.tsv"
+    one.write_text("name\tLily\nname\tTom\nfood\tcake\n")
+    assert main(["embed", "purity", str(text_run), "--categories", str(one)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "only 1 category" in err and "raise data.vocab_size or give more words" in err
+    for text, needle in [("{nope", "not valid JSON"), ('{"a": "Lily"}', "must be a list of words"),
+                         ("name Lily\n", "line 1 has no tab"), ("", "is empty")]:
+        bad = tmp_path / "bad.txt"
+        bad.write_text(text)
+        assert main(["embed", "purity", str(text_run), "--categories", str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and needle in err[0]
+    assert main(["embed", "purity", str(text_run), "--categories", str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(capsys, text_run, tmp_path):
+    from lrngpt.run import BEST, LAST
+    from lrngpt.tokenizer import Tokenizer
+
+    run = copy_run(text_run, tmp_path)
+    tok = Tokenizer.load(run)
+    set_table(run / BEST, planted_table(tok, (400, 16)), step=3)  # the best weights: names cluster
+    cats = tmp_path / "words.json"
+    cats.write_text(json.dumps(HAND_CATEGORIES))
+    best = ["--checkpoint", "best"]
+    n = lrn_json(capsys, "embed", "neighbors", str(run), "--token", " Lily", "-k", "4", *best)
+    assert n["step"] == 3 and n["checkpoint"] == "best"
+    assert {x["token"] for x in n["results"][0]["neighbors"]} == {" Tom", " Mia", " Ben", " Luna"}
+    assert lrn_json(capsys, "embed", "axes", str(run), *best)["step"] == 3
+    p = lrn_json(capsys, "embed", "purity", str(run), "--categories", str(cats), "-k", "2", *best)
+    assert p["step"] == 3 and p["trained"]["per_category"]["name"] == 1.0
+    e = lrn_json(capsys, "embed", "export", str(run), "--out", str(tmp_path / "tsv"), "--format", "projector", *best)
+    assert e["step"] == 3 and [t["name"].split()[1] for t in e["tensors"]] == ["best", "untrained"]
+    x = lrn_json(capsys, "embed", "explore", str(run), "--out", str(tmp_path / "x.html"), *best)
+    views = x["frames"][0]["views"]
+    assert [(v["label"], v["step"]) for v in views] == [("best", 3), ("untrained", 0)]
+    # last is the default; init is the untrained table; without ckpt_best.pt, best is the last weights
+    assert lrn_json(capsys, "embed", "axes", str(run))["step"] == 6
+    assert lrn_json(capsys, "embed", "neighbors", str(run), "--token", " Lily", "--checkpoint", "init")["step"] == 0
+    (run / BEST).unlink()
+    for argv in (["axes"], ["neighbors", "--token", " Lily"], ["purity", "--categories", str(cats)]):
+        r = lrn_json(capsys, "embed", argv[0], str(run), *argv[1:], *best)
+        assert r["step"] == 6, argv
+    assert (run / LAST).exists()

@@ -168,3 +168,32 @@ def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run)
     ]:
         code, _, err = run(capsys, "sample", str(trained_run), *argv)
         assert_one_line_error(code, err, needle)
+
+
+def test_eval_json_reports_passes_and_the_best_periodic_evaluation(capsys, trained_run):
+    from lrngpt.run import RunDir
+
+    r = run_json(capsys, "eval", str(trained_run))
+    summary = json.loads((trained_run / "summary.json").read_text())
+    assert r["epochs"] == pytest.approx(40 * 8 * 64 / summary["train_split_tokens"]) == summary["epochs"]
+    periodic = [(m["val_bpb"], m["step"]) for m in RunDir(trained_run).metrics()
+                if "val_bpb" in m and not m.get("final") and m["step"] > 0]
+    assert len(periodic) == 4  # mlp-tiny evaluates every 10 steps
+    assert (r["best_val_bpb"], r["best_step"]) == min(periodic) == (summary["best_val_bpb"], summary["best_step"])
+    best = run_json(capsys, "eval", str(trained_run), "--checkpoint", "best", "--split", "val")
+    assert best["step"] == r["best_step"] and best["checkpoint"] == "best"
+    code, out, _ = run(capsys, "eval", str(trained_run))
+    assert code == 0 and f"best periodic val bpb {r['best_val_bpb']:.4f} at step {r['best_step']}" in out
+    assert f"{r['epochs']:.2f} passes over the training text" in out
+
+
+def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_run):
+    r = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "3", "--max-new-tokens", "7",
+                 "--temperature", "0.8", "--top-k", "20", "--top-p", "0.9", "--num-samples", "2", "--no-stop")
+    assert r["settings"] == {"max_new_tokens": 7, "temperature": 0.8, "top_k": 20, "top_p": 0.9, "seed": 3,
+                             "stop_at_eot": False, "num_samples": 2, "use_cache": True}
+    assert (r["checkpoint"], r["step"], r["run_dir"]) == ("last", 40, str(trained_run))
+    assert len(r["samples"]) == 2
+    init = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily", "--checkpoint", "init", "--no-cache")
+    assert (init["checkpoint"], init["step"], init["settings"]["use_cache"]) == ("init", 0, False)
+    assert init["settings"]["seed"] == 0 and init["settings"]["top_k"] is None

@@ -1,0 +1,136 @@
+"""Word categories for category purity: a file the user writes, or the stories corpus's own.
+
+A categories file is either JSON, one object of lists:
+
+    {"president": ["Lincoln", "Washington", "Jefferson"], "month": ["January", "February"]}
+
+or TSV, one `category<TAB>word` a line (blank lines and lines starting with # are skipped):
+
+    president	Lincoln
+    month	January
+
+A word is looked up as it reads inside running text, after a space: "Lincoln" is the token
+" Lincoln". A word that already starts with a space is taken as written. The stories corpus's
+categories (lrngpt.corpora.stories.CATEGORIES) ship as such a file, stories_categories.json next
+to the generator; it is the default only for a run trained on the stories corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from lrngpt.errors import UserError
+from lrngpt.fsio import user_path
+
+FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
+STORIES_FILE = "stories_categories.json"
+
+
+def stories_categories() -> dict[str, list[str]]:
+    """The stories corpus's categories, as shipped in lrngpt/corpora/stories_categories.json."""
+    text = resources.files("lrngpt.corpora").joinpath(STORIES_FILE).read_text(encoding="utf-8")
+    return parse_json(text, STORIES_FILE)
+
+
+def categories_json(categories: dict[str, list[str] | tuple[str, ...]]) -> str:
+    """The JSON file text: one category a line, so a diff shows which words changed."""
+    lines = [f"  {json.dumps(name)}: {json.dumps(list(words), ensure_ascii=False)}"
+             for name, words in categories.items()]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def write_stories_categories(path: str | Path | None = None) -> Path:
+    """Regenerate stories_categories.json from CATEGORIES (after the generator's words change)."""
+    from lrngpt.corpora.stories import CATEGORIES
+
+    path = Path(path) if path else Path(__file__).resolve().parent.parent / "corpora" / STORIES_FILE
+    path.write_text(categories_json(CATEGORIES), encoding="utf-8")
+    return path
+
+
+def load_categories(path: str | Path) -> dict[str, list[str]]:
+    """Read a categories file (JSON or TSV, told apart by its first character)."""
+    path = Path(path)
+    if path.is_dir():
+        raise UserError(f"--categories {path} is a directory; give a file: {FORMAT}")
+    if not path.exists():
+        raise UserError(f"--categories {path}: no such file; give {FORMAT}")
+    with user_path(path, "categories file"):
+        raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"--categories {path} is not UTF-8 text; save it as UTF-8") from None
+    if not text.strip():
+        raise UserError(f"--categories {path} is empty; give {FORMAT}")
+    categories = parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else parse_tsv(text, path)
+    if not categories:
+        raise UserError(f"--categories {path} names no category; give {FORMAT}")
+    return categories
+
+
+def parse_json(text: str, where) -> dict[str, list[str]]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"--categories {where}: not valid JSON ({e.msg} at line {e.lineno}); give {FORMAT}") from None
+    if not isinstance(doc, dict):
+        raise UserError(f"--categories {where}: the JSON is a {type(doc).__name__}, not an object; give {FORMAT}")
+    out: dict[str, list[str]] = {}
+    for name, words in doc.items():
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise UserError(f"--categories {where}: category {name!r} must be a list of words (strings)")
+        out[name] = [w for w in words if w.strip()]
+    return out
+
+
+def parse_tsv(text: str, where) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if "\t" not in line:
+            raise UserError(f"--categories {where}: line {n} has no tab ({line[:40]!r}); each line is "
+                            "category<TAB>word (or give a JSON object {\"category\": [\"word\", ...]})")
+        name, word = line.split("\t", 1)
+        name, word = name.strip(), word.rstrip("\r\n\t")
+        if not name or not word.strip():
+            raise UserError(f"--categories {where}: line {n} has an empty category or word; "
+                            "each line is category<TAB>word")
+        out.setdefault(name, []).append(word)
+    return out
+
+
+def lookup_text(word: str) -> str:
+    """The text a word is as a token inside running text: after a space."""
+    return word if word.startswith(" ") else " " + word
+
+
+def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict:
+    """Token ids of the categories' single-token words.
+
+    Returns {"ids": {category: [id, ...]} for categories with at least 2 such words,
+    "dropped": {category: single-token words} for the others, "split_words": words the BPE
+    cuts into several tokens (not scored), "repeated": words whose token an earlier word of
+    the file already took (a token counts once, in its first category)}.
+    """
+    ids: dict[str, list[int]] = {}
+    split: list[str] = []
+    repeated: list[str] = []
+    seen: set[int] = set()
+    for name, words in categories.items():
+        ids[name] = []
+        for w in words:
+            t = tokenizer.encode(lookup_text(w))
+            if len(t) != 1:
+                split.append(w)
+            elif t[0] in seen:
+                repeated.append(w)
+            else:
+                ids[name].append(t[0])
+                seen.add(t[0])
+    return {"ids": {k: v for k, v in ids.items() if len(v) >= 2},
+            "dropped": {k: len(v) for k, v in ids.items() if len(v) < 2},
+            "split_words": split, "repeated": repeated}

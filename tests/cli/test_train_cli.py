@@ -1,0 +1,90 @@
+"""What `lrn train` tells a user training on their own text: the passes it will make over the
+text (and a warning past 2), a log line every log_every steps when stderr is not a terminal,
+and that resuming a finished run does nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+
+from lrngpt.cli.main import main
+
+TINY = ["train", "--config", "mlp-tiny", "--set", "data.vocab_size=300"]  # batch 8 x seq_len 64
+
+
+def train_tokens(text_corpus) -> int:
+    from lrngpt.config import DataConfig
+    from lrngpt.data import prepare
+
+    return len(prepare(DataConfig(corpus=text_corpus, vocab_size=300), log=lambda m: None).tokens("train"))
+
+
+def test_a_run_that_reads_its_text_five_times_warns_with_the_steps_of_one_pass(capsys, tmp_path, text_corpus):
+    n_train = train_tokens(text_corpus)
+    steps = round(5 * n_train / (8 * 64))
+    # --steps 1 stops after one step: the plan and the warning come first, from train.steps
+    assert main([*TINY, "--corpus", text_corpus, "--set", f"train.steps={steps}", "--steps", "1",
+                 "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    passes = steps * 8 * 64 / n_train
+    assert f"data: {n_train:,} training tokens; {steps:,} steps x 8 x 64 read {steps * 512:,} tokens = " \
+           f"{passes:.2f} passes over the training text" in err
+    warning = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and f"{passes:.1f} passes over {n_train:,} training tokens" in warning[0]
+    assert "5.0 passes" in warning[0] and f"one pass is --set train.steps={n_train // 512:,}" in warning[0]
+    assert "ckpt_best.pt" in warning[0]
+
+
+def test_a_run_within_two_passes_does_not_warn(capsys, tmp_path, text_corpus):
+    assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=20", "--steps", "1",
+                 "--out", str(tmp_path / "r")]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+LINE = re.compile(r"step (\d+)/10 \| loss (\d+\.\d{4}) \((\d+\.\d{4}) bpb\) \| lr (\d\.\d\de[-+]\d\d) \| "
+                  r"([\d,]+) tok/s \| (\d+:\d\d) elapsed, ETA (\d+:\d\d)")
+
+
+def test_without_a_terminal_training_logs_a_line_every_log_every_steps(capsys, tmp_path, text_corpus):
+    run = tmp_path / "r"
+    assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=10", "--set", "train.log_every=3",
+                 "--set", "train.eval_every=100", "--out", str(run)]) == 0
+    err = capsys.readouterr().err.splitlines()  # pytest's stderr is no terminal: no progress bar
+    step0 = [line for line in err if line.startswith("step 0:")]
+    assert len(step0) == 1 and re.fullmatch(r"step 0: val bpb \d+\.\d{4} \(untrained, [\d,]+ tokens\)", step0[0])
+    lines = [m for m in map(LINE.fullmatch, err) if m]
+    assert [int(m[1]) for m in lines] == [3, 6, 9, 10]  # every log_every steps, and the last
+    assert lines[-1][7] == "0:00"  # ETA at the end
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    train_rows = [r for r in rows if "loss" in r]
+    assert [r["step"] for r in train_rows] == [3, 6, 9, 10]
+    for m, r in zip(lines, train_rows, strict=True):  # the line shows the metrics row, train bpb included
+        assert (m[2], m[3], m[4]) == (f"{r['loss']:.4f}", f"{r['train_bpb']:.4f}", f"{r['lr']:.2e}")
+        assert abs(int(m[5].replace(",", "")) - r["tokens_per_s"]) <= 1  # the row keeps one decimal
+    step0_row = next(r for r in rows if r["step"] == 0)
+    assert step0[0].startswith(f"step 0: val bpb {step0_row['val_bpb']:.4f}")
+    # train bpb is the batch's loss in the val bpb's unit: nats/token over ln 2 x bytes/token
+    assert all(0 < r["train_bpb"] < r["loss"] / math.log(2) for r in train_rows)
+
+
+def snapshot(run) -> dict:
+    return {p.name: (p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+def test_resuming_a_finished_run_says_so_and_changes_no_file(capsys, tmp_path, text_corpus):
+    run = tmp_path / "r"
+    assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=4", "--out", str(run)]) == 0
+    first = json.loads((run / "summary.json").read_text())
+    capsys.readouterr()
+    before = snapshot(run)
+    assert main(["train", "--out", str(run), "--resume", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert f"{run} already finished at step 4; nothing to do" in err
+    assert "step 1/" not in err and "val bpb" not in err  # no training, no evaluation
+    r = json.loads(out)
+    assert r["already_finished"] is True and r["val_bpb"] == first["val_bpb"]
+    assert snapshot(run) == before
+
