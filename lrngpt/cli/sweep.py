@@ -57,12 +57,19 @@ def cmd_sweep(args) -> None:
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
     sweep = resolve_sweep(args.source, args.scale, sets, args.axes)
     out = Path(args.out)
-    if args.dry_run:
+    if args.dry_run:  # touches neither the network nor the corpus
+        from lrngpt.corpora import pinned_source
+
         points = [{"name": p.name, "index": p.index, "values": p.values, "steps": p.steps,
                    "state": point_state(out / "runs" / p.name, p.steps)} for p in shard_points(sweep, shard)]
+        corpus = sweep.base["data"]["corpus"]
+        source = pinned_source(corpus)
         text = "\n".join(f"{p['index']:>3} {p['name']:<24} {p['state']}" for p in points)
-        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "shard": shard_text, "points": points},
-             f"sweep {sweep.name} ({sweep.scale} scale), shard {shard_text}:\n{text}")
+        where = f" at revision {source['revision']}" if source else ""
+        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "corpus": corpus,
+                    "revision": source["revision"] if source else None, "source": source,
+                    "shard": shard_text, "points": points},
+             f"sweep {sweep.name} ({sweep.scale} scale, corpus {corpus}{where}), shard {shard_text}:\n{text}")
         return
     if args.summary_only:
         if not (out / "sweep.json").exists():

@@ -49,13 +49,21 @@ def cmd_train(args) -> None:
     from lrngpt.train import train
 
     cfg = resolve_config(args)
-    if args.dry_run:
+    if args.dry_run:  # touches neither the network nor the corpus
+        from lrngpt.corpora import pinned_source
+
         params = param_breakdown(cfg.model_type, cfg.model)
-        result = {"params": params, "config": cfg.to_dict()}
+        source = pinned_source(cfg.data.corpus)
+        result = {"params": params, "config": cfg.to_dict(), "corpus": cfg.data.corpus,
+                  "revision": source["revision"] if source else None}
         emit(args, result, "\n".join(f"{k:>20}: {v:,}" for k, v in params.items()))
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
+    if int(os.environ.get("RANK", 0)) == 0:  # other ranks wait for rank 0 in train()
+        from lrngpt.corpora import fetch
+
+        fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
     summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
     if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
         return

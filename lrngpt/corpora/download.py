@@ -57,6 +57,14 @@ def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
     return None
 
 
+class Unreachable(UserError):
+    """The server could not be reached (no network, a closed port): `url` and `reason` say which."""
+
+    def __init__(self, message: str, url: str, reason: str):
+        super().__init__(message)
+        self.url, self.reason = url, reason
+
+
 class _Interrupted(Exception):
     """The connection dropped mid-transfer; the .part file holds what arrived."""
 
@@ -145,9 +153,10 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
             raise UserError(f"cannot download {url!r}: {e}") from None
         except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as e:
             reason = getattr(e, "reason", None) or e
-            raise UserError(
+            raise Unreachable(
                 f"this machine could not reach {url} ({reason}); check the network, or download the "
-                f"file yourself and pass a local PATH instead (a partial download, if any, is kept in {part})"
+                f"file yourself and pass a local PATH instead (a partial download, if any, is kept in {part})",
+                url, str(reason),
             ) from None
         except OSError as e:  # the local side: permissions, a full disk
             raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR "

@@ -302,11 +302,14 @@ def write_definition(sweep: Sweep, out: Path) -> None:
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR."""
+    from lrngpt.corpora import fetch
     from lrngpt.train import train
 
     log = log or logging.info
     out = Path(out)
     mine = shard_points(sweep, shard)
+    for corpus in dict.fromkeys(p.config["data"]["corpus"] for p in mine):
+        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     write_definition(sweep, out)
     trained, skipped = [], []
     for p in mine:
