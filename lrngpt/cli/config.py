@@ -36,7 +36,7 @@ def register(sub) -> None:
     s.add_argument("config", metavar="PRESET_OR_FILE",
                    help="a name from `lrn config list` or a JSON config file")
     s.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a value as `lrn train --set` does, e.g. --set model.n_embd=128 (repeatable)")
+                   help="override a value as `lrn train --set` does, e.g. --set model.n_embd=128")
     add_json(s)
     s.set_defaults(func=cmd_show)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_json, emit, positive_int
 
 EXPLORE_EPILOG = """\
 Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
 plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
-untrained): 3.0 MB. The chapter's sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
+untrained): 3.0 MB. The book chapter's width sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
 token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
 because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
 the top-10 lists and float16 2.8%.
@@ -20,29 +20,46 @@ examples:
 
 def register(sub) -> None:
     p = sub.add_parser("embed", help="dissect a run's embedding table",
-                       description="Neighbours, used axes, category purity; export for TensorBoard's "
-                                   "projector; an interactive explorer page.")
+                       description="The learned token table of a run: nearest neighbours, used axes, category "
+                                   "purity; export for TensorBoard's projector; an interactive explorer page.",
+                       epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+                              "  lrn embed explore runs/demo --out demo.html")
     cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
 
-    n = cmds.add_parser("neighbors", help="nearest tokens by cosine")
-    n.add_argument("run_dir")
+    n = cmds.add_parser(
+        "neighbors", help="nearest tokens by cosine",
+        description="The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
+                    "word the BPE splits into several tokens is looked up by the mean of their rows.",
+        epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+               "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
+    n.add_argument("run_dir", help="a run directory (lrn train --out)")
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
-    n.add_argument("-k", type=positive_int, default=10)
+    n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
     n.add_argument("--untrained", action="store_true", help="use the step-0 weights (ckpt_init.pt)")
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
 
-    a = cmds.add_parser("axes", help="singular directions holding a share of the table's energy")
-    a.add_argument("run_dir")
-    a.add_argument("--energy", type=float, default=0.9)
-    a.add_argument("--untrained", action="store_true")
+    a = cmds.add_parser(
+        "axes", help="singular directions holding a share of the table's energy",
+        description="Used axes: how many singular directions of the embedding table hold the given share of its "
+                    "energy (the sum of squared singular values). A table that uses few of its d axes could "
+                    "have been narrower.",
+        epilog="examples:\n  lrn embed axes runs/demo\n  lrn embed axes runs/demo --energy 0.99 --untrained --json")
+    a.add_argument("run_dir", help="a run directory (lrn train --out)")
+    a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
+    a.add_argument("--untrained", action="store_true", help="use the step-0 weights (ckpt_init.pt)")
     add_json(a)
     a.set_defaults(func=cmd_axes)
 
-    q = cmds.add_parser("purity", help="share of category words' neighbours in their own category (stories)")
-    q.add_argument("run_dir")
-    q.add_argument("-k", type=positive_int, default=10)
+    q = cmds.add_parser(
+        "purity", help="share of category words' neighbours in their own category (stories)",
+        description="For each word of the stories corpus's categories (names, colours, animals, ...) that is one "
+                    "token, the share of its k nearest category tokens in its own category; trained, untrained "
+                    "and chance level.",
+        epilog="examples:\n  lrn embed purity runs/demo\n  lrn embed purity runs/demo -k 5 --json")
+    q.add_argument("run_dir", help="a run directory (lrn train --out)")
+    q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
@@ -52,14 +69,13 @@ def register(sub) -> None:
                     "with its bytes escaped, id, frequency in the training split, category). --format projector "
                     "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
                     "tables under PROJECTOR.",
-        epilog="example:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
-               "  tensorboard --logdir runs/demo/projector",
-        formatter_class=Formatter)
+        epilog="examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
+               "  tensorboard --logdir runs/demo/projector\n"
+               "  lrn embed export runs/demo --out demo-tsv --top 1000")
     e.add_argument("run_dir", help="a run directory (lrn train --out)")
     e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
     e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
-                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config "
-                        "(default tsv)")
+                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
     e.add_argument("--force", action="store_true",
@@ -73,18 +89,17 @@ def register(sub) -> None:
                     "most frequent tokens coloured by category, a search box whose neighbour lists equal "
                     "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
                     "sweep directory a stepper through its widths with used axes, purity and val bpb.",
-        epilog=EXPLORE_EPILOG, formatter_class=Formatter)
+        epilog=EXPLORE_EPILOG)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
     x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     x.add_argument("--top", type=positive_int, metavar="N",
                    help="tokens on the page, the most frequent in training first; the search covers these "
-                        "(default 8192: every token of a vocabulary up to that size)")
+                        "(default: 8192, every token of a vocabulary up to that size)")
     x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
-                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed "
-                        "(default pca)")
+                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
-                   help="how the search vectors are stored in the page (default float32; see the sizes below)")
+                   help="how the search vectors are stored in the page (see the sizes below)")
     x.add_argument("--force", action="store_true",
                    help="replace --out even when it is not an earlier explorer page (default: refuse)")
     add_json(x)
