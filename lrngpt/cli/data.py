@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from lrngpt.cli.common import Parser, add_json, emit
@@ -83,8 +82,7 @@ def cmd_prepare(args) -> None:
 
     cfg = DataConfig(corpus=args.corpus, vocab_size=args.vocab_size, val_fraction=args.val_fraction,
                      split_seed=args.split_seed)
-    data = prepare(cfg, Path(args.out) if args.out else None, force=args.force,
-                   log=lambda m: print(m, file=sys.stderr))
+    data = prepare(cfg, Path(args.out) if args.out else None, force=args.force)
     m = data.meta
     result = {"dir": str(data.dir), "key": m["key"], "corpus": m["corpus"], "vocab_size": m["vocab_size"],
               "dtype": m["dtype"], "splits": m["splits"]}

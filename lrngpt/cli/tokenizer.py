@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from lrngpt.cli.common import Parser, add_json, emit
 from lrngpt.cli.data import CORPUS_FORMS
 from lrngpt.errors import UserError
@@ -77,8 +75,7 @@ def cmd_train(args) -> None:
     from lrngpt.data import tokenizer_out, train_tokenizer
 
     tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
-    tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size),
-                          log=lambda m: print(m, file=sys.stderr))
+    tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size))
     path = tok.save(tokenizer_out(args.out, args.force))
     emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
          f"wrote {path} ({tok.vocab_size} tokens)")
