@@ -1,4 +1,4 @@
-"""Corpora: where documents come from (SPEC section 2).
+"""Corpora: where documents come from.
 
 A corpus SPEC string selects one:
 
