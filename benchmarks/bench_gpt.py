@@ -1,4 +1,4 @@
-"""Training speed of our GPT at the configs/cpu.json and configs/nsmc.json shapes, against
+"""Training speed of our GPT at the shapes of the presets cpu and nsmc (the seed project's configs), against
 torch's own fp32 matmul and against a nanoGPT-style baseline, all in the same process.
 
 Each training step is what Trainer.train_step does (lr set, forward, loss check, zero_grad,
@@ -31,7 +31,6 @@ import math
 import os
 import statistics
 import time
-from pathlib import Path
 
 import torch
 from torch import nn
@@ -43,8 +42,7 @@ from lrngpt.train import lr_at, make_optimizer
 
 # nanoGPT model.py, measured earlier on this machine (batch 32x128 at nsmc, 8x32 at cpu.json)
 REFERENCE_TOK_S = {"cpu": 34_000, "nsmc": 5_900}
-CONFIGS = {"cpu": "configs/cpu.json", "nsmc": "configs/nsmc.json"}  # relative to the repository root
-ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"cpu": "cpu", "nsmc": "nsmc"}  # the seed project's configs, shipped as presets
 DEFAULT_STEPS = {"cpu": 20, "nsmc": 2}  # per round: a cpu.json step is ~60x cheaper
 
 
@@ -176,7 +174,7 @@ def timed(fn, n: int) -> float:
 
 
 def bench_shape(name: str, args) -> dict:
-    cfg = load_config(str(ROOT / CONFIGS[name]), ["train.device=cpu"])
+    cfg = load_config(CONFIGS[name], ["train.device=cpu"])
     c, tc = cfg.model, cfg.train
     B, T = tc.batch_size, tc.seq_len
     models = {}

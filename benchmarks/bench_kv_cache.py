@@ -1,4 +1,4 @@
-"""Speed-up of the GPT's KV cache when sampling, at the configs/nsmc.json shape (random weights).
+"""Speed-up of the GPT's KV cache when sampling, at the nsmc preset's shape (random weights).
 
 Generates N new tokens from a short prompt with and without the cache, same seed, and checks
 that both give the same tokens. Rounds alternate (cache, no cache, cache, ...) so both see the
@@ -52,7 +52,7 @@ def bench(model, prompt, n_new: int, rounds: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--config", default=str(Path(__file__).resolve().parents[1] / "configs" / "nsmc.json"))
+    ap.add_argument("--config", default="nsmc", help="a preset name or a JSON file (default: the nsmc preset)")
     ap.add_argument("--new-tokens", type=int, default=256)
     ap.add_argument("--prompt-len", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)

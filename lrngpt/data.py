@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from lrngpt import log as logging
 from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
@@ -58,16 +59,18 @@ def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None
     return tokenizer_key(corpus, cfg)
 
 
-def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=print) -> Tokenizer:
+def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> Tokenizer:
     """The BPE for a data config, trained on its training split (cached by tokenizer_key)."""
+    log = log or logging.info
     corpus = corpus or load_corpus(cfg.corpus)
     path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
     if path.exists():
         log(f"tokenizer: cached {path}")
         return Tokenizer.load(path)
     log(f"tokenizer: training a {cfg.vocab_size}-token BPE on {corpus.spec}")
-    docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
-    tok = Tokenizer.train(docs, cfg.vocab_size)
+    with logging.progress(desc="tokenizer: reading", unit="B", unit_scale=True) as bar:
+        docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
+        tok = Tokenizer.train(docs if bar.disable else _counted(docs, bar), cfg.vocab_size)
     if tok.vocab_size < 257:
         raise UserError(f"corpus {corpus.spec} is empty: it holds no text to train a tokenizer on")
     tok.save(path)
@@ -155,12 +158,14 @@ def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
     return PreparedData(Path(d), meta, train_tokens)
 
 
-def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=print,
+def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=None,
             tokenizer: Tokenizer | None = None) -> PreparedData:
     """Prepare (or find in the cache) the token arrays for a data config.
 
-    With `tokenizer`, the corpus is encoded with it instead of a freshly trained BPE.
+    With `tokenizer`, the corpus is encoded with it instead of a freshly trained BPE. Log lines go
+    to `log` (default lrngpt.log); tokenizer training and encoding show progress bars on a terminal.
     """
+    log = log or logging.info
     corpus = load_corpus(cfg.corpus)
     key = data_key(corpus, cfg, tokenizer)
     in_cache = out is None
@@ -206,6 +211,13 @@ def _take_bytes(docs: Iterator[str], limit: int) -> Iterator[str]:
             return
 
 
+def _counted(docs: Iterator[str], bar) -> Iterator[str]:
+    """The documents, each one's UTF-8 bytes added to the progress bar as it is read."""
+    for doc in docs:
+        bar.update(len(doc.encode("utf-8")))
+        yield doc
+
+
 def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, log) -> dict:
     tok.save(d / "tokenizer.json")
     dtype = np.uint16 if tok.vocab_size <= 2**16 else np.uint32
@@ -214,14 +226,17 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
     for split in SPLITS:
         log(f"data: encoding the {split} split")
         n_tokens = n_bytes = n_docs = 0
-        with open(d / f"{split}.bin", "wb") as f:
+        with open(d / f"{split}.bin", "wb") as f, \
+                logging.progress(desc=f"encoding {split}", unit="B", unit_scale=True) as bar:
             encoded = tok.encode_documents(split_documents(corpus, cfg, split))
             while chunk := list(islice(encoded, 4096)):
                 arr = np.fromiter((i for ids in chunk for i in ids), dtype=dtype)
                 f.write(arr.tobytes())
                 n_tokens += arr.size
-                n_bytes += int(token_bytes[arr].sum())
+                chunk_bytes = int(token_bytes[arr].sum())
+                n_bytes += chunk_bytes
                 n_docs += len(chunk)
+                bar.update(chunk_bytes)
         splits[split] = {"documents": n_docs, "tokens": n_tokens, "bytes": n_bytes}
     if splits["train"]["documents"] == 0:
         raise UserError(f"corpus {corpus.spec} has no documents; give it some text")

@@ -1,4 +1,4 @@
-"""Bits per byte (SPEC section 6).
+"""Bits per byte.
 
 bpb = sum of NLL in nats / (ln 2 * sum of UTF-8 bytes of the target tokens), special tokens
 excluded from both sums. Because bytes do not depend on the tokenizer, bpb compares runs
@@ -46,14 +46,21 @@ def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[
 @torch.inference_mode()
 def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
                  batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
-                 autocast_dtype: torch.dtype | None = None) -> dict:
-    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread)."""
+                 autocast_dtype: torch.dtype | None = None, progress: bool | None = False,
+                 desc: str = "eval") -> dict:
+    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread).
+
+    `progress`: a bar over the windows (None: on a terminal only; False, the default, never).
+    """
+    from lrngpt import log as logging
+
     was_training = model.training
     model.eval()
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
     windows = spread_windows(len(tokens), seq_len, max_tokens)
+    bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
     for i in range(0, len(windows), batch_size):
         group = windows[i : i + batch_size]
         by_len: dict[int, list[int]] = {}
@@ -72,6 +79,8 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
             nll_sum += nll[counted].double().sum()
             n_bytes += int(weight.sum())
             n_targets += int(counted.sum())
+        bar.update(len(group))
+    bar.close()
     model.train(was_training)
     nll_total = nll_sum.item()
     return {
@@ -108,7 +117,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 
     def ev(name: str, n: int | None) -> dict:
         return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=cfg.train.batch_size,
-                            max_tokens=n, device=device)
+                            max_tokens=n, device=device, progress=None, desc=f"eval {name}")
 
     result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus}
     if split in (None, "val"):

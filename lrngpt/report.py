@@ -1,4 +1,4 @@
-"""`lrn report DIR`: a run or sweep directory as one self-contained HTML page (SPEC section 10).
+"""`lrn report DIR`: a run or sweep directory as one self-contained HTML page.
 
 Everything is inline: the CSS, and the figures as base64 PNG data URIs. A Content-Security-Policy
 allows nothing else, so the page opens offline and a browser would refuse any stray external

@@ -1,4 +1,4 @@
-"""Byte-level BPE tokenizer (SPEC section 3).
+"""Byte-level BPE tokenizer.
 
 Trained with Hugging Face `tokenizers` and saved as its one-file `tokenizer.json`.
 Encoding goes through a `tiktoken` Encoding built from the same vocabulary: token ranks

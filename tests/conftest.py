@@ -16,7 +16,8 @@ import pytest
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """Serves server.files[path]; honours `Range: bytes=N-` unless server.ranges is False; on a
+    """Serves server.files[path]; honours `Range: bytes=N-` unless server.ranges is False (with
+    server.range_shift, it answers the part from N + shift instead, labelled as such); on a
     path's first request stops after server.cut_after[path] bytes and closes the connection."""
 
     def do_GET(self):
@@ -28,6 +29,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         start = int(rng.removeprefix("bytes=").split("-")[0]) if rng and srv.ranges else 0
+        if start:
+            start = min(len(body) - 1, start + srv.range_shift)  # a server that sends another part
         if start >= len(body) > 0:
             self.send_response(416)
             self.send_header("Content-Range", f"bytes */{len(body)}")
@@ -50,9 +53,10 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def http_server():
     """A local HTTP server on 127.0.0.1 (no network). Fill .files {"/name": bytes}; read .requests
-    [(path, Range header or None)]; .url is its base URL."""
+    [(path, Range header or None)]; .url is its base URL; .ranges, .range_shift, .cut_after: see
+    _Handler."""
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    srv.files, srv.requests, srv.cut_after, srv.ranges = {}, [], {}, True
+    srv.files, srv.requests, srv.cut_after, srv.ranges, srv.range_shift = {}, [], {}, True, 0
     srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()

@@ -12,11 +12,11 @@ import torch
 
 from lrngpt.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.cli.main import main
-from lrngpt.config import load_config
+from lrngpt.config import PRESET_DIR, load_config
 from lrngpt.run import INIT, LAST, load_run
 from lrngpt.train import train
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,8 @@ sweep engine (preset embed-dim, scale full, the mlp-chapter config) and prints t
 preparation time, the training time (training steps only, as the chapter's seconds), the
 evaluation time and the final val/train bpb, then one JSON line.
 
-The corpus defaults to stories:30MB, not the preset's stories:100MB: generating and
-tokenizing 100MB takes minutes, 30MB prepares in well under a minute, and the whole run must
+The corpus defaults to stories:30MB, not the preset's TinyStories: downloading 2.2 GB and
+tokenizing it takes many minutes, 30MB prepares in well under a minute, and the whole run must
 fit in 5 minutes. Its bpb is therefore not the chapter's (a smaller, synthetic corpus, read
 about 9 times in 4,000 steps); the seconds are comparable.
 

@@ -68,7 +68,7 @@ def main() -> None:
     args = ap.parse_args()
     device = "cpu" if args.smoke else "cuda"
     steps = 2 if args.smoke else args.steps
-    run = load_config("configs/nsmc.json", ["data.corpus=stories:1MB"])
+    run = load_config("nsmc", ["data.corpus=stories:1MB"])
     cfg, tc = run.model, run.train
     name = "cpu" if args.smoke else torch.cuda.get_device_name()
     peak = args.peak_tflops or next((p for k, p in PEAK_BF16_TFLOPS.items() if k in name), None)

@@ -1,4 +1,4 @@
-"""What a width costs: parameter counts, bytes, leading MAC terms (seeds/000-002).
+"""What a width costs: parameter counts, bytes, leading MAC terms (the lecture on embedding tables, the book chapter on width).
 
 The formulas here count the models of lrngpt.models exactly (a test compares them), so a
 user can price a configuration before building it.
@@ -14,7 +14,7 @@ from lrngpt.errors import UserError
 from lrngpt.models import FFN_KINDS
 from lrngpt.models import GATED_FFNS as GATED
 
-# Whole-model parameter counts the seeds/000 table divides by (published figures).
+# Whole-model parameter counts the reference table divides by (published figures).
 REFERENCE_MODELS = [
     # name, width d, vocabulary V, whole-model parameters, ties input and output tables?, source
     ("GPT-2 small", 768, 50_257, 124_000_000, True,
@@ -142,7 +142,7 @@ def memory_bytes(params: int) -> dict:
 
 def leading_terms(vocab: int, context: int, n_embd: int, batch: int, length: int,
                   ffn: str = "gelu", ffn_mult: float = 4) -> dict:
-    """The leading matrix terms of one full-sequence forward (seeds/001), biases and norms left out.
+    """The leading matrix terms of one full-sequence forward, biases and norms left out.
 
     projection_ffn_macs = (4 + 2r) B N D^2 (4 + 3r for gated FFNs, whose first projection is
     twice as wide); attention_pair_macs = 2 B N^2 D (scores and the weighted sum); lm_head = B N D V.
@@ -195,7 +195,7 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 # ------------------------------------------------------------------------------------ reference models
 
 def reference_table() -> list[dict]:
-    """seeds/000's table: one V*d table against the whole model, and what tying saves.
+    """The reference table: one V*d table against the whole model, and what tying saves.
 
     Shares of the pair and of the saving are taken of the model as it would be untied (the
     published total, plus one more table where the real model ties), so that for Llama-3-8B

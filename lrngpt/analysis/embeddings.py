@@ -80,7 +80,7 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
     words = sorted(owner)
     n = len(words)
     if n < 2:
-        raise UserError("category purity needs at least 2 category tokens")
+        raise UserError(f"category purity needs at least 2 category tokens, this vocabulary has {n}: a small vocabulary splits the category words into pieces; train with a larger data.vocab_size (e.g. --set data.vocab_size=4096)")
     if k < 1:
         raise UserError(f"-k {k}: must be at least 1")
     k = min(k, n - 1)

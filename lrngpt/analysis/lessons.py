@@ -1,4 +1,4 @@
-"""The embedding lessons of seeds/000-001 as runnable checks on real torch modules.
+"""The lessons of the lecture on embedding tables as runnable checks on real torch modules.
 
 - lookup: nn.Embedding(ids) equals one_hot(ids) @ E; token + position shapes.
 - lookup_grad: repeated ids sum their gradients in nn.Embedding's own backward.
@@ -22,7 +22,7 @@ from torch import nn
 
 from lrngpt.errors import UserError
 
-# seeds/001's hand example
+# the lecture's hand example
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
 IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
@@ -52,7 +52,7 @@ def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
 
 
 def lookup_grad() -> dict:
-    """ids [2,0,2] through nn.Embedding's backward, next to the hand sum of seeds/001."""
+    """ids [2,0,2] through nn.Embedding's backward, next to the lecture's hand sum."""
     emb = nn.Embedding.from_pretrained(torch.tensor(TABLE), freeze=False)
     out = emb(torch.tensor(IDS))
     out.backward(torch.tensor(UPSTREAM))

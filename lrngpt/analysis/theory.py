@@ -1,4 +1,4 @@
-"""Theory of the embedding width (seeds/002): random-vector cosines, the JL bound, the fourth-root rule.
+"""Theory of the embedding width (the book chapter on choosing it): random-vector cosines, the JL bound, the fourth-root rule.
 
 Three small calculations that say how many dimensions a vocabulary of N tokens needs:
 - N random vectors in d dimensions look unrelated (|cos| small) only when d is large enough;

@@ -8,10 +8,9 @@ rest as escapes; the result never holds a tab or a newline, so it fits a TSV cel
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
+from lrngpt import log as logging
 from lrngpt.errors import UserError
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -48,7 +47,7 @@ def run_data(run, log=None):
 
     if run.checkpoint.get("data_key") is None:
         return None
-    data = prepare(run.config.data, log=log or (lambda m: print(m, file=sys.stderr)))
+    data = prepare(run.config.data, log=log or logging.info)
     if data.tokenizer.hash != run.tokenizer.hash:
         raise UserError(f"the prepared data for {run.config.data.corpus} uses another tokenizer than the run "
                         f"in {run.dir}; was the cache rebuilt with other settings?")

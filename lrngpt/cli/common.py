@@ -10,8 +10,42 @@ import sys
 from typing import Any
 
 
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults shown after every option's help; descriptions and examples keep their lines."""
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The one help formatter of `lrn`.
+
+    Descriptions and epilogs with their own line breaks (examples) are kept as written; one-line
+    descriptions wrap to the terminal. Every option's help ends with its default exactly once:
+    added here as "(default: X)" unless the help text already states it (a default that needs
+    words, like "(default: every row)"); on/off flags have none (they are off unless given), and
+    options that may be given several times say so: "(repeatable; default: none)".
+    """
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text.lower() or action.nargs == 0 or action.required or action.default is argparse.SUPPRESS:
+            return text
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            return text  # a required positional
+        if isinstance(action, argparse._AppendAction) and action.default == []:
+            return f"{text} (repeatable; default: none)"
+        return f"{text} (default: {default_text(action.default).replace('%', '%%')})"
+
+
+def default_text(value: Any) -> str:
+    """How a default reads in help: lists comma-separated, nothing as 'none'."""
+    if value is None or value == []:
+        return "none"
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+Formatter = HelpFormatter  # the name the explorer commands used; one formatter for every command
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,16 +65,6 @@ class Parser(argparse.ArgumentParser):
                 (f"; did you mean {close[0]!r}?" if close else f"; choose from {', '.join(choices)}")
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
-
-
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """Help text that has its own line breaks (examples) is kept as written; one-line
-    descriptions are wrapped to the terminal as usual."""
-
-    def _fill_text(self, text, width, indent):
-        if "\n" in text:
-            return super()._fill_text(text, width, indent)
-        return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
 
 def add_json(p: argparse.ArgumentParser) -> None:

@@ -8,17 +8,18 @@ DEMO_STEPS = 200  # lrngpt.demo.DEMO_STEPS, repeated so `lrn --help` need not im
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="train the chapter's MLP LM on the stories corpus and show what it learned",
-                       description="Generates the stories corpus (5 MB), trains a 4096-token BPE and the book "
-                                   "chapter's MLP language model at d=64, then prints validation bits per byte "
-                                   "before and after training, a few samples and the nearest neighbours of "
-                                   "' Lily'. About two minutes on a 2-core laptop. It replaces only its own "
-                                   "earlier run.",
-                       epilog="examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
-    p.add_argument("--out", default="runs/demo", help="run directory")
-    p.add_argument("--steps", type=int, default=DEMO_STEPS, help="training steps")
+    p = sub.add_parser(
+        "demo", help="train the book chapter's MLP LM on the stories corpus and show what it learned",
+        description="Generates the stories corpus (5 MB), trains a 4096-token BPE and the book chapter's MLP "
+                    "language model at d=64 (the mlp-cpu preset cut to fewer steps), then prints validation bits "
+                    "per byte before and after training, a few samples and the nearest neighbours of ' Lily'. "
+                    "About two minutes on a 2-core laptop. It replaces only its own earlier run.",
+        epilog="examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
+    p.add_argument("--out", default="runs/demo", help="the run directory to write (an earlier demo run there is "
+                                                      "replaced; anything else is refused)")
+    p.add_argument("--steps", type=int, default=DEMO_STEPS, help="training steps of the MLP")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value of the mlp-cpu preset, e.g. --set model.n_embd=32 (repeatable)")
+                   help="override a config value of the mlp-cpu preset, e.g. --set model.n_embd=32")
     add_json(p)
     p.set_defaults(func=cmd_demo)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_json, emit, positive_int
 
 EXPLORE_EPILOG = """\
 Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
 plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
-untrained): 3.0 MB. The chapter's sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
+untrained): 3.0 MB. The book chapter's width sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
 token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
 because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
 the top-10 lists and float16 2.8%.
@@ -21,7 +21,7 @@ examples:
 CHECKPOINTS = ("last", "best", "init")
 CHECKPOINT_WHICH = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
                     "or init (the untrained, step 0)")
-CHECKPOINT_HELP = CHECKPOINT_WHICH + " (default %(default)s)"
+CHECKPOINT_HELP = CHECKPOINT_WHICH
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
@@ -46,39 +46,55 @@ AXES_EPILOG = """\
 Three figures, so the trained one has a reference: the chosen table, the untrained table of the
 same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.randn, seed 0).
 
-example:
-  lrn embed axes runs/mlp64 --checkpoint best"""
+examples:
+  lrn embed axes runs/mlp64
+  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json"""
 
 
 def register(sub) -> None:
     p = sub.add_parser("embed", help="dissect a run's embedding table",
-                       description="Neighbours, used axes, category purity; export for TensorBoard's "
-                                   "projector; an interactive explorer page.")
+                       description="The learned token table of a run: nearest neighbours, used axes, category "
+                                   "purity; export for TensorBoard's projector; an interactive explorer page.",
+                       epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+                              "  lrn embed explore runs/demo --out demo.html")
     cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
 
-    n = cmds.add_parser("neighbors", help="nearest tokens by cosine")
-    n.add_argument("run_dir")
+    n = cmds.add_parser(
+        "neighbors", help="nearest tokens by cosine",
+        description="The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
+                    "word the BPE splits into several tokens is looked up by the mean of their rows.",
+        epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+               "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
+    n.add_argument("run_dir", help="a run directory (lrn train --out)")
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
-    n.add_argument("-k", type=positive_int, default=10)
+    n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
     n.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
 
-    a = cmds.add_parser("axes", help="singular directions holding a share of the table's energy",
-                        epilog=AXES_EPILOG)
-    a.add_argument("run_dir")
-    a.add_argument("--energy", type=float, default=0.9)
+    a = cmds.add_parser(
+        "axes", help="singular directions holding a share of the table's energy",
+        description="Used axes: how many singular directions of the embedding table hold the given share of its "
+                    "energy (the sum of squared singular values). A table that uses few of its d axes could "
+                    "have been narrower.",
+        epilog=AXES_EPILOG)
+    a.add_argument("run_dir", help="a run directory (lrn train --out)")
+    a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
     a.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
     a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(a)
     a.set_defaults(func=cmd_axes)
 
-    q = cmds.add_parser("purity", help="share of category words' neighbours in their own category",
-                        epilog=PURITY_EPILOG)
-    q.add_argument("run_dir")
-    q.add_argument("-k", type=positive_int, default=10)
+    q = cmds.add_parser(
+        "purity", help="share of category words' neighbours in their own category",
+        description="For each category word that is one token (the stories corpus's categories, or your own "
+                    "with --categories), the share of its k nearest category tokens in its own category; for "
+                    "the chosen weights, the untrained table and chance level.",
+        epilog=PURITY_EPILOG)
+    q.add_argument("run_dir", help="a run directory (lrn train --out)")
+    q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
     q.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
     add_json(q)
@@ -90,14 +106,13 @@ def register(sub) -> None:
                     "with its bytes escaped, id, frequency in the training split, category). --format projector "
                     "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
                     "tables under PROJECTOR.",
-        epilog="example:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
-               "  tensorboard --logdir runs/demo/projector",
-        formatter_class=Formatter)
+        epilog="examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
+               "  tensorboard --logdir runs/demo/projector\n"
+               "  lrn embed export runs/demo --out demo-tsv --top 1000")
     e.add_argument("run_dir", help="a run directory (lrn train --out)")
     e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
     e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
-                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config "
-                        "(default tsv)")
+                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
     e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
@@ -112,21 +127,19 @@ def register(sub) -> None:
                     "most frequent tokens coloured by category, a search box whose neighbour lists equal "
                     "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
                     "sweep directory a stepper through its widths with used axes, purity and val bpb.",
-        epilog=EXPLORE_EPILOG, formatter_class=Formatter)
+        epilog=EXPLORE_EPILOG)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
     x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     x.add_argument("--top", type=positive_int, metavar="N",
                    help="tokens on the page, the most frequent in training first; the search covers these "
-                        "(default 8192: every token of a vocabulary up to that size)")
+                        "(default: 8192, every token of a vocabulary up to that size)")
     x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
-                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed "
-                        "(default pca)")
+                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
-                   help="how the search vectors are stored in the page (default float32; see the sizes below)")
+                   help="how the search vectors are stored in the page (see the sizes below)")
     x.add_argument("--checkpoint", choices=CHECKPOINTS, default="last",
-                   help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table "
-                        "(default %(default)s)")
+                   help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table")
     x.add_argument("--force", action="store_true",
                    help="replace --out even when it is not an earlier explorer page (default: refuse)")
     add_json(x)

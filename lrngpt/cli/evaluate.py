@@ -6,12 +6,16 @@ from lrngpt.cli.common import add_json, emit, positive_int
 
 
 def register(sub) -> None:
-    p = sub.add_parser("eval", help="bits per byte of a trained run",
-                       description="Validation bits per byte over the full validation split, training bpb over "
-                                   "train.train_eval_tokens tokens spread over the training split, their gap "
-                                   "(val - train) and the passes the run made over its training text.",
-                       epilog="examples:\n  lrn eval runs/mlp64 --json\n"
-                              "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights")
+    p = sub.add_parser(
+        "eval", help="bits per byte of a trained run",
+        description="Validation bits per byte over the full validation split, training bpb over "
+                    "train.train_eval_tokens tokens spread over the training split, their gap (val - train: "
+                    "positive means the model fits its training text better than new text) and the passes the "
+                    "run made over its training text. Bits per byte do not depend on the tokenizer, so runs with "
+                    "different vocabularies compare.",
+        epilog="examples:\n  lrn eval runs/mlp64 --json\n"
+               "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
+               "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--split", choices=["val", "train"], default=None,
                    help="only this split (default: both, and their gap)")
@@ -21,8 +25,9 @@ def register(sub) -> None:
                    help="training-text tokens, spread over the split (default: the run's train.train_eval_tokens)")
     p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
                    help="which weights: the last, the best periodic val bpb, or the untrained")
-    p.add_argument("--corpus", help="evaluate on another corpus SPEC, encoded with the run's tokenizer")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
+    p.add_argument("--corpus", metavar="CORPUS",
+                   help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
+    p.add_argument("--device", default="auto", help="where to evaluate: auto, cpu, cuda, cuda:N or mps")
     add_json(p)
     p.set_defaults(func=cmd_eval)
 

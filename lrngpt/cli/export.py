@@ -12,14 +12,15 @@ def register(sub) -> None:
                     "tokenizer.json, vocab.json + merges.txt, tokenizer_config.json, generation_config.json, "
                     "README.md) that transformers' AutoModelForCausalLM and AutoTokenizer load with no "
                     "custom code, and `lrn import-gpt2` reads back. Only pre-norm GPTs with a GELU or ReLU "
-                    "FFN are GPT-2; other runs are refused, naming the option. "
-                    "Example: lrn export runs/gpt --format hf --out exports/gpt")
-    p.add_argument("run_dir", help="the run directory to export")
+                    "FFN are GPT-2; other runs are refused, naming the option.",
+        epilog="examples:\n  lrn export runs/gpt-cpu --format hf --out exports/gpt-cpu\n"
+               "  lrn export runs/gpt-cpu --out exports/gpt-cpu-best --checkpoint best --json")
+    p.add_argument("run_dir", help="the run directory to export (a GPT run)")
     p.add_argument("--format", choices=["hf"], default="hf",
-                   help="hf: a Hugging Face transformers GPT-2 directory (default hf, the only format)")
+                   help="hf: a Hugging Face transformers GPT-2 directory, the only format so far")
     p.add_argument("--out", required=True, help="directory to write; must be empty or absent unless --force")
     p.add_argument("--checkpoint", choices=["last", "best"], default="last",
-                   help="which weights to export (default last)")
+                   help="which weights to export: the last, or the best periodic val bpb")
     p.add_argument("--force", action="store_true",
                    help="write into a non-empty --out, replacing the files export writes and stale weight "
                         "files; other files stay (default: refuse a non-empty --out)")

@@ -10,9 +10,11 @@ def register(sub) -> None:
         "import-gpt2", help="import a local Hugging Face GPT-2 directory as a run",
         description="Read a local Hugging Face GPT-2 directory (config.json; model.safetensors or "
                     "pytorch_model.bin; tokenizer.json or vocab.json + merges.txt) and write an lrn run "
-                    "directory that lrn eval, sample and embed accept. Nothing is downloaded.")
-    p.add_argument("hf_dir", help="the Hugging Face model directory")
-    p.add_argument("--out", required=True, help="run directory to write")
+                    "directory that lrn eval, sample and embed accept. Nothing is downloaded.",
+        epilog="examples:\n  lrn import-gpt2 path/to/hf-gpt2 --out runs/gpt2\n"
+               "  lrn import-gpt2 exports/gpt-cpu --out runs/gpt-cpu-back --force --json")
+    p.add_argument("hf_dir", help="the Hugging Face model directory (config.json, weights, tokenizer)")
+    p.add_argument("--out", required=True, help="the run directory to write")
     p.add_argument("--force", action="store_true", help="replace a run already in --out")
     add_json(p)
     p.set_defaults(func=cmd_import_gpt2)

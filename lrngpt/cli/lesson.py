@@ -1,42 +1,50 @@
-"""`lrn lesson`: the embedding lessons of seeds/000-001, run on real torch modules."""
+"""`lrn lesson`: the lessons of the lecture on embedding tables, run on real torch modules."""
 
 from __future__ import annotations
 
 import argparse
 
-from lrngpt.cli.common import Formatter, Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_json, emit, positive_int
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("lesson", help="runnable checks of the embedding lessons",
-                              description="The lecture's claims about embedding tables, checked with torch.")
+    p = subparsers.add_parser(
+        "lesson", help="runnable checks of the embedding lessons",
+        description="The claims of the lecture on embedding tables, checked on real torch modules: a lookup is "
+                    "a one-hot product, repeated ids sum their gradients, which rows an optimizer step can "
+                    "change, the softmax bottleneck, and that ids are only names.",
+        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo")
     sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
 
     lk = sub.add_parser("lookup", help="lookup equals one-hot times E; token + position shapes",
                         description="Looks up random (B,T) ids with nn.Embedding and with one_hot(ids) @ E, "
-                                    "compares them, and adds the position table as InputEmbedding does.")
-    lk.add_argument("--batch", type=positive_int, default=2, help="B (default 2)")
-    lk.add_argument("--length", type=positive_int, default=4, help="T (default 4)")
-    lk.add_argument("--n-embd", type=positive_int, default=256, help="D (default 256)")
-    lk.add_argument("--vocab", type=positive_int, default=300, help="V (default 300)")
-    lk.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+                                    "compares them, and adds the position table as InputEmbedding does.",
+                        epilog="examples:\n  lrn lesson lookup\n  lrn lesson lookup --batch 1 --length 8 --json")
+    lk.add_argument("--batch", type=positive_int, default=2, help="batch size B of the ids")
+    lk.add_argument("--length", type=positive_int, default=4, help="sequence length T of the ids")
+    lk.add_argument("--n-embd", type=positive_int, default=256, help="table width D")
+    lk.add_argument("--vocab", type=positive_int, default=300, help="table rows V")
+    lk.add_argument("--seed", type=int, default=0, help="random seed of the table and the ids")
     add_json(lk)
     lk.set_defaults(func=run_lookup)
 
     lg = sub.add_parser("lookup-grad", help="repeated ids sum their gradients",
-                        description="seeds/001's example (ids [2,0,2]) through nn.Embedding's backward, "
-                                    "next to the hand computation.")
+                        description="The example of the lecture on embedding tables (ids [2,0,2]) through "
+                                    "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
+                                    "of both upstream gradients.",
+                        epilog="examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")
     add_json(lg)
     lg.set_defaults(func=run_lookup_grad)
 
     ty = sub.add_parser("tying", help="rows no input looked up can still change",
                         description="One optimizer step on a batch that looks up only some rows of a tiny "
                                     "model's table: which unused rows change under plain SGD, a tied LM head, "
-                                    "AdamW weight decay, and SGD momentum.")
-    ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V (default 16)")
-    ty.add_argument("--n-embd", type=positive_int, default=8, help="table width (default 8)")
-    ty.add_argument("--used", type=positive_int, default=6, help="the batch draws ids from rows 0..used-1 (default 6)")
-    ty.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+                                    "AdamW weight decay, and SGD momentum.",
+                        epilog="examples:\n  lrn lesson tying\n  lrn lesson tying --vocab 32 --used 4 --json")
+    ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V")
+    ty.add_argument("--n-embd", type=positive_int, default=8, help="table width d")
+    ty.add_argument("--used", type=positive_int, default=6, help="the batch draws ids from rows 0..used-1")
+    ty.add_argument("--seed", type=int, default=0, help="random seed of the model and the batch")
     add_json(ty)
     ty.set_defaults(func=run_tying)
 
@@ -45,16 +53,15 @@ def register(subparsers) -> None:
         description="Collects the vector entering the output layer (h), the logits and the log-probabilities for "
                     "many contexts, in float64, and measures their numerical rank. The log-probabilities of N "
                     "contexts x V tokens are h W^T + b - normaliser: rank at most width + 1, plus 1 when the output "
-                    "layer has a bias (the chapter's MLP: n_hidden + 2; the GPT: n_embd + 1). Without RUN, a "
+                    "layer has a bias (the book chapter's MLP: n_hidden + 2; the GPT: n_embd + 1). Without RUN, a "
                     "small random MLP and GPT built in-process.",
-        epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000",
-        formatter_class=Formatter)
+        epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000")
     sb.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: small random models)")
     sb.add_argument("--contexts", type=positive_int, metavar="N",
                     help="how many contexts (default: twice the bound, at least 256)")
     sb.add_argument("--random", action="store_true",
                     help="random token ids as contexts instead of the run's validation split (default: the split)")
-    sb.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sb.add_argument("--seed", type=int, default=0, help="random seed of the models and the contexts")
     add_json(sb)
     sb.set_defaults(func=run_softmax_bottleneck)
 
@@ -64,12 +71,11 @@ def register(subparsers) -> None:
                     "embedding table permuted (the ids now look up other tokens' rows); and relabelled, the same "
                     "permutation applied to the table rows, the output rows and the ids of the text. Without RUN, "
                     "a small MLP trained in-process on a 64-token Markov chain (bits per token).",
-        epilog="examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json",
-        formatter_class=Formatter)
+        epilog="examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json")
     rn.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: a toy model trained here)")
     rn.add_argument("--max-tokens", type=positive_int, default=20_000, metavar="N",
-                    help="validation tokens to measure on, spread over the split (default 20000)")
-    rn.add_argument("--seed", type=int, default=0, help="seed of the permutation (default 0)")
+                    help="validation tokens to measure on, spread over the split")
+    rn.add_argument("--seed", type=int, default=0, help="seed of the permutation")
     add_json(rn)
     rn.set_defaults(func=run_renumber)
 

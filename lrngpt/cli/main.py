@@ -17,17 +17,30 @@ from lrngpt.errors import UserError
 
 # Command groups in pipeline order; each module has register(subparsers).
 GROUPS = [
-    "demo", "data", "tokenizer", "train", "evaluate", "sample", "sweep",
+    "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep",
     "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export",
 ]
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="lrn", description="lrn-gpt: a laboratory for small language models",
-                    epilog="Start with `lrn demo`; every command has --help with examples.")
-    parser.add_argument("--version", action="version", version=f"lrn {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
-    parser.add_argument("-v", "--verbose", action="store_true", help="also debug lines on stderr")
+    parser = Parser(
+        prog="lrn",
+        description="lrn-gpt, a laboratory for small language models: train a byte-level BPE, the book "
+                    "chapter's MLP language model or a GPT, measure bits per byte, sample, dissect the learned "
+                    "embedding table and run the embedding-width study. Results go to stdout (--json for one "
+                    "JSON document), progress and logs to stderr; bad input exits 2 with one line saying how "
+                    "to fix it.",
+        epilog="examples:\n"
+               "  lrn demo                                   # the whole pipeline in about two minutes\n"
+               "  lrn config list                            # the named configs; lrn config show NAME explains one\n"
+               "  lrn train --config mlp-cpu --out runs/mlp64\n"
+               "  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
+               "every command has --help with examples, e.g. lrn train --help")
+    parser.add_argument("--version", action="version", version=f"lrn {__version__}",
+                        help="print lrn's version and exit")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="only warnings and errors on stderr: no progress bars, no log lines")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print debug lines on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in GROUPS:

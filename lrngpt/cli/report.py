@@ -11,9 +11,10 @@ def register(sub) -> None:
                                    "embedding neighbours) with every image inside it, so it opens offline, and "
                                    "beside it OUT-explorer.html, the interactive embedding explorer "
                                    "(lrn embed explore), which the report links to.",
-                       epilog="example: lrn report runs/embed-dim   # runs/embed-dim/report.html + report-explorer.html")
+                       epilog="examples:\n  lrn report runs/embed-dim   # runs/embed-dim/report.html + report-explorer.html\n"
+                              "  lrn report runs/demo --out demo-report.html --json")
     p.add_argument("dir", metavar="DIR", help="a run directory (lrn train --out) or a sweep directory (lrn sweep --out)")
-    p.add_argument("--out", metavar="FILE", help="the HTML file to write (default DIR/report.html)")
+    p.add_argument("--out", metavar="FILE", help="the HTML file to write (default: DIR/report.html)")
     p.add_argument("--force", action="store_true",
                    help="replace --out and its explorer page even when they are not earlier lrn pages (default: refuse)")
     add_json(p)

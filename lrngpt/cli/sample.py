@@ -16,16 +16,16 @@ def register(sub) -> None:
     p.add_argument("--prompt", required=True, help="the text to continue")
     p.add_argument("--max-new-tokens", type=int, default=100, help="tokens to generate at most")
     p.add_argument("--temperature", type=float, default=1.0, help="divides the logits; below 1 is more certain")
-    p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all)")
+    p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all of them)")
     p.add_argument("--top-p", type=float, default=1.0,
-                   help="keep the most likely tokens that hold this much probability (1.0: all)")
+                   help="keep the most likely tokens that hold this much probability; 1.0 keeps all")
     p.add_argument("--seed", type=int, default=0, help="random seed of the first sample")
-    p.add_argument("--num-samples", type=positive_int, default=1, help="samples, with seeds seed, seed+1, ...")
+    p.add_argument("--num-samples", type=positive_int, default=1, help="how many samples, with seeds seed, seed+1, ...")
     p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
-    p.add_argument("--no-cache", action="store_true", help="GPT: recompute the window instead of the KV cache")
+    p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")
     p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
                    help="which weights: the last, the best periodic val bpb, or the untrained")
-    p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
+    p.add_argument("--device", default="auto", help="where to run the model: auto, cpu, cuda, cuda:N or mps")
     add_json(p)
     p.set_defaults(func=cmd_sample)
 

@@ -1,4 +1,4 @@
-"""`lrn sweep PRESET_OR_FILE --out DIR`: the chapter's width studies, or any grid of config keys."""
+"""`lrn sweep STUDY_OR_FILE --out DIR`: the book chapter's width studies, or any grid of config keys."""
 
 from __future__ import annotations
 
@@ -13,22 +13,32 @@ def register(sub) -> None:
         "sweep", help="run a grid of training runs (the embedding-width study) and tabulate it",
         description="Train one run per point of a grid (config keys x seeds), skipping finished points and "
                     "resuming killed ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and "
-                    f"DIR/figures/*.png. Presets: {', '.join(STUDIES)}; or a sweep file (JSON with base, "
-                    "set, axes, scale). In a Slurm job array, each task runs its own shard. "
-                    "Example: lrn sweep embed-dim --scale cpu --out runs/embed-dim")
-    p.add_argument("source", metavar="PRESET_OR_FILE")
-    p.add_argument("--out", required=True, help="sweep directory (shared by all shards)")
+                    f"DIR/figures/*.png. Studies of the book chapter on choosing the embedding width: "
+                    f"{', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale full is "
+                    "the book chapter exactly (TinyStories at a pinned revision, downloaded once, 2.2 GB; a GPU "
+                    "job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
+                    "job array, each task runs its own shard.",
+        epilog="examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
+               "  lrn sweep embed-dim --scale full --out runs/embed-dim-full --dry-run   # the grid, nothing run\n"
+               "  lrn sweep embed-dim --scale cpu --out runs/wide --axis model.n_embd=64,1024\n"
+               "  lrn sweep embed-dim --scale cpu --out runs/embed-dim --summary-only --json")
+    p.add_argument("source", metavar="STUDY_OR_FILE",
+                   help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
+    p.add_argument("--out", required=True, help="the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=list(SCALES),
-                   help="full: the chapter's settings (GPU); cpu: about 30 min for embed-dim on 2 cores; "
-                        "tiny: seconds (default: the file's scale, else full)")
-    p.add_argument("--shard", help="run only points k with k mod n == i (default: in a Slurm job array, "
-                                    "task k of SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1)")
+                   help="full: the book chapter exactly, on TinyStories (a GPU job); cpu: about 30 min for "
+                        "embed-dim on 2 cores; tiny: seconds (default: the file's scale, else full)")
+    p.add_argument("--shard", metavar="I/N",
+                   help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
+                        "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a base config value, e.g. --set data.corpus=text:my.txt (repeatable)")
+                   help="override a base config value, e.g. --set data.corpus=text:my.txt")
     p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
-                   help="replace or add an axis, e.g. --axis model.n_embd=8,64,512 (repeatable)")
-    p.add_argument("--device", help="shorthand for --set train.device=DEV")
-    p.add_argument("--dry-run", action="store_true", help="list this shard's points and their state; train nothing")
+                   help="replace or add an axis, e.g. --axis model.n_embd=8,64,512")
+    p.add_argument("--device", help="shorthand for --set train.device=DEV (default: the config's, auto)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list this shard's points, their state, the corpus and its revision; train and "
+                        "download nothing")
     p.add_argument("--summary-only", action="store_true",
                    help="only gather the summary from the run directories that exist")
     add_json(p)
@@ -57,12 +67,19 @@ def cmd_sweep(args) -> None:
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
     sweep = resolve_sweep(args.source, args.scale, sets, args.axes)
     out = Path(args.out)
-    if args.dry_run:
+    if args.dry_run:  # touches neither the network nor the corpus
+        from lrngpt.corpora import pinned_source
+
         points = [{"name": p.name, "index": p.index, "values": p.values, "steps": p.steps,
                    "state": point_state(out / "runs" / p.name, p.steps)} for p in shard_points(sweep, shard)]
+        corpus = sweep.base["data"]["corpus"]
+        source = pinned_source(corpus)
         text = "\n".join(f"{p['index']:>3} {p['name']:<24} {p['state']}" for p in points)
-        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "shard": shard_text, "points": points},
-             f"sweep {sweep.name} ({sweep.scale} scale), shard {shard_text}:\n{text}")
+        where = f" at revision {source['revision']}" if source else ""
+        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "corpus": corpus,
+                    "revision": source["revision"] if source else None, "source": source,
+                    "shard": shard_text, "points": points},
+             f"sweep {sweep.name} ({sweep.scale} scale, corpus {corpus}{where}), shard {shard_text}:\n{text}")
         return
     if args.summary_only:
         if not (out / "sweep.json").exists():

@@ -9,19 +9,33 @@ from lrngpt.errors import UserError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("train", help="train an MLP or GPT language model",
-                       description="Train a model. Presets: mlp-chapter, mlp-cpu, mlp-tiny, gpt-default, "
-                                   "or a JSON file such as configs/cpu.json.")
-    p.add_argument("--config", help="a preset name or a JSON file (default with --resume: the run's own)")
+    p = sub.add_parser(
+        "train", help="train an MLP or GPT language model",
+        description="Train one model from a named config or a JSON file, changed with --set. Names: mlp-chapter "
+                    "(the book chapter's MLP exactly, on TinyStories), mlp-cpu, mlp-tiny, gpt-default, and the "
+                    "seed project's GPT configs cpu and nsmc (lrn config list says what each is; lrn config "
+                    "show NAME lists every key). The run directory gets the config, the tokenizer, metrics and "
+                    "checkpoints; --steps stops early and --resume continues bit-exactly.",
+        epilog="examples:\n  lrn train --config mlp-cpu --out runs/mlp64\n"
+               "  lrn train --config mlp-cpu --set model.n_embd=128 --out runs/mlp128\n"
+               "  lrn train --config cpu --out runs/gpt-cpu                 # the seed project's small GPT\n"
+               "  lrn train --config mlp-chapter --dry-run --json           # parameters and config, no training\n"
+               "  lrn train --out runs/mlp64 --resume")
+    p.add_argument("--config", metavar="NAME_OR_FILE",
+                   help="a config name (lrn config list) or a JSON file (default: with --resume, the run's own)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set model.n_embd=128 (repeatable)")
-    p.add_argument("--corpus", help="shorthand for --set data.corpus=SPEC")
-    p.add_argument("--device", help="shorthand for --set train.device=DEV (auto, cpu, cuda, mps)")
-    p.add_argument("--out", help="run directory")
-    p.add_argument("--steps", type=int, help="stop at this global step (default: train.steps)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from ckpt_last.pt")
+                   help="override a config value, e.g. --set model.n_embd=128; the keys: lrn config keys")
+    p.add_argument("--corpus", metavar="CORPUS",
+                   help="shorthand for --set data.corpus=CORPUS (default: the config's data.corpus)")
+    p.add_argument("--device", help="shorthand for --set train.device=DEV: auto, cpu, cuda, cuda:N or mps "
+                                    "(default: the config's train.device)")
+    p.add_argument("--out", metavar="RUN_DIR", help="the run directory to write; no default, it is required unless --dry-run")
+    p.add_argument("--steps", type=int,
+                   help="stop at this global step; the schedule still follows train.steps (default: train.steps)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its ckpt_last.pt")
     p.add_argument("--force", action="store_true", help="start over in a directory that holds another run")
-    p.add_argument("--dry-run", action="store_true", help="print the parameter breakdown and config; train nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the parameter breakdown and the resolved config; train nothing, download nothing")
     add_json(p)
     p.set_defaults(func=cmd_train)
 
@@ -40,7 +54,7 @@ def resolve_config(args):
     elif args.resume and args.out and RunDir(args.out).holds_run():
         base = RunDir(args.out).config_dict()
     else:
-        raise UserError(f"give --config PRESET_OR_FILE (presets: {', '.join(preset_names())})")
+        raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list)")
     return from_dict(apply_overrides(base, overrides))
 
 
@@ -49,13 +63,21 @@ def cmd_train(args) -> None:
     from lrngpt.train import train
 
     cfg = resolve_config(args)
-    if args.dry_run:
+    if args.dry_run:  # touches neither the network nor the corpus
+        from lrngpt.corpora import pinned_source
+
         params = param_breakdown(cfg.model_type, cfg.model)
-        result = {"params": params, "config": cfg.to_dict()}
+        source = pinned_source(cfg.data.corpus)
+        result = {"params": params, "config": cfg.to_dict(), "corpus": cfg.data.corpus,
+                  "revision": source["revision"] if source else None}
         emit(args, result, "\n".join(f"{k:>20}: {v:,}" for k, v in params.items()))
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
+    if int(os.environ.get("RANK", 0)) == 0:  # other ranks wait for rank 0 in train()
+        from lrngpt.corpora import fetch
+
+        fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
     summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
     if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
         return

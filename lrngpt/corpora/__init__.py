@@ -1,10 +1,11 @@
-"""Corpora: where documents come from (SPEC section 2).
+"""Corpora: where documents come from.
 
 A corpus SPEC string selects one:
 
     stories[:SIZE[:SEED]]      the embedded generator (default about 5 MB, seed 0)
     text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
-    tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded if no PATH)
+    tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded at a pinned revision
+                               if no PATH)
     nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
     jsonl:PATH[:FIELD]         JSON Lines, one document per line in FIELD (default text)
     parquet:PATH[:COLUMN]      Parquet files, one document per row of COLUMN (default text)
@@ -75,6 +76,26 @@ def load_corpus(spec: str) -> Corpus:
         "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
         "hf:NAME[:CONFIG][:SPLIT][:COLUMN]"
     )
+
+
+def fetch(spec: str) -> None:
+    """Download what a corpus SPEC needs from the network, so a missing file or no network stops a
+    command before it writes or trains anything. Corpora on disk need nothing."""
+    kind, _, arg = spec.strip().partition(":")
+    if kind == "tinystories" and not arg:
+        from lrngpt.corpora.tinystories import fetch as fetch_tinystories
+
+        fetch_tinystories()
+
+
+def pinned_source(spec: str) -> dict | None:
+    """Where a downloaded corpus comes from (dataset, revision, URL, cache), without any download;
+    None for corpora read from disk or generated."""
+    if spec.strip() == "tinystories":
+        from lrngpt.corpora.tinystories import source
+
+        return source()
+    return None
 
 
 def parse_size(text: str) -> int:

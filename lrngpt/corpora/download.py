@@ -1,11 +1,12 @@
 """Resumable, checked downloads into the cache directory (standard library urllib only).
 
 A download streams into `<dest>.part`. An interrupted transfer leaves the `.part` file in place and
-the next attempt resumes it with an HTTP Range request (or starts over when the server ignores
-Range). Once complete, the file's size and sha256 are checked when known: a good file is renamed to
-`dest`; a bad one is moved aside to `<dest>.bad` (replacing an older one) and never used, so the
-next run downloads afresh while the user can still inspect what arrived. An existing `dest` that
-no longer matches is moved aside the same way and fetched again.
+the next attempt resumes it with an HTTP Range request; it starts over from zero when the server
+ignores Range (200) or answers with a part that does not start where the file stopped (206 with
+another Content-Range). Once complete, the file's size and sha256 are checked when known: a good
+file is renamed to `dest`; a bad one is moved aside to `<dest>.bad` (replacing an older one) and
+never used, so the next run downloads afresh while the user can still inspect what arrived. An
+existing `dest` that no longer matches is moved aside the same way and fetched again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from lrngpt import log as logging
 from lrngpt.errors import UserError
 from lrngpt.fsio import replace_file
 
@@ -55,11 +57,19 @@ def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
     return None
 
 
+class Unreachable(UserError):
+    """The server could not be reached (no network, a closed port): `url` and `reason` say which."""
+
+    def __init__(self, message: str, url: str, reason: str):
+        super().__init__(message)
+        self.url, self.reason = url, reason
+
+
 class _Interrupted(Exception):
     """The connection dropped mid-transfer; the .part file holds what arrived."""
 
 
-def _fetch(url: str, part: Path, progress: bool) -> None:
+def _fetch(url: str, part: Path, progress: bool | None) -> None:
     """One HTTP request that appends to (or restarts) `part` until the server's body is complete."""
     offset = part.stat().st_size if part.exists() else 0
     req = urllib.request.Request(url, headers={"User-Agent": "lrngpt"})
@@ -74,7 +84,12 @@ def _fetch(url: str, part: Path, progress: bool) -> None:
         raise
     with resp:
         match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
-        if resp.status == 206 and match and int(match[1]) == offset:
+        if resp.status == 206 and not (match and int(match[1]) == offset):
+            # a part of the file, but not the one asked for (or unlabelled): appending it would
+            # corrupt the file, so drop what we have and start over with a plain request
+            part.unlink(missing_ok=True)
+            raise _Interrupted()
+        if resp.status == 206:
             mode, total = "ab", match[2]
             total = int(total) if total != "*" else None
         else:  # the server ignored Range (200): start over
@@ -84,7 +99,8 @@ def _fetch(url: str, part: Path, progress: bool) -> None:
         got = 0
         with open(part, mode) as f, tqdm(
             total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
-            desc=part.name.removesuffix(".part"), file=sys.stderr, disable=not progress,
+            desc=part.name.removesuffix(".part"), file=sys.stderr,
+            disable=not (logging.interactive() if progress is None else progress),
         ) as bar:
             while True:
                 try:
@@ -100,8 +116,11 @@ def _fetch(url: str, part: Path, progress: bool) -> None:
         raise _Interrupted()
 
 
-def download(url: str, dest: Path, *, size: int | None, sha256: str | None, progress: bool = True) -> Path:
+def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
+             progress: bool | None = None) -> Path:
     """Fetch `url` into `dest` (resuming `<dest>.part`), check size/sha256 when given, return `dest`.
+
+    A progress bar shows on a terminal (`progress` None), or as `progress` says.
 
     An existing `dest` that matches is returned without touching the network.
     """
@@ -134,9 +153,10 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None, prog
             raise UserError(f"cannot download {url!r}: {e}") from None
         except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as e:
             reason = getattr(e, "reason", None) or e
-            raise UserError(
+            raise Unreachable(
                 f"this machine could not reach {url} ({reason}); check the network, or download the "
-                f"file yourself and pass a local PATH instead (a partial download, if any, is kept in {part})"
+                f"file yourself and pass a local PATH instead (a partial download, if any, is kept in {part})",
+                url, str(reason),
             ) from None
         except OSError as e:  # the local side: permissions, a full disk
             raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR "

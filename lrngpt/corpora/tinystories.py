@@ -1,28 +1,53 @@
 """`tinystories[:PATH]`: the TinyStoriesV2-GPT4 train/valid files, with their own split.
 
 PATH is a directory holding TinyStoriesV2-GPT4-train.txt and -valid.txt (or .txt.gz). Without PATH
-both files are downloaded from Hugging Face into cache_dir()/tinystories (about 2.2 GB); set
-LRN_TINYSTORIES_URL to use a mirror.
+both files are downloaded into cache_dir()/tinystories (about 2.2 GB) from the Hugging Face dataset
+repository at one pinned revision, so every download is the same bytes. LRN_TINYSTORIES_URL names
+a mirror of huggingface.co that serves the same paths (`<mirror>/datasets/roneneldan/TinyStories/
+resolve/<revision>/<file>`); the tests point it at a local server.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.download import download_files
+from lrngpt.corpora.download import Unreachable, cache_dir, download
 from lrngpt.corpora.text import find_named, fingerprint_files, iter_documents
 from lrngpt.errors import UserError
 
-URL = "https://huggingface.co/datasets/roneneldan/TinyStories/resolve/main"
+REPOSITORY = "roneneldan/TinyStories"
+# The dataset revision (a commit of the Hugging Face repository) whose files the book chapter's
+# corpus is; `resolve/<commit>` serves exactly these bytes forever, `resolve/main` whatever is newest.
+REVISION = "f54c09fd23315a6f9c86f9dc80f725de7d8f9c64"
+ENDPOINT = "https://huggingface.co"
 TRAIN, VALID = "TinyStoriesV2-GPT4-train.txt", "TinyStoriesV2-GPT4-valid.txt"
-# (bytes, sha256) of the files at dataset revision f54c09fd23315a6f9c86f9dc80f725de7d8f9c64, as
-# reported identically by several independent projects that downloaded them (not measured here:
-# this machine has no network). If Hugging Face ever changes the files, the check fails loudly.
+# (bytes, sha256) of the two files at REVISION: the size and oid of their Git LFS pointers in the
+# dataset repository at that commit, which is what Hugging Face publishes for each file (the file's
+# page under /blob/<REVISION>/ shows both). Several independent projects that downloaded the files
+# at this revision report the same sizes and sha256. Not measured on this machine (it has no
+# network); a file that differs fails the check loudly and is never used.
 EXPECTED = {
     TRAIN: (2_227_753_162, "6418d412de72888f52b5142c761ac21a582f7d1166f0bfbdb5f03ccfdec90443"),
     VALID: (22_502_601, "6874bae9a4c1a4e7edcf0e53b86c17817e9cf881fc75ff2368da457b80c0585d"),
 }
+
+
+def base_url() -> str:
+    """Where the files of REVISION live: `<endpoint>/datasets/<repo>/resolve/<REVISION>`."""
+    endpoint = os.environ.get("LRN_TINYSTORIES_URL") or ENDPOINT
+    return f"{endpoint.rstrip('/')}/datasets/{REPOSITORY}/resolve/{REVISION}"
+
+
+def cache_path() -> Path:
+    return cache_dir() / "tinystories"
+
+
+def source() -> dict:
+    """What `tinystories` (no PATH) stands for, without touching the network or the files."""
+    return {"dataset": REPOSITORY, "revision": REVISION, "files": list(EXPECTED), "url": base_url(),
+            "cache": str(cache_path())}
 
 
 def _local_files(path: str) -> tuple[Path, Path]:
@@ -33,19 +58,46 @@ def _local_files(path: str) -> tuple[Path, Path]:
     return find_named(directory, TRAIN, "tinystories"), find_named(directory, VALID, "tinystories")
 
 
-def _downloaded_files() -> tuple[Path, Path]:
-    train, valid = download_files("LRN_TINYSTORIES_URL", URL, "tinystories", EXPECTED)
+def downloaded_files() -> tuple[Path, Path]:
+    """The two files in the cache, downloaded (and checked) when missing.
+
+    Offline with a file missing, one UserError line names the missing files, the cache directory
+    and the two ways on: put the files there, or train on another corpus.
+    """
+    directory = cache_path()
+    paths = []
+    for name, (size, sha256) in EXPECTED.items():
+        try:
+            paths.append(download(f"{base_url()}/{name}", directory / name, size=size, sha256=sha256))
+        except Unreachable as e:
+            missing = [n for n in EXPECTED if not (directory / n).is_file()]
+            raise UserError(
+                f"the corpus tinystories (TinyStoriesV2-GPT4 at revision {REVISION[:12]}) is not in the cache "
+                f"({', '.join(missing)} missing from {directory}) and {e.url} could not be reached ({e.reason}); "
+                f"either put the files there (or point to their directory with data.corpus=tinystories:DIR), "
+                "or train on another corpus with --set data.corpus=text:PATH or --set data.corpus=stories:SIZE "
+                "(the result is then not the book chapter's)"
+            ) from None
+    train, valid = paths
     return train, valid
+
+
+def fetch() -> None:
+    """Download the files the cache lacks, before any work that needs them (no hashing when both
+    are there: loading the corpus checks them)."""
+    if not all((cache_path() / name).is_file() for name in EXPECTED):
+        downloaded_files()
 
 
 def tinystories_corpus(path: str | None) -> Corpus:
     """The corpus for `tinystories[:PATH]`: train file for training, valid file as its own split."""
-    train, valid = _local_files(path) if path else _downloaded_files()
+    train, valid = _local_files(path) if path else downloaded_files()
     return Corpus(
         spec=f"tinystories:{path}" if path else "tinystories",
         kind="tinystories",
         fingerprint=fingerprint_files("tinystories", [(train, "train"), (valid, "valid")]),
         train_docs=lambda: iter_documents([train]),
         val_docs=lambda: iter_documents([valid]),
-        meta={"train_file": str(train), "val_file": str(valid)},
+        meta={"train_file": str(train), "val_file": str(valid)}
+        | ({} if path else {"dataset": REPOSITORY, "revision": REVISION}),
     )

@@ -1,10 +1,11 @@
-"""The chapter's sweeps (SPEC section 8) and the scales that shrink them.
+"""The book chapter's embedding-width sweeps and the scales that shrink them.
 
 A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plus settings
 derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a
 set of overrides applied to the base config before those derivations:
 
-    full  the chapter exactly: stories:100MB, 4,000 steps of batch 64 x 256 (a GPU job)
+    full  the chapter exactly: tinystories (TinyStoriesV2-GPT4 at a pinned dataset revision,
+          downloaded once, 2.2 GB), 4,000 steps of batch 64 x 256 (a GPU job)
     cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
           400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
     tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64

@@ -1,4 +1,4 @@
-"""A sweep: one training run per point of a grid over config keys (SPEC section 8).
+"""A sweep: one training run per point of a grid over config keys.
 
 `resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
 file into a `Sweep`; `run_sweep(sweep, out, shard)` trains the points of one shard that are
@@ -302,13 +302,17 @@ def write_definition(sweep: Sweep, out: Path) -> None:
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR."""
+    from lrngpt.corpora import fetch
     from lrngpt.train import train
 
     log = log or logging.info
     out = Path(out)
     mine = shard_points(sweep, shard)
+    for corpus in dict.fromkeys(p.config["data"]["corpus"] for p in mine):
+        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     write_definition(sweep, out)
     trained, skipped = [], []
+    bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
         run_dir = out / "runs" / p.name
         state = point_state(run_dir, p.steps)
@@ -316,6 +320,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         if state == "finished":
             log(f"{tag} skip {p.name}: finished at step {p.steps}")
             skipped.append(p.name)
+            bar.update()
             continue
         log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
             f"(point {p.index + 1} of {len(sweep.points)})")
@@ -324,6 +329,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         row = gather_row(run_dir, {"name": p.name, "values": p.values})
         log(format_line(row, sweep.scale, best=bool(sweep.base["data"].get("train_tokens"))))
         trained.append(p.name)
+        bar.update()
+    bar.close()
     result = summarize(out)
     result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
     return result

@@ -12,12 +12,12 @@ texts and bytes (the page runs the BPE itself), frequencies, categories, the pag
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from lrngpt import log as logging
 from lrngpt.analysis.embeddings import (
     category_purity,
     category_token_ids,
@@ -98,7 +98,7 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
             checkpoint: str = "last") -> Collection:
     """Frames and views for run directories and sweep directories, in the order given; each run's
     `checkpoint` (last, best or init) and, for a run directory, its untrained table beside it."""
-    log = log or (lambda m: print(m, file=sys.stderr))
+    log = log or logging.info
     if method not in METHODS:
         raise UserError(f"--map {method!r}: choose one of {', '.join(METHODS)}")
     if top is not None and top < 2:

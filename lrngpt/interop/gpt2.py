@@ -1,4 +1,4 @@
-"""Import a local Hugging Face GPT-2 checkpoint as an lrn run (SPEC section 4).
+"""Import a local Hugging Face GPT-2 checkpoint as an lrn run.
 
 The config and weight mapping lives in gpt2_map.py (shared with the exporter); this module
 reads the directory, checks all of it, and writes an ordinary run directory (config.json,

@@ -1,4 +1,4 @@
-"""The GPT language model (seeds/001): learned token + position tables, a stack of
+"""The GPT language model of the seed project: learned token + position tables, a stack of
 Transformer blocks, a final LayerNorm and a linear LM head, optionally tied to the token table.
 
 Read top to bottom: GPTConfig -> InputEmbedding -> attention -> FeedForward -> Block -> GPT.
@@ -43,7 +43,7 @@ class GPTConfig:
     qkv_bias: bool = False
     tie_embeddings: bool = False
     init_std: float = 0.02
-    # Only for importing GPT-2 checkpoints; the defaults keep SPEC's architecture.
+    # Only for importing GPT-2 checkpoints; the defaults keep the seed project's architecture.
     bias: bool = False  # biases on the attention output projection and the FFN linears
     gelu_approximate: str = "none"  # GPT-2 uses "tanh"
     layer_norm_eps: float = 1e-5

@@ -1,4 +1,4 @@
-"""The MLP language model of the book chapter (Bengio et al. 2003 style; SPEC section 4).
+"""The MLP language model of the book chapter (Bengio et al. 2003 style).
 
 The token at position t+1 is predicted from the `block_size` tokens ending at t: their
 embeddings are concatenated, pass through Linear -> tanh -> Linear to logits. Before the

@@ -58,7 +58,6 @@ def test_tying_needs_some_unused_rows(kwargs):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, text_corpus):
     """A tiny MLP (n_hidden 64) and a tiny GPT (d 16, tied head), trained a few steps on the session corpus."""
-    from pathlib import Path
 
     from lrngpt.config import load_config
     from lrngpt.train import train
@@ -67,7 +66,7 @@ def runs(tmp_path_factory, text_corpus):
     common = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu", "train.eval_every=20",
               "train.eval_tokens=500", "train.train_eval_tokens=500"]
     mlp = load_config("mlp-tiny", [*common, "train.steps=100"])
-    gpt = load_config(str(Path(__file__).parents[2] / "configs" / "cpu.json"), [
+    gpt = load_config("cpu", [
         *common, "model.n_embd=16", "model.n_head=2", "model.n_layer=1", "model.context_length=32",
         "model.tie_embeddings=true", "train.steps=100", "train.batch_size=4", "train.warmup_steps=2"])
     for name, cfg in (("mlp", mlp), ("gpt", gpt)):

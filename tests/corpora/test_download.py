@@ -131,3 +131,19 @@ def test_unwritable_destination_is_a_user_error(server, tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(UserError, match="cannot write .*LRN_CACHE_DIR"):
         fetch(server, tmp_path / "file" / "f.bin")  # a parent that is a file
+
+
+@pytest.mark.parametrize("shift", [100, -100])
+def test_part_that_does_not_start_where_asked_restarts_from_zero(server, tmp_path, shift):
+    server.range_shift = shift  # 206 with a Content-Range that starts elsewhere than asked
+    (tmp_path / "f.bin.part").write_bytes(BODY[:500])
+    dest = fetch(server, tmp_path / "f.bin")
+    assert server.requests == [("/f.bin", "bytes=500-"), ("/f.bin", None)]
+    assert dest.read_bytes() == BODY
+
+
+def test_part_with_the_asked_start_is_appended(server, tmp_path):
+    (tmp_path / "f.bin.part").write_bytes(BODY[:500])
+    dest = fetch(server, tmp_path / "f.bin")
+    assert server.requests == [("/f.bin", "bytes=500-")]
+    assert dest.read_bytes() == BODY

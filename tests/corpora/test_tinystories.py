@@ -31,17 +31,55 @@ def test_path_that_is_not_a_directory_is_a_user_error(tmp_path):
         ts.tinystories_corpus(str(tmp_path / "nope"))
 
 
+PINNED = f"/datasets/roneneldan/TinyStories/resolve/{ts.REVISION}"
+
+
 @pytest.fixture
 def mirror(http_server, tmp_path, monkeypatch):
-    http_server.files.update({f"/{ts.TRAIN}": TRAIN, f"/{ts.VALID}": VALID})
+    """A local stand-in for huggingface.co serving the files at the pinned revision's paths."""
+    http_server.files.update({f"{PINNED}/{ts.TRAIN}": TRAIN, f"{PINNED}/{ts.VALID}": VALID})
     monkeypatch.setenv("LRN_TINYSTORIES_URL", http_server.url)
     monkeypatch.setenv("LRN_CACHE_DIR", str(tmp_path))
     return http_server
 
 
-def test_download_from_overridden_url_checks_and_caches(mirror, tmp_path, monkeypatch):
+@pytest.fixture
+def small_expected(monkeypatch):
     expected = {name: (len(b), hashlib.sha256(b).hexdigest()) for name, b in ((ts.TRAIN, TRAIN), (ts.VALID, VALID))}
     monkeypatch.setattr(ts, "EXPECTED", expected)
+
+
+def test_the_download_url_names_the_pinned_commit_not_main(monkeypatch):
+    monkeypatch.delenv("LRN_TINYSTORIES_URL", raising=False)
+    assert ts.REVISION == "f54c09fd23315a6f9c86f9dc80f725de7d8f9c64"
+    assert ts.base_url() == f"https://huggingface.co{PINNED}"
+    assert "resolve/main" not in ts.base_url()
+    assert ts.EXPECTED == {ts.TRAIN: (2_227_753_162, "6418d412de72888f52b5142c761ac21a582f7d1166f0bfbdb5f03ccfdec90443"),
+                           ts.VALID: (22_502_601, "6874bae9a4c1a4e7edcf0e53b86c17817e9cf881fc75ff2368da457b80c0585d")}
+
+
+def test_the_server_sees_the_revision_in_every_path(mirror, small_expected):
+    ts.tinystories_corpus(None)
+    assert sorted(path for path, _ in mirror.requests) == [f"{PINNED}/{ts.TRAIN}", f"{PINNED}/{ts.VALID}"]
+
+
+def test_a_cut_transfer_resumes_at_the_pinned_url(mirror, small_expected, tmp_path):
+    mirror.cut_after[f"{PINNED}/{ts.TRAIN}"] = 10
+    corpus = ts.tinystories_corpus(None)
+    assert (f"{PINNED}/{ts.TRAIN}", "bytes=10-") in mirror.requests
+    assert (tmp_path / "tinystories" / ts.TRAIN).read_bytes() == TRAIN
+    assert corpus.meta["revision"] == ts.REVISION
+
+
+def test_a_wrong_checksum_is_refused_and_the_file_kept_aside(mirror, small_expected, tmp_path, monkeypatch):
+    monkeypatch.setitem(ts.EXPECTED, ts.VALID, (len(VALID), "0" * 64))
+    with pytest.raises(UserError, match="wrong sha256"):
+        ts.tinystories_corpus(None)
+    assert (tmp_path / "tinystories" / f"{ts.VALID}.bad").read_bytes() == VALID
+    assert not (tmp_path / "tinystories" / ts.VALID).exists()
+
+
+def test_download_from_overridden_url_checks_and_caches(mirror, small_expected, tmp_path):
     corpus = load_corpus("tinystories")
     assert corpus.spec == "tinystories" and list(corpus.val_docs()) == ["Mia liked the park."]
     assert (tmp_path / "tinystories" / ts.TRAIN).read_bytes() == TRAIN

@@ -14,7 +14,7 @@ import torch
 
 from lrngpt.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.cli.main import main
-from lrngpt.config import from_dict, load_config
+from lrngpt.config import PRESET_DIR, from_dict, load_config
 from lrngpt.errors import UserError
 from lrngpt.interop.hf_export import export_hf
 from lrngpt.models import build_model
@@ -25,7 +25,7 @@ from lrngpt.train import train
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 CONTEXT = 32
 TEXTS = ["Lily saw a red cat in the park and said hello to her friend Tom.",
          "unseen wörds 안녕 🙂", " the  the\n\tthe", "a , b . Ben ran!"]

@@ -10,9 +10,9 @@ import pytest
 
 from lrngpt.analysis.costs import gpt_params
 from lrngpt.cli.main import main
-from lrngpt.config import load_config
+from lrngpt.config import PRESET_DIR, load_config
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 
 # SPEC section 4 / seeds/001: what each shipped config must say.
 SEED = {

@@ -1,0 +1,74 @@
+"""The package as a user gets it: a wheel, installed into a fresh virtual environment outside the
+repository, runs `lrn` with the shipped presets (the seed project's configs included) by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def clean_env() -> dict:
+    """The environment without the repository on the path (and with byte-compiling allowed, whose
+    absence setuptools reports as a warning)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    env["PIP_NO_INDEX"] = "1"  # nothing is downloaded
+    return env
+
+
+@pytest.mark.slow
+def test_wheel_builds_without_warnings_and_runs_from_a_fresh_venv(tmp_path):
+    pytest.importorskip("build")
+    src = tmp_path / "src"  # a copy, so the build leaves nothing in the repository
+    shutil.copytree(ROOT / "lrngpt", src / "lrngpt", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    env = clean_env()
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                            str(tmp_path / "dist"), str(src)], capture_output=True, text=True, env=env)
+    log = built.stdout + built.stderr
+    assert built.returncode == 0, log
+    assert not re.search(r"(?im)^\s*(\S*warning\b|warning:)", log), log
+    wheel = next((tmp_path / "dist").glob("lrngpt-*.whl"))
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, env=env)
+    py = venv / "bin" / "python"
+    # torch and the other dependencies come from the environment running the tests, after the new
+    # venv's own site-packages, so lrngpt is the wheel's (a .pth adds paths without their .pth files)
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    shared = [p for p in {*site.getsitepackages(), sysconfig.get_paths()["purelib"]} if Path(p).is_dir()]
+    Path(purelib, "_test_shared_env.pth").write_text("\n".join(shared) + "\n")
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=env)
+
+    work = tmp_path / "work"  # a directory with no configs/ and no lrngpt/ in it
+    work.mkdir()
+
+    def lrn(*argv) -> str:
+        r = subprocess.run([str(venv / "bin" / "lrn"), *argv], capture_output=True, text=True, cwd=work, env=env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    where = subprocess.run([str(py), "-c", "import lrngpt; print(lrngpt.__file__)"], capture_output=True,
+                           text=True, cwd=work, env=env, check=True).stdout.strip()
+    assert Path(where).is_relative_to(venv), where
+    import lrngpt
+
+    assert lrn("--version").strip() == f"lrn {lrngpt.__version__}"
+    shown = json.loads(lrn("config", "show", "mlp-cpu", "--json"))
+    assert {r["key"] for r in shown["keys"]} >= {"data.corpus", "model.n_embd", "train.lr"}
+    assert all(r["help"] for r in shown["keys"])
+    dry = json.loads(lrn("train", "--config", "cpu", "--dry-run", "--json"))
+    assert dry["config"]["name"] == "cpu" and dry["params"]["total"] == 86_112
+    assert "nsmc" in json.dumps(json.loads(lrn("config", "list", "--json")))
