@@ -232,17 +232,19 @@ def collect(out: str | Path) -> dict:
     """The summary document of DIR from its run directories as they are now; writes nothing."""
     out = Path(out)
     definition = read_definition(out)
-    scale = definition["scale"]
-    best = bool(definition["base"]["data"].get("train_tokens"))
+    scale = definition.get("scale")
+    data = (definition.get("base") or {}).get("data") or {}
+    best = bool(data.get("train_tokens"))
+    points = [p if isinstance(p, dict) else {"name": str(p)} for p in definition.get("points") or []]
     rows, pending = [], []
-    for point in definition["points"]:
+    for point in points:
         row = gather_row(out / "runs" / point["name"], point)
         (rows.append(row) if row else pending.append(point["name"]))
     lines = [format_line(r, scale, best) for r in rows]
-    corpora = list(dict.fromkeys(r["corpus"] for r in rows)) or [definition["base"]["data"].get("corpus")]
-    return {"sweep": definition["name"], "preset": definition["preset"], "scale": scale,
+    corpora = list(dict.fromkeys(r["corpus"] for r in rows)) or [data.get("corpus")]
+    return {"sweep": definition.get("name") or out.resolve().name, "preset": definition.get("preset"), "scale": scale,
             "corpus": ", ".join(map(str, corpora)), "about": definition.get("about", ""),
-            "points": len(definition["points"]), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
+            "points": len(points), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
             "pending": pending, "lines": lines, "out": str(out), "table": str(out / "summary.md"),
             "tables": {k: str(out / f"summary.{k}") for k in ("md", "csv", "json")}, "figures": []}
 
