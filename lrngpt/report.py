@@ -462,7 +462,12 @@ def sweep_headline(docs: list[dict]) -> str:
                          f"<b>{fmt(best['val_bpb'], 'bpb')} at d = {best['n_embd']}</b>"
                          + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
                          + f"; {span} passes over the training text; {done}.</li>")
-    return ('<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "
+    passes = [r["epochs"] for doc in docs for r in doc["rows"] if r.get("epochs") is not None]
+    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "epochs")} times; the book '
+              "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its 550M "
+              "training tokens), so wide models can memorise their text: compare the gap column.</p>"
+              if passes and max(passes) > 1 else "")
+    return (repeat + '<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "
             "from one width to the next, shared out per doubling when the step is more than one (16 &rarr; 64 is "
             "two doublings).</p>")
 

@@ -10,7 +10,8 @@ set of overrides applied to the base config before those derivations:
     tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
 
 A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
-(the widths, seeds, steps factor) stays the chapter's.
+(the widths, seeds, steps factor) stays the chapter's. Without a scale, `default_scale` picks
+full where torch sees a CUDA GPU and cpu elsewhere.
 """
 
 from __future__ import annotations
