@@ -585,9 +585,7 @@ def fmt(v, key: str = "") -> str:
         return f"{v:,}"  # counts: steps, tokens, parameters, widths
     if abs(v) >= 1e4:
         return f"{v:,.0f}"
-    if v != 0 and abs(v) < 1e-3:
-        return f"{v:.3e}"
-    return f"{v:g}"
+    return f"{v:g}"  # rates and fractions: 0.01, 0.0001, 1e-05
 
 
 def _table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = None,

@@ -417,7 +417,8 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     out = {}
     for key, (cfg, params, pts) in shapes.items():
         t = timings.get(key)
-        if key in timings and t is None:
+        ends = [timings.get(by_size[0]), timings.get(by_size[-1])]
+        if (key in timings and t is None) or (key not in timings and None in ends):
             for p in pts:
                 out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)",
                                "probed": False}
