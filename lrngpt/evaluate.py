@@ -1,4 +1,4 @@
-"""Bits per byte (SPEC section 6).
+"""Bits per byte.
 
 bpb = sum of NLL in nats / (ln 2 * sum of UTF-8 bytes of the target tokens), special tokens
 excluded from both sums. Because bytes do not depend on the tokenizer, bpb compares runs

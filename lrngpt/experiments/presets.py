@@ -1,4 +1,4 @@
-"""The chapter's sweeps (SPEC section 8) and the scales that shrink them.
+"""The chapter's sweeps and the scales that shrink them.
 
 A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plus settings
 derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a

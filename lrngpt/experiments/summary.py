@@ -1,4 +1,4 @@
-"""A sweep's results: one line per run, tables by width and by seed (SPEC section 8).
+"""A sweep's results: one line per run, tables by width and by seed.
 
 `summarize(DIR)` gathers a row from every run directory of DIR/sweep.json that has a
 summary.json (whatever shards have finished so far) and writes DIR/lines.txt,

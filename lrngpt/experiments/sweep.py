@@ -1,4 +1,4 @@
-"""A sweep: one training run per point of a grid over config keys (SPEC section 8).
+"""A sweep: one training run per point of a grid over config keys.
 
 `resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
 file into a `Sweep`; `run_sweep(sweep, out, shard)` trains the points of one shard that are
