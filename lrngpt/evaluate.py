@@ -9,6 +9,21 @@ on), so every token after the first is a target exactly once. With `max_tokens` 
 split's size, evenly spaced windows of that grid are kept, not a prefix: a corpus in a
 meaningful order (State of the Union addresses by year, a book by chapter) would otherwise be
 measured on its beginning only.
+
+The context each target gets (`context`):
+
+    window  what training sees and what every table uses (the chapter's numbers too): each
+            seq_len window starts fresh, so the MLP pads the first block_size-1 targets' contexts
+            with <|endoftext|> and the GPT gives the first targets of a window a short context.
+    full    every target gets its true preceding tokens. The MLP is fed block_size-1 tokens
+            before each window and only the window's own seq_len targets are scored: exactly
+            the bpb of scoring each target from the block_size tokens before it. The GPT uses
+            a sliding window with stride seq_len/2: each window of seq_len tokens scores only
+            its last seq_len/2 targets, so every target after the first seq_len/2 of the split
+            sees at least seq_len/2 tokens of history (the first window scores all of its own).
+
+Only the first block_size-1 (or seq_len/2) targets of the split keep a short context: there is
+no text before them.
 """
 
 from __future__ import annotations
@@ -31,6 +46,23 @@ def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
     return out
 
 
+CONTEXTS = ("window", "full")
+
+
+def context_plan(model: nn.Module, seq_len: int, context: str = "window") -> tuple[int, int]:
+    """(targets scored per window, tokens of history fed before each window) for `context`."""
+    if context not in CONTEXTS:
+        raise ValueError(f"context must be one of {', '.join(CONTEXTS)} (got {context!r})")
+    if context == "window":
+        return seq_len, 0
+    cfg = getattr(model, "config", None)
+    if hasattr(cfg, "block_size"):  # the MLP: its context is the block_size tokens before a target
+        return seq_len, cfg.block_size - 1
+    length = min(seq_len, getattr(cfg, "context_length", seq_len))  # the GPT: overlapping windows
+    stride = max(1, length // 2)
+    return stride, length - stride
+
+
 def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[tuple[int, int]]:
     """The windows to evaluate: all of them, or about max_tokens' worth spread evenly."""
     windows = window_starts(n_tokens, seq_len)
@@ -46,33 +78,36 @@ def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[
 @torch.inference_mode()
 def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
                  batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
-                 autocast_dtype: torch.dtype | None = None, progress: bool | None = False,
-                 desc: str = "eval") -> dict:
+                 autocast_dtype: torch.dtype | None = None, context: str = "window",
+                 progress: bool | None = False, desc: str = "eval") -> dict:
     """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread).
 
+    `context` is window (training-shaped windows, the default) or full (see the module's doc);
     `progress`: a bar over the windows (None: on a terminal only; False, the default, never).
     """
     from lrngpt import log as logging
 
+    score_len, history = context_plan(model, seq_len, context)
     was_training = model.training
     model.eval()
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
-    windows = spread_windows(len(tokens), seq_len, max_tokens)
+    windows = spread_windows(len(tokens), score_len, max_tokens)
     bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
     for i in range(0, len(windows), batch_size):
         group = windows[i : i + batch_size]
-        by_len: dict[int, list[int]] = {}
-        for s, length in group:  # only the last window can be shorter
-            by_len.setdefault(length, []).append(s)
-        for length, starts in by_len.items():
-            idx = np.asarray(starts)[:, None] + np.arange(length + 1)
+        by_shape: dict[tuple[int, int], list[int]] = {}
+        for s, length in group:  # only the last window can be shorter, only the first has less history
+            by_shape.setdefault((length, min(history, s)), []).append(s)
+        for (length, fed), starts in by_shape.items():
+            idx = np.asarray(starts)[:, None] - fed + np.arange(fed + length + 1)
             w = torch.from_numpy(np.asarray(tokens[idx], dtype=np.int64)).to(device)
-            x, y = w[:, :-1], w[:, 1:]
+            x, y = w[:, :-1], w[:, 1 + fed :]
             with torch.autocast(device_type=torch.device(device).type, dtype=autocast_dtype,
                                 enabled=autocast_dtype is not None):
                 logits, _ = model(x)
+            logits = logits[:, fed:]  # the history's own targets are another window's
             nll = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="none")
             weight = tb[y.flatten()]
             counted = weight > 0  # special tokens have 0 bytes: excluded from both sums
@@ -93,8 +128,11 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
 
 def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
                  train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
-                 log=None) -> dict:
-    """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap."""
+                 log=None, context: str = "window") -> dict:
+    """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap.
+
+    `context` window is what training and the sweep tables measure; full gives every target its
+    true preceding tokens (see the module's doc)."""
     from lrngpt import log as logging
     from lrngpt.data import prepare
     from lrngpt.errors import UserError
@@ -117,9 +155,9 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 
     def ev(name: str, n: int | None) -> dict:
         return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=cfg.train.batch_size,
-                            max_tokens=n, device=device, progress=None, desc=f"eval {name}")
+                            max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}")
 
-    result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus}
+    result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus, "context": context}
     if split in (None, "val"):
         v = ev("val", max_tokens)
         result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])

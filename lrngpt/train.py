@@ -76,9 +76,9 @@ class Trainer:
     directory, data, model, optimizer, batches, resume; `run()` is the loop."""
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
-                 stop_at: int | None = None, log=None, progress: bool | None = None):
+                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True):
         tc = cfg.train
-        self.cfg, self.resume = cfg, resume
+        self.cfg, self.resume, self.warn_passes = cfg, resume, warn_passes
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -304,7 +304,7 @@ class Trainer:
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
-        if passes > PASSES_WARNING:
+        if passes > PASSES_WARNING and self.warn_passes:
             fit = max(1, n_train // self.tokens_per_step)
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
                      f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
@@ -373,8 +373,11 @@ def _tensorboard(run_dir: Path):
 
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
-          stop_at: int | None = None, log=None, progress: bool | None = None) -> dict:
-    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary."""
+          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True) -> dict:
+    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
+
+    `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
+    that warns once for all its points)."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -382,7 +385,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
                                   "(raise --steps or train.steps to go on)")
             return {**done, "already_finished": True}
-    trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress)
+    trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
+                      warn_passes=warn_passes)
     try:
         return trainer.run()
     finally:

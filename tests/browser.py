@@ -2,7 +2,8 @@
 
 No WebDriver and no new dependency: `chromium --headless --dump-dom` prints the DOM after the
 load event, so `render` loads a copy of the page with a small script appended that writes what
-it measured (headings, tables, images and whether they decoded) into the DOM, and the same
+it measured (headings, tables, images and whether they decoded, whether anything is wider than
+the window with every <details> open) into the DOM, and the same
 launch takes the screenshot. Console messages (script errors, Content-Security-Policy
 violations) come from `--enable-logging=stderr` as `:CONSOLE` lines. Mark tests that use it
 `@requires_chromium`: they skip cleanly where it is missing (Debian: `apt-get install -y
@@ -41,6 +42,16 @@ window.addEventListener("load", () => {
     links: [...document.querySelectorAll("[href]")].map((e) => e.getAttribute("href")),
     height: document.documentElement.scrollHeight,
   };
+  // horizontal fit, with every <details> open: the document and each scroll box (.wide, pre)
+  const closed = [...document.querySelectorAll("details:not([open])")];
+  closed.forEach((d) => { d.open = true; });
+  const root = document.documentElement;
+  out.scrollWidth = root.scrollWidth;
+  out.clientWidth = root.clientWidth;
+  out.overflowing = [...document.querySelectorAll(".wide, pre, table, img, figure")]
+    .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > root.clientWidth + 1)
+    .map((e) => `${e.tagName.toLowerCase()}${e.className ? "." + e.className : ""}: ${e.scrollWidth} > ${e.clientWidth}`);
+  closed.forEach((d) => { d.open = false; });
   const pre = document.createElement("pre");
   pre.id = "lrn-probe";
   pre.hidden = true;  // kept out of the screenshot

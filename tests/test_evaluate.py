@@ -76,3 +76,98 @@ def test_max_tokens_spreads_windows_over_the_split_not_a_prefix():
     windows = spread_windows(1000, 10, 100)
     assert windows[0][0] == 0 and windows[-1][0] + windows[-1][1] == 999  # first and last window kept
     assert spread_windows(1000, 10, None) == window_starts(1000, 10)
+
+
+# ---- the context each target gets: window (training-shaped) or full (its true history) ---------
+
+def _mlp(vocab=7, block=3):
+    from lrngpt.models.mlp import MLPLM, MLPConfig
+
+    torch.manual_seed(0)
+    return MLPLM(MLPConfig(vocab_size=vocab, pad_id=0, block_size=block, n_embd=4, n_hidden=8)).eval()
+
+
+def _by_hand(model, tokens, token_bytes, start_of) -> float:
+    """bpb scoring each target t from the model's context over tokens start_of(t)..t-1, one at a time."""
+    nll = n_bytes = 0.0
+    for t in range(1, len(tokens)):
+        if token_bytes[tokens[t]] == 0:
+            continue
+        x = torch.as_tensor(np.asarray(tokens[start_of(t) : t], dtype=np.int64))[None]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(x)[0][0, -1].double(), -1)
+        nll -= logp[int(tokens[t])].item()
+        n_bytes += token_bytes[tokens[t]]
+    return nll / (math.log(2) * n_bytes)
+
+
+def test_full_context_is_exactly_each_target_scored_from_its_true_history():
+    model, block, seq_len = _mlp(), 3, 5
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 7, 43)
+    token_bytes = np.array([0, 1, 2, 1, 3, 1, 2])
+    full = evaluate_bpb(model, tokens, token_bytes, seq_len, batch_size=3, context="full")
+    truth = _by_hand(model, tokens, token_bytes, lambda t: max(0, t - block))  # the block tokens before t
+    assert full["bpb"] == pytest.approx(truth, rel=1e-6)
+    # window: a target's context stops at its window's start (seq_len grid) and is padded before it
+    window = evaluate_bpb(model, tokens, token_bytes, seq_len, batch_size=3)
+    padded = _by_hand(model, tokens, token_bytes, lambda t: max((t - 1) // seq_len * seq_len, t - block))
+    assert window["bpb"] == pytest.approx(padded, rel=1e-6)
+    assert window == evaluate_bpb(model, tokens, token_bytes, seq_len, batch_size=3, context="window")
+    assert abs(window["bpb"] - full["bpb"]) > 1e-3  # the two differ on this case
+    assert (full["tokens"], full["bytes"]) == (window["tokens"], window["bytes"])  # the same targets
+
+
+def test_full_context_with_spread_windows_scores_the_same_targets_as_window():
+    model = _mlp()
+    tokens = np.random.default_rng(1).integers(1, 7, 400)
+    token_bytes = np.array([0, 1, 1, 1, 1, 1, 1])
+    for cap in (30, 100):
+        w = evaluate_bpb(model, tokens, token_bytes, 8, max_tokens=cap)
+        f = evaluate_bpb(model, tokens, token_bytes, 8, max_tokens=cap, context="full")
+        assert f["tokens"] == w["tokens"] < cap + 8  # about cap: whole windows of 8
+
+
+def test_gpt_full_context_is_a_sliding_window_with_stride_half_the_context():
+    from lrngpt.evaluate import context_plan
+    from lrngpt.models.gpt import GPT, GPTConfig
+
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(vocab_size=7, context_length=8, n_embd=8, n_head=2, n_layer=1, dropout=0.0)).eval()
+    assert context_plan(model, 8, "full") == (4, 4) and context_plan(model, 8, "window") == (8, 0)
+    assert context_plan(_mlp(block=6), 256, "full") == (256, 5)
+    tokens = np.random.default_rng(2).integers(1, 7, 30)
+    token_bytes = np.array([0, 1, 2, 1, 3, 1, 2])
+    full = evaluate_bpb(model, tokens, token_bytes, 8, context="full")
+    # target t sits in the window of stride 4 starting at s = (t-1)//4*4, which is fed from s-4 (or 0)
+    truth = _by_hand(model, tokens, token_bytes, lambda t: max(0, (t - 1) // 4 * 4 - 4))
+    assert full["bpb"] == pytest.approx(truth, rel=1e-5)
+    with pytest.raises(ValueError, match="window, full"):
+        evaluate_bpb(model, tokens, token_bytes, 8, context="whole")
+
+
+def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_its_history(tiny_config, tmp_path,
+                                                                                           capsys):
+    import json
+
+    from lrngpt.cli.main import main
+    from lrngpt.data import data_cache_dir, load_prepared
+    from lrngpt.run import load_run
+    from lrngpt.train import train
+
+    summary = train(tiny_config("train.steps=10"), tmp_path / "run", progress=False, log=lambda m: None)
+    out = {}
+    for context in ("window", "full"):
+        assert main(["eval", str(tmp_path / "run"), "--split", "val", "--context", context, "--json"]) == 0
+        out[context] = json.loads(capsys.readouterr().out)
+    assert main(["eval", str(tmp_path / "run"), "--split", "val", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == out["window"]  # the default
+    assert out["window"]["val_bpb"] == pytest.approx(summary["val_bpb"], rel=1e-9) and out["full"]["context"] == "full"
+    run = load_run(tmp_path / "run")
+    val = load_prepared(data_cache_dir() / summary["data_key"]).tokens("val")[:400]
+    block = run.config.model.block_size
+    tb = run.tokenizer.token_bytes
+    cut = evaluate_bpb(run.model, val, tb, run.config.train.seq_len, context="full")
+    assert cut["bpb"] == pytest.approx(_by_hand(run.model, val, tb, lambda t: max(0, t - block)), rel=1e-5)
+    with pytest.raises(SystemExit, match="2"):
+        main(["eval", str(tmp_path / "run"), "--context", "whole"])

@@ -1,4 +1,5 @@
-"""`lrn report DIR`: one self-contained HTML page for a run or a sweep, checked in headless Chromium."""
+"""`lrn report DIR [DIR ...]`: one self-contained HTML page for a run, a sweep or several sweeps, checked in
+headless Chromium (images load, no console errors, nothing wider than a 1280-pixel window)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.report import write_report
+from lrngpt.report import RUN_SECTIONS, STOPWORDS, SWEEP_SECTIONS, write_report
 from lrngpt.run import read_metrics, read_summary
 from tests import browser
 
-RUN_SECTIONS = ["Overview", "Configuration", "Metrics", "Curves", "Embedding neighbours", "Embedding explorer"]
-SWEEP_SECTIONS = ["Sweep", "Results", "Figures", "Run lines", "Curves", "Embedding neighbours", "Embedding explorer"]
+
+def test_the_page_leads_with_the_headline_and_ends_with_the_details():
+    assert RUN_SECTIONS == ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
+    assert SWEEP_SECTIONS == ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
 
 
 def _train(tmp_path_factory, name: str, *overrides: str):
@@ -41,18 +44,28 @@ def stories_run(tmp_path_factory):
     return _train(tmp_path_factory, "stories", "data.corpus=stories:300KB", "data.vocab_size=1024")
 
 
-@pytest.fixture(scope="module")
-def sweep_dir(tmp_path_factory, text_corpus):
+def _sweep(tmp_path_factory, text_corpus, name: str, steps: int):
     """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus."""
     from lrngpt.experiments.sweep import resolve_sweep, run_sweep
 
     root = tmp_path_factory.mktemp("sweep")
-    spec = {"name": "widths", "base": "mlp-tiny", "scale": "tiny", "axes": {"model.n_embd": [8, 16]},
-            "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": 10,
+    spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": {"model.n_embd": [8, 16]},
+            "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": steps,
                     "train.eval_every": 5, "train.device": "cpu"}}
-    (root / "widths.json").write_text(json.dumps(spec))
-    run_sweep(resolve_sweep(str(root / "widths.json")), root / "out", progress=False, log=lambda msg: None)
-    return root / "out"
+    (root / f"{name}.json").write_text(json.dumps(spec))
+    run_sweep(resolve_sweep(str(root / f"{name}.json")), root / name, progress=False, log=lambda msg: None)
+    return root / name
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory, text_corpus):
+    return _sweep(tmp_path_factory, text_corpus, "widths", 10)
+
+
+@pytest.fixture(scope="module")
+def long_sweep_dir(tmp_path_factory, text_corpus):
+    """The same widths trained 4x as long: the chapter's second curve."""
+    return _sweep(tmp_path_factory, text_corpus, "widths-long", 40)
 
 
 def section(page: str, title: str) -> str:
@@ -73,10 +86,7 @@ def check_self_contained(page: str, explorer: str | None = None) -> None:
 
 # ---- a run ---------------------------------------------------------------------------------
 
-def test_run_report_shows_config_summary_metrics_curves_and_frequent_token_neighbours(text_run, tmp_path):
-    from lrngpt.data import data_cache_dir, load_prepared
-    from lrngpt.tokenizer import Tokenizer
-
+def test_run_report_leads_with_the_headline_and_folds_config_and_metrics(text_run, tmp_path):
     r = write_report(text_run, tmp_path / "r.html")
     assert r == {"path": str(tmp_path / "r.html"), "sections": RUN_SECTIONS, "explorer": str(tmp_path / "r-explorer.html")}
     page = (tmp_path / "r.html").read_text()
@@ -84,24 +94,93 @@ def test_run_report_shows_config_summary_metrics_curves_and_frequent_token_neigh
     assert '<a href="r-explorer.html">' in section(page, "Embedding explorer")
     assert '<meta name="generator" content="lrn embed explore">' in (tmp_path / "r-explorer.html").read_text()[:4096]
     summary = read_summary(text_run)
-    overview = section(page, "Overview")
-    assert f"{summary['val_bpb']:.4f}" in overview and f"{summary['train_bpb']:.4f}" in overview
-    assert f"total {summary['params']['total']:,}" in overview
-    assert "text:" in section(page, "Configuration") and "model.n_embd" in section(page, "Configuration")
     evals = [m for m in read_metrics(text_run) if "val_bpb" in m and not m.get("final")]
-    metrics = section(page, "Metrics")
     assert [m["step"] for m in evals] == [0, 5, 10]
-    assert all(f"{m['val_bpb']:.4f}" in metrics for m in evals)
+    head = section(page, "Headline")
+    # val bpb untrained -> trained, train bpb, gap, passes; best periodic val bpb and its step beside the last
+    assert f"val bpb <b>{evals[0]['val_bpb']:.4f} &rarr; {summary['val_bpb']:.4f}</b>" in head
+    assert f"train bpb <b>{summary['train_bpb']:.4f}</b>, gap {summary['gap']:+.4f}" in head
+    assert f"<b>{summary['epochs']:.2f}</b> passes over the training text" in head
+    assert f"Best periodic val bpb <b>{summary['best_val_bpb']:.4f}</b> at step {summary['best_step']}; last " \
+           f"{evals[-1]['val_bpb']:.4f} at step 10" in head
+    assert f'<td>parameters</td><td class="num">{summary["params"]["total"]:,}</td>' in head
+    assert f'<td>training seconds</td><td class="num">{summary["seconds"]:.1f}</td>' in head
+    # the headline comes first; configuration and metrics are folded in <details> at the end
+    assert page.index('id="headline"') < page.index('id="curves"') < page.index('id="details"')
+    details = section(page, "Details")
+    assert details.count("<details>") == 3 and "<summary>Configuration</summary>" in details
+    assert "text:" in details and "model.n_embd" in details
+    assert all(f"{m['val_bpb']:.4f}" in details for m in evals)
     assert section(page, "Curves").count('<img src="data:image/png;base64,') == 1
-    # the queries are the validation split's most frequent whole-word tokens, counted here independently
+
+
+def test_numbers_are_formatted_by_kind(text_run, tmp_path):
+    write_report(text_run, tmp_path / "r.html")
+    details = section((tmp_path / "r.html").read_text(), "Details")
+    cfg = json.loads((text_run / "config.json").read_text())
+    assert f'<td>train.seed</td><td class="num">{cfg["train"]["seed"]}</td>' in details  # an id: 1337, not 1,337
+    assert '<td>train.eval_tokens</td><td class="num">5,000</td>' in details  # a count
+    assert f'<td>train.lr</td><td class="num">{cfg["train"]["lr"]:g}</td>' in details
+    summary = read_summary(text_run)
+    assert f'<td>seconds</td><td class="num">{summary["seconds"]:.1f}</td>' in details
+    assert f'<td>val_bpb</td><td class="num">{summary["val_bpb"]:.4f}</td>' in details
+    assert f'<td>val_tokens</td><td class="num">{summary["val_tokens"]:,}</td>' in details
+    assert f'<td>params.total</td><td class="num">{summary["params"]["total"]:,}</td>' in details
+    from lrngpt.report import fmt
+
+    assert [fmt(1337, "seed"), fmt(4000, "steps"), fmt(23.456, "seconds"), fmt(0.93261, "val_bpb"),
+            fmt(-0.0033, "gap"), fmt(0.119, "epochs"), fmt(None, "x"), fmt(0.0001, "lr")] == \
+        ["1337", "4,000", "23.5", "0.9326", "-0.0033", "0.12", "-", "0.0001"]
+
+
+def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_run, tmp_path, capsys):
+    from lrngpt.data import data_cache_dir, load_prepared
+    from lrngpt.tokenizer import Tokenizer
+
+    write_report(text_run, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    # the queries are the validation split's most frequent content words, counted here independently
+    summary = read_summary(text_run)
     tok = Tokenizer.load(text_run / "tokenizer.json")
     val = load_prepared(data_cache_dir() / summary["data_key"]).tokens("val")
     counts = np.bincount(np.asarray(val, dtype=np.int64), minlength=tok.vocab_size)
     texts = [tok.id_to_token(i) for i in np.argsort(-counts, kind="stable")]
-    words = [t for t in texts if t.startswith(" ") and t[1:].isalpha() and len(t) >= 3]
+    words = [t for t in texts if t.startswith(" ") and t[1:].isalpha() and len(t) >= 3 and t[1:].lower() not in STOPWORDS]
     queries = re.findall(r"<tr><td><code>(.*?)</code></td>", section(page, "Embedding neighbours"))
     assert [html.unescape(q) for q in queries] == [repr(w) for w in words[:5]]
-    assert "most frequent word tokens of the validation split" in page
+    assert not {" the", " and", " was", " to", " with"} & {w for w in words[:5]}
+    assert "most frequent content words of the validation split" in page
+    run = shutil.copytree(text_run, tmp_path / "run")
+    assert main(["report", str(run), "--token", " Lily", "--token", " happy", "--json"]) == 0
+    page = (run / "report.html").read_text()
+    queries = re.findall(r"<tr><td><code>(.*?)</code></td>", section(page, "Embedding neighbours"))
+    assert [html.unescape(q) for q in queries] == ["' Lily'", "' happy'"]
+    assert "The tokens asked for (--token)" in page
+    capsys.readouterr()
+
+
+def test_a_run_whose_best_is_not_its_last_shows_both_neighbour_lists(text_run, tmp_path):
+    from lrngpt.analysis.embeddings import token_neighbors
+    from lrngpt.run import load_run
+
+    run = shutil.copytree(text_run, tmp_path / "run")
+    shutil.copy(run / "ckpt_init.pt", run / "ckpt_best.pt")  # as if the best were an earlier step
+    s = json.loads((run / "summary.json").read_text())
+    s.update(best_step=5, best_val_bpb=s["val_bpb"] - 0.01)
+    (run / "summary.json").write_text(json.dumps(s))
+    write_report(run, tmp_path / "r.html", tokens=[" Lily"])
+    nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
+    assert f"<th>neighbours (last, step 10, val bpb {s['val_bpb']:.4f})</th>" in nb
+    assert f"<th>neighbours (best, step 5, periodic val bpb {s['best_val_bpb']:.4f})</th>" in nb
+    cells = re.findall(r"<td>(<code>.*?)</td>", nb.split("</thead>")[1])
+    for which, cell in zip(("last", "best"), cells[-2:], strict=True):
+        r = load_run(run, which)
+        near = token_neighbors(r.tokenizer, r.model.token_embedding.weight.detach().float(), " Lily", 8)
+        assert [html.unescape(t) for t in re.findall(r"<code>(.*?)</code>", cell)] == \
+            [repr(n["token"]) for n in near["neighbors"]]
+    write_report(run, tmp_path / "b.html", tokens=[" Lily"], checkpoint="best")
+    nb = section((tmp_path / "b.html").read_text(), "Embedding neighbours")
+    assert "neighbours (best, step 5" in nb and "neighbours (last" not in nb
 
 
 def test_stories_run_report_shows_neighbours_of_category_words_and_purity(stories_run, tmp_path):
@@ -111,7 +190,9 @@ def test_stories_run_report_shows_neighbours_of_category_words_and_purity(storie
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
     queries = [html.unescape(q) for q in re.findall(r"<tr><td><code>(.*?)</code></td>", nb)]
     assert queries == [repr(w) for w in (" Lily", " Tom", " red", " cat", " apple", " park")]
-    assert all(len(re.findall(r"&nbsp;-?\d\.\d\d", row)) == 8 for row in nb.split("<tr>")[2:])  # k=8 each
+    s = read_summary(stories_run)
+    columns = 1 if s["best_step"] == s["step"] else 2  # the best weights beside the last when they differ
+    assert all(len(re.findall(r"&nbsp;-?\d\.\d\d", row)) == 8 * columns for row in nb.split("<tr>")[2:])
     p = purity(stories_run)
     assert f"trained <b>{p['trained']['overall']:.3f}</b>, untrained {p['untrained']['overall']:.3f}" in nb
 
@@ -123,7 +204,7 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
         shutil.copy(text_run / name, run / name)
     assert write_report(run)["sections"] == RUN_SECTIONS
     page = (run / "report.html").read_text()
-    assert "No summary.json: the run has not finished (last logged step 10)" in page
+    assert "Not finished: no summary.json yet (last logged step 10)" in section(page, "Headline")
     assert "No embedding table to show" in section(page, "Embedding neighbours")
     assert "No explorer page: " in section(page, "Embedding explorer") and not (run / "report-explorer.html").exists()
 
@@ -131,26 +212,69 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
 # ---- a sweep -------------------------------------------------------------------------------
 
 @pytest.mark.slow  # trains the two-point sweep
-def test_sweep_report_shows_definition_tables_figures_lines_and_best_run(sweep_dir, tmp_path):
+def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_details(sweep_dir, tmp_path):
+    from lrngpt.experiments.summary import collect
+
     write_report(sweep_dir, tmp_path / "s.html")
     page = (tmp_path / "s.html").read_text()
     check_self_contained(page, "s-explorer.html")
     assert "a stepper through the widths" in section(page, "Embedding explorer")
-    assert 'Scale <b>tiny</b>' in page
-    summary = json.loads((sweep_dir / "summary.json").read_text())
-    names = [row["name"] for row in summary["rows"]]
+    assert "Scale <b>tiny</b>: steps and batch were shrunk" in page
+    doc = collect(sweep_dir)
+    names = [row["name"] for row in doc["rows"]]
     assert sorted(names) == ["d16-s1337-t10", "d8-s1337-t10"]
-    sweep = section(page, "Sweep")
-    assert all(re.search(rf"<td>{n}</td><td>[^<]*</td><td>finished</td>", sweep) for n in names)
+    best = min(doc["by_width"], key=lambda e: e["val_bpb"])
+    head = section(page, "Headline")
+    assert f"lowest val bpb <b>{best['val_bpb']:.4f} at d = {best['n_embd']}</b>" in head
+    assert f"val bpb saved per doubling of d: 8&rarr;16 {doc['by_width'][1]['saved_per_doubling']:.4f}" in head
+    assert f"{doc['rows'][0]['epochs']:.2f} passes over the training text; 2 of 2 runs finished" in head
     results = section(page, "Results")
-    assert all(f"{row['val_bpb']:.4f}" in results for row in summary["rows"])
-    assert "<h3>By width (bpb saved per doubling)</h3>" in results
-    figures = sorted(p.name for p in (sweep_dir / "figures").glob("*.png"))
-    assert figures and re.findall(r'alt="([^"]+)"', section(page, "Figures")) == figures
+    assert all(f"{row['val_bpb']:.4f}" in results for row in doc["rows"])
+    assert "<th>passes</th>" in results and "<th>breakdown</th>" not in results
+    assert all(f'<td class="num">{row["params"]:,}</td>' in results for row in doc["rows"])  # one number
+    assert "<h3>By width (val bpb saved per doubling)</h3>" in results
+    captions = re.findall(r'alt="([^"]+)"', section(page, "Figures"))
+    assert captions[:3] == ["val bpb by embedding width, and the parameters by part (val_bpb_by_width)",
+                            "train and val bpb by width (train_vs_val)",
+                            "val bpb over the steps of every run (val_bpb_by_step)"]
+    details = section(page, "Details")
+    assert all(re.search(rf"<td>{n}</td><td>[^<]*</td><td>finished</td>", details) for n in names)
+    assert "<h3>Parameters by part</h3>" in details
     first_line = (sweep_dir / "lines.txt").read_text().splitlines()[0]
-    assert html.escape(first_line) in section(page, "Run lines")
-    best = min(summary["rows"], key=lambda row: row["val_bpb"])["name"]
-    assert f"lowest val bpb, <b>{best}</b>" in section(page, "Embedding neighbours")
+    assert html.escape(first_line) in details
+    assert page.index('id="headline"') < page.index('id="figures"') < page.index('id="results"') \
+        < page.index('id="details"')
+    best_run = min(doc["rows"], key=lambda row: row["val_bpb"])["name"]
+    assert f"lowest val bpb, <b>{best_run}</b>" in section(page, "Embedding neighbours")
+
+
+@pytest.mark.slow  # trains two two-point sweeps
+def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_sweep_dir, tmp_path, capsys):
+    from lrngpt.experiments.figures import plot_val_by_width
+    from lrngpt.report import sweep_docs
+
+    assert main(["report", str(sweep_dir), str(long_sweep_dir), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["path"] == str(sweep_dir / "report-with-widths-long.html") and r["sections"] == SWEEP_SECTIONS
+    assert not (sweep_dir / "report.html").exists()  # the first sweep's own report is not replaced
+    page = (sweep_dir / "report-with-widths-long.html").read_text()
+    check_self_contained(page, "report-with-widths-long-explorer.html")
+    assert "<h1>Sweeps widths + widths-long</h1>" in page
+    assert page.count('class="note"') == 1 and "Scale <b>tiny</b> (widths, widths-long):" in page
+    figures = section(page, "Figures")
+    assert figures.count("val_bpb_by_width") == 2  # one figure (alt and caption) for both sweeps
+    _, drawn = plot_val_by_width(sweep_docs([sweep_dir, long_sweep_dir]))
+    assert [c["label"] for c in drawn["curves"]] == ["widths: steps 10", "widths-long: steps 40"]
+    results = section(page, "Results")
+    runs = results.split("<h3>By width")[0]
+    assert runs.count("<table>") == 1 and runs.count("<tr>") == 1 + 4  # one table, both sweeps' runs
+    assert len(re.findall(r"<tr><td>widths</td><td class=\"num\">\d+</td><td class=\"num\">10</td>", runs)) == 2
+    assert len(re.findall(r"<tr><td>widths-long</td><td class=\"num\">\d+</td><td class=\"num\">40</td>", runs)) == 2
+    head = section(page, "Headline")
+    assert "<b>widths</b>, steps 10" in head and "<b>widths-long</b>, steps 40" in head
+    assert section(page, "Details").count("<summary>Sweep ") == 2
+    with pytest.raises(UserError, match="only when all are sweep directories"):
+        write_report([sweep_dir, sweep_dir / "runs" / "d8-s1337-t10"], tmp_path / "x.html")
 
 
 def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
@@ -161,9 +285,11 @@ def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
     (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "cpu", "points": [{"name": "a"}, "b"]}))
     assert write_report(d)["sections"] == SWEEP_SECTIONS
     page = (d / "report.html").read_text()
-    assert "<td>a</td><td>-</td><td>running or killed (step 10)</td>" in page
+    assert "<td>a</td><td>-</td><td>running or killed (step 10)</td>" in section(page, "Details")
     assert "<td>b</td><td>-</td><td>not started</td>" in page
-    assert "No summary yet" in page and "No figures yet" in page and "No finished run yet" in page
+    assert "No summary yet" in page and "No finished run yet" in page
+    assert re.findall(r'alt="([^"]+)"', section(page, "Figures")) == [  # no width figures: only a's curves
+        "every run&#x27;s training loss and validation bpb (curves)"]
     assert "No explorer page: sweep" in section(page, "Embedding explorer")  # no run has a checkpoint
 
 
@@ -176,7 +302,7 @@ def test_cli_writes_dir_report_html_by_default_and_json_names_path_and_sections(
     assert out == {"path": str(run / "report.html"), "sections": RUN_SECTIONS, "explorer": str(run / "report-explorer.html")}
     assert (run / "report.html").read_text().startswith("<!doctype html>")
     assert main(["report", str(run)]) == 0  # an earlier report is replaced without --force
-    assert capsys.readouterr().out.startswith(f"wrote {run / 'report.html'} (Overview, ")
+    assert capsys.readouterr().out.startswith(f"wrote {run / 'report.html'} (Headline, ")
 
 
 def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_path, capsys):
@@ -220,8 +346,11 @@ def test_browser_check_catches_a_broken_page(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text('<!doctype html><html><head><meta http-equiv="Content-Security-Policy" '
                    "content=\"default-src 'none'; img-src data:\"></head><body><h1>x</h1>"
-                   '<img src="https://example.com/a.png" alt="ext"><script>null.f()</script></body></html>')
+                   '<img src="https://example.com/a.png" alt="ext"><script>null.f()</script>'
+                   '<details><div class="wide"><table><tr><td>' + "x" * 3000 + "</td></tr></table></div></details>"
+                   "</body></html>")
     found = browser.render(bad, tmp_path)
+    assert found["overflowing"] and found["overflowing"][0].startswith("div.wide: ")  # seen inside a closed <details>
     assert found["images"][0]["width"] == 0
     assert any("violates the following Content Security Policy" in c for c in found["console"])
     assert any("Uncaught" in c or "TypeError" in c for c in found["console"])
@@ -229,20 +358,27 @@ def test_browser_check_catches_a_broken_page(tmp_path):
 
 @pytest.mark.browser
 @browser.requires_chromium
-@pytest.mark.parametrize("kind", ["run", "sweep"])
-def test_report_renders_in_headless_chromium(kind, stories_run, sweep_dir, tmp_path):
-    d, sections = (stories_run, RUN_SECTIONS) if kind == "run" else (sweep_dir, SWEEP_SECTIONS)
-    page = write_report(d, tmp_path / f"{kind}.html")["path"]
-    shot = tmp_path / f"{kind}.png"
-    found = browser.render(page, tmp_path, screenshot=shot, size=(1200, 3000))
+@pytest.mark.parametrize("kind", ["run", "sweep", "two sweeps"])
+def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_run, sweep_dir, long_sweep_dir,
+                                                                  tmp_path):
+    dirs = {"run": [stories_run], "sweep": [sweep_dir], "two sweeps": [sweep_dir, long_sweep_dir]}[kind]
+    name = kind.replace(" ", "-")
+    page = write_report(dirs, tmp_path / f"{name}.html")["path"]
+    text = (tmp_path / f"{name}.html").read_text()
+    shot = tmp_path / f"{name}.png"
+    found = browser.render(page, tmp_path, screenshot=shot, size=(1280, 3000))
     assert found["console"] == []
-    assert found["h1"] == [f"{kind.capitalize()} {d.name}"] and found["h2"] == sections
-    assert all(n >= 2 for n in found["tables"]) and len(found["tables"]) == (4 if kind == "run" else 7)
-    n_images = 1 if kind == "run" else 1 + len(list((d / "figures").glob("*.png")))
-    assert len(found["images"]) == n_images
+    title = {"run": f"Run {stories_run.name}", "sweep": f"Sweep {sweep_dir.name}",
+             "two sweeps": f"Sweeps {sweep_dir.name} + {long_sweep_dir.name}"}[kind]
+    assert found["h1"] == [title] and found["h2"] == (RUN_SECTIONS if kind == "run" else SWEEP_SECTIONS)
+    assert all(n >= 2 for n in found["tables"]) and len(found["tables"]) == text.count("<table>")
+    assert len(found["images"]) == text.count('<img src="data:image/png;base64,') >= (1 if kind == "run" else 4)
     assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in found["images"]), found["images"]
-    assert [h for h in found["links"] if not h.startswith("#")] == [f"{kind}-explorer.html"]
-    assert browser.png_size(shot) == (1200, 3000)
+    assert [h for h in found["links"] if not h.startswith("#")] == [f"{name}-explorer.html"]
+    # no horizontal scroll at 1280 px: not the page, and no table or figure scrolled inside its box
+    assert found["clientWidth"] == 1280 and found["scrollWidth"] <= found["clientWidth"]
+    assert found["overflowing"] == []
+    assert browser.png_size(shot) == (1280, 3000)
     from matplotlib.image import imread
 
     rgb = (imread(shot)[..., :3].reshape(-1, 3) * 255).astype(np.uint32)

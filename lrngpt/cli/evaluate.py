@@ -15,6 +15,7 @@ def register(sub) -> None:
                     "different vocabularies compare.",
         epilog="examples:\n  lrn eval runs/mlp64 --json\n"
                "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
+               "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
                "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--split", choices=["val", "train"], default=None,
@@ -25,6 +26,11 @@ def register(sub) -> None:
                    help="training-text tokens, spread over the split (default: the run's train.train_eval_tokens)")
     p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
                    help="which weights: the last, the best periodic val bpb, or the untrained")
+    p.add_argument("--context", choices=["window", "full"], default="window",
+                   help="window: each seq_len window starts fresh, as in training, the sweep tables and the "
+                        "book chapter's numbers (the MLP pads the first block_size-1 contexts of a window); "
+                        "full: every target gets its true preceding tokens (the GPT: windows overlapping by "
+                        "half, scoring only their second half)")
     p.add_argument("--corpus", metavar="CORPUS",
                    help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
     p.add_argument("--device", default="auto", help="where to evaluate: auto, cpu, cuda, cuda:N or mps")
@@ -36,8 +42,8 @@ def cmd_eval(args) -> None:
     from lrngpt.evaluate import evaluate_run
 
     r = evaluate_run(args.run_dir, args.checkpoint, args.split, args.max_tokens, args.train_tokens,
-                     args.corpus, args.device)
-    parts = [f"step {r['step']}"]
+                     args.corpus, args.device, context=args.context)
+    parts = [f"step {r['step']}" + (", full context" if args.context == "full" else "")]
     if "val_bpb" in r:
         parts.append(f"val bpb {r['val_bpb']:.4f} ({r['val_tokens']:,} tokens, {r['val_bytes']:,} bytes)")
     if "train_bpb" in r:

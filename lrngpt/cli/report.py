@@ -1,4 +1,4 @@
-"""`lrn report DIR`: a run or sweep directory as one self-contained HTML page."""
+"""`lrn report DIR [DIR ...]`: a run directory, or one or more sweep directories, as one self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -6,15 +6,30 @@ from lrngpt.cli.common import add_json, emit
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="a run or sweep directory as one self-contained HTML page",
-                       description="Write one HTML file (config, metrics, curves, sweep tables and figures, "
-                                   "embedding neighbours) with every image inside it, so it opens offline, and "
-                                   "beside it OUT-explorer.html, the interactive embedding explorer "
-                                   "(lrn embed explore), which the report links to.",
-                       epilog="examples:\n  lrn report runs/embed-dim   # runs/embed-dim/report.html + report-explorer.html\n"
-                              "  lrn report runs/demo --out demo-report.html --json")
-    p.add_argument("dir", metavar="DIR", help="a run directory (lrn train --out) or a sweep directory (lrn sweep --out)")
-    p.add_argument("--out", metavar="FILE", help="the HTML file to write (default: DIR/report.html)")
+    p = sub.add_parser("report", help="a run or sweep directory (or several sweeps) as one self-contained HTML page",
+                       description="Write one HTML file that leads with the headline numbers and the figures "
+                                   "(then results, embedding neighbours, and the configuration and per-run details "
+                                   "folded), with every image inside it, so it opens offline; and beside it "
+                                   "OUT-explorer.html, the interactive embedding explorer (lrn embed explore), which "
+                                   "the report links to. Several sweep directories share one page: one set of "
+                                   "figures (the 4x-steps curve overlaid, the full-data val bpb as a grey line "
+                                   "under the small-data curves) and one table.",
+                       epilog="examples:\n"
+                              "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"
+                              "  lrn report runs/embed-dim runs/embed-dim-long   # both sweeps on one page\n"
+                              "  lrn report runs/small runs/full  # small-data curves over the full-data val bpb\n"
+                              '  lrn report runs/mine --token " Lily" --token " happy" --checkpoint best')
+    p.add_argument("dirs", nargs="+", metavar="DIR",
+                   help="a run directory (lrn train --out), or one or more sweep directories (lrn sweep --out)")
+    p.add_argument("--out", metavar="FILE",
+                   help="the HTML file to write (default DIR/report.html; for several sweeps "
+                        "FIRST/report-with-OTHERS.html)")
+    p.add_argument("--token", dest="tokens", action="append", metavar="TEXT",
+                   help='a token or word for the neighbour table, with its leading space: --token " Lily" '
+                        "(repeatable; default: frequent content words, or the stories corpus's category words)")
+    p.add_argument("--checkpoint", choices=["last", "best", "init"],
+                   help="the weights whose neighbours are shown (default: the last, and the best beside it "
+                        "when they differ)")
     p.add_argument("--force", action="store_true",
                    help="replace --out and its explorer page even when they are not earlier lrn pages (default: refuse)")
     add_json(p)
@@ -24,6 +39,6 @@ def register(sub) -> None:
 def cmd_report(args) -> None:
     from lrngpt.report import write_report
 
-    r = write_report(args.dir, args.out, force=args.force)
+    r = write_report(args.dirs, args.out, force=args.force, tokens=args.tokens, checkpoint=args.checkpoint)
     emit(args, r, f"wrote {r['path']} ({', '.join(r['sections'])})"
                   + (f" and {r['explorer']}" if r["explorer"] else ""))

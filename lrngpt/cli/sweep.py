@@ -26,8 +26,9 @@ def register(sub) -> None:
                    help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
     p.add_argument("--out", required=True, help="the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=list(SCALES),
-                   help="full: the book chapter exactly, on TinyStories (a GPU job); cpu: about 30 min for "
-                        "embed-dim on 2 cores; tiny: seconds (default: the file's scale, else full)")
+                   help="full: the book chapter exactly, on TinyStories (a GPU job; refused on a machine without "
+                        "one unless --device is given); cpu: about 30 min for embed-dim on 2 cores; tiny: seconds "
+                        "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
@@ -37,8 +38,9 @@ def register(sub) -> None:
                    help="replace or add an axis, e.g. --axis model.n_embd=8,64,512")
     p.add_argument("--device", help="shorthand for --set train.device=DEV (default: the config's, auto)")
     p.add_argument("--dry-run", action="store_true",
-                   help="list this shard's points, their state, the corpus and its revision; train and "
-                        "download nothing")
+                   help="list this shard's points: state, steps, passes over the training text and an estimated "
+                        "time from 3 timed training steps of each model here, the corpus and its revision; train "
+                        "and download nothing (a small local corpus is prepared to count its tokens)")
     p.add_argument("--summary-only", action="store_true",
                    help="only gather the summary from the run directories that exist")
     add_json(p)
@@ -52,34 +54,25 @@ def cmd_sweep(args) -> None:
 
     from lrngpt.experiments.summary import summarize
     from lrngpt.experiments.sweep import (
-        point_state,
+        plan,
+        plan_text,
         resolve_shard,
         resolve_sweep,
         run_sweep,
-        shard_points,
         write_definition,
     )
 
     shard, note = resolve_shard(args.shard, os.environ)
     if note and not args.summary_only:
         print(f"lrn sweep: {note}", file=sys.stderr)
-    shard_text = f"{shard[0]}/{shard[1]}"
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
-    sweep = resolve_sweep(args.source, args.scale, sets, args.axes)
     out = Path(args.out)
-    if args.dry_run:  # touches neither the network nor the corpus
-        from lrngpt.corpora import pinned_source
-
-        points = [{"name": p.name, "index": p.index, "values": p.values, "steps": p.steps,
-                   "state": point_state(out / "runs" / p.name, p.steps)} for p in shard_points(sweep, shard)]
-        corpus = sweep.base["data"]["corpus"]
-        source = pinned_source(corpus)
-        text = "\n".join(f"{p['index']:>3} {p['name']:<24} {p['state']}" for p in points)
-        where = f" at revision {source['revision']}" if source else ""
-        emit(args, {"sweep": sweep.name, "scale": sweep.scale, "corpus": corpus,
-                    "revision": source["revision"] if source else None, "source": source,
-                    "shard": shard_text, "points": points},
-             f"sweep {sweep.name} ({sweep.scale} scale, corpus {corpus}{where}), shard {shard_text}:\n{text}")
+    sweep = resolve_sweep(args.source, args.scale, sets, args.axes, out=out)
+    if sweep.note and not args.summary_only:
+        print(f"lrn sweep: {sweep.note}", file=sys.stderr)
+    if args.dry_run:
+        r = plan(sweep, out, shard)
+        emit(args, r, plan_text(r))
         return
     if args.summary_only:
         if not (out / "sweep.json").exists():
@@ -88,7 +81,7 @@ def cmd_sweep(args) -> None:
         result = summarize(out)
     else:
         result = run_sweep(sweep, out, shard)
-    keys = ("rows", "table", "figures", "scale", "sweep", "preset", "by_width", "seeds", "pending",
+    keys = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
             "tables", "lines", "trained", "skipped", "shard")
     doc = {k: result[k] for k in keys if k in result}
     text = "\n".join([*result["lines"], "",

@@ -1,8 +1,19 @@
-"""PNG figures of a sweep (matplotlib, Agg: no display needed, no global pyplot state).
+"""PNG figures of one sweep or several (matplotlib, Agg: no display needed, no global pyplot state).
 
-    figures/val_bpb_by_width.png   val bpb against width (log2 axis), parameters beside it
-    figures/train_vs_val.png       train and val bpb against width (the small-data study)
+    figures/val_bpb_by_width.png   the chapter's Figure 1: val bpb against d on a log2 axis, one curve per
+                                   sweep and series (a 4x-steps sweep given beside it is overlaid), and a
+                                   panel of the parameters per width stacked by part: embedding, hidden
+                                   and the output layer, which does not depend on d
+    figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
+                                   series, with a grey line at the full-data val bpb of each width when a
+                                   full-data sweep is given beside it (without a small-data series: every
+                                   series' train and val bpb)
     figures/val_bpb_by_step.png    periodic val bpb over the steps of every run (metrics.jsonl)
+
+A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
+list of them and return the Figure and the numbers they drew, so tests check what is plotted.
+`write_figures` saves one sweep's figures into DIR/figures; `figure_pngs` draws several sweeps'
+for a report. Every title names the scale and the corpus.
 """
 
 from __future__ import annotations
@@ -13,15 +24,26 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
+from lrngpt.experiments.summary import corpus_label
 from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics
 
+PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
+              "output": "output layer (the same for every d)"}
+PART_COLOURS = {"embedding": "#2563eb", "hidden": "#f59e0b", "output": "#9ca3af"}
+REFERENCE_GREY = "#888888"
 
-def _save(fig: Figure, path: Path) -> Path:
+
+def png_bytes(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    atomic_write(path, buf.getvalue())  # shards sharing DIR may write the same figure at once
+    return buf.getvalue()
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    atomic_write(path, png_bytes(fig))  # shards sharing DIR may write the same figure at once
     return path
 
 
@@ -29,8 +51,8 @@ def _nan(values: list) -> list[float]:
     return [math.nan if v is None else v for v in values]
 
 
-def _figure(ncols: int = 1) -> tuple[Figure, list]:
-    fig = Figure(figsize=(5.5 * ncols, 4.2), dpi=100, layout="constrained")
+def _figure(ncols: int = 1, width: float = 5.5) -> tuple[Figure, list]:
+    fig = Figure(figsize=(width * ncols, 4.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)[0]
     return fig, list(axes)
@@ -44,79 +66,165 @@ def _width_axis(ax, widths: list[int]) -> None:
     ax.grid(alpha=0.3)
 
 
-def _series(doc: dict) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for e in doc["by_width"]:
-        out.setdefault(e["series"], []).append(e)
+def _label(doc: dict) -> str:
+    return str(doc.get("label") or doc["sweep"])
+
+
+def _series(docs: list[dict]) -> list[tuple[str, dict, list[dict]]]:
+    """(curve label, its sweep's doc, its by_width entries) per sweep and series, in order."""
+    out = []
+    for doc in docs:
+        groups: dict[str, list[dict]] = {}
+        for e in doc["by_width"]:
+            groups.setdefault(e["series"], []).append(e)
+        for series, entries in groups.items():
+            out.append((f"{_label(doc)}: {series}" if len(docs) > 1 else series, doc, entries))
     return out
 
 
-def val_by_width(doc: dict, path: Path) -> Path:
+def _title(docs: list[dict], what: str, sep: str = " ") -> str:
+    names = " + ".join(dict.fromkeys(_label(d) for d in docs))
+    scales = ", ".join(f"{s} scale" for s in dict.fromkeys(d["scale"] for d in docs))
+    corpora = ", ".join(dict.fromkeys(corpus_label(d.get("corpus")) for d in docs))
+    return f"{names}: {what}{sep}({scales}, {corpora})"
+
+
+def _widths(docs: list[dict]) -> list[int]:
+    return sorted({e["n_embd"] for d in docs for e in d["by_width"]})
+
+
+def _parts(entry: dict) -> dict[str, int]:
+    """The parameters of a width by part; a summary without a breakdown: embedding and the rest."""
+    if isinstance(entry.get("breakdown"), dict) and entry["breakdown"]:
+        return {k: int(v) for k, v in entry["breakdown"].items()}
+    return {"embedding": entry["embedding"], "other": entry["params"] - entry["embedding"]}
+
+
+def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
+    """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part."""
     fig, (ax, axp) = _figure(2)
-    spread = {(g["series"], g["n_embd"]): (min(g["val_bpb"]), max(g["val_bpb"])) for g in doc["seeds"]}
-    widths = sorted({e["n_embd"] for e in doc["by_width"]})
-    for label, entries in _series(doc).items():
+    widths = _widths(docs)
+    curves = []
+    for label, doc, entries in _series(docs):
+        spread = {(g["series"], g["n_embd"]): (min(g["val_bpb"]), max(g["val_bpb"])) for g in doc["seeds"]}
         ds = [e["n_embd"] for e in entries]
         vs = [e["val_bpb"] for e in entries]
-        lo = [v - spread[(label, d)][0] for d, v in zip(ds, vs, strict=True)]
-        hi = [spread[(label, d)][1] - v for d, v in zip(ds, vs, strict=True)]
+        lo = [v - spread.get((e["series"], d), (v, v))[0] for e, d, v in zip(entries, ds, vs, strict=True)]
+        hi = [spread.get((e["series"], d), (v, v))[1] - v for e, d, v in zip(entries, ds, vs, strict=True)]
         ax.errorbar(ds, vs, yerr=[lo, hi], marker="o", capsize=3, label=label)
-        axp.plot(ds, [e["params"] for e in entries], marker="o", label=f"total ({label})")
-    first = next(iter(_series(doc).values()))
-    axp.plot([e["n_embd"] for e in first], [e["embedding"] for e in first], marker="s", ls="--",
-             label="embedding table")
-    for a in (ax, axp):
-        _width_axis(a, widths)
-        a.legend(fontsize=8)
+        curves.append({"label": label, "n_embd": ds, "val_bpb": vs})
+    _width_axis(ax, widths)
+    ax.legend(fontsize=8)
     ax.set_ylabel("validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
-    axp.set_ylabel("parameters")
-    axp.set_title("parameters by width", fontsize=10)
-    fig.suptitle(f"{doc['sweep']}: val bpb and parameters by embedding width ({doc['scale']} scale)")
-    return _save(fig, path)
+    # parameters do not depend on the steps: the first sweep that has a width gives its parts
+    per_width: dict[int, dict[str, int]] = {}
+    for _, _, entries in _series(docs):
+        for e in entries:
+            per_width.setdefault(e["n_embd"], _parts(e))
+    names = list(dict.fromkeys(k for parts in per_width.values() for k in parts))
+    stacks = {k: [per_width[d].get(k, 0) for d in widths] for k in names}
+    bottom = [0] * len(widths)
+    positions = list(range(len(widths)))
+    for k in names:
+        axp.bar(positions, stacks[k], bottom=bottom, width=0.7, label=PART_NAMES.get(k, k),
+                color=PART_COLOURS.get(k))
+        bottom = [b + v for b, v in zip(bottom, stacks[k], strict=True)]
+    axp.set_xticks(positions)
+    axp.set_xticklabels([str(d) for d in widths])
+    axp.set_xlabel("embedding width d")
+    axp.set_ylabel("parameters (millions)")
+    axp.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:g}"))
+    axp.grid(alpha=0.3, axis="y")
+    axp.legend(fontsize=8, loc="upper left")
+    axp.set_title("parameters by width, stacked by part", fontsize=10)
+    fig.suptitle(_title(docs, "val bpb and parameters by embedding width"), fontsize=11)
+    return fig, {"curves": curves, "params": {"n_embd": widths, **stacks}}
 
 
-def train_vs_val(doc: dict, path: Path) -> Path:
-    fig, (ax,) = _figure(1)
-    widths = sorted({e["n_embd"] for e in doc["by_width"]})
-    for label, entries in _series(doc).items():
+def _reference(docs: list[dict], small_steps: set[int]) -> tuple[str, list[dict]] | None:
+    """The full-data series to draw in grey: the same steps as the small-data series when there is one."""
+    full = [(label, entries) for label, _, entries in _series(docs) if not entries[0].get("train_tokens")]
+    if not full:
+        return None
+    same = [f for f in full if f[1][0]["steps"] in small_steps]
+    return (same or full)[0]
+
+
+def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
+    """Figure 2: the small-data series' train and val bpb by width, the full-data val bpb in grey."""
+    series = [s for s in _series(docs) if any(e["train_bpb"] is not None for e in s[2])]
+    if not series:
+        return None
+    small = [s for s in series if s[2][0].get("train_tokens")]
+    fig, (ax,) = _figure(1, width=7.5)
+    curves = []
+    for label, _, entries in small or series:
         ds = [e["n_embd"] for e in entries]
-        ax.plot(ds, [e["val_bpb"] for e in entries], marker="o", label=f"val ({label})")
-        ax.plot(ds, _nan([e["train_bpb"] for e in entries]), marker="s", ls="--", label=f"train ({label})")
-    _width_axis(ax, widths)
+        vals, trains = [e["val_bpb"] for e in entries], [e["train_bpb"] for e in entries]
+        line = ax.plot(ds, vals, marker="o", label=f"val ({label})")[0]
+        ax.plot(ds, _nan(trains), marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
+        curves.append({"label": label, "n_embd": ds, "val_bpb": vals, "train_bpb": trains})
+    ref = _reference(docs, {s[2][0]["steps"] for s in small}) if small else None
+    reference = None
+    if ref is not None:
+        label, entries = ref
+        ds, vs = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
+        ax.plot(ds, vs, color=REFERENCE_GREY, lw=2, alpha=0.8, label=f"val with the full text ({label})")
+        reference = {"label": label, "n_embd": ds, "val_bpb": vs}
+    _width_axis(ax, _widths(docs))
     ax.set_ylabel("bits per byte")
     ax.legend(fontsize=8)
-    ax.set_title(f"{doc['sweep']}: train vs val bpb by width ({doc['scale']} scale)", fontsize=10)
-    return _save(fig, path)
+    what = "small-data train vs val bpb by width" if small else "train vs val bpb by width"
+    ax.set_title(_title(docs, what, sep="\n"), fontsize=10)
+    return fig, {"curves": curves, "reference": reference}
 
 
-def val_by_step(doc: dict, out: Path, path: Path) -> Path | None:
-    fig, (ax,) = _figure(1)
-    drawn = 0
-    for row in doc["rows"]:
-        by_step = {m["step"]: m["val_bpb"] for m in read_metrics(out / "runs" / row["name"])
-                   if "val_bpb" in m and not m.get("final")}  # a resumed run may repeat a step: keep the last
-        if by_step:
-            steps = sorted(by_step)
-            ax.plot(steps, [by_step[s] for s in steps], marker=".", label=row["name"])
-            drawn += 1
-    if not drawn:
+def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
+    """Periodic val bpb over the steps of every run of every sweep (from its metrics.jsonl)."""
+    fig, (ax,) = _figure(1, width=7.5)
+    runs = {}
+    for doc in docs:
+        for row in doc["rows"]:
+            by_step = {m["step"]: m["val_bpb"] for m in read_metrics(Path(doc["out"]) / "runs" / row["name"])
+                       if "val_bpb" in m and not m.get("final")}  # a resumed run may repeat a step: keep the last
+            if by_step:
+                steps = sorted(by_step)
+                name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]
+                ax.plot(steps, [by_step[s] for s in steps], marker=".", label=name)
+                runs[name] = {"step": steps, "val_bpb": [by_step[s] for s in steps]}
+    if not runs:
         return None
     ax.set_xlabel("step")
     ax.set_ylabel("val bpb (periodic evals)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    ax.set_title(f"{doc['sweep']}: val bpb over steps ({doc['scale']} scale)", fontsize=10)
-    return _save(fig, path)
+    ax.set_title(_title(docs, "val bpb over steps", sep="\n"), fontsize=10)
+    return fig, {"runs": runs}
+
+
+FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
+           ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
+           ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
+
+
+def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
+    """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
+    out = []
+    for name, plot, caption in FIGURES:
+        drawn = plot(docs)
+        if drawn is not None:
+            out.append((name, caption, png_bytes(drawn[0])))
+    return out
 
 
 def write_figures(out: Path, doc: dict) -> list[Path]:
     folder = Path(out) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [val_by_width(doc, folder / "val_bpb_by_width.png")]
-    if any(e["train_bpb"] is not None for e in doc["by_width"]):
-        paths.append(train_vs_val(doc, folder / "train_vs_val.png"))
-    step_fig = val_by_step(doc, Path(out), folder / "val_bpb_by_step.png")
-    if step_fig is not None:
-        paths.append(step_fig)
+    doc = {**doc, "out": str(out)}
+    paths = []
+    for name, plot, _ in FIGURES:
+        drawn = plot([doc])
+        if drawn is not None:
+            paths.append(_save(drawn[0], folder / f"{name}.png"))
     return paths

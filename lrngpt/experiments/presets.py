@@ -11,7 +11,8 @@ set of overrides applied to the base config before those derivations:
     tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
 
 A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
-(the widths, seeds, steps factor) stays the chapter's.
+(the widths, seeds, steps factor) stays the chapter's. Without a scale, `default_scale` picks
+full where torch sees a CUDA GPU and cpu elsewhere.
 """
 
 from __future__ import annotations
@@ -43,23 +44,52 @@ SCALES: dict[str, dict] = {
 STUDIES: dict[str, dict] = {
     "embed-dim": {
         "axes": {"model.n_embd": WIDTHS, "train.seed": [1337]},
-        "about": "embedding width d = 4..512, everything else as the chapter's MLP",
+        "about": "everything else as the chapter's MLP",
     },
     "embed-dim-long": {
         "axes": {"model.n_embd": [16, 64, 256], "train.seed": [1337]},
         "steps_factor": 4,
-        "about": "d = 16, 64, 256 trained 4x as long (the chapter's 16,000 steps)",
+        "about": "trained 4x as long (the chapter's 16,000 steps at full scale)",
     },
     "embed-dim-small-data": {
         "axes": {"model.n_embd": WIDTHS[1:], "train.seed": [1337]},
         "reads": 16, "full_train_tokens": 4_000_000, "evals": 16,
-        "about": "the training text cut to a prefix read about 16 times (the chapter's 4M tokens)",
+        "about": "the training text cut to a prefix read about 16 times (the chapter's 4M tokens at full scale)",
     },
     "seed-variance": {
         "axes": {"model.n_embd": [64], "train.seed": [1337, 1338, 1339]},
-        "about": "d = 64 with three seeds: the noise floor for the width differences",
+        "about": "the noise floor for the width differences",
     },
 }
+
+
+AXIS_NAMES = {"model.n_embd": "d", "train.seed": "seed"}
+
+
+def describe_grid(axes: dict[str, list], note: str = "") -> str:
+    """The grid as it is, e.g. "d = 8, 64; seed 1337", then the study's note (the `about` of a sweep)."""
+    parts = []
+    for key, values in axes.items():
+        shown = [f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) and key != "train.seed" else str(v)
+                 for v in values]
+        if len(shown) > 10:
+            shown = [*shown[:4], "...", *shown[-2:]]
+        name = AXIS_NAMES.get(key, key)
+        plural = "s" if key == "train.seed" and len(values) > 1 else ""
+        parts.append(f"{name}{plural} {', '.join(shown)}" if key == "train.seed" else f"{name} = {', '.join(shown)}")
+    return "; ".join(parts) + (f": {note}" if note else "")
+
+
+def default_scale() -> tuple[str, str | None]:
+    """The scale when none is given: full where torch sees a CUDA GPU, else cpu (and a line saying so)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "full", None
+    cpu = SCALES["cpu"]
+    return "cpu", (f"no --scale given and torch sees no CUDA GPU: using the cpu scale ({cpu['data.corpus']}, "
+                   f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x 256) instead of full "
+                   "(4,000 steps of 64 x 256 per point); --scale full --device cpu insists")
 
 
 def check_scale(scale: str) -> str:

@@ -2,7 +2,8 @@
 
 `summarize(DIR)` gathers a row from every run directory of DIR/sweep.json that has a
 summary.json (whatever shards have finished so far) and writes DIR/lines.txt,
-DIR/summary.{md,csv,json} and DIR/figures/*.png. Every output names the scale.
+DIR/summary.{md,csv,json} and DIR/figures/*.png. Every output names the scale and the corpus,
+and every row the passes it made over its training text (`epochs`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,39 @@ from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics, read_summary
 
-CSV_COLUMNS = ["scale", "sweep", "name", "n_embd", "seed", "steps", "train_tokens", "params", "embedding",
-               "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
+CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "epochs", "params",
+               "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
+
+
+def corpus_label(spec: str | None) -> str:
+    """A corpus as titles name it: the spec, with a file path cut to its file name (text:my.txt)."""
+    if not spec:
+        return "corpus unknown"
+    kind, _, arg = str(spec).partition(":")
+    if kind in ("text", "jsonl", "parquet") and arg:
+        names = [Path(part.split(":")[0]).name or part for part in arg.split(",")]
+        return f"{kind}:{','.join(names)}"
+    return str(spec)
+
+
+def run_epochs(run_dir: Path, summary: dict, cfg: dict) -> float | None:
+    """Passes over the training text: summary.json's `epochs`; for a summary written before it had
+    one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
+    if isinstance(summary.get("epochs"), int | float):
+        return float(summary["epochs"])
+    train = cfg.get("train", {})
+    read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
+    n_train = summary.get("train_split_tokens")
+    if not n_train and isinstance(summary.get("data_key"), str):
+        from lrngpt.data import data_cache_dir, load_prepared
+
+        try:
+            data = load_prepared(data_cache_dir() / summary["data_key"], cfg.get("data", {}).get("train_tokens"))
+            n_train = len(data.tokens("train"))
+        except (UserError, OSError, KeyError, ValueError, TypeError):
+            return None  # not in this machine's cache: shown as "-"
+    return read / n_train if read and n_train else None
 
 
 def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
@@ -58,23 +89,27 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "gap": None if s["train_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
+        "epochs": run_epochs(run_dir, s, cfg), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
         "values": point.get("values", {}),
     }
 
 
 def format_line(row: dict, scale: str, best: bool = False) -> str:
-    """The chapter's line, in English, with the scale at the end."""
+    """The chapter's line, in English, with the passes over the training text, and the scale and
+    corpus at the end."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
     line = (f"d={row['n_embd']:>4} | steps {row['steps']:>6,} | seed {row['seed']} | "
             f"params {row['params']:>10,} ({parts}) | val bpb {row['val_bpb']:.4f}")
     if row["train_bpb"] is not None:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
+    epochs = row.get("epochs")
+    line += f" | passes {'-' if epochs is None else format(epochs, '.2f')}"
     line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
     if best and row["best_val_bpb"] is not None:
         first = f"{row['eval_tokens']:,} val tokens" if row['eval_tokens'] else "full val"
         line += f" | best val bpb during training {row['best_val_bpb']:.4f} (step {row['best_val_step']}, {first})"
-    return line + f" | {row['seconds']:.0f}s | {scale} scale"
+    return line + f" | {row['seconds']:.0f}s | {scale} scale, {corpus_label(row.get('corpus'))}"
 
 
 # ---- tables ----------------------------------------------------------------------------------
@@ -111,6 +146,8 @@ def by_width(rows: list[dict]) -> list[dict]:
                      "val_bpb": _mean([r["val_bpb"] for r in group]),
                      "train_bpb": _mean([r["train_bpb"] for r in group]), "gap": _mean([r["gap"] for r in group]),
                      "used_axes": _mean([r["used_axes"] for r in group]),
+                     "epochs": _mean([r.get("epochs") for r in group]),
+                     "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
                      "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
             if prev is not None:  # a gap of several doublings (16 -> 64) is shared out per doubling
                 entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
@@ -139,33 +176,34 @@ def _f(v, fmt: str = ".4f") -> str:
 
 def markdown(doc: dict) -> str:
     scale = doc["scale"]
-    out = [f"# Sweep {doc['sweep']} ({scale} scale)", ""]
+    corpus = corpus_label(doc.get("corpus"))
+    out = [f"# Sweep {doc['sweep']} ({scale} scale, {corpus})", ""]
     if doc.get("about"):
         out += [doc["about"] + ".", ""]
     out += [f"{len(doc['rows'])} of {doc['points']} runs finished at the {scale} scale"
             + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
     series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
     for label in series:
-        out += [f"## {label} ({scale} scale)", "",
+        out += [f"## {label} ({scale} scale, {corpus})", "",
                 "| d | params | embedding | val bpb | saved per doubling | train bpb | gap (val-train) "
-                "| used axes (90%) | seconds | seeds |",
-                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                "| passes | used axes (90%) | seconds | seeds |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for e in (e for e in doc["by_width"] if e["series"] == label):
             out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {e['val_bpb']:.4f} | "
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
-                       f"{e['used_axes']:.0f}/{e['n_embd']} | {e['seconds']:.0f} | "
-                       f"{', '.join(map(str, e['seeds']))} |")
+                       f"{_f(e.get('epochs'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
+                       f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
         out.append("")
     multi = [g for g in doc["seeds"] if len(g["seeds"]) > 1]
     if multi:
-        out += [f"## Seeds ({scale} scale)", "", "| setting | d | seeds | val bpb | mean | max-min | std |",
+        out += [f"## Seeds ({scale} scale, {corpus})", "", "| setting | d | seeds | val bpb | mean | max-min | std |",
                 "|---|---:|---|---|---:|---:|---:|"]
         for g in multi:
             out.append(f"| {g['series']} | {g['n_embd']} | {', '.join(map(str, g['seeds']))} | "
                        f"{', '.join(f'{v:.4f}' for v in g['val_bpb'])} | {g['mean']:.4f} | "
                        f"{g['spread']:.4f} | {g['std']:.4f} |")
         out.append("")
-    out += [f"## Runs ({scale} scale)", "", "```", *doc["lines"], "```", ""]
+    out += [f"## Runs ({scale} scale, {corpus})", "", "```", *doc["lines"], "```", ""]
     return "\n".join(out)
 
 
@@ -175,7 +213,7 @@ def csv_text(doc: dict) -> str:
     w = csv.DictWriter(buf, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in doc["rows"]:
-        w.writerow({**r, "scale": doc["scale"], "sweep": doc["sweep"],
+        w.writerow({**r, "scale": doc["scale"], "sweep": doc["sweep"], "corpus": r.get("corpus") or doc.get("corpus"),
                     "saved_per_doubling": saved.get((series_label(r), r["n_embd"]))})
     return buf.getvalue()
 
@@ -190,22 +228,32 @@ def read_definition(out: Path) -> dict:
         raise UserError(f"{path} is not readable JSON ({e})") from None
 
 
-def summarize(out: str | Path, figures: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+def collect(out: str | Path) -> dict:
+    """The summary document of DIR from its run directories as they are now; writes nothing."""
     out = Path(out)
     definition = read_definition(out)
-    scale = definition["scale"]
-    best = bool(definition["base"]["data"].get("train_tokens"))
+    scale = definition.get("scale")
+    data = (definition.get("base") or {}).get("data") or {}
+    best = bool(data.get("train_tokens"))
+    points = [p if isinstance(p, dict) else {"name": str(p)} for p in definition.get("points") or []]
     rows, pending = [], []
-    for point in definition["points"]:
+    for point in points:
         row = gather_row(out / "runs" / point["name"], point)
         (rows.append(row) if row else pending.append(point["name"]))
     lines = [format_line(r, scale, best) for r in rows]
-    doc = {"sweep": definition["name"], "preset": definition["preset"], "scale": scale,
-           "about": definition.get("about", ""), "points": len(definition["points"]), "rows": rows,
-           "by_width": by_width(rows), "seeds": seed_stats(rows), "pending": pending, "lines": lines,
-           "out": str(out), "table": str(out / "summary.md"),
-           "tables": {k: str(out / f"summary.{k}") for k in ("md", "csv", "json")}, "figures": []}
+    corpora = list(dict.fromkeys(r["corpus"] for r in rows)) or [data.get("corpus")]
+    return {"sweep": definition.get("name") or out.resolve().name, "preset": definition.get("preset"), "scale": scale,
+            "corpus": ", ".join(map(str, corpora)), "about": definition.get("about", ""),
+            "points": len(points), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
+            "pending": pending, "lines": lines, "out": str(out), "table": str(out / "summary.md"),
+            "tables": {k: str(out / f"summary.{k}") for k in ("md", "csv", "json")}, "figures": []}
+
+
+def summarize(out: str | Path, figures: bool = True) -> dict:
+    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+    out = Path(out)
+    doc = collect(out)
+    rows, lines = doc["rows"], doc["lines"]
     if figures and rows:
         from lrngpt.experiments.figures import write_figures
 

@@ -7,6 +7,10 @@ not finished yet and then gathers the summary (lrngpt.experiments.summary.summar
 A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
 "study": a study preset whose derived settings apply (optional), "set": {"train.lr": 0.02},
 "axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
+Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
+a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
+one is refused, with the time it would take, unless the device is set (`--device cpu`).
+
 The base config is resolved in this order: base -> scale -> file "set" -> command-line
 --set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
 the point's axis values. Points are the product of the axes in their order; point k
@@ -44,7 +48,7 @@ from lrngpt import log as logging
 from lrngpt.config import from_dict, parse_axis, parse_override, read_config_dict, set_key
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
-from lrngpt.experiments.summary import format_line, gather_row, summarize
+from lrngpt.experiments.summary import gather_row, summarize
 from lrngpt.fsio import create_exclusive, read_json
 from lrngpt.run import RunDir, read_summary
 
@@ -76,6 +80,12 @@ class Sweep:
     base: dict
     axes: dict[str, list]
     points: list[Point]
+    note: str | None = None  # how the scale was chosen, when it was not given
+    repeats_on_purpose: bool = False  # a study that cuts the text to a prefix read many times
+
+    @property
+    def width_study(self) -> bool:
+        return "model.n_embd" in self.axes
 
     def definition(self) -> dict:
         return {"version": VERSION, "name": self.name, "preset": self.preset, "source": self.source,
@@ -130,11 +140,12 @@ def _run_name(cfg: dict, values: dict) -> str:
 
 
 def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
-                  axes: list[str] | None = None) -> Sweep:
+                  axes: list[str] | None = None, out: str | Path | None = None) -> Sweep:
     """A study preset name or a sweep file -> the resolved grid (every point validated).
 
     `sets` are extra `section.key=value` overrides, `axes` replace or add axes
-    (`section.key=v1,v2`); both as on the command line.
+    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
+    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
     """
     cli_sets = dict(parse_override(item) for item in sets or [])
     cli_axes = dict(parse_axis(item) for item in axes or [])
@@ -154,7 +165,12 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
     else:
         raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "
                         "(or a sweep file .json)")
-    scale = presets.check_scale(scale or doc.get("scale") or "full")
+    note = None
+    if not (scale or doc.get("scale")):
+        scale = _existing_scale(out)
+        if not scale:
+            scale, note = presets.default_scale()
+    scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
         base = read_config_dict(base_src)
     elif isinstance(base_src, dict):
@@ -188,8 +204,18 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
             p.name = f"{p.name}-p{p.index}"
         seen.add(p.name)
         p.config["name"] = p.name
-    about = doc.get("about") or study.get("about", "")
-    return Sweep(name, preset, source, scale, about, base, grid, points)
+    about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
+    return Sweep(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
+
+
+def _existing_scale(out) -> str | None:
+    if out is None:
+        return None
+    try:
+        scale = json.loads((Path(out) / "sweep.json").read_text()).get("scale")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return scale if scale in presets.SCALES else None
 
 
 # ---- sharding, state, running --------------------------------------------------------------
@@ -299,9 +325,201 @@ def write_definition(sweep: Sweep, out: Path) -> None:
                         "choose another --out, or delete it to start over")
 
 
+# ---- planning: passes over the training text, time on this machine ----------------------------
+
+DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
+CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
+
+
+def _dry_run_data(cfg, log):
+    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
+    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
+    from lrngpt.corpora import load_corpus
+    from lrngpt.data import data_cache_dir, data_key, load_prepared, prepare
+
+    if cfg.data.corpus.partition(":")[0] not in CHEAP_KINDS:
+        return None
+    corpus = load_corpus(cfg.data.corpus)
+    try:
+        return load_prepared(data_cache_dir() / data_key(corpus, cfg.data), cfg.data.train_tokens)
+    except UserError:
+        pass
+    size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
+    if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
+        return prepare(cfg.data, log=log)
+    return None
+
+
+def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, dict]:
+    """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
+    it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
+    read, and how many passes over the training text that is."""
+    from lrngpt.data import prepare
+
+    prepared: dict[str, object] = {}
+    out = {}
+    for p in points:
+        cfg = from_dict(p.config)
+        key = json.dumps(p.config["data"], sort_keys=True)
+        if key not in prepared:
+            prepared[key] = _dry_run_data(cfg, log) if dry_run else prepare(cfg.data, log=log)
+        data = prepared[key]
+        read = cfg.train.steps * cfg.train.batch_size * cfg.train.seq_len
+        n_train = len(data.tokens("train")) if data is not None else None
+        out[p.name] = {"train_split_tokens": n_train, "val_split_tokens": len(data.tokens("val")) if data else None,
+                       "tokens_read": read, "passes": read / max(1, n_train) if data is not None else None}
+    return out
+
+
+def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
+    """One line for a width study whose runs read their training text more than once."""
+    passes = [x for x in passes if x is not None]
+    if not sweep.width_study or not passes or max(passes) <= 1:
+        return None
+    lo, hi = min(passes), max(passes)
+    span = f"{hi:.1f} passes" if hi - lo < 0.05 else f"{lo:.1f} to {hi:.1f} passes"
+    why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
+           else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
+    return (f"warning: this width study reads its training text more than once ({span} per run); the book "
+            "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its "
+            f"550M training tokens), so wider models here can memorise their text: {why}")
+
+
+def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
+                    log=None) -> dict[str, dict]:
+    """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
+
+    `quick` probes only the smallest and the largest model and interpolates the time per token of
+    the others linearly in their parameter count (the refusal of a full sweep needs no more)."""
+    from lrngpt.experiments.estimate import estimate_seconds, probe
+    from lrngpt.models import param_breakdown
+    from lrngpt.run import resolve_device
+
+    log = log or logging.info
+    shapes: dict[str, tuple] = {}
+    for p in points:
+        cfg = from_dict(p.config)
+        key = json.dumps([p.config["model_type"], p.config["model"], cfg.train.batch_size, cfg.train.seq_len,
+                          cfg.train.device], sort_keys=True)
+        shapes.setdefault(key, (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], []))[2].append(p)
+    by_size = sorted(shapes, key=lambda k: shapes[k][1])
+    probed = [by_size[0], by_size[-1]] if quick else by_size
+    timings = {}
+    for key in dict.fromkeys(probed):
+        cfg = shapes[key][0]
+        try:
+            device = resolve_device(cfg.train.device)
+        except UserError:  # a GPU job planned on a machine without one (a login node): no estimate
+            timings[key] = None
+            continue
+        log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
+        timings[key] = {**probe(cfg, device), "device": device}
+    out = {}
+    for key, (cfg, params, pts) in shapes.items():
+        t = timings.get(key)
+        ends = [timings.get(by_size[0]), timings.get(by_size[-1])]
+        if (key in timings and t is None) or (key not in timings and None in ends):
+            for p in pts:
+                out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)",
+                               "probed": False}
+            continue
+        if t is None:  # between the two probed models, in parameters
+            lo, hi = timings[by_size[0]], timings[by_size[-1]]
+            p0, p1 = shapes[by_size[0]][1], shapes[by_size[-1]][1]
+            f = (params - p0) / max(1, p1 - p0)
+            t = {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
+            t["device"] = lo["device"]
+        for p in pts:
+            out[p.name] = {"est_seconds": estimate_seconds(cfg, t, (val_tokens or {}).get(p.name)),
+                           "device": t["device"], "probed": key in timings}
+    return out
+
+
+def refuses_machine(sweep: Sweep) -> bool:
+    """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
+    import torch
+
+    return sweep.scale == "full" and sweep.base["train"].get("device", "auto") == "auto" and \
+        not torch.cuda.is_available()
+
+
+def check_machine(sweep: Sweep) -> None:
+    """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
+    if not refuses_machine(sweep):
+        return
+    from lrngpt.experiments.estimate import PROBE_STEPS, clock
+    from lrngpt.run import resolve_device
+
+    est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
+    total = sum(e["est_seconds"] or 0 for e in est.values())
+    t = sweep.base["train"]
+    raise UserError(f"--scale full plans {len(sweep.points)} runs of {t['steps']:,} steps of {t['batch_size']} x "
+                    f"{t['seq_len']} tokens, about {clock(total)} on this machine's {resolve_device('auto')} "
+                    f"(estimated from {PROBE_STEPS} timed steps; torch sees no CUDA GPU); use --scale cpu, or "
+                    "insist with --device cpu")
+
+
+def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None) -> dict:
+    """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
+    the training text and estimated seconds on this machine; the passes warning of a width study.
+    It downloads nothing: a remote corpus is named with its pinned revision."""
+    from lrngpt.corpora import pinned_source
+    from lrngpt.experiments.estimate import PROBE_STEPS
+
+    log = log or logging.info
+    out = Path(out)
+    mine = shard_points(sweep, shard)
+    passes = point_passes(mine, log, dry_run=True)
+    est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
+    points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
+               "state": point_state(out / "runs" / p.name, p.steps), **passes[p.name], **est[p.name]}
+              for p in mine]
+    times = [p["est_seconds"] for p in points if p["state"] != "finished"]
+    todo = None if None in times else sum(times)
+    corpus = sweep.base["data"]["corpus"]
+    source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
+    return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
+            "revision": source["revision"] if source else None, "source": source,
+            "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
+            "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine, "
+                        "extrapolated to its steps and evaluations (an estimate)",
+            "unprepared": sorted({q.config["data"]["corpus"] for q, p in zip(mine, points, strict=True)
+                                if p["passes"] is None}),
+            "warning": passes_warning(sweep, [p["passes"] for p in points]),
+            "refused": refuses_machine(sweep)}
+
+
+def plan_text(r: dict) -> str:
+    """The dry run as lines: the grid, one line per point, the total, and what is not known."""
+    from lrngpt.experiments.estimate import clock
+
+    def seconds(x):
+        return "-" if x is None else "~" + clock(x)
+
+    rows = [f"{p['index']:>3} {p['name']:<24} {p['state']:<9} {p['steps']:>7,} steps "
+            f"{'-' if p['passes'] is None else format(p['passes'], '.2f'):>8} passes   {seconds(p['est_seconds'])}"
+            for p in r["points"]]
+    todo = sum(p["state"] != "finished" for p in r["points"])
+    device = r["points"][0]["device"] if r["points"] else "this machine"
+    total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points on {device}; {r['estimate']}"
+             if r["est_seconds"] is not None else f"no time estimate: the device {device}")
+    where = f" at revision {r['revision']}" if r.get("revision") else ""
+    return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
+                      f"{r['about']}",
+                      *rows, total,
+                      *(f"passes -: {c} is not prepared yet (big, or downloaded); `lrn data prepare --corpus {c}` "
+                        "counts its tokens, and so does the sweep when it starts" for c in r["unprepared"]),
+                      *(["a run is refused here: the full scale, and torch sees no CUDA GPU; use --scale cpu, or "
+                         "insist with --device cpu"] if r["refused"] else []),
+                      *([r["warning"]] if r["warning"] else [])])
+
+
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None) -> dict:
-    """Train this shard's unfinished points (resuming partial ones), then summarize DIR."""
+    """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
+
+    Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
+    runs read their text more than once says so in one line before the first run."""
     from lrngpt.corpora import fetch
     from lrngpt.train import train
 
@@ -310,13 +528,19 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     mine = shard_points(sweep, shard)
     for corpus in dict.fromkeys(p.config["data"]["corpus"] for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
+    check_machine(sweep)
     write_definition(sweep, out)
+    tag = f"[{sweep.name}, {sweep.scale} scale]"
+    states = {p.name: point_state(out / "runs" / p.name, p.steps) for p in mine}
+    todo = [p for p in mine if states[p.name] != "finished"]
+    warning = passes_warning(sweep, [v["passes"] for v in point_passes(todo, log).values()]) if todo else None
+    if warning:
+        log(warning)
     trained, skipped = [], []
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
         run_dir = out / "runs" / p.name
-        state = point_state(run_dir, p.steps)
-        tag = f"[{sweep.name}, {sweep.scale} scale]"
+        state = states[p.name]
         if state == "finished":
             log(f"{tag} skip {p.name}: finished at step {p.steps}")
             skipped.append(p.name)
@@ -325,12 +549,18 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
             f"(point {p.index + 1} of {len(sweep.points)})")
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
-              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress)
+              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
+              warn_passes=not sweep.width_study)
         row = gather_row(run_dir, {"name": p.name, "values": p.values})
-        log(format_line(row, sweep.scale, best=bool(sweep.base["data"].get("train_tokens"))))
+        # the run's chapter-format line is printed once, with the others, when the sweep ends
+        log(f"{tag} done {p.name}: val bpb {row['val_bpb']:.4f}, {_passes(row['epochs'])}, {row['seconds']:.0f}s")
         trained.append(p.name)
         bar.update()
     bar.close()
     result = summarize(out)
     result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
     return result
+
+
+def _passes(epochs) -> str:
+    return "passes -" if epochs is None else f"{epochs:.2f} passes"

@@ -25,27 +25,34 @@ CHAPTER = {4: (2_130_432, 16_384, 1.1734), 8: (2_159_104, 32_768, 1.0882), 16: (
 SAVED = [0.0852, 0.0635, 0.0496, 0.0425, 0.0293, 0.0169, 0.0069]
 
 
-def row(d, val, seed=1337, steps=4000, train=None, train_tokens=None, used=None, seconds=23.0, values=None):
+CHAPTER_PASSES = 4000 * 64 * 256 / 550e6  # 65.5M of its 550M training tokens
+
+
+def row(d, val, seed=1337, steps=4000, train=None, train_tokens=None, used=None, seconds=23.0, values=None,
+        epochs=CHAPTER_PASSES, corpus="stories:100MB"):
     params, emb, _ = CHAPTER.get(d, (1, 1, 0))
     hidden = 6 * d * 512 + 512
     return {"name": f"d{d}-s{seed}-t{steps}", "n_embd": d, "seed": seed, "steps": steps, "params": params,
             "embedding": emb, "breakdown": {"embedding": emb, "hidden": hidden, "output": 2_101_248},
             "val_bpb": val, "train_bpb": train, "gap": None if train is None else val - train,
             "used_axes": used or d, "seconds": seconds, "train_tokens": train_tokens, "eval_tokens": 2_000_000,
-            "best_val_bpb": None, "best_val_step": None, "finished": True, "values": values or {}}
+            "best_val_bpb": None, "best_val_step": None, "finished": True, "values": values or {},
+            "epochs": epochs, "corpus": corpus}
 
 
-def test_line_is_the_chapters_format_with_the_scale():
+def test_line_is_the_chapters_format_with_passes_scale_and_corpus():
     r = row(64, 0.9326, train=0.9359, used=53, seconds=23.2)
     assert format_line(r, "full") == (
         "d=  64 | steps  4,000 | seed 1337 | params  2,560,512 (embedding   262,144, hidden   197,120, "
-        "output 2,101,248) | val bpb 0.9326 | train bpb 0.9359 (gap -0.0033) | used axes (90%)  53/64 | 23s "
-        "| full scale")
+        "output 2,101,248) | val bpb 0.9326 | train bpb 0.9359 (gap -0.0033) | passes 0.12 | used axes (90%)  "
+        "53/64 | 23s | full scale, stories:100MB")
+    old = row(64, 0.9326, epochs=None, corpus="text:/home/me/books/my.txt")  # a summary from before passes
+    assert "| passes - |" in format_line(old, "cpu") and format_line(old, "cpu").endswith("| cpu scale, text:my.txt")
     r = row(512, 0.8795, train=0.8816, used=384, seconds=30, steps=16000)
     assert format_line(r, "cpu").startswith(
         "d= 512 | steps 16,000 | seed 1337 | params  5,771,776 (embedding 2,097,152, hidden 1,573,376, "
-        "output 2,101,248) | val bpb 0.8795 | train bpb 0.8816 (gap -0.0021) | used axes (90%) 384/512")
-    assert format_line(r, "cpu").endswith("| 30s | cpu scale")
+        "output 2,101,248) | val bpb 0.8795 | train bpb 0.8816 (gap -0.0021) | passes 0.12 | used axes (90%) 384/512")
+    assert format_line(r, "cpu").endswith("| 30s | cpu scale, stories:100MB")
 
 
 def test_small_data_line_adds_the_best_periodic_val():
@@ -94,6 +101,7 @@ def test_series_label_names_steps_prefix_and_other_axes():
 
 def _doc(rows, scale="cpu"):
     return {"sweep": "seed-variance", "preset": "seed-variance", "scale": scale, "about": "three seeds",
+            "corpus": "stories:5MB",
             "points": len(rows) + 1, "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
             "pending": ["d64-s1340-t4000"], "lines": [format_line(r, scale) for r in rows]}
 
@@ -101,14 +109,16 @@ def _doc(rows, scale="cpu"):
 def test_markdown_and_csv_name_the_scale_and_hold_the_numbers():
     rows = [row(64, v, seed=s, train=v + 0.003) for v, s in ((0.9326, 1337), (0.9327, 1338), (0.9323, 1339))]
     md = markdown(_doc(rows))
-    assert md.startswith("# Sweep seed-variance (cpu scale)")
+    assert md.startswith("# Sweep seed-variance (cpu scale, stories:5MB)")
     assert "3 of 4 runs finished at the cpu scale; pending: d64-s1340-t4000." in md
-    assert "## Seeds (cpu scale)" in md
+    assert "## Seeds (cpu scale, stories:5MB)" in md
     assert "| steps 4,000 | 64 | 1337, 1338, 1339 | 0.9326, 0.9327, 0.9323 | 0.9325 | 0.0004 | 0.0002 |" in md
-    assert "| 64 | 2,560,512 | 262,144 | 0.9325 |  | 0.9355 | -0.0030 | 64/64 | 23 | 1337, 1338, 1339 |" in md
+    assert "| 64 | 2,560,512 | 262,144 | 0.9325 |  | 0.9355 | -0.0030 | 0.12 | 64/64 | 23 | 1337, 1338, 1339 |" in md
     lines = csv_text(_doc(rows)).splitlines()
-    assert lines[0].split(",")[:4] == ["scale", "sweep", "name", "n_embd"]
-    assert lines[1].startswith("cpu,seed-variance,d64-s1337-t4000,64,1337,4000,,2560512,262144,0.9326,")
+    assert lines[0].split(",")[:5] == ["scale", "sweep", "corpus", "name", "n_embd"]
+    assert "epochs" in lines[0].split(",")
+    assert lines[1].startswith(f"cpu,seed-variance,stories:100MB,d64-s1337-t4000,64,1337,4000,,{CHAPTER_PASSES},"
+                               "2560512,262144,0.9326,")
 
 
 def test_best_periodic_val_keeps_the_last_of_a_repeated_step_and_skips_init_and_final():

@@ -30,7 +30,8 @@ from lrngpt.experiments.sweep import (
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LINE = re.compile(r"d=\s*(\d+) \| steps\s+([\d,]+) \| seed (\d+) \| params\s+([\d,]+) \(embedding\s+[\d,]+, "
                   r"hidden\s+[\d,]+, output\s+[\d,]+\) \| val bpb (\d\.\d{4}) \| train bpb (\d\.\d{4}) "
-                  r"\(gap ([+-]\d\.\d{4})\) \| used axes \(90%\)\s+(\d+)/(\d+) \| \d+s \| tiny scale$")
+                  r"\(gap ([+-]\d\.\d{4})\) \| passes (\d+\.\d\d) \| used axes \(90%\)\s+(\d+)/(\d+) \| \d+s "
+                  r"\| tiny scale, stories:300KB$")
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -47,6 +48,8 @@ def tiny_sweep(tmp_path_factory):
     code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16",
                                    "--out", str(out), "--json")
     assert code == 0, stderr
+    assert "d=   4 | steps" not in stderr  # each run's chapter line is printed once, at the end (stdout)
+    assert "[embed-dim, tiny scale] done d4-s1337-t30: val bpb" in stderr
     return out, json.loads(stdout)
 
 
@@ -72,13 +75,68 @@ def test_tiny_sweep_writes_lines_tables_figures_and_json(tiny_sweep):
     assert [int(m[1]) for m in parsed] == [4, 16]
     assert [float(m[5]) for m in parsed] == [round(r["val_bpb"], 4) for r in doc["rows"]]
     assert [int(m[4].replace(",", "")) for m in parsed] == [r["params"] for r in doc["rows"]]
+    assert [float(m[8]) for m in parsed] == [round(r["epochs"], 2) for r in doc["rows"]]
 
 
-def test_every_table_names_the_scale(tiny_sweep):
+def test_every_row_carries_its_passes_over_the_training_text(tiny_sweep):
+    import csv
+
     out, doc = tiny_sweep
-    assert "(tiny scale)" in (out / "summary.md").read_text().splitlines()[0]
+    rows = json.loads((out / "summary.json").read_text())["rows"]
+    for row in rows:
+        s = json.loads((out / "runs" / row["name"] / "summary.json").read_text())
+        assert row["epochs"] == pytest.approx(30 * 8 * 64 / s["train_split_tokens"]) == s["epochs"]
+        assert row["corpus"] == "stories:300KB"
+    table = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    assert [float(r["epochs"]) for r in table] == pytest.approx([r["epochs"] for r in rows])
+    assert {r["corpus"] for r in table} == {"stories:300KB"}
+    assert all(f"| {e['epochs']:.2f} |" in (out / "summary.md").read_text() for e in doc["by_width"])
+
+
+def test_an_old_summary_without_epochs_gets_them_from_the_cached_data_or_shows_a_dash(tiny_sweep, tmp_path):
+    import shutil
+
+    from lrngpt.experiments.summary import format_line, gather_row
+
+    out, doc = tiny_sweep
+    run = shutil.copytree(out / "runs" / "d4-s1337-t30", tmp_path / "d4")
+    s = json.loads((run / "summary.json").read_text())
+    for key in ("epochs", "train_split_tokens", "best_val_bpb", "best_step"):  # as written before they existed
+        s.pop(key)
+    (run / "summary.json").write_text(json.dumps(s))
+    assert gather_row(run, {"name": "d4"})["epochs"] == pytest.approx(doc["rows"][0]["epochs"])
+    s["data_key"] = "0" * 16  # its data is not in this cache
+    (run / "summary.json").write_text(json.dumps(s))
+    row = gather_row(run, {"name": "d4"})
+    assert row["epochs"] is None and "| passes - |" in format_line(row, "tiny")
+
+
+def test_a_width_study_reading_its_text_more_than_once_warns_once(tmp_path, text_corpus):
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,8",
+                                   "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300",
+                                   "--set", "train.steps=10", "--set", "data.train_tokens=1000",
+                                   "--out", str(tmp_path / "w"), "--json")
+    assert code == 0, stderr
+    warnings = [line for line in stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1, warnings
+    assert "reads its training text more than once (5.1 passes per run)" in warnings[0]
+    assert "assumes no token is read twice (it reads 65.5M of its 550M training tokens)" in warnings[0]
+    assert [round(r["epochs"], 2) for r in json.loads(stdout)["rows"]] == [5.12, 5.12]
+    # a sweep over another key warns per run, as `lrn train` does; a width study under one pass not at all
+    (tmp_path / "seeds.json").write_text(json.dumps({"base": "mlp-tiny", "scale": "tiny", "axes": {"train.seed": [1]}}))
+    _, _, stderr = run_cli("sweep", str(tmp_path / "seeds.json"), "--set", f"data.corpus={text_corpus}",
+                           "--set", "data.vocab_size=300", "--set", "train.steps=10", "--set", "data.train_tokens=1000",
+                           "--out", str(tmp_path / "s"))
+    assert "width study" not in stderr and "warning: 5.1 passes over 1,000 training tokens" in stderr
+
+
+def test_every_table_names_the_scale_and_the_corpus(tiny_sweep):
+    out, doc = tiny_sweep
+    assert "(tiny scale, stories:300KB)" in (out / "summary.md").read_text().splitlines()[0]
     csv_rows = (out / "summary.csv").read_text().splitlines()
-    assert csv_rows[0].startswith("scale,") and all(r.startswith("tiny,") for r in csv_rows[1:])
+    assert csv_rows[0].startswith("scale,sweep,corpus,")
+    assert all(r.startswith("tiny,embed-dim,stories:300KB,") for r in csv_rows[1:])
+    assert doc["corpus"] == "stories:300KB" and doc["about"] == "d = 4, 16; seed 1337: everything else as the chapter's MLP"
     assert json.loads((out / "summary.json").read_text())["scale"] == "tiny"
     assert json.loads((out / "sweep.json").read_text())["scale"] == "tiny"
 
@@ -300,3 +358,84 @@ def test_gpu_benchmark_smoke_runs_on_cpu(tmp_path, capsys):
     assert doc["scale"] == "tiny" and doc["device"] == "cpu" and doc["steps"] == 5 and doc["n_embd"] == 64
     assert doc["val_bpb"] > 0 and doc["train_seconds"] > 0 and doc["prepare_seconds"] >= 0
     assert Path(doc["run_dir"], "summary.json").exists()
+
+
+# ---- which scale, on which machine; the dry run's plan ------------------------------------------
+
+def test_without_scale_a_cpu_only_machine_plans_the_cpu_scale_and_says_so(monkeypatch, tmp_path):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    sweep = resolve_sweep("embed-dim")
+    assert sweep.scale == "cpu" and sweep.base["train"]["steps"] == 400 and sweep.base["train"]["batch_size"] == 16
+    assert "no --scale given and torch sees no CUDA GPU: using the cpu scale" in sweep.note
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_sweep("embed-dim").scale == "full" and resolve_sweep("embed-dim").note is None
+    # a directory keeps its own scale: a summary or a resume on another machine is the same sweep
+    write_definition(resolve_sweep("seed-variance", "tiny"), tmp_path)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_sweep("seed-variance", out=tmp_path).scale == "tiny"
+
+
+def test_the_cli_says_in_one_line_which_scale_it_chose(monkeypatch, tmp_path):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr("lrngpt.experiments.estimate.probe", lambda cfg, device: {"train_s_per_token": 1e-4,
+                                                                                  "eval_s_per_token": 3e-5})
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--axis", "model.n_embd=8", "--out", str(tmp_path / "x"),
+                                   "--dry-run", "--json")
+    assert code == 0 and json.loads(stdout)["scale"] == "cpu"
+    assert [line for line in stderr.splitlines() if line.startswith("lrn sweep: ")] == [
+        line for line in stderr.splitlines() if "using the cpu scale" in line]
+
+
+def test_full_scale_on_a_cpu_only_machine_is_refused_with_the_estimate_unless_the_device_is_given(
+        monkeypatch, tmp_path):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    probed = []
+
+    def probe(cfg, device):
+        probed.append(cfg.model.n_embd)
+        return {"train_s_per_token": 1e-4, "eval_s_per_token": 3e-5}
+
+    monkeypatch.setattr("lrngpt.experiments.estimate.probe", probe)
+    # a corpus that needs no download, so the machine check is what stops it (offline, missing
+    # TinyStories files stop it first: tests/cli/test_scale_full.py)
+    code, out, err = run_cli("sweep", "embed-dim", "--scale", "full", "--set", "data.corpus=stories:300KB",
+                             "--out", str(tmp_path / "x"))
+    assert code == 2 and err.count("\n") == 1 and out == ""
+    # 8 runs x (4,000 x 64 x 256 tokens x 1e-4 s + 16 evaluations of 2M tokens x 3e-5 s + ...): about 16 h
+    assert "--scale full plans 8 runs of 4,000 steps of 64 x 256 tokens, about 1" in err
+    assert " h on this machine's cpu (estimated from 3 timed steps" in err
+    assert "use --scale cpu, or insist with --device cpu" in err
+    assert sorted(probed) == [4, 512]  # the smallest and the largest model; the others interpolated
+    assert not (tmp_path / "x").exists()
+    sweep = resolve_sweep("embed-dim", "full", ["train.device=cpu"], ["model.n_embd=8"])
+    from lrngpt.experiments.sweep import check_machine
+
+    check_machine(sweep)  # insisting: no refusal
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    check_machine(resolve_sweep("embed-dim", "full"))
+
+
+def test_dry_run_shows_steps_passes_and_estimated_seconds_per_point(tmp_path):
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8,64",
+                                   "--out", str(tmp_path / "x"), "--dry-run", "--json")
+    assert code == 0, stderr
+    doc = json.loads(stdout)
+    assert doc["about"] == "d = 8, 64; seed 1337: everything else as the chapter's MLP"  # the grid as given
+    for p in doc["points"]:
+        assert p["steps"] == 30 and p["tokens_read"] == 30 * 8 * 64
+        assert p["passes"] == pytest.approx(p["tokens_read"] / p["train_split_tokens"])
+        assert 0 < p["est_seconds"] < 600 and p["device"] == "cpu" and p["probed"]
+    assert doc["est_seconds"] == pytest.approx(sum(p["est_seconds"] for p in doc["points"]))
+    assert not (tmp_path / "x").exists()
+    code, text, _ = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8,64",
+                            "--out", str(tmp_path / "x"), "--dry-run")
+    lines = text.splitlines()
+    assert lines[0].startswith("sweep embed-dim (tiny scale, corpus stories:300KB), shard 0/1: d = 8, 64; seed 1337")
+    assert re.match(r"\s+0 d8-s1337-t30\s+new\s+30 steps\s+0\.\d\d passes\s+~\d+(\.\d)? s$", lines[1]), lines[1]
+    assert "3 training steps of its model timed on this machine" in lines[3] and "an estimate" in lines[3]
