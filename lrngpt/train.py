@@ -169,16 +169,21 @@ class Trainer:
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
             raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
                             "start a new run from its weights instead of --resume")
-        self.model.load_state_dict(ckpt["model"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        self.sampler.set_state(ckpt["rng"]["sampler"])
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
-            torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
-        self.step = int(ckpt["step"])
-        self.best_val = float(ckpt.get("best_val", float("inf")))
-        self.best_step = int(ckpt.get("best_step", 0))
-        self.seconds = float(ckpt.get("seconds", 0.0))
+        try:
+            self.model.load_state_dict(ckpt["model"])
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+            self.sampler.set_state(ckpt["rng"]["sampler"])
+            torch.set_rng_state(ckpt["rng"]["torch"])
+            if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
+                torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
+            self.step = int(ckpt["step"])
+            self.best_val = float(ckpt.get("best_val", float("inf")))
+            self.best_step = int(ckpt.get("best_step", 0))
+            self.seconds = float(ckpt.get("seconds", 0.0))
+        except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            raise UserError(f"{self.run_dir.checkpoint_path('last')} cannot be resumed: its training state is "
+                            f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
+                            "start again with --force") from None
         self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
