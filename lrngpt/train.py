@@ -99,6 +99,7 @@ class Trainer:
         self.data = self._prepare_data()
         self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
         self.token_bytes = self._token_bytes()
+        self._check_memory()
         torch.manual_seed(tc.seed)
         self.model = build_model(self.cfg.model_type, self.cfg.model).to(self.device)
         self.optimizer = make_optimizer(self.model, tc)
@@ -153,6 +154,17 @@ class Trainer:
                      f"the model keeps {vocab} rows, the extra ones are never used")
         # rows the tokenizer never reached carry no bytes, like special tokens
         return np.pad(tok.token_bytes, (0, max(0, vocab - len(tok.token_bytes))))
+
+    def _check_memory(self) -> None:
+        """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
+        from lrngpt.models import param_breakdown
+        from lrngpt.validate import check_memory
+
+        tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
+        logits = tc.batch_size * tc.seq_len * self.cfg.data.vocab_size
+        check_memory(16 * params + 4 * logits, f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
+                     f"{self.cfg.data.vocab_size} logits per step)", "lower train.batch_size, train.seq_len or the "
+                     "model's size", self.device)
 
     def _restore(self, ckpt: dict) -> None:
         saved = from_dict(ckpt["config"])

@@ -157,7 +157,8 @@ def check_memory(n_bytes: int, what: str, fix: str, device: str = "cpu") -> None
     else:
         free = available_memory()
     if free is not None and n_bytes > free:
-        raise UserError(f"{what} needs {_bytes(n_bytes)} of memory, but {device} has {_bytes(free)} free; {fix}")
+        where = "this machine" if str(device) == "cpu" else str(device)
+        raise UserError(f"{what} needs {_bytes(n_bytes)} of memory, but {where} has {_bytes(free)} free; {fix}")
 
 
 def _bytes(n: int) -> str:

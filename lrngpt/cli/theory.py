@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from lrngpt.analysis import theory
-from lrngpt.cli.common import Parser, add_json, emit, int_list
+from lrngpt.cli.common import Parser, add_json, emit, int_list, seed
 
 
 def register(subparsers) -> None:
@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     rc.add_argument("--n", type=int, default=4096, help="number of vectors (default 4096, the chapter's vocabulary)")
     rc.add_argument("--dims", type=int_list, default=[4, 8, 16, 64, 256],
                     help="comma-separated widths (default 4,8,16,64,256)")
-    rc.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    rc.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     add_json(rc)
     rc.set_defaults(func=run_random_cosine)
 
@@ -28,7 +28,9 @@ def register(subparsers) -> None:
                         description="Width k that keeps all pairwise distances of N points within 1 +- eps "
                                     "(Dasgupta-Gupta): k >= 24 ln N / (3 eps^2 - 2 eps^3).")
     jl.add_argument("--n", type=int, required=True, help="number of points (at least 2)")
-    jl.add_argument("--eps", type=float, required=True, help="allowed distortion, strictly between 0 and 1")
+    jl.add_argument("--eps", type=float, required=True,
+                    help="allowed distortion, strictly between 0 and 1 (below about 1e-150 the bound "
+                         "outgrows a float)")
     add_json(jl)
     jl.set_defaults(func=run_jl)
 
