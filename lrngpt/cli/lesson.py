@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_json, emit, positive_int, seed
 
 
 def register(subparsers) -> None:
@@ -19,7 +19,7 @@ def register(subparsers) -> None:
     lk.add_argument("--length", type=positive_int, default=4, help="T (default 4)")
     lk.add_argument("--n-embd", type=positive_int, default=256, help="D (default 256)")
     lk.add_argument("--vocab", type=positive_int, default=300, help="V (default 300)")
-    lk.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    lk.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     add_json(lk)
     lk.set_defaults(func=run_lookup)
 
@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V (default 16)")
     ty.add_argument("--n-embd", type=positive_int, default=8, help="table width (default 8)")
     ty.add_argument("--used", type=positive_int, default=6, help="the batch draws ids from rows 0..used-1 (default 6)")
-    ty.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ty.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     add_json(ty)
     ty.set_defaults(func=run_tying)
 
