@@ -133,7 +133,8 @@ class Tokenizer:
         path = Path(path)
         if path.suffix != ".json":
             path = path / "tokenizer.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with user_path(path.parent, "output directory"):
+            path.parent.mkdir(parents=True, exist_ok=True)
         return atomic_write(path, self.to_str())
 
     @cached_property

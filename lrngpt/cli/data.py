@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.cli.common import Parser, add_json, emit, seed
 from lrngpt.errors import UserError
 
 
@@ -15,7 +15,7 @@ def register(sub) -> None:
 
     s = cmds.add_parser("stories", help="write the embedded stories corpus to a file")
     s.add_argument("--size", default="5MB", help="e.g. 5MB, 512KB (default 5MB)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=seed, default=0)
     s.add_argument("--out", required=True, help="file to write (documents separated by <|endoftext|>)")
     s.add_argument("--force", action="store_true", help="overwrite an existing file")
     add_json(s)
@@ -26,7 +26,7 @@ def register(sub) -> None:
                         "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
     q.add_argument("--vocab-size", type=int, default=4096)
     q.add_argument("--val-fraction", type=float, default=0.05)
-    q.add_argument("--split-seed", type=int, default=0)
+    q.add_argument("--split-seed", type=seed, default=0)
     q.add_argument("--out", help="directory (default: the cache, keyed by corpus + tokenizer)")
     q.add_argument("--force", action="store_true", help="replace a directory that holds other data")
     add_json(q)
@@ -36,13 +36,14 @@ def register(sub) -> None:
 def cmd_stories(args) -> None:
     from lrngpt.corpora import EOT, parse_size
     from lrngpt.corpora.stories import generate_stories
-    from lrngpt.fsio import atomic_open
+    from lrngpt.fsio import atomic_open, check_output, user_path
 
-    out = Path(args.out)
+    out = check_output(args.out, "file", example="stories.txt")
     if out.exists() and not args.force:
         raise UserError(f"{out} already exists; choose another --out or pass --force to overwrite it")
     size = parse_size(args.size)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
     with atomic_open(out, "w", encoding="utf-8") as f:
         for i, doc in enumerate(generate_stories(size, args.seed)):
