@@ -190,10 +190,7 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     unknown = set(d) - {*TOP_KEYS, *SECTIONS}
     if unknown:
         raise UserError(f"unknown config section {sorted(unknown)[0]!r}; sections are model_type, data, model, train")
-    for section in SECTIONS:  # the shape first, then the values
-        if section in d and not isinstance(d[section], dict):
-            raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
-                            f"got {json.dumps(d[section])[:60]}")
+    check_shape(d)  # the shape first, then the values
     model_type = d.get("model_type", "mlp")
     if model_type not in MODEL_TYPES:
         raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {json.dumps(model_type)})")
@@ -212,6 +209,14 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     if not isinstance(name, str):
         raise UserError(f"name must be a string, got {json.dumps(name)}")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=name)
+
+
+def check_shape(d: dict, where: str = "") -> None:
+    """Each section present is an object (null included: a section is left out, never null)."""
+    for section in SECTIONS:
+        if section in d and not isinstance(d[section], dict):
+            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
+                            f"got {json.dumps(d[section])[:60]}")
 
 
 def preset_names() -> list[str]:
@@ -234,6 +239,7 @@ def read_config_dict(config: str) -> dict:
             hint = f"did you mean {close[0]}? " if close else ""
             raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} (or a .json file)")
     d = read_json_object(path, "config file")
+    check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     return d
 
@@ -283,8 +289,11 @@ def set_key(d: dict, key: str, value: Any) -> None:
         d[key] = value
         return
     section, name = key.split(".")
-    if not isinstance(d.get(section), dict):
+    if section not in d:
         d[section] = {}
+    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {json.dumps(d[section])[:60]}; fix the config file")
     d[section][name] = value
 
 

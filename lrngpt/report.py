@@ -10,15 +10,15 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.experiments.summary import read_definition
+from lrngpt.fsio import atomic_write, check_output, read_json_object, user_path
+from lrngpt.run import RunDir, read_metrics, read_summary
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -64,13 +64,14 @@ def write_report(d: str | Path, out: str | Path | None = None, force: bool = Fal
     """Write the page (default DIR/report.html); refuse to replace a file that is not an earlier report."""
     d = Path(d)
     kind = kind_of(d)
-    out = Path(out) if out else d / "report.html"
+    out = check_output(out, "file", example="report.html") if out else d / "report.html"
     if out.is_dir():
-        raise UserError(f"--out {out} is a directory; give a file name such as {out / 'report.html'}")
+        raise UserError(f"{out} is a directory; give a file name with --out, such as {out.parent / 'report.html'}")
     if out.exists() and not force and not is_report(out):
         raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
     text, sections = build_report(d, kind)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, text)  # a killed report never leaves half a page over the old one
     return {"path": str(out), "sections": sections}
 
@@ -81,7 +82,7 @@ def build_report(d: Path, kind: str | None = None) -> tuple[str, list[str]]:
     sections = run_sections(d) if kind == "run" else sweep_sections(d)
     note = ""
     if kind == "sweep":
-        scale = _read_json(d / "sweep.json").get("scale") or _read_json(d / "summary.json", {}).get("scale")
+        scale = read_definition(d, partial=True).get("scale")
         if scale and scale != "full":
             note = f'<p class="note">Scale <b>{esc(str(scale))}</b>: steps and batch were shrunk; these are not the full-size numbers.</p>'
     title = f"{kind.capitalize()} {d.resolve().name}"
@@ -98,7 +99,8 @@ def build_report(d: Path, kind: str | None = None) -> tuple[str, list[str]]:
 # ---- a run ---------------------------------------------------------------------------------
 
 def run_sections(d: Path) -> list[tuple[str, str]]:
-    cfg, summary, metrics = _read_json(d / "config.json"), _summary(d) or None, read_metrics(d)
+    RunDir(d).config()  # checked: a damaged config.json is named, field and all
+    cfg, summary, metrics = RunDir(d).config_dict(), _summary(d) or None, read_metrics(d)
     curves = _curves_png({d.name: metrics})
     return [
         ("Overview", _overview(cfg, summary, metrics)),
@@ -145,10 +147,9 @@ def neighbours_html(run_dir: Path) -> str:
     from lrngpt.cli.embed import neighbors, purity
     from lrngpt.run import load_run
 
-    try:
-        run = load_run(run_dir)
-    except UserError as e:
-        return f"<p>No embedding table to show: {esc(str(e))}</p>"
+    if not RunDir(run_dir).checkpoint_path("last").exists():
+        return "<p>No embedding table to show: the run has no checkpoint yet.</p>"
+    run = load_run(run_dir)  # a damaged checkpoint is an error, not a blank section
     table = run.model.token_embedding.weight.detach().float()
     stories = run.config.data.corpus.startswith("stories")
     if stories:
@@ -202,7 +203,8 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
 # ---- a sweep -------------------------------------------------------------------------------
 
 def sweep_sections(d: Path) -> list[tuple[str, str]]:
-    sweep, summary = _read_json(d / "sweep.json"), _read_json(d / "summary.json", {})
+    sweep = read_definition(d, partial=True)  # an early or partial sweep.json shows what it holds
+    summary = read_json_object(d / "summary.json", "sweep summary") if (d / "summary.json").exists() else {}
     points = [p if isinstance(p, dict) else {"name": p} for p in sweep.get("points") or []] or [
         {"name": r.name} for r in sorted((d / "runs").glob("*")) if r.is_dir()]
     points = [p for p in points if p.get("name")]
@@ -219,8 +221,8 @@ def sweep_sections(d: Path) -> list[tuple[str, str]]:
     sections.append(("Results", "".join(f"<h3>{esc(TABLE_TITLES.get(k, k.replace('_', ' ')))}</h3>{_dict_table(v)}"
                                         for k, v in tables.items()) or "<p>No summary yet: no run has finished.</p>"))
     figs = sorted((d / "figures").glob("*.png"))
-    sections.append(("Figures", "".join(_figure(p.read_bytes(), p.name) for p in figs) or "<p>No figures yet.</p>"))
-    lines = (d / "lines.txt").read_text(errors="replace") if (d / "lines.txt").is_file() else ""
+    sections.append(("Figures", "".join(_figure(_read_bytes(p), p.name) for p in figs) or "<p>No figures yet.</p>"))
+    lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
     sections.append(("Run lines", f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>"))
     curves = _curves_png({n: read_metrics(r) for n, r in runs.items()})
     sections.append(("Curves", _figure(curves, "every run's training loss and validation bpb") if curves
@@ -246,19 +248,9 @@ def _status(r: Path) -> str:
 
 # ---- HTML and figure pieces ----------------------------------------------------------------
 
-def _read_json(path: Path, default=UserError) -> dict:
-    """A JSON object; a missing or broken file is `default`, or a UserError when there is none."""
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        doc, why = None, type(e).__name__
-    else:
-        why = "not a JSON object"
-    if isinstance(doc, dict):
-        return doc
-    if default is not UserError:
-        return default
-    raise UserError(f"{path} cannot be read ({why}); is the directory complete?")
+def _read_bytes(path: Path) -> bytes:
+    with user_path(path, "file"):
+        return path.read_bytes()
 
 
 def _flatten(obj, prefix: str = "") -> dict:

@@ -186,8 +186,9 @@ class RunDir:
     def config(self) -> RunConfig:
         from lrngpt.config import from_dict
 
+        d = self.config_dict()  # a missing or unreadable file names itself
         try:
-            return from_dict(self.config_dict())
+            return from_dict(d)
         except UserError as e:
             raise UserError(f"{self.path / CONFIG}: {e}") from None
 

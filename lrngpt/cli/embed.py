@@ -92,11 +92,13 @@ def purity(run_dir, k: int = 10) -> dict:
         raise UserError(f"purity needs a run trained on the stories corpus (this one: {run.config.data.corpus}); "
                         "its word categories are what is scored")
     ids, split = category_token_ids(run.tokenizer)
+    from lrngpt.run import RunDir
+
     result = {"step": run.step, "trained": category_purity(table, ids, k), "split_words": split}
-    try:
+    if RunDir(run_dir).checkpoint_path("init").exists():  # a run from before ckpt_init.pt has none
         _, init = _table(run_dir, untrained=True)
         result["untrained"] = category_purity(init, ids, k)
-    except UserError:
+    else:
         result["untrained"] = None
     return result
 

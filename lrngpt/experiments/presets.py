@@ -62,7 +62,7 @@ STUDIES: dict[str, dict] = {
 
 
 def check_scale(scale: str) -> str:
-    if scale not in SCALES:
+    if not isinstance(scale, str) or scale not in SCALES:
         raise UserError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
     return scale
 
