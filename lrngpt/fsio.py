@@ -222,7 +222,7 @@ def _broken_link(path: Path) -> str | None:
     return None
 
 
-def check_output(path: str | Path, kind: str = "dir", flag: str = "--out") -> Path:
+def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", example: str = "out.txt") -> Path:
     """Refuse an output path that cannot be what the command writes, before any work.
 
     kind "dir": `path` is to be a directory; "file": a file. A broken symbolic link, a file
@@ -236,7 +236,7 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out") -> Pa
     if kind == "dir" and path.exists() and not path.is_dir():
         raise UserError(f"{flag} {path} is a file; give a directory (a new one, or one lrn wrote)")
     if kind == "file" and path.is_dir():
-        raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / 'out.txt'}")
+        raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
