@@ -127,6 +127,7 @@ class Trainer:
             run.check_is_run()
             run.lock()
         ckpt = run.checkpoint("last")
+        self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
             raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
                             f"--steps is the final global step, use {ckpt['step']} or more")
@@ -135,6 +136,19 @@ class Trainer:
             if dropped:
                 self.log(f"metrics: dropped {dropped} rows after step {ckpt['step']} (they are computed again)")
         return ckpt
+
+    def _check_resumable(self, ckpt: dict) -> None:
+        """What a resume needs from the checkpoint, checked before any work (data, model)."""
+        path = self.run_dir.checkpoint_path("last")
+        _check_same_model(from_dict(ckpt["config"]), self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
+        if not ckpt.get("optimizer") or not ckpt.get("rng"):
+            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
+                            "start a new run from its weights instead of --resume")
+        opt, rng = ckpt["optimizer"], ckpt["rng"]
+        if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
+                and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
+            raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
+                            "start again with --force")
 
     def _prepare_data(self) -> PreparedData:
         # Rank 0 prepares the data first; then the first process on each other machine, which finds
@@ -174,13 +188,7 @@ class Trainer:
                             "or start a new run in another --out")
         if ckpt.get("tokenizer_hash") != self.data.tokenizer.hash:
             raise UserError("the tokenizer changed since this run started; resume with the same data settings")
-        if saved.model_dict() != self.cfg.model_dict():
-            changed = sorted(k for k, v in self.cfg.model_dict().items() if saved.model_dict().get(k) != v)
-            raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
-                            "resume with the same model, or start a new run in another --out")
-        if not ckpt.get("optimizer") or not ckpt.get("rng"):
-            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
-                            "start a new run from its weights instead of --resume")
+        _check_same_model(saved, self.cfg)
         try:
             self.model.load_state_dict(ckpt["model"])
             self.optimizer.load_state_dict(ckpt["optimizer"])
@@ -373,6 +381,15 @@ class Trainer:
     def close(self) -> None:
         self.run_dir.unlock()
         self.dist.close()
+
+
+def _check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
+    a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
+    b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
+    if a != b:
+        changed = sorted(k for k in b if a.get(k) != b[k])
+        raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
+                        "resume with the same model, or start a new run in another --out")
 
 
 def _clock(seconds: float) -> str:

@@ -262,10 +262,11 @@ def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
 def point_state(run_dir: Path, steps: int) -> str:
     """finished (summary at the wanted step), partial (a checkpoint to resume) or new.
 
-    Reads (and so checks) the files a sweep relies on: summary.json and config.json.
+    Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl.
     """
     if (Path(run_dir) / "config.json").exists():
         RunDir(run_dir).config()
+    RunDir(run_dir).metrics()
     s = read_summary(run_dir)
     if s and s.get("finished") and s.get("step") == steps:
         return "finished"
