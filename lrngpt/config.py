@@ -34,11 +34,16 @@ class DataConfig:
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
     def __post_init__(self):
+        from lrngpt.corpora import KINDS
         from lrngpt.tokenizer import check_vocab_size
 
         check_fields(self, "data")
         if not self.corpus.strip():
             raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
+        kind = self.corpus.strip().partition(":")[0]
+        if kind not in KINDS:  # the form only: the corpus itself is read when the data is prepared
+            raise UserError(f"data.corpus {self.corpus!r}: unknown corpus kind {kind!r}; use one of "
+                            f"{', '.join(KINDS)} (e.g. stories:5MB, text:PATH)")
         check_vocab_size(self.vocab_size)
         if not 0 < self.val_fraction < 1:
             raise UserError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
