@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from lrngpt import log as logging
 from lrngpt.cli.common import Parser, add_json, emit, seed
 from lrngpt.errors import UserError
 
@@ -63,7 +63,7 @@ def cmd_prepare(args) -> None:
     cfg = DataConfig(corpus=args.corpus, vocab_size=args.vocab_size, val_fraction=args.val_fraction,
                      split_seed=args.split_seed)
     data = prepare(cfg, Path(args.out) if args.out else None, force=args.force,
-                   log=lambda m: print(m, file=sys.stderr))
+                   log=logging.info)  # -q silences it
     m = data.meta
     result = {"dir": str(data.dir), "key": m["key"], "corpus": m["corpus"], "vocab_size": m["vocab_size"],
               "dtype": m["dtype"], "splits": m["splits"]}

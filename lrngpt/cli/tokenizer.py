@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
+from lrngpt import log as logging
 from lrngpt.cli.common import Parser, add_json, emit
 from lrngpt.errors import UserError
 
@@ -39,7 +38,7 @@ def cmd_train(args) -> None:
 
     tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
     tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size),
-                          log=lambda m: print(m, file=sys.stderr))
+                          log=logging.info)  # -q silences it
     path = tok.save(tokenizer_out(args.out, args.force))
     emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
          f"wrote {path} ({tok.vocab_size} tokens)")
