@@ -1,7 +1,8 @@
 """Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it),
-1 an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted.
+Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it; a
+request too big for the memory there is counts), 1 a full disk or an unexpected failure
+(LRN_DEBUG=1 shows the traceback), 130 interrupted (Ctrl-C or SIGTERM; temporary files removed).
 """
 
 from __future__ import annotations
