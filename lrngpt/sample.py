@@ -17,6 +17,8 @@ from torch import nn
 
 from lrngpt.errors import UserError
 
+MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
+
 
 @dataclass
 class SamplingConfig:
@@ -33,6 +35,9 @@ class SamplingConfig:
         check_seed(self.seed)
         if self.max_new_tokens < 0:
             raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
+        if self.max_new_tokens > MAX_NEW_TOKENS:
+            raise UserError(f"--max-new-tokens {self.max_new_tokens:,} is above the limit of {MAX_NEW_TOKENS:,}; "
+                            "ask for fewer")
         t = self.temperature
         if not isinstance(t, int | float) or math.isnan(t) or t <= 0 or math.isinf(t):
             raise UserError(f"--temperature must be a positive number (got {t}); use 1.0 for plain sampling")

@@ -85,6 +85,8 @@ class Trainer:
         self.stop_at = tc.steps if stop_at is None else stop_at
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
+        if self.stop_at >= 2**63:
+            raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
         self.device = self.dist.device(resolve_device(tc.device))
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)

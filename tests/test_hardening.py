@@ -518,6 +518,8 @@ def test_eval_json_is_strict_with_null_for_nan(base_run, capsys):
     (["data", "prepare", "--corpus", "stories:10KB", "--split-seed", str(2**64)], "64 bits"),
     (["embed", "axes", "{run}", "--energy", "nan"], "--energy"),
     (["sample", "{run}", "--prompt", "hi", "--temperature", "nan"], "--temperature"),
+    (["sample", "{run}", "--prompt", "hi", "--max-new-tokens", str(10**20)], "above the limit"),
+    (["train", "--resume", "--out", "{run}", "--steps", str(10**20)], "64 bits"),
 ])
 def test_bad_values_on_the_command_line_exit_2_with_one_line(base_run, tmp_path, capsys, argv, needle):
     assert_exit_2(lrn(capsys, *(a.format(t=tmp_path, run=base_run) for a in argv)), needle)
