@@ -28,7 +28,8 @@ def register(sub) -> None:
     q.add_argument("--val-fraction", type=float, default=0.05)
     q.add_argument("--split-seed", type=seed, default=0)
     q.add_argument("--out", help="directory (default: the cache, keyed by corpus + tokenizer)")
-    q.add_argument("--force", action="store_true", help="replace a directory that holds other data")
+    q.add_argument("--force", action="store_true",
+                   help="replace a directory that holds other prepared data (never files lrn did not write)")
     add_json(q)
     q.set_defaults(func=cmd_prepare)
 
