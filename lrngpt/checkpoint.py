@@ -30,8 +30,9 @@ from typing import Any
 
 import torch
 
+from lrngpt.config import from_dict
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_open, describe_os_error
+from lrngpt.fsio import atomic_open, describe_os_error, user_path
 
 SCHEMA = 1
 REQUIRED = ("model", "config", "tokenizer", "step")
@@ -59,7 +60,9 @@ def save_checkpoint(payload: dict, path: Path) -> None:
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"no checkpoint at {path}; train first, or drop --resume to start a new run")
+        with user_path(path, "checkpoint"):
+            open(path, "rb").close()  # says what is there instead: nothing, a directory, a broken link
+        raise UserError(f"checkpoint {path} is not a regular file; give a checkpoint lrn wrote")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except OSError as e:  # the file is fine; we cannot read it
@@ -77,10 +80,23 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     if missing:
         raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: "
                         "use another checkpoint, or train again")
-    if not isinstance(payload["step"], int) or payload["step"] < 0:
+    if not isinstance(payload["step"], int) or isinstance(payload["step"], bool) or payload["step"] < 0:
         raise UserError(f"checkpoint {path}: step must be a non-negative integer (got {payload['step']!r})")
     if not isinstance(payload["config"], dict) or not isinstance(payload["tokenizer"], str):
         raise UserError(f"checkpoint {path}: config must be a dict and tokenizer a JSON string")
+    model = payload["model"]
+    if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in model.items()):
+        raise UserError(f"checkpoint {path}: model must map parameter names to tensors; it is damaged: "
+                        "use another checkpoint, or train again")
+    for key in ("optimizer", "rng"):
+        if not isinstance(payload.get(key), dict | None):
+            raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
+                            "use another checkpoint, or train again")
+    try:
+        from_dict(payload["config"])
+    except UserError as e:
+        raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
     return payload
 
 

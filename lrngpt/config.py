@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-import math
 import re
 import types
 import typing
@@ -22,6 +21,7 @@ from typing import Any
 from lrngpt.errors import UserError
 from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
+from lrngpt.validate import check_fields, check_size, coerce, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
@@ -37,15 +37,23 @@ class DataConfig:
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
     def __post_init__(self):
+        from lrngpt.corpora import KINDS
         from lrngpt.tokenizer import check_vocab_size
 
+        check_fields(self, "data")
+        if not self.corpus.strip():
+            raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
+        kind = self.corpus.strip().partition(":")[0]
+        if kind not in KINDS:  # the form only: the corpus itself is read when the data is prepared
+            raise UserError(f"data.corpus {self.corpus!r}: unknown corpus kind {kind!r}; use one of "
+                            f"{', '.join(KINDS)} (e.g. stories:5MB, text:PATH)")
         check_vocab_size(self.vocab_size)
         if not 0 < self.val_fraction < 1:
             raise UserError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
         if self.train_tokens is not None and self.train_tokens < 2:
             raise UserError(f"data.train_tokens must be at least 2 (got {self.train_tokens})")
         if self.tokenizer_bytes < 1:
-            raise UserError("data.tokenizer_bytes must be positive")
+            raise UserError(f"data.tokenizer_bytes must be at least 1 (got {self.tokenizer_bytes})")
 
 
 @dataclass
@@ -72,11 +80,13 @@ class TrainConfig:
     tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard
 
     def __post_init__(self):
-        for name in ("steps", "batch_size", "eval_every", "log_every"):
+        check_fields(self, "train")
+        for name in ("steps", "eval_every", "log_every"):
             if getattr(self, name) < 1:
                 raise UserError(f"train.{name} must be at least 1 (got {getattr(self, name)})")
-        if self.seq_len is not None and self.seq_len < 1:
-            raise UserError(f"train.seq_len must be at least 1 (got {self.seq_len})")
+        check_size("train.batch_size", self.batch_size)
+        if self.seq_len is not None:
+            check_size("train.seq_len", self.seq_len)
         if not self.lr > 0:
             raise UserError(f"train.lr must be positive (got {self.lr})")
         if not 0 <= self.min_lr <= self.lr:
@@ -84,10 +94,12 @@ class TrainConfig:
         for name in ("warmup_steps", "save_every", "train_eval_tokens"):
             if getattr(self, name) < 0:
                 raise UserError(f"train.{name} must not be negative (got {getattr(self, name)})")
-        if self.weight_decay < 0 or self.grad_clip < 0:
-            raise UserError("train.weight_decay and train.grad_clip must not be negative")
-        if not (0 <= self.beta1 < 1 and 0 <= self.beta2 < 1):
-            raise UserError("train.beta1 and train.beta2 must be in [0, 1)")
+        for name in ("weight_decay", "grad_clip"):
+            if getattr(self, name) < 0:
+                raise UserError(f"train.{name} must not be negative (got {getattr(self, name)}); 0 turns it off")
+        for name in ("beta1", "beta2"):
+            if not 0 <= getattr(self, name) < 1:
+                raise UserError(f"train.{name} must be in [0, 1) (got {getattr(self, name)})")
         if self.eval_tokens is not None and self.eval_tokens < 2:
             raise UserError("train.eval_tokens must be at least 2 (or null for the full split)")
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
@@ -111,6 +123,8 @@ class RunConfig:
     name: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise UserError(f"name must be a string, got {json.dumps(self.name)}")
         if self.model_type not in MODEL_TYPES:
             raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {self.model_type!r})")
         if self.model_type == "gpt":
@@ -139,7 +153,6 @@ DERIVED = {
     "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
     "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
 }
-INT_LIMIT = 2**63  # what torch's seeds and numpy's int64 take
 
 # One line per config key: what `lrn config show` and `lrn config keys` print. The one place the
 # keys are described; tests/test_config.py checks that it covers every dataclass field.
@@ -211,47 +224,13 @@ def model_class(model_type: str):
     return MLPConfig if model_type == "mlp" else _gpt_config_class()
 
 
-def _field_types(cls) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _coerce(value: Any, annotation: Any, key: str) -> Any:
-    """Check/convert one JSON value against a dataclass field's annotation."""
-    origin = typing.get_origin(annotation)
-    if origin in (types.UnionType, typing.Union):
-        options = typing.get_args(annotation)
-        if value is None and type(None) in options:
-            return None
-        annotation = next(a for a in options if a is not type(None))
-    if annotation is Any:
-        return value
-    if annotation is bool:
-        if isinstance(value, bool):
-            return value
-    elif annotation is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not -INT_LIMIT < value < INT_LIMIT:
-                raise UserError(f"{key} = {value} is out of range; it must fit in 64 bits")
-            return value
-    elif annotation is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if not math.isfinite(value):
-                raise UserError(f"{key} must be a finite number, got {value}")
-            return float(value)
-    elif annotation is str:
-        if isinstance(value, str):
-            return value
-    raise UserError(f"{key} must be {getattr(annotation, '__name__', annotation)}, got {json.dumps(value)}")
+_field_types = field_types
+_coerce = coerce  # the one value checker lives in lrngpt.validate (the model configs use it too)
 
 
 def _build(cls, values: Any, section: str, fixed: dict | None = None):
     if values is None:
         values = {}
-    if not isinstance(values, dict):
-        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
-                        f"got {json.dumps(values)}")
     fields = _field_types(cls)
     fixed = fixed or {}
     kwargs = dict(fixed)
@@ -262,6 +241,11 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
         if key in fixed:
             continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
         kwargs[key] = _coerce(value, fields[key], f"{section}.{key}")
+    required = [f.name for f in dataclasses.fields(cls) if f.name not in kwargs
+                and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if required:
+        raise UserError(f"{section}.{required[0]} is required for this model; set it, e.g. "
+                        f"--set {section}.{required[0]}=256")
     return cls(**kwargs)
 
 
@@ -279,6 +263,7 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     unknown = set(d) - {*TOP_KEYS, *SECTIONS}
     if unknown:
         raise UserError(f"unknown config section {sorted(unknown)[0]!r}; sections are model_type, data, model, train")
+    check_shape(d)  # the shape first, then the values
     model_type = d.get("model_type", "mlp")
     if model_type not in MODEL_TYPES:
         raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {json.dumps(model_type)})")
@@ -297,6 +282,14 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     if not isinstance(name, str):
         raise UserError(f"name must be a string, got {json.dumps(name)}")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=name)
+
+
+def check_shape(d: dict, where: str = "") -> None:
+    """Each section present is an object (null included: a section is left out, never null)."""
+    for section in SECTIONS:
+        if section in d and not isinstance(d[section], dict):
+            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
+                            f"got {json.dumps(d[section])[:60]}")
 
 
 def preset_names() -> list[str]:
@@ -359,6 +352,7 @@ def read_config_dict(config: str) -> dict:
             hint = f"did you mean {close[0]}? " if close else ""
             raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} (or a .json file)")
     d = read_json_object(path, "config file")
+    check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     return d
 
@@ -408,8 +402,11 @@ def set_key(d: dict, key: str, value: Any) -> None:
         d[key] = value
         return
     section, name = key.split(".")
-    if not isinstance(d.get(section), dict):
+    if section not in d:
         d[section] = {}
+    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {json.dumps(d[section])[:60]}; fix the config file")
     d[section][name] = value
 
 

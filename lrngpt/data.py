@@ -30,11 +30,12 @@ from lrngpt import log as logging
 from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_dir, write_json
+from lrngpt.fsio import atomic_dir, check_not_cwd, check_output, user_path, write_json
 from lrngpt.tokenizer import Tokenizer
 
 FORMAT_VERSION = 1
 SPLITS = ("train", "val")
+PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all a prepared directory holds
 
 
 def data_cache_dir() -> Path:
@@ -82,9 +83,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     that exists unless `force`."""
     from lrngpt.run import RunDir
 
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory to write tokenizer.json into")
+    out = check_output(out, "dir")
     if RunDir(out).holds_run():
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
     path = out / "tokenizer.json"
@@ -119,8 +118,9 @@ class PreparedData:
 
 
 def _read_meta(d: Path) -> dict | None:
+    """meta.json, or None when there is none or it is damaged (the directory then holds no usable data)."""
     try:
-        meta = json.loads((d / "meta.json").read_text())
+        meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) else None
@@ -131,9 +131,16 @@ def integrity_problem(d: Path, meta: dict) -> str | None:
     try:
         splits, dtype = meta["splits"], np.dtype(meta["dtype"])
         counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
-        meta["corpus"], meta["tokenizer_hash"]  # noqa: B018 - required fields
+        if not all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key")):
+            raise TypeError
+        if dtype not in (np.uint16, np.uint32) or min(counts.values()) < 0:
+            raise ValueError
+        for split in SPLITS:
+            if not all(isinstance(splits[split][k], int) and splits[split][k] >= 0
+                       for k in ("documents", "tokens", "bytes")):
+                raise TypeError
     except (KeyError, TypeError, ValueError):
-        return "meta.json lacks corpus, tokenizer_hash, dtype or split counts"
+        return "meta.json lacks corpus, tokenizer_hash, dtype or split counts, or holds wrong values"
     for split, n in counts.items():
         path = d / f"{split}.bin"
         size = path.stat().st_size if path.is_file() else -1
@@ -151,7 +158,7 @@ def integrity_problem(d: Path, meta: dict) -> str | None:
 def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
     meta = _read_meta(Path(d))
     if meta is None:
-        raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus SPEC --out {d}`")
+        raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus CORPUS --out {d}`")
     problem = integrity_problem(Path(d), meta)
     if problem:
         raise UserError(f"{d}: {problem}; prepare it again with `lrn data prepare --force`")
@@ -166,12 +173,19 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
     to `log` (default lrngpt.log); tokenizer training and encoding show progress bars on a terminal.
     """
     log = log or logging.info
+    in_cache = out is None
+    if not in_cache:
+        check_output(out, "dir")
+        check_not_cwd(out)  # a prepared directory is replaced whole
     corpus = load_corpus(cfg.corpus)
     key = data_key(corpus, cfg, tokenizer)
-    in_cache = out is None
     out = Path(out) if out is not None else data_cache_dir() / key
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory for the prepared data")
+    if not in_cache:
+        foreign = _foreign_files(out)
+        if foreign:  # --force replaces prepared data, never a user's files
+            raise UserError(f"--out {out} holds files lrn did not write ({', '.join(foreign[:3])}"
+                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only prepared data: "
+                            "choose a new or empty --out")
     meta = _read_meta(out)
     if meta is not None and meta.get("key") == key:
         problem = integrity_problem(out, meta)
@@ -188,6 +202,14 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
         meta = _build(corpus, cfg, key, tok, tmp, log)
     return PreparedData(out, meta, cfg.train_tokens)
+
+
+def _foreign_files(d: Path) -> list[str]:
+    if not d.is_dir():
+        return []
+    with user_path(d, "--out"):
+        names = [q.name for q in d.iterdir()]
+    return sorted(n for n in names if n not in PREPARED_FILES and ".tmp-" not in n)
 
 
 def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:

@@ -141,6 +141,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     log = log or logging.info
     device = resolve_device(device)
     run = RunDir(run_dir).load(checkpoint, device)
+    summary = RunDir(run_dir).summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
     data_cfg = cfg.data
     if corpus:
@@ -170,7 +171,6 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     n_train = len(data.tokens("train"))
     read = run.step * cfg.train.batch_size * (cfg.train.seq_len or 0)
     result["epochs"] = read / n_train if n_train and not corpus else None  # passes over the training text
-    summary = RunDir(run_dir).summary() if checkpoint != "init" else None
     if summary:
         result["best_val_bpb"], result["best_step"] = summary.get("best_val_bpb"), summary.get("best_step")
     return result

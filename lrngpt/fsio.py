@@ -9,7 +9,10 @@ removed; one left by a killed process (`kill -9`) is removed by the next writer 
 it (`clean_stale_temps`).
 
 A full disk is reported as `DiskFull` (exit 1: it is not the user's input, but the message
-names the path and the space needed) and leaves the earlier file intact.
+names the path and the space needed) and leaves the earlier file intact. Any other error a
+user can fix (permission denied, a read-only filesystem, a file where a directory belongs, a
+broken symbolic link) is a `UserError` naming the path: `user_path` on reads, the write
+helpers here on writes, `check_output` before a command starts writing.
 """
 
 from __future__ import annotations
@@ -33,6 +36,23 @@ _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
 
 class DiskFull(OSError):
     """No space left while writing; the earlier file is untouched."""
+
+
+# OS errors that the user fixes (a path, a permission, a mount): reported as UserError, exit 2.
+USER_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENOENT,
+               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG}
+
+
+def _write_error(e: OSError, path: Path, *own: Path) -> OSError | UserError:
+    """What to raise for an OSError while writing `path` (through temporary names `own`)."""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
+        return DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
+                                 f"free some space and run the command again (the earlier file is intact)")
+    about = e.filename is None or Path(e.filename) in {path, *own, *path.parents}
+    if e.errno in USER_ERRNOS and about:
+        return UserError(describe_os_error(path, e, "output"))
+    return e
 
 
 def temp_name(path: Path) -> Path:
@@ -65,11 +85,10 @@ def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None)
         os.replace(tmp, path)
     except OSError as e:
         _unlink(tmp)
-        if e.errno in (errno.ENOSPC, errno.EDQUOT):
-            free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
-            raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
-                                    f"free some space and run the command again (the earlier file is intact)") from None
-        raise
+        err = _write_error(e, path, tmp)
+        if err is e:
+            raise
+        raise err from None
     except BaseException:
         _unlink(tmp)
         raise
@@ -105,8 +124,15 @@ def create_exclusive(path: str | Path, data: str | bytes) -> bool:
             os.fsync(f.fileno())
         os.link(tmp, path)
         return True
-    except FileExistsError:
+    except FileExistsError as e:
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, e, "output")) from None
         return False
+    except OSError as e:
+        err = _write_error(e, path, tmp)
+        if err is e:
+            raise
+        raise err from None
     finally:
         _unlink(tmp)
 
@@ -158,8 +184,13 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
 
 
 def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
+    broken = _broken_link(Path(path))
+    if broken:
+        return broken.replace("PATH", f"{what} {path}")
     if isinstance(e, FileNotFoundError):
-        return f"{what} {path} does not exist; check the path"
+        return f"{what} {path} does not exist (or a directory above it is missing); check the path"
+    if isinstance(e, FileExistsError):
+        return f"{what} {path} already exists and is in the way; choose another path or remove it"
     if isinstance(e, IsADirectoryError):
         return f"{what} {path} is a directory where a file is expected; give a file"
     if isinstance(e, NotADirectoryError):
@@ -172,7 +203,55 @@ def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
         return f"{what} {path} is a symbolic link loop; fix the link"
     if e.errno == errno.EROFS:
         return f"{what} {path} is on a read-only filesystem; choose another path"
+    if e.errno == errno.ENAMETOOLONG:
+        return f"{what} {path}: the name is too long for the filesystem; choose a shorter one"
     return f"{what} {path}: {e.strerror or e}"
+
+
+def _broken_link(path: Path) -> str | None:
+    """'PATH is a symbolic link to T, which does not exist; ...' when `path` or a directory above it is one."""
+    for p in (path, *path.parents):
+        try:
+            if p.is_symlink() and not p.exists():
+                target = os.readlink(p)
+                where = "" if p == path else f" (in the path, {p})"
+                return (f"PATH is a symbolic link{where} to {target}, which does not exist; "
+                        "create its target or remove the link")
+        except OSError:
+            return None
+    return None
+
+
+def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", example: str = "out.txt") -> Path:
+    """Refuse an output path that cannot be what the command writes, before any work.
+
+    kind "dir": `path` is to be a directory; "file": a file. A broken symbolic link, a file
+    where a directory belongs (also above the path) or a directory where a file belongs is a
+    UserError that says how to fix it.
+    """
+    path = Path(path)
+    broken = _broken_link(path)
+    if broken:
+        raise UserError(broken.replace("PATH", f"{flag} {path}"))
+    if kind == "dir" and path.exists() and not path.is_dir():
+        raise UserError(f"{flag} {path} is a file; give a directory (a new one, or one lrn wrote)")
+    if kind == "file" and path.is_dir():
+        raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+            break
+    return path
+
+
+def check_not_cwd(path: str | Path, flag: str = "--out") -> None:
+    """A directory that a command replaces whole must not hold the working directory."""
+    target = os.path.realpath(path)
+    here = os.path.realpath(os.getcwd())
+    if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
+        raise UserError(f"{flag} {path} is the current directory (or holds it), which this command would "
+                        "replace; give a new directory, e.g. --out data/prepared")
 
 
 def pid_alive(pid: int) -> bool:
@@ -213,13 +292,21 @@ def _unlink(p: Path) -> None:
 def atomic_dir(path: str | Path) -> Iterator[Path]:
     """A temporary directory to fill that becomes `path` when the block ends without an exception.
 
-    `path` must not exist or be a directory the caller owns (it is replaced).
+    `path` must not exist or be a directory the caller owns (it is replaced); never the
+    working directory or one above it.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_temps(path.parent)
+    path = Path(os.path.realpath(path))  # a link to a directory: fill the directory, keep the link
+    check_not_cwd(path)
     tmp = temp_name(path)
-    tmp.mkdir()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_temps(path.parent)
+        tmp.mkdir()
+    except OSError as e:
+        err = _write_error(e, path, tmp)
+        if err is e:
+            raise
+        raise err from None
     try:
         yield tmp
         if path.exists():

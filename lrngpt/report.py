@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 import re
 from pathlib import Path
@@ -31,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.experiments.summary import read_definition
+from lrngpt.fsio import atomic_write, check_output, user_path
+from lrngpt.run import RunDir, read_metrics, read_summary
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -119,20 +119,30 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                         "report a run directory on its own")
     if checkpoint is not None and checkpoint not in ("last", "best", "init"):
         raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
-    out = Path(out) if out else default_out(dirs)
+    out = check_output(out, "file", example="report.html") if out else default_out(dirs)
     if out.is_dir():
-        raise UserError(f"--out {out} is a directory; give a file name such as {out / 'report.html'}")
+        raise UserError(f"{out} is a directory; give a file name with --out, such as {out.parent / 'report.html'}")
     if out.exists() and not force and not is_report(out):
         raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
     explorer.check_out(explorer_path(out), force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        written = explorer.write_explorer(dirs, explorer_path(out), force=True, log=lambda m: None)
-    except UserError as e:  # no checkpoint yet: the report still renders, and says why there is no explorer
-        written = {"error": str(e)}
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    ready = [d for d in dirs if _has_checkpoint(d, kinds[0])]
+    if not ready:  # no checkpoint yet: the report still renders, and says why there is no explorer
+        written = {"error": f"{dirs[0]} has no checkpoint yet" if kinds[0] == "run" else
+                   f"sweep {', '.join(map(str, dirs))} has no run with a checkpoint yet; run `lrn sweep` first"}
+    else:  # a damaged checkpoint is an error, not a blank section
+        written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     atomic_write(out, text)  # a killed report never leaves half a page over the old one
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
+
+
+def _has_checkpoint(d: Path, kind: str) -> bool:
+    """A run with ckpt_last.pt, or a sweep with at least one such run: what the explorer can show."""
+    if kind == "run":
+        return RunDir(d).has_checkpoint("last")
+    return any(RunDir(d / "runs" / str(p["name"])).has_checkpoint("last") for p in _points(d))
 
 
 def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,
@@ -150,7 +160,7 @@ def build_report(dirs, kind: str | None = None, explorer: dict | None = None, to
         names = [_sweep_name(d) for d in dirs]
         shrunk: dict[str, list[str]] = {}
         for d, name in zip(dirs, names, strict=True):
-            scale = _read_json(d / "sweep.json").get("scale") or _read_json(d / "summary.json", {}).get("scale")
+            scale = read_definition(d, partial=True).get("scale")
             if scale and scale != "full":
                 shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
         notes = [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
@@ -174,7 +184,8 @@ def build_report(dirs, kind: str | None = None, explorer: dict | None = None, to
 # ---- a run ---------------------------------------------------------------------------------
 
 def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> list[tuple[str, str]]:
-    cfg, summary, metrics = _read_json(d / "config.json"), _summary(d) or None, read_metrics(d)
+    RunDir(d).config()  # checked: a damaged config.json is named, field and all
+    cfg, summary, metrics = RunDir(d).config_dict(), _summary(d) or None, read_metrics(d)
     curves = _curves_png({d.name: metrics})
     details = (_details("Overview: every number of summary.json", _overview(cfg, summary, metrics))
                + _details("Configuration", _kv_table(_flatten(cfg)))
@@ -297,13 +308,12 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     from lrngpt.run import load_run
 
     shown = _checkpoints(run_dir, checkpoint)
-    runs = []
-    for which, heading in shown:
-        try:
-            runs.append((load_run(run_dir, which), heading))
-        except UserError as e:
-            if not runs:
-                return f"<p>No embedding table to show: {esc(str(e))}</p>"
+    if not RunDir(run_dir).has_checkpoint(shown[0][0]):
+        return ("<p>No embedding table to show: the run has no "
+                + ("ckpt_init.pt (it was written before ckpt_init.pt existed)" if shown[0][0] == "init"
+                   else "checkpoint yet") + ".</p>")
+    # a damaged checkpoint is an error, not a blank section
+    runs = [(load_run(run_dir, which), heading) for which, heading in shown if RunDir(run_dir).has_checkpoint(which)]
     run = runs[0][0]
     stories = run.config.data.corpus.startswith("stories")
     if tokens:
@@ -330,7 +340,7 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     text += _table(["query", "tokens", *(f"neighbours ({h})" for _, h in runs)], rows, raw=True)
     if stories and not tokens and (checkpoint in (None, "last")):
         try:
-            p = purity(run_dir)
+            p = purity(run_dir, log=lambda m: None)  # the page says what it scored; stderr stays for errors
         except UserError as e:
             return text + f"<p>Category purity not computed: {esc(str(e))}</p>"
         t, u = p["trained"], p["untrained"]
@@ -385,7 +395,7 @@ def explorer_html(explorer: dict | None, kind: str) -> str:
 # ---- one sweep or several ------------------------------------------------------------------
 
 def _sweep_name(d: Path) -> str:
-    name = _read_json(d / "sweep.json", {}).get("name")
+    name = read_definition(d, partial=True).get("name")
     return name if isinstance(name, str) and name else d.resolve().name
 
 
@@ -396,7 +406,7 @@ def sweep_docs(dirs: list[Path]) -> list[dict]:
 
     docs = []
     for d in dirs:
-        doc = {**collect(d), "out": str(d), "dir": d}
+        doc = {**collect(d, partial=True), "out": str(d), "dir": d}  # what an early sweep.json holds
         docs.append(doc)
     names = [doc["sweep"] for doc in docs]
     for doc in docs:
@@ -417,7 +427,8 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
                           for doc in docs for p in _points(doc["dir"])})
     if curves:
         figures += _figure(curves, "every run's training loss and validation bpb (curves)")
-    finished = sorted((r["val_bpb"], doc["label"], r["name"], doc["dir"]) for doc in docs for r in doc["rows"])
+    finished = sorted((r["val_bpb"], doc["label"], r["name"], doc["dir"]) for doc in docs for r in doc["rows"]
+                      if r["val_bpb"] is not None)  # null: no bytes to score
     if finished:
         _, label, name, d = finished[0]
         nb = (f"<p>Of the run with the lowest val bpb, <b>{esc(name)}</b>" + (f" ({esc(label)})" if multi else "")
@@ -432,7 +443,7 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
 
 
 def _points(d: Path) -> list[dict]:
-    sweep = _read_json(d / "sweep.json")
+    sweep = read_definition(d, partial=True)  # an early or partial sweep.json shows what it holds
     points = [p if isinstance(p, dict) else {"name": p} for p in sweep.get("points") or []] or [
         {"name": r.name} for r in sorted((d / "runs").glob("*")) if r.is_dir()]
     return [p for p in points if p.get("name")]
@@ -452,7 +463,7 @@ def sweep_headline(docs: list[dict]) -> str:
             items.append(f"<li><b>{esc(doc['label'])}</b> ({esc(where)}): no run has finished yet ({done}).</li>")
             continue
         for series, entries in groups.items():
-            best = min(entries, key=lambda e: e["val_bpb"])
+            best = min(entries, key=lambda e: (e["val_bpb"] is None, e["val_bpb"] or 0.0))  # null: no bytes to score
             saved = [f"{p['n_embd']}&rarr;{e['n_embd']} {fmt(e['saved_per_doubling'], 'bpb')}"
                      for p, e in zip(entries, entries[1:], strict=False) if e["saved_per_doubling"] is not None]
             passes = [e["epochs"] for e in entries if e.get("epochs") is not None]
@@ -519,7 +530,7 @@ def results_html(docs: list[dict]) -> str:
 
 def sweep_details(doc: dict) -> str:
     d = doc["dir"]
-    sweep = _read_json(d / "sweep.json")
+    sweep = read_definition(d, partial=True)
     about = {k: v for k, v in sweep.items() if k not in ("points", "base")}
     points = _points(d)
     status = [[str(p["name"]), p.get("values"), _status(d / "runs" / str(p["name"])),
@@ -533,7 +544,7 @@ def sweep_details(doc: dict) -> str:
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
         body += "<h3>Base configuration</h3>" + _kv_table(_flatten(sweep["base"]))
-    lines = (d / "lines.txt").read_text(errors="replace") if (d / "lines.txt").is_file() else ""
+    lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
     body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
     return _details(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)
 
@@ -612,19 +623,9 @@ def _details(summary: str, body: str) -> str:
     return f"<details><summary>{esc(summary)}</summary>{body}</details>"
 
 
-def _read_json(path: Path, default=UserError) -> dict:
-    """A JSON object; a missing or broken file is `default`, or a UserError when there is none."""
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        doc, why = None, type(e).__name__
-    else:
-        why = "not a JSON object"
-    if isinstance(doc, dict):
-        return doc
-    if default is not UserError:
-        return default
-    raise UserError(f"{path} cannot be read ({why}); is the directory complete?")
+def _read_bytes(path: Path) -> bytes:
+    with user_path(path, "file"):
+        return path.read_bytes()
 
 
 def _flatten(obj, prefix: str = "") -> dict:

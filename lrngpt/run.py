@@ -33,7 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write, clean_stale_temps, json_safe, read_json_object, user_path, write_json
+from lrngpt.fsio import (
+    atomic_write,
+    check_output,
+    clean_stale_temps,
+    json_safe,
+    read_json_object,
+    user_path,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from torch import nn
@@ -68,6 +76,12 @@ class RunDir:
             raise UserError(f"checkpoint must be one of {', '.join(CHECKPOINTS)} (got {which!r})")
         return self.path / CHECKPOINTS[which]
 
+    def has_checkpoint(self, which: str = "last") -> bool:
+        """Whether `load(which)` finds a file (best falls back to the last, as load does). A file that
+        is there but damaged counts: reading it is an error, not a missing checkpoint."""
+        path = self.checkpoint_path(which)
+        return path.exists() or path.is_symlink() or (which == "best" and self.has_checkpoint("last"))
+
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
@@ -98,8 +112,7 @@ class RunDir:
         import fcntl
 
         p = self.path
-        if p.exists() and not p.is_dir():
-            raise UserError(f"--out {p} is a file; give a directory for the run")
+        check_output(p, "dir")
         if self._lock_file is not None:
             return self
         with user_path(p, "run directory"):
@@ -170,68 +183,104 @@ class RunDir:
     # ---- reading ---------------------------------------------------------------------------
 
     def config_dict(self) -> dict:
-        return read_json_object(self.path / CONFIG, "run config")
+        path = self.path / CONFIG
+        if not path.exists() and self.holds_run():
+            raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "
+                            "start it again with --force")
+        return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
         from lrngpt.config import from_dict
 
+        d = self.config_dict()  # a missing or unreadable file names itself
         try:
-            return from_dict(self.config_dict())
+            return from_dict(d)
         except UserError as e:
             raise UserError(f"{self.path / CONFIG}: {e}") from None
 
     def summary(self) -> dict | None:
-        """summary.json, or None while the run has not finished an evaluation."""
+        """summary.json, checked field by field, or None while the run has not finished an evaluation."""
         path = self.path / SUMMARY
         if not path.exists():
             return None
-        doc = read_json_object(path, "run summary")
-        return doc
+        return check_summary(read_json_object(path, "run summary"), path)
 
     def metrics(self) -> list[dict]:
+        """The rows of metrics.jsonl, checked; only a last line cut by a kill mid-write is skipped."""
         path = self.path / METRICS
         if not path.exists():
             return []
-        rows = []
         with user_path(path, "metrics file"):
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        for line in lines:
+        rows = []
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:
-                continue  # a line cut by a kill mid-write
-            if isinstance(row, dict) and isinstance(row.get("step"), int):
-                rows.append(row)
+                if i == last:
+                    continue  # a line cut by a kill mid-write
+                raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
+            rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
         return rows
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
         from lrngpt.checkpoint import load_checkpoint
 
+        path = self._checkpoint_file(which)
+        return load_checkpoint(path, map_location)
+
+    def _checkpoint_file(self, which: str) -> Path:
         path = self.checkpoint_path(which)
         if which == "best" and not path.exists():
             path = self.path / LAST  # no periodic evaluation yet: the last weights are the best known
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             self.check_is_run()
             raise UserError(f"{self.path} has no {path.name}; "
                             + ("it was stopped before its first checkpoint: start it again with --force"
                                if which != "init" else "it was written before ckpt_init.pt existed"))
-        return load_checkpoint(path, map_location)
+        return path
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
         from lrngpt.config import from_dict
         from lrngpt.models import build_model
         from lrngpt.tokenizer import Tokenizer
 
+        path = self._checkpoint_file(which)
         ckpt = self.checkpoint(which, map_location=device)
-        cfg = from_dict(ckpt["config"])
-        tok = Tokenizer.from_str(ckpt["tokenizer"])
+        cfg = from_dict(ckpt["config"])  # load_checkpoint checked it
+        self._check_belongs(cfg, path)
+        try:
+            tok = Tokenizer.from_str(ckpt["tokenizer"])
+        except UserError as e:
+            raise UserError(f"checkpoint {path}: {e}") from None
         model = build_model(cfg.model_type, cfg.model)
         try:
             model.load_state_dict(ckpt["model"])
         except RuntimeError as e:
-            raise UserError(f"checkpoint in {self.path} does not match its config ({str(e).splitlines()[0]})") from None
+            raise UserError(f"checkpoint {path} does not match its config ({str(e).splitlines()[0]}); "
+                            "it is damaged: use another checkpoint, or train again") from None
         model.to(device).eval()
         return LoadedRun(self.path, cfg, model, tok, int(ckpt["step"]), ckpt)
+
+    def _check_belongs(self, cfg: RunConfig, path: Path) -> None:
+        """A checkpoint whose model or data differ from config.json belongs to another run: say so."""
+        if not (self.path / CONFIG).exists():
+            return
+        own = self.config()
+        mine = {**{f"model.{k}": v for k, v in own.model_dict().items()},
+                "data.corpus": own.data.corpus, "data.vocab_size": own.data.vocab_size}
+        theirs = {**{f"model.{k}": v for k, v in cfg.model_dict().items()},
+                  "data.corpus": cfg.data.corpus, "data.vocab_size": cfg.data.vocab_size}
+        changed = [k for k in theirs if mine.get(k) != theirs[k]]
+        if changed:
+            k = changed[0].replace("model.model_type", "model_type")
+            key = changed[0]
+            raise UserError(f"{path} does not belong to the run in {self.path}: its {k} is "
+                            f"{json.dumps(theirs[key])}, {CONFIG} says {json.dumps(mine.get(key))}; "
+                            f"put the run's own checkpoint back, or train again with --force")
 
     # ---- writing (the process that holds the lock) -----------------------------------------
 
@@ -260,7 +309,7 @@ class RunDir:
             return 0
         rows = self.metrics()
         keep = [r for r in rows if r["step"] <= step and not r.get("final")]
-        atomic_write(path, "".join(json.dumps(r) + "\n" for r in keep))
+        atomic_write(path, "".join(json.dumps(json_safe(r)) + "\n" for r in keep))
         return len(rows) - len(keep)
 
 
@@ -279,11 +328,69 @@ def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> L
 
 
 def read_summary(run_dir: str | Path) -> dict | None:
-    """summary.json, or None when it is missing or unreadable (sweeps treat both as unfinished)."""
-    try:
-        return RunDir(run_dir).summary()
-    except UserError:
-        return None
+    """summary.json, or None while it is missing (a damaged one is a UserError naming the field)."""
+    return RunDir(run_dir).summary()
+
+
+# What readers rely on in summary.json: field -> (types, required). Numbers may be null (NaN).
+_NUMBER = (int, float, type(None))
+SUMMARY_FIELDS = {
+    "step": ((int,), True), "finished": ((bool,), True), "val_bpb": (_NUMBER, True),
+    "params": ((dict,), True), "seconds": ((int, float), True),
+    "train_bpb": (_NUMBER, False), "gap": (_NUMBER, False), "val_loss": (_NUMBER, False),
+    "epochs": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
+    "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
+    "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
+}
+# Per-row numbers of metrics.jsonl (other keys are kept as they are)
+METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")
+
+
+def _kind(v: Any) -> str:
+    return "null" if v is None else {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(
+        type(v), "a number" if isinstance(v, int | float) else type(v).__name__)
+
+
+def check_summary(doc: dict, path: Path) -> dict:
+    """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
+    doc = dict(doc)
+    for key, (kinds, required) in SUMMARY_FIELDS.items():
+        if key not in doc:
+            if required:
+                raise UserError(f"run summary {path} has no {key!r}; it is damaged: delete it and run "
+                                "`lrn train --resume` (or lrn sweep) to evaluate again")
+            doc[key] = None
+            continue
+        v = doc[key]
+        ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
+        if not ok or (key in ("step", "seconds") and v < 0):
+            raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
+                            "writes; it is damaged: delete it and evaluate again")
+        if isinstance(v, float) and v != v:
+            doc[key] = None
+    params = doc["params"]
+    if not isinstance(params.get("total"), int) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
+        raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
+                        "it is damaged: delete it and evaluate again")
+    return doc
+
+
+def check_metric(row: Any, where: str) -> dict:
+    """One metrics.jsonl row: an object with an integer step and numbers (null: no value, dropped)."""
+    if not isinstance(row, dict):
+        raise UserError(f"{where} is {_kind(row)}, not an object like {{\"step\": 10, \"loss\": 2.5}}; "
+                        "delete the line")
+    step = row.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise UserError(f"{where} has step {json.dumps(step)}, not a step number; delete the line")
+    for key in METRIC_NUMBERS:
+        v = row.get(key)
+        if key in row and (isinstance(v, bool) or not isinstance(v, int | float | type(None))):
+            raise UserError(f"{where} has {key} {json.dumps(v)[:40]}, not a number; delete the line")
+    if not isinstance(row.get("final", False), bool):
+        raise UserError(f"{where} has final {json.dumps(row['final'])[:40]}, not true or false; delete the line")
+    return {k: v for k, v in row.items() if not (k in METRIC_NUMBERS and v is None)}
 
 
 def read_metrics(run_dir: str | Path) -> list[dict]:

@@ -1,9 +1,10 @@
 """Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>.
 
 The GPT decodes with its KV cache (each new token costs one position, not the whole
-window); the MLP only ever looks at its last block_size tokens, so it needs none. When a
-GPT's window is full, the context is cropped to the last context_length tokens and the
-cache is rebuilt each step, which is exactly what the no-cache path computes.
+window); the MLP only ever looks at its last block_size tokens, so it is fed only those
+(each step costs the same however long the text grows). When a GPT's window is full, the
+context is cropped to the last context_length tokens and the cache is rebuilt each step,
+which is exactly what the no-cache path computes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from torch import nn
 
 from lrngpt.errors import UserError
 
+MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
+
 
 @dataclass
 class SamplingConfig:
@@ -27,8 +30,14 @@ class SamplingConfig:
     stop_at_eot: bool = True
 
     def __post_init__(self):
+        from lrngpt.validate import check_seed
+
+        check_seed(self.seed)
         if self.max_new_tokens < 0:
             raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
+        if self.max_new_tokens > MAX_NEW_TOKENS:
+            raise UserError(f"--max-new-tokens {self.max_new_tokens:,} is above the limit of {MAX_NEW_TOKENS:,}; "
+                            "ask for fewer")
         t = self.temperature
         if not isinstance(t, int | float) or math.isnan(t) or t <= 0 or math.isinf(t):
             raise UserError(f"--temperature must be a positive number (got {t}); use 1.0 for plain sampling")
@@ -58,9 +67,13 @@ def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
 class _Decoder:
     """Logits for the next token, through the model's KV cache when it has one."""
 
-    def __init__(self, model: nn.Module, use_cache: bool):
+    def __init__(self, model: nn.Module, use_cache: bool, crop: bool = True):
         self.model = model
-        self.context = getattr(getattr(model, "config", None), "context_length", None)
+        config = getattr(model, "config", None)
+        self.context = getattr(config, "context_length", None)
+        # The MLP's logits for the last position depend on its last block_size ids only
+        # (earlier ones are padding): feeding just those keeps each step's cost constant.
+        self.window = getattr(config, "block_size", None) if crop else None
         self.use_cache = use_cache and hasattr(model, "init_cache")
         self.cache = None
 
@@ -68,6 +81,8 @@ class _Decoder:
         if self.context is not None and ids.size(1) > self.context:
             ids = ids[:, -self.context :]
             self.cache = None  # every position shifted: the cached keys are stale
+        if self.window is not None and ids.size(1) > self.window:
+            ids = ids[:, -self.window :]
         if not self.use_cache:
             return self.model(ids)[0][:, -1]
         if self.cache is not None and self.cache.pos == ids.size(1) - 1:
@@ -78,14 +93,15 @@ class _Decoder:
 
 @torch.inference_mode()
 def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
-             use_cache: bool = True, device: str = "cpu") -> list[int]:
-    """New token ids after `prompt_ids` (the prompt itself is not returned)."""
+             use_cache: bool = True, device: str = "cpu", crop: bool = True) -> list[int]:
+    """New token ids after `prompt_ids` (the prompt itself is not returned). `crop=False` feeds the
+    MLP the whole text each step (the same tokens, quadratic time: kept to prove the crop exact)."""
     if not prompt_ids:
         raise UserError("the prompt is empty; give some text with --prompt")
     model.eval()
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
     ids = torch.tensor([prompt_ids], dtype=torch.long, device=device)
-    decoder = _Decoder(model, use_cache)
+    decoder = _Decoder(model, use_cache, crop)
     out: list[int] = []
     for _ in range(cfg.max_new_tokens):
         probs = torch.softmax(filter_logits(decoder.next_logits(ids).float(), cfg), dim=-1)
@@ -94,6 +110,8 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         if cfg.stop_at_eot and out[-1] == eot_id:
             break
         ids = torch.cat([ids, nxt], dim=1)
+        if decoder.window is not None:
+            ids = ids[:, -decoder.window :]  # all the MLP will ever look at
     return out
 
 
@@ -106,6 +124,9 @@ def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, us
         raise UserError("the prompt is empty; give some text with --prompt")
     if num_samples < 1:
         raise UserError(f"--num-samples must be at least 1 (got {num_samples})")
+    from lrngpt.validate import check_seed
+
+    check_seed(cfg.seed + num_samples - 1, f"--seed {cfg.seed} + --num-samples {num_samples}: the last seed")
     ids = run.tokenizer.encode(prompt)
     out = []
     for i in range(num_samples):

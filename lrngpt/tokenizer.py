@@ -11,6 +11,7 @@ pipeline puts it before every document, and `encode` treats the literal text
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -24,7 +25,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write
+from lrngpt.fsio import atomic_write, user_path
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
 MAX_VOCAB = 2**32  # token arrays are uint16 up to 65,536 tokens, uint32 above
@@ -39,6 +40,25 @@ def check_vocab_size(vocab_size: int) -> None:
                         "use --vocab-size 257 or more")
     if vocab_size > MAX_VOCAB:
         raise UserError(f"vocabulary size {vocab_size} does not fit the uint32 token arrays; use at most {MAX_VOCAB}")
+
+
+def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
+    """lrn's token arrays and bits per byte need a byte-level BPE: every ordinary token spelled in
+    GPT-2's byte alphabet (what `tokenizer train` and GPT-2 write)."""
+    model = json.loads(hf.to_str()).get("model") or {}
+    if model.get("type") != "BPE":
+        raise UserError(f"the tokenizer is a {model.get('type')} model, not a byte-level BPE; lrn needs one "
+                        "that `lrn tokenizer train` (or GPT-2) writes")
+    alphabet = _byte_alphabet()
+    for token, idx in hf.get_vocab(with_added_tokens=False).items():
+        if idx not in special_ids and not set(token) <= alphabet:
+            raise UserError(f"the tokenizer is not byte-level: token {token!r} (id {idx}) is not spelled in "
+                            "byte-level characters; use one that `lrn tokenizer train` (or GPT-2) writes")
+
+
+@functools.cache
+def _byte_alphabet() -> frozenset[str]:
+    return frozenset(_byte_decoder())
 
 
 def _byte_decoder() -> dict[str, int]:
@@ -65,6 +85,7 @@ class Tokenizer:
         self.eot_id = vocab[EOT]
         self.vocab_size = hf.get_vocab_size(with_added_tokens=True)
         self.special_ids = set(hf.get_added_tokens_decoder())
+        _check_byte_level(hf, self.special_ids)
 
     # ---- construction -------------------------------------------------------------
 
@@ -88,16 +109,22 @@ class Tokenizer:
         path = Path(path)
         if path.is_dir():
             path = path / "tokenizer.json"
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             raise UserError(f"no tokenizer at {path}; train one with `lrn tokenizer train`")
+        with user_path(path, "tokenizer"):
+            text = path.read_text(encoding="utf-8")
         try:
-            return cls(HFTokenizer.from_file(str(path)))
-        except Exception as e:  # tokenizers raises plain Exceptions on bad JSON
-            raise UserError(f"{path} is not a valid tokenizer.json ({e})") from None
+            return cls.from_str(text)
+        except UserError as e:
+            raise UserError(f"{path}: {e}") from None
 
     @classmethod
     def from_str(cls, text: str) -> Tokenizer:
-        return cls(HFTokenizer.from_str(text))
+        try:
+            hf = HFTokenizer.from_str(text)
+        except Exception as e:  # tokenizers raises plain Exceptions on bad JSON
+            raise UserError(f"not a valid tokenizer.json ({str(e)[:100]})") from None
+        return cls(hf)
 
     def to_str(self) -> str:
         return self.hf.to_str()
@@ -106,7 +133,8 @@ class Tokenizer:
         path = Path(path)
         if path.suffix != ".json":
             path = path / "tokenizer.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with user_path(path.parent, "output directory"):
+            path.parent.mkdir(parents=True, exist_ok=True)
         return atomic_write(path, self.to_str())
 
     @cached_property

@@ -85,6 +85,8 @@ class Trainer:
         self.stop_at = tc.steps if stop_at is None else stop_at
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
+        if self.stop_at >= 2**63:
+            raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
         self.device = self.dist.device(resolve_device(tc.device))
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)
@@ -99,6 +101,7 @@ class Trainer:
         self.data = self._prepare_data()
         self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
         self.token_bytes = self._token_bytes()
+        self._check_memory()
         torch.manual_seed(tc.seed)
         self.model = build_model(self.cfg.model_type, self.cfg.model).to(self.device)
         self.optimizer = make_optimizer(self.model, tc)
@@ -126,6 +129,7 @@ class Trainer:
             run.check_is_run()
             run.lock()
         ckpt = run.checkpoint("last")
+        self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
             raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
                             f"--steps is the final global step, use {ckpt['step']} or more")
@@ -134,6 +138,19 @@ class Trainer:
             if dropped:
                 self.log(f"metrics: dropped {dropped} rows after step {ckpt['step']} (they are computed again)")
         return ckpt
+
+    def _check_resumable(self, ckpt: dict) -> None:
+        """What a resume needs from the checkpoint, checked before any work (data, model)."""
+        path = self.run_dir.checkpoint_path("last")
+        _check_same_model(from_dict(ckpt["config"]), self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
+        if not ckpt.get("optimizer") or not ckpt.get("rng"):
+            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
+                            "start a new run from its weights instead of --resume")
+        opt, rng = ckpt["optimizer"], ckpt["rng"]
+        if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
+                and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
+            raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
+                            "start again with --force")
 
     def _prepare_data(self) -> PreparedData:
         # Rank 0 prepares the data first; then the first process on each other machine, which finds
@@ -154,6 +171,17 @@ class Trainer:
         # rows the tokenizer never reached carry no bytes, like special tokens
         return np.pad(tok.token_bytes, (0, max(0, vocab - len(tok.token_bytes))))
 
+    def _check_memory(self) -> None:
+        """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
+        from lrngpt.models import param_breakdown
+        from lrngpt.validate import check_memory
+
+        tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
+        logits = tc.batch_size * tc.seq_len * self.cfg.data.vocab_size
+        check_memory(16 * params + 4 * logits, f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
+                     f"{self.cfg.data.vocab_size} logits per step)", "lower train.batch_size, train.seq_len or the "
+                     "model's size", self.device)
+
     def _restore(self, ckpt: dict) -> None:
         saved = from_dict(ckpt["config"])
         if ckpt.get("data_key") != self.data.key or saved.data.corpus != self.cfg.data.corpus:
@@ -162,23 +190,22 @@ class Trainer:
                             "or start a new run in another --out")
         if ckpt.get("tokenizer_hash") != self.data.tokenizer.hash:
             raise UserError("the tokenizer changed since this run started; resume with the same data settings")
-        if saved.model_dict() != self.cfg.model_dict():
-            changed = sorted(k for k, v in self.cfg.model_dict().items() if saved.model_dict().get(k) != v)
-            raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
-                            "resume with the same model, or start a new run in another --out")
-        if not ckpt.get("optimizer") or not ckpt.get("rng"):
-            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
-                            "start a new run from its weights instead of --resume")
-        self.model.load_state_dict(ckpt["model"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        self.sampler.set_state(ckpt["rng"]["sampler"])
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
-            torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
-        self.step = int(ckpt["step"])
-        self.best_val = float(ckpt.get("best_val", float("inf")))
-        self.best_step = int(ckpt.get("best_step", 0))
-        self.seconds = float(ckpt.get("seconds", 0.0))
+        _check_same_model(saved, self.cfg)
+        try:
+            self.model.load_state_dict(ckpt["model"])
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+            self.sampler.set_state(ckpt["rng"]["sampler"])
+            torch.set_rng_state(ckpt["rng"]["torch"])
+            if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
+                torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
+            self.step = int(ckpt["step"])
+            self.best_val = float(ckpt.get("best_val", float("inf")))
+            self.best_step = int(ckpt.get("best_step", 0))
+            self.seconds = float(ckpt.get("seconds", 0.0))
+        except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+            raise UserError(f"{self.run_dir.checkpoint_path('last')} cannot be resumed: its training state is "
+                            f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
+                            "start again with --force") from None
         self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
@@ -356,6 +383,15 @@ class Trainer:
     def close(self) -> None:
         self.run_dir.unlock()
         self.dist.close()
+
+
+def _check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
+    a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
+    b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
+    if a != b:
+        changed = sorted(k for k in b if a.get(k) != b[k])
+        raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
+                        "resume with the same model, or start a new run in another --out")
 
 
 def _clock(seconds: float) -> str:

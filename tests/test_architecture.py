@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 
 # Bottom to top, as the README's "Architecture" section draws them.
 LAYERS = [
-    {"errors", "fsio", "log", "__init__"},
+    {"errors", "fsio", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config"},
     {"data", "checkpoint", "distributed", "run"},

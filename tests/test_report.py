@@ -315,7 +315,7 @@ def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_p
     assert err.count("\n") == 1 and "neither a run directory (no config.json) nor a sweep directory" in err
     (tmp_path / "other" / "config.json").write_text("{not json")
     assert main(["report", str(tmp_path / "other")]) == 2
-    assert "config.json cannot be read (JSONDecodeError)" in capsys.readouterr().err
+    assert "config.json is not valid JSON" in capsys.readouterr().err
     assert not (tmp_path / "other" / "report.html").exists()
 
 

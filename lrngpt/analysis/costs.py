@@ -6,13 +6,18 @@ user can price a configuration before building it.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from lrngpt.errors import UserError
+from lrngpt.fsio import read_json
 from lrngpt.models import FFN_KINDS
 from lrngpt.models import GATED_FFNS as GATED
+from lrngpt.validate import divisors
+
+# Sizes `lrn cost` prices: far beyond any model (it only does arithmetic), but bounded so that
+# listing the head counts of a width (divisors, found up to its square root) stays instant.
+MAX_COST_SIZE = 2**40
 
 # Whole-model parameter counts the reference table divides by (published figures).
 REFERENCE_MODELS = [
@@ -30,8 +35,11 @@ REFERENCE_MODELS = [
 
 def _check_positive(**values: int) -> None:
     for name, v in values.items():
-        if not isinstance(v, int) or v < 1:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise UserError(f"--{name.replace('_', '-')} {v}: must be a whole number of at least 1")
+        if v > MAX_COST_SIZE:
+            raise UserError(f"--{name.replace('_', '-')} {v:,} is above the limit of {MAX_COST_SIZE:,}; "
+                            "price a smaller model")
 
 
 # ---------------------------------------------------------------------------------------------- MLP LM
@@ -81,12 +89,11 @@ def read_sweep_bpb(sweep_dir: str | Path) -> dict[int, float]:
     are averaged.
     """
     path = Path(sweep_dir) / "summary.json"
-    if not path.is_file():
+    if Path(sweep_dir).exists() and not Path(sweep_dir).is_dir():
+        raise UserError(f"--sweep {sweep_dir} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
+    if not path.exists():
         raise UserError(f"--sweep {sweep_dir}: no summary.json there; run `lrn sweep ... --out {sweep_dir}` first")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise UserError(f"{path}: not readable JSON ({e})") from None
+    doc = read_json(path, "sweep summary")
     rows = doc.get("rows", []) if isinstance(doc, dict) else doc
     found: dict[int, list[float]] = {}
     for row in rows if isinstance(rows, list) else []:
@@ -165,7 +172,7 @@ def head_split(n_embd: int, heads: int) -> dict:
     valid = n_embd % heads == 0
     return {"n_embd": n_embd, "heads": heads, "valid": valid,
             "head_dim": n_embd // heads if valid else None,
-            "valid_heads": [h for h in range(1, n_embd + 1) if n_embd % h == 0]}
+            "valid_heads": divisors(n_embd)}
 
 
 def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ffn: str = "gelu",

@@ -137,6 +137,16 @@ def load_table(run_dir, which: str = "last", *, untrained: bool = False):
     return run, run.model.token_embedding.weight.detach().float()
 
 
+def init_table(run_dir):
+    """The untrained table (ckpt_init.pt), or None when the run has none (an imported model, a
+    run from before ckpt_init.pt); a damaged ckpt_init.pt is an error, not a missing reference."""
+    from lrngpt.run import RunDir
+
+    if not RunDir(run_dir).has_checkpoint("init"):
+        return None
+    return load_table(run_dir, "init")[1]
+
+
 def category_token_ids(tokenizer, categories: dict | None = None) -> tuple[dict[str, list[int]], list[str]]:
     """Single-token ids of ' word' for every category word (default: the stories categories),
     categories with fewer than 2 of them left out; and the words the BPE splits."""
@@ -195,12 +205,8 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     result = {"step": run.step, "checkpoint": checkpoint, "categories": source,
               "trained": category_purity(table, r["ids"], k),
               "split_words": r["split_words"], "dropped": r["dropped"], "repeated": r["repeated"]}
-    try:
-        _, init = load_table(run_dir, "init")
-    except UserError:  # no ckpt_init.pt (an imported model)
-        result["untrained"] = None
-    else:
-        result["untrained"] = category_purity(init, r["ids"], k)
+    init = init_table(run_dir)
+    result["untrained"] = None if init is None else category_purity(init, r["ids"], k)
     return result
 
 
@@ -225,12 +231,8 @@ def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: 
     run, table = load_table(run_dir, which)
     result = {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "vocab": table.shape[0],
               "energy": energy, "step": run.step, "checkpoint": which}
-    try:
-        _, init = load_table(run_dir, "init")
-    except UserError:
-        result["untrained_used_axes"] = None
-    else:
-        result["untrained_used_axes"] = used_axes(init, energy)
+    init = init_table(run_dir)
+    result["untrained_used_axes"] = None if init is None else used_axes(init, energy)
     result["random_used_axes"] = used_axes(random_table(table.shape), energy)
     result["random_seed"] = RANDOM_SEED
     return result

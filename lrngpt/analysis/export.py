@@ -24,6 +24,8 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
+from lrngpt.fsio import check_output, user_path
+from lrngpt.run import RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"
@@ -32,9 +34,10 @@ FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pb
 
 def check_out(out: Path, force: bool) -> None:
     """An empty or missing directory, or an earlier export; anything else only with force."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory to write the export into")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file() and not force:
+    check_output(out, "dir")  # a file, a broken link, a path under a file: refused before any work
+    with user_path(out, "--out"):
+        foreign = out.is_dir() and any(out.iterdir())
+    if foreign and not (out / MARKER).is_file() and not force:
         raise UserError(f"--out {out} holds files that lrn did not write; choose another directory "
                         "or add --force to write into it anyway")
 
@@ -61,7 +64,8 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     counts, note = train_counts(run, rows, log)
     keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
     cats = token_categories(tok) if has_categories(run) else {}
-    out.mkdir(parents=True, exist_ok=True)
+    with user_path(out, "--out"):
+        out.mkdir(parents=True, exist_ok=True)
     for name in FILES:  # an earlier export's files go, so none is left from another format
         (out / name).unlink(missing_ok=True)
     write_vectors(out / "vectors.tsv", table.numpy()[keep])
@@ -74,11 +78,9 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     tensors = [{"name": f"{run.dir.name} {LABELS.get(checkpoint, checkpoint)} (step {run.step})",
                 "path": "vectors.tsv"}]
     if fmt == "projector" and checkpoint != "init":
-        try:
+        # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
+        if RunDir(run_dir).has_checkpoint("init"):
             init_run, init = load_table(run_dir, "init")
-        except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
-            init_run = None
-        if init_run is not None:
             write_vectors(out / "vectors_init.tsv", init.numpy()[keep])
             tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})", "path": "vectors_init.tsv"})
             files.append("vectors_init.tsv")

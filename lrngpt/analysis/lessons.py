@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lrngpt.errors import UserError
+from lrngpt.validate import check_memory
 
 # the lecture's hand example
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
@@ -37,6 +38,11 @@ def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
     context = length if context is None else context
     if length > context:
         raise UserError(f"--length {length} exceeds the position table's {context} rows")
+    # one_hot is int64 (8 bytes) then float32 (4) per (B,T,V) entry; the lookups B*T*D floats
+    # three times; the tables (V + context) * D
+    need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + context) * n_embd
+    check_memory(need, f"--batch {batch} x --length {length} x --vocab {vocab} (the one-hot matrix)",
+                 "use a smaller --batch, --length or --vocab")
     torch.manual_seed(seed)
     tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(context, n_embd)
     ids = torch.randint(0, vocab, (batch, length))
@@ -96,6 +102,9 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
         raise UserError(f"--vocab {vocab} / --n-embd {n_embd}: need vocab >= 2 and n-embd >= 1")
     if not 1 <= used < vocab:
         raise UserError(f"--used {used}: must be between 1 and vocab-1 so that some rows go unused")
+    # one model at a time: a V x D table and a D x V head, their gradients and AdamW's two moments
+    check_memory(4 * 4 * 2 * vocab * n_embd + 4 * 32 * vocab, f"--vocab {vocab} x --n-embd {n_embd}",
+                 "use a smaller --vocab or --n-embd")
     gen = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, used, (4, 8), generator=gen)
     targets = torch.randint(0, used, (4, 8), generator=gen)
@@ -208,6 +217,10 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
     for name, model, seq_len in models:
         head = _output_layer(model)
         want = contexts or max(256, 2 * (head.in_features + 2))
+        # float64 (contexts, width) h and (contexts, vocab) logits, log-probabilities and the SVD's copy
+        check_memory(8 * want * (head.in_features + 3 * head.out_features) + 8 * want * min(want, head.out_features),
+                     f"--contexts {want:,} x a {head.out_features:,}-token vocabulary (float64 matrices)",
+                     "use a smaller --contexts")
         n_windows = math.ceil(want / seq_len)
         if source == "random contexts":
             windows = torch.randint(0, head.out_features, (n_windows, seq_len), generator=gen)

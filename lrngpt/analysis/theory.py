@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # Rows of the Gram matrix computed at once: memory is CHUNK x N floats (fewer rows for huge N).
 CHUNK = 512
 MAX_VECTOR_FLOATS = 200_000_000  # the N x d draw itself must fit: 800 MB of float32
+MAX_PAIR_WORK = 10**12  # pairs x width multiply-adds: minutes on a laptop, not days
 
 
 def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHUNK) -> list[dict]:
@@ -42,10 +43,15 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
     if n * max(dims) > MAX_VECTOR_FLOATS:
         raise UserError(f"--n {n} x --dims {max(dims)} is {n * max(dims):,} numbers, more than "
                         f"{MAX_VECTOR_FLOATS:,}; use fewer vectors or a smaller width")
+    work = n * (n - 1) // 2 * sum(dims)
+    if work > MAX_PAIR_WORK:
+        raise UserError(f"--n {n} gives {n * (n - 1) // 2:,} pairs; over all --dims that is {work:,} "
+                        f"multiply-adds, more than {MAX_PAIR_WORK:,} (hours of work); use fewer vectors")
     rows = []
     for d in dims:
         # One generator per width, so the draw for d does not depend on which other widths were asked.
-        gen = torch.Generator().manual_seed(seed * 1_000_003 + d)
+        # (mod 2**64: torch reads a seed that way, so every seed that fitted gives the same draw)
+        gen = torch.Generator().manual_seed((seed * 1_000_003 + d) % 2**64)
         x = torch.randn(n, d, generator=gen)
         s = cosine_pair_stats(x, chunk)
         rows.append({"d": d, "std": s["std"], "inv_sqrt_d": 1.0 / math.sqrt(d), "max": s["max"],
@@ -114,11 +120,24 @@ def jl_dimension(n: int, eps: float) -> float:
         raise UserError(f"--n {n}: the bound is about distances between at least 2 points")
     if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0):
         raise UserError(f"--eps {eps}: the distortion must lie strictly between 0 and 1, e.g. 0.1")
-    return 24.0 * math.log(n) / (3 * eps**2 - 2 * eps**3)
+    # 3 eps^2 - 2 eps^3 = eps^2 (3 - 2 eps), divided out one factor at a time: eps^2 alone
+    # underflows to 0 below eps ~ 1e-162
+    k = 24.0 * math.log(n) / (3 - 2 * eps) / eps / eps
+    if not math.isfinite(k):
+        log10_k = math.log10(24.0 * math.log(n) / (3 - 2 * eps)) - 2 * math.log10(eps)
+        raise UserError(f"--eps {eps:g}: the bound is about 10^{log10_k:.0f} dimensions, beyond what a float "
+                        "holds (10^308); use --eps of 1e-150 or more")
+    return k
 
 
 def fourth_root_width(n: int) -> float:
     """The feature-column rule of thumb: embedding width = (number of categories) ** 0.25."""
     if n < 2:
         raise UserError(f"--n {n}: need at least 2 categories")
-    return float(n) ** 0.25
+    if n < 2**1000:
+        return float(n) ** 0.25
+    quarter = math.log(n) / 4  # n itself is beyond any float; its logarithm is not
+    if quarter > 709:  # e^709 ~ 8e307, the float's end
+        raise UserError(f"--n is about 10^{math.log10(n):.0f}; its fourth root is beyond what a float holds "
+                        "(10^308); give at most about 10^1232")
+    return math.exp(quarter)

@@ -97,6 +97,17 @@ def positive_int(text: str) -> int:
     return v
 
 
+def seed(text: str) -> int:
+    """A random seed: an integer torch and numpy take (within 64 bits, negatives included)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not -(2**63) < v < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is out of range; a seed must fit in 64 bits")
+    return v
+
+
 def int_list(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]

@@ -109,8 +109,12 @@ def run_gpt(args: argparse.Namespace) -> None:
     if h["valid"]:
         lines.append(f"D={d}, heads={h['heads']}: head_dim={h['head_dim']}")
     else:
+        from lrngpt.validate import nearest
+
+        shown = nearest(h["valid_heads"], h["heads"])
+        more = f"; {len(h['valid_heads'])} in all" if len(shown) < len(h["valid_heads"]) else ""
         lines.append(f"D={d}, heads={h['heads']}: head_dim=invalid equal split "
-                     f"(valid head counts for D={d}: {', '.join(map(str, h['valid_heads']))})")
+                     f"(valid head counts for D={d}: {', '.join(map(str, shown))}{more})")
     emit(args, r, "\n".join(lines))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.cli.common import Parser, add_json, emit, seed
 from lrngpt.errors import UserError
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
@@ -29,7 +29,7 @@ def register(sub) -> None:
         epilog="examples:\n  lrn data stories --size 5MB --out stories.txt\n"
                "  lrn data stories --size 512KB --seed 3 --out small.txt --json")
     s.add_argument("--size", default="5MB", help="how much text to write, e.g. 5MB, 512KB or 100000 (bytes)")
-    s.add_argument("--seed", type=int, default=0, help="seed of the generator; another seed, other stories")
+    s.add_argument("--seed", type=seed, default=0, help="seed of the generator; another seed, other stories")
     s.add_argument("--out", required=True, help="the file to write (documents separated by <|endoftext|>)")
     s.add_argument("--force", action="store_true", help="overwrite an existing file")
     add_json(s)
@@ -47,9 +47,10 @@ def register(sub) -> None:
     q.add_argument("--vocab-size", type=int, default=4096, help="tokens in the BPE vocabulary (at least 257)")
     q.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of documents drawn into validation, for corpora without their own split")
-    q.add_argument("--split-seed", type=int, default=0, help="seed of the train/validation draw")
+    q.add_argument("--split-seed", type=seed, default=0, help="seed of the train/validation draw")
     q.add_argument("--out", help="the directory to write (default: the cache, keyed by corpus and tokenizer)")
-    q.add_argument("--force", action="store_true", help="replace a directory that holds other data")
+    q.add_argument("--force", action="store_true",
+                   help="replace a directory that holds other prepared data (never files lrn did not write)")
     add_json(q)
     q.set_defaults(func=cmd_prepare)
 
@@ -57,13 +58,14 @@ def register(sub) -> None:
 def cmd_stories(args) -> None:
     from lrngpt.corpora import EOT, parse_size
     from lrngpt.corpora.stories import generate_stories
-    from lrngpt.fsio import atomic_open
+    from lrngpt.fsio import atomic_open, check_output, user_path
 
-    out = Path(args.out)
+    out = check_output(args.out, "file", example="stories.txt")
     if out.exists() and not args.force:
         raise UserError(f"{out} already exists; choose another --out or pass --force to overwrite it")
     size = parse_size(args.size)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
     with atomic_open(out, "w", encoding="utf-8") as f:
         for i, doc in enumerate(generate_stories(size, args.seed)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_json, emit, positive_int, seed
 
 
 def register(subparsers) -> None:
@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     lk.add_argument("--length", type=positive_int, default=4, help="sequence length T of the ids")
     lk.add_argument("--n-embd", type=positive_int, default=256, help="table width D")
     lk.add_argument("--vocab", type=positive_int, default=300, help="table rows V")
-    lk.add_argument("--seed", type=int, default=0, help="random seed of the table and the ids")
+    lk.add_argument("--seed", type=seed, default=0, help="random seed of the table and the ids")
     add_json(lk)
     lk.set_defaults(func=run_lookup)
 
@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V")
     ty.add_argument("--n-embd", type=positive_int, default=8, help="table width d")
     ty.add_argument("--used", type=positive_int, default=6, help="the batch draws ids from rows 0..used-1")
-    ty.add_argument("--seed", type=int, default=0, help="random seed of the model and the batch")
+    ty.add_argument("--seed", type=seed, default=0, help="random seed of the model and the batch")
     add_json(ty)
     ty.set_defaults(func=run_tying)
 
@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                     help="how many contexts (default: twice the bound, at least 256)")
     sb.add_argument("--random", action="store_true",
                     help="random token ids as contexts instead of the run's validation split (default: the split)")
-    sb.add_argument("--seed", type=int, default=0, help="random seed of the models and the contexts")
+    sb.add_argument("--seed", type=seed, default=0, help="random seed of the models and the contexts")
     add_json(sb)
     sb.set_defaults(func=run_softmax_bottleneck)
 
@@ -75,7 +75,7 @@ def register(subparsers) -> None:
     rn.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: a toy model trained here)")
     rn.add_argument("--max-tokens", type=positive_int, default=20_000, metavar="N",
                     help="validation tokens to measure on, spread over the split")
-    rn.add_argument("--seed", type=int, default=0, help="seed of the permutation")
+    rn.add_argument("--seed", type=seed, default=0, help="seed of the permutation")
     add_json(rn)
     rn.set_defaults(func=run_renumber)
 

@@ -1,7 +1,8 @@
 """Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it),
-1 an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted.
+Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it; a
+request too big for the memory there is counts), 1 a full disk or an unexpected failure
+(LRN_DEBUG=1 shows the traceback), 130 interrupted (Ctrl-C or SIGTERM; temporary files removed).
 """
 
 from __future__ import annotations
@@ -77,13 +78,29 @@ def main(argv: list[str] | None = None) -> int:
     except DiskFull as e:
         print(f"lrn {args.command}: error: {e.strerror}", file=sys.stderr)
         return 1
-    except Exception as e:  # unexpected: one line, and the traceback only on request
+    except Exception as e:
+        if _out_of_memory(e):  # what the user asked for does not fit: too big a batch, model or length
+            print(f"lrn {args.command}: error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller "
+                  "batch, model, length or vocabulary", file=sys.stderr)
+            return 2
         if os.environ.get("LRN_DEBUG"):
             raise
-        print(f"lrn {args.command}: unexpected error: {type(e).__name__}: {e} "
+        print(f"lrn {args.command}: unexpected error: {type(e).__name__}: {_first_line(e)} "
               "(set LRN_DEBUG=1 for the traceback)", file=sys.stderr)
         return 1
     return 0
+
+
+def _out_of_memory(e: Exception) -> bool:
+    # MemoryError (Python, numpy), torch.OutOfMemoryError (a GPU), torch's CPU allocator's RuntimeError;
+    # matched by name and text so that this module need not import torch
+    return (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
+            or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e)))
+
+
+def _first_line(e: Exception) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else ""
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit, positive_int
+from lrngpt.cli.common import add_json, emit, positive_int, seed
 
 
 def register(sub) -> None:
@@ -19,7 +19,7 @@ def register(sub) -> None:
     p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all of them)")
     p.add_argument("--top-p", type=float, default=1.0,
                    help="keep the most likely tokens that hold this much probability; 1.0 keeps all")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the first sample")
+    p.add_argument("--seed", type=seed, default=0, help="random seed of the first sample")
     p.add_argument("--num-samples", type=positive_int, default=1, help="how many samples, with seeds seed, seed+1, ...")
     p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
     p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")

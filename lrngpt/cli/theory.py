@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from lrngpt.analysis import theory
-from lrngpt.cli.common import Parser, add_json, emit, int_list
+from lrngpt.cli.common import Parser, add_json, emit, int_list, seed
 
 
 def register(subparsers) -> None:
@@ -27,7 +27,7 @@ def register(subparsers) -> None:
     rc.add_argument("--n", type=int, default=4096,
                     help="number of vectors (4096 is the book chapter's vocabulary size)")
     rc.add_argument("--dims", type=int_list, default=[4, 8, 16, 64, 256], help="comma-separated widths d")
-    rc.add_argument("--seed", type=int, default=0, help="random seed of the vectors")
+    rc.add_argument("--seed", type=seed, default=0, help="random seed of the vectors")
     add_json(rc)
     rc.set_defaults(func=run_random_cosine)
 
@@ -36,7 +36,9 @@ def register(subparsers) -> None:
                                     "(Dasgupta-Gupta): k >= 24 ln N / (3 eps^2 - 2 eps^3).",
                         epilog="examples:\n  lrn theory jl --n 4096 --eps 0.5\n  lrn theory jl --n 50257 --eps 0.1 --json")
     jl.add_argument("--n", type=int, required=True, help="number of points (at least 2)")
-    jl.add_argument("--eps", type=float, required=True, help="allowed distortion, strictly between 0 and 1")
+    jl.add_argument("--eps", type=float, required=True,
+                    help="allowed distortion, strictly between 0 and 1 (below about 1e-150 the bound "
+                         "outgrows a float)")
     add_json(jl)
     jl.set_defaults(func=run_jl)
 

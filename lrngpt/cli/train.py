@@ -50,12 +50,19 @@ def resolve_config(args):
     if args.device:
         overrides.append(f"train.device={args.device}")
     if args.config:
-        base = read_config_dict(args.config)
+        base, source = read_config_dict(args.config), args.config
     elif args.resume and args.out and RunDir(args.out).holds_run():
-        base = RunDir(args.out).config_dict()
+        base, source = RunDir(args.out).config_dict(), str(RunDir(args.out) / "config.json")
     else:
         raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list)")
-    return from_dict(apply_overrides(base, overrides))
+    try:
+        return from_dict(apply_overrides(base, overrides))
+    except UserError as e:
+        try:
+            from_dict(base)
+        except UserError:  # the file itself is at fault, not a --set: name it
+            raise UserError(f"{source}: {e}") from None
+        raise
 
 
 def cmd_train(args) -> None:
@@ -82,6 +89,10 @@ def cmd_train(args) -> None:
     if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
         return
     summary["run_dir"] = str(args.out)
-    text = (f"{args.out}: step {summary['step']}, val bpb {summary['val_bpb']:.4f}"
-            + (f", train bpb {summary['train_bpb']:.4f}, gap {summary['gap']:+.4f}" if summary["train_bpb"] else ""))
+    def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
+        return "n/a" if v is None else format(v, fmt)
+
+    text = (f"{args.out}: step {summary['step']}, val bpb {bpb(summary['val_bpb'])}"
+            + (f", train bpb {bpb(summary['train_bpb'])}, gap {bpb(summary.get('gap'), '+.4f')}"
+               if summary.get("train_bpb") is not None else ""))
     emit(args, summary, text)

@@ -1,6 +1,6 @@
 """Corpora: where documents come from.
 
-A corpus SPEC string selects one:
+A corpus string selects one:
 
     stories[:SIZE[:SEED]]      the embedded generator (default about 5 MB, seed 0)
     text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from lrngpt.errors import UserError
 
 EOT = "<|endoftext|>"
+MAX_SIZE = 10**12  # a size written like 5MB: at most 1,000GB
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ KINDS = ("stories", "text", "tinystories", "nsmc", "jsonl", "parquet", "hf")
 
 
 def load_corpus(spec: str) -> Corpus:
-    """Parse a corpus SPEC string and return the corpus it names."""
+    """Parse a corpus string and return the corpus it names."""
     spec = spec.strip()
     kind, _, arg = spec.partition(":")
     if kind == "stories":
@@ -79,7 +80,7 @@ def load_corpus(spec: str) -> Corpus:
 
 
 def fetch(spec: str) -> None:
-    """Download what a corpus SPEC needs from the network, so a missing file or no network stops a
+    """Download what a corpus string needs from the network, so a missing file or no network stops a
     command before it writes or trains anything. Corpora on disk need nothing."""
     kind, _, arg = spec.strip().partition(":")
     if kind == "tinystories" and not arg:
@@ -111,6 +112,11 @@ def parse_size(text: str) -> int:
         value = float(num)
     except ValueError:
         raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
-    if value <= 0:
+    if not value > 0 or value != value:
         raise UserError(f"size {text!r} must be positive; write it like 5MB")
-    return int(value * mult)
+    if not value * mult <= MAX_SIZE:  # infinity included
+        raise UserError(f"size {text!r} is above the limit of {MAX_SIZE // 10**9:,}GB; write it like 5MB")
+    size = int(value * mult)
+    if size < 1:
+        raise UserError(f"size {text!r} is less than one byte; write it like 5MB or 512KB")
+    return size

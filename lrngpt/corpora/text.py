@@ -8,22 +8,38 @@ memory whole (only the document being assembled does).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gzip
 import hashlib
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from lrngpt.corpora import EOT, Corpus
 from lrngpt.errors import UserError
+from lrngpt.fsio import describe_os_error
 
 CHUNK_SIZE = 1 << 20  # bytes read at a time
 SUFFIXES = (".txt", ".txt.gz")
 
 
-def open_bytes(path: Path) -> BinaryIO:
-    """The file's bytes, decompressed when its name ends in .gz."""
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+@contextlib.contextmanager
+def open_bytes(path: Path, raw: bool = False) -> Iterator[BinaryIO]:
+    """The file's bytes, decompressed when its name ends in .gz (unless `raw`).
+
+    An error while opening or reading it is a UserError naming the file: permission denied, a
+    directory, a truncated or corrupt .gz.
+    """
+    path = Path(path)
+    try:
+        with (gzip.open(path, "rb") if path.name.endswith(".gz") and not raw else open(path, "rb")) as f:
+            yield f
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise UserError(f"corpus file {path} is not a valid gzip file ({e or type(e).__name__}): it is truncated "
+                        "or not gzip; compress it again, or give the uncompressed file") from None
+    except OSError as e:
+        raise UserError(describe_os_error(path, e, "corpus file")) from None
 
 
 def find_files(arg_paths: Iterable[str | Path], suffixes: tuple[str, ...] = SUFFIXES) -> list[tuple[Path, str]]:
@@ -114,8 +130,8 @@ def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
     """sha256 over the corpus kind and each file's name and raw bytes, in reading order (streamed)."""
     h = hashlib.sha256(f"{kind}\0".encode())
     for path, name in files:
-        h.update(f"{name}\0{path.stat().st_size}\0".encode())
-        with open(path, "rb") as f:
+        with open_bytes(path, raw=True) as f:
+            h.update(f"{name}\0{path.stat().st_size}\0".encode())
             while block := f.read(CHUNK_SIZE):
                 h.update(block)
     return h.hexdigest()

@@ -22,12 +22,18 @@ def probe(cfg: RunConfig, device: str = "cpu") -> dict:
     """Seconds per training token and per evaluated token of `cfg`'s model on `device`."""
     import torch
 
-    from lrngpt.models import build_model
+    from lrngpt.models import build_model, param_breakdown
     from lrngpt.train import make_optimizer
+    from lrngpt.validate import check_memory
 
     tc = cfg.train
     seq_len = tc.seq_len
     batch = max(1, min(tc.batch_size, PROBE_TOKENS // seq_len))
+    # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
+    params = param_breakdown(cfg.model_type, cfg.model)["total"]
+    check_memory(16 * params + 4 * batch * seq_len * cfg.data.vocab_size,
+                 f"timing a model of {params:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
+                 "lower the model's size, train.batch_size or train.seq_len", device)
     rng_state = torch.get_rng_state()
     torch.manual_seed(0)
     model = build_model(cfg.model_type, cfg.model).to(device)

@@ -93,7 +93,7 @@ def default_scale() -> tuple[str, str | None]:
 
 
 def check_scale(scale: str) -> str:
-    if scale not in SCALES:
+    if not isinstance(scale, str) or scale not in SCALES:
         raise UserError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
     return scale
 

@@ -12,12 +12,13 @@ import csv
 import io
 import json
 import math
+import re
 import statistics
 from pathlib import Path
 
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.fsio import atomic_write, read_json_object, write_json
+from lrngpt.run import RunDir, read_metrics, read_summary
 
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "epochs", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
@@ -77,7 +78,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
     s = read_summary(run_dir)
     if s is None:
         return None
-    cfg = json.loads((run_dir / "config.json").read_text())
+    cfg = RunDir(run_dir).config().to_dict()  # checked: a damaged config.json is named, field and all
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
     best, best_step = best_periodic_val(read_metrics(run_dir))
     return {
@@ -86,7 +87,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "embedding": breakdown.get("embedding", breakdown.get("token_embedding")), "breakdown": breakdown,
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
         # the chapter's sign: val - train, positive when new text is harder than the training text
-        "gap": None if s["train_bpb"] is None else s["val_bpb"] - s["train_bpb"],
+        "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "epochs": run_epochs(run_dir, s, cfg), "corpus": cfg["data"]["corpus"],
@@ -100,7 +101,7 @@ def format_line(row: dict, scale: str, best: bool = False) -> str:
     corpus at the end."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
     line = (f"d={row['n_embd']:>4} | steps {row['steps']:>6,} | seed {row['seed']} | "
-            f"params {row['params']:>10,} ({parts}) | val bpb {row['val_bpb']:.4f}")
+            f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
     if row["train_bpb"] is not None:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
     epochs = row.get("epochs")
@@ -149,7 +150,8 @@ def by_width(rows: list[dict]) -> list[dict]:
                      "epochs": _mean([r.get("epochs") for r in group]),
                      "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
                      "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
-            if prev is not None:  # a gap of several doublings (16 -> 64) is shared out per doubling
+            if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
+                # a gap of several doublings (16 -> 64) is shared out per doubling
                 entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
             table.append(entry)
             prev = entry
@@ -163,7 +165,9 @@ def seed_stats(rows: list[dict]) -> list[dict]:
         groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
     out = []
     for (label, d), group in groups.items():
-        vals = [r["val_bpb"] for r in group]
+        vals = [r["val_bpb"] for r in group if r["val_bpb"] is not None]  # null: no bytes to score
+        if not vals:
+            continue
         out.append({"series": label, "n_embd": d, "seeds": [r["seed"] for r in group], "val_bpb": vals,
                     "mean": sum(vals) / len(vals), "spread": max(vals) - min(vals),
                     "std": statistics.stdev(vals) if len(vals) > 1 else None})
@@ -189,12 +193,12 @@ def markdown(doc: dict) -> str:
                 "| passes | used axes (90%) | seconds | seeds |",
                 "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for e in (e for e in doc["by_width"] if e["series"] == label):
-            out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {e['val_bpb']:.4f} | "
+            out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {_f(e['val_bpb'])} | "
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
                        f"{_f(e.get('epochs'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
         out.append("")
-    multi = [g for g in doc["seeds"] if len(g["seeds"]) > 1]
+    multi = [g for g in doc["seeds"] if len(g["val_bpb"]) > 1]
     if multi:
         out += [f"## Seeds ({scale} scale, {corpus})", "", "| setting | d | seeds | val bpb | mean | max-min | std |",
                 "|---|---:|---|---|---:|---:|---:|"]
@@ -218,20 +222,62 @@ def csv_text(doc: dict) -> str:
     return buf.getvalue()
 
 
-def read_definition(out: Path) -> dict:
+POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under runs/, never a path
+
+
+def read_definition(out: Path, partial: bool = False) -> dict:
+    """DIR/sweep.json, checked field by field (a UserError names the file and the field).
+
+    `partial`: what a report can still show: fields may be missing and points may be bare names,
+    but whatever is there has the right type.
+    """
     path = Path(out) / "sweep.json"
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise UserError(f"{path} is not readable JSON ({e})") from None
+    if not path.exists() and not path.is_symlink():
+        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`")
+    return check_definition(read_json_object(path, "sweep definition"), path, partial)
 
 
-def collect(out: str | Path) -> dict:
-    """The summary document of DIR from its run directories as they are now; writes nothing."""
+def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
+    from lrngpt.experiments.presets import SCALES
+
+    def bad(field: str, want: str, value=None) -> UserError:
+        value = doc.get(field) if value is None else value
+        return UserError(f"sweep definition {path}: {field} must be {want}, got {json.dumps(value)[:60]}; "
+                         "it is damaged: restore it, or run the sweep into a new --out")
+
+    def check(field: str, ok, want: str) -> None:
+        if (field in doc or not partial) and not ok(doc.get(field)):
+            raise bad(field, want)
+
+    check("scale", lambda v: v in SCALES, f"one of {', '.join(SCALES)}")
+    check("name", lambda v: isinstance(v, str), "a string")
+    check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
+          "a config object with a data section")
+    check("axes", lambda v: isinstance(v, dict), "an object of key: [values]")
+    check("preset", lambda v: isinstance(v, str | None), "a string or null")
+    check("about", lambda v: isinstance(v, str | None), "a string")
+    check("points", lambda v: isinstance(v, list), "a list of {index, name, values, steps}")
+    for i, point in enumerate(doc.get("points") or []):
+        if partial:  # a report needs a name (a bare one will do); values when there are any
+            name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None
+            ok = isinstance(name, str) and POINT_NAME.fullmatch(name) and (
+                isinstance(point, str) or isinstance(point.get("values", {}), dict))
+        else:
+            ok = (isinstance(point, dict) and isinstance(point.get("name"), str) and POINT_NAME.fullmatch(point["name"])
+                  and isinstance(point.get("values"), dict) and isinstance(point.get("index"), int)
+                  and isinstance(point.get("steps"), int) and not isinstance(point.get("steps"), bool))
+        if not ok:
+            raise bad(f"points[{i}]", "an object with index, a name (letters, digits, . _ -), values and steps",
+                      point)
+    return doc
+
+
+def collect(out: str | Path, partial: bool = False) -> dict:
+    """The summary document of DIR from its run directories as they are now; writes nothing.
+
+    `partial`: read sweep.json as a report does (see read_definition)."""
     out = Path(out)
-    definition = read_definition(out)
+    definition = read_definition(out, partial)
     scale = definition.get("scale")
     data = (definition.get("base") or {}).get("data") or {}
     best = bool(data.get("train_tokens"))
@@ -261,5 +307,5 @@ def summarize(out: str | Path, figures: bool = True) -> dict:
     atomic_write(out / "lines.txt", "".join(line + "\n" for line in lines))
     atomic_write(out / "summary.md", markdown(doc))
     atomic_write(out / "summary.csv", csv_text(doc))
-    atomic_write(out / "summary.json", json.dumps(doc, indent=2) + "\n")
+    write_json(out / "summary.json", doc)  # strict JSON: a NaN bpb is written as null
     return doc

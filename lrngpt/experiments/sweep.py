@@ -45,11 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lrngpt import log as logging
-from lrngpt.config import from_dict, parse_axis, parse_override, read_config_dict, set_key
+from lrngpt.config import check_shape, from_dict, parse_axis, parse_override, read_config_dict, set_key
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
-from lrngpt.experiments.summary import gather_row, summarize
-from lrngpt.fsio import create_exclusive, read_json
+from lrngpt.experiments.summary import gather_row, read_definition, summarize
+from lrngpt.fsio import check_output, create_exclusive, read_json, user_path
 from lrngpt.run import RunDir, read_summary
 
 VERSION = 1
@@ -103,16 +103,22 @@ def _set(d: dict, key: str, value, what: str) -> None:
     set_key(d, key, value)
 
 
+# What each key of a sweep file may hold
+FILE_TYPES = {"name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,),
+              "axes": (dict,), "scale": (str, type(None)), "about": (str,)}
+
+
 def _read_file(path: Path) -> dict:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise UserError(f"sweep file {path} is not readable JSON ({e})") from None
+    doc = read_json(path, "sweep file")
     if not isinstance(doc, dict):
         raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
     unknown = sorted(set(doc) - FILE_KEYS)
     if unknown:
         raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_KEYS))}")
+    for key, kinds in FILE_TYPES.items():
+        if key in doc and not isinstance(doc[key], kinds):
+            want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
+            raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
     return doc
 
 
@@ -175,6 +181,7 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         base = read_config_dict(base_src)
     elif isinstance(base_src, dict):
         base = json.loads(json.dumps(base_src))
+        check_shape(base, f"sweep file {source}: base: ")
     else:
         raise UserError(f"sweep file {source}: base must be a preset name or a config object")
     file_sets = doc.get("set", {})
@@ -279,7 +286,13 @@ def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
 
 
 def point_state(run_dir: Path, steps: int) -> str:
-    """finished (summary at the wanted step), partial (a checkpoint to resume) or new."""
+    """finished (summary at the wanted step), partial (a checkpoint to resume) or new.
+
+    Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl.
+    """
+    if (Path(run_dir) / "config.json").exists():
+        RunDir(run_dir).config()
+    RunDir(run_dir).metrics()
     s = read_summary(run_dir)
     if s and s.get("finished") and s.get("step") == steps:
         return "finished"
@@ -309,17 +322,16 @@ def write_definition(sweep: Sweep, out: Path) -> None:
     """
     path = out / "sweep.json"
     definition = sweep.definition()
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory for the sweep")
+    check_output(out, "dir")
     if not path.exists():
-        others = [q for q in out.iterdir() if ".tmp-" not in q.name] if out.exists() else []
+        with user_path(out, "--out"):
+            others = [q for q in out.iterdir() if ".tmp-" not in q.name] if out.exists() else []
         if others:
             raise UserError(f"{out} is not empty and holds no sweep (no sweep.json); choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
+        with user_path(out, "--out"):
+            out.mkdir(parents=True, exist_ok=True)
         create_exclusive(path, json.dumps(definition, indent=2) + "\n")
-    old = read_json(path, "sweep definition")
-    if not isinstance(old, dict) or not isinstance(old.get("points"), list):
-        raise UserError(f"{path} is not a sweep definition (no list of points); choose another --out")
+    old = read_definition(out)
     if _normal(old) != _normal(definition):
         raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
                         "choose another --out, or delete it to start over")
@@ -524,14 +536,16 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     from lrngpt.train import train
 
     log = log or logging.info
-    out = Path(out)
+    out = check_output(out, "dir")  # before any download or timing
     mine = shard_points(sweep, shard)
     for corpus in dict.fromkeys(p.config["data"]["corpus"] for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
     write_definition(sweep, out)
     tag = f"[{sweep.name}, {sweep.scale} scale]"
-    states = {p.name: point_state(out / "runs" / p.name, p.steps) for p in mine}
+    # every point's files are read (and checked) before any training: a damaged one stops the sweep
+    # now, with its name, not after hours of work when the summary gathers it
+    states = {p.name: point_state(out / "runs" / p.name, p.steps) for p in sweep.points}
     todo = [p for p in mine if states[p.name] != "finished"]
     warning = passes_warning(sweep, [v["passes"] for v in point_passes(todo, log).values()]) if todo else None
     if warning:
@@ -553,7 +567,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
               warn_passes=not sweep.width_study)
         row = gather_row(run_dir, {"name": p.name, "values": p.values})
         # the run's chapter-format line is printed once, with the others, when the sweep ends
-        log(f"{tag} done {p.name}: val bpb {row['val_bpb']:.4f}, {_passes(row['epochs'])}, {row['seconds']:.0f}s")
+        bpb = "n/a" if row["val_bpb"] is None else f"{row['val_bpb']:.4f}"  # null: no bytes to score
+        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(row['epochs'])}, {row['seconds']:.0f}s")
         trained.append(p.name)
         bar.update()
     bar.close()

@@ -25,7 +25,7 @@ import numpy as np
 
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
-from lrngpt.fsio import atomic_write
+from lrngpt.fsio import atomic_write, check_output, user_path
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
 PRECISIONS = ("float32", "float16", "int8")
@@ -42,6 +42,7 @@ def is_explorer(path: Path) -> bool:
 
 def check_out(out: Path, force: bool) -> None:
     """Refuse a directory, or a file that is not an earlier explorer page (unless force)."""
+    check_output(out, "file", example="explorer.html")  # a broken link, a path under a file: refused
     if out.is_dir():
         raise UserError(f"--out {out} is a directory; give a file name such as {out / 'explorer.html'}")
     if out.exists() and not force and not is_explorer(out):
@@ -58,7 +59,8 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     check_out(out, force)
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint)
     text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
-    out.parent.mkdir(parents=True, exist_ok=True)
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, text)  # a killed write never leaves half a page over the old one
     return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
             "method": method, "precision": precision,

@@ -28,7 +28,7 @@ from lrngpt.analysis.embeddings import (
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.run import CHECKPOINTS, RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`
@@ -120,37 +120,32 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
 
 def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -> None:
     views = [_view(c, run_dir, checkpoint, top, log)]
-    try:
-        if checkpoint != "init":
-            views.append(_view(c, run_dir, "init", top, log))
-    except UserError:  # no ckpt_init.pt (an imported model): the trained table alone
-        pass
+    # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
+    if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
+        views.append(_view(c, run_dir, "init", top, log))
     c.frames.append(Frame(run_dir.name, views))
 
 
 def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
-    try:
-        points = json.loads((d / "sweep.json").read_text())["points"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise UserError(f"{d / 'sweep.json'} is not a readable sweep definition; is the directory complete?") from None
+    from lrngpt.experiments.summary import read_definition
+
+    points = read_definition(d, partial=True).get("points") or []  # checked: a damaged one is named
     runs = []
     for p in points:
         run_dir = d / "runs" / str(p["name"] if isinstance(p, dict) else p)
         if not (run_dir / "config.json").is_file():
             continue  # not started
-        try:
-            cfg = json.loads((run_dir / "config.json").read_text())
-            runs.append((int(cfg["model"]["n_embd"]), int(cfg["train"]["seed"]), run_dir))
-        except (OSError, ValueError, KeyError, TypeError):
-            raise UserError(f"{run_dir / 'config.json'} cannot be read; is the run directory complete?") from None
+        cfg = RunDir(run_dir).config()  # checked: a damaged config.json is named, field and all
+        runs.append((cfg.model.n_embd, cfg.train.seed, run_dir))
     runs.sort(key=lambda r: (r[0], r[1]))
     several_seeds = len({r[1] for r in runs}) > 1
     for width, seed, run_dir in runs:
         label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
-        try:
-            c.frames.append(Frame(label, [_view(c, run_dir, checkpoint, top, log, label)]))
-        except UserError as e:  # started but no checkpoint yet: leave it out
-            log(f"explore: {run_dir.name} left out ({e})")
+        if not RunDir(run_dir).has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
+            log(f"explore: {run_dir.name} left out (no {CHECKPOINTS[checkpoint]} yet)")
+            continue
+        # a damaged checkpoint is an error, not a run quietly left out
+        c.frames.append(Frame(label, [_view(c, run_dir, checkpoint, top, log, label)]))
     if not c.frames:
         raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
 

@@ -22,6 +22,7 @@ from lrngpt.checkpoint import make_payload
 from lrngpt.config import from_dict
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
+from lrngpt.fsio import check_output, read_json
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.run import RunDir
@@ -38,10 +39,7 @@ def read_hf_config(hf_dir: Path) -> dict:
         raise UserError(f"{hf_dir} is not a directory; give a local Hugging Face GPT-2 directory")
     if not path.is_file():
         raise UserError(f"{hf_dir} has no config.json; it is not a Hugging Face model directory")
-    try:
-        hf = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise UserError(f"{path} is not readable JSON ({e})") from None
+    hf = read_json(path, "Hugging Face config")
     if not isinstance(hf, dict) or hf.get("model_type") != "gpt2":
         found = hf.get("model_type") if isinstance(hf, dict) else None
         raise UserError(f"{path} has model_type {found!r}, not 'gpt2'; only GPT-2 checkpoints can be imported")
@@ -93,8 +91,8 @@ def _torch_load(path: Path) -> dict[str, torch.Tensor]:
 def _sharded(index: Path, load) -> dict[str, torch.Tensor]:
     try:
         files = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-    except (OSError, ValueError, KeyError, AttributeError) as e:
-        raise UserError(f"{index} is not a valid weight index ({e})") from None
+    except (OSError, ValueError, KeyError, AttributeError, TypeError) as e:
+        raise UserError(f"{index} is not a valid weight index ({type(e).__name__}: {e})") from None
     sd = {}
     for name in files:
         if not (index.parent / name).is_file():
@@ -165,7 +163,7 @@ def _with_source(make, path: Path) -> Tokenizer:
 
 def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
     """Read HF_DIR, check all of it, then write the run directory `out`. Returns a summary."""
-    hf_dir, out = Path(hf_dir), Path(out)
+    hf_dir, out = Path(hf_dir), check_output(out, "dir")
     hf = read_hf_config(hf_dir)
     gcfg = gpt_config_from_hf(hf)
     tokenizer, tokenizer_from = load_hf_tokenizer(hf_dir)

@@ -54,31 +54,47 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
         value = hf.get(key, default)
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise UserError(f"config.json has {key} {value!r}; a number was expected")
-        return float(value)
+        return value  # GPTConfig checks it is finite and in range
+
+    def flag(key, default):
+        value = hf.get(key, default)
+        if not isinstance(value, bool):
+            raise UserError(f"config.json has {key} {json.dumps(value)}; true or false was expected")
+        return value
 
     V, D, T = need("vocab_size"), need("n_embd"), need("n_positions")
     if V < MIN_VOCAB:
         raise UserError(f"config.json has vocab_size {V}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
-    inner = hf.get("n_inner") or 4 * D
+    if D < 1:
+        raise UserError(f"config.json has n_embd {D}; a positive width was expected")
+    inner = hf.get("n_inner")
+    if inner is None:
+        inner = 4 * D
+    if not isinstance(inner, int) or isinstance(inner, bool) or inner < 1:
+        raise UserError(f"config.json has n_inner {json.dumps(inner)}; a positive integer or null was expected")
     if inner % D:
         raise UserError(f"config.json has n_inner {inner}, not a multiple of n_embd {D}; lrn's ffn_mult is whole")
     activation = hf.get("activation_function", "gelu_new")
-    if activation not in ACTIVATIONS:
-        raise UserError(f"config.json has activation_function {activation!r}; "
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise UserError(f"config.json has activation_function {json.dumps(activation)}; "
                         f"lrn imports {', '.join(ACTIVATIONS)}")
     for key, unsupported in (("add_cross_attention", True), ("scale_attn_by_inverse_layer_idx", True),
                              ("scale_attn_weights", False)):
-        if hf.get(key, not unsupported) == unsupported:
+        if flag(key, not unsupported) == unsupported:
             raise UserError(f"config.json sets {key}={json.dumps(unsupported)}; "
                             "lrn's GPT has plain causal self-attention only")
     ffn, approximate = ACTIVATIONS[activation]
-    return GPTConfig(
-        vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
-        dropout=number("resid_pdrop", 0.0), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
-        qkv_bias=True, tie_embeddings=bool(hf.get("tie_word_embeddings", True)),
-        init_std=number("initializer_range", 0.02), bias=True, gelu_approximate=approximate,
-        layer_norm_eps=number("layer_norm_epsilon", 1e-5),
-    )
+    try:
+        return GPTConfig(
+            vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
+            dropout=number("resid_pdrop", 0.0), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
+            qkv_bias=True, tie_embeddings=flag("tie_word_embeddings", True),
+            init_std=number("initializer_range", 0.02), bias=True, gelu_approximate=approximate,
+            layer_norm_eps=number("layer_norm_epsilon", 1e-5),
+        )
+    except UserError as e:  # GPTConfig speaks of model.KEY; say which file holds the value
+        raise UserError(f"config.json: {e} (config.json's names: n_positions, n_embd, n_head, n_layer, "
+                        "resid_pdrop, initializer_range, layer_norm_epsilon)") from None
 
 
 def hf_config_from_gpt(g: GPTConfig, eot_id: int) -> dict:

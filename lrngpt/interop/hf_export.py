@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write
+from lrngpt.fsio import atomic_write, check_output, user_path
 from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
 from lrngpt.run import load_run, read_summary
 from lrngpt.tokenizer import Tokenizer
@@ -48,8 +48,7 @@ def _safetensors():
 
 
 def _check_out(out: Path, force: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file, not a directory; choose a directory")
+    check_output(out, "dir")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise UserError(f"{out} is not empty; choose another --out or pass --force to replace the "
                         "model files in it")
@@ -142,7 +141,8 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
-    out.mkdir(parents=True, exist_ok=True)
+    with user_path(out, "--out"):
+        out.mkdir(parents=True, exist_ok=True)
     for pattern in STALE:
         for stale in out.glob(pattern):
             stale.unlink()

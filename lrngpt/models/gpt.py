@@ -19,6 +19,16 @@ from torch.nn import functional as F
 
 from lrngpt.errors import UserError
 from lrngpt.models import FFN_KINDS, GATED_FFNS
+from lrngpt.validate import (
+    MAX_DIM,
+    MAX_FFN_MULT,
+    MAX_LAYERS,
+    MAX_PARAMS,
+    check_fields,
+    check_size,
+    divisors,
+    nearest,
+)
 
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -49,18 +59,19 @@ class GPTConfig:
     layer_norm_eps: float = 1e-5
 
     def __post_init__(self):
-        for name in ("vocab_size", "context_length", "n_embd", "n_head", "n_layer", "ffn_mult"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise UserError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("qkv_bias", "tie_embeddings", "bias"):
-            if not isinstance(getattr(self, name), bool):
-                raise UserError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        check_fields(self, "model")  # types first: ints, finite floats, strings, booleans
+        check_size("model.vocab_size", self.vocab_size, high=2**32)
+        for name in ("context_length", "n_embd", "n_head"):
+            check_size(f"model.{name}", getattr(self, name), high=MAX_DIM)
+        check_size("model.n_layer", self.n_layer, high=MAX_LAYERS)
+        check_size("model.ffn_mult", self.ffn_mult, high=MAX_FFN_MULT)
         if self.n_embd % self.n_head != 0:
-            valid = ", ".join(str(h) for h in range(1, self.n_embd + 1) if self.n_embd % h == 0)
+            heads = divisors(self.n_embd)
+            shown = nearest(heads, self.n_head)
+            more = f" ({len(heads)} in all)" if len(shown) < len(heads) else ""
             raise UserError(
                 f"n_embd {self.n_embd} is not divisible by n_head {self.n_head}; "
-                f"valid head counts for {self.n_embd}: {valid}"
+                f"valid head counts for {self.n_embd}: {', '.join(map(str, shown))}{more}"
             )
         if self.ffn not in FFN_KINDS:
             raise UserError(f"unknown ffn {self.ffn!r}; valid values: {', '.join(FFN_KINDS)}")
@@ -73,12 +84,16 @@ class GPTConfig:
                 f"unknown gelu_approximate {self.gelu_approximate!r}; "
                 f"valid values: {', '.join(GELU_APPROXIMATIONS)}"
             )
-        if not isinstance(self.dropout, int | float) or not 0 <= self.dropout < 1:
-            raise UserError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if not 0 <= self.dropout < 1:
+            raise UserError(f"model.dropout must be in [0, 1), got {self.dropout!r}")
         for name in ("init_std", "layer_norm_eps"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                raise UserError(f"{name} must be a positive number, got {value!r}")
+            if not getattr(self, name) > 0:
+                raise UserError(f"model.{name} must be a positive number, got {getattr(self, name)!r}")
+        V, T, D, r = self.vocab_size, self.context_length, self.n_embd, self.ffn_mult
+        params = (V + T) * D + self.n_layer * (4 + 3 * r) * D * D + V * D
+        if params > MAX_PARAMS:
+            raise UserError(f"this GPT would have about {params:,} parameters, above the limit of {MAX_PARAMS:,}; "
+                            "lower model.n_embd, model.n_layer, model.context_length or data.vocab_size")
 
     @property
     def head_dim(self) -> int:

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lrngpt.errors import UserError
+from lrngpt.validate import MAX_DIM, MAX_PARAMS, check_fields, check_size
 
 
 @dataclass
@@ -29,13 +30,19 @@ class MLPConfig:
     emb_init_std: float | None = None  # None: PyTorch's N(0, 1) for nn.Embedding
 
     def __post_init__(self):
-        for name in ("vocab_size", "block_size", "n_embd", "n_hidden"):
-            if getattr(self, name) < 1:
-                raise UserError(f"model.{name} must be at least 1 (got {getattr(self, name)})")
+        check_fields(self, "model")
+        check_size("model.vocab_size", self.vocab_size, high=2**32)
+        for name in ("block_size", "n_embd", "n_hidden"):
+            check_size(f"model.{name}", getattr(self, name), high=MAX_DIM)
         if self.emb_init_std is not None and not self.emb_init_std > 0:
             raise UserError(f"model.emb_init_std must be positive or null (got {self.emb_init_std})")
         if not 0 <= self.pad_id < self.vocab_size:
             raise UserError(f"model.pad_id {self.pad_id} is outside the vocabulary 0..{self.vocab_size - 1}")
+        V, d, H = self.vocab_size, self.n_embd, self.n_hidden
+        params = V * d + self.block_size * d * H + H + H * V + V
+        if params > MAX_PARAMS:
+            raise UserError(f"this MLP would have {params:,} parameters, above the limit of {MAX_PARAMS:,}; "
+                            "lower model.n_embd, model.n_hidden, model.block_size or data.vocab_size")
 
 
 class MLPLM(nn.Module):

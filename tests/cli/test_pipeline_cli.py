@@ -77,7 +77,7 @@ def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_c
     (["train", "--config", "mlp-tiny", "--set", "train.batch_size=-3", "--out", "x"], "batch_size"),
     (["train", "--config", "mlp-tiny", "--set", "train.lr=0", "--out", "x"], "train.lr must be positive"),
     (["train", "--config", "mlp-tiny", "--set", "model.block_size=0", "--out", "x"], "block_size"),
-    (["train", "--config", "mlp-tiny", "--set", "train.steps=ten", "--out", "x"], "must be int"),
+    (["train", "--config", "mlp-tiny", "--set", "train.steps=ten", "--out", "x"], "must be an integer"),
     (["train", "--config", "mlp-tiny", "--set", "model.n_embdd=3", "--out", "x"], "unknown config key model.n_embdd"),
     (["train", "--config", "no-such-preset", "--out", "x"], "unknown preset"),
     (["train", "--config", "mlp-tiny", "--out", "x", "--resume"], "does not exist"),

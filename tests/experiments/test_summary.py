@@ -133,5 +133,5 @@ def test_summarize_needs_a_sweep_directory(tmp_path):
     with pytest.raises(UserError, match="no sweep.json"):
         summarize(tmp_path)
     (tmp_path / "sweep.json").write_text("{oops")
-    with pytest.raises(UserError, match="not readable JSON"):
+    with pytest.raises(UserError, match="not valid JSON"):
         summarize(tmp_path)

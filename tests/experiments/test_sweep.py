@@ -296,7 +296,7 @@ def test_bad_sweep_files_are_user_errors(tmp_path):
         with pytest.raises(UserError):
             resolve_sweep(str(tmp_path / name))
     (tmp_path / "broken.json").write_text("{")
-    with pytest.raises(UserError, match="not readable JSON"):
+    with pytest.raises(UserError, match="not valid JSON"):
         resolve_sweep(str(tmp_path / "broken.json"))
     with pytest.raises(UserError, match="does not exist"):
         resolve_sweep(str(tmp_path / "missing.json"))

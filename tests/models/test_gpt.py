@@ -211,9 +211,9 @@ def test_head_count_error_lists_the_valid_head_counts():
     [
         ({"ffn": "swish"}, "valid values: gelu, relu, swiglu, geglu"),
         ({"norm_position": "middle"}, "valid values: pre, post"),
-        ({"n_layer": 0}, "n_layer must be a positive integer"),
-        ({"vocab_size": -3}, "vocab_size must be a positive integer"),
-        ({"n_embd": "48"}, "n_embd must be a positive integer"),
+        ({"n_layer": 0}, "n_layer must be at least 1"),
+        ({"vocab_size": -3}, "vocab_size must be at least 1"),
+        ({"n_embd": "48"}, "n_embd must be an integer"),
         ({"dropout": 1.0}, "dropout must be in [0, 1)"),
         ({"dropout": -0.1}, "dropout must be in [0, 1)"),
         ({"tie_embeddings": "false"}, "tie_embeddings must be true or false"),
