@@ -323,12 +323,25 @@ class BatchSampler:
         self.generator = torch.Generator().manual_seed(seed)
         self._ar = np.arange(seq_len + 1)
 
+    def _global_starts(self) -> torch.Tensor:
+        """The next global batch's window starts (every rank draws the same)."""
+        return torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=self.generator)
+
     def next(self) -> tuple[torch.Tensor, torch.Tensor]:
-        starts = torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=self.generator)
         per = self.batch_size // self.world_size
-        starts = starts[self.rank * per : (self.rank + 1) * per].numpy()
+        starts = self._global_starts()[self.rank * per : (self.rank + 1) * per].numpy()
         w = torch.from_numpy(self.tokens[starts[:, None] + self._ar].astype(np.int64))
         return w[:, :-1], w[:, 1:]
+
+    def reads(self, steps: int) -> np.ndarray:
+        """How many times each position of the split was a training target in `steps` global batches
+        (replayed from this sampler's seed: a fresh sampler gives the run's own windows)."""
+        diff = np.zeros(len(self.tokens) + 1, dtype=np.int64)
+        for _ in range(steps):
+            starts = self._global_starts().numpy()
+            np.add.at(diff, starts + 1, 1)  # a window starting at s has the targets s+1 .. s+seq_len
+            np.add.at(diff, starts + 1 + self.seq_len, -1)
+        return np.cumsum(diff[:-1])
 
     def state(self) -> torch.Tensor:
         return self.generator.get_state()

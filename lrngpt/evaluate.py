@@ -79,11 +79,13 @@ def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[
 def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
                  batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
                  autocast_dtype: torch.dtype | None = None, context: str = "window",
-                 progress: bool | None = False, desc: str = "eval") -> dict:
+                 progress: bool | None = False, desc: str = "eval", mark: np.ndarray | None = None) -> dict:
     """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread).
 
     `context` is window (training-shaped windows, the default) or full (see the module's doc);
-    `progress`: a bar over the windows (None: on a terminal only; False, the default, never).
+    `progress`: a bar over the windows (None: on a terminal only; False, the default, never);
+    `mark`: a bool per position of `tokens`; the result then also holds the bpb of the marked and
+    of the unmarked targets (`marked`, `unmarked`).
     """
     from lrngpt import log as logging
 
@@ -93,6 +95,7 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
+    parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
     windows = spread_windows(len(tokens), score_len, max_tokens)
     bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
     for i in range(0, len(windows), batch_size):
@@ -114,25 +117,39 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
             nll_sum += nll[counted].double().sum()
             n_bytes += int(weight.sum())
             n_targets += int(counted.sum())
+            if mark is not None:
+                marked = torch.as_tensor(mark[idx[:, 1 + fed :].reshape(-1)], device=device)
+                for flag, m in ((True, counted & marked), (False, counted & ~marked)):
+                    parts[flag][0] += nll[m].double().sum().item()
+                    parts[flag][1] += int(weight[m].sum())
+                    parts[flag][2] += int(m.sum())
         bar.update(len(group))
     bar.close()
     model.train(was_training)
     nll_total = nll_sum.item()
-    return {
+    result = {
         "bpb": nll_total / (math.log(2) * n_bytes) if n_bytes else float("nan"),
         "loss": nll_total / n_targets if n_targets else float("nan"),
         "tokens": n_targets,
         "bytes": n_bytes,
     }
+    if mark is not None:
+        for flag, name in ((True, "marked"), (False, "unmarked")):
+            nll_part, b, t = parts[flag]
+            result[name] = {"bpb": nll_part / (math.log(2) * b) if b else float("nan"), "tokens": t, "bytes": b}
+    return result
 
 
 def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
                  train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
-                 log=None, context: str = "window") -> dict:
+                 log=None, context: str = "window", by_reads: bool = False) -> dict:
     """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap.
 
     `context` window is what training and the sweep tables measure; full gives every target its
-    true preceding tokens (see the module's doc)."""
+    true preceding tokens (see the module's doc). `by_reads` splits the train bpb into the targets
+    training read at least once and those it never read (replaying the run's seeded batches): a
+    gap that comes from memorising the text shows between the two; one that comes from the
+    validation text being different shows between the never-read targets and val."""
     from lrngpt import log as logging
     from lrngpt.data import prepare
     from lrngpt.errors import UserError
@@ -154,9 +171,20 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     token_bytes = np.pad(run.tokenizer.token_bytes, (0, max(0, cfg.data.vocab_size - run.tokenizer.vocab_size)))
     seq_len = cfg.train.seq_len or getattr(cfg.model, "context_length", 256)
 
+    mark = None
+    if by_reads:
+        if corpus:
+            raise UserError("--by-reads needs the run's own training text; drop --corpus")
+        from lrngpt.data import BatchSampler
+
+        tc = cfg.train
+        reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
+        mark = reads > 0
+
     def ev(name: str, n: int | None) -> dict:
         return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=cfg.train.batch_size,
-                            max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}")
+                            max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}",
+                            mark=mark if name == "train" else None)
 
     result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus, "context": context}
     if split in (None, "val"):
@@ -166,6 +194,10 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
         n = train_tokens or (max_tokens if split == "train" else None) or cfg.train.train_eval_tokens
         t = ev("train", n)
         result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
+        if mark is not None:
+            result.update(train_bpb_read=t["marked"]["bpb"], train_bpb_unread=t["unmarked"]["bpb"],
+                          train_tokens_read=t["marked"]["tokens"], train_tokens_unread=t["unmarked"]["tokens"],
+                          read_share=float(mark[1:].mean()))
     if split is None:
         result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
     n_train = len(data.tokens("train"))

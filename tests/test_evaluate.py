@@ -171,3 +171,44 @@ def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_it
     assert cut["bpb"] == pytest.approx(_by_hand(run.model, val, tb, lambda t: max(0, t - block)), rel=1e-5)
     with pytest.raises(SystemExit, match="2"):
         main(["eval", str(tmp_path / "run"), "--context", "whole"])
+
+
+def test_sampler_replay_counts_exactly_the_targets_training_read():
+    from lrngpt.data import BatchSampler
+
+    tokens = np.arange(5_000)  # each token is its own position, so a batch shows where it was drawn from
+    seen = np.zeros(len(tokens), dtype=np.int64)
+    live = BatchSampler(tokens, batch_size=4, seq_len=16, seed=3)
+    for _ in range(25):
+        _, y = live.next()
+        np.add.at(seen, y.numpy().ravel(), 1)
+    replayed = BatchSampler(tokens, batch_size=4, seq_len=16, seed=3).reads(25)
+    assert np.array_equal(replayed, seen)
+    assert replayed.sum() == 25 * 4 * 16
+
+
+def test_marked_and_unmarked_targets_recombine_to_the_whole():
+    tokens = np.concatenate([np.full(500, 1), np.full(500, 2)])
+    logp = torch.log(torch.tensor([0.25, 0.5, 0.25]))
+    mark = np.arange(len(tokens)) < 500  # the 1s (1 bit each) against the 2s (2 bits each)
+    r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, mark=mark)
+    assert r["marked"]["bpb"] == pytest.approx(1.0, rel=1e-6) and r["unmarked"]["bpb"] == pytest.approx(2.0, rel=1e-6)
+    assert r["marked"]["tokens"] + r["unmarked"]["tokens"] == r["tokens"] == 999
+    whole = (r["marked"]["bpb"] * r["marked"]["bytes"] + r["unmarked"]["bpb"] * r["unmarked"]["bytes"]) / r["bytes"]
+    assert whole == pytest.approx(r["bpb"], rel=1e-9)
+
+
+def test_eval_by_reads_splits_the_train_bpb_of_a_run(tiny_config, tmp_path):
+    from lrngpt.data import BatchSampler, prepare
+    from lrngpt.evaluate import evaluate_run
+    from lrngpt.train import train
+
+    cfg = tiny_config("train.steps=20")
+    train(cfg, tmp_path / "r", progress=False)
+    r = evaluate_run(tmp_path / "r", split="train", device="cpu", by_reads=True, log=lambda m: None)
+    tc = cfg.train
+    reads = BatchSampler(prepare(cfg.data, log=lambda m: None).tokens("train"), tc.batch_size, tc.seq_len,
+                         tc.seed).reads(20)
+    assert r["read_share"] == pytest.approx(float((reads[1:] > 0).mean()))
+    assert 0 < r["train_tokens_read"] < r["train_tokens"] and r["train_tokens_read"] + r["train_tokens_unread"] == r["train_tokens"]
+    assert min(r["train_bpb_read"], r["train_bpb_unread"]) <= r["train_bpb"] <= max(r["train_bpb_read"], r["train_bpb_unread"])

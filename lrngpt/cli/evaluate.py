@@ -16,6 +16,7 @@ def register(sub) -> None:
         epilog="examples:\n  lrn eval runs/mlp64 --json\n"
                "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
                "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
+               "  lrn eval runs/mlp64 --by-reads   # train bpb of the targets read vs never read in training\n"
                "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--split", choices=["val", "train"], default=None,
@@ -31,6 +32,9 @@ def register(sub) -> None:
                         "book chapter's numbers (the MLP pads the first block_size-1 contexts of a window); "
                         "full: every target gets its true preceding tokens (the GPT: windows overlapping by "
                         "half, scoring only their second half)")
+    p.add_argument("--by-reads", action="store_true",
+                   help="split the train bpb into the targets training read at least once and those it never "
+                        "read (the run's batches replayed from its seed): memorising vs. a different text")
     p.add_argument("--corpus", metavar="CORPUS",
                    help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
     p.add_argument("--device", default="auto", help="where to evaluate: auto, cpu, cuda, cuda:N or mps")
@@ -42,12 +46,15 @@ def cmd_eval(args) -> None:
     from lrngpt.evaluate import evaluate_run
 
     r = evaluate_run(args.run_dir, args.checkpoint, args.split, args.max_tokens, args.train_tokens,
-                     args.corpus, args.device, context=args.context)
+                     args.corpus, args.device, context=args.context, by_reads=args.by_reads)
     parts = [f"step {r['step']}" + (", full context" if args.context == "full" else "")]
     if "val_bpb" in r:
         parts.append(f"val bpb {r['val_bpb']:.4f} ({r['val_tokens']:,} tokens, {r['val_bytes']:,} bytes)")
     if "train_bpb" in r:
         parts.append(f"train bpb {r['train_bpb']:.4f}")
+    if "train_bpb_read" in r:
+        parts.append(f"(read {r['train_bpb_read']:.4f}, never read {r['train_bpb_unread']:.4f}; "
+                     f"{r['read_share']:.1%} of training targets read)")
     if "gap" in r:
         parts.append(f"gap {r['gap']:+.4f}")
     if r.get("epochs") is not None:
