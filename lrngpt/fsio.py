@@ -170,6 +170,16 @@ def read_json_object(path: str | Path, what: str = "file") -> dict:
     return doc
 
 
+def has_marker(path: str | Path, marker: bytes, n: int = 4096) -> bool:
+    """True when the first `n` bytes of the file hold `marker`: how lrn knows a page it wrote (and
+    may replace) by its generator tag; False for a file it cannot read."""
+    try:
+        with open(path, "rb") as f:
+            return marker in f.read(n)
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
     """Turn an OS error on a path the user gave into a UserError that says how to fix it."""

@@ -31,7 +31,7 @@ import numpy as np
 
 from lrngpt.errors import UserError
 from lrngpt.experiments.summary import read_definition
-from lrngpt.fsio import atomic_write, check_output, user_path
+from lrngpt.fsio import atomic_write, check_output, has_marker, user_path
 from lrngpt.run import RunDir, read_metrics, read_summary
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
@@ -79,14 +79,6 @@ def kind_of(d: Path) -> str:
     raise UserError(f"{d} is neither a run directory (no config.json) nor a sweep directory (no sweep.json)")
 
 
-def is_report(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return GENERATOR.encode() in f.read(4096)
-    except OSError:
-        return False
-
-
 def explorer_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}-explorer.html")
 
@@ -122,7 +114,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
     out = check_output(out, "file", example="report.html") if out else default_out(dirs)
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name with --out, such as {out.parent / 'report.html'}")
-    if out.exists() and not force and not is_report(out):
+    if out.exists() and not force and not has_marker(out, GENERATOR.encode()):
         raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
     explorer.check_out(explorer_path(out), force)
     with user_path(out.parent, "output directory"):

@@ -37,6 +37,7 @@ from lrngpt.fsio import (
     atomic_write,
     check_output,
     clean_stale_temps,
+    has_marker,
     json_safe,
     read_json_object,
     user_path,
@@ -55,8 +56,9 @@ INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
 CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 # Everything a run writes; `--force` removes these and nothing else. (report.html only when
-# lrn wrote it: see _is_lrn_page.)
+# lrn wrote it: its generator tag is LRN_PAGE.)
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, MARKER)
+LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
 _OURS = (MARKER, LOCK)  # present in a fresh run directory before anything else
 
 
@@ -177,7 +179,7 @@ class RunDir:
             elif q.exists() or q.is_symlink():
                 q.unlink()
         report = self.path / REPORT
-        if report.is_file() and _is_lrn_page(report):
+        if report.is_file() and has_marker(report, LRN_PAGE):
             report.unlink()
 
     # ---- reading ---------------------------------------------------------------------------
@@ -419,14 +421,6 @@ def resolve_device(name: str = "auto") -> str:
     if torch.backends.mps.is_available():
         return "mps"
     return "cpu"
-
-
-def _is_lrn_page(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return b'name="generator" content="lrn' in f.read(4096)
-    except OSError:
-        return False
 
 
 def _version() -> str:
