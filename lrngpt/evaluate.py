@@ -135,8 +135,9 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     true preceding tokens (see the module's doc)."""
     from lrngpt import log as logging
     from lrngpt.data import prepare
+    from lrngpt.distributed import resolve_device
     from lrngpt.errors import UserError
-    from lrngpt.run import RunDir, resolve_device
+    from lrngpt.run import RunDir
 
     log = log or logging.info
     device = resolve_device(device)

@@ -17,7 +17,7 @@ LAYERS = [
     {"errors", "fsio", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config"},
-    {"data", "checkpoint", "distributed", "run"},
+    {"data", "checkpoint", "distributed", "run", "run_files"},
     {"train", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "experiments", "explorer"},

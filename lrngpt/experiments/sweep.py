@@ -403,9 +403,9 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
 
     `quick` probes only the smallest and the largest model and interpolates the time per token of
     the others linearly in their parameter count (the refusal of a full sweep needs no more)."""
+    from lrngpt.distributed import resolve_device
     from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.models import param_breakdown
-    from lrngpt.run import resolve_device
 
     log = log or logging.info
     shapes: dict[str, tuple] = {}
@@ -459,8 +459,8 @@ def check_machine(sweep: Sweep) -> None:
     """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
     if not refuses_machine(sweep):
         return
+    from lrngpt.distributed import resolve_device
     from lrngpt.experiments.estimate import PROBE_STEPS, clock
-    from lrngpt.run import resolve_device
 
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
     total = sum(e["est_seconds"] or 0 for e in est.values())
