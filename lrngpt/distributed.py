@@ -1,4 +1,5 @@
-"""Data-parallel training under torchrun: who am I, and the few collective calls training needs.
+"""Where a job runs: the device (`resolve_device`), and data-parallel training under torchrun:
+who am I, and the few collective calls training needs.
 
 torchrun sets RANK / WORLD_SIZE / LOCAL_RANK (and MASTER_ADDR / MASTER_PORT); without them
 this is one process and every call here is a no-op. gloo on CPU, nccl on CUDA. Every rank
@@ -13,6 +14,31 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+
+from lrngpt.errors import UserError
+
+
+def resolve_device(name: str = "auto") -> str:
+    """The device to run on: auto is cuda, else mps, else cpu; a named one must exist here."""
+    if name != "auto":
+        try:
+            torch.device(name)
+        except (RuntimeError, ValueError):
+            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
+        if name.startswith("cuda") and not torch.cuda.is_available():
+            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use --device cpu")
+        if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
+            raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
+        if name == "mps" and not torch.backends.mps.is_available():
+            raise UserError("device mps asked for, but it is not available; use --device cpu")
+        if name not in ("cpu", "mps") and not name.startswith("cuda"):
+            raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
+        return name
+    if torch.cuda.is_available():
+        return "cuda"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
 
 
 @dataclass(frozen=True)

@@ -152,8 +152,9 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     validation text being different shows between the never-read targets and val."""
     from lrngpt import log as logging
     from lrngpt.data import prepare
+    from lrngpt.distributed import resolve_device
     from lrngpt.errors import UserError
-    from lrngpt.run import RunDir, resolve_device
+    from lrngpt.run import RunDir
 
     log = log or logging.info
     device = resolve_device(device)

@@ -27,7 +27,7 @@ import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from lrngpt.errors import UserError
 
@@ -43,16 +43,17 @@ USER_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISD
                errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG}
 
 
-def _write_error(e: OSError, path: Path, *own: Path) -> OSError | UserError:
-    """What to raise for an OSError while writing `path` (through temporary names `own`)."""
+def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
+    """Raise an OSError met while writing `path` (through temporary names `own`): a full disk as
+    DiskFull, a path the user can fix as a UserError, anything else as it is."""
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
-        return DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
-                                 f"free some space and run the command again (the earlier file is intact)")
+        raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
+                                f"free some space and run the command again (the earlier file is intact)") from None
     about = e.filename is None or Path(e.filename) in {path, *own, *path.parents}
     if e.errno in USER_ERRNOS and about:
-        return UserError(describe_os_error(path, e, "output"))
-    return e
+        raise UserError(describe_os_error(path, e, "output")) from None
+    raise e
 
 
 def temp_name(path: Path) -> Path:
@@ -85,10 +86,7 @@ def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None)
         os.replace(tmp, path)
     except OSError as e:
         _unlink(tmp)
-        err = _write_error(e, path, tmp)
-        if err is e:
-            raise
-        raise err from None
+        _raise_write_error(e, path, tmp)
     except BaseException:
         _unlink(tmp)
         raise
@@ -129,10 +127,7 @@ def create_exclusive(path: str | Path, data: str | bytes) -> bool:
             raise UserError(describe_os_error(path, e, "output")) from None
         return False
     except OSError as e:
-        err = _write_error(e, path, tmp)
-        if err is e:
-            raise
-        raise err from None
+        _raise_write_error(e, path, tmp)
     finally:
         _unlink(tmp)
 
@@ -168,6 +163,16 @@ def read_json_object(path: str | Path, what: str = "file") -> dict:
     if not isinstance(doc, dict):
         raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
     return doc
+
+
+def has_marker(path: str | Path, marker: bytes, n: int = 4096) -> bool:
+    """True when the first `n` bytes of the file hold `marker`: how lrn knows a page it wrote (and
+    may replace) by its generator tag; False for a file it cannot read."""
+    try:
+        with open(path, "rb") as f:
+            return marker in f.read(n)
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
@@ -303,10 +308,7 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
         clean_stale_temps(path.parent)
         tmp.mkdir()
     except OSError as e:
-        err = _write_error(e, path, tmp)
-        if err is e:
-            raise
-        raise err from None
+        _raise_write_error(e, path, tmp)
     try:
         yield tmp
         if path.exists():

@@ -18,6 +18,8 @@
 - ownership: lrn writes only into a directory that is new, empty or holds an lrn run;
   `--force` removes exactly the earlier run's files (all of them), never anything else;
 - readers need no lock: every file is replaced atomically, so they never see half of one.
+
+What summary.json and metrics.jsonl must hold is checked as they are read (lrngpt.run_files).
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ from lrngpt.fsio import (
     atomic_write,
     check_output,
     clean_stale_temps,
+    has_marker,
     json_safe,
     read_json_object,
     user_path,
     write_json,
 )
+from lrngpt.run_files import check_metric, check_summary
 
 if TYPE_CHECKING:
     from torch import nn
@@ -55,8 +59,9 @@ INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
 CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 # Everything a run writes; `--force` removes these and nothing else. (report.html only when
-# lrn wrote it: see _is_lrn_page.)
+# lrn wrote it: its generator tag is LRN_PAGE.)
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, MARKER)
+LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
 _OURS = (MARKER, LOCK)  # present in a fresh run directory before anything else
 
 
@@ -177,7 +182,7 @@ class RunDir:
             elif q.exists() or q.is_symlink():
                 q.unlink()
         report = self.path / REPORT
-        if report.is_file() and _is_lrn_page(report):
+        if report.is_file() and has_marker(report, LRN_PAGE):
             report.unlink()
 
     # ---- reading ---------------------------------------------------------------------------
@@ -332,101 +337,8 @@ def read_summary(run_dir: str | Path) -> dict | None:
     return RunDir(run_dir).summary()
 
 
-# What readers rely on in summary.json: field -> (types, required). Numbers may be null (NaN).
-_NUMBER = (int, float, type(None))
-SUMMARY_FIELDS = {
-    "step": ((int,), True), "finished": ((bool,), True), "val_bpb": (_NUMBER, True),
-    "params": ((dict,), True), "seconds": ((int, float), True),
-    "train_bpb": (_NUMBER, False), "gap": (_NUMBER, False), "val_loss": (_NUMBER, False),
-    "epochs": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
-    "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
-    "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
-}
-# Per-row numbers of metrics.jsonl (other keys are kept as they are)
-METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")
-
-
-def _kind(v: Any) -> str:
-    return "null" if v is None else {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(
-        type(v), "a number" if isinstance(v, int | float) else type(v).__name__)
-
-
-def check_summary(doc: dict, path: Path) -> dict:
-    """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
-    doc = dict(doc)
-    for key, (kinds, required) in SUMMARY_FIELDS.items():
-        if key not in doc:
-            if required:
-                raise UserError(f"run summary {path} has no {key!r}; it is damaged: delete it and run "
-                                "`lrn train --resume` (or lrn sweep) to evaluate again")
-            doc[key] = None
-            continue
-        v = doc[key]
-        ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
-        if not ok or (key in ("step", "seconds") and v < 0):
-            raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
-                            "writes; it is damaged: delete it and evaluate again")
-        if isinstance(v, float) and v != v:
-            doc[key] = None
-    params = doc["params"]
-    if not isinstance(params.get("total"), int) or not all(
-            isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
-        raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
-                        "it is damaged: delete it and evaluate again")
-    return doc
-
-
-def check_metric(row: Any, where: str) -> dict:
-    """One metrics.jsonl row: an object with an integer step and numbers (null: no value, dropped)."""
-    if not isinstance(row, dict):
-        raise UserError(f"{where} is {_kind(row)}, not an object like {{\"step\": 10, \"loss\": 2.5}}; "
-                        "delete the line")
-    step = row.get("step")
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise UserError(f"{where} has step {json.dumps(step)}, not a step number; delete the line")
-    for key in METRIC_NUMBERS:
-        v = row.get(key)
-        if key in row and (isinstance(v, bool) or not isinstance(v, int | float | type(None))):
-            raise UserError(f"{where} has {key} {json.dumps(v)[:40]}, not a number; delete the line")
-    if not isinstance(row.get("final", False), bool):
-        raise UserError(f"{where} has final {json.dumps(row['final'])[:40]}, not true or false; delete the line")
-    return {k: v for k, v in row.items() if not (k in METRIC_NUMBERS and v is None)}
-
-
 def read_metrics(run_dir: str | Path) -> list[dict]:
     return RunDir(run_dir).metrics()
-
-
-def resolve_device(name: str = "auto") -> str:
-    import torch
-
-    if name != "auto":
-        try:
-            torch.device(name)
-        except (RuntimeError, ValueError):
-            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
-        if name.startswith("cuda") and not torch.cuda.is_available():
-            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use --device cpu")
-        if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
-            raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
-        if name == "mps" and not torch.backends.mps.is_available():
-            raise UserError("device mps asked for, but it is not available; use --device cpu")
-        if name not in ("cpu", "mps") and not name.startswith("cuda"):
-            raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
-        return name
-    if torch.cuda.is_available():
-        return "cuda"
-    if torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
-
-
-def _is_lrn_page(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return b'name="generator" content="lrn' in f.read(4096)
-    except OSError:
-        return False
 
 
 def _version() -> str:
@@ -443,4 +355,3 @@ def locked(run_dir: str | Path):
         yield run
     finally:
         run.unlock()
-

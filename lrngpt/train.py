@@ -23,11 +23,11 @@ from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
 from lrngpt.config import RunConfig, from_dict, with_pad_id
 from lrngpt.data import BatchSampler, PreparedData, prepare
-from lrngpt.distributed import Distributed
+from lrngpt.distributed import Distributed, resolve_device
 from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
-from lrngpt.run import RunDir, resolve_device
+from lrngpt.run import RunDir
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 

@@ -16,8 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 LAYERS = [
     {"errors", "fsio", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
-    {"config"},
-    {"data", "checkpoint", "distributed", "run"},
+    {"config", "config_help"},
+    {"data", "checkpoint", "distributed", "run", "run_files"},
     {"train", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "experiments", "explorer"},

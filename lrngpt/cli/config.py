@@ -56,7 +56,8 @@ def _value(v) -> str:
 
 
 def cmd_list(args) -> None:
-    from lrngpt.config import PRESET_ABOUT, load_config, preset_names
+    from lrngpt.config import load_config, preset_names
+    from lrngpt.config_help import PRESET_ABOUT
 
     rows = []
     for name in preset_names():
@@ -69,14 +70,8 @@ def cmd_list(args) -> None:
 
 
 def cmd_show(args) -> None:
-    from lrngpt.config import (
-        PRESET_ABOUT,
-        apply_overrides,
-        describe,
-        from_dict,
-        preset_names,
-        read_config_dict,
-    )
+    from lrngpt.config import apply_overrides, from_dict, preset_names, read_config_dict
+    from lrngpt.config_help import PRESET_ABOUT, describe
 
     cfg = from_dict(apply_overrides(read_config_dict(args.config), args.overrides))
     rows = describe(cfg)
@@ -93,7 +88,7 @@ def cmd_show(args) -> None:
 
 
 def cmd_keys(args) -> None:
-    from lrngpt.config import key_table
+    from lrngpt.config_help import key_table
 
     rows = key_table(args.model_type)
     width = max(len(r["key"]) for r in rows)

@@ -33,7 +33,8 @@ def register(sub) -> None:
 def cmd_sample(args) -> None:
     from dataclasses import asdict
 
-    from lrngpt.run import RunDir, resolve_device
+    from lrngpt.distributed import resolve_device
+    from lrngpt.run import RunDir
     from lrngpt.sample import SamplingConfig, sample_texts
 
     cfg = SamplingConfig(args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,

@@ -52,15 +52,9 @@ def cmd_sweep(args) -> None:
     import sys
     from pathlib import Path
 
+    from lrngpt.experiments.plan import plan, plan_text
     from lrngpt.experiments.summary import summarize
-    from lrngpt.experiments.sweep import (
-        plan,
-        plan_text,
-        resolve_shard,
-        resolve_sweep,
-        run_sweep,
-        write_definition,
-    )
+    from lrngpt.experiments.sweep import resolve_shard, resolve_sweep, run_sweep, write_definition
 
     shard, note = resolve_shard(args.shard, os.environ)
     if note and not args.summary_only:

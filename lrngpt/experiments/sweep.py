@@ -9,7 +9,8 @@ A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-c
 "axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
 Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
 a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
-one is refused, with the time it would take, unless the device is set (`--device cpu`).
+one is refused, with the time it would take, unless the device is set (`--device cpu`). What
+--dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.plan.
 
 The base config is resolved in this order: base -> scale -> file "set" -> command-line
 --set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
@@ -337,195 +338,6 @@ def write_definition(sweep: Sweep, out: Path) -> None:
                         "choose another --out, or delete it to start over")
 
 
-# ---- planning: passes over the training text, time on this machine ----------------------------
-
-DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
-CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
-
-
-def _dry_run_data(cfg, log):
-    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
-    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
-    from lrngpt.corpora import load_corpus
-    from lrngpt.data import data_cache_dir, data_key, load_prepared, prepare
-
-    if cfg.data.corpus.partition(":")[0] not in CHEAP_KINDS:
-        return None
-    corpus = load_corpus(cfg.data.corpus)
-    try:
-        return load_prepared(data_cache_dir() / data_key(corpus, cfg.data), cfg.data.train_tokens)
-    except UserError:
-        pass
-    size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
-    if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
-        return prepare(cfg.data, log=log)
-    return None
-
-
-def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, dict]:
-    """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
-    it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
-    read, and how many passes over the training text that is."""
-    from lrngpt.data import prepare
-
-    prepared: dict[str, object] = {}
-    out = {}
-    for p in points:
-        cfg = from_dict(p.config)
-        key = json.dumps(p.config["data"], sort_keys=True)
-        if key not in prepared:
-            prepared[key] = _dry_run_data(cfg, log) if dry_run else prepare(cfg.data, log=log)
-        data = prepared[key]
-        read = cfg.train.steps * cfg.train.batch_size * cfg.train.seq_len
-        n_train = len(data.tokens("train")) if data is not None else None
-        out[p.name] = {"train_split_tokens": n_train, "val_split_tokens": len(data.tokens("val")) if data else None,
-                       "tokens_read": read, "passes": read / max(1, n_train) if data is not None else None}
-    return out
-
-
-def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
-    """One line for a width study whose runs read their training text more than once."""
-    passes = [x for x in passes if x is not None]
-    if not sweep.width_study or not passes or max(passes) <= 1:
-        return None
-    lo, hi = min(passes), max(passes)
-    span = f"{hi:.1f} passes" if hi - lo < 0.05 else f"{lo:.1f} to {hi:.1f} passes"
-    why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
-           else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
-    return (f"warning: this width study reads its training text more than once ({span} per run); the book "
-            "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its "
-            f"550M training tokens), so wider models here can memorise their text: {why}")
-
-
-def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
-                    log=None) -> dict[str, dict]:
-    """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
-
-    `quick` probes only the smallest and the largest model and interpolates the time per token of
-    the others linearly in their parameter count (the refusal of a full sweep needs no more)."""
-    from lrngpt.experiments.estimate import estimate_seconds, probe
-    from lrngpt.models import param_breakdown
-    from lrngpt.run import resolve_device
-
-    log = log or logging.info
-    shapes: dict[str, tuple] = {}
-    for p in points:
-        cfg = from_dict(p.config)
-        key = json.dumps([p.config["model_type"], p.config["model"], cfg.train.batch_size, cfg.train.seq_len,
-                          cfg.train.device], sort_keys=True)
-        shapes.setdefault(key, (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], []))[2].append(p)
-    by_size = sorted(shapes, key=lambda k: shapes[k][1])
-    probed = [by_size[0], by_size[-1]] if quick else by_size
-    timings = {}
-    for key in dict.fromkeys(probed):
-        cfg = shapes[key][0]
-        try:
-            device = resolve_device(cfg.train.device)
-        except UserError:  # a GPU job planned on a machine without one (a login node): no estimate
-            timings[key] = None
-            continue
-        log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
-        timings[key] = {**probe(cfg, device), "device": device}
-    out = {}
-    for key, (cfg, params, pts) in shapes.items():
-        t = timings.get(key)
-        ends = [timings.get(by_size[0]), timings.get(by_size[-1])]
-        if (key in timings and t is None) or (key not in timings and None in ends):
-            for p in pts:
-                out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)",
-                               "probed": False}
-            continue
-        if t is None:  # between the two probed models, in parameters
-            lo, hi = timings[by_size[0]], timings[by_size[-1]]
-            p0, p1 = shapes[by_size[0]][1], shapes[by_size[-1]][1]
-            f = (params - p0) / max(1, p1 - p0)
-            t = {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
-            t["device"] = lo["device"]
-        for p in pts:
-            out[p.name] = {"est_seconds": estimate_seconds(cfg, t, (val_tokens or {}).get(p.name)),
-                           "device": t["device"], "probed": key in timings}
-    return out
-
-
-def refuses_machine(sweep: Sweep) -> bool:
-    """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
-    import torch
-
-    return sweep.scale == "full" and sweep.base["train"].get("device", "auto") == "auto" and \
-        not torch.cuda.is_available()
-
-
-def check_machine(sweep: Sweep) -> None:
-    """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
-    if not refuses_machine(sweep):
-        return
-    from lrngpt.experiments.estimate import PROBE_STEPS, clock
-    from lrngpt.run import resolve_device
-
-    est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
-    total = sum(e["est_seconds"] or 0 for e in est.values())
-    t = sweep.base["train"]
-    raise UserError(f"--scale full plans {len(sweep.points)} runs of {t['steps']:,} steps of {t['batch_size']} x "
-                    f"{t['seq_len']} tokens, about {clock(total)} on this machine's {resolve_device('auto')} "
-                    f"(estimated from {PROBE_STEPS} timed steps; torch sees no CUDA GPU); use --scale cpu, or "
-                    "insist with --device cpu")
-
-
-def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None) -> dict:
-    """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
-    the training text and estimated seconds on this machine; the passes warning of a width study.
-    It downloads nothing: a remote corpus is named with its pinned revision."""
-    from lrngpt.corpora import pinned_source
-    from lrngpt.experiments.estimate import PROBE_STEPS
-
-    log = log or logging.info
-    out = Path(out)
-    mine = shard_points(sweep, shard)
-    passes = point_passes(mine, log, dry_run=True)
-    est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
-    points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
-               "state": point_state(out / "runs" / p.name, p.steps), **passes[p.name], **est[p.name]}
-              for p in mine]
-    times = [p["est_seconds"] for p in points if p["state"] != "finished"]
-    todo = None if None in times else sum(times)
-    corpus = sweep.base["data"]["corpus"]
-    source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
-    return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
-            "revision": source["revision"] if source else None, "source": source,
-            "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
-            "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine, "
-                        "extrapolated to its steps and evaluations (an estimate)",
-            "unprepared": sorted({q.config["data"]["corpus"] for q, p in zip(mine, points, strict=True)
-                                if p["passes"] is None}),
-            "warning": passes_warning(sweep, [p["passes"] for p in points]),
-            "refused": refuses_machine(sweep)}
-
-
-def plan_text(r: dict) -> str:
-    """The dry run as lines: the grid, one line per point, the total, and what is not known."""
-    from lrngpt.experiments.estimate import clock
-
-    def seconds(x):
-        return "-" if x is None else "~" + clock(x)
-
-    rows = [f"{p['index']:>3} {p['name']:<24} {p['state']:<9} {p['steps']:>7,} steps "
-            f"{'-' if p['passes'] is None else format(p['passes'], '.2f'):>8} passes   {seconds(p['est_seconds'])}"
-            for p in r["points"]]
-    todo = sum(p["state"] != "finished" for p in r["points"])
-    device = r["points"][0]["device"] if r["points"] else "this machine"
-    total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points on {device}; {r['estimate']}"
-             if r["est_seconds"] is not None else f"no time estimate: the device {device}")
-    where = f" at revision {r['revision']}" if r.get("revision") else ""
-    return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
-                      f"{r['about']}",
-                      *rows, total,
-                      *(f"passes -: {c} is not prepared yet (big, or downloaded); `lrn data prepare --corpus {c}` "
-                        "counts its tokens, and so does the sweep when it starts" for c in r["unprepared"]),
-                      *(["a run is refused here: the full scale, and torch sees no CUDA GPU; use --scale cpu, or "
-                         "insist with --device cpu"] if r["refused"] else []),
-                      *([r["warning"]] if r["warning"] else [])])
-
-
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
@@ -533,6 +345,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
     runs read their text more than once says so in one line before the first run."""
     from lrngpt.corpora import fetch
+    from lrngpt.experiments.plan import check_machine, passes_warning, point_passes  # (it imports us)
     from lrngpt.train import train
 
     log = log or logging.info

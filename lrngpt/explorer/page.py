@@ -25,19 +25,11 @@ import numpy as np
 
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
-from lrngpt.fsio import atomic_write, check_output, user_path
+from lrngpt.fsio import atomic_write, check_output, has_marker, user_path
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
 PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
-
-
-def is_explorer(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return GENERATOR.encode() in f.read(4096)
-    except OSError:
-        return False
 
 
 def check_out(out: Path, force: bool) -> None:
@@ -45,7 +37,7 @@ def check_out(out: Path, force: bool) -> None:
     check_output(out, "file", example="explorer.html")  # a broken link, a path under a file: refused
     if out.is_dir():
         raise UserError(f"--out {out} is a directory; give a file name such as {out / 'explorer.html'}")
-    if out.exists() and not force and not is_explorer(out):
+    if out.exists() and not force and not has_marker(out, GENERATOR.encode()):
         raise UserError(f"{out} exists and is not an lrn explorer page; choose another --out or add --force")
 
 

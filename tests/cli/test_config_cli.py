@@ -10,14 +10,13 @@ import pytest
 from lrngpt.cli.main import main
 from lrngpt.config import (
     DERIVED,
-    KEY_HELP,
-    PRESET_ABOUT,
     DataConfig,
     TrainConfig,
     load_config,
     model_class,
     preset_names,
 )
+from lrngpt.config_help import KEY_HELP, PRESET_ABOUT
 
 
 def run_json(capsys, *argv):

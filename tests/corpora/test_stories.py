@@ -7,17 +7,9 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from lrngpt.corpora import EOT, load_corpus
 from lrngpt.corpora import stories as S
-from lrngpt.corpora.stories import (
-    BOYS,
-    CATEGORIES,
-    GIRLS,
-    category_of,
-    compare_forms,
-    generate_stories,
-    plural,
-    stories_corpus,
-    verb_forms,
-)
+from lrngpt.corpora import stories_words as W
+from lrngpt.corpora.stories import CATEGORIES, generate_stories, stories_corpus
+from lrngpt.corpora.stories_words import BOYS, GIRLS, category_of, compare_forms, plural, verb_forms
 from lrngpt.errors import UserError
 
 MINIMUMS = {"name": 40, "colour": 12, "animal": 25, "object": 40, "place": 15, "feeling": 10}
@@ -102,7 +94,7 @@ def test_words_of_a_category_share_sentence_frames(two_mb_words):
     # frame with 3 other words of its category (all others for tiny categories)
     frames: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     for i in range(1, len(two_mb_words) - 1):
-        cat = S._CATEGORY_OF.get(two_mb_words[i])
+        cat = W._CATEGORY_OF.get(two_mb_words[i])
         if cat:
             frames[cat][two_mb_words[i - 1], two_mb_words[i + 1]].add(two_mb_words[i])
     for cat, words in CATEGORIES.items():
@@ -169,9 +161,9 @@ def test_inflection_rules():
     assert compare_forms("big") == ("bigger", "biggest")
     assert compare_forms("happy") == ("happier", "happiest")
     assert compare_forms("nice") == ("nicer", "nicest")
-    assert S._a("owl") == "an owl" and S._a("ukulele") == "a ukulele" and S._a("cat") == "a cat"
+    assert [W.with_article(w) for w in ("owl", "ukulele", "cat")] == ["an owl", "a ukulele", "a cat"]
 
 
 def test_word_pools_hold_each_word_once_so_draws_are_uniform():
-    dup = {k: v for k, v in S.FRESH.items() if len(set(v)) != len(v)}
+    dup = {k: v for k, v in W.FRESH.items() if len(set(v)) != len(v)}
     assert dup == {}

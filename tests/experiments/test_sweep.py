@@ -414,7 +414,7 @@ def test_full_scale_on_a_cpu_only_machine_is_refused_with_the_estimate_unless_th
     assert sorted(probed) == [4, 512]  # the smallest and the largest model; the others interpolated
     assert not (tmp_path / "x").exists()
     sweep = resolve_sweep("embed-dim", "full", ["train.device=cpu"], ["model.n_embd=8"])
-    from lrngpt.experiments.sweep import check_machine
+    from lrngpt.experiments.plan import check_machine
 
     check_machine(sweep)  # insisting: no refusal
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

@@ -1,0 +1,149 @@
+"""`lrn report DIR [DIR ...]`: a run, a sweep or several sweeps as one self-contained HTML page.
+
+The page leads with what a reader came for: the headline numbers (a run: val bpb untrained ->
+trained, train bpb, gap, passes over the training text, the best periodic val bpb beside the last;
+a sweep: the best width and the bpb saved per doubling), then the figures, the results table and
+the embedding neighbours; the full configuration and the per-run details follow, folded in
+<details>. Several sweep directories (`lrn report A B`: the 4x-steps sweep beside the chapter's,
+the small-data sweep beside the full-data one) share one page: one set of figures, one table, their
+runs told apart by sweep name and steps.
+
+The page is built here (`write_report`, `build_report`) from the sections of a run (runs.py) or of
+sweeps (sweeps.py), the embedding neighbours (neighbours.py) and HTML pieces (html.py: numbers
+formatted by kind, tables, figures, the stylesheet).
+
+Everything is inline: the CSS, and the figures as base64 PNG data URIs. A Content-Security-Policy
+allows nothing else, so the page opens offline and a browser would refuse any stray external
+reference instead of quietly fetching it. No JavaScript. The interactive embedding explorer
+(lrngpt.explorer) is written beside it, OUT-explorer.html, and linked: it is a page of its own
+(its script, megabytes of vectors) that the report's policy keeps out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write, check_output, has_marker, user_path
+from lrngpt.report.html import CSS, esc, fmt, slug
+from lrngpt.report.neighbours import STOPWORDS
+from lrngpt.report.runs import run_sections
+from lrngpt.report.sweeps import scale_notes, sweep_docs, sweep_points, sweep_sections
+from lrngpt.run import RunDir
+
+# fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
+__all__ = ["RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "build_report", "fmt", "kind_of", "sweep_docs",
+           "write_report"]
+
+GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
+SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
+
+
+def kind_of(d: Path) -> str:
+    """'run' or 'sweep', from the files that `lrn train` and `lrn sweep` write."""
+    if not d.is_dir():
+        raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
+                        "(lrn train --out) or a sweep directory (lrn sweep --out)")
+    if (d / "sweep.json").is_file():
+        return "sweep"
+    if (d / "config.json").is_file():
+        return "run"
+    raise UserError(f"{d} is neither a run directory (no config.json) nor a sweep directory (no sweep.json)")
+
+
+def explorer_path(out: Path) -> Path:
+    return out.with_name(f"{out.stem}-explorer.html")
+
+
+def default_out(dirs: list[Path]) -> Path:
+    """DIR/report.html; for several sweeps, FIRST/report-with-SECOND[-THIRD...].html (FIRST's own report stays)."""
+    if len(dirs) == 1:
+        return dirs[0] / "report.html"
+    others = "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", d.resolve().name) for d in dirs[1:])
+    return dirs[0] / f"report-with-{others}.html"
+
+
+def write_report(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
+                 checkpoint: str | None = None) -> dict:
+    """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
+    that is not an earlier report (or explorer page).
+
+    `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
+    queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
+    neighbours (default: the last and the best side by side when they differ)."""
+    from lrngpt.explorer import page as explorer
+
+    dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
+    if not dirs:
+        raise UserError("give a run directory, or one or more sweep directories")
+    kinds = [kind_of(d) for d in dirs]
+    if len(dirs) > 1 and set(kinds) != {"sweep"}:
+        raise UserError("several directories make one report only when all are sweep directories "
+                        f"({', '.join(f'{d} is a {k}' for d, k in zip(dirs, kinds, strict=True) if k != 'sweep')}); "
+                        "report a run directory on its own")
+    if checkpoint is not None and checkpoint not in ("last", "best", "init"):
+        raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
+    out = check_output(out, "file", example="report.html") if out else default_out(dirs)
+    if out.is_dir():
+        raise UserError(f"{out} is a directory; give a file name with --out, such as {out.parent / 'report.html'}")
+    if out.exists() and not force and not has_marker(out, GENERATOR.encode()):
+        raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
+    explorer.check_out(explorer_path(out), force)
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    ready = [d for d in dirs if _has_checkpoint(d, kinds[0])]
+    if not ready:  # no checkpoint yet: the report still renders, and says why there is no explorer
+        written = {"error": f"{dirs[0]} has no checkpoint yet" if kinds[0] == "run" else
+                   f"sweep {', '.join(map(str, dirs))} has no run with a checkpoint yet; run `lrn sweep` first"}
+    else:  # a damaged checkpoint is an error, not a blank section
+        written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
+    text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
+    atomic_write(out, text)  # a killed report never leaves half a page over the old one
+    return {"path": str(out), "sections": sections, "explorer": written.get("path")}
+
+
+def _has_checkpoint(d: Path, kind: str) -> bool:
+    """A run with ckpt_last.pt, or a sweep with at least one such run: what the explorer can show."""
+    if kind == "run":
+        return RunDir(d).has_checkpoint("last")
+    return any(RunDir(d / "runs" / str(p["name"])).has_checkpoint("last") for p in sweep_points(d))
+
+
+def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,
+                 checkpoint: str | None = None) -> tuple[str, list[str]]:
+    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned."""
+    dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
+    kind = kind or kind_of(dirs[0])
+    if kind == "run":
+        sections = run_sections(dirs[0], tokens, checkpoint)
+    else:
+        sections = sweep_sections(dirs, tokens, checkpoint)
+    sections.insert(-1, ("Embedding explorer", explorer_html(explorer, kind)))
+    notes = scale_notes(dirs) if kind == "sweep" else []
+    names = [d.resolve().name for d in dirs]
+    title = f"{kind.capitalize()} {' + '.join(names)}" if kind == "run" or len(dirs) == 1 else \
+        f"Sweeps {' + '.join(names)}"
+    nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
+    body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
+    where = "<br>".join(esc(str(d.resolve())) for d in dirs)
+    page = (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{GENERATOR}\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1>"
+            f'<p class="sub">{where}</p><nav>{nav}</nav>{"".join(notes)}</header>\n{body}'
+            "<footer>Written by lrn report.</footer></body></html>\n")
+    return page, [t for t, _ in sections]
+
+
+def explorer_html(explorer: dict | None, kind: str) -> str:
+    if not explorer or not explorer.get("path"):
+        why = explorer.get("error") if explorer else "not written"
+        return f"<p>No explorer page: {esc(str(why))}</p>"
+    name = Path(explorer["path"]).name
+    what = "its trained and untrained tables side by side" if kind == "run" else "a stepper through the widths"
+    return (f'<p><a href="{esc(name)}">{esc(name)}</a> ({explorer["bytes"] / 1e6:.1f} MB, beside this report): '
+            f"the embedding table as a 2-D map of {explorer['tokens'][0]:,} tokens coloured by category, a search box "
+            f"for nearest neighbours, and {what}. It works offline, like this page.</p>")

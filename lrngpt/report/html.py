@@ -1,0 +1,116 @@
+"""The report's HTML pieces: numbers formatted by kind, tables, folded details, figures as data URIs
+and the stylesheet.
+
+Numbers are formatted by kind (`fmt`): ids and seeds as they are (1337), counts with separators
+(4,000), bits per byte and losses to 4 decimals, seconds to 0.1. Numbers in tables are right-aligned,
+and every table fits a 1280-pixel window. A figure is a PNG inlined as a base64 data URI, so the
+page needs no file beside it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import re
+
+CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; color: #222; max-width: 1100px; margin: 0 auto; padding: 1em 2em; }
+h1 { margin-bottom: .2em; } h2 { border-bottom: 2px solid #ddd; padding-bottom: .2em; margin-top: 1.8em; }
+nav a { margin-right: 1em; color: #2563eb; } .sub, figcaption { color: #555; margin-top: 0; }
+.note { background: #fff7d6; border-left: 4px solid #e0b000; padding: .4em .8em; }
+.lead { font-size: 17px; } .lead b { font-size: 19px; } ul.lead { padding-left: 1.2em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: 13px; } .wide { overflow-x: auto; max-width: 100%; }
+th, td { border: 1px solid #ddd; padding: .2em .45em; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { font-weight: 600; } th, code, pre { background: #f3f4f6; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+code { padding: 0 .2em; white-space: pre; } pre { padding: .8em; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+details { margin: .6em 0; } summary { cursor: pointer; font-weight: 600; }
+img { max-width: 100%; box-sizing: border-box; border: 1px solid #eee; } footer { color: #888; margin-top: 3em; font-size: 12px; }
+"""
+
+esc = html.escape
+PLAIN_KEYS = ("seed", "pad_id", "index", "id", "version")  # ids: no separators
+
+
+def fmt(v, key: str = "") -> str:
+    """A value as the report writes it, by what it is (`key`: its name, or a kind like 'bpb')."""
+    key = key.rsplit(".", 1)[-1].lower()
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {fmt(x, k)}" for k, x in v.items())
+    if isinstance(v, list | tuple):
+        return ", ".join(fmt(x, key) for x in v)
+    if not isinstance(v, int | float):
+        return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if key.endswith(PLAIN_KEYS) or key.startswith("seed"):
+        return str(v)
+    if "bpb" in key or key.endswith("loss") or key in ("mean", "spread", "std", "saved_per_doubling"):
+        return f"{v:.4f}"
+    if key == "gap":
+        return f"{v:+.4f}"
+    if "seconds" in key:
+        return f"{v:,.1f}"
+    if key in ("epochs", "passes"):
+        return f"{v:.2f}"
+    if isinstance(v, int):
+        return f"{v:,}"  # counts: steps, tokens, parameters, widths
+    if abs(v) >= 1e4:
+        return f"{v:,.0f}"
+    return f"{v:g}"  # rates and fractions: 0.01, 0.0001, 1e-05
+
+
+def table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = None,
+           row_kinds: list[str] | None = None) -> str:
+    """Numbers right-aligned and formatted by kind (the column's, or the row's for key-value tables);
+    `raw` cells are HTML already."""
+    def cell(v, kind):
+        num = isinstance(v, int | float) and not isinstance(v, bool)
+        return f'<td class="num">{fmt(v, kind)}</td>' if num else f"<td>{v if raw else esc(fmt(v, kind))}</td>"
+    head = "".join(f"<th>{esc(h)}</th>" for h in header) if any(header) else ""
+    body = ""
+    for i, r in enumerate(rows):
+        ks = [row_kinds[i]] * len(r) if row_kinds else (kinds or [str(h).replace(" ", "_") for h in header])
+        body += "<tr>" + "".join(cell(v, ks[j] if j < len(ks) else "") for j, v in enumerate(r)) + "</tr>"
+    return f"<div class=\"wide\"><table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table></div>"
+
+
+def kv_table(flat: dict) -> str:
+    items = sorted(flat.items())
+    return table(["key", "value"], items, row_kinds=[k for k, _ in items])
+
+
+def facts_table(facts: list[tuple[str, object]]) -> str:
+    """A two-column table of labelled values, each formatted by its label."""
+    facts = [f for f in facts if f[1] is not None]
+    return table(["", ""], facts, row_kinds=[label for label, _ in facts])
+
+
+def folded(summary: str, body: str) -> str:
+    return f"<details><summary>{esc(summary)}</summary>{body}</details>"
+
+
+def flatten(obj, prefix: str = "") -> dict:
+    if not isinstance(obj, dict):
+        return {prefix: obj}
+    return {key: v for k, sub in obj.items() for key, v in flatten(sub, f"{prefix}.{k}" if prefix else str(k)).items()}
+
+
+def code(token: str) -> str:
+    return f"<code>{esc(repr(token))}</code>"
+
+
+def slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def figure(png: bytes, caption: str) -> str:
+    if not png.startswith(b"\x89PNG\r\n\x1a\n"):  # a broken file would show as an empty box
+        return f"<p>{esc(caption)}: not a PNG image, left out.</p>"
+    data = base64.b64encode(png).decode("ascii")
+    return f'<figure><img src="data:image/png;base64,{data}" alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'

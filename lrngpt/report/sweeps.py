@@ -1,0 +1,197 @@
+"""The sections of a sweep's report, for one sweep or several on one page: the headline (the best
+width and the bpb saved per doubling), the figures, the results tables, the neighbours of the best
+run and the details (definition, points, parameters, run lines). Several sweeps share one set of
+figures and one table, their runs told apart by sweep name and steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lrngpt.experiments.summary import read_definition
+from lrngpt.fsio import user_path
+from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
+from lrngpt.report.neighbours import neighbours_html
+from lrngpt.report.runs import curves_png
+from lrngpt.run import read_metrics, read_summary
+
+
+def _sweep_name(d: Path) -> str:
+    name = read_definition(d, partial=True).get("name")
+    return name if isinstance(name, str) and name else d.resolve().name
+
+
+def scale_notes(dirs: list[Path]) -> list[str]:
+    """A note for each scale other than full: its steps and batch were shrunk (naming its sweeps, when
+    the page shows several)."""
+    names = [_sweep_name(d) for d in dirs]
+    shrunk: dict[str, list[str]] = {}
+    for d, name in zip(dirs, names, strict=True):
+        scale = read_definition(d, partial=True).get("scale")
+        if scale and scale != "full":
+            shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
+    return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
+            + ": steps and batch were shrunk; these are not the full-size numbers.</p>"
+            for scale, which in shrunk.items()]
+
+
+def sweep_docs(dirs: list[Path]) -> list[dict]:
+    """The summary document of each sweep as its run directories are now (summary.collect), labelled
+    by sweep name (the directory's name where two sweeps share one)."""
+    from lrngpt.experiments.summary import collect
+
+    docs = []
+    for d in dirs:
+        doc = {**collect(d, partial=True), "out": str(d), "dir": d}  # what an early sweep.json holds
+        docs.append(doc)
+    names = [doc["sweep"] for doc in docs]
+    for doc in docs:
+        doc["label"] = doc["sweep"] if names.count(doc["sweep"]) == 1 else f"{doc['sweep']} ({doc['dir'].name})"
+    return docs
+
+
+def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
+                   checkpoint: str | None = None) -> list[tuple[str, str]]:
+    from lrngpt.experiments.figures import figure_pngs
+
+    docs = sweep_docs(dirs)
+    multi = len(docs) > 1
+    figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
+        if any(doc["rows"] for doc in docs) else ""
+    curves = curves_png({(f"{doc['label']}: " if multi else "") + str(p["name"]): read_metrics(doc["dir"] / "runs" /
+                                                                                                 str(p["name"]))
+                          for doc in docs for p in sweep_points(doc["dir"])})
+    if curves:
+        figures += figure(curves, "every run's training loss and validation bpb (curves)")
+    finished = sorted((r["val_bpb"], doc["label"], r["name"], doc["dir"]) for doc in docs for r in doc["rows"]
+                      if r["val_bpb"] is not None)  # null: no bytes to score
+    if finished:
+        _, label, name, d = finished[0]
+        nb = (f"<p>Of the run with the lowest val bpb, <b>{esc(name)}</b>" + (f" ({esc(label)})" if multi else "")
+              + ".</p>" + neighbours_html(d / "runs" / name, tokens, checkpoint))
+    else:
+        nb = "<p>No finished run yet.</p>"
+    return [("Headline", sweep_headline(docs)),
+            ("Figures", figures or "<p>No figures yet.</p>"),
+            ("Results", results_html(docs)),
+            ("Embedding neighbours", nb),
+            ("Details", "".join(sweep_details(doc) for doc in docs))]
+
+
+def sweep_points(d: Path) -> list[dict]:
+    sweep = read_definition(d, partial=True)  # an early or partial sweep.json shows what it holds
+    points = [p if isinstance(p, dict) else {"name": p} for p in sweep.get("points") or []] or [
+        {"name": r.name} for r in sorted((d / "runs").glob("*")) if r.is_dir()]
+    return [p for p in points if p.get("name")]
+
+
+def sweep_headline(docs: list[dict]) -> str:
+    from lrngpt.experiments.summary import corpus_label
+
+    items = []
+    for doc in docs:
+        groups: dict[str, list[dict]] = {}
+        for e in doc["by_width"]:
+            groups.setdefault(e["series"], []).append(e)
+        where = f"{doc['scale']} scale, {corpus_label(doc.get('corpus'))}"
+        done = f"{len(doc['rows'])} of {doc['points']} runs finished"
+        if not groups:
+            items.append(f"<li><b>{esc(doc['label'])}</b> ({esc(where)}): no run has finished yet ({done}).</li>")
+            continue
+        for series, entries in groups.items():
+            best = min(entries, key=lambda e: (e["val_bpb"] is None, e["val_bpb"] or 0.0))  # null: no bytes to score
+            saved = [f"{p['n_embd']}&rarr;{e['n_embd']} {fmt(e['saved_per_doubling'], 'bpb')}"
+                     for p, e in zip(entries, entries[1:], strict=False) if e["saved_per_doubling"] is not None]
+            passes = [e["epochs"] for e in entries if e.get("epochs") is not None]
+            span = ("-" if not passes else fmt(passes[0], "epochs") if max(passes) - min(passes) < 0.005
+                    else f"{fmt(min(passes), 'epochs')} to {fmt(max(passes), 'epochs')}")
+            items.append(f"<li><b>{esc(doc['label'])}</b>, {esc(series)} ({esc(where)}): lowest val bpb "
+                         f"<b>{fmt(best['val_bpb'], 'bpb')} at d = {best['n_embd']}</b>"
+                         + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
+                         + f"; {span} passes over the training text; {done}.</li>")
+    passes = [r["epochs"] for doc in docs for r in doc["rows"] if r.get("epochs") is not None]
+    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "epochs")} times; the book '
+              "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its 550M "
+              "training tokens), so wide models can memorise their text: compare the gap column.</p>"
+              if passes and max(passes) > 1 else "")
+    return (repeat + '<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "
+            "from one width to the next, shared out per doubling when the step is more than one (16 &rarr; 64 is "
+            "two doublings).</p>")
+
+
+def results_html(docs: list[dict]) -> str:
+    multi = len(docs) > 1
+    rows = [(doc, r) for doc in docs for r in doc["rows"]]
+    if not rows:
+        return "<p>No summary yet: no run has finished.</p>"
+    others = any(k not in ("model.n_embd", "train.seed", "train.steps") for _, r in rows for k in r.get("values", {}))
+    cols = [("sweep", "name")] * multi + [("d", "n_embd"), ("steps", "steps"), ("seed", "seed")] \
+        + [("settings", "settings")] * others + [
+        ("params", "params"), ("val bpb", "val_bpb"), ("train bpb", "train_bpb"), ("gap", "gap"), ("passes", "epochs"),
+        ("best val bpb (step)", "best"), ("used axes", "used_axes"), ("seconds", "seconds")]
+
+    def cell(doc, r, key):
+        if key == "name":
+            return doc["label"]
+        if key == "settings":
+            return ", ".join(f"{k}={v}" for k, v in r.get("values", {}).items()
+                             if k not in ("model.n_embd", "train.seed", "train.steps")) or "-"
+        if key == "best":
+            return "-" if r.get("best_val_bpb") is None else \
+                f"{fmt(r['best_val_bpb'], 'bpb')} ({fmt(r['best_val_step'], 'step')})"
+        if key == "used_axes":
+            return f"{r['used_axes']}/{r['n_embd']}"
+        return r.get(key)
+
+    text = "<h3>Runs</h3>" + table([c for c, _ in cols], [[cell(doc, r, k) for _, k in cols] for doc, r in rows],
+                                    kinds=[k for _, k in cols])
+    wcols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"),
+                                           ("saved per doubling", "saved_per_doubling"), ("train bpb", "train_bpb"),
+                                           ("gap", "gap"), ("passes", "epochs"), ("seeds", "seeds")]
+    wrows = [[doc["label"] if k == "name" else e.get(k) for _, k in wcols] for doc in docs for e in doc["by_width"]]
+    text += "<h3>By width (val bpb saved per doubling)</h3>" + table([c for c, _ in wcols], wrows,
+                                                                      kinds=[k for _, k in wcols])
+    groups = [(doc, g) for doc in docs for g in doc["seeds"] if len(g["seeds"]) > 1]
+    if groups:
+        scols = ["sweep"] * multi + ["series", "d", "seeds", "val bpb", "mean", "max-min", "std"]
+        srows = [[doc["label"]] * multi + [g["series"], g["n_embd"], g["seeds"], g["val_bpb"], g["mean"], g["spread"],
+                                           g["std"]] for doc, g in groups]
+        text += "<h3>Over seeds</h3>" + table(scols, srows, kinds=["name"] * multi + [
+            "series", "n_embd", "seeds", "val_bpb", "val_bpb", "val_bpb", "val_bpb"])
+    pending = [(doc["label"], p) for doc in docs for p in doc["pending"]]
+    if pending:
+        text += f"<p>Not finished yet: {esc(', '.join(p for _, p in pending))}.</p>"
+    return text
+
+
+def sweep_details(doc: dict) -> str:
+    d = doc["dir"]
+    sweep = read_definition(d, partial=True)
+    about = {k: v for k, v in sweep.items() if k not in ("points", "base")}
+    points = sweep_points(d)
+    status = [[str(p["name"]), p.get("values"), _status(d / "runs" / str(p["name"])),
+               (read_summary(d / "runs" / str(p["name"])) or {}).get("val_bpb")] for p in points]
+    parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
+             for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
+    body = kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+                                                                   kinds=["name", "values", "status", "val_bpb"])
+    if parts:
+        body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,
+                                                       kinds=["name", "params", "params", "params", "params"])
+    if isinstance(sweep.get("base"), dict):
+        body += "<h3>Base configuration</h3>" + kv_table(flatten(sweep["base"]))
+    lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
+    body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
+    return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)
+
+
+def _status(r: Path) -> str:
+    s = read_summary(r)
+    if s is not None:
+        return "finished" if s.get("finished", True) else f"stopped at step {s.get('step')}"
+    steps = [m.get("step", 0) for m in read_metrics(r)]
+    return f"running or killed (step {max(steps):,})" if steps else "not started"
+
+
+def _read_bytes(path: Path) -> bytes:
+    with user_path(path, "file"):
+        return path.read_bytes()
