@@ -62,7 +62,6 @@ TENSORBOARD, REPORT = "tensorboard", "report.html"
 # lrn wrote it: its generator tag is LRN_PAGE.)
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, MARKER)
 LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
-_OURS = (MARKER, LOCK)  # present in a fresh run directory before anything else
 
 
 class RunDir:
