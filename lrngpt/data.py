@@ -336,12 +336,14 @@ class BatchSampler:
     def reads(self, steps: int) -> np.ndarray:
         """How many times each position of the split was a training target in `steps` global batches
         (replayed from this sampler's seed: a fresh sampler gives the run's own windows)."""
-        diff = np.zeros(len(self.tokens) + 1, dtype=np.int64)
-        for _ in range(steps):
-            starts = self._global_starts().numpy()
-            np.add.at(diff, starts + 1, 1)  # a window starting at s has the targets s+1 .. s+seq_len
-            np.add.at(diff, starts + 1 + self.seq_len, -1)
-        return np.cumsum(diff[:-1])
+        drawn = [self._global_starts().numpy() for _ in range(steps)]
+        starts = np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.int64)
+        # a window starting at s has the targets s+1 .. s+seq_len: +1 there, -1 after, then a running sum
+        # (int32: a count never exceeds steps x batch_size; a split of 10^9 tokens takes 4 GB, not 8)
+        diff = np.zeros(len(self.tokens) + 1, dtype=np.int32)
+        np.add.at(diff, starts + 1, 1)
+        np.add.at(diff, starts + 1 + self.seq_len, -1)
+        return np.cumsum(diff[:-1], dtype=np.int32)
 
     def state(self) -> torch.Tensor:
         return self.generator.get_state()
