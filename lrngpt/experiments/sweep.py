@@ -49,7 +49,7 @@ from lrngpt import log as logging
 from lrngpt.config import check_shape, from_dict, parse_axis, parse_override, read_config_dict, set_key
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
-from lrngpt.experiments.summary import gather_row, read_definition, summarize
+from lrngpt.experiments.summary import read_definition, summarize
 from lrngpt.fsio import check_output, create_exclusive, read_json, user_path
 from lrngpt.run import RunDir, read_summary
 
@@ -378,10 +378,11 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
               warn_passes=not sweep.width_study)
-        row = gather_row(run_dir, {"name": p.name, "values": p.values})
-        # the run's chapter-format line is printed once, with the others, when the sweep ends
-        bpb = "n/a" if row["val_bpb"] is None else f"{row['val_bpb']:.4f}"  # null: no bytes to score
-        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(row['epochs'])}, {row['seconds']:.0f}s")
+        # the run's chapter-format line (its used axes need the weights) is printed once, with the
+        # others, when the sweep ends; here only what summary.json holds
+        s = read_summary(run_dir)
+        bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
+        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['epochs'])}, {s['seconds']:.0f}s")
         trained.append(p.name)
         bar.update()
     bar.close()
