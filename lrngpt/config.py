@@ -105,6 +105,11 @@ class TrainConfig:
         if self.dtype not in ("float32", "bfloat16"):
             raise UserError(f"train.dtype must be float32 or bfloat16 (got {self.dtype!r})")
 
+    @property
+    def tokens_per_step(self) -> int:
+        """Tokens read by one step (the global batch); seq_len is resolved once in a RunConfig."""
+        return self.batch_size * self.seq_len
+
 
 def _gpt_config_class():
     from lrngpt.models.gpt import GPTConfig

@@ -156,10 +156,13 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     from lrngpt.errors import UserError
     from lrngpt.run import RunDir
 
+    if by_reads and corpus:
+        raise UserError("--by-reads needs the run's own training text; drop --corpus")
     log = log or logging.info
     device = resolve_device(device)
-    run = RunDir(run_dir).load(checkpoint, device)
-    summary = RunDir(run_dir).summary() if checkpoint != "init" else None  # read (and checked) before any work
+    directory = RunDir(run_dir)
+    run = directory.load(checkpoint, device)
+    summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
     data_cfg = cfg.data
     if corpus:
@@ -169,21 +172,17 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     if data.tokenizer.hash != run.tokenizer.hash:
         raise UserError(f"the prepared data for {data_cfg.corpus} uses another tokenizer than this run; "
                         "pass --corpus to re-encode it with the run's tokenizer")
-    token_bytes = np.pad(run.tokenizer.token_bytes, (0, max(0, cfg.data.vocab_size - run.tokenizer.vocab_size)))
-    seq_len = cfg.train.seq_len or getattr(cfg.model, "context_length", 256)
+    token_bytes = run.tokenizer.token_bytes_for(cfg.data.vocab_size)
+    tc = cfg.train
 
     mark = None
-    if by_reads:
-        if corpus:
-            raise UserError("--by-reads needs the run's own training text; drop --corpus")
+    if by_reads and split in (None, "train"):
         from lrngpt.data import BatchSampler
 
-        tc = cfg.train
-        reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
-        mark = reads > 0
+        mark = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step) > 0
 
     def ev(name: str, n: int | None) -> dict:
-        return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=cfg.train.batch_size,
+        return evaluate_bpb(run.model, data.tokens(name), token_bytes, tc.seq_len, batch_size=tc.batch_size,
                             max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}",
                             mark=mark if name == "train" else None)
 
@@ -192,7 +191,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
         v = ev("val", max_tokens)
         result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])
     if split in (None, "train"):
-        n = train_tokens or (max_tokens if split == "train" else None) or cfg.train.train_eval_tokens
+        n = train_tokens or (max_tokens if split == "train" else None) or tc.train_eval_tokens
         t = ev("train", n)
         result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
         if mark is not None:
@@ -202,8 +201,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     if split is None:
         result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
     n_train = len(data.tokens("train"))
-    read = run.step * cfg.train.batch_size * (cfg.train.seq_len or 0)
-    result["epochs"] = read / n_train if n_train and not corpus else None  # passes over the training text
+    result["epochs"] = run.step * tc.tokens_per_step / n_train if n_train and not corpus else None  # passes
     if summary:
         result["best_val_bpb"], result["best_step"] = summary.get("best_val_bpb"), summary.get("best_step")
     return result

@@ -169,6 +169,11 @@ class Tokenizer:
             out[idx] = len(b)
         return out
 
+    def token_bytes_for(self, rows: int) -> np.ndarray:
+        """`token_bytes` for a model table of `rows` rows: rows past the vocabulary (a corpus with
+        fewer merges than data.vocab_size) carry no bytes, like special tokens."""
+        return np.pad(self.token_bytes, (0, max(0, rows - self.vocab_size)))
+
     # ---- encode / decode ------------------------------------------------------------
 
     def encode(self, text: str) -> list[int]:

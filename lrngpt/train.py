@@ -169,16 +169,15 @@ class Trainer:
             self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
                      f"the model keeps {vocab} rows, the extra ones are never used")
         # rows the tokenizer never reached carry no bytes, like special tokens
-        return np.pad(tok.token_bytes, (0, max(0, vocab - len(tok.token_bytes))))
+        return tok.token_bytes_for(vocab)
 
     def _check_memory(self) -> None:
         """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
         from lrngpt.models import param_breakdown
-        from lrngpt.validate import check_memory
+        from lrngpt.validate import check_memory, training_memory
 
         tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
-        logits = tc.batch_size * tc.seq_len * self.cfg.data.vocab_size
-        check_memory(16 * params + 4 * logits, f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
+        check_memory(training_memory(params, tc.batch_size, tc.seq_len, self.cfg.data.vocab_size), f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
                      f"{self.cfg.data.vocab_size} logits per step)", "lower train.batch_size, train.seq_len or the "
                      "model's size", self.device)
 
@@ -235,7 +234,7 @@ class Trainer:
 
     @property
     def tokens_per_step(self) -> int:
-        return self.cfg.train.batch_size * self.cfg.train.seq_len
+        return self.cfg.train.tokens_per_step
 
     def evaluate(self, split: str = "val", max_tokens: int | None = None) -> dict:
         tokens = self.data.tokens(split)

@@ -144,6 +144,12 @@ def available_memory() -> int | None:
         return None
 
 
+def training_memory(params: int, batch_size: int, seq_len: int, vocab_size: int) -> int:
+    """The bytes one training step needs at the least: fp32 weights, gradients and AdamW's two
+    moments (16 bytes a parameter) and one batch of fp32 logits."""
+    return 16 * params + 4 * batch_size * seq_len * vocab_size
+
+
 def check_memory(n_bytes: int, what: str, fix: str, device: str = "cpu") -> None:
     """Refuse work whose arrays alone need more memory than the device has, before allocating."""
     free = None

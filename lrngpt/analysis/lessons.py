@@ -210,8 +210,7 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
 
         run = load_run(run_dir)
         cfg = run.config
-        seq_len = cfg.train.seq_len or getattr(cfg.model, "context_length", 256)
-        models = [(cfg.model_type, run.model, seq_len)]
+        models = [(cfg.model_type, run.model, cfg.train.seq_len)]  # seq_len: resolved by RunConfig
         source = "random contexts" if random_contexts else "the validation split"
     results = []
     for name, model, seq_len in models:
@@ -282,9 +281,8 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
         if data is None:
             raise UserError(f"{run_dir} has no validation split of its own (an imported model) to measure on")
         model, tokens, unit = run.model, np.asarray(data.tokens("val"), dtype=np.int64), "bits per byte"
-        seq_len = run.config.train.seq_len or getattr(run.config.model, "context_length", 256)
-        rows = model.token_embedding.weight.shape[0]  # a padded table has rows past the vocabulary
-        token_bytes = np.pad(run.tokenizer.token_bytes, (0, rows - run.tokenizer.vocab_size))
+        seq_len = run.config.train.seq_len
+        token_bytes = run.tokenizer.token_bytes_for(model.token_embedding.weight.shape[0])
     rows = model.token_embedding.weight.shape[0]
     perm = torch.randperm(rows, generator=torch.Generator().manual_seed(seed))  # old id t gets new id perm[t]
     inverse = torch.argsort(perm)  # new id j was old id inverse[j]

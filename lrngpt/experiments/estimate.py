@@ -24,14 +24,14 @@ def probe(cfg: RunConfig, device: str = "cpu") -> dict:
 
     from lrngpt.models import build_model, param_breakdown
     from lrngpt.train import make_optimizer
-    from lrngpt.validate import check_memory
+    from lrngpt.validate import check_memory, training_memory
 
     tc = cfg.train
     seq_len = tc.seq_len
     batch = max(1, min(tc.batch_size, PROBE_TOKENS // seq_len))
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
     params = param_breakdown(cfg.model_type, cfg.model)["total"]
-    check_memory(16 * params + 4 * batch * seq_len * cfg.data.vocab_size,
+    check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
                  f"timing a model of {params:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
                  "lower the model's size, train.batch_size or train.seq_len", device)
     rng_state = torch.get_rng_state()
@@ -81,7 +81,7 @@ def eval_tokens_of(cfg: RunConfig, val_tokens: int | None = None) -> int:
 def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
     """The probe's time per token, extrapolated to the run's training steps and evaluations."""
     tc = cfg.train
-    train = tc.steps * tc.batch_size * tc.seq_len * timing["train_s_per_token"]
+    train = tc.steps * tc.tokens_per_step * timing["train_s_per_token"]
     return train + eval_tokens_of(cfg, val_tokens) * timing["eval_s_per_token"]
 
 

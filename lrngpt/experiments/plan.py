@@ -56,7 +56,7 @@ def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, d
         if key not in prepared:
             prepared[key] = _dry_run_data(cfg, log) if dry_run else prepare(cfg.data, log=log)
         data = prepared[key]
-        read = cfg.train.steps * cfg.train.batch_size * cfg.train.seq_len
+        read = cfg.train.steps * cfg.train.tokens_per_step
         n_train = len(data.tokens("train")) if data is not None else None
         out[p.name] = {"train_split_tokens": n_train, "val_split_tokens": len(data.tokens("val")) if data else None,
                        "tokens_read": read, "passes": read / max(1, n_train) if data is not None else None}
