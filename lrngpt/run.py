@@ -248,12 +248,13 @@ class RunDir:
         return path
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
+        from lrngpt.checkpoint import load_checkpoint
         from lrngpt.config import from_dict
         from lrngpt.models import build_model
         from lrngpt.tokenizer import Tokenizer
 
         path = self._checkpoint_file(which)
-        ckpt = self.checkpoint(which, map_location=device)
+        ckpt = load_checkpoint(path, map_location=device)
         cfg = from_dict(ckpt["config"])  # load_checkpoint checked it
         self._check_belongs(cfg, path)
         try:
@@ -273,16 +274,16 @@ class RunDir:
         """A checkpoint whose model or data differ from config.json belongs to another run: say so."""
         if not (self.path / CONFIG).exists():
             return
-        own = self.config()
-        mine = {**{f"model.{k}": v for k, v in own.model_dict().items()},
-                "data.corpus": own.data.corpus, "data.vocab_size": own.data.vocab_size}
-        theirs = {**{f"model.{k}": v for k, v in cfg.model_dict().items()},
-                  "data.corpus": cfg.data.corpus, "data.vocab_size": cfg.data.vocab_size}
+        def identity(c: RunConfig) -> dict:  # what makes a checkpoint this run's
+            return {**{f"model.{k}": v for k, v in c.model_dict().items()},
+                    "data.corpus": c.data.corpus, "data.vocab_size": c.data.vocab_size}
+
+        mine, theirs = identity(self.config()), identity(cfg)
         changed = [k for k in theirs if mine.get(k) != theirs[k]]
         if changed:
-            k = changed[0].replace("model.model_type", "model_type")
             key = changed[0]
-            raise UserError(f"{path} does not belong to the run in {self.path}: its {k} is "
+            raise UserError(f"{path} does not belong to the run in {self.path}: its "
+                            f"{key.replace('model.model_type', 'model_type')} is "
                             f"{json.dumps(theirs[key])}, {CONFIG} says {json.dumps(mine.get(key))}; "
                             f"put the run's own checkpoint back, or train again with --force")
 
