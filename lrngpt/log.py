@@ -57,8 +57,9 @@ def interactive() -> bool:
 
 
 def progress(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
-             enabled: bool | None = None, **kwargs) -> tqdm:
-    """A tqdm bar on stderr, shown only where `interactive()` (or as `enabled` says)."""
+             enabled: bool | None = None, leave: bool = False, **kwargs) -> tqdm:
+    """A tqdm bar on stderr, shown only where `interactive()` (or as `enabled` says); it clears
+    itself when done unless `leave`."""
     show = interactive() if enabled is None else enabled
     return tqdm(total=total, desc=desc, unit=unit, initial=initial, disable=not show, file=sys.stderr,
-                dynamic_ncols=True, leave=False, **kwargs)
+                dynamic_ncols=True, leave=leave, **kwargs)

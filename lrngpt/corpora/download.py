@@ -15,12 +15,9 @@ import hashlib
 import http.client
 import os
 import re
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
-
-from tqdm import tqdm
 
 from lrngpt import log as logging
 from lrngpt.errors import UserError
@@ -97,10 +94,9 @@ def _fetch(url: str, part: Path, progress: bool | None) -> None:
             total = int(resp.headers["Content-Length"]) if resp.headers.get("Content-Length") else None
         expected = None if total is None else total - offset
         got = 0
-        with open(part, mode) as f, tqdm(
+        with open(part, mode) as f, logging.progress(
             total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
-            desc=part.name.removesuffix(".part"), file=sys.stderr,
-            disable=not (logging.interactive() if progress is None else progress),
+            desc=part.name.removesuffix(".part"), enabled=progress, leave=True,
         ) as bar:
             while True:
                 try:
