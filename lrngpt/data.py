@@ -126,8 +126,10 @@ def _read_meta(d: Path) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def integrity_problem(d: Path, meta: dict) -> str | None:
-    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree)."""
+def integrity_problem(data: PreparedData) -> str | None:
+    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree).
+    The tokenizer it loads to check stays loaded in `data.tokenizer`."""
+    d, meta = data.dir, data.meta
     try:
         splits, dtype = meta["splits"], np.dtype(meta["dtype"])
         counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
@@ -147,7 +149,7 @@ def integrity_problem(d: Path, meta: dict) -> str | None:
         if size != n * dtype.itemsize:
             return f"{split}.bin holds {max(size, 0):,} bytes where meta.json says {n * dtype.itemsize:,}"
     try:
-        tok_hash = Tokenizer.load(d / "tokenizer.json").hash
+        tok_hash = data.tokenizer.hash
     except UserError:
         return "tokenizer.json is missing or unreadable"
     if tok_hash != meta["tokenizer_hash"]:
@@ -159,10 +161,11 @@ def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
     meta = _read_meta(Path(d))
     if meta is None:
         raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus CORPUS --out {d}`")
-    problem = integrity_problem(Path(d), meta)
+    data = PreparedData(Path(d), meta, train_tokens)
+    problem = integrity_problem(data)
     if problem:
         raise UserError(f"{d}: {problem}; prepare it again with `lrn data prepare --force`")
-    return PreparedData(Path(d), meta, train_tokens)
+    return data
 
 
 def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=None,
@@ -188,10 +191,11 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
                             "choose a new or empty --out")
     meta = _read_meta(out)
     if meta is not None and meta.get("key") == key:
-        problem = integrity_problem(out, meta)
+        data = PreparedData(out, meta, cfg.train_tokens)
+        problem = integrity_problem(data)
         if problem is None:
             log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
-            return PreparedData(out, meta, cfg.train_tokens)
+            return data
         if not (in_cache or force):
             raise UserError(f"{out}: {problem}; pass --force to prepare it again")
         log(f"data: {out} is damaged ({problem}); preparing it again")
