@@ -26,7 +26,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lrngpt.experiments.summary import corpus_label
+from lrngpt.experiments.summary import corpus_label, periodic_evals
 from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics
 
@@ -186,8 +186,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     runs = {}
     for doc in docs:
         for row in doc["rows"]:
-            by_step = {m["step"]: m["val_bpb"] for m in read_metrics(Path(doc["out"]) / "runs" / row["name"])
-                       if "val_bpb" in m and not m.get("final")}  # a resumed run may repeat a step: keep the last
+            by_step = periodic_evals(read_metrics(Path(doc["out"]) / "runs" / row["name"]))
             if by_step:
                 steps = sorted(by_step)
                 name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]

@@ -62,10 +62,17 @@ def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
     return used_axes(load_run(run_dir, "last", "cpu").model.token_embedding.weight, energy)
 
 
+def periodic_evals(metrics: list[dict]) -> dict[int, float]:
+    """step -> val bpb of the periodic evaluations, step 0 (the untrained model) included; a step
+    that a resumed run repeated keeps its last value."""
+    return {m["step"]: m["val_bpb"] for m in metrics
+            if isinstance(m.get("val_bpb"), int | float) and not m.get("final") and isinstance(m.get("step"), int)}
+
+
 def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
-    """Lowest val bpb among the periodic evaluations (about eval_tokens, spread), and its step."""
-    by_step = {m["step"]: m["val_bpb"] for m in metrics
-               if "val_bpb" in m and not m.get("final") and m.get("step", 0) > 0}
+    """Lowest val bpb among the periodic evaluations after step 0 (about eval_tokens, spread), and
+    its step (the earliest, on a tie)."""
+    by_step = {s: v for s, v in periodic_evals(metrics).items() if s > 0}
     if not by_step:
         return None, None
     step = min(by_step, key=lambda s: (by_step[s], s))

@@ -28,6 +28,7 @@ from lrngpt.analysis.embeddings import (
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
+from lrngpt.experiments.summary import best_periodic_val, periodic_evals
 from lrngpt.run import CHECKPOINTS, RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
@@ -183,23 +184,22 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
 def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
     """The last table's val bpb from summary.json (else the last periodic evaluation); the best
     table's from its periodic evaluation; the untrained one's from the step-0 periodic evaluation."""
-    evals = [m for m in read_metrics(run_dir) if "val_bpb" in m and not m.get("final") and "step" in m]
+    metrics = read_metrics(run_dir)
+    evals = periodic_evals(metrics)
     if which == "init":
-        first = [m for m in evals if m["step"] == 0]
-        return (first[0]["val_bpb"], "periodic evaluation at step 0") if first else (None, "not evaluated")
+        return (evals[0], "periodic evaluation at step 0") if 0 in evals else (None, "not evaluated")
     s = read_summary(run_dir)
     if which == "best":
-        trained = [m for m in evals if m["step"] > 0]
         if isinstance(s, dict) and isinstance(s.get("best_val_bpb"), int | float):
             return float(s["best_val_bpb"]), f"best periodic evaluation, at step {s.get('best_step')}"
-        if trained:
-            best = min(trained, key=lambda m: m["val_bpb"])
-            return best["val_bpb"], f"best periodic evaluation, at step {best['step']}"
+        best, step = best_periodic_val(metrics)
+        if best is not None:
+            return best, f"best periodic evaluation, at step {step}"
     if isinstance(s, dict) and isinstance(s.get("val_bpb"), int | float):
         return float(s["val_bpb"]), "summary.json"
     if evals:
-        last = max(evals, key=lambda m: m["step"])
-        return last["val_bpb"], f"periodic evaluation at step {last['step']}"
+        last = max(evals)
+        return evals[last], f"periodic evaluation at step {last}"
     return None, "not evaluated"
 
 

@@ -5,7 +5,6 @@ evaluations)."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,8 @@ MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly s
 
 
 def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> list[tuple[str, str]]:
-    RunDir(d).config()  # checked: a damaged config.json is named, field and all
-    cfg, summary, metrics = RunDir(d).config_dict(), read_summary(d), read_metrics(d)
+    cfg = RunDir(d).config().to_dict()  # checked: a damaged config.json is named, field and all
+    summary, metrics = read_summary(d), read_metrics(d)
     curves = curves_png({d.name: metrics})
     details = (folded("Overview: every number of summary.json", _overview(cfg, summary, metrics))
                + folded("Configuration", kv_table(flatten(cfg)))
@@ -33,14 +32,8 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
     ]
 
 
-def periodic_evals(metrics: list[dict]) -> dict[int, float]:
-    """step -> val bpb of the periodic evaluations (a resumed run's repeated step: the last)."""
-    return {m["step"]: m["val_bpb"] for m in metrics
-            if isinstance(m.get("val_bpb"), int | float) and not m.get("final") and isinstance(m.get("step"), int)}
-
-
 def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
-    from lrngpt.experiments.summary import corpus_label, run_epochs
+    from lrngpt.experiments.summary import best_periodic_val, corpus_label, periodic_evals, run_epochs
 
     evals = periodic_evals(metrics)
     data, train = cfg.get("data", {}), cfg.get("train", {})
@@ -64,11 +57,8 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
     lead += f", <b>{fmt(epochs, 'epochs')}</b> passes over the training text."
     text = f'<p class="lead">{lead}</p>'
     best, best_step = summary.get("best_val_bpb"), summary.get("best_step")
-    if best is None and evals:  # a summary from before best_val_bpb: the periodic evaluations say it
-        trained = {s: v for s, v in evals.items() if s > 0}
-        if trained:
-            best_step = min(trained, key=lambda s: (trained[s], s))
-            best = trained[best_step]
+    if best is None:  # a summary from before best_val_bpb: the periodic evaluations say it
+        best, best_step = best_periodic_val(metrics)
     last_step = max((s for s in evals if s > 0), default=None)
     if best is not None and last_step is not None:
         where = f"over {fmt(train.get('eval_tokens'), 'tokens')} tokens spread over the split" \
@@ -116,6 +106,8 @@ def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
     """Training loss and periodic validation bpb against step, one line per run."""
     from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
 
+    from lrngpt.experiments.figures import png_bytes
+
     series = {n: ([(r["step"], r["loss"]) for r in rows if "loss" in r and "step" in r],
                   [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and "step" in r and not r.get("final")])
               for n, rows in runs.items()}
@@ -135,6 +127,4 @@ def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
         if len(series) > 1 and ax.lines:
             ax.legend(fontsize=7)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return png_bytes(fig)
