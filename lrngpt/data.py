@@ -168,6 +168,16 @@ def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
     return data
 
 
+def cached_prepared(key: str, train_tokens: int | None = None) -> PreparedData | None:
+    """The prepared data stored under `key` in this machine's cache, or None where it is not there
+    (prepared on another machine, a cleared cache) or does not hold what it should."""
+    try:
+        data = load_prepared(data_cache_dir() / key, train_tokens)
+        return data if data.meta.get("key") == key else None
+    except (UserError, OSError, KeyError, ValueError, TypeError):
+        return None
+
+
 def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=None,
             tokenizer: Tokenizer | None = None) -> PreparedData:
     """Prepare (or find in the cache) the token arrays for a data config.

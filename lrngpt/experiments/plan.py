@@ -27,15 +27,14 @@ def _dry_run_data(cfg, log):
     """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
     local and small (seconds); None for a big or remote corpus that is not prepared yet."""
     from lrngpt.corpora import load_corpus
-    from lrngpt.data import data_cache_dir, data_key, load_prepared, prepare
+    from lrngpt.data import cached_prepared, data_key, prepare
 
     if cfg.data.corpus.partition(":")[0] not in CHEAP_KINDS:
         return None
     corpus = load_corpus(cfg.data.corpus)
-    try:
-        return load_prepared(data_cache_dir() / data_key(corpus, cfg.data), cfg.data.train_tokens)
-    except UserError:
-        pass
+    cached = cached_prepared(data_key(corpus, cfg.data), cfg.data.train_tokens)
+    if cached is not None:
+        return cached
     size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
     if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
         return prepare(cfg.data, log=log)

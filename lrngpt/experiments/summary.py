@@ -45,13 +45,12 @@ def run_epochs(run_dir: Path, summary: dict, cfg: dict) -> float | None:
     read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
     n_train = summary.get("train_split_tokens")
     if not n_train and isinstance(summary.get("data_key"), str):
-        from lrngpt.data import data_cache_dir, load_prepared
+        from lrngpt.data import cached_prepared
 
-        try:
-            data = load_prepared(data_cache_dir() / summary["data_key"], cfg.get("data", {}).get("train_tokens"))
-            n_train = len(data.tokens("train"))
-        except (UserError, OSError, KeyError, ValueError, TypeError):
+        data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
+        if data is None:
             return None  # not in this machine's cache: shown as "-"
+        n_train = len(data.tokens("train"))
     return read / n_train if read and n_train else None
 
 

@@ -46,7 +46,7 @@ def _checkpoints(run_dir: Path, checkpoint: str | None) -> list[tuple[str, str]]
 def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> str:
     """Nearest tokens by cosine in the embedding table, for the given tokens, the stories corpus's
     category words, or frequent content words; the last and the best weights side by side."""
-    from lrngpt.analysis.embeddings import purity, token_neighbors
+    from lrngpt.analysis.embeddings import has_categories, purity, token_neighbors
     from lrngpt.run import load_run
 
     shown = _checkpoints(run_dir, checkpoint)
@@ -57,7 +57,7 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     # a damaged checkpoint is an error, not a blank section
     runs = [(load_run(run_dir, which), heading) for which, heading in shown if RunDir(run_dir).has_checkpoint(which)]
     run = runs[0][0]
-    stories = run.config.data.corpus.startswith("stories")
+    stories = has_categories(run)
     if tokens:
         queries, why = list(tokens), "the tokens asked for (--token)"
     elif stories:
@@ -102,18 +102,15 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     """The n most frequent content words (is_content_word) of the run's validation split, if its
     prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
     the most frequent pair first)."""
-    from lrngpt.data import data_cache_dir, load_prepared
+    from lrngpt.analysis.vocab import frequency_order
+    from lrngpt.data import cached_prepared
 
     tok, counts = run.tokenizer, None
     key = run.checkpoint.get("data_key")
-    if isinstance(key, str):
-        try:
-            data = load_prepared(data_cache_dir() / key)
-            if data.meta.get("key") == key:
-                counts = np.bincount(np.asarray(data.tokens("val"), dtype=np.int64), minlength=tok.vocab_size)
-        except (UserError, OSError, KeyError, ValueError, TypeError):
-            pass  # not cached (another machine, a cleared cache): fall back to merge order
-    order = np.argsort(-counts, kind="stable") if counts is not None else np.arange(tok.vocab_size)
+    data = cached_prepared(key) if isinstance(key, str) else None  # None: fall back to merge order
+    if data is not None:
+        counts = np.bincount(np.asarray(data.tokens("val"), dtype=np.int64), minlength=tok.vocab_size)
+    order = frequency_order(counts, tok.vocab_size)
     texts = [tok.id_to_token(i) for i in order.tolist() if i not in tok.special_ids]
     words = [t for t in texts if is_content_word(t)]
     if len(words) < n:  # a text with few such words: function words, then pieces, rather than nothing
