@@ -18,12 +18,8 @@ DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
 
-def _is_earlier_demo(out: Path) -> bool:
-    from lrngpt.run import RunDir
-
-    run = RunDir(out)
-    if not run.holds_run():
-        return False
+def _is_earlier_demo(run) -> bool:
+    """Whether the run in `run` (a RunDir that holds one) is a demo's."""
     try:
         return run.config_dict().get("name") == DEMO_NAME
     except UserError:
@@ -43,13 +39,14 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     if steps < 1:
         raise UserError(f"--steps must be at least 1 (got {steps})")
     run = RunDir(out)
-    if run.holds_run() and not _is_earlier_demo(out):
+    earlier = run.holds_run()
+    if earlier and not _is_earlier_demo(run):
         raise UserError(f"{out} holds a run that is not an earlier demo; pass another --out")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
-    summary = train(cfg, out, force=run.holds_run(), log=log)
+    summary = train(cfg, out, force=earlier, log=log)
     untrained = evaluate_run(out, "init", split="val", log=log)
     loaded = run.load("last")
     settings = SamplingConfig(max_new_tokens=60, temperature=0.8, top_k=40, seed=0)

@@ -45,9 +45,6 @@ def default_text(value: Any) -> str:
     return str(value)
 
 
-Formatter = HelpFormatter  # the name the explorer commands used; one formatter for every command
-
-
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lrngpt.cli.common import HelpFormatter, Parser, add_json, emit
+from lrngpt.cli.common import Parser, add_json, emit
 
 
 def register(sub) -> None:
@@ -44,8 +44,7 @@ def register(sub) -> None:
         "keys", help="every key a config takes: type, default, description",
         description="The keys of a config file, with their types, the defaults that apply when a file leaves "
                     "them out, and what they do. Model keys differ between mlp and gpt.",
-        epilog="examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json",
-        formatter_class=HelpFormatter)
+        epilog="examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json")
     k.add_argument("--model-type", choices=["mlp", "gpt"], default="mlp", help="whose model keys to list")
     add_json(k)
     k.set_defaults(func=cmd_keys)

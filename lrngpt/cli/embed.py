@@ -21,7 +21,6 @@ examples:
 CHECKPOINTS = ("last", "best", "init")
 CHECKPOINT_WHICH = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
                     "or init (the untrained, step 0)")
-CHECKPOINT_HELP = CHECKPOINT_WHICH
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
@@ -69,7 +68,7 @@ def register(sub) -> None:
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
     n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
-    n.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    n.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
@@ -82,7 +81,7 @@ def register(sub) -> None:
         epilog=AXES_EPILOG)
     a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
-    a.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    a.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
     a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(a)
     a.set_defaults(func=cmd_axes)
@@ -96,7 +95,7 @@ def register(sub) -> None:
     q.add_argument("run_dir", help="a run directory (lrn train --out)")
     q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
-    q.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    q.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
@@ -115,7 +114,7 @@ def register(sub) -> None:
                    help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
-    e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_HELP)
+    e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
     e.add_argument("--force", action="store_true",
                    help="write into --out even when it holds files lrn did not write (default: refuse)")
     add_json(e)
