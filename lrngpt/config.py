@@ -216,10 +216,7 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
         fixed["pad_id"] = pad_id if pad_id is not None else _coerce(saved, int, "model.pad_id")
     model = _build(model_class(model_type), model_values, "model", fixed)
     train = _build(TrainConfig, d.get("train"), "train")
-    name = d.get("name", "")
-    if not isinstance(name, str):
-        raise UserError(f"name must be a string, got {json.dumps(name)}")
-    return RunConfig(model_type=model_type, data=data, model=model, train=train, name=name)
+    return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
 
 
 def check_shape(d: dict, where: str = "") -> None:

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from lrngpt.errors import UserError
+from lrngpt.validate import MAX_CORPUS_BYTES
 
 EOT = "<|endoftext|>"
-MAX_SIZE = 10**12  # a size written like 5MB: at most 1,000GB
 
 
 @dataclass(frozen=True)
@@ -112,10 +112,10 @@ def parse_size(text: str) -> int:
         value = float(num)
     except ValueError:
         raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
-    if not value > 0 or value != value:
+    if not value > 0:  # NaN included
         raise UserError(f"size {text!r} must be positive; write it like 5MB")
-    if not value * mult <= MAX_SIZE:  # infinity included
-        raise UserError(f"size {text!r} is above the limit of {MAX_SIZE // 10**9:,}GB; write it like 5MB")
+    if not value * mult <= MAX_CORPUS_BYTES:  # infinity included
+        raise UserError(f"size {text!r} is above the limit of {MAX_CORPUS_BYTES // 10**9:,}GB; write it like 5MB")
     size = int(value * mult)
     if size < 1:
         raise UserError(f"size {text!r} is less than one byte; write it like 5MB or 512KB")

@@ -24,7 +24,8 @@ from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 from lrngpt.fsio import check_output, read_json
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
-from lrngpt.models.gpt import GPT, GPTConfig
+from lrngpt.models import param_breakdown
+from lrngpt.models.gpt import GPTConfig
 from lrngpt.run import RunDir
 from lrngpt.tokenizer import Tokenizer
 
@@ -181,8 +182,7 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     payload = make_payload(state, cfg.to_dict(), tokenizer, 0, source=SOURCE, hf_dir=str(hf_dir.resolve()))
     run.save_checkpoint(payload, "last")
     run.unlock()
-    with torch.device("meta"):
-        params = GPT(gcfg).param_breakdown()
+    params = param_breakdown("gpt", gcfg)
     return {"run_dir": str(out), "hf_dir": str(hf_dir), "weights": weights_from, "tokenizer": tokenizer_from,
             "vocab_size": gcfg.vocab_size, "tokenizer_vocab_size": tokenizer.vocab_size,
             "context_length": gcfg.context_length, "n_embd": gcfg.n_embd, "n_head": gcfg.n_head,
