@@ -57,6 +57,7 @@ MARKER, LOCK = ".lrn-run", ".lrn-lock"
 CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
 INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
 CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
+CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 # Everything a run writes; `--force` removes these and nothing else. (report.html only when
 # lrn wrote it: its generator tag is LRN_PAGE.)

@@ -25,7 +25,7 @@ from lrngpt.analysis.embeddings import has_categories, load_table, token_categor
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
 from lrngpt.fsio import check_output, user_path
-from lrngpt.run import RunDir
+from lrngpt.run import CHECKPOINT_LABELS, RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"
@@ -45,9 +45,6 @@ def check_out(out: Path, force: bool) -> None:
 def write_vectors(path: Path, rows: np.ndarray) -> None:
     # %.9g writes every float32 exactly (it reads back bit for bit)
     np.savetxt(path, rows.astype(np.float32), fmt="%.9g", delimiter="\t")
-
-
-LABELS = {"last": "trained", "best": "best", "init": "untrained"}
 
 
 def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: bool = False, log=None,
@@ -75,7 +72,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
         lines.append(f"{token_text(tok, i)}\t{i}\t{freq}\t{cats.get(i, '')}")
     (out / "metadata.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     files = ["vectors.tsv", "metadata.tsv"]
-    tensors = [{"name": f"{run.dir.name} {LABELS.get(checkpoint, checkpoint)} (step {run.step})",
+    tensors = [{"name": f"{run.dir.name} {CHECKPOINT_LABELS.get(checkpoint, checkpoint)} (step {run.step})",
                 "path": "vectors.tsv"}]
     if fmt == "projector" and checkpoint != "init":
         # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error

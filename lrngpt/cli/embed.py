@@ -159,10 +159,11 @@ def cmd_neighbors(args) -> None:
 
 def cmd_axes(args) -> None:
     from lrngpt.analysis.embeddings import run_axes
+    from lrngpt.run import CHECKPOINT_LABELS
 
     r = run_axes(args.run_dir, args.energy, args.untrained, args.checkpoint)
     d, u = r["n_embd"], r["untrained_used_axes"]
-    name = {"last": "trained", "best": "best", "init": "untrained"}[r["checkpoint"]]
+    name = CHECKPOINT_LABELS[r["checkpoint"]]
     emit(args, r, "\n".join([
         f"used axes ({args.energy:.0%} of the energy), {r['vocab']:,} x {d} tables:",
         f"  {name + ' (step ' + format(r['step'], ',') + ')':<24} {r['used_axes']}/{d}",

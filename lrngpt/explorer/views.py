@@ -29,7 +29,7 @@ from lrngpt.analysis.embeddings import (
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
 from lrngpt.experiments.summary import best_periodic_val, periodic_evals
-from lrngpt.run import CHECKPOINTS, RunDir, read_metrics, read_summary
+from lrngpt.run import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`
@@ -90,9 +90,6 @@ def source_name(d: Path) -> str:
         if isinstance(name, str) and name:
             return name
     return Path(d).resolve().name
-
-
-LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # a view's name for each checkpoint
 
 
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
@@ -175,7 +172,7 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
         if len(ids) >= 2:
             p = category_purity(table, ids, PURITY_K)
             purity, chance = p["overall"], p["chance"]
-    c.views.append(View(label=f"{label + ', ' if label else ''}{LABELS.get(which, which)}", source=str(run_dir), step=run.step,
+    c.views.append(View(label=f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}", source=str(run_dir), step=run.step,
                         table=table.numpy().astype(np.float32), vocab=v, val_bpb=bpb, bpb_note=note,
                         used_axes=used_axes(table, 0.9), purity=purity, chance=chance))
     return len(c.views) - 1
