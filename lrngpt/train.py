@@ -22,6 +22,7 @@ from torch import nn
 from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
 from lrngpt.config import RunConfig, from_dict, with_pad_id
+from lrngpt.corpora import fetch
 from lrngpt.data import BatchSampler, PreparedData, prepare
 from lrngpt.distributed import Distributed, resolve_device
 from lrngpt.errors import UserError
@@ -87,6 +88,8 @@ class Trainer:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
         if self.stop_at >= 2**63:
             raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
+        if self.dist.master:
+            fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
         self.device = self.dist.device(resolve_device(tc.device))
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)

@@ -194,3 +194,18 @@ def test_tensorboard_gets_the_same_scalars_as_metrics_jsonl(tiny_config, tmp_pat
     # train and val bpb in one unit, both in TensorBoard: the training rows carry the batch's bpb
     train_bpb = [(r["step"], r["train_bpb"]) for r in rows if "loss" in r]
     assert len(train_bpb) == 2 and [(e.step, pytest.approx(e.value)) for e in acc.Scalars("train_bpb")] == train_bpb
+
+
+@pytest.mark.parametrize("corpus,url_env", [("nsmc", "LRN_NSMC_URL"), ("tinystories", "LRN_TINYSTORIES_URL")])
+def test_a_download_that_cannot_happen_stops_training_before_the_run_directory_is_taken(
+        tiny_config, tmp_path, monkeypatch, corpus, url_env):
+    import socket
+
+    with socket.socket() as s:  # a local port nothing listens on: no network
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv(url_env, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("LRN_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(UserError, match=f"127.0.0.1:{port}"):
+        train(tiny_config(f"data.corpus={corpus}"), tmp_path / "run")
+    assert not (tmp_path / "run").exists()

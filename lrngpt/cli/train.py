@@ -81,10 +81,6 @@ def cmd_train(args) -> None:
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
-    if int(os.environ.get("RANK", 0)) == 0:  # other ranks wait for rank 0 in train()
-        from lrngpt.corpora import fetch
-
-        fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
     summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
     if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
         return

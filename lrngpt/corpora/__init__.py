@@ -87,6 +87,10 @@ def fetch(spec: str) -> None:
         from lrngpt.corpora.tinystories import fetch as fetch_tinystories
 
         fetch_tinystories()
+    elif kind == "nsmc" and not arg:
+        from lrngpt.corpora.nsmc import downloaded_files
+
+        downloaded_files()
 
 
 def pinned_source(spec: str) -> dict | None:

@@ -67,7 +67,7 @@ def _label_counts(path: Path) -> dict:
     return {"negative": counts[0], "positive": counts[1]}
 
 
-def _downloaded_files() -> tuple[Path, Path]:
+def downloaded_files() -> tuple[Path, Path]:
     train, test = download_files("LRN_NSMC_URL", URL, "nsmc", EXPECTED)
     return train, test
 
@@ -83,7 +83,7 @@ def nsmc_corpus(path: str | None) -> Corpus:
             raise UserError(f"{spec}: no such file or directory")
         train, test = find_named(directory, TRAIN, "nsmc"), find_named(directory, TEST, "nsmc")
     else:
-        train, test = _downloaded_files()
+        train, test = downloaded_files()
     files = [(train, "train")] + ([(test, "test")] if test else [])
     labels = {"train": _label_counts(train)} | ({"val": _label_counts(test)} if test else {})
     return Corpus(
