@@ -25,12 +25,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.records import DEFAULT_FIELD, check_text
+from lrngpt.corpora.records import BATCH_ROWS, DEFAULT_FIELD, column_texts
 from lrngpt.corpora.text import CHUNK_SIZE
 from lrngpt.errors import UserError
 
 VAL_SPLITS = ("validation", "valid", "val", "test")  # the first one present validates
-BATCH_ROWS = 1000
 
 
 def _datasets():
@@ -129,12 +128,8 @@ def _check_column(ds, column: str, where: str) -> None:
 
 def documents(ds, column: str, where: str) -> Iterator[str]:
     """The column's strings, a batch of rows at a time (Arrow, memory-mapped), stripped, empty dropped."""
-    row = 0
-    for batch in ds.select_columns([column]).iter(batch_size=BATCH_ROWS):
-        for value in batch[column]:
-            if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
-                yield text
-            row += 1
+    batches = ds.select_columns([column]).iter(batch_size=BATCH_ROWS)
+    return column_texts((batch[column] for batch in batches), where, column)
 
 
 def fingerprint(parts: list[tuple[str, object]], column: str) -> str:

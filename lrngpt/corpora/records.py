@@ -12,7 +12,7 @@ the files' bytes and the field name, so a changed file or another field prepares
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
@@ -51,6 +51,17 @@ def check_text(value, where: str, field: str) -> str:
         raise UserError(f"{where}: {field!r} is {describe(value)}, not a string; every record's {field!r} "
                         "must hold the document's text")
     return value
+
+
+def column_texts(batches: Iterable[list], where: str, column: str) -> Iterator[str]:
+    """The stripped, non-empty strings of a column read a batch of rows at a time (a Parquet file,
+    an Arrow dataset); a value that is not a string is a UserError naming its row."""
+    row = 0
+    for values in batches:
+        for value in values:
+            if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
+                yield text
+            row += 1
 
 
 def _nonempty(kind: str, arg: str, docs, field: str) -> None:
@@ -136,12 +147,8 @@ def _open_parquet(path: Path, column: str):
 
 def parquet_documents(path: Path, column: str) -> Iterator[str]:
     """The column's values a batch of rows at a time, so a big file never sits in memory whole."""
-    row = 0
-    for batch in _open_parquet(path, column).iter_batches(batch_size=BATCH_ROWS, columns=[column]):
-        for value in batch.column(0).to_pylist():
-            if text := check_text(value, f"{path}: row {row} (from 0)", column).strip():
-                yield text
-            row += 1
+    batches = _open_parquet(path, column).iter_batches(batch_size=BATCH_ROWS, columns=[column])
+    return column_texts((batch.column(0).to_pylist() for batch in batches), str(path), column)
 
 
 def parquet_corpus(arg: str) -> Corpus:
