@@ -166,13 +166,8 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
     return dest
 
 
-def download_files(url_env: str, default_url: str, subdir: str,
-                   expected: dict[str, tuple[int | None, str | None]]) -> list[Path]:
-    """Each file named in `expected` (name -> size, sha256), fetched into cache_dir()/subdir.
-
-    The base URL is `default_url` unless the environment variable `url_env` names another
-    (the tests point it at a local server).
-    """
-    base = os.environ.get(url_env, default_url).rstrip("/")
-    return [download(f"{base}/{name}", cache_dir() / subdir / name, size=size, sha256=sha256)
+def download_files(base_url: str, subdir: str, expected: dict[str, tuple[int | None, str | None]]) -> list[Path]:
+    """Each file named in `expected` (name -> size, sha256), fetched from `base_url`/name into
+    cache_dir()/subdir (a file already there and right is not fetched again)."""
+    return [download(f"{base_url.rstrip('/')}/{name}", cache_dir() / subdir / name, size=size, sha256=sha256)
             for name, (size, sha256) in expected.items()]

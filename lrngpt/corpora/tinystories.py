@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.download import Unreachable, cache_dir, download
+from lrngpt.corpora.download import Unreachable, cache_dir, download_files
 from lrngpt.corpora.text import find_named, fingerprint_files, iter_documents
 from lrngpt.errors import UserError
 
@@ -22,6 +22,7 @@ REPOSITORY = "roneneldan/TinyStories"
 # corpus is; `resolve/<commit>` serves exactly these bytes forever, `resolve/main` whatever is newest.
 REVISION = "f54c09fd23315a6f9c86f9dc80f725de7d8f9c64"
 ENDPOINT = "https://huggingface.co"
+CACHE_SUBDIR = "tinystories"  # under cache_dir()
 TRAIN, VALID = "TinyStoriesV2-GPT4-train.txt", "TinyStoriesV2-GPT4-valid.txt"
 # (bytes, sha256) of the two files at REVISION: the size and oid of their Git LFS pointers in the
 # dataset repository at that commit, which is what Hugging Face publishes for each file (the file's
@@ -41,7 +42,7 @@ def base_url() -> str:
 
 
 def cache_path() -> Path:
-    return cache_dir() / "tinystories"
+    return cache_dir() / CACHE_SUBDIR
 
 
 def source() -> dict:
@@ -65,20 +66,17 @@ def downloaded_files() -> tuple[Path, Path]:
     and the two ways on: put the files there, or train on another corpus.
     """
     directory = cache_path()
-    paths = []
-    for name, (size, sha256) in EXPECTED.items():
-        try:
-            paths.append(download(f"{base_url()}/{name}", directory / name, size=size, sha256=sha256))
-        except Unreachable as e:
-            missing = [n for n in EXPECTED if not (directory / n).is_file()]
-            raise UserError(
-                f"the corpus tinystories (TinyStoriesV2-GPT4 at revision {REVISION[:12]}) is not in the cache "
-                f"({', '.join(missing)} missing from {directory}) and {e.url} could not be reached ({e.reason}); "
-                f"either put the files there (or point to their directory with data.corpus=tinystories:DIR), "
-                "or train on another corpus with --set data.corpus=text:PATH or --set data.corpus=stories:SIZE "
-                "(the result is then not the book chapter's)"
-            ) from None
-    train, valid = paths
+    try:
+        train, valid = download_files(base_url(), CACHE_SUBDIR, EXPECTED)
+    except Unreachable as e:
+        missing = [n for n in EXPECTED if not (directory / n).is_file()]
+        raise UserError(
+            f"the corpus tinystories (TinyStoriesV2-GPT4 at revision {REVISION[:12]}) is not in the cache "
+            f"({', '.join(missing)} missing from {directory}) and {e.url} could not be reached ({e.reason}); "
+            f"either put the files there (or point to their directory with data.corpus=tinystories:DIR), "
+            "or train on another corpus with --set data.corpus=text:PATH or --set data.corpus=stories:SIZE "
+            "(the result is then not the book chapter's)"
+        ) from None
     return train, valid
 
 
