@@ -19,7 +19,7 @@ from typing import Any
 from lrngpt.errors import UserError
 from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.validate import check_fields, check_size, coerce, field_types
+from lrngpt.validate import check_fields, check_size, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
@@ -162,14 +162,10 @@ def model_class(model_type: str):
     return MLPConfig if model_type == "mlp" else _gpt_config_class()
 
 
-_field_types = field_types
-_coerce = coerce  # the one value checker lives in lrngpt.validate (the model configs use it too)
-
-
 def _build(cls, values: Any, section: str, fixed: dict | None = None):
     if values is None:
         values = {}
-    fields = _field_types(cls)
+    fields = field_types(cls)
     fixed = fixed or {}
     kwargs = dict(fixed)
     for key, value in values.items():
@@ -178,7 +174,7 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
                                                 [f"{section}.{k}" for k in fields if k not in fixed]))
         if key in fixed:
             continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
-        kwargs[key] = _coerce(value, fields[key], f"{section}.{key}")
+        kwargs[key] = value  # checked (and coerced) once, by the dataclass's own check_fields
     required = [f.name for f in dataclasses.fields(cls) if f.name not in kwargs
                 and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
     if required:
@@ -213,7 +209,7 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     fixed: dict[str, Any] = {"vocab_size": data.vocab_size}
     if model_type == "mlp":
         saved = model_values.get("pad_id", 0) if isinstance(model_values, dict) else 0
-        fixed["pad_id"] = pad_id if pad_id is not None else _coerce(saved, int, "model.pad_id")
+        fixed["pad_id"] = pad_id if pad_id is not None else saved
     model = _build(model_class(model_type), model_values, "model", fixed)
     train = _build(TrainConfig, d.get("train"), "train")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
