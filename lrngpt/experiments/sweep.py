@@ -46,7 +46,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lrngpt import log as logging
-from lrngpt.config import check_shape, from_dict, parse_axis, parse_override, read_config_dict, set_key
+from lrngpt.config import (
+    TOP_KEYS,
+    check_key_form,
+    check_shape,
+    from_dict,
+    parse_axis,
+    parse_override,
+    read_config_dict,
+    set_key,
+)
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.summary import read_definition, summarize
@@ -98,9 +107,9 @@ class Sweep:
 # ---- resolving a preset or file into points ------------------------------------------------
 
 def _set(d: dict, key: str, value, what: str) -> None:
-    if key in ("model_type", "name"):
+    if key in TOP_KEYS:
         raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY or train.KEY (e.g. model.n_embd)")
-    parse_override(f"{key}=null", what)  # checks the key's form, and refuses derived keys
+    check_key_form(key, what)  # refuses derived keys too
     set_key(d, key, value)
 
 
