@@ -116,3 +116,13 @@ def test_tiktoken_equals_hugging_face_on_real_english_and_korean_text():
     reviews = [line.split("\t")[1] for line in lines.splitlines()[1:-1]]
     ktok = Tokenizer.train(reviews, 2048)
     assert [ktok.encode(r) for r in reviews] == [e.ids for e in ktok.hf.encode_batch(reviews)]
+
+
+def test_a_tokenizer_that_is_not_a_bpe_is_refused_with_its_model_named():
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models
+
+    word_level = HFTokenizer(models.WordLevel(vocab={"a": 0, "b": 1}, unk_token="a"))
+    word_level.add_special_tokens([EOT])
+    with pytest.raises(UserError, match="a WordLevel model, not a byte-level BPE"):
+        Tokenizer(word_level)
