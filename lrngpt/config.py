@@ -317,6 +317,19 @@ def apply_overrides(d: dict, overrides: list[str]) -> dict:
     return d
 
 
+def config_from(base: dict, overrides: list[str], source: str, pad_id: int | None = None) -> RunConfig:
+    """`base` (read from `source`) with the --set overrides applied. An error that `base` has by
+    itself names `source`: the file, not a --set, is at fault."""
+    try:
+        return from_dict(apply_overrides(base, overrides), pad_id=pad_id)
+    except UserError as e:
+        try:
+            from_dict(base)
+        except UserError:
+            raise UserError(f"{source}: {e}") from None
+        raise
+
+
 def load_config(config: str, overrides: list[str] | None = None, pad_id: int | None = None) -> RunConfig:
     return from_dict(apply_overrides(read_config_dict(config), overrides or []), pad_id=pad_id)
 

@@ -69,10 +69,10 @@ def cmd_list(args) -> None:
 
 
 def cmd_show(args) -> None:
-    from lrngpt.config import apply_overrides, from_dict, preset_names, read_config_dict
+    from lrngpt.config import config_from, preset_names, read_config_dict
     from lrngpt.config_help import PRESET_ABOUT, describe
 
-    cfg = from_dict(apply_overrides(read_config_dict(args.config), args.overrides))
+    cfg = config_from(read_config_dict(args.config), args.overrides, args.config)
     rows = describe(cfg)
     preset = args.config if args.config in preset_names() else None
     result = {"config": args.config, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,

@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 
 def resolve_config(args):
-    from lrngpt.config import apply_overrides, from_dict, preset_names, read_config_dict
+    from lrngpt.config import config_from, preset_names, read_config_dict
     from lrngpt.run import RunDir
 
     overrides = list(args.overrides)
@@ -55,14 +55,7 @@ def resolve_config(args):
         base, source = RunDir(args.out).config_dict(), str(RunDir(args.out) / "config.json")
     else:
         raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list)")
-    try:
-        return from_dict(apply_overrides(base, overrides))
-    except UserError as e:
-        try:
-            from_dict(base)
-        except UserError:  # the file itself is at fault, not a --set: name it
-            raise UserError(f"{source}: {e}") from None
-        raise
+    return config_from(base, overrides, source)
 
 
 def cmd_train(args) -> None:

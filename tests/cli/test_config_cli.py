@@ -87,3 +87,12 @@ def test_the_seed_configs_old_paths_still_work_from_any_directory(capsys, tmp_pa
     assert by_name == by_path and by_name["config"]["name"] == "nsmc"
     assert main(["train", "--config", "configs/nope.json", "--dry-run"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_show_and_train_name_the_file_when_the_file_itself_is_at_fault(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"model_type": "mlp", "model": {"n_embd": "wide"}}))
+    for argv in (["config", "show", str(bad)], ["train", "--config", str(bad), "--dry-run"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"{bad}: model.n_embd" in err, err
