@@ -13,8 +13,8 @@ reads back:
     DIR/README.md                a model card: architecture, corpus, bits per byte, how to load
 
 Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
-refused, naming the option. Everything is written to a temporary directory first, so a
-refusal or a crash leaves --out as it was.
+refused, naming the option. Every file is built in memory before --out changes, so a refusal
+leaves it as it was, and each is then replaced atomically, so a crash leaves whole files.
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ print(tok.decode(out[0]))
 def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False) -> dict:
     """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary."""
     run_dir, out = Path(run_dir), Path(out)
+    _check_out(out, force)  # before any work
     run = load_run(run_dir, checkpoint)
     if run.config.model_type != "gpt":
         raise UserError(f"{run_dir} is not a GPT run (model_type {run.config.model_type!r}); only GPT runs "
@@ -125,7 +126,6 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     except UserError as e:
         raise UserError(f"{run_dir} cannot be exported as GPT-2: {e}") from None
     st = _safetensors()
-    _check_out(out, force)
 
     sd = run.model.state_dict()
     tensors = state_dict_to_hf(sd, gcfg)
