@@ -31,6 +31,7 @@ from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_dir, check_not_cwd, check_output, user_path, write_json
+from lrngpt.ownership import check_file_target, foreign_in, write_owned_file
 from lrngpt.tokenizer import Tokenizer
 
 FORMAT_VERSION = 1
@@ -79,17 +80,22 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
 
 
 def tokenizer_out(out: str | Path, force: bool = False) -> Path:
-    """OUT/tokenizer.json, checked: never a run's tokenizer, never an unrelated file, never a file
-    that exists unless `force`."""
+    """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
+    not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
     from lrngpt.run import RunDir
 
     out = check_output(out, "dir")
     if RunDir(out).holds_run():
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
-    path = out / "tokenizer.json"
-    if path.exists() and not force:
-        raise UserError(f"{path} already exists; choose another --out or pass --force to replace it")
-    return path
+    return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
+
+
+def write_tokenizer(tok: Tokenizer, out: str | Path, force: bool = False) -> Path:
+    """Save a trained tokenizer as OUT/tokenizer.json (marked as lrn's, so --force may replace it later)."""
+    path = tokenizer_out(out, force)  # again: the directory may have changed during training
+    with user_path(path.parent, "output directory"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return write_owned_file(path, tok.to_str(), "tokenizer")
 
 
 @dataclass
@@ -194,11 +200,11 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
     key = data_key(corpus, cfg, tokenizer)
     out = Path(out) if out is not None else data_cache_dir() / key
     if not in_cache:
-        foreign = _foreign_files(out)
-        if foreign:  # --force replaces prepared data, never a user's files
+        foreign = foreign_in(out, "prepared data", _is_prepared) if out.is_dir() else []
+        if foreign:  # --force replaces prepared data, never a user's files (nanoGPT's train.bin included)
             raise UserError(f"--out {out} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only prepared data: "
-                            "choose a new or empty --out")
+                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only its own prepared data, "
+                            "with or without --force: choose a new or empty --out")
     meta = _read_meta(out)
     if meta is not None and meta.get("key") == key:
         data = PreparedData(out, meta, cfg.train_tokens)
@@ -218,12 +224,10 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
     return PreparedData(out, meta, cfg.train_tokens)
 
 
-def _foreign_files(d: Path) -> list[str]:
-    if not d.is_dir():
-        return []
-    with user_path(d, "--out"):
-        names = [q.name for q in d.iterdir()]
-    return sorted(n for n in names if n not in PREPARED_FILES and ".tmp-" not in n)
+def _is_prepared(d: Path, names: list[str]) -> bool:
+    """How prepared data is known as lrn's: its meta.json (with the cache key), nothing but its files."""
+    meta = _read_meta(d)
+    return set(names) <= set(PREPARED_FILES) and meta is not None and "key" in meta
 
 
 def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:

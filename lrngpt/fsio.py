@@ -50,7 +50,8 @@ def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
         free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
         raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
                                 f"free some space and run the command again (the earlier file is intact)") from None
-    about = e.filename is None or Path(e.filename) in {path, *own, *path.parents}
+    name = None if e.filename is None else Path(os.fsdecode(e.filename))
+    about = name is None or name in {path, *path.parents} or any(name == o or o in name.parents for o in own)
     if e.errno in USER_ERRNOS and about:
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
@@ -293,12 +294,36 @@ def _unlink(p: Path) -> None:
         p.unlink()
 
 
+def exchange(a: str | Path, b: str | Path) -> bool:
+    """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE): a reader of
+    either name sees the old entry or the new one, never none. False where the system cannot."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # a filesystem without the flag: the caller falls back to two renames
+    raise OSError(err, os.strerror(err), str(b))
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | Path) -> Iterator[Path]:
     """A temporary directory to fill that becomes `path` when the block ends without an exception.
 
-    `path` must not exist or be a directory the caller owns (it is replaced); never the
-    working directory or one above it.
+    `path` must not exist or be a directory the caller owns (it is replaced whole); never the
+    working directory or one above it. An existing `path` is swapped with the new directory in
+    one step where the system can (Linux), so a kill at any moment leaves `path` holding exactly
+    the old content or exactly the new; the old content is then removed (a kill before that leaves
+    a temporary directory, which the next writer removes). OS errors while filling it are
+    reported like any write's.
     """
     path = Path(os.path.realpath(path))  # a link to a directory: fill the directory, keep the link
     check_not_cwd(path)
@@ -310,14 +335,21 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     except OSError as e:
         _raise_write_error(e, path, tmp)
     try:
-        yield tmp
-        if path.exists():
+        try:
+            yield tmp
+        except OSError as e:
+            _raise_write_error(e, path, tmp)
+        if path.exists() and exchange(tmp, path):
+            _fsync_dir(path.parent)
+            shutil.rmtree(tmp, ignore_errors=True)  # the old content, now under the temporary name
+        elif path.exists():
             old = temp_name(path)
             os.replace(path, old)  # out of the way first, so the new one appears in one rename
             os.replace(tmp, path)
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, path)
+        _fsync_dir(path.parent)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -90,16 +90,35 @@ class RunDir:
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
-        """True when lrn wrote this directory (the marker, or a run from before the marker)."""
+        """True when lrn wrote this directory as a run: its marker, or a run from before the marker
+        (a config.json that lrn reads as a run config beside a checkpoint). A config.json alone is not."""
+        return self.marked() or self.is_legacy_run()
+
+    def marked(self) -> bool:
+        return (self.path / MARKER).is_file()
+
+    def is_legacy_run(self) -> bool:
+        """A run written before runs carried the marker: readable and resumable, never replaced."""
         p = self.path
-        return p.is_dir() and any((p / n).exists() for n in (MARKER, CONFIG, LAST, INIT))
+        if self.marked() or not (p / CONFIG).is_file() or not any((p / n).is_file() for n in (LAST, INIT)):
+            return False
+        try:
+            from lrngpt.config import from_dict
+
+            from_dict(read_json_object(p / CONFIG, "run config"))
+            return True
+        except UserError:
+            return False
 
     def foreign_files(self) -> list[str]:
-        """Names in the directory that are not lrn's (a new run refuses to mix with them)."""
+        """Names in the directory that lrn did not write as this run: every name when the directory
+        is no marked run; beside a marked run, the names that are not the run's own."""
         if not self.path.is_dir():
             return []
-        ours = set(RUN_FILES) | {LOCK, REPORT}
-        return sorted(q.name for q in self.path.iterdir() if q.name not in ours and ".tmp-" not in q.name)
+        ours = (set(RUN_FILES) | {LOCK, REPORT}) if self.marked() else {LOCK}
+        with user_path(self.path, "run directory"):
+            names = [q.name for q in self.path.iterdir()]
+        return sorted(n for n in names if n not in ours and ".tmp-" not in n)
 
     def check_is_run(self) -> None:
         p = self.path
@@ -108,7 +127,7 @@ class RunDir:
         if not p.is_dir():
             raise UserError(f"{p} is a file, not a run directory; give the directory `lrn train --out` wrote")
         if not self.holds_run():
-            raise UserError(f"{p} holds no lrn run (no {CONFIG} or {LAST}); give the directory `lrn train --out` wrote")
+            raise UserError(f"{p} holds no lrn run (no {MARKER}); give the directory `lrn train --out` wrote")
 
     # ---- one writer ------------------------------------------------------------------------
 
@@ -147,31 +166,44 @@ class RunDir:
     # ---- starting a run ------------------------------------------------------------------
 
     def start(self, force: bool = False, kind: str = "run", resume_hint: bool = True) -> None:
-        """Lock the directory and make it ready for a new run; with force, drop the earlier one."""
+        """Lock the directory and make it ready for a new run; with force, drop the earlier run's
+        files (and only them). Refused before the directory is touched: anything that is not a run."""
+        if not self.marked():  # before a lock file is made in someone's directory
+            self.check_new(force, resume_hint)
         created = not self.path.exists()
+        had_lock = (self.path / LOCK).exists()
         self.lock()
         try:
-            self._check_new(force, resume_hint)
+            self.check_new(force, resume_hint)  # again: another process may have started meanwhile
         except UserError:
             self.unlock()
             if created:
                 shutil.rmtree(self.path, ignore_errors=True)
+            elif not had_lock and not self.marked():
+                (self.path / LOCK).unlink(missing_ok=True)
             raise
-        if self.holds_run():
+        if self.marked():
             self.remove_run_files()
         write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                         "lrn_version": _version()})
 
-    def _check_new(self, force: bool, resume_hint: bool) -> None:
+    def check_new(self, force: bool, resume_hint: bool) -> None:
         p = self.path
-        if self.holds_run() and not force:
-            hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
-            raise UserError(f"{p} already holds a run; use {hint}--force to replace it, or another --out")
-        foreign = [] if self.holds_run() else self.foreign_files()  # beside a run they are just left alone
+        check_output(p, "dir")
+        if self.marked():
+            if not force:
+                hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
+                raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
+                                "own files go), or another --out")
+            return
+        if self.is_legacy_run():
+            raise UserError(f"{p} holds a run from an lrn before run directories were marked ({MARKER}); "
+                            "lrn does not replace it: choose another --out, or remove it yourself")
+        foreign = self.foreign_files()
         if foreign:
             raise UserError(f"{p} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn never mixes a run with them: "
-                            "choose a new or empty --out")
+                            f"{', ...' if len(foreign) > 3 else ''}); lrn never mixes a run with them, and "
+                            "--force never removes them: choose a new or empty --out")
 
     def remove_run_files(self) -> None:
         """Every file of the earlier run, and nothing that lrn did not write."""

@@ -22,7 +22,7 @@ from torch import nn
 from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
 from lrngpt.config import RunConfig, from_dict, with_pad_id
-from lrngpt.corpora import fetch
+from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data import BatchSampler, PreparedData, prepare
 from lrngpt.distributed import Distributed, resolve_device
 from lrngpt.errors import UserError
@@ -113,6 +113,7 @@ class Trainer:
         self.step, self.best_val, self.best_step, self.seconds = 0, float("inf"), 0, 0.0
         if ckpt is not None:
             self._restore(ckpt)
+            self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
         self.tb = _tensorboard(self.run_dir.path) if (tc.tensorboard and self.dist.master) else None
@@ -136,11 +137,26 @@ class Trainer:
         if self.stop_at < ckpt["step"]:
             raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
                             f"--steps is the final global step, use {ckpt['step']} or more")
-        if self.dist.master:
-            dropped = run.truncate_metrics(ckpt["step"])  # rows past the checkpoint are redone
-            if dropped:
-                self.log(f"metrics: dropped {dropped} rows after step {ckpt['step']} (they are computed again)")
+        self._check_same_data(ckpt)
         return ckpt
+
+    def _check_same_data(self, ckpt: dict) -> None:
+        """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
+        from lrngpt.data import data_key
+
+        saved = from_dict(ckpt["config"])
+        if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
+            return
+        what = (f"data.corpus was {saved.data.corpus}, now {self.cfg.data.corpus}" if saved.data.corpus !=
+                self.cfg.data.corpus else f"the text of {self.cfg.data.corpus} is not what it was")
+        raise UserError(f"the training data changed since this run started ({what}); resume with the same "
+                        "data, or start a new run in another --out")
+
+    def _truncate_metrics(self, step: int) -> None:
+        if self.dist.master:
+            dropped = self.run_dir.truncate_metrics(step)  # rows past the checkpoint are redone
+            if dropped:
+                self.log(f"metrics: dropped {dropped} rows after step {step} (they are computed again)")
 
     def _check_resumable(self, ckpt: dict) -> None:
         """What a resume needs from the checkpoint, checked before any work (data, model)."""

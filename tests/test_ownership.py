@@ -29,7 +29,7 @@ def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(te
     tok_dir = tmp_path / "tok"
     assert main([*args, "--out", str(tok_dir)]) == 0
     assert main([*args, "--out", str(tok_dir)]) == 2  # exists: only with --force
-    assert "pass --force" in capsys.readouterr().err
+    assert "add --force" in capsys.readouterr().err
     assert main([*args, "--out", str(tok_dir), "--force"]) == 0
 
 

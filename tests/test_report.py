@@ -319,22 +319,27 @@ def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_p
     assert not (tmp_path / "other" / "report.html").exists()
 
 
-def test_out_that_is_not_an_earlier_report_is_kept_unless_force(text_run, tmp_path, capsys):
+def test_out_that_is_not_an_earlier_report_is_kept_even_with_force(text_run, tmp_path, capsys):
     notes = tmp_path / "notes.html"
     notes.write_text("<html>my notes</html>")
-    assert main(["report", str(text_run), "--out", str(notes)]) == 2
-    assert "not an lrn report" in capsys.readouterr().err and notes.read_text() == "<html>my notes</html>"
+    for force in ([], ["--force"]):
+        assert main(["report", str(text_run), "--out", str(notes), *force]) == 2
+        err = capsys.readouterr().err
+        assert "lrn did not write it" in err and "with or without --force" in err, err
+    assert notes.read_text() == "<html>my notes</html>"
     assert main(["report", str(text_run), "--out", str(tmp_path)]) == 2  # a directory
     assert "is a directory" in capsys.readouterr().err
-    assert main(["report", str(text_run), "--out", str(notes), "--force"]) == 0
-    assert '<meta name="generator" content="lrn report">' in notes.read_text()
-    with pytest.raises(UserError, match="not an lrn report"):
+    page = tmp_path / "page.html"
+    assert main(["report", str(text_run), "--out", str(page)]) == 0
+    assert '<meta name="generator" content="lrn report">' in page.read_text()
+    assert main(["report", str(text_run), "--out", str(page)]) == 0  # its own earlier page: replaced
+    with pytest.raises(UserError, match="lrn did not write it"):
         notes.write_text("x")
-        write_report(text_run, notes)
+        write_report(text_run, notes, force=True)
     mine = tmp_path / "mine-explorer.html"  # where the explorer of mine.html would go
     mine.write_text("<html>also mine</html>")
     assert main(["report", str(text_run), "--out", str(tmp_path / "mine.html")]) == 2
-    assert "not an lrn explorer page" in capsys.readouterr().err and not (tmp_path / "mine.html").exists()
+    assert "lrn did not write it" in capsys.readouterr().err and not (tmp_path / "mine.html").exists()
 
 
 # ---- in a real browser ---------------------------------------------------------------------

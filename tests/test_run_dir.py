@@ -44,7 +44,7 @@ def test_start_refuses_a_directory_with_files_lrn_did_not_write_even_with_force(
         with pytest.raises(UserError, match=r"lrn did not write \(notes.txt\)"):
             RunDir(d).start(force=force)
     assert (d / "notes.txt").read_text() == "precious"
-    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", "notes.txt"]
+    assert sorted(p.name for p in d.iterdir()) == ["notes.txt"]  # not even a lock file is left in it
 
 
 def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):

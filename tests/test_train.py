@@ -48,7 +48,7 @@ def test_resume_refuses_a_changed_corpus(tiny_config, tmp_path, text_corpus):
     train(tiny_config("train.steps=4"), tmp_path / "r", stop_at=2, progress=False)
     other = tmp_path / "other.txt"
     other.write_text("completely different text " * 400)
-    with pytest.raises(UserError, match="corpus or its tokenization changed"):
+    with pytest.raises(UserError, match="training data changed since this run started"):
         train(tiny_config("train.steps=4", f"data.corpus=text:{other}"), tmp_path / "r", resume=True)
 
 

@@ -2,7 +2,8 @@
 
     DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
     DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
-    DIR/lrn-export.json         what was exported (run, step, rows, width); marks DIR as lrn's
+    DIR/lrn-export.json         what was exported (run, step, rows, width)
+    DIR/.lrn-output             the manifest: every file above with its sha256 (lrngpt.ownership)
   with --format projector also
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
@@ -24,7 +25,7 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
-from lrngpt.fsio import check_output, user_path
+from lrngpt.ownership import check_dir_target, owned_dir
 from lrngpt.run import CHECKPOINT_LABELS, RunDir
 
 FORMATS = ("tsv", "projector")
@@ -32,14 +33,18 @@ MARKER = "lrn-export.json"
 FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pbtxt", MARKER)
 
 
-def check_out(out: Path, force: bool) -> None:
-    """An empty or missing directory, or an earlier export; anything else only with force."""
-    check_output(out, "dir")  # a file, a broken link, a path under a file: refused before any work
-    with user_path(out, "--out"):
-        foreign = out.is_dir() and any(out.iterdir())
-    if foreign and not (out / MARKER).is_file() and not force:
-        raise UserError(f"--out {out} holds files that lrn did not write; choose another directory "
-                        "or add --force to write into it anyway")
+KIND = "embed-export"
+
+
+def _is_old_export(d: Path, names: list[str]) -> bool:
+    """An export written before exports carried a manifest: its lrn-export.json, nothing but its files."""
+    return (d / MARKER).is_file() and set(names) <= set(FILES)
+
+
+def check_out(out: Path, force: bool) -> Path:
+    """A new or empty directory, or an earlier export nobody changed (replaced with or without
+    force, as an earlier report is); never anything else."""
+    return check_dir_target(out, force, "an embedding export", KIND, _is_old_export, replace_own=True)
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:
@@ -61,33 +66,32 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     counts, note = train_counts(run, rows, log)
     keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
     cats = token_categories(tok) if has_categories(run) else {}
-    with user_path(out, "--out"):
-        out.mkdir(parents=True, exist_ok=True)
-    for name in FILES:  # an earlier export's files go, so none is left from another format
-        (out / name).unlink(missing_ok=True)
-    write_vectors(out / "vectors.tsv", table.numpy()[keep])
-    lines = ["token\tid\tfrequency\tcategory"]
-    for i in keep.tolist():
-        freq = "" if counts is None else str(int(counts[i]))
-        lines.append(f"{token_text(tok, i)}\t{i}\t{freq}\t{cats.get(i, '')}")
-    (out / "metadata.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    files = ["vectors.tsv", "metadata.tsv"]
-    tensors = [{"name": f"{run.dir.name} {CHECKPOINT_LABELS.get(checkpoint, checkpoint)} (step {run.step})",
-                "path": "vectors.tsv"}]
-    if fmt == "projector" and checkpoint != "init":
-        # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
-        if RunDir(run_dir).has_checkpoint("init"):
-            init_run, init = load_table(run_dir, "init")
-            write_vectors(out / "vectors_init.tsv", init.numpy()[keep])
-            tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})", "path": "vectors_init.tsv"})
-            files.append("vectors_init.tsv")
-    if fmt == "projector":
-        (out / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
-        files.append("projector_config.pbtxt")
-    result = {"run": str(run_dir), "step": run.step, "checkpoint": checkpoint, "format": fmt, "out": str(out),
-              "rows": int(len(keep)), "n_embd": int(table.shape[1]), "top": top, "frequencies": note, "tensors": tensors,
-              "files": [*files, MARKER]}
-    (out / MARKER).write_text(json.dumps(result, indent=2) + "\n")
+    check_out(out, force)  # again, just before writing
+    with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export
+        write_vectors(tmp / "vectors.tsv", table.numpy()[keep])
+        lines = ["token\tid\tfrequency\tcategory"]
+        for i in keep.tolist():
+            freq = "" if counts is None else str(int(counts[i]))
+            lines.append(f"{token_text(tok, i)}\t{i}\t{freq}\t{cats.get(i, '')}")
+        (tmp / "metadata.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files = ["vectors.tsv", "metadata.tsv"]
+        tensors = [{"name": f"{run.dir.name} {CHECKPOINT_LABELS.get(checkpoint, checkpoint)} (step {run.step})",
+                    "path": "vectors.tsv"}]
+        if fmt == "projector" and checkpoint != "init":
+            # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
+            if RunDir(run_dir).has_checkpoint("init"):
+                init_run, init = load_table(run_dir, "init")
+                write_vectors(tmp / "vectors_init.tsv", init.numpy()[keep])
+                tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})",
+                                "path": "vectors_init.tsv"})
+                files.append("vectors_init.tsv")
+        if fmt == "projector":
+            (tmp / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
+            files.append("projector_config.pbtxt")
+        result = {"run": str(run_dir), "step": run.step, "checkpoint": checkpoint, "format": fmt, "out": str(out),
+                  "rows": int(len(keep)), "n_embd": int(table.shape[1]), "top": top, "frequencies": note,
+                  "tensors": tensors, "files": [*files, MARKER]}
+        (tmp / MARKER).write_text(json.dumps(result, indent=2) + "\n")
     return result
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from lrngpt.cli.common import Parser, add_json, emit, seed
-from lrngpt.errors import UserError
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
                 "parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
@@ -31,7 +30,7 @@ def register(sub) -> None:
     s.add_argument("--size", default="5MB", help="how much text to write, e.g. 5MB, 512KB or 100000 (bytes)")
     s.add_argument("--seed", type=seed, default=0, help="seed of the generator; another seed, other stories")
     s.add_argument("--out", required=True, help="the file to write (documents separated by <|endoftext|>)")
-    s.add_argument("--force", action="store_true", help="overwrite an existing file")
+    s.add_argument("--force", action="store_true", help="replace --out when it is an earlier stories file lrn wrote (a file you made is never replaced)")
     add_json(s)
     s.set_defaults(func=cmd_stories)
 
@@ -56,26 +55,11 @@ def register(sub) -> None:
 
 
 def cmd_stories(args) -> None:
-    from lrngpt.corpora import EOT, parse_size
-    from lrngpt.corpora.stories import generate_stories
-    from lrngpt.fsio import atomic_open, check_output, user_path
+    from lrngpt.corpora import parse_size
+    from lrngpt.corpora.stories import write_stories
 
-    out = check_output(args.out, "file", example="stories.txt")
-    if out.exists() and not args.force:
-        raise UserError(f"{out} already exists; choose another --out or pass --force to overwrite it")
-    size = parse_size(args.size)
-    with user_path(out.parent, "output directory"):
-        out.parent.mkdir(parents=True, exist_ok=True)
-    n_docs = n_bytes = 0
-    with atomic_open(out, "w", encoding="utf-8") as f:
-        for i, doc in enumerate(generate_stories(size, args.seed)):
-            if i:
-                f.write(f"\n{EOT}\n")
-            f.write(doc)
-            n_docs += 1
-            n_bytes += len(doc.encode("utf-8"))
-    result = {"path": str(out), "documents": n_docs, "bytes": n_bytes, "seed": args.seed}
-    emit(args, result, f"wrote {n_docs:,} stories ({n_bytes:,} bytes) to {out}")
+    result = write_stories(args.out, parse_size(args.size), args.seed, args.force)
+    emit(args, result, f"wrote {result['documents']:,} stories ({result['bytes']:,} bytes) to {result['path']}")
 
 
 def cmd_prepare(args) -> None:

@@ -116,7 +116,8 @@ def register(sub) -> None:
                    help="only the N tokens most frequent in the training split (default: every row)")
     e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
     e.add_argument("--force", action="store_true",
-                   help="write into --out even when it holds files lrn did not write (default: refuse)")
+                   help="accepted for older scripts and not needed: an earlier export that nobody changed is always "
+                        "replaced, and a directory holding anything else is never written")
     add_json(e)
     e.set_defaults(func=cmd_export)
 
@@ -140,7 +141,8 @@ def register(sub) -> None:
     x.add_argument("--checkpoint", choices=CHECKPOINTS, default="last",
                    help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table")
     x.add_argument("--force", action="store_true",
-                   help="replace --out even when it is not an earlier explorer page (default: refuse)")
+                   help="accepted for older scripts and not needed: an earlier explorer page is always replaced, and a "
+                        "file lrn did not write never is")
     add_json(x)
     x.set_defaults(func=cmd_explore)
 

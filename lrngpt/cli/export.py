@@ -18,12 +18,12 @@ def register(sub) -> None:
     p.add_argument("run_dir", help="the run directory to export (a GPT run)")
     p.add_argument("--format", choices=["hf"], default="hf",
                    help="hf: a Hugging Face transformers GPT-2 directory, the only format so far")
-    p.add_argument("--out", required=True, help="directory to write; must be empty or absent unless --force")
+    p.add_argument("--out", required=True, help="directory to write: new, empty, or an earlier export (with --force)")
     p.add_argument("--checkpoint", choices=["last", "best"], default="last",
                    help="which weights to export: the last, or the best periodic val bpb")
     p.add_argument("--force", action="store_true",
-                   help="write into a non-empty --out, replacing the files export writes and stale weight "
-                        "files; other files stay (default: refuse a non-empty --out)")
+                   help="replace an earlier export in --out that nobody changed; it is swapped for the new one whole. "
+                        "A directory holding anything else is never written")
     add_json(p)
     p.set_defaults(func=cmd_export)
 

@@ -15,7 +15,7 @@ def register(sub) -> None:
                "  lrn import-gpt2 exports/gpt-cpu --out runs/gpt-cpu-back --force --json")
     p.add_argument("hf_dir", help="the Hugging Face model directory (config.json, weights, tokenizer)")
     p.add_argument("--out", required=True, help="the run directory to write")
-    p.add_argument("--force", action="store_true", help="replace a run already in --out")
+    p.add_argument("--force", action="store_true", help="replace an lrn run already in --out (only its own files go; anything else is never removed)")
     add_json(p)
     p.set_defaults(func=cmd_import_gpt2)
 

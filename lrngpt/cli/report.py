@@ -31,7 +31,8 @@ def register(sub) -> None:
                    help="the weights whose neighbours are shown (default: the last, and the best beside it "
                         "when they differ)")
     p.add_argument("--force", action="store_true",
-                   help="replace --out and its explorer page even when they are not earlier lrn pages (default: refuse)")
+                   help="accepted for older scripts and not needed: an earlier page lrn wrote is always replaced, and a "
+                        "file lrn did not write never is")
     add_json(p)
     p.set_defaults(func=cmd_report)
 

@@ -29,7 +29,7 @@ def register(sub) -> None:
     t.add_argument("--vocab-size", type=int, default=4096,
                    help="tokens in the vocabulary: 256 bytes, <|endoftext|> and the merges")
     t.add_argument("--out", required=True, help="the directory to write tokenizer.json into")
-    t.add_argument("--force", action="store_true", help="replace an existing DIR/tokenizer.json")
+    t.add_argument("--force", action="store_true", help="replace DIR/tokenizer.json when lrn wrote it (a tokenizer.json you made is never replaced)")
     add_json(t)
     t.set_defaults(func=cmd_train)
 
@@ -72,11 +72,11 @@ def register(sub) -> None:
 
 def cmd_train(args) -> None:
     from lrngpt.config import DataConfig
-    from lrngpt.data import tokenizer_out, train_tokenizer
+    from lrngpt.data import tokenizer_out, train_tokenizer, write_tokenizer
 
     tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
     tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size))
-    path = tok.save(tokenizer_out(args.out, args.force))
+    path = write_tokenizer(tok, args.out, args.force)
     emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
          f"wrote {path} ({tok.vocab_size} tokens)")
 

@@ -24,6 +24,7 @@ import hashlib
 import random
 import string
 from collections.abc import Iterator
+from pathlib import Path
 
 from lrngpt.corpora import Corpus, parse_size
 from lrngpt.corpora.stories_templates import ARCS, FILLERS, INTRO
@@ -162,6 +163,29 @@ def generate_stories(size_bytes: int, seed: int = 0) -> Iterator[str]:
         doc = _story(rng)
         total += len(doc)  # ASCII only, so characters are bytes
         yield doc
+
+
+def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool = False) -> dict:
+    """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`).
+
+    A file that is there is replaced only when lrn wrote it (and with `force`); the new file is
+    marked as lrn's by a sidecar (lrngpt.ownership)."""
+    from lrngpt.corpora import EOT
+    from lrngpt.fsio import user_path
+    from lrngpt.ownership import check_file_target, owned_file
+
+    out = check_file_target(out, force, "stories corpus", example="stories.txt")
+    with user_path(out.parent, "output directory"):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    n_docs = n_bytes = 0
+    with owned_file(out, "stories corpus", "w", encoding="utf-8") as f:
+        for i, doc in enumerate(generate_stories(size_bytes, seed)):
+            if i:
+                f.write(f"\n{EOT}\n")
+            f.write(doc)
+            n_docs += 1
+            n_bytes += len(doc.encode("utf-8"))
+    return {"path": str(out), "documents": n_docs, "bytes": n_bytes, "seed": seed}
 
 
 def _digest() -> str:

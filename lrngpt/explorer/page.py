@@ -25,20 +25,19 @@ import numpy as np
 
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
-from lrngpt.fsio import atomic_write, check_output, has_marker, user_path
+from lrngpt.fsio import atomic_write, user_path
+from lrngpt.ownership import beside_runs, check_file_target
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
 PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-def check_out(out: Path, force: bool) -> None:
-    """Refuse a directory, or a file that is not an earlier explorer page (unless force)."""
-    check_output(out, "file", example="explorer.html")  # a broken link, a path under a file: refused
-    if out.is_dir():
-        raise UserError(f"--out {out} is a directory; give a file name such as {out / 'explorer.html'}")
-    if out.exists() and not force and not has_marker(out, GENERATOR.encode()):
-        raise UserError(f"{out} exists and is not an lrn explorer page; choose another --out or add --force")
+def check_out(out: Path, force: bool = False) -> Path:
+    """A new file, or an earlier explorer page (replaced with or without force); never anything else,
+    a run's own files included (lrngpt.ownership)."""
+    return check_file_target(out, force, "an explorer page", tag=GENERATOR.encode(), replace_own=True,
+                             example="explorer.html", inside=beside_runs)
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",

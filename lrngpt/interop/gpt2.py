@@ -165,6 +165,11 @@ def _with_source(make, path: Path) -> Tokenizer:
 def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
     """Read HF_DIR, check all of it, then write the run directory `out`. Returns a summary."""
     hf_dir, out = Path(hf_dir), check_output(out, "dir")
+    src, dst = hf_dir.resolve(), out.resolve()
+    if src == dst or src in dst.parents or dst in src.parents:
+        raise UserError(f"--out {out} is {'the import source' if src == dst else 'inside or around the import source'} "
+                        f"{hf_dir}; lrn never writes over what it imports: choose another --out")
+    RunDir(out).check_new(force, resume_hint=False)  # a directory that is not an lrn run: refused before any reading
     hf = read_hf_config(hf_dir)
     gcfg = gpt_config_from_hf(hf)
     tokenizer, tokenizer_from = load_hf_tokenizer(hf_dir)

@@ -14,7 +14,10 @@ reads back:
 
 Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
 refused, naming the option. Every file is built in memory before --out changes, so a refusal
-leaves it as it was, and each is then replaced atomically, so a crash leaves whole files.
+leaves it as it was. The directory is then filled beside --out and swapped in whole
+(lrngpt.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
+new one, never the new config.json beside the old weights. `--force` replaces only an earlier
+export that nobody changed (its manifest, `.lrn-output`, names every file with its sha256).
 """
 
 from __future__ import annotations
@@ -25,18 +28,16 @@ from pathlib import Path
 
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write, check_output, user_path
 from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
+from lrngpt.ownership import check_dir_target, owned_dir
 from lrngpt.run import load_run, read_summary
 from lrngpt.tokenizer import Tokenizer
 
 FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
-# Files a Hugging Face loader would also pick up: --force removes them, so no stale shard or
-# pytorch_model.bin from an earlier export is read next to the new weights.
-STALE = ("model-*.safetensors", "model.safetensors.index.json", "pytorch_model*.bin",
-         "pytorch_model.bin.index.json", "special_tokens_map.json", "added_tokens.json")
+KIND = "hf-export"
+CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: how an export from before manifests is known
 
 
 def _safetensors():
@@ -47,11 +48,14 @@ def _safetensors():
                         "(or `pip install lrngpt[gpt2]`)") from None
 
 
-def _check_out(out: Path, force: bool) -> None:
-    check_output(out, "dir")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise UserError(f"{out} is not empty; choose another --out or pass --force to replace the "
-                        "model files in it")
+def _is_old_export(d: Path, names: list[str]) -> bool:
+    """An export written before exports carried a manifest: only our files, our model card."""
+    card = d / "README.md"
+    return set(names) <= set(FILES) and card.is_file() and CARD_TAG in card.read_text(errors="replace")
+
+
+def check_out(out: Path, force: bool) -> Path:
+    return check_dir_target(out, force, "a Hugging Face export", KIND, _is_old_export)
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
@@ -115,7 +119,7 @@ print(tok.decode(out[0]))
 def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False) -> dict:
     """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary."""
     run_dir, out = Path(run_dir), Path(out)
-    _check_out(out, force)  # before any work
+    check_out(out, force)  # before any work
     run = load_run(run_dir, checkpoint)
     if run.config.model_type != "gpt":
         raise UserError(f"{run_dir} is not a GPT run (model_type {run.config.model_type!r}); only GPT runs "
@@ -141,13 +145,10 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
-    with user_path(out, "--out"):
-        out.mkdir(parents=True, exist_ok=True)
-    for pattern in STALE:
-        for stale in out.glob(pattern):
-            stale.unlink()
-    for name in FILES:  # each file replaced whole: a reader sees the old or the new one
-        atomic_write(out / name, blobs[name])
+    check_out(out, force)  # again, just before writing: the directory may have changed meanwhile
+    with owned_dir(out, KIND) as tmp:
+        for name in FILES:
+            (tmp / name).write_bytes(blobs[name])
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
             "step": run.step, "files": list(FILES), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,

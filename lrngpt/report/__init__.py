@@ -25,7 +25,8 @@ import re
 from pathlib import Path
 
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write, check_output, has_marker, user_path
+from lrngpt.fsio import atomic_write, user_path
+from lrngpt.ownership import beside_runs, check_file_target
 from lrngpt.report.html import CSS, esc, fmt, slug
 from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.report.runs import run_sections
@@ -86,11 +87,11 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                         "report a run directory on its own")
     if checkpoint is not None and checkpoint not in ("last", "best", "init"):
         raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
-    out = check_output(out, "file", example="report.html") if out else default_out(dirs)
+    out = Path(out) if out else default_out(dirs)
     if out.is_dir():
-        raise UserError(f"{out} is a directory; give a file name with --out, such as {out.parent / 'report.html'}")
-    if out.exists() and not force and not has_marker(out, GENERATOR.encode()):
-        raise UserError(f"{out} exists and is not an lrn report; choose another --out or add --force to replace it")
+        raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
+    check_file_target(out, force, "a report", tag=GENERATOR.encode(), replace_own=True, example="report.html",
+                      inside=beside_runs)  # an earlier report is replaced; nothing else ever is
     explorer.check_out(explorer_path(out), force)
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,7 @@ def test_tsv_export_holds_every_row_exactly_with_token_id_frequency_and_category
     run = load_run(run_dir)
     table = run.model.token_embedding.weight.detach().numpy()
     assert (r["rows"], r["n_embd"], r["format"]) == (1024, 16, "tsv")
-    assert sorted(p.name for p in out.iterdir()) == ["lrn-export.json", "metadata.tsv", "vectors.tsv"]
+    assert sorted(p.name for p in out.iterdir()) == [".lrn-output", "lrn-export.json", "metadata.tsv", "vectors.tsv"]
     vectors = np.loadtxt(out / "vectors.tsv", delimiter="\t", dtype=np.float32)
     assert np.array_equal(vectors, table)  # %.9g reads back bit for bit
     meta = read_metadata(out / "metadata.tsv")
@@ -101,17 +101,18 @@ def test_projector_export_is_what_tensorboards_projector_serves(run_dir, tmp_pat
     assert meta == (out / "metadata.tsv").read_text(encoding="utf-8")
 
 
-def test_export_refuses_a_directory_lrn_did_not_write_unless_force(run_dir, tmp_path, capsys):
+def test_export_refuses_a_directory_lrn_did_not_write_even_with_force(run_dir, tmp_path, capsys):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
-    assert main(["embed", "export", str(run_dir), "--out", str(mine)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "lrn did not write" in err[0] and "--force" in err[0]
-    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
-    assert main(["embed", "export", str(run_dir), "--out", str(mine), "--force", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["rows"] == 1024
-    assert (mine / "notes.txt").read_text() == "keep me"  # --force writes beside, deletes nothing of yours
+    (mine / "vectors.tsv").write_text("my own vectors")
+    for force in ([], ["--force"]):
+        assert main(["embed", "export", str(run_dir), "--out", str(mine), *force]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "lrn did not write (notes.txt, vectors.tsv)" in err[0], err
+        assert "with or without --force" in err[0]  # never advice that would destroy them
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "vectors.tsv"]
+    assert (mine / "vectors.tsv").read_text() == "my own vectors"
     with pytest.raises(UserError, match="is a file"):
         export_table(run_dir, mine / "notes.txt")
 
@@ -121,5 +122,9 @@ def test_export_again_into_an_earlier_export_replaces_it_without_leftovers(run_d
     assert main(["embed", "export", str(run_dir), "--out", str(out), "--format", "projector"]) == 0
     assert "tensorboard --logdir" in capsys.readouterr().out
     assert main(["embed", "export", str(run_dir), "--out", str(out), "--top", "10"]) == 0  # no --force needed
-    assert sorted(p.name for p in out.iterdir()) == ["lrn-export.json", "metadata.tsv", "vectors.tsv"]
+    assert sorted(p.name for p in out.iterdir()) == [".lrn-output", "lrn-export.json", "metadata.tsv", "vectors.tsv"]
     assert json.loads((out / "lrn-export.json").read_text())["rows"] == 10
+    (out / "metadata.tsv").write_text("edited by hand")  # changed since lrn wrote it: the user's now
+    assert main(["embed", "export", str(run_dir), "--out", str(out), "--force"]) == 2
+    assert "were changed since lrn wrote it (metadata.tsv)" in capsys.readouterr().err
+    assert (out / "metadata.tsv").read_text() == "edited by hand"

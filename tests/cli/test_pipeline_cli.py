@@ -38,12 +38,23 @@ def test_data_stories_writes_a_deterministic_file(capsys, tmp_path):
     assert text.count("<|endoftext|>") == a["documents"] - 1
 
 
-def test_data_stories_refuses_to_overwrite(capsys, tmp_path):
+def test_data_stories_never_overwrites_a_users_file_and_replaces_its_own_only_with_force(capsys, tmp_path):
     f = tmp_path / "s.txt"
     f.write_text("keep me")
-    code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(f))
-    assert_one_line_error(code, err, "already exists")
+    for force in ([], ["--force"]):
+        code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(f), *force)
+        assert_one_line_error(code, err, "lrn did not write it")
     assert f.read_text() == "keep me"
+    ours = tmp_path / "ours.txt"
+    assert run(capsys, "data", "stories", "--size", "10KB", "--out", str(ours))[0] == 0
+    code, _, err = run(capsys, "data", "stories", "--size", "12KB", "--out", str(ours))
+    assert_one_line_error(code, err, "holds an earlier stories corpus that lrn wrote; add --force")
+    assert run(capsys, "data", "stories", "--size", "12KB", "--out", str(ours), "--force")[0] == 0
+    assert len(ours.read_bytes()) > 12_000
+    ours.write_text(ours.read_text() + "my edit")  # changed since lrn wrote it: the user's now
+    code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(ours), "--force")
+    assert_one_line_error(code, err, "lrn did not write it (or it was changed since)")
+    assert ours.read_text().endswith("my edit")
 
 
 def test_prepare_twice_hits_the_cache(capsys, tmp_path, text_corpus):

@@ -139,7 +139,8 @@ def test_cli_explore_writes_json_and_refuses_what_it_must_not_replace(tiny_sweep
     notes = tmp_path / "notes.html"
     notes.write_text("<p>mine</p>")
     for argv, needle in [
-        (["--out", str(notes)], "not an lrn explorer page"),
+        (["--out", str(notes)], "lrn did not write it"),
+        (["--out", str(notes), "--force"], "with or without --force"),
         (["--out", str(tmp_path)], "is a directory"),
         (["--out", str(out), "--top", "1"], "--top 1"),
     ]:
@@ -149,7 +150,7 @@ def test_cli_explore_writes_json_and_refuses_what_it_must_not_replace(tiny_sweep
     assert notes.read_text() == "<p>mine</p>"
     assert main(["embed", "explore", str(tmp_path / "nope"), "--out", str(out)]) == 2
     assert "does not exist" in capsys.readouterr().err
-    assert main(["embed", "explore", str(tiny_sweep), "--out", str(notes), "--force"]) == 0
+    assert notes.read_text() == "<p>mine</p>"
 
 
 def test_an_empty_sweep_is_a_user_error(tiny_sweep, tmp_path):

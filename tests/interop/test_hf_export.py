@@ -144,7 +144,7 @@ def test_import_of_the_export_gives_back_the_same_weights(runs, variant, tmp_pat
     src = runs[variant]
     assert main(["export", str(src), "--format", "hf", "--out", str(tmp_path / "hf"), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert sorted(r["files"]) == sorted(p.name for p in (tmp_path / "hf").iterdir())
+    assert sorted([*r["files"], ".lrn-output"]) == sorted(p.name for p in (tmp_path / "hf").iterdir())
     assert main(["import-gpt2", str(tmp_path / "hf"), "--out", str(tmp_path / "back")]) == 0
     before, after = load_run(src), load_run(tmp_path / "back")
     a, b = before.model.state_dict(), after.model.state_dict()
@@ -214,19 +214,25 @@ def test_runs_gpt2_cannot_express_are_refused_naming_the_option(runs, tmp_path, 
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_occupied_out_is_refused_and_force_replaces_only_model_files(runs, tmp_path, capsys):
+def test_a_directory_lrn_did_not_write_is_refused_even_with_force_and_an_earlier_export_is_replaced(
+        runs, tmp_path, capsys):
     out = tmp_path / "hf"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    (out / "pytorch_model.bin").write_bytes(b"an older export")
-    assert main(["export", str(runs["cpu-json"]), "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "is not empty" in err and "--force" in err and err.count("\n") == 1
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "pytorch_model.bin"]
-    assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 0
+    (out / "pytorch_model.bin").write_bytes(b"my own weights")
+    for force in ([], ["--force"]):
+        assert main(["export", str(runs["cpu-json"]), "--out", str(out), *force]) == 2
+        err = capsys.readouterr().err
+        assert "lrn did not write (notes.txt, pytorch_model.bin)" in err and err.count("\n") == 1, err
+        assert "with or without --force" in err
+    assert (out / "notes.txt").read_text() == "mine" and (out / "pytorch_model.bin").read_bytes() == b"my own weights"
+    fresh = tmp_path / "fresh"
+    assert main(["export", str(runs["cpu-json"]), "--out", str(fresh)]) == 0
+    assert main(["export", str(runs["cpu-json"]), "--out", str(fresh)]) == 2  # an earlier export: only with --force
+    assert "add --force to replace it" in capsys.readouterr().err
+    assert main(["export", str(runs["cpu-json"]), "--out", str(fresh), "--force"]) == 0
     capsys.readouterr()
-    assert (out / "notes.txt").read_text() == "mine" and not (out / "pytorch_model.bin").exists()
-    hf_load(out)
+    hf_load(fresh)
     (tmp_path / "file").write_text("x")
     assert main(["export", str(runs["cpu-json"]), "--out", str(tmp_path / "file"), "--force"]) == 2
     assert "is a file" in capsys.readouterr().err
