@@ -51,7 +51,8 @@ def resolve_config(args):
         overrides.append(f"train.device={args.device}")
     if args.config:
         base, source = read_config_dict(args.config), args.config
-    elif args.resume and args.out and RunDir(args.out).holds_run():
+    elif args.resume and args.out:
+        RunDir(args.out).check_is_run()  # --resume of a directory that holds no run: say that, not "give --config"
         base, source = RunDir(args.out).config_dict(), str(RunDir(args.out) / "config.json")
     else:
         raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list)")

@@ -1,0 +1,195 @@
+"""Nothing a user owns is ever lost: every command that writes, pointed at the user's files (with
+--force where a user would add it), refuses with one line that suggests no destructive --force,
+and leaves every byte (and every name: not even a lock file) as it was. Then the other half of
+the rule: what lrn wrote is replaced whole, and a kill mid-write leaves exactly the old or the new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lrngpt.cli.main import main
+from lrngpt.config import PRESET_DIR, load_config
+from lrngpt.data import data_cache_dir
+from lrngpt.run import METRICS
+from lrngpt.train import train
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snapshot(d: Path) -> dict[str, bytes]:
+    """Every file and directory under d (hidden ones too), with the bytes of each file."""
+    out = {}
+    for p in sorted(d.rglob("*")):
+        out[str(p.relative_to(d))] = p.read_bytes() if p.is_file() and not p.is_symlink() else b"<dir>"
+    return out
+
+
+def gpt_config(text_corpus: str, *sets: str):
+    return load_config(str(PRESET_DIR / "cpu.json"), [
+        f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2", "model.n_layer=1",
+        "model.context_length=16", "train.batch_size=4", "train.eval_every=2", "train.eval_tokens=300",
+        "train.train_eval_tokens=300", "train.device=cpu", *sets])
+
+
+@pytest.fixture(scope="module")
+def runs(text_corpus, tmp_path_factory):
+    """A tiny GPT run and a second one with other weights (for the old/new export), an export of
+    the first (an import source), all quiet."""
+    base = tmp_path_factory.mktemp("own")
+    train(gpt_config(text_corpus, "train.steps=2"), base / "gpt", progress=False, log=lambda m: None)
+    train(gpt_config(text_corpus, "train.steps=4", "train.seed=7"), base / "gpt2", progress=False, log=lambda m: None)
+    assert main(["export", str(base / "gpt"), "--out", str(base / "export")]) == 0
+    return {"gpt": base / "gpt", "other": base / "gpt2", "export": base / "export"}
+
+
+@pytest.fixture
+def user_dir(tmp_path):
+    """A folder of the user's own files, named as lrn's outputs name theirs."""
+    d = tmp_path / "home"
+    d.mkdir()
+    files = {
+        "README.md": "# my model card\n", "config.json": '{"model_type": "gpt2", "n_embd": 768}\n',
+        "tokenizer.json": '{"mine": true}\n', "pytorch_model.bin": "my weights", "notes.txt": "my notes\n",
+        "vectors.tsv": "0.1\t0.2\n", "train.bin": "nanoGPT tokens", "val.bin": "nanoGPT val tokens",
+        "mycorpus.txt": "my own corpus\n", "user.html": "<html>mine</html>\n",
+        "tensorboard/events.out.tfevents.1": "my events",
+    }
+    for name, text in files.items():
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        (d / name).write_text(text)
+    return d
+
+
+# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal)
+CASES = [
+    ("hf export into a folder of the user's", ["export", "{run}", "--format", "hf", "--out", "{user}", "--force"],
+     "user", "lrn did not write"),
+    ("hf export into the run itself", ["export", "{run}", "--out", "{run}", "--force"], "run", "holds an lrn run"),
+    ("hf export into the working directory", ["export", "{run}", "--out", ".", "--force"], "user", "lrn did not write"),
+    ("train into a folder with a config.json", ["train", "--config", "mlp-tiny", "--set", "data.corpus={corpus}",
+                                                "--out", "{user}", "--force"], "user", "lrn did not write"),
+    ("resume a folder that is no run", ["train", "--out", "{user}", "--resume"], "user", "holds no lrn run"),
+    ("import into a folder of the user's", ["import-gpt2", "{export}", "--out", "{user}", "--force"], "user",
+     "lrn did not write"),
+    ("import over its own source", ["import-gpt2", "{export}", "--out", "{export}", "--force"], "export",
+     "the import source"),
+    ("stories over the user's corpus", ["data", "stories", "--size", "10KB", "--out", "{user}/mycorpus.txt", "--force"],
+     "user", "lrn did not write it"),
+    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt", "--force"], "user",
+     "lrn did not write it"),
+    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html", "--force"], "user",
+     "lrn did not write it"),
+    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json", "--force"], "run",
+     "one of the files of the lrn run"),
+    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt", "--force"],
+     "run", "one of the files of the lrn run"),
+    ("tokenizer over the user's tokenizer.json", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
+                                                  "--out", "{user}", "--force"], "user", "lrn did not write it"),
+    ("tokenizer into a run", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280", "--out", "{run}",
+                              "--force"], "run", "holds an lrn run"),
+    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}", "--force"], "user",
+     "lrn did not write"),
+    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}", "--force"], "run",
+     "holds an lrn run"),
+    ("prepare over nanoGPT's train.bin", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280", "--out",
+                                          "{user}", "--force"], "user", "lrn did not write"),
+    ("demo into a folder of the user's", ["demo", "--out", "{user}", "--steps", "1"], "user", "lrn did not write"),
+    ("sweep into a folder of the user's", ["sweep", "embed-dim", "--scale", "tiny", "--out", "{user}"], "user",
+     "holds no sweep"),
+]
+
+
+@pytest.mark.parametrize("case,argv,kept,needle", CASES, ids=[c[0] for c in CASES])
+def test_a_users_files_survive_every_writer(case, argv, kept, needle, runs, user_dir, text_corpus, capsys,
+                                            monkeypatch):
+    monkeypatch.chdir(user_dir if "." in argv else user_dir.parent)  # `--out .`: the user's working directory
+    where = {"run": runs["gpt"], "export": runs["export"], "user": user_dir}
+    argv = [a.format(run=runs["gpt"], export=runs["export"], user=user_dir, corpus=text_corpus) for a in argv]
+    before = snapshot(where[kept])
+    capsys.readouterr()
+    code = main(argv)
+    err = capsys.readouterr().err
+    lines = [line for line in err.strip().splitlines() if "error" in line]
+    assert code == 2 and len(lines) == 1 and needle in lines[0], err
+    assert "Traceback" not in err
+    advice = re.search(r"\b(add|pass|use|with|try|give) (the )?--force", lines[0].replace("with or without --force", ""))
+    assert advice is None, f"{case}: the refusal suggests a --force that would destroy it: {lines[0]}"
+    assert snapshot(where[kept]) == before, f"{case}: files changed"
+
+
+def test_resume_after_the_corpus_changed_refuses_before_touching_anything(tiny_config, tmp_path, capsys):
+    corpus = tmp_path / "corp.txt"
+    corpus.write_text("\n<|endoftext|>\n".join(f"story {i} about a cat and a dog." * 3 for i in range(200)))
+    cfg = tiny_config(f"data.corpus=text:{corpus}", "train.steps=4", "train.eval_every=2")
+    run = tmp_path / "run"
+    train(cfg, run, progress=False, log=lambda m: None)
+    corpus.write_text(corpus.read_text() + " one more sentence the run never saw.")
+    before, cache = snapshot(run), snapshot(data_cache_dir().parent)
+    assert main(["train", "--out", str(run), "--resume", "--steps", "6"]) == 2
+    err = capsys.readouterr().err
+    assert "training data changed since this run started" in err and "is not what it was" in err, err
+    assert f"text:{corpus} -> text:{corpus}" not in err  # it says what changed, not the same name twice
+    assert snapshot(run) == before  # the final evaluation row of metrics.jsonl included
+    assert snapshot(data_cache_dir().parent) == cache  # no tokenizer trained, nothing cached
+    assert (run / METRICS).read_bytes() == before[METRICS]
+
+
+# ---- what lrn wrote: replaced whole ----------------------------------------------------------
+
+def digests(d: Path) -> dict[str, str]:
+    """Each file's sha256; the manifest's own (it carries the time of writing) by the files it names."""
+    files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in d.iterdir() if p.is_file()}
+    manifest = json.loads((d / ".lrn-output").read_text())
+    assert manifest["files"] == {k: v for k, v in files.items() if k != ".lrn-output"}
+    return {k: v for k, v in files.items() if k != ".lrn-output"}
+
+
+@pytest.mark.slow
+def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(runs, tmp_path):
+    """SIGKILL `lrn export --force` over an earlier export at random moments: the directory always
+    holds one whole export, and the next export leaves no temporary file behind."""
+    transformers = pytest.importorskip("transformers")
+    out = tmp_path / "hf"
+    assert main(["export", str(runs["gpt"]), "--out", str(out)]) == 0
+    new = tmp_path / "hf-new"
+    assert main(["export", str(runs["other"]), "--out", str(new)]) == 0
+    old_files, new_files = digests(out), digests(new)
+    assert old_files["model.safetensors"] != new_files["model.safetensors"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "lrngpt", "export", str(runs["other"]), "--out", str(out), "--force"]
+    t0 = time.monotonic()
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
+    whole = time.monotonic() - t0  # how long one export takes here, start-up included
+    assert digests(out) == new_files
+    assert main(["export", str(runs["gpt"]), "--out", str(out), "--force"]) == 0  # back to the old one
+    rng = random.Random(0)
+    seen = {"old": 0, "new": 0}
+    for _ in range(10):
+        before = "old" if digests(out) == old_files else "new"
+        other = runs["other"] if before == "old" else runs["gpt"]
+        child = subprocess.Popen([*cmd[:4], str(other), *cmd[5:]], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 1.0) * whole)  # mostly late: while the files are written and swapped
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        now = digests(out)
+        assert now in (old_files, new_files), "a killed export left a mix of two exports"
+        seen["old" if now == old_files else "new"] += 1
+    assert main(["export", str(runs["gpt"]), "--out", str(out), "--force"]) == 0
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]  # the next export cleaned up
+    assert not [p.name for p in out.iterdir() if ".tmp-" in p.name]
+    model = transformers.AutoModelForCausalLM.from_pretrained(out)
+    assert model.config.n_embd == 16
+    assert seen["old"] + seen["new"] == 10 and min(seen.values()) > 0, seen  # killed before and after the swap
