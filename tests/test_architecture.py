@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 
 # Bottom to top, as the README's "Architecture" section draws them.
 LAYERS = [
-    {"errors", "fsio", "log", "validate", "__init__"},
+    {"errors", "fsio", "ownership", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
     {"data", "checkpoint", "distributed", "run", "run_files"},
