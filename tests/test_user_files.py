@@ -193,3 +193,34 @@ def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(runs, t
     model = transformers.AutoModelForCausalLM.from_pretrained(out)
     assert model.config.n_embd == 16
     assert seen["old"] + seen["new"] == 10 and min(seen.values()) > 0, seen  # killed before and after the swap
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MB tmpfs (root only, as in CI); skipped where the machine cannot mount one."""
+    d = tmp_path / "disk"
+    d.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(d)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root (and a machine that allows mounts)")
+    yield d
+    subprocess.run(["umount", "-l", str(d)], check=False)
+
+
+@pytest.mark.parametrize("argv", [["embed", "export", "{run}", "--format", "projector"],
+                                  ["export", "{run}", "--format", "hf", "--force"]], ids=["embed-export", "hf-export"])
+def test_a_full_disk_leaves_the_earlier_export_whole(argv, runs, small_disk, capsys):
+    out = small_disk / "out"
+    argv = [a.format(run=runs["gpt"]) for a in argv] + ["--out", str(out)]
+    assert main(argv) == 0
+    before = snapshot(out)
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    (small_disk / "filler").write_bytes(b"x" * max(0, free - 16_384))  # room for less than a second copy
+    capsys.readouterr()
+    assert main(argv) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(err) == 1 and "disk full while writing" in err[0] and "earlier file is intact" in err[0], err
+    assert snapshot(out) == before
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "out"]  # no temporary left to fill the disk
+    (small_disk / "filler").unlink()
+    assert main(argv) == 0  # and with room again, the export goes through
