@@ -24,7 +24,6 @@ What summary.json and metrics.jsonl must hold is checked as they are read (lrngp
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -379,12 +378,3 @@ def _version() -> str:
 
     return __version__
 
-
-@contextlib.contextmanager
-def locked(run_dir: str | Path):
-    """`with locked(DIR) as run:` the directory is this process's until the block ends."""
-    run = RunDir(run_dir).lock()
-    try:
-        yield run
-    finally:
-        run.unlock()

@@ -29,6 +29,7 @@ from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
 from lrngpt.run import RunDir
+from lrngpt.validate import INT_LIMIT
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 
@@ -86,7 +87,7 @@ class Trainer:
         self.stop_at = tc.steps if stop_at is None else stop_at
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
-        if self.stop_at >= 2**63:
+        if self.stop_at >= INT_LIMIT:
             raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
         if self.dist.master:
             fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken

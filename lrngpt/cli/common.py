@@ -96,13 +96,15 @@ def positive_int(text: str) -> int:
 
 def seed(text: str) -> int:
     """A random seed: an integer torch and numpy take (within 64 bits, negatives included)."""
+    from lrngpt.errors import UserError
+    from lrngpt.validate import check_seed
+
     try:
-        v = int(text)
+        return check_seed(int(text), "a seed")
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not -(2**63) < v < 2**63:
-        raise argparse.ArgumentTypeError(f"{text} is out of range; a seed must fit in 64 bits")
-    return v
+    except UserError as e:  # the one 64-bit bound (lrngpt.validate), said as argparse says it
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def int_list(text: str) -> list[int]:
@@ -113,3 +115,20 @@ def int_list(text: str) -> list[int]:
     if not values:
         raise argparse.ArgumentTypeError("the list is empty; write it like 4,8,16")
     return values
+
+
+CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
+                      "init": "the untrained, step 0"}
+
+
+def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
+                   what: str = "which weights", extra: str = "") -> None:
+    """The one --checkpoint option: its choices are lrngpt.run.CHECKPOINTS (or a subset), each explained
+    the same way in every command."""
+    from lrngpt.run import CHECKPOINTS
+
+    choices = tuple(choices or CHECKPOINTS)
+    assert set(choices) <= set(CHECKPOINTS)
+    meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
+    p.add_argument("--checkpoint", choices=choices, default=default, help=f"{what}: {meaning}{extra}")
+

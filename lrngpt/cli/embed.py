@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import Parser, add_json, emit, positive_int
+from lrngpt.cli.common import Parser, add_checkpoint, add_json, emit, positive_int
 
 EXPLORE_EPILOG = """\
 Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
@@ -18,9 +18,6 @@ examples:
   lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each"""
 
 
-CHECKPOINTS = ("last", "best", "init")
-CHECKPOINT_WHICH = ("which weights: last, best (the best periodic val bpb; the last when the run has none) "
-                    "or init (the untrained, step 0)")
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
@@ -68,7 +65,7 @@ def register(sub) -> None:
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
     n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
-    n.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
+    add_checkpoint(n)
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
@@ -81,7 +78,7 @@ def register(sub) -> None:
         epilog=AXES_EPILOG)
     a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
-    a.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
+    add_checkpoint(a)
     a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     add_json(a)
     a.set_defaults(func=cmd_axes)
@@ -95,7 +92,7 @@ def register(sub) -> None:
     q.add_argument("run_dir", help="a run directory (lrn train --out)")
     q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
-    q.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
+    add_checkpoint(q)
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
@@ -114,7 +111,7 @@ def register(sub) -> None:
                    help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
-    e.add_argument("--checkpoint", choices=CHECKPOINTS, default="last", help=CHECKPOINT_WHICH)
+    add_checkpoint(e)
     e.add_argument("--force", action="store_true",
                    help="accepted for older scripts and not needed: an earlier export that nobody changed is always "
                         "replaced, and a directory holding anything else is never written")
@@ -138,8 +135,7 @@ def register(sub) -> None:
                    help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
                    help="how the search vectors are stored in the page (see the sizes below)")
-    x.add_argument("--checkpoint", choices=CHECKPOINTS, default="last",
-                   help=CHECKPOINT_WHICH + "; a run's page shows them beside the untrained table")
+    add_checkpoint(x, extra="; a run's page shows them beside the untrained table")
     x.add_argument("--force", action="store_true",
                    help="accepted for older scripts and not needed: an earlier explorer page is always replaced, and a "
                         "file lrn did not write never is")
@@ -175,10 +171,11 @@ def cmd_axes(args) -> None:
 
 def cmd_purity(args) -> None:
     from lrngpt.analysis.embeddings import purity
+    from lrngpt.run import CHECKPOINT_LABELS
 
     r = purity(args.run_dir, args.k, args.categories, args.checkpoint)
     t, u = r["trained"], r["untrained"]
-    head = {"last": "trained", "best": "best", "init": "init"}[r["checkpoint"]]
+    head = CHECKPOINT_LABELS[r["checkpoint"]]
     width = max(12, *(len(name) for name in t["per_category"]))
     lines = [f"{'category':<{width}} {head:>8} {'untrained':>10}"]
     for name, v in t["per_category"].items():

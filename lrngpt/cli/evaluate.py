@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit, positive_int
+from lrngpt.cli.common import add_checkpoint, add_json, emit, positive_int
 
 
 def register(sub) -> None:
@@ -25,8 +25,7 @@ def register(sub) -> None:
                    help="evaluate about N tokens, in windows spread evenly over the split (default: all)")
     p.add_argument("--train-tokens", type=positive_int,
                    help="training-text tokens, spread over the split (default: the run's train.train_eval_tokens)")
-    p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
-                   help="which weights: the last, the best periodic val bpb, or the untrained")
+    add_checkpoint(p)
     p.add_argument("--context", choices=["window", "full"], default="window",
                    help="window: each seq_len window starts fresh, as in training, the sweep tables and the "
                         "book chapter's numbers (the MLP pads the first block_size-1 contexts of a window); "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
+from lrngpt.cli.common import add_checkpoint, add_json, emit
 
 
 def register(sub) -> None:
@@ -19,8 +19,7 @@ def register(sub) -> None:
     p.add_argument("--format", choices=["hf"], default="hf",
                    help="hf: a Hugging Face transformers GPT-2 directory, the only format so far")
     p.add_argument("--out", required=True, help="directory to write: new, empty, or an earlier export (with --force)")
-    p.add_argument("--checkpoint", choices=["last", "best"], default="last",
-                   help="which weights to export: the last, or the best periodic val bpb")
+    add_checkpoint(p, ("last", "best"), what="which weights to export")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier export in --out that nobody changed; it is swapped for the new one whole. "
                         "A directory holding anything else is never written")

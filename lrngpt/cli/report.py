@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
+from lrngpt.cli.common import add_checkpoint, add_json, emit
 
 
 def register(sub) -> None:
@@ -27,9 +27,8 @@ def register(sub) -> None:
     p.add_argument("--token", dest="tokens", action="append", metavar="TEXT",
                    help='a token or word for the neighbour table, with its leading space: --token " Lily" '
                         "(repeatable; default: frequent content words, or the stories corpus's category words)")
-    p.add_argument("--checkpoint", choices=["last", "best", "init"],
-                   help="the weights whose neighbours are shown (default: the last, and the best beside it "
-                        "when they differ)")
+    add_checkpoint(p, default=None, what="the weights whose neighbours are shown",
+                   extra=" (default: the last, and the best beside it when they differ)")
     p.add_argument("--force", action="store_true",
                    help="accepted for older scripts and not needed: an earlier page lrn wrote is always replaced, and a "
                         "file lrn did not write never is")

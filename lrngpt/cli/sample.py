@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit, positive_int, seed
+from lrngpt.cli.common import add_checkpoint, add_json, emit, positive_int, seed
 
 
 def register(sub) -> None:
@@ -23,8 +23,7 @@ def register(sub) -> None:
     p.add_argument("--num-samples", type=positive_int, default=1, help="how many samples, with seeds seed, seed+1, ...")
     p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
     p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")
-    p.add_argument("--checkpoint", choices=["last", "best", "init"], default="last",
-                   help="which weights: the last, the best periodic val bpb, or the untrained")
+    add_checkpoint(p)
     p.add_argument("--device", default="auto", help="where to run the model: auto, cpu, cuda, cuda:N or mps")
     add_json(p)
     p.set_defaults(func=cmd_sample)

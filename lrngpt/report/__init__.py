@@ -31,7 +31,7 @@ from lrngpt.report.html import CSS, esc, fmt, slug
 from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import scale_notes, sweep_docs, sweep_points, sweep_sections
-from lrngpt.run import RunDir
+from lrngpt.run import CHECKPOINTS, RunDir
 
 # fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
 __all__ = ["RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "build_report", "fmt", "kind_of", "sweep_docs",
@@ -85,7 +85,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         raise UserError("several directories make one report only when all are sweep directories "
                         f"({', '.join(f'{d} is a {k}' for d, k in zip(dirs, kinds, strict=True) if k != 'sweep')}); "
                         "report a run directory on its own")
-    if checkpoint is not None and checkpoint not in ("last", "best", "init"):
+    if checkpoint is not None and checkpoint not in CHECKPOINTS:
         raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
     out = Path(out) if out else default_out(dirs)
     if out.is_dir():
