@@ -13,7 +13,14 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.report import RUN_SECTIONS, STOPWORDS, SWEEP_SECTIONS, write_report
+from lrngpt.report import (
+    FINDINGS_SECTION,
+    RUN_SECTIONS,
+    STOPWORDS,
+    SWEEP_SECTIONS,
+    WIDTH_SWEEP_SECTIONS,
+    write_report,
+)
 from lrngpt.run import read_metrics, read_summary
 from tests import browser
 
@@ -21,6 +28,7 @@ from tests import browser
 def test_the_page_leads_with_the_headline_and_ends_with_the_details():
     assert RUN_SECTIONS == ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
     assert SWEEP_SECTIONS == ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
+    assert WIDTH_SWEEP_SECTIONS == ["The chapter's findings", *SWEEP_SECTIONS]  # a width study: the findings first
 
 
 def _train(tmp_path_factory, name: str, *overrides: str):
@@ -44,14 +52,15 @@ def stories_run(tmp_path_factory):
     return _train(tmp_path_factory, "stories", "data.corpus=stories:300KB", "data.vocab_size=1024")
 
 
-def _sweep(tmp_path_factory, text_corpus, name: str, steps: int):
-    """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus."""
+def _sweep(tmp_path_factory, text_corpus, name: str, steps: int, axes: dict | None = None, study: str | None = None):
+    """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus
+    (or the grid `axes`, with a study preset's derived settings)."""
     from lrngpt.experiments.sweep import resolve_sweep, run_sweep
 
     root = tmp_path_factory.mktemp("sweep")
-    spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": {"model.n_embd": [8, 16]},
+    spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": axes or {"model.n_embd": [8, 16]},
             "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": steps,
-                    "train.eval_every": 5, "train.device": "cpu"}}
+                    "train.eval_every": 5, "train.device": "cpu"}, "study": study}
     (root / f"{name}.json").write_text(json.dumps(spec))
     run_sweep(resolve_sweep(str(root / f"{name}.json")), root / name, progress=False, log=lambda msg: None)
     return root / name
@@ -66,6 +75,16 @@ def sweep_dir(tmp_path_factory, text_corpus):
 def long_sweep_dir(tmp_path_factory, text_corpus):
     """The same widths trained 4x as long: the chapter's second curve."""
     return _sweep(tmp_path_factory, text_corpus, "widths-long", 40)
+
+
+@pytest.fixture(scope="module")
+def study_dirs(tmp_path_factory, text_corpus):
+    """The chapter's three kinds of width sweep, tiny: three widths, two seeds at d = 8, and three widths
+    on a training prefix read 16 times (the small-data study's derived settings)."""
+    widths = {"model.n_embd": [4, 8, 16]}
+    return (_sweep(tmp_path_factory, text_corpus, "widths3", 10, widths),
+            _sweep(tmp_path_factory, text_corpus, "seeds", 10, {"model.n_embd": [8], "train.seed": [1337, 1338]}),
+            _sweep(tmp_path_factory, text_corpus, "small", 32, widths, study="embed-dim-small-data"))
 
 
 def section(page: str, title: str) -> str:
@@ -213,9 +232,10 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
 
 @pytest.mark.slow  # trains the two-point sweep
 def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_details(sweep_dir, tmp_path):
+    from lrngpt.experiments.findings import CHAPTER_NOTE
     from lrngpt.experiments.summary import collect
 
-    write_report(sweep_dir, tmp_path / "s.html")
+    assert write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS
     page = (tmp_path / "s.html").read_text()
     check_self_contained(page, "s-explorer.html")
     assert "a stepper through the widths" in section(page, "Embedding explorer")
@@ -234,7 +254,8 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
     assert all(f'<td class="num">{row["params"]:,}</td>' in results for row in doc["rows"])  # one number
     assert "<h3>By width (val bpb saved per doubling)</h3>" in results
     captions = re.findall(r'alt="([^"]+)"', section(page, "Figures"))
-    assert captions[:3] == ["val bpb by embedding width, and the parameters by part (val_bpb_by_width)",
+    assert captions[:3] == [html.escape("val bpb by embedding width, and the parameters by part; dotted: "
+                                        f"{CHAPTER_NOTE} (val_bpb_by_width)"),
                             "train and val bpb by width (train_vs_val)",
                             "val bpb over the steps of every run (val_bpb_by_step)"]
     details = section(page, "Details")
@@ -242,6 +263,7 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
     assert "<h3>Parameters by part</h3>" in details
     first_line = (sweep_dir / "lines.txt").read_text().splitlines()[0]
     assert html.escape(first_line) in details
+    assert page.index("<section") == page.index('<section id="the-chapter-s-findings">') < page.index('id="headline"')
     assert page.index('id="headline"') < page.index('id="figures"') < page.index('id="results"') \
         < page.index('id="details"')
     best_run = min(doc["rows"], key=lambda row: row["val_bpb"])["name"]
@@ -255,7 +277,7 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 
     assert main(["report", str(sweep_dir), str(long_sweep_dir), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert r["path"] == str(sweep_dir / "report-with-widths-long.html") and r["sections"] == SWEEP_SECTIONS
+    assert r["path"] == str(sweep_dir / "report-with-widths-long.html") and r["sections"] == WIDTH_SWEEP_SECTIONS
     assert not (sweep_dir / "report.html").exists()  # the first sweep's own report is not replaced
     page = (sweep_dir / "report-with-widths-long.html").read_text()
     check_self_contained(page, "report-with-widths-long-explorer.html")
@@ -275,6 +297,50 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
     assert section(page, "Details").count("<summary>Sweep ") == 2
     with pytest.raises(UserError, match="only when all are sweep directories"):
         write_report([sweep_dir, sweep_dir / "runs" / "d8-s1337-t10"], tmp_path / "x.html")
+
+
+@pytest.mark.slow  # trains three small sweeps (eight tiny runs)
+def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
+    from lrngpt.experiments.findings import CANNOT_TELL, judge
+    from lrngpt.experiments.summary import collect
+    from lrngpt.report import sweep_docs
+    from lrngpt.report.sweeps import findings_html
+
+    widths, seeds, small = study_dirs
+    assert write_report([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
+    page = (tmp_path / "f.html").read_text()
+    assert page.index("<section") == page.index('<section id="the-chapter-s-findings">')
+    body = section(page, FINDINGS_SECTION)
+    findings = judge(sweep_docs([widths, seeds, small]))
+    assert findings_html(findings) in body
+    assert re.findall(r'<span class="verdict [a-z]+">([a-z ]+)</span>', body) == [f["verdict"] for f in findings]
+    # the seed sweep sets the noise, the small-data sweep is judged by finding 3
+    spread = collect(seeds)["seeds"][0]["spread"]
+    assert findings[0]["numbers"]["seed_spread"] == pytest.approx(spread) and f"seed spread {spread:.4f}" in body
+    assert findings[2]["verdict"] != CANNOT_TELL
+    assert findings[2]["evidence"][0].startswith("small: steps 32, train tokens 1,024: 16.00 passes over a prefix of 1,024 tokens")
+    saved = [e["saved_per_doubling"] for e in collect(widths)["by_width"][1:]]
+    assert [s["saved"] for s in findings[0]["numbers"]["saved_per_doubling"]] == pytest.approx(saved)
+    # the width sweep alone cannot tell the small-data finding, and says what would
+    alone = judge(sweep_docs([widths]))
+    assert alone[2]["verdict"] == CANNOT_TELL and "embed-dim-small-data" in alone[2]["next"]
+
+
+def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_numbers():
+    from lrngpt.experiments.findings import judge
+    from lrngpt.report.sweeps import findings_html
+    from tests.experiments.test_findings import sotu
+
+    embed, long, variance, small = sotu()
+    text = findings_html(judge([embed, long, variance, small]))
+    assert re.findall(r'<span class="verdict ([a-z]+)">([a-z ]+)</span>', text) == [
+        ("shows", "shows"), ("not", "does not show"), ("shows", "shows")]
+    assert '<p class="lead">It read 50% of its training targets (0.70 passes' in text
+    assert text.count('<div class="finding">') == 3 and "<b>Next:</b> a training text of at least" in text
+    alone = findings_html(judge([embed]))
+    assert '<span class="verdict unknown">cannot tell</span>' in alone
+    assert "<b>What would tell:</b> run the small-data preset" in alone
+    assert "The chapter (its first 4M training tokens read 16 times)" in alone  # the chapter's numbers beside
 
 
 def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
@@ -375,7 +441,7 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
     assert found["console"] == []
     title = {"run": f"Run {stories_run.name}", "sweep": f"Sweep {sweep_dir.name}",
              "two sweeps": f"Sweeps {sweep_dir.name} + {long_sweep_dir.name}"}[kind]
-    assert found["h1"] == [title] and found["h2"] == (RUN_SECTIONS if kind == "run" else SWEEP_SECTIONS)
+    assert found["h1"] == [title] and found["h2"] == (RUN_SECTIONS if kind == "run" else WIDTH_SWEEP_SECTIONS)
     assert all(n >= 2 for n in found["tables"]) and len(found["tables"]) == text.count("<table>")
     assert len(found["images"]) == text.count('<img src="data:image/png;base64,') >= (1 if kind == "run" else 4)
     assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in found["images"]), found["images"]
@@ -383,6 +449,9 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
     # no horizontal scroll at 1280 px: not the page, and no table or figure scrolled inside its box
     assert found["clientWidth"] == 1280 and found["scrollWidth"] <= found["clientWidth"]
     assert found["overflowing"] == []
+    if kind != "run":  # the width figure with the chapter's reference curve, drawn and decoded
+        chapter = [i for i in found["images"] if "dotted: the book chapter" in i["alt"]]
+        assert len(chapter) == 1 and chapter[0]["complete"] and chapter[0]["width"] > 0
     assert browser.png_size(shot) == (1280, 3000)
     from matplotlib.image import imread
 

@@ -13,7 +13,9 @@ def register(sub) -> None:
                                    "OUT-explorer.html, the interactive embedding explorer (lrn embed explore), which "
                                    "the report links to. Several sweep directories share one page: one set of "
                                    "figures (the 4x-steps curve overlaid, the full-data val bpb as a grey line "
-                                   "under the small-data curves) and one table.",
+                                   "under the small-data curves) and one table. A width study's page opens with the book "
+                                   "chapter's three findings, each judged on the sweeps given (shows, does not show "
+                                   "or cannot tell, and why): give its seed-variance and small-data sweeps too.",
                        epilog="examples:\n"
                               "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"
                               "  lrn report runs/embed-dim runs/embed-dim-long   # both sweeps on one page\n"

@@ -13,7 +13,8 @@ def register(sub) -> None:
         "sweep", help="run a grid of training runs (the embedding-width study) and tabulate it",
         description="Train one run per point of a grid (config keys x seeds), skipping finished points and "
                     "resuming killed ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and "
-                    f"DIR/figures/*.png. Studies of the book chapter on choosing the embedding width: "
+                    f"DIR/figures/*.png; for a width study, judge the book chapter's three findings on it (the closing "
+                    "lines; 'findings' in --json). Studies of the book chapter on choosing the embedding width: "
                     f"{', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale full is "
                     "the book chapter exactly (TinyStories at a pinned revision, downloaded once, 2.2 GB; a GPU "
                     "job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
@@ -52,6 +53,7 @@ def cmd_sweep(args) -> None:
     import sys
     from pathlib import Path
 
+    from lrngpt.experiments.findings import finding_lines, judge
     from lrngpt.experiments.plan import plan, plan_text
     from lrngpt.experiments.summary import summarize
     from lrngpt.experiments.sweep import resolve_shard, resolve_sweep, run_sweep, write_definition
@@ -78,7 +80,12 @@ def cmd_sweep(args) -> None:
     keys = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
             "tables", "lines", "trained", "skipped", "shard")
     doc = {k: result[k] for k in keys if k in result}
+    findings = judge([result])  # a width study: the chapter's findings judged on this sweep alone
+    closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
+                                                "with a seed-variance or small-data sweep)"] if findings else []
+    if findings:
+        doc["findings"] = findings
     text = "\n".join([*result["lines"], "",
                       f"{len(result['rows'])} of {result['points']} runs finished ({result['scale']} scale); "
-                      f"table {result['table']}", *(f"figure {f}" for f in result["figures"])])
+                      f"table {result['table']}", *(f"figure {f}" for f in result["figures"]), *closing])
     emit(args, doc, text)

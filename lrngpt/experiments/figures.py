@@ -3,7 +3,9 @@
     figures/val_bpb_by_width.png   the chapter's Figure 1: val bpb against d on a log2 axis, one curve per
                                    sweep and series (a 4x-steps sweep given beside it is overlaid), and a
                                    panel of the parameters per width stacked by part: embedding, hidden
-                                   and the output layer, which does not depend on d
+                                   and the output layer, which does not depend on d; for a width study, the
+                                   book chapter's val bpb by width as a dotted reference curve (its corpus,
+                                   TinyStories, and its reading, 0.12 passes, in the legend)
     figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
                                    series, with a grey line at the full-data val bpb of each width when a
                                    full-data sweep is given beside it (without a small-data series: every
@@ -26,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
 from lrngpt.experiments.summary import corpus_label, periodic_evals
 from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics
@@ -34,6 +37,7 @@ PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
               "output": "output layer (the same for every d)"}
 PART_COLOURS = {"embedding": "#2563eb", "hidden": "#f59e0b", "output": "#9ca3af"}
 REFERENCE_GREY = "#888888"
+CHAPTER_COLOUR = "#111111"  # the chapter's reference curve: black, dotted, x markers
 
 
 def png_bytes(fig: Figure) -> bytes:
@@ -113,7 +117,12 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
         hi = [spread.get((e["series"], d), (v, v))[1] - v for e, d, v in zip(entries, ds, vs, strict=True)]
         ax.errorbar(ds, vs, yerr=[lo, hi], marker="o", capsize=3, label=label)
         curves.append({"label": label, "n_embd": ds, "val_bpb": vs})
-    _width_axis(ax, widths)
+    chapter = None
+    if any(is_width_study(d) for d in docs):  # the shape to compare with: bpb of another text do not compare
+        cds = list(CHAPTER_VAL_BPB)
+        ax.plot(cds, [CHAPTER_VAL_BPB[d] for d in cds], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
+        chapter = {"label": CHAPTER_LABEL, "n_embd": cds, "val_bpb": [CHAPTER_VAL_BPB[d] for d in cds]}
+    _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
     ax.legend(fontsize=8)
     ax.set_ylabel("validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
@@ -139,7 +148,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
     axp.legend(fontsize=8, loc="upper left")
     axp.set_title("parameters by width, stacked by part", fontsize=10)
     fig.suptitle(_title(docs, "val bpb and parameters by embedding width"), fontsize=11)
-    return fig, {"curves": curves, "params": {"n_embd": widths, **stacks}}
+    return fig, {"curves": curves, "params": {"n_embd": widths, **stacks}, "chapter": chapter}
 
 
 def _reference(docs: list[dict], small_steps: set[int]) -> tuple[str, list[dict]] | None:
@@ -213,6 +222,8 @@ def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     for name, plot, caption in FIGURES:
         drawn = plot(docs)
         if drawn is not None:
+            if drawn[1].get("chapter"):
+                caption += f"; dotted: {CHAPTER_NOTE}"
             out.append((name, caption, png_bytes(drawn[0])))
     return out
 

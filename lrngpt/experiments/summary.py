@@ -96,7 +96,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
-        "epochs": run_epochs(run_dir, s, cfg), "corpus": cfg["data"]["corpus"],
+        "epochs": run_epochs(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
         "values": point.get("values", {}),
     }
@@ -294,7 +294,8 @@ def collect(out: str | Path, partial: bool = False) -> dict:
         (rows.append(row) if row else pending.append(point["name"]))
     lines = [format_line(r, scale, best) for r in rows]
     corpora = list(dict.fromkeys(r["corpus"] for r in rows)) or [data.get("corpus")]
-    return {"sweep": definition.get("name") or out.resolve().name, "preset": definition.get("preset"), "scale": scale,
+    return {"sweep": definition.get("name") or out.resolve().name, "preset": definition.get("preset"),
+            "axes": definition.get("axes") or {}, "scale": scale,
             "corpus": ", ".join(map(str, corpora)), "about": definition.get("about", ""),
             "points": len(points), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
             "pending": pending, "lines": lines, "out": str(out), "table": str(out / "summary.md"),

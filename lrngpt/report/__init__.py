@@ -1,6 +1,10 @@
 """`lrn report DIR [DIR ...]`: a run, a sweep or several sweeps as one self-contained HTML page.
 
-The page leads with what a reader came for: the headline numbers (a run: val bpb untrained ->
+The page leads with what a reader came for. A width study (the chapter's presets, or any sweep over
+model.n_embd) opens with "The chapter's findings": the book chapter's three findings, each with this
+run's evidence, a verdict (shows / does not show / cannot tell) and the reason in one sentence
+(lrngpt.experiments.findings; several sweeps on one page are judged together, so a seed-variance
+sweep sets the noise and a small-data sweep the third finding). Then the headline numbers (a run: val bpb untrained ->
 trained, train bpb, gap, passes over the training text, the best periodic val bpb beside the last;
 a sweep: the best width and the bpb saved per doubling), then the figures, the results table and
 the embedding neighbours; the full configuration and the per-run details follow, folded in
@@ -30,17 +34,18 @@ from lrngpt.ownership import beside_runs, check_file_target
 from lrngpt.report.html import CSS, esc, fmt, slug
 from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.report.runs import run_sections
-from lrngpt.report.sweeps import scale_notes, sweep_docs, sweep_points, sweep_sections
+from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
 from lrngpt.run import CHECKPOINTS, RunDir
 
 # fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
-__all__ = ["RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "build_report", "fmt", "kind_of", "sweep_docs",
-           "write_report"]
+__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report",
+           "fmt", "kind_of", "sweep_docs", "write_report"]
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
+WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the findings judged, first
 
 
 def kind_of(d: Path) -> str:

@@ -26,6 +26,9 @@ th { font-weight: 600; } th, code, pre { background: #f3f4f6; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 code { padding: 0 .2em; white-space: pre; } pre { padding: .8em; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
 details { margin: .6em 0; } summary { cursor: pointer; font-weight: 600; }
+.verdict { padding: 0 .4em; border-radius: 3px; } .verdict.shows { background: #d1fae5; }
+.verdict.not { background: #fee2e2; } .verdict.unknown { background: #e5e7eb; }
+.finding { border-left: 4px solid #ddd; padding-left: .8em; margin: .8em 0; } .finding h3 { margin: .3em 0; }
 img { max-width: 100%; box-sizing: border-box; border: 1px solid #eee; } footer { color: #888; margin-top: 3em; font-size: 12px; }
 """
 

@@ -1,7 +1,8 @@
-"""The sections of a sweep's report, for one sweep or several on one page: the headline (the best
-width and the bpb saved per doubling), the figures, the results tables, the neighbours of the best
-run and the details (definition, points, parameters, run lines). Several sweeps share one set of
-figures and one table, their runs told apart by sweep name and steps."""
+"""The sections of a sweep's report, for one sweep or several on one page: for a width study, the
+book chapter's three findings judged on these sweeps (lrngpt.experiments.findings), first; the
+headline (the best width and the bpb saved per doubling), the figures, the results tables, the
+neighbours of the best run and the details (definition, points, parameters, run lines). Several
+sweeps share one set of figures and one table, their runs told apart by sweep name and steps."""
 
 from __future__ import annotations
 
@@ -49,11 +50,39 @@ def sweep_docs(dirs: list[Path]) -> list[dict]:
     return docs
 
 
+FINDINGS_SECTION = "The chapter's findings"
+VERDICT_CLASS = {"shows": "shows", "does not show": "not", "cannot tell": "unknown"}
+
+
+def findings_html(findings: list[dict]) -> str:
+    """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
+    numbers and what would tell."""
+    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings; each is '
+           "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
+           "the noise, a small-data sweep the third finding). The rules and thresholds: "
+           "lrngpt/experiments/findings.py, docs/embedding-width-study.md.</p>"]
+    for f in findings:
+        verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
+        out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
+        if f["reason"]:
+            out.append(f'<p class="lead">{esc(f["reason"][0].upper() + f["reason"][1:])}.</p>')
+        if f["evidence"]:
+            out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in f["evidence"]) + "</ul>")
+        out.append(f'<p class="sub">{esc(f["chapter"][0].upper() + f["chapter"][1:])}.</p>')
+        if f["next"]:
+            what = "What would tell" if f["verdict"] == "cannot tell" else "Next"
+            out.append(f"<p><b>{what}:</b> {esc(f['next'])}.</p>")
+        out.append("</div>")
+    return "".join(out)
+
+
 def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
     from lrngpt.experiments.figures import figure_pngs
+    from lrngpt.experiments.findings import judge
 
     docs = sweep_docs(dirs)
+    findings = judge(docs)  # [] unless a sweep here is a width study
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
@@ -70,7 +99,8 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
               + ".</p>" + neighbours_html(d / "runs" / name, tokens, checkpoint))
     else:
         nb = "<p>No finished run yet.</p>"
-    return [("Headline", sweep_headline(docs)),
+    return [(FINDINGS_SECTION, findings_html(findings))] * bool(findings) + [
+            ("Headline", sweep_headline(docs)),
             ("Figures", figures or "<p>No figures yet.</p>"),
             ("Results", results_html(docs)),
             ("Embedding neighbours", nb),

@@ -118,3 +118,33 @@ def test_figure_pngs_draws_several_sweeps_into_pngs():
     pngs = figure_pngs([{**small, "out": "/nonexistent"}, {**_full(FULL), "out": "/nonexistent"}])
     assert [name for name, _, _ in pngs] == ["val_bpb_by_width", "train_vs_val"]  # no metrics: no step curves
     assert all(png[:8] == PNG_MAGIC and len(png) > 1000 for _, _, png in pngs)
+
+
+def test_a_width_study_draws_the_chapters_val_bpb_as_a_labelled_reference_curve():
+    from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB
+
+    study = {**_full(FULL), "preset": "embed-dim", "out": "/nonexistent"}
+    fig, data = plot_val_by_width([study])
+    ax = fig.axes[0]
+    chapter = [line for line in ax.get_lines() if line.get_label() == CHAPTER_LABEL]
+    assert len(chapter) == 1
+    assert list(chapter[0].get_xdata()) == [4, 8, 16, 32, 64, 128, 256, 512]
+    assert list(chapter[0].get_ydata()) == list(CHAPTER_VAL_BPB.values())
+    assert "TinyStories" in CHAPTER_LABEL and "0.12 passes" in CHAPTER_LABEL  # its corpus and its reading
+    assert CHAPTER_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "8", "16", "32", "64", "128", "256", "512"]
+    assert data["chapter"]["val_bpb"] == list(CHAPTER_VAL_BPB.values())
+    # the sweep's own curve is still there, and a sweep over model.n_embd without a preset counts too
+    assert data["curves"][0]["val_bpb"] == list(FULL.values())
+    own = {**_full(FULL), "preset": None, "axes": {"model.n_embd": [8, 64, 512]}}
+    assert plot_val_by_width([own])[1]["chapter"] is not None
+    caption = dict((name, cap) for name, cap, _ in figure_pngs([study]))["val_bpb_by_width"]
+    assert caption.endswith(f"; dotted: {CHAPTER_NOTE}")
+
+
+def test_a_sweep_that_is_not_a_width_study_has_no_chapter_curve():
+    from lrngpt.experiments.findings import CHAPTER_LABEL
+
+    fig, data = plot_val_by_width([{**_full(FULL), "preset": None, "axes": {"train.lr": [0.01, 0.02]}}])
+    assert data["chapter"] is None
+    assert CHAPTER_LABEL not in [line.get_label() for line in fig.axes[0].get_lines()]

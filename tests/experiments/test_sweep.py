@@ -159,6 +159,27 @@ def test_summary_json_is_what_cost_mlp_reads(tiny_sweep):
     assert read_sweep_bpb(out) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
 
 
+def test_a_width_sweep_judges_the_chapters_findings_in_json_and_in_its_closing_lines(tiny_sweep):
+    from lrngpt.experiments.findings import judge
+    from lrngpt.experiments.summary import collect
+
+    out, doc = tiny_sweep
+    assert all(r["tokens_read"] == 30 * 8 * 64 for r in doc["rows"])  # steps x batch x seq_len at the tiny scale
+    assert doc["findings"] == json.loads(json.dumps(judge([collect(out)])))  # (JSON makes the width keys strings)
+    f1, f2, f3 = doc["findings"]
+    assert [f1["verdict"], f2["verdict"], f3["verdict"]] == ["cannot tell"] * 3  # two widths, no small-data sweep
+    assert f1["reason"] == "only 2 widths: two savings per doubling are needed to compare"
+    code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,16",
+                                   "--out", str(out), "--summary-only")
+    assert code == 0, stderr
+    lines = stdout.splitlines()
+    i = lines.index("The book chapter's findings, judged on this sweep:")
+    assert lines[i + 1] == ("1. Each doubling of the embedding width saves less val bpb than the one before: "
+                            "CANNOT TELL: only 2 widths: two savings per doubling are needed to compare.")
+    assert sum(line.startswith(("1. ", "2. ", "3. ")) for line in lines[i:]) == 3
+    assert lines[-1].startswith(f"(judged on this sweep alone: `lrn report {out} DIR2 ...`")
+
+
 def test_rerunning_a_finished_sweep_trains_nothing(tiny_sweep):
     out, doc = tiny_sweep
     stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*") if p.suffix in (".pt", ".json")}

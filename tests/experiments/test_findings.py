@@ -1,0 +1,269 @@
+"""The chapter's three findings judged on summary rows: small synthetic sweeps whose numbers are known,
+the measured studies of docs/embedding-width-study.md (State of the Union, the stories at the cpu scale)
+and the chapter's own numbers, as fixtures."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from lrngpt.experiments.findings import (
+    CANNOT_TELL,
+    CHAPTER_PASSES,
+    CHAPTER_SMALL_TRAIN,
+    CHAPTER_SMALL_VAL,
+    CHAPTER_VAL_BPB,
+    DOES_NOT_SHOW,
+    FEW_PASSES,
+    GAP_TOLERANCE,
+    MANY_PASSES,
+    NOISE_WITHOUT_SEEDS,
+    SHOWS,
+    finding_lines,
+    is_width_study,
+    judge,
+    read_shares,
+)
+
+WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
+
+
+def row(d, val, train, seed=1337, steps=400, epochs=0.1, train_tokens=None, **extra):
+    return {"name": f"d{d}-s{seed}-t{steps}", "n_embd": d, "seed": seed, "steps": steps, "params": 1, "embedding": 1,
+            "breakdown": {}, "val_bpb": val, "train_bpb": train, "gap": None if train is None else val - train,
+            "used_axes": d, "seconds": 1.0, "train_tokens": train_tokens, "epochs": epochs, "values": {},
+            "corpus": "text:x.txt", **extra}
+
+
+def doc(rows, preset="embed-dim", name=None, axes=None):
+    return {"sweep": name or preset or "mine", "preset": preset, "axes": axes or {}, "rows": rows}
+
+
+def curve(vals, trains, **kw):
+    return [row(d, v, t, **kw) for d, v, t in zip(WIDTHS, vals, trains, strict=False)]
+
+
+def seeds(vals, d=64, **kw):
+    return doc([row(d, v, v - 0.01, seed=1337 + i, **kw) for i, v in enumerate(vals)], "seed-variance")
+
+
+def verdicts(findings):
+    return [f["verdict"] for f in findings]
+
+
+# ---- small synthetic sweeps ---------------------------------------------------------------------
+
+FALLING = [2.0, 1.8, 1.7, 1.65]  # saves 0.2, 0.1, 0.05: each doubling less
+GAP_BELOW = [v + 0.003 for v in FALLING]  # train above val: gap -0.003
+
+
+def test_only_width_studies_are_judged():
+    lr = doc(curve(FALLING, GAP_BELOW), preset=None, axes={"train.lr": [0.01, 0.02]})
+    assert judge([lr]) == [] and finding_lines([]) == []
+    assert not is_width_study(lr)
+    assert is_width_study(doc([], preset=None, axes={"model.n_embd": [8, 16]}))
+    assert is_width_study(doc([], preset="seed-variance"))
+    assert [f["number"] for f in judge([lr, doc(curve(FALLING, GAP_BELOW))])] == [1, 2, 3]
+
+
+def test_diminishing_returns_with_little_reading_shows_findings_1_and_2():
+    f1, f2, f3 = judge([doc(curve(FALLING, GAP_BELOW))])
+    assert (f1["verdict"], f2["verdict"], f3["verdict"]) == (SHOWS, SHOWS, CANNOT_TELL)
+    assert [s["saved"] for s in f1["numbers"]["saved_per_doubling"]] == pytest.approx([0.2, 0.1, 0.05])
+    assert "4->8 0.2000, 8->16 0.1000, 16->32 0.0500" in f1["evidence"][0]
+    assert f1["reason"] is None and "seed-variance" in f1["next"]  # shows, but the noise is only assumed
+    assert f2["reason"] is None and f2["numbers"]["turn"]["widest"]
+    assert f3["reason"].startswith("no small-data series") and "embed-dim-small-data" in f3["next"]
+
+
+def test_a_saving_larger_than_the_one_before_does_not_show_and_names_the_doublings():
+    f1 = judge([doc(curve([2.0, 1.95, 1.85, 1.84], [2.01, 1.96, 1.86, 1.85]))])[0]
+    assert f1["verdict"] == DOES_NOT_SHOW
+    assert f1["reason"] == "the doubling 8->16 saves 0.1000, more than 4->8 (0.0500) by 0.0500, beyond the noise of 0.0020"
+
+
+def test_the_seed_spread_decides_a_small_rise_in_the_savings():
+    vals = [2.0, 1.9, 1.8990, 1.8975]  # savings 0.1, 0.001, 0.0015: the last rises by 0.0005
+    trains = [v + 0.01 for v in vals]
+    alone = judge([doc(curve(vals, trains))])[0]
+    assert alone["verdict"] == CANNOT_TELL and "no seed spread" in alone["reason"] and "seed-variance" in alone["next"]
+    tight = judge([doc(curve(vals, trains)), seeds([1.9, 1.9001])])[0]  # spread 0.0001: the rise is real
+    assert tight["verdict"] == DOES_NOT_SHOW and tight["numbers"]["noise"] == pytest.approx(0.0001)
+    loose = judge([doc(curve(vals, trains)), seeds([1.9, 1.9010, 1.9005])])[0]  # spread 0.001: noise
+    assert loose["verdict"] == SHOWS and loose["next"] is None
+    assert any("seed spread 0.0010" in e and "seeds 1337, 1338, 1339 at d = 64" in e for e in loose["evidence"])
+
+
+def test_two_widths_cannot_tell_and_say_what_would():
+    f1, f2, _ = judge([doc(curve([2.0, 1.9], [2.0, 1.9]))])
+    assert verdicts([f1, f2]) == [CANNOT_TELL, CANNOT_TELL]
+    assert f1["reason"].startswith("only 2 widths") and "three widths" in f1["next"]
+
+
+def test_reading_the_text_often_is_the_reason_finding_2_does_not_show():
+    rows = curve([2.0, 1.8, 1.7, 1.75], [1.95, 1.72, 1.60, 1.50], epochs=1.0, tokens_read=1_000_000)
+    f2 = judge([doc(rows)])[1]
+    once, twice = read_shares(1.0)
+    assert f2["verdict"] == DOES_NOT_SHOW and f2["numbers"]["turn"]["best"] == 16
+    assert f2["reason"] == (f"it read {once:.0%} of its training targets (1.00 passes, about {twice:.0%} twice or more) "
+                            f"where the chapter's model read about {read_shares(CHAPTER_PASSES)[0]:.0%} (0.12 passes) "
+                            "and almost none twice; here val bpb turns at d = 16 and the gap is positive (up to +0.2500)")
+    assert f2["next"].startswith(f"a training text of at least {1_000_000 / FEW_PASSES:,.0f} tokens (4.0x this one)")
+
+
+def test_with_little_reading_by_reads_tells_a_harder_val_text_from_memorising():
+    vals = FALLING
+    other = doc([row(d, v, v - 0.05, train_bpb_read=v - 0.055, train_bpb_unread=v - 0.045)
+                 for d, v in zip(WIDTHS, vals, strict=False)])
+    f2 = judge([other])[1]
+    assert f2["verdict"] == DOES_NOT_SHOW
+    assert "never-read training targets already score 0.0450 below val bpb at d = 32" in f2["reason"]
+    memo = doc([row(d, v, v - 0.05, train_bpb_read=v - 0.09, train_bpb_unread=v - 0.01)
+                for d, v in zip(WIDTHS, vals, strict=False)])
+    assert "it memorised what it read even at 0.10 passes" in judge([memo])[1]["reason"]
+    plain = judge([doc(curve(vals, [v - 0.05 for v in vals]))])[1]
+    assert plain["verdict"] == DOES_NOT_SHOW and "--by-reads" in plain["next"]
+
+
+def test_a_gap_within_the_tolerance_counts_as_zero():
+    ok = judge([doc(curve(FALLING, [v - GAP_TOLERANCE + 1e-4 for v in FALLING]))])[1]
+    assert ok["verdict"] == SHOWS
+    over = judge([doc(curve(FALLING, [v - GAP_TOLERANCE - 1e-3 for v in FALLING]))])[1]
+    assert over["verdict"] == DOES_NOT_SHOW
+
+
+def test_small_data_turn_shows_and_its_failures_have_reasons():
+    small = dict(epochs=16.0, train_tokens=102_400)
+    turn = judge([doc(curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 0.6, 0.3], **small), "embed-dim-small-data")])[2]
+    assert turn["verdict"] == SHOWS and turn["numbers"]["turn"]["best"] == 8
+    assert "val bpb is lowest at d = 8 (1.4000) and rises to 1.6000 at d = 32" in turn["evidence"]
+    flat = judge([doc(curve([1.5, 1.4, 1.3, 1.2], [1.2, 0.9, 0.6, 0.3], **small), "embed-dim-small-data")])[2]
+    assert flat["verdict"] == DOES_NOT_SHOW and flat["reason"].startswith("val bpb does not turn by d = 32")
+    few = doc(curve([1.5, 1.4, 1.3, 1.2], [1.4, 1.3, 1.2, 1.1], epochs=2.0, train_tokens=500_000), "embed-dim-small-data")
+    assert "it read its text only 2.00 times" in judge([few])[2]["reason"]
+    up = judge([doc(curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 1.0, 0.3], **small), "embed-dim-small-data")])[2]
+    assert up["verdict"] == DOES_NOT_SHOW and up["reason"].startswith("train bpb rises from d = 8 (0.9000) to d = 16 (1.0000)")
+
+
+def test_a_series_read_many_times_is_small_data_even_without_a_prefix():
+    many = curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 0.6, 0.3], epochs=MANY_PASSES)
+    f1, f2, f3 = judge([doc(many)])
+    assert (f1["verdict"], f2["verdict"], f3["verdict"]) == (CANNOT_TELL, CANNOT_TELL, SHOWS)
+
+
+def test_read_shares_match_what_lrn_eval_by_reads_measured():
+    once, twice = read_shares(1_638_400 / 2_326_416)  # State of the Union at the cpu scale: 50.3%, 15.8% measured
+    assert abs(once - 0.503) < 0.005 and abs(twice - 0.158) < 0.005
+    assert read_shares(6_553_600 / 2_326_416)[0] == pytest.approx(0.939, abs=0.005)  # the 4x-steps run: 93.9%
+    assert read_shares(0.0) == (0.0, 0.0) and read_shares(CHAPTER_PASSES)[1] < 0.01
+
+
+def test_the_lines_state_each_verdict_and_reason():
+    lines = finding_lines(judge([doc(curve(FALLING, GAP_BELOW))]))
+    assert lines[0] == "The book chapter's findings, judged on this sweep:"
+    assert lines[1].startswith("1. Each doubling of the embedding width saves less val bpb") and lines[1].endswith(": SHOWS.")
+    assert any(x.startswith("3. ") and ": CANNOT TELL: no small-data series" in x for x in lines)
+    assert any(x.startswith("   next: ") for x in lines)
+
+
+# ---- the studies measured in docs/embedding-width-study.md ---------------------------------------
+
+SOTU_VAL = [1.7938, 1.6942, 1.6109, 1.5469, 1.5088, 1.4882, 1.4794, 1.4845]
+SOTU_TRAIN = [1.7458, 1.6337, 1.5389, 1.4624, 1.4121, 1.3727, 1.3337, 1.2998]
+SOTU_READ = [1.7329, 1.6144, 1.5110, 1.4242, 1.3629, 1.3072, 1.2437, 1.1742]
+SOTU_UNREAD = [1.7594, 1.6541, 1.5685, 1.5028, 1.4642, 1.4421, 1.4291, 1.4329]
+SOTU_PASSES = 1_638_400 / 2_326_416  # 0.70
+SOTU_SEEDS = [(1.5088, 1.4121), (1.5076, 1.4068), (1.5080, 1.4144)]
+SOTU_LONG = {16: (1.5520, 1.4563), 64: (1.4564, 1.2599), 256: (1.4873, 1.1088)}
+SOTU_SMALL = {8: (2.4623, 1.1650), 16: (2.7014, 0.8577), 32: (2.8519, 0.5579), 64: (2.9858, 0.3116),
+              128: (3.1973, 0.1114), 256: (3.2889, 0.0391), 512: (3.2109, 0.0286)}
+
+
+def sotu(by_reads=True):
+    extra = lambda i: dict(read_share=0.503, train_bpb_read=SOTU_READ[i], train_bpb_unread=SOTU_UNREAD[i]) \
+        if by_reads else {}  # noqa: E731
+    embed = doc([row(d, v, t, epochs=SOTU_PASSES, tokens_read=1_638_400, **extra(i))
+                 for i, (d, v, t) in enumerate(zip(WIDTHS, SOTU_VAL, SOTU_TRAIN, strict=True))], name="sotu-embed-dim")
+    long = doc([row(d, v, t, steps=1600, epochs=4 * SOTU_PASSES) for d, (v, t) in SOTU_LONG.items()],
+               "embed-dim-long", "sotu-long")
+    variance = doc([row(64, v, t, seed=1337 + i, epochs=SOTU_PASSES) for i, (v, t) in enumerate(SOTU_SEEDS)],
+                   "seed-variance", "sotu-seed-variance")
+    small = doc([row(d, v, t, epochs=16.0, train_tokens=102_400) for d, (v, t) in SOTU_SMALL.items()],
+                "embed-dim-small-data", "sotu-small-data")
+    return embed, long, variance, small
+
+
+def test_state_of_the_union_shows_1_not_2_because_of_its_reading_and_shows_3():
+    f1, f2, f3 = judge(list(sotu()))
+    assert verdicts([f1, f2, f3]) == [SHOWS, DOES_NOT_SHOW, SHOWS]
+    # 1: each saving smaller than the last, all but the last above the seed spread (0.0012), the smallest 7x it
+    assert [round(s["saved"], 4) for s in f1["numbers"]["saved_per_doubling"]] == [
+        0.0996, 0.0833, 0.0640, 0.0381, 0.0206, 0.0088, -0.0051]
+    assert f1["numbers"]["seed_spread"] == pytest.approx(0.0012)
+    assert "6 of 7 savings are above the seed spread, the smallest of them 7x it" in f1["evidence"]
+    # 2: half of the targets read; the turn at 256 and the widening gap come with it
+    assert f2["reason"].startswith("it read 50% of its training targets (0.70 passes, about 16% twice or more) where "
+                                   "the chapter's model read about 11% (0.12 passes)")
+    assert "val bpb turns at d = 256 and the gap is positive (up to +0.1847)" in f2["reason"]
+    assert f2["numbers"]["turn"]["best"] == 256 and f2["numbers"]["read_share"] == 0.503
+    assert "gap (val - train) +0.0480 at d = 4 -> +0.1847 at d = 512" in f2["evidence"]
+    assert any("never-read targets sit 0.0344 to 0.0516 below val bpb" in e for e in f2["evidence"])
+    assert any(e.startswith("sotu-long: steps 1,600 (2.82 passes): lowest val bpb at d = 64") for e in f2["evidence"])
+    # 3: lowest at the narrowest width, train falling to 0.0286
+    assert f3["numbers"]["turn"]["best"] == 8 and f3["numbers"]["turn"]["peak"] == 256
+    assert "train bpb 1.1650 (d = 8) -> 0.0286 (d = 512), falling at every width" in f3["evidence"]
+
+
+def test_state_of_the_union_alone_cannot_tell_the_small_data_finding_and_estimates_the_reading():
+    embed, *_ = sotu(by_reads=False)
+    f1, f2, f3 = judge([embed])
+    assert verdicts([f1, f2, f3]) == [SHOWS, DOES_NOT_SHOW, CANNOT_TELL]
+    assert "seed-variance" in f1["next"] and NOISE_WITHOUT_SEEDS == f1["numbers"]["noise"]
+    assert f2["reason"].startswith("it read 51% of its training targets")  # 1 - e^-0.70, where --by-reads said 50.3%
+    assert any("an estimate: 1 - e^-passes" in e for e in f2["evidence"])
+    assert any(e.startswith("lrn eval RUN --by-reads splits") for e in f2["evidence"])
+
+
+STORIES_VAL = [0.6908, 0.4924, 0.4151, 0.3906, 0.3810, 0.3777, 0.3781, 0.3810]
+STORIES_TRAIN = [0.6705, 0.4660, 0.3866, 0.3582, 0.3432, 0.3335, 0.3246, 0.3165]
+STORIES_SEEDS = [(0.3810, 0.3432), (0.3804, 0.3453), (0.3805, 0.3454)]
+STORIES_SMALL = {8: (0.6437, 0.3622), 16: (0.6066, 0.2523), 32: (0.6174, 0.1878), 64: (0.6364, 0.1424),
+                 128: (0.6539, 0.1181), 256: (0.6561, 0.1079), 512: (0.6619, 0.1031)}
+STORIES_PASSES = 400 * 16 * 256 / 1_154_623  # 1.42
+
+
+def test_stories_at_the_cpu_scale_read_1_4_times_so_finding_2_does_not_show():
+    embed = doc([row(d, v, t, epochs=STORIES_PASSES) for d, v, t in zip(WIDTHS, STORIES_VAL, STORIES_TRAIN,
+                                                                         strict=True)])
+    variance = doc([row(64, v, t, seed=1337 + i, epochs=STORIES_PASSES) for i, (v, t) in enumerate(STORIES_SEEDS)],
+                   "seed-variance")
+    small = doc([row(d, v, t, epochs=16.0, train_tokens=102_400) for d, (v, t) in STORIES_SMALL.items()],
+                "embed-dim-small-data")
+    f1, f2, f3 = judge([embed, variance, small])
+    assert verdicts([f1, f2, f3]) == [SHOWS, DOES_NOT_SHOW, SHOWS]
+    assert f1["numbers"]["seed_spread"] == pytest.approx(0.0006)
+    assert "1 doubling loses val bpb beyond the spread (-0.0029)" in f1["evidence"]
+    assert f2["reason"].startswith(f"it read {1 - math.exp(-STORIES_PASSES):.0%} of its training targets (1.42 passes")
+    assert "val bpb turns at d = 128" in f2["reason"]  # 0.3777, then 0.3810 at 512: 0.0033 above, past the spread
+    assert f3["numbers"]["turn"]["best"] == 16 and "falling at every width" in f3["evidence"][1]
+
+
+def test_the_chapters_own_numbers_show_all_three_findings():
+    trains = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose train bpb the chapter prints
+    embed = doc([row(d, CHAPTER_VAL_BPB[d], t, steps=4000, epochs=CHAPTER_PASSES) for d, t in trains.items()])
+    variance = doc([row(64, v, v + 0.003, seed=1337 + i, steps=4000, epochs=CHAPTER_PASSES)
+                    for i, v in enumerate([0.9326, 0.9327, 0.9323])], "seed-variance")
+    small = doc([row(d, CHAPTER_SMALL_VAL[d], t, steps=4000, epochs=16.0, train_tokens=4_000_000)
+                 for d, t in CHAPTER_SMALL_TRAIN.items()], "embed-dim-small-data")
+    f1, f2, f3 = judge([embed, variance, small])
+    assert verdicts([f1, f2, f3]) == [SHOWS, SHOWS, SHOWS]
+    assert f1["numbers"]["seed_spread"] == pytest.approx(0.0004)
+    assert f2["numbers"]["turn"]["best"] == 512 and f3["numbers"]["turn"]["best"] == 128
+    assert f2["numbers"]["gap"] == pytest.approx({4: -0.0051, 64: -0.0033, 512: -0.0021})
+    # all eight widths of its val bpb without train bpb: finding 1 shows, finding 2 cannot tell
+    val_only = doc([row(d, v, None, steps=4000, epochs=CHAPTER_PASSES) for d, v in CHAPTER_VAL_BPB.items()])
+    f1, f2, _ = judge([val_only, variance])
+    assert verdicts([f1, f2]) == [SHOWS, CANNOT_TELL] and "no train bpb" in f2["reason"]
+    assert [round(s["saved"], 4) for s in f1["numbers"]["saved_per_doubling"]] == [
+        0.0852, 0.0635, 0.0496, 0.0425, 0.0293, 0.0169, 0.0069]
