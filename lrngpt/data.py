@@ -31,7 +31,7 @@ from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_dir, check_not_cwd, check_output, user_path, write_json
-from lrngpt.ownership import check_file_target, foreign_in, write_owned_file
+from lrngpt.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
 from lrngpt.tokenizer import Tokenizer
 
 FORMAT_VERSION = 1
@@ -82,10 +82,9 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
 def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
     not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
-    from lrngpt.run import RunDir
-
     out = check_output(out, "dir")
-    if RunDir(out).holds_run():
+    legacy_run = (out / "config.json").is_file() and (out / "ckpt_last.pt").is_file()  # from before the marker
+    if lrn_kind(out) == "run" or legacy_run:
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 

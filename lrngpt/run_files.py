@@ -72,3 +72,40 @@ def check_metric(row: Any, where: str) -> dict:
     if not isinstance(row.get("final", False), bool):
         raise UserError(f"{where} has final {json.dumps(row['final'])[:40]}, not true or false; delete the line")
     return {k: v for k, v in row.items() if not (k in METRIC_NUMBERS and v is None)}
+
+
+# ---- readings of one run -------------------------------------------------------------------
+
+def periodic_evals(metrics: list[dict]) -> dict[int, float]:
+    """step -> val bpb of the periodic evaluations, step 0 (the untrained model) included; a step
+    that a resumed run repeated keeps its last value."""
+    return {m["step"]: m["val_bpb"] for m in metrics
+            if isinstance(m.get("val_bpb"), int | float) and not m.get("final") and isinstance(m.get("step"), int)}
+
+
+def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
+    """Lowest val bpb among the periodic evaluations after step 0 (about eval_tokens, spread), and
+    its step (the earliest, on a tie)."""
+    by_step = {s: v for s, v in periodic_evals(metrics).items() if s > 0}
+    if not by_step:
+        return None, None
+    step = min(by_step, key=lambda s: (by_step[s], s))
+    return by_step[step], step
+
+
+def run_epochs(run_dir: Path, summary: dict, cfg: dict) -> float | None:
+    """Passes over the training text: summary.json's `epochs`; for a summary written before it had
+    one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
+    if isinstance(summary.get("epochs"), int | float):
+        return float(summary["epochs"])
+    train = cfg.get("train", {})
+    read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
+    n_train = summary.get("train_split_tokens")
+    if not n_train and isinstance(summary.get("data_key"), str):
+        from lrngpt.data import cached_prepared
+
+        data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
+        if data is None:
+            return None  # not in this machine's cache: shown as "-"
+        n_train = len(data.tokens("train"))
+    return read / n_train if read and n_train else None

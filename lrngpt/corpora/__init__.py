@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from lrngpt.errors import UserError
 from lrngpt.validate import MAX_CORPUS_BYTES
@@ -101,6 +102,17 @@ def pinned_source(spec: str) -> dict | None:
 
         return source()
     return None
+
+
+def corpus_label(spec: str | None) -> str:
+    """A corpus as titles name it: the spec, with a file path cut to its file name (text:my.txt)."""
+    if not spec:
+        return "corpus unknown"
+    kind, _, arg = str(spec).partition(":")
+    if kind in ("text", "jsonl", "parquet") and arg:
+        names = [PurePath(part.split(":")[0]).name or part for part in arg.split(",")]
+        return f"{kind}:{','.join(names)}"
+    return str(spec)
 
 
 def parse_size(text: str) -> int:

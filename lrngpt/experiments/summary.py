@@ -16,42 +16,19 @@ import re
 import statistics
 from pathlib import Path
 
+from lrngpt.corpora import corpus_label
 from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_write, read_json_object, write_json
 from lrngpt.run import RunDir, read_metrics, read_summary
+from lrngpt.run_files import best_periodic_val, periodic_evals, run_epochs
+
+# corpus_label, periodic_evals, best_periodic_val and run_epochs read one run: they live in the run and
+# corpus layers and are importable from here, as they were
+__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_epochs", "summarize"]
 
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "epochs", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
-
-
-def corpus_label(spec: str | None) -> str:
-    """A corpus as titles name it: the spec, with a file path cut to its file name (text:my.txt)."""
-    if not spec:
-        return "corpus unknown"
-    kind, _, arg = str(spec).partition(":")
-    if kind in ("text", "jsonl", "parquet") and arg:
-        names = [Path(part.split(":")[0]).name or part for part in arg.split(",")]
-        return f"{kind}:{','.join(names)}"
-    return str(spec)
-
-
-def run_epochs(run_dir: Path, summary: dict, cfg: dict) -> float | None:
-    """Passes over the training text: summary.json's `epochs`; for a summary written before it had
-    one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
-    if isinstance(summary.get("epochs"), int | float):
-        return float(summary["epochs"])
-    train = cfg.get("train", {})
-    read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
-    n_train = summary.get("train_split_tokens")
-    if not n_train and isinstance(summary.get("data_key"), str):
-        from lrngpt.data import cached_prepared
-
-        data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
-        if data is None:
-            return None  # not in this machine's cache: shown as "-"
-        n_train = len(data.tokens("train"))
-    return read / n_train if read and n_train else None
 
 
 def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
@@ -59,23 +36,6 @@ def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
     from lrngpt.run import load_run
 
     return used_axes(load_run(run_dir, "last", "cpu").model.token_embedding.weight, energy)
-
-
-def periodic_evals(metrics: list[dict]) -> dict[int, float]:
-    """step -> val bpb of the periodic evaluations, step 0 (the untrained model) included; a step
-    that a resumed run repeated keeps its last value."""
-    return {m["step"]: m["val_bpb"] for m in metrics
-            if isinstance(m.get("val_bpb"), int | float) and not m.get("final") and isinstance(m.get("step"), int)}
-
-
-def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
-    """Lowest val bpb among the periodic evaluations after step 0 (about eval_tokens, spread), and
-    its step (the earliest, on a tie)."""
-    by_step = {s: v for s, v in periodic_evals(metrics).items() if s > 0}
-    if not by_step:
-        return None, None
-    step = min(by_step, key=lambda s: (by_step[s], s))
-    return by_step[step], step
 
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:

@@ -28,8 +28,8 @@ from lrngpt.analysis.embeddings import (
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
-from lrngpt.experiments.summary import best_periodic_val, periodic_evals
 from lrngpt.run import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
+from lrngpt.run_files import best_periodic_val, periodic_evals
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`

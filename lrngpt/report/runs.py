@@ -33,7 +33,8 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
 
 
 def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
-    from lrngpt.experiments.summary import best_periodic_val, corpus_label, periodic_evals, run_epochs
+    from lrngpt.corpora import corpus_label
+    from lrngpt.run_files import best_periodic_val, periodic_evals, run_epochs
 
     evals = periodic_evals(metrics)
     data, train = cfg.get("data", {}), cfg.get("train", {})

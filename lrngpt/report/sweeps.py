@@ -115,7 +115,7 @@ def sweep_points(d: Path) -> list[dict]:
 
 
 def sweep_headline(docs: list[dict]) -> str:
-    from lrngpt.experiments.summary import corpus_label
+    from lrngpt.corpora import corpus_label
 
     items = []
     for doc in docs:
