@@ -28,6 +28,7 @@ no text before them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -164,9 +165,8 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     run = directory.load(checkpoint, device)
     summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
-    data_cfg = cfg.data
-    if corpus:
-        data_cfg.corpus = corpus
+    # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded
+    data_cfg = dataclasses.replace(cfg.data, corpus=corpus) if corpus else cfg.data
     own = run.checkpoint.get("data_key") is not None and not corpus
     data = prepare(data_cfg, log=log) if own else prepare(data_cfg, log=log, tokenizer=run.tokenizer)
     if data.tokenizer.hash != run.tokenizer.hash:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from lrngpt.cli.common import add_json, emit
 from lrngpt.errors import UserError
 
@@ -76,7 +74,9 @@ def cmd_train(args) -> None:
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
     summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
-    if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
+    from lrngpt.distributed import Distributed
+
+    if not Distributed.from_env().master:  # under torchrun, rank 0 alone reports
         return
     summary["run_dir"] = str(args.out)
     def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
