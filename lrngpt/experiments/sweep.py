@@ -313,6 +313,12 @@ def point_state(run_dir: Path, steps: int) -> str:
 RUNTIME_KEYS = ("device", "compile", "log_every", "save_every", "tensorboard")
 
 
+def same_sweep(a: dict, b: dict) -> bool:
+    """Whether two sweep definitions (sweep.json) describe the same sweep: runtime settings aside,
+    a key added to the config since one was written read as its default."""
+    return _normal(a) == _normal(b)
+
+
 def _normal(d: dict) -> dict:
     d = json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
     try:  # a key added to the config since the sweep began reads as its default, its old behaviour
@@ -342,7 +348,7 @@ def write_definition(sweep: Sweep, out: Path) -> None:
             out.mkdir(parents=True, exist_ok=True)
         create_exclusive(path, json.dumps(definition, indent=2) + "\n")
     old = read_definition(out)
-    if _normal(old) != _normal(definition):
+    if not same_sweep(old, definition):
         raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
                         "choose another --out, or delete it to start over")
 

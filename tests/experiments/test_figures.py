@@ -88,7 +88,7 @@ def test_figure_1_overlays_the_4x_steps_sweep_and_stacks_the_parameters_by_part(
         heights = [r.get_height() for r in (b.patches[i] for b in bars)]
         assert heights == [params[k][i] for k in ("embedding", "hidden", "output")]
         assert bottoms == [0, heights[0], heights[0] + heights[1]]  # stacked, not side by side
-    assert fig._suptitle.get_text() == ("embed-dim + embed-dim-long: val bpb and parameters by embedding width "
+    assert fig.get_suptitle() == ("embed-dim + embed-dim-long: val bpb and parameters by embedding width "
                                         "(cpu scale, stories:5MB)")
 
 
