@@ -20,7 +20,8 @@ def register(sub) -> None:
                "  lrn train --config mlp-cpu --set model.n_embd=128 --out runs/mlp128\n"
                "  lrn train --config cpu --out runs/gpt-cpu                 # the seed project's small GPT\n"
                "  lrn train --config mlp-chapter --dry-run --json           # parameters and config, no training\n"
-               "  lrn train --out runs/mlp64 --resume")
+               "  lrn train --out runs/mlp64 --resume\n"
+               "  lrn train --out runs/mlp64 --resume --set train.steps=800 --extend   # train on, with a new schedule")
     p.add_argument("--config", metavar="NAME_OR_FILE",
                    help="a config name (lrn config list) or a JSON file (default: with --resume, the run's own)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -33,6 +34,10 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int,
                    help="stop at this global step; the schedule still follows train.steps (default: train.steps)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its ckpt_last.pt")
+    p.add_argument("--extend", action="store_true",
+                   help="with --resume: accept a new learning-rate schedule (another train.steps, warmup_steps, lr "
+                        "or min_lr) from the checkpoint's step on, recorded in the run; without it such a resume "
+                        "is refused, since the rate would jump")
     p.add_argument("--force", action="store_true", help="start over in a directory that holds another run")
     p.add_argument("--dry-run", action="store_true",
                    help="print the parameter breakdown and the resolved config; train nothing, download nothing")
@@ -74,7 +79,9 @@ def cmd_train(args) -> None:
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
-    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
+    if args.extend and not args.resume:
+        raise UserError("--extend continues a run with a new schedule; give it with --resume")
+    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps, extend=args.extend)
     if int(os.environ.get("RANK", 0)) != 0:  # under torchrun, rank 0 alone reports
         return
     summary["run_dir"] = str(args.out)
