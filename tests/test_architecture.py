@@ -17,7 +17,7 @@ LAYERS = [
     {"errors", "fsio", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
-    {"data", "checkpoint", "distributed", "run", "run_files"},
+    {"data", "splits", "checkpoint", "distributed", "run", "run_files"},
     {"train", "schedule", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "experiments", "explorer"},

@@ -136,3 +136,24 @@ def test_resuming_past_the_schedule_with_steps_alone_is_not_a_schedule_change(ca
     assert json.loads((run / "summary.json").read_text())["schedule_changes"] == []
     assert main(["train", "--config", "mlp-tiny", "--out", str(tmp_path / "x"), "--extend"]) == 2
     assert "give it with --resume" in capsys.readouterr().err
+
+
+def test_dry_run_sizes_the_run_passes_and_one_pass_steps(capsys, text_corpus):
+    n_train = train_tokens(text_corpus)
+    argv = [*TINY, "--corpus", text_corpus, "--set", "train.steps=90", "--dry-run"]
+    assert main([*argv, "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["train_tokens"] == n_train and r["tokens_read"] == 90 * 8 * 64
+    assert r["passes"] == 90 * 512 / n_train and r["one_pass_steps"] == n_train // 512
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"data: {n_train:,} training tokens; 90 steps x 8 x 64 read {90 * 512:,} tokens = " \
+           f"{90 * 512 / n_train:.2f} passes over the training text; one pass is --set " \
+           f"train.steps={n_train // 512:,}" in out
+
+
+def test_dry_run_of_a_corpus_not_prepared_yet_reads_its_steps_without_a_download(capsys):
+    assert main(["train", "--config", "mlp-chapter", "--dry-run", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["tokens_read"] == 4000 * 64 * 256 and r["train_tokens"] is None and r["passes"] is None
+    assert r["one_pass_steps"] is None
