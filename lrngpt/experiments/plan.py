@@ -129,10 +129,12 @@ def check_machine(sweep: Sweep) -> None:
                     "insist with --device cpu")
 
 
-def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None) -> dict:
+def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+         known: dict[str, float] | None = None) -> dict:
     """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
     the training text and estimated seconds on this machine; the passes warning of a width study.
-    It downloads nothing: a remote corpus is named with its pinned revision."""
+    It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
+    seconds per point already measured (a budget plan's), instead of probing again."""
     from lrngpt.corpora import pinned_source
     from lrngpt.experiments.estimate import PROBE_STEPS
 
@@ -140,7 +142,13 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
     out = Path(out)
     mine = shard_points(sweep, shard)
     passes = point_passes(mine, log, dry_run=True)
-    est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
+    if known is not None and all(p.name in known for p in mine):
+        from lrngpt.distributed import resolve_device
+
+        est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(from_dict(p.config).train.device),
+                        "probed": True} for p in mine}
+    else:
+        est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
     points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
                "state": point_state(out / "runs" / p.name, p.steps), **passes[p.name], **est[p.name]}
               for p in mine]
