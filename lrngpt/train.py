@@ -294,7 +294,7 @@ class Trainer:
             self.save("init")
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained, {ev['tokens']:,} tokens)")
+            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
         bar = logging.progress(total=self.stop_at, initial=self.step, unit="step",
                                enabled=self.progress and self.dist.master)
         s_last, n_last, wall0, step0 = self.seconds, self.step, time.perf_counter(), self.step
@@ -352,7 +352,8 @@ class Trainer:
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens spread over the split)")
+        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens spread over "
+                 "the split)")
         if ev["bpb"] < self.best_val:
             self.best_val, self.best_step = ev["bpb"], self.step
             self.save("best")
@@ -388,7 +389,7 @@ class Trainer:
         if self.dist.master:
             self.run_dir.write_summary(summary)
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
-        self.log(f"step {self.step}: val bpb {val['bpb']:.4f}"
+        self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {summary['epochs']:.2f} passes, {self.seconds:.1f}s")
         return summary

@@ -54,7 +54,8 @@ def test_without_a_terminal_training_logs_a_line_every_log_every_steps(capsys, t
                  "--set", "train.eval_every=100", "--out", str(run)]) == 0
     err = capsys.readouterr().err.splitlines()  # pytest's stderr is no terminal: no progress bar
     step0 = [line for line in err if line.startswith("step 0:")]
-    assert len(step0) == 1 and re.fullmatch(r"step 0: val bpb \d+\.\d{4} \(untrained, [\d,]+ tokens\)", step0[0])
+    assert len(step0) == 1 and re.fullmatch(r"step 0: val bpb \d+\.\d{4} \(untrained; periodic estimate on [\d,]+ tokens\)",
+                                              step0[0])
     lines = [m for m in map(LINE.fullmatch, err) if m]
     assert [int(m[1]) for m in lines] == [3, 6, 9, 10]  # every log_every steps, and the last
     assert lines[-1][7] == "0:00"  # ETA at the end
