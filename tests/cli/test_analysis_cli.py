@@ -192,3 +192,11 @@ def test_a_mistyped_option_gets_a_did_you_mean(capsys):
         err = capsys.readouterr().err
         assert e.value.code == 2 and len(err.strip().splitlines()) == 1
         assert f"did you mean {want}?" in err
+
+
+@pytest.mark.parametrize("argv", [["lookup"], ["lookup-grad"], ["tying"], ["softmax-bottleneck"], ["renumber"]])
+def test_each_lessons_output_ends_with_one_sentence_saying_what_it_showed(capsys, argv):
+    out = run_text(capsys, "lesson", *argv).strip().splitlines()
+    assert out[-1].startswith("shown: ") and out[-1].count(". ") == 0 and len(out[-1]) > 40
+    doc = run_json(capsys, "lesson", *argv)
+    assert "shown" not in json.dumps(doc)  # the sentence is for the reader; the JSON keeps the numbers
