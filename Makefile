@@ -11,7 +11,8 @@ TORCH  ?= torch==2.13.0
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
+	$(PY) -c "import torch" 2>/dev/null || { echo "installing $(TORCH) (CPU build, about 200 MB to download, 750 MB installed; a few minutes)"; \
+	  $(PY) -m pip install -q "$(TORCH)"; }
 	$(PY) -m pip install -q -e ".[dev,gpt2,tensorboard,parquet,hf,maps]"
 	touch $(STAMP)
 

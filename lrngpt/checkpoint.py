@@ -14,6 +14,7 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
     rng             {"torch", "sampler", "cuda"}: every random state, for exact resume
     best_val, best_step   the best periodic val bpb so far and its step
     seconds         training seconds so far (steps only, not evaluations)
+    schedules       the learning-rate schedule changes `--resume --extend` made: [{"step", "change", "train"}]
     source          who wrote it: "lrn train", "gpt2-import", ...
     schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
 

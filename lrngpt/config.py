@@ -19,7 +19,7 @@ from typing import Any
 from lrngpt.errors import UserError
 from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.validate import check_fields, check_size, field_types
+from lrngpt.validate import VAL_SPLITS, check_fields, check_size, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
@@ -31,6 +31,9 @@ class DataConfig:
     vocab_size: int = 4096
     val_fraction: float = 0.05
     split_seed: int = 0
+    # documents: a seeded draw of whole documents (the last val_fraction of the tokens when the corpus
+    # has too few); chunks: seeded chunks from all over the text, for a corpus of one document
+    val_split: str = "documents"
     train_tokens: int | None = None  # use only this prefix of the training tokens
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
@@ -48,6 +51,9 @@ class DataConfig:
         check_vocab_size(self.vocab_size)
         if not 0 < self.val_fraction < 1:
             raise UserError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
+        if self.val_split not in VAL_SPLITS:
+            raise UserError(f"data.val_split must be one of {', '.join(VAL_SPLITS)} (got {self.val_split!r}); "
+                            "chunks draws seeded chunks of the text into validation, for a one-document corpus")
         if self.train_tokens is not None and self.train_tokens < 2:
             raise UserError(f"data.train_tokens must be at least 2 (got {self.train_tokens})")
         if self.tokenizer_bytes < 1:

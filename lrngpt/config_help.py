@@ -24,7 +24,10 @@ KEY_HELP = {
                    "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]",
     "data.vocab_size": "tokens in the byte-level BPE vocabulary (at least 257: 256 bytes and <|endoftext|>)",
     "data.val_fraction": "share of documents drawn into the validation split (corpora without their own split)",
-    "data.split_seed": "seed of the draw that puts each document into train or validation",
+    "data.split_seed": "seed of the draw that puts each document (or chunk) into train or validation",
+    "data.val_split": "what becomes validation: documents (a seeded draw of whole documents; the last "
+                      "val_fraction of the tokens when there are too few) or chunks (seeded chunks from all "
+                      "over the text, for a one-document corpus)",
     "data.train_tokens": "train on only this prefix of the training tokens (null: all of them)",
     "data.tokenizer_bytes": "the tokenizer trains on at most this many characters of the training split",
     "model.vocab_size": "rows of the token table and of the output layer",

@@ -6,7 +6,8 @@ lives in a directory keyed by a hash of the corpus fingerprint and the tokenizer
 preparing the same corpus again finds it and does no work.
 
 Layout of a prepared directory:
-    meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype
+    meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype, split_by
+                     (documents, tokens or chunks: what became validation, lrngpt.splits)
     tokenizer.json   the trained tokenizer (Hugging Face format, one file)
     train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
     val.bin
@@ -32,10 +33,14 @@ from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_dir, check_not_cwd, check_output, user_path, write_json
 from lrngpt.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
+from lrngpt.splits import split_chunks, split_tail
 from lrngpt.tokenizer import Tokenizer
+from lrngpt.validate import VAL_SPLITS
 
 FORMAT_VERSION = 1
 SPLITS = ("train", "val")
+DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
+CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
 PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all a prepared directory holds
 
 
@@ -49,15 +54,22 @@ def _hash(*parts) -> str:
     return hashlib.sha256(json.dumps([FORMAT_VERSION, *parts]).encode()).hexdigest()[:16]
 
 
+def _split_parts(cfg: DataConfig) -> list:
+    """data.val_split in a key only when it is not the default, so keys made before it existed hold."""
+    return [] if cfg.val_split == VAL_SPLITS[0] else ["val_split", cfg.val_split]
+
+
 def tokenizer_key(corpus: Corpus, cfg: DataConfig) -> str:
     """What decides a trained tokenizer: the training split's text and the vocabulary size."""
-    return _hash(corpus.fingerprint, cfg.vocab_size, cfg.val_fraction, cfg.split_seed, cfg.tokenizer_bytes)
+    return _hash(corpus.fingerprint, cfg.vocab_size, cfg.val_fraction, cfg.split_seed, cfg.tokenizer_bytes,
+                 *_split_parts(cfg))
 
 
 def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None) -> str:
     """What decides the token arrays: corpus content and how it is tokenized and split."""
     if tokenizer is not None:  # a given tokenizer (an imported GPT-2, say) instead of a trained one
-        return _hash(corpus.fingerprint, "tokenizer", tokenizer.hash, cfg.val_fraction, cfg.split_seed)
+        return _hash(corpus.fingerprint, "tokenizer", tokenizer.hash, cfg.val_fraction, cfg.split_seed,
+                     *_split_parts(cfg))
     return tokenizer_key(corpus, cfg)
 
 
@@ -196,6 +208,9 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
         check_output(out, "dir")
         check_not_cwd(out)  # a prepared directory is replaced whole
     corpus = load_corpus(cfg.corpus)
+    if cfg.val_split == "chunks" and corpus.has_own_split:
+        raise UserError(f"corpus {corpus.spec} has its own validation split; data.val_split=chunks is for a "
+                        "corpus without one (a single long text): leave data.val_split at documents")
     key = data_key(corpus, cfg, tokenizer)
     out = Path(out) if out is not None else data_cache_dir() / key
     if not in_cache:
@@ -227,12 +242,32 @@ def _is_prepared(d: Path, names: list[str]) -> bool:
     """How prepared data is known as lrn's: its meta.json (with the cache key), nothing but its files."""
     meta = _read_meta(d)
     return set(names) <= set(PREPARED_FILES) and meta is not None and "key" in meta
+def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
+    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
+    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
+    if cfg.corpus.partition(":")[0] not in CHEAP_KINDS:
+        return None
+    corpus = load_corpus(cfg.corpus)
+    cached = cached_prepared(data_key(corpus, cfg), cfg.train_tokens)
+    if cached is not None:
+        return cached
+    size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
+    if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
+        return prepare(cfg, log=log)
+    return None
+
+
 
 
 def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:
-    """Documents of one split: the corpus's own split, else a seeded draw per document."""
+    """Documents of one split: the corpus's own split, else a seeded draw per document (with
+    data.val_split=chunks every document goes to train; the chunks are drawn after encoding)."""
     if corpus.has_own_split:
         yield from (corpus.train_docs() if split == "train" else corpus.val_docs())
+        return
+    if cfg.val_split == "chunks":
+        if split == "train":
+            yield from corpus.train_docs()
         return
     rng = random.Random(cfg.split_seed)
     want_val = split == "val"
@@ -279,10 +314,13 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         splits[split] = {"documents": n_docs, "tokens": n_tokens, "bytes": n_bytes}
     if splits["train"]["documents"] == 0:
         raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
-    split_by = "documents"
-    if splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
+    split_by, extra = "documents", {}
+    if cfg.val_split == "chunks" and not corpus.has_own_split:
+        split_by = "chunks"  # seeded chunks from all over the text (lrngpt.splits)
+        splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)
+    elif splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
         split_by = "tokens"  # too few documents to split by document: the last tokens become val
-        splits = _split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
+        splits = split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
     meta = {
         "key": key,
         "format": FORMAT_VERSION,
@@ -297,28 +335,15 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         "split_by": split_by,
         "val_fraction": cfg.val_fraction,
         "split_seed": cfg.split_seed,
+        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLITS[0] else {}),
         "splits": splits,
+        **extra,
         "corpus_meta": corpus.meta,
     }
     write_json(d / "meta.json", meta)
     log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
         f"vocabulary {tok.vocab_size}")
     return meta
-
-
-def _split_tail(d: Path, dtype, splits: dict, fraction: float, token_bytes: np.ndarray) -> dict:
-    """Move the last `fraction` of all tokens into val (for a corpus of one document)."""
-    parts = [np.fromfile(d / f"{s}.bin", dtype=dtype) for s in SPLITS]
-    allt = np.concatenate(parts)
-    cut = len(allt) - max(1, int(len(allt) * fraction))
-    train, val = allt[:cut], allt[cut:]
-    train.tofile(d / "train.bin")
-    val.tofile(d / "val.bin")
-    docs = splits["train"]["documents"] + splits["val"]["documents"]
-    return {
-        "train": {"documents": docs, "tokens": int(train.size), "bytes": int(token_bytes[train].sum())},
-        "val": {"documents": 0, "tokens": int(val.size), "bytes": int(token_bytes[val].sum())},
-    }
 
 
 class BatchSampler:

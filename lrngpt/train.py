@@ -29,18 +29,10 @@ from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
 from lrngpt.run import RunDir
+from lrngpt.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
 from lrngpt.validate import INT_LIMIT
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
-
-
-def lr_at(step: int, cfg) -> float:
-    """Linear warmup to lr, then cosine decay to min_lr at train.steps (flat after)."""
-    if step < cfg.warmup_steps:
-        return cfg.lr * (step + 1) / cfg.warmup_steps
-    span = max(1, cfg.steps - cfg.warmup_steps)
-    progress = min(1.0, (step - cfg.warmup_steps) / span)
-    return cfg.min_lr + 0.5 * (cfg.lr - cfg.min_lr) * (1 + math.cos(math.pi * progress))
 
 
 def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
@@ -78,9 +70,12 @@ class Trainer:
     directory, data, model, optimizer, batches, resume; `run()` is the loop."""
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
-                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True):
+                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+                 extend: bool = False):
         tc = cfg.train
-        self.cfg, self.resume, self.warn_passes = cfg, resume, warn_passes
+        self.cfg, self.resume, self.warn_passes, self.extend = cfg, resume, warn_passes, extend
+        self.schedules: list[dict] = []  # the schedule changes --extend made: {"step", "change", "train"}
+        self.extended = False  # this resume changes the schedule (--extend)
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -162,7 +157,8 @@ class Trainer:
     def _check_resumable(self, ckpt: dict) -> None:
         """What a resume needs from the checkpoint, checked before any work (data, model)."""
         path = self.run_dir.checkpoint_path("last")
-        _check_same_model(from_dict(ckpt["config"]), self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
+        saved = from_dict(ckpt["config"])
+        _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
             raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
                             "start a new run from its weights instead of --resume")
@@ -171,6 +167,17 @@ class Trainer:
                 and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
             raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
                             "start again with --force")
+        # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine: refuse unless asked
+        change = schedule_change(saved.train, self.cfg.train, int(ckpt["step"]))
+        if change and not self.extend:
+            raise UserError(f"resuming {self.run_dir.path}: {change}; pass --extend to continue with the new "
+                            "schedule (recorded in the run), or resume with the run's own settings")
+        self.schedules = [dict(s) for s in ckpt.get("schedules") or [] if isinstance(s, dict)]
+        self.extended = bool(change)
+        if change:
+            self.schedules.append({"step": int(ckpt["step"]), "change": change,
+                                   "train": {k: getattr(self.cfg.train, k) for k in SCHEDULE_KEYS}})
+            self.log(f"--extend: {change}")
 
     def _prepare_data(self) -> PreparedData:
         # Rank 0 prepares the data first; then the first process on each other machine, which finds
@@ -234,7 +241,8 @@ class Trainer:
                "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}
         return make_payload(self.model.state_dict(), self.cfg.to_dict(), self.data.tokenizer, self.step,
                             source="lrn train", data_key=self.data.key, optimizer=self.optimizer.state_dict(),
-                            rng=rng, best_val=self.best_val, best_step=self.best_step, seconds=self.seconds)
+                            rng=rng, best_val=self.best_val, best_step=self.best_step, seconds=self.seconds,
+                            schedules=self.schedules)
 
     def save(self, which: str = "last") -> None:
         if self.dist.master:
@@ -296,12 +304,14 @@ class Trainer:
         if self.dist.master and not self.resume:
             self.run_dir.write_config(self.cfg)
             self.run_dir.write_tokenizer(self.data.tokenizer)
+        elif self.dist.master and self.extended:
+            self.run_dir.write_config(self.cfg)  # --extend: config.json says the schedule the run now follows
         self._log_plan()
         if self.step == 0 and not self.resume:
             self.save("init")
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained, {ev['tokens']:,} tokens)")
+            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
         bar = logging.progress(total=self.stop_at, initial=self.step, unit="step",
                                enabled=self.progress and self.dist.master)
         s_last, n_last, wall0, step0 = self.seconds, self.step, time.perf_counter(), self.step
@@ -359,7 +369,8 @@ class Trainer:
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens spread over the split)")
+        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens spread over "
+                 "the split)")
         if ev["bpb"] < self.best_val:
             self.best_val, self.best_step = ev["bpb"], self.step
             self.save("best")
@@ -390,11 +401,12 @@ class Trainer:
             "device": self.device,
             "corpus": self.cfg.data.corpus,
             "data_key": self.data.key,
+            "schedule_changes": self.schedules,  # what --extend changed, at which step
         }
         if self.dist.master:
             self.run_dir.write_summary(summary)
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
-        self.log(f"step {self.step}: val bpb {val['bpb']:.4f}"
+        self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {summary['epochs']:.2f} passes, {self.seconds:.1f}s")
         return summary
@@ -428,9 +440,13 @@ def _tensorboard(run_dir: Path):
 
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
-          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True) -> dict:
+          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+          extend: bool = False) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
+    A resume whose train.steps, warmup_steps, lr or min_lr differ from the checkpoint's is refused
+    (the schedule would jump) unless `extend`: then it follows the new schedule from the checkpoint's
+    step, and config.json, the checkpoints and summary.json's schedule_changes record it.
     `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
     that warns once for all its points)."""
     stop = cfg.train.steps if stop_at is None else stop_at
@@ -438,10 +454,10 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
         if done and done.get("finished") and done.get("step") == stop:
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
-                                  "(raise --steps or train.steps to go on)")
+                                  "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes)
+                      warn_passes=warn_passes, extend=extend)
     try:
         return trainer.run()
     finally:

@@ -72,3 +72,71 @@ def test_ranks_take_disjoint_slices_of_the_same_global_batch():
     assert torch.equal(torch.cat(parts), whole)
     with pytest.raises(UserError, match="not divisible"):
         BatchSampler(tokens, 7, 16, seed=1, world_size=2)
+
+
+def numbered_book(tmp_path, lines: int = 3000):
+    f = tmp_path / "book.txt"  # one document whose lines are all different: where each comes from is known
+    f.write_text("".join(f"verse {i:05d} and the word was said.\n" for i in range(lines)))
+    return f
+
+
+def verses(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"verse (\d{5}) and the word was said\.", text))
+
+
+def test_val_split_chunks_draws_validation_from_all_over_a_one_document_text(tmp_path):
+    f = numbered_book(tmp_path)
+    cfg = DataConfig(corpus=f"text:{f}", vocab_size=300, val_split="chunks", val_fraction=0.1)
+    data = prepare(cfg, tmp_path / "a", log=lambda m: None)
+    m = data.meta
+    assert m["split_by"] == "chunks" and m["val_split"] == "chunks"
+    chunks = m["val_chunks"]
+    n = m["splits"]["train"]["tokens"] + m["splits"]["val"]["tokens"]
+    assert len(chunks) >= 10  # several places in the text
+    starts = [c["tokens"][0] for c in chunks]
+    assert min(starts) < n / 3 and max(starts) > 2 * n / 3  # from the beginning to the end, not the tail
+    assert sum(c["tokens"][1] - c["tokens"][0] for c in chunks) == pytest.approx(0.1 * n, rel=0.15)
+    tok = data.tokenizer
+    val_text, train_text = tok.decode(data.tokens("val")), tok.decode(data.tokens("train"))
+    val_v, train_v = verses(val_text), verses(train_text)
+    assert len(val_v) > 100 and not val_v & train_v  # no whole verse in both splits
+    assert len(val_v | train_v) >= 3000 - 2 * len(chunks)  # only verses cut at a seam are lost
+    # deterministic for a seed, another seed draws other chunks; the default split is untouched
+    again = prepare(cfg, tmp_path / "b", log=lambda m: None)
+    assert np.array_equal(again.tokens("val"), data.tokens("val")) and again.meta["val_chunks"] == chunks
+    other = prepare(DataConfig(corpus=f"text:{f}", vocab_size=300, val_split="chunks", val_fraction=0.1,
+                               split_seed=1), tmp_path / "c", log=lambda m: None)
+    assert other.meta["val_chunks"] != chunks
+    tail = prepare(DataConfig(corpus=f"text:{f}", vocab_size=300, val_fraction=0.1), tmp_path / "d",
+                   log=lambda m: None)
+    assert tail.meta["split_by"] == "tokens" and "val_split" not in tail.meta
+
+
+def test_val_split_enters_the_cache_key_only_when_it_is_not_the_default(tmp_path):
+    from lrngpt.data import data_key
+
+    corpus = load_corpus(f"text:{numbered_book(tmp_path, 50)}")
+    keys = {s: data_key(corpus, DataConfig(corpus=corpus.spec, vocab_size=300, val_split=s))
+            for s in ("documents", "chunks")}
+    assert keys["documents"] != keys["chunks"]
+    # the default's key is the one data prepared before data.val_split existed had: caches stay valid
+    import lrngpt.data as d
+
+    old = d._hash(corpus.fingerprint, 300, 0.05, 0, 100_000_000)
+    assert keys["documents"] == old
+
+
+def test_val_split_is_checked_in_the_config_and_refused_for_a_corpus_with_its_own_split(tmp_path):
+    from lrngpt.config import load_config
+
+    with pytest.raises(UserError, match="data.val_split must be one of documents, chunks"):
+        load_config("mlp-tiny", ["data.val_split=pieces"])
+    train = tmp_path / "ratings_train.txt"
+    test = tmp_path / "ratings_test.txt"
+    for p in (train, test):
+        p.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\tgood movie {i}\t1\n" for i in range(50)))
+    with pytest.raises(UserError, match="own validation split.*leave data.val_split at documents"):
+        prepare(DataConfig(corpus=f"nsmc:{tmp_path}", vocab_size=300, val_split="chunks"), tmp_path / "p",
+                log=lambda m: None)

@@ -53,3 +53,18 @@ def test_every_relative_link_and_anchor_resolves(page):
 def test_docs_do_not_point_outside_the_repository(page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"\.\./shared|SPEC section|seeds/00", text)
+
+
+def test_the_readme_opens_with_make_demo_and_make_test_then_the_first_hour_in_commands_that_parse():
+    from lrngpt.cli.main import build_parser
+
+    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    first = [line.split("#")[0].strip() for line in blocks[0].splitlines()]
+    assert first == ["make demo", "make test"]
+    quick = [line.split("  #")[0].strip() for line in blocks[1].splitlines()]
+    assert quick[0] == "make demo" and quick[1] == "source .venv/bin/activate"
+    lrn = [line.split()[1:] for line in quick if line.startswith("lrn ")]
+    assert [argv[0] for argv in lrn] == ["sweep", "sweep", "report"]
+    assert all("--minutes" in argv for argv in lrn[:2]) and "--dry-run" in lrn[0]
+    for argv in lrn:  # each one as the CLI reads it: no option the command lacks
+        build_parser().parse_args(argv)

@@ -72,3 +72,14 @@ def test_wheel_builds_without_warnings_and_runs_from_a_fresh_venv(tmp_path):
     dry = json.loads(lrn("train", "--config", "cpu", "--dry-run", "--json"))
     assert dry["config"]["name"] == "cpu" and dry["params"]["total"] == 86_112
     assert "nsmc" in json.dumps(json.loads(lrn("config", "list", "--json")))
+
+
+def test_make_says_when_it_installs_torch_and_leaves_a_users_torch_alone():
+    from pathlib import Path
+
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    line = next(x for x in makefile.replace("\\\n", " ").splitlines() if "import torch" in x)
+    check, _, install = line.partition("||")
+    assert check.strip().endswith('-c "import torch" 2>/dev/null')  # only when the venv has no torch
+    assert install.index("echo") < install.index('pip install -q "$(TORCH)"')  # said before it happens
+    assert "installing $(TORCH)" in install and "MB" in install

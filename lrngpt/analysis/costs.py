@@ -60,7 +60,8 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
 
     Each unit of width adds V (one embedding column) + block*H (hidden weights) parameters,
     so doubling d adds (V + block*H) * d. With `bpb` (val bits per byte by width) each row
-    also gets the bpb saved over the previous row and that saving per million added parameters.
+    also gets the bpb saved over the previous row, that saving per million added parameters (the
+    price of the step) and the saving per doubling (a step of 4 -> 16 is two doublings).
     """
     if not widths:
         raise UserError("--n-embd is empty: give widths like 4,8,16")
@@ -76,6 +77,10 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
             row["bpb_saved"] = saved
             row["bpb_saved_per_million"] = (saved / (row["added"] / 1e6)
                                             if saved is not None and row["added"] else None)
+            # a step of 4x in width is two doublings: the price of one is the saving over log2 of the step
+            doublings = math.log2(row["n_embd"] / prev["n_embd"]) if prev is not None and prev["n_embd"] > 0 else None
+            row["doublings"] = doublings
+            row["bpb_saved_per_doubling"] = saved / doublings if saved is not None and doublings else None
         prev = row
     return {"vocab": vocab, "block": block, "hidden": hidden,
             "params_per_width_unit": vocab + block * hidden, "rows": rows}

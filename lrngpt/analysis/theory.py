@@ -55,7 +55,8 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
         x = torch.randn(n, d, generator=gen)
         s = cosine_pair_stats(x, chunk)
         rows.append({"d": d, "std": s["std"], "inv_sqrt_d": 1.0 / math.sqrt(d), "max": s["max"],
-                     "share_abs_gt_0_5": s["share_abs_gt_0_5"]})
+                     "share_abs_gt_0_5": s["share_abs_gt_0_5"], "count_abs_gt_0_5": s["count_abs_gt_0_5"],
+                     "pairs": s["pairs"]})
     return rows
 
 
@@ -88,7 +89,7 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
             above += int((c.abs() > 0.5).sum().item())
     mean = total / pairs
     return {"std": math.sqrt(max(total_sq / pairs - mean * mean, 0.0)), "max": biggest,
-            "share_abs_gt_0_5": above / pairs, "pairs": pairs}
+            "share_abs_gt_0_5": above / pairs, "count_abs_gt_0_5": int(above), "pairs": pairs}
 
 
 def share_abs_cos_exact(d: int, threshold: float = 0.5, steps: int = 20_000) -> float:

@@ -48,11 +48,23 @@ def default_text(value: Any) -> str:
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
 
+    _deepest: Parser | None = None  # the (sub)command parser that parsed last: unknown options are its
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args=None, namespace=None):
+        Parser._deepest = self  # a subcommand's parser starts after its parent's, so the last one set is the deepest
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):  # noqa: D401 - argparse API
+        m = re.fullmatch(r"unrecognized arguments: (.*)", message)
+        if m and Parser._deepest is not None:
+            parser = Parser._deepest
+            message += option_hint(m[1].split(), parser, self)
+            print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
+            raise SystemExit(2)
         m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:
             choices = re.findall(r"'([^']*)'", m[3])
@@ -62,6 +74,19 @@ class Parser(argparse.ArgumentParser):
                 (f"; did you mean {close[0]!r}?" if close else f"; choose from {', '.join(choices)}")
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
+
+
+def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:
+    """"; did you mean --temperature?" for the first mistyped option among `tokens`, from the options of
+    `parsers` (the subcommand's and lrn's own)."""
+    options = list(dict.fromkeys(o for p in parsers for a in p._actions for o in a.option_strings
+                                 if o.startswith("--")))
+    for token in tokens:
+        if token.startswith("--"):
+            close = difflib.get_close_matches(token.split("=")[0], options, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean {close[0]}?"
+    return ""
 
 
 def add_json(p: argparse.ArgumentParser) -> None:

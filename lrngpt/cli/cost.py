@@ -30,7 +30,9 @@ def register(subparsers) -> None:
     mlp.add_argument("--vocab", type=positive_int, default=4096, help="vocabulary size V")
     mlp.add_argument("--block", type=positive_int, default=6, help="previous tokens the model sees")
     mlp.add_argument("--hidden", type=positive_int, default=512, help="hidden width H")
-    mlp.add_argument("--n-embd", type=int_list, default=CHAPTER_WIDTHS, help="comma-separated widths d")
+    mlp.add_argument("--n-embd", dest="n_embd_given", type=int_list, default=None,
+                     help="comma-separated widths d (default: the sweep's widths with --sweep, else the book "
+                          f"chapter's {','.join(map(str, CHAPTER_WIDTHS))})")
     mlp.add_argument("--sweep", metavar="DIR",
                      help="a sweep directory with summary.json: add bpb saved per step and per million "
                           "parameters (default: parameters only)")
@@ -67,8 +69,12 @@ def register(subparsers) -> None:
 
 
 def run_mlp(args: argparse.Namespace) -> None:
+    args.n_embd = args.n_embd_given or CHAPTER_WIDTHS
     bpb = costs.read_sweep_bpb(args.sweep) if args.sweep else None
-    result = costs.mlp_cost_table(args.vocab, args.block, args.hidden, args.n_embd, bpb)
+    widths = args.n_embd
+    if bpb is not None and args.n_embd_given is None:
+        widths = sorted(bpb)  # the sweep's own widths: a step between two of them is priced, none left out
+    result = costs.mlp_cost_table(args.vocab, args.block, args.hidden, widths, bpb)
     lines = [f"## MLP LM parameters (V={args.vocab:,}, block {args.block}, hidden {args.hidden})"]
     for r in result["rows"]:
         line = (f"d={r['n_embd']:>4} | parameters {r['total']:>10,} (embedding {r['embedding']:>9,}, "
@@ -79,6 +85,8 @@ def run_mlp(args: argparse.Namespace) -> None:
             line += " | val bpb " + ("   -  " if r["val_bpb"] is None else f"{r['val_bpb']:.4f}")
             if r["bpb_saved"] is not None:
                 line += f" | saved {r['bpb_saved']:.4f} ({r['bpb_saved_per_million']:.4f} per million added)"
+                if r["doublings"] and abs(r["doublings"] - 1) > 1e-9:  # a step of several doublings
+                    line += f", {r['bpb_saved_per_doubling']:.4f} per doubling over {r['doublings']:g}"
         lines.append(line)
     unit = result["params_per_width_unit"]
     lines.append(f"each unit of width adds V + block*H = {unit:,} parameters: d -> 2d adds {unit:,}*d")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lrngpt.cli.common import Parser, add_json, emit, seed
+from lrngpt.validate import VAL_SPLITS
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
                 "parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
@@ -41,12 +42,17 @@ def register(sub) -> None:
                     "val.bin. The result is cached by corpus content and settings: preparing the same thing "
                     "again does no work.",
         epilog="examples:\n  lrn data prepare --corpus stories:5MB\n"
-               "  lrn data prepare --corpus text:my_books/ --vocab-size 8192 --out data/books --json")
+               "  lrn data prepare --corpus text:my_books/ --vocab-size 8192 --out data/books --json\n"
+               "  lrn data prepare --corpus text:bible.txt --val-split chunks   # one long text: validation from all over it")
     q.add_argument("--corpus", required=True, metavar="CORPUS", help=f"the corpus, one of {CORPUS_FORMS}")
     q.add_argument("--vocab-size", type=int, default=4096, help="tokens in the BPE vocabulary (at least 257)")
     q.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of documents drawn into validation, for corpora without their own split")
     q.add_argument("--split-seed", type=seed, default=0, help="seed of the train/validation draw")
+    q.add_argument("--val-split", choices=VAL_SPLITS, default=VAL_SPLITS[0],
+                   help="documents: a seeded draw of whole documents (too few documents: the last "
+                        "--val-fraction of the text); chunks: seeded chunks from all over the text, for a "
+                        "corpus of one document (data.val_split)")
     q.add_argument("--out", help="the directory to write (default: the cache, keyed by corpus and tokenizer)")
     q.add_argument("--force", action="store_true",
                    help="replace a directory that holds other prepared data (never files lrn did not write)")
@@ -64,15 +70,18 @@ def cmd_stories(args) -> None:
 
 def cmd_prepare(args) -> None:
     from lrngpt.config import DataConfig
+    from lrngpt.corpora import load_corpus
     from lrngpt.data import prepare
+    from lrngpt.splits import describe_validation
 
     cfg = DataConfig(corpus=args.corpus, vocab_size=args.vocab_size, val_fraction=args.val_fraction,
-                     split_seed=args.split_seed)
+                     split_seed=args.split_seed, val_split=args.val_split)
     data = prepare(cfg, Path(args.out) if args.out else None, force=args.force)
     m = data.meta
+    validation, said = describe_validation(m, load_corpus(cfg.corpus).has_own_split)
     result = {"dir": str(data.dir), "key": m["key"], "corpus": m["corpus"], "vocab_size": m["vocab_size"],
-              "dtype": m["dtype"], "splits": m["splits"]}
+              "dtype": m["dtype"], "splits": m["splits"], "validation": validation}
     text = (f"{data.dir}: vocabulary {m['vocab_size']}, "
             + ", ".join(f"{s} {v['documents']:,} docs / {v['tokens']:,} tokens / {v['bytes']:,} bytes"
-                        for s, v in m["splits"].items()))
+                        for s, v in m["splits"].items()) + "\n" + said)
     emit(args, result, text)

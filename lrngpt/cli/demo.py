@@ -30,14 +30,23 @@ def cmd_demo(args) -> None:
     r = run_demo(args.out, args.steps, args.overrides)
     lines = [
         f"MLP language model, d=64, {r['params']['total']:,} parameters, {r['steps']} steps in {r['seconds']:.0f}s",
-        f"validation bits per byte: untrained {r['val_bpb_untrained']:.4f} -> trained {r['val_bpb']:.4f}",
+        f"validation bits per byte on the full validation split: untrained {r['val_bpb_untrained']:.4f} -> "
+        f"trained {r['val_bpb']:.4f} (the training log's periodic figures are estimates on fewer tokens)",
         "",
         "samples:",
-        *(f"  {s!r}" for s in r["samples"]),
+        *(_sample_text(s) for s in r["samples"]),
         "",
         "nearest neighbours of ' Lily' (cosine): "
         + ", ".join(f"{t!r} {c:.2f}" for t, c in r["neighbors"][" Lily"]),
         "",
-        f"run directory: {r['run_dir']}  (try: lrn sample {r['run_dir']} --prompt \"Mia found\")",
+        f"run directory: {r['run_dir']}",
+        "next: source .venv/bin/activate (so `lrn` is on the PATH; or run .venv/bin/lrn), then "
+        f"lrn sample {r['run_dir']} --prompt \"Mia found\"",
     ]
     emit(args, r, "\n".join(lines))
+
+
+def _sample_text(text: str) -> str:
+    """A sample as text, each of its lines indented under a dash (not a Python repr)."""
+    lines = text.strip("\n").splitlines() or [""]
+    return "\n".join(["  - " + lines[0], *("    " + line for line in lines[1:])])

@@ -15,7 +15,8 @@ the top-10 lists and float16 2.8%.
 examples:
   lrn embed explore runs/demo --out demo.html                # trained vs untrained
   lrn embed explore runs/embed-dim --out widths.html         # a sweep: step through the widths
-  lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each"""
+  lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each
+  lrn embed explore runs/bible --categories words.json --out bible.html   # your text, your word categories"""
 
 
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
@@ -136,6 +137,9 @@ def register(sub) -> None:
     x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
                    help="how the search vectors are stored in the page (see the sizes below)")
     add_checkpoint(x, extra="; a run's page shows them beside the untrained table")
+    x.add_argument("--categories", metavar="FILE",
+                   help=CATEGORIES_HELP.replace("Default: ", "They colour the map and give each table its purity. "
+                                                "Default: ", 1))
     x.add_argument("--force", action="store_true",
                    help="accepted for older scripts and not needed: an earlier explorer page is always replaced, and a "
                         "file lrn did not write never is")
@@ -204,7 +208,7 @@ def cmd_explore(args) -> None:
     from lrngpt.explorer import write_explorer
 
     r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force,
-                       checkpoint=args.checkpoint)
+                       checkpoint=args.checkpoint, categories=args.categories)
     frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
     emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
                   f"{frames})")

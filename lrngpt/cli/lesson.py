@@ -94,6 +94,8 @@ def run_lookup(args: argparse.Namespace) -> None:
         f"one_hot{_shape(s['one_hot'])} @ E({args.vocab},{args.n_embd}))",
         f"shape: ids{_shape(s['ids'])} -> token{_shape(s['token'])} + position{_shape(s['position'])} "
         f"-> output{_shape(s['output'])}",
+        "shown: an embedding lookup is one-hot rows times the table, so it only selects rows of E"
+        if r["equal"] else "shown: here the lookup and the one-hot product differ (see the difference above)",
     ])
     emit(args, r, text)
 
@@ -104,7 +106,10 @@ def run_lookup_grad(args: argparse.Namespace) -> None:
     r = lessons.lookup_grad()
     text = "\n".join([f"table {r['table']}", f"ids {r['ids']}", f"upstream {r['upstream']}",
                       f"lookup {r['lookup']}", f"lookup_gradient {r['grad']}  (nn.Embedding backward)",
-                      f"hand_gradient {r['hand_grad']}  (sum per row)", f"match {r['match']}"])
+                      f"hand_gradient {r['hand_grad']}  (sum per row)", f"match {r['match']}",
+                      "shown: a lookup's gradient lands only on the rows it looked up, summed over every use; "
+                      "the other rows get zero" if r["match"] else
+                      "shown: here the gradient differs from the sum per row (see the two above)"])
     emit(args, r, text)
 
 
@@ -116,6 +121,10 @@ def run_tying(args: argparse.Namespace) -> None:
     for s in r["settings"]:
         lines.append(f"  {s['setting']:<15} {s['unused_changed']:>3}/{s['unused_rows']} unused rows changed"
                      f"  ({s['description']})")
+    moved = [s["setting"] for s in r["settings"] if s["unused_changed"]]
+    still = [s["setting"] for s in r["settings"] if not s["unused_changed"]]
+    lines.append(f"shown: rows a batch never looks up still move under {', '.join(moved) or 'no setting'}, and stay put "
+                 f"under {', '.join(still) or 'no setting'}: tying, weight decay and momentum reach every row")
     emit(args, r, "\n".join(lines))
 
 
@@ -137,6 +146,11 @@ def run_softmax_bottleneck(args: argparse.Namespace) -> None:
         if not m["binding"]:
             lines.append(f"{m['model']}: the bound {m['bound']} is not below min(contexts, V); use more --contexts")
     lines.append("bound = width + 1 (the log-softmax normaliser) + 1 if the output layer has a bias")
+    held = all(m["holds"] for m in r["models"])
+    lines.append("shown: the log-probabilities of all the contexts have rank at most the bound, however large the "
+                 "vocabulary: a model can express only that many directions of next-token preference (the "
+                 "softmax bottleneck)" if held else
+                 "shown: a rank above the bound (marked NO): the run's output layer is not what the bound assumes")
     emit(args, r, "\n".join(lines))
 
 
@@ -149,5 +163,5 @@ def run_renumber(args: argparse.Namespace) -> None:
              f"  as trained                            {r['original']:.6f}",
              f"  table rows permuted, ids not          {r['table_rows_permuted']:.6f}   the ids look up other rows",
              f"  ids relabelled (table, output, text)  {r['relabelled']:.6f}   difference {r['relabelled_difference']:+.1e}",
-             "an id is only a name: the meaning is in the row it names"]
+             "shown: an id is only a name: the meaning is in the row it names"]
     emit(args, r, "\n".join(lines))

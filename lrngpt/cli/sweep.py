@@ -7,7 +7,7 @@ from lrngpt.errors import UserError
 
 
 def register(sub) -> None:
-    from lrngpt.experiments.presets import SCALES, STUDIES
+    from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 
     p = sub.add_parser(
         "sweep", help="run a grid of training runs (the embedding-width study) and tabulate it",
@@ -20,16 +20,23 @@ def register(sub) -> None:
                     "job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
                     "job array, each task runs its own shard.",
         epilog="examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
+               "  lrn sweep embed-dim --minutes 25 --out runs/width --dry-run     # the plan for an evening, nothing run\n"
                "  lrn sweep embed-dim --scale full --out runs/embed-dim-full --dry-run   # the grid, nothing run\n"
                "  lrn sweep embed-dim --scale cpu --out runs/wide --axis model.n_embd=64,1024\n"
                "  lrn sweep embed-dim --scale cpu --out runs/embed-dim --summary-only --json")
     p.add_argument("source", metavar="STUDY_OR_FILE",
                    help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
     p.add_argument("--out", required=True, help="the sweep directory (shared by all shards)")
-    p.add_argument("--scale", choices=list(SCALES),
+    p.add_argument("--scale", choices=CLI_SCALES,
                    help="full: the book chapter exactly, on TinyStories (a GPU job; refused on a machine without "
                         "one unless --device is given); cpu: about 30 min for embed-dim on 2 cores; tiny: seconds "
                         "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
+    p.add_argument("--minutes", type=float, metavar="N",
+                   help="fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary "
+                        "4,096, context 6, hidden 512): steps, batch, corpus size and widths are planned from a "
+                        "measured probe so that each run reads at most 0.25 passes of its text; --dry-run prints "
+                        "the plan and what it gives up. A budget too short is refused with the smallest that works. "
+                        "Again on the same --out (with or without --minutes) it resumes the stored plan")
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
@@ -63,13 +70,29 @@ def cmd_sweep(args) -> None:
         print(f"lrn sweep: {note}", file=sys.stderr)
     sets = args.sets + ([f"train.device={args.device}"] if args.device else [])
     out = Path(args.out)
-    sweep = resolve_sweep(args.source, args.scale, sets, args.axes, out=out)
+    budget = _budget(args, sets, out)
+    if budget is not None:
+        plan_sets, plan_axes = budget.items()
+        sweep = resolve_sweep(args.source, "budget", sets + plan_sets, args.axes + plan_axes, out=out)
+        sweep.budget = budget.record()
+    else:
+        sweep = resolve_sweep(args.source, args.scale, sets, args.axes, out=out)
     if sweep.note and not args.summary_only:
         print(f"lrn sweep: {sweep.note}", file=sys.stderr)
     if args.dry_run:
-        r = plan(sweep, out, shard)
-        emit(args, r, plan_text(r))
+        r = plan(sweep, out, shard, known=budget.point_seconds if budget is not None else None)
+        text = plan_text(r)
+        if budget is not None:
+            from lrngpt.experiments.budget import budget_text
+
+            r["budget"] = budget.record()
+            text += "\n" + budget_text(budget)
+        emit(args, r, text)
         return
+    if budget is not None and not args.summary_only:
+        from lrngpt.experiments.budget import budget_text
+
+        print(f"lrn sweep: {budget_text(budget)}", file=sys.stderr)
     if args.summary_only:
         if not (out / "sweep.json").exists():
             raise UserError(f"{out} holds no sweep (no sweep.json) to summarize; run the sweep first")
@@ -89,3 +112,24 @@ def cmd_sweep(args) -> None:
                       f"{len(result['rows'])} of {result['points']} runs finished ({result['scale']} scale); "
                       f"table {result['table']}", *(f"figure {f}" for f in result["figures"]), *closing])
     emit(args, doc, text)
+
+
+def _budget(args, sets: list[str], out):
+    """The budget plan: planned now for --minutes, or the one stored in DIR when DIR holds a budgeted
+    sweep and no other scale is asked for (so running the command again resumes the same points)."""
+    import sys
+
+    from lrngpt.experiments.budget import check_minutes, from_record, plan_budget, stored_budget
+
+    stored = stored_budget(out)
+    if args.minutes is not None:
+        if args.scale:
+            raise UserError("--minutes plans its own scale; leave out --scale (or leave out --minutes)")
+        minutes = check_minutes(args.minutes)
+        if stored is not None and stored.get("minutes") == minutes:
+            return from_record(stored)
+        return plan_budget(args.source, minutes, sets, args.axes,
+                           log=lambda m: print(f"lrn sweep: {m}", file=sys.stderr))
+    if stored is not None and not args.scale:
+        return from_record(stored)
+    return None

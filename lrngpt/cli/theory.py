@@ -56,7 +56,8 @@ def run_random_cosine(args: argparse.Namespace) -> None:
     lines = [f"## cosines of {args.n:,} random vectors of width d ({pairs:,} distinct pairs, seed {args.seed})"]
     for r in rows:
         lines.append(f"d={r['d']:>4}: std {r['std']:.4f} (1/sqrt(d) = {r['inv_sqrt_d']:.4f}), "
-                     f"max {r['max']:.4f}, |cos| > 0.5 in {100 * r['share_abs_gt_0_5']:.2f}% of pairs")
+                     f"max {r['max']:.4f}, |cos| > 0.5 in {100 * r['share_abs_gt_0_5']:.2f}% of pairs "
+                     f"({r['count_abs_gt_0_5']:,} of {r['pairs']:,})")
     emit(args, {"rows": rows}, "\n".join(lines))
 
 

@@ -17,8 +17,9 @@ def register(sub) -> None:
         epilog="examples:\n  lrn train --config mlp-cpu --out runs/mlp64\n"
                "  lrn train --config mlp-cpu --set model.n_embd=128 --out runs/mlp128\n"
                "  lrn train --config cpu --out runs/gpt-cpu                 # the seed project's small GPT\n"
-               "  lrn train --config mlp-chapter --dry-run --json           # parameters and config, no training\n"
-               "  lrn train --out runs/mlp64 --resume")
+               "  lrn train --config mlp-chapter --dry-run --json           # parameters, passes, config; no training\n"
+               "  lrn train --out runs/mlp64 --resume\n"
+               "  lrn train --out runs/mlp64 --resume --set train.steps=800 --extend   # train on, with a new schedule")
     p.add_argument("--config", metavar="NAME_OR_FILE",
                    help="a config name (lrn config list) or a JSON file (default: with --resume, the run's own)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -31,9 +32,15 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int,
                    help="stop at this global step; the schedule still follows train.steps (default: train.steps)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its ckpt_last.pt")
+    p.add_argument("--extend", action="store_true",
+                   help="with --resume: accept a new learning-rate schedule (another train.steps, warmup_steps, lr "
+                        "or min_lr) from the checkpoint's step on, recorded in the run; without it such a resume "
+                        "is refused, since the rate would jump")
     p.add_argument("--force", action="store_true", help="start over in a directory that holds another run")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the parameter breakdown and the resolved config; train nothing, download nothing")
+                   help="print the parameter breakdown, the training tokens, the tokens the steps read, the passes "
+                        "over the training text and the steps of one pass; train nothing, download nothing (a "
+                        "small local corpus is prepared, and cached, to count its tokens)")
     add_json(p)
     p.set_defaults(func=cmd_train)
 
@@ -57,23 +64,46 @@ def resolve_config(args):
     return config_from(base, overrides, source)
 
 
+def run_sizing(cfg) -> tuple[dict, str]:
+    """What a run reads: its training tokens (None where the corpus is big or remote and not prepared
+    yet), the tokens its steps read, the passes over the training text and the steps of one pass."""
+    from lrngpt.data import dry_run_prepared
+
+    tc = cfg.train
+    read = tc.steps * tc.tokens_per_step
+    data = dry_run_prepared(cfg.data, log=lambda m: None)
+    n_train = len(data.tokens("train")) if data is not None else None
+    doc = {"train_tokens": n_train, "val_tokens": len(data.tokens("val")) if data is not None else None,
+           "tokens_read": read, "passes": read / max(1, n_train) if n_train is not None else None,
+           "one_pass_steps": max(1, n_train // tc.tokens_per_step) if n_train is not None else None}
+    steps = f"{tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} read {read:,} tokens"
+    if n_train is None:
+        return doc, (f"data: {steps}; {cfg.data.corpus} is not prepared yet (big, or downloaded): "
+                     f"`lrn data prepare --corpus {cfg.data.corpus}` counts its tokens, and so does training")
+    return doc, (f"data: {n_train:,} training tokens; {steps} = {doc['passes']:.2f} passes over the training "
+                 f"text; one pass is --set train.steps={doc['one_pass_steps']:,}")
+
+
 def cmd_train(args) -> None:
     from lrngpt.models import param_breakdown
     from lrngpt.train import train
 
     cfg = resolve_config(args)
-    if args.dry_run:  # touches neither the network nor the corpus
+    if args.dry_run:  # no network; a small local corpus is prepared (cached) to count its tokens
         from lrngpt.corpora import pinned_source
 
         params = param_breakdown(cfg.model_type, cfg.model)
         source = pinned_source(cfg.data.corpus)
+        sizing, said = run_sizing(cfg)
         result = {"params": params, "config": cfg.to_dict(), "corpus": cfg.data.corpus,
-                  "revision": source["revision"] if source else None}
-        emit(args, result, "\n".join(f"{k:>20}: {v:,}" for k, v in params.items()))
+                  "revision": source["revision"] if source else None, **sizing}
+        emit(args, result, "\n".join([*(f"{k:>20}: {v:,}" for k, v in params.items()), said]))
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")
-    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps)
+    if args.extend and not args.resume:
+        raise UserError("--extend continues a run with a new schedule; give it with --resume")
+    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps, extend=args.extend)
     from lrngpt.distributed import Distributed
 
     if not Distributed.from_env().master:  # under torchrun, rank 0 alone reports

@@ -18,8 +18,10 @@ PROBE_STEPS = 3
 PROBE_TOKENS = 512
 
 
-def probe(cfg: RunConfig, device: str = "cpu") -> dict:
-    """Seconds per training token and per evaluated token of `cfg`'s model on `device`."""
+def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS) -> dict:
+    """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
+    timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
+    uses the cores less well and overstates the time per token)."""
     import torch
 
     from lrngpt.models import build_model, param_breakdown
@@ -28,7 +30,7 @@ def probe(cfg: RunConfig, device: str = "cpu") -> dict:
 
     tc = cfg.train
     seq_len = tc.seq_len
-    batch = max(1, min(tc.batch_size, PROBE_TOKENS // seq_len))
+    batch = max(1, min(tc.batch_size, max_tokens // seq_len))
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
     params = param_breakdown(cfg.model_type, cfg.model)["total"]
     check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
@@ -56,10 +58,10 @@ def probe(cfg: RunConfig, device: str = "cpu") -> dict:
         fn()  # warm-up: allocations and first-call costs are not the steady state
         sync()
         t0 = time.perf_counter()
-        for _ in range(PROBE_STEPS):
+        for _ in range(steps):
             fn()
         sync()
-        return (time.perf_counter() - t0) / (PROBE_STEPS * batch * seq_len)
+        return (time.perf_counter() - t0) / (steps * batch * seq_len)
 
     model.train()
     train_per_token = timed(train_step)
@@ -67,7 +69,7 @@ def probe(cfg: RunConfig, device: str = "cpu") -> dict:
     with torch.inference_mode():
         eval_per_token = timed(lambda: model(x))
     return {"train_s_per_token": train_per_token, "eval_s_per_token": eval_per_token, "probe_batch": batch,
-            "probe_steps": PROBE_STEPS}
+            "probe_steps": steps}
 
 
 def eval_tokens_of(cfg: RunConfig, val_tokens: int | None = None) -> int:

@@ -19,33 +19,12 @@ from lrngpt.config import from_dict
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweep import Point, Sweep, point_state, shard_points
 
-DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
-CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
-
-
-def _dry_run_data(cfg, log):
-    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
-    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
-    from lrngpt.corpora import load_corpus
-    from lrngpt.data import cached_prepared, data_key, prepare
-
-    if cfg.data.corpus.partition(":")[0] not in CHEAP_KINDS:
-        return None
-    corpus = load_corpus(cfg.data.corpus)
-    cached = cached_prepared(data_key(corpus, cfg.data), cfg.data.train_tokens)
-    if cached is not None:
-        return cached
-    size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
-    if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
-        return prepare(cfg.data, log=log)
-    return None
-
 
 def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, dict]:
     """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
     it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
     read, and how many passes over the training text that is."""
-    from lrngpt.data import prepare
+    from lrngpt.data import dry_run_prepared, prepare
 
     prepared: dict[str, object] = {}
     out = {}
@@ -53,7 +32,7 @@ def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, d
         cfg = from_dict(p.config)
         key = json.dumps(p.config["data"], sort_keys=True)
         if key not in prepared:
-            prepared[key] = _dry_run_data(cfg, log) if dry_run else prepare(cfg.data, log=log)
+            prepared[key] = dry_run_prepared(cfg.data, log) if dry_run else prepare(cfg.data, log=log)
         data = prepared[key]
         read = cfg.train.steps * cfg.train.tokens_per_step
         n_train = len(data.tokens("train")) if data is not None else None
@@ -150,10 +129,12 @@ def check_machine(sweep: Sweep) -> None:
                     "insist with --device cpu")
 
 
-def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None) -> dict:
+def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+         known: dict[str, float] | None = None) -> dict:
     """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
     the training text and estimated seconds on this machine; the passes warning of a width study.
-    It downloads nothing: a remote corpus is named with its pinned revision."""
+    It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
+    seconds per point already measured (a budget plan's), instead of probing again."""
     from lrngpt.corpora import pinned_source
     from lrngpt.experiments.estimate import PROBE_STEPS
 
@@ -161,7 +142,13 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
     out = Path(out)
     mine = shard_points(sweep, shard)
     passes = point_passes(mine, log, dry_run=True)
-    est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
+    if known is not None and all(p.name in known for p in mine):
+        from lrngpt.distributed import resolve_device
+
+        est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(from_dict(p.config).train.device),
+                        "probed": True} for p in mine}
+    else:
+        est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
     points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
                "state": point_state(out / "runs" / p.name, p.steps), **passes[p.name], **est[p.name]}
               for p in mine]

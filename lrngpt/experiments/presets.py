@@ -9,9 +9,13 @@ set of overrides applied to the base config before those derivations:
     cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
           400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
     tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
+    budget  the chapter's model in N minutes on this machine (`lrn sweep STUDY --minutes N`): steps,
+          batch, corpus size, evaluations and widths planned from a measured probe
+          (lrngpt.experiments.budget); these are only its defaults
 
 A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
-(the widths, seeds, steps factor) stays the chapter's. Without a scale, `default_scale` picks
+(the widths, seeds, steps factor) stays the chapter's (a budget too short for all the widths keeps
+four of them, and its dry run says so). Without a scale, `default_scale` picks
 full where torch sees a CUDA GPU and cpu elsewhere.
 """
 
@@ -36,7 +40,13 @@ SCALES: dict[str, dict] = {
         "train.eval_every": 10, "train.eval_tokens": 5_000, "train.train_eval_tokens": 5_000,
         "train.log_every": 5,
     },
+    "budget": {  # the rest comes from the plan, lrngpt.experiments.budget
+        "data.corpus": "stories:5MB",
+        "train.batch_size": 16, "train.warmup_steps": 20,
+        "train.eval_tokens": 50_000, "train.train_eval_tokens": 200_000,
+    },
 }
+CLI_SCALES = [s for s in SCALES if s != "budget"]  # budget is chosen with --minutes
 
 # What each study varies. `steps_factor` multiplies the (scaled) steps; `reads` cuts the
 # training split to steps*batch*seq_len/reads tokens, so the model reads it `reads` times

@@ -92,6 +92,7 @@ class Sweep:
     points: list[Point]
     note: str | None = None  # how the scale was chosen, when it was not given
     repeats_on_purpose: bool = False  # a study that cuts the text to a prefix read many times
+    budget: dict | None = None  # the plan of `--minutes` (lrngpt.experiments.budget), stored in sweep.json
 
     @property
     def width_study(self) -> bool:
@@ -101,7 +102,7 @@ class Sweep:
         return {"version": VERSION, "name": self.name, "preset": self.preset, "source": self.source,
                 "scale": self.scale, "about": self.about, "base": self.base, "axes": self.axes,
                 "points": [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps}
-                           for p in self.points]}
+                           for p in self.points], **({"budget": self.budget} if self.budget else {})}
 
 
 # ---- resolving a preset or file into points ------------------------------------------------

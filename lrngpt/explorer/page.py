@@ -18,6 +18,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -41,14 +42,20 @@ def check_out(out: Path, force: bool = False) -> Path:
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
-                   precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last") -> dict:
+                   precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last",
+                   categories: str | Path | dict | None = None) -> dict:
     """Write the page for run and sweep directories (each run's `checkpoint`: last, best or init);
-    what it holds, for --json."""
+    what it holds, for --json. `categories`: a categories file (lrngpt.analysis.categories) or dict
+    that colours the map of any corpus (default: a stories run's own categories)."""
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
     check_out(out, force)
-    c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint)
+    if categories is not None and not isinstance(categories, dict):
+        from lrngpt.analysis.categories import load_categories
+
+        categories = load_categories(categories)  # a bad file is refused before any table is loaded
+    c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)
     text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +104,9 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
         tok = v.tokenizer
         raw = [tok.decode_bytes([i]) for i in range(tok.vocab_size)]
         present = set(v.categories.values())
-        names = [n for n in CATEGORIES if n in present]
+        # the stories categories in the generator's order; a file's own in the order its tokens come
+        names = [n for n in CATEGORIES if n in present] + \
+            [n for n in dict.fromkeys(v.categories.values()) if n not in CATEGORIES]
         cat = [-1] * v.rows
         for i, name in v.categories.items():
             cat[i] = names.index(name)
@@ -119,14 +128,36 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
             "coords": block(coords), "vectors": block(vectors), "scales": None if scales is None else block(scales)})
     data = {"title": title, "method": method, "precision": precision, "vocabs": vocabs, "views": views,
             "frames": [{"label": f.label, "views": f.views} for f in c.frames]}
-    return page(title, data, blocks)
+    return page(title, data, blocks, placeholder=search_example(c.vocabs[0]) if c.vocabs else " Lily")
 
 
 def _static(name: str) -> str:
     return resources.files("lrngpt.explorer").joinpath(name).read_text(encoding="utf-8")
 
 
-def page(title: str, data: dict, blocks: list[tuple[str, str]]) -> str:
+# capitalised words too common to show what a search finds
+FUNCTION_WORDS = {"The", "They", "Then", "There", "Their", "These", "Those", "This", "That", "When", "What", "Where",
+                  "Which", "While", "With", "From", "Once", "After", "Before", "Some", "Every", "Many", "Now", "But",
+                  "And", "For", "Not", "Shall", "Unto", "Thou", "Thee", "Thy", "Have", "Will", "Would", "Could"}
+
+
+def search_example(vocab) -> str:
+    """The search box's example: the run's most frequent token with a category (" Lily" on the stories),
+    else its most frequent capitalised word of 4 or more letters that is not a function word (a name,
+    " David" on the Bible), else its most frequent word."""
+    ids = [int(i) for i in vocab.ids if int(i) < vocab.tokenizer.vocab_size]  # rows past the BPE have no text
+    texts = [vocab.tokenizer.decode([i]) for i in ids]
+    for i, t in zip(ids, texts, strict=True):
+        if i in vocab.categories and re.fullmatch(r" [A-Za-z]{2,}", t):
+            return t
+    for pattern in (r" [A-Z][a-z]{3,}", r" [a-z]{3,}"):
+        for t in texts:
+            if re.fullmatch(pattern, t) and t.strip() not in FUNCTION_WORDS:
+                return t
+    return texts[0] if texts else " Lily"
+
+
+def page(title: str, data: dict, blocks: list[tuple[str, str]], placeholder: str = " Lily") -> str:
     script = _static("explorer.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:"
@@ -145,7 +176,7 @@ def page(title: str, data: dict, blocks: list[tuple[str, str]]) -> str:
 <p class="sub" id="about"></p></header>
 <div class="bar" role="search">
   <label for="q">Token or word</label>
-  <input id="q" type="search" autocomplete="off" spellcheck="false" placeholder="&quot; Lily&quot; (the leading space is part of the token)">
+  <input id="q" type="search" autocomplete="off" spellcheck="false" placeholder="{html.escape(json.dumps(placeholder, ensure_ascii=False))} (the leading space is part of the token)">
   <span class="k"><label for="k">k</label> <input id="k" type="number" min="1" max="100" value="10"></span>
   <p id="pieces" aria-live="polite"></p>
 </div>

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from lrngpt import log as logging
+from lrngpt.analysis.categories import stories_categories
 from lrngpt.analysis.embeddings import (
     category_purity,
     category_token_ids,
@@ -74,6 +75,13 @@ class Collection:
     views: list[View] = field(default_factory=list)
     vocabs: list[Vocab] = field(default_factory=list)
     _vocab_keys: dict[str, int] = field(default_factory=dict)
+    categories: dict | None = None  # --categories: word categories for any corpus (None: a stories run's own)
+
+    def run_categories(self, run) -> dict | None:
+        """The categories that colour and score this run's tokens; None where it has none."""
+        if self.categories is not None:
+            return self.categories
+        return stories_categories() if has_categories(run) else None
 
 
 def is_sweep(d: Path) -> bool:
@@ -93,9 +101,11 @@ def source_name(d: Path) -> str:
 
 
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
-            checkpoint: str = "last") -> Collection:
+            checkpoint: str = "last", categories: dict | None = None) -> Collection:
     """Frames and views for run directories and sweep directories, in the order given; each run's
-    `checkpoint` (last, best or init) and, for a run directory, its untrained table beside it."""
+    `checkpoint` (last, best or init) and, for a run directory, its untrained table beside it.
+    `categories` ({"category": ["word", ...]}) colour and score any run; without them only a stories
+    run has its generator's."""
     log = log or logging.info
     if method not in METHODS:
         raise UserError(f"--map {method!r}: choose one of {', '.join(METHODS)}")
@@ -103,7 +113,7 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
         raise UserError(f"--top {top}: the map needs at least 2 tokens")
     if not sources:
         raise UserError("give at least one run directory or sweep directory")
-    c = Collection()
+    c = Collection(categories=categories)
     for src in map(Path, sources):
         if not src.is_dir():
             raise UserError(f"{src} {'is not a directory' if src.exists() else 'does not exist'}; give a run "
@@ -155,7 +165,8 @@ def _vocab(c: Collection, run, rows: int, top, log) -> int:
         counts, note = train_counts(run, rows, log)
         order = frequency_order(counts, rows)
         ids = order[: min(top or rows, rows)]
-        cats = token_categories(run.tokenizer) if has_categories(run) else {}
+        given = c.run_categories(run)
+        cats = token_categories(run.tokenizer, given) if given is not None else {}
         c._vocab_keys[key] = len(c.vocabs)
         c.vocabs.append(Vocab(key, run.tokenizer, rows, counts, note, np.asarray(ids), cats))
     return c._vocab_keys[key]
@@ -167,8 +178,9 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
     v = _vocab(c, run, table.shape[0], top, log)
     bpb, note = _val_bpb(run_dir, which)
     purity = chance = None
-    if has_categories(run):
-        ids, _ = category_token_ids(run.tokenizer)
+    given = c.run_categories(run)
+    if given is not None:
+        ids, _ = category_token_ids(run.tokenizer, given)
         if len(ids) >= 2:
             p = category_purity(table, ids, PURITY_K)
             purity, chance = p["overall"], p["chance"]

@@ -33,7 +33,7 @@ def assert_user_error(capsys, *argv, match: str):
 def test_random_cosine_defaults_cover_the_chapter_widths(capsys):
     doc = run_json(capsys, "theory", "random-cosine")
     assert [r["d"] for r in doc["rows"]] == [4, 8, 16, 64, 256]
-    assert set(doc["rows"][0]) == {"d", "std", "inv_sqrt_d", "max", "share_abs_gt_0_5"}
+    assert set(doc["rows"][0]) == {"d", "std", "inv_sqrt_d", "max", "share_abs_gt_0_5", "count_abs_gt_0_5", "pairs"}
     assert abs(doc["rows"][0]["share_abs_gt_0_5"] - 0.391) < 0.002
 
 
@@ -156,3 +156,47 @@ def test_help_exits_0(capsys, argv):
         main(argv)
     assert e.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+def test_cost_mlp_with_a_sweep_of_its_own_widths_prices_every_step_and_each_doubling(tmp_path, capsys):
+    rows = [{"n_embd": d, "val_bpb": v} for d, v in ((4, 1.30), (16, 1.10), (64, 1.00), (256, 0.96))]
+    (tmp_path / "summary.json").write_text(json.dumps({"rows": rows}))
+    doc = run_json(capsys, "cost", "mlp", "--sweep", str(tmp_path))  # no --n-embd: the sweep's widths
+    assert [r["n_embd"] for r in doc["rows"]] == [4, 16, 64, 256]
+    step = doc["rows"][1]
+    assert step["added"] == 7168 * 12 and step["doublings"] == 2
+    assert step["bpb_saved"] == pytest.approx(0.20) and step["bpb_saved_per_doubling"] == pytest.approx(0.10)
+    assert step["bpb_saved_per_million"] == pytest.approx(0.20 / (7168 * 12 / 1e6))
+    out = run_text(capsys, "cost", "mlp", "--sweep", str(tmp_path))
+    assert f"saved 0.2000 ({0.20 / (7168 * 12 / 1e6):.4f} per million added), 0.1000 per doubling over 2" in out
+    assert out.count("per million added") == 3
+
+
+def test_random_cosine_share_comes_with_its_count_so_a_zero_share_does_not_hide_pairs(capsys):
+    doc = run_json(capsys, "theory", "random-cosine", "--n", "500", "--dims", "64")
+    r = doc["rows"][0]
+    assert r["pairs"] == 124_750 and r["count_abs_gt_0_5"] == round(r["share_abs_gt_0_5"] * r["pairs"])
+    out = run_text(capsys, "theory", "random-cosine", "--n", "500", "--dims", "64")
+    assert f"|cos| > 0.5 in {100 * r['share_abs_gt_0_5']:.2f}% of pairs ({r['count_abs_gt_0_5']:,} of 124,750)" in out
+    assert r["max"] > 0.5 and r["count_abs_gt_0_5"] > 0  # the max above 0.5 is one of the counted pairs
+
+
+def test_a_mistyped_option_gets_a_did_you_mean(capsys):
+    from lrngpt.cli.main import main as lrn_main
+
+    for argv, want in ((["sample", "runs/x", "--prompt", "hi", "--temprature", "0.8"], "--temperature"),
+                       (["train", "--config", "mlp-tiny", "--stepz", "3"], "--steps"),
+                       (["--quiett", "demo"], "--quiet")):
+        with pytest.raises(SystemExit) as e:
+            lrn_main(argv)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and len(err.strip().splitlines()) == 1
+        assert f"did you mean {want}?" in err
+
+
+@pytest.mark.parametrize("argv", [["lookup"], ["lookup-grad"], ["tying"], ["softmax-bottleneck"], ["renumber"]])
+def test_each_lessons_output_ends_with_one_sentence_saying_what_it_showed(capsys, argv):
+    out = run_text(capsys, "lesson", *argv).strip().splitlines()
+    assert out[-1].startswith("shown: ") and out[-1].count(". ") == 0 and len(out[-1]) > 40
+    doc = run_json(capsys, "lesson", *argv)
+    assert "shown" not in json.dumps(doc)  # the sentence is for the reader; the JSON keeps the numbers

@@ -31,3 +31,19 @@ def test_demo_never_replaces_something_that_is_not_a_demo(capsys, tmp_path):
     assert main(["demo", "--out", str(out), "--steps", "2", *SMALL]) == 2
     assert "lrn did not write (notes.txt)" in capsys.readouterr().err
     assert (out / "notes.txt").read_text() == "precious"
+
+
+def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_to_activate_the_venv(capsys, tmp_path):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--steps", "10", *SMALL]) == 0
+    text, err = capsys.readouterr()
+    # the log's two val figures of the last step say which is which
+    import re
+
+    assert re.search(r"step 10: val bpb \d\.\d{4} \(periodic estimate on [\d,]+ tokens spread over the split\)", err)
+    assert re.search(r"step 10: val bpb \d\.\d{4} on the full validation split \([\d,]+ tokens\)", err)
+    assert "validation bits per byte on the full validation split: untrained" in text
+    lines = text.splitlines()
+    first = lines[lines.index("samples:") + 1]
+    assert first.startswith("  - Once upon a time") and "'" not in first[:6] and "\\n" not in text
+    assert "source .venv/bin/activate" in text

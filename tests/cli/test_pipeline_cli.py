@@ -208,3 +208,33 @@ def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_ru
     init = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily", "--checkpoint", "init", "--no-cache")
     assert (init["checkpoint"], init["step"], init["settings"]["use_cache"]) == ("init", 0, False)
     assert init["settings"]["seed"] == 0 and init["settings"]["top_k"] is None
+
+
+def test_data_prepare_says_which_documents_or_which_part_became_validation(capsys, tmp_path, text_corpus):
+    from lrngpt.config import DataConfig
+    from lrngpt.corpora import load_corpus
+    from lrngpt.data import split_documents
+
+    r = run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
+    corpus = load_corpus(text_corpus)
+    docs = list(corpus.train_docs())
+    val = list(split_documents(corpus, DataConfig(corpus=text_corpus, vocab_size=300), "val"))
+    assert r["validation"]["by"] == "documents"
+    assert [docs[i] for i in r["validation"]["documents"]] == val  # the very documents drawn into val
+    code, out, _ = run(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
+    shown = ", ".join(str(i) for i in r["validation"]["documents"][:8])
+    assert f"validation: {len(val)} of 300 documents drawn with data.split_seed 0 (documents {shown}, ..." in out
+
+    book = tmp_path / "book.txt"
+    book.write_text("In the beginning the word was said. " * 2000)
+    r = run_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
+    train_bytes = r["splits"]["train"]["bytes"]
+    total = train_bytes + r["splits"]["val"]["bytes"]
+    assert r["validation"] == {"by": "tail", "from_byte": train_bytes, "bytes": total}
+    assert 0.9 * total < train_bytes < total
+    code, out, _ = run(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
+    assert f"validation: the last 5% of the text, from byte {train_bytes:,} of {total:,}" in out
+    assert "--set data.val_split=chunks" in out
+    r = run_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300",
+                 "--val-split", "chunks")
+    assert r["validation"]["by"] == "chunks" and len(r["validation"]["chunks"]) >= 10

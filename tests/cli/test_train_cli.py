@@ -1,6 +1,7 @@
 """What `lrn train` tells a user training on their own text: the passes it will make over the
 text (and a warning past 2), a log line every log_every steps when stderr is not a terminal,
-and that resuming a finished run does nothing."""
+that resuming a finished run does nothing, and that a resume which would change the learning-rate
+schedule is refused unless --extend."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def test_without_a_terminal_training_logs_a_line_every_log_every_steps(capsys, t
                  "--set", "train.eval_every=100", "--out", str(run)]) == 0
     err = capsys.readouterr().err.splitlines()  # pytest's stderr is no terminal: no progress bar
     step0 = [line for line in err if line.startswith("step 0:")]
-    assert len(step0) == 1 and re.fullmatch(r"step 0: val bpb \d+\.\d{4} \(untrained, [\d,]+ tokens\)", step0[0])
+    assert len(step0) == 1 and re.fullmatch(r"step 0: val bpb \d+\.\d{4} \(untrained; periodic estimate on [\d,]+ tokens\)",
+                                              step0[0])
     lines = [m for m in map(LINE.fullmatch, err) if m]
     assert [int(m[1]) for m in lines] == [3, 6, 9, 10]  # every log_every steps, and the last
     assert lines[-1][7] == "0:00"  # ETA at the end
@@ -88,3 +90,71 @@ def test_resuming_a_finished_run_says_so_and_changes_no_file(capsys, tmp_path, t
     assert r["already_finished"] is True and r["val_bpb"] == first["val_bpb"]
     assert snapshot(run) == before
 
+
+
+def test_resuming_with_a_new_schedule_is_refused_then_extend_follows_it(capsys, tmp_path, text_corpus):
+    from lrngpt.config import from_dict
+    from lrngpt.schedule import lr_at
+
+    run = tmp_path / "r"
+    assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=6", "--set", "train.warmup_steps=2",
+                 "--set", "train.log_every=1", "--out", str(run)]) == 0
+    old = from_dict(json.loads((run / "config.json").read_text())).train
+    capsys.readouterr()
+    before = snapshot(run)
+    resume = ["train", "--out", str(run), "--resume", "--set", "train.steps=12"]
+    assert main(resume) == 2
+    err = capsys.readouterr().err.strip()
+    new = from_dict({**json.loads((run / "config.json").read_text()),
+                     "train": {**old.__dict__, "steps": 12}}).train
+    assert len(err.splitlines()) == 1
+    assert f"train.steps 6 -> 12 changes the learning-rate schedule: lr at step 6 would jump from " \
+           f"{lr_at(6, old):.1e}".replace("e-0", "e-") in err
+    assert f"to {lr_at(6, new):.1e}".replace("e-0", "e-") in err and "--extend" in err
+    assert lr_at(6, new) > 2 * lr_at(6, old)  # the jump the refusal guards against
+    unlocked = lambda snap: {k: v for k, v in snap.items() if k != ".lrn-lock"}  # noqa: E731 (the lock is taken)
+    assert unlocked(snapshot(run)) == unlocked(before)  # nothing written, metrics not cut
+    assert main([*resume, "--extend"]) == 0
+    cfg = json.loads((run / "config.json").read_text())
+    summary = json.loads((run / "summary.json").read_text())
+    assert cfg["train"]["steps"] == 12 and summary["step"] == 12 and summary["finished"] is True
+    assert [c["step"] for c in summary["schedule_changes"]] == [6]
+    assert summary["schedule_changes"][0]["train"]["steps"] == 12
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    lrs = {r["step"]: r["lr"] for r in rows if "lr" in r}
+    assert [lrs[s] for s in range(1, 7)] == [lr_at(s - 1, old) for s in range(1, 7)]
+    assert [lrs[s] for s in range(7, 13)] == [lr_at(s - 1, new) for s in range(7, 13)]
+    # the extended run resumes as itself afterwards: nothing to change, nothing refused
+    capsys.readouterr()
+    assert main(["train", "--out", str(run), "--resume"]) == 0
+    assert "already finished at step 12" in capsys.readouterr().err
+
+
+def test_resuming_past_the_schedule_with_steps_alone_is_not_a_schedule_change(capsys, tmp_path, text_corpus):
+    run = tmp_path / "r"
+    assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=4", "--out", str(run)]) == 0
+    assert main(["train", "--out", str(run), "--resume", "--steps", "6"]) == 0  # flat at min_lr after step 4
+    assert json.loads((run / "summary.json").read_text())["schedule_changes"] == []
+    assert main(["train", "--config", "mlp-tiny", "--out", str(tmp_path / "x"), "--extend"]) == 2
+    assert "give it with --resume" in capsys.readouterr().err
+
+
+def test_dry_run_sizes_the_run_passes_and_one_pass_steps(capsys, text_corpus):
+    n_train = train_tokens(text_corpus)
+    argv = [*TINY, "--corpus", text_corpus, "--set", "train.steps=90", "--dry-run"]
+    assert main([*argv, "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["train_tokens"] == n_train and r["tokens_read"] == 90 * 8 * 64
+    assert r["passes"] == 90 * 512 / n_train and r["one_pass_steps"] == n_train // 512
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"data: {n_train:,} training tokens; 90 steps x 8 x 64 read {90 * 512:,} tokens = " \
+           f"{90 * 512 / n_train:.2f} passes over the training text; one pass is --set " \
+           f"train.steps={n_train // 512:,}" in out
+
+
+def test_dry_run_of_a_corpus_not_prepared_yet_reads_its_steps_without_a_download(capsys):
+    assert main(["train", "--config", "mlp-chapter", "--dry-run", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["tokens_read"] == 4000 * 64 * 256 and r["train_tokens"] is None and r["passes"] is None
+    assert r["one_pass_steps"] is None

@@ -187,3 +187,62 @@ def test_page_text_escapes_what_could_close_its_script(tiny_sweep, tmp_path):
     assert data["views"][0]["source"].endswith("</script><b>x") and data["title"] == "script><b>x"
     assert html.escape("script><b>x") in text and "<b>x" not in text
     assert text.count("</script>") == text.count("<script")
+
+
+@pytest.fixture(scope="module")
+def bible_run(tmp_path_factory):
+    """A seconds-long run on a text of kings and places (no stories words, no " Lily")."""
+    import random
+
+    rng = random.Random(0)
+    kings, places = ["David", "Saul", "Solomon", "Ahab"], ["Jerusalem", "Egypt", "Judah", "Israel"]
+    words = "and the king went unto said to of in his people land city".split()
+    docs = [" ".join(rng.choice(kings + places + words * 3) for _ in range(40)) + "." for _ in range(400)]
+    root = tmp_path_factory.mktemp("bible")
+    (root / "bible.txt").write_text("\n<|endoftext|>\n".join(docs))
+    run = root / "run"
+    assert main(["train", "--config", "mlp-tiny", "--corpus", f"text:{root / 'bible.txt'}", "--set",
+                 "data.vocab_size=400", "--set", "train.steps=5", "--set", "train.device=cpu", "--out", str(run)]) == 0
+    (root / "cats.json").write_text(json.dumps({"king": kings, "place": places}))
+    return run, root / "cats.json"
+
+
+def placeholder_of(text: str) -> str:
+    return html.unescape(re.search(r'<input id="q"[^>]*placeholder="([^"]*)"', text)[1])
+
+
+def test_explore_categories_colour_any_corpus_and_the_search_example_is_the_runs_own_word(bible_run, tmp_path,
+                                                                                         capsys):
+    run, cats = bible_run
+    out = tmp_path / "bible.html"
+    assert main(["embed", "explore", str(run), "--categories", str(cats), "--out", str(out)]) == 0
+    data, _, text = read_page(out)
+    v = data["vocabs"][0]
+    assert set(v["categories"]) == {"king", "place"} and v["cat"] is not None
+    coloured = {v["texts"][k] for k, c in enumerate(v["cat"]) if c >= 0} if isinstance(v["texts"], list) else None
+    assert sum(c >= 0 for c in v["cat"]) == 8 and (coloured is None or " David" in coloured)
+    assert all(view["purity"] is not None for view in data["views"])  # scored with the file's categories
+    example = placeholder_of(text)
+    assert "Lily" not in example
+    assert example.startswith('" ') and example.split('"')[1].strip() in {"David", "Saul", "Solomon", "Ahab",
+                                                                           "Jerusalem", "Egypt", "Judah", "Israel"}
+    # without the file: grey, no purity, and the example is still a frequent word of this text
+    plain = tmp_path / "plain.html"
+    assert main(["embed", "explore", str(run), "--out", str(plain)]) == 0
+    data, _, text = read_page(plain)
+    assert data["vocabs"][0]["cat"] is None and "Lily" not in placeholder_of(text)
+    capsys.readouterr()
+    assert main(["embed", "explore", str(run), "--categories", str(tmp_path / "nope.json"),
+                 "--out", str(tmp_path / "x.html")]) == 2
+    assert "no such file" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_a_stories_run_still_suggests_a_category_word(tiny_sweep, tmp_path):
+    out = tmp_path / "s.html"
+    write_explorer([tiny_sweep], out, log=quiet)
+    data, _, text = read_page(out)
+    word = json.loads(placeholder_of(text).split(" (the leading")[0])
+    v = data["vocabs"][0]
+    assert word.startswith(" ") and data["vocabs"][0]["cat"] is not None
+    assert word.strip() in {w for ws in __import__("lrngpt.corpora.stories", fromlist=["CATEGORIES"])
+                            .CATEGORIES.values() for w in ws}, v["categories"]

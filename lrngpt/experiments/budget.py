@@ -1,0 +1,266 @@
+"""A study planned to fit a time budget on this machine: `lrn sweep STUDY --minutes N`.
+
+The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, a context of 6 tokens, hidden
+512, windows of 256 tokens, its learning rates and initialisation). From a measured probe of the
+smallest and the largest model of the grid at the planned batch (lrngpt.experiments.estimate),
+the plan chooses:
+
+    batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only when the budget
+            affords more than the chapter's 4,000 steps at the smaller batch
+    steps   as many as the budget affords (x the study's steps factor), at most the chapter's
+    widths  the study's; when all of them would get fewer than GOOD_STEPS steps, a width study of
+            more than four widths keeps 4, 16, 64, 256 (every other doubling)
+    corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET = 0.25 passes of its
+            training tokens (the chapter reads 0.12); a text of your own (--set data.corpus=...)
+            caps the steps at that target instead
+    evals   4 periodic evaluations of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k),
+            the full validation split at the end
+
+The estimate counts what the sweep's wall clock holds: start-up (START_S), the probe itself (the
+sweep probes again before it trains), data preparation when the corpus is not cached
+(PREPARE_S + PREPARE_S_PER_MB), each point's steps and evaluations from the probe plus
+POINT_OVERHEAD_S (building the model, checkpoints), and the summary and figures (SUMMARY_S).
+The constants are upper bounds measured on the 2-core development machine while it was shared.
+A budget whose smallest plan (4 widths x MIN_STEPS steps) does not fit is refused, naming the
+smallest budget that does. The plan is stored in DIR/sweep.json (`budget`), so running the
+command again resumes the same points instead of planning anew.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lrngpt.config import from_dict, parse_override
+from lrngpt.errors import UserError
+from lrngpt.experiments.presets import STUDIES
+
+PASSES_TARGET = 0.25
+BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
+MIN_STEPS, GOOD_STEPS, EVALS = 100, 300, 4
+FEW_WIDTHS = [4, 16, 64, 256]
+BYTES_PER_TOKEN = 4.1  # the generated stories at 4,096 tokens: 100 MB -> 23.2M training tokens
+START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
+CHAPTER = {"steps": 4000, "batch": 64, "read": 65_536_000, "train_tokens": 550_000_000, "passes": 0.12}
+
+
+@dataclass
+class Budget:
+    minutes: float
+    sets: dict  # config overrides the plan adds to the study
+    axes: dict  # axes it changes (fewer widths)
+    est_seconds: float
+    parts: dict  # estimated seconds: start, probe, prepare, points, summary
+    passes: float | None
+    gives_up: list[str] = field(default_factory=list)
+    point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
+
+    def items(self) -> tuple[list[str], list[str]]:
+        """The plan as --set and --axis items."""
+        return ([f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.sets.items()],
+                [f"{k}={','.join(map(str, v))}" for k, v in self.axes.items()])
+
+    def record(self) -> dict:
+        return {"minutes": self.minutes, "sets": self.sets, "axes": self.axes, "est_seconds": self.est_seconds,
+                "parts": self.parts, "passes": self.passes, "gives_up": self.gives_up,
+                "passes_target": PASSES_TARGET, "point_seconds": self.point_seconds}
+
+
+def check_minutes(minutes) -> float:
+    if not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
+        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 25 (got {minutes})")
+    return float(minutes)
+
+
+def stored_budget(out) -> dict | None:
+    """The plan a budgeted sweep in `out` was started with (None: none there)."""
+    try:
+        doc = json.loads((Path(out) / "sweep.json").read_text())
+    except (OSError, ValueError):
+        return None
+    b = doc.get("budget") if isinstance(doc, dict) and doc.get("scale") == "budget" else None
+    ok = isinstance(b, dict) and isinstance(b.get("sets"), dict) and isinstance(b.get("axes"), dict)
+    return b if ok else None
+
+
+def from_record(b: dict) -> Budget:
+    return Budget(b.get("minutes", 0.0), b["sets"], b["axes"], b.get("est_seconds", 0.0), b.get("parts", {}),
+                  b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}))
+
+
+def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
+    """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took."""
+    from lrngpt.distributed import resolve_device
+    from lrngpt.models import param_breakdown
+
+    t0 = time.perf_counter()
+    sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
+                    (from_dict(p.config) for p in sweep.points)), key=lambda x: x[0])
+    ends = {}
+    for params, cfg in [sized[0], sized[-1]] if sized[0][0] != sized[-1][0] else [sized[0]]:
+        device = resolve_device(cfg.train.device)
+        log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
+            f"{cfg.train.seq_len}) to plan the budget")
+        ends[params] = probe_fn(cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
+    return ends, time.perf_counter() - t0
+
+
+def _megabytes(corpus: str) -> int:
+    return int(corpus.removeprefix("stories:").removesuffix("MB"))
+
+
+def _timing(ends: dict, params: int) -> dict:
+    (p0, lo), (p1, hi) = min(ends.items()), max(ends.items())
+    f = (params - p0) / max(1, p1 - p0)
+    return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
+
+
+def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None) -> Budget:
+    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
+    from lrngpt.corpora import load_corpus
+    from lrngpt.data import cached_prepared, data_key, dry_run_prepared
+    from lrngpt.experiments.estimate import estimate_seconds, probe
+    from lrngpt.experiments.sweep import resolve_sweep
+    from lrngpt.models import param_breakdown
+
+    minutes, log = check_minutes(minutes), log or (lambda m: None)
+    if source not in STUDIES:
+        raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
+    study = STUDIES[source]
+    user = dict(parse_override(s) for s in sets)
+    factor = study.get("steps_factor", 1)
+    first = resolve_sweep(source, "budget", sets, axes)
+    widths = first.axes.get("model.n_embd", [])
+    base = first.base
+    own_text = "data.corpus" in user
+    n_user = None
+    if own_text:  # the user's text: its tokens cap the steps
+        data = dry_run_prepared(from_dict(base).data)
+        if data is None:
+            raise UserError(f"--minutes needs the training tokens of {base['data']['corpus']}: run `lrn data prepare "
+                            f"--corpus {base['data']['corpus']}` first (it is big or downloaded)")
+        n_user, n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+
+    def sets_for(steps: int, batch: int) -> dict:
+        read = steps * batch * base["train"]["seq_len"]
+        out = {"train.steps": steps, "train.batch_size": batch,
+               "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
+               "train.train_eval_tokens": int(min(200_000, max(20_000, read // 4)))}
+        if not study.get("reads"):
+            out["train.eval_every"] = max(1, steps // EVALS)
+        if not own_text:
+            mb = math.ceil(read / PASSES_TARGET * BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
+            out["data.corpus"] = f"stories:{mb}MB"
+        return {k: v for k, v in out.items() if k not in user}
+
+    cached: dict[str, bool] = {}  # corpus -> prepared in the cache already
+
+    def estimate(steps: int, batch: int, grid: list[int] | None, ends: dict | None, probe_s: float):
+        plan = sets_for(steps, batch)
+        s, a = Budget(minutes, plan, {}, 0, {}, None).items()
+        sweep = resolve_sweep(source, "budget", sets + s, axes + ([f"model.n_embd={','.join(map(str, grid))}"]
+                                                                  if grid else []))
+        corpus = sweep.base["data"]["corpus"]
+        if own_text:
+            n_val, prep = n_val_user, 0.0
+        else:
+            mb = _megabytes(corpus)
+            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / BYTES_PER_TOKEN)
+            if corpus not in cached:
+                cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) is not None
+            prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
+        each = {}
+        if ends is not None:
+            for p in sweep.points:
+                cfg = from_dict(p.config)
+                t = _timing(ends, param_breakdown(cfg.model_type, cfg.model)["total"])
+                each[p.name] = estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
+        parts = {"start": START_S, "probe": probe_s, "prepare": prep, "points": sum(each.values()),
+                 "summary": SUMMARY_S + len(sweep.points)}
+        return sweep, plan, parts, each
+
+    def fit(batch: int, grid: list[int] | None, ends: dict, probe_s: float, cap: int) -> int:
+        """The most steps per run (a multiple of the factor, at most `cap`) that fit; 0 if none."""
+        lo, hi = 0, cap // factor
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if sum(estimate(mid * factor, batch, grid, ends, probe_s)[2].values()) <= minutes * 60:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo * factor
+
+    seq = base["train"]["seq_len"]
+    grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
+    batch = int(user.get("train.batch_size", BATCH))
+    probe_sweep = estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
+    ends, probe_s = _probe_ends(probe_sweep, probe_fn or probe, log)
+    cap = CHAPTER_STEPS * factor
+    if n_user is not None:
+        cap = min(cap, int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor)
+        if cap < MIN_STEPS * factor:
+            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens: under {PASSES_TARGET} passes "
+                            f"that is {cap:,} steps of {batch} x {seq}, fewer than the {MIN_STEPS} a run needs; give it "
+                            "more text, or leave out --minutes")
+    chosen = None
+    for i, grid in enumerate(grids):  # all the widths with GOOD_STEPS each, else fewer widths with MIN_STEPS
+        steps = fit(batch, grid, ends, probe_s, cap)
+        if steps >= (MIN_STEPS if i == len(grids) - 1 else GOOD_STEPS) * factor:
+            chosen = (steps, grid)
+            break
+    if chosen is None:
+        need = sum(estimate(MIN_STEPS * factor, batch, grids[-1], ends, probe_s)[2].values())
+        smallest = math.ceil(need / 60 * 2) / 2  # to the half minute
+        shown = ", ".join(map(str, grids[-1] or widths))
+        raise UserError(f"--minutes {minutes:g} is too short to train the chapter's model meaningfully here: the "
+                        f"smallest plan (d = {shown}, {MIN_STEPS * factor} steps of {batch} x {seq} each) takes about "
+                        f"{need / 60:.1f} min on this machine; give --minutes {smallest:g} or more")
+    steps, grid = chosen
+    while "train.batch_size" not in user and steps >= cap and batch < CHAPTER_BATCH:
+        wider = fit(batch * 2, grid, ends, probe_s, cap)  # a budget past the chapter's steps: a bigger batch
+        if wider < cap:
+            break
+        batch, steps = batch * 2, wider
+    sweep, plan, parts, each = estimate(steps, batch, grid, ends, probe_s)
+    axes_out = {"model.n_embd": grid} if grid else {}
+    read = steps * batch * seq
+    n_train = n_user if own_text else int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - base["data"]["val_fraction"])
+                                          / BYTES_PER_TOKEN)
+    passes = read / max(1, n_train)
+    budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
+                    passes, [], {k: round(v, 1) for k, v in each.items()})
+    budget.gives_up = gives_up(budget, widths, factor, seq, own_text, base["data"]["corpus"], n_train)
+    return budget
+
+
+def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, corpus: str, n_train: int) -> list[str]:
+    """What the plan gives up against the chapter, one line each."""
+    steps, batch = b.sets.get("train.steps"), b.sets.get("train.batch_size")
+    out = []
+    if steps is not None and steps < CHAPTER["steps"] * factor:
+        out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER['steps'] * factor:,} "
+                   f"({steps / (CHAPTER['steps'] * factor):.0%})")
+    if batch is not None and batch < CHAPTER["batch"]:
+        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x 256: each run reads "
+                   f"{(steps or 0) * batch * seq:,} tokens instead of {CHAPTER['read'] * factor:,}")
+    if b.axes.get("model.n_embd"):
+        out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
+                   f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
+    text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
+    out.append(f"{text}, about {n_train:,} training tokens, instead of TinyStories ({CHAPTER['train_tokens']:,}): "
+               f"{b.passes:.2f} passes, at most the {PASSES_TARGET} target (the chapter: {CHAPTER['passes']})")
+    out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train bpb "
+               f"on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
+    return out
+
+
+def budget_text(b: Budget) -> str:
+    from lrngpt.experiments.estimate import clock
+
+    parts = ", ".join(f"{k} {clock(v)}" for k, v in b.parts.items() if v)
+    return "\n".join([f"budget {b.minutes:g} min: planned {clock(b.est_seconds)} ({parts}); the chapter's model "
+                      "(vocabulary 4,096, context 6, hidden 512, windows of 256) as it is; it gives up:",
+                      *(f"  - {line}" for line in b.gives_up)])

@@ -1,0 +1,154 @@
+"""`lrn sweep STUDY --minutes N`: the chapter's model planned into a time budget from a probe.
+
+The probe here is a stand-in with known times per token (the real one times the models on this
+machine), so the plan's arithmetic is checked exactly and each test takes a second or two."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+
+import pytest
+
+from lrngpt.cli.main import main
+from lrngpt.config import from_dict, read_config_dict
+from lrngpt.errors import UserError
+from lrngpt.experiments import budget as B
+from lrngpt.experiments.sweep import resolve_sweep
+
+
+def probe_at(seconds_per_token_at_2_5m: float, calls: list | None = None):
+    """A probe whose time per token grows with the parameters, like the real models'."""
+    def probe(cfg, device, max_tokens=512, steps=3):
+        from lrngpt.models import param_breakdown
+
+        if calls is not None:
+            calls.append((cfg.model.n_embd, cfg.train.batch_size, max_tokens))
+        per = seconds_per_token_at_2_5m * param_breakdown(cfg.model_type, cfg.model)["total"] / 2.5e6
+        return {"train_s_per_token": per, "eval_s_per_token": per / 3, "probe_batch": cfg.train.batch_size,
+                "probe_steps": steps}
+    return probe
+
+
+CHAPTER = read_config_dict("mlp-chapter")
+
+
+def points_of(b: B.Budget, source: str = "embed-dim"):
+    s, a = b.items()
+    return resolve_sweep(source, "budget", s, a).points
+
+
+def test_three_minutes_keep_the_chapters_model_fit_the_budget_and_read_under_a_quarter_pass():
+    calls = []
+    b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6, calls))
+    assert [c[0] for c in calls] == [4, 512] and all(c[2] == c[1] * 256 for c in calls)  # probed at its batch
+    points = points_of(b)
+    for p in points:  # the chapter's model shape, exactly
+        cfg = from_dict(p.config)
+        assert (cfg.data.vocab_size, cfg.model.block_size, cfg.model.n_hidden, cfg.model.emb_init_std,
+                cfg.train.seq_len, cfg.train.lr, cfg.train.min_lr) == (
+            CHAPTER["data"]["vocab_size"], CHAPTER["model"]["block_size"], CHAPTER["model"]["n_hidden"],
+            CHAPTER["model"]["emb_init_std"], CHAPTER["train"]["seq_len"], CHAPTER["train"]["lr"],
+            CHAPTER["train"]["min_lr"])
+    assert [p.values["model.n_embd"] for p in points] == [4, 8, 16, 32, 64, 128, 256, 512]
+    assert 0.9 * 180 <= b.est_seconds <= 180  # the budget, used and not exceeded
+    assert b.est_seconds == pytest.approx(sum(b.parts.values()), abs=0.5)
+    assert b.parts["prepare"] > 0 and b.parts["start"] > 0 and b.parts["summary"] > 0  # all of the wall clock
+    assert sum(b.point_seconds.values()) == pytest.approx(b.parts["points"], abs=1)
+    steps, batch = b.sets["train.steps"], b.sets["train.batch_size"]
+    assert all(p.steps == steps for p in points) and steps >= B.GOOD_STEPS
+    mb = int(re.fullmatch(r"stories:(\d+)MB", b.sets["data.corpus"])[1])
+    train_tokens = mb * 1e6 * 0.95 / B.BYTES_PER_TOKEN
+    assert b.passes == pytest.approx(steps * batch * 256 / train_tokens, rel=0.01) and b.passes <= B.PASSES_TARGET
+    assert any(f"{steps:,} steps per run instead of the chapter's 4,000" in g for g in b.gives_up)
+    assert any("batch 16 x 256 instead of 64 x 256" in g for g in b.gives_up)
+
+
+def test_a_tighter_budget_keeps_four_widths_and_a_too_small_one_is_refused_naming_the_smallest():
+    slow = probe_at(2e-4)
+    b = B.plan_budget("embed-dim", 25, [], [], probe_fn=slow)
+    assert b.axes == {"model.n_embd": [4, 16, 64, 256]} and b.est_seconds <= 25 * 60
+    assert B.MIN_STEPS <= b.sets["train.steps"] < B.GOOD_STEPS or len(b.axes["model.n_embd"]) == 4
+    assert any("4 widths (d = 4, 16, 64, 256) instead of 8" in g for g in b.gives_up)
+    with pytest.raises(UserError) as e:
+        B.plan_budget("embed-dim", 3, [], [], probe_fn=slow)
+    m = re.search(r"give --minutes ([\d.]+) or more", str(e.value))
+    assert m and "too short to train the chapter's model" in str(e.value)
+    smallest = float(m[1])
+    ok = B.plan_budget("embed-dim", smallest, [], [], probe_fn=slow)  # the budget it names works
+    assert ok.sets["train.steps"] >= B.MIN_STEPS and ok.est_seconds <= smallest * 60
+    with pytest.raises(UserError, match="too short"):
+        B.plan_budget("embed-dim", smallest - 1, [], [], probe_fn=slow)
+
+
+def test_the_long_study_keeps_its_four_times_the_steps():
+    b = B.plan_budget("embed-dim-long", 3, [], [], probe_fn=probe_at(2e-6))
+    assert b.sets["train.steps"] % 4 == 0 and b.est_seconds <= 180
+    assert any("instead of the chapter's 16,000" in g for g in b.gives_up)
+
+
+def test_a_text_of_your_own_caps_the_steps_at_the_passes_target(tmp_path):
+    f = tmp_path / "mine.txt"  # with batch 1 x 256 (your choice, kept), 100 steps need 102,400 x 4 tokens
+    f.write_text("\n<|endoftext|>\n".join(f"story {i}: the cat sat on the mat near tree {i}." for i in range(30000)))
+    sets = [f"data.corpus=text:{f}", "data.vocab_size=300", "train.batch_size=1"]
+    b = B.plan_budget("embed-dim", 600, sets, [], probe_fn=probe_at(2e-8))
+    assert "data.corpus" not in b.sets and "train.batch_size" not in b.sets
+    n_train = len(__import__("lrngpt.data", fromlist=["dry_run_prepared"]).dry_run_prepared(
+        from_dict(resolve_sweep("embed-dim", "budget", sets).base).data).tokens("train"))
+    assert b.sets["train.steps"] == int(B.PASSES_TARGET * n_train // 256)  # the text, not the budget, set them
+    assert b.passes <= B.PASSES_TARGET and b.est_seconds < 600 * 60
+    small = tmp_path / "small.txt"
+    small.write_text("a tiny text. " * 2000)
+    with pytest.raises(UserError, match="fewer than the 100 a run needs"):
+        B.plan_budget("embed-dim", 60, [f"data.corpus=text:{small}", "data.vocab_size=300"], [],
+                      probe_fn=probe_at(2e-7))
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path):
+    import lrngpt.experiments.estimate as estimate
+
+    monkeypatch.setattr(estimate, "probe", probe_at(2e-6))
+    out = tmp_path / "width"
+    code, text, _ = run_cli("sweep", "embed-dim", "--minutes", "3", "--out", str(out), "--dry-run")
+    assert code == 0, text
+    assert "budget scale" in text and "budget 3 min: planned" in text and "it gives up:" in text
+    assert "steps per run instead of the chapter's 4,000" in text and not out.exists()
+    code, doc, _ = run_cli("sweep", "embed-dim", "--minutes", "3", "--out", str(out), "--dry-run", "--json")
+    r = json.loads(doc)
+    assert r["scale"] == "budget" and r["budget"]["est_seconds"] <= 180 and r["budget"]["passes"] <= 0.25
+    assert r["est_seconds"] == pytest.approx(r["budget"]["parts"]["points"], abs=1)  # one estimate, not two
+    for argv, needle in ((["--minutes", "0"], "positive number of minutes"),
+                         (["--minutes", "3", "--scale", "cpu"], "leave out --scale")):
+        code, _, err = run_cli("sweep", "embed-dim", *argv, "--out", str(out), "--dry-run")
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(monkeypatch, tmp_path):
+    import lrngpt.experiments.estimate as estimate
+    from lrngpt.experiments.sweep import write_definition
+
+    b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
+    s, a = b.items()
+    sweep = resolve_sweep("embed-dim", "budget", s, a)
+    sweep.budget = b.record()
+    out = tmp_path / "width"
+    write_definition(sweep, out)
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("a stored plan is not planned again")
+
+    monkeypatch.setattr(estimate, "probe", no_probe)
+    for argv in ((), ("--minutes", "3")):
+        code, doc, err = run_cli("sweep", "embed-dim", *argv, "--out", str(out), "--dry-run", "--json")
+        assert code == 0, err
+        r = json.loads(doc)
+        assert r["budget"]["sets"] == b.sets and [p["steps"] for p in r["points"]] == [p.steps for p in sweep.points]
