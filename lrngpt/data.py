@@ -242,6 +242,8 @@ def _is_prepared(d: Path, names: list[str]) -> bool:
     """How prepared data is known as lrn's: its meta.json (with the cache key), nothing but its files."""
     meta = _read_meta(d)
     return set(names) <= set(PREPARED_FILES) and meta is not None and "key" in meta
+
+
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
     """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
     local and small (seconds); None for a big or remote corpus that is not prepared yet."""
@@ -255,8 +257,6 @@ def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
     if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
         return prepare(cfg, log=log)
     return None
-
-
 
 
 def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:
