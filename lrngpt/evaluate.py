@@ -201,7 +201,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     if split is None:
         result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
     n_train = len(data.tokens("train"))
-    result["epochs"] = run.step * tc.tokens_per_step / n_train if n_train and not corpus else None  # passes
+    result["passes"] = run.step * tc.tokens_per_step / n_train if n_train and not corpus else None  # passes
     if summary:
         result["best_val_bpb"], result["best_step"] = summary.get("best_val_bpb"), summary.get("best_step")
     return result

@@ -9,7 +9,7 @@
       ckpt_init.pt     step-0 weights (analyses compare trained with untrained)
       ckpt_last.pt     the latest state (the checkpoint schema: lrngpt/checkpoint.py)
       ckpt_best.pt     the weights with the best periodic validation bpb
-      summary.json     final evaluation (val/train bpb, gap, epochs, params, seconds), once finished
+      summary.json     final evaluation (val/train bpb, gap, passes, params, seconds), once finished
       tensorboard/     with train.tensorboard
 
 `RunDir` owns these names and the rules around them:

@@ -19,7 +19,7 @@ SUMMARY_FIELDS = {
     "step": ((int,), True), "finished": ((bool,), True), "val_bpb": (_NUMBER, True),
     "params": ((dict,), True), "seconds": ((int, float), True),
     "train_bpb": (_NUMBER, False), "gap": (_NUMBER, False), "val_loss": (_NUMBER, False),
-    "epochs": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
+    "passes": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
     "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
     "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
 }
@@ -35,6 +35,8 @@ def _kind(v: Any) -> str:
 def check_summary(doc: dict, path: Path) -> dict:
     """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
     doc = dict(doc)
+    if "passes" not in doc and "epochs" in doc:  # the name summary.json used before messages' "passes"
+        doc["passes"] = doc.pop("epochs")
     for key, (kinds, required) in SUMMARY_FIELDS.items():
         if key not in doc:
             if required:
@@ -93,11 +95,11 @@ def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
     return by_step[step], step
 
 
-def run_epochs(run_dir: Path, summary: dict, cfg: dict) -> float | None:
-    """Passes over the training text: summary.json's `epochs`; for a summary written before it had
+def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
+    """Passes over the training text: summary.json's `passes`; for a summary written before it had
     one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
-    if isinstance(summary.get("epochs"), int | float):
-        return float(summary["epochs"])
+    if isinstance(summary.get("passes"), int | float):
+        return float(summary["passes"])
     train = cfg.get("train", {})
     read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
     n_train = summary.get("train_split_tokens")

@@ -395,7 +395,7 @@ class Trainer:
             "tokens_seen": read,
             # how many times the training tokens were read: the chapter's finding assumes < 1
             "train_split_tokens": n_train,
-            "epochs": read / max(1, n_train),
+            "passes": read / max(1, n_train),
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
@@ -408,7 +408,7 @@ class Trainer:
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
         self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
-                 + f", {summary['epochs']:.2f} passes, {self.seconds:.1f}s")
+                 + f", {summary['passes']:.2f} passes, {self.seconds:.1f}s")
         return summary
 
     def close(self) -> None:

@@ -119,7 +119,7 @@ def test_run_report_leads_with_the_headline_and_folds_config_and_metrics(text_ru
     # val bpb untrained -> trained, train bpb, gap, passes; best periodic val bpb and its step beside the last
     assert f"val bpb <b>{evals[0]['val_bpb']:.4f} &rarr; {summary['val_bpb']:.4f}</b>" in head
     assert f"train bpb <b>{summary['train_bpb']:.4f}</b>, gap {summary['gap']:+.4f}" in head
-    assert f"<b>{summary['epochs']:.2f}</b> passes over the training text" in head
+    assert f"<b>{summary['passes']:.2f}</b> passes over the training text" in head
     assert f"Best periodic val bpb <b>{summary['best_val_bpb']:.4f}</b> at step {summary['best_step']}; last " \
            f"{evals[-1]['val_bpb']:.4f} at step 10" in head
     assert f'<td>parameters</td><td class="num">{summary["params"]["total"]:,}</td>' in head
@@ -148,7 +148,7 @@ def test_numbers_are_formatted_by_kind(text_run, tmp_path):
     from lrngpt.report import fmt
 
     assert [fmt(1337, "seed"), fmt(4000, "steps"), fmt(23.456, "seconds"), fmt(0.93261, "val_bpb"),
-            fmt(-0.0033, "gap"), fmt(0.119, "epochs"), fmt(None, "x"), fmt(0.0001, "lr")] == \
+            fmt(-0.0033, "gap"), fmt(0.119, "passes"), fmt(None, "x"), fmt(0.0001, "lr")] == \
         ["1337", "4,000", "23.5", "0.9326", "-0.0033", "0.12", "-", "0.0001"]
 
 
@@ -247,7 +247,7 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
     head = section(page, "Headline")
     assert f"lowest val bpb <b>{best['val_bpb']:.4f} at d = {best['n_embd']}</b>" in head
     assert f"val bpb saved per doubling of d: 8&rarr;16 {doc['by_width'][1]['saved_per_doubling']:.4f}" in head
-    assert f"{doc['rows'][0]['epochs']:.2f} passes over the training text; 2 of 2 runs finished" in head
+    assert f"{doc['rows'][0]['passes']:.2f} passes over the training text; 2 of 2 runs finished" in head
     results = section(page, "Results")
     assert all(f"{row['val_bpb']:.4f}" in results for row in doc["rows"])
     assert "<th>passes</th>" in results and "<th>breakdown</th>" not in results

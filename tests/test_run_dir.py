@@ -110,7 +110,7 @@ def test_resume_of_a_finished_run_does_no_work(tiny_config, tmp_path):
 
 def test_summary_records_passes_and_the_best_periodic_evaluation(tiny_config, tmp_path):
     s = train(tiny_config("train.steps=8", "train.eval_every=2"), tmp_path / "r", progress=False)
-    assert s["epochs"] == pytest.approx(8 * 8 * 64 / s["train_split_tokens"])
+    assert s["passes"] == pytest.approx(8 * 8 * 64 / s["train_split_tokens"])
     best = min((r["val_bpb"], r["step"]) for r in RunDir(tmp_path / "r").metrics()
                if "val_bpb" in r and not r.get("final") and r["step"] > 0)
     assert (s["best_val_bpb"], s["best_step"]) == best

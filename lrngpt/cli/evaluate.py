@@ -56,8 +56,8 @@ def cmd_eval(args) -> None:
                      f"{r['read_share']:.1%} of training targets read)")
     if "gap" in r:
         parts.append(f"gap {r['gap']:+.4f}")
-    if r.get("epochs") is not None:
-        parts.append(f"{r['epochs']:.2f} passes over the training text")
+    if r.get("passes") is not None:
+        parts.append(f"{r['passes']:.2f} passes over the training text")
     if r.get("best_val_bpb") is not None:
         parts.append(f"best periodic val bpb {r['best_val_bpb']:.4f} at step {r['best_step']}")
     emit(args, r, ", ".join(parts))

@@ -115,7 +115,7 @@ def series_of(docs: list[dict]) -> list[dict]:
             per.setdefault(e["series"], []).append({**e, **{k: _mean(r.get(k) for r in group) for k in EXTRA}})
         name = str(doc.get("label") or doc.get("sweep") or "sweep")
         for label, entries in per.items():
-            passes = _mean(e.get("epochs") for e in entries)
+            passes = _mean(e.get("passes") for e in entries)
             small = bool(entries[0].get("train_tokens")) or (passes is not None and passes >= MANY_PASSES)
             out.append({"sweep": name, "series": label, "label": f"{name}: {label}", "entries": entries,
                         "passes": passes, "small": small, "train_tokens": entries[0].get("train_tokens")})

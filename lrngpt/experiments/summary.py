@@ -3,7 +3,7 @@
 `summarize(DIR)` gathers a row from every run directory of DIR/sweep.json that has a
 summary.json (whatever shards have finished so far) and writes DIR/lines.txt,
 DIR/summary.{md,csv,json} and DIR/figures/*.png. Every output names the scale and the corpus,
-and every row the passes it made over its training text (`epochs`).
+and every row the passes it made over its training text (`passes`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from lrngpt.corpora import corpus_label
 from lrngpt.errors import UserError
 from lrngpt.fsio import atomic_write, read_json_object, write_json
 from lrngpt.run import RunDir, read_metrics, read_summary
-from lrngpt.run_files import best_periodic_val, periodic_evals, run_epochs
+from lrngpt.run_files import best_periodic_val, periodic_evals, run_passes
 
-# corpus_label, periodic_evals, best_periodic_val and run_epochs read one run: they live in the run and
+# corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
 # corpus layers and are importable from here, as they were
-__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_epochs", "summarize"]
+__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes", "summarize"]
 
-CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "epochs", "params",
+CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
 
@@ -56,7 +56,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
-        "epochs": run_epochs(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
+        "passes": run_passes(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
         "values": point.get("values", {}),
     }
@@ -70,8 +70,8 @@ def format_line(row: dict, scale: str, best: bool = False) -> str:
             f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
     if row["train_bpb"] is not None:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
-    epochs = row.get("epochs")
-    line += f" | passes {'-' if epochs is None else format(epochs, '.2f')}"
+    passes = row.get("passes")
+    line += f" | passes {'-' if passes is None else format(passes, '.2f')}"
     line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
     if best and row["best_val_bpb"] is not None:
         first = f"{row['eval_tokens']:,} val tokens" if row['eval_tokens'] else "full val"
@@ -113,7 +113,7 @@ def by_width(rows: list[dict]) -> list[dict]:
                      "val_bpb": _mean([r["val_bpb"] for r in group]),
                      "train_bpb": _mean([r["train_bpb"] for r in group]), "gap": _mean([r["gap"] for r in group]),
                      "used_axes": _mean([r["used_axes"] for r in group]),
-                     "epochs": _mean([r.get("epochs") for r in group]),
+                     "passes": _mean([r.get("passes") for r in group]),
                      "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
                      "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
             if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
@@ -161,7 +161,7 @@ def markdown(doc: dict) -> str:
         for e in (e for e in doc["by_width"] if e["series"] == label):
             out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {_f(e['val_bpb'])} | "
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
-                       f"{_f(e.get('epochs'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
+                       f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
         out.append("")
     multi = [g for g in doc["seeds"] if len(g["val_bpb"]) > 1]

@@ -398,7 +398,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         # others, when the sweep ends; here only what summary.json holds
         s = read_summary(run_dir)
         bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
-        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['epochs'])}, {s['seconds']:.0f}s")
+        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
         trained.append(p.name)
         bar.update()
     bar.close()
@@ -407,5 +407,5 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     return result
 
 
-def _passes(epochs) -> str:
-    return "passes -" if epochs is None else f"{epochs:.2f} passes"
+def _passes(passes) -> str:
+    return "passes -" if passes is None else f"{passes:.2f} passes"

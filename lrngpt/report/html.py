@@ -59,7 +59,7 @@ def fmt(v, key: str = "") -> str:
         return f"{v:+.4f}"
     if "seconds" in key:
         return f"{v:,.1f}"
-    if key in ("epochs", "passes"):
+    if key == "passes":
         return f"{v:.2f}"
     if isinstance(v, int):
         return f"{v:,}"  # counts: steps, tokens, parameters, widths

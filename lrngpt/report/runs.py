@@ -34,7 +34,7 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
 
 def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
     from lrngpt.corpora import corpus_label
-    from lrngpt.run_files import best_periodic_val, periodic_evals, run_epochs
+    from lrngpt.run_files import best_periodic_val, periodic_evals, run_passes
 
     evals = periodic_evals(metrics)
     data, train = cfg.get("data", {}), cfg.get("train", {})
@@ -48,14 +48,14 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
             s = max(evals)
             text += f"<p>Last periodic val bpb {fmt(evals[s], 'bpb')} at step {fmt(s, 'step')}.</p>"
         return text + facts_table(facts)
-    epochs = run_epochs(d, summary, cfg)
+    passes = run_passes(d, summary, cfg)
     val, trn, gap = summary.get("val_bpb"), summary.get("train_bpb"), summary.get("gap")
     lead = (f"val bpb <b>{fmt(untrained, 'bpb')} &rarr; {fmt(val, 'bpb')}</b> (untrained &rarr; trained, step "
             f"{fmt(summary.get('step'), 'step')})" if untrained is not None
             else f"val bpb <b>{fmt(val, 'bpb')}</b> at step {fmt(summary.get('step'), 'step')}")
     if trn is not None:
         lead += f", train bpb <b>{fmt(trn, 'bpb')}</b>, gap {fmt(gap, 'gap')} (val &minus; train)"
-    lead += f", <b>{fmt(epochs, 'epochs')}</b> passes over the training text."
+    lead += f", <b>{fmt(passes, 'passes')}</b> passes over the training text."
     text = f'<p class="lead">{lead}</p>'
     best, best_step = summary.get("best_val_bpb"), summary.get("best_step")
     if best is None:  # a summary from before best_val_bpb: the periodic evaluations say it

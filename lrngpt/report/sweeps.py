@@ -131,15 +131,15 @@ def sweep_headline(docs: list[dict]) -> str:
             best = min(entries, key=lambda e: (e["val_bpb"] is None, e["val_bpb"] or 0.0))  # null: no bytes to score
             saved = [f"{p['n_embd']}&rarr;{e['n_embd']} {fmt(e['saved_per_doubling'], 'bpb')}"
                      for p, e in zip(entries, entries[1:], strict=False) if e["saved_per_doubling"] is not None]
-            passes = [e["epochs"] for e in entries if e.get("epochs") is not None]
-            span = ("-" if not passes else fmt(passes[0], "epochs") if max(passes) - min(passes) < 0.005
-                    else f"{fmt(min(passes), 'epochs')} to {fmt(max(passes), 'epochs')}")
+            passes = [e["passes"] for e in entries if e.get("passes") is not None]
+            span = ("-" if not passes else fmt(passes[0], "passes") if max(passes) - min(passes) < 0.005
+                    else f"{fmt(min(passes), 'passes')} to {fmt(max(passes), 'passes')}")
             items.append(f"<li><b>{esc(doc['label'])}</b>, {esc(series)} ({esc(where)}): lowest val bpb "
                          f"<b>{fmt(best['val_bpb'], 'bpb')} at d = {best['n_embd']}</b>"
                          + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
                          + f"; {span} passes over the training text; {done}.</li>")
-    passes = [r["epochs"] for doc in docs for r in doc["rows"] if r.get("epochs") is not None]
-    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "epochs")} times; the book '
+    passes = [r["passes"] for doc in docs for r in doc["rows"] if r.get("passes") is not None]
+    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; the book '
               "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its 550M "
               "training tokens), so wide models can memorise their text: compare the gap column.</p>"
               if passes and max(passes) > 1 else "")
@@ -156,7 +156,7 @@ def results_html(docs: list[dict]) -> str:
     others = any(k not in ("model.n_embd", "train.seed", "train.steps") for _, r in rows for k in r.get("values", {}))
     cols = [("sweep", "name")] * multi + [("d", "n_embd"), ("steps", "steps"), ("seed", "seed")] \
         + [("settings", "settings")] * others + [
-        ("params", "params"), ("val bpb", "val_bpb"), ("train bpb", "train_bpb"), ("gap", "gap"), ("passes", "epochs"),
+        ("params", "params"), ("val bpb", "val_bpb"), ("train bpb", "train_bpb"), ("gap", "gap"), ("passes", "passes"),
         ("best val bpb (step)", "best"), ("used axes", "used_axes"), ("seconds", "seconds")]
 
     def cell(doc, r, key):
@@ -176,7 +176,7 @@ def results_html(docs: list[dict]) -> str:
                                     kinds=[k for _, k in cols])
     wcols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"),
                                            ("saved per doubling", "saved_per_doubling"), ("train bpb", "train_bpb"),
-                                           ("gap", "gap"), ("passes", "epochs"), ("seeds", "seeds")]
+                                           ("gap", "gap"), ("passes", "passes"), ("seeds", "seeds")]
     wrows = [[doc["label"] if k == "name" else e.get(k) for _, k in wcols] for doc in docs for e in doc["by_width"]]
     text += "<h3>By width (val bpb saved per doubling)</h3>" + table([c for c, _ in wcols], wrows,
                                                                       kinds=[k for _, k in wcols])

@@ -186,7 +186,7 @@ def test_eval_json_reports_passes_and_the_best_periodic_evaluation(capsys, train
 
     r = run_json(capsys, "eval", str(trained_run))
     summary = json.loads((trained_run / "summary.json").read_text())
-    assert r["epochs"] == pytest.approx(40 * 8 * 64 / summary["train_split_tokens"]) == summary["epochs"]
+    assert r["passes"] == pytest.approx(40 * 8 * 64 / summary["train_split_tokens"]) == summary["passes"]
     periodic = [(m["val_bpb"], m["step"]) for m in RunDir(trained_run).metrics()
                 if "val_bpb" in m and not m.get("final") and m["step"] > 0]
     assert len(periodic) == 4  # mlp-tiny evaluates every 10 steps
@@ -195,7 +195,7 @@ def test_eval_json_reports_passes_and_the_best_periodic_evaluation(capsys, train
     assert best["step"] == r["best_step"] and best["checkpoint"] == "best"
     code, out, _ = run(capsys, "eval", str(trained_run))
     assert code == 0 and f"best periodic val bpb {r['best_val_bpb']:.4f} at step {r['best_step']}" in out
-    assert f"{r['epochs']:.2f} passes over the training text" in out
+    assert f"{r['passes']:.2f} passes over the training text" in out
 
 
 def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_run):

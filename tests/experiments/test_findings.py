@@ -29,10 +29,10 @@ from lrngpt.experiments.findings import (
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 
 
-def row(d, val, train, seed=1337, steps=400, epochs=0.1, train_tokens=None, **extra):
+def row(d, val, train, seed=1337, steps=400, passes=0.1, train_tokens=None, **extra):
     return {"name": f"d{d}-s{seed}-t{steps}", "n_embd": d, "seed": seed, "steps": steps, "params": 1, "embedding": 1,
             "breakdown": {}, "val_bpb": val, "train_bpb": train, "gap": None if train is None else val - train,
-            "used_axes": d, "seconds": 1.0, "train_tokens": train_tokens, "epochs": epochs, "values": {},
+            "used_axes": d, "seconds": 1.0, "train_tokens": train_tokens, "passes": passes, "values": {},
             "corpus": "text:x.txt", **extra}
 
 
@@ -102,7 +102,7 @@ def test_two_widths_cannot_tell_and_say_what_would():
 
 
 def test_reading_the_text_often_is_the_reason_finding_2_does_not_show():
-    rows = curve([2.0, 1.8, 1.7, 1.75], [1.95, 1.72, 1.60, 1.50], epochs=1.0, tokens_read=1_000_000)
+    rows = curve([2.0, 1.8, 1.7, 1.75], [1.95, 1.72, 1.60, 1.50], passes=1.0, tokens_read=1_000_000)
     f2 = judge([doc(rows)])[1]
     once, twice = read_shares(1.0)
     assert f2["verdict"] == DOES_NOT_SHOW and f2["numbers"]["turn"]["best"] == 16
@@ -134,20 +134,20 @@ def test_a_gap_within_the_tolerance_counts_as_zero():
 
 
 def test_small_data_turn_shows_and_its_failures_have_reasons():
-    small = dict(epochs=16.0, train_tokens=102_400)
+    small = dict(passes=16.0, train_tokens=102_400)
     turn = judge([doc(curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 0.6, 0.3], **small), "embed-dim-small-data")])[2]
     assert turn["verdict"] == SHOWS and turn["numbers"]["turn"]["best"] == 8
     assert "val bpb is lowest at d = 8 (1.4000) and rises to 1.6000 at d = 32" in turn["evidence"]
     flat = judge([doc(curve([1.5, 1.4, 1.3, 1.2], [1.2, 0.9, 0.6, 0.3], **small), "embed-dim-small-data")])[2]
     assert flat["verdict"] == DOES_NOT_SHOW and flat["reason"].startswith("val bpb does not turn by d = 32")
-    few = doc(curve([1.5, 1.4, 1.3, 1.2], [1.4, 1.3, 1.2, 1.1], epochs=2.0, train_tokens=500_000), "embed-dim-small-data")
+    few = doc(curve([1.5, 1.4, 1.3, 1.2], [1.4, 1.3, 1.2, 1.1], passes=2.0, train_tokens=500_000), "embed-dim-small-data")
     assert "it read its text only 2.00 times" in judge([few])[2]["reason"]
     up = judge([doc(curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 1.0, 0.3], **small), "embed-dim-small-data")])[2]
     assert up["verdict"] == DOES_NOT_SHOW and up["reason"].startswith("train bpb rises from d = 8 (0.9000) to d = 16 (1.0000)")
 
 
 def test_a_series_read_many_times_is_small_data_even_without_a_prefix():
-    many = curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 0.6, 0.3], epochs=MANY_PASSES)
+    many = curve([1.5, 1.4, 1.45, 1.6], [1.2, 0.9, 0.6, 0.3], passes=MANY_PASSES)
     f1, f2, f3 = judge([doc(many)])
     assert (f1["verdict"], f2["verdict"], f3["verdict"]) == (CANNOT_TELL, CANNOT_TELL, SHOWS)
 
@@ -183,13 +183,13 @@ SOTU_SMALL = {8: (2.4623, 1.1650), 16: (2.7014, 0.8577), 32: (2.8519, 0.5579), 6
 def sotu(by_reads=True):
     extra = lambda i: dict(read_share=0.503, train_bpb_read=SOTU_READ[i], train_bpb_unread=SOTU_UNREAD[i]) \
         if by_reads else {}  # noqa: E731
-    embed = doc([row(d, v, t, epochs=SOTU_PASSES, tokens_read=1_638_400, **extra(i))
+    embed = doc([row(d, v, t, passes=SOTU_PASSES, tokens_read=1_638_400, **extra(i))
                  for i, (d, v, t) in enumerate(zip(WIDTHS, SOTU_VAL, SOTU_TRAIN, strict=True))], name="sotu-embed-dim")
-    long = doc([row(d, v, t, steps=1600, epochs=4 * SOTU_PASSES) for d, (v, t) in SOTU_LONG.items()],
+    long = doc([row(d, v, t, steps=1600, passes=4 * SOTU_PASSES) for d, (v, t) in SOTU_LONG.items()],
                "embed-dim-long", "sotu-long")
-    variance = doc([row(64, v, t, seed=1337 + i, epochs=SOTU_PASSES) for i, (v, t) in enumerate(SOTU_SEEDS)],
+    variance = doc([row(64, v, t, seed=1337 + i, passes=SOTU_PASSES) for i, (v, t) in enumerate(SOTU_SEEDS)],
                    "seed-variance", "sotu-seed-variance")
-    small = doc([row(d, v, t, epochs=16.0, train_tokens=102_400) for d, (v, t) in SOTU_SMALL.items()],
+    small = doc([row(d, v, t, passes=16.0, train_tokens=102_400) for d, (v, t) in SOTU_SMALL.items()],
                 "embed-dim-small-data", "sotu-small-data")
     return embed, long, variance, small
 
@@ -234,11 +234,11 @@ STORIES_PASSES = 400 * 16 * 256 / 1_154_623  # 1.42
 
 
 def test_stories_at_the_cpu_scale_read_1_4_times_so_finding_2_does_not_show():
-    embed = doc([row(d, v, t, epochs=STORIES_PASSES) for d, v, t in zip(WIDTHS, STORIES_VAL, STORIES_TRAIN,
+    embed = doc([row(d, v, t, passes=STORIES_PASSES) for d, v, t in zip(WIDTHS, STORIES_VAL, STORIES_TRAIN,
                                                                          strict=True)])
-    variance = doc([row(64, v, t, seed=1337 + i, epochs=STORIES_PASSES) for i, (v, t) in enumerate(STORIES_SEEDS)],
+    variance = doc([row(64, v, t, seed=1337 + i, passes=STORIES_PASSES) for i, (v, t) in enumerate(STORIES_SEEDS)],
                    "seed-variance")
-    small = doc([row(d, v, t, epochs=16.0, train_tokens=102_400) for d, (v, t) in STORIES_SMALL.items()],
+    small = doc([row(d, v, t, passes=16.0, train_tokens=102_400) for d, (v, t) in STORIES_SMALL.items()],
                 "embed-dim-small-data")
     f1, f2, f3 = judge([embed, variance, small])
     assert verdicts([f1, f2, f3]) == [SHOWS, DOES_NOT_SHOW, SHOWS]
@@ -251,10 +251,10 @@ def test_stories_at_the_cpu_scale_read_1_4_times_so_finding_2_does_not_show():
 
 def test_the_chapters_own_numbers_show_all_three_findings():
     trains = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose train bpb the chapter prints
-    embed = doc([row(d, CHAPTER_VAL_BPB[d], t, steps=4000, epochs=CHAPTER_PASSES) for d, t in trains.items()])
-    variance = doc([row(64, v, v + 0.003, seed=1337 + i, steps=4000, epochs=CHAPTER_PASSES)
+    embed = doc([row(d, CHAPTER_VAL_BPB[d], t, steps=4000, passes=CHAPTER_PASSES) for d, t in trains.items()])
+    variance = doc([row(64, v, v + 0.003, seed=1337 + i, steps=4000, passes=CHAPTER_PASSES)
                     for i, v in enumerate([0.9326, 0.9327, 0.9323])], "seed-variance")
-    small = doc([row(d, CHAPTER_SMALL_VAL[d], t, steps=4000, epochs=16.0, train_tokens=4_000_000)
+    small = doc([row(d, CHAPTER_SMALL_VAL[d], t, steps=4000, passes=16.0, train_tokens=4_000_000)
                  for d, t in CHAPTER_SMALL_TRAIN.items()], "embed-dim-small-data")
     f1, f2, f3 = judge([embed, variance, small])
     assert verdicts([f1, f2, f3]) == [SHOWS, SHOWS, SHOWS]
@@ -262,7 +262,7 @@ def test_the_chapters_own_numbers_show_all_three_findings():
     assert f2["numbers"]["turn"]["best"] == 512 and f3["numbers"]["turn"]["best"] == 128
     assert f2["numbers"]["gap"] == pytest.approx({4: -0.0051, 64: -0.0033, 512: -0.0021})
     # all eight widths of its val bpb without train bpb: finding 1 shows, finding 2 cannot tell
-    val_only = doc([row(d, v, None, steps=4000, epochs=CHAPTER_PASSES) for d, v in CHAPTER_VAL_BPB.items()])
+    val_only = doc([row(d, v, None, steps=4000, passes=CHAPTER_PASSES) for d, v in CHAPTER_VAL_BPB.items()])
     f1, f2, _ = judge([val_only, variance])
     assert verdicts([f1, f2]) == [SHOWS, CANNOT_TELL] and "no train bpb" in f2["reason"]
     assert [round(s["saved"], 4) for s in f1["numbers"]["saved_per_doubling"]] == [

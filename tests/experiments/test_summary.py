@@ -29,7 +29,7 @@ CHAPTER_PASSES = 4000 * 64 * 256 / 550e6  # 65.5M of its 550M training tokens
 
 
 def row(d, val, seed=1337, steps=4000, train=None, train_tokens=None, used=None, seconds=23.0, values=None,
-        epochs=CHAPTER_PASSES, corpus="stories:100MB"):
+        passes=CHAPTER_PASSES, corpus="stories:100MB"):
     params, emb, _ = CHAPTER.get(d, (1, 1, 0))
     hidden = 6 * d * 512 + 512
     return {"name": f"d{d}-s{seed}-t{steps}", "n_embd": d, "seed": seed, "steps": steps, "params": params,
@@ -37,7 +37,7 @@ def row(d, val, seed=1337, steps=4000, train=None, train_tokens=None, used=None,
             "val_bpb": val, "train_bpb": train, "gap": None if train is None else val - train,
             "used_axes": used or d, "seconds": seconds, "train_tokens": train_tokens, "eval_tokens": 2_000_000,
             "best_val_bpb": None, "best_val_step": None, "finished": True, "values": values or {},
-            "epochs": epochs, "corpus": corpus}
+            "passes": passes, "corpus": corpus}
 
 
 def test_line_is_the_chapters_format_with_passes_scale_and_corpus():
@@ -46,7 +46,7 @@ def test_line_is_the_chapters_format_with_passes_scale_and_corpus():
         "d=  64 | steps  4,000 | seed 1337 | params  2,560,512 (embedding   262,144, hidden   197,120, "
         "output 2,101,248) | val bpb 0.9326 | train bpb 0.9359 (gap -0.0033) | passes 0.12 | used axes (90%)  "
         "53/64 | 23s | full scale, stories:100MB")
-    old = row(64, 0.9326, epochs=None, corpus="text:/home/me/books/my.txt")  # a summary from before passes
+    old = row(64, 0.9326, passes=None, corpus="text:/home/me/books/my.txt")  # a summary from before passes
     assert "| passes - |" in format_line(old, "cpu") and format_line(old, "cpu").endswith("| cpu scale, text:my.txt")
     r = row(512, 0.8795, train=0.8816, used=384, seconds=30, steps=16000)
     assert format_line(r, "cpu").startswith(
@@ -116,7 +116,7 @@ def test_markdown_and_csv_name_the_scale_and_hold_the_numbers():
     assert "| 64 | 2,560,512 | 262,144 | 0.9325 |  | 0.9355 | -0.0030 | 0.12 | 64/64 | 23 | 1337, 1338, 1339 |" in md
     lines = csv_text(_doc(rows)).splitlines()
     assert lines[0].split(",")[:5] == ["scale", "sweep", "corpus", "name", "n_embd"]
-    assert "epochs" in lines[0].split(",")
+    assert "passes" in lines[0].split(",")
     assert lines[1].startswith(f"cpu,seed-variance,stories:100MB,d64-s1337-t4000,64,1337,4000,,{CHAPTER_PASSES},"
                                "2560512,262144,0.9326,")
 

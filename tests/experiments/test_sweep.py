@@ -75,7 +75,7 @@ def test_tiny_sweep_writes_lines_tables_figures_and_json(tiny_sweep):
     assert [int(m[1]) for m in parsed] == [4, 16]
     assert [float(m[5]) for m in parsed] == [round(r["val_bpb"], 4) for r in doc["rows"]]
     assert [int(m[4].replace(",", "")) for m in parsed] == [r["params"] for r in doc["rows"]]
-    assert [float(m[8]) for m in parsed] == [round(r["epochs"], 2) for r in doc["rows"]]
+    assert [float(m[8]) for m in parsed] == [round(r["passes"], 2) for r in doc["rows"]]
 
 
 def test_every_row_carries_its_passes_over_the_training_text(tiny_sweep):
@@ -85,12 +85,12 @@ def test_every_row_carries_its_passes_over_the_training_text(tiny_sweep):
     rows = json.loads((out / "summary.json").read_text())["rows"]
     for row in rows:
         s = json.loads((out / "runs" / row["name"] / "summary.json").read_text())
-        assert row["epochs"] == pytest.approx(30 * 8 * 64 / s["train_split_tokens"]) == s["epochs"]
+        assert row["passes"] == pytest.approx(30 * 8 * 64 / s["train_split_tokens"]) == s["passes"]
         assert row["corpus"] == "stories:300KB"
     table = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
-    assert [float(r["epochs"]) for r in table] == pytest.approx([r["epochs"] for r in rows])
+    assert [float(r["passes"]) for r in table] == pytest.approx([r["passes"] for r in rows])
     assert {r["corpus"] for r in table} == {"stories:300KB"}
-    assert all(f"| {e['epochs']:.2f} |" in (out / "summary.md").read_text() for e in doc["by_width"])
+    assert all(f"| {e['passes']:.2f} |" in (out / "summary.md").read_text() for e in doc["by_width"])
 
 
 def test_an_old_summary_without_epochs_gets_them_from_the_cached_data_or_shows_a_dash(tiny_sweep, tmp_path):
@@ -101,14 +101,27 @@ def test_an_old_summary_without_epochs_gets_them_from_the_cached_data_or_shows_a
     out, doc = tiny_sweep
     run = shutil.copytree(out / "runs" / "d4-s1337-t30", tmp_path / "d4")
     s = json.loads((run / "summary.json").read_text())
-    for key in ("epochs", "train_split_tokens", "best_val_bpb", "best_step"):  # as written before they existed
+    for key in ("passes", "train_split_tokens", "best_val_bpb", "best_step"):  # as written before they existed
         s.pop(key)
     (run / "summary.json").write_text(json.dumps(s))
-    assert gather_row(run, {"name": "d4"})["epochs"] == pytest.approx(doc["rows"][0]["epochs"])
+    assert gather_row(run, {"name": "d4"})["passes"] == pytest.approx(doc["rows"][0]["passes"])
     s["data_key"] = "0" * 16  # its data is not in this cache
     (run / "summary.json").write_text(json.dumps(s))
     row = gather_row(run, {"name": "d4"})
-    assert row["epochs"] is None and "| passes - |" in format_line(row, "tiny")
+    assert row["passes"] is None and "| passes - |" in format_line(row, "tiny")
+
+
+def test_a_summary_that_still_says_epochs_reads_as_passes(tiny_sweep, tmp_path):
+    import shutil
+
+    from lrngpt.run import RunDir
+
+    out, doc = tiny_sweep
+    run = shutil.copytree(out / "runs" / "d4-s1337-t30", tmp_path / "d4")
+    s = json.loads((run / "summary.json").read_text())
+    s["epochs"] = s.pop("passes")  # as summary.json named it before
+    (run / "summary.json").write_text(json.dumps(s))
+    assert RunDir(run).summary()["passes"] == pytest.approx(doc["rows"][0]["passes"])
 
 
 def test_a_width_study_reading_its_text_more_than_once_warns_once(tmp_path, text_corpus):
@@ -121,7 +134,7 @@ def test_a_width_study_reading_its_text_more_than_once_warns_once(tmp_path, text
     assert len(warnings) == 1, warnings
     assert "reads its training text more than once (5.1 passes per run)" in warnings[0]
     assert "assumes no token is read twice (it reads 65.5M of its 550M training tokens)" in warnings[0]
-    assert [round(r["epochs"], 2) for r in json.loads(stdout)["rows"]] == [5.12, 5.12]
+    assert [round(r["passes"], 2) for r in json.loads(stdout)["rows"]] == [5.12, 5.12]
     # a sweep over another key warns per run, as `lrn train` does; a width study under one pass not at all
     (tmp_path / "seeds.json").write_text(json.dumps({"base": "mlp-tiny", "scale": "tiny", "axes": {"train.seed": [1]}}))
     _, _, stderr = run_cli("sweep", str(tmp_path / "seeds.json"), "--set", f"data.corpus={text_corpus}",
