@@ -18,7 +18,9 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
     schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
 
 Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
-disk mid-save leaves the previous checkpoint whole.
+disk mid-save leaves the previous checkpoint whole. torch reports a write that failed only as
+`RuntimeError: [enforce fail at inline_container.cc]`; the file torch writes to keeps the
+OSError underneath (a full disk, the file-size limit), which is what the user is told.
 """
 
 from __future__ import annotations
@@ -52,9 +54,33 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
     }
 
 
+class _KeepsWriteError:
+    """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
+    RuntimeError that names no cause)."""
+
+    def __init__(self, f):
+        self.f, self.error = f, None
+
+    def write(self, data) -> int:
+        try:
+            return self.f.write(data)
+        except OSError as e:
+            self.error = e
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
 def save_checkpoint(payload: dict, path: Path) -> None:
     with atomic_open(path, "wb") as f:
-        torch.save(payload, f)
+        out = _KeepsWriteError(f)
+        try:
+            torch.save(payload, out)
+        except RuntimeError:
+            if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
+                raise out.error from None
+            raise
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:

@@ -11,8 +11,10 @@ it (`clean_stale_temps`).
 A full disk is reported as `DiskFull` (exit 1: it is not the user's input, but the message
 names the path and the space needed) and leaves the earlier file intact. Any other error a
 user can fix (permission denied, a read-only filesystem, a file where a directory belongs, a
-broken symbolic link) is a `UserError` naming the path: `user_path` on reads, the write
-helpers here on writes, `check_output` before a command starts writing.
+broken symbolic link, the file-size limit of `ulimit -f`) is a `UserError` naming the path:
+`user_path` on reads, the write helpers here (and `writing` around any other writer) on
+writes, `check_output` before a command starts writing. `os_error_exit` is the same mapping
+for an OSError that reaches the command line from anywhere else (a library's own file, say).
 """
 
 from __future__ import annotations
@@ -40,20 +42,58 @@ class DiskFull(OSError):
 
 # OS errors that the user fixes (a path, a permission, a mount): reported as UserError, exit 2.
 USER_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENOENT,
-               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG}
+               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG, errno.EFBIG}
+FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+# What the environment, never lrn's own logic, causes wherever the error comes from: os_error_exit's set
+ENVIRONMENT_ERRNOS = {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}
+
+
+def disk_full_message(path: str | Path | None) -> str:
+    """The one disk-full line (the README documents it): where, how much is free, what to do."""
+    if path is None:
+        return "disk full; free some space and run the command again"
+    path = Path(path)
+    free = next((shutil.disk_usage(p).free for p in (path.parent, *path.parents) if p.is_dir()), 0)
+    return (f"disk full while writing {path} ({free:,} bytes free); "
+            "free some space and run the command again (the earlier file is intact)")
 
 
 def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
     """Raise an OSError met while writing `path` (through temporary names `own`): a full disk as
     DiskFull, a path the user can fix as a UserError, anything else as it is."""
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
-        raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
-                                f"free some space and run the command again (the earlier file is intact)") from None
+    if e.errno in FULL_ERRNOS:
+        raise DiskFull(e.errno, disk_full_message(path)) from None
     about = e.filename is None or Path(e.filename) in {path, *own, *path.parents}
     if e.errno in USER_ERRNOS and about:
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
+
+
+@contextlib.contextmanager
+def writing(path: str | Path) -> Iterator[None]:
+    """Report an OSError met while the block writes `path` (or files inside it, a directory being
+    built) like the write helpers here: DiskFull, or a UserError naming the path."""
+    try:
+        yield
+    except (DiskFull, UserError):
+        raise
+    except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
+        _raise_write_error(e, Path(path), *([Path(e.filename)] if e.filename else []))
+
+
+def os_error_exit(e: OSError) -> tuple[int, str] | None:
+    """(exit code, line) for an OSError that no closer handler turned into a message, when the
+    environment caused it (a full disk, a permission, a read-only mount, the file-size limit);
+    None for anything else (a bug of ours: the command line reports it as unexpected)."""
+    if e.errno not in ENVIRONMENT_ERRNOS:
+        return None
+    path = e.filename
+    if e.errno in FULL_ERRNOS:
+        return 1, disk_full_message(path)
+    if path is None:
+        return 2, (f"{e.strerror or e}; " + ("raise the file-size limit (ulimit -f unlimited) and run the command again"
+                                            if e.errno == errno.EFBIG else "check the permissions of the paths given"))
+    return 2, describe_os_error(path, e, "path")
 
 
 def temp_name(path: Path) -> Path:
@@ -202,8 +242,11 @@ def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
         return f"{what} {path} is a file (or lies under one) where a directory is expected; give a directory"
     if isinstance(e, PermissionError):
         return f"{what} {path}: permission denied; change its permissions or choose another path"
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"disk full at {path}; free some space"
+    if e.errno in FULL_ERRNOS:
+        return disk_full_message(path)
+    if e.errno == errno.EFBIG:
+        return (f"{what} {path}: the file-size limit (ulimit -f) was hit writing it; raise it "
+                "(ulimit -f unlimited, or a size above the file's) and run the command again")
     if e.errno == errno.ELOOP:
         return f"{what} {path} is a symbolic link loop; fix the link"
     if e.errno == errno.EROFS:

@@ -1,0 +1,278 @@
+"""A hostile user and a failing machine: every case exits 0 or 2 with one line (1 only for the
+documented disk-full line), and every piece of advice names an option the command has.
+
+The case tables run in-process through `lrngpt.cli.main.main` on tiny configs; the faults that
+need a real file system (a full tmpfs, a read-only mount) are skipped with a reason where the
+machine cannot mount one, and have a monkeypatched twin that always runs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lrngpt.cli.main import main
+
+ROOT = Path(__file__).parents[1]
+TINY = ["--set", "data.vocab_size=300", "--set", "train.steps=2", "--set", "train.eval_every=1",
+        "--set", "train.eval_tokens=500", "--set", "train.train_eval_tokens=500", "--set", "train.device=cpu"]
+
+
+def lrn(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse refuses a value before a handler runs
+        code = e.code
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def one_line(result, code: int, *needles: str) -> str:
+    """Exit `code`, one line on stderr (after any progress lines: the last), holding every needle."""
+    got, _, err = result
+    lines = err.strip().splitlines()
+    assert got == code and lines and "Traceback" not in err and "unexpected" not in err, (got, err)
+    assert all(n.lower() in lines[-1].lower() for n in needles), lines[-1]
+    return lines[-1]
+
+
+def temporaries(d: Path) -> list[Path]:
+    return [p for p in d.rglob("*") if ".tmp-" in p.name]
+
+
+@contextlib.contextmanager
+def failing_writes(monkeypatch, code: int, after: int = 0, match: str = ""):
+    """Every file that lrngpt opens for writing (name containing `match`) fails with errno `code`
+    once `after` bytes have gone into it: a disk that fills, the file-size limit, as the OS says it."""
+    real_open = builtins.open
+
+    class Failing:
+        def __init__(self, f):
+            self._f, self._n = f, 0
+
+        def write(self, data):
+            self._n += len(data)
+            if self._n > after:
+                raise OSError(code, os.strerror(code))
+            return self._f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+    def fake_open(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        return Failing(f) if any(c in mode for c in "wax") and match in str(file) else f
+
+    with monkeypatch.context() as m:
+        for module in ("lrngpt.fsio", "lrngpt.data", "lrngpt.run"):
+            m.setattr(f"{module}.open", fake_open, raising=False)
+        yield
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """mount(size, ro=False) -> a fresh tmpfs of that many bytes (skips where it cannot mount)."""
+    mounted = []
+
+    def mount(size: int, ro: bool = False) -> Path:
+        d = tmp_path / f"fs{len(mounted)}"
+        d.mkdir()
+        opts = f"size={size}" + (",ro" if ro else "")
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(d)], capture_output=True, text=True)
+        if r.returncode:
+            pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip() or 'mount failed'}; needs root)")
+        mounted.append(d)
+        return d
+
+    yield mount
+    for d in mounted:
+        subprocess.run(["umount", "-l", str(d)], capture_output=True)
+
+
+# ---- 1. one OS-error mapping for every writer, torch's included ---------------------------------
+
+def test_a_full_disk_inside_torch_save_is_the_disk_full_line_not_torchs_runtime_error(
+        text_corpus, tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    with failing_writes(monkeypatch, errno.ENOSPC, after=50_000, match="ckpt_"):
+        line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}",
+                            *TINY, "--out", run), 1, "disk full while writing", "ckpt_init.pt")
+    assert "inline_container" not in line and temporaries(tmp_path) == []
+
+
+def test_a_full_disk_in_a_sweep_is_the_disk_full_line(text_corpus, tmp_path, capsys, monkeypatch):
+    with failing_writes(monkeypatch, errno.ENOSPC, after=50_000, match="ckpt_"):
+        one_line(lrn(capsys, "sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                     "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300", "--set", "train.steps=2",
+                     "--out", tmp_path / "sw"), 1, "disk full while writing", ".pt")
+    assert temporaries(tmp_path) == []
+
+
+def test_a_real_full_tmpfs_under_train_and_sweep_is_the_disk_full_line(text_corpus, tmpfs, capsys):
+    small = tmpfs(400_000)  # the run's small files fit, its three checkpoints do not
+    line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                        "--out", small / "run"), 1, "disk full while writing", str(small))
+    assert "inline_container" not in line and temporaries(small) == []
+    one_line(lrn(capsys, "sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                 "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300", "--set", "train.steps=2",
+                 "--out", small / "sw"), 1, "disk full while writing")
+    assert temporaries(small) == []
+
+
+def test_a_full_disk_in_data_prepare_leaves_no_cache_entry_a_later_run_would_trust(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LRN_CACHE_DIR", str(tmp_path / "cache"))
+    argv = ["data", "prepare", "--corpus", "stories:100KB", "--vocab-size", 300]
+    with failing_writes(monkeypatch, errno.ENOSPC, after=10_000, match=".bin"):
+        one_line(lrn(capsys, *argv), 1, "disk full while writing", str(tmp_path / "cache" / "data"))
+    assert list((tmp_path / "cache" / "data").iterdir()) == [] and temporaries(tmp_path) == []
+    code, _, err = lrn(capsys, *argv)  # space again: prepared afresh, not a half entry found "cached"
+    assert code == 0 and "data: cached" not in err and "train tokens" not in err.split("encoding")[0]
+
+
+def test_a_real_full_tmpfs_as_the_data_cache_is_the_disk_full_line(tmpfs, capsys, monkeypatch):
+    cache = tmpfs(200_000)
+    monkeypatch.setenv("LRN_CACHE_DIR", str(cache))
+    one_line(lrn(capsys, "data", "prepare", "--corpus", "stories:2MB", "--vocab-size", 300), 1,
+             "disk full while writing", str(cache))
+    assert list((cache / "data").iterdir()) == [] and temporaries(cache) == []
+
+
+@pytest.mark.parametrize("code,needle", [(errno.EROFS, "read-only filesystem"), (errno.EACCES, "permission denied"),
+                                         (errno.EPERM, "permission denied")], ids=["EROFS", "EACCES", "EPERM"])
+def test_a_refused_write_exits_2_naming_the_path(code, needle, text_corpus, tmp_path, capsys, monkeypatch):
+    with failing_writes(monkeypatch, code, match="ckpt_"):
+        line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                            "--out", tmp_path / "run"), 2, needle)
+    assert str(tmp_path / "run") in line
+
+
+def test_an_oserror_from_anywhere_is_mapped_by_its_errno(capsys, monkeypatch, tmp_path):
+    """What no closer handler caught: a library's own file, an append to metrics.jsonl."""
+    import lrngpt.cli.theory as theory
+
+    for code, exit_code, needle in ((errno.EROFS, 2, "read-only"), (errno.EACCES, 2, "permission denied"),
+                                    (errno.ENOSPC, 1, "disk full while writing"), (errno.EFBIG, 2, "ulimit -f")):
+        def boom(args, code=code):
+            raise OSError(code, os.strerror(code), str(tmp_path / "somewhere.bin"))
+
+        monkeypatch.setattr(theory, "run_jl", boom)
+        one_line(lrn(capsys, "theory", "jl", "--n", 10, "--eps", 0.5), exit_code, needle)
+
+
+def test_a_real_read_only_mount_exits_2_naming_the_path(text_corpus, tmpfs, capsys):
+    ro = tmpfs(100_000, ro=True)
+    line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                        "--out", ro / "run"), 2, "read-only filesystem")
+    assert str(ro / "run") in line
+    one_line(lrn(capsys, "data", "stories", "--size", "1KB", "--out", ro / "s.txt"), 2, "read-only", "s.txt")
+
+
+def _child(argv: list[str], env: dict | None = None, fsize: int | None = None, code: str | None = None):
+    """`python -m lrngpt ARGV` in a child process (a file-size limit, a broken temporary directory)."""
+    def limit():
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "lrngpt", *argv]
+    return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=limit, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_the_file_size_limit_exits_2_saying_what_to_set_not_killed_by_sigxfsz(tmp_path):
+    out = tmp_path / "s.txt"
+    r = _child(["data", "stories", "--size", "1MB", "--out", str(out)], fsize=100_000)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "ulimit -f" in lines[0] and str(out) in lines[0], r
+    assert not out.exists() and temporaries(tmp_path) == []
+
+
+NO_TMP = ("import sys, tempfile; tempfile.tempdir = None; "
+          "tempfile._candidate_tempdir_list = lambda: ['/nonexistent/tmp']; "
+          "from lrngpt.cli.main import main; sys.exit(main(sys.argv[1:]))")
+
+
+def test_no_usable_temporary_directory_exits_2_saying_to_set_tmpdir(tmp_path):
+    r = _child(["train", "--config", "mlp-tiny", "--dry-run"], code=NO_TMP, env={"TMPDIR": "/nonexistent/tmp"})
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r
+    assert "no usable temporary directory" in lines[0] and "set TMPDIR" in lines[0]
+
+
+def _deny_memmap(monkeypatch, path: Path):
+    import numpy as np
+
+    real = np.memmap
+
+    def fake(filename, *args, **kwargs):
+        if str(filename) == str(path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(filename))
+        return real(filename, *args, **kwargs)
+
+    monkeypatch.setattr(np, "memmap", fake)
+
+
+def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
+    from lrngpt.data import data_cache_dir
+    from lrngpt.train import train
+
+    summary = train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    train_bin = data_cache_dir() / summary["data_key"] / "train.bin"
+    _deny_memmap(monkeypatch, train_bin)
+    one_line(lrn(capsys, "eval", tmp_path / "run"), 2, "permission denied", str(train_bin))
+
+
+def test_an_unwritable_cache_directory_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
+    import pathlib
+
+    from lrngpt.train import train
+
+    train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    cache = tmp_path / "cache"  # an empty cache that cannot be written: the data cannot be prepared there
+    monkeypatch.setenv("LRN_CACHE_DIR", str(cache))
+    real_mkdir = pathlib.Path.mkdir
+
+    def mkdir(self, *args, **kwargs):
+        if str(self).startswith(str(cache)):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
+    one_line(lrn(capsys, "eval", tmp_path / "run"), 2, "permission denied", str(cache))
+
+
+# ---- 2. inputs checked at the door ----------------------------------------------------------------
+
+def test_a_replaced_cached_tokenizer_is_trained_again_not_used(text_corpus, tmp_path, capsys):
+    from lrngpt.data import data_cache_dir
+    from lrngpt.tokenizer import Tokenizer
+
+    argv = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", 290, "--out"]
+    assert lrn(capsys, *argv, tmp_path / "first")[0] == 0
+    trained = Tokenizer.load(tmp_path / "first").hash
+    cached = [p for p in (data_cache_dir().parent / "tokenizers").glob("*.json")
+              if Tokenizer.load(p).hash == trained]
+    assert len(cached) == 1 and cached[0].with_suffix(".hash").read_text().strip() == trained
+    Tokenizer.train(["some other text entirely"] * 20, 260).save(cached[0])  # replaced behind lrn's back
+    code, _, err = lrn(capsys, *argv, tmp_path / "second")
+    assert code == 0 and "is not the tokenizer trained for this corpus" in err
+    assert Tokenizer.load(tmp_path / "second").hash == trained and Tokenizer.load(cached[0]).hash == trained
+    cached[0].with_suffix(".hash").unlink()  # a cache from before the record: trained again, then trusted
+    code, _, err = lrn(capsys, *argv, tmp_path / "third")
+    assert code == 0 and "no record of its hash; training it again" in err
+    code, _, err = lrn(capsys, *argv, tmp_path / "fourth")
+    assert code == 0 and f"tokenizer: cached {cached[0]}" in err
