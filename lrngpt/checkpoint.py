@@ -115,6 +115,10 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
                                               for k, v in model.items()):
         raise UserError(f"checkpoint {path}: model must map parameter names to tensors; it is damaged: "
                         "use another checkpoint, or train again")
+    bad = non_finite_tensor(model)
+    if bad:  # lrn train stops before a NaN loss reaches a checkpoint: these weights were damaged after
+        raise UserError(f"checkpoint {path}: tensor {bad!r} holds NaN or infinite values; the weights are "
+                        "damaged: use another of the run's checkpoints (ckpt_best.pt), or train again")
     for key in ("optimizer", "rng"):
         if not isinstance(payload.get(key), dict | None):
             raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
@@ -126,11 +130,21 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     return payload
 
 
+def non_finite_tensor(state: dict) -> str | None:
+    """The name of the first floating-point tensor holding a NaN or an infinity (None: all finite);
+    such weights make every score NaN and rank NaN tokens first as neighbours."""
+    for name, t in state.items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return name
+    return None
+
+
 def _is_device_error(e: RuntimeError) -> bool:
     text = str(e)
     return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
 
 
 def _corrupt(path: Path, e: Exception) -> str:
+    # no option named: eval and sample choose another checkpoint with --checkpoint, train --resume cannot
     return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
-            "delete it, or resume from another checkpoint")
+            "use another of the run's checkpoints (ckpt_best.pt), or train again")

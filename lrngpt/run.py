@@ -211,7 +211,8 @@ class RunDir:
         return check_summary(read_json_object(path, "run summary"), path)
 
     def metrics(self) -> list[dict]:
-        """The rows of metrics.jsonl, checked; only a last line cut by a kill mid-write is skipped."""
+        """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
+        is skipped, with a warning."""
         path = self.path / METRICS
         if not path.exists():
             return []
@@ -225,8 +226,10 @@ class RunDir:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:
-                if i == last:
-                    continue  # a line cut by a kill mid-write
+                if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
+                    _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                               "mid-write?); it is skipped")
+                    continue
                 raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
             rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
         return rows
@@ -327,6 +330,18 @@ class LoadedRun:
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(msg: str) -> None:
+    """One warning per message per process: a command may read the same file several times."""
+    from lrngpt import log
+
+    if msg not in _warned:
+        _warned.add(msg)
+        log.warning(msg)
 
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:

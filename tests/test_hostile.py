@@ -11,8 +11,10 @@ from __future__ import annotations
 import builtins
 import contextlib
 import errno
+import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -276,3 +278,121 @@ def test_a_replaced_cached_tokenizer_is_trained_again_not_used(text_corpus, tmp_
     assert code == 0 and "no record of its hash; training it again" in err
     code, _, err = lrn(capsys, *argv, tmp_path / "fourth")
     assert code == 0 and f"tokenizer: cached {cached[0]}" in err
+
+
+def _poison(state: dict, name: str, value: float) -> None:
+    state[name].view(-1)[0] = value
+
+
+@pytest.fixture(scope="module")
+def gpt_export(text_corpus, tmp_path_factory):
+    """A tiny GPT run exported as a Hugging Face GPT-2 directory: what `lrn import-gpt2` reads."""
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    d = tmp_path_factory.mktemp("gpt")
+    cfg = load_config("gpt-default", [f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16",
+                                      "model.n_head=2", "model.n_layer=1", "model.context_length=16",
+                                      "train.batch_size=4", "train.steps=1", "train.eval_every=1",
+                                      "train.eval_tokens=200", "train.train_eval_tokens=200", "train.device=cpu"])
+    train(cfg, d / "run", progress=False, log=lambda m: None)
+    assert main(["-q", "export", str(d / "run"), "--format", "hf", "--out", str(d / "hf")]) == 0
+    return d / "hf"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["NaN", "Inf"])
+def test_import_gpt2_refuses_non_finite_weights_naming_the_tensor(gpt_export, value, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    hf = Path(shutil.copytree(gpt_export, tmp_path / "hf"))
+    state = load_file(hf / "model.safetensors")
+    _poison(state, "transformer.h.0.mlp.c_fc.weight", value)
+    save_file(state, hf / "model.safetensors", metadata={"format": "pt"})
+    one_line(lrn(capsys, "import-gpt2", hf, "--out", tmp_path / "run"), 2, "'transformer.h.0.mlp.c_fc.weight'",
+             "NaN or infinite", "model.safetensors")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("argv", [["eval", "{d}"], ["sample", "{d}", "--prompt", "hi", "--max-new-tokens", "2"],
+                                  ["embed", "axes", "{d}"], ["train", "--resume", "--out", "{d}"]],
+                         ids=["eval", "sample", "embed axes", "train --resume"])
+def test_a_checkpoint_with_non_finite_weights_is_refused_at_load_naming_the_tensor(
+        argv, tiny_config, tmp_path, capsys):
+    import torch
+
+    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+    from lrngpt.train import train
+
+    d = tmp_path / "run"
+    train(tiny_config("train.steps=4"), d, stop_at=2, progress=False, log=lambda m: None)
+    ckpt = load_checkpoint(d / "ckpt_last.pt")
+    _poison(ckpt["model"], "head.weight", float("nan"))
+    save_checkpoint(ckpt, d / "ckpt_last.pt")
+    line = one_line(lrn(capsys, *(a.format(d=d) for a in argv)), 2, "'head.weight'", "NaN or infinite")
+    assert "ckpt_last.pt" in line
+    assert torch.load(d / "ckpt_last.pt", weights_only=True)["model"]["head.weight"].isnan().any()  # left as found
+
+
+@pytest.fixture(scope="module")
+def finished_sweep(text_corpus, tmp_path_factory):
+    d = tmp_path_factory.mktemp("sweep") / "sw"
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
+            "--set", "data.vocab_size=300", "--set", "train.steps=2", "--out", str(d)]
+    assert main(["-q", *argv]) == 0
+    return d, argv
+
+
+SWEEP_JSON_CASES = {  # field -> a value of the wrong type (an object or a list where a string or number belongs)
+    "scale an object": (lambda doc: doc.__setitem__("scale", {"a": 1}), "scale must be"),
+    "scale a list": (lambda doc: doc.__setitem__("scale", ["tiny"]), "scale must be"),
+    "an axis value an object": (lambda doc: doc["axes"].__setitem__("model.n_embd", [{"a": 1}]), "axes must be"),
+    "a point value an object": (lambda doc: doc["points"][0]["values"].__setitem__("model.n_embd", {"a": 1}),
+                                "points[0]"),
+    "source an object": (lambda doc: doc.__setitem__("source", {"a": 1}), "source must be"),
+}
+SWEEP_ONLY = {  # what lrn sweep relies on and a report (which reads what it can) does not
+    "a point index a boolean": (lambda doc: doc["points"][0].__setitem__("index", True), "points[0]"),
+}
+
+
+SWEEP_JSON = [(c, k) for c in ("sweep", "report") for k in SWEEP_JSON_CASES] + [("sweep", k) for k in SWEEP_ONLY]
+
+
+@pytest.mark.parametrize("command,case", SWEEP_JSON, ids=[f"{c}:{k}" for c, k in SWEEP_JSON])
+def test_a_sweep_json_with_a_value_of_the_wrong_type_exits_2_with_one_line(finished_sweep, case, command,
+                                                                          tmp_path, capsys):
+    src, argv = finished_sweep
+    d = Path(shutil.copytree(src, tmp_path / "sw"))
+    doc = json.loads((d / "sweep.json").read_text())
+    edit, needle = {**SWEEP_JSON_CASES, **SWEEP_ONLY}[case]
+    edit(doc)
+    (d / "sweep.json").write_text(json.dumps(doc))
+    argv = [*argv[:-1], str(d)] if command == "sweep" else ["report", str(d), "--out", str(tmp_path / "r.html")]
+    one_line(lrn(capsys, "-q", *argv), 2, "sweep definition", needle)
+
+
+@pytest.mark.parametrize("tail", ['{"step": 3, "lo', "garbage\n", "\x00\x00\x00"], ids=["cut by a kill", "garbage",
+                                                                                     "zeros"])
+def test_a_bad_last_line_of_metrics_jsonl_is_skipped_with_one_warning(tail, tiny_config, tmp_path, capsys):
+    from lrngpt.train import train
+
+    d = tmp_path / "run"
+    train(tiny_config("train.steps=2"), d, progress=False, log=lambda m: None)
+    with open(d / "metrics.jsonl", "a") as f:
+        f.write(tail)
+    code, _, err = lrn(capsys, "report", d, "--out", tmp_path / "r.html")
+    warnings = [line for line in err.splitlines() if "metrics.jsonl" in line]
+    assert code == 0 and len(warnings) == 1 and "is not JSON" in warnings[0] and "skipped" in warnings[0]
+    (d / "metrics.jsonl").write_text('garbage\n{"step": 1}\n')  # the same line mid-file: the file is damaged
+    one_line(lrn(capsys, "report", d, "--out", tmp_path / "r.html"), 2, "line 1", "not JSON")
+
+
+def test_a_lone_surrogate_in_a_jsonl_corpus_is_refused_naming_file_and_line(tmp_path, capsys):
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text('{"text": "a fine pair \\ud83d\\ude00 here"}\n{"text": "half a pair \\ud800 here"}\n')
+    line = one_line(lrn(capsys, "data", "prepare", "--corpus", f"jsonl:{corpus}", "--vocab-size", 300,
+                        "--out", tmp_path / "p"), 2, "docs.jsonl: line 2", "lone UTF-16 surrogate", "\\ud800")
+    assert "UnicodeEncodeError" not in line and not (tmp_path / "p").exists()
+    corpus.write_text('{"text": "a fine pair \\ud83d\\ude00 here"}\n' * 50)  # a proper pair is text like any
+    assert lrn(capsys, "-q", "data", "prepare", "--corpus", f"jsonl:{corpus}", "--vocab-size", 300,
+               "--out", tmp_path / "p")[0] == 0

@@ -232,7 +232,7 @@ def _existing_scale(out) -> str | None:
         scale = json.loads((Path(out) / "sweep.json").read_text()).get("scale")
     except (OSError, ValueError, AttributeError):
         return None
-    return scale if scale in presets.SCALES else None
+    return scale if isinstance(scale, str) and scale in presets.SCALES else None  # (a dict is not hashable)
 
 
 # ---- sharding, state, running --------------------------------------------------------------
