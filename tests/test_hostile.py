@@ -396,3 +396,46 @@ def test_a_lone_surrogate_in_a_jsonl_corpus_is_refused_naming_file_and_line(tmp_
     corpus.write_text('{"text": "a fine pair \\ud83d\\ude00 here"}\n' * 50)  # a proper pair is text like any
     assert lrn(capsys, "-q", "data", "prepare", "--corpus", f"jsonl:{corpus}", "--vocab-size", 300,
                "--out", tmp_path / "p")[0] == 0
+
+
+# ---- 3. bounded work --------------------------------------------------------------------------------
+
+def _grid(tmp_path: Path, text_corpus: str, axes: dict) -> Path:
+    spec = tmp_path / "grid.json"
+    spec.write_text(json.dumps({"base": "mlp-tiny", "scale": "tiny", "axes": axes,
+                                "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.device": "cpu"}}))
+    return spec
+
+
+def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(text_corpus, tmp_path, capsys):
+    import time
+
+    from lrngpt.experiments.sweep import MAX_POINTS
+
+    spec = _grid(tmp_path, text_corpus, {"model.n_embd": list(range(4, 100_004))})
+    t0 = time.perf_counter()
+    line = one_line(lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run"), 2,
+                    "100,000 points", f"{MAX_POINTS:,}")
+    assert time.perf_counter() - t0 < 10 and "split" in line and not (tmp_path / "out").exists()
+    assert f"more than {MAX_POINTS} points is refused" in (ROOT / "README.md").read_text()
+
+
+def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpus, tmp_path, capsys, monkeypatch):
+    import lrngpt.experiments.estimate as estimate
+    from lrngpt.experiments.plan import MAX_PROBES
+
+    probed = []
+    real = estimate.probe
+    monkeypatch.setattr(estimate, "probe", lambda cfg, device: probed.append(cfg.model.n_embd) or real(cfg, device))
+    widths = list(range(4, 44))  # 40 shapes x 2 seeds: 80 points
+    spec = _grid(tmp_path, text_corpus, {"model.n_embd": widths, "train.seed": [1, 2]})
+    code, out, err = lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run", "--json")
+    assert code == 0, err
+    points = json.loads(out)["points"]
+    assert len(points) == 80 and len(probed) == MAX_PROBES and min(probed) == 4 and max(probed) == 43
+    est = {p["values"]["model.n_embd"]: p["est_seconds"] for p in points}
+    assert all(isinstance(s, float) and s > 0 for s in est.values())
+    timed = sorted(probed)  # an untimed width lies between the timed widths around it
+    for w in widths:
+        lo, hi = max(t for t in timed if t <= w), min(t for t in timed if t >= w)
+        assert min(est[lo], est[hi]) * 0.999 <= est[w] <= max(est[lo], est[hi]) * 1.001

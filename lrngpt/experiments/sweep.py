@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,7 @@ from lrngpt.fsio import check_output, create_exclusive, read_json, user_path
 from lrngpt.run import RunDir, read_summary
 
 VERSION = 1
+MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
 # Short names for the run directory; other axis keys use their last part.
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
@@ -207,6 +209,11 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
     base["name"] = name
     base = from_dict(base).to_dict()
     grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
+    n_points = math.prod(len(v) for v in grid.values())
+    if n_points > MAX_POINTS:  # refused before a single point is built: a dry run of it answers at once
+        sizes = " x ".join(f"{len(v):,} {k}" for k, v in grid.items())
+        raise UserError(f"{source}: the grid has {n_points:,} points ({sizes}), above the {MAX_POINTS:,} one sweep "
+                        "takes; give fewer values, or split the grid into several sweep files")
     points = []
     for index, combo in enumerate(itertools.product(*grid.values())):
         values = dict(zip(grid, combo, strict=True))
