@@ -439,3 +439,58 @@ def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpu
     for w in widths:
         lo, hi = max(t for t in timed if t <= w), min(t for t in timed if t >= w)
         assert min(est[lo], est[hi]) * 0.999 <= est[w] <= max(est[lo], est[hi]) * 1.001
+
+
+@pytest.fixture(scope="module")
+def mlp_run(text_corpus, tmp_path_factory):
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    d = tmp_path_factory.mktemp("mlp") / "run"
+    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300"]), d, progress=False, log=lambda m: None)
+    return d
+
+
+def test_sample_prints_its_text_as_it_is_generated_and_the_same_text_as_json(mlp_run, capsys):
+    from lrngpt.run import load_run
+    from lrngpt.sample import SamplingConfig, sample_texts
+
+    pieces = []
+    samples = sample_texts(load_run(mlp_run), "Lily saw", SamplingConfig(max_new_tokens=40, seed=3, stop_at_eot=False),
+                           num_samples=2, on_text=lambda i, piece: pieces.append((i, piece)))
+    assert len(pieces) > 20  # piece by piece, not one string at the end
+    for i, s in enumerate(samples):
+        assert "".join(p for j, p in pieces if j == i) == s["text"]
+    argv = ["sample", mlp_run, "--prompt", "Lily saw", "--max-new-tokens", 40, "--seed", 3, "--no-stop",
+            "--num-samples", 2]
+    code, out, _ = lrn(capsys, *argv)
+    code_json, doc, _ = lrn(capsys, *argv, "--json")
+    assert code == code_json == 0
+    assert out == "\n---\n".join(s["text"] for s in json.loads(doc)["samples"]) + "\n"
+
+
+def test_sample_stops_quietly_when_its_reader_closes_the_pipe(mlp_run):
+    import time
+
+    cmd = [sys.executable, "-m", "lrngpt", "sample", str(mlp_run), "--prompt", "Lily", "--no-stop",
+           "--max-new-tokens", "16000000"]  # hours of text, unless it stops when nobody reads it
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    import threading
+
+    guard = threading.Timer(90, child.kill)  # a sampler that prints nothing until the end must not hang the test
+    guard.start()
+    try:
+        first = child.stdout.read(10)  # `| head -c 10`
+        t0 = time.perf_counter()
+        child.stdout.close()
+        code = child.wait(timeout=60)
+        err = child.stderr.read().decode()
+    finally:
+        guard.cancel()
+        child.kill()
+        child.wait()
+    assert len(first) == 10 and code in (0, 141) and err == "", (code, err)
+    assert time.perf_counter() - t0 < 60
