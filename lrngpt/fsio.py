@@ -190,12 +190,29 @@ def write_json(path: str | Path, obj: Any) -> Path:
 def read_json(path: str | Path, what: str = "file") -> Any:
     """A JSON document; a missing, unreadable or malformed file is a UserError naming it."""
     path = Path(path)
+    check_regular(path, what)
     with user_path(path, what):
         text = path.read_text(encoding="utf-8")
     try:
         return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix or delete it") from None
+    except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
+        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
+
+
+def check_regular(path: Path, what: str = "file") -> None:
+    """Refuse a path that exists but is no regular file or directory, before opening it: reading a
+    named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: the read that follows says which
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    for test, kind in kinds:
+        if test(mode):
+            raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
 
 
 def read_json_object(path: str | Path, what: str = "file") -> dict:

@@ -393,7 +393,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
             f"(point {p.index + 1} of {len(sweep.points)})")
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              warn_passes=not sweep.width_study)
+              warn_passes=not sweep.width_study,
+              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)")
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = read_summary(run_dir)
