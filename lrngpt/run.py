@@ -190,8 +190,8 @@ class RunDir:
     def config_dict(self) -> dict:
         path = self.path / CONFIG
         if not path.exists() and self.holds_run():
-            raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "
-                            "start it again with --force")
+            raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "  # (any command)
+                            f"start it again: `lrn train --config CONFIG --out {self.path} --force`")
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
@@ -247,7 +247,8 @@ class RunDir:
         if not path.exists() and not path.is_symlink():
             self.check_is_run()
             raise UserError(f"{self.path} has no {path.name}; "
-                            + ("it was stopped before its first checkpoint: start it again with --force"
+                            + ("it was stopped before its first checkpoint: start it again with "
+                               f"`lrn train --config CONFIG --out {self.path} --force`"
                                if which != "init" else "it was written before ckpt_init.pt existed"))
         return path
 

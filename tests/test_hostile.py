@@ -13,6 +13,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -494,3 +495,190 @@ def test_sample_stops_quietly_when_its_reader_closes_the_pipe(mlp_run):
         child.wait()
     assert len(first) == 10 and code in (0, 141) and err == "", (code, err)
     assert time.perf_counter() - t0 < 60
+
+
+# ---- 4. advice: every option a message names is one the command has ---------------------------------
+
+def _parsers() -> dict[str, object]:
+    """'train', 'data prepare', ... -> the argparse parser lrn builds for it ('' -> lrn's own)."""
+    import argparse
+
+    from lrngpt.cli.main import build_parser
+
+    out = {"": build_parser()}
+
+    def walk(parser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    out[f"{prefix} {name}".strip()] = sub
+                    walk(sub, f"{prefix} {name}".strip())
+
+    walk(out[""], "")
+    return out
+
+
+PARSERS = _parsers()
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def _command_of(words: list[str]) -> str:
+    """The longest command path at the start of `words` (options before it skipped)."""
+    words = [w for w in words if not w.startswith("-")]
+    best = ""
+    for n in range(1, len(words) + 1):
+        if " ".join(words[:n]) in PARSERS:
+            best = " ".join(words[:n])
+    return best
+
+
+def _options(command: str) -> set[str]:
+    own = {s for p in (PARSERS[""], PARSERS[command]) for a in p._actions for s in a.option_strings}
+    return own | {"--help"}
+
+
+def wrong_options(argv: list[str], message: str) -> list[str]:
+    """Options named in `message` that the command it advises does not take: a backticked `lrn X ...`
+    line is checked against X, the rest of the message against the command that printed it."""
+    wrong = []
+    for span in re.findall(r"`([^`]*)`", message):
+        words = span.split()
+        if words[:1] == ["lrn"]:
+            other = _command_of(words[1:])
+            wrong += [o for o in OPTION.findall(span) if o not in _options(other)]
+    rest = re.sub(r"`[^`]*`", "", message)
+    command = _command_of([str(a) for a in argv])
+    return wrong + [o for o in OPTION.findall(rest) if o not in _options(command)]
+
+
+def test_the_walker_finds_an_option_the_command_lacks():
+    assert wrong_options(["eval", "r"], "r is damaged; start it again with --force") == ["--force"]
+    assert wrong_options(["eval", "r"], "r is damaged; `lrn train --out r --force` starts it again") == []
+    assert wrong_options(["sweep", "x"], "continue with `lrn sweep x --resume`") == ["--resume"]
+    assert wrong_options(["-q", "data", "prepare"], "pass --force to prepare it again") == []
+
+
+def _stopped_before_first_checkpoint(t: Path, **_) -> Path:
+    from lrngpt.run import RunDir
+
+    run = RunDir(t / "stopped")
+    run.start()
+    run.unlock()
+    return run.path
+
+
+def _truncated_checkpoint(t: Path, mlp_run: Path, **_) -> Path:
+    d = Path(shutil.copytree(mlp_run, t / "cut"))
+    (d / "ckpt_last.pt").write_bytes((d / "ckpt_last.pt").read_bytes()[:999])
+    return d
+
+
+def _imported(t: Path, gpt_export: Path, **_) -> Path:
+    assert main(["-q", "import-gpt2", str(gpt_export), "--out", str(t / "imported")]) == 0
+    return t / "imported"
+
+
+def _edited_corpus(t: Path, **_) -> Path:
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    corpus = t / "corp.txt"
+    corpus.write_text("Lily saw a cat. Tom saw a dog. " * 300)
+    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=4", "train.eval_every=2", "train.eval_tokens=200",
+                                   "train.train_eval_tokens=200"]), t / "r", stop_at=2, progress=False,
+          log=lambda m: None)
+    corpus.write_text("Mia ran to the park. Ben ran home. " * 300)
+    return t / "r"
+
+
+def _fifo(t: Path, **_) -> Path:
+    os.mkfifo(t / "pipe.json")
+    return t / "pipe.json"
+
+
+def _dir_named_config(t: Path, **_) -> Path:
+    (t / "config.json").mkdir()
+    return t / "config.json"
+
+
+# case -> (make the input: a path given as {x}, argv, the exit code, what the one line must say)
+ADVICE = {
+    "eval of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["eval", "{x}"], 2, "before its first checkpoint"),
+    "sample of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["sample", "{x}", "--prompt", "hi"], 2, "before its first checkpoint"),
+    "resume of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["train", "--resume", "--out", "{x}"], 2, "before"),
+    "eval of a truncated checkpoint": (_truncated_checkpoint, ["eval", "{x}"], 2, "truncated or corrupted"),
+    "resume of a truncated checkpoint":
+        (_truncated_checkpoint, ["train", "--resume", "--out", "{x}", "--steps", "4"], 2, "truncated or corrupted"),
+    "resume of an import": (_imported, ["train", "--resume", "--out", "{x}"], 2, "cannot be resumed"),
+    "--by-reads on an import": (_imported, ["eval", "{x}", "--by-reads"], 2, "no training record"),
+    "resume after the corpus content changed": (_edited_corpus, ["train", "--resume", "--out", "{x}"], 2,
+                                                "the content of text:"),
+    "a FIFO as the config": (_fifo, ["train", "--config", "{x}", "--dry-run"], 2, "named pipe"),
+    "/dev/null as the config": (lambda t, **_: Path("/dev/null"), ["config", "show", "{x}"], 2, "character device"),
+    "a directory named config.json": (_dir_named_config, ["train", "--config", "{x}", "--dry-run"], 2,
+                                      "is a directory"),
+    "model_type gpt on an MLP preset": (None, ["config", "show", "mlp-tiny", "--set", "model_type=gpt"], 2,
+                                        "start from a GPT preset"),
+    "model_type mlp on a GPT preset": (None, ["train", "--config", "gpt-default", "--set", "model_type=mlp",
+                                              "--dry-run"], 2, "start from an MLP preset"),
+    "a config file that is not JSON": (lambda t, **_: (t / "c.json").write_text("{") and t / "c.json",
+                                       ["train", "--config", "{x}", "--dry-run"], 2, "fix it"),
+    "a huge sweep grid": (lambda t, text_corpus, **_: _grid(t, text_corpus, {"model.n_embd": list(range(4, 9000))}),
+                          ["sweep", "{x}", "--out", "{x}.out", "--dry-run"], 2, "split the grid"),
+}
+
+
+@pytest.mark.parametrize("case", ADVICE)
+def test_advice_names_only_options_the_command_has(case, tmp_path, capsys, request):
+    make, argv, code, needle = ADVICE[case]
+    fixtures = {name: request.getfixturevalue(name) for name in ("mlp_run", "gpt_export", "text_corpus")
+                if make is not None and name in make.__code__.co_varnames}
+    x = make(tmp_path, **fixtures) if make else None
+    argv = [a.format(x=x) for a in argv]
+    line = one_line(lrn(capsys, *argv), code, needle)
+    assert wrong_options(argv, line) == [], line
+    if "delete" in line:
+        assert "fix or delete" not in line
+
+
+def test_tokenizer_show_reads_only_ascii_digits_as_ids(mlp_run, capsys):
+    code, out, _ = lrn(capsys, "tokenizer", "show", mlp_run, "١٢٣", "123", "--json")
+    assert code == 0
+    arabic, ascii_ = json.loads(out)["results"]
+    assert arabic["kind"] == "text" and arabic["query"] == "١٢٣" and len(arabic["ids"]) > 1  # its UTF-8, encoded
+    assert ascii_["kind"] == "id" and ascii_["id"] == 123
+
+
+def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_corpus, tmp_path):
+    import signal
+    import threading
+
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
+            "--set", "data.vocab_size=300", "--set", "train.steps=1000000", "--set", "train.eval_every=1000000",
+            "--out", str(tmp_path / "sw")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LRN_CACHE_DIR": os.environ["LRN_CACHE_DIR"]}
+    child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=env)
+    guard = threading.Timer(120, child.kill)
+    guard.start()
+    lines = []
+    try:
+        for line in child.stderr:
+            lines.append(line)
+            if "step 0: val bpb" in line:  # training begins: a moment later it is inside the step loop
+                threading.Event().wait(1.5)
+                child.send_signal(signal.SIGTERM)
+                break
+        lines += child.stderr.readlines()
+        code = child.wait(timeout=60)
+    finally:
+        guard.cancel()
+        child.kill()
+        child.wait()
+    said = [x for x in lines if "interrupted at step" in x]
+    assert code == 130 and len(said) == 1, "".join(lines[-6:])
+    assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
