@@ -19,7 +19,9 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
     schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
 
 Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
-disk mid-save leaves the previous checkpoint whole.
+disk mid-save leaves the previous checkpoint whole. torch reports a write that failed only as
+`RuntimeError: [enforce fail at inline_container.cc]`; the file torch writes to keeps the
+OSError underneath (a full disk, the file-size limit), which is what the user is told.
 """
 
 from __future__ import annotations
@@ -53,9 +55,33 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
     }
 
 
+class _KeepsWriteError:
+    """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
+    RuntimeError that names no cause)."""
+
+    def __init__(self, f):
+        self.f, self.error = f, None
+
+    def write(self, data) -> int:
+        try:
+            return self.f.write(data)
+        except OSError as e:
+            self.error = e
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
 def save_checkpoint(payload: dict, path: Path) -> None:
     with atomic_open(path, "wb") as f:
-        torch.save(payload, f)
+        out = _KeepsWriteError(f)
+        try:
+            torch.save(payload, out)
+        except RuntimeError:
+            if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
+                raise out.error from None
+            raise
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
@@ -90,6 +116,10 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
                                               for k, v in model.items()):
         raise UserError(f"checkpoint {path}: model must map parameter names to tensors; it is damaged: "
                         "use another checkpoint, or train again")
+    bad = non_finite_tensor(model)
+    if bad:  # lrn train stops before a NaN loss reaches a checkpoint: these weights were damaged after
+        raise UserError(f"checkpoint {path}: tensor {bad!r} holds NaN or infinite values; the weights are "
+                        "damaged: use another of the run's checkpoints (ckpt_best.pt), or train again")
     for key in ("optimizer", "rng"):
         if not isinstance(payload.get(key), dict | None):
             raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
@@ -101,11 +131,21 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     return payload
 
 
+def non_finite_tensor(state: dict) -> str | None:
+    """The name of the first floating-point tensor holding a NaN or an infinity (None: all finite);
+    such weights make every score NaN and rank NaN tokens first as neighbours."""
+    for name, t in state.items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return name
+    return None
+
+
 def _is_device_error(e: RuntimeError) -> bool:
     text = str(e)
     return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
 
 
 def _corrupt(path: Path, e: Exception) -> str:
+    # no option named: eval and sample choose another checkpoint with --checkpoint, train --resume cannot
     return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
-            "delete it, or resume from another checkpoint")
+            "use another of the run's checkpoints (ckpt_best.pt), or train again")

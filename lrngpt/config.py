@@ -216,6 +216,15 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     if model_type == "mlp":
         saved = model_values.get("pad_id", 0) if isinstance(model_values, dict) else 0
         fixed["pad_id"] = pad_id if pad_id is not None else saved
+    if isinstance(model_values, dict):  # a model section of the other model type: say so, not "unknown key"
+        mine, other = field_types(model_class(model_type)), next(t for t in MODEL_TYPES if t != model_type)
+        foreign = [k for k in model_values if k not in mine and k in field_types(model_class(other))]
+        if foreign:
+            presets = "gpt-default or cpu" if model_type == "gpt" else "mlp-cpu or mlp-tiny"
+            a_other, a_mine = ("an MLP", "a GPT") if model_type == "gpt" else ("a GPT", "an MLP")
+            raise UserError(f"model_type is {model_type}, but the model section is {a_other}'s (it has "
+                            f"model.{foreign[0]}): model_type chooses the model section's keys, so start from "
+                            f"{a_mine} preset instead, e.g. {presets}")
     model = _build(model_class(model_type), model_values, "model", fixed)
     train = _build(TrainConfig, d.get("train"), "train")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
@@ -245,7 +254,7 @@ def read_config_dict(config: str) -> dict:
         path = PRESET_DIR / path.name
     if path.suffix == ".json" or path.exists():
         if path.is_dir():
-            raise UserError(f"config {config} is a directory; give a .json file or a preset name")
+            raise UserError(f"config {config} is a directory, not a file; give a .json file or a preset name")
         if not path.exists():
             raise UserError(f"config file {config} does not exist; give a .json file or a preset "
                             f"({', '.join(preset_names())})")

@@ -3,7 +3,9 @@
 `prepare(data_config)` streams the corpus twice (once to train the tokenizer on the
 training documents, once to encode), so memory does not grow with the corpus. The result
 lives in a directory keyed by a hash of the corpus fingerprint and the tokenizer settings;
-preparing the same corpus again finds it and does no work.
+preparing the same corpus again finds it and does no work. The trained tokenizer is cached on
+its own (`tokenizers/KEY.json`, with `KEY.hash` written after it) and, like the data, used only
+when it still has the hash recorded when it was trained; anything else is trained again.
 
 Layout of a prepared directory:
     meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype, split_by
@@ -31,7 +33,7 @@ from lrngpt import log as logging
 from lrngpt.config import DataConfig
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_dir, check_not_cwd, check_output, user_path, write_json
+from lrngpt.fsio import atomic_dir, atomic_write, check_not_cwd, check_output, user_path, write_json, writing
 from lrngpt.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
 from lrngpt.splits import split_chunks, split_tail
 from lrngpt.tokenizer import Tokenizer
@@ -78,9 +80,11 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
     log = log or logging.info
     corpus = corpus or load_corpus(cfg.corpus)
     path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
+    record = path.with_suffix(".hash")  # the trained tokenizer's hash, written after it: what the cache trusts
     if path.exists():
-        log(f"tokenizer: cached {path}")
-        return Tokenizer.load(path)
+        cached = _cached_tokenizer(path, record, log)
+        if cached is not None:
+            return cached
     log(f"tokenizer: training a {cfg.vocab_size}-token BPE on {corpus.spec}")
     with logging.progress(desc="tokenizer: reading", unit="B", unit_scale=True) as bar:
         docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
@@ -88,6 +92,25 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
     if tok.vocab_size < 257:
         raise UserError(f"corpus {corpus.spec} is empty: it holds no text to train a tokenizer on")
     tok.save(path)
+    atomic_write(record, tok.hash + "\n")
+    return tok
+
+
+def _cached_tokenizer(path: Path, record: Path, log) -> Tokenizer | None:
+    """The cached tokenizer when it is the one trained for its key, verified like cached data
+    against the hash recorded when it was trained; None (train it again, never use it) for a file
+    replaced or damaged since, or one from before the record existed."""
+    try:
+        want = record.read_text(encoding="ascii").strip()
+        tok = Tokenizer.load(path)
+    except (OSError, UnicodeDecodeError, UserError):
+        log(f"tokenizer: cached {path} is unreadable or has no record of its hash; training it again")
+        return None
+    if tok.hash != want:
+        log(f"tokenizer: cached {path} is not the tokenizer trained for this corpus (its hash changed); "
+            "training it again")
+        return None
+    log(f"tokenizer: cached {path}")
     return tok
 
 
@@ -128,7 +151,9 @@ class PreparedData:
         n = self.meta["splits"][split]["tokens"]
         if n == 0:
             return np.zeros(0, dtype=self.meta["dtype"])
-        arr = np.memmap(self.dir / f"{split}.bin", dtype=self.meta["dtype"], mode="r", shape=(n,))
+        path = self.dir / f"{split}.bin"
+        with user_path(path, "prepared token file"):  # a permission, say: named, not a traceback
+            arr = np.memmap(path, dtype=self.meta["dtype"], mode="r", shape=(n,))
         if split == "train" and self.train_tokens_limit is not None:
             arr = arr[: self.train_tokens_limit]
         return arr
@@ -232,9 +257,10 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
     elif out.exists() and any(out.iterdir()) and not (in_cache or force):
         what = f"data for {meta.get('corpus')}" if meta else "other files"
         raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
-    with atomic_dir(out) as tmp:  # a killed prepare leaves no half-built cache entry
+    with atomic_dir(out) as tmp:  # a killed prepare (or a full disk) leaves no half-built cache entry
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
-        meta = _build(corpus, cfg, key, tok, tmp, log)
+        with writing(out):
+            meta = _build(corpus, cfg, key, tok, tmp, log)
     return PreparedData(out, meta, cfg.train_tokens)
 
 

@@ -163,6 +163,11 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     device = resolve_device(device)
     directory = RunDir(run_dir)
     run = directory.load(checkpoint, device)
+    if by_reads and run.checkpoint.get("data_key") is None:
+        # an import: no batches of ours to replay, so which targets were read cannot be told
+        raise UserError(f"--by-reads replays the run's training batches, but {run_dir} has no training record "
+                        f"(it was not trained by lrn: {run.checkpoint.get('source') or 'an import'}); it cannot "
+                        "tell read from unread targets here: leave out --by-reads")
     summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
     # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded

@@ -11,8 +11,10 @@ it (`clean_stale_temps`).
 A full disk is reported as `DiskFull` (exit 1: it is not the user's input, but the message
 names the path and the space needed) and leaves the earlier file intact. Any other error a
 user can fix (permission denied, a read-only filesystem, a file where a directory belongs, a
-broken symbolic link) is a `UserError` naming the path: `user_path` on reads, the write
-helpers here on writes, `check_output` before a command starts writing.
+broken symbolic link, the file-size limit of `ulimit -f`) is a `UserError` naming the path:
+`user_path` on reads, the write helpers here (and `writing` around any other writer) on
+writes, `check_output` before a command starts writing. `os_error_exit` is the same mapping
+for an OSError that reaches the command line from anywhere else (a library's own file, say).
 """
 
 from __future__ import annotations
@@ -40,21 +42,59 @@ class DiskFull(OSError):
 
 # OS errors that the user fixes (a path, a permission, a mount): reported as UserError, exit 2.
 USER_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENOENT,
-               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG}
+               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG, errno.EFBIG}
+FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+# What the environment, never lrn's own logic, causes wherever the error comes from: os_error_exit's set
+ENVIRONMENT_ERRNOS = {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}
+
+
+def disk_full_message(path: str | Path | None) -> str:
+    """The one disk-full line (the README documents it): where, how much is free, what to do."""
+    if path is None:
+        return "disk full; free some space and run the command again"
+    path = Path(path)
+    free = next((shutil.disk_usage(p).free for p in (path.parent, *path.parents) if p.is_dir()), 0)
+    return (f"disk full while writing {path} ({free:,} bytes free); "
+            "free some space and run the command again (the earlier file is intact)")
 
 
 def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
     """Raise an OSError met while writing `path` (through temporary names `own`): a full disk as
     DiskFull, a path the user can fix as a UserError, anything else as it is."""
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        free = shutil.disk_usage(path.parent).free if path.parent.exists() else 0
-        raise DiskFull(e.errno, f"disk full while writing {path} ({free:,} bytes free); "
-                                f"free some space and run the command again (the earlier file is intact)") from None
+    if e.errno in FULL_ERRNOS:
+        raise DiskFull(e.errno, disk_full_message(path)) from None
     name = None if e.filename is None else Path(os.fsdecode(e.filename))
     about = name is None or name in {path, *path.parents} or any(name == o or o in name.parents for o in own)
     if e.errno in USER_ERRNOS and about:
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
+
+
+@contextlib.contextmanager
+def writing(path: str | Path) -> Iterator[None]:
+    """Report an OSError met while the block writes `path` (or files inside it, a directory being
+    built) like the write helpers here: DiskFull, or a UserError naming the path."""
+    try:
+        yield
+    except (DiskFull, UserError):
+        raise
+    except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
+        _raise_write_error(e, Path(path), *([Path(e.filename)] if e.filename else []))
+
+
+def os_error_exit(e: OSError) -> tuple[int, str] | None:
+    """(exit code, line) for an OSError that no closer handler turned into a message, when the
+    environment caused it (a full disk, a permission, a read-only mount, the file-size limit);
+    None for anything else (a bug of ours: the command line reports it as unexpected)."""
+    if e.errno not in ENVIRONMENT_ERRNOS:
+        return None
+    path = e.filename
+    if e.errno in FULL_ERRNOS:
+        return 1, disk_full_message(path)
+    if path is None:
+        return 2, (f"{e.strerror or e}; " + ("raise the file-size limit (ulimit -f unlimited) and run the command again"
+                                            if e.errno == errno.EFBIG else "check the permissions of the paths given"))
+    return 2, describe_os_error(path, e, "path")
 
 
 def temp_name(path: Path) -> Path:
@@ -151,12 +191,29 @@ def write_json(path: str | Path, obj: Any) -> Path:
 def read_json(path: str | Path, what: str = "file") -> Any:
     """A JSON document; a missing, unreadable or malformed file is a UserError naming it."""
     path = Path(path)
+    check_regular(path, what)
     with user_path(path, what):
         text = path.read_text(encoding="utf-8")
     try:
         return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix or delete it") from None
+    except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
+        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
+
+
+def check_regular(path: Path, what: str = "file") -> None:
+    """Refuse a path that exists but is no regular file or directory, before opening it: reading a
+    named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: the read that follows says which
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    for test, kind in kinds:
+        if test(mode):
+            raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
 
 
 def read_json_object(path: str | Path, what: str = "file") -> dict:
@@ -203,8 +260,11 @@ def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
         return f"{what} {path} is a file (or lies under one) where a directory is expected; give a directory"
     if isinstance(e, PermissionError):
         return f"{what} {path}: permission denied; change its permissions or choose another path"
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"disk full at {path}; free some space"
+    if e.errno in FULL_ERRNOS:
+        return disk_full_message(path)
+    if e.errno == errno.EFBIG:
+        return (f"{what} {path}: the file-size limit (ulimit -f) was hit writing it; raise it "
+                "(ulimit -f unlimited, or a size above the file's) and run the command again")
     if e.errno == errno.ELOOP:
         return f"{what} {path} is a symbolic link loop; fix the link"
     if e.errno == errno.EROFS:

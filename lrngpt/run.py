@@ -221,8 +221,8 @@ class RunDir:
     def config_dict(self) -> dict:
         path = self.path / CONFIG
         if not path.exists() and self.holds_run():
-            raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "
-                            "start it again with --force")
+            raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "  # (any command)
+                            f"start it again: `lrn train --config CONFIG --out {self.path} --force`")
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
@@ -242,7 +242,8 @@ class RunDir:
         return check_summary(read_json_object(path, "run summary"), path)
 
     def metrics(self) -> list[dict]:
-        """The rows of metrics.jsonl, checked; only a last line cut by a kill mid-write is skipped."""
+        """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
+        is skipped, with a warning."""
         path = self.path / METRICS
         if not path.exists():
             return []
@@ -256,8 +257,10 @@ class RunDir:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:
-                if i == last:
-                    continue  # a line cut by a kill mid-write
+                if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
+                    _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                               "mid-write?); it is skipped")
+                    continue
                 raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
             rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
         return rows
@@ -275,7 +278,8 @@ class RunDir:
         if not path.exists() and not path.is_symlink():
             self.check_is_run()
             raise UserError(f"{self.path} has no {path.name}; "
-                            + ("it was stopped before its first checkpoint: start it again with --force"
+                            + ("it was stopped before its first checkpoint: start it again with "
+                               f"`lrn train --config CONFIG --out {self.path} --force`"
                                if which != "init" else "it was written before ckpt_init.pt existed"))
         return path
 
@@ -358,6 +362,18 @@ class LoadedRun:
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(msg: str) -> None:
+    """One warning per message per process: a command may read the same file several times."""
+    from lrngpt import log
+
+    if msg not in _warned:
+        _warned.add(msg)
+        log.warning(msg)
 
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:

@@ -4,12 +4,16 @@ The GPT decodes with its KV cache (each new token costs one position, not the wh
 window); the MLP only ever looks at its last block_size tokens, so it is fed only those
 (each step costs the same however long the text grows). When a GPT's window is full, the
 context is cropped to the last context_length tokens and the cache is rebuilt each step,
-which is exactly what the no-cache path computes.
+which is exactly what the no-cache path computes. `sample_texts(..., on_text=f)` hands `f` the
+text of each sample as it is generated (the UTF-8 of a character split over tokens waits for
+its last byte), so `lrn sample` prints as it goes.
 """
 
 from __future__ import annotations
 
+import codecs
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -93,9 +97,11 @@ class _Decoder:
 
 @torch.inference_mode()
 def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
-             use_cache: bool = True, device: str = "cpu", crop: bool = True) -> list[int]:
-    """New token ids after `prompt_ids` (the prompt itself is not returned). `crop=False` feeds the
-    MLP the whole text each step (the same tokens, quadratic time: kept to prove the crop exact)."""
+             use_cache: bool = True, device: str = "cpu", crop: bool = True,
+             on_token: Callable[[int], None] | None = None) -> list[int]:
+    """New token ids after `prompt_ids` (the prompt itself is not returned), each also handed to
+    `on_token` as it is drawn. `crop=False` feeds the MLP the whole text each step (the same tokens,
+    quadratic time: kept to prove the crop exact)."""
     if not prompt_ids:
         raise UserError("the prompt is empty; give some text with --prompt")
     model.eval()
@@ -107,6 +113,8 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         probs = torch.softmax(filter_logits(decoder.next_logits(ids).float(), cfg), dim=-1)
         nxt = torch.multinomial(probs, 1, generator=gen)
         out.append(int(nxt))
+        if on_token is not None:
+            on_token(out[-1])
         if cfg.stop_at_eot and out[-1] == eot_id:
             break
         ids = torch.cat([ids, nxt], dim=1)
@@ -116,8 +124,11 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
 
 
 def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, use_cache: bool = True,
-                 device: str = "cpu") -> list[dict]:
-    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ..."""
+                 device: str = "cpu", on_text: Callable[[int, str], None] | None = None) -> list[dict]:
+    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ...
+
+    `on_text(i, piece)` gets sample i's text as it grows: the prompt, then the completion piece by
+    piece; the pieces join to exactly the sample's "text"."""
     from dataclasses import replace
 
     if not prompt:
@@ -129,9 +140,21 @@ def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, us
     check_seed(cfg.seed + num_samples - 1, f"--seed {cfg.seed} + --num-samples {num_samples}: the last seed")
     ids = run.tokenizer.encode(prompt)
     out = []
+    tok = run.tokenizer
     for i in range(num_samples):
-        new = generate(run.model, ids, replace(cfg, seed=cfg.seed + i), eot_id=run.tokenizer.eot_id,
-                       use_cache=use_cache, device=device)
-        text = run.tokenizer.decode([t for t in new if t != run.tokenizer.eot_id])
+        on_token = None
+        if on_text is not None:
+            on_text(i, prompt)
+            utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # what decode() does, in pieces
+
+            def on_token(t: int, i=i, utf8=utf8) -> None:
+                if t != tok.eot_id and (piece := utf8.decode(tok.decode_bytes([t]))):
+                    on_text(i, piece)
+
+        new = generate(run.model, ids, replace(cfg, seed=cfg.seed + i), eot_id=tok.eot_id,
+                       use_cache=use_cache, device=device, on_token=on_token)
+        text = tok.decode([t for t in new if t != tok.eot_id])
+        if on_text is not None and (rest := utf8.decode(b"", final=True)):
+            on_text(i, rest)
         out.append({"text": prompt + text, "completion": text, "tokens": len(new), "seed": cfg.seed + i})
     return out

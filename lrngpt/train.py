@@ -71,11 +71,13 @@ class Trainer:
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-                 extend: bool = False):
+                 extend: bool = False, how_to_continue: str | None = None):
         tc = cfg.train
         self.cfg, self.resume, self.warn_passes, self.extend = cfg, resume, warn_passes, extend
         self.schedules: list[dict] = []  # the schedule changes --extend made: {"step", "change", "train"}
         self.extended = False  # this resume changes the schedule (--extend)
+        # what an interrupted run says to do next: a sweep's points are continued by the sweep command
+        self.how_to_continue = how_to_continue or f"continue with `lrn train --out {run_dir} --resume`"
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -160,8 +162,8 @@ class Trainer:
         saved = from_dict(ckpt["config"])
         _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
-            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state); "
-                            "start a new run from its weights instead of --resume")
+            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state), so it "
+                            "cannot be resumed; evaluate, sample or export it as it is")
         opt, rng = ckpt["optimizer"], ckpt["rng"]
         if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
                 and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
@@ -211,9 +213,11 @@ class Trainer:
     def _restore(self, ckpt: dict) -> None:
         saved = from_dict(ckpt["config"])
         if ckpt.get("data_key") != self.data.key or saved.data.corpus != self.cfg.data.corpus:
-            raise UserError(f"the corpus or its tokenization changed since this run started "
-                            f"({saved.data.corpus} -> {self.cfg.data.corpus}); resume with the same data, "
-                            "or start a new run in another --out")
+            what = (f"({saved.data.corpus} -> {self.cfg.data.corpus})" if saved.data.corpus != self.cfg.data.corpus
+                    else f"(the content of {self.cfg.data.corpus} changed: its files are not the ones it was "
+                         "trained on)")
+            raise UserError(f"the corpus or its tokenization changed since this run started {what}; resume with "
+                            "the same data, or start a new run in another --out")
         if ckpt.get("tokenizer_hash") != self.data.tokenizer.hash:
             raise UserError("the tokenizer changed since this run started; resume with the same data settings")
         _check_same_model(saved, self.cfg)
@@ -341,7 +345,7 @@ class Trainer:
                 if stop.signal is not None:
                     self.save()
                     self.log(f"interrupted at step {self.step}; saved {self.run_dir.checkpoint_path('last')}; "
-                             "continue with --resume")
+                             f"{self.how_to_continue}")
                     raise KeyboardInterrupt
         self._periodic_eval()
         summary = self.finish()
@@ -441,14 +445,15 @@ def _tensorboard(run_dir: Path):
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-          extend: bool = False) -> dict:
+          extend: bool = False, how_to_continue: str | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
     A resume whose train.steps, warmup_steps, lr or min_lr differ from the checkpoint's is refused
     (the schedule would jump) unless `extend`: then it follows the new schedule from the checkpoint's
     step, and config.json, the checkpoints and summary.json's schedule_changes record it.
     `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
-    that warns once for all its points)."""
+    that warns once for all its points); `how_to_continue` replaces the advice of an interrupted run
+    (`lrn train --out DIR --resume`)."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -457,7 +462,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes, extend=extend)
+                      warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue)
     try:
         return trainer.run()
     finally:

@@ -94,7 +94,8 @@ def show_tokens(tokenizer, items: list[str], as_text: bool = False) -> list[dict
     item with as_text, is text (-> its ids and tokens)."""
     out = []
     for item in items:
-        if not as_text and item.strip().lstrip("-").isdigit():
+        digits = item.strip().lstrip("-")
+        if not as_text and digits.isascii() and digits.isdigit():  # ASCII digits only: "١٢٣" is text, not id 123
             i = int(item)
             if not 0 <= i < tokenizer.vocab_size:
                 raise UserError(f"id {i} is outside the vocabulary (0..{tokenizer.vocab_size - 1}); "

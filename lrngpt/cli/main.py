@@ -1,8 +1,10 @@
 """Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
 
 Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it; a
-request too big for the memory there is counts), 1 a full disk or an unexpected failure
-(LRN_DEBUG=1 shows the traceback), 130 interrupted (Ctrl-C or SIGTERM; temporary files removed).
+request too big for the memory there is counts, and so do what the machine refuses that the
+user can change: a permission, a read-only mount, the file-size limit, no temporary directory),
+1 a full disk or an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted
+(Ctrl-C or SIGTERM; temporary files removed).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     log.setup(-1 if args.quiet else 1 if args.verbose else 0)
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate)
+    if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG (reported), never kills us
+        # (Python ignores it at start already; a caller that embeds us may not)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         args.func(args)
     except UserError as e:
@@ -78,17 +83,40 @@ def main(argv: list[str] | None = None) -> int:
     except DiskFull as e:
         print(f"lrn {args.command}: error: {e.strerror}", file=sys.stderr)
         return 1
+    except OSError as e:
+        mapped = _environment_error(e)
+        if mapped is None:
+            return _unexpected(args, e)
+        print(f"lrn {args.command}: error: {mapped[1]}", file=sys.stderr)
+        return mapped[0]
     except Exception as e:
         if _out_of_memory(e):  # what the user asked for does not fit: too big a batch, model or length
             print(f"lrn {args.command}: error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller "
                   "batch, model, length or vocabulary", file=sys.stderr)
             return 2
-        if os.environ.get("LRN_DEBUG"):
-            raise
-        print(f"lrn {args.command}: unexpected error: {type(e).__name__}: {_first_line(e)} "
-              "(set LRN_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return _unexpected(args, e)
     return 0
+
+
+def _unexpected(args, e: Exception) -> int:
+    if os.environ.get("LRN_DEBUG"):
+        raise e
+    print(f"lrn {args.command}: unexpected error: {type(e).__name__}: {_first_line(e)} "
+          "(set LRN_DEBUG=1 for the traceback)", file=sys.stderr)
+    return 1
+
+
+def _environment_error(e: OSError) -> tuple[int, str] | None:
+    """An OSError that the machine, not lrn, caused, as (exit code, line); None when it is ours."""
+    from lrngpt.fsio import os_error_exit
+
+    if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
+        # tempfile found no writable place: torch and others need one as they start
+        where = os.environ.get("TMPDIR")
+        now = f"TMPDIR is {where!r}; " if where else ""
+        return 2, (f"no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
+                   "writable either); set TMPDIR to a writable directory, e.g. TMPDIR=$HOME/tmp")
+    return os_error_exit(e)
 
 
 def _out_of_memory(e: Exception) -> bool:

@@ -40,8 +40,30 @@ def cmd_sample(args) -> None:
                          stop_at_eot=not args.no_stop)
     device = resolve_device(args.device)
     run = RunDir(args.run_dir).load(args.checkpoint, device)
-    samples = sample_texts(run, args.prompt, cfg, args.num_samples, not args.no_cache, device)
+    samples = sample_texts(run, args.prompt, cfg, args.num_samples, not args.no_cache, device,
+                           on_text=None if args.json else _printer())  # --json: one document at the end
     result = {"samples": samples, "settings": {**asdict(cfg), "num_samples": args.num_samples,
                                                "use_cache": not args.no_cache},
               "checkpoint": args.checkpoint, "step": run.step, "run_dir": str(args.run_dir)}
-    emit(args, result, "\n---\n".join(s["text"] for s in samples))
+    if args.json:
+        emit(args, result)
+    else:
+        print(flush=True)  # what was printed is "\n---\n".join(the samples' texts), as it was generated
+
+
+def _printer():
+    """on_text for sample_texts: each piece printed at once, samples apart by a --- line. A reader
+    sees the text grow, and one that closes the pipe (`| head`) stops the sampling at the next token
+    (BrokenPipeError: the command line exits quietly)."""
+    import sys
+
+    current = [0]
+
+    def write(i: int, piece: str) -> None:
+        if i != current[0]:
+            current[0] = i
+            sys.stdout.write("\n---\n")
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    return write

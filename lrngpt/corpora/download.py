@@ -6,7 +6,9 @@ ignores Range (200) or answers with a part that does not start where the file st
 another Content-Range). Once complete, the file's size and sha256 are checked when known: a good
 file is renamed to `dest`; a bad one is moved aside to `<dest>.bad` (replacing an older one) and
 never used, so the next run downloads afresh while the user can still inspect what arrived. An
-existing `dest` that no longer matches is moved aside the same way and fetched again.
+existing `dest` that no longer matches is moved aside the same way and fetched again. A file
+of known size is never read past it (one byte more says it is the wrong file): a mirror that
+streams without end stops there instead of filling the disk.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from lrngpt import log as logging
 from lrngpt.errors import UserError
-from lrngpt.fsio import replace_file
+from lrngpt.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
 
 ATTEMPTS = 3  # a dropped connection is resumed this many times before giving up
 TIMEOUT_S = 60
@@ -66,8 +68,18 @@ class _Interrupted(Exception):
     """The connection dropped mid-transfer; the .part file holds what arrived."""
 
 
-def _fetch(url: str, part: Path, progress: bool | None) -> None:
-    """One HTTP request that appends to (or restarts) `part` until the server's body is complete."""
+class _TooLong(Exception):
+    """The server sends more than the pinned size; `announced` is its Content-Length total, if any."""
+
+    def __init__(self, announced: int | None):
+        super().__init__(announced)
+        self.announced = announced
+
+
+def _fetch(url: str, part: Path, progress: bool | None, size: int | None = None) -> None:
+    """One HTTP request that appends to (or restarts) `part` until the server's body is complete,
+    never past `size` bytes in all: a server that sends more, or streams without end, does not fill
+    the disk (_TooLong: the file is not the pinned one)."""
     offset = part.stat().st_size if part.exists() else 0
     req = urllib.request.Request(url, headers={"User-Agent": "lrngpt"})
     if offset:
@@ -94,17 +106,21 @@ def _fetch(url: str, part: Path, progress: bool | None) -> None:
             total = int(resp.headers["Content-Length"]) if resp.headers.get("Content-Length") else None
         expected = None if total is None else total - offset
         got = 0
+        room = None if size is None else max(0, size - offset)
         with open(part, mode) as f, logging.progress(
             total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
             desc=part.name.removesuffix(".part"), enabled=progress, leave=True,
         ) as bar:
             while True:
-                try:
-                    block = resp.read(BLOCK)
+                try:  # never more than one byte past the pinned size: that byte says the file is not it
+                    block = resp.read(BLOCK if room is None else min(BLOCK, room + 1 - got))
                 except (OSError, http.client.HTTPException):
                     break  # a dropped connection: the count check below resumes it
                 if not block:  # also what read() returns on a truncated body, hence the count check
                     break
+                if room is not None and got + len(block) > room:
+                    f.write(block[: room - got])
+                    raise _TooLong(total)
                 f.write(block)
                 got += len(block)
                 bar.update(len(block))
@@ -128,12 +144,16 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
     part = dest.with_suffix(dest.suffix + ".part")
     if part.exists() and size is not None and part.stat().st_size > size:
         part.unlink()  # longer than the real file: cannot be a prefix of it
+    too_long = None
     for attempt in range(1, ATTEMPTS + 1):
         if size is not None and part.exists() and part.stat().st_size == size:
             break  # a previous run got every byte but stopped before checking
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            _fetch(url, part, progress)
+            _fetch(url, part, progress, size)
+            break
+        except _TooLong as e:
+            too_long = f"size {e.announced} bytes" if e.announced else "size: it goes on past that"
             break
         except _Interrupted:
             if attempt == ATTEMPTS:
@@ -155,9 +175,11 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
                 url, str(reason),
             ) from None
         except OSError as e:  # the local side: permissions, a full disk
+            if e.errno in FULL_ERRNOS:
+                raise DiskFull(e.errno, disk_full_message(part)) from None
             raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR "
                             "to a writable directory") from None
-    if problem := _problem(part, size, sha256):
+    if problem := (too_long and f"{too_long}, expected {size}") or _problem(part, size, sha256):
         bad = dest.with_suffix(dest.suffix + ".bad")
         replace_file(part, bad)
         raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "

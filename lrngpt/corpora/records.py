@@ -7,11 +7,17 @@ time (pyarrow, the optional `parquet` extra). PATH is a file, or a directory who
 empty ones dropped, as for text files; the pipeline draws the validation split. A record that
 breaks the rules stops `lrn data prepare` with its file and line (or row); the fingerprint hashes
 the files' bytes and the field name, so a changed file or another field prepares anew.
+
+A JSON string may escape half of a UTF-16 surrogate pair alone ("\\ud800"), which is no Unicode
+character and has no UTF-8: such a record is refused with its file and line, as Hugging Face
+`datasets` (pyarrow's JSON reader) refuses it, rather than silently changed. (Parquet and Arrow
+strings are UTF-8 already and cannot hold one.)
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -23,6 +29,7 @@ DEFAULT_FIELD = "text"
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 PARQUET_SUFFIXES = (".parquet",)
 BATCH_ROWS = 1024
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # what json.loads leaves of an unpaired \uD800-\uDFFF escape
 
 
 def split_spec(kind: str, arg: str, what: str) -> tuple[str, str]:
@@ -91,7 +98,11 @@ def jsonl_documents(path: Path, field: str) -> Iterator[str]:
                 has = ", ".join(repr(k) for k in list(record)[:8]) or "no fields"
                 raise UserError(f"{where} has no field {field!r} (it has {has}); name the field to read "
                                 "with jsonl:PATH:FIELD")
-            if text := check_text(record[field], where, field).strip():
+            text = check_text(record[field], where, field).strip()
+            if b"\\u" in raw and (m := LONE_SURROGATE.search(text)):  # (only an escape can make one)
+                raise UserError(f"{where}: {field!r} holds a lone UTF-16 surrogate (\\u{ord(m[0]):04x} at character "
+                                f"{m.start()}), which is not Unicode text; fix the record, or drop it")
+            if text:
                 yield text
 
 

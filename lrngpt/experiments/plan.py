@@ -55,12 +55,17 @@ def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
             f"550M training tokens), so wider models here can memorise their text: {why}")
 
 
+MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated between them
+
+
 def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
                     log=None) -> dict[str, dict]:
     """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
 
-    `quick` probes only the smallest and the largest model and interpolates the time per token of
-    the others linearly in their parameter count (the refusal of a full sweep needs no more)."""
+    Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
+    the smallest and the largest; the refusal of a full sweep needs no more), spread over the
+    parameter counts; the time per token of the others is interpolated linearly in their parameter
+    count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
     from lrngpt.distributed import resolve_device
     from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.models import param_breakdown
@@ -68,14 +73,18 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     log = log or logging.info
     shapes: dict[str, tuple] = {}
     for p in points:
-        cfg = from_dict(p.config)
-        key = json.dumps([p.config["model_type"], p.config["model"], cfg.train.batch_size, cfg.train.seq_len,
-                          cfg.train.device], sort_keys=True)
-        shapes.setdefault(key, (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], []))[2].append(p)
+        c, t = p.config, p.config["train"]
+        key = json.dumps([c["model_type"], c["model"], c["data"]["vocab_size"], t["batch_size"], t.get("seq_len"),
+                          t["device"]], sort_keys=True)
+        if key not in shapes:  # one model built (to count its parameters) per shape, not per point
+            cfg = from_dict(c)
+            shapes[key] = (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], [])
+        shapes[key][2].append(p)
     by_size = sorted(shapes, key=lambda k: shapes[k][1])
-    probed = [by_size[0], by_size[-1]] if quick else by_size
+    n = min(len(by_size), 2 if quick else MAX_PROBES)
+    probed = list(dict.fromkeys(by_size[round(i * (len(by_size) - 1) / max(1, n - 1))] for i in range(n)))
     timings = {}
-    for key in dict.fromkeys(probed):
+    for key in probed:
         cfg = shapes[key][0]
         try:
             device = resolve_device(cfg.train.device)
@@ -85,24 +94,30 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
         timings[key] = {**probe(cfg, device), "device": device}
     out = {}
-    for key, (cfg, params, pts) in shapes.items():
-        t = timings.get(key)
-        ends = [timings.get(by_size[0]), timings.get(by_size[-1])]
-        if (key in timings and t is None) or (key not in timings and None in ends):
-            for p in pts:
-                out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)",
-                               "probed": False}
-            continue
-        if t is None:  # between the two probed models, in parameters
-            lo, hi = timings[by_size[0]], timings[by_size[-1]]
-            p0, p1 = shapes[by_size[0]][1], shapes[by_size[-1]][1]
-            f = (params - p0) / max(1, p1 - p0)
-            t = {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
-            t["device"] = lo["device"]
+    for key, (_, params, pts) in shapes.items():
+        t = timings[key] if key in timings else _between(shapes, probed, timings, params)
         for p in pts:
+            if t is None:
+                out[p.name] = {"est_seconds": None, "device": f"{p.config['train']['device']} (not on this machine)",
+                               "probed": False}
+                continue
+            cfg = shapes[key][0] if p is pts[0] else from_dict(p.config)
             out[p.name] = {"est_seconds": estimate_seconds(cfg, t, (val_tokens or {}).get(p.name)),
                            "device": t["device"], "probed": key in timings}
     return out
+
+
+def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dict | None:
+    """The time per token of an untimed shape of `params` parameters: linear between the nearest timed
+    shapes below and above (probed runs smallest to largest and holds both ends)."""
+    lo = max((k for k in probed if shapes[k][1] <= params), key=lambda k: shapes[k][1])
+    hi = min((k for k in probed if shapes[k][1] >= params), key=lambda k: shapes[k][1])
+    a, b = timings[lo], timings[hi]
+    if a is None or b is None:
+        return None
+    p0, p1 = shapes[lo][1], shapes[hi][1]
+    f = (params - p0) / max(1, p1 - p0)
+    return {**{k: a[k] + f * (b[k] - a[k]) for k in ("train_s_per_token", "eval_s_per_token")}, "device": a["device"]}
 
 
 def refuses_machine(sweep: Sweep) -> bool:
@@ -159,7 +174,8 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
             "revision": source["revision"] if source else None, "source": source,
             "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
-            "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine, "
+            "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
+                        f"most {MAX_PROBES} model shapes timed, the others interpolated by parameter count), "
                         "extrapolated to its steps and evaluations (an estimate)",
             "unprepared": sorted({q.config["data"]["corpus"] for q, p in zip(mine, points, strict=True)
                                 if p["passes"] is None}),

@@ -215,11 +215,15 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
         if (field in doc or not partial) and not ok(doc.get(field)):
             raise bad(field, want)
 
-    check("scale", lambda v: v in SCALES, f"one of {', '.join(SCALES)}")
+    check("scale", lambda v: isinstance(v, str) and v in SCALES, f"one of {', '.join(SCALES)}")  # str first: a
+    # dict or a list is not hashable, and `in` would raise TypeError instead of this line
     check("name", lambda v: isinstance(v, str), "a string")
     check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
           "a config object with a data section")
-    check("axes", lambda v: isinstance(v, dict), "an object of key: [values]")
+    check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
+                                                         and all(_scalar(x) for x in vs) for k, vs in v.items()),
+          "an object of key: [values] (numbers, strings or booleans)")
+    check("source", lambda v: isinstance(v, str | None), "a string")
     check("preset", lambda v: isinstance(v, str | None), "a string or null")
     check("about", lambda v: isinstance(v, str | None), "a string")
     check("points", lambda v: isinstance(v, list), "a list of {index, name, values, steps}")
@@ -227,15 +231,25 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
         if partial:  # a report needs a name (a bare one will do); values when there are any
             name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None
             ok = isinstance(name, str) and POINT_NAME.fullmatch(name) and (
-                isinstance(point, str) or isinstance(point.get("values", {}), dict))
+                isinstance(point, str) or _scalar_map(point.get("values", {})))
         else:
             ok = (isinstance(point, dict) and isinstance(point.get("name"), str) and POINT_NAME.fullmatch(point["name"])
-                  and isinstance(point.get("values"), dict) and isinstance(point.get("index"), int)
+                  and _scalar_map(point.get("values")) and isinstance(point.get("index"), int)
+                  and not isinstance(point.get("index"), bool)
                   and isinstance(point.get("steps"), int) and not isinstance(point.get("steps"), bool))
         if not ok:
             raise bad(f"points[{i}]", "an object with index, a name (letters, digits, . _ -), values and steps",
                       point)
     return doc
+
+
+def _scalar(v) -> bool:
+    return v is None or isinstance(v, str | int | float)  # (bool is an int)
+
+
+def _scalar_map(v) -> bool:
+    """A point's values: key -> number, string or boolean (what an axis holds)."""
+    return isinstance(v, dict) and all(isinstance(k, str) and _scalar(x) for k, x in v.items())
 
 
 def collect(out: str | Path, partial: bool = False) -> dict:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,7 @@ from lrngpt.fsio import check_output, create_exclusive, read_json, user_path
 from lrngpt.run import RunDir, read_summary
 
 VERSION = 1
+MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
 # Short names for the run directory; other axis keys use their last part.
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
@@ -208,6 +210,11 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
     base["name"] = name
     base = from_dict(base).to_dict()
     grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
+    n_points = math.prod(len(v) for v in grid.values())
+    if n_points > MAX_POINTS:  # refused before a single point is built: a dry run of it answers at once
+        sizes = " x ".join(f"{len(v):,} {k}" for k, v in grid.items())
+        raise UserError(f"{source}: the grid has {n_points:,} points ({sizes}), above the {MAX_POINTS:,} one sweep "
+                        "takes; give fewer values, or split the grid into several sweep files")
     points = []
     for index, combo in enumerate(itertools.product(*grid.values())):
         values = dict(zip(grid, combo, strict=True))
@@ -233,7 +240,7 @@ def _existing_scale(out) -> str | None:
         scale = json.loads((Path(out) / "sweep.json").read_text()).get("scale")
     except (OSError, ValueError, AttributeError):
         return None
-    return scale if scale in presets.SCALES else None
+    return scale if isinstance(scale, str) and scale in presets.SCALES else None  # (a dict is not hashable)
 
 
 # ---- sharding, state, running --------------------------------------------------------------
@@ -393,7 +400,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
             f"(point {p.index + 1} of {len(sweep.points)})")
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              warn_passes=not sweep.width_study)
+              warn_passes=not sweep.width_study,
+              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)")
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = read_summary(run_dir)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.checkpoint import make_payload
+from lrngpt.checkpoint import make_payload, non_finite_tensor
 from lrngpt.config import from_dict
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
@@ -178,6 +178,10 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
         raise UserError(f"the tokenizer has {tokenizer.vocab_size} tokens but config.json's vocab_size is "
                         f"{gcfg.vocab_size}; lrn needs the model's own tokenizer, one row per token")
     hf_sd, weights_from = load_hf_weights(hf_dir)
+    bad = non_finite_tensor(hf_sd)
+    if bad:
+        raise UserError(f"{hf_dir / weights_from}: tensor {bad!r} holds NaN or infinite values; the weights are "
+                        "damaged: download the model again")
     state = state_dict_from_hf(hf_sd, gcfg)
     cfg = from_dict(run_config_dict(gcfg))
     run = RunDir(out)

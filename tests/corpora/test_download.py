@@ -147,3 +147,14 @@ def test_part_with_the_asked_start_is_appended(server, tmp_path):
     dest = fetch(server, tmp_path / "f.bin")
     assert server.requests == [("/f.bin", "bytes=500-")]
     assert dest.read_bytes() == BODY
+
+
+def test_a_server_that_streams_without_end_is_read_only_to_the_pinned_size(server, tmp_path):
+    server.endless.add("/f.bin")  # the file, then junk for ever, and no Content-Length
+    dest = tmp_path / "f.bin"
+    with pytest.raises(UserError, match=f"wrong size: it goes on past that, expected {len(BODY)}"):
+        fetch(server, dest)
+    assert (tmp_path / "f.bin.bad").read_bytes() == BODY and not dest.exists()  # kept to inspect, never used
+    assert server.sent["/f.bin"] < 64 * 2**20  # we stopped reading; the server gave up long before its 1 GiB
+    server.endless.clear()
+    assert fetch(server, dest) == dest and dest.read_bytes() == BODY  # a sane server afterwards: fetched afresh

@@ -1,0 +1,684 @@
+"""A hostile user and a failing machine: every case exits 0 or 2 with one line (1 only for the
+documented disk-full line), and every piece of advice names an option the command has.
+
+The case tables run in-process through `lrngpt.cli.main.main` on tiny configs; the faults that
+need a real file system (a full tmpfs, a read-only mount) are skipped with a reason where the
+machine cannot mount one, and have a monkeypatched twin that always runs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lrngpt.cli.main import main
+
+ROOT = Path(__file__).parents[1]
+TINY = ["--set", "data.vocab_size=300", "--set", "train.steps=2", "--set", "train.eval_every=1",
+        "--set", "train.eval_tokens=500", "--set", "train.train_eval_tokens=500", "--set", "train.device=cpu"]
+
+
+def lrn(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse refuses a value before a handler runs
+        code = e.code
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def one_line(result, code: int, *needles: str) -> str:
+    """Exit `code`, one line on stderr (after any progress lines: the last), holding every needle."""
+    got, _, err = result
+    lines = err.strip().splitlines()
+    assert got == code and lines and "Traceback" not in err and "unexpected" not in err, (got, err)
+    assert all(n.lower() in lines[-1].lower() for n in needles), lines[-1]
+    return lines[-1]
+
+
+def temporaries(d: Path) -> list[Path]:
+    return [p for p in d.rglob("*") if ".tmp-" in p.name]
+
+
+@contextlib.contextmanager
+def failing_writes(monkeypatch, code: int, after: int = 0, match: str = ""):
+    """Every file that lrngpt opens for writing (name containing `match`) fails with errno `code`
+    once `after` bytes have gone into it: a disk that fills, the file-size limit, as the OS says it."""
+    real_open = builtins.open
+
+    class Failing:
+        def __init__(self, f):
+            self._f, self._n = f, 0
+
+        def write(self, data):
+            self._n += len(data)
+            if self._n > after:
+                raise OSError(code, os.strerror(code))
+            return self._f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+    def fake_open(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        return Failing(f) if any(c in mode for c in "wax") and match in str(file) else f
+
+    with monkeypatch.context() as m:
+        for module in ("lrngpt.fsio", "lrngpt.data", "lrngpt.run"):
+            m.setattr(f"{module}.open", fake_open, raising=False)
+        yield
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """mount(size, ro=False) -> a fresh tmpfs of that many bytes (skips where it cannot mount)."""
+    mounted = []
+
+    def mount(size: int, ro: bool = False) -> Path:
+        d = tmp_path / f"fs{len(mounted)}"
+        d.mkdir()
+        opts = f"size={size}" + (",ro" if ro else "")
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(d)], capture_output=True, text=True)
+        if r.returncode:
+            pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip() or 'mount failed'}; needs root)")
+        mounted.append(d)
+        return d
+
+    yield mount
+    for d in mounted:
+        subprocess.run(["umount", "-l", str(d)], capture_output=True)
+
+
+# ---- 1. one OS-error mapping for every writer, torch's included ---------------------------------
+
+def test_a_full_disk_inside_torch_save_is_the_disk_full_line_not_torchs_runtime_error(
+        text_corpus, tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    with failing_writes(monkeypatch, errno.ENOSPC, after=50_000, match="ckpt_"):
+        line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}",
+                            *TINY, "--out", run), 1, "disk full while writing", "ckpt_init.pt")
+    assert "inline_container" not in line and temporaries(tmp_path) == []
+
+
+def test_a_full_disk_in_a_sweep_is_the_disk_full_line(text_corpus, tmp_path, capsys, monkeypatch):
+    with failing_writes(monkeypatch, errno.ENOSPC, after=50_000, match="ckpt_"):
+        one_line(lrn(capsys, "sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                     "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300", "--set", "train.steps=2",
+                     "--out", tmp_path / "sw"), 1, "disk full while writing", ".pt")
+    assert temporaries(tmp_path) == []
+
+
+def test_a_real_full_tmpfs_under_train_and_sweep_is_the_disk_full_line(text_corpus, tmpfs, capsys):
+    small = tmpfs(400_000)  # the run's small files fit, its three checkpoints do not
+    line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                        "--out", small / "run"), 1, "disk full while writing", str(small))
+    assert "inline_container" not in line and temporaries(small) == []
+    one_line(lrn(capsys, "sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                 "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300", "--set", "train.steps=2",
+                 "--out", small / "sw"), 1, "disk full while writing")
+    assert temporaries(small) == []
+
+
+def test_a_full_disk_in_data_prepare_leaves_no_cache_entry_a_later_run_would_trust(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LRN_CACHE_DIR", str(tmp_path / "cache"))
+    argv = ["data", "prepare", "--corpus", "stories:100KB", "--vocab-size", 300]
+    with failing_writes(monkeypatch, errno.ENOSPC, after=10_000, match=".bin"):
+        one_line(lrn(capsys, *argv), 1, "disk full while writing", str(tmp_path / "cache" / "data"))
+    assert list((tmp_path / "cache" / "data").iterdir()) == [] and temporaries(tmp_path) == []
+    code, _, err = lrn(capsys, *argv)  # space again: prepared afresh, not a half entry found "cached"
+    assert code == 0 and "data: cached" not in err and "train tokens" not in err.split("encoding")[0]
+
+
+def test_a_real_full_tmpfs_as_the_data_cache_is_the_disk_full_line(tmpfs, capsys, monkeypatch):
+    cache = tmpfs(200_000)
+    monkeypatch.setenv("LRN_CACHE_DIR", str(cache))
+    one_line(lrn(capsys, "data", "prepare", "--corpus", "stories:2MB", "--vocab-size", 300), 1,
+             "disk full while writing", str(cache))
+    assert list((cache / "data").iterdir()) == [] and temporaries(cache) == []
+
+
+@pytest.mark.parametrize("code,needle", [(errno.EROFS, "read-only filesystem"), (errno.EACCES, "permission denied"),
+                                         (errno.EPERM, "permission denied")], ids=["EROFS", "EACCES", "EPERM"])
+def test_a_refused_write_exits_2_naming_the_path(code, needle, text_corpus, tmp_path, capsys, monkeypatch):
+    with failing_writes(monkeypatch, code, match="ckpt_"):
+        line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                            "--out", tmp_path / "run"), 2, needle)
+    assert str(tmp_path / "run") in line
+
+
+def test_an_oserror_from_anywhere_is_mapped_by_its_errno(capsys, monkeypatch, tmp_path):
+    """What no closer handler caught: a library's own file, an append to metrics.jsonl."""
+    import lrngpt.cli.theory as theory
+
+    for code, exit_code, needle in ((errno.EROFS, 2, "read-only"), (errno.EACCES, 2, "permission denied"),
+                                    (errno.ENOSPC, 1, "disk full while writing"), (errno.EFBIG, 2, "ulimit -f")):
+        def boom(args, code=code):
+            raise OSError(code, os.strerror(code), str(tmp_path / "somewhere.bin"))
+
+        monkeypatch.setattr(theory, "run_jl", boom)
+        one_line(lrn(capsys, "theory", "jl", "--n", 10, "--eps", 0.5), exit_code, needle)
+
+
+def test_a_real_read_only_mount_exits_2_naming_the_path(text_corpus, tmpfs, capsys):
+    ro = tmpfs(100_000, ro=True)
+    line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+                        "--out", ro / "run"), 2, "read-only filesystem")
+    assert str(ro / "run") in line
+    one_line(lrn(capsys, "data", "stories", "--size", "1KB", "--out", ro / "s.txt"), 2, "read-only", "s.txt")
+
+
+def _child(argv: list[str], env: dict | None = None, fsize: int | None = None, code: str | None = None):
+    """`python -m lrngpt ARGV` in a child process (a file-size limit, a broken temporary directory)."""
+    def limit():
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "lrngpt", *argv]
+    return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=limit, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_the_file_size_limit_exits_2_saying_what_to_set_not_killed_by_sigxfsz(tmp_path):
+    out = tmp_path / "s.txt"
+    r = _child(["data", "stories", "--size", "1MB", "--out", str(out)], fsize=100_000)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and "ulimit -f" in lines[0] and str(out) in lines[0], r
+    assert not out.exists() and temporaries(tmp_path) == []
+
+
+NO_TMP = ("import sys, tempfile; tempfile.tempdir = None; "
+          "tempfile._candidate_tempdir_list = lambda: ['/nonexistent/tmp']; "
+          "from lrngpt.cli.main import main; sys.exit(main(sys.argv[1:]))")
+
+
+def test_no_usable_temporary_directory_exits_2_saying_to_set_tmpdir(tmp_path):
+    r = _child(["train", "--config", "mlp-tiny", "--dry-run"], code=NO_TMP, env={"TMPDIR": "/nonexistent/tmp"})
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r
+    assert "no usable temporary directory" in lines[0] and "set TMPDIR" in lines[0]
+
+
+def _deny_memmap(monkeypatch, path: Path):
+    import numpy as np
+
+    real = np.memmap
+
+    def fake(filename, *args, **kwargs):
+        if str(filename) == str(path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(filename))
+        return real(filename, *args, **kwargs)
+
+    monkeypatch.setattr(np, "memmap", fake)
+
+
+def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
+    from lrngpt.data import data_cache_dir
+    from lrngpt.train import train
+
+    summary = train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    train_bin = data_cache_dir() / summary["data_key"] / "train.bin"
+    _deny_memmap(monkeypatch, train_bin)
+    one_line(lrn(capsys, "eval", tmp_path / "run"), 2, "permission denied", str(train_bin))
+
+
+def test_an_unwritable_cache_directory_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
+    import pathlib
+
+    from lrngpt.train import train
+
+    train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    cache = tmp_path / "cache"  # an empty cache that cannot be written: the data cannot be prepared there
+    monkeypatch.setenv("LRN_CACHE_DIR", str(cache))
+    real_mkdir = pathlib.Path.mkdir
+
+    def mkdir(self, *args, **kwargs):
+        if str(self).startswith(str(cache)):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", mkdir)
+    one_line(lrn(capsys, "eval", tmp_path / "run"), 2, "permission denied", str(cache))
+
+
+# ---- 2. inputs checked at the door ----------------------------------------------------------------
+
+def test_a_replaced_cached_tokenizer_is_trained_again_not_used(text_corpus, tmp_path, capsys):
+    from lrngpt.data import data_cache_dir
+    from lrngpt.tokenizer import Tokenizer
+
+    argv = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", 290, "--out"]
+    assert lrn(capsys, *argv, tmp_path / "first")[0] == 0
+    trained = Tokenizer.load(tmp_path / "first").hash
+    cached = [p for p in (data_cache_dir().parent / "tokenizers").glob("*.json")
+              if Tokenizer.load(p).hash == trained]
+    assert len(cached) == 1 and cached[0].with_suffix(".hash").read_text().strip() == trained
+    Tokenizer.train(["some other text entirely"] * 20, 260).save(cached[0])  # replaced behind lrn's back
+    code, _, err = lrn(capsys, *argv, tmp_path / "second")
+    assert code == 0 and "is not the tokenizer trained for this corpus" in err
+    assert Tokenizer.load(tmp_path / "second").hash == trained and Tokenizer.load(cached[0]).hash == trained
+    cached[0].with_suffix(".hash").unlink()  # a cache from before the record: trained again, then trusted
+    code, _, err = lrn(capsys, *argv, tmp_path / "third")
+    assert code == 0 and "no record of its hash; training it again" in err
+    code, _, err = lrn(capsys, *argv, tmp_path / "fourth")
+    assert code == 0 and f"tokenizer: cached {cached[0]}" in err
+
+
+def _poison(state: dict, name: str, value: float) -> None:
+    state[name].view(-1)[0] = value
+
+
+@pytest.fixture(scope="module")
+def gpt_export(text_corpus, tmp_path_factory):
+    """A tiny GPT run exported as a Hugging Face GPT-2 directory: what `lrn import-gpt2` reads."""
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    d = tmp_path_factory.mktemp("gpt")
+    cfg = load_config("gpt-default", [f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16",
+                                      "model.n_head=2", "model.n_layer=1", "model.context_length=16",
+                                      "train.batch_size=4", "train.steps=1", "train.eval_every=1",
+                                      "train.eval_tokens=200", "train.train_eval_tokens=200", "train.device=cpu"])
+    train(cfg, d / "run", progress=False, log=lambda m: None)
+    assert main(["-q", "export", str(d / "run"), "--format", "hf", "--out", str(d / "hf")]) == 0
+    return d / "hf"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["NaN", "Inf"])
+def test_import_gpt2_refuses_non_finite_weights_naming_the_tensor(gpt_export, value, tmp_path, capsys):
+    from safetensors.torch import load_file, save_file
+
+    hf = Path(shutil.copytree(gpt_export, tmp_path / "hf"))
+    state = load_file(hf / "model.safetensors")
+    _poison(state, "transformer.h.0.mlp.c_fc.weight", value)
+    save_file(state, hf / "model.safetensors", metadata={"format": "pt"})
+    one_line(lrn(capsys, "import-gpt2", hf, "--out", tmp_path / "run"), 2, "'transformer.h.0.mlp.c_fc.weight'",
+             "NaN or infinite", "model.safetensors")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("argv", [["eval", "{d}"], ["sample", "{d}", "--prompt", "hi", "--max-new-tokens", "2"],
+                                  ["embed", "axes", "{d}"], ["train", "--resume", "--out", "{d}"]],
+                         ids=["eval", "sample", "embed axes", "train --resume"])
+def test_a_checkpoint_with_non_finite_weights_is_refused_at_load_naming_the_tensor(
+        argv, tiny_config, tmp_path, capsys):
+    import torch
+
+    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+    from lrngpt.train import train
+
+    d = tmp_path / "run"
+    train(tiny_config("train.steps=4"), d, stop_at=2, progress=False, log=lambda m: None)
+    ckpt = load_checkpoint(d / "ckpt_last.pt")
+    _poison(ckpt["model"], "head.weight", float("nan"))
+    save_checkpoint(ckpt, d / "ckpt_last.pt")
+    line = one_line(lrn(capsys, *(a.format(d=d) for a in argv)), 2, "'head.weight'", "NaN or infinite")
+    assert "ckpt_last.pt" in line
+    assert torch.load(d / "ckpt_last.pt", weights_only=True)["model"]["head.weight"].isnan().any()  # left as found
+
+
+@pytest.fixture(scope="module")
+def finished_sweep(text_corpus, tmp_path_factory):
+    d = tmp_path_factory.mktemp("sweep") / "sw"
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
+            "--set", "data.vocab_size=300", "--set", "train.steps=2", "--out", str(d)]
+    assert main(["-q", *argv]) == 0
+    return d, argv
+
+
+SWEEP_JSON_CASES = {  # field -> a value of the wrong type (an object or a list where a string or number belongs)
+    "scale an object": (lambda doc: doc.__setitem__("scale", {"a": 1}), "scale must be"),
+    "scale a list": (lambda doc: doc.__setitem__("scale", ["tiny"]), "scale must be"),
+    "an axis value an object": (lambda doc: doc["axes"].__setitem__("model.n_embd", [{"a": 1}]), "axes must be"),
+    "a point value an object": (lambda doc: doc["points"][0]["values"].__setitem__("model.n_embd", {"a": 1}),
+                                "points[0]"),
+    "source an object": (lambda doc: doc.__setitem__("source", {"a": 1}), "source must be"),
+}
+SWEEP_ONLY = {  # what lrn sweep relies on and a report (which reads what it can) does not
+    "a point index a boolean": (lambda doc: doc["points"][0].__setitem__("index", True), "points[0]"),
+}
+
+
+SWEEP_JSON = [(c, k) for c in ("sweep", "report") for k in SWEEP_JSON_CASES] + [("sweep", k) for k in SWEEP_ONLY]
+
+
+@pytest.mark.parametrize("command,case", SWEEP_JSON, ids=[f"{c}:{k}" for c, k in SWEEP_JSON])
+def test_a_sweep_json_with_a_value_of_the_wrong_type_exits_2_with_one_line(finished_sweep, case, command,
+                                                                          tmp_path, capsys):
+    src, argv = finished_sweep
+    d = Path(shutil.copytree(src, tmp_path / "sw"))
+    doc = json.loads((d / "sweep.json").read_text())
+    edit, needle = {**SWEEP_JSON_CASES, **SWEEP_ONLY}[case]
+    edit(doc)
+    (d / "sweep.json").write_text(json.dumps(doc))
+    argv = [*argv[:-1], str(d)] if command == "sweep" else ["report", str(d), "--out", str(tmp_path / "r.html")]
+    one_line(lrn(capsys, "-q", *argv), 2, "sweep definition", needle)
+
+
+@pytest.mark.parametrize("tail", ['{"step": 3, "lo', "garbage\n", "\x00\x00\x00"], ids=["cut by a kill", "garbage",
+                                                                                     "zeros"])
+def test_a_bad_last_line_of_metrics_jsonl_is_skipped_with_one_warning(tail, tiny_config, tmp_path, capsys):
+    from lrngpt.train import train
+
+    d = tmp_path / "run"
+    train(tiny_config("train.steps=2"), d, progress=False, log=lambda m: None)
+    with open(d / "metrics.jsonl", "a") as f:
+        f.write(tail)
+    code, _, err = lrn(capsys, "report", d, "--out", tmp_path / "r.html")
+    warnings = [line for line in err.splitlines() if "metrics.jsonl" in line]
+    assert code == 0 and len(warnings) == 1 and "is not JSON" in warnings[0] and "skipped" in warnings[0]
+    (d / "metrics.jsonl").write_text('garbage\n{"step": 1}\n')  # the same line mid-file: the file is damaged
+    one_line(lrn(capsys, "report", d, "--out", tmp_path / "r.html"), 2, "line 1", "not JSON")
+
+
+def test_a_lone_surrogate_in_a_jsonl_corpus_is_refused_naming_file_and_line(tmp_path, capsys):
+    corpus = tmp_path / "docs.jsonl"
+    corpus.write_text('{"text": "a fine pair \\ud83d\\ude00 here"}\n{"text": "half a pair \\ud800 here"}\n')
+    line = one_line(lrn(capsys, "data", "prepare", "--corpus", f"jsonl:{corpus}", "--vocab-size", 300,
+                        "--out", tmp_path / "p"), 2, "docs.jsonl: line 2", "lone UTF-16 surrogate", "\\ud800")
+    assert "UnicodeEncodeError" not in line and not (tmp_path / "p").exists()
+    corpus.write_text('{"text": "a fine pair \\ud83d\\ude00 here"}\n' * 50)  # a proper pair is text like any
+    assert lrn(capsys, "-q", "data", "prepare", "--corpus", f"jsonl:{corpus}", "--vocab-size", 300,
+               "--out", tmp_path / "p")[0] == 0
+
+
+# ---- 3. bounded work --------------------------------------------------------------------------------
+
+def _grid(tmp_path: Path, text_corpus: str, axes: dict) -> Path:
+    spec = tmp_path / "grid.json"
+    spec.write_text(json.dumps({"base": "mlp-tiny", "scale": "tiny", "axes": axes,
+                                "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.device": "cpu"}}))
+    return spec
+
+
+def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(text_corpus, tmp_path, capsys):
+    import time
+
+    from lrngpt.experiments.sweep import MAX_POINTS
+
+    spec = _grid(tmp_path, text_corpus, {"model.n_embd": list(range(4, 100_004))})
+    t0 = time.perf_counter()
+    line = one_line(lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run"), 2,
+                    "100,000 points", f"{MAX_POINTS:,}")
+    assert time.perf_counter() - t0 < 10 and "split" in line and not (tmp_path / "out").exists()
+    assert f"more than {MAX_POINTS} points is refused" in (ROOT / "README.md").read_text()
+
+
+def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpus, tmp_path, capsys, monkeypatch):
+    import lrngpt.experiments.estimate as estimate
+    from lrngpt.experiments.plan import MAX_PROBES
+
+    probed = []
+    real = estimate.probe
+    monkeypatch.setattr(estimate, "probe", lambda cfg, device: probed.append(cfg.model.n_embd) or real(cfg, device))
+    widths = list(range(4, 44))  # 40 shapes x 2 seeds: 80 points
+    spec = _grid(tmp_path, text_corpus, {"model.n_embd": widths, "train.seed": [1, 2]})
+    code, out, err = lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run", "--json")
+    assert code == 0, err
+    points = json.loads(out)["points"]
+    assert len(points) == 80 and len(probed) == MAX_PROBES and min(probed) == 4 and max(probed) == 43
+    est = {p["values"]["model.n_embd"]: p["est_seconds"] for p in points}
+    assert all(isinstance(s, float) and s > 0 for s in est.values())
+    timed = sorted(probed)  # an untimed width lies between the timed widths around it
+    for w in widths:
+        lo, hi = max(t for t in timed if t <= w), min(t for t in timed if t >= w)
+        assert min(est[lo], est[hi]) * 0.999 <= est[w] <= max(est[lo], est[hi]) * 1.001
+
+
+@pytest.fixture(scope="module")
+def mlp_run(text_corpus, tmp_path_factory):
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    d = tmp_path_factory.mktemp("mlp") / "run"
+    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300"]), d, progress=False, log=lambda m: None)
+    return d
+
+
+def test_sample_prints_its_text_as_it_is_generated_and_the_same_text_as_json(mlp_run, capsys):
+    from lrngpt.run import load_run
+    from lrngpt.sample import SamplingConfig, sample_texts
+
+    pieces = []
+    samples = sample_texts(load_run(mlp_run), "Lily saw", SamplingConfig(max_new_tokens=40, seed=3, stop_at_eot=False),
+                           num_samples=2, on_text=lambda i, piece: pieces.append((i, piece)))
+    assert len(pieces) > 20  # piece by piece, not one string at the end
+    for i, s in enumerate(samples):
+        assert "".join(p for j, p in pieces if j == i) == s["text"]
+    argv = ["sample", mlp_run, "--prompt", "Lily saw", "--max-new-tokens", 40, "--seed", 3, "--no-stop",
+            "--num-samples", 2]
+    code, out, _ = lrn(capsys, *argv)
+    code_json, doc, _ = lrn(capsys, *argv, "--json")
+    assert code == code_json == 0
+    assert out == "\n---\n".join(s["text"] for s in json.loads(doc)["samples"]) + "\n"
+
+
+def test_sample_stops_quietly_when_its_reader_closes_the_pipe(mlp_run):
+    import time
+
+    cmd = [sys.executable, "-m", "lrngpt", "sample", str(mlp_run), "--prompt", "Lily", "--no-stop",
+           "--max-new-tokens", "16000000"]  # hours of text, unless it stops when nobody reads it
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    import threading
+
+    guard = threading.Timer(90, child.kill)  # a sampler that prints nothing until the end must not hang the test
+    guard.start()
+    try:
+        first = child.stdout.read(10)  # `| head -c 10`
+        t0 = time.perf_counter()
+        child.stdout.close()
+        code = child.wait(timeout=60)
+        err = child.stderr.read().decode()
+    finally:
+        guard.cancel()
+        child.kill()
+        child.wait()
+    assert len(first) == 10 and code in (0, 141) and err == "", (code, err)
+    assert time.perf_counter() - t0 < 60
+
+
+# ---- 4. advice: every option a message names is one the command has ---------------------------------
+
+def _parsers() -> dict[str, object]:
+    """'train', 'data prepare', ... -> the argparse parser lrn builds for it ('' -> lrn's own)."""
+    import argparse
+
+    from lrngpt.cli.main import build_parser
+
+    out = {"": build_parser()}
+
+    def walk(parser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    out[f"{prefix} {name}".strip()] = sub
+                    walk(sub, f"{prefix} {name}".strip())
+
+    walk(out[""], "")
+    return out
+
+
+PARSERS = _parsers()
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def _command_of(words: list[str]) -> str:
+    """The longest command path at the start of `words` (options before it skipped)."""
+    words = [w for w in words if not w.startswith("-")]
+    best = ""
+    for n in range(1, len(words) + 1):
+        if " ".join(words[:n]) in PARSERS:
+            best = " ".join(words[:n])
+    return best
+
+
+def _options(command: str) -> set[str]:
+    own = {s for p in (PARSERS[""], PARSERS[command]) for a in p._actions for s in a.option_strings}
+    return own | {"--help"}
+
+
+def wrong_options(argv: list[str], message: str) -> list[str]:
+    """Options named in `message` that the command it advises does not take: a backticked `lrn X ...`
+    line is checked against X, the rest of the message against the command that printed it."""
+    wrong = []
+    for span in re.findall(r"`([^`]*)`", message):
+        words = span.split()
+        if words[:1] == ["lrn"]:
+            other = _command_of(words[1:])
+            wrong += [o for o in OPTION.findall(span) if o not in _options(other)]
+    rest = re.sub(r"`[^`]*`", "", message)
+    command = _command_of([str(a) for a in argv])
+    return wrong + [o for o in OPTION.findall(rest) if o not in _options(command)]
+
+
+def test_the_walker_finds_an_option_the_command_lacks():
+    assert wrong_options(["eval", "r"], "r is damaged; start it again with --force") == ["--force"]
+    assert wrong_options(["eval", "r"], "r is damaged; `lrn train --out r --force` starts it again") == []
+    assert wrong_options(["sweep", "x"], "continue with `lrn sweep x --resume`") == ["--resume"]
+    assert wrong_options(["-q", "data", "prepare"], "pass --force to prepare it again") == []
+
+
+def _stopped_before_first_checkpoint(t: Path, **_) -> Path:
+    from lrngpt.run import RunDir
+
+    run = RunDir(t / "stopped")
+    run.start()
+    run.unlock()
+    return run.path
+
+
+def _truncated_checkpoint(t: Path, mlp_run: Path, **_) -> Path:
+    d = Path(shutil.copytree(mlp_run, t / "cut"))
+    (d / "ckpt_last.pt").write_bytes((d / "ckpt_last.pt").read_bytes()[:999])
+    return d
+
+
+def _imported(t: Path, gpt_export: Path, **_) -> Path:
+    assert main(["-q", "import-gpt2", str(gpt_export), "--out", str(t / "imported")]) == 0
+    return t / "imported"
+
+
+def _edited_corpus(t: Path, **_) -> Path:
+    from lrngpt.config import load_config
+    from lrngpt.train import train
+
+    corpus = t / "corp.txt"
+    corpus.write_text("Lily saw a cat. Tom saw a dog. " * 300)
+    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=4", "train.eval_every=2", "train.eval_tokens=200",
+                                   "train.train_eval_tokens=200"]), t / "r", stop_at=2, progress=False,
+          log=lambda m: None)
+    corpus.write_text("Mia ran to the park. Ben ran home. " * 300)
+    return t / "r"
+
+
+def _fifo(t: Path, **_) -> Path:
+    os.mkfifo(t / "pipe.json")
+    return t / "pipe.json"
+
+
+def _dir_named_config(t: Path, **_) -> Path:
+    (t / "config.json").mkdir()
+    return t / "config.json"
+
+
+# case -> (make the input: a path given as {x}, argv, the exit code, what the one line must say)
+ADVICE = {
+    "eval of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["eval", "{x}"], 2, "before its first checkpoint"),
+    "sample of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["sample", "{x}", "--prompt", "hi"], 2, "before its first checkpoint"),
+    "resume of a run stopped before its first checkpoint":
+        (_stopped_before_first_checkpoint, ["train", "--resume", "--out", "{x}"], 2, "before"),
+    "eval of a truncated checkpoint": (_truncated_checkpoint, ["eval", "{x}"], 2, "truncated or corrupted"),
+    "resume of a truncated checkpoint":
+        (_truncated_checkpoint, ["train", "--resume", "--out", "{x}", "--steps", "4"], 2, "truncated or corrupted"),
+    "resume of an import": (_imported, ["train", "--resume", "--out", "{x}"], 2, "cannot be resumed"),
+    "--by-reads on an import": (_imported, ["eval", "{x}", "--by-reads"], 2, "no training record"),
+    "resume after the corpus content changed": (_edited_corpus, ["train", "--resume", "--out", "{x}"], 2,
+                                                "the content of text:"),
+    "a FIFO as the config": (_fifo, ["train", "--config", "{x}", "--dry-run"], 2, "named pipe"),
+    "/dev/null as the config": (lambda t, **_: Path("/dev/null"), ["config", "show", "{x}"], 2, "character device"),
+    "a directory named config.json": (_dir_named_config, ["train", "--config", "{x}", "--dry-run"], 2,
+                                      "is a directory"),
+    "model_type gpt on an MLP preset": (None, ["config", "show", "mlp-tiny", "--set", "model_type=gpt"], 2,
+                                        "start from a GPT preset"),
+    "model_type mlp on a GPT preset": (None, ["train", "--config", "gpt-default", "--set", "model_type=mlp",
+                                              "--dry-run"], 2, "start from an MLP preset"),
+    "a config file that is not JSON": (lambda t, **_: (t / "c.json").write_text("{") and t / "c.json",
+                                       ["train", "--config", "{x}", "--dry-run"], 2, "fix it"),
+    "a huge sweep grid": (lambda t, text_corpus, **_: _grid(t, text_corpus, {"model.n_embd": list(range(4, 9000))}),
+                          ["sweep", "{x}", "--out", "{x}.out", "--dry-run"], 2, "split the grid"),
+}
+
+
+@pytest.mark.parametrize("case", ADVICE)
+def test_advice_names_only_options_the_command_has(case, tmp_path, capsys, request):
+    make, argv, code, needle = ADVICE[case]
+    fixtures = {name: request.getfixturevalue(name) for name in ("mlp_run", "gpt_export", "text_corpus")
+                if make is not None and name in make.__code__.co_varnames}
+    x = make(tmp_path, **fixtures) if make else None
+    argv = [a.format(x=x) for a in argv]
+    line = one_line(lrn(capsys, *argv), code, needle)
+    assert wrong_options(argv, line) == [], line
+    if "delete" in line:
+        assert "fix or delete" not in line
+
+
+def test_tokenizer_show_reads_only_ascii_digits_as_ids(mlp_run, capsys):
+    code, out, _ = lrn(capsys, "tokenizer", "show", mlp_run, "١٢٣", "123", "--json")
+    assert code == 0
+    arabic, ascii_ = json.loads(out)["results"]
+    assert arabic["kind"] == "text" and arabic["query"] == "١٢٣" and len(arabic["ids"]) > 1  # its UTF-8, encoded
+    assert ascii_["kind"] == "id" and ascii_["id"] == 123
+
+
+def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_corpus, tmp_path):
+    import signal
+    import threading
+
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
+            "--set", "data.vocab_size=300", "--set", "train.steps=1000000", "--set", "train.eval_every=1000000",
+            "--out", str(tmp_path / "sw")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LRN_CACHE_DIR": os.environ["LRN_CACHE_DIR"]}
+    child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=env)
+    guard = threading.Timer(120, child.kill)
+    guard.start()
+    lines = []
+    try:
+        for line in child.stderr:
+            lines.append(line)
+            if "step 0: val bpb" in line:  # training begins: a moment later it is inside the step loop
+                threading.Event().wait(1.5)
+                child.send_signal(signal.SIGTERM)
+                break
+        lines += child.stderr.readlines()
+        code = child.wait(timeout=60)
+    finally:
+        guard.cancel()
+        child.kill()
+        child.wait()
+    said = [x for x in lines if "interrupted at step" in x]
+    assert code == 130 and len(said) == 1, "".join(lines[-6:])
+    assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
