@@ -255,7 +255,7 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
             raise UserError(f"{out}: {problem}; pass --force to prepare it again")
         log(f"data: {out} is damaged ({problem}); preparing it again")
     elif out.exists() and any(out.iterdir()) and not (in_cache or force):
-        what = f"data for {meta.get('corpus')}" if meta else "other files"
+        what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
         raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
     with atomic_dir(out) as tmp:  # a killed prepare (or a full disk) leaves no half-built cache entry
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
@@ -265,9 +265,9 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
 
 
 def _is_prepared(d: Path, names: list[str]) -> bool:
-    """How prepared data is known as lrn's: its meta.json (with the cache key), nothing but its files."""
-    meta = _read_meta(d)
-    return set(names) <= set(PREPARED_FILES) and meta is not None and "key" in meta
+    """How prepared data is known as lrn's: nothing but its files, its meta.json among them (a damaged
+    one included: --force then prepares it again)."""
+    return set(names) <= set(PREPARED_FILES) and "meta.json" in names
 
 
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:

@@ -130,6 +130,7 @@ class Trainer:
         if self.dist.master:
             run.check_is_run()
             run.lock()
+            run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
         ckpt = run.checkpoint("last")
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
@@ -146,7 +147,8 @@ class Trainer:
         if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
             return
         what = (f"data.corpus was {saved.data.corpus}, now {self.cfg.data.corpus}" if saved.data.corpus !=
-                self.cfg.data.corpus else f"the text of {self.cfg.data.corpus} is not what it was")
+                self.cfg.data.corpus else f"the content of {self.cfg.data.corpus} changed: its files are not the ones "
+                                          "it was trained on")
         raise UserError(f"the training data changed since this run started ({what}); resume with the same "
                         "data, or start a new run in another --out")
 

@@ -401,7 +401,7 @@ def prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize("edit,needle", [
-    (_write("meta.json", "{"), "holds other files"),
+    (_write("meta.json", "{"), "meta.json is damaged"),
     (_json_edit("meta.json", _del("corpus")), "--force"),
     (_json_edit("meta.json", _set("splits", 5)), "--force"),
     (lambda d: (d / "train.bin").write_bytes((d / "train.bin").read_bytes()[:101]), "train.bin holds"),
