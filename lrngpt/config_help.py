@@ -61,7 +61,9 @@ KEY_HELP = {
     "train.train_eval_tokens": "training-text tokens for the final train bpb and the gap (0: skip it)",
     "train.seed": "seed of the model's initialisation and of the batch draws",
     "train.device": "where to train: auto, cpu, cuda, cuda:N or mps",
-    "train.dtype": "float32, or bfloat16 autocast (CUDA only)",
+    "train.dtype": "auto (bfloat16 on a GPU that has it, float16 + loss scaling on one that does not, float32 on a "
+                   "CPU or MPS), or float32, bfloat16, float16 (autocast, on any device)",
+    "train.tf32": "float32 matmuls as TF32 on CUDA GPUs of capability 8.0 on (A100, H100, L4); no effect elsewhere",
     "train.compile": "run the model through torch.compile",
     "train.log_every": "steps between log lines",
     "train.save_every": "also checkpoint every N steps (0: only at evaluations and at the end)",

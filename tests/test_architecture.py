@@ -17,7 +17,7 @@ LAYERS = [
     {"errors", "fsio", "ownership", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
-    {"data", "checkpoint", "distributed", "run", "run_files"},
+    {"data", "checkpoint", "distributed", "precision", "run", "run_files"},
     {"train", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "experiments", "explorer"},
