@@ -23,6 +23,7 @@ from lrngpt.validate import check_fields, check_size, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
+EVAL_WINDOWS = ("spread", "prefix")  # train.eval_windows; lrngpt/evaluate.py picks the windows
 DTYPES = ("auto", "float32", "bfloat16", "float16")  # train.dtype; lrngpt/precision.py resolves auto
 
 
@@ -75,7 +76,8 @@ class TrainConfig:
     grad_clip: float = 1.0  # 0 disables clipping
     eval_every: int = 500
     eval_tokens: int | None = 200_000  # validation tokens per periodic eval (the final eval is full)
-    train_eval_tokens: int = 2_000_000  # training-text bpb over this prefix (the chapter: 2M)
+    train_eval_tokens: int = 2_000_000  # training-text bpb over this many tokens (the chapter: its first 2M)
+    eval_windows: str = "spread"  # capped evaluations: windows spread over the split, or its prefix (the chapter)
     seed: int = 1337
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps
     dtype: str = "auto"  # auto | float32 | bfloat16 | float16 (autocast); see lrngpt/precision.py
@@ -111,6 +113,9 @@ class TrainConfig:
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
             raise UserError(f"train.device must be auto, cpu, cuda, cuda:N or mps (got {self.device!r})")
         check_dtype(self.dtype)
+        if self.eval_windows not in EVAL_WINDOWS:
+            raise UserError(f"train.eval_windows must be spread or prefix (got {self.eval_windows!r}): spread takes a "
+                            "capped evaluation's windows evenly over the split, prefix its first tokens")
 
     @property
     def tokens_per_step(self) -> int:

@@ -274,7 +274,8 @@ class Trainer:
         tokens = self.data.tokens(split)
         return evaluate_bpb(self.model, tokens, self.token_bytes, self.cfg.train.seq_len,
                             batch_size=self.cfg.train.batch_size, max_tokens=max_tokens,
-                            device=self.device, autocast_dtype=self.autocast_dtype)
+                            device=self.device, autocast_dtype=self.autocast_dtype,
+                            windows=self.cfg.train.eval_windows)
 
     def train_step(self) -> tuple[float, float]:
         """One optimizer step; returns the global batch's loss (nats/token) and bits per byte."""
@@ -381,7 +382,8 @@ class Trainer:
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens spread over the split)")
+        where = "from the start of" if self.cfg.train.eval_windows == "prefix" else "spread over"
+        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} ({ev['tokens']:,} tokens {where} the split)")
         if ev["bpb"] < self.best_val:
             self.best_val, self.best_step = ev["bpb"], self.step
             self.save("best")

@@ -53,3 +53,22 @@ def test_every_relative_link_and_anchor_resolves(page):
 def test_docs_do_not_point_outside_the_repository(page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"\.\./shared|SPEC section|seeds/00", text)
+
+
+def test_every_setting_the_chapter_does_not_state_switches_back_with_its_set():
+    """The study's table of mlp-chapter's own choices: each row's --set is a valid override that changes
+    the preset's value (so the table cannot name a key or value that does nothing)."""
+    from lrngpt.config import load_config, read_config_dict
+
+    text = (ROOT / "docs" / "embedding-width-study.md").read_text(encoding="utf-8")
+    table = text.split("### What the chapter does not state", 1)[1].split("\n\n", 3)[2]
+    sets = re.findall(r"`--set ([a-z_]+\.[a-z_0-9]+=[^`]+)`", table)
+    keys = {s.split("=")[0] for s in sets}
+    assert {"model.emb_init_std", "train.beta2", "train.weight_decay", "train.min_lr", "train.dtype",
+            "train.tf32"} <= keys, sets
+    base = load_config("mlp-chapter").to_dict()
+    assert read_config_dict("mlp-chapter")["model"]["emb_init_std"] == 0.1
+    for item in sets:
+        section, name = item.split("=")[0].split(".")
+        changed = load_config("mlp-chapter", [item]).to_dict()
+        assert changed[section][name] != base[section][name], item
