@@ -20,7 +20,7 @@ LAYERS = [
     {"data", "checkpoint", "distributed", "precision", "run", "run_files"},
     {"train", "evaluate", "sample", "interop"},
     {"analysis"},
-    {"demo", "experiments", "explorer"},
+    {"demo", "doctor", "experiments", "explorer"},
     {"report"},
     {"cli", "__main__"},
 ]
