@@ -95,7 +95,6 @@ class Trainer:
         self.device = self.dist.device(resolve_device(tc.device))
         self.caps = device_caps(self.device)
         self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
-        self.log(describe_precision(self.precision, self.caps, tc.compile))  # the run's first line
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)
         try:
@@ -106,6 +105,8 @@ class Trainer:
 
     def _build(self, ckpt: dict | None) -> None:
         tc = self.cfg.train
+        # the run's first line, once the directory is taken and a resume's checks have passed
+        self.log(describe_precision(self.precision, self.caps, tc.compile))
         self.data = self._prepare_data()
         self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
         self.token_bytes = self._token_bytes()
