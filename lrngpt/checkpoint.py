@@ -15,6 +15,9 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
     best_val, best_step   the best periodic val bpb so far and its step
     seconds         training seconds so far (steps only, not evaluations)
     schedules       the learning-rate schedule changes `--resume --extend` made: [{"step", "change", "train"}]
+    precision       {"requested", "dtype", "tf32", "grad_scaler", "reason"}: what the steps computed in
+                    (lrngpt.precision; absent before it was recorded: read from config's train.dtype)
+    scaler          the float16 GradScaler's state_dict (its loss scale), else None
     source          who wrote it: "lrn train", "gpt2-import", ...
     schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
 

@@ -23,6 +23,14 @@ from lrngpt.validate import VAL_SPLITS, check_fields, check_size, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
+EVAL_WINDOWS = ("spread", "prefix")  # train.eval_windows; lrngpt/evaluate.py picks the windows
+DTYPES = ("auto", "float32", "bfloat16", "float16")  # train.dtype; lrngpt/precision.py resolves auto
+
+
+def check_dtype(value: str) -> None:
+    if value not in DTYPES:
+        raise UserError(f"train.dtype must be one of {', '.join(DTYPES)} (got {value!r}); auto picks bfloat16 "
+                        "on a GPU that has it, float16 + loss scaling on one that does not, float32 on a CPU")
 
 
 @dataclass
@@ -74,10 +82,12 @@ class TrainConfig:
     grad_clip: float = 1.0  # 0 disables clipping
     eval_every: int = 500
     eval_tokens: int | None = 200_000  # validation tokens per periodic eval (the final eval is full)
-    train_eval_tokens: int = 2_000_000  # training-text bpb over this prefix (the chapter: 2M)
+    train_eval_tokens: int = 2_000_000  # training-text bpb over this many tokens (the chapter: its first 2M)
+    eval_windows: str = "spread"  # capped evaluations: windows spread over the split, or its prefix (the chapter)
     seed: int = 1337
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps
-    dtype: str = "float32"  # float32 | bfloat16 (autocast, CUDA only)
+    dtype: str = "auto"  # auto | float32 | bfloat16 | float16 (autocast); see lrngpt/precision.py
+    tf32: bool = True  # float32 matmuls as TF32 on CUDA GPUs that have it (capability 8.0 on)
     compile: bool = False
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
@@ -108,8 +118,10 @@ class TrainConfig:
             raise UserError("train.eval_tokens must be at least 2 (or null for the full split)")
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
             raise UserError(f"train.device must be auto, cpu, cuda, cuda:N or mps (got {self.device!r})")
-        if self.dtype not in ("float32", "bfloat16"):
-            raise UserError(f"train.dtype must be float32 or bfloat16 (got {self.dtype!r})")
+        check_dtype(self.dtype)
+        if self.eval_windows not in EVAL_WINDOWS:
+            raise UserError(f"train.eval_windows must be spread or prefix (got {self.eval_windows!r}): spread takes a "
+                            "capped evaluation's windows evenly over the split, prefix its first tokens")
 
     @property
     def tokens_per_step(self) -> int:

@@ -60,11 +60,15 @@ KEY_HELP = {
     "train.beta2": "AdamW's second-moment decay",
     "train.grad_clip": "clip the gradient norm to this value (0: no clipping)",
     "train.eval_every": "steps between periodic validation evaluations (and checkpoints)",
-    "train.eval_tokens": "validation tokens per periodic evaluation, spread over the split (null: all)",
+    "train.eval_tokens": "validation tokens per periodic evaluation (null: all; which ones: train.eval_windows)",
     "train.train_eval_tokens": "training-text tokens for the final train bpb and the gap (0: skip it)",
+    "train.eval_windows": "which windows a capped evaluation (eval_tokens, train_eval_tokens) scores: spread evenly "
+                          "over the split, or the split's prefix (its first tokens, as the book chapter measures)",
     "train.seed": "seed of the model's initialisation and of the batch draws",
     "train.device": "where to train: auto, cpu, cuda, cuda:N or mps",
-    "train.dtype": "float32, or bfloat16 autocast (CUDA only)",
+    "train.dtype": "auto (bfloat16 on a GPU that has it, float16 + loss scaling on one that does not, float32 on a "
+                   "CPU or MPS), or float32, bfloat16, float16 (autocast, on any device)",
+    "train.tf32": "float32 matmuls as TF32 on CUDA GPUs of capability 8.0 on (A100, H100, L4); no effect elsewhere",
     "train.compile": "run the model through torch.compile",
     "train.log_every": "steps between log lines",
     "train.save_every": "also checkpoint every N steps (0: only at evaluations and at the end)",
@@ -73,7 +77,7 @@ KEY_HELP = {
 
 # What each named config is, for `lrn config list` and the help texts.
 PRESET_ABOUT = {
-    "mlp-chapter": "the book chapter's MLP LM exactly: TinyStories, vocabulary 4096, block 6, d 64, hidden 512, "
+    "mlp-chapter": "the book chapter's MLP LM and protocol: TinyStories, vocabulary 4096, block 6, d 64, hidden 512, "
                    "4,000 steps of 64 x 256 (a GPU job)",
     "mlp-cpu": "the chapter's MLP on the 5 MB stories corpus, 400 steps of 16 x 256: minutes on a laptop CPU",
     "mlp-tiny": "a seconds-long MLP for tests: stories:300KB, vocabulary 512, block 4, d 16, hidden 64, 30 steps",

@@ -6,9 +6,10 @@ with different vocabularies; loss per token does not.
 
 The split is cut into consecutive windows of seq_len (the same windows the model trains
 on), so every token after the first is a target exactly once. With `max_tokens` below the
-split's size, evenly spaced windows of that grid are kept, not a prefix: a corpus in a
-meaningful order (State of the Union addresses by year, a book by chapter) would otherwise be
-measured on its beginning only.
+split's size, evenly spaced windows of that grid are kept by default (`windows="spread"`), not a
+prefix: a corpus in a meaningful order (State of the Union addresses by year, a book by chapter)
+would otherwise be measured on its beginning only. `windows="prefix"` keeps the first windows
+instead: the book chapter's "first 2M tokens" (train.eval_windows=prefix at --scale full).
 
 The context each target gets (`context`):
 
@@ -76,12 +77,28 @@ def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[
     return [windows[i] for i in picks]
 
 
+WINDOWS = ("spread", "prefix")
+
+
+def capped_windows(n_tokens: int, seq_len: int, max_tokens: int | None, how: str = "spread") -> list[tuple[int, int]]:
+    """The windows of a capped evaluation: spread evenly (spread_windows), or the first ones (prefix)
+    covering max_tokens targets, the last cut to fit."""
+    if how == "spread":
+        return spread_windows(n_tokens, seq_len, max_tokens)
+    if how != "prefix":
+        raise ValueError(f"windows must be one of {', '.join(WINDOWS)} (got {how!r})")
+    windows = window_starts(min(n_tokens, max_tokens + 1) if max_tokens is not None else n_tokens, seq_len)
+    return windows
+
+
 @torch.inference_mode()
 def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
                  batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
                  autocast_dtype: torch.dtype | None = None, context: str = "window",
-                 progress: bool | None = False, desc: str = "eval", mark: np.ndarray | None = None) -> dict:
-    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread).
+                 progress: bool | None = False, desc: str = "eval", mark: np.ndarray | None = None,
+                 windows: str = "spread") -> dict:
+    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread over
+    them, or their first max_tokens with `windows="prefix"`).
 
     `context` is window (training-shaped windows, the default) or full (see the module's doc);
     `progress`: a bar over the windows (None: on a terminal only; False, the default, never);
@@ -97,7 +114,8 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
     parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
-    windows = spread_windows(len(tokens), score_len, max_tokens)
+    how = windows
+    windows = capped_windows(len(tokens), score_len, max_tokens, how)
     bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
     for i in range(0, len(windows), batch_size):
         group = windows[i : i + batch_size]
@@ -189,7 +207,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     def ev(name: str, n: int | None) -> dict:
         return evaluate_bpb(run.model, data.tokens(name), token_bytes, tc.seq_len, batch_size=tc.batch_size,
                             max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}",
-                            mark=mark if name == "train" else None)
+                            mark=mark if name == "train" else None, windows=tc.eval_windows)
 
     result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus, "context": context}
     if split in (None, "val"):

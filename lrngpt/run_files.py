@@ -22,6 +22,9 @@ SUMMARY_FIELDS = {
     "passes": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
     "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
     "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
+    # what the run computed in (lrngpt.precision): absent in summaries from before it was recorded
+    "device_name": ((str,), False), "capability": ((list, type(None)), False), "dtype": ((str,), False),
+    "tf32": ((bool,), False), "compile": ((bool,), False),
 }
 # Per-row numbers of metrics.jsonl (other keys are kept as they are)
 METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")

@@ -28,6 +28,8 @@ from lrngpt.distributed import Distributed, resolve_device
 from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
+from lrngpt.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
+from lrngpt.precision import describe as describe_precision
 from lrngpt.run import RunDir
 from lrngpt.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
 from lrngpt.validate import INT_LIMIT
@@ -89,6 +91,8 @@ class Trainer:
         if self.dist.master:
             fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
         self.device = self.dist.device(resolve_device(tc.device))
+        self.caps = device_caps(self.device)
+        self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)
         try:
@@ -99,6 +103,8 @@ class Trainer:
 
     def _build(self, ckpt: dict | None) -> None:
         tc = self.cfg.train
+        # the run's first line, once the directory is taken and a resume's checks have passed
+        self.log(describe_precision(self.precision, self.caps, tc.compile))
         self.data = self._prepare_data()
         self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
         self.token_bytes = self._token_bytes()
@@ -106,6 +112,9 @@ class Trainer:
         torch.manual_seed(tc.seed)
         self.model = build_model(self.cfg.model_type, self.cfg.model).to(self.device)
         self.optimizer = make_optimizer(self.model, tc)
+        apply_tf32(self.precision, self.device)
+        self.autocast_dtype = self.precision.autocast_dtype
+        self.scaler = grad_scaler(self.precision, self.device)  # float16 only
         self.sampler = BatchSampler(self.data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed,
                                     self.dist.rank, self.dist.world_size)
         self.step, self.best_val, self.best_step, self.seconds = 0, float("inf"), 0, 0.0
@@ -115,8 +124,6 @@ class Trainer:
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
         self.tb = _tensorboard(self.run_dir.path) if (tc.tensorboard and self.dist.master) else None
-        use_bf16 = tc.dtype == "bfloat16" and self.device.startswith("cuda")
-        self.autocast_dtype = torch.bfloat16 if use_bf16 else None
 
     # ---- construction steps --------------------------------------------------------------
 
@@ -166,6 +173,11 @@ class Trainer:
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
             raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state), so it "
                             "cannot be resumed; evaluate, sample or export it as it is")
+        was = saved_dtype(ckpt, self.device)
+        if was is not None and was != self.precision.dtype:
+            raise UserError(f"this run trained in {was} and would resume in {self.precision.dtype} "
+                            f"(train.dtype={self.cfg.train.dtype} on {self.device}), which breaks the exact resume; "
+                            f"resume with --set train.dtype={was}, or start a new run in another --out")
         opt, rng = ckpt["optimizer"], ckpt["rng"]
         if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
                 and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
@@ -226,6 +238,8 @@ class Trainer:
         try:
             self.model.load_state_dict(ckpt["model"])
             self.optimizer.load_state_dict(ckpt["optimizer"])
+            if self.scaler is not None and isinstance(ckpt.get("scaler"), dict):
+                self.scaler.load_state_dict(ckpt["scaler"])  # the loss scale where the run stopped
             self.sampler.set_state(ckpt["rng"]["sampler"])
             torch.set_rng_state(ckpt["rng"]["torch"])
             if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
@@ -248,7 +262,9 @@ class Trainer:
         return make_payload(self.model.state_dict(), self.cfg.to_dict(), self.data.tokenizer, self.step,
                             source="lrn train", data_key=self.data.key, optimizer=self.optimizer.state_dict(),
                             rng=rng, best_val=self.best_val, best_step=self.best_step, seconds=self.seconds,
-                            schedules=self.schedules)
+                            schedules=self.schedules,
+                            precision=self.precision.to_dict(),
+                            scaler=self.scaler.state_dict() if self.scaler is not None else None)
 
     def save(self, which: str = "last") -> None:
         if self.dist.master:
@@ -274,7 +290,8 @@ class Trainer:
         tokens = self.data.tokens(split)
         return evaluate_bpb(self.model, tokens, self.token_bytes, self.cfg.train.seq_len,
                             batch_size=self.cfg.train.batch_size, max_tokens=max_tokens,
-                            device=self.device, autocast_dtype=self.autocast_dtype)
+                            device=self.device, autocast_dtype=self.autocast_dtype,
+                            windows=self.cfg.train.eval_windows)
 
     def train_step(self) -> tuple[float, float]:
         """One optimizer step; returns the global batch's loss (nats/token) and bits per byte."""
@@ -295,10 +312,18 @@ class Trainer:
             raise UserError(f"the loss became {global_loss.item()} at step {self.step + 1}; stopped, and the last good "
                             f"checkpoint stays. Lower train.lr (now {tc.lr}) or set train.grad_clip")
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if tc.grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
-        self.optimizer.step()
+        if self.scaler is None:
+            loss.backward()
+            if tc.grad_clip > 0:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
+            self.optimizer.step()
+        else:  # float16: scaled loss; gradients unscaled before clipping; an overflowing step is skipped
+            self.scaler.scale(loss).backward()
+            self.scaler.unscale_(self.optimizer)
+            if tc.grad_clip > 0:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
         self.step += 1
         value = global_loss.item()
         # the batch's own bytes: the same unit as val bpb (the few <|endoftext|> targets' loss included)
@@ -375,7 +400,8 @@ class Trainer:
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens spread over "
+        where = "from the start of" if self.cfg.train.eval_windows == "prefix" else "spread over"
+        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens {where} "
                  "the split)")
         if ev["bpb"] < self.best_val:
             self.best_val, self.best_step = ev["bpb"], self.step
@@ -405,6 +431,7 @@ class Trainer:
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
+            **self._precision_summary(),
             "corpus": self.cfg.data.corpus,
             "data_key": self.data.key,
             "schedule_changes": self.schedules,  # what --extend changed, at which step
@@ -416,6 +443,14 @@ class Trainer:
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {summary['passes']:.2f} passes, {self.seconds:.1f}s")
         return summary
+
+    def _precision_summary(self) -> dict:
+        """What the run computed in, as summary.json records it."""
+        caps = self.caps
+        return {"device_name": caps.name, "capability": list(caps.capability) if caps.capability else None,
+                "dtype": self.precision.dtype, "dtype_requested": self.precision.requested,
+                "grad_scaler": self.precision.grad_scaler, "tf32": self.precision.tf32,
+                "compile": bool(self.cfg.train.compile)}
 
     def close(self) -> None:
         self.run_dir.unlock()

@@ -17,10 +17,10 @@ LAYERS = [
     {"errors", "fsio", "ownership", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
-    {"data", "splits", "checkpoint", "distributed", "run", "run_files"},
+    {"data", "splits", "checkpoint", "distributed", "precision", "run", "run_files"},
     {"train", "schedule", "evaluate", "sample", "interop"},
     {"analysis"},
-    {"demo", "experiments", "explorer"},
+    {"demo", "doctor", "experiments", "explorer"},
     {"report"},
     {"cli", "__main__"},
 ]

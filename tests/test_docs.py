@@ -68,3 +68,22 @@ def test_the_readme_opens_with_make_demo_and_make_test_then_the_first_hour_in_co
     assert all("--minutes" in argv for argv in lrn[:2]) and "--dry-run" in lrn[0]
     for argv in lrn:  # each one as the CLI reads it: no option the command lacks
         build_parser().parse_args(argv)
+
+
+def test_every_setting_the_chapter_does_not_state_switches_back_with_its_set():
+    """The study's table of mlp-chapter's own choices: each row's --set is a valid override that changes
+    the preset's value (so the table cannot name a key or value that does nothing)."""
+    from lrngpt.config import load_config, read_config_dict
+
+    text = (ROOT / "docs" / "embedding-width-study.md").read_text(encoding="utf-8")
+    table = text.split("### What the chapter does not state", 1)[1].split("\n\n", 3)[2]
+    sets = re.findall(r"`--set ([a-z_]+\.[a-z_0-9]+=[^`]+)`", table)
+    keys = {s.split("=")[0] for s in sets}
+    assert {"model.emb_init_std", "train.beta2", "train.weight_decay", "train.min_lr", "train.dtype",
+            "train.tf32"} <= keys, sets
+    base = load_config("mlp-chapter").to_dict()
+    assert read_config_dict("mlp-chapter")["model"]["emb_init_std"] == 0.1
+    for item in sets:
+        section, name = item.split("=")[0].split(".")
+        changed = load_config("mlp-chapter", [item]).to_dict()
+        assert changed[section][name] != base[section][name], item

@@ -78,6 +78,22 @@ def test_max_tokens_spreads_windows_over_the_split_not_a_prefix():
     assert spread_windows(1000, 10, None) == window_starts(1000, 10)
 
 
+def test_prefix_windows_score_exactly_the_first_max_tokens_targets():
+    """train.eval_windows=prefix: the chapter's "first 2M tokens"; the same half-1s, half-2s split."""
+    tokens = np.concatenate([np.full(500, 1), np.full(500, 2)])
+    logp = torch.log(torch.tensor([0.25, 0.5, 0.25]))
+    r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=100, windows="prefix")
+    assert r["tokens"] == 100 and r["bpb"] == pytest.approx(1.0, abs=1e-6)  # only 1s: the prefix (spread: 1.5)
+    r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=995, windows="prefix")
+    assert r["tokens"] == 995 and r["bpb"] == pytest.approx((499 + 2 * 496) / 995)
+    from lrngpt.evaluate import capped_windows
+
+    assert capped_windows(1000, 10, 95, "prefix")[-1] == (90, 5)  # the last window cut to fit
+    assert capped_windows(1000, 10, None, "prefix") == window_starts(1000, 10)
+    with pytest.raises(ValueError):
+        capped_windows(1000, 10, 95, "middle")
+
+
 # ---- the context each target gets: window (training-shaped) or full (its true history) ---------
 
 def _mlp(vocab=7, block=3):

@@ -56,6 +56,9 @@ def register(sub) -> None:
     q.add_argument("--out", help="the directory to write (default: the cache, keyed by corpus and tokenizer)")
     q.add_argument("--force", action="store_true",
                    help="replace a directory that holds other prepared data (never files lrn did not write)")
+    q.add_argument("--verify", action="store_true",
+                   help="read and hash the corpus files again even when their size, mtime and inode are those of "
+                        "an earlier hash (LRN_VERIFY=1 does the same for every command)")
     add_json(q)
     q.set_defaults(func=cmd_prepare)
 
@@ -71,9 +74,12 @@ def cmd_stories(args) -> None:
 def cmd_prepare(args) -> None:
     from lrngpt.config import DataConfig
     from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.stat_cache import set_verify
     from lrngpt.data import prepare
     from lrngpt.splits import describe_validation
 
+    if args.verify:
+        set_verify(True)
     cfg = DataConfig(corpus=args.corpus, vocab_size=args.vocab_size, val_fraction=args.val_fraction,
                      split_seed=args.split_seed, val_split=args.val_split)
     data = prepare(cfg, Path(args.out) if args.out else None, force=args.force)

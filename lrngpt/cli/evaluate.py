@@ -22,9 +22,11 @@ def register(sub) -> None:
     p.add_argument("--split", choices=["val", "train"], default=None,
                    help="only this split (default: both, and their gap)")
     p.add_argument("--max-tokens", type=positive_int,
-                   help="evaluate about N tokens, in windows spread evenly over the split (default: all)")
+                   help="evaluate about N tokens, in windows spread evenly over the split, or its first N with the "
+                        "run's train.eval_windows=prefix (default: all)")
     p.add_argument("--train-tokens", type=positive_int,
-                   help="training-text tokens, spread over the split (default: the run's train.train_eval_tokens)")
+                   help="training-text tokens, spread over the split or its first ones as train.eval_windows says "
+                        "(default: the run's train.train_eval_tokens)")
     add_checkpoint(p)
     p.add_argument("--context", choices=["window", "full"], default="window",
                    help="window: each seq_len window starts fresh, as in training, the sweep tables and the "

@@ -21,7 +21,7 @@ from lrngpt.errors import UserError
 # Command groups in pipeline order; each module has register(subparsers).
 GROUPS = [
     "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep",
-    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export",
+    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor",
 ]
 
 

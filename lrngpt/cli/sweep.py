@@ -16,8 +16,8 @@ def register(sub) -> None:
                     f"DIR/figures/*.png; for a width study, judge the book chapter's three findings on it (the closing "
                     "lines; 'findings' in --json). Studies of the book chapter on choosing the embedding width: "
                     f"{', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale full is "
-                    "the book chapter exactly (TinyStories at a pinned revision, downloaded once, 2.2 GB; a GPU "
-                    "job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
+                    "the book chapter's protocol (TinyStories at a pinned revision, downloaded once, 2.2 GB; its "
+                    "shape, schedule and evaluation windows; a GPU job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
                     "job array, each task runs its own shard.",
         epilog="examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
                "  lrn sweep embed-dim --minutes 25 --out runs/width --dry-run     # the plan for an evening, nothing run\n"
@@ -28,7 +28,7 @@ def register(sub) -> None:
                    help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
     p.add_argument("--out", required=True, help="the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=CLI_SCALES,
-                   help="full: the book chapter exactly, on TinyStories (a GPU job; refused on a machine without "
+                   help="full: the book chapter's protocol, on TinyStories (a GPU job; refused on a machine without "
                         "one unless --device is given); cpu: about 30 min for embed-dim on 2 cores; tiny: seconds "
                         "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
     p.add_argument("--minutes", type=float, metavar="N",

@@ -10,7 +10,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "train", help="train an MLP or GPT language model",
         description="Train one model from a named config or a JSON file, changed with --set. Names: mlp-chapter "
-                    "(the book chapter's MLP exactly, on TinyStories), mlp-cpu, mlp-tiny, gpt-default, and the "
+                    "(the book chapter's MLP and protocol, on TinyStories), mlp-cpu, mlp-tiny, gpt-default, and the "
                     "seed project's GPT configs cpu and nsmc (lrn config list says what each is; lrn config "
                     "show NAME lists every key). The run directory gets the config, the tokenizer, metrics and "
                     "checkpoints; --steps stops early and --resume continues bit-exactly.",

@@ -127,7 +127,17 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
-    """sha256 over the corpus kind and each file's name and raw bytes, in reading order (streamed)."""
+    """sha256 over the corpus kind and each file's name and raw bytes, in reading order (streamed).
+
+    Computed once: files whose stat (path, size, mtime, inode) is unchanged since an earlier
+    call, in this process or an earlier one, are not read again (lrngpt.corpora.stat_cache)."""
+    from lrngpt.corpora.stat_cache import cached_fingerprint
+
+    return cached_fingerprint(kind, files, lambda: hash_files(kind, files))
+
+
+def hash_files(kind: str, files: list[tuple[Path, str]]) -> str:
+    """The fingerprint, computed from every byte of the files."""
     h = hashlib.sha256(f"{kind}\0".encode())
     for path, name in files:
         with open_bytes(path, raw=True) as f:

@@ -51,7 +51,8 @@ def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
     why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
            else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
     return (f"warning: this width study reads its training text more than once ({span} per run); the book "
-            "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its "
+            "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
+            "reads 65.5M of its "
             f"550M training tokens), so wider models here can memorise their text: {why}")
 
 
@@ -152,6 +153,7 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
     seconds per point already measured (a budget plan's), instead of probing again."""
     from lrngpt.corpora import pinned_source
     from lrngpt.experiments.estimate import PROBE_STEPS
+    from lrngpt.experiments.presets import evaluation_windows
 
     log = log or logging.info
     out = Path(out)
@@ -180,7 +182,8 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
             "unprepared": sorted({q.config["data"]["corpus"] for q, p in zip(mine, points, strict=True)
                                 if p["passes"] is None}),
             "warning": passes_warning(sweep, [p["passes"] for p in points]),
-            "refused": refuses_machine(sweep)}
+            "refused": refuses_machine(sweep),
+            "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config["train"])}
 
 
 def plan_text(r: dict) -> str:
@@ -201,6 +204,9 @@ def plan_text(r: dict) -> str:
     return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
                       f"{r['about']}",
                       *rows, total,
+                      *([f"evaluations: val bpb {r['evaluation']['periodic_val']}; train bpb on "
+                         f"{r['evaluation']['train_bpb'] or 'nothing'}; final val bpb on "
+                         f"{r['evaluation']['final_val']}"] if r.get("evaluation") else []),
                       *(f"passes -: {c} is not prepared yet (big, or downloaded); `lrn data prepare --corpus {c}` "
                         "counts its tokens, and so does the sweep when it starts" for c in r["unprepared"]),
                       *(["a run is refused here: the full scale, and torch sees no CUDA GPU; use --scale cpu, or "

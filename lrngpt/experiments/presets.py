@@ -4,10 +4,15 @@ A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plu
 derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a
 set of overrides applied to the base config before those derivations:
 
-    full  the chapter exactly: tinystories (TinyStoriesV2-GPT4 at a pinned dataset revision,
-          downloaded once, 2.2 GB), 4,000 steps of batch 64 x 256 (a GPU job)
+    full  the chapter's protocol: tinystories (TinyStoriesV2-GPT4 at a pinned dataset revision,
+          downloaded once, 2.2 GB), 4,000 steps of batch 64 x 256, periodic val bpb on the first
+          2M validation tokens, train bpb on the first 2M training tokens, the final val bpb on
+          the whole validation split (a GPU job). Settings the chapter does not state (the
+          embedding init, AdamW's betas, min_lr, ...) are mlp-chapter's own choices, listed with
+          the --set that undoes each in docs/embedding-width-study.md
     cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
           400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
+          (capped evaluations spread over the splits)
     tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
     budget  the chapter's model in N minutes on this machine (`lrn sweep STUDY --minutes N`): steps,
           batch, corpus size, evaluations and widths planned from a measured probe
@@ -32,13 +37,14 @@ SCALES: dict[str, dict] = {
         "data.corpus": "stories:5MB",
         "train.steps": 400, "train.batch_size": 16, "train.warmup_steps": 20,
         "train.eval_every": 100, "train.eval_tokens": 50_000, "train.train_eval_tokens": 200_000,
+        "train.eval_windows": "spread",
     },
     "tiny": {
         "data.corpus": "stories:300KB", "data.vocab_size": 512,
         "model.block_size": 4, "model.n_hidden": 64,
         "train.steps": 30, "train.batch_size": 8, "train.seq_len": 64, "train.warmup_steps": 5,
         "train.eval_every": 10, "train.eval_tokens": 5_000, "train.train_eval_tokens": 5_000,
-        "train.log_every": 5,
+        "train.log_every": 5, "train.eval_windows": "spread",
     },
     "budget": {  # the rest comes from the plan, lrngpt.experiments.budget
         "data.corpus": "stories:5MB",
@@ -71,6 +77,25 @@ STUDIES: dict[str, dict] = {
         "about": "the noise floor for the width differences",
     },
 }
+
+
+def evaluation_windows(train: dict) -> dict:
+    """Which tokens a resolved train section's evaluations score (the dry run shows it). --scale full
+    measures as the chapter does: periodic val bpb on the first 2M validation tokens, train bpb on the
+    first 2M training tokens, the final val bpb on the whole validation split."""
+    how = train.get("eval_windows", "spread")
+
+    def tokens(n, split: str) -> str:
+        if not n:
+            return f"the whole {split} split"
+        return f"the first {n:,} tokens of the {split} split" if how == "prefix" else \
+            f"{n:,} tokens spread over the {split} split"
+
+    train_n = train.get("train_eval_tokens")
+    return {"windows": how, "eval_every": train["eval_every"],
+            "periodic_val": f"every {train['eval_every']:,} steps: {tokens(train.get('eval_tokens'), 'validation')}",
+            "train_bpb": tokens(train_n, "training") if train_n else None,
+            "final_val": "the whole validation split"}
 
 
 AXIS_NAMES = {"model.n_embd": "d", "train.seed": "seed"}

@@ -318,7 +318,8 @@ def point_state(run_dir: Path, steps: int) -> str:
 
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.
-RUNTIME_KEYS = ("device", "compile", "log_every", "save_every", "tensorboard")
+# The precision is one of them: auto resolves per device (a resume refuses a change that breaks exactness).
+RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every", "tensorboard")
 
 
 def same_sweep(a: dict, b: dict) -> bool:

@@ -62,7 +62,8 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
         best, best_step = best_periodic_val(metrics)
     last_step = max((s for s in evals if s > 0), default=None)
     if best is not None and last_step is not None:
-        where = f"over {fmt(train.get('eval_tokens'), 'tokens')} tokens spread over the split" \
+        how = "from the start of" if train.get("eval_windows") == "prefix" else "spread over"
+        where = f"over {fmt(train.get('eval_tokens'), 'tokens')} tokens {how} the split" \
             if train.get("eval_tokens") else "over the full split"
         same = best_step == last_step
         text += (f"<p>Best periodic val bpb <b>{fmt(best, 'bpb')}</b> at step {fmt(best_step, 'step')}; last "

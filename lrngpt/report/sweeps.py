@@ -140,7 +140,8 @@ def sweep_headline(docs: list[dict]) -> str:
                          + f"; {span} passes over the training text; {done}.</li>")
     passes = [r["passes"] for doc in docs for r in doc["rows"] if r.get("passes") is not None]
     repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; the book '
-              "chapter's finding on the embedding width assumes no token is read twice (it reads 65.5M of its 550M "
+              "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
+              "reads 65.5M of its 550M "
               "training tokens), so wide models can memorise their text: compare the gap column.</p>"
               if passes and max(passes) > 1 else "")
     return (repeat + '<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "

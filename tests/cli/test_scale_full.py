@@ -1,4 +1,4 @@
-"""`--scale full` and the mlp-chapter preset are the book chapter exactly: TinyStories at a pinned
+"""`--scale full` and the mlp-chapter preset are the book chapter's protocol: TinyStories at a pinned
 revision. A dry run names it without any download; offline, with the files not in the cache, the
 commands stop with one line before they write or train anything; nothing substitutes another corpus."""
 
@@ -51,6 +51,11 @@ def test_full_scale_dry_run_names_the_corpus_and_revision_without_downloading(of
     doc = json.loads(capsys.readouterr().out)
     assert doc["corpus"] == "tinystories" and doc["revision"] == ts.REVISION
     assert ts.REVISION in doc["source"]["url"] and len(doc["points"]) == 8
+    ev = doc["evaluation"]  # the chapter's windows: the first 2M tokens of each split, the whole val at the end
+    assert ev["windows"] == "prefix" and ev["eval_every"] == 500
+    assert ev["periodic_val"] == "every 500 steps: the first 2,000,000 tokens of the validation split"
+    assert ev["train_bpb"] == "the first 2,000,000 tokens of the training split"
+    assert ev["final_val"] == "the whole validation split"
     assert not offline.exists() and not (tmp_path / "sw").exists()
     assert main(["train", "--config", "mlp-chapter", "--dry-run", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -78,3 +83,13 @@ def test_files_put_in_the_cache_by_hand_need_no_network(offline):
     for name in ts.EXPECTED:
         (offline / name).write_text("x")
     ts.fetch()  # both present: no download attempted (the closed port would fail it)
+
+
+def test_only_the_full_scale_evaluates_prefixes(offline, capsys, tmp_path):
+    from lrngpt.experiments.sweep import resolve_sweep
+
+    for scale, how in (("full", "prefix"), ("cpu", "spread"), ("tiny", "spread")):
+        assert {p.config["train"]["eval_windows"] for p in resolve_sweep("embed-dim", scale).points} == {how}
+    assert main(["sweep", "embed-dim", "--scale", "cpu", "--out", str(tmp_path / "c"), "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["evaluation"]["periodic_val"] == \
+        "every 100 steps: 50,000 tokens spread over the validation split"

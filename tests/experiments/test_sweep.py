@@ -133,7 +133,7 @@ def test_a_width_study_reading_its_text_more_than_once_warns_once(tmp_path, text
     warnings = [line for line in stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1, warnings
     assert "reads its training text more than once (5.1 passes per run)" in warnings[0]
-    assert "assumes no token is read twice (it reads 65.5M of its 550M training tokens)" in warnings[0]
+    assert "hardly ever reading a token twice (it reads 65.5M of its 550M training tokens)" in warnings[0]
     assert [round(r["passes"], 2) for r in json.loads(stdout)["rows"]] == [5.12, 5.12]
     # a sweep over another key warns per run, as `lrn train` does; a width study under one pass not at all
     (tmp_path / "seeds.json").write_text(json.dumps({"base": "mlp-tiny", "scale": "tiny", "axes": {"train.seed": [1]}}))
@@ -377,21 +377,6 @@ def test_dry_run_lists_points_and_their_state(tiny_sweep):
     assert [(p["name"], p["state"]) for p in doc["points"]] == [
         ("d4-s1337-t30", "new"), ("d16-s1337-t30", "new"), ("d64-s1337-t30", "new")]
     assert not (out.parent / "other").exists()
-
-
-def test_gpu_benchmark_smoke_runs_on_cpu(tmp_path, capsys):
-    import importlib.util
-
-    script = Path(__file__).parents[2] / "benchmarks" / "gpu" / "embed_dim_point.py"
-    spec = importlib.util.spec_from_file_location("embed_dim_point", script)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    result = bench.main(["--smoke", "--out", str(tmp_path / "bench"), "--json"])
-    doc = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert doc == json.loads(json.dumps(result))
-    assert doc["scale"] == "tiny" and doc["device"] == "cpu" and doc["steps"] == 5 and doc["n_embd"] == 64
-    assert doc["val_bpb"] > 0 and doc["train_seconds"] > 0 and doc["prepare_seconds"] >= 0
-    assert Path(doc["run_dir"], "summary.json").exists()
 
 
 # ---- which scale, on which machine; the dry run's plan ------------------------------------------

@@ -1,0 +1,110 @@
+"""Hash a corpus once: fingerprints recognised by the files' stat, as git's index does.
+
+A corpus's fingerprint is a sha256 over every byte of its files (`text.fingerprint_files`);
+for a 2 GB corpus that is seconds of reading on every `lrn data prepare`, `lrn train` and sweep
+point that only needs to find its cached token arrays. `cached_fingerprint(kind, files, compute)`
+computes it once and remembers it, in this process and in `CACHE_DIR/fingerprints.json`, under
+the files' path, size, mtime_ns, ctime_ns, inode and device. A later call whose files all stat
+the same returns the remembered fingerprint without opening them; any changed stat computes it
+again. `LRN_VERIFY=1` (or `set_verify(True)`, `lrn data prepare --verify`) always re-hashes.
+
+Racy files (git's "racily clean" entries): a file whose mtime is within `RACY_NS` of the moment
+hashing began could be changed again within the filesystem's timestamp granularity without its
+stat changing, so such a fingerprint is computed but not remembered. The cache file is written
+atomically (lrngpt.fsio); a damaged or unwritable one is ignored (everything is hashed, as before).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from lrngpt import log as logging
+
+CACHE_NAME = "fingerprints.json"
+RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem's mtime granularity in use (FAT's)
+MAX_ENTRIES = 512  # the oldest entries are dropped past this
+_memo: dict[str, str] = {}
+_verify = False
+
+
+def set_verify(on: bool = True) -> None:
+    """Re-hash every corpus in this process (`lrn data prepare --verify`)."""
+    global _verify
+    _verify = bool(on)
+
+
+def verifying() -> bool:
+    return _verify or os.environ.get("LRN_VERIFY", "") not in ("", "0")
+
+
+def cache_path() -> Path:
+    from lrngpt.corpora.download import cache_dir
+
+    return cache_dir() / CACHE_NAME
+
+
+def _stat_key(kind: str, files: list[tuple[Path, str]]) -> tuple[str, int] | None:
+    """The key of this call (the kind, each file's path, name and stat) and the newest mtime_ns."""
+    parts, newest = [kind], 0
+    for path, name in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None  # the hash itself says what is wrong with the file
+        parts.append([os.path.realpath(path), name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                      st.st_dev])
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest(), newest
+
+
+def _read() -> dict:
+    try:
+        doc = json.loads(cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    return {k: v for k, v in entries.items() if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)} \
+        if isinstance(entries, dict) else {}
+
+
+def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
+    from lrngpt.errors import UserError
+    from lrngpt.fsio import write_json
+
+    entries = _read()
+    entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}
+    if len(entries) > MAX_ENTRIES:
+        entries = dict(sorted(entries.items(), key=lambda kv: kv[1].get("at", 0))[-MAX_ENTRIES:])
+    try:
+        path = cache_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, {"version": 1, "entries": entries})
+    except (OSError, UserError) as e:  # a cache that cannot be written (read-only, full) is no cache: hash again
+        logging.debug(f"fingerprint cache not written ({type(e).__name__}: {e})")
+
+
+def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callable[[], str]) -> str:
+    """`compute()` (the fingerprint of `files`), or the one remembered for files with this same stat."""
+    started = time.time_ns()
+    keyed = _stat_key(kind, files)
+    if keyed is None:
+        return compute()
+    key, newest = keyed
+    if not verifying():
+        if key in _memo:
+            return _memo[key]
+        entry = _read().get(key)
+        if entry is not None:
+            _memo[key] = entry["fingerprint"]
+            return entry["fingerprint"]
+    fingerprint = compute()
+    after = _stat_key(kind, files)
+    if after is not None and after[0] == key and newest < started - RACY_NS:  # unchanged while read, not racy
+        _memo[key] = fingerprint
+        _remember(key, fingerprint, kind, len(files))
+    return fingerprint
