@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from torch import nn
 
 from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
-from lrngpt.config import RunConfig, from_dict, with_pad_id
+from lrngpt.config import RunConfig, from_dict, validated, with_pad_id
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data import BatchSampler, PreparedData, prepare
 from lrngpt.distributed import Distributed, resolve_device
@@ -77,9 +78,11 @@ class Trainer:
     directory, data, model, optimizer, batches, resume; `run()` is the loop."""
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
-                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True):
+                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+                 on_metric: Callable[[dict], None] | None = None):
+        cfg = validated(cfg)  # a field changed after the config was built is checked like --set
         tc = cfg.train
-        self.cfg, self.resume, self.warn_passes = cfg, resume, warn_passes
+        self.cfg, self.resume, self.warn_passes, self.on_metric = cfg, resume, warn_passes, on_metric
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -243,6 +246,8 @@ class Trainer:
         if not self.dist.master:
             return
         self.run_dir.append_metric(row)
+        if self.on_metric is not None:  # the Python API's callback: the row as metrics.jsonl has it
+            self.on_metric(dict(row))
         if self.tb is not None:
             prefix = "final/" if row.get("final") else ""
             for key, value in row.items():
@@ -427,11 +432,15 @@ def _tensorboard(run_dir: Path):
 
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
-          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True) -> dict:
+          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+          on_metric: Callable[[dict], None] | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
-    that warns once for all its points)."""
+    `cfg` is checked again first (`config.validated`). `warn_passes=False` leaves out the run's own
+    warning about reading its text many times (a sweep that warns once for all its points);
+    `on_metric` is called with each row as it is written to metrics.jsonl (`lrn train` and
+    `lrngpt.train` share this function)."""
+    cfg = validated(cfg)
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -440,7 +449,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
                                   "(raise --steps or train.steps to go on)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes)
+                      warn_passes=warn_passes, on_metric=on_metric)
     try:
         return trainer.run()
     finally:
