@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[dev,gpt2,tensorboard,parquet,hf,maps]"
+	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,parquet,hf,maps]"
 	touch $(STAMP)
 
 setup: $(STAMP)
