@@ -245,3 +245,12 @@ def test_an_application_that_configures_nothing_gets_no_lines():
                "print(log.logger.propagate, [type(h).__name__ for h in log.logger.handlers])")
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout.strip() == "True ['NullHandler']"
+
+
+def test_the_docs_page_lists_every_public_name():
+    page = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    names = [n for n in lrngpt.__all__ if n not in ("Run", "Sweep")]
+    members = [f"{cls.__name__}.{n}" for cls in (lrngpt.Run, lrngpt.Sweep)
+               for n, _ in inspect.getmembers(cls) if not n.startswith("_") and n != "COLUMNS"]
+    missing = [n for n in names if f"`{n}" not in page] + [m for m in members if m not in page]
+    assert missing == []
