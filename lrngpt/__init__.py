@@ -1,6 +1,26 @@
-"""lrn-gpt: a laboratory for small language models."""
+"""lrn-gpt: a laboratory for small language models, as a Python API (the command line is `lrn`).
+
+    import lrngpt
+    cfg = lrngpt.config("mlp-tiny", **{"train.steps": 60})   # a checked config; keys: lrn config keys
+    run = lrngpt.train(cfg, out="runs/tiny")                   # a Run; in Jupyter its headline and curves
+    run.eval(), run.sample("Once upon a time"), run.neighbors(" Lily"), run.figure()
+    sweep = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths")
+    sweep.table, sweep.figure()                                # a DataFrame (with pandas), a Figure
+
+Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table. The lecture's
+lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*.
+Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
+logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
+
+The names load on first use (lrngpt.api), so `import lrngpt` imports neither torch nor matplotlib.
+`lrngpt.config` and `lrngpt.train` are the API's functions, also once the modules of those names
+are imported; code reaches the modules with `from lrngpt.config import ...` or importlib (an
+`import ... as` of the dotted name would give the function; tests/test_architecture.py checks).
+"""
 
 import os
+import sys
+import types
 
 # OpenMP threads that spin while waiting turn a busy 2-core laptop into a crawl: measured
 # here with another job on the machine, an MLP training step ran at 0.65 of matmul speed
@@ -9,3 +29,37 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Run", "Sweep", "UserError", "__version__", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
+    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
+    "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train",
+]
+# API names that are also modules of the package: importing the module must not replace the function
+_SHADOWED = {"config", "train"}
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        import importlib
+
+        value = getattr(importlib.import_module("lrngpt.errors" if name == "UserError" else "lrngpt.api"), name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module 'lrngpt' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name, value):
+        # the import system sets each submodule as an attribute of its package once it is loaded
+        # (lrngpt.train = <module lrngpt.train>); for the API's names the function stays
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -369,3 +369,17 @@ def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
         raise UserError(f"the tokenizer's <|endoftext|> id {pad_id} is outside the vocabulary of "
                         f"{cfg.model.vocab_size}; raise data.vocab_size")
     return dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, pad_id=pad_id))
+
+
+def validated(cfg: RunConfig) -> RunConfig:
+    """`cfg` checked again as a whole, as a config file is: a field changed after the config was
+    built (`cfg.train.lr = "fast"`) fails here with the message `--set train.lr=fast` gives, not
+    deep inside torch. Returns a new, checked RunConfig (model.vocab_size follows data.vocab_size,
+    which it is derived from; the MLP keeps its pad_id)."""
+    if not isinstance(cfg, RunConfig):
+        raise UserError(f"a config must be a RunConfig (lrngpt.config(NAME) makes one), got {type(cfg).__name__}")
+    d = cfg.to_dict()
+    if isinstance(d.get("model"), dict):
+        d["model"].pop("vocab_size", None)
+    pad_id = getattr(cfg.model, "pad_id", None) if cfg.model_type == "mlp" else None
+    return from_dict(d, pad_id=pad_id if isinstance(pad_id, int) and not isinstance(pad_id, bool) else None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from torch import nn
 
 from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
-from lrngpt.config import RunConfig, from_dict, with_pad_id
+from lrngpt.config import RunConfig, from_dict, validated, with_pad_id
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data import BatchSampler, PreparedData, prepare
 from lrngpt.distributed import Distributed, resolve_device
@@ -73,9 +74,12 @@ class Trainer:
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-                 extend: bool = False, how_to_continue: str | None = None):
+                 extend: bool = False, how_to_continue: str | None = None,
+                 on_metric: Callable[[dict], None] | None = None):
+        cfg = validated(cfg)  # a field changed after the config was built is checked like --set
         tc = cfg.train
         self.cfg, self.resume, self.warn_passes, self.extend = cfg, resume, warn_passes, extend
+        self.on_metric = on_metric
         self.schedules: list[dict] = []  # the schedule changes --extend made: {"step", "change", "train"}
         self.extended = False  # this resume changes the schedule (--extend)
         # what an interrupted run says to do next: a sweep's points are continued by the sweep command
@@ -274,6 +278,8 @@ class Trainer:
         if not self.dist.master:
             return
         self.run_dir.append_metric(row)
+        if self.on_metric is not None:  # the Python API's callback: the row as metrics.jsonl has it
+            self.on_metric(dict(row))
         if self.tb is not None:
             prefix = "final/" if row.get("final") else ""
             for key, value in row.items():
@@ -482,15 +488,18 @@ def _tensorboard(run_dir: Path):
 
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-          extend: bool = False, how_to_continue: str | None = None) -> dict:
+          extend: bool = False, how_to_continue: str | None = None,
+          on_metric: Callable[[dict], None] | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    A resume whose train.steps, warmup_steps, lr or min_lr differ from the checkpoint's is refused
-    (the schedule would jump) unless `extend`: then it follows the new schedule from the checkpoint's
-    step, and config.json, the checkpoints and summary.json's schedule_changes record it.
-    `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
-    that warns once for all its points); `how_to_continue` replaces the advice of an interrupted run
-    (`lrn train --out DIR --resume`)."""
+    `cfg` is checked again first (`config.validated`). A resume whose train.steps, warmup_steps, lr
+    or min_lr differ from the checkpoint's is refused (the schedule would jump) unless `extend`: then
+    it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
+    summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
+    about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
+    replaces the advice of an interrupted run (`lrn train --out DIR --resume`); `on_metric` is called
+    with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function)."""
+    cfg = validated(cfg)
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -499,7 +508,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue)
+                      warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
+                      on_metric=on_metric)
     try:
         return trainer.run()
     finally:

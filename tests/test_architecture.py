@@ -4,6 +4,7 @@ atomic renames live in one helper; commands that need no torch start without it.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 
-# Bottom to top, as the README's "Architecture" section draws them.
+# Bottom to top, as the README's "Architecture" section draws them. The package's __init__ re-exports
+# the Python API (loaded on first use, so importing any module stays as cheap as it was).
 LAYERS = [
-    {"errors", "fsio", "ownership", "log", "validate", "__init__"},
+    {"errors", "fsio", "ownership", "log", "validate"},
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
     {"data", "splits", "checkpoint", "distributed", "precision", "run", "run_files"},
@@ -22,6 +24,7 @@ LAYERS = [
     {"analysis"},
     {"demo", "doctor", "experiments", "explorer"},
     {"report"},
+    {"api", "__init__"},
     {"cli", "__main__"},
 ]
 LEVEL = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -62,6 +65,20 @@ def test_no_module_imports_a_layer_above_its_own():
 
 def test_nothing_outside_cli_imports_cli():
     assert [p for p, top in modules() if top not in ("cli", "__main__") and "cli" in imported_tops(p)] == []
+
+
+def test_no_code_reaches_a_module_that_the_api_shadows_by_attribute():
+    """lrngpt.config and lrngpt.train are the API's functions: an `import ... as` of those dotted names,
+    a monkeypatch by their dotted path or an attribute call through them would get the function;
+    `from lrngpt.train import X` (or importlib.import_module) gets the module."""
+    from lrngpt import _SHADOWED
+
+    names = "|".join(sorted(_SHADOWED))
+    pattern = re.compile(rf"import lrngpt\.({names}) as|[\"']lrngpt\.({names})\.\w|\blrngpt\.({names})\.\w+\s*\(")
+    root = PACKAGE.parent
+    found = [f"{p.relative_to(root)}: {m.group(0)}" for d in ("lrngpt", "tests", "benchmarks")
+             for p in sorted((root / d).rglob("*.py")) for m in pattern.finditer(p.read_text())]
+    assert found == []
 
 
 def test_atomic_renames_live_in_fsio_only():

@@ -128,7 +128,8 @@ def test_learning_rate_warms_up_then_decays_to_min_lr(tiny_config):
 
 
 CHILD = """
-import sys, time
+import logging, sys, time
+logging.basicConfig(level=logging.INFO, format="%(message)s")  # an application shows the library's lines
 from lrngpt.config import load_config
 from lrngpt.train import train
 cfg = load_config("mlp-tiny", ["data.corpus={corpus}", "data.vocab_size=300", "train.steps=100000",

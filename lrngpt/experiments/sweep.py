@@ -363,11 +363,12 @@ def write_definition(sweep: Sweep, out: Path) -> None:
 
 
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
-              progress: bool | None = None) -> dict:
+              progress: bool | None = None, on_metric=None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 
     Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
-    runs read their text more than once says so in one line before the first run."""
+    runs read their text more than once says so in one line before the first run. `on_metric` gets
+    every metrics row of every run as it is written, with the point's name under "run"."""
     from lrngpt.corpora import fetch
     from lrngpt.experiments.plan import check_machine, passes_warning, point_passes  # (it imports us)
     from lrngpt.train import train
@@ -402,7 +403,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
               warn_passes=not sweep.width_study,
-              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)")
+              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
+              on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}))
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = read_summary(run_dir)

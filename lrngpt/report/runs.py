@@ -105,10 +105,16 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 
 def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
-    """Training loss and periodic validation bpb against step, one line per run."""
-    from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
-
+    """Training loss and periodic validation bpb against step, one line per run, as PNG bytes."""
     from lrngpt.experiments.figures import png_bytes
+
+    fig = curves_figure(runs)
+    return None if fig is None else png_bytes(fig)
+
+
+def curves_figure(runs: dict[str, list[dict]]):
+    """The matplotlib Figure of `curves_png` (None when nothing was logged yet)."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
 
     series = {n: ([(r["step"], r["loss"]) for r in rows if "loss" in r and "step" in r],
                   [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and "step" in r and not r.get("final")])
@@ -129,4 +135,4 @@ def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
         if len(series) > 1 and ax.lines:
             ax.legend(fontsize=7)
     fig.tight_layout()
-    return png_bytes(fig)
+    return fig
