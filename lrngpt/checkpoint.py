@@ -77,6 +77,7 @@ class _KeepsWriteError:
 
 
 def save_checkpoint(payload: dict, path: Path) -> None:
+    payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
     with atomic_open(path, "wb") as f:
         out = _KeepsWriteError(f)
         try:
@@ -128,7 +129,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
             raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
                             "use another checkpoint, or train again")
     try:
-        from_dict(payload["config"])
+        payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
         raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
     return payload

@@ -106,11 +106,10 @@ def _free_bytes(path: Path) -> int | None:
 
 def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
-    from lrngpt.config import from_dict
     from lrngpt.corpora.tinystories import EXPECTED
     from lrngpt.experiments.estimate import PROBE_STEPS
+    from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.experiments.plan import estimate_points
-    from lrngpt.experiments.sweep import resolve_sweep
     from lrngpt.models import param_breakdown
 
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
@@ -118,7 +117,7 @@ def full_scale_cost(device: str) -> dict:
     seconds = sum(e["est_seconds"] or 0 for e in est.values())
     text = sum(size for size, _ in EXPECTED.values())
     tokens = int(text / BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
-    params = [param_breakdown("mlp", from_dict(p.config).model)["total"] for p in sweep.points]
+    params = [param_breakdown("mlp", p.config.model)["total"] for p in sweep.points]
     # a checkpoint holds the float32 weights and AdamW's two moments (ckpt_init: no moments yet)
     checkpoints = sum(4 * n * (1 + 3 * (CHECKPOINTS_PER_RUN - 1)) for n in params)
     return {"sweep": "embed-dim", "points": len(sweep.points), "device": device, "est_seconds": round(seconds, 1),

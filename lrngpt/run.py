@@ -24,6 +24,7 @@ What summary.json and metrics.jsonl must hold is checked as they are read (lrngp
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -68,6 +69,7 @@ class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock_file = None
+        self._config_cache: tuple | None = None  # (stat of config.json, its RunConfig)
 
     def __repr__(self) -> str:
         return f"RunDir({str(self.path)!r})"
@@ -226,13 +228,23 @@ class RunDir:
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
+        """config.json as a checked RunConfig; parsed once per RunDir while the file stays the same."""
         from lrngpt.config import from_dict
 
+        try:
+            st = (self.path / CONFIG).stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            stamp = None
+        if stamp is not None and self._config_cache is not None and self._config_cache[0] == stamp:
+            return copy.deepcopy(self._config_cache[1])
         d = self.config_dict()  # a missing or unreadable file names itself
         try:
-            return from_dict(d)
+            cfg = from_dict(d)
         except UserError as e:
             raise UserError(f"{self.path / CONFIG}: {e}") from None
+        self._config_cache = (stamp, cfg) if stamp is not None else None
+        return copy.deepcopy(cfg)
 
     def summary(self) -> dict | None:
         """summary.json, checked field by field, or None while the run has not finished an evaluation."""
@@ -285,13 +297,12 @@ class RunDir:
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
         from lrngpt.checkpoint import load_checkpoint
-        from lrngpt.config import from_dict
         from lrngpt.models import build_model
         from lrngpt.tokenizer import Tokenizer
 
         path = self._checkpoint_file(which)
         ckpt = load_checkpoint(path, map_location=device)
-        cfg = from_dict(ckpt["config"])  # load_checkpoint checked it
+        cfg = ckpt["run_config"]  # parsed and checked by load_checkpoint
         self._check_belongs(cfg, path)
         try:
             tok = Tokenizer.from_str(ckpt["tokenizer"])

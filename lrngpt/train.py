@@ -22,7 +22,7 @@ from torch import nn
 
 from lrngpt import log as logging
 from lrngpt.checkpoint import make_payload
-from lrngpt.config import RunConfig, from_dict, validated, with_pad_id
+from lrngpt.config import RunConfig, validated, with_pad_id
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data import BatchSampler, PreparedData, prepare
 from lrngpt.distributed import Distributed, resolve_device
@@ -75,8 +75,9 @@ class Trainer:
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
                  extend: bool = False, how_to_continue: str | None = None,
-                 on_metric: Callable[[dict], None] | None = None):
+                 on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None):
         cfg = validated(cfg)  # a field changed after the config was built is checked like --set
+        self.given_data = data  # prepared already (a sweep prepares each data configuration once)
         tc = cfg.train
         self.cfg, self.resume, self.warn_passes, self.extend = cfg, resume, warn_passes, extend
         self.on_metric = on_metric
@@ -143,6 +144,7 @@ class Trainer:
             run.lock()
             run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
         ckpt = run.checkpoint("last")
+        self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
             raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
@@ -154,7 +156,7 @@ class Trainer:
         """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
         from lrngpt.data import data_key
 
-        saved = from_dict(ckpt["config"])
+        saved = self.saved_cfg
         if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
             return
         what = (f"data.corpus was {saved.data.corpus}, now {self.cfg.data.corpus}" if saved.data.corpus !=
@@ -172,7 +174,7 @@ class Trainer:
     def _check_resumable(self, ckpt: dict) -> None:
         """What a resume needs from the checkpoint, checked before any work (data, model)."""
         path = self.run_dir.checkpoint_path("last")
-        saved = from_dict(ckpt["config"])
+        saved = self.saved_cfg
         _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
             raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state), so it "
@@ -203,6 +205,8 @@ class Trainer:
         # Rank 0 prepares the data first; then the first process on each other machine, which finds
         # it in a shared cache or fills its machine-local one; then the rest find it cached. So no
         # two processes ever write the same cache entry at once, with one machine or many.
+        if self.given_data is not None and not self.dist.enabled:
+            return self.given_data
         data = None
         for my_turn in (self.dist.master, self.dist.local_rank == 0, True):
             if my_turn and data is None:
@@ -229,7 +233,7 @@ class Trainer:
                      "model's size", self.device)
 
     def _restore(self, ckpt: dict) -> None:
-        saved = from_dict(ckpt["config"])
+        saved = self.saved_cfg
         if ckpt.get("data_key") != self.data.key or saved.data.corpus != self.cfg.data.corpus:
             what = (f"({saved.data.corpus} -> {self.cfg.data.corpus})" if saved.data.corpus != self.cfg.data.corpus
                     else f"(the content of {self.cfg.data.corpus} changed: its files are not the ones it was "
@@ -489,17 +493,17 @@ def _tensorboard(run_dir: Path):
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
           extend: bool = False, how_to_continue: str | None = None,
-          on_metric: Callable[[dict], None] | None = None) -> dict:
+          on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    `cfg` is checked again first (`config.validated`). A resume whose train.steps, warmup_steps, lr
+    `cfg` is checked again first (`config.validated`, in the Trainer). A resume whose train.steps, warmup_steps, lr
     or min_lr differ from the checkpoint's is refused (the schedule would jump) unless `extend`: then
     it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
     summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
     about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
     replaces the advice of an interrupted run (`lrn train --out DIR --resume`); `on_metric` is called
-    with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function)."""
-    cfg = validated(cfg)
+    with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
+    `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner)."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -509,7 +513,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
                       warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
-                      on_metric=on_metric)
+                      on_metric=on_metric, data=data)
     try:
         return trainer.run()
     finally:

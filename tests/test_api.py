@@ -122,7 +122,7 @@ def test_train_through_the_api_and_through_lrn_train_give_identical_summaries(ap
     assert main(["-q", "train", "--config", "mlp-tiny", *cli_sets(settings(text_corpus, **{"train.steps": 12})),
                  "--out", str(cli)]) == 0
     a, b = run.summary, json.loads((cli / "summary.json").read_text())
-    for key in ("val_bpb", "train_bpb", "gap", "best_val_bpb", "best_step", "val_tokens", "epochs", "step"):
+    for key in ("val_bpb", "train_bpb", "gap", "best_val_bpb", "best_step", "val_tokens", "passes", "step"):
         assert a[key] == b[key], key
     def metrics(d: Path) -> list[dict]:  # every row but its timing
         return [{k: v for k, v in json.loads(line).items() if k != "tokens_per_s"}

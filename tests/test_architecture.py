@@ -94,3 +94,46 @@ def test_commands_that_need_no_torch_do_not_import_it(argv):
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'tokenizers')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the lrngpt modules it imports anywhere in it, lazy imports inside functions included."""
+    paths = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    graph = {}
+    for name, path in paths.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lrngpt":
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in paths)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.split(".")[0] == "lrngpt")
+        # a package's __init__ is not an edge of its own submodules (importing a.b runs a/__init__ first)
+        graph[name] = {m for m in found if m in paths and m != name and not name.startswith(m + ".")}
+    return graph
+
+
+def test_the_import_graph_has_no_cycle_lazy_imports_included():
+    graph = import_graph()
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(node, stack):
+        state[node] = 1
+        for other in sorted(graph[node]):
+            if state.get(other) == 1:
+                cycles.append(" -> ".join(stack[stack.index(other):] + [other]))
+            elif other not in state:
+                visit(other, [*stack, other])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []

@@ -411,7 +411,7 @@ def _grid(tmp_path: Path, text_corpus: str, axes: dict) -> Path:
 def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(text_corpus, tmp_path, capsys):
     import time
 
-    from lrngpt.experiments.sweep import MAX_POINTS
+    from lrngpt.experiments.grid import MAX_POINTS
 
     spec = _grid(tmp_path, text_corpus, {"model.n_embd": list(range(4, 100_004))})
     t0 = time.perf_counter()

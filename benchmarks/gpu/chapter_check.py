@@ -69,7 +69,9 @@ class Timers:
     """Wall time of each training run and of its evaluations, recorded by wrapping lrngpt.train."""
 
     def __init__(self):
-        import lrngpt.train as lt
+        import importlib
+
+        lt = importlib.import_module("lrngpt.train")  # the module (lrngpt.train is the API's function)
 
         self.calls: list[dict] = []
         self._eval = 0.0
@@ -114,7 +116,7 @@ def run_one_sweep(label: str, scale: str, sets: list[str], axes: list[str], work
                      "tf32": s.get("tf32"), "compile": s.get("compile"), "steps": s["step"],
                      "train_seconds": s["seconds"], "tokens_per_s": round(tps), "model_tflops": round(tflops, 3),
                      "peak_tflops": peak, "mfu": round(tflops / peak, 4) if peak else None,
-                     "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"], "passes": s["epochs"],
+                     "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"], "passes": s["passes"],
                      "eval_seconds": round(call["eval_seconds"], 2), "wall_seconds": round(call["wall_seconds"], 2),
                      "overhead_seconds": round(call["wall_seconds"] - s["seconds"] - call["eval_seconds"], 2)})
     copy_small_files(sweep_dir, out / label)

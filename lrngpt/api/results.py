@@ -177,16 +177,17 @@ class Sweep:
 
     Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.figure()``"""
 
-    COLUMNS = ("name", "n_embd", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "epochs",
+    COLUMNS = ("name", "n_embd", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "passes",
                "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
 
     def __init__(self, path: str | Path):
-        from lrngpt.experiments.summary import read_definition
+        from lrngpt.experiments.sweepdir import SweepDir
 
         self.path = Path(path)
-        if not (self.path / "sweep.json").is_file():
+        self.dir = SweepDir(self.path)
+        if not self.dir.holds_sweep():
             raise UserError(f"{self.path} holds no sweep (no sweep.json); run lrngpt.sweep(...) or lrn sweep first")
-        self.definition: dict = read_definition(self.path)
+        self.definition: dict = self.dir.definition()
 
     def __repr__(self) -> str:
         return f"Sweep({str(self.path)!r}: {self.definition.get('name')}, {len(self.rows)} of " \
@@ -233,7 +234,7 @@ class Sweep:
             if not names:
                 raise UserError(f"no finished run of width {point} in {self.path}")
             point = names[0]
-        return Run(self.path / "runs" / str(point))
+        return Run(self.dir.run_path(str(point)))
 
     def report(self, out: str | Path | None = None, force: bool = False) -> str:
         """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.

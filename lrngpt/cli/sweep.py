@@ -61,9 +61,10 @@ def cmd_sweep(args) -> None:
     from pathlib import Path
 
     from lrngpt.experiments.findings import finding_lines, judge
+    from lrngpt.experiments.grid import resolve_shard, resolve_sweep
     from lrngpt.experiments.plan import plan, plan_text
-    from lrngpt.experiments.summary import summarize
-    from lrngpt.experiments.sweep import resolve_shard, resolve_sweep, run_sweep, write_definition
+    from lrngpt.experiments.sweep import run_sweep, summarize, write_definition
+    from lrngpt.experiments.sweepdir import SweepDir
 
     shard, note = resolve_shard(args.shard, os.environ)
     if note and not args.summary_only:
@@ -94,7 +95,7 @@ def cmd_sweep(args) -> None:
 
         print(f"lrn sweep: {budget_text(budget)}", file=sys.stderr)
     if args.summary_only:
-        if not (out / "sweep.json").exists():
+        if not SweepDir(out).holds_sweep():
             raise UserError(f"{out} holds no sweep (no sweep.json) to summarize; run the sweep first")
         write_definition(sweep, out)  # refuses a directory that holds another sweep
         result = summarize(out)

@@ -32,11 +32,11 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lrngpt.config import from_dict, parse_override
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import STUDIES
+from lrngpt.experiments.sweepdir import SweepDir
 
 PASSES_TARGET = 0.25
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
@@ -78,8 +78,8 @@ def check_minutes(minutes) -> float:
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
     try:
-        doc = json.loads((Path(out) / "sweep.json").read_text())
-    except (OSError, ValueError):
+        doc = SweepDir(out).definition(partial=True)
+    except UserError:
         return None
     b = doc.get("budget") if isinstance(doc, dict) and doc.get("scale") == "budget" else None
     ok = isinstance(b, dict) and isinstance(b.get("sets"), dict) and isinstance(b.get("axes"), dict)
@@ -98,7 +98,7 @@ def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
 
     t0 = time.perf_counter()
     sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
-                    (from_dict(p.config) for p in sweep.points)), key=lambda x: x[0])
+                    (p.config for p in sweep.points)), key=lambda x: x[0])
     ends = {}
     for params, cfg in [sized[0], sized[-1]] if sized[0][0] != sized[-1][0] else [sized[0]]:
         device = resolve_device(cfg.train.device)
@@ -123,7 +123,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     from lrngpt.corpora import load_corpus
     from lrngpt.data import cached_prepared, data_key, dry_run_prepared
     from lrngpt.experiments.estimate import estimate_seconds, probe
-    from lrngpt.experiments.sweep import resolve_sweep
+    from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
 
     minutes, log = check_minutes(minutes), log or (lambda m: None)
@@ -175,7 +175,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         each = {}
         if ends is not None:
             for p in sweep.points:
-                cfg = from_dict(p.config)
+                cfg = p.config
                 t = _timing(ends, param_breakdown(cfg.model_type, cfg.model)["total"])
                 each[p.name] = estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
         parts = {"start": START_S, "probe": probe_s, "prepare": prep, "points": sum(each.values()),

@@ -30,6 +30,7 @@ from matplotlib.ticker import FuncFormatter
 
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.fsio import atomic_write
 from lrngpt.run import read_metrics
 from lrngpt.run_files import periodic_evals
@@ -196,7 +197,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     runs = {}
     for doc in docs:
         for row in doc["rows"]:
-            by_step = periodic_evals(read_metrics(Path(doc["out"]) / "runs" / row["name"]))
+            by_step = periodic_evals(read_metrics(SweepDir(doc["out"]).run_path(row["name"])))
             if by_step:
                 steps = sorted(by_step)
                 name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]

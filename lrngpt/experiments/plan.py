@@ -1,6 +1,6 @@
 """Planning a sweep: what `lrn sweep --dry-run` shows, and what a run checks before it starts.
 
-For a resolved sweep (lrngpt.experiments.sweep) and one shard of it: each point's passes over its
+For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
 training text (`point_passes`: the tokens its steps read over the tokens of its training split),
 the one-line warning of a width study that reads its text more than once (`passes_warning`), an
 estimated time on this machine from a short measured probe of its model (`estimate_points`, with
@@ -11,26 +11,33 @@ and downloads nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from lrngpt import log as logging
-from lrngpt.config import from_dict
 from lrngpt.errors import UserError
-from lrngpt.experiments.sweep import Point, Sweep, point_state, shard_points
+from lrngpt.experiments.grid import Point, Sweep, shard_points
+from lrngpt.experiments.sweepdir import SweepDir
 
 
-def point_passes(points: list[Point], log, dry_run: bool = False) -> dict[str, dict]:
+def data_key_of(p: Point) -> str:
+    """What decides a point's prepared data: its data section (points with equal ones share it)."""
+    return json.dumps(dataclasses.asdict(p.config.data), sort_keys=True)
+
+
+def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict | None = None) -> dict[str, dict]:
     """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
     it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
-    read, and how many passes over the training text that is."""
+    read, and how many passes over the training text that is. Each distinct data configuration is
+    prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
     from lrngpt.data import dry_run_prepared, prepare
 
-    prepared: dict[str, object] = {}
+    prepared = {} if prepared is None else prepared
     out = {}
     for p in points:
-        cfg = from_dict(p.config)
-        key = json.dumps(p.config["data"], sort_keys=True)
+        cfg = p.config
+        key = data_key_of(p)
         if key not in prepared:
             prepared[key] = dry_run_prepared(cfg.data, log) if dry_run else prepare(cfg.data, log=log)
         data = prepared[key]
@@ -74,11 +81,10 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     log = log or logging.info
     shapes: dict[str, tuple] = {}
     for p in points:
-        c, t = p.config, p.config["train"]
-        key = json.dumps([c["model_type"], c["model"], c["data"]["vocab_size"], t["batch_size"], t.get("seq_len"),
-                          t["device"]], sort_keys=True)
+        cfg, t = p.config, p.config.train
+        key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, t.batch_size, t.seq_len, t.device],
+                         sort_keys=True)
         if key not in shapes:  # one model built (to count its parameters) per shape, not per point
-            cfg = from_dict(c)
             shapes[key] = (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], [])
         shapes[key][2].append(p)
     by_size = sorted(shapes, key=lambda k: shapes[k][1])
@@ -99,11 +105,10 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
         t = timings[key] if key in timings else _between(shapes, probed, timings, params)
         for p in pts:
             if t is None:
-                out[p.name] = {"est_seconds": None, "device": f"{p.config['train']['device']} (not on this machine)",
+                out[p.name] = {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
                                "probed": False}
                 continue
-            cfg = shapes[key][0] if p is pts[0] else from_dict(p.config)
-            out[p.name] = {"est_seconds": estimate_seconds(cfg, t, (val_tokens or {}).get(p.name)),
+            out[p.name] = {"est_seconds": estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
                            "device": t["device"], "probed": key in timings}
     return out
 
@@ -162,12 +167,12 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
     if known is not None and all(p.name in known for p in mine):
         from lrngpt.distributed import resolve_device
 
-        est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(from_dict(p.config).train.device),
+        est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(p.config.train.device),
                         "probed": True} for p in mine}
     else:
         est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
     points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
-               "state": point_state(out / "runs" / p.name, p.steps), **passes[p.name], **est[p.name]}
+               "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name]}
               for p in mine]
     times = [p["est_seconds"] for p in points if p["state"] != "finished"]
     todo = None if None in times else sum(times)
@@ -179,11 +184,11 @@ def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=Non
             "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
                         f"most {MAX_PROBES} model shapes timed, the others interpolated by parameter count), "
                         "extrapolated to its steps and evaluations (an estimate)",
-            "unprepared": sorted({q.config["data"]["corpus"] for q, p in zip(mine, points, strict=True)
+            "unprepared": sorted({q.config.data.corpus for q, p in zip(mine, points, strict=True)
                                 if p["passes"] is None}),
             "warning": passes_warning(sweep, [p["passes"] for p in points]),
             "refused": refuses_machine(sweep),
-            "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config["train"])}
+            "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
 
 
 def plan_text(r: dict) -> str:

@@ -1,50 +1,49 @@
 """A sweep's results: one line per run, tables by width and by seed.
 
-`summarize(DIR)` gathers a row from every run directory of DIR/sweep.json that has a
-summary.json (whatever shards have finished so far) and writes DIR/lines.txt,
-DIR/summary.{md,csv,json} and DIR/figures/*.png. Every output names the scale and the corpus,
-and every row the passes it made over its training text (`passes`).
+`collect(DIR)` gathers a row from every run directory of DIR/sweep.json that has a summary.json
+(whatever shards have finished so far) into one summary document, and writes nothing: the
+runner (lrngpt.experiments.sweep.summarize) writes DIR/lines.txt, summary.{md,csv,json} and the
+figures from it. Every output names the scale and the corpus, and every row the passes it made
+over its training text (`passes`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
-import re
 import statistics
 from pathlib import Path
 
 from lrngpt.corpora import corpus_label
-from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write, read_json_object, write_json
-from lrngpt.run import RunDir, read_metrics, read_summary
+from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.run import RunDir, read_metrics
 from lrngpt.run_files import best_periodic_val, periodic_evals, run_passes
 
 # corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
 # corpus layers and are importable from here, as they were
-__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes", "summarize"]
+__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
 
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
 
 
-def used_axes_of(run_dir: Path, energy: float = 0.9) -> int:
+def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
     from lrngpt.analysis.embeddings import used_axes
-    from lrngpt.run import load_run
 
-    return used_axes(load_run(run_dir, "last", "cpu").model.token_embedding.weight, energy)
+    run = run if isinstance(run, RunDir) else RunDir(run)
+    return used_axes(run.load("last", "cpu").model.token_embedding.weight, energy)
 
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:
     """The row of one run directory, or None while it has no summary.json."""
     run_dir = Path(run_dir)
-    s = read_summary(run_dir)
+    run = RunDir(run_dir)  # one reader for the row: config.json is parsed once
+    s = run.summary()
     if s is None:
         return None
-    cfg = RunDir(run_dir).config().to_dict()  # checked: a damaged config.json is named, field and all
+    cfg = run.config().to_dict()  # checked: a damaged config.json is named, field and all
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
     best, best_step = best_periodic_val(read_metrics(run_dir))
     return {
@@ -54,7 +53,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
         # the chapter's sign: val - train, positive when new text is harder than the training text
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
-        "used_axes": used_axes_of(run_dir), "seconds": s["seconds"],
+        "used_axes": used_axes_of(run), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "passes": run_passes(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
@@ -188,83 +187,20 @@ def csv_text(doc: dict) -> str:
     return buf.getvalue()
 
 
-POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under runs/, never a path
-
-
-def read_definition(out: Path, partial: bool = False) -> dict:
-    """DIR/sweep.json, checked field by field (a UserError names the file and the field).
-
-    `partial`: what a report can still show: fields may be missing and points may be bare names,
-    but whatever is there has the right type.
-    """
-    path = Path(out) / "sweep.json"
-    if not path.exists() and not path.is_symlink():
-        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`")
-    return check_definition(read_json_object(path, "sweep definition"), path, partial)
-
-
-def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
-    from lrngpt.experiments.presets import SCALES
-
-    def bad(field: str, want: str, value=None) -> UserError:
-        value = doc.get(field) if value is None else value
-        return UserError(f"sweep definition {path}: {field} must be {want}, got {json.dumps(value)[:60]}; "
-                         "it is damaged: restore it, or run the sweep into a new --out")
-
-    def check(field: str, ok, want: str) -> None:
-        if (field in doc or not partial) and not ok(doc.get(field)):
-            raise bad(field, want)
-
-    check("scale", lambda v: isinstance(v, str) and v in SCALES, f"one of {', '.join(SCALES)}")  # str first: a
-    # dict or a list is not hashable, and `in` would raise TypeError instead of this line
-    check("name", lambda v: isinstance(v, str), "a string")
-    check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
-          "a config object with a data section")
-    check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
-                                                         and all(_scalar(x) for x in vs) for k, vs in v.items()),
-          "an object of key: [values] (numbers, strings or booleans)")
-    check("source", lambda v: isinstance(v, str | None), "a string")
-    check("preset", lambda v: isinstance(v, str | None), "a string or null")
-    check("about", lambda v: isinstance(v, str | None), "a string")
-    check("points", lambda v: isinstance(v, list), "a list of {index, name, values, steps}")
-    for i, point in enumerate(doc.get("points") or []):
-        if partial:  # a report needs a name (a bare one will do); values when there are any
-            name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None
-            ok = isinstance(name, str) and POINT_NAME.fullmatch(name) and (
-                isinstance(point, str) or _scalar_map(point.get("values", {})))
-        else:
-            ok = (isinstance(point, dict) and isinstance(point.get("name"), str) and POINT_NAME.fullmatch(point["name"])
-                  and _scalar_map(point.get("values")) and isinstance(point.get("index"), int)
-                  and not isinstance(point.get("index"), bool)
-                  and isinstance(point.get("steps"), int) and not isinstance(point.get("steps"), bool))
-        if not ok:
-            raise bad(f"points[{i}]", "an object with index, a name (letters, digits, . _ -), values and steps",
-                      point)
-    return doc
-
-
-def _scalar(v) -> bool:
-    return v is None or isinstance(v, str | int | float)  # (bool is an int)
-
-
-def _scalar_map(v) -> bool:
-    """A point's values: key -> number, string or boolean (what an axis holds)."""
-    return isinstance(v, dict) and all(isinstance(k, str) and _scalar(x) for k, x in v.items())
-
-
 def collect(out: str | Path, partial: bool = False) -> dict:
     """The summary document of DIR from its run directories as they are now; writes nothing.
 
-    `partial`: read sweep.json as a report does (see read_definition)."""
-    out = Path(out)
-    definition = read_definition(out, partial)
+    `partial`: read sweep.json as a report does (see SweepDir.definition)."""
+    sweep_dir = SweepDir(out)
+    out = sweep_dir.path
+    definition = sweep_dir.definition(partial)
     scale = definition.get("scale")
     data = (definition.get("base") or {}).get("data") or {}
     best = bool(data.get("train_tokens"))
     points = [p if isinstance(p, dict) else {"name": str(p)} for p in definition.get("points") or []]
     rows, pending = [], []
     for point in points:
-        row = gather_row(out / "runs" / point["name"], point)
+        row = gather_row(sweep_dir.run_path(point["name"]), point)
         (rows.append(row) if row else pending.append(point["name"]))
     lines = [format_line(r, scale, best) for r in rows]
     corpora = list(dict.fromkeys(r["corpus"] for r in rows)) or [data.get("corpus")]
@@ -272,21 +208,5 @@ def collect(out: str | Path, partial: bool = False) -> dict:
             "axes": definition.get("axes") or {}, "scale": scale,
             "corpus": ", ".join(map(str, corpora)), "about": definition.get("about", ""),
             "points": len(points), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
-            "pending": pending, "lines": lines, "out": str(out), "table": str(out / "summary.md"),
-            "tables": {k: str(out / f"summary.{k}") for k in ("md", "csv", "json")}, "figures": []}
-
-
-def summarize(out: str | Path, figures: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
-    out = Path(out)
-    doc = collect(out)
-    rows, lines = doc["rows"], doc["lines"]
-    if figures and rows:
-        from lrngpt.experiments.figures import write_figures
-
-        doc["figures"] = [str(p) for p in write_figures(out, doc)]
-    atomic_write(out / "lines.txt", "".join(line + "\n" for line in lines))
-    atomic_write(out / "summary.md", markdown(doc))
-    atomic_write(out / "summary.csv", csv_text(doc))
-    write_json(out / "summary.json", doc)  # strict JSON: a NaN bpb is written as null
-    return doc
+            "pending": pending, "lines": lines, "out": str(out), "table": str(sweep_dir.summary_path("md")),
+            "tables": {k: str(sweep_dir.summary_path(k)) for k in ("md", "csv", "json")}, "figures": []}

@@ -11,7 +11,6 @@ texts and bytes (the page runs the BPE itself), frequencies, categories, the pag
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from lrngpt.analysis.embeddings import (
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.errors import UserError
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.run import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
 from lrngpt.run_files import best_periodic_val, periodic_evals
 
@@ -85,19 +85,12 @@ class Collection:
 
 
 def is_sweep(d: Path) -> bool:
-    return (d / "sweep.json").is_file()
+    return SweepDir(d).holds_sweep()
 
 
 def source_name(d: Path) -> str:
     """A sweep's own name (sweep.json), else the directory's name."""
-    if is_sweep(d):
-        try:
-            name = json.loads((d / "sweep.json").read_text()).get("name")
-        except (OSError, ValueError, AttributeError):
-            name = None
-        if isinstance(name, str) and name:
-            return name
-    return Path(d).resolve().name
+    return SweepDir(d).name() if is_sweep(d) else Path(d).resolve().name
 
 
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
@@ -135,12 +128,11 @@ def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -
 
 
 def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
-    from lrngpt.experiments.summary import read_definition
-
-    points = read_definition(d, partial=True).get("points") or []  # checked: a damaged one is named
+    sweep_dir = SweepDir(d)
+    points = sweep_dir.definition(partial=True).get("points") or []  # checked: a damaged one is named
     runs = []
     for p in points:
-        run_dir = d / "runs" / str(p["name"] if isinstance(p, dict) else p)
+        run_dir = sweep_dir.run_path(str(p["name"] if isinstance(p, dict) else p))
         if not (run_dir / "config.json").is_file():
             continue  # not started
         cfg = RunDir(run_dir).config()  # checked: a damaged config.json is named, field and all

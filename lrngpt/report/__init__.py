@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 
 from lrngpt.errors import UserError
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.fsio import atomic_write, user_path
 from lrngpt.ownership import beside_runs, check_file_target
 from lrngpt.report.html import CSS, esc, fmt, slug
@@ -53,7 +54,7 @@ def kind_of(d: Path) -> str:
     if not d.is_dir():
         raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
-    if (d / "sweep.json").is_file():
+    if SweepDir(d).holds_sweep():
         return "sweep"
     if (d / "config.json").is_file():
         return "run"
@@ -115,7 +116,7 @@ def _has_checkpoint(d: Path, kind: str) -> bool:
     """A run with ckpt_last.pt, or a sweep with at least one such run: what the explorer can show."""
     if kind == "run":
         return RunDir(d).has_checkpoint("last")
-    return any(RunDir(d / "runs" / str(p["name"])).has_checkpoint("last") for p in sweep_points(d))
+    return any(SweepDir(d).run(str(p["name"])).has_checkpoint("last") for p in sweep_points(d))
 
 
 def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.experiments.summary import read_definition
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.fsio import user_path
 from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
@@ -17,8 +17,8 @@ from lrngpt.run import read_metrics, read_summary
 
 
 def _sweep_name(d: Path) -> str:
-    name = read_definition(d, partial=True).get("name")
-    return name if isinstance(name, str) and name else d.resolve().name
+    SweepDir(d).definition(partial=True)  # a damaged sweep.json is named, not passed over
+    return SweepDir(d).name()
 
 
 def scale_notes(dirs: list[Path]) -> list[str]:
@@ -27,7 +27,7 @@ def scale_notes(dirs: list[Path]) -> list[str]:
     names = [_sweep_name(d) for d in dirs]
     shrunk: dict[str, list[str]] = {}
     for d, name in zip(dirs, names, strict=True):
-        scale = read_definition(d, partial=True).get("scale")
+        scale = SweepDir(d).definition(partial=True).get("scale")
         if scale and scale != "full":
             shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
     return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
@@ -86,8 +86,8 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
-    curves = curves_png({(f"{doc['label']}: " if multi else "") + str(p["name"]): read_metrics(doc["dir"] / "runs" /
-                                                                                                 str(p["name"]))
+    curves = curves_png({(f"{doc['label']}: " if multi else "") + str(p["name"]): read_metrics(SweepDir(doc["dir"]).run_path(
+                                                                                                 str(p["name"])))
                           for doc in docs for p in sweep_points(doc["dir"])})
     if curves:
         figures += figure(curves, "every run's training loss and validation bpb (curves)")
@@ -96,7 +96,7 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
     if finished:
         _, label, name, d = finished[0]
         nb = (f"<p>Of the run with the lowest val bpb, <b>{esc(name)}</b>" + (f" ({esc(label)})" if multi else "")
-              + ".</p>" + neighbours_html(d / "runs" / name, tokens, checkpoint))
+              + ".</p>" + neighbours_html(SweepDir(d).run_path(name), tokens, checkpoint))
     else:
         nb = "<p>No finished run yet.</p>"
     return [(FINDINGS_SECTION, findings_html(findings))] * bool(findings) + [
@@ -108,9 +108,10 @@ def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
 
 
 def sweep_points(d: Path) -> list[dict]:
-    sweep = read_definition(d, partial=True)  # an early or partial sweep.json shows what it holds
+    sweep_dir = SweepDir(d)
+    sweep = sweep_dir.definition(partial=True)  # an early or partial sweep.json shows what it holds
     points = [p if isinstance(p, dict) else {"name": p} for p in sweep.get("points") or []] or [
-        {"name": r.name} for r in sorted((d / "runs").glob("*")) if r.is_dir()]
+        {"name": name} for name in sweep_dir.runs_on_disk()]
     return [p for p in points if p.get("name")]
 
 
@@ -196,11 +197,12 @@ def results_html(docs: list[dict]) -> str:
 
 def sweep_details(doc: dict) -> str:
     d = doc["dir"]
-    sweep = read_definition(d, partial=True)
+    sweep_dir = SweepDir(d)
+    sweep = sweep_dir.definition(partial=True)
     about = {k: v for k, v in sweep.items() if k not in ("points", "base")}
     points = sweep_points(d)
-    status = [[str(p["name"]), p.get("values"), _status(d / "runs" / str(p["name"])),
-               (read_summary(d / "runs" / str(p["name"])) or {}).get("val_bpb")] for p in points]
+    status = [[str(p["name"]), p.get("values"), _status(sweep_dir.run_path(str(p["name"]))),
+               (read_summary(sweep_dir.run_path(str(p["name"]))) or {}).get("val_bpb")] for p in points]
     parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     body = kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,

@@ -40,10 +40,10 @@ def assert_names_the_ways_on(line: str, cache) -> None:
 
 def test_the_full_scale_and_the_chapter_preset_are_tinystories():
     from lrngpt.config import read_config_dict
-    from lrngpt.experiments.sweep import resolve_sweep
+    from lrngpt.experiments.grid import resolve_sweep
 
     assert read_config_dict("mlp-chapter")["data"]["corpus"] == "tinystories"
-    assert {p.config["data"]["corpus"] for p in resolve_sweep("embed-dim", "full").points} == {"tinystories"}
+    assert {p.config.data.corpus for p in resolve_sweep("embed-dim", "full").points} == {"tinystories"}
 
 
 def test_full_scale_dry_run_names_the_corpus_and_revision_without_downloading(offline, capsys, tmp_path):
@@ -86,10 +86,10 @@ def test_files_put_in_the_cache_by_hand_need_no_network(offline):
 
 
 def test_only_the_full_scale_evaluates_prefixes(offline, capsys, tmp_path):
-    from lrngpt.experiments.sweep import resolve_sweep
+    from lrngpt.experiments.grid import resolve_sweep
 
     for scale, how in (("full", "prefix"), ("cpu", "spread"), ("tiny", "spread")):
-        assert {p.config["train"]["eval_windows"] for p in resolve_sweep("embed-dim", scale).points} == {how}
+        assert {p.config.train.eval_windows for p in resolve_sweep("embed-dim", scale).points} == {how}
     assert main(["sweep", "embed-dim", "--scale", "cpu", "--out", str(tmp_path / "c"), "--dry-run", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["evaluation"]["periodic_val"] == \
         "every 100 steps: 50,000 tokens spread over the validation split"

@@ -16,7 +16,7 @@ from lrngpt.cli.main import main
 from lrngpt.config import from_dict, read_config_dict
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
-from lrngpt.experiments.sweep import resolve_sweep
+from lrngpt.experiments.grid import resolve_sweep
 
 
 def probe_at(seconds_per_token_at_2_5m: float, calls: list | None = None):
@@ -46,7 +46,7 @@ def test_three_minutes_keep_the_chapters_model_fit_the_budget_and_read_under_a_q
     assert [c[0] for c in calls] == [4, 512] and all(c[2] == c[1] * 256 for c in calls)  # probed at its batch
     points = points_of(b)
     for p in points:  # the chapter's model shape, exactly
-        cfg = from_dict(p.config)
+        cfg = p.config
         assert (cfg.data.vocab_size, cfg.model.block_size, cfg.model.n_hidden, cfg.model.emb_init_std,
                 cfg.train.seq_len, cfg.train.lr, cfg.train.min_lr) == (
             CHAPTER["data"]["vocab_size"], CHAPTER["model"]["block_size"], CHAPTER["model"]["n_hidden"],

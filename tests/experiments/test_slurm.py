@@ -15,8 +15,9 @@ import pytest
 
 from lrngpt.cli.main import build_parser, main
 from lrngpt.errors import UserError
+from lrngpt.experiments.grid import resolve_shard, resolve_sweep, slurm_shard
 from lrngpt.experiments.presets import WIDTHS
-from lrngpt.experiments.sweep import resolve_shard, resolve_sweep, same_sweep, slurm_shard
+from lrngpt.experiments.sweepdir import same_sweep
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "distributed.md"
 

@@ -15,8 +15,8 @@ from lrngpt.experiments.summary import (
     markdown,
     seed_stats,
     series_label,
-    summarize,
 )
+from lrngpt.experiments.sweep import summarize
 
 # The chapter's 4,000-step table: d -> (total params, embedding, val bpb).
 CHAPTER = {4: (2_130_432, 16_384, 1.1734), 8: (2_159_104, 32_768, 1.0882), 16: (2_216_448, 65_536, 1.0247),

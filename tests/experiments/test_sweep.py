@@ -17,15 +17,15 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
+from lrngpt.experiments.grid import parse_shard, resolve_sweep, shard_points
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.sweep import (
-    parse_shard,
-    point_state,
-    resolve_sweep,
-    run_sweep,
-    shard_points,
-    write_definition,
-)
+from lrngpt.experiments.sweep import run_sweep, write_definition
+from lrngpt.experiments.sweepdir import SweepDir
+
+
+def point_state(run_dir, steps):
+    """The state of the point whose run directory is run_dir (SweepDir of its sweep)."""
+    return SweepDir(run_dir.parent.parent).point_state(run_dir.name, steps)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LINE = re.compile(r"d=\s*(\d+) \| steps\s+([\d,]+) \| seed (\d+) \| params\s+([\d,]+) \(embedding\s+[\d,]+, "
@@ -226,14 +226,13 @@ def test_a_shard_trains_only_its_points_and_the_summary_gathers_what_exists(tmp_
 
 
 def test_a_partial_point_resumes_from_its_checkpoint(tmp_path):
-    from lrngpt.config import from_dict
     from lrngpt.train import train
 
     sweep = resolve_sweep("embed-dim", "tiny", axes=["model.n_embd=8"])
     point = sweep.points[0]
     run_dir = tmp_path / "runs" / point.name
     write_definition(sweep, tmp_path)  # as a sweep killed mid-point leaves it
-    train(from_dict(point.config), run_dir, stop_at=20, log=lambda m: None, progress=False)
+    train(point.config, run_dir, stop_at=20, log=lambda m: None, progress=False)
     assert point_state(run_dir, point.steps) == "partial"
     logs: list[str] = []
     result = run_sweep(sweep, tmp_path, log=logs.append)
@@ -278,14 +277,14 @@ def test_presets_follow_the_chapter_and_the_scales():
     assert SCALES["full"] == {}
     for section in ("data", "train"):
         assert {k: full.base[section][k] for k in chapter[section]} == chapter[section]
-    assert [p.config["model"]["n_embd"] for p in full.points] == [4, 8, 16, 32, 64, 128, 256, 512]
+    assert [p.config.model.n_embd for p in full.points] == [4, 8, 16, 32, 64, 128, 256, 512]
     assert full.points[4].name == "d64-s1337-t4000"
     long = resolve_sweep("embed-dim-long", "cpu")
     assert [p.name for p in long.points] == ["d16-s1337-t1600", "d64-s1337-t1600", "d256-s1337-t1600"]
     small = resolve_sweep("embed-dim-small-data", "cpu")
     assert small.base["data"]["train_tokens"] == 400 * 16 * 256 // 16
     assert resolve_sweep("embed-dim-small-data", "full").base["data"]["train_tokens"] == 4_000_000
-    assert [p.config["train"]["seed"] for p in resolve_sweep("seed-variance", "cpu").points] == [1337, 1338, 1339]
+    assert [p.config.train.seed for p in resolve_sweep("seed-variance", "cpu").points] == [1337, 1338, 1339]
     # a length set by the user moves the derived prefix with it; a prefix set by the user stays
     assert resolve_sweep("embed-dim-small-data", "cpu", ["train.steps=800"]).base["data"]["train_tokens"] == 204_800
     assert resolve_sweep("embed-dim-small-data", "cpu", ["data.train_tokens=5000"]).base["data"]["train_tokens"] == 5000
@@ -298,7 +297,7 @@ def test_a_sweep_file_defines_base_set_axes_and_scale(tmp_path):
     sweep = resolve_sweep(str(path))
     assert sweep.scale == "tiny" and sweep.name == "mine" and sweep.preset is None
     assert [p.name for p in sweep.points] == ["d16-s1-t30-h32", "d16-s2-t30-h32", "d16-s1-t30-h64", "d16-s2-t30-h64"]
-    assert all(p.config["train"]["lr"] == 0.02 for p in sweep.points)
+    assert all(p.config.train.lr == 0.02 for p in sweep.points)
     assert resolve_sweep(str(path), scale="cpu").base["train"]["steps"] == 400  # --scale wins over the file
 
 
@@ -458,3 +457,61 @@ def test_dry_run_shows_steps_passes_and_estimated_seconds_per_point(tmp_path):
     assert lines[0].startswith("sweep embed-dim (tiny scale, corpus stories:300KB), shard 0/1: d = 8, 64; seed 1337")
     assert re.match(r"\s+0 d8-s1337-t30\s+new\s+30 steps\s+0\.\d\d passes\s+~\d+(\.\d)? s$", lines[1]), lines[1]
     assert "3 training steps of its model timed on this machine" in lines[3] and "an estimate" in lines[3]
+
+
+def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_once(tmp_path, monkeypatch,
+                                                                                   text_corpus):
+    """Three points on one data configuration: resolving the grid builds each point's config once;
+    running it checks each config once more (the trainer's check of a config changed after it was
+    built), fingerprints and prepares the data once and hands it to every point; the summary reads
+    each run's config.json and checkpoint once."""
+    import collections
+    import importlib
+    import traceback
+
+    from lrngpt.config import RunConfig
+
+    data_module, train_module = importlib.import_module("lrngpt.data"), importlib.import_module("lrngpt.train")
+    text_module = importlib.import_module("lrngpt.corpora.text")
+    built: collections.Counter = collections.Counter()  # RunConfigs built, by the function that asked
+    real_post_init = RunConfig.__post_init__
+
+    def post_init(self):
+        callers = [f.name for f in traceback.extract_stack()[:-1]]
+        built[next(c for c in reversed(callers) if c not in ("__post_init__", "__init__", "from_dict"))] += 1
+        real_post_init(self)
+
+    monkeypatch.setattr(RunConfig, "__post_init__", post_init)
+    sets = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.steps=4", "train.eval_every=2"]
+    sweep = resolve_sweep("embed-dim", "tiny", sets, ["model.n_embd=4,8,16"])
+    assert built["resolve_sweep"] == 3 + 2  # each point once, and the base config twice (before, after scale)
+    built.clear()
+    counts = {"prepare": 0, "fingerprint": 0}
+
+    def counting(name, real):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(data_module, "prepare", counting("prepare", data_module.prepare))
+    monkeypatch.setattr(train_module, "prepare", counting("prepare", train_module.prepare))
+    monkeypatch.setattr(text_module, "fingerprint_files", counting("fingerprint", text_module.fingerprint_files))
+    result = run_sweep(sweep, tmp_path / "s", log=lambda m: None, progress=False)
+    assert [r["n_embd"] for r in result["rows"]] == [4, 8, 16]
+    assert counts == {"prepare": 1, "fingerprint": 1}, counts
+    assert dict(built) == {"validated": 3, "config": 3, "load_checkpoint": 3}, built
+
+
+def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_reads_as_the_first(tmp_path, capsys):
+    sweep = resolve_sweep("seed-variance", "tiny")
+    write_definition(sweep, tmp_path)
+    doc = json.loads((tmp_path / "sweep.json").read_text())
+    assert doc["version"] == 1
+    del doc["version"]
+    (tmp_path / "sweep.json").write_text(json.dumps(doc))
+    assert SweepDir(tmp_path).definition()["name"] == "seed-variance"  # a sweep.json from before versions
+    (tmp_path / "sweep.json").write_text(json.dumps({**doc, "version": 2}))
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is format 2, newer than this lrn reads (1)" in err and err.count("\n") == 1, err

@@ -1,0 +1,286 @@
+"""The grid of a sweep: its definition, points, their names and shards (no training here).
+
+`resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
+file into a `Sweep` whose points each hold a validated RunConfig, resolved once;
+`shard_points` gives one shard of it. The runner is lrngpt.experiments.sweep, the directory's
+owner lrngpt.experiments.sweepdir.SweepDir.
+
+A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
+"study": a study preset whose derived settings apply (optional), "set": {"train.lr": 0.02},
+"axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
+Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
+a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
+one is refused, with the time it would take, unless the device is set (`--device cpu`). What
+--dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.plan.
+
+The base config is resolved in this order: base -> scale -> file "set" -> command-line
+--set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
+the point's axis values. Points are the product of the axes in their order; point k
+belongs to shard k mod n, so machines or GPUs sharing DIR split the grid without talking.
+
+Under a Slurm job array (SLURM_ARRAY_TASK_ID / _COUNT / _MIN set) without --shard, array task k
+runs shard k of COUNT (`slurm_shard`), so `sbatch --array=0-7` spreads a grid over 8 jobs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lrngpt.config import (
+    TOP_KEYS,
+    RunConfig,
+    check_key_form,
+    check_shape,
+    from_dict,
+    parse_axis,
+    parse_override,
+    read_config_dict,
+    set_key,
+)
+from lrngpt.errors import UserError
+from lrngpt.experiments import presets
+from lrngpt.experiments.sweepdir import VERSION, SweepDir
+from lrngpt.fsio import read_json
+
+MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
+FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
+# Short names for the run directory; other axis keys use their last part.
+ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
+
+
+@dataclass
+class Point:
+    """One run of the grid: its axis values and its config, a RunConfig validated once."""
+    index: int
+    name: str
+    values: dict
+    config: RunConfig = field(repr=False)
+
+    @property
+    def steps(self) -> int:
+        return self.config.train.steps
+
+
+@dataclass
+class Sweep:
+    name: str
+    preset: str | None
+    source: str
+    scale: str
+    about: str
+    base: dict
+    axes: dict[str, list]
+    points: list[Point]
+    note: str | None = None  # how the scale was chosen, when it was not given
+    repeats_on_purpose: bool = False  # a study that cuts the text to a prefix read many times
+    budget: dict | None = None  # the plan of `--minutes` (lrngpt.experiments.budget), stored in sweep.json
+
+    @property
+    def width_study(self) -> bool:
+        return "model.n_embd" in self.axes
+
+    def definition(self) -> dict:
+        return {"version": VERSION, "name": self.name, "preset": self.preset, "source": self.source,
+                "scale": self.scale, "about": self.about, "base": self.base, "axes": self.axes,
+                "points": [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps}
+                           for p in self.points], **({"budget": self.budget} if self.budget else {})}
+
+
+# ---- resolving a preset or file into points ------------------------------------------------
+
+def _set(d: dict, key: str, value, what: str) -> None:
+    if key in TOP_KEYS:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY or train.KEY (e.g. model.n_embd)")
+    check_key_form(key, what)  # refuses derived keys too
+    set_key(d, key, value)
+
+
+# What each key of a sweep file may hold
+FILE_TYPES = {"name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,),
+              "axes": (dict,), "scale": (str, type(None)), "about": (str,)}
+
+
+def _read_file(path: Path) -> dict:
+    doc = read_json(path, "sweep file")
+    if not isinstance(doc, dict):
+        raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
+    unknown = sorted(set(doc) - FILE_KEYS)
+    if unknown:
+        raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_KEYS))}")
+    for key, kinds in FILE_TYPES.items():
+        if key in doc and not isinstance(doc[key], kinds):
+            want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
+            raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
+    return doc
+
+
+def _check_axes(axes, where: str) -> dict[str, list]:
+    if not isinstance(axes, dict) or not axes:
+        raise UserError(f"{where}: the grid is empty; give axes like {{\"model.n_embd\": [16, 64]}}")
+    for key, values in axes.items():
+        if not isinstance(values, list) or not values:
+            raise UserError(f"{where}: axis {key} has no values (the grid is empty); give a non-empty list")
+        if any(isinstance(v, dict | list) for v in values):
+            raise UserError(f"{where}: axis {key} values must be numbers, strings or booleans")
+        if len({json.dumps(v) for v in values}) != len(values):
+            raise UserError(f"{where}: axis {key} repeats a value; each point must be distinct")
+        _set({}, key, None, "axis")
+    return {k: list(v) for k, v in axes.items()}
+
+
+def _run_name(cfg: dict, values: dict) -> str:
+    name = f"d{cfg['model']['n_embd']}-s{cfg['train']['seed']}-t{cfg['train']['steps']}"
+    for key, value in values.items():
+        if key not in ("model.n_embd", "train.seed", "train.steps"):
+            short = ALIASES.get(key, key.split(".")[-1])
+            name += "-" + re.sub(r"[^A-Za-z0-9.]+", "_", f"{short}{value}")
+    return name
+
+
+def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
+                  axes: list[str] | None = None, out: str | Path | None = None) -> Sweep:
+    """A study preset name or a sweep file -> the resolved grid (every point validated).
+
+    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
+    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
+    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
+    """
+    cli_sets = dict(parse_override(item) for item in sets or [])
+    cli_axes = dict(parse_axis(item) for item in axes or [])
+    path = Path(source)
+    if source in presets.STUDIES:
+        study, doc, preset = presets.STUDIES[source], {}, source
+        base_src, name = presets.BASE_PRESET, source
+    elif path.suffix == ".json" or path.exists():
+        if not path.is_file():
+            raise UserError(f"sweep file {source} does not exist")
+        doc, preset, name = _read_file(path), None, path.stem
+        if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
+            raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
+                            f"{', '.join(presets.STUDIES)}")
+        study = presets.STUDIES.get(doc.get("study"), {})
+        base_src, name = doc.get("base", presets.BASE_PRESET), str(doc.get("name") or name)
+    else:
+        raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "
+                        "(or a sweep file .json)")
+    note = None
+    if not (scale or doc.get("scale")):
+        scale = _existing_scale(out)
+        if not scale:
+            scale, note = presets.default_scale()
+    scale = presets.check_scale(scale or doc.get("scale"))
+    if isinstance(base_src, str):
+        base = read_config_dict(base_src)
+    elif isinstance(base_src, dict):
+        base = json.loads(json.dumps(base_src))
+        check_shape(base, f"sweep file {source}: base: ")
+    else:
+        raise UserError(f"sweep file {source}: base must be a preset name or a config object")
+    file_sets = doc.get("set", {})
+    if not isinstance(file_sets, dict):
+        raise UserError(f"sweep file {source}: set must be an object like {{\"train.lr\": 0.02}}")
+    for what, overrides in (("scale", presets.scale_overrides(scale)), ("set", file_sets), ("--set", cli_sets)):
+        for key, value in overrides.items():
+            _set(base, key, value, what)
+    explicit = set(file_sets) | set(cli_sets)
+    train = from_dict(base).to_dict()["train"]
+    for key, value in presets.derived_overrides(study, scale, train, explicit).items():
+        _set(base, key, value, "derived")
+    base["name"] = name
+    base = from_dict(base).to_dict()
+    grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
+    n_points = math.prod(len(v) for v in grid.values())
+    if n_points > MAX_POINTS:  # refused before a single point is built: a dry run of it answers at once
+        sizes = " x ".join(f"{len(v):,} {k}" for k, v in grid.items())
+        raise UserError(f"{source}: the grid has {n_points:,} points ({sizes}), above the {MAX_POINTS:,} one sweep "
+                        "takes; give fewer values, or split the grid into several sweep files")
+    points = []
+    for index, combo in enumerate(itertools.product(*grid.values())):
+        values = dict(zip(grid, combo, strict=True))
+        cfg = json.loads(json.dumps(base))
+        for key, value in values.items():
+            _set(cfg, key, value, "axis")
+        resolved = from_dict(cfg)  # validates: unknown keys and bad values fail here, before training
+        points.append(Point(index, _run_name(resolved.to_dict(), values), values, resolved))
+    seen: set[str] = set()
+    for p in points:  # values that sanitise alike still get distinct directories
+        if p.name in seen:
+            p.name = f"{p.name}-p{p.index}"
+        seen.add(p.name)
+        p.config.name = p.name
+    about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
+    return Sweep(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
+
+
+def _existing_scale(out) -> str | None:
+    if out is None:
+        return None
+    scale = SweepDir(out).scale()
+    return scale if isinstance(scale, str) and scale in presets.SCALES else None
+
+
+# ---- sharding ------------------------------------------------------------------------------
+
+def parse_shard(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not m:
+        raise UserError(f"--shard {text!r} must look like i/n, e.g. 0/2 (shard i of n, i from 0 to n-1)")
+    return check_shard((int(m[1]), int(m[2])))
+
+
+def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
+    i, n = shard
+    if n < 1 or not 0 <= i < n:
+        raise UserError(f"--shard {i}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
+    return i, n
+
+
+def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
+    """(shard, how it was found) of a Slurm array task, None outside an array job.
+
+    Task ids run MIN, MIN+STEP, ... (`--array=1-8` gives 1..8, `--array=0-14:2` gives 0, 2, ..);
+    task k of the array is shard k of COUNT, so an array of n tasks covers the grid once.
+    """
+    if not env.get("SLURM_ARRAY_TASK_ID") and not env.get("SLURM_ARRAY_TASK_COUNT"):
+        return None
+
+    def read(name: str, default: int | None = None) -> int:
+        raw = env.get(name, "")
+        if raw == "" and default is not None:
+            return default
+        if raw == "":
+            raise UserError(f"{name} is not set, but this looks like a Slurm array task; pass --shard i/n")
+        try:
+            return int(raw)
+        except ValueError:
+            raise UserError(f"{name}={raw!r} is not an integer; fix the environment or pass --shard i/n") from None
+
+    task, count = read("SLURM_ARRAY_TASK_ID"), read("SLURM_ARRAY_TASK_COUNT")
+    low, step = read("SLURM_ARRAY_TASK_MIN", 0), read("SLURM_ARRAY_TASK_STEP", 1)
+    offset = task - low
+    if count < 1 or step < 1 or offset < 0 or offset % step or offset // step >= count:
+        raise UserError(f"SLURM_ARRAY_TASK_ID {task} is not one of the {count} tasks of an array from {low} "
+                        f"in steps of {step}; submit a range like --array=0-7, or pass --shard i/n")
+    i = offset // step
+    return (i, count), (f"shard {i}/{count} from Slurm: SLURM_ARRAY_TASK_ID {task}, "
+                        f"SLURM_ARRAY_TASK_MIN {low}, SLURM_ARRAY_TASK_COUNT {count}")
+
+
+def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
+    """--shard i/n when given; else the Slurm array task's shard; else 0/1. Returns (shard, a note
+    saying where the shard came from when it was not given)."""
+    if text is not None:
+        return parse_shard(text), None
+    return slurm_shard(env) or ((0, 1), None)
+
+
+def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
+    i, n = check_shard(shard)
+    return [p for p in sweep.points if p.index % n == i]
+
+

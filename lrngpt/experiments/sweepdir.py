@@ -1,0 +1,235 @@
+"""A sweep directory and its owner, `SweepDir` (beside lrngpt.run.RunDir for one run).
+
+    SWEEP_DIR/
+      sweep.json          the definition: version, name, preset (study name or null), source,
+                          scale, about, base (the resolved config dict), axes,
+                          points [{"index", "name", "values", "steps"}] (budget: a --minutes plan)
+      runs/<name>/        one run directory per point (lrngpt.run), named like d64-s1337-t4000
+                          (width, seed, steps; -<key><value> per other axis)
+      lines.txt           one line per finished run, in the chapter's format
+      summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width, mean and
+                          spread over seeds (summary.json rows carry n_embd and val_bpb, as
+                          lrngpt.analysis.costs.read_sweep_bpb expects)
+      figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
+
+`SweepDir` owns these names: every module that reads or writes a sweep directory goes through
+it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and
+checked field by field in one place (`definition`), and its `version` is honoured: a file from
+a newer lrn is refused rather than misread. A point counts as finished when its summary.json
+says finished at the point's steps; one with ckpt_last.pt but no finished summary resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from lrngpt.config import from_dict
+from lrngpt.errors import UserError
+from lrngpt.fsio import atomic_write, check_output, create_exclusive, read_json_object, user_path, write_json
+from lrngpt.run import RunDir
+
+VERSION = 1  # the sweep.json format this lrn writes and reads
+DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"
+SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
+
+
+class SweepDir:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"SweepDir({str(self.path)!r})"
+
+    # ---- layout ----------------------------------------------------------------------------
+
+    @property
+    def definition_path(self) -> Path:
+        return self.path / DEFINITION
+
+    def run_path(self, name: str) -> Path:
+        return self.path / RUNS / str(name)
+
+    def run(self, name: str) -> RunDir:
+        """The run directory of one point."""
+        return RunDir(self.run_path(name))
+
+    def runs_on_disk(self) -> list[str]:
+        """Names of the run directories under runs/, whatever sweep.json says."""
+        runs = self.path / RUNS
+        return sorted(r.name for r in runs.glob("*") if r.is_dir()) if runs.is_dir() else []
+
+    def summary_path(self, kind: str) -> Path:
+        return self.path / SUMMARIES[kind]
+
+    @property
+    def figures_dir(self) -> Path:
+        return self.path / FIGURES
+
+    def holds_sweep(self) -> bool:
+        return self.definition_path.is_file()
+
+    # ---- sweep.json ------------------------------------------------------------------------
+
+    def definition(self, partial: bool = False) -> dict:
+        """sweep.json, checked field by field (a UserError names the file and the field).
+
+        `partial`: what a report can still show: fields may be missing and points may be bare
+        names, but whatever is there has the right type."""
+        path = self.definition_path
+        if not path.exists() and not path.is_symlink():
+            raise UserError(f"{self.path} holds no sweep (no {DEFINITION}); run `lrn sweep PRESET --out {self.path}`")
+        return check_definition(read_json_object(path, "sweep definition"), path, partial)
+
+    def scale(self) -> str | None:
+        """The scale the sweep here was started at, or None (no sweep, or a damaged definition)."""
+        try:
+            return self.definition(partial=True).get("scale")
+        except UserError:
+            return None
+
+    def name(self) -> str:
+        try:
+            name = self.definition(partial=True).get("name")
+        except UserError:
+            name = None
+        return name if isinstance(name, str) and name else self.path.resolve().name
+
+    def create_or_check(self, definition: dict) -> None:
+        """Create sweep.json, or check that the directory holds this same sweep.
+
+        Shards may start together on an empty directory: exactly one creates the file, and every
+        shard then compares against what is there."""
+        out = check_output(self.path, "dir")
+        if not self.definition_path.exists():
+            with user_path(out, "--out"):
+                others = [q for q in out.iterdir() if ".tmp-" not in q.name] if out.exists() else []
+            if others:
+                raise UserError(f"{out} is not empty and holds no sweep (no {DEFINITION}); choose another --out")
+            with user_path(out, "--out"):
+                out.mkdir(parents=True, exist_ok=True)
+            create_exclusive(self.definition_path, json.dumps(definition, indent=2) + "\n")
+        old = self.definition()
+        if not same_sweep(old, definition):
+            raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
+                            "choose another --out, or delete it to start over")
+
+    # ---- the points ------------------------------------------------------------------------
+
+    def point_state(self, name: str, steps: int) -> str:
+        """finished (summary at the wanted step), partial (a checkpoint to resume) or new.
+
+        Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl."""
+        run = self.run(name)
+        if (run / "config.json").exists():
+            run.config()
+        run.metrics()
+        s = run.summary()
+        if s and s.get("finished") and s.get("step") == steps:
+            return "finished"
+        return "partial" if run.checkpoint_path("last").is_file() else "new"
+
+    # ---- the summary files -----------------------------------------------------------------
+
+    def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str) -> None:
+        atomic_write(self.path / LINES, "".join(line + "\n" for line in lines))
+        atomic_write(self.summary_path("md"), markdown)
+        atomic_write(self.summary_path("csv"), csv)
+        write_json(self.summary_path("json"), doc)  # strict JSON: a NaN bpb is written as null
+
+
+# How a run is executed, not what it computes: shards on different devices share one sweep.
+# The precision is one of them: auto resolves per device (a resume refuses a change that breaks exactness).
+RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every", "tensorboard")
+
+
+def same_sweep(a: dict, b: dict) -> bool:
+    """Whether two sweep definitions (sweep.json) describe the same sweep: runtime settings aside,
+    a key added to the config since one was written read as its default."""
+    return a == b or _normal(a) == _normal(b)
+
+
+def _normal(d: dict) -> dict:
+    d = json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
+    try:  # a key added to the config since the sweep began reads as its default, its old behaviour
+        d["base"] = from_dict(d["base"]).to_dict()
+    except (UserError, TypeError, AttributeError):
+        pass  # a key that no longer exists: compared as written, so it differs
+    for key in RUNTIME_KEYS:
+        (d.get("base") or {}).get("train", {}).pop(key, None)
+    return d
+
+
+POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under runs/, never a path
+
+
+def read_definition(out: Path, partial: bool = False) -> dict:
+    """DIR/sweep.json, checked field by field (a UserError names the file and the field).
+
+    `partial`: what a report can still show: fields may be missing and points may be bare names,
+    but whatever is there has the right type.
+    """
+    path = Path(out) / "sweep.json"
+    if not path.exists() and not path.is_symlink():
+        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`")
+    return check_definition(read_json_object(path, "sweep definition"), path, partial)
+
+
+def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
+    from lrngpt.experiments.presets import SCALES
+
+    version = doc.get("version", 1)  # sweep.json before it said so is version 1
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise UserError(f"sweep definition {path}: version must be a positive whole number, got "
+                        f"{json.dumps(version)[:40]}; it is damaged: restore it, or run the sweep into a new --out")
+    if version > VERSION:
+        raise UserError(f"sweep definition {path} is format {version}, newer than this lrn reads ({VERSION}); "
+                        "upgrade lrn (pip install -U lrngpt) to read it")
+
+    def bad(field: str, want: str, value=None) -> UserError:
+        value = doc.get(field) if value is None else value
+        return UserError(f"sweep definition {path}: {field} must be {want}, got {json.dumps(value)[:60]}; "
+                         "it is damaged: restore it, or run the sweep into a new --out")
+
+    def check(field: str, ok, want: str) -> None:
+        if (field in doc or not partial) and not ok(doc.get(field)):
+            raise bad(field, want)
+
+    check("scale", lambda v: isinstance(v, str) and v in SCALES, f"one of {', '.join(SCALES)}")  # str first: a
+    # dict or a list is not hashable, and `in` would raise TypeError instead of this line
+    check("name", lambda v: isinstance(v, str), "a string")
+    check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
+          "a config object with a data section")
+    check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
+                                                         and all(_scalar(x) for x in vs) for k, vs in v.items()),
+          "an object of key: [values] (numbers, strings or booleans)")
+    check("source", lambda v: isinstance(v, str | None), "a string")
+    check("preset", lambda v: isinstance(v, str | None), "a string or null")
+    check("about", lambda v: isinstance(v, str | None), "a string")
+    check("points", lambda v: isinstance(v, list), "a list of {index, name, values, steps}")
+    for i, point in enumerate(doc.get("points") or []):
+        if partial:  # a report needs a name (a bare one will do); values when there are any
+            name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None
+            ok = isinstance(name, str) and POINT_NAME.fullmatch(name) and (
+                isinstance(point, str) or _scalar_map(point.get("values", {})))
+        else:
+            ok = (isinstance(point, dict) and isinstance(point.get("name"), str) and POINT_NAME.fullmatch(point["name"])
+                  and _scalar_map(point.get("values")) and isinstance(point.get("index"), int)
+                  and not isinstance(point.get("index"), bool)
+                  and isinstance(point.get("steps"), int) and not isinstance(point.get("steps"), bool))
+        if not ok:
+            raise bad(f"points[{i}]", "an object with index, a name (letters, digits, . _ -), values and steps",
+                      point)
+    return doc
+
+
+def _scalar(v) -> bool:
+    return v is None or isinstance(v, str | int | float)  # (bool is an int)
+
+
+def _scalar_map(v) -> bool:
+    """A point's values: key -> number, string or boolean (what an axis holds)."""
+    return isinstance(v, dict) and all(isinstance(k, str) and _scalar(x) for k, x in v.items())
+
+
