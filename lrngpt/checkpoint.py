@@ -107,6 +107,13 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise UserError(_corrupt(path, e)) from None
     if not isinstance(payload, dict) or "model" not in payload or "config" not in payload:
         raise UserError(f"{path} is not an lrn checkpoint (no model/config inside)")
+    schema = payload.get("schema", 1)  # checkpoints from before the field are schema 1
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        raise UserError(f"checkpoint {path}: schema must be a positive whole number (got {schema!r}); it is "
+                        "damaged: use another checkpoint, or train again")
+    if schema > SCHEMA:
+        raise UserError(f"checkpoint {path} is schema {schema}, newer than this lrn reads ({SCHEMA}); upgrade lrn "
+                        "(pip install -U lrngpt) to read it")
     missing = [k for k in REQUIRED if k not in payload]
     if missing:
         raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: "

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from lrngpt.checkpoint import load_checkpoint
+from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.run import LAST, RunDir
 from lrngpt.train import train
@@ -151,3 +152,20 @@ def test_an_unreadable_checkpoint_is_a_permission_error_not_corruption(tiny_conf
     (run / LAST).chmod(0)
     with pytest.raises(UserError, match="permission denied"):
         load_checkpoint(run / LAST)
+
+
+def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads_as_the_first(
+        tiny_config, tmp_path, capsys):
+    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+
+    run = tmp_path / "r"
+    train(tiny_config("train.steps=2"), run, progress=False, log=lambda m: None)
+    ckpt = load_checkpoint(run / "ckpt_last.pt")
+    assert ckpt["schema"] == 1
+    del ckpt["schema"]
+    save_checkpoint(ckpt, run / "ckpt_last.pt")
+    assert load_checkpoint(run / "ckpt_last.pt")["step"] == 2  # written before the field: schema 1
+    save_checkpoint({**ckpt, "schema": 2}, run / "ckpt_last.pt")
+    assert main(["eval", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "is schema 2, newer than this lrn reads (1)" in err and err.count("\n") == 1, err
