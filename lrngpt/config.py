@@ -9,7 +9,6 @@ in the dataclasses' __post_init__, and saved as config.json in the run directory
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any
 from lrngpt.errors import UserError
 from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.validate import VAL_SPLITS, check_fields, check_size, field_types
+from lrngpt.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
@@ -202,9 +201,7 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
 
 
 def unknown_key_message(key: str, valid: list[str]) -> str:
-    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}? " if close else ""
-    return f"unknown config key {key}; {hint}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
+    return f"unknown config key {key}; {did_you_mean(key, valid)}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
 
 
 def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
@@ -273,9 +270,7 @@ def read_config_dict(config: str) -> dict:
     else:
         path = PRESET_DIR / f"{config}.json"
         if not path.is_file():
-            close = difflib.get_close_matches(config, preset_names(), n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} (or a .json file)")
+            raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} (or a .json file)")
     d = read_json_object(path, "config file")
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)

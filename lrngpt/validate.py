@@ -173,3 +173,13 @@ def _bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:,.1f} {unit}"
     return f"{n:,} bytes"
+
+
+def did_you_mean(word: str, choices) -> str:
+    """"did you mean X? " for the closest of `choices` to a mistyped `word` (difflib, the same
+    cutoff everywhere: keys, presets, commands, choices, options), "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean {close[0]}? " if close else ""
+

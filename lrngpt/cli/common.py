@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import re
 import sys
 from typing import Any
+
+from lrngpt.validate import did_you_mean
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -68,10 +69,9 @@ class Parser(argparse.ArgumentParser):
         m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:
             choices = re.findall(r"'([^']*)'", m[3])
-            close = difflib.get_close_matches(m[2], choices, n=1)
+            hint = did_you_mean(m[2], choices)
             what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
-            message = f"{what} {m[2]!r}" + \
-                (f"; did you mean {close[0]!r}?" if close else f"; choose from {', '.join(choices)}")
+            message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
@@ -82,10 +82,9 @@ def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:
     options = list(dict.fromkeys(o for p in parsers for a in p._actions for o in a.option_strings
                                  if o.startswith("--")))
     for token in tokens:
-        if token.startswith("--"):
-            close = difflib.get_close_matches(token.split("=")[0], options, n=1, cutoff=0.6)
-            if close:
-                return f"; did you mean {close[0]}?"
+        hint = did_you_mean(token.split("=")[0], options) if token.startswith("--") else ""
+        if hint:
+            return "; " + hint.rstrip()
     return ""
 
 

@@ -200,3 +200,19 @@ def test_each_lessons_output_ends_with_one_sentence_saying_what_it_showed(capsys
     assert out[-1].startswith("shown: ") and out[-1].count(". ") == 0 and len(out[-1]) > 40
     doc = run_json(capsys, "lesson", *argv)
     assert "shown" not in json.dumps(doc)  # the sentence is for the reader; the JSON keeps the numbers
+
+
+def test_a_mistyped_command_choice_key_or_preset_gets_the_same_did_you_mean(capsys):
+    from lrngpt.cli.main import main as lrn_main
+
+    cases = ((["evall", "runs/x"], "unknown command 'evall'; did you mean eval?"),
+             (["sample", "runs/x", "--checkpoint", "bestt"], "unknown choice 'bestt'; did you mean best?"),
+             (["config", "show", "mlp-tinyy"], "did you mean mlp-tiny?"),
+             (["config", "show", "mlp-tiny", "--set", "model.n_embdd=8"], "did you mean model.n_embd?"))
+    for argv, want in cases:
+        try:
+            code = lrn_main(argv)
+        except SystemExit as e:
+            code = e.code
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and want in err, err
