@@ -23,6 +23,21 @@ from lrngpt.validate import check_fields, check_size, field_types
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
+LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the trackers (lrngpt/trackers.py)
+
+
+def parse_loggers(text: str) -> tuple[str, ...]:
+    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    names = [n.strip() for n in text.split(",")]
+    if names == ["none"]:
+        return ()
+    bad = [n for n in names if n not in LOGGERS]
+    if bad:
+        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+                else "an empty logger name")
+        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
+                        "comma-separated (e.g. tensorboard,wandb)")
+    return tuple(dict.fromkeys(names))
 
 
 @dataclass
@@ -75,7 +90,8 @@ class TrainConfig:
     compile: bool = False
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
-    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard
+    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
+    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
 
     def __post_init__(self):
         check_fields(self, "train")
@@ -104,6 +120,13 @@ class TrainConfig:
             raise UserError(f"train.device must be auto, cpu, cuda, cuda:N or mps (got {self.device!r})")
         if self.dtype not in ("float32", "bfloat16"):
             raise UserError(f"train.dtype must be float32 or bfloat16 (got {self.dtype!r})")
+        parse_loggers(self.logger)
+
+    @property
+    def loggers(self) -> tuple[str, ...]:
+        """The trackers this run feeds: train.logger, and tensorboard when train.tensorboard is set."""
+        names = parse_loggers(self.logger)
+        return tuple(dict.fromkeys((*names, "tensorboard"))) if self.tensorboard else names
 
     @property
     def tokens_per_step(self) -> int:

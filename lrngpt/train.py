@@ -29,6 +29,7 @@ from lrngpt.errors import UserError
 from lrngpt.evaluate import evaluate_bpb
 from lrngpt.models import build_model
 from lrngpt.run import RunDir
+from lrngpt.trackers import Trackers
 from lrngpt.validate import INT_LIMIT
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
@@ -78,9 +79,11 @@ class Trainer:
     directory, data, model, optimizer, batches, resume; `run()` is the loop."""
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
-                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True):
+                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+                 hparams: dict | None = None):
         tc = cfg.train
         self.cfg, self.resume, self.warn_passes = cfg, resume, warn_passes
+        self.hparams = hparams  # a sweep point's swept keys, for the trackers
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -117,7 +120,9 @@ class Trainer:
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        self.tb = _tensorboard(self.run_dir.path) if (tc.tensorboard and self.dist.master) else None
+        self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
+                                 resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
+                                 name=self.cfg.name or self.run_dir.path.name)
         use_bf16 = tc.dtype == "bfloat16" and self.device.startswith("cuda")
         self.autocast_dtype = torch.bfloat16 if use_bf16 else None
 
@@ -238,17 +243,14 @@ class Trainer:
 
     def save(self, which: str = "last") -> None:
         if self.dist.master:
+            self.trackers.flush()  # what the trackers hold reaches the disk before the step a resume restarts from
             self.run_dir.save_checkpoint(self._payload(), which)
 
     def metric(self, row: dict) -> None:
         if not self.dist.master:
             return
         self.run_dir.append_metric(row)
-        if self.tb is not None:
-            prefix = "final/" if row.get("final") else ""
-            for key, value in row.items():
-                if key not in ("step", "final") and isinstance(value, int | float):
-                    self.tb.add_scalar(prefix + key, value, row["step"])
+        self.trackers.log(row)
 
     # ---- the loop ------------------------------------------------------------------------
 
@@ -335,8 +337,7 @@ class Trainer:
                     raise KeyboardInterrupt
         self._periodic_eval()
         summary = self.finish()
-        if self.tb is not None:
-            self.tb.close()
+        self.trackers.close()
         return summary
 
     def _log_plan(self) -> None:
@@ -400,6 +401,8 @@ class Trainer:
         return summary
 
     def close(self) -> None:
+        if getattr(self, "trackers", None) is not None:
+            self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
         self.run_dir.unlock()
         self.dist.close()
 
@@ -419,20 +422,14 @@ def _clock(seconds: float) -> str:
         f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def _tensorboard(run_dir: Path):
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        raise UserError("train.tensorboard needs the tensorboard package: pip install 'lrngpt[tensorboard]'") from None
-    return SummaryWriter(log_dir=str(run_dir / "tensorboard"))
-
-
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
-          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True) -> dict:
+          stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
+          hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
     `warn_passes=False` leaves out the run's own warning about reading its text many times (a sweep
-    that warns once for all its points)."""
+    that warns once for all its points). `hparams` (a sweep point's swept keys and values) go to the
+    trackers of train.logger as hyperparameters."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -441,7 +438,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
                                   "(raise --steps or train.steps to go on)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes)
+                      warn_passes=warn_passes, hparams=hparams)
     try:
         return trainer.run()
     finally:

@@ -18,7 +18,7 @@ LAYERS = [
     {"corpora", "tokenizer", "models"},
     {"config", "config_help"},
     {"data", "checkpoint", "distributed", "run", "run_files"},
-    {"train", "evaluate", "sample", "interop"},
+    {"train", "trackers", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "experiments", "explorer"},
     {"report"},

@@ -310,7 +310,7 @@ def point_state(run_dir: Path, steps: int) -> str:
 
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.
-RUNTIME_KEYS = ("device", "compile", "log_every", "save_every", "tensorboard")
+RUNTIME_KEYS = ("device", "compile", "log_every", "save_every", "tensorboard", "logger")
 
 
 def _normal(d: dict) -> dict:
@@ -386,7 +386,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
             f"(point {p.index + 1} of {len(sweep.points)})")
         train(from_dict(p.config), run_dir, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              warn_passes=not sweep.width_study)
+              warn_passes=not sweep.width_study, hparams=p.values)
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = read_summary(run_dir)
