@@ -21,7 +21,7 @@ KEY_HELP = {
     "model_type": "which model: mlp (the book chapter's MLP language model) or gpt (a transformer)",
     "name": "the run's name in tables and reports (default: the preset or file name)",
     "data.corpus": "where documents come from: stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH], "
-                   "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]",
+                   "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]",
     "data.vocab_size": "tokens in the byte-level BPE vocabulary (at least 257: 256 bytes and <|endoftext|>)",
     "data.val_fraction": "share of documents drawn into the validation split (corpora without their own split)",
     "data.split_seed": "seed of the draw that puts each document into train or validation",

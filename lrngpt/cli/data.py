@@ -7,7 +7,7 @@ from pathlib import Path
 from lrngpt.cli.common import Parser, add_json, emit, seed
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
-                "parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
+                "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
 
 
 def register(sub) -> None:
