@@ -1,13 +1,16 @@
 """Run configuration: the one place that validates what a user asks for.
 
-A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON file or a
-named preset (lrngpt/presets/*.json: the MLP presets, gpt-default, and the seed project's GPT
-configs cpu and nsmc), changed with `--set section.key=value`, validated
-in the dataclasses' __post_init__, and saved as config.json in the run directory.
+A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or YAML file
+(sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
+as the same config) or a named preset (lrngpt/presets/*.json: the MLP presets, gpt-default, and
+the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value` (the value
+JSON, else a Python literal such as True or .5, else a string), validated in the dataclasses'
+__post_init__, and saved as config.json in the run directory.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
 import json
@@ -250,8 +253,11 @@ def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
 
 
+CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
+
+
 def read_config_dict(config: str) -> dict:
-    """A JSON file path, or the name of a preset.
+    """A JSON or YAML file path, or the name of a preset.
 
     `configs/cpu.json` and `configs/nsmc.json`, where the seed project's configs used to live,
     read the presets `cpu` and `nsmc` when no such file exists (from any directory).
@@ -260,29 +266,81 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix == ".json" or path.exists():
+    if path.suffix in CONFIG_SUFFIXES or path.exists():
         if path.is_dir():
-            raise UserError(f"config {config} is a directory; give a .json file or a preset name")
+            raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
         if not path.exists():
-            raise UserError(f"config file {config} does not exist; give a .json file or a preset "
+            raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
     else:
         path = PRESET_DIR / f"{config}.json"
         if not path.is_file():
             close = difflib.get_close_matches(config, preset_names(), n=1)
             hint = f"did you mean {close[0]}? " if close else ""
-            raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} (or a .json file)")
-    d = read_json_object(path, "config file")
+            raise UserError(f"unknown preset {config!r}; {hint}presets: {', '.join(preset_names())} "
+                            "(or a .json or .yaml file)")
+    d = _read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
+        d = from_show(d, path)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     return d
 
 
+def _read_yaml(path: Path) -> dict:
+    """A YAML config: a mapping, read as YAML 1.2 reads numbers (1e-3 is a float, not a string)."""
+    try:
+        import yaml
+    except ImportError:
+        raise UserError(f"config {path} is YAML, which needs PyYAML: pip install pyyaml "
+                        "(or pip install 'lrngpt[yaml]')") from None
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    # PyYAML follows YAML 1.1, where a float needs a dot (1.0e-3); litgpt-style files write 1e-3
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
+        r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+    from lrngpt.fsio import user_path
+
+    with user_path(path, "config file"):
+        text = path.read_text(encoding="utf-8")
+    try:
+        d = yaml.load(text, Loader=Loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}: {getattr(e, 'problem', '')})" if mark else ""
+        raise UserError(f"config file {path} is not valid YAML{where}; fix it") from None
+    if not isinstance(d, dict):
+        raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "
+                        f"got {type(d).__name__}")
+    return d
+
+
+def from_show(doc: dict, path: Path | str = "config") -> dict:
+    """The config dict of `lrn config show --json`'s output: its key rows, derived keys left out."""
+    d: dict = {}
+    for row in doc["keys"]:
+        if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "value" not in row:
+            raise UserError(f"{path}: every entry of 'keys' must be an object with key and value, as "
+                            f"`lrn config show --json` writes; got {json.dumps(row)[:60]}")
+        if row["key"] in DERIVED:
+            continue
+        check_key_form(row["key"], f"{path}:")
+        set_key(d, row["key"], row["value"])
+    return d
+
+
 def parse_value(raw: str) -> Any:
-    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else the plain string."""
+    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
+    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB)."""
     try:
         return json.loads(raw)
     except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return raw
 
 
@@ -332,7 +390,7 @@ def set_key(d: dict, key: str, value: Any) -> None:
 
 
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
-    """`--set section.key=value`; value is JSON (numbers, true, null) or else a plain string."""
+    """`--set section.key=value`; value as parse_value reads it."""
     d = json.loads(json.dumps(d))
     for item in overrides:
         key, value = parse_override(item)
