@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 LAYERS = [
     {"errors", "fsio", "ownership", "log", "validate", "__init__"},
     {"corpora", "tokenizer", "models"},
-    {"config", "config_help"},
+    {"config", "config_help", "config_files"},
     {"data", "checkpoint", "distributed", "run", "run_files"},
     {"train", "trackers", "evaluate", "sample", "interop"},
     {"analysis"},
