@@ -6,7 +6,10 @@ groups of up to 1Mi rows, so here one big row group), then runs each step below 
 process of its own (a fresh cache directory), so each peak RSS (getrusage ru_maxrss) is that
 child's alone:
 
-- read: every document of the corpus, iterated once (what the reader itself holds);
+- read: every document of the corpus, iterated once (what the reader itself holds), beside two
+  references for Parquet: `import pyarrow.parquet` alone (the libraries' own memory, which the
+  text reader does not load) and the same file read with pyarrow's defaults (pre-buffering, whole
+  column chunks: how lrn read it before);
 - prepare: `lrn data prepare` of the corpus (tokenizer training on up to 100 MB, encoding).
 
 It prints both corpora's figures and the ratio Parquet / text; the target is at most 1.3x.
@@ -30,7 +33,17 @@ import lrngpt  # noqa: F401  (sets OMP_WAIT_POLICY before torch loads)
 CHILD = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-if sys.argv[2] == "read":
+if sys.argv[2] == "import":
+    import pyarrow.parquet
+    out = {}
+elif sys.argv[2] == "defaults":
+    import pyarrow.parquet as pq
+    docs = n = 0
+    for batch in pq.ParquetFile(sys.argv[1].partition(":")[2]).iter_batches(batch_size=1024, columns=["text"]):
+        for doc in batch.column(0).to_pylist():
+            docs, n = docs + 1, n + len(doc.strip().encode())
+    out = {"docs": docs, "bytes": n}
+elif sys.argv[2] == "read":
     from lrngpt.corpora import load_corpus
     docs = n = 0
     for doc in load_corpus(sys.argv[1]).train_docs():
@@ -56,6 +69,14 @@ def measure(spec: str, step: str) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+WRITER = """
+import sys
+sys.path.insert(0, sys.argv[3])
+from bench_parquet_memory import write_corpora
+write_corpora(sys.argv[1], sys.argv[2])
+"""
+
+
 def write_corpora(size: str, d: str) -> tuple[str, str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -78,13 +99,22 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        txt, parquet = write_corpora(args.size, d)
+        # in a child: Linux keeps a process's peak RSS across fork and exec, so the parent stays small
+        # (holding the 200 MB of documents here would count in every measurement)
+        subprocess.run([sys.executable, "-c", WRITER, args.size, d, os.path.dirname(os.path.abspath(__file__))],
+                       check=True)
+        txt, parquet = os.path.join(d, "stories.txt"), os.path.join(d, "stories.parquet")
         print(f"wrote {os.path.getsize(txt) / 1e6:.0f} MB of text, {os.path.getsize(parquet) / 1e6:.0f} MB of "
               f"Parquet in {time.perf_counter() - t0:.0f} s")
         for step in args.steps.split(","):
             rows = {kind: measure(f"{kind}:{path}", step) for kind, path in (("text", txt), ("parquet", parquet))}
             for kind, r in rows.items():
                 print(f"{step:>7} {kind:>7}: peak RSS {r['peak_rss_mb']:6.0f} MB, {r['seconds']:6.1f} s")
+            if step == "read":
+                for ref, what in (("import", "import pyarrow.parquet alone"),
+                                  ("defaults", "pyarrow's defaults (before)")):
+                    r = measure(f"parquet:{parquet}", ref)
+                    print(f"{'':>7} {'':>7}  {what}: peak RSS {r['peak_rss_mb']:6.0f} MB")
             same = {k: v for k, v in rows["text"].items() if k not in ("seconds", "peak_rss_mb")} == \
                 {k: v for k, v in rows["parquet"].items() if k not in ("seconds", "peak_rss_mb")}
             print(f"{step:>7}  ratio parquet / text: {rows['parquet']['peak_rss_mb'] / rows['text']['peak_rss_mb']:.2f} "
