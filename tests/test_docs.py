@@ -1,7 +1,6 @@
 """The README and docs/ stand on their own: every relative link and image resolves, every #anchor
-names a heading of its page, and nothing points outside the repository. The README's images are
-absolute raw URLs of the repository (a package index shows the README away from its files): they
-must name files of the repository too, and the extras it names must exist."""
+names a heading of its page, and nothing points outside the repository; the extras the README names
+exist."""
 
 import re
 import tomllib
@@ -12,10 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-# The repository's files at its main branch, as the README's images name them
-RAW = PROJECT["urls"]["Repository"].replace("https://github.com/", "https://raw.githubusercontent.com/") + "/main/"
 
 
 def slug(heading: str) -> str:
@@ -31,17 +27,8 @@ def anchors(page: Path) -> set[str]:
 
 
 def links(page: Path) -> list[str]:
-    """Relative links and images; a raw URL of this repository counts as the path it names."""
     text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
-    return [_relative(t, page) for t in LINK.findall(text)
-            if t.startswith(RAW) or not re.match(r"[a-z]+://|mailto:", t)]
-
-
-def _relative(target: str, page: Path) -> str:
-    """A raw URL of the repository as a path relative to `page` (others as they are)."""
-    if not target.startswith(RAW):
-        return target
-    return "../" * len(page.parent.relative_to(ROOT).parts) + target.removeprefix(RAW)
+    return [t for t in LINK.findall(text) if not re.match(r"[a-z]+://|mailto:", t)]
 
 
 def test_slug_follows_githubs_rule():
@@ -71,12 +58,6 @@ def test_docs_do_not_point_outside_the_repository(page):
     assert not re.search(r"\.\./shared|SPEC section|seeds/00", text)
 
 
-def test_the_readmes_images_are_absolute_urls_of_the_repository():
-    images = IMAGE.findall((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert images and all(i.startswith(RAW) for i in images), images
-    assert all((ROOT / i.removeprefix(RAW)).is_file() for i in images)
-
-
 def test_every_extra_the_readme_names_exists():
     named = set(re.findall(r"`\.\[([a-z0-9-]+)\]`", (ROOT / "README.md").read_text(encoding="utf-8")))
     assert {"dev", "gpt2", "tensorboard", "wandb", "mlflow", "parquet", "hf", "maps", "umap", "yaml",
@@ -88,6 +69,5 @@ def test_the_package_says_what_it_is_and_ships_its_type_marker():
     assert (ROOT / "lrngpt" / "py.typed").is_file()
     assert "Typing :: Typed" in PROJECT["classifiers"]
     assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]  # the SPDX expression says it
-    assert {"Homepage", "Repository", "Issues"} <= set(PROJECT["urls"])
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["lrngpt"]
     assert "py.typed" in data
