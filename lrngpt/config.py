@@ -1,13 +1,16 @@
 """Run configuration: the one place that validates what a user asks for.
 
-A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON file or a
-named preset (lrngpt/presets/*.json: the MLP presets, gpt-default, and the seed project's GPT
-configs cpu and nsmc), changed with `--set section.key=value`, validated
-in the dataclasses' __post_init__, and saved as config.json in the run directory.
+A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or YAML file
+(sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
+as the same config) or a named preset (lrngpt/presets/*.json: the MLP presets, gpt-default, and
+the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value` (the value
+JSON, else a Python literal such as True or .5, else a string), validated in the dataclasses'
+__post_init__, and saved as config.json in the run directory.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -30,6 +33,21 @@ def check_dtype(value: str) -> None:
     if value not in DTYPES:
         raise UserError(f"train.dtype must be one of {', '.join(DTYPES)} (got {value!r}); auto picks bfloat16 "
                         "on a GPU that has it, float16 + loss scaling on one that does not, float32 on a CPU")
+LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the trackers (lrngpt/trackers.py)
+
+
+def parse_loggers(text: str) -> tuple[str, ...]:
+    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    names = [n.strip() for n in text.split(",")]
+    if names == ["none"]:
+        return ()
+    bad = [n for n in names if n not in LOGGERS]
+    if bad:
+        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+                else "an empty logger name")
+        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
+                        "comma-separated (e.g. tensorboard,wandb)")
+    return tuple(dict.fromkeys(names))
 
 
 @dataclass
@@ -90,7 +108,8 @@ class TrainConfig:
     compile: bool = False
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
-    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard
+    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
+    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
 
     def __post_init__(self):
         check_fields(self, "train")
@@ -121,6 +140,13 @@ class TrainConfig:
         if self.eval_windows not in EVAL_WINDOWS:
             raise UserError(f"train.eval_windows must be spread or prefix (got {self.eval_windows!r}): spread takes a "
                             "capped evaluation's windows evenly over the split, prefix its first tokens")
+        parse_loggers(self.logger)
+
+    @property
+    def loggers(self) -> tuple[str, ...]:
+        """The trackers this run feeds: train.logger, and tensorboard when train.tensorboard is set."""
+        names = parse_loggers(self.logger)
+        return tuple(dict.fromkeys((*names, "tensorboard"))) if self.tensorboard else names
 
     @property
     def tokens_per_step(self) -> int:
@@ -251,8 +277,11 @@ def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
 
 
+CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
+
+
 def read_config_dict(config: str) -> dict:
-    """A JSON file path, or the name of a preset.
+    """A JSON or YAML file path, or the name of a preset.
 
     `configs/cpu.json` and `configs/nsmc.json`, where the seed project's configs used to live,
     read the presets `cpu` and `nsmc` when no such file exists (from any directory).
@@ -261,27 +290,37 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix == ".json" or path.exists():
+    if path.suffix in CONFIG_SUFFIXES or path.exists():
         if path.is_dir():
-            raise UserError(f"config {config} is a directory, not a file; give a .json file or a preset name")
+            raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
         if not path.exists():
-            raise UserError(f"config file {config} does not exist; give a .json file or a preset "
+            raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
     else:
         path = PRESET_DIR / f"{config}.json"
         if not path.is_file():
-            raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} (or a .json file)")
-    d = read_json_object(path, "config file")
+            raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
+                            "(or a .json or .yaml file)")
+    from lrngpt.config_files import from_show, read_yaml
+
+    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
+        d = from_show(d, path)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     return d
 
 
 def parse_value(raw: str) -> Any:
-    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else the plain string."""
+    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
+    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB)."""
     try:
         return json.loads(raw)
     except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return raw
 
 
@@ -331,7 +370,7 @@ def set_key(d: dict, key: str, value: Any) -> None:
 
 
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
-    """`--set section.key=value`; value is JSON (numbers, true, null) or else a plain string."""
+    """`--set section.key=value`; value as parse_value reads it."""
     d = json.loads(json.dumps(d))
     for item in overrides:
         key, value = parse_override(item)

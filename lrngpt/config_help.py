@@ -21,7 +21,7 @@ KEY_HELP = {
     "model_type": "which model: mlp (the book chapter's MLP language model) or gpt (a transformer)",
     "name": "the run's name in tables and reports (default: the preset or file name)",
     "data.corpus": "where documents come from: stories[:SIZE], text:PATH, tinystories[:PATH], nsmc[:PATH], "
-                   "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]",
+                   "jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]",
     "data.vocab_size": "tokens in the byte-level BPE vocabulary (at least 257: 256 bytes and <|endoftext|>)",
     "data.val_fraction": "share of documents drawn into the validation split (corpora without their own split)",
     "data.split_seed": "seed of the draw that puts each document (or chunk) into train or validation",
@@ -72,7 +72,10 @@ KEY_HELP = {
     "train.compile": "run the model through torch.compile",
     "train.log_every": "steps between log lines",
     "train.save_every": "also checkpoint every N steps (0: only at evaluations and at the end)",
-    "train.tensorboard": "also write the metrics to RUN_DIR/tensorboard (needs the tensorboard extra)",
+    "train.tensorboard": "also write the metrics to RUN_DIR/tensorboard (needs the tensorboard extra); "
+                         "the same as adding tensorboard to train.logger",
+    "train.logger": "experiment trackers fed the metrics: none, or any of tensorboard, wandb, mlflow, csv, "
+                    "comma-separated (each needs its extra; csv writes RUN_DIR/metrics.csv)",
 }
 
 # What each named config is, for `lrn config list` and the help texts.

@@ -10,7 +10,10 @@
       ckpt_last.pt     the latest state (the checkpoint schema: lrngpt/checkpoint.py)
       ckpt_best.pt     the weights with the best periodic validation bpb
       summary.json     final evaluation (val/train bpb, gap, passes, params, seconds), once finished
-      tensorboard/     with train.tensorboard
+      tensorboard/     with train.logger tensorboard (or train.tensorboard)
+      metrics.csv      with train.logger csv: step,tag,value rows
+      wandb/           with train.logger wandb: W&B's own files
+      trackers.json    the W&B and MLflow run ids, so a resume continues those runs
 
 `RunDir` owns these names and the rules around them:
 - one writer: `lock()` takes an exclusive lock for the life of the process; a second writer
@@ -59,9 +62,11 @@ INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
 CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
+TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.trackers
 # Everything a run writes; `--force` removes these and nothing else. (report.html only when
 # lrn wrote it: its generator tag is LRN_PAGE.)
-RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, MARKER)
+RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
+             MARKER)
 LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
 
 

@@ -33,6 +33,7 @@ from lrngpt.precision import apply_tf32, device_caps, grad_scaler, resolve_preci
 from lrngpt.precision import describe as describe_precision
 from lrngpt.run import RunDir
 from lrngpt.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
+from lrngpt.trackers import Trackers
 from lrngpt.validate import INT_LIMIT
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
@@ -75,7 +76,8 @@ class Trainer:
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
                  extend: bool = False, how_to_continue: str | None = None,
-                 on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None):
+                 on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
+                 hparams: dict | None = None):
         cfg = validated(cfg)  # a field changed after the config was built is checked like --set
         self.given_data = data  # prepared already (a sweep prepares each data configuration once)
         tc = cfg.train
@@ -85,6 +87,7 @@ class Trainer:
         self.extended = False  # this resume changes the schedule (--extend)
         # what an interrupted run says to do next: a sweep's points are continued by the sweep command
         self.how_to_continue = how_to_continue or f"continue with `lrn train --out {run_dir} --resume`"
+        self.hparams = hparams  # a sweep point's swept keys, for the trackers
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
@@ -128,7 +131,9 @@ class Trainer:
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        self.tb = _tensorboard(self.run_dir.path) if (tc.tensorboard and self.dist.master) else None
+        self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
+                                 resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
+                                 name=self.cfg.name or self.run_dir.path.name)
 
     # ---- construction steps --------------------------------------------------------------
 
@@ -276,6 +281,7 @@ class Trainer:
 
     def save(self, which: str = "last") -> None:
         if self.dist.master:
+            self.trackers.flush()  # what the trackers hold reaches the disk before the step a resume restarts from
             self.run_dir.save_checkpoint(self._payload(), which)
 
     def metric(self, row: dict) -> None:
@@ -284,11 +290,7 @@ class Trainer:
         self.run_dir.append_metric(row)
         if self.on_metric is not None:  # the Python API's callback: the row as metrics.jsonl has it
             self.on_metric(dict(row))
-        if self.tb is not None:
-            prefix = "final/" if row.get("final") else ""
-            for key, value in row.items():
-                if key not in ("step", "final") and isinstance(value, int | float):
-                    self.tb.add_scalar(prefix + key, value, row["step"])
+        self.trackers.log(row)
 
     # ---- the loop ------------------------------------------------------------------------
 
@@ -386,8 +388,7 @@ class Trainer:
                     raise KeyboardInterrupt
         self._periodic_eval()
         summary = self.finish()
-        if self.tb is not None:
-            self.tb.close()
+        self.trackers.close()
         return summary
 
     def _log_plan(self) -> None:
@@ -463,6 +464,8 @@ class Trainer:
                 "compile": bool(self.cfg.train.compile)}
 
     def close(self) -> None:
+        if getattr(self, "trackers", None) is not None:
+            self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
         self.run_dir.unlock()
         self.dist.close()
 
@@ -482,18 +485,11 @@ def _clock(seconds: float) -> str:
         f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def _tensorboard(run_dir: Path):
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        raise UserError("train.tensorboard needs the tensorboard package: pip install 'lrngpt[tensorboard]'") from None
-    return SummaryWriter(log_dir=str(run_dir / "tensorboard"))
-
-
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
           extend: bool = False, how_to_continue: str | None = None,
-          on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None) -> dict:
+          on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
+          hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
     `cfg` is checked again first (`config.validated`, in the Trainer). A resume whose train.steps, warmup_steps, lr
@@ -503,7 +499,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
     replaces the advice of an interrupted run (`lrn train --out DIR --resume`); `on_metric` is called
     with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
-    `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner)."""
+    `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner); `hparams`
+    (a sweep point's swept keys and values) go to the trackers of train.logger as hyperparameters."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
@@ -513,7 +510,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
                       warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
-                      on_metric=on_metric, data=data)
+                      on_metric=on_metric, data=data, hparams=hparams)
     try:
         return trainer.run()
     finally:

@@ -18,9 +18,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 LAYERS = [
     {"errors", "fsio", "ownership", "log", "validate"},
     {"corpora", "tokenizer", "models"},
-    {"config", "config_help"},
+    {"config", "config_help", "config_files"},
     {"data", "splits", "checkpoint", "distributed", "precision", "run", "run_files"},
-    {"train", "schedule", "evaluate", "sample", "interop"},
+    {"train", "schedule", "trackers", "evaluate", "sample", "interop"},
     {"analysis"},
     {"demo", "doctor", "experiments", "explorer"},
     {"report"},

@@ -1,7 +1,9 @@
 """The README and docs/ stand on their own: every relative link and image resolves, every #anchor
-names a heading of its page, and nothing points outside the repository."""
+names a heading of its page, and nothing points outside the repository; the extras the README names
+exist."""
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
 def slug(heading: str) -> str:
@@ -87,3 +90,16 @@ def test_every_setting_the_chapter_does_not_state_switches_back_with_its_set():
         section, name = item.split("=")[0].split(".")
         changed = load_config("mlp-chapter", [item]).to_dict()
         assert changed[section][name] != base[section][name], item
+def test_every_extra_the_readme_names_exists():
+    named = set(re.findall(r"`\.\[([a-z0-9-]+)\]`", (ROOT / "README.md").read_text(encoding="utf-8")))
+    assert {"dev", "gpt2", "tensorboard", "wandb", "mlflow", "parquet", "hf", "maps", "umap", "yaml",
+            "completion"} <= named
+    assert named <= set(PROJECT["optional-dependencies"]), named - set(PROJECT["optional-dependencies"])
+
+
+def test_the_package_says_what_it_is_and_ships_its_type_marker():
+    assert (ROOT / "lrngpt" / "py.typed").is_file()
+    assert "Typing :: Typed" in PROJECT["classifiers"]
+    assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]  # the SPDX expression says it
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["lrngpt"]
+    assert "py.typed" in data

@@ -40,6 +40,14 @@ def test_wheel_builds_without_warnings_and_runs_from_a_fresh_venv(tmp_path):
     assert built.returncode == 0, log
     assert not re.search(r"(?im)^\s*(\S*warning\b|warning:)", log), log
     wheel = next((tmp_path / "dist").glob("lrngpt-*.whl"))
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "lrngpt/py.typed" in names  # type checkers read lrngpt's annotations
+    assert "Classifier: Typing :: Typed" in meta and "Project-URL: Repository, https://github.com/" in meta
+    assert "Provides-Extra: wandb" in meta and "Provides-Extra: umap" in meta
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, env=env)

@@ -189,12 +189,12 @@ def test_tensorboard_gets_the_same_scalars_as_metrics_jsonl(tiny_config, tmp_pat
     acc.Reload()
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     losses = [(r["step"], r["loss"]) for r in rows if "loss" in r]
-    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("loss")] == losses
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("train/loss")] == losses
     vals = [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and not r.get("final")]
-    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("val_bpb")] == vals
+    assert [(e.step, pytest.approx(e.value)) for e in acc.Scalars("val/bpb")] == vals
     # train and val bpb in one unit, both in TensorBoard: the training rows carry the batch's bpb
     train_bpb = [(r["step"], r["train_bpb"]) for r in rows if "loss" in r]
-    assert len(train_bpb) == 2 and [(e.step, pytest.approx(e.value)) for e in acc.Scalars("train_bpb")] == train_bpb
+    assert len(train_bpb) == 2 and [(e.step, pytest.approx(e.value)) for e in acc.Scalars("train/bpb")] == train_bpb
 
 
 @pytest.mark.parametrize("corpus,url_env", [("nsmc", "LRN_NSMC_URL"), ("tinystories", "LRN_TINYSTORIES_URL")])

@@ -10,7 +10,7 @@ from lrngpt.cli.common import Parser, add_json, emit
 def register(sub) -> None:
     p = sub.add_parser(
         "config", help="list the named configs, show a resolved config with every key explained",
-        description="A run is configured by a preset name or a JSON file (sections data, model, train), "
+        description="A run is configured by a preset name or a JSON or YAML file (sections data, model, train), "
                     "changed with --set section.key=value. These commands show what a config holds before "
                     "anything is trained.",
         epilog="examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
@@ -28,13 +28,13 @@ def register(sub) -> None:
 
     s = cmds.add_parser(
         "show", help="every key of a resolved config: value and description",
-        description="Resolve a preset or JSON file with the --set overrides, exactly as `lrn train` does, and "
+        description="Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and "
                     "print every key with its value and a one-line description. Derived keys (set by lrn, "
                     "not by you) are marked with what sets them.",
         epilog="examples:\n  lrn config show mlp-cpu\n  lrn config show cpu --set train.steps=100 --json\n"
                "  lrn config show my-config.json")
     s.add_argument("config", metavar="PRESET_OR_FILE",
-                   help="a name from `lrn config list` or a JSON config file")
+                   help="a name from `lrn config list`, a JSON or YAML config file, or the output of lrn config show --json")
     s.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a value as `lrn train --set` does, e.g. --set model.n_embd=128")
     add_json(s)

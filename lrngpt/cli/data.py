@@ -8,7 +8,7 @@ from lrngpt.cli.common import Parser, add_json, emit, seed
 from lrngpt.validate import VAL_SPLITS
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
-                "parquet:PATH[:COLUMN], hf:NAME[:CONFIG][:SPLIT][:COLUMN]")
+                "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
 
 
 def register(sub) -> None:

@@ -23,6 +23,10 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace an earlier export in --out that nobody changed; it is swapped for the new one whole. "
                         "A directory holding anything else is never written")
+    p.add_argument("--license", metavar="ID",
+                   help="the licence on the model card, a Hub licence id (mit, apache-2.0, cc-by-4.0, ...); "
+                        "default: the corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, "
+                        "stories mit), else unknown")
     add_json(p)
     p.set_defaults(func=cmd_export)
 
@@ -30,7 +34,7 @@ def register(sub) -> None:
 def cmd_export(args) -> None:
     from lrngpt.interop.hf_export import export_hf
 
-    r = export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force)
+    r = export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force, license=args.license)
     zeros = f"; zero biases for {', '.join(r['zero_biases'])}" if r["zero_biases"] else ""
     text = (f"exported {r['run_dir']} (step {r['step']}, {r['params']:,} parameters, "
             f"{r['activation_function']}, tied {str(r['tie_word_embeddings']).lower()}{zeros}) to {r['out']}\n"

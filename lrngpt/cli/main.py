@@ -9,6 +9,7 @@ user can change: a permission, a read-only mount, the file-size limit, no tempor
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import signal
@@ -21,7 +22,7 @@ from lrngpt.errors import UserError
 # Command groups in pipeline order; each module has register(subparsers).
 GROUPS = [
     "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep",
-    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor",
+    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor", "completion",
 ]
 
 
@@ -48,7 +49,21 @@ def build_parser() -> Parser:
     sub.required = True
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.{name}").register(sub)
+    _quiet_anywhere(sub)
     return parser
+
+
+def _quiet_anywhere(sub) -> None:
+    """-q / -v after the command too (`lrn train -q ...`): every command takes them, and sets them
+    only when given (SUPPRESS), so `lrn -q train` keeps working."""
+    for parser in sub.choices.values():
+        parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="only warnings and errors on stderr (as lrn -q)")
+        parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                            help="also print debug lines on stderr (as lrn -v)")
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _quiet_anywhere(action)
 
 
 def _terminate(signum, frame):

@@ -9,7 +9,7 @@ from lrngpt.errors import UserError
 def register(sub) -> None:
     p = sub.add_parser(
         "train", help="train an MLP or GPT language model",
-        description="Train one model from a named config or a JSON file, changed with --set. Names: mlp-chapter "
+        description="Train one model from a named config or a JSON or YAML file, changed with --set. Names: mlp-chapter "
                     "(the book chapter's MLP and protocol, on TinyStories), mlp-cpu, mlp-tiny, gpt-default, and the "
                     "seed project's GPT configs cpu and nsmc (lrn config list says what each is; lrn config "
                     "show NAME lists every key). The run directory gets the config, the tokenizer, metrics and "
@@ -21,9 +21,9 @@ def register(sub) -> None:
                "  lrn train --out runs/mlp64 --resume\n"
                "  lrn train --out runs/mlp64 --resume --set train.steps=800 --extend   # train on, with a new schedule")
     p.add_argument("--config", metavar="NAME_OR_FILE",
-                   help="a config name (lrn config list) or a JSON file (default: with --resume, the run's own)")
+                   help="a config name (lrn config list), a JSON or YAML file, or lrn config show --json output (default: with --resume, the run's own)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set model.n_embd=128; the keys: lrn config keys")
+                   help="override a config value, e.g. --set model.n_embd=128 or train.compile=True (JSON, else a Python literal, else a string); the keys: lrn config keys")
     p.add_argument("--corpus", metavar="CORPUS",
                    help="shorthand for --set data.corpus=CORPUS (default: the config's data.corpus)")
     p.add_argument("--device", help="shorthand for --set train.device=DEV: auto, cpu, cuda, cuda:N or mps "

@@ -9,7 +9,8 @@ A corpus string selects one:
     nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
     jsonl:PATH[:FIELD]         JSON Lines, one document per line in FIELD (default text)
     parquet:PATH[:COLUMN]      Parquet files, one document per row of COLUMN (default text)
-    hf:NAME[:CONFIG][:SPLIT][:COLUMN]   a Hugging Face dataset (Hub, local files, save_to_disk)
+    hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]   a Hugging Face dataset (Hub, local files,
+                               save_to_disk), at a revision, streamed
 
 Every corpus is a `Corpus`: documents as an iterator of strings (streamed, so memory does
 not grow with the corpus), its own validation split when it has one, and a fingerprint that
@@ -76,7 +77,7 @@ def load_corpus(spec: str) -> Corpus:
     raise UserError(
         f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
         "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
-        "hf:NAME[:CONFIG][:SPLIT][:COLUMN]"
+        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]"
     )
 
 

@@ -1,9 +1,19 @@
-"""`hf:NAME[:CONFIG][:SPLIT][:COLUMN]`: a Hugging Face dataset, one document per row of COLUMN.
+"""`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of COLUMN.
 
 NAME is a dataset on the Hub (`roneneldan/TinyStories`), a local directory of data files that
 `datasets.load_dataset` reads (train.jsonl + validation.jsonl, *.parquet, ...), or a directory
 written by `Dataset.save_to_disk` / `DatasetDict.save_to_disk`. Empty parts take their default:
 `hf:NAME::train:story` names the split and the column but no config. COLUMN defaults to `text`.
+`@REV` pins a Hub dataset to a revision (a commit sha, a tag or a branch), as `tinystories` is
+pinned: `hf:roneneldan/TinyStories@f54c09f...`; a commit is the only revision whose bytes never change.
+
+`?stream` streams the rows (`load_dataset(..., streaming=True)`) instead of downloading and
+converting the whole dataset into the Arrow cache first: for a dataset larger than the disk, or a
+prefix of one (data.tokenizer_bytes, data.train_tokens still read the stream from its start).
+A streamed Hub dataset needs `@REV` (its fingerprint is name, revision, config, splits and
+column: no files to hash, so only a pinned revision keeps the token cache true); a streamed local
+directory is fingerprinted by its files' bytes. A save_to_disk directory is already memory-mapped
+Arrow and is not streamed.
 
 Splits: with SPLIT, that split is the corpus and the pipeline draws the validation documents from
 it. Without, a dataset with a `train` split trains on it and validates on its own `validation`
@@ -42,12 +52,33 @@ def _datasets():
 
 
 def parse_spec(arg: str) -> tuple[str, str | None, str | None, str]:
+    """NAME[@REV][:CONFIG][:SPLIT][:COLUMN] -> (NAME[@REV], config, split, column); `?stream` is
+    taken off first (split_options)."""
     parts = arg.split(":")
     if not parts[0].strip() or len(parts) > 4:
-        raise UserError(f"hf:{arg} must look like hf:NAME[:CONFIG][:SPLIT][:COLUMN], e.g. "
+        raise UserError(f"hf:{arg} must look like hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream], e.g. "
                         "hf:roneneldan/TinyStories or hf:path/to/saved::train:text")
     name, config, split, column = (parts + [""] * 3)[:4]
     return name, config or None, split or None, column or DEFAULT_FIELD
+
+
+def split_options(arg: str) -> tuple[str, bool]:
+    """'SPEC?stream' -> (SPEC, True); the only option."""
+    spec, sep, options = arg.partition("?")
+    if sep and options != "stream":
+        raise UserError(f"hf:{arg}: unknown option {options!r}; the one option is ?stream "
+                        "(hf:NAME@REV:CONFIG:SPLIT:COLUMN?stream)")
+    return spec, bool(sep)
+
+
+def split_revision(name: str) -> tuple[str, str | None]:
+    """'user/data@REV' -> ('user/data', 'REV'); a local path that exists as written keeps its '@'."""
+    if "@" not in name or Path(name).expanduser().exists():
+        return name, None
+    base, _, rev = name.rpartition("@")
+    if not base or not rev:
+        raise UserError(f"hf:{name}: write a revision as hf:NAME@REV (a commit sha, tag or branch)")
+    return base, rev
 
 
 def _is_saved(path: Path) -> bool:
@@ -75,8 +106,9 @@ def _refuse_empty_local(path: Path, name: str) -> None:
                                 "data file; remove it or give it rows")
 
 
-def load_splits(name: str, config: str | None) -> dict:
-    """{split name: datasets.Dataset} of a saved-to-disk directory, a local data directory or a Hub name."""
+def load_splits(name: str, config: str | None, revision: str | None = None, stream: bool = False) -> dict:
+    """{split name: datasets.Dataset} of a saved-to-disk directory, a local data directory or a Hub name
+    (at `revision`); IterableDatasets with `stream`."""
     datasets = _datasets()
     # OSError covers a missing name or an offline miss (ConnectionError); DatasetsError a file it cannot parse
     errors = (OSError, ValueError, getattr(getattr(datasets, "exceptions", None), "DatasetsError", OSError))
@@ -87,16 +119,28 @@ def load_splits(name: str, config: str | None) -> dict:
             if config:
                 raise UserError(f"hf:{name} was written by save_to_disk and has no configs; drop {config!r} "
                                 f"(hf:{name}::SPLIT:COLUMN)")
+            if stream:
+                raise UserError(f"hf:{name} was written by save_to_disk: it is memory-mapped Arrow already; "
+                                "drop ?stream")
             loaded = datasets.load_from_disk(str(path))
         else:
-            loaded = datasets.load_dataset(str(path) if path.is_dir() else name, config)
+            local = path.is_dir()
+            if local and revision:
+                raise UserError(f"hf:{name}@{revision}: a local directory has no revisions; drop @{revision}")
+            if stream and not local and not revision:
+                raise UserError(f"hf:{name}?stream: a streamed Hub dataset needs a pinned revision, "
+                                f"hf:{name}@COMMIT...?stream, so that its token cache stays true")
+            loaded = datasets.load_dataset(str(path) if local else name, config, revision=revision,
+                                           streaming=stream)
     except errors as e:
         cause = e.__cause__ or e  # DatasetGenerationError says what failed in its cause
         detail = (str(cause).strip().splitlines() or [""])[0][:300]
         raise UserError(f"hf:{name}: cannot load the dataset ({type(cause).__name__}: {detail}); give a Hub "
                         "dataset name (and its config), a local data directory or a save_to_disk directory; "
                         "offline (HF_DATASETS_OFFLINE=1) only cached datasets load") from None
-    return dict(loaded) if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+    if isinstance(loaded, datasets.DatasetDict | datasets.IterableDatasetDict):
+        return dict(loaded)
+    return {"train": loaded}
 
 
 def choose_splits(splits: dict, split: str | None, spec: str) -> tuple[str, str | None]:
@@ -115,6 +159,8 @@ def choose_splits(splits: dict, split: str | None, spec: str) -> tuple[str, str 
 
 def _check_column(ds, column: str, where: str) -> None:
     datasets = _datasets()
+    if isinstance(ds, datasets.IterableDataset):
+        return _check_streamed_column(ds, column, where)
     if column not in ds.column_names:
         raise UserError(f"{where} has no column {column!r} (columns: {', '.join(ds.column_names)}); "
                         "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
@@ -124,6 +170,16 @@ def _check_column(ds, column: str, where: str) -> None:
                         "with hf:NAME:CONFIG:SPLIT:COLUMN")
     if ds.num_rows == 0:
         raise UserError(f"{where} has no rows; choose another split or dataset")
+
+
+def _check_streamed_column(ds, column: str, where: str) -> None:
+    """A stream's columns are known from its first row (its features may be None until then)."""
+    first = next(iter(ds.take(1)), None)
+    if first is None:
+        raise UserError(f"{where} has no rows; choose another split or dataset")
+    if column not in first:
+        raise UserError(f"{where} has no column {column!r} (columns: {', '.join(first)}); "
+                        "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
 
 
 def documents(ds, column: str, where: str) -> Iterator[str]:
@@ -148,11 +204,26 @@ def fingerprint(parts: list[tuple[str, object]], column: str) -> str:
     return h.hexdigest()
 
 
+def stream_fingerprint(name: str, revision: str | None, config: str | None, roles: dict, column: str) -> str:
+    """A stream has no Arrow files: a Hub one is named by its pinned revision, a local one hashed by its files."""
+    from lrngpt.corpora.text import fingerprint_files
+
+    key = json.dumps({"hf-stream": name, "revision": revision, "config": config, "splits": roles,
+                      "column": column}, sort_keys=True)
+    path = Path(name).expanduser()
+    if path.is_dir():
+        files = [(f, str(f.relative_to(path))) for f in sorted(path.rglob("*")) if f.is_file()]
+        return fingerprint_files(key, files)
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
 def hf_corpus(arg: str) -> Corpus:
-    """The corpus for `hf:NAME[:CONFIG][:SPLIT][:COLUMN]`."""
-    name, config, split, column = parse_spec(arg)
+    """The corpus for `hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`."""
     spec = f"hf:{arg}"
-    splits = load_splits(name, config)
+    arg, stream = split_options(arg)
+    name, config, split, column = parse_spec(arg)
+    name, revision = split_revision(name)
+    splits = load_splits(name, config, revision, stream)
     train_split, val_split = choose_splits(splits, split, spec)
     train, val = splits[train_split], splits[val_split] if val_split else None
     where = {role: f"{spec} (split {s!r})" for role, s in (("train", train_split), ("val", val_split))}
@@ -162,10 +233,13 @@ def hf_corpus(arg: str) -> Corpus:
     if next(documents(train, column, where["train"]), None) is None:
         raise UserError(f"{where['train']} has no documents: every row's {column!r} is empty")
     parts = [("train", train)] + ([("val", val)] if val is not None else [])
+    roles = {"train": train_split, "val": val_split}
     return Corpus(
-        spec=spec, kind="hf", fingerprint=fingerprint(parts, column),
+        spec=spec, kind="hf", fingerprint=stream_fingerprint(name, revision, config, roles, column) if stream
+        else fingerprint(parts, column),
         train_docs=lambda: documents(train, column, where["train"]),
         val_docs=(lambda: documents(val, column, where["val"])) if val is not None else None,
-        meta={"dataset": name, "config": config, "column": column, "train_split": train_split,
-              "val_split": val_split, "rows": {role: ds.num_rows for role, ds in parts}},
+        meta={"dataset": name, "revision": revision, "config": config, "column": column, "train_split": train_split,
+              "val_split": val_split, "streaming": stream,
+              "rows": {role: getattr(ds, "num_rows", None) for role, ds in parts}},  # a stream: unknown
     )

@@ -2,7 +2,9 @@
 
 JSON Lines: every non-blank line is a JSON object and its FIELD (default `text`) a string.
 Parquet: every row's COLUMN (default `text`) is a string; files are read a batch of rows at a
-time (pyarrow, the optional `parquet` extra). PATH is a file, or a directory whose .jsonl /
+time (pyarrow, the optional `parquet` extra), through a 1 MiB read buffer with no pre-buffering:
+pyarrow's defaults read a whole column chunk of a row group into memory first (about the file's
+compressed size for a file written with default row groups), so memory grew with the file. PATH is a file, or a directory whose .jsonl /
 .jsonl.gz (or .parquet) files are read recursively in sorted order. Documents are stripped and
 empty ones dropped, as for text files; the pipeline draws the validation split. A record that
 breaks the rules stops `lrn data prepare` with its file and line (or row); the fingerprint hashes
@@ -30,6 +32,7 @@ JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 PARQUET_SUFFIXES = (".parquet",)
 BATCH_ROWS = 1024
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # what json.loads leaves of an unpaired \uD800-\uDFFF escape
+PARQUET_BUFFER = 1 << 20  # bytes pyarrow reads from a column chunk at a time (0 would read it whole)
 
 
 def split_spec(kind: str, arg: str, what: str) -> tuple[str, str]:
@@ -141,7 +144,8 @@ def _open_parquet(path: Path, column: str):
     import pyarrow as pa
 
     try:
-        pf = pq.ParquetFile(path)
+        # pre_buffer=False: no read-ahead of whole row groups; buffer_size: stream each column chunk
+        pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=PARQUET_BUFFER)
     except (OSError, pa.ArrowException) as e:
         raise UserError(f"{path} cannot be read as Parquet ({str(e).splitlines()[0]})") from None
     schema = pf.schema_arrow
@@ -157,7 +161,8 @@ def _open_parquet(path: Path, column: str):
 
 
 def parquet_documents(path: Path, column: str) -> Iterator[str]:
-    """The column's values a batch of rows at a time, so a big file never sits in memory whole."""
+    """The column's values a batch of rows at a time, so a big file never sits in memory whole
+    (benchmarks/bench_parquet_memory.py measures it against `text:`)."""
     batches = _open_parquet(path, column).iter_batches(batch_size=BATCH_ROWS, columns=[column])
     return column_texts((batch.column(0).to_pylist() for batch in batches), str(path), column)
 

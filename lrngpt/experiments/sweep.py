@@ -90,7 +90,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
               warn_passes=not sweep.width_study,
               how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
               on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
-              data=prepared.get(data_key_of(p)))
+              data=prepared.get(data_key_of(p)), hparams=p.values)
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = run.summary()

@@ -141,7 +141,7 @@ class SweepDir:
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.
 # The precision is one of them: auto resolves per device (a resume refuses a change that breaks exactness).
-RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every", "tensorboard")
+RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every", "tensorboard", "logger")
 
 
 def same_sweep(a: dict, b: dict) -> bool:

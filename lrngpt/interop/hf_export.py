@@ -6,11 +6,20 @@ reads back:
 
     DIR/config.json              GPT2Config (model_type gpt2), mapped by gpt2_map.py
     DIR/model.safetensors        the weights, float32, Conv1D layout; zeros for biases we lack
-    DIR/generation_config.json   <|endoftext|> as bos, eos and pad
+    DIR/generation_config.json   <|endoftext|> as bos, eos and pad; max_length = the context
     DIR/tokenizer.json           the run's byte-level BPE (the file lrn itself reads)
     DIR/vocab.json, merges.txt   the same BPE in GPT-2's original two files
-    DIR/tokenizer_config.json    GPT2Tokenizer, <|endoftext|> as bos/eos/unk, the context length
-    DIR/README.md                a model card: architecture, corpus, bits per byte, how to load
+    DIR/tokenizer_config.json    GPT2Tokenizer, <|endoftext|> as bos/eos/unk/pad, model_max_length =
+                                 the context
+    DIR/README.md                a model card: architecture, corpus, licence, bits per byte (also as
+                                 an evaluation result), how to load it within its context
+
+GPT-2's positions are learned and absolute: transformers cannot generate past n_positions tokens
+(prompt included; it fails with an IndexError), so the export carries the context wherever
+transformers looks for a length, and the card's snippet sizes its generation to fit. Inside the
+context the text equals `lrn sample`'s; past it `lrn sample` slides its window and transformers
+stops. The card is built with huggingface_hub's ModelCard when it is installed (its metadata
+validated there), else written as the same YAML front matter by hand.
 
 Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
 refused, naming the option. Every file is built in memory before --out changes, so a refusal
@@ -27,6 +36,7 @@ import json
 from pathlib import Path
 
 from lrngpt.corpora import EOT
+from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
 from lrngpt.ownership import check_dir_target, owned_dir
@@ -64,7 +74,9 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
     merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
     config = {
         "tokenizer_class": "GPT2Tokenizer", "bos_token": EOT, "eos_token": EOT, "unk_token": EOT,
-        "pad_token": None, "add_prefix_space": False, "add_bos_token": False,
+        # eos as pad (GPT-2 has no pad token), so tok(texts, padding=True) works; left padding, the
+        # side a decoder-only model generates from
+        "pad_token": EOT, "padding_side": "left", "add_prefix_space": False, "add_bos_token": False,
         "model_max_length": context_length, "errors": "replace",
         # GPT-2's default (true) rewrites " ," as "," when decoding; lrn decodes bytes as they are
         "clean_up_tokenization_spaces": False,
@@ -77,18 +89,70 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
     }
 
 
-def model_card(run, hf_config: dict, params: int, summary: dict | None, checkpoint: str) -> str:
+# The snippet in the card and in the README (tests run both as written): generation sized to the context.
+SNIPPET = """\
+from transformers import AutoModelForCausalLM, AutoTokenizer
+model = AutoModelForCausalLM.from_pretrained("PATH")
+tok = AutoTokenizer.from_pretrained("PATH")
+inputs = tok("Once upon a time", return_tensors="pt")
+# positions are absolute: the prompt and the new tokens must fit the context (n_positions)
+room = model.config.n_positions - inputs.input_ids.shape[1]
+out = model.generate(**inputs, max_new_tokens=min(40, room), do_sample=True, top_k=40)
+print(tok.decode(out[0]))
+"""
+
+# Corpora whose source and licence are known: (Hub dataset id, licence of the data).
+KNOWN_DATA = {
+    "tinystories": (TINYSTORIES, "cdla-sharing-1.0"),
+    "nsmc": ("e9t/nsmc", "cc0-1.0"),
+    "stories": (None, "mit"),  # lrn's own generator: its words and templates ship under lrn's MIT licence
+}
+
+
+def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
+    """The card's licence and Hub datasets for a run's corpus: known corpora name theirs; a Hub
+    dataset (`hf:NAME`) is listed; any other text's licence is `unknown` unless --license says."""
+    kind, _, arg = corpus.partition(":")
+    dataset, known = KNOWN_DATA.get(kind, (None, None))  # tinystories:PATH is the same data on disk
+    if kind == "hf":
+        name = arg.split(":")[0].split("@")[0]
+        if name.count("/") == 1 and not Path(name).exists():  # a Hub id, not a local directory
+            dataset = name
+    return license or known or "unknown", [dataset] if dataset else []
+
+
+def _front_matter(name: str, license: str, datasets: list[str], corpus: str, bpb: float | None) -> str:
+    """YAML front matter: through huggingface_hub's ModelCardData when installed, by hand otherwise."""
+    try:
+        from huggingface_hub import EvalResult, ModelCardData
+    except ImportError:
+        lines = ["library_name: transformers", f"license: {license}", "pipeline_tag: text-generation",
+                 "tags: [gpt2, lrn-gpt]", *([f"datasets: [{', '.join(datasets)}]"] if datasets else [])]
+        return "\n".join(lines)
+    results = [] if bpb is None else [EvalResult(
+        task_type="text-generation", dataset_type=datasets[0] if datasets else "custom", dataset_name=corpus,
+        dataset_split="validation", metric_type="bits_per_byte", metric_name="validation bits per byte",
+        metric_value=round(bpb, 6))]
+    data = ModelCardData(library_name="transformers", license=license, pipeline_tag="text-generation",
+                         tags=["gpt2", "lrn-gpt"], datasets=datasets or None, model_name=name,
+                         eval_results=results or None)
+    return data.to_yaml()
+
+
+def model_card(run, hf_config: dict, params: int, summary: dict | None, checkpoint: str,
+               license: str | None = None) -> str:
     """README.md for a model hub: what the model is, what it was trained on, how to load it."""
     c = run.config
     name = c.name or run.dir.name
     # summary.json's val_bpb is the final weights' (full split); the best checkpoint has its periodic one
     key, how = ("best_val_bpb", "best periodic evaluation") if checkpoint == "best" else ("val_bpb", "full split")
     value = (summary or {}).get(key)
-    bpb = f"{value:.4f} ({how})" if isinstance(value, int | float) else "not measured"
-    return f"""---
-library_name: transformers
-pipeline_tag: text-generation
-tags: [gpt2, lrn-gpt]
+    value = value if isinstance(value, int | float) and value == value else None
+    bpb = f"{value:.4f} ({how})" if value is not None else "not measured"
+    lic, datasets = card_metadata(c.data.corpus, license)
+    ctx = hf_config["n_positions"]
+    text = f"""---
+{_front_matter(name, lic, datasets, c.data.corpus, value)}
 ---
 
 # {name}
@@ -99,25 +163,33 @@ A GPT-2-architecture language model trained with lrn-gpt and exported with `lrn 
 | --- | --- |
 | parameters | {params:,} |
 | layers, heads, width | {hf_config['n_layer']}, {hf_config['n_head']}, {hf_config['n_embd']} |
-| context length | {hf_config['n_positions']} |
+| context length | {ctx} |
 | vocabulary | {hf_config['vocab_size']} (byte-level BPE, `{EOT}` = id {hf_config['eos_token_id']}) |
 | activation | {hf_config['activation_function']}, tied embeddings: {str(hf_config['tie_word_embeddings']).lower()} |
 | training corpus | `{c.data.corpus}` |
+| licence | {lic} |
 | steps | {run.step:,} |
 | validation bits per byte | {bpb} |
 
+The context is {ctx} tokens, prompt included, and GPT-2's positions are absolute: transformers
+cannot generate past it (an `IndexError`), so size the new tokens to fit, as below
+(`generation_config.json` stops at {ctx} tokens by default). Inside the context the logits and
+greedy text equal `lrn sample`'s; past it `lrn sample` slides its window, which transformers
+does not. The tokenizer pads with `{EOT}` on the left, so `tok(texts, padding=True)` batches.
+
 ```python
-from transformers import AutoModelForCausalLM, AutoTokenizer
-model = AutoModelForCausalLM.from_pretrained("PATH")  # this directory, or its id on a model hub
-tok = AutoTokenizer.from_pretrained("PATH")
-out = model.generate(**tok("Once upon a time", return_tensors="pt"), max_new_tokens=40, do_sample=True, top_k=40)
-print(tok.decode(out[0]))
-```
+{SNIPPET}```
+
+`PATH` is this directory, or its id on a model hub.
 """
+    return text
 
 
-def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False) -> dict:
-    """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary."""
+def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False,
+              license: str | None = None) -> dict:
+    """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary.
+    `license` (a Hub licence id such as mit) goes on the card; by default it is the corpus's when
+    known (see card_metadata), else unknown."""
     run_dir, out = Path(run_dir), Path(out)
     check_out(out, force)  # before any work
     run = load_run(run_dir, checkpoint)
@@ -138,10 +210,10 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     eot = run.tokenizer.eot_id
     texts = {
         "config.json": json.dumps(hf_config, indent=2) + "\n",
-        "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot,
-                                              "pad_token_id": eot}, indent=2) + "\n",
+        "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot,
+                                              "max_length": gcfg.context_length}, indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
-        "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint),
+        "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint, license),
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes

@@ -52,7 +52,8 @@ def test_saved_dataset_dict_uses_its_own_validation_split(tmp_path):
     assert list(corpus.train_docs()) == ["a train doc", "another"] and list(corpus.val_docs()) == ["a val doc"]
     assert corpus.meta | {"dataset": None} == {"dataset": None, "config": None, "column": "text",
                                               "train_split": "train", "val_split": "validation",
-                                              "rows": {"train": 3, "val": 1}}
+                                              "rows": {"train": 3, "val": 1}, "revision": None,
+                                              "streaming": False}
     only_test = load_corpus(f"hf:{saved(tmp_path, 'b', train=['t'], test=['held out'])}")
     assert list(only_test.val_docs()) == ["held out"]
 
@@ -74,6 +75,51 @@ def test_local_data_files_load_through_load_dataset_with_their_splits(tmp_path):
     corpus = load_corpus(f"hf:{files}:::body")
     assert list(corpus.train_docs()) == ["doc one", "doc two"] and list(corpus.val_docs()) == ["held out"]
     assert list((tmp_path / "hf-cache").iterdir())  # datasets' own cache, here the test's
+
+
+def test_a_streamed_local_directory_gives_the_same_documents_without_the_arrow_cache(tmp_path):
+    files = tmp_path / "files"
+    files.mkdir()
+    train, val = salad(300), salad(30, seed=1)
+    for split, texts in (("train", train), ("validation", val)):
+        (files / f"{split}.jsonl").write_text("".join(json.dumps({"body": t}) + "\n" for t in texts))
+    streamed = load_corpus(f"hf:{files}:::body?stream")
+    assert not list(tmp_path.glob("hf-cache/**/*.arrow"))  # nothing was converted into datasets' cache
+    assert list(streamed.train_docs()) == train and list(streamed.val_docs()) == val
+    assert streamed.meta["streaming"] and streamed.meta["rows"] == {"train": None, "val": None}
+    again = load_corpus(f"hf:{files}:::body?stream")
+    assert again.fingerprint == streamed.fingerprint
+    (files / "train.jsonl").write_text(json.dumps({"body": "changed"}) + "\n")
+    assert load_corpus(f"hf:{files}:::body?stream").fingerprint != streamed.fingerprint  # the files' bytes
+    plain = load_corpus(f"hf:{files}:::body")
+    assert list(plain.train_docs()) == ["changed"] and not plain.meta["streaming"]
+    assert list(tmp_path.glob("hf-cache/**/*.arrow"))  # without ?stream, datasets converts it first
+    with pytest.raises(UserError, match="has no column 'text' \\(columns: body\\)"):
+        load_corpus(f"hf:{files}?stream")
+
+
+def test_a_revision_reaches_load_dataset_and_a_hub_stream_needs_one(tmp_path, monkeypatch):
+    d = saved(tmp_path, train=["pinned text"], validation=["held out"])
+    calls = []
+
+    def fake_load_dataset(name, config=None, revision=None, streaming=False):
+        calls.append((name, config, revision, streaming))
+        return datasets.load_from_disk(d)  # what the Hub would give at that revision
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    corpus = load_corpus("hf:user/data@abc123:default")
+    assert calls == [("user/data", "default", "abc123", False)]
+    assert corpus.meta["revision"] == "abc123" and list(corpus.train_docs()) == ["pinned text"]
+    load_corpus("hf:user/data@abc123?stream")
+    assert calls[-1] == ("user/data", None, "abc123", True)
+    for spec, message in (("hf:user/data?stream", "needs a pinned revision, hf:user/data@COMMIT"),
+                          (f"hf:{tmp_path}@v1", "a local directory has no revisions"),
+                          (f"hf:{d}?stream", "memory-mapped Arrow already; drop ?stream"),
+                          ("hf:user/data@abc?fast", "unknown option 'fast'"),
+                          ("hf:user/data@", "write a revision as hf:NAME@REV")):
+        with pytest.raises(UserError, match=re.escape(message)):
+            load_corpus(spec)
+    assert len(calls) == 2
 
 
 def test_prepare_twice_does_the_work_once_and_content_changes_the_fingerprint(tmp_path, capsys):
@@ -110,7 +156,7 @@ def bad_specs(tmp_path):
     yield "config on a saved dataset", f"hf:{d}:wiki", r"written by save_to_disk and has no configs"
     yield "not on the hub, offline", "hf:no-such-user/no-such-dataset", \
         r"hf:no-such-user/no-such-dataset: cannot load the dataset \(.*\); give a Hub dataset name"
-    yield "too many parts", "hf:a:b:c:d:e", r"must look like hf:NAME\[:CONFIG\]\[:SPLIT\]\[:COLUMN\]"
+    yield "too many parts", "hf:a:b:c:d:e", r"must look like hf:NAME\[@REV\]\[:CONFIG\]\[:SPLIT\]\[:COLUMN\]"
 
 
 def test_bad_datasets_exit_2_with_one_line_naming_the_problem(tmp_path, capsys):

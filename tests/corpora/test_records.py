@@ -147,6 +147,28 @@ def test_parquet_documents_from_the_column_in_row_groups(pa, tmp_path):
     assert corpus.meta["rows"] == 10 and corpus.fingerprint != load_corpus(f"parquet:{path}").fingerprint
 
 
+def test_parquet_streams_each_column_chunk_without_pre_buffering_and_gives_every_row(pa, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from lrngpt.corpora import records
+
+    texts = [f"document {i} " + "word " * (i % 50) for i in range(5000)]
+    path = write_parquet(pa, tmp_path / "d.parquet", {"text": texts}, row_group_size=1700)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 3
+    opened = []
+    real = pq.ParquetFile
+
+    def spy(*args, **kwargs):
+        opened.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "ParquetFile", spy)
+    monkeypatch.setattr(records, "PARQUET_BUFFER", 4096)  # many buffer refills per column chunk
+    docs = list(load_corpus(f"parquet:{path}").train_docs())
+    assert docs == [t.strip() for t in texts]  # byte for byte, in order, across row groups and refills
+    assert opened and all(k["pre_buffer"] is False and k["buffer_size"] == 4096 for k in opened)
+
+
 def test_parquet_directory_and_large_strings(pa, tmp_path):
     write_parquet(pa, tmp_path / "b.parquet", {"text": pa.array(["from b"], pa.large_string())})
     write_parquet(pa, tmp_path / "a.parquet", {"text": ["from a"]})

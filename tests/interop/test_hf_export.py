@@ -5,8 +5,10 @@ that GPT-2 cannot express, and occupied output directories, fail with one clear 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -134,7 +136,83 @@ def test_auto_tokenizer_encodes_and_decodes_like_lrn(runs, tmp_path):
     assert all(two_files(t).input_ids == run.tokenizer.encode(t) for t in TEXTS)
     gen = json.loads((tmp_path / "hf" / "generation_config.json").read_text())
     assert gen == {"bos_token_id": run.tokenizer.eot_id, "eos_token_id": run.tokenizer.eot_id,
-                   "pad_token_id": run.tokenizer.eot_id}
+                   "pad_token_id": run.tokenizer.eot_id, "max_length": CONTEXT}
+
+
+# ---- the snippet of the README and of the card, as written; padding; the card's metadata --------
+
+def python_blocks(markdown: str) -> list[str]:
+    """The ```python blocks of a Markdown text that load a model, dedented (the README's sits in a list)."""
+    blocks = re.findall(r"^( *)```python\n(.*?)^\1```", markdown, flags=re.S | re.M)
+    return [textwrap.dedent(body) for _, body in blocks if "AutoModelForCausalLM" in body]
+
+
+@pytest.mark.parametrize("where", ["README.md", "card"])
+def test_the_snippet_runs_as_written_and_fits_its_generation_in_the_context(runs, where, tmp_path, capsys):
+    export_hf(runs["cpu-json"], tmp_path / "hf")
+    text = (Path(__file__).resolve().parents[2] / "README.md" if where == "README.md"
+            else tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
+    (block,) = python_blocks(text)
+    path = "exports/gpt-cpu" if where == "README.md" else "PATH"
+    assert f'from_pretrained("{path}")' in block
+    _, tok = hf_load(tmp_path / "hf")
+    prompt = len(tok("Once upon a time").input_ids)
+    assert prompt + 40 > CONTEXT  # the 40 new tokens the snippet asks for do not fit: it must size them
+    torch.manual_seed(0)
+    namespace = {}
+    exec(compile(block.replace(path, str(tmp_path / "hf")), where, "exec"), namespace)
+    printed = capsys.readouterr().out
+    assert prompt < namespace["out"].shape[1] <= CONTEXT  # (sampling may stop early at <|endoftext|>)
+    assert printed.startswith("Once upon a time") and len(printed) > len("Once upon a time\n")
+
+
+def test_generation_defaults_to_the_context_and_a_batch_pads_on_the_left(runs, tmp_path):
+    export_hf(runs["cpu-json"], tmp_path / "hf")
+    model, tok = hf_load(tmp_path / "hf")
+    run = load_run(runs["cpu-json"])
+    assert model.generation_config.max_length == CONTEXT == tok.model_max_length
+    texts = ["Lily saw", "a , b . Ben ran! the the the"]
+    batch = tok(texts, padding=True, return_tensors="pt")
+    short, long = (run.tokenizer.encode(t) for t in texts)
+    assert batch.input_ids.shape == (2, len(long)) and len(short) < len(long)
+    pad = len(long) - len(short)
+    assert batch.input_ids[0].tolist() == [run.tokenizer.eot_id] * pad + short
+    assert batch.attention_mask[0].tolist() == [0] * pad + [1] * len(short)
+    # without max_new_tokens, generation stops at the context instead of running past it
+    assert model.generate(torch.tensor([long]), attention_mask=torch.ones(1, len(long), dtype=torch.long),
+                          do_sample=False, eos_token_id=None).shape[1] == CONTEXT
+    # the padded batch generates what each prompt generates alone
+    together = model.generate(**batch, max_new_tokens=5, do_sample=False, eos_token_id=None)
+    alone = model.generate(torch.tensor([short]), attention_mask=torch.ones(1, len(short), dtype=torch.long),
+                           max_new_tokens=5, do_sample=False, eos_token_id=None)
+    assert together[0, -5:].tolist() == alone[0, -5:].tolist()
+
+
+def test_the_card_carries_licence_datasets_and_val_bpb_as_an_evaluation_result(runs, tmp_path, monkeypatch):
+    hub = pytest.importorskip("huggingface_hub")
+    summary = json.loads((runs["cpu-json"] / "summary.json").read_text())
+    export_hf(runs["cpu-json"], tmp_path / "hf")
+    card = hub.ModelCard.load(tmp_path / "hf" / "README.md")
+    assert card.data.license == "unknown" and not card.data.datasets  # a text: corpus: lrn cannot know
+    (result,) = card.data.eval_results
+    assert (result.metric_type, result.dataset_split) == ("bits_per_byte", "validation")
+    assert result.metric_value == pytest.approx(summary["val_bpb"], abs=1e-6)
+    export_hf(runs["cpu-json"], tmp_path / "mit", license="mit")
+    assert hub.ModelCard.load(tmp_path / "mit" / "README.md").data.license == "mit"
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # without it: the same metadata by hand
+    export_hf(runs["cpu-json"], tmp_path / "plain", license="apache-2.0")
+    front = (tmp_path / "plain" / "README.md").read_text().split("\n---\n")[0]
+    assert "\nlicense: apache-2.0\n" in front and "\nlibrary_name: transformers\n" in front
+
+
+def test_known_corpora_name_their_dataset_and_licence():
+    from lrngpt.interop.hf_export import card_metadata
+
+    assert card_metadata("tinystories", None) == ("cdla-sharing-1.0", ["roneneldan/TinyStories"])
+    assert card_metadata("nsmc:data/nsmc", None) == ("cc0-1.0", ["e9t/nsmc"])
+    assert card_metadata("stories:5MB", None) == ("mit", [])
+    assert card_metadata("hf:user/corpus@abc123:default:train", None) == ("unknown", ["user/corpus"])
+    assert card_metadata("text:a.txt", "cc-by-4.0") == ("cc-by-4.0", [])
 
 
 # ---- round trip through lrn import-gpt2 ---------------------------------------------------------
@@ -165,7 +243,7 @@ def test_model_card_states_the_corpus_and_the_bits_per_byte_of_the_exported_weig
                               ("best", summary["best_val_bpb"], "best periodic evaluation")):
         export_hf(runs["cpu-json"], tmp_path / which, checkpoint=which)
         card = (tmp_path / which / "README.md").read_text()
-        assert card.startswith("---\nlibrary_name: transformers\n")
+        assert card.startswith("---\n") and "\nlibrary_name: transformers\n" in card.split("\n---\n")[0]
         assert f"| validation bits per byte | {value:.4f} ({how}) |" in card
         assert f"| training corpus | `{load_run(runs['cpu-json']).config.data.corpus}` |" in card
 

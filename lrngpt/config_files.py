@@ -1,0 +1,54 @@
+"""Config files as people write them, beside lrngpt.config's JSON: YAML files, and the output of
+`lrn config show --json` (its key rows) read back as the config it shows."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from lrngpt.config import DERIVED, check_key_form, set_key
+from lrngpt.errors import UserError
+from lrngpt.fsio import user_path
+
+
+def read_yaml(path: Path) -> dict:
+    """A YAML config: a mapping, read as YAML 1.2 reads numbers (1e-3 is a float, not a string)."""
+    try:
+        import yaml
+    except ImportError:
+        raise UserError(f"config {path} is YAML, which needs PyYAML: pip install pyyaml "
+                        "(or pip install 'lrngpt[yaml]')") from None
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    # PyYAML follows YAML 1.1, where a float needs a dot (1.0e-3); litgpt-style files write 1e-3
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
+        r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+    with user_path(path, "config file"):
+        text = path.read_text(encoding="utf-8")
+    try:
+        d = yaml.load(text, Loader=Loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}: {getattr(e, 'problem', '')})" if mark else ""
+        raise UserError(f"config file {path} is not valid YAML{where}; fix it") from None
+    if not isinstance(d, dict):
+        raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "
+                        f"got {type(d).__name__}")
+    return d
+
+
+def from_show(doc: dict, path: Path | str = "config") -> dict:
+    """The config dict of `lrn config show --json`'s output: its key rows, derived keys left out."""
+    d: dict = {}
+    for row in doc["keys"]:
+        if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "value" not in row:
+            raise UserError(f"{path}: every entry of 'keys' must be an object with key and value, as "
+                            f"`lrn config show --json` writes; got {json.dumps(row)[:60]}")
+        if row["key"] in DERIVED:
+            continue
+        check_key_form(row["key"], f"{path}:")
+        set_key(d, row["key"], row["value"])
+    return d
