@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lrngpt.config_files import read_yaml, show_rows
 from lrngpt.errors import UserError
 from lrngpt.fsio import read_json_object
 from lrngpt.models.mlp import MLPConfig
@@ -301,11 +302,13 @@ def read_config_dict(config: str) -> dict:
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    from lrngpt.config_files import from_show, read_yaml
-
     d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
     if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
-        d = from_show(d, path)
+        rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
+        for key, value in rows:
+            if key not in DERIVED:
+                check_key_form(key, f"{path}:")
+                set_key(d, key, value)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     return d

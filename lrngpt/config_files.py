@@ -7,7 +7,6 @@ import json
 import re
 from pathlib import Path
 
-from lrngpt.config import DERIVED, check_key_form, set_key
 from lrngpt.errors import UserError
 from lrngpt.fsio import user_path
 
@@ -40,15 +39,13 @@ def read_yaml(path: Path) -> dict:
     return d
 
 
-def from_show(doc: dict, path: Path | str = "config") -> dict:
-    """The config dict of `lrn config show --json`'s output: its key rows, derived keys left out."""
-    d: dict = {}
+def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]]:
+    """The (key, value) rows of `lrn config show --json`'s output, checked for shape; lrngpt.config
+    turns them into a config dict (derived keys left out)."""
+    rows = []
     for row in doc["keys"]:
         if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "value" not in row:
             raise UserError(f"{path}: every entry of 'keys' must be an object with key and value, as "
                             f"`lrn config show --json` writes; got {json.dumps(row)[:60]}")
-        if row["key"] in DERIVED:
-            continue
-        check_key_form(row["key"], f"{path}:")
-        set_key(d, row["key"], row["value"])
-    return d
+        rows.append((row["key"], row["value"]))
+    return rows
