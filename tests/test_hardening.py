@@ -22,17 +22,9 @@ from lrngpt.config import DERIVED, DataConfig, TrainConfig, load_config
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.run import RunDir
+from tests.cli_run import lrn
 
 # ---- helpers ---------------------------------------------------------------------------------
-
-
-def lrn(capsys, *argv) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:  # argparse refuses a value before a handler runs
-        code = e.code
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def assert_exit_2(result, needle: str | tuple[str, ...] = "") -> str:

@@ -23,19 +23,11 @@ from pathlib import Path
 import pytest
 
 from lrngpt.cli.main import main
+from tests.cli_run import lrn
 
 ROOT = Path(__file__).parents[1]
 TINY = ["--set", "data.vocab_size=300", "--set", "train.steps=2", "--set", "train.eval_every=1",
         "--set", "train.eval_tokens=500", "--set", "train.train_eval_tokens=500", "--set", "train.device=cpu"]
-
-
-def lrn(capsys, *argv) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:  # argparse refuses a value before a handler runs
-        code = e.code
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def one_line(result, code: int, *needles: str) -> str:
