@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || { echo "installing $(TORCH) (CPU build, about 200 MB to download, 750 MB installed; a few minutes)"; \
 	  $(PY) -m pip install -q "$(TORCH)"; }
-	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,parquet,hf,maps]"
+	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,wandb,mlflow,yaml,completion,parquet,hf,maps]"
 	touch $(STAMP)
 
 setup: $(STAMP)
