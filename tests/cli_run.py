@@ -12,3 +12,33 @@ def lrn(capsys, *argv) -> tuple[int, str, str]:
         code = e.code
     cap = capsys.readouterr()
     return code, cap.out, cap.err
+
+
+def sigterm_after(argv: list[str], env: dict, marker: str, delay: float) -> tuple[int, list[str]]:
+    """Run `python -m lrngpt ARGV`, send SIGTERM `delay` seconds after a stderr line holding `marker`,
+    and return (exit code, every stderr line). A run that hangs is killed after 120 s."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=env)
+    guard = threading.Timer(120, child.kill)
+    guard.start()
+    lines: list[str] = []
+    try:
+        for line in child.stderr:
+            lines.append(line)
+            if marker in line:
+                time.sleep(delay)
+                child.send_signal(signal.SIGTERM)
+                break
+        lines += child.stderr.readlines()
+        code = child.wait(timeout=60)
+    finally:
+        guard.cancel()
+        child.kill()
+        child.wait()
+    return code, lines

@@ -8,9 +8,6 @@ import errno
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +19,7 @@ from lrngpt.config import DERIVED, DataConfig, TrainConfig, load_config
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.run import RunDir
-from tests.cli_run import lrn
+from tests.cli_run import lrn, sigterm_after
 
 # ---- helpers ---------------------------------------------------------------------------------
 
@@ -724,21 +721,7 @@ def test_real_permissions_on_a_users_paths_exit_2(base_run, tmp_path, capsys, ru
 
 def test_sigterm_during_data_prepare_exits_130_with_one_line_and_leaves_no_temporary_files(tmp_path):
     env = {**os.environ, "LRN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
-    child = subprocess.Popen([sys.executable, "-m", "lrngpt", "data", "prepare", "--corpus", "stories:3MB"],
-                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    lines = []
-    try:
-        for line in child.stderr:
-            lines.append(line)
-            if "encoding the train split" in line:
-                time.sleep(0.2)
-                child.send_signal(signal.SIGTERM)
-                break
-        lines += child.stderr.readlines()
-        code = child.wait(timeout=60)
-    finally:
-        child.kill()
-        child.wait()
+    code, lines = sigterm_after(["data", "prepare", "--corpus", "stories:3MB"], env, "encoding the train split", 0.2)
     assert code == 130, lines
     assert lines[-1].strip() == "lrn data: interrupted" and not any("Traceback" in x for x in lines)
     left = [p for p in (tmp_path / "cache").rglob("*") if ".tmp-" in p.name]

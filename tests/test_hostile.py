@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from lrngpt.cli.main import main
-from tests.cli_run import lrn
+from tests.cli_run import lrn, sigterm_after
 
 ROOT = Path(__file__).parents[1]
 TINY = ["--set", "data.vocab_size=300", "--set", "train.steps=2", "--set", "train.eval_every=1",
@@ -646,31 +646,12 @@ def test_tokenizer_show_reads_only_ascii_digits_as_ids(mlp_run, capsys):
 
 
 def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_corpus, tmp_path):
-    import signal
-    import threading
-
     argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
             "--set", "data.vocab_size=300", "--set", "train.steps=1000000", "--set", "train.eval_every=1000000",
             "--out", str(tmp_path / "sw")]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LRN_CACHE_DIR": os.environ["LRN_CACHE_DIR"]}
-    child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True, env=env)
-    guard = threading.Timer(120, child.kill)
-    guard.start()
-    lines = []
-    try:
-        for line in child.stderr:
-            lines.append(line)
-            if "step 0: val bpb" in line:  # training begins: a moment later it is inside the step loop
-                threading.Event().wait(1.5)
-                child.send_signal(signal.SIGTERM)
-                break
-        lines += child.stderr.readlines()
-        code = child.wait(timeout=60)
-    finally:
-        guard.cancel()
-        child.kill()
-        child.wait()
+    # training begins at the step-0 line: a moment later it is inside the step loop
+    code, lines = sigterm_after(argv, env, "step 0: val bpb", 1.5)
     said = [x for x in lines if "interrupted at step" in x]
     assert code == 130 and len(said) == 1, "".join(lines[-6:])
     assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
