@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.config import load_config
+from lrngpt.runconfig.schema import load_config
 from lrngpt.models.gpt import GPT
-from lrngpt.sample import SamplingConfig, generate
+from lrngpt.inference.sample import SamplingConfig, generate
 
 
 def threads_note() -> str:

@@ -51,8 +51,8 @@ elif sys.argv[2] == "read":
     out = {"docs": docs, "bytes": n}
 else:
     import hashlib
-    from lrngpt.config import DataConfig
-    from lrngpt.data import prepare
+    from lrngpt.runconfig.schema import DataConfig
+    from lrngpt.data.prepared import prepare
     d = prepare(DataConfig(corpus=sys.argv[1], vocab_size=4096), log=lambda m: None)
     out = {"tokens": d.meta["splits"]["train"]["tokens"],
            "sha256": hashlib.sha256(d.tokens("train").tobytes() + d.tokens("val").tobytes()).hexdigest()}

@@ -18,8 +18,8 @@ import time
 
 CHILD = """
 import json, resource, sys, time
-from lrngpt.config import DataConfig
-from lrngpt.data import prepare
+from lrngpt.runconfig.schema import DataConfig
+from lrngpt.data.prepared import prepare
 t0 = time.perf_counter()
 d = prepare(DataConfig(corpus=sys.argv[1], vocab_size=4096), log=lambda m: None)
 print(json.dumps({"seconds": time.perf_counter() - t0, "tokens": d.meta["splits"]["train"]["tokens"],

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from lrngpt.corpora import EOT
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.tokenizer.bpe import Tokenizer
 
 SOTU = Path(__file__).resolve().parents[2] / "shared" / "data" / "sotu" / "sotu.txt.gz"
 

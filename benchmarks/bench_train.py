@@ -19,8 +19,8 @@ import time
 
 import torch
 
-from lrngpt.config import load_config
-from lrngpt.train import Trainer
+from lrngpt.runconfig.schema import load_config
+from lrngpt.training.trainer import Trainer
 
 
 def timed(fn, n: int) -> float:

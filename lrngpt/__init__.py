@@ -12,15 +12,12 @@ lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, th
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 
-The names load on first use (lrngpt.api), so `import lrngpt` imports neither torch nor matplotlib.
-`lrngpt.config` and `lrngpt.train` are the API's functions, also once the modules of those names
-are imported; code reaches the modules with `from lrngpt.config import ...` or importlib (an
-`import ... as` of the dotted name would give the function; tests/test_architecture.py checks).
+The names load on first use (lrngpt.api), so `import lrngpt` imports neither torch nor matplotlib;
+type checkers read them from the TYPE_CHECKING import below, with their real signatures.
 """
 
 import os
-import sys
-import types
+from typing import TYPE_CHECKING
 
 # OpenMP threads that spin while waiting turn a busy 2-core laptop into a crawl: measured
 # here with another job on the machine, an MLP training step ran at 0.65 of matmul speed
@@ -35,8 +32,30 @@ __all__ = [
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
     "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train",
 ]
-# API names that are also modules of the package: importing the module must not replace the function
-_SHADOWED = {"config", "train"}
+if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
+    from lrngpt.api import (
+        Run,
+        Sweep,
+        config,
+        cost_gpt,
+        cost_mlp,
+        cost_models,
+        lesson_lookup,
+        lesson_lookup_grad,
+        lesson_renumber,
+        lesson_softmax_bottleneck,
+        lesson_tying,
+        load,
+        load_sweep,
+        plan,
+        sweep,
+        table,
+        theory_fourth_root,
+        theory_jl,
+        theory_random_cosine,
+        train,
+    )
+    from lrngpt.errors import UserError
 
 
 def __getattr__(name: str):
@@ -51,15 +70,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name, value):
-        # the import system sets each submodule as an attribute of its package once it is loaded
-        # (lrngpt.train = <module lrngpt.train>); for the API's names the function stays
-        if name in _SHADOWED and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

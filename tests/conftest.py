@@ -126,7 +126,7 @@ def text_corpus(tmp_path_factory):
 @pytest.fixture
 def tiny_config(text_corpus):
     """A seconds-long MLP run config on the session corpus; call it with --set style overrides."""
-    from lrngpt.config import load_config
+    from lrngpt.runconfig.schema import load_config
 
     def make(*overrides: str):
         return load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300",

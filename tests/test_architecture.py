@@ -4,7 +4,6 @@ atomic renames live in one helper; commands that need no torch start without it.
 from __future__ import annotations
 
 import ast
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +15,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 # Bottom to top, as the README's "Architecture" section draws them. The package's __init__ re-exports
 # the Python API (loaded on first use, so importing any module stays as cheap as it was).
 LAYERS = [
-    {"errors", "fsio", "ownership", "log", "validate"},
+    {"errors", "core"},
     {"corpora", "tokenizer", "models"},
-    {"config", "config_help", "config_files"},
-    {"data", "splits", "checkpoint", "distributed", "precision", "run", "run_files"},
-    {"train", "schedule", "trackers", "evaluate", "sample", "interop"},
+    {"runconfig"},
+    {"data", "store", "device"},
+    {"training", "inference", "interop"},
     {"analysis"},
-    {"demo", "doctor", "experiments", "explorer"},
+    {"experiments", "explorer"},
     {"report"},
     {"api", "__init__"},
     {"cli", "__main__"},
@@ -67,24 +66,27 @@ def test_nothing_outside_cli_imports_cli():
     assert [p for p, top in modules() if top not in ("cli", "__main__") and "cli" in imported_tops(p)] == []
 
 
-def test_no_code_reaches_a_module_that_the_api_shadows_by_attribute():
-    """lrngpt.config and lrngpt.train are the API's functions: an `import ... as` of those dotted names,
-    a monkeypatch by their dotted path or an attribute call through them would get the function;
-    `from lrngpt.train import X` (or importlib.import_module) gets the module."""
-    from lrngpt import _SHADOWED
+def test_the_top_level_holds_only_subpackages_the_api_and_errors():
+    """Every module sits in the subpackage of its layer; the top level is the API's face."""
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "errors.py"]
 
-    names = "|".join(sorted(_SHADOWED))
-    pattern = re.compile(rf"import lrngpt\.({names}) as|[\"']lrngpt\.({names})\.\w|\blrngpt\.({names})\.\w+\s*\(")
-    root = PACKAGE.parent
-    found = [f"{p.relative_to(root)}: {m.group(0)}" for d in ("lrngpt", "tests", "benchmarks")
-             for p in sorted((root / d).rglob("*.py")) for m in pattern.finditer(p.read_text())]
-    assert found == []
+
+def test_no_module_is_named_like_an_api_name():
+    """lrngpt.train is the API's function and nothing else: no module anywhere in the package shares
+    a name with a name the API exports, so an attribute never means two things."""
+    import lrngpt
+
+    names = {n for n in lrngpt.__all__ if not n.startswith("_")}
+    clashes = sorted(module_name(p) for p in PACKAGE.rglob("*.py") if p.stem in names
+                     or (p.name == "__init__.py" and p.parent.name in names))
+    assert clashes == []
 
 
 def test_atomic_renames_live_in_fsio_only():
     users = [p.relative_to(PACKAGE).as_posix() for p, _ in modules()
              if any(s in p.read_text() for s in ("os.replace(", "os.rename(", ".rename(", "os.link("))]
-    assert users == ["fsio.py"]
+    assert users == ["core/fsio.py"]
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["theory", "fourth-root", "--n", "4096"],

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.config import load_config, parse_value
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import load_config, parse_value
 
 YAML = """\
 # a litgpt / nanoGPT-style file

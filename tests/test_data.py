@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from lrngpt.config import DataConfig
 from lrngpt.corpora import load_corpus
-from lrngpt.data import BatchSampler, prepare, split_documents
+from lrngpt.data.prepared import BatchSampler, prepare, split_documents
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DataConfig
 
 
 def test_split_by_document_is_deterministic_and_follows_the_seed(text_corpus):
@@ -115,21 +115,21 @@ def test_val_split_chunks_draws_validation_from_all_over_a_one_document_text(tmp
 
 
 def test_val_split_enters_the_cache_key_only_when_it_is_not_the_default(tmp_path):
-    from lrngpt.data import data_key
+    from lrngpt.data.prepared import data_key
 
     corpus = load_corpus(f"text:{numbered_book(tmp_path, 50)}")
     keys = {s: data_key(corpus, DataConfig(corpus=corpus.spec, vocab_size=300, val_split=s))
             for s in ("documents", "chunks")}
     assert keys["documents"] != keys["chunks"]
     # the default's key is the one data prepared before data.val_split existed had: caches stay valid
-    import lrngpt.data as d
+    import lrngpt.data.prepared as d
 
     old = d._hash(corpus.fingerprint, 300, 0.05, 0, 100_000_000)
     assert keys["documents"] == old
 
 
 def test_val_split_is_checked_in_the_config_and_refused_for_a_corpus_with_its_own_split(tmp_path):
-    from lrngpt.config import load_config
+    from lrngpt.runconfig.schema import load_config
 
     with pytest.raises(UserError, match="data.val_split must be one of documents, chunks"):
         load_config("mlp-tiny", ["data.val_split=pieces"])

@@ -12,8 +12,8 @@ import sys
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint
-from lrngpt.run import LAST
+from lrngpt.store.checkpoint import load_checkpoint
+from lrngpt.store.rundir import LAST
 
 
 def train_args(out, corpus, extra=()) -> list[str]:
@@ -96,9 +96,9 @@ def test_a_rank_other_than_zero_writes_nothing(tiny_config, tmp_path, monkeypatc
     import torch.distributed
     import torch.nn.parallel
 
-    from lrngpt.distributed import Distributed
+    from lrngpt.device.distributed import Distributed
 
-    tr = importlib.import_module("lrngpt.train")  # the module (lrngpt.train is the API's function)
+    tr = importlib.import_module("lrngpt.training.trainer")  # the module (lrngpt.train is the API's function)
 
     monkeypatch.setattr(tr.Distributed, "from_env", classmethod(lambda cls: Distributed(1, 2, 0)))
     monkeypatch.setattr(Distributed, "init", lambda self, device: None)

@@ -76,7 +76,7 @@ def test_the_readme_opens_with_make_demo_and_make_test_then_the_first_hour_in_co
 def test_every_setting_the_chapter_does_not_state_switches_back_with_its_set():
     """The study's table of mlp-chapter's own choices: each row's --set is a valid override that changes
     the preset's value (so the table cannot name a key or value that does nothing)."""
-    from lrngpt.config import load_config, read_config_dict
+    from lrngpt.runconfig.schema import load_config, read_config_dict
 
     text = (ROOT / "docs" / "embedding-width-study.md").read_text(encoding="utf-8")
     table = text.split("### What the chapter does not state", 1)[1].split("\n\n", 3)[2]

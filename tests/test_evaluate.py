@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from lrngpt.evaluate import evaluate_bpb, window_starts
+from lrngpt.inference.evaluate import evaluate_bpb, window_starts
 
 
 class FixedLM(nn.Module):
@@ -71,7 +71,7 @@ def test_max_tokens_spreads_windows_over_the_split_not_a_prefix():
     r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=100)
     assert r["tokens"] == 99  # ten windows of the 10-token grid; the last one has 9 targets
     assert r["bpb"] == pytest.approx(1.5, abs=0.01)  # a 100-token prefix would give exactly 1.0
-    from lrngpt.evaluate import spread_windows
+    from lrngpt.inference.evaluate import spread_windows
 
     windows = spread_windows(1000, 10, 100)
     assert windows[0][0] == 0 and windows[-1][0] + windows[-1][1] == 999  # first and last window kept
@@ -86,7 +86,7 @@ def test_prefix_windows_score_exactly_the_first_max_tokens_targets():
     assert r["tokens"] == 100 and r["bpb"] == pytest.approx(1.0, abs=1e-6)  # only 1s: the prefix (spread: 1.5)
     r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=995, windows="prefix")
     assert r["tokens"] == 995 and r["bpb"] == pytest.approx((499 + 2 * 496) / 995)
-    from lrngpt.evaluate import capped_windows
+    from lrngpt.inference.evaluate import capped_windows
 
     assert capped_windows(1000, 10, 95, "prefix")[-1] == (90, 5)  # the last window cut to fit
     assert capped_windows(1000, 10, None, "prefix") == window_starts(1000, 10)
@@ -145,7 +145,7 @@ def test_full_context_with_spread_windows_scores_the_same_targets_as_window():
 
 
 def test_gpt_full_context_is_a_sliding_window_with_stride_half_the_context():
-    from lrngpt.evaluate import context_plan
+    from lrngpt.inference.evaluate import context_plan
     from lrngpt.models.gpt import GPT, GPTConfig
 
     torch.manual_seed(0)
@@ -167,9 +167,9 @@ def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_it
     import json
 
     from lrngpt.cli.main import main
-    from lrngpt.data import data_cache_dir, load_prepared
-    from lrngpt.run import load_run
-    from lrngpt.train import train
+    from lrngpt.data.prepared import data_cache_dir, load_prepared
+    from lrngpt.store.rundir import load_run
+    from lrngpt.training.trainer import train
 
     summary = train(tiny_config("train.steps=10"), tmp_path / "run", progress=False, log=lambda m: None)
     out = {}
@@ -190,7 +190,7 @@ def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_it
 
 
 def test_sampler_replay_counts_exactly_the_targets_training_read():
-    from lrngpt.data import BatchSampler
+    from lrngpt.data.prepared import BatchSampler
 
     tokens = np.arange(5_000)  # each token is its own position, so a batch shows where it was drawn from
     seen = np.zeros(len(tokens), dtype=np.int64)
@@ -215,9 +215,9 @@ def test_marked_and_unmarked_targets_recombine_to_the_whole():
 
 
 def test_eval_by_reads_splits_the_train_bpb_of_a_run(tiny_config, tmp_path):
-    from lrngpt.data import BatchSampler, prepare
-    from lrngpt.evaluate import evaluate_run
-    from lrngpt.train import train
+    from lrngpt.data.prepared import BatchSampler, prepare
+    from lrngpt.inference.evaluate import evaluate_run
+    from lrngpt.training.trainer import train
 
     cfg = tiny_config("train.steps=20")
     train(cfg, tmp_path / "r", progress=False)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.cli.main import main
-from lrngpt.config import PRESET_DIR, load_config
-from lrngpt.run import INIT, LAST, load_run
-from lrngpt.train import train
+from lrngpt.runconfig.schema import PRESET_DIR, load_config
+from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
+from lrngpt.store.rundir import INIT, LAST, load_run
+from lrngpt.training.trainer import train
 
 CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 

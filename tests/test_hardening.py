@@ -15,10 +15,10 @@ import pytest
 import torch
 
 from lrngpt.cli.main import main
-from lrngpt.config import DERIVED, DataConfig, TrainConfig, load_config
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.run import RunDir
+from lrngpt.runconfig.schema import DERIVED, DataConfig, TrainConfig, load_config
+from lrngpt.store.rundir import RunDir
 from tests.cli_run import lrn, sigterm_after
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -60,7 +60,7 @@ TINY = ["data.corpus=stories:300KB", "data.vocab_size=1024", "train.device=cpu",
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory):
     """An mlp-tiny run on the stories corpus, stopped at step 3 of 6: every run file, resumable."""
-    from lrngpt.train import train
+    from lrngpt.training.trainer import train
 
     run = tmp_path_factory.mktemp("base") / "run"
     train(load_config("mlp-tiny", TINY), run, stop_at=3, progress=False, log=lambda m: None)
@@ -405,8 +405,8 @@ def test_data_prepare_out_with_damaged_files_exits_2_and_force_rebuilds_it(prepa
 
 
 def test_a_damaged_cache_entry_is_rebuilt_not_blamed_on_the_user(capsys, tmp_path):
-    from lrngpt.config import DataConfig
-    from lrngpt.data import prepare
+    from lrngpt.data.prepared import prepare
+    from lrngpt.runconfig.schema import DataConfig
 
     cfg = DataConfig(corpus="stories:50KB:7", vocab_size=300)
     first = prepare(cfg, log=lambda m: None)
@@ -466,8 +466,8 @@ def test_head_count_advice_is_bounded_for_any_width(capsys):
 
 
 def test_mlp_sampling_feeds_only_the_last_block_and_gives_the_same_tokens(base_run):
-    from lrngpt.run import load_run
-    from lrngpt.sample import SamplingConfig, generate
+    from lrngpt.inference.sample import SamplingConfig, generate
+    from lrngpt.store.rundir import load_run
 
     run = load_run(base_run)
     cfg = SamplingConfig(max_new_tokens=300, seed=3, stop_at_eot=False)
@@ -500,7 +500,7 @@ def test_a_run_stopped_before_its_first_checkpoint_points_to_force_both_ways(tmp
 
 
 def test_a_checkpoint_from_another_run_is_named(base_run, tmp_path, capsys, run_copy):
-    from lrngpt.train import train
+    from lrngpt.training.trainer import train
 
     other = tmp_path / "other"
     train(load_config("mlp-tiny", [*TINY, "model.n_embd=8", "train.steps=1"]), other, progress=False, log=lambda m: None)
@@ -666,8 +666,8 @@ def test_data_prepare_force_never_replaces_a_users_files(tmp_path, capsys, monke
 def test_permission_errors_on_a_users_paths_name_the_path(base_run, tmp_path, capsys, monkeypatch, run_copy):
     import pathlib
 
+    import lrngpt.core.fsio as fsio
     import lrngpt.corpora.text as text_corpus
-    import lrngpt.fsio as fsio
 
     config = tmp_path / "cfg.json"
     config.write_text(json.dumps(load_config("mlp-tiny", TINY).to_dict()))

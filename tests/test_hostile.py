@@ -73,7 +73,7 @@ def failing_writes(monkeypatch, code: int, after: int = 0, match: str = ""):
         return Failing(f) if any(c in mode for c in "wax") and match in str(file) else f
 
     with monkeypatch.context() as m:
-        for module in ("lrngpt.fsio", "lrngpt.data", "lrngpt.run"):
+        for module in ("lrngpt.core.fsio", "lrngpt.data.prepared", "lrngpt.store.rundir"):
             m.setattr(f"{module}.open", fake_open, raising=False)
         yield
 
@@ -158,7 +158,7 @@ def test_a_refused_write_exits_2_naming_the_path(code, needle, text_corpus, tmp_
 
 def test_an_oserror_from_anywhere_is_mapped_by_its_errno(capsys, monkeypatch, tmp_path):
     """What no closer handler caught: a library's own file, an append to metrics.jsonl."""
-    import lrngpt.cli.theory as theory
+    import lrngpt.cli.cmd_theory as theory
 
     for code, exit_code, needle in ((errno.EROFS, 2, "read-only"), (errno.EACCES, 2, "permission denied"),
                                     (errno.ENOSPC, 1, "disk full while writing"), (errno.EFBIG, 2, "ulimit -f")):
@@ -222,8 +222,8 @@ def _deny_memmap(monkeypatch, path: Path):
 
 
 def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
-    from lrngpt.data import data_cache_dir
-    from lrngpt.train import train
+    from lrngpt.data.prepared import data_cache_dir
+    from lrngpt.training.trainer import train
 
     summary = train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
     train_bin = data_cache_dir() / summary["data_key"] / "train.bin"
@@ -234,7 +234,7 @@ def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_pat
 def test_an_unwritable_cache_directory_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
     import pathlib
 
-    from lrngpt.train import train
+    from lrngpt.training.trainer import train
 
     train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
     cache = tmp_path / "cache"  # an empty cache that cannot be written: the data cannot be prepared there
@@ -253,8 +253,8 @@ def test_an_unwritable_cache_directory_in_eval_exits_2_naming_it(tiny_config, tm
 # ---- 2. inputs checked at the door ----------------------------------------------------------------
 
 def test_a_replaced_cached_tokenizer_is_trained_again_not_used(text_corpus, tmp_path, capsys):
-    from lrngpt.data import data_cache_dir
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.data.prepared import data_cache_dir
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     argv = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", 290, "--out"]
     assert lrn(capsys, *argv, tmp_path / "first")[0] == 0
@@ -280,8 +280,8 @@ def _poison(state: dict, name: str, value: float) -> None:
 @pytest.fixture(scope="module")
 def gpt_export(text_corpus, tmp_path_factory):
     """A tiny GPT run exported as a Hugging Face GPT-2 directory: what `lrn import-gpt2` reads."""
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     d = tmp_path_factory.mktemp("gpt")
     cfg = load_config("gpt-default", [f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16",
@@ -313,8 +313,8 @@ def test_a_checkpoint_with_non_finite_weights_is_refused_at_load_naming_the_tens
         argv, tiny_config, tmp_path, capsys):
     import torch
 
-    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
-    from lrngpt.train import train
+    from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
+    from lrngpt.training.trainer import train
 
     d = tmp_path / "run"
     train(tiny_config("train.steps=4"), d, stop_at=2, progress=False, log=lambda m: None)
@@ -367,7 +367,7 @@ def test_a_sweep_json_with_a_value_of_the_wrong_type_exits_2_with_one_line(finis
 @pytest.mark.parametrize("tail", ['{"step": 3, "lo', "garbage\n", "\x00\x00\x00"], ids=["cut by a kill", "garbage",
                                                                                      "zeros"])
 def test_a_bad_last_line_of_metrics_jsonl_is_skipped_with_one_warning(tail, tiny_config, tmp_path, capsys):
-    from lrngpt.train import train
+    from lrngpt.training.trainer import train
 
     d = tmp_path / "run"
     train(tiny_config("train.steps=2"), d, progress=False, log=lambda m: None)
@@ -415,7 +415,7 @@ def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(t
 
 def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpus, tmp_path, capsys, monkeypatch):
     import lrngpt.experiments.estimate as estimate
-    from lrngpt.experiments.plan import MAX_PROBES
+    from lrngpt.experiments.dry_run import MAX_PROBES
 
     probed = []
     real = estimate.probe
@@ -436,8 +436,8 @@ def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpu
 
 @pytest.fixture(scope="module")
 def mlp_run(text_corpus, tmp_path_factory):
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     d = tmp_path_factory.mktemp("mlp") / "run"
     train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
@@ -447,8 +447,8 @@ def mlp_run(text_corpus, tmp_path_factory):
 
 
 def test_sample_prints_its_text_as_it_is_generated_and_the_same_text_as_json(mlp_run, capsys):
-    from lrngpt.run import load_run
-    from lrngpt.sample import SamplingConfig, sample_texts
+    from lrngpt.inference.sample import SamplingConfig, sample_texts
+    from lrngpt.store.rundir import load_run
 
     pieces = []
     samples = sample_texts(load_run(mlp_run), "Lily saw", SamplingConfig(max_new_tokens=40, seed=3, stop_at_eot=False),
@@ -551,7 +551,7 @@ def test_the_walker_finds_an_option_the_command_lacks():
 
 
 def _stopped_before_first_checkpoint(t: Path, **_) -> Path:
-    from lrngpt.run import RunDir
+    from lrngpt.store.rundir import RunDir
 
     run = RunDir(t / "stopped")
     run.start()
@@ -571,8 +571,8 @@ def _imported(t: Path, gpt_export: Path, **_) -> Path:
 
 
 def _edited_corpus(t: Path, **_) -> Path:
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     corpus = t / "corp.txt"
     corpus.write_text("Lily saw a cat. Tom saw a dog. " * 300)

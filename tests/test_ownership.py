@@ -8,8 +8,8 @@ import os
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.run import LAST, RunDir
-from lrngpt.train import train
+from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.training.trainer import train
 
 
 def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(text_corpus, tmp_path, capsys,
@@ -42,9 +42,9 @@ def test_a_full_disk_on_resume_leaves_config_and_checkpoint_intact(tiny_config, 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("lrngpt.fsio.os.fsync", full)
+    monkeypatch.setattr("lrngpt.core.fsio.os.fsync", full)
     code = main(["train", "--out", str(run), "--resume"])
-    monkeypatch.setattr("lrngpt.fsio.os.fsync", real_fsync)
+    monkeypatch.setattr("lrngpt.core.fsio.os.fsync", real_fsync)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and "disk full while writing" in err[-1] and "earlier file is intact" in err[-1]
     assert (run / "config.json").read_bytes() == config
@@ -56,8 +56,8 @@ def test_a_full_disk_on_resume_leaves_config_and_checkpoint_intact(tiny_config, 
 def test_a_wrong_tokenizer_in_the_data_cache_is_rebuilt_not_used(tiny_config, tmp_path):
     first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
     cache = RunDir(tmp_path / "a").summary()["data_key"]
-    from lrngpt.data import data_cache_dir
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.data.prepared import data_cache_dir
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     entry = data_cache_dir() / cache
     Tokenizer.train(["some other text entirely"] * 20, 260).save(entry / "tokenizer.json")
@@ -70,7 +70,7 @@ def test_a_wrong_tokenizer_in_the_data_cache_is_rebuilt_not_used(tiny_config, tm
 
 def test_a_truncated_token_file_in_the_cache_is_rebuilt(tiny_config, tmp_path):
     first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
-    from lrngpt.data import data_cache_dir
+    from lrngpt.data.prepared import data_cache_dir
 
     train_bin = data_cache_dir() / first["data_key"] / "train.bin"
     train_bin.write_bytes(train_bin.read_bytes()[:100])

@@ -8,11 +8,11 @@ import json
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint
+from lrngpt.device.precision import DeviceCaps, apply_tf32, resolve_precision, saved_dtype
 from lrngpt.errors import UserError
-from lrngpt.precision import DeviceCaps, apply_tf32, resolve_precision, saved_dtype
-from lrngpt.run import LAST
-from lrngpt.train import train
+from lrngpt.store.checkpoint import load_checkpoint
+from lrngpt.store.rundir import LAST
+from lrngpt.training.trainer import train
 
 CPU = DeviceCaps("cpu", "a CPU", None, True)
 H100 = DeviceCaps("cuda", "NVIDIA H100 80GB HBM3", (9, 0), True, 80 * 2**30)

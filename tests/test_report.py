@@ -21,7 +21,7 @@ from lrngpt.report import (
     WIDTH_SWEEP_SECTIONS,
     write_report,
 )
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.store.rundir import read_metrics, read_summary
 from tests import browser
 
 
@@ -32,8 +32,8 @@ def test_the_page_leads_with_the_headline_and_ends_with_the_details():
 
 
 def _train(tmp_path_factory, name: str, *overrides: str):
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     run_dir = tmp_path_factory.mktemp("report") / name
     cfg = load_config("mlp-tiny", ["train.device=cpu", "train.steps=10", "train.eval_every=5", *overrides])
@@ -55,7 +55,7 @@ def stories_run(tmp_path_factory):
 def _sweep(tmp_path_factory, text_corpus, name: str, steps: int, axes: dict | None = None, study: str | None = None):
     """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus
     (or the grid `axes`, with a study preset's derived settings)."""
-    from lrngpt.experiments.sweep import resolve_sweep, run_sweep
+    from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     root = tmp_path_factory.mktemp("sweep")
     spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": axes or {"model.n_embd": [8, 16]},
@@ -153,8 +153,8 @@ def test_numbers_are_formatted_by_kind(text_run, tmp_path):
 
 
 def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_run, tmp_path, capsys):
-    from lrngpt.data import data_cache_dir, load_prepared
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.data.prepared import data_cache_dir, load_prepared
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     write_report(text_run, tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text()
@@ -180,7 +180,7 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
 
 def test_a_run_whose_best_is_not_its_last_shows_both_neighbour_lists(text_run, tmp_path):
     from lrngpt.analysis.embeddings import token_neighbors
-    from lrngpt.run import load_run
+    from lrngpt.store.rundir import load_run
 
     run = shutil.copytree(text_run, tmp_path / "run")
     shutil.copy(run / "ckpt_init.pt", run / "ckpt_best.pt")  # as if the best were an earlier step

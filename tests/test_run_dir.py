@@ -10,15 +10,15 @@ import sys
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.run import LAST, RunDir
-from lrngpt.train import train
+from lrngpt.store.checkpoint import load_checkpoint
+from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.training.trainer import train
 
 HOLD = """
 import sys, time
-from lrngpt.run import RunDir
+from lrngpt.store.rundir import RunDir
 run = RunDir(sys.argv[1]).lock()  # held while the object lives
 print("locked", flush=True)
 time.sleep(60)
@@ -156,7 +156,7 @@ def test_an_unreadable_checkpoint_is_a_permission_error_not_corruption(tiny_conf
 
 def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads_as_the_first(
         tiny_config, tmp_path, capsys):
-    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+    from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 
     run = tmp_path / "r"
     train(tiny_config("train.steps=2"), run, progress=False, log=lambda m: None)

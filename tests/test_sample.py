@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from lrngpt.errors import UserError
+from lrngpt.inference.sample import SamplingConfig, filter_logits, generate
 from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.models.mlp import MLPLM, MLPConfig
-from lrngpt.sample import SamplingConfig, filter_logits, generate
 
 V = 41
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.tokenizer.bpe import Tokenizer
 
 TRAIN_TEXT = [
     "Once upon a time, Lily saw a red cat in the park. \"Hello!\" she said.",

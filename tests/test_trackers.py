@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lrngpt.config import load_config
 from lrngpt.errors import UserError
-from lrngpt.trackers import tags
-from lrngpt.train import train
+from lrngpt.runconfig.schema import load_config
+from lrngpt.training.trackers import tags
+from lrngpt.training.trainer import train
 
 STEPS, EVAL, CRASH = 12, 4, 7  # the last checkpoint before the crash is the evaluation at step 4
 
@@ -101,7 +101,7 @@ def test_a_sweep_point_writes_its_swept_keys_to_tensorboards_hparams_tab(tmp_pat
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from tensorboard.plugins.hparams import plugin_data_pb2
 
-    from lrngpt.experiments.sweep import resolve_sweep, run_sweep
+    from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     sweep = resolve_sweep("embed-dim", "tiny", sets=["train.logger=tensorboard"], axes=["model.n_embd=4,8"])
     run_sweep(sweep, tmp_path, shard=(1, 2), log=lambda m: None)  # the point n_embd=8 only

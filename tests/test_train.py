@@ -12,10 +12,10 @@ import time
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint
 from lrngpt.errors import UserError
-from lrngpt.run import INIT, LAST
-from lrngpt.train import lr_at, train
+from lrngpt.store.checkpoint import load_checkpoint
+from lrngpt.store.rundir import INIT, LAST
+from lrngpt.training.trainer import lr_at, train
 
 
 def weights(run_dir):
@@ -130,8 +130,8 @@ def test_learning_rate_warms_up_then_decays_to_min_lr(tiny_config):
 CHILD = """
 import logging, sys, time
 logging.basicConfig(level=logging.INFO, format="%(message)s")  # an application shows the library's lines
-from lrngpt.config import load_config
-from lrngpt.train import train
+from lrngpt.runconfig.schema import load_config
+from lrngpt.training.trainer import train
 cfg = load_config("mlp-tiny", ["data.corpus={corpus}", "data.vocab_size=300", "train.steps=100000",
                                 "train.eval_every=100000", "train.save_every={save_every}",
                                 "model.n_hidden=512", "train.device=cpu"])

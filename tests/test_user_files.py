@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.config import PRESET_DIR, load_config
-from lrngpt.data import data_cache_dir
-from lrngpt.run import METRICS
-from lrngpt.train import train
+from lrngpt.data.prepared import data_cache_dir
+from lrngpt.runconfig.schema import PRESET_DIR, load_config
+from lrngpt.store.rundir import METRICS
+from lrngpt.training.trainer import train
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -71,7 +71,7 @@ class Timers:
     def __init__(self):
         import importlib
 
-        lt = importlib.import_module("lrngpt.train")  # the module (lrngpt.train is the API's function)
+        lt = importlib.import_module("lrngpt.training.trainer")  # the module (lrngpt.train is the API's function)
 
         self.calls: list[dict] = []
         self._eval = 0.0
@@ -96,7 +96,7 @@ class Timers:
 
 def run_one_sweep(label: str, scale: str, sets: list[str], axes: list[str], work: Path, out: Path,
                   timers: Timers, gpu: str | None, log) -> dict:
-    from lrngpt.experiments.sweep import resolve_sweep, run_sweep
+    from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     sweep = resolve_sweep("embed-dim", scale, sets, axes)
     sweep_dir = work / label
@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     import torch
 
-    from lrngpt.config import DataConfig
-    from lrngpt.data import prepare
+    from lrngpt.runconfig.schema import DataConfig
+    from lrngpt.data.prepared import prepare
     from lrngpt.errors import UserError
 
     out = Path(args.out)

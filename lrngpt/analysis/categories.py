@@ -21,8 +21,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
-from lrngpt.fsio import user_path
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
 STORIES_FILE = "stories_categories.json"

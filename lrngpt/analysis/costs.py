@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from lrngpt.core.fsio import read_json
+from lrngpt.core.validate import divisors
 from lrngpt.errors import UserError
-from lrngpt.fsio import read_json
 from lrngpt.models import FFN_KINDS
 from lrngpt.models import GATED_FFNS as GATED
-from lrngpt.validate import divisors
 
 # Sizes `lrn cost` prices: far beyond any model (it only does arithmetic), but bounded so that
 # listing the head counts of a width (divisors, found up to its square root) stays instant.

@@ -126,12 +126,12 @@ RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 
 def load_table(run_dir, which: str = "last", *, untrained: bool = False):
-    """A run (lrngpt.run.LoadedRun) and its token embedding table, float32 (V, d).
+    """A run (lrngpt.store.rundir.LoadedRun) and its token embedding table, float32 (V, d).
 
     which: "last" (ckpt_last.pt), "best" (ckpt_best.pt, the best periodic val bpb; the last
     weights when the run has none) or "init" (ckpt_init.pt, step 0); untrained=True is "init".
     """
-    from lrngpt.run import load_run
+    from lrngpt.store.rundir import load_run
 
     run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
@@ -140,7 +140,7 @@ def load_table(run_dir, which: str = "last", *, untrained: bool = False):
 def init_table(run_dir):
     """The untrained table (ckpt_init.pt), or None when the run has none (an imported model, a
     run from before ckpt_init.pt); a damaged ckpt_init.pt is an error, not a missing reference."""
-    from lrngpt.run import RunDir
+    from lrngpt.store.rundir import RunDir
 
     if not RunDir(run_dir).has_checkpoint("init"):
         return None
@@ -187,7 +187,7 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     Words that the BPE splits are listed and not scored; a category with fewer than 2
     single-token words is dropped with a note; fewer than 2 categories left is an error.
     """
-    from lrngpt import log as logging
+    from lrngpt.core import log as logging
 
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)

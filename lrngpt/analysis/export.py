@@ -3,7 +3,7 @@
     DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
     DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
     DIR/lrn-export.json         what was exported (run, step, rows, width)
-    DIR/.lrn-output             the manifest: every file above with its sha256 (lrngpt.ownership)
+    DIR/.lrn-output             the manifest: every file above with its sha256 (lrngpt.core.ownership)
   with --format projector also
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
@@ -24,9 +24,9 @@ import numpy as np
 
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.errors import UserError
-from lrngpt.ownership import check_dir_target, owned_dir
-from lrngpt.run import CHECKPOINT_LABELS, RunDir
+from lrngpt.store.rundir import CHECKPOINT_LABELS, RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"

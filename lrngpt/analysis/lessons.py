@@ -20,8 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.core.validate import check_memory
 from lrngpt.errors import UserError
-from lrngpt.validate import check_memory
 
 # the lecture's hand example
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
@@ -206,7 +206,7 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
     if run_dir is None:
         models, source = _random_models(seed), "random contexts"
     else:
-        from lrngpt.run import load_run
+        from lrngpt.store.rundir import load_run
 
         run = load_run(run_dir)
         cfg = run.config
@@ -266,7 +266,7 @@ def permuted_model(model: nn.Module, inverse: torch.Tensor, output: bool) -> nn.
 def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) -> dict:
     """bpb of a trained model, of its table with permuted rows, and of the model relabelled
     consistently (table rows, output rows and the text's ids by the same permutation)."""
-    from lrngpt.evaluate import evaluate_bpb
+    from lrngpt.inference.evaluate import evaluate_bpb
 
     if max_tokens < 2:
         raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
@@ -274,7 +274,7 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
         model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or (lambda m: print(m, file=sys.stderr)))
     else:
         from lrngpt.analysis.vocab import run_data
-        from lrngpt.run import load_run
+        from lrngpt.store.rundir import load_run
 
         run = load_run(run_dir)
         data = run_data(run, log)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lrngpt import log as logging
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -43,7 +43,7 @@ def token_text(tokenizer, i: int) -> str:
 def run_data(run, log=None):
     """The prepared token arrays a run was trained on (found in the cache, else prepared again),
     or None for a run that has none of its own (an imported GPT-2)."""
-    from lrngpt.data import prepare
+    from lrngpt.data.prepared import prepare
 
     if run.checkpoint.get("data_key") is None:
         return None
@@ -83,7 +83,7 @@ def frequency_order(counts: np.ndarray | None, rows: int) -> np.ndarray:
 def show(path, items: list[str], as_text: bool = False) -> dict:
     """`lrn tokenizer show`: a tokenizer (a run directory, a directory with tokenizer.json, or the
     file) and the lookup of every item (see show_tokens)."""
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     tok = Tokenizer.load(path)
     return {"tokenizer": str(path), "vocab_size": tok.vocab_size, "results": show_tokens(tok, items, as_text)}

@@ -8,7 +8,7 @@
     sweep.table                                                   # a DataFrame when pandas is there
 
 Each function here calls the library function the matching `lrn` command calls (`train` is
-lrngpt.train.train, `sweep` lrngpt.experiments.sweep.run_sweep, `Run.eval` lrngpt.evaluate.evaluate_run),
+lrngpt.training.trainer.train, `sweep` lrngpt.experiments.runner.run_sweep, `Run.eval` lrngpt.inference.evaluate.evaluate_run),
 so a notebook and the command line compute the same numbers. Results are plain data (dicts, lists,
 floats) or, for tables, a pandas DataFrame when pandas is importable; figures are matplotlib
 `Figure`s; a `Run` and a `Sweep` render as the report's headline and figure under a cell. Bad input
@@ -41,7 +41,7 @@ from lrngpt.api.results import Run, Sweep, table
 from lrngpt.errors import UserError
 
 if TYPE_CHECKING:
-    from lrngpt.config import RunConfig
+    from lrngpt.runconfig.schema import RunConfig
 
 Overrides = Mapping[str, Any] | Iterable[str] | str | None
 MetricCallback = Callable[[dict], None]
@@ -73,7 +73,7 @@ def config(name_or_path: str | Path | RunConfig, set: Overrides = None, **overri
     a bad key or value raises UserError with the message `--set` gives.
 
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
-    from lrngpt.config import RunConfig, config_from, read_config_dict
+    from lrngpt.runconfig.schema import RunConfig, config_from, read_config_dict
 
     items = _override_list(set) + _override_list(overrides)
     if isinstance(name_or_path, RunConfig):
@@ -92,8 +92,8 @@ def plan(cfg: RunConfig | str | Path) -> dict:
     train.steps make over the training text and the steps of one pass. Prepares (and caches) the data.
 
     Example: ``steps = lrngpt.plan(cfg)["one_pass_steps"]``"""
-    from lrngpt.config import validated
-    from lrngpt.data import prepare
+    from lrngpt.data.prepared import prepare
+    from lrngpt.runconfig.schema import validated
 
     cfg = validated(_as_config(cfg))
     data = prepare(cfg.data)
@@ -115,8 +115,8 @@ def train(config: RunConfig | str | Path | None, out: str | Path, resume: bool =
     A progress bar shows in a notebook or on a terminal; log lines go to the "lrngpt" logger.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
-    from lrngpt.run import RunDir
-    from lrngpt.train import train as train_run
+    from lrngpt.store.rundir import RunDir
+    from lrngpt.training.trainer import train as train_run
 
     if config is None:
         if not resume:
@@ -148,7 +148,7 @@ def sweep(name: str | Path, scale: str | None = "tiny", *, out: str | Path, set:
     machine's default (full with a CUDA GPU, else cpu).
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
-    from lrngpt.experiments.sweep import resolve_sweep, run_sweep
+    from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     if isinstance(axes, Mapping):
         axes = [f"{key}={','.join(json.dumps(v) for v in values)}" for key, values in axes.items()]

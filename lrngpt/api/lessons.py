@@ -66,8 +66,8 @@ def lesson_renumber(run: RunLike = None, seed: int = 0, max_tokens: int = 20_000
     consistently, for a run or (run None) a toy MLP trained in-process (`lrn lesson renumber`).
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
-    from lrngpt import log as logging
     from lrngpt.analysis.lessons import renumber
+    from lrngpt.core import log as logging
 
     return renumber(_dir(run), seed, max_tokens, log=logging.info)
 

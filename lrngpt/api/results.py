@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from torch import nn
 
-    from lrngpt.config import RunConfig
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.runconfig.schema import RunConfig
+    from lrngpt.tokenizer.bpe import Tokenizer
 
 CHECKPOINTS = ("last", "best", "init")
 
@@ -37,7 +37,7 @@ class Run:
     Example: ``run = lrngpt.load("runs/tiny"); run.summary["val_bpb"]; run.neighbors(" Lily")``"""
 
     def __init__(self, path: str | Path, checkpoint: str = "last", device: str = "cpu"):
-        from lrngpt.run import RunDir
+        from lrngpt.store.rundir import RunDir
 
         if checkpoint not in CHECKPOINTS:
             raise UserError(f"checkpoint must be last, best or init (got {checkpoint!r})")
@@ -94,7 +94,7 @@ class Run:
         context window (as training measures) or full (every target with its true history).
 
         Example: ``run.eval(split=None)["gap"]``"""
-        from lrngpt.evaluate import evaluate_run
+        from lrngpt.inference.evaluate import evaluate_run
 
         if split not in ("val", "train", None):
             raise UserError(f"split must be val, train or None for both (got {split!r})")
@@ -105,7 +105,7 @@ class Run:
         """The prompt and its continuation (`lrn sample`); the same seed gives the same text.
 
         Example: ``run.sample("Once upon a time", max_new_tokens=40, temperature=0.8, top_k=40, seed=1)``"""
-        from lrngpt.sample import SamplingConfig, sample_texts
+        from lrngpt.inference.sample import SamplingConfig, sample_texts
 
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed)
         return sample_texts(self._load(), prompt, cfg, 1, True, self.device)[0]["text"]

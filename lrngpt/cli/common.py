@@ -8,7 +8,7 @@ import re
 import sys
 from typing import Any
 
-from lrngpt.validate import did_you_mean
+from lrngpt.core.validate import did_you_mean
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -94,7 +94,7 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
-    from lrngpt.fsio import json_safe
+    from lrngpt.core.fsio import json_safe
 
     if getattr(args, "json", False):
         result = json_safe(result)
@@ -120,14 +120,14 @@ def positive_int(text: str) -> int:
 
 def seed(text: str) -> int:
     """A random seed: an integer torch and numpy take (within 64 bits, negatives included)."""
+    from lrngpt.core.validate import check_seed
     from lrngpt.errors import UserError
-    from lrngpt.validate import check_seed
 
     try:
         return check_seed(int(text), "a seed")
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    except UserError as e:  # the one 64-bit bound (lrngpt.validate), said as argparse says it
+    except UserError as e:  # the one 64-bit bound (lrngpt.core.validate), said as argparse says it
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
@@ -147,9 +147,9 @@ CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (th
 
 def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
                    what: str = "which weights", extra: str = "") -> None:
-    """The one --checkpoint option: its choices are lrngpt.run.CHECKPOINTS (or a subset), each explained
+    """The one --checkpoint option: its choices are lrngpt.store.rundir.CHECKPOINTS (or a subset), each explained
     the same way in every command."""
-    from lrngpt.run import CHECKPOINTS
+    from lrngpt.store.rundir import CHECKPOINTS
 
     choices = tuple(choices or CHECKPOINTS)
     assert set(choices) <= set(CHECKPOINTS)

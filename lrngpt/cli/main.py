@@ -19,7 +19,7 @@ from lrngpt import __version__
 from lrngpt.cli.common import Parser
 from lrngpt.errors import UserError
 
-# Command groups in pipeline order; each module has register(subparsers).
+# Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
 GROUPS = [
     "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep",
     "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor", "completion",
@@ -48,7 +48,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in GROUPS:
-        importlib.import_module(f"lrngpt.cli.{name}").register(sub)
+        importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
     _quiet_anywhere(sub)
     return parser
 
@@ -72,8 +72,8 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lrngpt import log
-    from lrngpt.fsio import DiskFull
+    from lrngpt.core import log
+    from lrngpt.core.fsio import DiskFull
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -123,7 +123,7 @@ def _unexpected(args, e: Exception) -> int:
 
 def _environment_error(e: OSError) -> tuple[int, str] | None:
     """An OSError that the machine, not lrn, caused, as (exit code, line); None when it is ours."""
-    from lrngpt.fsio import os_error_exit
+    from lrngpt.core.fsio import os_error_exit
 
     if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
         # tempfile found no writable place: torch and others need one as they start

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from lrngpt.core.validate import MAX_CORPUS_BYTES
 from lrngpt.errors import UserError
-from lrngpt.validate import MAX_CORPUS_BYTES
 
 EOT = "<|endoftext|>"
 

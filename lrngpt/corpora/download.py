@@ -21,9 +21,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from lrngpt import log as logging
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
 from lrngpt.errors import UserError
-from lrngpt.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
 
 ATTEMPTS = 3  # a dropped connection is resumed this many times before giving up
 TIMEOUT_S = 60

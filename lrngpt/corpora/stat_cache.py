@@ -11,7 +11,7 @@ again. `LRN_VERIFY=1` (or `set_verify(True)`, `lrn data prepare --verify`) alway
 Racy files (git's "racily clean" entries): a file whose mtime is within `RACY_NS` of the moment
 hashing began could be changed again within the filesystem's timestamp granularity without its
 stat changing, so such a fingerprint is computed but not remembered. The cache file is written
-atomically (lrngpt.fsio); a damaged or unwritable one is ignored (everything is hashed, as before).
+atomically (lrngpt.core.fsio); a damaged or unwritable one is ignored (everything is hashed, as before).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lrngpt import log as logging
+from lrngpt.core import log as logging
 
 CACHE_NAME = "fingerprints.json"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem's mtime granularity in use (FAT's)
@@ -73,8 +73,8 @@ def _read() -> dict:
 
 
 def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
+    from lrngpt.core.fsio import write_json
     from lrngpt.errors import UserError
-    from lrngpt.fsio import write_json
 
     entries = _read()
     entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}

@@ -169,10 +169,10 @@ def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool =
     """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`).
 
     A file that is there is replaced only when lrn wrote it (and with `force`); the new file is
-    marked as lrn's by a sidecar (lrngpt.ownership)."""
+    marked as lrn's by a sidecar (lrngpt.core.ownership)."""
+    from lrngpt.core.fsio import user_path
+    from lrngpt.core.ownership import check_file_target, owned_file
     from lrngpt.corpora import EOT
-    from lrngpt.fsio import user_path
-    from lrngpt.ownership import check_file_target, owned_file
 
     out = check_file_target(out, force, "stories corpus", example="stories.txt")
     with user_path(out.parent, "output directory"):

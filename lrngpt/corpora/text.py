@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from lrngpt.core.fsio import describe_os_error
 from lrngpt.corpora import EOT, Corpus
 from lrngpt.errors import UserError
-from lrngpt.fsio import describe_os_error
 
 CHUNK_SIZE = 1 << 20  # bytes read at a time
 SUFFIXES = (".txt", ".txt.gz")

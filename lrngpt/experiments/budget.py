@@ -33,10 +33,10 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from lrngpt.config import from_dict, parse_override
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.runconfig.schema import from_dict, parse_override
 
 PASSES_TARGET = 0.25
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
@@ -91,9 +91,27 @@ def from_record(b: dict) -> Budget:
                   b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}))
 
 
+def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: list[str], axes: list[str], out,
+                   log=None) -> Budget | None:
+    """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` when it holds a
+    budgeted sweep and no other scale is asked for (so running the command again resumes the same
+    points); None for a sweep without a budget. Both front ends (lrn sweep, lrngpt.sweep) call this."""
+    stored = stored_budget(out)
+    if minutes is not None:
+        if scale:
+            raise UserError("--minutes plans its own scale; leave out --scale (or leave out --minutes)")
+        minutes = check_minutes(minutes)
+        if stored is not None and stored.get("minutes") == minutes:
+            return from_record(stored)
+        return plan_budget(source, minutes, sets, axes, log=log)
+    if stored is not None and not scale:
+        return from_record(stored)
+    return None
+
+
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
     """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took."""
-    from lrngpt.distributed import resolve_device
+    from lrngpt.device.distributed import resolve_device
     from lrngpt.models import param_breakdown
 
     t0 = time.perf_counter()
@@ -121,7 +139,7 @@ def _timing(ends: dict, params: int) -> dict:
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None) -> Budget:
     """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
     from lrngpt.corpora import load_corpus
-    from lrngpt.data import cached_prepared, data_key, dry_run_prepared
+    from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
     from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown

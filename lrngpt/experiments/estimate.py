@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from lrngpt.config import RunConfig
+from lrngpt.runconfig.schema import RunConfig
 
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
@@ -24,9 +24,9 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     uses the cores less well and overstates the time per token)."""
     import torch
 
+    from lrngpt.core.validate import check_memory, training_memory
     from lrngpt.models import build_model, param_breakdown
-    from lrngpt.train import make_optimizer
-    from lrngpt.validate import check_memory, training_memory
+    from lrngpt.training.trainer import make_optimizer
 
     tc = cfg.train
     seq_len = tc.seq_len

@@ -28,12 +28,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from lrngpt.core.fsio import atomic_write
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.fsio import atomic_write
-from lrngpt.run import read_metrics
-from lrngpt.run_files import periodic_evals
+from lrngpt.store.run_files import periodic_evals
+from lrngpt.store.rundir import read_metrics
 
 PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
               "output": "output layer (the same for every d)"}

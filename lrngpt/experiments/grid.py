@@ -2,7 +2,7 @@
 
 `resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
 file into a `Sweep` whose points each hold a validated RunConfig, resolved once;
-`shard_points` gives one shard of it. The runner is lrngpt.experiments.sweep, the directory's
+`shard_points` gives one shard of it. The runner is lrngpt.experiments.runner, the directory's
 owner lrngpt.experiments.sweepdir.SweepDir.
 
 A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
@@ -11,7 +11,7 @@ A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-c
 Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
 a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
 one is refused, with the time it would take, unless the device is set (`--device cpu`). What
---dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.plan.
+--dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.dry_run.
 
 The base config is resolved in this order: base -> scale -> file "set" -> command-line
 --set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
@@ -31,7 +31,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lrngpt.config import (
+from lrngpt.core.fsio import read_json
+from lrngpt.errors import UserError
+from lrngpt.experiments import presets
+from lrngpt.experiments.sweepdir import VERSION, SweepDir
+from lrngpt.runconfig.schema import (
     TOP_KEYS,
     RunConfig,
     check_key_form,
@@ -42,10 +46,6 @@ from lrngpt.config import (
     read_config_dict,
     set_key,
 )
-from lrngpt.errors import UserError
-from lrngpt.experiments import presets
-from lrngpt.experiments.sweepdir import VERSION, SweepDir
-from lrngpt.fsio import read_json
 
 MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}

@@ -2,7 +2,7 @@
 
 `collect(DIR)` gathers a row from every run directory of DIR/sweep.json that has a summary.json
 (whatever shards have finished so far) into one summary document, and writes nothing: the
-runner (lrngpt.experiments.sweep.summarize) writes DIR/lines.txt, summary.{md,csv,json} and the
+runner (lrngpt.experiments.runner.summarize) writes DIR/lines.txt, summary.{md,csv,json} and the
 figures from it. Every output names the scale and the corpus, and every row the passes it made
 over its training text (`passes`).
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.run import RunDir, read_metrics
-from lrngpt.run_files import best_periodic_val, periodic_evals, run_passes
+from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
+from lrngpt.store.rundir import RunDir, read_metrics
 
 # corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
 # corpus layers and are importable from here, as they were

@@ -1,10 +1,10 @@
-"""A sweep directory and its owner, `SweepDir` (beside lrngpt.run.RunDir for one run).
+"""A sweep directory and its owner, `SweepDir` (beside lrngpt.store.rundir.RunDir for one run).
 
     SWEEP_DIR/
       sweep.json          the definition: version, name, preset (study name or null), source,
                           scale, about, base (the resolved config dict), axes,
                           points [{"index", "name", "values", "steps"}] (budget: a --minutes plan)
-      runs/<name>/        one run directory per point (lrngpt.run), named like d64-s1337-t4000
+      runs/<name>/        one run directory per point (lrngpt.store.rundir), named like d64-s1337-t4000
                           (width, seed, steps; -<key><value> per other axis)
       lines.txt           one line per finished run, in the chapter's format
       summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width, mean and
@@ -25,10 +25,17 @@ import json
 import re
 from pathlib import Path
 
-from lrngpt.config import from_dict
+from lrngpt.core.fsio import (
+    atomic_write,
+    check_output,
+    create_exclusive,
+    read_json_object,
+    user_path,
+    write_json,
+)
 from lrngpt.errors import UserError
-from lrngpt.fsio import atomic_write, check_output, create_exclusive, read_json_object, user_path, write_json
-from lrngpt.run import RunDir
+from lrngpt.runconfig.schema import from_dict
+from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
 DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"

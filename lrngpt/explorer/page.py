@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.core.fsio import atomic_write, user_path
+from lrngpt.core.ownership import beside_runs, check_file_target
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
-from lrngpt.fsio import atomic_write, user_path
-from lrngpt.ownership import beside_runs, check_file_target
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
 PRECISIONS = ("float32", "float16", "int8")
@@ -36,7 +36,7 @@ DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a
 
 def check_out(out: Path, force: bool = False) -> Path:
     """A new file, or an earlier explorer page (replaced with or without force); never anything else,
-    a run's own files included (lrngpt.ownership)."""
+    a run's own files included (lrngpt.core.ownership)."""
     return check_file_target(out, force, "an explorer page", tag=GENERATOR.encode(), replace_own=True,
                              example="explorer.html", inside=beside_runs)
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt import log as logging
 from lrngpt.analysis.categories import stories_categories
 from lrngpt.analysis.embeddings import (
     category_purity,
@@ -27,10 +26,11 @@ from lrngpt.analysis.embeddings import (
     used_axes,
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.run import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
-from lrngpt.run_files import best_periodic_val, periodic_evals
+from lrngpt.store.run_files import best_periodic_val, periodic_evals
+from lrngpt.store.rundir import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`

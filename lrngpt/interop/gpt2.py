@@ -18,16 +18,16 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.checkpoint import make_payload, non_finite_tensor
-from lrngpt.config import from_dict
+from lrngpt.core.fsio import check_output, read_json
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
-from lrngpt.fsio import check_output, read_json
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models import param_breakdown
 from lrngpt.models.gpt import GPTConfig
-from lrngpt.run import RunDir
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.runconfig.schema import from_dict
+from lrngpt.store.checkpoint import make_payload, non_finite_tensor
+from lrngpt.store.rundir import RunDir
+from lrngpt.tokenizer.bpe import Tokenizer
 
 SOURCE = "gpt2-import"
 

@@ -16,7 +16,7 @@ import torch
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPT, GPTConfig
-from lrngpt.tokenizer import MIN_VOCAB
+from lrngpt.tokenizer.bpe import MIN_VOCAB
 
 # Hugging Face activation names -> (our ffn, gelu_approximate). gelu_new, gelu_fast and
 # gelu_pytorch_tanh are the same tanh formula written three ways.

@@ -24,7 +24,7 @@ validated there), else written as the same YAML front matter by hand.
 Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
 refused, naming the option. Every file is built in memory before --out changes, so a refusal
 leaves it as it was. The directory is then filled beside --out and swapped in whole
-(lrngpt.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
+(lrngpt.core.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
 new one, never the new config.json beside the old weights. `--force` replaces only an earlier
 export that nobody changed (its manifest, `.lrn-output`, names every file with its sha256).
 """
@@ -35,13 +35,13 @@ import importlib
 import json
 from pathlib import Path
 
+from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.corpora import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
-from lrngpt.ownership import check_dir_target, owned_dir
-from lrngpt.run import load_run, read_summary
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.store.rundir import load_run, read_summary
+from lrngpt.tokenizer.bpe import Tokenizer
 
 FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",

@@ -17,9 +17,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from lrngpt.errors import UserError
-from lrngpt.models import FFN_KINDS, GATED_FFNS
-from lrngpt.validate import (
+from lrngpt.core.validate import (
     MAX_DIM,
     MAX_FFN_MULT,
     MAX_LAYERS,
@@ -29,6 +27,8 @@ from lrngpt.validate import (
     divisors,
     nearest,
 )
+from lrngpt.errors import UserError
+from lrngpt.models import FFN_KINDS, GATED_FFNS
 
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")

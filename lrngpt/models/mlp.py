@@ -16,8 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.core.validate import MAX_DIM, MAX_PARAMS, check_fields, check_size
 from lrngpt.errors import UserError
-from lrngpt.validate import MAX_DIM, MAX_PARAMS, check_fields, check_size
 
 
 @dataclass

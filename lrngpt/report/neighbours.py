@@ -12,7 +12,7 @@ import numpy as np
 
 from lrngpt.errors import UserError
 from lrngpt.report.html import code, esc, fmt, table
-from lrngpt.run import RunDir, read_summary
+from lrngpt.store.rundir import RunDir, read_summary
 
 N_FREQUENT, K_NEIGHBOURS = 5, 8  # frequent words queried when none are given; neighbours per query
 
@@ -47,7 +47,7 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     """Nearest tokens by cosine in the embedding table, for the given tokens, the stories corpus's
     category words, or frequent content words; the last and the best weights side by side."""
     from lrngpt.analysis.embeddings import has_categories, purity, token_neighbors
-    from lrngpt.run import load_run
+    from lrngpt.store.rundir import load_run
 
     shown = _checkpoints(run_dir, checkpoint)
     if not RunDir(run_dir).has_checkpoint(shown[0][0]):
@@ -103,7 +103,7 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
     the most frequent pair first)."""
     from lrngpt.analysis.vocab import frequency_order
-    from lrngpt.data import cached_prepared
+    from lrngpt.data.prepared import cached_prepared
 
     tok, counts = run.tokenizer, None
     key = run.checkpoint.get("data_key")

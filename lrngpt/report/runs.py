@@ -11,7 +11,7 @@ import numpy as np
 
 from lrngpt.report.html import facts_table, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
-from lrngpt.run import RunDir, read_metrics, read_summary
+from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
 
@@ -34,7 +34,7 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
 
 def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
     from lrngpt.corpora import corpus_label
-    from lrngpt.run_files import best_periodic_val, periodic_evals, run_passes
+    from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 
     evals = periodic_evals(metrics)
     data, train = cfg.get("data", {}), cfg.get("train", {})

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.core.fsio import user_path
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.fsio import user_path
 from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
-from lrngpt.run import read_metrics, read_summary
+from lrngpt.store.rundir import read_metrics, read_summary
 
 
 def _sweep_name(d: Path) -> str:

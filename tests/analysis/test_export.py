@@ -12,14 +12,14 @@ from lrngpt.analysis.export import export_table
 from lrngpt.analysis.vocab import token_text
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.run import load_run
+from lrngpt.store.rundir import load_run
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A tiny stories run (vocabulary 1024, so category words are single tokens)."""
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     d = tmp_path_factory.mktemp("export") / "run"
     cfg = load_config("mlp-tiny", ["data.corpus=stories:300KB", "data.vocab_size=1024", "train.device=cpu",
@@ -29,7 +29,7 @@ def run_dir(tmp_path_factory):
 
 
 def train_counts_by_hand(run) -> np.ndarray:
-    from lrngpt.data import data_cache_dir, load_prepared
+    from lrngpt.data.prepared import data_cache_dir, load_prepared
 
     data = load_prepared(data_cache_dir() / run.checkpoint["data_key"])
     return np.bincount(np.asarray(data.tokens("train"), dtype=np.int64), minlength=run.tokenizer.vocab_size)

@@ -59,8 +59,8 @@ def test_tying_needs_some_unused_rows(kwargs):
 def runs(tmp_path_factory, text_corpus):
     """A tiny MLP (n_hidden 64) and a tiny GPT (d 16, tied head), trained a few steps on the session corpus."""
 
-    from lrngpt.config import load_config
-    from lrngpt.train import train
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
 
     root = tmp_path_factory.mktemp("lessons")
     common = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu", "train.eval_every=20",

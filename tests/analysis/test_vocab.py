@@ -9,7 +9,7 @@ import pytest
 from lrngpt.analysis.vocab import escape_bytes, show_tokens, token_text
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.tokenizer.bpe import Tokenizer
 
 DOCS = ["Lily saw a red cat in the park.", "Tom and Lily played ball.", "été, naïve — “quoted”"] * 30
 

@@ -11,8 +11,8 @@ import time
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint
-from lrngpt.run import LAST, RunDir
+from lrngpt.store.checkpoint import load_checkpoint
+from lrngpt.store.rundir import LAST, RunDir
 
 
 def lrn(*args: str) -> list[str]:

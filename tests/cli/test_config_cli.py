@@ -8,7 +8,8 @@ import json
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.config import (
+from lrngpt.runconfig.help import KEY_HELP, PRESET_ABOUT
+from lrngpt.runconfig.schema import (
     DERIVED,
     DataConfig,
     TrainConfig,
@@ -16,7 +17,6 @@ from lrngpt.config import (
     model_class,
     preset_names,
 )
-from lrngpt.config_help import KEY_HELP, PRESET_ABOUT
 
 
 def run_json(capsys, *argv):

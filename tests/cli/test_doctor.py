@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from lrngpt import doctor as doctor_mod
+from lrngpt.api import machine as doctor_mod
 from lrngpt.cli.main import main
 
 

@@ -35,7 +35,7 @@ def test_trained_table_scores_well_above_untrained_and_chance_on_category_purity
 
 def test_neighbors_of_names_are_names_far_more_often_than_chance(capsys, stories_run):
     from lrngpt.corpora.stories import CATEGORIES
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     tok = Tokenizer.load(stories_run)
     names = {" " + n for n in CATEGORIES["name"] if len(tok.encode(" " + n)) == 1}  # whole-token names
@@ -129,7 +129,7 @@ def copy_run(run, tmp_path):
 
 def set_table(path, table, step=None):
     """Overwrite the token embedding table (and the step) of an MLP checkpoint file."""
-    from lrngpt.checkpoint import load_checkpoint, save_checkpoint
+    from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 
     ckpt = load_checkpoint(path)
     assert ckpt["model"]["wte.weight"].shape == table.shape
@@ -172,8 +172,8 @@ def purity_by_hand(table, tokenizer, categories, k):
 
 @pytest.mark.parametrize("fmt", ["json", "tsv"])
 def test_purity_with_a_categories_file_scores_a_planted_table_as_computed_by_hand(capsys, text_run, tmp_path, fmt):
-    from lrngpt.run import LAST
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.store.rundir import LAST
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     run = copy_run(text_run, tmp_path)
     tok = Tokenizer.load(run)
@@ -229,8 +229,8 @@ def test_purity_needs_categories_off_the_stories_corpus_and_two_of_them(capsys, 
 
 
 def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(capsys, text_run, tmp_path):
-    from lrngpt.run import BEST, LAST
-    from lrngpt.tokenizer import Tokenizer
+    from lrngpt.store.rundir import BEST, LAST
+    from lrngpt.tokenizer.bpe import Tokenizer
 
     run = copy_run(text_run, tmp_path)
     tok = Tokenizer.load(run)

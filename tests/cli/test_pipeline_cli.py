@@ -182,7 +182,7 @@ def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run)
 
 
 def test_eval_json_reports_passes_and_the_best_periodic_evaluation(capsys, trained_run):
-    from lrngpt.run import RunDir
+    from lrngpt.store.rundir import RunDir
 
     r = run_json(capsys, "eval", str(trained_run))
     summary = json.loads((trained_run / "summary.json").read_text())
@@ -211,9 +211,9 @@ def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_ru
 
 
 def test_data_prepare_says_which_documents_or_which_part_became_validation(capsys, tmp_path, text_corpus):
-    from lrngpt.config import DataConfig
     from lrngpt.corpora import load_corpus
-    from lrngpt.data import split_documents
+    from lrngpt.data.prepared import split_documents
+    from lrngpt.runconfig.schema import DataConfig
 
     r = run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
     corpus = load_corpus(text_corpus)

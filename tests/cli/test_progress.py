@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from lrngpt import log as logging
 from lrngpt.cli.main import main
+from lrngpt.core import log as logging
 
 PHASES = ("tokenizer: reading", "encoding train", "encoding val")
 

@@ -39,8 +39,8 @@ def assert_names_the_ways_on(line: str, cache) -> None:
 
 
 def test_the_full_scale_and_the_chapter_preset_are_tinystories():
-    from lrngpt.config import read_config_dict
     from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.runconfig.schema import read_config_dict
 
     assert read_config_dict("mlp-chapter")["data"]["corpus"] == "tinystories"
     assert {p.config.data.corpus for p in resolve_sweep("embed-dim", "full").points} == {"tinystories"}

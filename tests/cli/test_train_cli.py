@@ -16,8 +16,8 @@ TINY = ["train", "--config", "mlp-tiny", "--set", "data.vocab_size=300"]  # batc
 
 
 def train_tokens(text_corpus) -> int:
-    from lrngpt.config import DataConfig
-    from lrngpt.data import prepare
+    from lrngpt.data.prepared import prepare
+    from lrngpt.runconfig.schema import DataConfig
 
     return len(prepare(DataConfig(corpus=text_corpus, vocab_size=300), log=lambda m: None).tokens("train"))
 
@@ -93,8 +93,8 @@ def test_resuming_a_finished_run_says_so_and_changes_no_file(capsys, tmp_path, t
 
 
 def test_resuming_with_a_new_schedule_is_refused_then_extend_follows_it(capsys, tmp_path, text_corpus):
-    from lrngpt.config import from_dict
-    from lrngpt.schedule import lr_at
+    from lrngpt.runconfig.schema import from_dict
+    from lrngpt.training.schedule import lr_at
 
     run = tmp_path / "r"
     assert main([*TINY, "--corpus", text_corpus, "--set", "train.steps=6", "--set", "train.warmup_steps=2",

@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.config import DataConfig
 from lrngpt.corpora import load_corpus
-from lrngpt.data import prepare
+from lrngpt.data.prepared import prepare
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DataConfig
 
 WORDS = "Lily Tom saw a red cat dog in the park was happy and said hello to her friend ran".split()
 

@@ -13,10 +13,10 @@ import re
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.config import from_dict, read_config_dict
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.runconfig.schema import from_dict, read_config_dict
 
 
 def probe_at(seconds_per_token_at_2_5m: float, calls: list | None = None):
@@ -95,7 +95,7 @@ def test_a_text_of_your_own_caps_the_steps_at_the_passes_target(tmp_path):
     sets = [f"data.corpus=text:{f}", "data.vocab_size=300", "train.batch_size=1"]
     b = B.plan_budget("embed-dim", 600, sets, [], probe_fn=probe_at(2e-8))
     assert "data.corpus" not in b.sets and "train.batch_size" not in b.sets
-    n_train = len(__import__("lrngpt.data", fromlist=["dry_run_prepared"]).dry_run_prepared(
+    n_train = len(__import__("lrngpt.data.prepared", fromlist=["dry_run_prepared"]).dry_run_prepared(
         from_dict(resolve_sweep("embed-dim", "budget", sets).base).data).tokens("train"))
     assert b.sets["train.steps"] == int(B.PASSES_TARGET * n_train // 256)  # the text, not the budget, set them
     assert b.passes <= B.PASSES_TARGET and b.est_seconds < 600 * 60
@@ -134,7 +134,7 @@ def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path)
 
 def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(monkeypatch, tmp_path):
     import lrngpt.experiments.estimate as estimate
-    from lrngpt.experiments.sweep import write_definition
+    from lrngpt.experiments.runner import write_definition
 
     b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
     s, a = b.items()

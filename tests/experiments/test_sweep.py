@@ -19,7 +19,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import parse_shard, resolve_sweep, shard_points
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.sweep import run_sweep, write_definition
+from lrngpt.experiments.runner import run_sweep, write_definition
 from lrngpt.experiments.sweepdir import SweepDir
 
 
@@ -114,7 +114,7 @@ def test_an_old_summary_without_epochs_gets_them_from_the_cached_data_or_shows_a
 def test_a_summary_that_still_says_epochs_reads_as_passes(tiny_sweep, tmp_path):
     import shutil
 
-    from lrngpt.run import RunDir
+    from lrngpt.store.rundir import RunDir
 
     out, doc = tiny_sweep
     run = shutil.copytree(out / "runs" / "d4-s1337-t30", tmp_path / "d4")
@@ -155,7 +155,7 @@ def test_every_table_names_the_scale_and_the_corpus(tiny_sweep):
 
 
 def test_table_numbers_equal_evaluate_run_of_each_run_dir(tiny_sweep):
-    from lrngpt.evaluate import evaluate_run
+    from lrngpt.inference.evaluate import evaluate_run
 
     out, doc = tiny_sweep
     for row in doc["rows"]:
@@ -226,7 +226,7 @@ def test_a_shard_trains_only_its_points_and_the_summary_gathers_what_exists(tmp_
 
 
 def test_a_partial_point_resumes_from_its_checkpoint(tmp_path):
-    from lrngpt.train import train
+    from lrngpt.training.trainer import train
 
     sweep = resolve_sweep("embed-dim", "tiny", axes=["model.n_embd=8"])
     point = sweep.points[0]
@@ -270,7 +270,7 @@ def test_a_killed_sweep_reruns_without_repeating_finished_points(tmp_path):
 
 
 def test_presets_follow_the_chapter_and_the_scales():
-    from lrngpt.config import read_config_dict
+    from lrngpt.runconfig.schema import read_config_dict
 
     chapter = read_config_dict("mlp-chapter")
     full = resolve_sweep("embed-dim", "full")
@@ -432,7 +432,7 @@ def test_full_scale_on_a_cpu_only_machine_is_refused_with_the_estimate_unless_th
     assert sorted(probed) == [4, 512]  # the smallest and the largest model; the others interpolated
     assert not (tmp_path / "x").exists()
     sweep = resolve_sweep("embed-dim", "full", ["train.device=cpu"], ["model.n_embd=8"])
-    from lrngpt.experiments.plan import check_machine
+    from lrngpt.experiments.dry_run import check_machine
 
     check_machine(sweep)  # insisting: no refusal
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -469,9 +469,9 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
     import importlib
     import traceback
 
-    from lrngpt.config import RunConfig
+    from lrngpt.runconfig.schema import RunConfig
 
-    data_module, train_module = importlib.import_module("lrngpt.data"), importlib.import_module("lrngpt.train")
+    data_module, train_module = importlib.import_module("lrngpt.data.prepared"), importlib.import_module("lrngpt.training.trainer")
     text_module = importlib.import_module("lrngpt.corpora.text")
     built: collections.Counter = collections.Counter()  # RunConfigs built, by the function that asked
     real_post_init = RunConfig.__post_init__

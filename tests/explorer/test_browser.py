@@ -10,7 +10,7 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.explorer import write_explorer
-from lrngpt.run import load_run
+from lrngpt.store.rundir import load_run
 from tests import browser
 
 pytestmark = [pytest.mark.browser, browser.requires_chromium, browser.requires_playwright]

@@ -18,7 +18,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.explorer import write_explorer
 from lrngpt.explorer.views import pca_2d, procrustes
-from lrngpt.run import load_run, read_summary
+from lrngpt.store.rundir import load_run, read_summary
 
 
 def read_page(path) -> tuple[dict, dict[str, bytes], str]:
@@ -77,7 +77,7 @@ def test_sweep_page_holds_each_widths_exact_rows_and_its_numbers(tiny_sweep, tmp
 
 
 def test_page_tokens_are_the_most_frequent_in_training_with_their_counts(tiny_sweep, tmp_path):
-    from lrngpt.data import data_cache_dir, load_prepared
+    from lrngpt.data.prepared import data_cache_dir, load_prepared
 
     run = load_run(runs_of(tiny_sweep)[0])
     counts = np.bincount(np.asarray(load_prepared(data_cache_dir() / run.checkpoint["data_key"]).tokens("train"),

@@ -14,12 +14,12 @@ import torch
 import torch.nn.functional as F
 
 from lrngpt.cli.main import main
-from lrngpt.config import from_dict
 from lrngpt.errors import UserError
+from lrngpt.inference.sample import SamplingConfig, generate
 from lrngpt.interop.gpt2 import import_gpt2
-from lrngpt.run import BEST, LAST, load_run
-from lrngpt.sample import SamplingConfig, generate
-from lrngpt.tokenizer import Tokenizer
+from lrngpt.runconfig.schema import from_dict
+from lrngpt.store.rundir import BEST, LAST, load_run
+from lrngpt.tokenizer.bpe import Tokenizer
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")

@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from lrngpt.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.cli.main import main
-from lrngpt.config import PRESET_DIR, from_dict, load_config
 from lrngpt.errors import UserError
+from lrngpt.inference.sample import SamplingConfig, generate
 from lrngpt.interop.hf_export import export_hf
 from lrngpt.models import build_model
-from lrngpt.run import BEST, LAST, RunDir, load_run
-from lrngpt.sample import SamplingConfig, generate
-from lrngpt.train import train
+from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
+from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
+from lrngpt.store.rundir import BEST, LAST, RunDir, load_run
+from lrngpt.training.trainer import train
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")

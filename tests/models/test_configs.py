@@ -10,7 +10,7 @@ import pytest
 
 from lrngpt.analysis.costs import gpt_params
 from lrngpt.cli.main import main
-from lrngpt.config import PRESET_DIR, load_config
+from lrngpt.runconfig.schema import PRESET_DIR, load_config
 
 CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 
@@ -43,7 +43,7 @@ def test_shipped_config_loads_with_the_seed_values(name):
 
 
 def test_shipped_configs_are_in_the_preset_format():
-    preset = json.loads((Path(__file__).resolve().parents[2] / "lrngpt/presets/gpt-default.json").read_text())
+    preset = json.loads((Path(__file__).resolve().parents[2] / "lrngpt/runconfig/presets/gpt-default.json").read_text())
     for name in SEED:
         d = json.loads((CONFIGS / f"{name}.json").read_text())
         assert list(d) == list(preset) == ["model_type", "data", "model", "train"]

@@ -1,0 +1,194 @@
+"""What this machine gives a run: `lrn doctor`.
+
+`doctor()` gathers, without training or downloading anything: the versions (lrn, Python, torch,
+CUDA, cuDNN), every device torch sees with its memory, compute capability and bfloat16 / float16 /
+TF32 support, what `train.dtype=auto` resolves to on the default device (lrngpt.device.precision),
+whether `torch.compile` works here (a tiny function compiled in a child process with a time
+limit: on a CPU inductor needs a C++ compiler, and a missing or broken one is reported, not
+raised), the threads, the cache directory with its free disk, and what `lrn sweep embed-dim
+--scale full` would cost here: its time from the dry run's probe (lrngpt.experiments.dry_run,
+estimate: a few timed float32 training steps of the smallest and largest model) and its disk
+(the TinyStories download, its token arrays, the runs' checkpoints).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
+# lrn doctor with it); it prints OK when the compiled result equals eager.
+COMPILE_PROBE = ("import torch\n"
+                 "f = lambda x: torch.tanh(x @ x.T) * 2 + 1\n"
+                 "x = torch.randn(8, 8, device={device!r})\n"
+                 "assert torch.allclose(torch.compile(f)(x), f(x), atol=1e-5)\n"
+                 "print('OK')\n")
+BYTES_PER_TOKEN = 4.0  # TinyStories at the chapter's 4,096-token BPE: 2.2 GB of text, about 550M tokens
+CHECKPOINTS_PER_RUN = 3  # ckpt_init, ckpt_best, ckpt_last
+
+
+def compile_probe(device: str, timeout: float) -> dict:
+    """Whether torch.compile compiles and runs a tiny function on `device` here, and how long it took."""
+    t0 = time.perf_counter()
+    compiler = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
+    try:
+        proc = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(device=device)], capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"probed": True, "works": False, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
+                "error": f"no answer within {timeout:g} s (the compiler may still work, slowly; --probe-timeout)"}
+    ok = proc.returncode == 0 and proc.stdout.strip().endswith("OK")
+    error = None
+    if not ok:
+        lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip()]
+        error = lines[-1][:300] if lines else f"exit code {proc.returncode}"
+    return {"probed": True, "works": ok, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
+            "error": error}
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def _fp16_on_cpu() -> bool:
+    import torch
+
+    try:
+        with torch.autocast("cpu", dtype=torch.float16):
+            return (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float16
+    except (RuntimeError, TypeError):
+        return False
+
+
+def devices() -> list[dict]:
+    """Every device torch sees: the CPU, each CUDA GPU, MPS."""
+    import torch
+
+    from lrngpt.device.precision import device_caps
+
+    cpu = device_caps("cpu")
+    flags = _cpu_flags()
+    out = [{"device": "cpu", "name": cpu.name, "memory_bytes": cpu.memory_bytes, "capability": None,
+            "bf16": True, "bf16_fast": bool(flags & {"avx512_bf16", "amx_bf16"}), "fp16": _fp16_on_cpu(),
+            "tf32": False}]
+    for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
+        caps = device_caps(f"cuda:{i}")
+        out.append({"device": f"cuda:{i}", "name": caps.name, "memory_bytes": caps.memory_bytes,
+                    "capability": list(caps.capability), "bf16": caps.bf16, "bf16_fast": caps.bf16, "fp16": True,
+                    "tf32": caps.tf32})
+    if torch.backends.mps.is_available():
+        out.append({"device": "mps", "name": "Apple MPS", "memory_bytes": None, "capability": None, "bf16": True,
+                    "bf16_fast": True, "fp16": True, "tf32": False})
+    return out
+
+
+def _free_bytes(path: Path) -> int | None:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent  # the cache directory may not exist yet: the disk it will be on
+    try:
+        return shutil.disk_usage(p).free
+    except OSError:
+        return None
+
+
+def full_scale_cost(device: str) -> dict:
+    """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
+    from lrngpt.corpora.tinystories import EXPECTED
+    from lrngpt.experiments.dry_run import estimate_points
+    from lrngpt.experiments.estimate import PROBE_STEPS
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.models import param_breakdown
+
+    sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
+    est = estimate_points(sweep.points, quick=True, log=lambda m: None)
+    seconds = sum(e["est_seconds"] or 0 for e in est.values())
+    text = sum(size for size, _ in EXPECTED.values())
+    tokens = int(text / BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
+    params = [param_breakdown("mlp", p.config.model)["total"] for p in sweep.points]
+    # a checkpoint holds the float32 weights and AdamW's two moments (ckpt_init: no moments yet)
+    checkpoints = sum(4 * n * (1 + 3 * (CHECKPOINTS_PER_RUN - 1)) for n in params)
+    return {"sweep": "embed-dim", "points": len(sweep.points), "device": device, "est_seconds": round(seconds, 1),
+            "estimate": f"{PROBE_STEPS} timed float32 training steps of the smallest and the largest model on "
+                        "this device, extrapolated to 4,000 steps and the evaluations (lrn sweep --dry-run's probe)",
+            "disk_bytes": text + tokens + checkpoints,
+            "disk": {"download": text, "token_arrays": tokens, "checkpoints": checkpoints}}
+
+
+def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
+    """The report of `lrn doctor` (see the module's doc); `probe=False` skips the torch.compile probe."""
+    import torch
+
+    from lrngpt import __version__
+    from lrngpt.corpora.download import cache_dir
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.device.precision import device_caps, resolve_precision
+
+    device = resolve_device("auto")
+    precision = resolve_precision("auto", device_caps(device))
+    cache = cache_dir()
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        affinity = None
+    return {
+        "lrn": __version__, "python": platform.python_version(), "platform": platform.platform(),
+        "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version() if torch.cuda.is_available() else None,
+        "cuda_available": torch.cuda.is_available(),
+        "devices": devices(),
+        "default_device": device,
+        "precision": {**precision.to_dict(), "device": device},
+        "compile": compile_probe(device, probe_timeout) if probe else {"probed": False, "works": None},
+        "threads": {"torch": torch.get_num_threads(), "interop": torch.get_num_interop_threads(),
+                    "cpu_count": os.cpu_count(), "usable_cpus": affinity,
+                    "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")},
+        "cache": {"dir": str(cache), "exists": cache.is_dir(), "free_bytes": _free_bytes(cache)},
+        "full_scale": full_scale_cost(device),
+    }
+
+
+def doctor_text(r: dict) -> str:
+    """The report as lines."""
+    from lrngpt.experiments.estimate import clock
+
+    def gb(n):
+        return "?" if n is None else f"{n / 1e9:.1f} GB"
+
+    lines = [f"lrn {r['lrn']}, Python {r['python']}, torch {r['torch']}, CUDA {r['cuda'] or '-'}"
+             + (f", cuDNN {r['cudnn']}" if r.get("cudnn") else "") + f" ({r['platform']})"]
+    for d in r["devices"]:
+        cap = f", capability {d['capability'][0]}.{d['capability'][1]}" if d["capability"] else ""
+        support = ", ".join(f"{k} {'yes' if d[k] else 'no'}" for k in ("bf16", "fp16", "tf32"))
+        fast = "" if d["device"] != "cpu" else f" (bf16 units: {'yes' if d['bf16_fast'] else 'no'})"
+        lines.append(f"{d['device']}: {d['name']}, {gb(d['memory_bytes'])}{cap}; {support}{fast}")
+    p = r["precision"]
+    lines.append(f"train.dtype=auto on {p['device']}: {p['dtype']}{' + GradScaler' if p['grad_scaler'] else ''} "
+                 f"({p['reason']}), TF32 {'on' if p['tf32'] else 'off'}")
+    c = r["compile"]
+    lines.append("torch.compile: not probed (--no-probe)" if not c["probed"] else
+                 f"torch.compile: {'works' if c['works'] else 'fails'} ({c['seconds']} s"
+                 + (f"; C++ compiler {c['c_compiler']}" if c.get("c_compiler") else "; no C++ compiler found")
+                 + (f"; {c['error']}" if c.get("error") else "") + ")")
+    t = r["threads"]
+    lines.append(f"threads: torch {t['torch']} (interop {t['interop']}), {t['usable_cpus'] or t['cpu_count']} usable "
+                 f"CPUs of {t['cpu_count']}, OMP_NUM_THREADS {t['OMP_NUM_THREADS'] or 'unset'}")
+    lines.append(f"cache: {r['cache']['dir']} ({'exists' if r['cache']['exists'] else 'not created yet'}), "
+                 f"{gb(r['cache']['free_bytes'])} free")
+    f = r["full_scale"]
+    lines.append(f"lrn sweep embed-dim --scale full here: about {clock(f['est_seconds'])} on {f['device']} for "
+                 f"{f['points']} points, {gb(f['disk_bytes'])} of disk (download {gb(f['disk']['download'])}, "
+                 f"token arrays {gb(f['disk']['token_arrays'])}, checkpoints {gb(f['disk']['checkpoints'])})")
+    return "\n".join(lines)

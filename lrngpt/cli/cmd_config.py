@@ -1,0 +1,98 @@
+"""`lrn config list | show | keys`: the named configs, a fully resolved config, every key explained."""
+
+from __future__ import annotations
+
+import json
+
+from lrngpt.cli.common import Parser, add_json, emit
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "config", help="list the named configs, show a resolved config with every key explained",
+        description="A run is configured by a preset name or a JSON or YAML file (sections data, model, train), "
+                    "changed with --set section.key=value. These commands show what a config holds before "
+                    "anything is trained.",
+        epilog="examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
+               "  lrn config keys --model-type gpt")
+    cmds = p.add_subparsers(dest="config_command", metavar="COMMAND", required=True, parser_class=Parser)
+
+    ls = cmds.add_parser(
+        "list", help="the presets and the seed project's configs, by name",
+        description="Every config that --config takes by name: the MLP presets, gpt-default, and the seed "
+                    "project's GPT configs cpu and nsmc (shipped inside the package, so they work from any "
+                    "directory after pip install).",
+        epilog="examples:\n  lrn config list\n  lrn config list --json")
+    add_json(ls)
+    ls.set_defaults(func=cmd_list)
+
+    s = cmds.add_parser(
+        "show", help="every key of a resolved config: value and description",
+        description="Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and "
+                    "print every key with its value and a one-line description. Derived keys (set by lrn, "
+                    "not by you) are marked with what sets them.",
+        epilog="examples:\n  lrn config show mlp-cpu\n  lrn config show cpu --set train.steps=100 --json\n"
+               "  lrn config show my-config.json")
+    s.add_argument("config", metavar="PRESET_OR_FILE",
+                   help="a name from `lrn config list`, a JSON or YAML config file, or the output of lrn config show --json")
+    s.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a value as `lrn train --set` does, e.g. --set model.n_embd=128")
+    add_json(s)
+    s.set_defaults(func=cmd_show)
+
+    k = cmds.add_parser(
+        "keys", help="every key a config takes: type, default, description",
+        description="The keys of a config file, with their types, the defaults that apply when a file leaves "
+                    "them out, and what they do. Model keys differ between mlp and gpt.",
+        epilog="examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json")
+    k.add_argument("--model-type", choices=["mlp", "gpt"], default="mlp", help="whose model keys to list")
+    add_json(k)
+    k.set_defaults(func=cmd_keys)
+
+
+def _value(v) -> str:
+    return json.dumps(v, ensure_ascii=False)
+
+
+def cmd_list(args) -> None:
+    from lrngpt.runconfig.help import PRESET_ABOUT
+    from lrngpt.runconfig.schema import load_config, preset_names
+
+    rows = []
+    for name in preset_names():
+        cfg = load_config(name)
+        rows.append({"name": name, "model_type": cfg.model_type, "corpus": cfg.data.corpus,
+                     "about": PRESET_ABOUT.get(name, "")})
+    width = max(len(r["name"]) for r in rows)
+    text = "\n".join(f"{r['name']:<{width}}  {r['model_type']:<3}  {r['about']}" for r in rows)
+    emit(args, {"configs": rows}, text + "\n\nshow one: lrn config show NAME")
+
+
+def cmd_show(args) -> None:
+    from lrngpt.runconfig.help import PRESET_ABOUT, describe
+    from lrngpt.runconfig.schema import config_from, preset_names, read_config_dict
+
+    cfg = config_from(read_config_dict(args.config), args.overrides, args.config)
+    rows = describe(cfg)
+    preset = args.config if args.config in preset_names() else None
+    result = {"config": args.config, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,
+              "overrides": args.overrides, "keys": rows}
+    width = max(len(r["key"]) for r in rows)
+    vwidth = min(24, max(len(_value(r["value"])) for r in rows))
+    lines = [f"{args.config}" + (f": {result['about']}" if result["about"] else "")]
+    for r in rows:
+        note = f"  [derived: {r['derived']}]" if r["derived"] else ""
+        lines.append(f"{r['key']:<{width}}  {_value(r['value']):<{vwidth}}  {r['help']}{note}")
+    emit(args, result, "\n".join(lines))
+
+
+def cmd_keys(args) -> None:
+    from lrngpt.runconfig.help import key_table
+
+    rows = key_table(args.model_type)
+    width = max(len(r["key"]) for r in rows)
+    lines = []
+    for r in rows:
+        default = ("derived" if r["derived"] else "required" if r["required"] else _value(r["default"]))
+        lines.append(f"{r['key']:<{width}}  {r['type']:<11}  {default:<12}  {r['help']}")
+    emit(args, {"model_type": args.model_type, "keys": rows}, "\n".join(lines))

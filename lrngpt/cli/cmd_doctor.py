@@ -1,0 +1,53 @@
+"""`lrn doctor`: what this machine gives a run (lrngpt.api.machine)."""
+
+from __future__ import annotations
+
+import argparse
+
+from lrngpt.cli.common import add_json, emit
+
+FIELDS = """fields (--json):
+  lrn, python, platform, torch   versions; cuda / cudnn: the CUDA and cuDNN torch was built with (null: a CPU build)
+  devices            every device torch sees: name, memory_bytes, capability (CUDA compute capability),
+                     bf16 / fp16 (autocast works there), bf16_fast (bfloat16 in hardware), tf32 (TF32 matmuls)
+  default_device     where train.device=auto runs
+  precision          what train.dtype=auto resolves to there: dtype, tf32, grad_scaler, reason
+  compile            the torch.compile probe: works, seconds, c_compiler (inductor needs one on a CPU), error
+  threads            torch's intra-op and inter-op threads, the CPUs and those this process may use, OMP_NUM_THREADS
+  cache              the cache directory (LRN_CACHE_DIR, else XDG_CACHE_HOME/lrngpt, else ~/.cache/lrngpt), free_bytes
+  full_scale         lrn sweep embed-dim --scale full here: est_seconds (from the dry run's timed steps, float32)
+                     and disk_bytes (download, token_arrays, checkpoints)"""
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return v
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "doctor", help="what this machine gives a run: devices, precision, compile, cache, full-scale cost",
+        description="Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
+                    "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
+                    "train.dtype=auto picks, whether torch.compile works here (a tiny probe in a child process), "
+                    "the threads, the cache directory and its free disk, and the estimated time and disk of "
+                    "`lrn sweep embed-dim --scale full` here.",
+        epilog=FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
+    p.add_argument("--no-probe", action="store_true",
+                   help="skip the torch.compile probe (on a CPU it compiles C++ and can take a minute)")
+    p.add_argument("--probe-timeout", type=_seconds, default=120.0, metavar="SECONDS",
+                   help="give up on the torch.compile probe after this long (it is then reported as failing)")
+    add_json(p)
+    p.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args) -> None:
+    from lrngpt.api.machine import doctor, doctor_text
+
+    result = doctor(probe=not args.no_probe, probe_timeout=args.probe_timeout)
+    emit(args, result, doctor_text(result))

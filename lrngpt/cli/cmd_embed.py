@@ -1,0 +1,214 @@
+"""`lrn embed neighbors | axes | purity | export | explore`: the learned embedding table of a run."""
+
+from __future__ import annotations
+
+from lrngpt.cli.common import Parser, add_checkpoint, add_json, emit, positive_int
+
+EXPLORE_EPILOG = """\
+Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
+plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
+untrained): 3.0 MB. The book chapter's width sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
+token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
+because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
+the top-10 lists and float16 2.8%.
+
+examples:
+  lrn embed explore runs/demo --out demo.html                # trained vs untrained
+  lrn embed explore runs/embed-dim --out widths.html         # a sweep: step through the widths
+  lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each
+  lrn embed explore runs/bible --categories words.json --out bible.html   # your text, your word categories"""
+
+
+CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
+                   "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
+                   "only")
+
+PURITY_EPILOG = """\
+A category word's k nearest neighbours among all category words, by cosine: the share in its own
+category, for the chosen weights and for the untrained table (ckpt_init.pt), beside the chance
+level of a random table. Words the BPE splits into several tokens are listed and not scored; a
+category with fewer than 2 single-token words is dropped with a note.
+
+A categories file, JSON:            or TSV (category<TAB>word a line):
+  {"month": ["January", "March"],     month   January
+   "war": ["army", "navy"]}           month   March
+                                      war     army
+
+examples:
+  lrn embed purity runs/mlp64                              # a stories run: its generator's categories
+  lrn embed purity runs/sotu --categories words.json       # any corpus: categories you write
+  lrn embed purity runs/sotu --categories words.tsv --checkpoint best"""
+
+AXES_EPILOG = """\
+Three figures, so the trained one has a reference: the chosen table, the untrained table of the
+same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.randn, seed 0).
+
+examples:
+  lrn embed axes runs/mlp64
+  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("embed", help="dissect a run's embedding table",
+                       description="The learned token table of a run: nearest neighbours, used axes, category "
+                                   "purity; export for TensorBoard's projector; an interactive explorer page.",
+                       epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+                              "  lrn embed explore runs/demo --out demo.html")
+    cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
+
+    n = cmds.add_parser(
+        "neighbors", help="nearest tokens by cosine",
+        description="The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
+                    "word the BPE splits into several tokens is looked up by the mean of their rows.",
+        epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+               "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
+    n.add_argument("run_dir", help="a run directory (lrn train --out)")
+    n.add_argument("--token", action="append", required=True,
+                   help='a token or word, with its leading space: --token " Lily" (repeatable)')
+    n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
+    add_checkpoint(n)
+    n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
+    add_json(n)
+    n.set_defaults(func=cmd_neighbors)
+
+    a = cmds.add_parser(
+        "axes", help="singular directions holding a share of the table's energy",
+        description="Used axes: how many singular directions of the embedding table hold the given share of its "
+                    "energy (the sum of squared singular values). A table that uses few of its d axes could "
+                    "have been narrower.",
+        epilog=AXES_EPILOG)
+    a.add_argument("run_dir", help="a run directory (lrn train --out)")
+    a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
+    add_checkpoint(a)
+    a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
+    add_json(a)
+    a.set_defaults(func=cmd_axes)
+
+    q = cmds.add_parser(
+        "purity", help="share of category words' neighbours in their own category",
+        description="For each category word that is one token (the stories corpus's categories, or your own "
+                    "with --categories), the share of its k nearest category tokens in its own category; for "
+                    "the chosen weights, the untrained table and chance level.",
+        epilog=PURITY_EPILOG)
+    q.add_argument("run_dir", help="a run directory (lrn train --out)")
+    q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
+    q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
+    add_checkpoint(q)
+    add_json(q)
+    q.set_defaults(func=cmd_purity)
+
+    e = cmds.add_parser(
+        "export", help="write the table as TSV, or for TensorBoard's projector",
+        description="Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text "
+                    "with its bytes escaped, id, frequency in the training split, category). --format projector "
+                    "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
+                    "tables under PROJECTOR.",
+        epilog="examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
+               "  tensorboard --logdir runs/demo/projector\n"
+               "  lrn embed export runs/demo --out demo-tsv --top 1000")
+    e.add_argument("run_dir", help="a run directory (lrn train --out)")
+    e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
+    e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
+                   help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
+    e.add_argument("--top", type=positive_int, metavar="N",
+                   help="only the N tokens most frequent in the training split (default: every row)")
+    add_checkpoint(e)
+    e.add_argument("--force", action="store_true",
+                   help="accepted for older scripts and not needed: an earlier export that nobody changed is always "
+                        "replaced, and a directory holding anything else is never written")
+    add_json(e)
+    e.set_defaults(func=cmd_export)
+
+    x = cmds.add_parser(
+        "explore", help="an interactive page: map, neighbour search, widths or trained vs untrained",
+        description="Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
+                    "most frequent tokens coloured by category, a search box whose neighbour lists equal "
+                    "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
+                    "sweep directory a stepper through its widths with used axes, purity and val bpb.",
+        epilog=EXPLORE_EPILOG)
+    x.add_argument("sources", nargs="+", metavar="RUN",
+                   help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
+    x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    x.add_argument("--top", type=positive_int, metavar="N",
+                   help="tokens on the page, the most frequent in training first; the search covers these "
+                        "(default: 8192, every token of a vocabulary up to that size)")
+    x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
+                   help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
+    x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
+                   help="how the search vectors are stored in the page (see the sizes below)")
+    add_checkpoint(x, extra="; a run's page shows them beside the untrained table")
+    x.add_argument("--categories", metavar="FILE",
+                   help=CATEGORIES_HELP.replace("Default: ", "They colour the map and give each table its purity. "
+                                                "Default: ", 1))
+    x.add_argument("--force", action="store_true",
+                   help="accepted for older scripts and not needed: an earlier explorer page is always replaced, and a "
+                        "file lrn did not write never is")
+    add_json(x)
+    x.set_defaults(func=cmd_explore)
+
+
+def cmd_neighbors(args) -> None:
+    from lrngpt.analysis.embeddings import run_neighbors
+
+    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained, args.checkpoint)
+    lines = []
+    for res in r["results"]:
+        pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
+        lines.append(f"{res['query']!r} -> {pieces}: "
+                     + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in res["neighbors"]))
+    emit(args, r, "\n".join(lines))
+
+
+def cmd_axes(args) -> None:
+    from lrngpt.analysis.embeddings import run_axes
+    from lrngpt.store.rundir import CHECKPOINT_LABELS
+
+    r = run_axes(args.run_dir, args.energy, args.untrained, args.checkpoint)
+    d, u = r["n_embd"], r["untrained_used_axes"]
+    name = CHECKPOINT_LABELS[r["checkpoint"]]
+    emit(args, r, "\n".join([
+        f"used axes ({args.energy:.0%} of the energy), {r['vocab']:,} x {d} tables:",
+        f"  {name + ' (step ' + format(r['step'], ',') + ')':<24} {r['used_axes']}/{d}",
+        f"  {'untrained (step 0)':<24} " + (f"{u}/{d}" if u is not None else "- (no ckpt_init.pt)"),
+        f"  {'random Gaussian (seed ' + str(r['random_seed']) + ')':<24} {r['random_used_axes']}/{d}"]))
+
+
+def cmd_purity(args) -> None:
+    from lrngpt.analysis.embeddings import purity
+    from lrngpt.store.rundir import CHECKPOINT_LABELS
+
+    r = purity(args.run_dir, args.k, args.categories, args.checkpoint)
+    t, u = r["trained"], r["untrained"]
+    head = CHECKPOINT_LABELS[r["checkpoint"]]
+    width = max(12, *(len(name) for name in t["per_category"]))
+    lines = [f"{'category':<{width}} {head:>8} {'untrained':>10}"]
+    for name, v in t["per_category"].items():
+        uv = f"{u['per_category'][name]:.3f}" if u else "-"
+        lines.append(f"{name:<{width}} {v:>8.3f} {uv:>10}")
+    lines.append(f"{'overall':<{width}} {t['overall']:>8.3f} {(format(u['overall'], '.3f') if u else '-'):>10}")
+    lines.append(f"chance level {t['chance']:.3f} (k={t['k']}, {t['n_words']} category tokens; "
+                 f"step {r['step']}, categories: {r['categories']})")
+    if r["split_words"]:
+        shown = r["split_words"][:20]
+        lines.append(f"split by the BPE, not scored ({len(r['split_words'])}): " + ", ".join(shown)
+                     + (", ... (--json lists them all)" if len(r["split_words"]) > len(shown) else ""))
+    emit(args, r, "\n".join(lines))
+
+
+def cmd_export(args) -> None:
+    from lrngpt.analysis.export import export_table
+
+    r = export_table(args.run_dir, args.out, args.format, args.top, args.force, checkpoint=args.checkpoint)
+    text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
+            + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
+    emit(args, r, text)
+
+
+def cmd_explore(args) -> None:
+    from lrngpt.explorer import write_explorer
+
+    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force,
+                       checkpoint=args.checkpoint, categories=args.categories)
+    frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
+    emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
+                  f"{frames})")

@@ -1,0 +1,69 @@
+"""`lrn sample RUN_DIR --prompt TEXT`."""
+
+from __future__ import annotations
+
+from lrngpt.cli.common import add_checkpoint, add_json, emit, positive_int, seed
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sample", help="generate text from a trained run",
+                       description="Continue a prompt with the run's model: temperature, then top-k, then "
+                                   "top-p (nucleus) filtering; a fixed seed gives the same text every time.",
+                       epilog='examples:\n  lrn sample runs/mlp64 --prompt "Once upon a time"\n'
+                              '  lrn sample runs/mlp64 --prompt "Lily saw a" --temperature 0.8 --top-k 40 '
+                              '--num-samples 3 --json')
+    p.add_argument("run_dir", help="a run directory (lrn train --out)")
+    p.add_argument("--prompt", required=True, help="the text to continue")
+    p.add_argument("--max-new-tokens", type=int, default=100, help="tokens to generate at most")
+    p.add_argument("--temperature", type=float, default=1.0, help="divides the logits; below 1 is more certain")
+    p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all of them)")
+    p.add_argument("--top-p", type=float, default=1.0,
+                   help="keep the most likely tokens that hold this much probability; 1.0 keeps all")
+    p.add_argument("--seed", type=seed, default=0, help="random seed of the first sample")
+    p.add_argument("--num-samples", type=positive_int, default=1, help="how many samples, with seeds seed, seed+1, ...")
+    p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
+    p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")
+    add_checkpoint(p)
+    p.add_argument("--device", default="auto", help="where to run the model: auto, cpu, cuda, cuda:N or mps")
+    add_json(p)
+    p.set_defaults(func=cmd_sample)
+
+
+def cmd_sample(args) -> None:
+    from dataclasses import asdict
+
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.inference.sample import SamplingConfig, sample_texts
+    from lrngpt.store.rundir import RunDir
+
+    cfg = SamplingConfig(args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,
+                         stop_at_eot=not args.no_stop)
+    device = resolve_device(args.device)
+    run = RunDir(args.run_dir).load(args.checkpoint, device)
+    samples = sample_texts(run, args.prompt, cfg, args.num_samples, not args.no_cache, device,
+                           on_text=None if args.json else _printer())  # --json: one document at the end
+    result = {"samples": samples, "settings": {**asdict(cfg), "num_samples": args.num_samples,
+                                               "use_cache": not args.no_cache},
+              "checkpoint": args.checkpoint, "step": run.step, "run_dir": str(args.run_dir)}
+    if args.json:
+        emit(args, result)
+    else:
+        print(flush=True)  # what was printed is "\n---\n".join(the samples' texts), as it was generated
+
+
+def _printer():
+    """on_text for sample_texts: each piece printed at once, samples apart by a --- line. A reader
+    sees the text grow, and one that closes the pipe (`| head`) stops the sampling at the next token
+    (BrokenPipeError: the command line exits quietly)."""
+    import sys
+
+    current = [0]
+
+    def write(i: int, piece: str) -> None:
+        if i != current[0]:
+            current[0] = i
+            sys.stdout.write("\n---\n")
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    return write

@@ -1,0 +1,114 @@
+"""`lrn tokenizer train | encode | decode | show`."""
+
+from __future__ import annotations
+
+from lrngpt.cli.cmd_data import CORPUS_FORMS
+from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.errors import UserError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "tokenizer", help="train a byte-level BPE, encode and decode text, look up tokens",
+        description="Byte-level BPE tokenizers (one tokenizer.json, Hugging Face format): train one on a corpus, "
+                    "turn text into ids and back, look up what an id stands for. Every place that takes a "
+                    "tokenizer also takes a run directory, whose tokenizer it uses.",
+        epilog="examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
+               "  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
+               "  lrn tokenizer show runs/demo ' Lily'")
+    cmds = p.add_subparsers(dest="tokenizer_command", metavar="COMMAND", required=True, parser_class=Parser)
+
+    t = cmds.add_parser(
+        "train", help="train a byte-level BPE on a corpus's training split",
+        description="Train a byte-level BPE on the training split of a corpus (the same split `lrn data "
+                    "prepare` makes) and write DIR/tokenizer.json. Byte-level: every string encodes, nothing is "
+                    "unknown; <|endoftext|> is the one special token.",
+        epilog="examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
+               "  lrn tokenizer train --corpus text:my_books/ --vocab-size 8192 --out tok8k/ --json")
+    t.add_argument("--corpus", required=True, metavar="CORPUS", help=f"the corpus, one of {CORPUS_FORMS}")
+    t.add_argument("--vocab-size", type=int, default=4096,
+                   help="tokens in the vocabulary: 256 bytes, <|endoftext|> and the merges")
+    t.add_argument("--out", required=True, help="the directory to write tokenizer.json into")
+    t.add_argument("--force", action="store_true", help="replace DIR/tokenizer.json when lrn wrote it (a tokenizer.json you made is never replaced)")
+    add_json(t)
+    t.set_defaults(func=cmd_train)
+
+    e = cmds.add_parser(
+        "encode", help="text -> token ids",
+        description="Encode a text with a tokenizer and print its token ids. The literal text <|endoftext|> "
+                    "inside it is ordinary text, so every string round-trips through decode.",
+        epilog="examples:\n  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
+               "  lrn tokenizer encode --tokenizer runs/demo --text 'Once upon a time' --json")
+    e.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
+    e.add_argument("--text", required=True, help="the text to encode (quote it in the shell)")
+    add_json(e)
+    e.set_defaults(func=cmd_encode)
+
+    d = cmds.add_parser(
+        "decode", help="token ids -> text",
+        description="Decode comma-separated token ids back into text with a tokenizer.",
+        epilog="examples:\n  lrn tokenizer decode --tokenizer tok/ --ids 12,345,6\n"
+               "  lrn tokenizer decode --tokenizer runs/demo --ids 1191,1012 --json")
+    d.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
+    d.add_argument("--ids", required=True, help="comma-separated token ids, e.g. 1,2,3")
+    add_json(d)
+    d.set_defaults(func=cmd_decode)
+
+    s = cmds.add_parser(
+        "show", help="id -> token text and bytes; text -> ids",
+        description="Look up tokens both ways: a whole number is an id and shows its token's text (bytes that are "
+                    "no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows its ids "
+                    "and tokens. Works on any run, an imported GPT-2 included.",
+        epilog="examples:\n  lrn tokenizer show runs/gpt2 15717 ' berry'      # id 15717 is ' berry'\n"
+               "  lrn tokenizer show runs/demo ' Lily' 'Lilyxyzzy' 0\n"
+               "  lrn tokenizer show runs/demo 2024 --text                # the digits as text")
+    s.add_argument("tokenizer", metavar="RUN_OR_TOKENIZER",
+                   help="a run directory, a directory with tokenizer.json, or a tokenizer.json file")
+    s.add_argument("items", nargs="+", metavar="ID_OR_TEXT", help="ids (whole numbers) or texts, in any mix")
+    s.add_argument("--text", action="store_true", help="read every item as text, numbers too (default: numbers are ids)")
+    add_json(s)
+    s.set_defaults(func=cmd_show)
+
+
+def cmd_train(args) -> None:
+    from lrngpt.data.prepared import tokenizer_out, train_tokenizer, write_tokenizer
+    from lrngpt.runconfig.schema import DataConfig
+
+    tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
+    tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size))
+    path = write_tokenizer(tok, args.out, args.force)
+    emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
+         f"wrote {path} ({tok.vocab_size} tokens)")
+
+
+def cmd_encode(args) -> None:
+    from lrngpt.tokenizer.bpe import Tokenizer
+
+    ids = Tokenizer.load(args.tokenizer).encode(args.text)
+    emit(args, {"ids": ids}, " ".join(map(str, ids)))
+
+
+def cmd_decode(args) -> None:
+    from lrngpt.tokenizer.bpe import Tokenizer
+
+    try:
+        ids = [int(x) for x in args.ids.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--ids {args.ids!r} must be comma-separated integers, e.g. 1,2,3") from None
+    text = Tokenizer.load(args.tokenizer).decode(ids)
+    emit(args, {"text": text}, text)
+
+
+def cmd_show(args) -> None:
+    from lrngpt.analysis.vocab import show
+
+    r = show(args.tokenizer, args.items, args.text)
+    lines = []
+    for x in r["results"]:
+        if x["kind"] == "id":
+            special = " (special)" if x["special"] else ""
+            lines.append(f"{x['id']} -> '{x['token']}'{special}  bytes {bytes.fromhex(x['bytes_hex']).hex(' ')}")
+        else:
+            lines.append(f"{x['query']!r} -> {' '.join(map(str, x['ids']))}  ("
+                         + " + ".join(f"'{t}'" for t in x["tokens"]) + ")")
+    emit(args, r, "\n".join(lines))

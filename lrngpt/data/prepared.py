@@ -1,0 +1,428 @@
+"""Token arrays: corpus -> tokenizer -> train.bin / val.bin, cached and memory-mapped.
+
+`prepare(data_config)` streams the corpus twice (once to train the tokenizer on the
+training documents, once to encode), so memory does not grow with the corpus. The result
+lives in a directory keyed by a hash of the corpus fingerprint and the tokenizer settings;
+preparing the same corpus again finds it and does no work. The trained tokenizer is cached on
+its own (`tokenizers/KEY.json`, with `KEY.hash` written after it) and, like the data, used only
+when it still has the hash recorded when it was trained; anything else is trained again.
+
+Layout of a prepared directory:
+    meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype, split_by
+                     (documents, tokens or chunks: what became validation, lrngpt.data.splits)
+    tokenizer.json   the trained tokenizer (Hugging Face format, one file)
+    train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
+    val.bin
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import (
+    atomic_dir,
+    atomic_write,
+    check_not_cwd,
+    check_output,
+    user_path,
+    write_json,
+    writing,
+)
+from lrngpt.core.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
+from lrngpt.core.validate import VAL_SPLITS
+from lrngpt.corpora import Corpus, load_corpus
+from lrngpt.data.splits import split_chunks, split_tail
+from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DataConfig
+from lrngpt.tokenizer.bpe import Tokenizer
+
+FORMAT_VERSION = 1
+SPLITS = ("train", "val")
+DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
+CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
+PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all a prepared directory holds
+
+
+def data_cache_dir() -> Path:
+    from lrngpt.corpora.download import cache_dir
+
+    return cache_dir() / "data"
+
+
+def _hash(*parts) -> str:
+    return hashlib.sha256(json.dumps([FORMAT_VERSION, *parts]).encode()).hexdigest()[:16]
+
+
+def _split_parts(cfg: DataConfig) -> list:
+    """data.val_split in a key only when it is not the default, so keys made before it existed hold."""
+    return [] if cfg.val_split == VAL_SPLITS[0] else ["val_split", cfg.val_split]
+
+
+def tokenizer_key(corpus: Corpus, cfg: DataConfig) -> str:
+    """What decides a trained tokenizer: the training split's text and the vocabulary size."""
+    return _hash(corpus.fingerprint, cfg.vocab_size, cfg.val_fraction, cfg.split_seed, cfg.tokenizer_bytes,
+                 *_split_parts(cfg))
+
+
+def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None) -> str:
+    """What decides the token arrays: corpus content and how it is tokenized and split."""
+    if tokenizer is not None:  # a given tokenizer (an imported GPT-2, say) instead of a trained one
+        return _hash(corpus.fingerprint, "tokenizer", tokenizer.hash, cfg.val_fraction, cfg.split_seed,
+                     *_split_parts(cfg))
+    return tokenizer_key(corpus, cfg)
+
+
+def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> Tokenizer:
+    """The BPE for a data config, trained on its training split (cached by tokenizer_key)."""
+    log = log or logging.info
+    corpus = corpus or load_corpus(cfg.corpus)
+    path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
+    record = path.with_suffix(".hash")  # the trained tokenizer's hash, written after it: what the cache trusts
+    if path.exists():
+        cached = _cached_tokenizer(path, record, log)
+        if cached is not None:
+            return cached
+    log(f"tokenizer: training a {cfg.vocab_size}-token BPE on {corpus.spec}")
+    with logging.progress(desc="tokenizer: reading", unit="B", unit_scale=True) as bar:
+        docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
+        tok = Tokenizer.train(docs if bar.disable else _counted(docs, bar), cfg.vocab_size)
+    if tok.vocab_size < 257:
+        raise UserError(f"corpus {corpus.spec} is empty: it holds no text to train a tokenizer on")
+    tok.save(path)
+    atomic_write(record, tok.hash + "\n")
+    return tok
+
+
+def _cached_tokenizer(path: Path, record: Path, log) -> Tokenizer | None:
+    """The cached tokenizer when it is the one trained for its key, verified like cached data
+    against the hash recorded when it was trained; None (train it again, never use it) for a file
+    replaced or damaged since, or one from before the record existed."""
+    try:
+        want = record.read_text(encoding="ascii").strip()
+        tok = Tokenizer.load(path)
+    except (OSError, UnicodeDecodeError, UserError):
+        log(f"tokenizer: cached {path} is unreadable or has no record of its hash; training it again")
+        return None
+    if tok.hash != want:
+        log(f"tokenizer: cached {path} is not the tokenizer trained for this corpus (its hash changed); "
+            "training it again")
+        return None
+    log(f"tokenizer: cached {path}")
+    return tok
+
+
+def tokenizer_out(out: str | Path, force: bool = False) -> Path:
+    """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
+    not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
+    out = check_output(out, "dir")
+    legacy_run = (out / "config.json").is_file() and (out / "ckpt_last.pt").is_file()  # from before the marker
+    if lrn_kind(out) == "run" or legacy_run:
+        raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
+    return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
+
+
+def write_tokenizer(tok: Tokenizer, out: str | Path, force: bool = False) -> Path:
+    """Save a trained tokenizer as OUT/tokenizer.json (marked as lrn's, so --force may replace it later)."""
+    path = tokenizer_out(out, force)  # again: the directory may have changed during training
+    with user_path(path.parent, "output directory"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return write_owned_file(path, tok.to_str(), "tokenizer")
+
+
+@dataclass
+class PreparedData:
+    dir: Path
+    meta: dict
+    train_tokens_limit: int | None = None
+
+    @property
+    def key(self) -> str:
+        return self.meta["key"]
+
+    @cached_property
+    def tokenizer(self) -> Tokenizer:
+        return Tokenizer.load(self.dir / "tokenizer.json")
+
+    def tokens(self, split: str) -> np.ndarray:
+        """The split's token ids, memory-mapped (the training split cut to train_tokens)."""
+        n = self.meta["splits"][split]["tokens"]
+        if n == 0:
+            return np.zeros(0, dtype=self.meta["dtype"])
+        path = self.dir / f"{split}.bin"
+        with user_path(path, "prepared token file"):  # a permission, say: named, not a traceback
+            arr = np.memmap(path, dtype=self.meta["dtype"], mode="r", shape=(n,))
+        if split == "train" and self.train_tokens_limit is not None:
+            arr = arr[: self.train_tokens_limit]
+        return arr
+
+
+def _read_meta(d: Path) -> dict | None:
+    """meta.json, or None when there is none or it is damaged (the directory then holds no usable data)."""
+    try:
+        meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def integrity_problem(data: PreparedData) -> str | None:
+    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree).
+    The tokenizer it loads to check stays loaded in `data.tokenizer`."""
+    d, meta = data.dir, data.meta
+    try:
+        splits, dtype = meta["splits"], np.dtype(meta["dtype"])
+        counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
+        if not all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key")):
+            raise TypeError
+        if dtype not in (np.uint16, np.uint32) or min(counts.values()) < 0:
+            raise ValueError
+        for split in SPLITS:
+            if not all(isinstance(splits[split][k], int) and splits[split][k] >= 0
+                       for k in ("documents", "tokens", "bytes")):
+                raise TypeError
+    except (KeyError, TypeError, ValueError):
+        return "meta.json lacks corpus, tokenizer_hash, dtype or split counts, or holds wrong values"
+    for split, n in counts.items():
+        path = d / f"{split}.bin"
+        size = path.stat().st_size if path.is_file() else -1
+        if size != n * dtype.itemsize:
+            return f"{split}.bin holds {max(size, 0):,} bytes where meta.json says {n * dtype.itemsize:,}"
+    try:
+        tok_hash = data.tokenizer.hash
+    except UserError:
+        return "tokenizer.json is missing or unreadable"
+    if tok_hash != meta["tokenizer_hash"]:
+        return "tokenizer.json is not the tokenizer these tokens were encoded with"
+    return None
+
+
+def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
+    meta = _read_meta(Path(d))
+    if meta is None:
+        raise UserError(f"{d} holds no prepared data; run `lrn data prepare --corpus CORPUS --out {d}`")
+    data = PreparedData(Path(d), meta, train_tokens)
+    problem = integrity_problem(data)
+    if problem:
+        raise UserError(f"{d}: {problem}; prepare it again with `lrn data prepare --force`")
+    return data
+
+
+def cached_prepared(key: str, train_tokens: int | None = None) -> PreparedData | None:
+    """The prepared data stored under `key` in this machine's cache, or None where it is not there
+    (prepared on another machine, a cleared cache) or does not hold what it should."""
+    try:
+        data = load_prepared(data_cache_dir() / key, train_tokens)
+        return data if data.meta.get("key") == key else None
+    except (UserError, OSError, KeyError, ValueError, TypeError):
+        return None
+
+
+def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=None,
+            tokenizer: Tokenizer | None = None) -> PreparedData:
+    """Prepare (or find in the cache) the token arrays for a data config.
+
+    With `tokenizer`, the corpus is encoded with it instead of a freshly trained BPE. Log lines go
+    to `log` (default lrngpt.core.log); tokenizer training and encoding show progress bars on a terminal.
+    """
+    log = log or logging.info
+    in_cache = out is None
+    if not in_cache:
+        check_output(out, "dir")
+        check_not_cwd(out)  # a prepared directory is replaced whole
+    corpus = load_corpus(cfg.corpus)
+    if cfg.val_split == "chunks" and corpus.has_own_split:
+        raise UserError(f"corpus {corpus.spec} has its own validation split; data.val_split=chunks is for a "
+                        "corpus without one (a single long text): leave data.val_split at documents")
+    key = data_key(corpus, cfg, tokenizer)
+    out = Path(out) if out is not None else data_cache_dir() / key
+    if not in_cache:
+        foreign = foreign_in(out, "prepared data", _is_prepared) if out.is_dir() else []
+        if foreign:  # --force replaces prepared data, never a user's files (nanoGPT's train.bin included)
+            raise UserError(f"--out {out} holds files lrn did not write ({', '.join(foreign[:3])}"
+                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only its own prepared data, "
+                            "with or without --force: choose a new or empty --out")
+    meta = _read_meta(out)
+    if meta is not None and meta.get("key") == key:
+        data = PreparedData(out, meta, cfg.train_tokens)
+        problem = integrity_problem(data)
+        if problem is None:
+            log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
+            return data
+        if not (in_cache or force):
+            raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+        log(f"data: {out} is damaged ({problem}); preparing it again")
+    elif out.exists() and any(out.iterdir()) and not (in_cache or force):
+        what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
+        raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
+    with atomic_dir(out) as tmp:  # a killed prepare (or a full disk) leaves no half-built cache entry
+        tok = tokenizer or train_tokenizer(cfg, corpus, log)
+        with writing(out):
+            meta = _build(corpus, cfg, key, tok, tmp, log)
+    return PreparedData(out, meta, cfg.train_tokens)
+
+
+def _is_prepared(d: Path, names: list[str]) -> bool:
+    """How prepared data is known as lrn's: nothing but its files, its meta.json among them (a damaged
+    one included: --force then prepares it again)."""
+    return set(names) <= set(PREPARED_FILES) and "meta.json" in names
+
+
+def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
+    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
+    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
+    if cfg.corpus.partition(":")[0] not in CHEAP_KINDS:
+        return None
+    corpus = load_corpus(cfg.corpus)
+    cached = cached_prepared(data_key(corpus, cfg), cfg.train_tokens)
+    if cached is not None:
+        return cached
+    size = corpus.meta.get("size_bytes") or corpus.meta.get("bytes")
+    if isinstance(size, int) and size <= DRY_RUN_PREPARE_BYTES:
+        return prepare(cfg, log=log)
+    return None
+
+
+def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:
+    """Documents of one split: the corpus's own split, else a seeded draw per document (with
+    data.val_split=chunks every document goes to train; the chunks are drawn after encoding)."""
+    if corpus.has_own_split:
+        yield from (corpus.train_docs() if split == "train" else corpus.val_docs())
+        return
+    if cfg.val_split == "chunks":
+        if split == "train":
+            yield from corpus.train_docs()
+        return
+    rng = random.Random(cfg.split_seed)
+    want_val = split == "val"
+    for doc in corpus.train_docs():
+        if (rng.random() < cfg.val_fraction) == want_val:
+            yield doc
+
+
+def _take_bytes(docs: Iterator[str], limit: int) -> Iterator[str]:
+    total = 0
+    for doc in docs:
+        yield doc
+        total += len(doc)
+        if total >= limit:
+            return
+
+
+def _counted(docs: Iterator[str], bar) -> Iterator[str]:
+    """The documents, each one's UTF-8 bytes added to the progress bar as it is read."""
+    for doc in docs:
+        bar.update(len(doc.encode("utf-8")))
+        yield doc
+
+
+def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, log) -> dict:
+    tok.save(d / "tokenizer.json")
+    dtype = np.uint16 if tok.vocab_size <= 2**16 else np.uint32
+    token_bytes = tok.token_bytes
+    splits = {}
+    for split in SPLITS:
+        log(f"data: encoding the {split} split")
+        n_tokens = n_bytes = n_docs = 0
+        with open(d / f"{split}.bin", "wb") as f, \
+                logging.progress(desc=f"encoding {split}", unit="B", unit_scale=True) as bar:
+            encoded = tok.encode_documents(split_documents(corpus, cfg, split))
+            while chunk := list(islice(encoded, 4096)):
+                arr = np.fromiter((i for ids in chunk for i in ids), dtype=dtype)
+                f.write(arr.tobytes())
+                n_tokens += arr.size
+                chunk_bytes = int(token_bytes[arr].sum())
+                n_bytes += chunk_bytes
+                n_docs += len(chunk)
+                bar.update(chunk_bytes)
+        splits[split] = {"documents": n_docs, "tokens": n_tokens, "bytes": n_bytes}
+    if splits["train"]["documents"] == 0:
+        raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
+    split_by, extra = "documents", {}
+    if cfg.val_split == "chunks" and not corpus.has_own_split:
+        split_by = "chunks"  # seeded chunks from all over the text (lrngpt.data.splits)
+        splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)
+    elif splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
+        split_by = "tokens"  # too few documents to split by document: the last tokens become val
+        splits = split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
+    meta = {
+        "key": key,
+        "format": FORMAT_VERSION,
+        "corpus": corpus.spec,
+        "kind": corpus.kind,
+        "fingerprint": corpus.fingerprint,
+        "vocab_size": tok.vocab_size,
+        "requested_vocab_size": cfg.vocab_size,
+        "tokenizer_hash": tok.hash,
+        "eot_id": tok.eot_id,
+        "dtype": np.dtype(dtype).name,
+        "split_by": split_by,
+        "val_fraction": cfg.val_fraction,
+        "split_seed": cfg.split_seed,
+        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLITS[0] else {}),
+        "splits": splits,
+        **extra,
+        "corpus_meta": corpus.meta,
+    }
+    write_json(d / "meta.json", meta)
+    log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
+        f"vocabulary {tok.vocab_size}")
+    return meta
+
+
+class BatchSampler:
+    """Random contiguous windows (batch_size x seq_len), seeded, with a state for exact resume.
+
+    Every rank draws the same global batch and keeps its own slice, so a data-parallel run
+    sees the same examples as one process with the same global batch.
+    """
+
+    def __init__(self, tokens: np.ndarray, batch_size: int, seq_len: int, seed: int,
+                 rank: int = 0, world_size: int = 1):
+        if len(tokens) < seq_len + 1:
+            raise UserError(f"the training split has {len(tokens)} tokens, too few for one window of "
+                            f"{seq_len + 1}; use a bigger corpus or a smaller train.seq_len")
+        if batch_size % world_size:
+            raise UserError(f"train.batch_size {batch_size} is not divisible by {world_size} processes")
+        self.tokens, self.batch_size, self.seq_len = tokens, batch_size, seq_len
+        self.rank, self.world_size = rank, world_size
+        self.generator = torch.Generator().manual_seed(seed)
+        self._ar = np.arange(seq_len + 1)
+
+    def _global_starts(self) -> torch.Tensor:
+        """The next global batch's window starts (every rank draws the same)."""
+        return torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=self.generator)
+
+    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
+        per = self.batch_size // self.world_size
+        starts = self._global_starts()[self.rank * per : (self.rank + 1) * per].numpy()
+        w = torch.from_numpy(self.tokens[starts[:, None] + self._ar].astype(np.int64))
+        return w[:, :-1], w[:, 1:]
+
+    def reads(self, steps: int) -> np.ndarray:
+        """How many times each position of the split was a training target in `steps` global batches
+        (replayed from this sampler's seed: a fresh sampler gives the run's own windows)."""
+        drawn = [self._global_starts().numpy() for _ in range(steps)]
+        starts = np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.int64)
+        # a window starting at s has the targets s+1 .. s+seq_len: +1 there, -1 after, then a running sum
+        # (int32: a count never exceeds steps x batch_size; a split of 10^9 tokens takes 4 GB, not 8)
+        diff = np.zeros(len(self.tokens) + 1, dtype=np.int32)
+        np.add.at(diff, starts + 1, 1)
+        np.add.at(diff, starts + 1 + self.seq_len, -1)
+        return np.cumsum(diff[:-1], dtype=np.int32)
+
+    def state(self) -> torch.Tensor:
+        return self.generator.get_state()
+
+    def set_state(self, state: torch.Tensor) -> None:
+        self.generator.set_state(state)

@@ -1,0 +1,127 @@
+"""Which part of a corpus becomes validation, and how to say so.
+
+lrngpt.data.prepared draws whole documents into validation (`data.val_split=documents`, the default). Two
+cases move tokens after encoding instead, on the arrays prepare has just written:
+
+    split_tail    too few documents to draw whole ones (one book, say): the last val_fraction of
+                  the tokens becomes validation (meta split_by "tokens")
+    split_chunks  data.val_split=chunks: the text is cut into chunks of about 1/20 of the wanted
+                  validation size and a seeded draw sends val_fraction of them to validation, so
+                  validation samples the whole text, not its ending (split_by "chunks"; meta
+                  val_chunks lists each chunk's token and byte range)
+
+`describe_validation(meta, own_split)` says which documents or which part of the text became
+validation, as `lrn data prepare` prints it.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from lrngpt.errors import UserError
+
+SPLITS = ("train", "val")
+VAL_CHUNKS = 20  # about this many validation chunks: enough places in the text, each long enough to read
+MIN_CHUNK_TOKENS = 64
+
+
+def _all_tokens(d: Path, dtype) -> np.ndarray:
+    return np.concatenate([np.fromfile(d / f"{s}.bin", dtype=dtype) for s in SPLITS])
+
+
+def split_tail(d: Path, dtype, splits: dict, fraction: float, token_bytes: np.ndarray) -> dict:
+    """Move the last `fraction` of all tokens into val (for a corpus of one document)."""
+    allt = _all_tokens(d, dtype)
+    cut = len(allt) - max(1, int(len(allt) * fraction))
+    train, val = allt[:cut], allt[cut:]
+    train.tofile(d / "train.bin")
+    val.tofile(d / "val.bin")
+    docs = splits["train"]["documents"] + splits["val"]["documents"]
+    return {
+        "train": {"documents": docs, "tokens": int(train.size), "bytes": int(token_bytes[train].sum())},
+        "val": {"documents": 0, "tokens": int(val.size), "bytes": int(token_bytes[val].sum())},
+    }
+
+
+def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token_bytes: np.ndarray,
+                 eot_id: int) -> tuple[dict, dict]:
+    """Cut all tokens into chunks and draw `fraction` of them, seeded, into val. Each run of
+    consecutive chunks of one split starts with <|endoftext|>, so no window reads across a seam as if
+    the text went on. Returns (splits, meta fields: chunk_tokens and val_chunks)."""
+    allt = _all_tokens(d, dtype)
+    n = len(allt)
+    chunk = max(MIN_CHUNK_TOKENS, int(n * fraction) // VAL_CHUNKS)
+    k = -(-n // chunk)
+    if k < 2:
+        raise UserError(f"the corpus holds {n:,} tokens, too few to cut into chunks of {chunk:,} for "
+                        "data.val_split=chunks; give it more text, or use data.val_split=documents")
+    m = min(k - 1, max(1, round(k * fraction)))
+    val_idx = set(random.Random(seed).sample(range(k), m))
+    byte_at = [0]
+    for i in range(k):
+        byte_at.append(byte_at[-1] + int(token_bytes[allt[i * chunk:(i + 1) * chunk]].sum()))
+    out = {s: [] for s in SPLITS}
+    last = None
+    for i in range(k):
+        split = "val" if i in val_idx else "train"
+        piece = allt[i * chunk:(i + 1) * chunk]
+        if split != last and piece[0] != eot_id:  # a seam: the text before it is in the other split
+            out[split].append(np.array([eot_id], dtype=allt.dtype))
+        out[split].append(piece)
+        last = split
+    for split in SPLITS:
+        arr = np.concatenate(out[split])
+        arr.tofile(d / f"{split}.bin")
+        out[split] = arr
+    docs = splits["train"]["documents"] + splits["val"]["documents"]
+    new = {"train": {"documents": docs, "tokens": int(out["train"].size),
+                     "bytes": int(token_bytes[out["train"]].sum())},
+           "val": {"documents": 0, "tokens": int(out["val"].size), "bytes": int(token_bytes[out["val"]].sum())}}
+    chunks = [{"tokens": [i * chunk, min(n, (i + 1) * chunk)], "bytes": [byte_at[i], byte_at[i + 1]]}
+              for i in sorted(val_idx)]
+    return new, {"chunk_tokens": chunk, "val_chunks": chunks}
+
+
+def val_documents(n_docs: int, fraction: float, seed: int) -> list[int]:
+    """The numbers (from 0, in corpus order) of the documents data.split_documents draws into val:
+    the same seeded draw, one number per document."""
+    rng = random.Random(seed)
+    return [i for i in range(n_docs) if rng.random() < fraction]
+
+
+def _shown(items: list[str], limit: int = 8) -> str:
+    return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
+
+
+CHUNKS_HINT = ("for seeded chunks from all over the text instead: --val-split chunks (lrn train / lrn sweep: "
+               "--set data.val_split=chunks)")
+
+
+def describe_validation(meta: dict, own_split: bool) -> tuple[dict, str]:
+    """(what became validation, as JSON; the same as one line) for a prepared meta.json."""
+    train, val = meta["splits"]["train"], meta["splits"]["val"]
+    by = meta.get("split_by", "documents")
+    fraction, seed = meta.get("val_fraction", 0.05), meta.get("split_seed", 0)
+    total = train["bytes"] + val["bytes"]
+    pct = f"{fraction * 100:g}%"
+    if own_split:
+        return ({"by": "own split", "documents": val["documents"]},
+                f"validation: the corpus's own validation split ({val['documents']:,} documents)")
+    if by == "documents":
+        n = train["documents"] + val["documents"]
+        docs = val_documents(n, fraction, seed)
+        return ({"by": "documents", "documents": docs},
+                f"validation: {len(docs):,} of {n:,} documents drawn with data.split_seed {seed} "
+                f"(documents {_shown([str(i) for i in docs])}, numbered from 0 in corpus order)")
+    if by == "tokens":
+        return ({"by": "tail", "from_byte": train["bytes"], "bytes": total},
+                f"validation: the last {pct} of the text, from byte {train['bytes']:,} of {total:,} "
+                f"(too few documents to draw whole ones); {CHUNKS_HINT}")
+    chunks = meta.get("val_chunks") or []
+    spans = [f"{c['bytes'][0]:,}-{c['bytes'][1]:,}" for c in chunks]
+    return ({"by": "chunks", "chunk_tokens": meta.get("chunk_tokens"), "chunks": chunks},
+            f"validation: {len(chunks)} chunks of {meta.get('chunk_tokens', 0):,} tokens ({pct} of the text) drawn "
+            f"with data.split_seed {seed} from all over the text (bytes {_shown(spans, 6)} of {total:,})")

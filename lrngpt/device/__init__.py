@@ -1,0 +1,1 @@
+"""Where a run computes: the device and torchrun ranks (distributed); the number format per device (precision)."""

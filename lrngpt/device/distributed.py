@@ -1,0 +1,97 @@
+"""Where a job runs: the device (`resolve_device`), and data-parallel training under torchrun:
+who am I, and the few collective calls training needs.
+
+torchrun sets RANK / WORLD_SIZE / LOCAL_RANK (and MASTER_ADDR / MASTER_PORT); without them
+this is one process and every call here is a no-op. gloo on CPU, nccl on CUDA. Every rank
+draws the same global batch and keeps its slice (lrngpt/data/prepared.py), so N processes compute
+what one process with the same global batch computes; rank 0 alone writes files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+
+from lrngpt.errors import UserError
+
+
+def resolve_device(name: str = "auto") -> str:
+    """The device to run on: auto is cuda, else mps, else cpu; a named one must exist here."""
+    if name != "auto":
+        try:
+            torch.device(name)
+        except (RuntimeError, ValueError):
+            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
+        if name.startswith("cuda") and not torch.cuda.is_available():
+            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use --device cpu")
+        if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
+            raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
+        if name == "mps" and not torch.backends.mps.is_available():
+            raise UserError("device mps asked for, but it is not available; use --device cpu")
+        if name not in ("cpu", "mps") and not name.startswith("cuda"):
+            raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
+        return name
+    if torch.cuda.is_available():
+        return "cuda"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+@dataclass(frozen=True)
+class Distributed:
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+
+    @classmethod
+    def from_env(cls) -> Distributed:
+        env = os.environ
+        return cls(int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0)))
+
+    @property
+    def master(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.world_size > 1
+
+    def device(self, device: str) -> str:
+        """One GPU per process: cuda becomes cuda:LOCAL_RANK."""
+        return f"cuda:{self.local_rank}" if self.enabled and device.startswith("cuda") else device
+
+    def init(self, device: str) -> None:
+        if not self.enabled:
+            return
+        if device.startswith("cuda"):
+            torch.cuda.set_device(device)
+        if not dist.is_initialized():
+            dist.init_process_group(backend="nccl" if device.startswith("cuda") else "gloo")
+
+    def barrier(self) -> None:
+        if self.enabled:
+            dist.barrier()
+
+    def mean(self, value: torch.Tensor) -> torch.Tensor:
+        """The mean over ranks (the global batch's loss, so every rank logs and stops alike)."""
+        if not self.enabled:
+            return value
+        value = value.clone()
+        dist.all_reduce(value)
+        return value / self.world_size
+
+    def wrap(self, model: torch.nn.Module, device: str) -> torch.nn.Module:
+        if not self.enabled:
+            return model
+        from torch.nn.parallel import DistributedDataParallel
+
+        ids = [torch.device(device).index] if device.startswith("cuda") else None
+        return DistributedDataParallel(model, device_ids=ids)
+
+    def close(self) -> None:
+        if self.enabled and dist.is_initialized():
+            dist.destroy_process_group()

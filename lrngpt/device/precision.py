@@ -1,0 +1,170 @@
+"""Which number format a run trains in, chosen for its device (`train.dtype`, `train.tf32`).
+
+`resolve_precision(requested, caps, tf32)` is the one decision, a pure function of what was
+asked for and what the device can do (`DeviceCaps`, from `device_caps(device)`), so every
+branch, the CUDA ones included, is tested on a CPU by passing a made-up device:
+
+    auto      CUDA with bfloat16 (compute capability 8.0 on: A100, L4, H100) -> bfloat16 autocast
+              CUDA without it (T4, V100)                       -> float16 autocast + a GradScaler
+              CPU, MPS                                         -> float32
+    float32   float32; on CUDA from capability 8.0 on with train.tf32 (the default) its matmuls run
+              as TF32 (10-bit mantissa inputs, float32 sums: about 8x the plain float32 rate)
+    bfloat16  bfloat16 autocast on any device (CPU autocast on a CPU); a CUDA GPU without
+              bfloat16 is refused
+    float16   float16 autocast with a GradScaler on any device (torch.amp.GradScaler("cpu") on a CPU)
+
+Autocast keeps the weights and AdamW's state in float32 and runs matmuls in the low precision; the
+GradScaler multiplies the loss so float16 gradients do not underflow, and skips a step whose
+gradients overflowed. Its state (the scale, the growth tracker) is saved in the checkpoint, so a
+resume continues bit-exactly. `apply_tf32` sets torch's process-wide TF32 switches on CUDA.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict, dataclass
+
+from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DTYPES, check_dtype
+
+TF32_CAPABILITY = (8, 0)  # TF32 tensor cores: Ampere (A100) and later
+
+
+@dataclass(frozen=True)
+class DeviceCaps:
+    """What a device can do, as far as precision goes."""
+
+    kind: str  # cpu | cuda | mps
+    name: str
+    capability: tuple[int, int] | None = None  # CUDA compute capability
+    bf16: bool = False  # bfloat16 in hardware (CUDA), or CPU / MPS autocast
+    memory_bytes: int | None = None
+
+    @property
+    def tf32(self) -> bool:
+        return self.kind == "cuda" and self.capability is not None and tuple(self.capability) >= TF32_CAPABILITY
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The resolved choice: what the run computes in."""
+
+    requested: str  # train.dtype as written
+    dtype: str  # float32 | bfloat16 | float16
+    tf32: bool  # float32 matmuls as TF32 (CUDA only)
+    grad_scaler: bool  # float16: the loss is scaled (torch.amp.GradScaler)
+    reason: str  # one phrase: why this dtype
+
+    @property
+    def autocast_dtype(self):
+        """The torch dtype for torch.autocast, or None for plain float32."""
+        import torch
+
+        return {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(self.dtype)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def resolve_precision(requested: str, caps: DeviceCaps, tf32: bool = True) -> Precision:
+    """The precision a run on a device with `caps` trains in when train.dtype is `requested`."""
+    check_dtype(requested)
+    dtype, reason = requested, "asked for"
+    if requested == "auto":
+        if caps.kind == "cuda":
+            dtype, reason = (("bfloat16", f"auto: {caps.name} has bfloat16") if caps.bf16 else
+                             ("float16", f"auto: {caps.name} has no bfloat16 (capability "
+                                         f"{_cap(caps.capability)}), float16 with loss scaling"))
+        else:
+            dtype, reason = "float32", f"auto: float32 on {caps.kind}"
+    if dtype == "bfloat16" and caps.kind == "cuda" and not caps.bf16:
+        raise UserError(f"train.dtype=bfloat16, but {caps.name} (capability {_cap(caps.capability)}) has no "
+                        "bfloat16; use train.dtype=float16 (or auto, which picks it) or float32")
+    use_tf32 = dtype == "float32" and bool(tf32) and caps.tf32
+    return Precision(requested=requested, dtype=dtype, tf32=use_tf32, grad_scaler=dtype == "float16",
+                     reason=reason)
+
+
+def _cap(capability) -> str:
+    return "unknown" if capability is None else f"{capability[0]}.{capability[1]}"
+
+
+def device_caps(device: str) -> DeviceCaps:
+    """The capabilities of `device` (cpu, cuda, cuda:N, mps) as torch sees them here."""
+    import torch
+
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        index = dev.index if dev.index is not None else torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(index)
+        with torch.cuda.device(index):
+            bf16 = torch.cuda.is_bf16_supported(including_emulation=False)
+        return DeviceCaps("cuda", props.name, (props.major, props.minor), bool(bf16), int(props.total_memory))
+    if dev.type == "mps":
+        return DeviceCaps("mps", "Apple MPS", None, True, None)
+    return DeviceCaps("cpu", cpu_name(), None, True, _memory_bytes())
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux /proc/cpuinfo), else the platform's word for it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def _memory_bytes() -> int | None:
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def apply_tf32(precision: Precision, device: str) -> None:
+    """Set torch's TF32 switches for a CUDA run (they are process-wide, so set both ways); a CPU or
+    MPS run leaves them alone (on a CPU, set_float32_matmul_precision would change its matmuls)."""
+    import torch
+
+    if not device.startswith("cuda"):
+        return
+    torch.backends.cuda.matmul.allow_tf32 = precision.tf32
+    torch.backends.cudnn.allow_tf32 = precision.tf32
+    torch.set_float32_matmul_precision("high" if precision.tf32 else "highest")
+
+
+def grad_scaler(precision: Precision, device: str):
+    """A GradScaler for a float16 run (None otherwise), on the device's kind (cuda, cpu, mps)."""
+    if not precision.grad_scaler:
+        return None
+    import torch
+
+    return torch.amp.GradScaler(torch.device(device).type)
+
+
+def saved_dtype(ckpt: dict, device: str) -> str | None:
+    """The dtype a checkpoint's steps were computed in: its recorded precision, or, for a checkpoint
+    from before it was recorded, what that version did (bfloat16 autocast on CUDA only)."""
+    recorded = ckpt.get("precision")
+    if isinstance(recorded, dict) and recorded.get("dtype") in DTYPES[1:]:
+        return recorded["dtype"]
+    asked = (ckpt.get("config") or {}).get("train", {}).get("dtype", "float32")
+    if asked == "float32":
+        return "float32"
+    if asked == "bfloat16":
+        return "bfloat16" if device.startswith("cuda") else "float32"
+    return None  # unknown: not checked
+
+
+def describe(precision: Precision, caps: DeviceCaps, compile_: bool) -> str:
+    """The run's first log line: device, dtype, TF32, compile."""
+    where = caps.name + (f", capability {_cap(caps.capability)}" if caps.capability else "")
+    scaler = " + GradScaler" if precision.grad_scaler else ""
+    tf32 = "on" if precision.tf32 else ("off" if caps.kind == "cuda" else "n/a")
+    return (f"device {caps.kind} ({where}): {precision.dtype}{scaler} ({precision.reason}), TF32 {tf32}, "
+            f"compile {'on' if compile_ else 'off'}")

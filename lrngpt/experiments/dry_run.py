@@ -1,0 +1,219 @@
+"""Planning a sweep: what `lrn sweep --dry-run` shows, and what a run checks before it starts.
+
+For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
+training text (`point_passes`: the tokens its steps read over the tokens of its training split),
+the one-line warning of a width study that reads its text more than once (`passes_warning`), an
+estimated time on this machine from a short measured probe of its model (`estimate_points`, with
+lrngpt.experiments.estimate), and the refusal of the full scale where torch sees no CUDA GPU
+(`check_machine`). `plan` gathers them for --dry-run (`plan_text`: as lines); it trains nothing
+and downloads nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from lrngpt.core import log as logging
+from lrngpt.errors import UserError
+from lrngpt.experiments.grid import Point, Sweep, shard_points
+from lrngpt.experiments.sweepdir import SweepDir
+
+
+def data_key_of(p: Point) -> str:
+    """What decides a point's prepared data: its data section (points with equal ones share it)."""
+    return json.dumps(dataclasses.asdict(p.config.data), sort_keys=True)
+
+
+def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict | None = None) -> dict[str, dict]:
+    """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
+    it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
+    read, and how many passes over the training text that is. Each distinct data configuration is
+    prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
+    from lrngpt.data.prepared import dry_run_prepared, prepare
+
+    prepared = {} if prepared is None else prepared
+    out = {}
+    for p in points:
+        cfg = p.config
+        key = data_key_of(p)
+        if key not in prepared:
+            prepared[key] = dry_run_prepared(cfg.data, log) if dry_run else prepare(cfg.data, log=log)
+        data = prepared[key]
+        read = cfg.train.steps * cfg.train.tokens_per_step
+        n_train = len(data.tokens("train")) if data is not None else None
+        out[p.name] = {"train_split_tokens": n_train, "val_split_tokens": len(data.tokens("val")) if data else None,
+                       "tokens_read": read, "passes": read / max(1, n_train) if data is not None else None}
+    return out
+
+
+def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
+    """One line for a width study whose runs read their training text more than once."""
+    passes = [x for x in passes if x is not None]
+    if not sweep.width_study or not passes or max(passes) <= 1:
+        return None
+    lo, hi = min(passes), max(passes)
+    span = f"{hi:.1f} passes" if hi - lo < 0.05 else f"{lo:.1f} to {hi:.1f} passes"
+    why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
+           else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
+    return (f"warning: this width study reads its training text more than once ({span} per run); the book "
+            "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
+            "reads 65.5M of its "
+            f"550M training tokens), so wider models here can memorise their text: {why}")
+
+
+MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated between them
+
+
+def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
+                    log=None) -> dict[str, dict]:
+    """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
+
+    Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
+    the smallest and the largest; the refusal of a full sweep needs no more), spread over the
+    parameter counts; the time per token of the others is interpolated linearly in their parameter
+    count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.experiments.estimate import estimate_seconds, probe
+    from lrngpt.models import param_breakdown
+
+    log = log or logging.info
+    shapes: dict[str, tuple] = {}
+    for p in points:
+        cfg, t = p.config, p.config.train
+        key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, t.batch_size, t.seq_len, t.device],
+                         sort_keys=True)
+        if key not in shapes:  # one model built (to count its parameters) per shape, not per point
+            shapes[key] = (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], [])
+        shapes[key][2].append(p)
+    by_size = sorted(shapes, key=lambda k: shapes[k][1])
+    n = min(len(by_size), 2 if quick else MAX_PROBES)
+    probed = list(dict.fromkeys(by_size[round(i * (len(by_size) - 1) / max(1, n - 1))] for i in range(n)))
+    timings = {}
+    for key in probed:
+        cfg = shapes[key][0]
+        try:
+            device = resolve_device(cfg.train.device)
+        except UserError:  # a GPU job planned on a machine without one (a login node): no estimate
+            timings[key] = None
+            continue
+        log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
+        timings[key] = {**probe(cfg, device), "device": device}
+    out = {}
+    for key, (_, params, pts) in shapes.items():
+        t = timings[key] if key in timings else _between(shapes, probed, timings, params)
+        for p in pts:
+            if t is None:
+                out[p.name] = {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
+                               "probed": False}
+                continue
+            out[p.name] = {"est_seconds": estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
+                           "device": t["device"], "probed": key in timings}
+    return out
+
+
+def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dict | None:
+    """The time per token of an untimed shape of `params` parameters: linear between the nearest timed
+    shapes below and above (probed runs smallest to largest and holds both ends)."""
+    lo = max((k for k in probed if shapes[k][1] <= params), key=lambda k: shapes[k][1])
+    hi = min((k for k in probed if shapes[k][1] >= params), key=lambda k: shapes[k][1])
+    a, b = timings[lo], timings[hi]
+    if a is None or b is None:
+        return None
+    p0, p1 = shapes[lo][1], shapes[hi][1]
+    f = (params - p0) / max(1, p1 - p0)
+    return {**{k: a[k] + f * (b[k] - a[k]) for k in ("train_s_per_token", "eval_s_per_token")}, "device": a["device"]}
+
+
+def refuses_machine(sweep: Sweep) -> bool:
+    """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
+    import torch
+
+    return sweep.scale == "full" and sweep.base["train"].get("device", "auto") == "auto" and \
+        not torch.cuda.is_available()
+
+
+def check_machine(sweep: Sweep) -> None:
+    """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
+    if not refuses_machine(sweep):
+        return
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.experiments.estimate import PROBE_STEPS, clock
+
+    est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
+    total = sum(e["est_seconds"] or 0 for e in est.values())
+    t = sweep.base["train"]
+    raise UserError(f"--scale full plans {len(sweep.points)} runs of {t['steps']:,} steps of {t['batch_size']} x "
+                    f"{t['seq_len']} tokens, about {clock(total)} on this machine's {resolve_device('auto')} "
+                    f"(estimated from {PROBE_STEPS} timed steps; torch sees no CUDA GPU); use --scale cpu, or "
+                    "insist with --device cpu")
+
+
+def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+         known: dict[str, float] | None = None) -> dict:
+    """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
+    the training text and estimated seconds on this machine; the passes warning of a width study.
+    It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
+    seconds per point already measured (a budget plan's), instead of probing again."""
+    from lrngpt.corpora import pinned_source
+    from lrngpt.experiments.estimate import PROBE_STEPS
+    from lrngpt.experiments.presets import evaluation_windows
+
+    log = log or logging.info
+    out = Path(out)
+    mine = shard_points(sweep, shard)
+    passes = point_passes(mine, log, dry_run=True)
+    if known is not None and all(p.name in known for p in mine):
+        from lrngpt.device.distributed import resolve_device
+
+        est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(p.config.train.device),
+                        "probed": True} for p in mine}
+    else:
+        est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
+    points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
+               "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name]}
+              for p in mine]
+    times = [p["est_seconds"] for p in points if p["state"] != "finished"]
+    todo = None if None in times else sum(times)
+    corpus = sweep.base["data"]["corpus"]
+    source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
+    return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
+            "revision": source["revision"] if source else None, "source": source,
+            "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
+            "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
+                        f"most {MAX_PROBES} model shapes timed, the others interpolated by parameter count), "
+                        "extrapolated to its steps and evaluations (an estimate)",
+            "unprepared": sorted({q.config.data.corpus for q, p in zip(mine, points, strict=True)
+                                if p["passes"] is None}),
+            "warning": passes_warning(sweep, [p["passes"] for p in points]),
+            "refused": refuses_machine(sweep),
+            "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
+
+
+def plan_text(r: dict) -> str:
+    """The dry run as lines: the grid, one line per point, the total, and what is not known."""
+    from lrngpt.experiments.estimate import clock
+
+    def seconds(x):
+        return "-" if x is None else "~" + clock(x)
+
+    rows = [f"{p['index']:>3} {p['name']:<24} {p['state']:<9} {p['steps']:>7,} steps "
+            f"{'-' if p['passes'] is None else format(p['passes'], '.2f'):>8} passes   {seconds(p['est_seconds'])}"
+            for p in r["points"]]
+    todo = sum(p["state"] != "finished" for p in r["points"])
+    device = r["points"][0]["device"] if r["points"] else "this machine"
+    total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points on {device}; {r['estimate']}"
+             if r["est_seconds"] is not None else f"no time estimate: the device {device}")
+    where = f" at revision {r['revision']}" if r.get("revision") else ""
+    return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
+                      f"{r['about']}",
+                      *rows, total,
+                      *([f"evaluations: val bpb {r['evaluation']['periodic_val']}; train bpb on "
+                         f"{r['evaluation']['train_bpb'] or 'nothing'}; final val bpb on "
+                         f"{r['evaluation']['final_val']}"] if r.get("evaluation") else []),
+                      *(f"passes -: {c} is not prepared yet (big, or downloaded); `lrn data prepare --corpus {c}` "
+                        "counts its tokens, and so does the sweep when it starts" for c in r["unprepared"]),
+                      *(["a run is refused here: the full scale, and torch sees no CUDA GPU; use --scale cpu, or "
+                         "insist with --device cpu"] if r["refused"] else []),
+                      *([r["warning"]] if r["warning"] else [])])

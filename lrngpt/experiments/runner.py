@@ -1,0 +1,108 @@
+"""Running a sweep: `run_sweep(sweep, out, shard)` trains the points of one shard that are not
+finished yet (resuming partial ones) and then writes the summary (`summarize`).
+
+The grid (resolving presets and sweep files into points, shards) is lrngpt.experiments.grid;
+the directory (sweep.json, runs/, the summary files) is owned by
+lrngpt.experiments.sweepdir.SweepDir; the dry run's plan is lrngpt.experiments.dry_run. Each
+distinct data configuration of the shard is prepared once and handed to every point that
+trains on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import check_output
+from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
+from lrngpt.experiments.grid import (  # noqa: F401 (the grid's names are importable from here, as they were)
+    MAX_POINTS,
+    Point,
+    Sweep,
+    parse_shard,
+    resolve_shard,
+    resolve_sweep,
+    shard_points,
+    slurm_shard,
+)
+from lrngpt.experiments.summary import collect, csv_text, markdown
+from lrngpt.experiments.sweepdir import SweepDir, same_sweep  # noqa: F401
+
+
+def write_definition(sweep: Sweep, out: Path) -> None:
+    """Create DIR/sweep.json, or check that DIR holds this same sweep (SweepDir.create_or_check)."""
+    SweepDir(out).create_or_check(sweep.definition())
+
+
+def summarize(out: str | Path, figures: bool = True) -> dict:
+    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+    sweep_dir = SweepDir(out)
+    doc = collect(sweep_dir.path)
+    if figures and doc["rows"]:
+        from lrngpt.experiments.figures import write_figures
+
+        doc["figures"] = [str(p) for p in write_figures(sweep_dir.path, doc)]
+    sweep_dir.write_summary(doc, doc["lines"], markdown(doc), csv_text(doc))
+    return doc
+
+
+def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+              progress: bool | None = None, on_metric=None) -> dict:
+    """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
+
+    Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
+    runs read their text more than once says so in one line before the first run. `on_metric` gets
+    every metrics row of every run as it is written, with the point's name under "run"."""
+    from lrngpt.corpora import fetch
+    from lrngpt.training.trainer import train
+
+    log = log or logging.info
+    sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
+    mine = shard_points(sweep, shard)
+    for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
+        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
+    check_machine(sweep)
+    sweep_dir.create_or_check(sweep.definition())
+    tag = f"[{sweep.name}, {sweep.scale} scale]"
+    # every point's files are read (and checked) before any training: a damaged one stops the sweep
+    # now, with its name, not after hours of work when the summary gathers it
+    states = {p.name: sweep_dir.point_state(p.name, p.steps) for p in sweep.points}
+    todo = [p for p in mine if states[p.name] != "finished"]
+    prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
+    passes = point_passes(todo, log, prepared=prepared) if todo else {}
+    warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
+    if warning:
+        log(warning)
+    trained, skipped = [], []
+    bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
+    for p in mine:
+        run = sweep_dir.run(p.name)
+        state = states[p.name]
+        if state == "finished":
+            log(f"{tag} skip {p.name}: finished at step {p.steps}")
+            skipped.append(p.name)
+            bar.update()
+            continue
+        log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
+            f"(point {p.index + 1} of {len(sweep.points)})")
+        train(p.config, run.path, resume=state == "partial", force=state == "new",
+              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
+              warn_passes=not sweep.width_study,
+              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
+              on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
+              data=prepared.get(data_key_of(p)), hparams=p.values)
+        # the run's chapter-format line (its used axes need the weights) is printed once, with the
+        # others, when the sweep ends; here only what summary.json holds
+        s = run.summary()
+        bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
+        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
+        trained.append(p.name)
+        bar.update()
+    bar.close()
+    result = summarize(sweep_dir.path)
+    result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
+    return result
+
+
+def _passes(passes) -> str:
+    return "passes -" if passes is None else f"{passes:.2f} passes"

@@ -1,0 +1,230 @@
+"""Bits per byte.
+
+bpb = sum of NLL in nats / (ln 2 * sum of UTF-8 bytes of the target tokens), special tokens
+excluded from both sums. Because bytes do not depend on the tokenizer, bpb compares runs
+with different vocabularies; loss per token does not.
+
+The split is cut into consecutive windows of seq_len (the same windows the model trains
+on), so every token after the first is a target exactly once. With `max_tokens` below the
+split's size, evenly spaced windows of that grid are kept by default (`windows="spread"`), not a
+prefix: a corpus in a meaningful order (State of the Union addresses by year, a book by chapter)
+would otherwise be measured on its beginning only. `windows="prefix"` keeps the first windows
+instead: the book chapter's "first 2M tokens" (train.eval_windows=prefix at --scale full).
+
+The context each target gets (`context`):
+
+    window  what training sees and what every table uses (the chapter's numbers too): each
+            seq_len window starts fresh, so the MLP pads the first block_size-1 targets' contexts
+            with <|endoftext|> and the GPT gives the first targets of a window a short context.
+    full    every target gets its true preceding tokens. The MLP is fed block_size-1 tokens
+            before each window and only the window's own seq_len targets are scored: exactly
+            the bpb of scoring each target from the block_size tokens before it. The GPT uses
+            a sliding window with stride seq_len/2: each window of seq_len tokens scores only
+            its last seq_len/2 targets, so every target after the first seq_len/2 of the split
+            sees at least seq_len/2 tokens of history (the first window scores all of its own).
+
+Only the first block_size-1 (or seq_len/2) targets of the split keep a short context: there is
+no text before them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
+    """(start, length) of consecutive windows covering targets 1..n_tokens-1."""
+    out, s = [], 0
+    while s < n_tokens - 1:
+        length = min(seq_len, n_tokens - 1 - s)
+        out.append((s, length))
+        s += length
+    return out
+
+
+CONTEXTS = ("window", "full")
+
+
+def context_plan(model: nn.Module, seq_len: int, context: str = "window") -> tuple[int, int]:
+    """(targets scored per window, tokens of history fed before each window) for `context`."""
+    if context not in CONTEXTS:
+        raise ValueError(f"context must be one of {', '.join(CONTEXTS)} (got {context!r})")
+    if context == "window":
+        return seq_len, 0
+    cfg = getattr(model, "config", None)
+    if hasattr(cfg, "block_size"):  # the MLP: its context is the block_size tokens before a target
+        return seq_len, cfg.block_size - 1
+    length = min(seq_len, getattr(cfg, "context_length", seq_len))  # the GPT: overlapping windows
+    stride = max(1, length // 2)
+    return stride, length - stride
+
+
+def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[tuple[int, int]]:
+    """The windows to evaluate: all of them, or about max_tokens' worth spread evenly."""
+    windows = window_starts(n_tokens, seq_len)
+    if max_tokens is None or max_tokens >= n_tokens - 1:
+        return windows
+    keep = max(1, math.ceil(max(1, max_tokens - 1) / seq_len))
+    if keep >= len(windows):
+        return windows
+    picks = np.unique(np.linspace(0, len(windows) - 1, keep).round().astype(int))
+    return [windows[i] for i in picks]
+
+
+WINDOWS = ("spread", "prefix")
+
+
+def capped_windows(n_tokens: int, seq_len: int, max_tokens: int | None, how: str = "spread") -> list[tuple[int, int]]:
+    """The windows of a capped evaluation: spread evenly (spread_windows), or the first ones (prefix)
+    covering max_tokens targets, the last cut to fit."""
+    if how == "spread":
+        return spread_windows(n_tokens, seq_len, max_tokens)
+    if how != "prefix":
+        raise ValueError(f"windows must be one of {', '.join(WINDOWS)} (got {how!r})")
+    windows = window_starts(min(n_tokens, max_tokens + 1) if max_tokens is not None else n_tokens, seq_len)
+    return windows
+
+
+@torch.inference_mode()
+def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, seq_len: int,
+                 batch_size: int = 64, max_tokens: int | None = None, device: str = "cpu",
+                 autocast_dtype: torch.dtype | None = None, context: str = "window",
+                 progress: bool | None = False, desc: str = "eval", mark: np.ndarray | None = None,
+                 windows: str = "spread") -> dict:
+    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread over
+    them, or their first max_tokens with `windows="prefix"`).
+
+    `context` is window (training-shaped windows, the default) or full (see the module's doc);
+    `progress`: a bar over the windows (None: on a terminal only; False, the default, never);
+    `mark`: a bool per position of `tokens`; the result then also holds the bpb of the marked and
+    of the unmarked targets (`marked`, `unmarked`).
+    """
+    from lrngpt.core import log as logging
+
+    score_len, history = context_plan(model, seq_len, context)
+    was_training = model.training
+    model.eval()
+    tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
+    nll_sum = torch.zeros((), dtype=torch.float64, device=device)
+    n_bytes = n_targets = 0
+    parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
+    how = windows
+    windows = capped_windows(len(tokens), score_len, max_tokens, how)
+    bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
+    for i in range(0, len(windows), batch_size):
+        group = windows[i : i + batch_size]
+        by_shape: dict[tuple[int, int], list[int]] = {}
+        for s, length in group:  # only the last window can be shorter, only the first has less history
+            by_shape.setdefault((length, min(history, s)), []).append(s)
+        for (length, fed), starts in by_shape.items():
+            idx = np.asarray(starts)[:, None] - fed + np.arange(fed + length + 1)
+            w = torch.from_numpy(np.asarray(tokens[idx], dtype=np.int64)).to(device)
+            x, y = w[:, :-1], w[:, 1 + fed :]
+            with torch.autocast(device_type=torch.device(device).type, dtype=autocast_dtype,
+                                enabled=autocast_dtype is not None):
+                logits, _ = model(x)
+            logits = logits[:, fed:]  # the history's own targets are another window's
+            nll = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="none")
+            weight = tb[y.flatten()]
+            counted = weight > 0  # special tokens have 0 bytes: excluded from both sums
+            nll_sum += nll[counted].double().sum()
+            n_bytes += int(weight.sum())
+            n_targets += int(counted.sum())
+            if mark is not None:
+                marked = torch.as_tensor(mark[idx[:, 1 + fed :].reshape(-1)], device=device)
+                for flag, m in ((True, counted & marked), (False, counted & ~marked)):
+                    parts[flag][0] += nll[m].double().sum().item()
+                    parts[flag][1] += int(weight[m].sum())
+                    parts[flag][2] += int(m.sum())
+        bar.update(len(group))
+    bar.close()
+    model.train(was_training)
+    nll_total = nll_sum.item()
+    result = {
+        "bpb": nll_total / (math.log(2) * n_bytes) if n_bytes else float("nan"),
+        "loss": nll_total / n_targets if n_targets else float("nan"),
+        "tokens": n_targets,
+        "bytes": n_bytes,
+    }
+    if mark is not None:
+        for flag, name in ((True, "marked"), (False, "unmarked")):
+            nll_part, b, t = parts[flag]
+            result[name] = {"bpb": nll_part / (math.log(2) * b) if b else float("nan"), "tokens": t, "bytes": b}
+    return result
+
+
+def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
+                 train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
+                 log=None, context: str = "window", by_reads: bool = False) -> dict:
+    """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap.
+
+    `context` window is what training and the sweep tables measure; full gives every target its
+    true preceding tokens (see the module's doc). `by_reads` splits the train bpb into the targets
+    training read at least once and those it never read (replaying the run's seeded batches): a
+    gap that comes from memorising the text shows between the two; one that comes from the
+    validation text being different shows between the never-read targets and val."""
+    from lrngpt.core import log as logging
+    from lrngpt.data.prepared import prepare
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.errors import UserError
+    from lrngpt.store.rundir import RunDir
+
+    if by_reads and corpus:
+        raise UserError("--by-reads needs the run's own training text; drop --corpus")
+    log = log or logging.info
+    device = resolve_device(device)
+    directory = RunDir(run_dir)
+    run = directory.load(checkpoint, device)
+    if by_reads and run.checkpoint.get("data_key") is None:
+        # an import: no batches of ours to replay, so which targets were read cannot be told
+        raise UserError(f"--by-reads replays the run's training batches, but {run_dir} has no training record "
+                        f"(it was not trained by lrn: {run.checkpoint.get('source') or 'an import'}); it cannot "
+                        "tell read from unread targets here: leave out --by-reads")
+    summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
+    cfg = run.config
+    # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded
+    data_cfg = dataclasses.replace(cfg.data, corpus=corpus) if corpus else cfg.data
+    own = run.checkpoint.get("data_key") is not None and not corpus
+    data = prepare(data_cfg, log=log) if own else prepare(data_cfg, log=log, tokenizer=run.tokenizer)
+    if data.tokenizer.hash != run.tokenizer.hash:
+        raise UserError(f"the prepared data for {data_cfg.corpus} uses another tokenizer than this run; "
+                        "pass --corpus to re-encode it with the run's tokenizer")
+    token_bytes = run.tokenizer.token_bytes_for(cfg.data.vocab_size)
+    tc = cfg.train
+
+    mark = None
+    if by_reads and split in (None, "train"):
+        from lrngpt.data.prepared import BatchSampler
+
+        mark = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step) > 0
+
+    def ev(name: str, n: int | None) -> dict:
+        return evaluate_bpb(run.model, data.tokens(name), token_bytes, tc.seq_len, batch_size=tc.batch_size,
+                            max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}",
+                            mark=mark if name == "train" else None, windows=tc.eval_windows)
+
+    result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus, "context": context}
+    if split in (None, "val"):
+        v = ev("val", max_tokens)
+        result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])
+    if split in (None, "train"):
+        n = train_tokens or (max_tokens if split == "train" else None) or tc.train_eval_tokens
+        t = ev("train", n)
+        result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
+        if mark is not None:
+            result.update(train_bpb_read=t["marked"]["bpb"], train_bpb_unread=t["unmarked"]["bpb"],
+                          train_tokens_read=t["marked"]["tokens"], train_tokens_unread=t["unmarked"]["tokens"],
+                          read_share=float(mark[1:].mean()))
+    if split is None:
+        result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
+    n_train = len(data.tokens("train"))
+    result["passes"] = run.step * tc.tokens_per_step / n_train if n_train and not corpus else None  # passes
+    if summary:
+        result["best_val_bpb"], result["best_step"] = summary.get("best_val_bpb"), summary.get("best_step")
+    return result

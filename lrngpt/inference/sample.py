@@ -1,0 +1,160 @@
+"""Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>.
+
+The GPT decodes with its KV cache (each new token costs one position, not the whole
+window); the MLP only ever looks at its last block_size tokens, so it is fed only those
+(each step costs the same however long the text grows). When a GPT's window is full, the
+context is cropped to the last context_length tokens and the cache is rebuilt each step,
+which is exactly what the no-cache path computes. `sample_texts(..., on_text=f)` hands `f` the
+text of each sample as it is generated (the UTF-8 of a character split over tokens waits for
+its last byte), so `lrn sample` prints as it goes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from lrngpt.errors import UserError
+
+MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
+
+
+@dataclass
+class SamplingConfig:
+    max_new_tokens: int = 100
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float = 1.0
+    seed: int = 0
+    stop_at_eot: bool = True
+
+    def __post_init__(self):
+        from lrngpt.core.validate import check_seed
+
+        check_seed(self.seed)
+        if self.max_new_tokens < 0:
+            raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
+        if self.max_new_tokens > MAX_NEW_TOKENS:
+            raise UserError(f"--max-new-tokens {self.max_new_tokens:,} is above the limit of {MAX_NEW_TOKENS:,}; "
+                            "ask for fewer")
+        t = self.temperature
+        if not isinstance(t, int | float) or math.isnan(t) or t <= 0 or math.isinf(t):
+            raise UserError(f"--temperature must be a positive number (got {t}); use 1.0 for plain sampling")
+        if self.top_k is not None and self.top_k < 1:
+            raise UserError(f"--top-k must be at least 1 (got {self.top_k})")
+        p = self.top_p
+        if math.isnan(p) or not 0 < p <= 1:
+            raise UserError(f"--top-p must be in (0, 1] (got {p}); 1.0 turns it off")
+
+
+def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
+    """Temperature, then top-k, then top-p (nucleus) on (B, V) logits."""
+    logits = logits / cfg.temperature
+    if cfg.top_k is not None and cfg.top_k < logits.size(-1):
+        kth = torch.topk(logits, cfg.top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if cfg.top_p < 1.0:
+        sorted_logits, order = torch.sort(logits, descending=True, dim=-1)
+        probs = torch.softmax(sorted_logits, dim=-1)
+        # drop a token when the tokens ranked above it already hold top_p of the mass
+        drop = (probs.cumsum(dim=-1) - probs) >= cfg.top_p
+        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
+        logits = torch.full_like(logits, float("-inf")).scatter(-1, order, sorted_logits)
+    return logits
+
+
+class _Decoder:
+    """Logits for the next token, through the model's KV cache when it has one."""
+
+    def __init__(self, model: nn.Module, use_cache: bool, crop: bool = True):
+        self.model = model
+        config = getattr(model, "config", None)
+        self.context = getattr(config, "context_length", None)
+        # The MLP's logits for the last position depend on its last block_size ids only
+        # (earlier ones are padding): feeding just those keeps each step's cost constant.
+        self.window = getattr(config, "block_size", None) if crop else None
+        self.use_cache = use_cache and hasattr(model, "init_cache")
+        self.cache = None
+
+    def next_logits(self, ids: torch.Tensor) -> torch.Tensor:
+        if self.context is not None and ids.size(1) > self.context:
+            ids = ids[:, -self.context :]
+            self.cache = None  # every position shifted: the cached keys are stale
+        if self.window is not None and ids.size(1) > self.window:
+            ids = ids[:, -self.window :]
+        if not self.use_cache:
+            return self.model(ids)[0][:, -1]
+        if self.cache is not None and self.cache.pos == ids.size(1) - 1:
+            return self.model.forward_step(ids[:, -1:], self.cache)[:, -1]
+        self.cache = self.model.init_cache(ids.size(0), self.context)
+        return self.model.forward_step(ids, self.cache)[:, -1]
+
+
+@torch.inference_mode()
+def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
+             use_cache: bool = True, device: str = "cpu", crop: bool = True,
+             on_token: Callable[[int], None] | None = None) -> list[int]:
+    """New token ids after `prompt_ids` (the prompt itself is not returned), each also handed to
+    `on_token` as it is drawn. `crop=False` feeds the MLP the whole text each step (the same tokens,
+    quadratic time: kept to prove the crop exact)."""
+    if not prompt_ids:
+        raise UserError("the prompt is empty; give some text with --prompt")
+    model.eval()
+    gen = torch.Generator(device=device).manual_seed(cfg.seed)
+    ids = torch.tensor([prompt_ids], dtype=torch.long, device=device)
+    decoder = _Decoder(model, use_cache, crop)
+    out: list[int] = []
+    for _ in range(cfg.max_new_tokens):
+        probs = torch.softmax(filter_logits(decoder.next_logits(ids).float(), cfg), dim=-1)
+        nxt = torch.multinomial(probs, 1, generator=gen)
+        out.append(int(nxt))
+        if on_token is not None:
+            on_token(out[-1])
+        if cfg.stop_at_eot and out[-1] == eot_id:
+            break
+        ids = torch.cat([ids, nxt], dim=1)
+        if decoder.window is not None:
+            ids = ids[:, -decoder.window :]  # all the MLP will ever look at
+    return out
+
+
+def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, use_cache: bool = True,
+                 device: str = "cpu", on_text: Callable[[int, str], None] | None = None) -> list[dict]:
+    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ...
+
+    `on_text(i, piece)` gets sample i's text as it grows: the prompt, then the completion piece by
+    piece; the pieces join to exactly the sample's "text"."""
+    from dataclasses import replace
+
+    if not prompt:
+        raise UserError("the prompt is empty; give some text with --prompt")
+    if num_samples < 1:
+        raise UserError(f"--num-samples must be at least 1 (got {num_samples})")
+    from lrngpt.core.validate import check_seed
+
+    check_seed(cfg.seed + num_samples - 1, f"--seed {cfg.seed} + --num-samples {num_samples}: the last seed")
+    ids = run.tokenizer.encode(prompt)
+    out = []
+    tok = run.tokenizer
+    for i in range(num_samples):
+        on_token = None
+        if on_text is not None:
+            on_text(i, prompt)
+            utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # what decode() does, in pieces
+
+            def on_token(t: int, i=i, utf8=utf8) -> None:
+                if t != tok.eot_id and (piece := utf8.decode(tok.decode_bytes([t]))):
+                    on_text(i, piece)
+
+        new = generate(run.model, ids, replace(cfg, seed=cfg.seed + i), eot_id=tok.eot_id,
+                       use_cache=use_cache, device=device, on_token=on_token)
+        text = tok.decode([t for t in new if t != tok.eot_id])
+        if on_text is not None and (rest := utf8.decode(b"", final=True)):
+            on_text(i, rest)
+        out.append({"text": prompt + text, "completion": text, "tokens": len(new), "seed": cfg.seed + i})
+    return out

@@ -1,0 +1,422 @@
+"""Run configuration: the one place that validates what a user asks for.
+
+A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or YAML file
+(sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
+as the same config) or a named preset (lrngpt/runconfig/presets/*.json: the MLP presets, gpt-default, and
+the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value` (the value
+JSON, else a Python literal such as True or .5, else a string), validated in the dataclasses'
+__post_init__, and saved as config.json in the run directory.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lrngpt.core.fsio import read_json_object
+from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
+from lrngpt.errors import UserError
+from lrngpt.models.mlp import MLPConfig
+from lrngpt.runconfig.files import read_yaml, show_rows
+
+PRESET_DIR = Path(__file__).parent / "presets"
+MODEL_TYPES = ("mlp", "gpt")
+EVAL_WINDOWS = ("spread", "prefix")  # train.eval_windows; lrngpt/inference/evaluate.py picks the windows
+DTYPES = ("auto", "float32", "bfloat16", "float16")  # train.dtype; lrngpt/device/precision.py resolves auto
+
+
+def check_dtype(value: str) -> None:
+    if value not in DTYPES:
+        raise UserError(f"train.dtype must be one of {', '.join(DTYPES)} (got {value!r}); auto picks bfloat16 "
+                        "on a GPU that has it, float16 + loss scaling on one that does not, float32 on a CPU")
+LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the trackers (lrngpt/training/trackers.py)
+
+
+def parse_loggers(text: str) -> tuple[str, ...]:
+    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    names = [n.strip() for n in text.split(",")]
+    if names == ["none"]:
+        return ()
+    bad = [n for n in names if n not in LOGGERS]
+    if bad:
+        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+                else "an empty logger name")
+        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
+                        "comma-separated (e.g. tensorboard,wandb)")
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass
+class DataConfig:
+    corpus: str = "stories:5MB"
+    vocab_size: int = 4096
+    val_fraction: float = 0.05
+    split_seed: int = 0
+    # documents: a seeded draw of whole documents (the last val_fraction of the tokens when the corpus
+    # has too few); chunks: seeded chunks from all over the text, for a corpus of one document
+    val_split: str = "documents"
+    train_tokens: int | None = None  # use only this prefix of the training tokens
+    tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
+
+    def __post_init__(self):
+        from lrngpt.corpora import KINDS
+        from lrngpt.tokenizer.bpe import check_vocab_size
+
+        check_fields(self, "data")
+        if not self.corpus.strip():
+            raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
+        kind = self.corpus.strip().partition(":")[0]
+        if kind not in KINDS:  # the form only: the corpus itself is read when the data is prepared
+            raise UserError(f"data.corpus {self.corpus!r}: unknown corpus kind {kind!r}; use one of "
+                            f"{', '.join(KINDS)} (e.g. stories:5MB, text:PATH)")
+        check_vocab_size(self.vocab_size)
+        if not 0 < self.val_fraction < 1:
+            raise UserError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
+        if self.val_split not in VAL_SPLITS:
+            raise UserError(f"data.val_split must be one of {', '.join(VAL_SPLITS)} (got {self.val_split!r}); "
+                            "chunks draws seeded chunks of the text into validation, for a one-document corpus")
+        if self.train_tokens is not None and self.train_tokens < 2:
+            raise UserError(f"data.train_tokens must be at least 2 (got {self.train_tokens})")
+        if self.tokenizer_bytes < 1:
+            raise UserError(f"data.tokenizer_bytes must be at least 1 (got {self.tokenizer_bytes})")
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 4000  # the final global step
+    batch_size: int = 64
+    seq_len: int | None = 256  # window length; None -> the GPT's context_length
+    lr: float = 1e-2
+    min_lr: float = 1e-3
+    warmup_steps: int = 100
+    weight_decay: float = 0.0
+    beta1: float = 0.9
+    beta2: float = 0.95
+    grad_clip: float = 1.0  # 0 disables clipping
+    eval_every: int = 500
+    eval_tokens: int | None = 200_000  # validation tokens per periodic eval (the final eval is full)
+    train_eval_tokens: int = 2_000_000  # training-text bpb over this many tokens (the chapter: its first 2M)
+    eval_windows: str = "spread"  # capped evaluations: windows spread over the split, or its prefix (the chapter)
+    seed: int = 1337
+    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps
+    dtype: str = "auto"  # auto | float32 | bfloat16 | float16 (autocast); see lrngpt/device/precision.py
+    tf32: bool = True  # float32 matmuls as TF32 on CUDA GPUs that have it (capability 8.0 on)
+    compile: bool = False
+    log_every: int = 10
+    save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
+    tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
+    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
+
+    def __post_init__(self):
+        check_fields(self, "train")
+        for name in ("steps", "eval_every", "log_every"):
+            if getattr(self, name) < 1:
+                raise UserError(f"train.{name} must be at least 1 (got {getattr(self, name)})")
+        check_size("train.batch_size", self.batch_size)
+        if self.seq_len is not None:
+            check_size("train.seq_len", self.seq_len)
+        if not self.lr > 0:
+            raise UserError(f"train.lr must be positive (got {self.lr})")
+        if not 0 <= self.min_lr <= self.lr:
+            raise UserError(f"train.min_lr must be between 0 and train.lr (got {self.min_lr})")
+        for name in ("warmup_steps", "save_every", "train_eval_tokens"):
+            if getattr(self, name) < 0:
+                raise UserError(f"train.{name} must not be negative (got {getattr(self, name)})")
+        for name in ("weight_decay", "grad_clip"):
+            if getattr(self, name) < 0:
+                raise UserError(f"train.{name} must not be negative (got {getattr(self, name)}); 0 turns it off")
+        for name in ("beta1", "beta2"):
+            if not 0 <= getattr(self, name) < 1:
+                raise UserError(f"train.{name} must be in [0, 1) (got {getattr(self, name)})")
+        if self.eval_tokens is not None and self.eval_tokens < 2:
+            raise UserError("train.eval_tokens must be at least 2 (or null for the full split)")
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
+            raise UserError(f"train.device must be auto, cpu, cuda, cuda:N or mps (got {self.device!r})")
+        check_dtype(self.dtype)
+        if self.eval_windows not in EVAL_WINDOWS:
+            raise UserError(f"train.eval_windows must be spread or prefix (got {self.eval_windows!r}): spread takes a "
+                            "capped evaluation's windows evenly over the split, prefix its first tokens")
+        parse_loggers(self.logger)
+
+    @property
+    def loggers(self) -> tuple[str, ...]:
+        """The trackers this run feeds: train.logger, and tensorboard when train.tensorboard is set."""
+        names = parse_loggers(self.logger)
+        return tuple(dict.fromkeys((*names, "tensorboard"))) if self.tensorboard else names
+
+    @property
+    def tokens_per_step(self) -> int:
+        """Tokens read by one step (the global batch); seq_len is resolved once in a RunConfig."""
+        return self.batch_size * self.seq_len
+
+
+def _gpt_config_class():
+    from lrngpt.models.gpt import GPTConfig
+
+    return GPTConfig
+
+
+@dataclass
+class RunConfig:
+    model_type: str = "mlp"
+    data: DataConfig = field(default_factory=DataConfig)
+    model: Any = None  # MLPConfig or GPTConfig; vocab_size comes from data, pad_id from the tokenizer
+    train: TrainConfig = field(default_factory=TrainConfig)
+    name: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise UserError(f"name must be a string, got {json.dumps(self.name)}")
+        if self.model_type not in MODEL_TYPES:
+            raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {self.model_type!r})")
+        if self.model_type == "gpt":
+            if self.train.seq_len is None:
+                self.train.seq_len = self.model.context_length
+            if self.train.seq_len > self.model.context_length:
+                raise UserError(f"train.seq_len {self.train.seq_len} exceeds model.context_length "
+                                f"{self.model.context_length}; lower it or raise the context")
+        elif self.train.seq_len is None:
+            raise UserError("train.seq_len must be set for the mlp model (the chapter uses 256)")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def model_dict(self) -> dict:
+        """What decides the model's shape; a resume refuses any change to it."""
+        return {"model_type": self.model_type, **dataclasses.asdict(self.model)}
+
+
+# ---- reading and overriding -------------------------------------------------------------
+
+SECTIONS = ("data", "model", "train")
+TOP_KEYS = ("model_type", "name")
+# Keys the code derives; a user who sets them is told what to set instead.
+DERIVED = {
+    "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
+    "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
+}
+
+
+def model_class(model_type: str):
+    return MLPConfig if model_type == "mlp" else _gpt_config_class()
+
+
+def _build(cls, values: Any, section: str, fixed: dict | None = None):
+    if values is None:
+        values = {}
+    fields = field_types(cls)
+    fixed = fixed or {}
+    kwargs = dict(fixed)
+    for key, value in values.items():
+        if key not in fields:
+            raise UserError(unknown_key_message(f"{section}.{key}",
+                                                [f"{section}.{k}" for k in fields if k not in fixed]))
+        if key in fixed:
+            continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
+        kwargs[key] = value  # checked (and coerced) once, by the dataclass's own check_fields
+    required = [f.name for f in dataclasses.fields(cls) if f.name not in kwargs
+                and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if required:
+        raise UserError(f"{section}.{required[0]} is required for this model; set it, e.g. "
+                        f"--set {section}.{required[0]}=256")
+    return cls(**kwargs)
+
+
+def unknown_key_message(key: str, valid: list[str]) -> str:
+    return f"unknown config key {key}; {did_you_mean(key, valid)}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
+
+
+def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
+    """A validated RunConfig; the MLP's pad_id is `pad_id`, else the dict's own, else 0."""
+    if not isinstance(d, dict):
+        raise UserError(f"a config must be a JSON object with sections data, model, train; got {json.dumps(d)[:60]}")
+    d = dict(d)
+    unknown = set(d) - {*TOP_KEYS, *SECTIONS}
+    if unknown:
+        raise UserError(f"unknown config section {sorted(unknown)[0]!r}; sections are model_type, data, model, train")
+    check_shape(d)  # the shape first, then the values
+    model_type = d.get("model_type", "mlp")
+    if model_type not in MODEL_TYPES:
+        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {json.dumps(model_type)})")
+    data = _build(DataConfig, d.get("data"), "data")
+    model_values = d.get("model")
+    if isinstance(model_values, dict) and model_values.get("vocab_size", data.vocab_size) != data.vocab_size:
+        raise UserError(f"model.vocab_size {json.dumps(model_values['vocab_size'])} differs from data.vocab_size "
+                        f"{data.vocab_size}; {DERIVED['model.vocab_size']}")
+    fixed: dict[str, Any] = {"vocab_size": data.vocab_size}
+    if model_type == "mlp":
+        saved = model_values.get("pad_id", 0) if isinstance(model_values, dict) else 0
+        fixed["pad_id"] = pad_id if pad_id is not None else saved
+    if isinstance(model_values, dict):  # a model section of the other model type: say so, not "unknown key"
+        mine, other = field_types(model_class(model_type)), next(t for t in MODEL_TYPES if t != model_type)
+        foreign = [k for k in model_values if k not in mine and k in field_types(model_class(other))]
+        if foreign:
+            presets = "gpt-default or cpu" if model_type == "gpt" else "mlp-cpu or mlp-tiny"
+            a_other, a_mine = ("an MLP", "a GPT") if model_type == "gpt" else ("a GPT", "an MLP")
+            raise UserError(f"model_type is {model_type}, but the model section is {a_other}'s (it has "
+                            f"model.{foreign[0]}): model_type chooses the model section's keys, so start from "
+                            f"{a_mine} preset instead, e.g. {presets}")
+    model = _build(model_class(model_type), model_values, "model", fixed)
+    train = _build(TrainConfig, d.get("train"), "train")
+    return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
+
+
+def check_shape(d: dict, where: str = "") -> None:
+    """Each section present is an object (null included: a section is left out, never null)."""
+    for section in SECTIONS:
+        if section in d and not isinstance(d[section], dict):
+            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
+                            f"got {json.dumps(d[section])[:60]}")
+
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
+
+
+CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def read_config_dict(config: str) -> dict:
+    """A JSON or YAML file path, or the name of a preset.
+
+    `configs/cpu.json` and `configs/nsmc.json`, where the seed project's configs used to live,
+    read the presets `cpu` and `nsmc` when no such file exists (from any directory).
+    """
+    path = Path(config)
+    if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
+            and path.stem in preset_names():
+        path = PRESET_DIR / path.name
+    if path.suffix in CONFIG_SUFFIXES or path.exists():
+        if path.is_dir():
+            raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
+        if not path.exists():
+            raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
+                            f"({', '.join(preset_names())})")
+    else:
+        path = PRESET_DIR / f"{config}.json"
+        if not path.is_file():
+            raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
+                            "(or a .json or .yaml file)")
+    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
+        rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
+        for key, value in rows:
+            if key not in DERIVED:
+                check_key_form(key, f"{path}:")
+                set_key(d, key, value)
+    check_shape(d, f"{path}: ")
+    d.setdefault("name", path.stem)
+    return d
+
+
+def parse_value(raw: str) -> Any:
+    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
+    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB)."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return raw
+
+
+def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
+    """`section.key=value` -> (key, value), the key checked for its form and against DERIVED."""
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UserError(f"{what} {item!r} must look like section.key=value, e.g. model.n_embd=128")
+    check_key_form(key, what)
+    return key, parse_value(raw)
+
+
+def parse_axis(item: str) -> tuple[str, list]:
+    """`section.key=v1,v2,...` -> (key, [values])."""
+    key, sep, raw = item.partition("=")
+    key = key.strip()
+    if not sep or not key or not raw.strip():
+        raise UserError(f"--axis {item!r} must look like section.key=v1,v2, e.g. model.n_embd=8,64,512")
+    check_key_form(key, "--axis")
+    return key, [parse_value(v.strip()) for v in raw.split(",") if v.strip()]
+
+
+def check_key_form(key: str, what: str = "--set") -> None:
+    if key in DERIVED:
+        raise UserError(f"{what} {key}: {DERIVED[key]}")
+    if key in TOP_KEYS:
+        return
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY, train.KEY or model_type "
+                        "(e.g. model.n_embd)")
+
+
+def set_key(d: dict, key: str, value: Any) -> None:
+    """Put `value` at `key` (section.key or a top-level key) of a config dict."""
+    if key in TOP_KEYS:
+        d[key] = value
+        return
+    section, name = key.split(".")
+    if section not in d:
+        d[section] = {}
+    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {json.dumps(d[section])[:60]}; fix the config file")
+    d[section][name] = value
+
+
+def apply_overrides(d: dict, overrides: list[str]) -> dict:
+    """`--set section.key=value`; value as parse_value reads it."""
+    d = json.loads(json.dumps(d))
+    for item in overrides:
+        key, value = parse_override(item)
+        set_key(d, key, value)
+    return d
+
+
+def config_from(base: dict, overrides: list[str], source: str, pad_id: int | None = None) -> RunConfig:
+    """`base` (read from `source`) with the --set overrides applied. An error that `base` has by
+    itself names `source`: the file, not a --set, is at fault."""
+    try:
+        return from_dict(apply_overrides(base, overrides), pad_id=pad_id)
+    except UserError as e:
+        try:
+            from_dict(base)
+        except UserError:
+            raise UserError(f"{source}: {e}") from None
+        raise
+
+
+def load_config(config: str, overrides: list[str] | None = None, pad_id: int | None = None) -> RunConfig:
+    return from_dict(apply_overrides(read_config_dict(config), overrides or []), pad_id=pad_id)
+
+
+def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
+    """The config with the MLP's pad id set to the tokenizer's <|endoftext|> (GPT configs as they are)."""
+    if cfg.model_type != "mlp" or cfg.model.pad_id == pad_id:
+        return cfg
+    if not 0 <= pad_id < cfg.model.vocab_size:
+        raise UserError(f"the tokenizer's <|endoftext|> id {pad_id} is outside the vocabulary of "
+                        f"{cfg.model.vocab_size}; raise data.vocab_size")
+    return dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, pad_id=pad_id))
+
+
+def validated(cfg: RunConfig) -> RunConfig:
+    """`cfg` checked again as a whole, as a config file is: a field changed after the config was
+    built (`cfg.train.lr = "fast"`) fails here with the message `--set train.lr=fast` gives, not
+    deep inside torch. Returns a new, checked RunConfig (model.vocab_size follows data.vocab_size,
+    which it is derived from; the MLP keeps its pad_id)."""
+    if not isinstance(cfg, RunConfig):
+        raise UserError(f"a config must be a RunConfig (lrngpt.config(NAME) makes one), got {type(cfg).__name__}")
+    d = cfg.to_dict()
+    if isinstance(d.get("model"), dict):
+        d["model"].pop("vocab_size", None)
+    pad_id = getattr(cfg.model, "pad_id", None) if cfg.model_type == "mlp" else None
+    return from_dict(d, pad_id=pad_id if isinstance(pad_id, int) and not isinstance(pad_id, bool) else None)

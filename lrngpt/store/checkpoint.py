@@ -1,0 +1,162 @@
+"""Checkpoints: one schema, written atomically, read as untrusted input.
+
+A checkpoint is one torch file holding only tensors and plain Python values, so it loads
+with `torch.load(weights_only=True)`. Its keys (the trainer and every importer build it with
+`make_payload`):
+
+    model           the model's state_dict                                  (required)
+    config          the RunConfig as a dict (config.json of the run)          (required)
+    tokenizer       the tokenizer as a JSON string                            (required)
+    step            the global step the weights are at                        (required)
+    tokenizer_hash  the tokenizer's content hash (what decides the ids)
+    data_key        the prepared data's key (None: not trained here, e.g. an import)
+    optimizer       AdamW's state_dict (None when there is nothing to resume)
+    rng             {"torch", "sampler", "cuda"}: every random state, for exact resume
+    best_val, best_step   the best periodic val bpb so far and its step
+    seconds         training seconds so far (steps only, not evaluations)
+    schedules       the learning-rate schedule changes `--resume --extend` made: [{"step", "change", "train"}]
+    precision       {"requested", "dtype", "tf32", "grad_scaler", "reason"}: what the steps computed in
+                    (lrngpt.device.precision; absent before it was recorded: read from config's train.dtype)
+    scaler          the float16 GradScaler's state_dict (its loss scale), else None
+    source          who wrote it: "lrn train", "gpt2-import", ...
+    schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
+
+Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
+disk mid-save leaves the previous checkpoint whole. torch reports a write that failed only as
+`RuntimeError: [enforce fail at inline_container.cc]`; the file torch writes to keeps the
+OSError underneath (a full disk, the file-size limit), which is what the user is told.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from lrngpt.core.fsio import atomic_open, describe_os_error, user_path
+from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import from_dict
+
+SCHEMA = 1
+REQUIRED = ("model", "config", "tokenizer", "step")
+
+
+def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, source: str,
+                 data_key: str | None = None, optimizer: dict | None = None, rng: dict | None = None,
+                 best_val: float = float("inf"), best_step: int = 0, seconds: float = 0.0,
+                 **extra: Any) -> dict:
+    """The checkpoint dict; `tokenizer` is an lrngpt Tokenizer."""
+    return {
+        "schema": SCHEMA, "source": source,
+        "model": model_state, "config": config, "step": int(step),
+        "tokenizer": tokenizer.to_str(), "tokenizer_hash": tokenizer.hash, "data_key": data_key,
+        "optimizer": optimizer, "rng": rng,
+        "best_val": best_val, "best_step": best_step, "seconds": seconds, **extra,
+    }
+
+
+class _KeepsWriteError:
+    """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
+    RuntimeError that names no cause)."""
+
+    def __init__(self, f):
+        self.f, self.error = f, None
+
+    def write(self, data) -> int:
+        try:
+            return self.f.write(data)
+        except OSError as e:
+            self.error = e
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+def save_checkpoint(payload: dict, path: Path) -> None:
+    payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
+    with atomic_open(path, "wb") as f:
+        out = _KeepsWriteError(f)
+        try:
+            torch.save(payload, out)
+        except RuntimeError:
+            if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
+                raise out.error from None
+            raise
+
+
+def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
+    path = Path(path)
+    if not path.is_file():
+        with user_path(path, "checkpoint"):
+            open(path, "rb").close()  # says what is there instead: nothing, a directory, a broken link
+        raise UserError(f"checkpoint {path} is not a regular file; give a checkpoint lrn wrote")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except OSError as e:  # the file is fine; we cannot read it
+        raise UserError(describe_os_error(path, e, "checkpoint")) from None
+    except RuntimeError as e:
+        if _is_device_error(e):
+            raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
+                            "use --device cpu") from None
+        raise UserError(_corrupt(path, e)) from None
+    except (pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError, KeyError, AttributeError) as e:
+        raise UserError(_corrupt(path, e)) from None
+    if not isinstance(payload, dict) or "model" not in payload or "config" not in payload:
+        raise UserError(f"{path} is not an lrn checkpoint (no model/config inside)")
+    schema = payload.get("schema", 1)  # checkpoints from before the field are schema 1
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        raise UserError(f"checkpoint {path}: schema must be a positive whole number (got {schema!r}); it is "
+                        "damaged: use another checkpoint, or train again")
+    if schema > SCHEMA:
+        raise UserError(f"checkpoint {path} is schema {schema}, newer than this lrn reads ({SCHEMA}); upgrade lrn "
+                        "(pip install -U lrngpt) to read it")
+    missing = [k for k in REQUIRED if k not in payload]
+    if missing:
+        raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: "
+                        "use another checkpoint, or train again")
+    if not isinstance(payload["step"], int) or isinstance(payload["step"], bool) or payload["step"] < 0:
+        raise UserError(f"checkpoint {path}: step must be a non-negative integer (got {payload['step']!r})")
+    if not isinstance(payload["config"], dict) or not isinstance(payload["tokenizer"], str):
+        raise UserError(f"checkpoint {path}: config must be a dict and tokenizer a JSON string")
+    model = payload["model"]
+    if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in model.items()):
+        raise UserError(f"checkpoint {path}: model must map parameter names to tensors; it is damaged: "
+                        "use another checkpoint, or train again")
+    bad = non_finite_tensor(model)
+    if bad:  # lrn train stops before a NaN loss reaches a checkpoint: these weights were damaged after
+        raise UserError(f"checkpoint {path}: tensor {bad!r} holds NaN or infinite values; the weights are "
+                        "damaged: use another of the run's checkpoints (ckpt_best.pt), or train again")
+    for key in ("optimizer", "rng"):
+        if not isinstance(payload.get(key), dict | None):
+            raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
+                            "use another checkpoint, or train again")
+    try:
+        payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
+    except UserError as e:
+        raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
+    return payload
+
+
+def non_finite_tensor(state: dict) -> str | None:
+    """The name of the first floating-point tensor holding a NaN or an infinity (None: all finite);
+    such weights make every score NaN and rank NaN tokens first as neighbours."""
+    for name, t in state.items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return name
+    return None
+
+
+def _is_device_error(e: RuntimeError) -> bool:
+    text = str(e)
+    return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
+
+
+def _corrupt(path: Path, e: Exception) -> str:
+    # no option named: eval and sample choose another checkpoint with --checkpoint, train --resume cannot
+    return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
+            "use another of the run's checkpoints (ckpt_best.pt), or train again")

@@ -1,0 +1,116 @@
+"""What the files of a run directory must hold, checked as RunDir reads them.
+
+summary.json's fields (`check_summary`) and each row of metrics.jsonl (`check_metric`): a file
+that does not hold what lrn writes is a UserError naming the file, the line or the field, and
+saying how to recover.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lrngpt.errors import UserError
+
+# What readers rely on in summary.json: field -> (types, required). Numbers may be null (NaN).
+_NUMBER = (int, float, type(None))
+SUMMARY_FIELDS = {
+    "step": ((int,), True), "finished": ((bool,), True), "val_bpb": (_NUMBER, True),
+    "params": ((dict,), True), "seconds": ((int, float), True),
+    "train_bpb": (_NUMBER, False), "gap": (_NUMBER, False), "val_loss": (_NUMBER, False),
+    "passes": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
+    "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
+    "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
+    # what the run computed in (lrngpt.device.precision): absent in summaries from before it was recorded
+    "device_name": ((str,), False), "capability": ((list, type(None)), False), "dtype": ((str,), False),
+    "tf32": ((bool,), False), "compile": ((bool,), False),
+}
+# Per-row numbers of metrics.jsonl (other keys are kept as they are)
+METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")
+
+
+def _kind(v: Any) -> str:
+    return "null" if v is None else {bool: "a boolean", str: "a string", list: "a list", dict: "an object"}.get(
+        type(v), "a number" if isinstance(v, int | float) else type(v).__name__)
+
+
+def check_summary(doc: dict, path: Path) -> dict:
+    """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
+    doc = dict(doc)
+    if "passes" not in doc and "epochs" in doc:  # the name summary.json used before messages' "passes"
+        doc["passes"] = doc.pop("epochs")
+    for key, (kinds, required) in SUMMARY_FIELDS.items():
+        if key not in doc:
+            if required:
+                raise UserError(f"run summary {path} has no {key!r}; it is damaged: delete it and run "
+                                "`lrn train --resume` (or lrn sweep) to evaluate again")
+            doc[key] = None
+            continue
+        v = doc[key]
+        ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
+        if not ok or (key in ("step", "seconds") and v < 0):
+            raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
+                            "writes; it is damaged: delete it and evaluate again")
+        if isinstance(v, float) and v != v:
+            doc[key] = None
+    params = doc["params"]
+    if not isinstance(params.get("total"), int) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
+        raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
+                        "it is damaged: delete it and evaluate again")
+    return doc
+
+
+def check_metric(row: Any, where: str) -> dict:
+    """One metrics.jsonl row: an object with an integer step and numbers (null: no value, dropped)."""
+    if not isinstance(row, dict):
+        raise UserError(f"{where} is {_kind(row)}, not an object like {{\"step\": 10, \"loss\": 2.5}}; "
+                        "delete the line")
+    step = row.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise UserError(f"{where} has step {json.dumps(step)}, not a step number; delete the line")
+    for key in METRIC_NUMBERS:
+        v = row.get(key)
+        if key in row and (isinstance(v, bool) or not isinstance(v, int | float | type(None))):
+            raise UserError(f"{where} has {key} {json.dumps(v)[:40]}, not a number; delete the line")
+    if not isinstance(row.get("final", False), bool):
+        raise UserError(f"{where} has final {json.dumps(row['final'])[:40]}, not true or false; delete the line")
+    return {k: v for k, v in row.items() if not (k in METRIC_NUMBERS and v is None)}
+
+
+# ---- readings of one run -------------------------------------------------------------------
+
+def periodic_evals(metrics: list[dict]) -> dict[int, float]:
+    """step -> val bpb of the periodic evaluations, step 0 (the untrained model) included; a step
+    that a resumed run repeated keeps its last value."""
+    return {m["step"]: m["val_bpb"] for m in metrics
+            if isinstance(m.get("val_bpb"), int | float) and not m.get("final") and isinstance(m.get("step"), int)}
+
+
+def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
+    """Lowest val bpb among the periodic evaluations after step 0 (about eval_tokens, spread), and
+    its step (the earliest, on a tie)."""
+    by_step = {s: v for s, v in periodic_evals(metrics).items() if s > 0}
+    if not by_step:
+        return None, None
+    step = min(by_step, key=lambda s: (by_step[s], s))
+    return by_step[step], step
+
+
+def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
+    """Passes over the training text: summary.json's `passes`; for a summary written before it had
+    one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
+    if isinstance(summary.get("passes"), int | float):
+        return float(summary["passes"])
+    train = cfg.get("train", {})
+    read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
+    n_train = summary.get("train_split_tokens")
+    if not n_train and isinstance(summary.get("data_key"), str):
+        from lrngpt.data.prepared import cached_prepared
+
+        data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
+        if data is None:
+            return None  # not in this machine's cache: shown as "-"
+        n_train = len(data.tokens("train"))
+    return read / n_train if read and n_train else None

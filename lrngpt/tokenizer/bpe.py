@@ -1,0 +1,212 @@
+"""Byte-level BPE tokenizer.
+
+Trained with Hugging Face `tokenizers` and saved as its one-file `tokenizer.json`.
+Encoding goes through a `tiktoken` Encoding built from the same vocabulary: token ranks
+are the Hugging Face ids, which BPE training assigns in merge order, so tiktoken's
+"merge the lowest-ranked pair" reproduces the trained merges (tests compare both on
+random Unicode and real text). `<|endoftext|>` is the one special token: the data
+pipeline puts it before every document, and `encode` treats the literal text
+`<|endoftext|>` inside a document as ordinary text, so any string round-trips.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import tiktoken
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+from lrngpt.core.fsio import atomic_write, user_path
+from lrngpt.corpora import EOT
+from lrngpt.errors import UserError
+
+MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
+MAX_VOCAB = 2**32  # token arrays are uint16 up to 65,536 tokens, uint32 above
+
+# GPT-2's pre-tokenizer split, the one `tokenizers`' ByteLevel(use_regex=True) applies.
+GPT2_SPLIT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def check_vocab_size(vocab_size: int) -> None:
+    if vocab_size < MIN_VOCAB:
+        raise UserError(f"vocabulary size {vocab_size} is below {MIN_VOCAB} (256 bytes + <|endoftext|>); "
+                        "use --vocab-size 257 or more")
+    if vocab_size > MAX_VOCAB:
+        raise UserError(f"vocabulary size {vocab_size} does not fit the uint32 token arrays; use at most {MAX_VOCAB}")
+
+
+def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
+    """lrn's token arrays and bits per byte need a byte-level BPE: every ordinary token spelled in
+    GPT-2's byte alphabet (what `tokenizer train` and GPT-2 write)."""
+    from tokenizers import models
+
+    if not isinstance(hf.model, models.BPE):  # (no JSON round trip of the whole vocabulary to learn this)
+        raise UserError(f"the tokenizer is a {type(hf.model).__name__} model, not a byte-level BPE; lrn needs one "
+                        "that `lrn tokenizer train` (or GPT-2) writes")
+    alphabet = _byte_alphabet()
+    for token, idx in hf.get_vocab(with_added_tokens=False).items():
+        if idx not in special_ids and not set(token) <= alphabet:
+            raise UserError(f"the tokenizer is not byte-level: token {token!r} (id {idx}) is not spelled in "
+                            "byte-level characters; use one that `lrn tokenizer train` (or GPT-2) writes")
+
+
+@functools.cache
+def _byte_alphabet() -> frozenset[str]:
+    return frozenset(_byte_decoder())
+
+
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of GPT-2's bytes_to_unicode: the printable character standing for each byte."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs, strict=True)}
+
+
+class Tokenizer:
+    """A trained byte-level BPE: encode, decode, token_bytes, one saved file."""
+
+    def __init__(self, hf: HFTokenizer):
+        self.hf = hf
+        vocab = hf.get_vocab(with_added_tokens=True)
+        if EOT not in vocab:
+            raise UserError(f"tokenizer has no {EOT} token; lrn needs it as the document separator")
+        self.eot_id = vocab[EOT]
+        self.vocab_size = hf.get_vocab_size(with_added_tokens=True)
+        self.special_ids = set(hf.get_added_tokens_decoder())
+        _check_byte_level(hf, self.special_ids)
+
+    # ---- construction -------------------------------------------------------------
+
+    @classmethod
+    def train(cls, docs: Iterable[str], vocab_size: int) -> Tokenizer:
+        check_vocab_size(vocab_size)
+        hf = HFTokenizer(models.BPE())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        hf.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=[EOT],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        hf.train_from_iterator(docs, trainer=trainer)
+        return cls(hf)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokenizer:
+        path = Path(path)
+        if path.is_dir():
+            path = path / "tokenizer.json"
+        if not path.exists() and not path.is_symlink():
+            raise UserError(f"no tokenizer at {path}; train one with `lrn tokenizer train`")
+        with user_path(path, "tokenizer"):
+            text = path.read_text(encoding="utf-8")
+        try:
+            return cls.from_str(text)
+        except UserError as e:
+            raise UserError(f"{path}: {e}") from None
+
+    @classmethod
+    def from_str(cls, text: str) -> Tokenizer:
+        try:
+            hf = HFTokenizer.from_str(text)
+        except Exception as e:  # tokenizers raises plain Exceptions on bad JSON
+            raise UserError(f"not a valid tokenizer.json ({str(e)[:100]})") from None
+        return cls(hf)
+
+    def to_str(self) -> str:
+        return self.hf.to_str()
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        if path.suffix != ".json":
+            path = path / "tokenizer.json"
+        with user_path(path.parent, "output directory"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return atomic_write(path, self.to_str())
+
+    @cached_property
+    def hash(self) -> str:
+        """Content hash of the vocabulary and merges (what decides the ids)."""
+        model = json.loads(self.to_str())["model"]
+        blob = json.dumps([model["vocab"], model["merges"]], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    # ---- tiktoken encoder built from the same merges -------------------------------
+
+    @cached_property
+    def _tiktoken(self) -> tiktoken.Encoding:
+        decode_char = _byte_decoder()
+        ranks = {}
+        for token, idx in self.hf.get_vocab(with_added_tokens=False).items():
+            if idx in self.special_ids:
+                continue
+            ranks[bytes(decode_char[c] for c in token)] = idx
+        return tiktoken.Encoding(
+            name=f"lrn-{self.hash}",
+            pat_str=GPT2_SPLIT,
+            mergeable_ranks=ranks,
+            special_tokens={EOT: self.eot_id},
+        )
+
+    @cached_property
+    def token_bytes(self) -> np.ndarray:
+        """UTF-8 byte length of every token id; 0 for special tokens (they carry no text)."""
+        out = np.zeros(self.vocab_size, dtype=np.int64)
+        for b, idx in self._tiktoken._mergeable_ranks.items():
+            out[idx] = len(b)
+        return out
+
+    def token_bytes_for(self, rows: int) -> np.ndarray:
+        """`token_bytes` for a model table of `rows` rows: rows past the vocabulary (a corpus with
+        fewer merges than data.vocab_size) carry no bytes, like special tokens."""
+        return np.pad(self.token_bytes, (0, max(0, rows - self.vocab_size)))
+
+    # ---- encode / decode ------------------------------------------------------------
+
+    def encode(self, text: str) -> list[int]:
+        """Ids of `text`; the literal "<|endoftext|>" in it is ordinary text, never the special id."""
+        return self._tiktoken.encode_ordinary(text)
+
+    def encode_batch(self, texts: list[str], num_threads: int = 2) -> list[list[int]]:
+        return self._tiktoken.encode_ordinary_batch(texts, num_threads=num_threads)
+
+    def encode_documents(self, docs: Iterable[str], batch: int = 1024) -> Iterator[list[int]]:
+        """Each document's ids with <|endoftext|> in front: the layout of the token arrays."""
+        buf: list[str] = []
+        for doc in docs:
+            buf.append(doc)
+            if len(buf) == batch:
+                yield from ([self.eot_id, *ids] for ids in self.encode_batch(buf))
+                buf = []
+        if buf:
+            yield from ([self.eot_id, *ids] for ids in self.encode_batch(buf))
+
+    def decode(self, ids: Iterable[int]) -> str:
+        ids = [int(i) for i in ids]
+        bad = [i for i in ids if not 0 <= i < self.vocab_size]
+        if bad:
+            raise UserError(f"token id {bad[0]} is outside the vocabulary (0..{self.vocab_size - 1})")
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        return self._tiktoken.decode_bytes(ids)
+
+    def id_to_token(self, idx: int) -> str:
+        """The text of one token; rows past the vocabulary (a padded model table) show as <unused:N>."""
+        if not 0 <= idx < self.vocab_size:
+            return f"<unused:{idx}>"
+        return self.decode_bytes([idx]).decode("utf-8", errors="replace")
