@@ -13,6 +13,10 @@ from lrngpt.store.rundir import RunDir
 N_SHOWN = 5
 
 
+def _g(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"  # distances and norms: three digits say it
+
+
 def _token(t: dict) -> str:
     return f"<code>{esc(chr(39) + t['token'] + chr(39))}</code>"  # token_text's escapes, not repr's
 
@@ -30,7 +34,7 @@ def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
     cmd = f"<code>lrn embed undertrained {esc(str(run_dir))}</code>"
     shown = r["tokens"][:N_SHOWN]
     if r["source"] != "trained":
-        rows = [[t["id"], _token(t), t["indicator"]] for t in shown]
+        rows = [[t["id"], _token(t), f"{t['indicator']:.4f}"] for t in shown]
         return (f"<p>{esc(r['note'])}: {fmt(r['indicator']['candidates'])} candidates, the lowest "
                 f"{r['indicator']['candidate_share']:.0%} of the indicator; {cmd} lists them.</p>"
                 + table(["id", "token", "indicator"], rows, raw=True))
@@ -42,10 +46,10 @@ def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
         m = s["median_moved"]
         how = ("tied: the output head is the same matrix, so the softmax moves them: under-trained but not "
                "untouched" if r["tied"] else "untied: no gradient reaches them")
-        lead += (f" Median distance of a row from its initial value: never read {fmt(m['never_read'])} "
-                 f"({how}), under-trained {fmt(m['under_trained'])}, the rest {fmt(m['trained'])}.")
+        lead += (f" Median distance of a row from its initial value: never read {_g(m['never_read'])} "
+                 f"({how}), under-trained {_g(m['under_trained'])}, the rest {_g(m['trained'])}.")
     lead += f" The first {len(shown)}; {cmd} lists them all.</p>"
     head = ["id", "token", "input reads", "target reads"] + (["moved"] if r["init"] else []) + ["norm"]
     rows = [[t["id"], _token(t), t["input_reads"], t["target_reads"]]
-            + ([t["moved"]] if r["init"] else []) + [t["norm"]] for t in shown]
+            + ([_g(t["moved"])] if r["init"] else []) + [_g(t["norm"])] for t in shown]
     return lead + table(head, rows, raw=True)

@@ -232,6 +232,7 @@ def test_a_gpt2_with_planted_untrained_rows_lists_them_first(tmp_path, whole_spl
     imported = lrngpt.undertrained(tmp_path / "imported", top=5)
     assert imported["source"] == "imported" and [t["id"] for t in imported["tokens"]] == [t["id"] for t in direct["tokens"]]
     assert "glitch-token candidates" in as_text(imported)
+    assert "candidates, the lowest 2%" in undertrained_html(tmp_path / "imported")
 
 
 def test_on_a_trained_run_the_indicator_is_graded_against_the_counts(gpts):
