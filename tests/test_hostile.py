@@ -677,11 +677,19 @@ def _foreign_hf_dir(t: Path, **_) -> Path:
     return d
 
 
+def _hf_dir_without_weights(t: Path, gpt_export: Path, **_) -> Path:
+    d = Path(shutil.copytree(gpt_export, t / "hf"))
+    for f in d.glob("model.safetensors*"):
+        f.unlink()
+    return d
+
+
 UNDERTRAINED_CASES = {
     "a RUN that does not exist": (lambda t, **_: t / "nope", [], "does not exist"),
     "a RUN that is a file": (_a_file, [], "is a file"),
     "a directory holding no run": (_no_run_dir, [], "holds no lrn run"),
     "a Hugging Face directory that is not GPT-2": (_foreign_hf_dir, [], "not 'gpt2'"),
+    "a Hugging Face GPT-2 directory without weights": (_hf_dir_without_weights, [], "no model.safetensors"),
     "--top 0": (lambda t, mlp_run, **_: mlp_run, ["--top", "0"], "must be at least 1"),
     "--top -3": (lambda t, mlp_run, **_: mlp_run, ["--top", "-3"], "must be at least 1"),
     "--top many": (lambda t, mlp_run, **_: mlp_run, ["--top", "many"], "is not an integer"),

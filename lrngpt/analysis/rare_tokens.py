@@ -30,13 +30,14 @@ row that gets no gradient by exactly that factor, which is not learning.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from lrngpt.analysis.glitch import CANDIDATE_SHARE, INDICATORS, MAIN, candidates, indicators, reference_ids
-from lrngpt.analysis.vocab import token_text
+from lrngpt.analysis.vocab import run_data, token_text
 from lrngpt.errors import UserError
 
 UNDER_TRAINED = "input reads < d (the table's width): fewer reads than the row has numbers"
@@ -96,11 +97,16 @@ def under_trained(input_reads: np.ndarray, width: int) -> np.ndarray:
 # ---- a run, an import, or a Hugging Face directory -------------------------------------------
 
 def _is_hf_dir(p: Path) -> bool:
+    """A directory that is no lrn run, whose config.json names a Hugging Face model_type (gpt2, llama, ...)."""
     from lrngpt.store.rundir import RunDir
 
-    return p.is_dir() and (p / "config.json").is_file() and not RunDir(p).holds_run() \
-        and any((p / n).is_file() for n in ("model.safetensors", "model.safetensors.index.json",
-                                             "pytorch_model.bin", "pytorch_model.bin.index.json"))
+    if not (p.is_dir() and (p / "config.json").is_file()) or RunDir(p).holds_run():
+        return False
+    try:
+        kind = json.loads((p / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):  # unreadable: let the run reader say what is wrong
+        return False
+    return isinstance(kind, str) and kind not in ("mlp", "gpt")
 
 
 def _hf_model(p: Path):
@@ -129,7 +135,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     `path`: a run directory (lrn train, lrn import-gpt2) or a local Hugging Face GPT-2 directory. A run
     trained here gets exact read counts and the rule; one with no training record (an import, an HF
     directory) gets Land & Bartolo's indicator and its candidates instead. The indicator is computed
-    for both, so on a trained run it can be checked against the counts (`indicator_check`)."""
+    for both, so on a trained run it is graded against the counts (result["indicator"]["check"])."""
     from lrngpt.core import log as logging
     from lrngpt.store.rundir import RunDir
 
@@ -152,7 +158,8 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     result: dict = {"path": str(p), "source": source, "checkpoint": checkpoint if run else None, "step": step,
                     "model_type": cfg.model_type if cfg else "gpt", "tied": tied, "vocab": rows, "n_embd": width,
                     "rule": None, "reads": None, "init": None, "decay_factor": None,
-                    "indicator": {"method": INDICATOR, "reference": ref, "candidate_share": CANDIDATE_SHARE}}
+                    "indicator": {"method": INDICATOR, "reference": ref, "candidate_share": CANDIDATE_SHARE,
+                                  "names": {name: INDICATORS[name] for name in every}}}
     cols: dict[str, np.ndarray] = {"norm": inp.norm(dim=1).numpy(), "indicator": indicator}
     if not tied:
         cols["out_norm"] = out.norm(dim=1).numpy()
@@ -168,21 +175,16 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         return result
 
     tc, mc = cfg.train, cfg.model
-    from lrngpt.analysis.vocab import run_data
-
-    data = run_data(run, log)
-    train = data.tokens("train")
-    pad = getattr(mc, "pad_id", None) if cfg.model_type == "mlp" else None
-    inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows,
-                                   pad, (mc.block_size - 1) if pad is not None else 0)
+    train = run_data(run, log).tokens("train")
+    pad, per_window = (mc.pad_id, mc.block_size - 1) if cfg.model_type == "mlp" else (None, 0)
+    inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows, pad, per_window)
     flagged = under_trained(inputs, width)
     never = inputs == 0
     result["rule"] = {"text": UNDER_TRAINED, "min_reads": width}
     result["reads"] = {"steps": step, "batch_size": tc.batch_size, "seq_len": tc.seq_len, "seed": tc.seed,
                        "train_tokens": int(len(train)), "targets_read": int(targets.sum()),
-                       "padding_reads": int(step * tc.batch_size * (mc.block_size - 1)) if pad is not None else 0}
-    init_run = RunDir(p).has_checkpoint("init")
-    if init_run:
+                       "padding_reads": step * tc.batch_size * per_window}
+    if RunDir(p).has_checkpoint("init"):
         inp0, out0, _ = tables(RunDir(p).load("init").model)
         delta = decay_factor(tc, step)
         result["init"], result["decay_factor"] = True, delta
@@ -197,7 +199,6 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     result["indicator"]["check"] = _indicator_check(indicator, ref, never, flagged)
     result["indicator"]["graded"] = {name: _indicator_check(v, ref, never, flagged)["never_read"]
                                      for name, v in every.items()}  # the siblings, for comparison
-    result["indicator"]["names"] = {name: INDICATORS[name] for name in every}
     moved_col = cols.get("moved", np.zeros(rows))
     order = np.lexsort((np.arange(rows), moved_col, inputs))  # fewest reads first; then the row that moved least
     result["tokens"] = [_row(int(i), tokenizer, input_reads=int(inputs[i]), target_reads=int(targets[i]),
