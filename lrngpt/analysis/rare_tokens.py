@@ -168,7 +168,8 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         order = candidates(indicator, ref, 1.0)  # every non-reference token, lowest indicator first
         chosen = set(candidates(indicator, ref).tolist())
         result["indicator"]["candidates"] = len(chosen)
-        result["note"] = (f"{source} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
+        who = "a Hugging Face" if source == "huggingface" else "an imported"
+        result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
                           "glitch-token candidates (the reference tokens themselves are not listed)")
         result["tokens"] = [_row(int(i), tokenizer, candidate=int(i) in chosen,
                                  **{k: float(v[i]) for k, v in cols.items()}) for i in order]
@@ -263,7 +264,8 @@ def as_text(r: dict) -> str:
     ind = r["indicator"]
     ref = f"{len(ind['reference'])} reference tokens, the bytes no UTF-8 text holds"
     if r["source"] != "trained":
-        lines = [f"{r['path']} ({r['source']} {r['model_type'].upper()}, no training record): {shape}",
+        what = "a Hugging Face GPT-2 directory" if r["source"] == "huggingface" else f"an imported {r['model_type'].upper()}"
+        lines = [f"{r['path']} ({what}, no training record): {shape}",
                  f"Land & Bartolo's indicator, 1 - cosine to the mean of the {ref}, first principal component removed: "
                  f"{ind['candidates']:,} candidates (the lowest {ind['candidate_share']:.0%})",
                  f"glitch-token candidates, lowest indicator first ({len(r['tokens'])}):",

@@ -35,7 +35,8 @@ def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
     shown = r["tokens"][:N_SHOWN]
     if r["source"] != "trained":
         rows = [[t["id"], _token(t), f"{t['indicator']:.4f}"] for t in shown]
-        return (f"<p>{esc(r['note'])}: {fmt(r['indicator']['candidates'])} candidates, the lowest "
+        note = r["note"][0].upper() + r["note"][1:]
+        return (f"<p>{esc(note)}: {fmt(r['indicator']['candidates'])} candidates, the lowest "
                 f"{r['indicator']['candidate_share']:.0%} of the indicator; {cmd} lists them.</p>"
                 + table(["id", "token", "indicator"], rows, raw=True))
     s = r["summary"]
