@@ -50,10 +50,10 @@ examples:
 
 UNDERTRAINED_EPILOG = """\
 Without tying, a never-read token's row gets no gradient and stays where it started (moved 0,
-weight decay's shrinking factored out); with tying the softmax moves it anyway, the lecture on
-embedding tables' "under-trained but not necessarily untouched". The indicator (1 - cosine of the
-unembedding row, first principal component removed, to the mean of the single-byte tokens no
-UTF-8 text holds) is graded against the read counts on a trained run.
+weight decay's shrinking factored out); with tying the softmax moves it anyway, as the
+lecture on embedding tables says: "under-trained but not necessarily untouched". The indicator
+(1 - cosine of the unembedding row, first principal component removed, to the mean of the
+single-byte tokens no UTF-8 text holds) is graded against the read counts on a trained run.
 
 examples:
   lrn embed undertrained runs/demo
