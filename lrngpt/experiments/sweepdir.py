@@ -209,8 +209,10 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
     check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
           "a config object with a data section")
     check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
-                                                         and all(_scalar(x) for x in vs) for k, vs in v.items()),
-          "an object of key: [values] (numbers, strings or booleans)")
+                                                         and all(_scalar(x) or ("+" in k and isinstance(x, list)
+                                                                                and all(map(_scalar, x))) for x in vs)
+                                                         for k, vs in v.items()),
+          "an object of key: [values] (numbers, strings or booleans; lists of them for linked keys a+b)")
     check("source", lambda v: isinstance(v, str | None), "a string")
     check("preset", lambda v: isinstance(v, str | None), "a string or null")
     check("about", lambda v: isinstance(v, str | None), "a string")
