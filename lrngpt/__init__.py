@@ -9,7 +9,8 @@
 
 Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table. The lecture's
 lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
-under-trained tokens of a run or an imported model: undertrained.
+under-trained tokens of a run or an imported model: undertrained; width against depth: width_from_depth,
+width_depth_finding.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 
@@ -32,6 +33,7 @@ __all__ = [
     "Run", "Sweep", "UserError", "__version__", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
     "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train", "undertrained",
+    "width_depth_finding", "width_from_depth",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
@@ -56,6 +58,8 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         theory_random_cosine,
         train,
         undertrained,
+        width_depth_finding,
+        width_from_depth,
     )
     from lrngpt.errors import UserError
 

@@ -186,7 +186,7 @@ class Sweep:
 
     Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.figure()``"""
 
-    COLUMNS = ("name", "n_embd", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "passes",
+    COLUMNS = ("name", "n_embd", "n_layer", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "passes",
                "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
 
     def __init__(self, path: str | Path):
@@ -222,8 +222,8 @@ class Sweep:
         return table([{c: r.get(c) for c in self.COLUMNS} for r in self.rows])
 
     def figure(self, name: str = "val_bpb_by_width") -> Figure | None:
-        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val or
-        val_bpb_by_step (None while the sweep has no data for it).
+        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
+        val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
 
         Example: ``sw.figure("train_vs_val")``"""
         from lrngpt.experiments.figures import FIGURES

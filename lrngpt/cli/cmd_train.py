@@ -97,7 +97,11 @@ def cmd_train(args) -> None:
         sizing, said = run_sizing(cfg)
         result = {"params": params, "config": cfg.to_dict(), "corpus": cfg.data.corpus,
                   "revision": source["revision"] if source else None, **sizing}
-        emit(args, result, "\n".join([*(f"{k:>20}: {v:,}" for k, v in params.items()), said]))
+        from lrngpt.runconfig.help import width_line
+
+        shape = width_line(cfg)  # a GPT's depth, width and heads; how an aspect ratio gave the width
+        emit(args, result, "\n".join([*(f"{k:>20}: {v:,}" for k, v in params.items()), *([shape] if shape else []),
+                                      said]))
         return
     if not args.out:
         raise UserError("give --out RUN_DIR, the directory the run writes to")

@@ -83,10 +83,12 @@ EXTRA = ("read_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # a
 
 
 def is_width_study(doc: dict) -> bool:
-    """One of the chapter's width presets, or any sweep with model.n_embd as an axis."""
+    """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
+    its widths change with the depth, lrngpt.experiments.shape_findings)."""
     from lrngpt.experiments.presets import STUDIES
+    from lrngpt.experiments.shape_findings import is_shape_study
 
-    return doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {})
+    return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
 
 def read_shares(passes: float) -> tuple[float, float]:
@@ -379,10 +381,14 @@ def judge_small_data(small: dict | None, full: dict | None, spread: dict | None)
 
 
 def judge(docs: list[dict]) -> list[dict]:
-    """The three findings judged on the width-study sweeps among `docs` ([] when there are none)."""
+    """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
+    finding on each shape study among them ([] when there are none)."""
+    from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
+
+    shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
     docs = [d for d in docs if is_width_study(d)]
     if not docs:
-        return []
+        return shape
     series = series_of(docs)
     spread = seed_spread(docs)
     full_candidates = [s for s in series if not s["small"] and len(s["entries"]) >= 2]
@@ -391,7 +397,8 @@ def judge(docs: list[dict]) -> list[dict]:
     smalls = [s for s in series if s["small"]]
     small = max(smalls, key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
-    return [judge_savings(full, spread), judge_no_turn(full, others, spread), judge_small_data(small, full, spread)]
+    return [judge_savings(full, spread), judge_no_turn(full, others, spread), judge_small_data(small, full, spread),
+            *shape]
 
 
 def finding_lines(findings: list[dict]) -> list[str]:

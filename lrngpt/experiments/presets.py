@@ -170,8 +170,9 @@ def scale_overrides(scale: str, study: dict | None = None) -> dict:
     own = (study or {}).get("scales")
     if own is not None:
         if check_scale(scale) not in own:
-            raise UserError(f"the {scale} scale plans the MLP width studies; this study runs at "
-                            f"{', '.join(own)} (--scale)")
+            what = "--minutes" if scale == "budget" else f"the {scale} scale"
+            raise UserError(f"{what} plans the MLP width studies; this study runs at --scale "
+                            f"{', '.join(own)}")
         return dict(own[scale])
     return dict(SCALES[check_scale(scale)])
 

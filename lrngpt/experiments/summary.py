@@ -16,6 +16,7 @@ import statistics
 from pathlib import Path
 
 from lrngpt.corpora import corpus_label
+from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
@@ -24,7 +25,7 @@ from lrngpt.store.rundir import RunDir, read_metrics
 # corpus layers and are importable from here, as they were
 __all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
 
-CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
+CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "n_layer", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
                "saved_per_doubling", "finished"]
 
@@ -47,7 +48,8 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
     best, best_step = best_periodic_val(read_metrics(run_dir))
     return {
-        "name": point["name"], "n_embd": cfg["model"]["n_embd"], "seed": cfg["train"]["seed"],
+        "name": point["name"], "n_embd": cfg["model"]["n_embd"], "n_layer": cfg["model"].get("n_layer"),
+        "seed": cfg["train"]["seed"],
         "steps": s["step"], "params": s["params"]["total"],
         "embedding": breakdown.get("embedding", breakdown.get("token_embedding")), "breakdown": breakdown,
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
@@ -163,6 +165,8 @@ def markdown(doc: dict) -> str:
                        f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
         out.append("")
+    if is_shape_study(doc):
+        out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
     multi = [g for g in doc["seeds"] if len(g["val_bpb"]) > 1]
     if multi:
         out += [f"## Seeds ({scale} scale, {corpus})", "", "| setting | d | seeds | val bpb | mean | max-min | std |",

@@ -57,10 +57,12 @@ VERDICT_CLASS = {"shows": "shows", "does not show": "not", "cannot tell": "unkno
 def findings_html(findings: list[dict]) -> str:
     """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
     numbers and what would tell."""
-    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings; each is '
+    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
+           "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding). The rules and thresholds: "
-           "lrngpt/experiments/findings.py, docs/embedding-width-study.md.</p>"]
+           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth). The rules and "
+           "thresholds: lrngpt/experiments/findings.py, docs/embedding-width-study.md; "
+           "lrngpt/experiments/shape_findings.py, docs/width-depth-study.md.</p>"]
     for f in findings:
         verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
         out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
