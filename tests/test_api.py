@@ -218,7 +218,7 @@ def test_lessons_theory_and_costs_are_plain_data():
     import math
 
     assert results[4] == pytest.approx(24 * math.log(4096) / (3 * 0.25 - 2 * 0.125))
-    assert [r["model"] for r in results[7]][:2] == ["GPT-2 small", "BERT-base"]
+    assert [r["model"] for r in results[7]][:2] == ["GPT-2 small", "GPT-2 medium"]
     assert results[8]["params"]["token_embedding"] == 50257 * 768
 
 

@@ -147,7 +147,8 @@ def sweep(name: str | Path, scale: str | None = "tiny", *, out: str | Path, set:
     """Run a sweep (`lrn sweep NAME --scale SCALE --out OUT`): a study preset (embed-dim, embed-dim-long,
     embed-dim-small-data, seed-variance) or a sweep file; finished points are skipped, killed ones resumed.
 
-    `set` overrides base config keys as in config(); `axes` replaces axes, {"model.n_embd": [8, 64]};
+    `set` overrides base config keys as in config(); `axes` replaces axes, {"model.n_embd": [8, 64]}, keys
+    linked with + taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]});
     `on_metric(row)` gets every run's metrics rows, the point's name under "run". scale None: the
     machine's default (full with a CUDA GPU, else cpu).
 
@@ -155,10 +156,17 @@ def sweep(name: str | Path, scale: str | None = "tiny", *, out: str | Path, set:
     from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     if isinstance(axes, Mapping):
-        axes = [f"{key}={','.join(json.dumps(v) for v in values)}" for key, values in axes.items()]
+        axes = [f"{key}={','.join(_axis_value(key, v) for v in values)}" for key, values in axes.items()]
     resolved = resolve_sweep(str(name), scale, _override_list(set), list(axes or []), out=Path(out))
     run_sweep(resolved, out, progress=progress, on_metric=on_metric)
     return Sweep(out)
+
+
+def _axis_value(key: str, value: Any) -> str:
+    """One axis value in --axis form: JSON, or for keys linked with + (a shape) its parts joined by :."""
+    if "+" in key and isinstance(value, list | tuple):
+        return ":".join(json.dumps(v) for v in value)
+    return json.dumps(value)
 
 
 def load_sweep(path: str | Path) -> Sweep:

@@ -25,9 +25,9 @@ from lrngpt.store.rundir import RunDir, read_metrics
 # corpus layers and are importable from here, as they were
 __all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
 
-CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "n_layer", "seed", "steps", "train_tokens", "passes", "params",
+CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
-               "saved_per_doubling", "finished"]
+               "saved_per_doubling", "finished", "n_layer"]  # n_layer: a GPT's depth (a shape study)
 
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
