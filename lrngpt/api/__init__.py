@@ -145,7 +145,7 @@ def sweep(name: str | Path, scale: str | None = "tiny", *, out: str | Path, set:
           axes: Mapping[str, list] | Iterable[str] | None = None, on_metric: MetricCallback | None = None,
           progress: bool | None = None) -> Sweep:
     """Run a sweep (`lrn sweep NAME --scale SCALE --out OUT`): a study preset (embed-dim, embed-dim-long,
-    embed-dim-small-data, seed-variance) or a sweep file; finished points are skipped, killed ones resumed.
+    embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped, killed ones resumed.
 
     `set` overrides base config keys as in config(); `axes` replaces axes, {"model.n_embd": [8, 64]}, keys
     linked with + taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]});

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 
+from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.summary import by_width, seed_stats, series_label
 
 SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
@@ -86,7 +87,6 @@ def is_width_study(doc: dict) -> bool:
     """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
     its widths change with the depth, lrngpt.experiments.shape_findings)."""
     from lrngpt.experiments.presets import STUDIES
-    from lrngpt.experiments.shape_findings import is_shape_study
 
     return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
@@ -383,8 +383,6 @@ def judge_small_data(small: dict | None, full: dict | None, spread: dict | None)
 def judge(docs: list[dict]) -> list[dict]:
     """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
     finding on each shape study among them ([] when there are none)."""
-    from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
-
     shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
     docs = [d for d in docs if is_width_study(d)]
     if not docs:

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 
+from lrngpt.experiments.presets import SHAPE_STUDIES
+
 SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
 
 MAX_CHANGE = 0.03
@@ -48,8 +50,6 @@ SEEDS_NEXT = "add seeds, e.g. --axis train.seed=1337,1338,1339 (at least two a s
 
 def is_shape_study(doc: dict) -> bool:
     """The width-depth preset, or any sweep with model.n_layer on an axis (alone or linked)."""
-    from lrngpt.experiments.presets import SHAPE_STUDIES
-
     return doc.get("preset") in SHAPE_STUDIES or any(
         "model.n_layer" in str(key).split("+") for key in (doc.get("axes") or {}))
 
@@ -140,7 +140,7 @@ def judge_shapes(doc: dict) -> dict:
                     f"the seeds of one shape ({_name(spread)}, seeds {', '.join(map(str, spread['seeds']))})")
     tokens = best.get("tokens_read")
     if tokens and best["non_embedding"]:
-        evidence.append(f"each run read {tokens:,} tokens, {tokens / best['non_embedding']:.1f} per non-embedding "
+        evidence.append(f"each run read {tokens:,} tokens, {tokens / best['non_embedding']:.2g} per non-embedding "
                         "parameter")
     if change + noise <= MAX_CHANGE:
         return _finding(SHOWS, evidence, None, None, numbers)

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.core.fsio import read_json_object
-from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
+from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, coerce, did_you_mean, field_types
 from lrngpt.errors import UserError
+from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_yaml, show_rows
 
@@ -273,9 +274,6 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
 def fill_width(model: dict) -> dict:
     """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
     rule (lrngpt.models.width_from_depth); GPTConfig checks that any it already holds agree."""
-    from lrngpt.core.validate import coerce
-    from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
-
     if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
         return model
     values = {}
