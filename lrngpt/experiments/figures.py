@@ -204,7 +204,7 @@ def _shapes_only(docs: list[dict]) -> bool:
 
 def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Val bpb against d_model / n_layer for each shape study (bars: seed min-max; shaded: the 3% band)."""
-    fig, (ax,) = _figure(1, width=6.5)
+    fig, (ax,) = _figure(1, width=7.0)
     curves = []
     for doc in (d for d in docs if is_shape_study(d)):
         entries = sorted(shapes(doc["rows"]), key=lambda e: e["ratio"])
@@ -227,8 +227,8 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
     ax.set_ylabel("validation bits per byte")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(_title(docs, f"val bpb by shape, non-embedding parameters fixed (shaded: +{MAX_CHANGE:.0%} "
-                              "over the lowest)", sep="\n"), fontsize=10)
+    ax.set_title(_title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"),
+                 fontsize=10)
     return fig, {"curves": curves}
 
 

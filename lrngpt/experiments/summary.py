@@ -153,6 +153,8 @@ def markdown(doc: dict) -> str:
         out += [doc["about"] + ".", ""]
     out += [f"{len(doc['rows'])} of {doc['points']} runs finished at the {scale} scale"
             + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
+    if is_shape_study(doc):  # first: a shape study's series are its shapes, one width each
+        out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
     series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
     for label in series:
         out += [f"## {label} ({scale} scale, {corpus})", "",
@@ -165,8 +167,6 @@ def markdown(doc: dict) -> str:
                        f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
         out.append("")
-    if is_shape_study(doc):
-        out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
     multi = [g for g in doc["seeds"] if len(g["val_bpb"]) > 1]
     if multi:
         out += [f"## Seeds ({scale} scale, {corpus})", "", "| setting | d | seeds | val bpb | mean | max-min | std |",
