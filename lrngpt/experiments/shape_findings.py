@@ -139,17 +139,18 @@ def judge_shapes(doc: dict) -> dict:
     evidence.append(f"seed noise {spread['spread']:.4f} bpb ({noise:.2%} of the lowest), the largest max - min over "
                     f"the seeds of one shape ({_name(spread)}, seeds {', '.join(map(str, spread['seeds']))})")
     tokens = best.get("tokens_read")
-    if tokens and best["non_embedding"]:
-        evidence.append(f"each run read {tokens:,} tokens, {tokens / best['non_embedding']:.2g} per non-embedding "
-                        "parameter")
+    per = tokens / best["non_embedding"] if tokens and best["non_embedding"] else None
+    if per is not None:
+        evidence.append(f"each run read {tokens:,} tokens, {per:.2g} per non-embedding parameter")
     if change + noise <= MAX_CHANGE:
         return _finding(SHOWS, evidence, None, None, numbers)
     if change - noise > MAX_CHANGE:
         return _finding(DOES_NOT_SHOW, evidence,
                         f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond the "
                         f"{MAX_CHANGE:.0%} and the seed noise of {noise:.2%}",
-                        "train longer per parameter (the full scale reads about 40x the tokens of the cpu scale); "
-                        "Kaplan et al. compare models trained far past the cpu scale's few tokens per parameter",
+                        "train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and "
+                                            if per else "") + "Kaplan et al.'s finding is about models trained far "
+                        "longer (--scale full reads 40x the tokens of --scale cpu, on a GPU)",
                         numbers)
     return _finding(CANNOT_TELL, evidence,
                     f"the change of {change:.2%} is within the seed noise ({noise:.2%}) of the {MAX_CHANGE:.0%}",

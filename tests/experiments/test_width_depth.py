@@ -147,6 +147,15 @@ def test_a_clear_trend_does_not_show_and_names_the_worse_end():
     assert "28 x 32" in f["reason"] and "2 x 120" in f["reason"] and "8.0% higher" in f["reason"]
     assert f["numbers"]["slope_per_doubling"] < 0  # val bpb falls as d/L grows
     assert any("the deeper, narrower shapes worse" in e for e in f["evidence"])
+    # the advice names how far the runs were from Kaplan et al.'s: 819,200 tokens over 346,800 parameters
+    assert f["next"].startswith("train longer: these runs read 2.4 tokens per non-embedding parameter, and Kaplan")
+    assert "--scale full reads 40x the tokens of --scale cpu" in f["next"]
+    unread = shape_doc({2: 1.00, 7: 1.02, 18: 1.05, 28: 1.08})
+    for row in unread["rows"]:
+        del row["tokens_read"]
+    f = judge_shapes(unread)
+    assert f["verdict"] == DOES_NOT_SHOW and f["next"].startswith("train longer: Kaplan et al.'s finding")
+    assert "per non-embedding parameter" not in f["next"]
     wide = judge_shapes(shape_doc({2: 1.08, 7: 1.03, 18: 1.01, 28: 1.00}))
     assert wide["verdict"] == DOES_NOT_SHOW and wide["numbers"]["slope_per_doubling"] > 0
 
