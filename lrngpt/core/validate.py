@@ -20,6 +20,7 @@ import functools
 import json
 import math
 import os
+import re
 import types
 import typing
 from typing import Any
@@ -90,7 +91,23 @@ def coerce(value: Any, annotation: Any, key: str) -> Any:
             return value
     name = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
         annotation, getattr(annotation, "__name__", str(annotation)))
-    raise UserError(f"{key} must be {name}{' or null' if nullable else ''}, got {show_value(value)}")
+    raise UserError(f"{key} must be {name}{' or null' if nullable else ''}, got {show_value(value)}"
+                    f"{_yaml11_hint(value, annotation)}")
+
+
+def _yaml11_hint(value: Any, annotation: Any) -> str:
+    """What a YAML 1.1 habit became in YAML 1.2 (the README's promise), said where it is refused."""
+    if not isinstance(value, str):
+        return ""
+    text = value.strip()
+    if annotation is bool and text.lower() in ("yes", "no", "on", "off", "y", "n"):
+        return " (yes, no, on and off are strings in YAML 1.2 and JSON: write true or false)"
+    if annotation in (int, float) and "_" in text and re.fullmatch(r"[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?",
+                                                                    text):
+        return " (a YAML 1.2 or JSON number has no _ between its digits: write it without them)"
+    if annotation in (int, float) and re.fullmatch(r"[-+]?[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?", text):
+        return " (1:30 is a string in YAML 1.2, not 90: write the number itself)"
+    return ""
 
 
 def check_fields(obj: Any, section: str) -> None:

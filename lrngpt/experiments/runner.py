@@ -54,6 +54,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     runs read their text more than once says so in one line before the first run. `on_metric` gets
     every metrics row of every run as it is written, with the point's name under "run"."""
     from lrngpt.corpora import fetch
+    from lrngpt.training.duration import plan_duration
     from lrngpt.training.trainer import train
 
     log = log or logging.info
@@ -62,6 +63,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
+    for p in mine:  # a point estimated past its train.max_days stops the sweep before it writes anything
+        plan_duration(p.config, p.steps, p.config.train.device, what=f"point {p.name}")
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     # every point's files are read (and checked) before any training: a damaged one stops the sweep

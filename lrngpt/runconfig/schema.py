@@ -119,6 +119,7 @@ class TrainConfig:
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
     tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
     logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
+    max_days: float = 7.0  # refuse to start a run estimated to take longer (lrngpt/training/duration.py); 0: no limit
 
     def __post_init__(self):
         check_fields(self, "train")
@@ -135,6 +136,8 @@ class TrainConfig:
         for name in ("warmup_steps", "save_every", "train_eval_tokens"):
             if getattr(self, name) < 0:
                 raise UserError(f"train.{name} must not be negative (got {getattr(self, name)})")
+        if self.max_days < 0:
+            raise UserError(f"train.max_days must not be negative (got {self.max_days}); 0 means no limit")
         for name in ("weight_decay", "grad_clip"):
             if getattr(self, name) < 0:
                 raise UserError(f"train.{name} must not be negative (got {getattr(self, name)}); 0 turns it off")
