@@ -132,7 +132,8 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
             done.append(tail[: len(tail) - keep])
             size += len(tail) - keep
             tail = tail[len(tail) - keep :]
-        check(size + len(tail))
+        check(size)  # (the tail may be the start of a separator: it counts once it is known not to be)
+    check(size + len(tail))
     yield "".join(done) + tail
 
 
