@@ -85,3 +85,14 @@ def test_under_torchrun_only_the_optimistic_bound_refuses(timed):
 def test_the_clock_reads_years_for_what_no_one_waits_for():
     assert [clock(s) for s in (5, 120, 7200, 3 * 86400, 10 * 365.25 * 86400, 5e6 * 365.25 * 86400, 1e30)] == \
         ["5.0 s", "2.0 min", "2.0 h", "3.0 days", "10 years", "5.0 million years", "3.2e+22 years"]
+
+
+@pytest.mark.parametrize("preset,overrides", [("mlp-tiny", []), ("mlp-chapter", []), ("gpt-default", []), ("cpu", []),
+                                              ("gpt-default", ["model.ffn=swiglu", "model.tie_embeddings=true"])])
+def test_the_parameter_bound_is_a_lower_bound_of_the_real_count(preset, overrides):
+    from lrngpt.models import param_breakdown
+    from lrngpt.training.duration import params_at_least
+
+    c = load_config(preset, overrides)
+    real = param_breakdown(c.model_type, c.model)["total"]
+    assert 0.95 * real <= params_at_least(c) <= real, (params_at_least(c), real)

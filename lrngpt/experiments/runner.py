@@ -63,8 +63,9 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
-    for p in mine:  # a point estimated past its train.max_days stops the sweep before it writes anything
-        plan_duration(p.config, p.steps, p.config.train.device, what=f"point {p.name}")
+    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
+        # anything (bounded from below, untimed: each point's training times itself as it starts)
+        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     # every point's files are read (and checked) before any training: a damaged one stops the sweep

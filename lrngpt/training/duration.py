@@ -11,7 +11,8 @@ not a stop: a run that starts is never cut short.
 Which runs are timed: those that would take more than TIME_ABOVE_S even on the fastest hardware
 (OPTIMISTIC_STEP_S a step at least, OPTIMISTIC_FLOPS at most); a shorter one costs little to start
 and its progress line shows its ETA. Under torchrun the processes cannot each time their own steps
-and still agree, so there only the optimistic bound refuses.
+and still agree, so there only the optimistic bound refuses; a sweep checks every point against it
+before it writes anything, and each point's training then times itself.
 """
 
 from __future__ import annotations
@@ -25,14 +26,25 @@ TIME_ABOVE_S = 60.0  # runs that take longer than this even at those rates are t
 DAY = 86400.0
 
 
+def params_at_least(cfg: RunConfig) -> int:
+    """A lower bound on the model's parameters, from its config alone (building even a meta-device
+    model costs seconds the first time): the tables and the weight matrices of the MLP's layers or
+    the GPT's blocks (biases and norms left out)."""
+    from lrngpt.models import GATED_FFNS
+
+    m, vocab = cfg.model, cfg.data.vocab_size
+    if cfg.model_type == "mlp":
+        return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
+    d = m.n_embd
+    block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
+    return (vocab + m.context_length) * d + m.n_layer * block + (0 if m.tie_embeddings else vocab * d)
+
+
 def optimistic_seconds(cfg: RunConfig, steps: int) -> float:
     """A lower bound on the time of `steps` training steps: the fastest step, or 6 FLOPs per parameter
-    and token at the fastest device's rate, whichever is slower."""
-    from lrngpt.models import param_breakdown
-
-    params = param_breakdown(cfg.model_type, cfg.model)["total"]
+    (at least params_at_least) and token at the fastest device's rate, whichever is slower."""
     tokens = steps * cfg.train.tokens_per_step
-    return max(steps * OPTIMISTIC_STEP_S, 6.0 * params * tokens / OPTIMISTIC_FLOPS)
+    return max(steps * OPTIMISTIC_STEP_S, 6.0 * params_at_least(cfg) * tokens / OPTIMISTIC_FLOPS)
 
 
 def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool = True,
