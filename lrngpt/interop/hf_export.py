@@ -35,6 +35,7 @@ import importlib
 import json
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.corpora import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
@@ -221,6 +222,7 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     with owned_dir(out, KIND) as tmp:
         for name in FILES:
             (tmp / name).write_bytes(blobs[name])
+    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(blobs[n]):,} B)' for n in FILES)}")
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
             "step": run.step, "files": list(FILES), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,
