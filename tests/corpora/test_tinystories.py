@@ -1,3 +1,4 @@
+import dataclasses
 import gzip
 import hashlib
 
@@ -142,3 +143,24 @@ def test_a_changed_file_in_the_cache_is_moved_aside_and_fetched_again(mirror, sm
     assert (tmp_path / "tinystories" / ts.TRAIN).read_bytes() == TRAIN
     assert (tmp_path / "tinystories" / f"{ts.TRAIN}.bad").read_bytes() == TRAIN[:-3] + b"XYZ"
     assert [p for p, _ in mirror.requests] == [f"{PINNED}/{ts.TRAIN}"]
+
+
+def test_a_mirror_without_the_file_or_at_another_commit_is_refused_in_one_line(mirror, small_expected, tmp_path,
+                                                                                monkeypatch):
+    del mirror.files[f"{PINNED}/{ts.VALID}"]
+    with pytest.raises(UserError, match=r"resolve/f54c09fd.*/TinyStoriesV2-GPT4-valid.txt: the server answered "
+                                        r"HTTP 404; check the mirror") as e:
+        ts.tinystories_corpus(None)
+    assert "\n" not in str(e.value)
+    mirror.files[f"{PINNED}/{ts.VALID}"] = VALID
+    from lrngpt.corpora import hub_file
+
+    real = hub_file._ask
+
+    def another_commit(url):  # what a mirror of another revision answers
+        return dataclasses.replace(real(url), commit_hash="0" * 40)
+
+    monkeypatch.setattr(hub_file, "_ask", another_commit)
+    with pytest.raises(UserError, match=f"wrong commit {'0' * 40}, expected {ts.REVISION}"):
+        ts.tinystories_corpus(None)
+    assert not (tmp_path / "tinystories" / ts.VALID).exists()
