@@ -44,8 +44,8 @@ def test_verbose_shows_debug_lines_from_every_layer_and_plain_shows_none(text_co
     err = capsys.readouterr().err
     debug = [line for line in err.splitlines() if line.startswith("debug ")]
     where = {line.split()[1].rstrip(":").split(".")[0] for line in debug}
-    # config, corpus, tokenizer, model, device, data, checkpoint, training loop, evaluation
-    assert {"runconfig", "corpora", "tokenizer", "models", "device", "data", "store", "training",
+    # files, config, corpus, tokenizer, model, device, data, checkpoint, training loop, evaluation
+    assert {"core", "runconfig", "corpora", "tokenizer", "models", "device", "data", "store", "training",
             "inference"} <= where, where
     assert any(re.match(r"debug corpora\.stat_cache: text fingerprint of 1 file\(s\): ", line) for line in debug)
     assert any(re.match(r"debug store\.checkpoint: checkpoint: step 2 saved to .*ckpt_last\.pt", line) for line in debug)
