@@ -25,6 +25,7 @@ import functools
 import inspect
 import logging
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -155,20 +156,21 @@ def third_party_bars() -> Iterator[None]:
         yield
         return
     switches = []
-    for name in ("huggingface_hub.utils", "datasets.utils"):
+    for name, variable in (("huggingface_hub.utils", "HF_HUB_DISABLE_PROGRESS_BARS"),
+                           ("datasets.utils", "HF_DATASETS_DISABLE_PROGRESS_BARS")):
+        if os.environ.get(variable) is not None:
+            continue  # the user's own choice for that library
         with contextlib.suppress(ImportError, AttributeError):
             module = __import__(name, fromlist=["are_progress_bars_disabled"])
             if not module.are_progress_bars_disabled():
                 switches.append(module)
     for module in switches:
-        with contextlib.suppress(Exception):  # noqa: BLE001 - their env var may forbid it (it then wins)
-            module.disable_progress_bars()
+        module.disable_progress_bars()
     try:
         yield
     finally:
         for module in switches:
-            with contextlib.suppress(Exception):  # noqa: BLE001
-                module.enable_progress_bars()
+            module.enable_progress_bars()
 
 
 def _bar_class():
