@@ -29,6 +29,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from tqdm import tqdm
 
@@ -39,6 +40,8 @@ PACKAGE = Path(__file__).resolve().parents[1]  # lrngpt/, to name a debug line's
 NOTEBOOK_REDRAWS = 40  # a text bar in a notebook redraws at most this often over its total
 NOTEBOOK_INTERVAL_S = 2.0  # ... and never more than once in this many seconds
 _forced: list[bool] = []  # the bars(...) blocks we are in, innermost last
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _where(record: logging.LogRecord) -> str:
@@ -134,13 +137,13 @@ def bars(enabled: bool | None) -> Iterator[None]:
         _forced.pop()
 
 
-def honours_progress(fn: Callable) -> Callable:
+def honours_progress(fn: Callable[P, R]) -> Callable[P, R]:
     """Decorator: the call's `progress` argument (True or False) holds for every bar under it, the
     tokenizer's and the encoding's included (None: interactive() decides, as without it)."""
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
-    def call(*args, **kwargs):
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
         with bars(signature.bind_partial(*args, **kwargs).arguments.get("progress")):
             return fn(*args, **kwargs)
 
