@@ -28,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
@@ -50,6 +51,7 @@ def png_bytes(fig: Figure) -> bytes:
 
 def _save(fig: Figure, path: Path) -> Path:
     atomic_write(path, png_bytes(fig))  # shards sharing DIR may write the same figure at once
+    logging.debug(f"figure: {path} written ({path.stat().st_size:,} bytes)")
     return path
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target
 from lrngpt.errors import UserError
@@ -109,6 +110,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     atomic_write(out, text)  # a killed report never leaves half a page over the old one
+    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 
