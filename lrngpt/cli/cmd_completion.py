@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from lrngpt.errors import UserError
+
 SHELLS = ("bash", "zsh", "tcsh")
 
 
@@ -20,13 +22,12 @@ def register(sub) -> None:
 
 
 def cmd_completion(args) -> None:
-    from lrngpt.errors import UserError
+    from lrngpt.cli.main import build_parser  # (main imports this module to register it)
 
     try:
         import shtab
     except ImportError:
         raise UserError("shell completion needs the shtab package: pip install shtab "
                         "(or pip install 'lrngpt[completion]')") from None
-    from lrngpt.cli.main import build_parser  # (main imports this module to register it)
 
     print(shtab.complete(build_parser(), shell=args.shell), end="")

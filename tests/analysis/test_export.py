@@ -125,6 +125,6 @@ def test_export_again_into_an_earlier_export_replaces_it_without_leftovers(run_d
     assert sorted(p.name for p in out.iterdir()) == [".lrn-output", "lrn-export.json", "metadata.tsv", "vectors.tsv"]
     assert json.loads((out / "lrn-export.json").read_text())["rows"] == 10
     (out / "metadata.tsv").write_text("edited by hand")  # changed since lrn wrote it: the user's now
-    assert main(["embed", "export", str(run_dir), "--out", str(out), "--force"]) == 2
+    assert main(["embed", "export", str(run_dir), "--out", str(out)]) == 2
     assert "were changed since lrn wrote it (metadata.tsv)" in capsys.readouterr().err
     assert (out / "metadata.tsv").read_text() == "edited by hand"

@@ -140,7 +140,7 @@ def test_cli_explore_writes_json_and_refuses_what_it_must_not_replace(tiny_sweep
     notes.write_text("<p>mine</p>")
     for argv, needle in [
         (["--out", str(notes)], "lrn did not write it"),
-        (["--out", str(notes), "--force"], "with or without --force"),
+        (["--out", str(notes), "--force"], "unrecognized arguments: --force"),  # none: it never replaces yours
         (["--out", str(tmp_path)], "is a directory"),
         (["--out", str(out), "--top", "1"], "--top 1"),
     ]:
