@@ -390,8 +390,9 @@ def test_out_that_is_not_an_earlier_report_is_kept_and_there_is_no_force(text_ru
     notes.write_text("<html>my notes</html>")
     assert main(["report", str(text_run), "--out", str(notes)]) == 2
     assert "lrn did not write it" in capsys.readouterr().err
-    assert main(["report", str(text_run), "--out", str(notes), "--force"]) == 2  # no such option: it would do nothing
-    assert "unrecognized arguments: --force" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # no such option: it would do nothing
+        main(["report", str(text_run), "--out", str(notes), "--force"])
+    assert e.value.code == 2 and "unrecognized arguments: --force" in capsys.readouterr().err
     assert notes.read_text() == "<html>my notes</html>"
     assert main(["report", str(text_run), "--out", str(tmp_path)]) == 2  # a directory
     assert "is a directory" in capsys.readouterr().err

@@ -48,7 +48,7 @@ class Run:
         from lrngpt.store.rundir import RunDir
 
         self.path, self.checkpoint, self.device = Path(path), checkpoint, device
-        self.result: dict | None = None
+        self.result: Any = None  # a dict, or None (typed Any so `run.result["step"]` checks as written)
         self._dir = RunDir(self.path)
         self._dir.check_is_run()
         self._loaded: Any = None
@@ -65,9 +65,9 @@ class Run:
         return self._dir.config()
 
     @property
-    def summary(self) -> dict | None:
-        """summary.json (val/train bpb, gap, passes, best periodic val bpb, ...), None until the run
-        finishes. Example: ``run.summary["val_bpb"]``"""
+    def summary(self) -> Any:
+        """summary.json (val/train bpb, gap, passes, best periodic val bpb, ...) as a dict, None until the run
+        finishes (typed Any, so `run.summary["val_bpb"]` checks as written). Example: ``run.summary["val_bpb"]``"""
         return self._dir.summary()
 
     @property
@@ -90,7 +90,7 @@ class Run:
 
     @property
     def model(self) -> nn.Module:
-        """The torch module of this checkpoint, in eval mode. Example: ``run.model.token_embedding.weight.shape``"""
+        """The torch module of this checkpoint, in eval mode. Example: ``sum(p.numel() for p in run.model.parameters())``"""
         return self._load().model
 
     @property
@@ -194,7 +194,7 @@ class Run:
 
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
-        any metrics. Example: ``run.figure().savefig("curves.png")``"""
+        any metrics. Example: ``if (fig := run.figure()) is not None: fig.savefig("curves.png")``"""
         from lrngpt.report.runs import curves_figure
 
         return curves_figure({self.path.name: self._dir.metrics()})

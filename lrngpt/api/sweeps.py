@@ -176,7 +176,7 @@ class Sweep:
         if not self.dir.holds_sweep():
             raise UserError(f"{self.path} holds no sweep (no sweep.json); run lrngpt.sweep(...) or lrn sweep first")
         self.definition: dict = self.dir.definition()
-        self.result: dict | None = None
+        self.result: Any = None  # a dict, or None (typed Any so `sw.result["trained"]` checks as written)
 
     def __repr__(self) -> str:
         return f"Sweep({str(self.path)!r}: {self.definition.get('name')}, {len(self.rows)} of " \
