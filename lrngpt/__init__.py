@@ -10,7 +10,8 @@
 Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table, write_report. Every
 `lrn` command has its function: config_list/show/keys, data_stories/prepare, tokenizer_train/encode/
 decode/show, embed_neighbors/axes/purity/export/explore, export_hf, import_gpt2, demo, doctor; the
-lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*.
+lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
+under-trained tokens of a run or an imported model: undertrained.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 
@@ -35,7 +36,7 @@ __all__ = [
     "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2", "lesson_lookup",
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep", "plan",
     "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "tokenizer_decode",
-    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "write_report",
+    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "write_report",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         tokenizer_show,
         tokenizer_train,
         train,
+        undertrained,
         write_report,
     )
     from lrngpt.errors import UserError

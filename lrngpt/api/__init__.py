@@ -21,7 +21,7 @@ functions), so `import lrngpt` and `lrn --help` stay cheap.
 The modules: configs.py (config, config_list/show/keys), runs.py (plan, train, load), results.py
 (Run, table), sweeps.py (sweep, load_sweep, Sweep), embedding.py (embed_*), outputs.py
 (write_report, export_hf, import_gpt2), corpus.py (data_*, tokenizer_*), lessons.py (lesson_*, theory_*, cost_*),
-quickstart.py (demo), machine.py (doctor), frontend.py (what `lrn` needs for its help and errors).
+quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained), frontend.py (what `lrn` needs for its help and errors).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from lrngpt.api.lessons import (
 from lrngpt.api.machine import doctor
 from lrngpt.api.outputs import export_hf, import_gpt2, write_report
 from lrngpt.api.quickstart import demo
+from lrngpt.api.rare_tokens import undertrained
 from lrngpt.api.results import Run, table
 from lrngpt.api.runs import load, plan, train
 from lrngpt.api.sweeps import Sweep, load_sweep, sweep
@@ -64,4 +65,4 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying",
            "load", "load_sweep", "plan", "sweep", "table", "theory_fourth_root", "theory_jl",
            "theory_random_cosine", "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
-           "train", "write_report"]
+           "train", "undertrained", "write_report"]

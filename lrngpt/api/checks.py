@@ -24,7 +24,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from lrngpt.core.validate import did_you_mean
 from lrngpt.errors import UserError
@@ -33,6 +33,14 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 Checkpoint = Literal["last", "best", "init"]  # the weights of a run (lrngpt.store.rundir.CHECKPOINTS)
+
+
+@runtime_checkable
+class HasPath(Protocol):
+    """A Run or a Sweep: anything with the path of its directory (a function may take either)."""
+    path: Path
+
+
 Split = Literal["val", "train"]
 Context = Literal["window", "full"]
 
@@ -149,6 +157,8 @@ def describe(hint: Any) -> str:
         return describe(args[0])
     if hint in WORDS:
         return WORDS[hint]
+    if hint is HasPath:
+        return "a Run or a Sweep"
     if origin in (abc.Callable, typing.Callable) or hint in (abc.Callable, typing.Callable):
         return "a function"
     if origin is not None and isinstance(origin, type) and issubclass(origin, abc.Mapping):

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from lrngpt.api.checks import Checkpoint, checked
-from lrngpt.api.results import HasPath, Run, as_run
+from lrngpt.api.checks import Checkpoint, HasPath, checked
+from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
 
 

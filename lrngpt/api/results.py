@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from lrngpt.api.checks import Checkpoint, Context, Split, checked
 from lrngpt.errors import UserError
@@ -220,6 +220,16 @@ class Run:
         return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
 
     @checked
+    def undertrained(self, top: int | None = None) -> dict:
+        """Per token: input and target reads, distance moved from ckpt_init.pt, norm; the under-trained
+        ones first (`lrn embed undertrained`, lrngpt.undertrained). Raises UserError for top < 1.
+
+        Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
+        from lrngpt.api.rare_tokens import undertrained
+
+        return undertrained(self, top=top)
+
+    @checked
     def export_hf(self, out: str | Path, force: bool = False, license: str | None = None) -> str:
         """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export --format hf`); its path.
         Raises UserError for a run GPT-2 cannot express or an `out` lrn may not replace.
@@ -240,12 +250,6 @@ class Run:
         png = curves_png({self.path.name: metrics})
         fig = figure(png, "training loss and validation bpb against step") if png else ""
         return f'<div class="lrngpt-run"><h3>Run {esc(str(self.path))}</h3>{head}{fig}</div>'
-
-
-@runtime_checkable
-class HasPath(Protocol):
-    """A Run or a Sweep: anything with the path of its directory."""
-    path: Path
 
 
 RunLike = Run | str | Path  # a Run, or a run directory
