@@ -336,3 +336,15 @@ def test_train_extends_a_finished_run_with_a_new_schedule_as_lrn_train_extend(te
     longer = lrngpt.train(None, tmp_path / "r", resume=True, extend=True, set={"train.steps": 6}, progress=False)
     assert longer.summary["step"] == 6 and [c["step"] for c in longer.summary["schedule_changes"]] == [4]
     assert lrngpt.plan(None, out=tmp_path / "r")["steps"] == 6  # a resume's plan: the run's own config, as it is now
+
+
+def test_the_choices_lrn_offers_are_the_librarys():
+    """lrngpt.api.frontend names choices for `lrn --help` without importing torch; they are the library's own."""
+    from lrngpt.analysis.export import FORMATS
+    from lrngpt.api import frontend
+    from lrngpt.explorer.page import PRECISIONS
+    from lrngpt.explorer.views import METHODS
+    from lrngpt.runconfig.schema import MODEL_TYPES
+
+    assert (frontend.MODEL_TYPES, frontend.MAPS, frontend.PRECISIONS, frontend.EXPORT_FORMATS) == (
+        MODEL_TYPES, METHODS, PRECISIONS, FORMATS)

@@ -43,6 +43,11 @@ class HasPath(Protocol):
 
 Split = Literal["val", "train"]
 Context = Literal["window", "full"]
+# the library's choices, as types (tests/test_api.py checks them against lrngpt.runconfig, lrngpt.explorer, ...)
+ModelType = Literal["mlp", "gpt"]
+MapMethod = Literal["pca", "tsne", "umap"]
+Precision = Literal["float32", "float16", "int8"]
+ExportFormat = Literal["tsv", "projector"]
 
 # Names the annotations use that are imported only under TYPE_CHECKING: module that defines each
 LATE = {"RunConfig": "lrngpt.runconfig.schema", "Run": "lrngpt.api.results", "Sweep": "lrngpt.api.sweeps",
@@ -86,7 +91,7 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
 def _hints(fn) -> dict[str, Any]:
     text = " ".join(str(a) for a in fn.__annotations__.values())
     late = {n: getattr(importlib.import_module(m), n) for n, m in LATE.items() if n in text}
-    hints = typing.get_type_hints(fn, fn.__globals__, {**vars(typing), **late})
+    hints = typing.get_type_hints(fn, fn.__globals__, late)
     hints.pop("return", None)
     return hints
 
@@ -139,7 +144,7 @@ def matches(value: Any, hint: Any) -> bool:
             return True  # an iterator: its items are checked where they are used (not consumed here)
         return not args or all(matches(v, args[0]) for v in value)
     if isinstance(hint, type):
-        return isinstance(value, hint) and not (hint is not bool and isinstance(value, bool) and hint is not object)
+        return isinstance(value, hint)
     return True  # a hint this checker does not read: the library checks the value
 
 

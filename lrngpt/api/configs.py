@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from lrngpt.api.checks import check, checked
+from lrngpt.api.checks import ModelType, check, checked
 from lrngpt.errors import UserError
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
 
 
 @checked
-def config_keys(model_type: Literal["mlp", "gpt"] = "mlp") -> list[dict]:
+def config_keys(model_type: ModelType = "mlp") -> list[dict]:
     """Every key a config of `model_type` takes: type, default, whether required or derived, description
     (`lrn config keys`). Raises UserError for a model type other than mlp or gpt.
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
 
-from lrngpt.api.checks import Checkpoint, checked, positive
+from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
 
@@ -70,7 +69,7 @@ def embed_purity(run: Run | str | Path, categories: Categories = None, k: int = 
 
 
 @checked
-def embed_export(run: Run | str | Path, out: str | Path, format: Literal["tsv", "projector"] = "tsv",
+def embed_export(run: Run | str | Path, out: str | Path, format: ExportFormat = "tsv",
                  top: int | None = None, checkpoint: Checkpoint | None = None) -> dict:
     """Write the table as out/vectors.tsv and out/metadata.tsv (`lrn embed export`); `format` projector
     adds the untrained table and TensorBoard's projector config; `top` keeps the most frequent tokens.
@@ -84,9 +83,8 @@ def embed_export(run: Run | str | Path, out: str | Path, format: Literal["tsv", 
 
 
 @checked
-def embed_explore(sources: Sequence[Run | str | Path] | Run | str | Path, out: str | Path, top: int | None = None,
-                  map: Literal["pca", "tsne", "umap"] = "pca",
-                  precision: Literal["float32", "float16", "int8"] = "float32", checkpoint: Checkpoint = "last",
+def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path, out: str | Path, top: int | None = None,
+                  map: MapMethod = "pca", precision: Precision = "float32", checkpoint: Checkpoint = "last",
                   categories: Categories = None) -> dict:
     """Write the interactive explorer page (`lrn embed explore`) for runs or sweep directories: a 2-D
     map, a neighbour search equal to embed_neighbors, trained vs untrained, or a stepper through a
@@ -95,8 +93,8 @@ def embed_explore(sources: Sequence[Run | str | Path] | Run | str | Path, out: s
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
     from lrngpt.explorer import write_explorer
 
-    many = [sources] if isinstance(sources, Run | str | Path) else list(sources)
+    many = [sources] if isinstance(sources, HasPath | str | Path) else list(sources)
     if not many:
         raise UserError("give at least one run or sweep directory")
-    paths = [s.path if isinstance(s, Run) else Path(s) for s in many]
+    paths = [s.path if isinstance(s, HasPath) else Path(s) for s in many]
     return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=_categories(categories))

@@ -6,7 +6,10 @@ Nothing here imports torch: `lrn --help` reads it."""
 
 from __future__ import annotations
 
+from typing import get_args
+
 from lrngpt.analysis.costs import FFN_KINDS
+from lrngpt.api.checks import ExportFormat, MapMethod, ModelType, Precision
 from lrngpt.api.corpus import CORPUS_FORMS
 from lrngpt.api.quickstart import DEMO_NAME, DEMO_STEPS
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
@@ -25,8 +28,8 @@ __all__ = ["CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEA
 CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
                       "init": "the untrained, step 0"}
 DEVICES = "auto (a CUDA GPU, else MPS, else the CPU), cpu, cuda, cuda:N or mps"
-MODEL_TYPES = ("mlp", "gpt")  # lrngpt.runconfig.schema.MODEL_TYPES (that module loads torch)
-MAPS = ("pca", "tsne", "umap")  # lrngpt.explorer.views.METHODS
-PRECISIONS = ("float32", "float16", "int8")  # lrngpt.explorer.page.PRECISIONS
-EXPORT_FORMATS = ("tsv", "projector")  # lrngpt.analysis.export.FORMATS
+MODEL_TYPES = get_args(ModelType)  # the API's argument types: lrn offers what the functions take
+MAPS = get_args(MapMethod)
+PRECISIONS = get_args(Precision)
+EXPORT_FORMATS = get_args(ExportFormat)
 assert set(CHECKPOINT_MEANING) == set(CHECKPOINTS)

@@ -80,22 +80,16 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
 
     Example: ``lrngpt.plan(lrngpt.config("mlp-tiny"))["one_pass_steps"], lrngpt.plan("embed-dim", scale="tiny", out="runs/w")["points"]``"""
     if is_sweep_source(what):
+        assert isinstance(what, str | Path)  # (is_sweep_source says so; for the type checker)
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
-        return plan_sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device,  # type: ignore[arg-type]
-                          minutes=minutes, shard=shard, notes=notes)
+        return plan_sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
+                          shard=shard, notes=notes)
     given = [n for n, v in (("scale", scale), ("axes", axes), ("minutes", minutes), ("shard", shard)) if v is not None]
     if given:
         raise UserError(f"plan(): {given[0]} applies to a sweep (a study preset or a sweep file), not to a run's "
                         "config; leave it out")
     return plan_run(resolve_config(what, set, corpus, device, resume_from=out if what is None else None))
-
-
-def _main_process() -> bool:
-    """Under torchrun, rank 0 alone reports; every other process (and a plain one) is told apart here."""
-    import os
-
-    return int(os.environ.get("RANK", "0") or 0) == 0
 
 
 @checked
@@ -120,6 +114,7 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
     from lrngpt.api.checks import positive
+    from lrngpt.device.distributed import Distributed
     from lrngpt.training.trainer import train as train_run
 
     positive(steps, "steps (--steps)")
@@ -130,7 +125,7 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
         raise UserError("--extend continues a run with a new schedule; give it with --resume (resume=True)")
     summary = train_run(cfg, out, resume=resume, force=force, stop_at=steps, progress=progress, on_metric=on_metric,
                         extend=extend)
-    if not _main_process():  # another rank of a torchrun job: rank 0 wrote the run and reports it
+    if not Distributed.from_env().master:  # another rank of a torchrun job: rank 0 wrote the run and reports it
         return _unreported(out)
     run = Run(out)
     run.result = summary
