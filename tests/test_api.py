@@ -308,9 +308,12 @@ def test_a_sweeps_findings_are_the_same_from_the_notebook_lrn_sweep_and_lrn_repo
     assert [f["number"] for f in findings] == [1, 2, 3] and findings[0]["verdict"] == "cannot tell"
     assert plain(sw.result["findings"]) == findings  # what the sweep call itself judged
     assert plain(lrngpt.load_sweep(sw.path).findings) == findings  # from the directory alone
-    # lrn sweep again (every point finished: nothing trained) and lrn report read the same verdicts
-    assert main(["sweep", "embed-dim", "--out", str(sw.path), "--summary-only", "--json"]) == 0  # no other flag
-    assert json.loads(capsys.readouterr().out)["findings"] == findings
+    # lrn sweep --summary-only and lrn report read the same verdicts from the directory alone: other flags (a
+    # different study, scale and --set) are not needed, not used, and never met with advice to delete anything
+    assert main(["sweep", "seed-variance", "--scale", "cpu", "--set", "train.steps=99", "--out", str(sw.path),
+                 "--summary-only", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["findings"] == findings and "delete" not in err
     assert main(["report", str(sw.path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["findings"] == findings
     html = sw._repr_html_()  # the inline view shows them too

@@ -133,8 +133,13 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
 
 
 def _unreported(out: str | Path) -> Run:
-    run = Run.__new__(Run)  # the run directory may live on rank 0's machine only: nothing read here
+    """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here
+    (where it is shared, the methods read it as on rank 0)."""
+    from lrngpt.store.rundir import RunDir
+
+    run = Run.__new__(Run)
     run.path, run.checkpoint, run.device, run.result = Path(out), "last", "auto", None
+    run._dir, run._loaded, run._resolved = RunDir(out), None, None
     return run
 
 
