@@ -71,7 +71,8 @@ def user_dir(tmp_path):
     return d
 
 
-# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal)
+# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal);
+# report, embed explore and embed export have no --force: they replace only their own earlier output, always
 CASES = [
     ("hf export into a folder of the user's", ["export", "{run}", "--format", "hf", "--out", "{user}", "--force"],
      "user", "lrn did not write"),
@@ -86,21 +87,21 @@ CASES = [
      "the import source"),
     ("stories over the user's corpus", ["data", "stories", "--size", "10KB", "--out", "{user}/mycorpus.txt", "--force"],
      "user", "lrn did not write it"),
-    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt", "--force"], "user",
+    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt"], "user",
      "lrn did not write it"),
-    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html", "--force"], "user",
+    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html"], "user",
      "lrn did not write it"),
-    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json", "--force"], "run",
+    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json"], "run",
      "one of the files of the lrn run"),
-    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt", "--force"],
+    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt"],
      "run", "one of the files of the lrn run"),
     ("tokenizer over the user's tokenizer.json", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                                   "--out", "{user}", "--force"], "user", "lrn did not write it"),
     ("tokenizer into a run", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280", "--out", "{run}",
                               "--force"], "run", "holds an lrn run"),
-    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}", "--force"], "user",
+    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}"], "user",
      "lrn did not write"),
-    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}", "--force"], "run",
+    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}"], "run",
      "holds an lrn run"),
     ("prepare over nanoGPT's train.bin", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280", "--out",
                                           "{user}", "--force"], "user", "lrn did not write"),
