@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from lrngpt.api.checks import checked
 from lrngpt.errors import UserError
 
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
@@ -130,9 +131,14 @@ def full_scale_cost(device: str) -> dict:
             "disk": {"download": text, "token_arrays": tokens, "checkpoints": checkpoints}}
 
 
+@checked
 def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
-    """The report of `lrn doctor` (see the module's doc); `probe=False` skips the torch.compile probe,
-    which is given up after `probe_timeout` seconds (a positive, finite number up to a day)."""
+    """What this machine gives a run (`lrn doctor`, see the module's doc): versions, devices, precision,
+    the torch.compile probe (`probe=False` skips it; given up after `probe_timeout` seconds, a positive,
+    finite number up to a day), threads, cache and the full-scale sweep's cost here; nothing trained or
+    downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
+
+    Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
     import math
 
     import torch
