@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import errno
+import functools
 import json
 import os
 import re
@@ -1402,3 +1403,25 @@ def test_sample_at_a_tiny_temperature_is_greedy_not_a_crash(mlp_run, capsys):
     assert code == 0, err
     code, greedy, _ = lrn(capsys, *argv, "--top-k", 1)
     assert code == 0 and tiny == greedy
+
+
+API_VALUES = {  # lrngpt.config(PRESET, **{key: value}) with a value no config holds -> what the UserError says
+    "bytes as the name": ("name", b"x", "is bytes"),
+    "a set": ("train.steps", {1, 2}, "is a set"),
+    "a complex number": ("train.lr", 1j, "complex number"),
+    "a 5,001-digit integer": ("train.steps", 10**5000, "5,001 digits"),
+    "lists 40 deep": ("train.steps", functools.reduce(lambda v, _: [v], range(40), 1), "nested more than 32 deep"),
+    "an object with a number as a key": ("train.steps", {1: 2}, "not a name"),
+    "a list that holds itself": ("train.steps", (lambda v: v.append(v) or v)([]), "nested more than 32 deep"),
+    "an Ellipsis": ("train.steps", ..., "ellipsis"),
+}
+
+
+@pytest.mark.parametrize("case", API_VALUES)
+def test_a_hostile_value_through_the_python_api_is_a_user_error(case):
+    import lrngpt
+
+    key, value, needle = API_VALUES[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        lrngpt.config("mlp-tiny", **{key: value})
+    assert needle.lower() in str(e.value).lower() and "\n" not in str(e.value), str(e.value)
