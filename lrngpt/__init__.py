@@ -29,8 +29,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Run", "Sweep", "UserError", "__version__", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
-    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
-    "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train",
+    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
+    "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "sweep", "table",
+    "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "train",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
@@ -44,6 +45,8 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         lesson_lookup_grad,
         lesson_renumber,
         lesson_softmax_bottleneck,
+        lesson_superposition,
+        lesson_superposition_figure,
         lesson_tying,
         load,
         load_sweep,
@@ -52,6 +55,7 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         table,
         theory_fourth_root,
         theory_jl,
+        theory_pip,
         theory_random_cosine,
         train,
     )

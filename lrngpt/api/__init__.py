@@ -32,9 +32,12 @@ from lrngpt.api.lessons import (
     lesson_lookup_grad,
     lesson_renumber,
     lesson_softmax_bottleneck,
+    lesson_superposition,
+    lesson_superposition_figure,
     lesson_tying,
     theory_fourth_root,
     theory_jl,
+    theory_pip,
     theory_random_cosine,
 )
 from lrngpt.api.results import Run, Sweep, table
@@ -46,8 +49,9 @@ if TYPE_CHECKING:
 Overrides = Mapping[str, Any] | Iterable[str] | str | None
 MetricCallback = Callable[[dict], None]
 __all__ = ["Run", "Sweep", "UserError", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
-           "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load",
-           "load_sweep", "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train"]
+           "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
+           "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "sweep", "table",
+           "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "train"]
 
 
 def _override_list(overrides: Overrides) -> list[str]:
