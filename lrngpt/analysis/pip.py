@@ -9,7 +9,9 @@ the two. The steps, as in the paper and its authors' code:
 
 1. counts N_ij: how often token j stands within `window` tokens of token i, on either side (the
    skip-gram window); PMI_ij = log(N_ij N / (N_i N_j)), 0 where a pair never occurs. Rows are the
-   tokens that occur.
+   tokens that occur, or with `top` the most frequent ones (the paper keeps text8's 10,000 most
+   frequent words): a small text leaves most pairs of rare tokens unseen, and those zeros agree in
+   both halves, so they pull the noise estimate down.
 2. the spectrum: the PMI matrix is symmetric, so its singular values are |eigenvalues| (eigvalsh).
 3. the noise: the text split into two halves (alternating chunks, as the authors split text8). Each
    half's PMI is M + Z_h with twice the full text's noise variance, so the two halves differ by noise
@@ -84,11 +86,12 @@ def count_pairs(tokens: np.ndarray, remap: np.ndarray, n: int, window: int, chun
             if m <= 0:
                 break
             ids = x[:m] * n + x[d:d + m]
+            kept = (x[:m] >= 0) & (x[d:d + m] >= 0)  # with --top, pairs with a rarer token drop out
             same = (t[:m] + d) // chunk_len == chunk[:m]
             odd = (chunk[:m] & 1).astype(bool)
-            parts[0].append(ids[same & ~odd])
-            parts[1].append(ids[same & odd])
-            crossing.append(ids[~same])
+            parts[0].append(ids[kept & same & ~odd])
+            parts[1].append(ids[kept & same & odd])
+            crossing.append(ids[kept & ~same])
         for h in (0, 1):
             _add(halves[h], np.concatenate(parts[h]) if parts[h] else np.zeros(0, np.int64))
     return halves, (np.concatenate(crossing) if crossing else np.zeros(0, np.int64))
@@ -198,8 +201,9 @@ def _within(curve: np.ndarray, share: float) -> list[int]:
 
 
 def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, alpha: float = PAPER_ALPHA,
-             seed: int = 0, chunks: int = CHUNKS, log=None) -> dict:
-    """The PIP-optimal width of a token stream (ids below vocab_size), with its bias and variance."""
+             seed: int = 0, top: int | None = None, chunks: int = CHUNKS, log=None) -> dict:
+    """The PIP-optimal width of a token stream (ids below vocab_size), with its bias and variance;
+    `top`: only the `top` most frequent tokens are rows (pairs with any other token drop out)."""
     log = log or (lambda m: None)
     check_options(window, alpha)
     started = time.perf_counter()
@@ -214,6 +218,10 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
         raise UserError(f"the tokens hold ids outside 0..{vocab_size - 1}")
     seen = np.bincount(tokens, minlength=vocab_size)
     present = np.flatnonzero(seen)
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, int) or top < 2:
+            raise UserError(f"--top {top}: keep at least the 2 most frequent tokens")
+        present = np.sort(np.argsort(-seen, kind="stable")[:min(top, len(present))])
     n = len(present)
     if n < 2:
         raise UserError("the text holds fewer than 2 distinct tokens; there is no matrix to factorise")
@@ -264,7 +272,8 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
                 "relative_to_best": float(pip[i] / pip[k]) if pip[k] > 0 else None}
 
     return {
-        "tokens": total, "pairs": pairs, "vocab_size": vocab_size, "present": n, "window": window,
+        "tokens": total, "pairs": pairs, "vocab_size": vocab_size, "present": n, "occurring": int(len(np.flatnonzero(seen))),
+        "top": top, "window": window,
         "alpha": alpha, "seed": seed, "chunks": math.ceil(total / chunk_len),
         "noise_sigma": sigma, "threshold": threshold, "zero_share": zero_share,
         "largest_singular_value": float(sv[0]), "signal_rank": rank,
@@ -331,7 +340,8 @@ def compare(result: dict, best: dict) -> dict:
 
 
 def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_WINDOW, alpha: float = PAPER_ALPHA,
-                    train_tokens: int | None = None, seed: int = 0, sweep=None, log=None) -> dict:
+                    train_tokens: int | None = None, seed: int = 0, top: int | None = None, sweep=None,
+                    log=None) -> dict:
     """`lrn theory pip CORPUS`: the estimate on the training split of the prepared corpus (the run's
     tokenizer and token arrays, cached), beside a width sweep's measured best width when given."""
     from lrngpt.data.prepared import prepare
@@ -343,7 +353,7 @@ def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_W
         raise UserError(f"the corpus is a spec like stories:5MB or text:PATH, not {type(corpus).__name__}")
     cfg = DataConfig(corpus=corpus, vocab_size=vocab_size, train_tokens=train_tokens)
     data = prepare(cfg, log=log)
-    result = estimate(data.tokens("train"), data.tokenizer.vocab_size, window, alpha, seed, log=log)
+    result = estimate(data.tokens("train"), data.tokenizer.vocab_size, window, alpha, seed, top, log=log)
     result = {"corpus": corpus, "requested_vocab_size": vocab_size, "train_tokens": train_tokens, **result}
     if best is not None:
         result["sweep"] = compare(result, best)

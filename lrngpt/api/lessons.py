@@ -117,18 +117,18 @@ def lesson_superposition_figure(result: dict) -> Figure:
 
 
 def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: float = 0.5,
-               train_tokens: int | None = None, seed: int = 0, sweep: Any = None) -> dict:
+               train_tokens: int | None = None, seed: int = 0, top: int | None = None, sweep: Any = None) -> dict:
     """The PIP-loss-optimal embedding width of a corpus, before any training (Yin & Shen 2018): the
     co-occurrence PMI matrix of the prepared training split at `window` tokens, its spectrum, the
     noise from two halves of the text, the PIP loss by width with its bias and variance, and the
-    paper's bound; with `sweep` (a Sweep or its directory) the measured best width beside it
-    (`lrn theory pip`). Prepares (and caches) the data.
+    paper's bound; `top` keeps only the most frequent tokens; with `sweep` (a Sweep or its directory)
+    the measured best width beside it (`lrn theory pip`). Prepares (and caches) the data.
 
     Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
     from lrngpt.analysis.pip import corpus_estimate
     from lrngpt.core import log as logging
 
-    return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, _dir(sweep), log=logging.info)
+    return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, _dir(sweep), log=logging.info)
 
 
 def theory_random_cosine(n: int = 4096, dims: Sequence[int] = (4, 8, 16, 64, 256), seed: int = 0) -> list[dict]:

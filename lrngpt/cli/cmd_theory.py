@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                     "code) beside the paper's upper bound. With --sweep, the measured best width of a width sweep "
                     "beside the prediction.",
         epilog="examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
-               "  lrn theory pip stories:5MB --train-tokens 102400 --json")
+               "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
     pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
     pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the chapter's 4096)")
     pp.add_argument("--window", type=positive_int, default=6,
@@ -71,6 +71,10 @@ def register(subparsers) -> None:
                          "and GloVe)")
     pp.add_argument("--train-tokens", type=positive_int, metavar="N",
                     help="only the first N training tokens, as data.train_tokens (default: the whole split)")
+    pp.add_argument("--top", type=positive_int, metavar="N",
+                    help="only the N most frequent tokens as rows, as the paper keeps text8's 10,000 most frequent "
+                         "words (default: every token that occurs); a small text leaves most pairs of rare tokens "
+                         "unseen, which pulls the noise estimate down")
     pp.add_argument("--seed", type=seed, default=0, help="random seed of the Monte Carlo noise")
     pp.add_argument("--sweep", metavar="DIR", help="a width sweep (lrn sweep --out DIR): its best width beside the "
                                                   "prediction")
@@ -103,7 +107,8 @@ def run_fourth_root(args: argparse.Namespace) -> None:
 def run_pip(args: argparse.Namespace) -> None:
     from lrngpt.api.lessons import theory_pip
 
-    r = theory_pip(args.corpus, args.vocab_size, args.window, args.alpha, args.train_tokens, args.seed, args.sweep)
+    r = theory_pip(args.corpus, args.vocab_size, args.window, args.alpha, args.train_tokens, args.seed, args.top,
+                   args.sweep)
     emit(args, r, "\n".join(pip_lines(r)))
 
 
@@ -111,8 +116,9 @@ def pip_lines(r: dict) -> list[str]:
     o, b = r["optimal"], r["bound"]
     part = f"the first {r['train_tokens']:,} training tokens" if r["train_tokens"] else "the training split"
     lines = [
-        f"PIP loss (Yin & Shen 2018) of {r['corpus']}, {part}: {r['tokens']:,} tokens, {r['present']:,} of the "
-        f"{r['vocab_size']:,} tokens occur; the PMI of tokens within {r['window']} of each other (either side); "
+        f"PIP loss (Yin & Shen 2018) of {r['corpus']}, {part}: {r['tokens']:,} tokens, {r['occurring']:,} of the "
+        f"{r['vocab_size']:,} tokens occur" + (f", the {r['present']:,} most frequent kept (--top)" if r["top"] else "")
+        + f"; the PMI of tokens within {r['window']} of each other (either side); "
         f"E = U D^{r['alpha']:g}" + (" (the paper's exponent for skip-gram and GloVe)" if r["alpha"] == 0.5 else ""),
         f"noise sigma {r['noise_sigma']:.4f} = std(PMI of half 1 - PMI of half 2) / 2, the halves alternating "
         f"chunks of the text ({r['chunks']:,} chunks); {100 * r['zero_share']:.1f}% of the pairs never occur (PMI 0)",

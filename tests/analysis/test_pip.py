@@ -64,6 +64,33 @@ def test_pair_counts_and_pmi_equal_a_loop_over_the_text():
     assert np.abs(pip.pmi_matrix(full, n) - hand).max() < 1e-5
 
 
+def test_pairs_with_a_token_left_out_are_not_counted():
+    rng = np.random.default_rng(4)
+    x, window, chunk = rng.integers(0, 5, 200), 2, 40
+    remap = np.array([0, 1, -1, 2, 3])  # id 2 is not a row (what --top does to a rare token)
+    (h0, h1), crossing = pip.count_pairs(x, remap, 4, window, chunk)
+    full = h0 + h1
+    pip._add(full, crossing)
+    want = np.zeros((4, 4), np.int64)
+    for t in range(len(x)):
+        for d in range(1, window + 1):
+            if t + d < len(x) and x[t] != 2 and x[t + d] != 2:
+                want[remap[x[t]], remap[x[t + d]]] += 1
+    assert (full.reshape(4, 4) == want).all()
+
+
+def test_top_keeps_the_most_frequent_tokens():
+    x = topic_corpus([20, 30, 40], 0.3, 30_000)
+    rare = np.arange(90, 110)  # twenty ids that occur once each, scattered through the text
+    x = np.insert(x, np.linspace(0, len(x), len(rare), endpoint=False).astype(int), rare)
+    everything, top = pip.estimate(x, 110), pip.estimate(x, 110, top=90)
+    assert everything["present"] == everything["occurring"] == 110 and top["present"] == 90 and top["top"] == 90
+    assert top["signal_rank"] == 3 and top["optimal"]["k"] == 3
+    assert top["pairs"] < everything["pairs"]
+    with pytest.raises(UserError, match="--top 1"):
+        pip.estimate(x, 110, top=1)
+
+
 def test_monte_carlo_curves_equal_the_pip_loss_of_explicit_embeddings():
     lam, n, sigma, alpha, kmax = np.array([30.0, 20.0, 12.0, 9.0]), 60, 0.8, 0.5, 20
     mc = pip.monte_carlo(lam, n, sigma, alpha, kmax, seed=3)
