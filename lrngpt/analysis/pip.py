@@ -9,7 +9,7 @@ the two. The steps, as in the paper and its authors' code:
 
 1. counts N_ij: how often token j stands within `window` tokens of token i, on either side (the
    skip-gram window); PMI_ij = log(N_ij N / (N_i N_j)), 0 where a pair never occurs. Rows are the
-   tokens that occur, or with `top` the most frequent ones (the paper keeps text8's 10,000 most
+   tokens that occur, or with `top` the most frequent ones (the authors' code keeps text8's 10,000 most
    frequent words): a small text leaves most pairs of rare tokens unseen, and those zeros agree in
    both halves, so they pull the noise estimate down.
 2. the spectrum: the PMI matrix is symmetric, so its singular values are |eigenvalues| (eigvalsh).
@@ -45,7 +45,7 @@ CHAPTER_WINDOW = 6  # the book chapter's MLP reads the 6 tokens before each targ
 PAPER_ALPHA = 0.5  # the paper's exponent for skip-gram and GloVe: a symmetric factorisation U D^0.5
 CHUNKS = 1000  # the two halves: alternating chunks of the text, as the authors split text8
 MAX_ROWS = 8192  # the eigendecompositions take ~n^3: 8,192 tokens is 8x the time of 4,096
-TOKEN_BLOCK = 1 << 20  # pair starts counted at once: window x 8 MB of pair ids
+TOKEN_BLOCK = 1 << 18  # pair starts counted at once: window x 2 MB of pair ids, sorted by np.unique
 CHAPTER_WIDTHS = (4, 8, 16, 32, 64, 128, 256, 512)
 WITHIN = (0.05, 0.10)  # the widths whose PIP loss stays within 5% / 10% of the lowest
 

@@ -72,7 +72,7 @@ def register(subparsers) -> None:
     pp.add_argument("--train-tokens", type=positive_int, metavar="N",
                     help="only the first N training tokens, as data.train_tokens (default: the whole split)")
     pp.add_argument("--top", type=positive_int, metavar="N",
-                    help="only the N most frequent tokens as rows, as the paper keeps text8's 10,000 most frequent "
+                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 most frequent "
                          "words (default: every token that occurs); a small text leaves most pairs of rare tokens "
                          "unseen, which pulls the noise estimate down")
     pp.add_argument("--seed", type=seed, default=0, help="random seed of the Monte Carlo noise")

@@ -64,6 +64,15 @@ def test_pair_counts_and_pmi_equal_a_loop_over_the_text():
     assert np.abs(pip.pmi_matrix(full, n) - hand).max() < 1e-5
 
 
+def test_counting_in_blocks_of_tokens_counts_the_same_pairs(monkeypatch):
+    x = np.random.default_rng(5).integers(0, 9, 1000)
+    whole = pip.count_pairs(x, np.arange(9), 9, 4, 70)
+    monkeypatch.setattr(pip, "TOKEN_BLOCK", 37)  # blocks that end inside chunks and inside windows
+    blocks = pip.count_pairs(x, np.arange(9), 9, 4, 70)
+    assert all((a == b).all() for a, b in zip(whole[0], blocks[0], strict=True))
+    assert sorted(whole[1].tolist()) == sorted(blocks[1].tolist())
+
+
 def test_pairs_with_a_token_left_out_are_not_counted():
     rng = np.random.default_rng(4)
     x, window, chunk = rng.integers(0, 5, 200), 2, 40
