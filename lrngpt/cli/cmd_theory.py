@@ -63,9 +63,9 @@ def register(subparsers) -> None:
         epilog="examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
                "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
     pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
-    pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the chapter's 4096)")
+    pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the book chapter's 4096)")
     pp.add_argument("--window", type=positive_int, default=6,
-                    help="tokens on either side that count as context (the chapter's MLP reads 6)")
+                    help="tokens on either side that count as context (the book chapter's MLP reads 6)")
     pp.add_argument("--alpha", type=float, default=0.5,
                     help="the exponent of the embedding E = U D^alpha, in (0, 1] (the paper's 0.5 for skip-gram "
                          "and GloVe)")
