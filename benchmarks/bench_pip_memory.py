@@ -24,7 +24,7 @@ if sys.argv[2] == "reference":
     r = estimate(np.random.default_rng(0).integers(0, 60, 20_000), 60)
 else:
     r = corpus_estimate(sys.argv[1], int(sys.argv[2]))
-print(json.dumps({k: r[k] for k in ("present", "tokens", "seconds", "peak_rss_mb")} | {"k": r["optimal"]["k"]}))
+print(json.dumps({k: r[k] for k in ("rows", "tokens", "seconds", "peak_rss_mb")} | {"k": r["optimal"]["k"]}))
 """
 
 
@@ -43,7 +43,7 @@ def main() -> None:
     print(f"reference (the same libraries, a 60-token estimate): peak RSS {ref['peak_rss_mb']:.0f} MB")
     for v in args.vocab_sizes.split(","):
         r = measure(args.corpus, v)
-        n = r["present"]
+        n = r["rows"]
         matrix = 4 * n * n / 2**20
         extra = r["peak_rss_mb"] - ref["peak_rss_mb"]
         print(f"{args.corpus} --vocab-size {v}: {n:,} tokens occur, {r['tokens']:,} tokens, k = {r['k']}; "

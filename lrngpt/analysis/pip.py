@@ -50,13 +50,15 @@ CHAPTER_WIDTHS = (4, 8, 16, 32, 64, 128, 256, 512)
 WITHIN = (0.05, 0.10)  # the widths whose PIP loss stays within 5% / 10% of the lowest
 
 
-def check_options(window: int, alpha: float) -> None:
+def check_options(window: int, alpha: float, top: int | None = None) -> None:
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
         raise UserError(f"--window {window}: the context must be a whole number of tokens, at least 1 "
                         f"(the book chapter's MLP reads {CHAPTER_WINDOW})")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 1:
         raise UserError(f"--alpha {alpha}: the exponent of E = U D^alpha must be in (0, 1]; the paper uses "
                         f"{PAPER_ALPHA} for skip-gram and GloVe")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 2):
+        raise UserError(f"--top {top}: keep at least the 2 most frequent tokens")
 
 
 # ------------------------------------------------------------------------------------ counts and PMI
@@ -205,7 +207,7 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
     """The PIP-optimal width of a token stream (ids below vocab_size), with its bias and variance;
     `top`: only the `top` most frequent tokens are rows (pairs with any other token drop out)."""
     log = log or (lambda m: None)
-    check_options(window, alpha)
+    check_options(window, alpha, top)
     started = time.perf_counter()
     tokens = np.asarray(tokens)
     if tokens.ndim != 1 or not np.issubdtype(tokens.dtype, np.integer):
@@ -219,8 +221,6 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
     seen = np.bincount(tokens, minlength=vocab_size)
     present = np.flatnonzero(seen)
     if top is not None:
-        if isinstance(top, bool) or not isinstance(top, int) or top < 2:
-            raise UserError(f"--top {top}: keep at least the 2 most frequent tokens")
         present = np.sort(np.argsort(-seen, kind="stable")[:min(top, len(present))])
     n = len(present)
     if n < 2:
@@ -272,9 +272,8 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
                 "relative_to_best": float(pip[i] / pip[k]) if pip[k] > 0 else None}
 
     return {
-        "tokens": total, "pairs": pairs, "vocab_size": vocab_size, "present": n, "occurring": int(len(np.flatnonzero(seen))),
-        "top": top, "window": window,
-        "alpha": alpha, "seed": seed, "chunks": math.ceil(total / chunk_len),
+        "tokens": total, "pairs": pairs, "vocab_size": vocab_size, "occurring": int(np.count_nonzero(seen)),
+        "rows": n, "top": top, "window": window, "alpha": alpha, "seed": seed, "chunks": math.ceil(total / chunk_len),
         "noise_sigma": sigma, "threshold": threshold, "zero_share": zero_share,
         "largest_singular_value": float(sv[0]), "signal_rank": rank,
         "negative_directions": int(np.count_nonzero(ev < -threshold)),
@@ -323,7 +322,7 @@ def sweep_best(sweep_dir) -> dict:
         raise UserError(f"{d / 'summary.json'}: no finished rows with n_embd and val_bpb; is it a width sweep?")
     (steps, train_tokens, corpus), by = max(series.items(), key=lambda kv: len(kv[1]))
     bpb = {w: sum(vs) / len(vs) for w, vs in sorted(by.items())}
-    best = min(bpb, key=bpb.get)
+    best = min(bpb, key=lambda w: bpb[w])
     return {"dir": str(d), "scale": doc.get("scale"), "corpus": corpus, "steps": steps, "train_tokens": train_tokens,
             "val_bpb": bpb, "best_width": best, "best_val_bpb": bpb[best]}
 
@@ -347,7 +346,7 @@ def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_W
     from lrngpt.data.prepared import prepare
     from lrngpt.runconfig.schema import DataConfig
 
-    check_options(window, alpha)
+    check_options(window, alpha, top)
     best = sweep_best(sweep) if sweep is not None else None  # a wrong --sweep fails before the work
     if not isinstance(corpus, str):
         raise UserError(f"the corpus is a spec like stories:5MB or text:PATH, not {type(corpus).__name__}")

@@ -49,9 +49,9 @@ def _check(features: int, dims: int, sparsity, steps: int, batch: int, decay: fl
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < 1:
             raise UserError(f"--sparsity {s}: the share of the time a feature is 0 must be in [0, 1) "
                             "(1 would be a feature that never fires)")
-    for name, v in (("importance decay", decay), ("learning rate", lr)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise UserError(f"the {name} {v} must be a positive number")
+    for name, x in (("importance decay", decay), ("learning rate", lr)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x <= 0:
+            raise UserError(f"the {name} {x} must be a positive number")
     if decay > 1:
         raise UserError(f"the importance decay {decay} must be at most 1 (importance decay^i falls with i)")
     work = 6 * steps * len(values) * batch * features * dims

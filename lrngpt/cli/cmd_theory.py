@@ -117,7 +117,7 @@ def pip_lines(r: dict) -> list[str]:
     part = f"the first {r['train_tokens']:,} training tokens" if r["train_tokens"] else "the training split"
     lines = [
         f"PIP loss (Yin & Shen 2018) of {r['corpus']}, {part}: {r['tokens']:,} tokens, {r['occurring']:,} of the "
-        f"{r['vocab_size']:,} tokens occur" + (f", the {r['present']:,} most frequent kept (--top)" if r["top"] else "")
+        f"{r['vocab_size']:,} tokens occur" + (f", the {r['rows']:,} most frequent kept (--top)" if r["top"] else "")
         + f"; the PMI of tokens within {r['window']} of each other (either side); "
         f"E = U D^{r['alpha']:g}" + (" (the paper's exponent for skip-gram and GloVe)" if r["alpha"] == 0.5 else ""),
         f"noise sigma {r['noise_sigma']:.4f} = std(PMI of half 1 - PMI of half 2) / 2, the halves alternating "
@@ -127,6 +127,8 @@ def pip_lines(r: dict) -> list[str]:
         f"signal rank {r['signal_rank']}",
         f"PIP-optimal width k = {o['k']}: PIP loss {o['pip_loss']:,.1f}, bias {o['bias']:,.1f}, variance "
         f"{o['variance']:,.1f} (with no embedding, k = 0: {r['pip_loss_without_embedding']:,.1f})",
+        *(["no direction of the PMI matrix stands out of the noise usefully: every width's embedding is further "
+            "from the noiseless one than no embedding at all"] if o["k"] == 0 else []),
         f"within 5% of the lowest loss: k = {r['within']['5%'][0]} ... {r['within']['5%'][1]}; within 10%: "
         f"k = {r['within']['10%'][0]} ... {r['within']['10%'][1]}",
         f"the paper's upper bound (main theorem): lowest at k = {b['k']}, bias {b['bias']:,.1f} + variance "

@@ -93,7 +93,7 @@ def test_top_keeps_the_most_frequent_tokens():
     rare = np.arange(90, 110)  # twenty ids that occur once each, scattered through the text
     x = np.insert(x, np.linspace(0, len(x), len(rare), endpoint=False).astype(int), rare)
     everything, top = pip.estimate(x, 110), pip.estimate(x, 110, top=90)
-    assert everything["present"] == everything["occurring"] == 110 and top["present"] == 90 and top["top"] == 90
+    assert everything["rows"] == everything["occurring"] == 110 and top["rows"] == 90 and top["top"] == 90
     assert top["signal_rank"] == 3 and top["optimal"]["k"] == 3
     assert top["pairs"] < everything["pairs"]
     with pytest.raises(UserError, match="--top 1"):
@@ -145,7 +145,7 @@ def test_a_planted_rank_is_recovered_with_the_noise_the_halves_estimate(sizes):
     sigma from the two halves within 15% of the true noise (the PMI against the population PMI)."""
     x = topic_corpus(sizes, eps=0.2, tokens=200_000)
     r = pip.estimate(x, sum(sizes), window=6, seed=0)
-    assert r["present"] == sum(sizes) and r["signal_rank"] == len(sizes)
+    assert r["rows"] == sum(sizes) and r["signal_rank"] == len(sizes)
     assert abs(r["optimal"]["k"] - len(sizes)) <= 1
     assert r["within"]["5%"][0] <= r["optimal"]["k"] <= r["within"]["5%"][1]
     (h0, h1), crossing = pip.count_pairs(x, np.arange(sum(sizes)), sum(sizes), 6, math.ceil(len(x) / pip.CHUNKS))
@@ -167,6 +167,16 @@ def test_less_text_more_noise_and_a_narrower_best_width():
     assert few["optimal"]["k"] < many["optimal"]["k"] == len(sizes)
 
 
+def test_a_text_without_structure_has_no_signal_and_wants_no_width(capsys):
+    from lrngpt.cli.cmd_theory import pip_lines
+
+    r = pip.estimate(np.random.default_rng(0).integers(0, 50, 100_000), 50)  # every token drawn independently
+    assert r["signal_rank"] == 0 and r["optimal"]["k"] == 0 and r["bound"]["k"] == 0
+    assert r["largest_singular_value"] < r["threshold"] and r["optimal"]["relative_to_best"] is None
+    lines = pip_lines({**r, "corpus": "iid", "train_tokens": None})
+    assert any(line.startswith("no direction of the PMI matrix stands out") for line in lines)
+
+
 def test_the_estimate_is_seeded_and_json_ready():
     x = topic_corpus([20, 30, 40], 0.3, 30_000)
     a, b = pip.estimate(x, 90, seed=1), pip.estimate(x, 90, seed=1)
@@ -174,13 +184,13 @@ def test_the_estimate_is_seeded_and_json_ready():
     assert a == b
     assert pip.estimate(x, 90, seed=2)["curve"]["pip_loss"] != a["curve"]["pip_loss"]
     json.dumps(a, allow_nan=False)
-    assert a["alpha"] == 0.5 and a["window"] == 6 and a["present"] == 90
+    assert a["alpha"] == 0.5 and a["window"] == 6 and a["rows"] == 90
 
 
 def test_ids_that_never_occur_are_left_out_of_the_matrix():
     x = topic_corpus([20, 30, 40], 0.3, 30_000) * 2  # only even ids occur, in a vocabulary of 180
     r = pip.estimate(x, 180)
-    assert r["present"] == 90 and r["vocab_size"] == 180 and r["signal_rank"] == 3
+    assert r["rows"] == 90 and r["vocab_size"] == 180 and r["signal_rank"] == 3
 
 
 @pytest.mark.parametrize("kwargs, needle", [

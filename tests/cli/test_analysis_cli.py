@@ -231,11 +231,11 @@ def pip_doc(text_corpus):
 def test_theory_pip_prints_the_predicted_width_with_its_bias_and_variance(pip_doc, text_corpus, capsys):
     r = pip_doc
     assert r["corpus"] == text_corpus and r["window"] == 6 and r["alpha"] == 0.5
-    assert 2 <= r["present"] <= r["vocab_size"] <= 300
+    assert 2 <= r["rows"] <= r["vocab_size"] <= 300
     curve = r["curve"]["pip_loss"]
     assert curve[r["optimal"]["k"]] == min(curve) and r["optimal"]["pip_loss"] == min(curve)
     assert r["within"]["5%"][0] <= r["optimal"]["k"] <= r["within"]["5%"][1] <= r["within"]["10%"][1]
-    assert r["threshold"] == pytest.approx(2 * r["noise_sigma"] * r["present"] ** 0.5)
+    assert r["threshold"] == pytest.approx(2 * r["noise_sigma"] * r["rows"] ** 0.5)
     out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300")
     o = r["optimal"]
     assert (f"PIP-optimal width k = {o['k']}: PIP loss {o['pip_loss']:,.1f}, bias {o['bias']:,.1f}, variance "
@@ -282,7 +282,7 @@ def test_theory_pip_on_a_training_prefix_says_so(text_corpus, capsys):
     out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--train-tokens", "3000")
     assert "the first 3,000 training tokens: 3,000 tokens" in out
     doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--top", "20")
-    assert doc["present"] == 20 < doc["occurring"] and doc["top"] == 20
+    assert doc["rows"] == 20 < doc["occurring"] and doc["top"] == 20
     out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--top", "20")
     assert f"{doc['occurring']:,} of the {doc['vocab_size']:,} tokens occur, the 20 most frequent kept (--top)" in out
 
