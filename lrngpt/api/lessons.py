@@ -140,7 +140,7 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
     from lrngpt.analysis.pip import corpus_estimate
     from lrngpt.core import log as logging
 
-    sweep_dir = Path(getattr(sweep, "path", sweep)) if sweep is not None else None
+    sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
     return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
 
 
