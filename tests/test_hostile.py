@@ -916,6 +916,67 @@ def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and
     assert sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir()) == before  # nothing written
 
 
+# ---- lrn theory pip and lrn lesson superposition (issue 31) ------------------------------------------
+
+PIP_AND_SUPERPOSITION = {
+    "an unknown corpus kind": (["theory", "pip", "nosuch:xyz"], "unknown corpus kind"),
+    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "no such file"),
+    "a stories size that is no size": (["theory", "pip", "stories:abc"], "cannot read size"),
+    "a vocabulary below the bytes": (["theory", "pip", "{corpus}", "--vocab-size", "100"], "below 257"),
+    "a window of 0": (["theory", "pip", "{corpus}", "--window", "0"], "--window"),
+    "a negative window": (["theory", "pip", "{corpus}", "--window", "-3"], "--window"),
+    "alpha NaN": (["theory", "pip", "{corpus}", "--alpha", "nan"], "--alpha nan"),
+    "alpha 0": (["theory", "pip", "{corpus}", "--alpha", "0"], "in (0, 1]"),
+    "alpha above 1": (["theory", "pip", "{corpus}", "--alpha", "2"], "in (0, 1]"),
+    "a sweep directory without a summary": (["theory", "pip", "{corpus}", "--sweep", "{t}"], "no summary.json"),
+    "a file as the sweep": (["theory", "pip", "{corpus}", "--sweep", "{t}/file.txt"], "is a file"),
+    "a sweep summary that is not JSON": (["theory", "pip", "{corpus}", "--sweep", "{t}/badsweep"], "summary"),
+    "a sweep summary without widths": (["theory", "pip", "{corpus}", "--sweep", "{t}/nowidths"], "no finished rows"),
+    "a training prefix too short to halve": (["theory", "pip", "{corpus}", "--vocab-size", "300", "--window", "6",
+                                             "--train-tokens", "5"], "at least 14"),
+    "dims equal to features": (["lesson", "superposition", "--dims", "20"], "not below --features"),
+    "dims above features": (["lesson", "superposition", "--features", "4", "--dims", "9"], "not below --features"),
+    "sparsity 1": (["lesson", "superposition", "--sparsity", "1"], "[0, 1)"),
+    "a negative sparsity": (["lesson", "superposition", "--sparsity", "0,-0.5"], "--sparsity -0.5"),
+    "sparsity NaN": (["lesson", "superposition", "--sparsity", "nan"], "--sparsity nan"),
+    "a sparsity that is no number": (["lesson", "superposition", "--sparsity", "0,abc"], "comma-separated"),
+    "zero steps": (["lesson", "superposition", "--steps", "0"], "--steps"),
+    "a directory as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}"], "is a directory"),
+    "a user's file as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}/file.txt", "--force"],
+                                    "lrn did not write it"),
+}
+
+
+@pytest.mark.parametrize("case", PIP_AND_SUPERPOSITION)
+def test_pip_and_superposition_refuse_bad_input_in_one_line(case, text_corpus, tmp_path, capsys):
+    argv, needle = PIP_AND_SUPERPOSITION[case]
+    (tmp_path / "file.txt").write_text("mine")
+    (tmp_path / "badsweep").mkdir()
+    (tmp_path / "badsweep" / "summary.json").write_text("{")
+    (tmp_path / "nowidths").mkdir()
+    (tmp_path / "nowidths" / "summary.json").write_text(json.dumps({"rows": [{"name": "x", "val_bpb": 1.0}]}))
+    argv = [a.format(t=tmp_path, corpus=text_corpus) for a in argv]
+    line = one_line(lrn(capsys, *argv), 2, needle)
+    assert wrong_options(argv, line) == [], line
+    assert (tmp_path / "file.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: __import__("lrngpt").theory_pip(123), "theory_pip(): corpus must be a string, got int 123"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", window=2.5), "window must be an integer"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", sweep=3), "sweep must be a Sweep"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", top=1), "--top 1"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", alpha=float("nan")), "--alpha nan"),
+    (lambda: __import__("lrngpt").lesson_superposition(features=5, dims=5), "not below"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "--sparsity inf"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity="0.9"), "sparsity must be a list of numbers"),
+    (lambda: __import__("lrngpt").lesson_superposition_figure([1]), "result must be a dict"),
+])
+def test_pip_and_superposition_api_raise_user_errors(call, needle):
+    with pytest.raises(__import__("lrngpt").UserError, match=re.escape(needle)):
+        call()
+
+
 # ---- 5. bounded parsing and hostile values: YAML, --set, corpora, huge values ------------------------
 # Every case: exit 2, exactly one line on stderr (-q), no traceback, and the directory it ran in
 # exactly as it was (no file written, none changed: sha256 of every file).
