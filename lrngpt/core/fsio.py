@@ -27,7 +27,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -114,9 +114,16 @@ def _fsync_dir(d: Path) -> None:
         os.close(fd)
 
 
+Replace = Callable[[Path, Path], None]  # (temporary file, path): how a finished file takes its place
+
+
 @contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
-    """A file to write that replaces `path` only when the block ends without an exception."""
+def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None,
+                replace: Replace | None = None) -> Iterator[IO[Any]]:
+    """A file to write that replaces `path` only when the block ends without an exception.
+
+    `replace(tmp, path)` does the final rename instead of os.replace: lrngpt.core.ownership's records
+    the new file as lrn's (and refuses a file that is not lrn's) in the same step."""
     path = Path(path)
     tmp = temp_name(path)
     try:
@@ -124,7 +131,7 @@ def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None)
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        (replace or os.replace)(tmp, path)
     except OSError as e:
         _unlink(tmp)
         _raise_write_error(e, path, tmp)
@@ -140,10 +147,10 @@ def replace_file(src: str | Path, dst: str | Path) -> None:
     _fsync_dir(Path(dst).parent)
 
 
-def atomic_write(path: str | Path, data: str | bytes) -> Path:
+def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = None) -> Path:
     """Replace `path` with `data` (text is written as UTF-8)."""
     path = Path(path)
-    with atomic_open(path, "wb") as f:
+    with atomic_open(path, "wb", replace=replace) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return path
 
@@ -184,8 +191,8 @@ def json_safe(obj: Any) -> Any:
     return obj
 
 
-def write_json(path: str | Path, obj: Any) -> Path:
-    return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n")
+def write_json(path: str | Path, obj: Any, replace: Replace | None = None) -> Path:
+    return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n", replace)
 
 
 def read_json(path: str | Path, what: str = "file") -> Any:
@@ -221,16 +228,6 @@ def read_json_object(path: str | Path, what: str = "file") -> dict:
     if not isinstance(doc, dict):
         raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
     return doc
-
-
-def has_marker(path: str | Path, marker: bytes, n: int = 4096) -> bool:
-    """True when the first `n` bytes of the file hold `marker`: how lrn knows a page it wrote (and
-    may replace) by its generator tag; False for a file it cannot read."""
-    try:
-        with open(path, "rb") as f:
-            return marker in f.read(n)
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

@@ -13,6 +13,8 @@ Layout of a prepared directory:
     tokenizer.json   the trained tokenizer (Hugging Face format, one file)
     train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
     val.bin
+    .lrn-output      with --out: the record of every file above and its sha256 (lrngpt.core.record);
+                     --force replaces only prepared data whose record still matches
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ from lrngpt.core.fsio import (
     write_json,
     writing,
 )
-from lrngpt.core.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
+from lrngpt.core.ownership import (
+    check_dir_target,
+    check_file_target,
+    entries,
+    legacy_kind,
+    lrn_kind,
+    write_manifest,
+    write_owned_file,
+)
 from lrngpt.core.validate import VAL_SPLITS
 from lrngpt.corpora import Corpus, load_corpus
 from lrngpt.data.splits import split_chunks, split_tail
@@ -246,36 +256,41 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
                         "corpus without one (a single long text): leave data.val_split at documents")
     key = data_key(corpus, cfg, tokenizer)
     out = Path(out) if out is not None else data_cache_dir() / key
-    if not in_cache:
-        foreign = foreign_in(out, "prepared data", _is_prepared) if out.is_dir() else []
-        if foreign:  # --force replaces prepared data, never a user's files (nanoGPT's train.bin included)
-            raise UserError(f"--out {out} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only its own prepared data, "
-                            "with or without --force: choose a new or empty --out")
     meta = _read_meta(out)
-    if meta is not None and meta.get("key") == key:
+    problem = None
+    if meta is not None and meta.get("key") == key:  # read, whoever wrote it: nothing is replaced
         data = PreparedData(out, meta, cfg.train_tokens)
         problem = integrity_problem(data)
         if problem is None:
             log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
             return data
-        if not (in_cache or force):
-            raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+    if not in_cache and entries(out):
+        _check_replace(out, force, meta, problem)
+    if problem:
         log(f"data: {out} is damaged ({problem}); preparing it again")
-    elif out.exists() and any(out.iterdir()) and not (in_cache or force):
-        what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
-        raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
     with atomic_dir(out) as tmp:  # a killed prepare (or a full disk) leaves no half-built cache entry
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
         with writing(out):
             meta = _build(corpus, cfg, key, tok, tmp, log)
+            if not in_cache:  # the cache is lrn's own; a directory of yours gets the record of what lrn wrote
+                write_manifest(tmp, PREPARED)
     return PreparedData(out, meta, cfg.train_tokens)
 
 
-def _is_prepared(d: Path, names: list[str]) -> bool:
-    """How prepared data is known as lrn's: nothing but its files, its meta.json among them (a damaged
-    one included: --force then prepares it again)."""
-    return set(names) <= set(PREPARED_FILES) and "meta.json" in names
+PREPARED = "prepared data"  # the kind in the record of a prepared --out
+legacy_kind(PREPARED, lambda d: (d / "meta.json").is_file() and set(entries(d)) <= set(PREPARED_FILES))
+
+
+def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | None) -> None:
+    """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force
+    (never a user's files, nanoGPT's train.bin included, nor prepared data from before the record)."""
+    check_dir_target(out, True, "prepared data", PREPARED)
+    if force:
+        return
+    if problem:
+        raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+    what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
+    raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
 
 
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:

@@ -34,16 +34,35 @@ def write_definition(sweep: Sweep, out: Path) -> None:
     SweepDir(out).create_or_check(sweep.definition())
 
 
-def summarize(out: str | Path, figures: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, dict[str, bytes]]:
+    """The summary of DIR's existing run directories, and its figures as {NAME.png: PNG}; nothing written."""
     sweep_dir = SweepDir(out)
     doc = collect(sweep_dir.path)
+    pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
-        from lrngpt.experiments.figures import write_figures
+        from lrngpt.experiments.figures import figure_files
 
-        doc["figures"] = [str(p) for p in write_figures(sweep_dir.path, doc)]
-    sweep_dir.write_summary(doc, doc["lines"], markdown(doc), csv_text(doc))
+        pngs = figure_files(sweep_dir.path, doc)
+        doc["figures"] = [str(sweep_dir.figures_dir / name) for name in pngs]
+    return doc, pngs
+
+
+def summarize(out: str | Path, figures: bool = True) -> dict:
+    """Gather rows from DIR's existing run directories; write lines, tables and figures (only over
+    files that are lrn's, unchanged: SweepDir.write_summary)."""
+    doc, pngs = summary_and_figures(out, figures)
+    SweepDir(out).write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs)
     return doc
+
+
+def rendered_summary(out: str | Path) -> dict[Path, bytes]:
+    """{path: bytes} of the summary as summarize would write it now (for SweepDir.check_summary_files)."""
+    from lrngpt.experiments.sweepdir import summary_bytes
+
+    sweep_dir = SweepDir(out)
+    doc, pngs = summary_and_figures(out)
+    files = summary_bytes(doc, doc["lines"], markdown(doc), csv_text(doc))
+    return {**{sweep_dir.path / n: b for n, b in files.items()}, **{sweep_dir.figures_dir / n: b for n, b in pngs.items()}}
 
 
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
@@ -63,6 +82,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
     sweep_dir.create_or_check(sweep.definition())
+    sweep_dir.check_summary_files(lambda: rendered_summary(sweep_dir.path))  # a lines.txt of yours: refused now
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     # every point's files are read (and checked) before any training: a damaged one stops the sweep
     # now, with its name, not after hours of work when the summary gathers it

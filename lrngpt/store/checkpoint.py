@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from lrngpt.core.fsio import atomic_open, describe_os_error, user_path
+from lrngpt.core.fsio import Replace, atomic_open, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
 
@@ -76,9 +76,10 @@ class _KeepsWriteError:
         return getattr(self.f, name)
 
 
-def save_checkpoint(payload: dict, path: Path) -> None:
+def save_checkpoint(payload: dict, path: Path, replace: Replace | None = None) -> None:
+    """Write `path` atomically; `replace` puts the finished file in place (RunDir's records it as the run's)."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
-    with atomic_open(path, "wb") as f:
+    with atomic_open(path, "wb", replace=replace) as f:
         out = _KeepsWriteError(f)
         try:
             torch.save(payload, out)
