@@ -105,7 +105,7 @@ def cmd_sweep(args) -> None:
     else:
         result = run_sweep(sweep, out, shard)
     keys = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
-            "tables", "lines", "trained", "skipped", "shard")
+            "tables", "lines", "trained", "skipped", "busy", "kept", "shard")
     doc = {k: result[k] for k in keys if k in result}
     findings = judge([result])  # a width study: the chapter's findings judged on this sweep alone
     closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
@@ -114,6 +114,7 @@ def cmd_sweep(args) -> None:
         doc["findings"] = findings
     text = "\n".join([*result["lines"], "",
                       f"{len(result['rows'])} of {result['points']} runs finished ({result['scale']} scale); "
-                      f"table {result['table']}", *(f"figure {f}" for f in result["figures"]), *closing])
+                      f"table {result['table']}", *(f"figure {f}" for f in result["figures"]),
+                      *(f"kept as it is (not lrn's to replace): {k}" for k in result.get("kept", [])), *closing])
     emit(args, doc, text)
 

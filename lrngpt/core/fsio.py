@@ -223,6 +223,25 @@ def check_regular(path: Path, what: str = "file") -> None:
             raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
 
 
+def read_regular(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of a regular file; a named pipe or a device (it would wait for ever, or never end), a
+    missing or unreadable path is a UserError naming what is there."""
+    path = Path(path)
+    check_regular(path, what)
+    with user_path(path, what):
+        return path.read_bytes()
+
+
+def is_regular(path: str | Path) -> bool:
+    """A regular file (no link followed): what lrn reads of its own without asking (a record, meta.json)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def read_json_object(path: str | Path, what: str = "file") -> dict:
     doc = read_json(path, what)
     if not isinstance(doc, dict):

@@ -24,7 +24,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from lrngpt.core.fsio import Replace, atomic_dir, atomic_open, check_output, temp_name, user_path, writing
+from lrngpt.core.fsio import (
+    Replace,
+    atomic_dir,
+    atomic_open,
+    check_output,
+    replace_file,
+    temp_name,
+    user_path,
+    writing,
+)
 from lrngpt.core.record import (
     CHANGED,
     NEW,
@@ -48,11 +57,18 @@ RUN_MARKER = ".lrn-run"  # a run directory (lrngpt.store.rundir owns its layout)
 SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.sweepdir)
 KIND_NAMES = {"run": "run", "sweep": "sweep", "hf-export": "Hugging Face export", "embed-export": "embedding export",
               "prepared data": "prepared data"}
+_MASS = ("prepared data",)  # said without an article
 __all__ = ["sha256_file", "state", "NEW", "OURS", "CHANGED", "UNRECORDED", "OTHER"]
 
 
 def _a(what: str) -> str:
-    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+    return what if what in _MASS else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
+def held(kind: str) -> str:
+    """'an lrn run', 'an lrn Hugging Face export', "lrn's prepared data": what a directory holds."""
+    name = kind_name(kind)
+    return f"lrn's {name}" if name in _MASS else f"an lrn {name}"
 
 
 def _names(n: list[str], most: int = 3) -> str:
@@ -121,7 +137,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     enclosing = _enclosing_output(path)
     if enclosing and not (inside and inside(*enclosing)):
         d, kind = enclosing
-        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own; "
+        raise UserError(f"{flag} {path} lies inside {held(kind)} in {d}, whose files are its own; "
                         f"choose a path outside it")
     with user_path(path, flag):
         found, _ = state(path)
@@ -129,7 +145,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
         return path
     wrote = read_record(path.parent)["what"].get(path.name)
     if enclosing and not (wrote == what and found in (OURS, CHANGED)):
-        raise UserError(f"{flag} {path} is one of the files of the lrn {kind_name(enclosing[1])} in {enclosing[0]} "
+        raise UserError(f"{flag} {path} is one of the files of {held(enclosing[1])} in {enclosing[0]} "
                         f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}, with or "
                         f"without --force: choose another {flag}")
     if found == OURS and wrote not in (None, what):
@@ -164,7 +180,7 @@ def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
                 raise UserError(not_lrns(path, found, fix="move it away, then run the command again"))
             enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
             write_record(path.parent, rec)
-            os.replace(tmp, path)
+            replace_file(tmp, path)
         _drop_sidecar(path)
     return replace
 
@@ -211,7 +227,7 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
                 enter(rec, name, sha256_file(tmp), os.lstat(tmp), what, before[name])
             write_record(d, rec)
             for name, tmp in temps.items():
-                os.replace(tmp, d / name)
+                replace_file(tmp, d / name)
     finally:
         for tmp in temps.values():
             with contextlib.suppress(OSError):
@@ -279,7 +295,7 @@ def describe_dir(d: Path, names: list[str] | None = None) -> str:
     """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
     kind = lrn_kind(d)
     if kind:
-        return f"an lrn {kind_name(kind)}"
+        return held(kind)
     c = classify(d, entries(d) if names is None else names)
     parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] if c[UNRECORDED] else []
     parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] if c[CHANGED] else []
@@ -306,7 +322,7 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
         return out
     found = lrn_kind(out)
     if found and found != kind:
-        raise UserError(f"{flag} {out} holds an lrn {kind_name(found)}; {what} never writes into one: "
+        raise UserError(f"{flag} {out} holds {held(found)}; lrn never writes {_a(what)} into it: "
                         f"choose a new or empty {flag}")
     foreign = foreign_in(out, kind)
     if foreign:

@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from lrngpt.core.fsio import atomic_write
+from lrngpt.core.fsio import atomic_write, is_regular
 
 RECORD = ".lrn-output"
 FORMAT = 2
@@ -65,8 +65,9 @@ def _version() -> str:
 def read_record(d: Path) -> dict:
     """The record of `d`, each field a dict; an empty one where there is none or it is damaged (then
     nothing in `d` is known as lrn's, the safe side)."""
-    try:
-        doc = json.loads((Path(d) / RECORD).read_text(encoding="utf-8"))
+    path = Path(d) / RECORD
+    try:  # (a FIFO or a device named like the record is no record: never opened)
+        doc = json.loads(path.read_text(encoding="utf-8")) if is_regular(path) else None
     except (OSError, ValueError):
         doc = None
     doc = doc if isinstance(doc, dict) else {}
@@ -91,8 +92,9 @@ def _stamp(st: os.stat_result) -> list[int]:
 
 def _sidecar_hashes(path: Path) -> list[str]:
     """The hashes a `.NAME.lrn` sidecar holds (single files written before the record)."""
+    side = path.with_name(f".{path.name}.lrn")
     try:
-        doc = json.loads(path.with_name(f".{path.name}.lrn").read_text(encoding="utf-8"))
+        doc = json.loads(side.read_text(encoding="utf-8")) if is_regular(side) else {}
         hashes = doc.get("sha256", [])
     except (OSError, ValueError, AttributeError):
         return []

@@ -37,6 +37,7 @@ from lrngpt.core.fsio import (
     atomic_write,
     check_not_cwd,
     check_output,
+    is_regular,
     user_path,
     write_json,
     writing,
@@ -91,6 +92,15 @@ def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None
         return _hash(corpus.fingerprint, "tokenizer", tokenizer.hash, cfg.val_fraction, cfg.split_seed,
                      *_split_parts(cfg))
     return tokenizer_key(corpus, cfg)
+
+
+def check_run_data(saved_key: str | None, cfg: DataConfig, run: str, fix: str) -> None:
+    """Refuse, before a tokenizer is trained on it, a corpus whose content changed since the run in `run`
+    was trained (its key is the checkpoint's data_key): its splits would be another text's, encoded with
+    another tokenizer, which is not "another tokenizer" but another corpus. None: an import, nothing to check."""
+    if saved_key is not None and data_key(load_corpus(cfg.corpus), cfg) != saved_key:
+        raise UserError(f"the content of {cfg.corpus} changed since the run in {run} was trained (its files are "
+                        f"not the ones it read); {fix}")
 
 
 def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> Tokenizer:
@@ -179,8 +189,8 @@ class PreparedData:
 
 def _read_meta(d: Path) -> dict | None:
     """meta.json, or None when there is none or it is damaged (the directory then holds no usable data)."""
-    try:
-        meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+    try:  # (a FIFO named meta.json is no meta.json: never opened)
+        meta = json.loads((d / "meta.json").read_text(encoding="utf-8")) if is_regular(d / "meta.json") else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) else None

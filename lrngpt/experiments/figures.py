@@ -234,3 +234,12 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
         if drawn is not None:
             files[f"{name}.png"] = png_bytes(drawn[0])
     return files
+
+
+def write_figures(out: Path, doc: dict) -> list[Path]:
+    """Draw one sweep's figures into DIR/figures, recorded as lrn's (only over figures lrn wrote, unchanged)."""
+    from lrngpt.core.ownership import write_owned_files
+    from lrngpt.experiments.sweepdir import FIGURE_FILE
+
+    files = figure_files(out, doc)
+    return write_owned_files(Path(out) / "figures", files, FIGURE_FILE) if files else []

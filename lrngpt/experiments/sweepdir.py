@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 
 from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json_object, user_path
-from lrngpt.core.ownership import check_owned, describe_dir, entries, record_existing, write_owned_files
+from lrngpt.core.ownership import describe_dir, entries, not_lrns, record_existing, write_owned_files
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
@@ -147,11 +147,11 @@ class SweepDir:
         return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
 
-    def check_summary_files(self, render=None, paths: list[Path] | None = None) -> None:
-        """Refuse, before any training, when a summary file is not lrn's to replace. `render()` gives
-        {path: bytes} of the summary as it would be written now: a file from before the record that
-        holds exactly that is taken as lrn's (recorded), so a sweep from before the record resumes."""
-        rendered = None
+    def kept_summary_files(self, render=None, paths: list[Path] | None = None) -> dict[Path, str]:
+        """The summary files that are not lrn's to replace (path -> the refusal), checked before any
+        training. `render()` gives {path: bytes} of the summary as it would be written now: a file from
+        before the record that holds exactly that is taken as lrn's (recorded), so such a sweep resumes."""
+        rendered, kept = None, {}
         for path in self.summary_files() if paths is None else paths:
             found, _ = state(path)
             if found in (NEW, OURS):
@@ -162,23 +162,29 @@ class SweepDir:
                 if data is not None and sha256_file(path) == hashlib.sha256(data).hexdigest():
                     record_existing(path, FIGURE_FILE if path.parent == self.figures_dir else SUMMARY_FILE)
                     continue
-            check_owned([path], fix=self.summary_fix())
-
-    def summary_fix(self) -> str:
-        return ("keep it under another name (or move it away), then run the same `lrn sweep` command again: "
-                "the summary is written afresh from the runs")
+            kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
+        return kept
 
     def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
-                      figures: dict[str, bytes] | None = None) -> None:
+                      figures: dict[str, bytes] | None = None, strict: bool = True) -> list[Path]:
         """lines.txt, summary.md|csv|json and figures/*.png, each only where it is new or lrn's unchanged
-        output (a refusal leaves every one of them as it was)."""
+        output. `strict` (--summary-only): refuse if any is not, leaving every one as it was; else write
+        the others and return those kept as they are (a sweep's runs matter more than its lines.txt)."""
         files = summary_bytes(doc, lines, markdown, csv)
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
-        self.check_summary_files(lambda: rendered, list(rendered))
-        if figures:
-            write_owned_files(self.figures_dir, figures, FIGURE_FILE, fix=self.summary_fix())
-        write_owned_files(self.path, files, SUMMARY_FILE, fix=self.summary_fix())
+        kept = self.kept_summary_files(lambda: rendered, list(rendered))
+        if kept and strict:
+            raise UserError(next(iter(kept.values())))
+        for d, group, what in ((self.figures_dir, figures, FIGURE_FILE), (self.path, files, SUMMARY_FILE)):
+            mine = {n: b for n, b in group.items() if d / n not in kept}
+            if mine:
+                write_owned_files(d, mine, what, fix=SUMMARY_FIX)
+        return list(kept)
+
+
+SUMMARY_FIX = ("keep it under another name (or move it away), then run the same `lrn sweep` command again: the summary "
+               "is written afresh from the runs")
 
 
 def summary_bytes(doc: dict, lines: list[str], markdown: str, csv: str) -> dict[str, bytes]:
@@ -191,6 +197,12 @@ def summary_bytes(doc: dict, lines: list[str], markdown: str, csv: str) -> dict[
 def different_sweep(sweep_dir: SweepDir, old: dict, new: dict) -> str:
     """The refusal for a directory that holds another sweep: never "delete it" (its finished runs)."""
     out = sweep_dir.path
+    was, now = old.get("budget") or {}, new.get("budget") or {}
+    if was and now and was.get("minutes") == now.get("minutes") and old.get("source") == new.get("source"):
+        return (f"{out} holds the plan another `lrn sweep {old.get('source')} --minutes {now['minutes']:g}` made a "
+                "moment earlier (each start times this machine, so two starts at once plan slightly differently); "
+                "run the same command again: it resumes that plan, leaving the points another process is training "
+                "to it")
     return (f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); to continue it, run the "
             f"command it was started with (its settings are in {out / DEFINITION}); for this one, choose another "
             "--out")

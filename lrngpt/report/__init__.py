@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
+from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
@@ -54,6 +54,8 @@ def kind_of(d: Path) -> str:
     if not d.is_dir():
         raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
+    for name in ("sweep.json", "config.json"):  # a FIFO or a device under either name: said so, never opened
+        check_regular(d / name, "sweep definition" if name == "sweep.json" else "run config")
     if SweepDir(d).holds_sweep():
         return "sweep"
     if (d / "config.json").is_file():

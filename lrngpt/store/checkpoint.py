@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from lrngpt.core.fsio import Replace, atomic_open, describe_os_error, user_path
+from lrngpt.core.fsio import USER_ERRNOS, Replace, atomic_open, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
 
@@ -92,13 +92,16 @@ def save_checkpoint(payload: dict, path: Path, replace: Replace | None = None) -
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
     path = Path(path)
     if not path.is_file():
+        check_regular(path, "checkpoint")  # a FIFO or a device: named (opening a FIFO would wait for ever)
         with user_path(path, "checkpoint"):
             open(path, "rb").close()  # says what is there instead: nothing, a directory, a broken link
         raise UserError(f"checkpoint {path} is not a regular file; give a checkpoint lrn wrote")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
-    except OSError as e:  # the file is fine; we cannot read it
-        raise UserError(describe_os_error(path, e, "checkpoint")) from None
+    except OSError as e:  # a permission, a mount: we cannot read it; else (EINVAL, a seek past a cut end) the bytes
+        if e.errno in USER_ERRNOS:
+            raise UserError(describe_os_error(path, e, "checkpoint")) from None
+        raise UserError(_corrupt(path, e)) from None
     except RuntimeError as e:
         if _is_device_error(e):
             raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
@@ -159,5 +162,6 @@ def _is_device_error(e: RuntimeError) -> bool:
 
 def _corrupt(path: Path, e: Exception) -> str:
     # no option named: eval and sample choose another checkpoint with --checkpoint, train --resume cannot
-    return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
+    why = f"{type(e).__name__}: {e.strerror}" if isinstance(e, OSError) and e.strerror else type(e).__name__
+    return (f"checkpoint {path} cannot be read ({why}); it is truncated or corrupted: "
             "use another of the run's checkpoints (ckpt_best.pt), or train again")

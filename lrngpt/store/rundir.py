@@ -45,13 +45,14 @@ from lrngpt.core.fsio import (
     clean_stale_temps,
     json_safe,
     read_json_object,
+    read_regular,
     user_path,
     write_json,
 )
 from lrngpt.core.ownership import (
     describe_dir,
     expect_append,
-    kind_name,
+    held,
     lrn_kind,
     record_existing,
     recorded,
@@ -85,6 +86,14 @@ RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST)
 PAGES = (REPORT, "report-explorer.html")
 RUN_FILE = "run file"  # what the record calls them
 _OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
+
+
+class RunInUse(UserError):
+    """Another process writes the run (its lock is held); `who` names it."""
+
+    def __init__(self, message: str, who: str):
+        super().__init__(message)
+        self.who = who
 
 
 class RunDir:
@@ -179,7 +188,7 @@ class RunDir:
             holder = f.read().split()
             f.close()
             who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-            raise UserError(f"{p} is in use by {who}; wait for it to finish, or use another --out") from None
+            raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()} {socket.gethostname()}\n")
@@ -245,8 +254,7 @@ class RunDir:
                             "yourself")
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
-            raise UserError(f"{p} holds an lrn {kind_name(kind)}; a run never goes into one: choose a new or "
-                            "empty --out")
+            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty --out")
         foreign = self.foreign_files()
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
@@ -305,8 +313,7 @@ class RunDir:
         path = self.path / METRICS
         if not path.exists():
             return []
-        with user_path(path, "metrics file"):
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
         rows = []
         last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
         for i, line in enumerate(lines):
