@@ -147,11 +147,12 @@ class SweepDir:
         return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
 
-    def kept_summary_files(self, render=None, paths: list[Path] | None = None) -> dict[Path, str]:
+    def kept_summary_files(self, render=None, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
         """The summary files that are not lrn's to replace (path -> the refusal), checked before any
         training. `render()` gives {path: bytes} of the summary as it would be written now: a file from
-        before the record that holds exactly that is taken as lrn's (recorded), so such a sweep resumes."""
-        rendered, kept = None, {}
+        before the record that holds exactly that is taken as lrn's (recorded), so such a sweep resumes.
+        `strict`: refuse the first that is not, before anything is recorded."""
+        rendered, kept, same = None, {}, []
         for path in self.summary_files() if paths is None else paths:
             found, _ = state(path)
             if found in (NEW, OURS):
@@ -160,9 +161,13 @@ class SweepDir:
                 rendered = render() if rendered is None else rendered
                 data = rendered.get(path)
                 if data is not None and sha256_file(path) == hashlib.sha256(data).hexdigest():
-                    record_existing(path, FIGURE_FILE if path.parent == self.figures_dir else SUMMARY_FILE)
+                    same.append(path)
                     continue
             kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
+            if strict:
+                raise UserError(kept[path])
+        for path in same:  # nothing of yours is in them: what lrn writes, byte for byte
+            record_existing(path, FIGURE_FILE if path.parent == self.figures_dir else SUMMARY_FILE)
         return kept
 
     def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
@@ -173,9 +178,7 @@ class SweepDir:
         files = summary_bytes(doc, lines, markdown, csv)
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
-        kept = self.kept_summary_files(lambda: rendered, list(rendered))
-        if kept and strict:
-            raise UserError(next(iter(kept.values())))
+        kept = self.kept_summary_files(lambda: rendered, list(rendered), strict)
         for d, group, what in ((self.figures_dir, figures, FIGURE_FILE), (self.path, files, SUMMARY_FILE)):
             mine = {n: b for n, b in group.items() if d / n not in kept}
             if mine:

@@ -43,23 +43,28 @@ def check_summary(doc: dict, path: Path) -> dict:
     for key, (kinds, required) in SUMMARY_FIELDS.items():
         if key not in doc:
             if required:
-                raise UserError(f"run summary {path} has no {key!r}; it is damaged: delete it and run "
-                                "`lrn train --resume` (or lrn sweep) to evaluate again")
+                raise UserError(f"run summary {path} has no {key!r}; it is damaged: {_evaluate_again(path)}")
             doc[key] = None
             continue
         v = doc[key]
         ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
         if not ok or (key in ("step", "seconds") and v < 0):
             raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
-                            "writes; it is damaged: delete it and evaluate again")
+                            f"writes; it is damaged: {_evaluate_again(path)}")
         if isinstance(v, float) and v != v:
             doc[key] = None
     params = doc["params"]
     if not isinstance(params.get("total"), int) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
         raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
-                        "it is damaged: delete it and evaluate again")
+                        f"it is damaged: {_evaluate_again(path)}")
     return doc
+
+
+def _evaluate_again(path: Path) -> str:
+    """How a damaged summary.json is written again: the run's final evaluation, from its checkpoint."""
+    return (f"move it away and run `lrn train --out {Path(path).parent} --resume` (a sweep's point: the same "
+            "`lrn sweep` command), which evaluates the run again")
 
 
 def check_metric(row: Any, where: str) -> dict:
