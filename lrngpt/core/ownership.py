@@ -171,8 +171,8 @@ def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
     not lrn's (when `strict`), record the new content as lrn's, then rename it into place.
 
     A run's own files (`strict=False`) are the run writer's: recorded, never refused mid-run."""
-    def replace(tmp: Path, path: Path) -> None:
-        digest, st = sha256_file(tmp), os.lstat(tmp)
+    def replace(tmp: Path, path: Path, digest: str | None = None) -> None:  # digest: hashed as it was written
+        digest, st = digest or sha256_file(tmp), os.lstat(tmp)
         with locked(path.parent):
             rec = read_record(path.parent)
             found, before = state(path, rec)

@@ -29,14 +29,16 @@ OSError underneath (a full disk, the file-size limit), which is what the user is
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from lrngpt.core.fsio import USER_ERRNOS, Replace, atomic_open, check_regular, describe_os_error, user_path
+from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
 
@@ -60,26 +62,32 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
 
 class _KeepsWriteError:
     """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
-    RuntimeError that names no cause)."""
+    RuntimeError that names no cause), and hashes what goes through it (torch writes its zip in one
+    pass, so this is the file's sha256: the record's, without reading the checkpoint again)."""
 
     def __init__(self, f):
         self.f, self.error = f, None
+        self.sha256 = hashlib.sha256()
 
     def write(self, data) -> int:
         try:
-            return self.f.write(data)
+            n = self.f.write(data)
         except OSError as e:
             self.error = e
             raise
+        self.sha256.update(memoryview(data)[:n] if n is not None else data)
+        return n
 
     def __getattr__(self, name):
         return getattr(self.f, name)
 
 
-def save_checkpoint(payload: dict, path: Path, replace: Replace | None = None) -> None:
-    """Write `path` atomically; `replace` puts the finished file in place (RunDir's records it as the run's)."""
+def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | None = None) -> None:
+    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place (RunDir's
+    records it as the run's, with the sha256 computed as it was written)."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
-    with atomic_open(path, "wb", replace=replace) as f:
+    put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=out.sha256.hexdigest()))
+    with atomic_open(path, "wb", replace=put) as f:
         out = _KeepsWriteError(f)
         try:
             torch.save(payload, out)

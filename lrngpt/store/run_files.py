@@ -119,3 +119,40 @@ def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
             return None  # not in this machine's cache: shown as "-"
         n_train = len(data.tokens("train"))
     return read / n_train if read and n_train else None
+
+
+def read_metrics_file(path: Path) -> list[dict]:
+    """The rows of a metrics.jsonl, checked ([] when there is none); only a last line that is not JSON
+    (cut by a kill mid-write) is skipped, with a warning."""
+    from lrngpt.core.fsio import read_regular
+
+    if not path.exists():
+        return []
+    lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
+    rows = []
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
+                _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                           "mid-write?); it is skipped")
+                continue
+            raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
+        rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
+    return rows
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(msg: str) -> None:
+    """One warning per message per process: a command may read the same file several times."""
+    from lrngpt.core import log
+
+    if msg not in _warned:
+        _warned.add(msg)
+        log.warning(msg)

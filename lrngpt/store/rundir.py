@@ -45,7 +45,6 @@ from lrngpt.core.fsio import (
     clean_stale_temps,
     json_safe,
     read_json_object,
-    read_regular,
     user_path,
     write_json,
 )
@@ -60,7 +59,7 @@ from lrngpt.core.ownership import (
 )
 from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, state
 from lrngpt.errors import UserError
-from lrngpt.store.run_files import check_metric, check_summary
+from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
     from torch import nn
@@ -310,25 +309,7 @@ class RunDir:
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
-        path = self.path / METRICS
-        if not path.exists():
-            return []
-        lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
-        rows = []
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
-                    _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
-                               "mid-write?); it is skipped")
-                    continue
-                raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
-            rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
-        return rows
+        return read_metrics_file(self.path / METRICS)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
         from lrngpt.store.checkpoint import load_checkpoint
@@ -428,18 +409,6 @@ class LoadedRun:
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
-
-
-_warned: set[str] = set()
-
-
-def _warn_once(msg: str) -> None:
-    """One warning per message per process: a command may read the same file several times."""
-    from lrngpt.core import log
-
-    if msg not in _warned:
-        _warned.add(msg)
-        log.warning(msg)
 
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:
