@@ -688,10 +688,10 @@ def test_permission_errors_on_a_users_paths_name_the_path(base_run, tmp_path, ca
         assert_exit_2(lrn(capsys, "data", "prepare", "--corpus", f"text:{corpus}", "--vocab-size", 300,
                           "--out", tmp_path / "p"), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "metrics.jsonl")
+        deny(m, pathlib.Path, "read_bytes", run / "metrics.jsonl")  # (read as bytes: lrngpt.core.fsio.read_regular)
         assert_exit_2(lrn(capsys, "report", run), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "tokenizer.json")
+        deny(m, pathlib.Path, "read_bytes", run / "tokenizer.json")
         assert_exit_2(lrn(capsys, "tokenizer", "encode", "--tokenizer", run, "--text", "hi"), "permission denied")
     ro = tmp_path / "ro"
     ro.mkdir()

@@ -207,20 +207,26 @@ def read_json(path: str | Path, what: str = "file") -> Any:
         raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
 
 
-def check_regular(path: Path, what: str = "file") -> None:
-    """Refuse a path that exists but is no regular file or directory, before opening it: reading a
-    named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
+def special_kind(path: str | Path) -> str | None:
+    """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
+    regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
     import stat
 
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except OSError:
-        return  # missing or unreadable: the read that follows says which
+        return None
     kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    for test, kind in kinds:
-        if test(mode):
-            raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
+    return next((kind for test, kind in kinds if test(mode)), None)
+
+
+def check_regular(path: Path, what: str = "file") -> None:
+    """Refuse a path that exists but is no regular file or directory, before opening it: reading a
+    named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
+    kind = special_kind(path)
+    if kind:
+        raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
 
 
 def read_regular(path: str | Path, what: str = "file") -> bytes:
@@ -316,7 +322,8 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
     if broken:
         raise UserError(broken.replace("PATH", f"{flag} {path}"))
     if kind == "dir" and path.exists() and not path.is_dir():
-        raise UserError(f"{flag} {path} is a file; give a directory (a new one, or one lrn wrote)")
+        raise UserError(f"{flag} {path} is {special_kind(path) or 'a file'}; give a directory (a new one, or one lrn "
+                        "wrote)")
     if kind == "file" and path.is_dir():
         raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
     for parent in path.parents:

@@ -19,6 +19,7 @@ but lrn's own output. A directory is built beside its target and swapped in whol
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from lrngpt.core.fsio import (
     atomic_open,
     check_output,
     replace_file,
+    special_kind,
     temp_name,
     user_path,
     writing,
@@ -58,7 +60,6 @@ SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.sweepdir)
 KIND_NAMES = {"run": "run", "sweep": "sweep", "hf-export": "Hugging Face export", "embed-export": "embedding export",
               "prepared data": "prepared data"}
 _MASS = ("prepared data",)  # said without an article
-__all__ = ["sha256_file", "state", "NEW", "OURS", "CHANGED", "UNRECORDED", "OTHER"]
 
 
 def _a(what: str) -> str:
@@ -104,7 +105,7 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "") -> str:
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
            UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file, "
                        "or one from an lrn before the record)",
-           OTHER: "exists and is not a regular file"}[found]
+           OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
     fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
     return f"{where} {why}; lrn never replaces it, with or without --force: {fix}"
 
@@ -137,7 +138,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     enclosing = _enclosing_output(path)
     if enclosing and not (inside and inside(*enclosing)):
         d, kind = enclosing
-        raise UserError(f"{flag} {path} lies inside {held(kind)} in {d}, whose files are its own; "
+        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own; "
                         f"choose a path outside it")
     with user_path(path, flag):
         found, _ = state(path)
@@ -145,7 +146,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
         return path
     wrote = read_record(path.parent)["what"].get(path.name)
     if enclosing and not (wrote == what and found in (OURS, CHANGED)):
-        raise UserError(f"{flag} {path} is one of the files of {held(enclosing[1])} in {enclosing[0]} "
+        raise UserError(f"{flag} {path} is one of the files of the lrn {kind_name(enclosing[1])} in {enclosing[0]} "
                         f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}, with or "
                         f"without --force: choose another {flag}")
     if found == OURS and wrote not in (None, what):
@@ -224,7 +225,7 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
                     f.write(data)
                     f.flush()
                     os.fsync(f.fileno())
-                enter(rec, name, sha256_file(tmp), os.lstat(tmp), what, before[name])
+                enter(rec, name, hashlib.sha256(data).hexdigest(), os.lstat(tmp), what, before[name])
             write_record(d, rec)
             for name, tmp in temps.items():
                 replace_file(tmp, d / name)
@@ -247,8 +248,6 @@ def record_existing(path: Path, what: str, append: bool = False) -> None:
 
 def expect_append(path: Path, what: str) -> None:
     """Record that lrn appends to `path` from its first byte (a run's metrics.jsonl, before its first row)."""
-    import hashlib
-
     with locked(path.parent):
         rec = read_record(path.parent)
         rec["files"][path.name] = hashlib.sha256(b"").hexdigest()
