@@ -7,7 +7,8 @@ there with its sha256. Never by a mark inside the content, which a file of yours
 - a file is lrn's while the record names it and its content still has the recorded hash; a file
   changed since is yours, with or without --force, and a refusal says which of the two it found;
 - a run directory also carries `.lrn-run` (lrngpt.store.rundir), a sweep its sweep.json; a
-  directory lrn fills whole (an export, prepared data) has a `kind` in its record;
+  directory lrn fills whole (an export, prepared data) has a `kind` in its record (a Hugging Face
+  export keeps it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads);
 - an output from before the record (nothing names its files) is read and resumed, never replaced.
 
 `--force` replaces only lrn's own unchanged output and removes only the files the record names.
@@ -38,6 +39,7 @@ from lrngpt.core.fsio import (
 )
 from lrngpt.core.record import (
     CHANGED,
+    HUB_RECORD,
     NEW,
     OTHER,
     OURS,
@@ -45,6 +47,7 @@ from lrngpt.core.record import (
     UNRECORDED,
     enter,
     forget,
+    hub_cache_is_ours,
     locked,
     manifest,
     read_record,
@@ -93,7 +96,8 @@ def kind_name(kind: str) -> str:
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
     with user_path(d, "--out"), contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        return sorted(q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name != RECORD)
+        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name != RECORD]
+        return sorted(n for n in names if not (n == HUB_RECORD[0] and hub_cache_is_ours(d)))
     return []
 
 

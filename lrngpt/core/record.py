@@ -13,6 +13,11 @@ Every directory lrn writes a file into holds one record, a JSON object:
                SIZE bytes have the recorded hash
     what       name -> what the file is ("report", "run file", ...)
 
+A directory meant for the Hugging Face Hub (an HF export) keeps its record where huggingface_hub's
+upload_folder and `hf upload` never upload from, `.cache/huggingface/lrn-output` (their
+DEFAULT_IGNORE_PATTERNS skip .cache/huggingface/), beside a .gitignore of "*" as huggingface_hub
+writes there, so `git add .` in a clone of the Hub repository skips it too.
+
 A file is lrn's when the record names it and its content has a recorded hash; a file changed
 since is not, whatever it contains (a page that carries lrn's generator tag proves nothing).
 Writers update the record and rename the new file into place under a lock on the directory
@@ -36,6 +41,8 @@ from pathlib import Path
 from lrngpt.core.fsio import atomic_write, is_regular
 
 RECORD = ".lrn-output"
+HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
+HUB_KINDS = ("hf-export",)
 FORMAT = 2
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
@@ -65,11 +72,14 @@ def _version() -> str:
 def read_record(d: Path) -> dict:
     """The record of `d`, each field a dict; an empty one where there is none or it is damaged (then
     nothing in `d` is known as lrn's, the safe side)."""
-    path = Path(d) / RECORD
-    try:  # (a FIFO or a device named like the record is no record: never opened)
-        doc = json.loads(path.read_text(encoding="utf-8")) if is_regular(path) else None
-    except (OSError, ValueError):
-        doc = None
+    doc = None
+    for path in (Path(d) / RECORD, Path(d).joinpath(*HUB_RECORD)):
+        try:  # (a FIFO or a device named like the record is no record: never opened)
+            doc = json.loads(path.read_text(encoding="utf-8")) if is_regular(path) else None
+        except (OSError, ValueError):
+            doc = None
+        if doc is not None:
+            break
     doc = doc if isinstance(doc, dict) else {}
     out = {"kind": doc.get("kind") if isinstance(doc.get("kind"), str) else None}
     for field in _FIELDS:
@@ -80,10 +90,29 @@ def read_record(d: Path) -> dict:
     return out
 
 
+def record_path(d: Path, kind: str | None = None) -> Path:
+    return Path(d).joinpath(*HUB_RECORD) if kind in HUB_KINDS else Path(d) / RECORD
+
+
 def write_record(d: Path, rec: dict) -> None:
     doc = {"format": FORMAT, "kind": rec.get("kind"), "lrn_version": _version(),
            "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **{f: rec.get(f) or {} for f in _FIELDS}}
-    atomic_write(Path(d) / RECORD, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    path = record_path(d, rec.get("kind"))
+    if path != Path(d) / RECORD:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path.parent / ".gitignore", "*\n")
+    atomic_write(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def hub_cache_is_ours(d: Path) -> bool:
+    """DIR/.cache holds nothing but the Hub record and its .gitignore: lrn's, replaced with the rest."""
+    cache = Path(d) / HUB_RECORD[0]
+    if cache.is_symlink() or not cache.is_dir():
+        return False
+    with contextlib.suppress(OSError):
+        found = {p.relative_to(cache).as_posix() for p in cache.rglob("*")}
+        return found <= {"huggingface", "huggingface/lrn-output", "huggingface/.gitignore"}
+    return False
 
 
 def _stamp(st: os.stat_result) -> list[int]:

@@ -68,6 +68,7 @@ def rendered_summary(out: str | Path) -> dict[Path, bytes]:
     return {**{sweep_dir.path / n: b for n, b in files.items()}, **{sweep_dir.figures_dir / n: b for n, b in pngs.items()}}
 
 
+@logging.honours_progress
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
@@ -92,6 +93,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     # now, with its name, not after hours of work when the summary gathers it
     states = {p.name: sweep_dir.point_state(p.name, p.steps) for p in sweep.points}
     todo = [p for p in mine if states[p.name] != "finished"]
+    logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
+                  + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
     passes = point_passes(todo, log, prepared=prepared) if todo else {}
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None

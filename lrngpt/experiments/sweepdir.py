@@ -32,6 +32,7 @@ import json
 import re
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json_object, user_path
 from lrngpt.core.ownership import describe_dir, entries, not_lrns, record_existing, write_owned_files
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
@@ -183,6 +184,7 @@ class SweepDir:
             mine = {n: b for n, b in group.items() if d / n not in kept}
             if mine:
                 write_owned_files(d, mine, what, fix=SUMMARY_FIX)
+                logging.debug(f"{what}: {', '.join(f'{d / n} ({len(b):,} bytes)' for n, b in mine.items())} written")
         return list(kept)
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
@@ -44,7 +45,7 @@ __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "W
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # for readers; what lrn may replace is its record's
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
+RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
 WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the findings judged, first
 
@@ -111,6 +112,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
+    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,7 @@ from typing import Any
 
 import torch
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
@@ -86,6 +88,7 @@ def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | No
     """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place (RunDir's
     records it as the run's, with the sha256 computed as it was written)."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
+    start = time.perf_counter()
     put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=out.sha256.hexdigest()))
     with atomic_open(path, "wb", replace=put) as f:
         out = _KeepsWriteError(f)
@@ -95,6 +98,8 @@ def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | No
             if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
                 raise out.error from None
             raise
+    logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({Path(path).stat().st_size:,} bytes, "
+                  f"{time.perf_counter() - start:.2f} s)")
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
@@ -151,6 +156,8 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
         raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
+    logging.debug(f"checkpoint: {path} read (step {payload['step']}, schema {schema}, source "
+                  f"{payload.get('source')!r}, onto {map_location})")
     return payload
 
 

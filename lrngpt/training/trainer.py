@@ -133,6 +133,9 @@ class Trainer:
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
+        logging.debug(f"training: seed {tc.seed}, {tc.batch_size} x {tc.seq_len} tokens per step on rank "
+                      f"{self.dist.rank} of {self.dist.world_size}, steps {self.step} -> {self.stop_at}, "
+                      f"data {self.data.dir}, compile {tc.compile}")
         self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
                                  resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
                                  name=self.cfg.name or self.run_dir.path.name)
@@ -379,7 +382,10 @@ class Trainer:
                                  "tokens_per_s": round(tps, 1)})
                     elapsed = time.perf_counter() - wall0
                     eta = elapsed / max(1, self.step - step0) * (self.stop_at - self.step)
-                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s")
+                    # drawn with the next redraw (refresh=False): a forced one per log line would outpace a
+                    # notebook's bounded redraws
+                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s",
+                                        refresh=False)
                     if bar.disable:  # a log file or a scheduler: nanoGPT-style lines instead of a bar
                         self.log(f"step {self.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
                                  f"| {tps:,.0f} tok/s | {_clock(elapsed)} elapsed, ETA {_clock(eta)}")
@@ -491,6 +497,7 @@ def _clock(seconds: float) -> str:
         f"{seconds // 60}:{seconds % 60:02d}"
 
 
+@logging.honours_progress
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
           extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
