@@ -73,7 +73,8 @@ def user_dir(tmp_path):
     return d
 
 
-# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal)
+# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal);
+# report, embed explore and embed export have no --force: they replace only their own earlier output, always
 CASES = [
     ("hf export into a folder of the user's", ["export", "{run}", "--format", "hf", "--out", "{user}", "--force"],
      "user", "lrn did not write"),
@@ -88,21 +89,21 @@ CASES = [
      "the import source"),
     ("stories over the user's corpus", ["data", "stories", "--size", "10KB", "--out", "{user}/mycorpus.txt", "--force"],
      "user", "lrn did not write it"),
-    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt", "--force"], "user",
+    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt"], "user",
      "lrn did not write it"),
-    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html", "--force"], "user",
+    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html"], "user",
      "lrn did not write it"),
-    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json", "--force"], "run",
+    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json"], "run",
      "one of the files of the lrn run"),
-    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt", "--force"],
+    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt"],
      "run", "one of the files of the lrn run"),
     ("tokenizer over the user's tokenizer.json", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                                   "--out", "{user}", "--force"], "user", "lrn did not write it"),
     ("tokenizer into a run", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280", "--out", "{run}",
                               "--force"], "run", "holds an lrn run"),
-    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}", "--force"], "user",
+    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}"], "user",
      "lrn did not write"),
-    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}", "--force"], "run",
+    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}"], "run",
      "holds an lrn run"),
     ("prepare over nanoGPT's train.bin", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280", "--out",
                                           "{user}", "--force"], "user", "lrn did not write"),
@@ -288,8 +289,9 @@ def test_summary_only_never_overwrites_a_lines_txt_you_edited(small_sweep, tmp_p
     assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # lrn's own, unchanged: rewritten
     (d / "lines.txt").write_text((d / "lines.txt").read_text() + "d=8 looks best to me\n")
     before = shas(d)
-    refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt was changed since lrn wrote it",
-            "with or without --force", "run the same `lrn sweep` command again")
+    line = refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt was changed since lrn wrote it",
+                   "lrn never replaces it", "run the same `lrn sweep` command again")
+    assert "--force" not in line and "delete" not in line  # (lrn sweep has no --force)
     assert shas(d) == before  # not one summary file written, lines.txt byte for byte the user's
     # a sweep run (the runs are what matters) keeps it as it is, writes the rest, and says so
     code, out, err = lrn_json(capsys, *argv, "--out", d, "--json")
@@ -331,20 +333,19 @@ def test_report_again_over_a_page_you_edited_is_refused_saying_why(runs, tmp_pat
     assert main(["-q", "report", str(runs["gpt"]), "--out", str(page)]) == 0  # lrn's, unchanged: no --force needed
     page.write_text(page.read_text().replace("</body>", "<p>my notes on this run</p></body>"))
     before = shas(tmp_path)
-    for force in ([], ["--force"]):
-        line = refusal(run_lrn(capsys, "report", runs["gpt"], "--out", page, *force),
-                       "page.html was changed since lrn wrote it, so it is yours now", "with or without --force",
-                       "choose another --out, or move the file away yourself")
-        assert "add --force" not in line
+    line = refusal(run_lrn(capsys, "report", runs["gpt"], "--out", page),
+                   "page.html was changed since lrn wrote it, so it is yours now",
+                   "choose another --out, or move the file away yourself")
+    assert "--force" not in line  # (lrn report has none: a page lrn wrote is replaced as it runs again)
     assert shas(tmp_path) == before and explorer.is_file()
 
 
-def test_an_explorer_page_you_edited_survives_force(runs, tmp_path, capsys):
+def test_an_explorer_page_you_edited_survives_running_it_again(runs, tmp_path, capsys):
     page = tmp_path / "ex.html"
     assert main(["-q", "embed", "explore", str(runs["gpt"]), "--out", str(page)]) == 0
     page.write_text(page.read_text() + "<!-- mine -->")
     before = shas(tmp_path)
-    refusal(run_lrn(capsys, "embed", "explore", runs["gpt"], "--out", page, "--force"),
+    refusal(run_lrn(capsys, "embed", "explore", runs["gpt"], "--out", page),
             "ex.html was changed since lrn wrote it")
     assert shas(tmp_path) == before
 
@@ -356,7 +357,7 @@ def test_a_page_that_only_carries_lrns_generator_tag_is_yours(command, tag, runs
     page.write_text(f"<!doctype html><html><head>{tag}</head><body>my page</body></html>\n")
     before = shas(tmp_path)
     argv = ["report", runs["gpt"]] if command == "report" else ["embed", "explore", runs["gpt"]]
-    refusal(run_lrn(capsys, *argv, "--out", page, "--force"), "mine.html exists and lrn did not write it")
+    refusal(run_lrn(capsys, *argv, "--out", page), "mine.html exists and lrn did not write it")
     assert shas(tmp_path) == before
 
 

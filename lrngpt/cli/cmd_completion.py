@@ -9,6 +9,8 @@ no space after the `=`), `--corpus` a corpus kind (`text:`). tcsh gets the comma
 
 from __future__ import annotations
 
+from lrngpt.errors import UserError
+
 SHELLS = ("bash", "zsh", "tcsh")
 # (option strings, or a positional's metavar) -> the completer of its values
 COMPLETERS = {
@@ -108,7 +110,7 @@ def attach_completers(parser) -> None:
 
 
 def cmd_completion(args) -> None:
-    from lrngpt.errors import UserError
+    from lrngpt.cli.main import build_parser  # (main imports this module to register it)
 
     try:
         import shtab
@@ -116,7 +118,6 @@ def cmd_completion(args) -> None:
         raise UserError("shell completion needs the shtab package: pip install shtab "
                         "(or pip install 'lrngpt[completion]')") from None
     from lrngpt.api.completion import completion_values
-    from lrngpt.cli.main import build_parser  # (main imports this module to register it)
 
     parser = build_parser()
     if args.shell == "tcsh":

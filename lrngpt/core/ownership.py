@@ -103,23 +103,16 @@ def entries(d: Path) -> list[str]:
 
 # ---- why a file is not lrn's ----------------------------------------------------------------
 
-def not_lrns(path: Path, found: str, flag: str = "", fix: str = "") -> str:
-    """The refusal for a file that is not lrn's to replace: what was found, and that --force does not help."""
+def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool = False) -> str:
+    """The refusal for a file that is not lrn's to replace: what was found, and (where the command has
+    a --force: `force`) that --force does not help."""
     where = f"{flag} {path}" if flag else str(path)
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
            UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file, "
                        "or one from an lrn before the record)",
            OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
     fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
-    return f"{where} {why}; lrn never replaces it, with or without --force: {fix}"
-
-
-def check_owned(paths, flag: str = "", fix: str = "") -> None:
-    """Refuse unless each path is new or lrn's unchanged output."""
-    for p in paths:
-        found, _ = state(Path(p))
-        if found not in (NEW, OURS):
-            raise UserError(not_lrns(Path(p), found, flag, fix))
+    return f"{where} {why}; lrn never replaces it{', with or without --force' if force else ''}: {fix}"
 
 
 def _enclosing_output(path: Path) -> tuple[Path, str] | None:
@@ -136,8 +129,9 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier output.
 
     `what` names the output ("report", "stories corpus"); `replace_own`: an earlier output of lrn is
-    replaced without --force (a page is rewritten as a run goes on). A file inside a run, a sweep or
-    an export is refused unless `inside(dir, kind)` allows it (a report beside a run)."""
+    replaced as the command runs again, which then has no --force (a page is rewritten as a run goes
+    on). A file inside a run, a sweep or an export is refused unless `inside(dir, kind)` allows it (a
+    report beside a run)."""
     path = check_output(path, "file", flag=flag, example=example)
     enclosing = _enclosing_output(path)
     if enclosing and not (inside and inside(*enclosing)):
@@ -151,13 +145,13 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     wrote = read_record(path.parent)["what"].get(path.name)
     if enclosing and not (wrote == what and found in (OURS, CHANGED)):
         raise UserError(f"{flag} {path} is one of the files of the lrn {kind_name(enclosing[1])} in {enclosing[0]} "
-                        f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}, with or "
-                        f"without --force: choose another {flag}")
+                        f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}"
+                        f"{'' if replace_own else ', with or without --force'}: choose another {flag}")
     if found == OURS and wrote not in (None, what):
         raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
                         f"choose another {flag}")
     if found != OURS:
-        raise UserError(not_lrns(path, found, flag))
+        raise UserError(not_lrns(path, found, flag, force=not replace_own))
     if not (force or replace_own):
         raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add --force to replace it, "
                         f"or choose another {flag}")
@@ -338,8 +332,8 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
             why = describe_dir(out)
             if not read_record(out)["exists"] and _legacy(out, kind):
                 why = f"{what} from an lrn before the record ({RECORD}), which it reads but never replaces"
-        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output, with or without "
-                        f"--force: choose a new or empty {flag}")
+        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
+                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
     if not (force or replace_own):
         raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add --force to replace it, "
                         f"or choose another {flag}")

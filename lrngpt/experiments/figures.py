@@ -208,7 +208,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
 
 
 # (the names are sweepdir.FIGURE_NAMES: the sweep directory's owner checks them before a sweep starts)
-FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
+PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
            ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
            ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
 
@@ -216,7 +216,7 @@ FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
     out = []
-    for name, plot, caption in FIGURES:
+    for name, plot, caption in PLOTS:
         drawn = plot(docs)
         if drawn is not None:
             if drawn[1].get("chapter"):
@@ -229,7 +229,7 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
     """{NAME.png: PNG} of the figures one sweep (in `out`) has data for."""
     doc = {**doc, "out": str(out)}
     files = {}
-    for name, plot, _ in FIGURES:
+    for name, plot, _ in PLOTS:
         drawn = plot([doc])
         if drawn is not None:
             files[f"{name}.png"] = png_bytes(drawn[0])

@@ -15,22 +15,13 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
-from lrngpt.experiments.grid import (  # noqa: F401 (the grid's names are importable from here, as they were)
-    MAX_POINTS,
-    Point,
-    Sweep,
-    parse_shard,
-    resolve_shard,
-    resolve_sweep,
-    shard_points,
-    slurm_shard,
-)
+from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.summary import collect, csv_text, markdown
-from lrngpt.experiments.sweepdir import SweepDir, same_sweep  # noqa: F401
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.rundir import RunInUse
 
 
-def write_definition(sweep: Sweep, out: Path) -> None:
+def write_definition(sweep: SweepSpec, out: Path) -> None:
     """Create DIR/sweep.json, or check that DIR holds this same sweep (SweepDir.create_or_check)."""
     SweepDir(out).create_or_check(sweep.definition())
 
@@ -69,7 +60,7 @@ def rendered_summary(out: str | Path) -> dict[Path, bytes]:
 
 
 @logging.honours_progress
-def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 

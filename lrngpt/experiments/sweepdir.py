@@ -20,9 +20,10 @@ a newer lrn is refused rather than misread. A point counts as finished when its 
 says finished at the point's steps; one with ckpt_last.pt but no finished summary resumes.
 
 The summary files and figures are rewritten whenever the sweep runs, and only while they are as
-lrn wrote them (the record): a lines.txt you edited is yours, and the sweep refuses before it
-trains anything, saying so. A sweep from before the record has its summary files taken as lrn's
-when they hold exactly what lrn would write now; any other is never replaced.
+lrn wrote them (the record): a lines.txt you edited is yours; a sweep says so before it trains,
+keeps it as it is and writes the other files; --summary-only refuses and writes none. A sweep from
+before the record has its summary files taken as lrn's when they hold exactly what lrn would
+write now; any other is never replaced.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"
+DEFINITION, RUNS, LINES, FIGURES_DIR = "sweep.json", "runs", "lines.txt", "figures"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_step")  # lrngpt.experiments.figures draws them
 SUMMARY_FILE, FIGURE_FILE = "sweep summary", "sweep figure"  # what the record calls them
@@ -77,7 +78,7 @@ class SweepDir:
 
     @property
     def figures_dir(self) -> Path:
-        return self.path / FIGURES
+        return self.path / FIGURES_DIR
 
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()

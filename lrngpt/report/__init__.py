@@ -33,15 +33,13 @@ from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.report.html import CSS, esc, fmt, slug
-from lrngpt.report.neighbours import STOPWORDS
+from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
-from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
+from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
 from lrngpt.store.rundir import CHECKPOINTS, RunDir
 
-# fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
-__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report",
-           "fmt", "kind_of", "sweep_docs", "write_report"]
+__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
+           "write_report"]
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # for readers; what lrn may replace is its record's
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"

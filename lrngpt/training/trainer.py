@@ -24,6 +24,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
+from lrngpt.data.sizing import sizing
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
 from lrngpt.device.precision import describe as describe_precision
@@ -33,7 +34,7 @@ from lrngpt.models import build_model
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
+from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 from lrngpt.training.trackers import Trackers
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
@@ -407,15 +408,15 @@ class Trainer:
         """What the run will read, and a warning when it reads its text many times over."""
         tc = self.cfg.train
         n_train = len(self.data.tokens("train"))
-        total = tc.steps * self.tokens_per_step
-        passes = total / max(1, n_train)
+        size = sizing(tc.steps, self.tokens_per_step, n_train)
+        total, passes = size["tokens_read"], size["passes"]
         params = self.model.param_breakdown()
         self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
         if passes > PASSES_WARNING and self.warn_passes:
-            fit = max(1, n_train // self.tokens_per_step)
+            fit = size["one_pass_steps"]
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
                      f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
@@ -450,7 +451,7 @@ class Trainer:
             "tokens_seen": read,
             # how many times the training tokens were read: the chapter's finding assumes < 1
             "train_split_tokens": n_train,
-            "passes": read / max(1, n_train),
+            "passes": sizing(self.step, self.tokens_per_step, n_train)["passes"],
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
