@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import read_json_object
+from lrngpt.core.fsio import check_regular, describe_os_error, read_json_object
 from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
 from lrngpt.errors import UserError
 from lrngpt.models.mlp import MLPConfig
@@ -292,9 +292,12 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix in CONFIG_SUFFIXES or path.exists():
+    suffix = path.suffix.lower()  # x.YAML is YAML
+    if suffix in CONFIG_SUFFIXES or path.exists() or path.is_symlink():
         if path.is_dir():
             raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "config file"))
         if not path.exists():
             raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
@@ -303,7 +306,8 @@ def read_config_dict(config: str) -> dict:
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    check_regular(path, "config file")  # a FIFO would wait for ever, /dev/zero never end
+    d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_object(path, "config file")
     if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
         rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
         for key, value in rows:
