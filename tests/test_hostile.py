@@ -919,7 +919,7 @@ def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and
 
 PIP_AND_SUPERPOSITION = {
     "an unknown corpus kind": (["theory", "pip", "nosuch:xyz"], "unknown corpus kind"),
-    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "no such file"),
+    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "does not exist"),
     "a stories size that is no size": (["theory", "pip", "stories:abc"], "cannot read size"),
     "a vocabulary below the bytes": (["theory", "pip", "{corpus}", "--vocab-size", "100"], "below 257"),
     "a window of 0": (["theory", "pip", "{corpus}", "--window", "0"], "--window"),
