@@ -76,7 +76,7 @@ def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_confi
     with pytest.raises(Stop):
         train(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False, log=boom)
     left = {p.name for p in run.iterdir()}
-    assert left == {".lrn-lock", ".lrn-run", "notes.txt", "config.json", "tokenizer.json"}
+    assert left == {".lrn-lock", ".lrn-run", ".lrn-output", "notes.txt", "config.json", "tokenizer.json"}
     assert RunDir(run).config().model.n_embd == 8  # the new run's config, not the old one's
     assert (run / "notes.txt").read_text() == "mine"
 

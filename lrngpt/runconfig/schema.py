@@ -28,6 +28,7 @@ from lrngpt.core.bounded import (
     loads_json,
     too_many_digits,
 )
+from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types, show_value
 from lrngpt.errors import UserError
 from lrngpt.models.mlp import MLPConfig
@@ -304,9 +305,12 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix in CONFIG_SUFFIXES or path.exists():
+    suffix = path.suffix.lower()  # x.YAML is YAML
+    if suffix in CONFIG_SUFFIXES or path.exists() or path.is_symlink():
         if path.is_dir():
             raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "config file"))
         if not path.exists():
             raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
@@ -315,7 +319,8 @@ def read_config_dict(config: str) -> dict:
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_config(path)
+    check_regular(path, "config file")  # a FIFO would wait for ever, /dev/zero never end
+    d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_config(path)
     check_plain(d, f"config file {path}")
     if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
         rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out

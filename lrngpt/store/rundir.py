@@ -18,8 +18,10 @@
 `RunDir` owns these names and the rules around them:
 - one writer: `lock()` takes an exclusive lock for the life of the process; a second writer
   gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
-- ownership: lrn writes only into a directory that is new, empty or holds an lrn run;
-  `--force` removes exactly the earlier run's files (all of them), never anything else;
+- ownership: lrn writes only into a directory that is new, empty or holds an lrn run; every file
+  it writes is recorded with its sha256 in `.lrn-output` (lrngpt.core.record); `--force` removes
+  exactly the earlier run's files (all of them), and only while the record says they are as lrn
+  wrote them: a changed file, or a run from before the record, is never removed;
 - readers need no lock: every file is replaced atomically, so they never see half of one.
 
 What summary.json and metrics.jsonl must hold is checked as they are read (lrngpt.store.run_files).
@@ -41,14 +43,23 @@ from lrngpt.core.fsio import (
     atomic_write,
     check_output,
     clean_stale_temps,
-    has_marker,
     json_safe,
     read_json_object,
     user_path,
     write_json,
 )
+from lrngpt.core.ownership import (
+    describe_dir,
+    expect_append,
+    held,
+    lrn_kind,
+    record_existing,
+    recorded,
+    remove_owned,
+)
+from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, state
 from lrngpt.errors import UserError
-from lrngpt.store.run_files import check_metric, check_summary
+from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
     from torch import nn
@@ -64,11 +75,25 @@ CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, bes
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
-# Everything a run writes; `--force` removes these and nothing else. (report.html only when
-# lrn wrote it: its generator tag is LRN_PAGE.)
+# Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
+# it, report.html and report-explorer.html, when the record says they are unchanged).
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
              MARKER)
-LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
+# The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
+# the run only while they are as recorded. The trackers' files (written by their libraries as the
+# run goes) and the marker go with the run by name.
+RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST)
+PAGES = (REPORT, "report-explorer.html")
+RUN_FILE = "run file"  # what the record calls them
+_OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
+
+
+class RunInUse(UserError):
+    """Another process writes the run (its lock is held); `who` names it."""
+
+    def __init__(self, message: str, who: str):
+        super().__init__(message)
+        self.who = who
 
 
 class RunDir:
@@ -122,10 +147,17 @@ class RunDir:
         is no marked run; beside a marked run, the names that are not the run's own."""
         if not self.path.is_dir():
             return []
-        ours = (set(RUN_FILES) | {LOCK, REPORT}) if self.marked() else {LOCK}
+        ours = (set(RUN_FILES) | {LOCK, RECORD, *PAGES}) if self.marked() else {LOCK, RECORD}
         with user_path(self.path, "run directory"):
             names = [q.name for q in self.path.iterdir()]
         return sorted(n for n in names if n not in ours and ".tmp-" not in n)
+
+    def kept_files(self) -> dict[str, str]:
+        """The run's own files that --force may not remove: changed since lrn wrote them, or written
+        before lrn kept a record (name -> CHANGED or UNRECORDED)."""
+        rec = read_record(self.path)
+        found = {n: state(self.path / n, rec)[0] for n in RECORDED}
+        return {n: f for n, f in found.items() if f not in (OURS, "new")}
 
     def check_is_run(self) -> None:
         p = self.path
@@ -156,7 +188,7 @@ class RunDir:
             holder = f.read().split()
             f.close()
             who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-            raise UserError(f"{p} is in use by {who}; wait for it to finish, or use another --out") from None
+            raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()} {socket.gethostname()}\n")
@@ -193,36 +225,52 @@ class RunDir:
             self.remove_run_files()
         write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                         "lrn_version": _version()})
+        expect_append(self.path / METRICS, RUN_FILE)  # appended row by row: lrn's from its first byte
 
     def check_new(self, force: bool, resume_hint: bool) -> None:
         p = self.path
         check_output(p, "dir")
         if self.marked():
+            hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
+            kept = self.kept_files()
+            if kept and not read_record(p)["exists"]:
+                raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
+                                f"lrn reads and resumes it{' (--resume)' if hint else ''} but never replaces it, with "
+                                "or without --force: choose another --out, or remove it yourself")
+            if kept:
+                names = ", ".join(kept)
+                how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
+                       else "it was changed since lrn wrote it, so it is yours now")
+                raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
+                                "such a file, with or without --force: move it out of the run to keep it (then "
+                                "--force replaces the rest), or choose another --out")
             if not force:
-                hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
                 raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
                                 "own files go), or another --out")
             return
         if self.is_legacy_run():
             raise UserError(f"{p} holds a run from an lrn before run directories were marked ({MARKER}); "
-                            "lrn does not replace it: choose another --out, or remove it yourself")
+                            "lrn reads and resumes it but never replaces it: choose another --out, or remove it "
+                            "yourself")
+        kind = lrn_kind(p) if p.is_dir() else None
+        if kind:
+            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty --out")
         foreign = self.foreign_files()
         if foreign:
-            raise UserError(f"{p} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn never mixes a run with them, and "
+            raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             "--force never removes them: choose a new or empty --out")
 
     def remove_run_files(self) -> None:
-        """Every file of the earlier run, and nothing that lrn did not write."""
+        """Every file of the earlier run (kept_files() found none that --force may not remove), the pages
+        lrn wrote beside it while unchanged, and nothing else."""
+        pages = [n for n in PAGES if state(self.path / n)[0] == OURS]
+        remove_owned(self.path, [n for n in RECORDED if (self.path / n).is_file()] + pages)
         for name in RUN_FILES:
             q = self.path / name
             if q.is_dir() and not q.is_symlink():
                 shutil.rmtree(q)
             elif q.exists() or q.is_symlink():
                 q.unlink()
-        report = self.path / REPORT
-        if report.is_file() and has_marker(report, LRN_PAGE):
-            report.unlink()
 
     # ---- reading ---------------------------------------------------------------------------
 
@@ -262,26 +310,7 @@ class RunDir:
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
-        path = self.path / METRICS
-        if not path.exists():
-            return []
-        with user_path(path, "metrics file"):
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        rows = []
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
-                    _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
-                               "mid-write?); it is skipped")
-                    continue
-                raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
-            rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
-        return rows
+        return read_metrics_file(self.path / METRICS)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
         from lrngpt.store.checkpoint import load_checkpoint
@@ -343,18 +372,19 @@ class RunDir:
     # ---- writing (the process that holds the lock) -----------------------------------------
 
     def write_config(self, cfg: RunConfig) -> None:
-        write_json(self.path / CONFIG, cfg.to_dict())
+        write_json(self.path / CONFIG, cfg.to_dict(), _OWN)
 
     def write_tokenizer(self, tokenizer: Tokenizer) -> None:
-        atomic_write(self.path / TOKENIZER, tokenizer.to_str())
+        atomic_write(self.path / TOKENIZER, tokenizer.to_str(), _OWN)
 
     def write_summary(self, summary: dict) -> None:
-        write_json(self.path / SUMMARY, summary)
+        write_json(self.path / SUMMARY, summary, _OWN)
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
         from lrngpt.store.checkpoint import save_checkpoint
 
-        save_checkpoint(payload, self.checkpoint_path(which))
+        save_checkpoint(payload, self.checkpoint_path(which), _OWN)
+        record_existing(self.path / METRICS, RUN_FILE, append=True)  # the rows so far, as the checkpoint has them
 
     def append_metric(self, row: dict) -> None:
         with user_path(self.path / METRICS, "metrics file"), open(self.path / METRICS, "a", encoding="utf-8") as f:
@@ -367,7 +397,8 @@ class RunDir:
             return 0
         rows = self.metrics()
         keep = [r for r in rows if r["step"] <= step and not r.get("final")]
-        atomic_write(path, "".join(json.dumps(json_safe(r)) + "\n" for r in keep))
+        atomic_write(path, "".join(json.dumps(json_safe(r)) + "\n" for r in keep),
+                     recorded(RUN_FILE, strict=False, append=True))
         return len(rows) - len(keep)
 
 
@@ -379,18 +410,6 @@ class LoadedRun:
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
-
-
-_warned: set[str] = set()
-
-
-def _warn_once(msg: str) -> None:
-    """One warning per message per process: a command may read the same file several times."""
-    from lrngpt.core import log
-
-    if msg not in _warned:
-        _warned.add(msg)
-        log.warning(msg)
 
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:

@@ -67,7 +67,7 @@ class Trainer:
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-                 extend: bool = False, how_to_continue: str | None = None,
+                 extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
                  on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
                  hparams: dict | None = None):
         cfg = validated(cfg)  # a field changed after the config was built is checked like --set
@@ -79,11 +79,13 @@ class Trainer:
         self.extended = False  # this resume changes the schedule (--extend)
         # what an interrupted run says to do next: a sweep's points are continued by the sweep command
         self.how_to_continue = how_to_continue or f"continue with `lrn train --out {run_dir} --resume`"
+        self.how_to_restart = how_to_restart or "start again with --force"  # a damaged checkpoint (a sweep: its own way)
         self.hparams = hparams  # a sweep point's swept keys, for the trackers
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
         self.stop_at = tc.steps if stop_at is None else stop_at
+        self.stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
         if self.stop_at >= INT_LIMIT:
@@ -156,8 +158,12 @@ class Trainer:
         self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
-            raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
-                            f"--steps is the final global step, use {ckpt['step']} or more")
+            if self.stop_flag == "--steps":
+                raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
+                                f"--steps is the final global step, use {ckpt['step']} or more")
+            raise UserError(f"train.steps={self.stop_at} ends before the checkpoint's step {ckpt['step']}, where the "
+                            f"resumed run goes on; give --set train.steps={ckpt['step']} or more (with --extend: the "
+                            "new schedule's total steps)")
         self._check_same_data(ckpt)
         return ckpt
 
@@ -197,7 +203,7 @@ class Trainer:
         if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
                 and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
             raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
-                            "start again with --force")
+                            f"{self.how_to_restart}")
         # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine: refuse unless asked
         change = schedule_change(saved.train, self.cfg.train, int(ckpt["step"]))
         if change and not self.extend:
@@ -268,7 +274,7 @@ class Trainer:
         except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
             raise UserError(f"{self.run_dir.checkpoint_path('last')} cannot be resumed: its training state is "
                             f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
-                            "start again with --force") from None
+                            f"{self.how_to_restart}") from None
         self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
@@ -495,7 +501,7 @@ def _clock(seconds: float) -> str:
 @logging.honours_progress
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-          extend: bool = False, how_to_continue: str | None = None,
+          extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
           on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
           hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
@@ -505,7 +511,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
     summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
     about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
-    replaces the advice of an interrupted run (`lrn train --out DIR --resume`); `on_metric` is called
+    replaces the advice of an interrupted run (`lrn train --out DIR --resume`), `how_to_restart` that of a
+    checkpoint too damaged to resume (start again with --force); `on_metric` is called
     with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
     `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner); `hparams`
     (a sweep point's swept keys and values) go to the trackers of train.logger as hyperparameters."""
@@ -518,6 +525,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
                       warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
+                      how_to_restart=how_to_restart,
                       on_metric=on_metric, data=data, hparams=hparams)
     try:
         return trainer.run()
