@@ -53,9 +53,33 @@ def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
     first = RunDir(d)
     first.start()
     first.unlock()
-    with pytest.raises(UserError, match="already holds a run; use --force to replace it"):
+    (d / "ckpt_init.pt").write_bytes(b"step 0")  # it saved its first checkpoint: a run, resumable
+    with pytest.raises(UserError, match="already holds a run; use --resume to continue it, --force to replace it"):
         RunDir(d).start()
     RunDir(d).start(force=True)
+
+
+def test_a_start_that_saved_nothing_is_replaced_without_force_and_a_failed_one_leaves_nothing(tmp_path):
+    d = tmp_path / "stub"
+    first = RunDir(d)
+    first.start()  # then killed: the marker, no checkpoint
+    (d / "metrics.jsonl").write_text("")
+    first.unlock()
+    assert RunDir(d).is_stub()
+    second = RunDir(d)
+    second.start()  # no --force needed: nothing in it can be resumed or read
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-run"]
+    second.abandon()  # this start failed: the directory it did not make stays, empty of lrn's run
+    second.unlock()
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock"]
+    third = RunDir(tmp_path / "made")
+    third.start()
+    third.abandon()  # a directory the failed start made goes with it
+    third.unlock()
+    assert not third.path.exists()
+    other = RunDir(d)
+    other.abandon()  # an object that started nothing removes nothing
+    assert (d / ".lrn-lock").exists()
 
 
 def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_config, tmp_path):

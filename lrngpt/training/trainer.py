@@ -33,8 +33,8 @@ from lrngpt.models import build_model
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
+from lrngpt.training import trackers as tracking
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
-from lrngpt.training.trackers import Trackers
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 
@@ -98,6 +98,7 @@ class Trainer:
             raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
         if self.dist.master:
             fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
+            tracking.check(tc.loggers)  # a missing package, a tracker's setting it refuses: the same
         self.device = self.dist.device(resolve_device(tc.device))
         self.caps = device_caps(self.device)
         self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
@@ -106,7 +107,7 @@ class Trainer:
         try:
             self._build(self._open_run_dir(resume, force))
         except BaseException:
-            self.close()
+            self.close(abandon=True)  # a start that failed leaves no run behind to replace with --force
             raise
 
     def _build(self, ckpt: dict | None) -> None:
@@ -131,9 +132,7 @@ class Trainer:
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
-                                 resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
-                                 name=self.cfg.name or self.run_dir.path.name)
+        self.trackers = tracking.Trackers()  # none until run() has a checkpoint to resume from (_start_trackers)
 
     # ---- construction steps --------------------------------------------------------------
 
@@ -148,7 +147,8 @@ class Trainer:
             run.check_is_run()
             run.lock()
             run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
-        ckpt = run.checkpoint("last")
+        # a run stopped before its first periodic checkpoint continues from its step-0 one
+        ckpt = run.checkpoint("last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init")
         self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
@@ -352,6 +352,8 @@ class Trainer:
         self._log_plan()
         if self.step == 0 and not self.resume:
             self.save("init")
+        self._start_trackers()
+        if self.step == 0 and not (self.resume and any(r["step"] == 0 for r in self.run_dir.metrics())):
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
@@ -388,8 +390,23 @@ class Trainer:
                     raise KeyboardInterrupt
         self._periodic_eval()
         summary = self.finish()
-        self.trackers.close()
+        self.trackers.close(finished=self.step)
         return summary
+
+    def _start_trackers(self) -> None:
+        """The trackers of train.logger, once the run has a checkpoint: a start killed before it leaves
+        no tracker run behind, and one killed after it resumes them (a resume sends each what it lacks
+        of metrics.jsonl, cut back to the checkpoint already)."""
+        if not self.dist.master or not self.cfg.train.loggers:
+            return
+        try:
+            self.trackers = tracking.Trackers(
+                self.cfg.train.loggers, self.run_dir.path, self.cfg.to_dict(),
+                resume_step=self.step if self.resume else None, hparams=self.hparams,
+                name=self.cfg.name or self.run_dir.path.name, rows=self.run_dir.metrics() if self.resume else None)
+        except BaseException:
+            self.run_dir.abandon()  # a new run whose trackers did not start: no run is left to replace
+            raise
 
     def _log_plan(self) -> None:
         """What the run will read, and a warning when it reads its text many times over."""
@@ -448,8 +465,10 @@ class Trainer:
             "schedule_changes": self.schedules,  # what --extend changed, at which step
         }
         if self.dist.master:
-            self.run_dir.write_summary(summary)
+            # the final row first: a kill before summary.json is written leaves a run that resumes (and
+            # cuts the row), never a finished one that lacks it
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
+            self.run_dir.write_summary(summary)
         self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {summary['passes']:.2f} passes, {self.seconds:.1f}s")
@@ -463,11 +482,27 @@ class Trainer:
                 "grad_scaler": self.precision.grad_scaler, "tf32": self.precision.tf32,
                 "compile": bool(self.cfg.train.compile)}
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
         if getattr(self, "trackers", None) is not None:
             self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
+        if abandon:
+            self.run_dir.abandon()  # only a start this process made, before its first checkpoint
         self.run_dir.unlock()
         self.dist.close()
+
+
+def _complete_trackers(cfg: RunConfig, run: RunDir, step: int, log) -> None:
+    """A run killed after its last step but before its trackers closed: they get what they lack."""
+    names = validated(cfg).train.loggers
+    if not names or not Distributed.from_env().master:
+        return
+    tracking.check(names)
+    run.lock()
+    try:
+        if tracking.complete(names, run.path, cfg.to_dict(), step, run.metrics(), name=cfg.name or run.path.name):
+            log(f"trackers ({', '.join(names)}): sent what they lacked of the finished run and closed them")
+    finally:
+        run.unlock()
 
 
 def _check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
@@ -505,6 +540,7 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
         if done and done.get("finished") and done.get("step") == stop:
+            _complete_trackers(cfg, RunDir(run_dir), stop, log or logging.info)
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
