@@ -193,3 +193,29 @@ def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads
     assert main(["eval", str(run)]) == 2
     err = capsys.readouterr().err
     assert "is schema 2, newer than this lrn reads (1)" in err and err.count("\n") == 1, err
+
+
+def test_a_run_stopped_before_its_first_periodic_checkpoint_resumes_from_ckpt_init_bit_exactly(tiny_config, tmp_path):
+    cfg = lambda: tiny_config("train.steps=10", "train.eval_every=8", "train.log_every=1")  # noqa: E731
+    train(cfg(), tmp_path / "straight", progress=False)
+
+    def crash(msg):
+        if msg.startswith("step 3/"):
+            raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError, match="killed"):
+        train(cfg(), tmp_path / "cut", progress=False, log=crash)
+    cut = tmp_path / "cut"
+    assert (cut / "ckpt_init.pt").exists() and not (cut / LAST).exists()
+    lines = (cut / "metrics.jsonl").read_text().splitlines()
+    (cut / "metrics.jsonl").write_text("\n".join(lines[1:]) + "\n")  # killed before even the step-0 row was written
+    said = []
+    train(cfg(), cut, resume=True, progress=False, log=said.append)
+    assert any("resumed from" in m and "ckpt_init.pt at step 0" in m for m in said), said
+
+    def values(name):  # every number but the timing
+        return [{k: v for k, v in r.items() if k != "tokens_per_s"} for r in RunDir(tmp_path / name).metrics()]
+
+    assert values("cut") == values("straight")
+    a, b = (load_checkpoint(tmp_path / n / LAST)["model"] for n in ("straight", "cut"))
+    assert all(torch.equal(a[k], b[k]) for k in a)

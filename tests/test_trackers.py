@@ -360,6 +360,28 @@ def test_a_sweep_point_writes_its_swept_keys_to_tensorboards_hparams_tab(tmp_pat
     assert "val/bpb" in acc.Tags()["scalars"]
 
 
+@pytest.mark.slow  # MLflow builds its database schema first (Alembic migrations): seconds of CPU
+def test_mlflow_with_no_tracking_uri_keeps_the_run_in_a_local_database(cfg, tmp_path, monkeypatch):
+    """MLflow 3's default store, sqlite:///mlflow.db in the current directory: the mlflow extra brings
+    SQLAlchemy and Alembic for it."""
+    for module in ("mlflow", "sqlalchemy", "alembic"):
+        pytest.importorskip(module)
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "lrn-test")
+    train(cfg("mlflow"), tmp_path / "r", progress=False, log=lambda m: None)
+    state = json.loads((tmp_path / "r" / "trackers.json").read_text())["mlflow"]
+    assert state["tracking_uri"] == f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = MlflowClient(tracking_uri=state["tracking_uri"])
+    (only,) = client.search_runs([client.get_experiment_by_name("lrn-test").experiment_id])
+    assert only.info.run_id == state["run_id"] and only.info.status == "FINISHED"
+    got = {tag: [(m.step, m.value) for m in client.get_metric_history(only.info.run_id, tag)]
+           for tag in only.data.metrics}
+    assert_once_and_equal(got, expected(tmp_path / "r"), rel=1e-12)
+
+
 # ---- refusals ----------------------------------------------------------------------------------
 
 def test_mlflow_that_cannot_open_its_store_is_one_line(cfg, tmp_path, monkeypatch):

@@ -103,6 +103,8 @@ def records(path: Path) -> Iterator[bytes]:
     checksum (what a kill leaves at the end)."""
     with user_path(path, "W&B log"):
         data = path.read_bytes()
+    if len(data) < len(_FILE_HEADER):  # killed before W&B wrote even its header: it holds nothing
+        return
     if not data.startswith(_FILE_HEADER[:6]):
         raise UserError(f"W&B log {path} is not a W&B transaction log; move it out of {path.parent.parent}")
     pos, pending = len(_FILE_HEADER), b""
@@ -178,7 +180,7 @@ class WandBSink:
         if not ID.fullmatch(self.run.id or ""):
             raise UserError(f"train.logger wandb: W&B gave the run id {self.run.id!r}, which lrn cannot keep "
                             "(letters, digits, - and _ only); unset WANDB_RUN_ID or give it such an id")
-        if self.run.offline or self.run.disabled:
+        if getattr(self.run, "offline", False) or getattr(self.run, "disabled", False):
             self.done = max(held, default=-1)
         else:  # the server's history is what counts; W&B drops a step below the one it holds
             try:

@@ -255,12 +255,19 @@ class Trackers:
             sink.flush()
 
     def close(self, failed: bool = False, finished: int | None = None) -> None:
-        """Close every tracker; `finished`: the run's last step, recorded once all of them closed."""
+        """Close every tracker (each one, whatever another raised); `finished`: the run's last step,
+        recorded once all of them closed."""
         if self.closed:
             return
         self.closed = True
+        error = None
         for sink in self.sinks:
-            sink.close(failed)
+            try:
+                sink.close(failed)
+            except Exception as e:  # noqa: BLE001 - the others still close; the first error is raised
+                error = error or e
+        if error is not None:
+            raise error
         if self.sinks and finished is not None and not failed:
             self.state["finished"] = finished
             self._save_state()
@@ -273,6 +280,7 @@ def complete(names: tuple[str, ...], run_dir: str | Path, config: dict, step: in
     run_dir = Path(run_dir)
     if not names or read_state(run_dir / STATE).get("finished") == step:
         return False
+    check(names)
     trackers = Trackers(names, run_dir, config, resume_step=step, name=name, rows=rows)
     trackers.close(finished=step)
     return True

@@ -148,7 +148,8 @@ class Trainer:
             run.lock()
             run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
         # a run stopped before its first periodic checkpoint continues from its step-0 one
-        ckpt = run.checkpoint("last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init")
+        self.resumed_from = "last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init"
+        ckpt = run.checkpoint(self.resumed_from)
         self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
@@ -178,7 +179,7 @@ class Trainer:
 
     def _check_resumable(self, ckpt: dict) -> None:
         """What a resume needs from the checkpoint, checked before any work (data, model)."""
-        path = self.run_dir.checkpoint_path("last")
+        path = self.run_dir.checkpoint_path(self.resumed_from)
         saved = self.saved_cfg
         _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
@@ -262,10 +263,10 @@ class Trainer:
             self.best_step = int(ckpt.get("best_step", 0))
             self.seconds = float(ckpt.get("seconds", 0.0))
         except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-            raise UserError(f"{self.run_dir.checkpoint_path('last')} cannot be resumed: its training state is "
+            raise UserError(f"{self.run_dir.checkpoint_path(self.resumed_from)} cannot be resumed: its training state is "
                             f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
                             "start again with --force") from None
-        self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
+        self.log(f"resumed from {self.run_dir.checkpoint_path(self.resumed_from)} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -496,7 +497,6 @@ def _complete_trackers(cfg: RunConfig, run: RunDir, step: int, log) -> None:
     names = validated(cfg).train.loggers
     if not names or not Distributed.from_env().master:
         return
-    tracking.check(names)
     run.lock()
     try:
         if tracking.complete(names, run.path, cfg.to_dict(), step, run.metrics(), name=cfg.name or run.path.name):
