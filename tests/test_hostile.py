@@ -761,7 +761,7 @@ def test_an_unreachable_wandb_server_is_exit_2_within_its_timeout(text_corpus, t
     monkeypatch.setenv("WANDB_MODE", "online")
     monkeypatch.setenv("WANDB_API_KEY", "a" * 40)
     monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
-    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "3")
+    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "1.5")
     t0 = time.monotonic()
     one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "train.logger wandb",
              "did not start", "WANDB_MODE=offline")

@@ -234,3 +234,30 @@ def test_a_full_disk_leaves_the_earlier_export_whole(argv, runs, small_disk, cap
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "out"]  # no temporary left to fill the disk
     (small_disk / "filler").unlink()
     assert main(argv) == 0  # and with room again, the export goes through
+
+
+# ---- train.logger as a list in the user's config files ---------------------------------------------
+
+@pytest.mark.parametrize("suffix,text", [
+    ("json", '{"data": {"corpus": "CORPUS"}, "train": {"logger": ["csv", "tensorboard"]}}'),
+    ("yaml", "data:\n  corpus: CORPUS\ntrain:\n  logger: [csv, tensorboard]\n"),
+    ("yml", "data:\n  corpus: CORPUS\ntrain:\n  logger:\n    - all\n"),
+])
+def test_train_logger_as_a_list_in_a_config_file(suffix, text, text_corpus, tmp_path, capsys):
+    if suffix != "json":
+        pytest.importorskip("yaml")
+    path = tmp_path / f"c.{suffix}"
+    path.write_text(text.replace("CORPUS", text_corpus))
+    want = ("tensorboard", "wandb", "mlflow", "csv") if "all" in text else ("csv", "tensorboard")
+    assert load_config(str(path)).train.loggers == want
+    assert main(["config", "show", str(path), "--json"]) == 0  # shown as config.json keeps it: the names, joined
+    assert '"csv,tensorboard"' in capsys.readouterr().out or "all" in text
+
+
+@pytest.mark.parametrize("value", ['[]', '["csv", 3]', '[["csv"]]', '{"csv": true}'])
+def test_train_logger_of_another_shape_in_a_config_file_is_exit_2(value, text_corpus, tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(f'{{"data": {{"corpus": "{text_corpus}"}}, "train": {{"logger": {value}}}}}')
+    assert main(["config", "show", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "train.logger" in err[0], err

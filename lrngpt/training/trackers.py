@@ -40,11 +40,16 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.store.rundir import METRICS_CSV as CSV
 from lrngpt.store.rundir import TRACKERS as STATE
+from lrngpt.store.rundir import RunDir
+
+if TYPE_CHECKING:
+    from lrngpt.runconfig.schema import RunConfig
 
 EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
          "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
@@ -192,7 +197,8 @@ class Trackers:
         run_dir = Path(run_dir)
         self.state_path = run_dir / STATE
         self.state = read_state(self.state_path) if resume_step is not None else {}
-        self.state.pop("finished", None)  # until these trackers close after the run's last step
+        if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
+            self._save_state()
         hparams, fresh = dict(hparams or {}), resume_step is None
         params = {**flat_config(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
         sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
@@ -217,7 +223,8 @@ class Trackers:
 
         if not (self.state.get("wandb") or {}).get("id"):  # the id is kept before W&B makes the run
             given = os.environ.get("WANDB_RUN_ID") or ""
-            self.state["wandb"] = {"id": given if ID.fullmatch(given) else secrets.token_hex(4)}
+            made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
+            self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
             self._save_state()
         sink = WandBSink(run_dir, self.state["wandb"], {**config, **({"swept": sorted(hparams)} if hparams else {})},
                          name)
@@ -241,7 +248,7 @@ class Trackers:
         return sink
 
     def _save_state(self) -> None:
-        if self.state:
+        if self.state or self.state_path.exists():
             write_json(self.state_path, self.state)
 
     def log(self, row: dict) -> None:
@@ -273,14 +280,18 @@ class Trackers:
             self._save_state()
 
 
-def complete(names: tuple[str, ...], run_dir: str | Path, config: dict, step: int, rows: list[dict],
-             name: str = "") -> bool:
+def complete(cfg: RunConfig, run: RunDir, step: int, log) -> None:
     """A finished run whose trackers were not closed (a kill after its last step): send them what they
-    lack and close them. False when there was nothing to do."""
-    run_dir = Path(run_dir)
-    if not names or read_state(run_dir / STATE).get("finished") == step:
-        return False
+    lack of metrics.jsonl and close them."""
+    names = cfg.train.loggers
+    if not names or read_state(run.path / STATE).get("finished") == step:
+        return
     check(names)
-    trackers = Trackers(names, run_dir, config, resume_step=step, name=name, rows=rows)
-    trackers.close(finished=step)
-    return True
+    run.lock()
+    try:
+        trackers = Trackers(names, run.path, cfg.to_dict(), resume_step=step, name=cfg.name or run.path.name,
+                            rows=run.metrics())
+        trackers.close(finished=step)
+    finally:
+        run.unlock()
+    log(f"trackers ({', '.join(names)}): sent what they lacked of the finished run and closed them")

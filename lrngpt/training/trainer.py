@@ -492,19 +492,6 @@ class Trainer:
         self.dist.close()
 
 
-def _complete_trackers(cfg: RunConfig, run: RunDir, step: int, log) -> None:
-    """A run killed after its last step but before its trackers closed: they get what they lack."""
-    names = validated(cfg).train.loggers
-    if not names or not Distributed.from_env().master:
-        return
-    run.lock()
-    try:
-        if tracking.complete(names, run.path, cfg.to_dict(), step, run.metrics(), name=cfg.name or run.path.name):
-            log(f"trackers ({', '.join(names)}): sent what they lacked of the finished run and closed them")
-    finally:
-        run.unlock()
-
-
 def _check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
     a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
     b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
@@ -540,7 +527,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
         if done and done.get("finished") and done.get("step") == stop:
-            _complete_trackers(cfg, RunDir(run_dir), stop, log or logging.info)
+            if Distributed.from_env().master:  # a kill as its trackers closed: they get what they lack
+                tracking.complete(validated(cfg), RunDir(run_dir), stop, log or logging.info)
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
