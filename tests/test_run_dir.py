@@ -219,3 +219,25 @@ def test_a_run_stopped_before_its_first_periodic_checkpoint_resumes_from_ckpt_in
     assert values("cut") == values("straight")
     a, b = (load_checkpoint(tmp_path / n / LAST)["model"] for n in ("straight", "cut"))
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_resume_at_the_checkpoints_step_does_not_evaluate_it_twice(tiny_config, tmp_path):
+    """Killed in the final evaluation (after the last checkpoint, before summary.json), or run again
+    with the same --steps: the evaluation at that step is in metrics.jsonl once."""
+    cfg = lambda: tiny_config("train.steps=8", "train.eval_every=4", "train.log_every=2")  # noqa: E731
+    train(cfg(), tmp_path / "straight", progress=False)
+    train(cfg(), tmp_path / "cut", progress=False)
+    cut = tmp_path / "cut"
+    (cut / "summary.json").unlink()
+    lines = (cut / "metrics.jsonl").read_text().splitlines()
+    (cut / "metrics.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # the final row not yet written either
+    train(cfg(), cut, resume=True, progress=False)
+
+    def keys(name):
+        return [(r["step"], sorted(r)) for r in RunDir(tmp_path / name).metrics()]
+
+    assert keys("cut") == keys("straight")
+    train(cfg(), tmp_path / "part", stop_at=4, progress=False)
+    train(cfg(), tmp_path / "part", stop_at=4, resume=True, progress=False)  # the same --steps again
+    assert [k for k in keys("part") if k[0] <= 4 and "final" not in k[1]] == \
+        [k for k in keys("straight") if k[0] <= 4]

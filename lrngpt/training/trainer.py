@@ -130,6 +130,8 @@ class Trainer:
         if ckpt is not None:
             self._restore(ckpt)
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
+        # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
+        self.resumed_rows = self.run_dir.metrics() if ckpt is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
         self.trackers = tracking.Trackers()  # none until run() has a checkpoint to resume from (_start_trackers)
@@ -354,7 +356,7 @@ class Trainer:
         if self.step == 0 and not self.resume:
             self.save("init")
         self._start_trackers()
-        if self.step == 0 and not (self.resume and any(r["step"] == 0 for r in self.run_dir.metrics())):
+        if self.step == 0 and not self._evaluated_already():
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
@@ -389,7 +391,8 @@ class Trainer:
                     self.log(f"interrupted at step {self.step}; saved {self.run_dir.checkpoint_path('last')}; "
                              f"{self.how_to_continue}")
                     raise KeyboardInterrupt
-        self._periodic_eval()
+        if not self._evaluated_already():  # (a resume at the last step: its evaluation was done and saved)
+            self._periodic_eval()
         summary = self.finish()
         self.trackers.close(finished=self.step)
         return summary
@@ -404,7 +407,7 @@ class Trainer:
             self.trackers = tracking.Trackers(
                 self.cfg.train.loggers, self.run_dir.path, self.cfg.to_dict(),
                 resume_step=self.step if self.resume else None, hparams=self.hparams,
-                name=self.cfg.name or self.run_dir.path.name, rows=self.run_dir.metrics() if self.resume else None)
+                name=self.cfg.name or self.run_dir.path.name, rows=self.resumed_rows)
         except BaseException:
             self.run_dir.abandon()  # a new run whose trackers did not start: no run is left to replace
             raise
@@ -425,6 +428,10 @@ class Trainer:
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
                      f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
+
+    def _evaluated_already(self) -> bool:
+        """A resume at the step of its checkpoint finds that step's evaluation in metrics.jsonl: not again."""
+        return any(r["step"] == self.step and "val_bpb" in r and not r.get("final") for r in self.resumed_rows)
 
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
