@@ -8,7 +8,8 @@
     sweep.table, sweep.figure()                                # a DataFrame (with pandas), a Figure
 
 Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table. The lecture's
-lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*.
+lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
+under-trained tokens of a run or an imported model: undertrained.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Run", "Sweep", "UserError", "__version__", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
-    "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train",
+    "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train", "undertrained",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         theory_jl,
         theory_random_cosine,
         train,
+        undertrained,
     )
     from lrngpt.errors import UserError
 

@@ -657,6 +657,71 @@ def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_cor
     assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
 
 
+# ---- lrn embed undertrained: bad RUN, bad --top, a run without ckpt_init.pt (issue 31) ----------
+
+def _no_run_dir(t: Path, **_) -> Path:
+    (t / "empty").mkdir()
+    return t / "empty"
+
+
+def _a_file(t: Path, **_) -> Path:
+    (t / "run.txt").write_text("not a run")
+    return t / "run.txt"
+
+
+def _foreign_hf_dir(t: Path, **_) -> Path:
+    d = t / "llama"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (d / "model.safetensors").write_bytes(b"\0" * 16)
+    return d
+
+
+def _hf_dir_without_weights(t: Path, gpt_export: Path, **_) -> Path:
+    d = Path(shutil.copytree(gpt_export, t / "hf"))
+    for f in d.glob("model.safetensors*"):
+        f.unlink()
+    return d
+
+
+UNDERTRAINED_CASES = {
+    "a RUN that does not exist": (lambda t, **_: t / "nope", [], "does not exist"),
+    "a RUN that is a file": (_a_file, [], "is a file"),
+    "a directory holding no run": (_no_run_dir, [], "holds no lrn run"),
+    "a Hugging Face directory that is not GPT-2": (_foreign_hf_dir, [], "not 'gpt2'"),
+    "a Hugging Face GPT-2 directory without weights": (_hf_dir_without_weights, [], "no model.safetensors"),
+    "--top 0": (lambda t, mlp_run, **_: mlp_run, ["--top", "0"], "must be at least 1"),
+    "--top -3": (lambda t, mlp_run, **_: mlp_run, ["--top", "-3"], "must be at least 1"),
+    "--top many": (lambda t, mlp_run, **_: mlp_run, ["--top", "many"], "is not an integer"),
+    "--checkpoint init of an import": (_imported, ["--checkpoint", "init"], "ckpt_init.pt"),
+    "the corpus changed after training": (_edited_corpus, [], "tokenizer"),
+}
+
+
+@pytest.mark.parametrize("case", UNDERTRAINED_CASES)
+def test_embed_undertrained_refuses_bad_input_in_one_line(case, tmp_path, capsys, request):
+    make, extra, needle = UNDERTRAINED_CASES[case]
+    fixtures = {name: request.getfixturevalue(name) for name in ("mlp_run", "gpt_export")
+                if name in make.__code__.co_varnames}
+    argv = ["embed", "undertrained", str(make(tmp_path, **fixtures)), *extra]
+    line = one_line(lrn(capsys, *argv), 2, needle)
+    assert wrong_options(argv, line) == [], line
+
+
+def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and_says_why(mlp_run, tmp_path, capsys):
+    d = Path(shutil.copytree(mlp_run, tmp_path / "old"))
+    (d / "ckpt_init.pt").unlink()  # a run from before ckpt_init.pt existed
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir())
+    code, out, err = lrn(capsys, "embed", "undertrained", d, "--top", "4", "--json")
+    assert code == 0 and "Traceback" not in err and "has no ckpt_init.pt" in err
+    r = json.loads(out)
+    assert r["init"] is False and len(r["tokens"]) == 4 and all("moved" not in t for t in r["tokens"])
+    assert all(t["input_reads"] >= 0 and t["norm"] > 0 for t in r["tokens"])
+    code, text, _ = lrn(capsys, "embed", "undertrained", d)
+    assert code == 0 and "no ckpt_init.pt: how far rows moved cannot be measured" in text
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir()) == before  # nothing written
+
+
 # ---- trackers: every misconfiguration is exit 2 and one line, in bounded time; a failed start leaves
 # no run behind that would need --force ----------------------------------------------------------------
 

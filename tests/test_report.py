@@ -26,7 +26,8 @@ from tests import browser
 
 
 def test_the_page_leads_with_the_headline_and_ends_with_the_details():
-    assert RUN_SECTIONS == ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
+    assert RUN_SECTIONS == ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer",
+                            "Details"]
     assert SWEEP_SECTIONS == ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
     assert WIDTH_SWEEP_SECTIONS == ["The chapter's findings", *SWEEP_SECTIONS]  # a width study: the findings first
 

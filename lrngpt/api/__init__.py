@@ -14,7 +14,7 @@ floats) or, for tables, a pandas DataFrame when pandas is importable; figures ar
 `Figure`s; a `Run` and a `Sweep` render as the report's headline and figure under a cell. Bad input
 raises `lrngpt.UserError` with the one-line message `lrn` prints. Nothing here imports torch until
 it is needed, so `import lrngpt` stays cheap. `Run` and `Sweep` live in lrngpt/api/results.py, the
-lessons, theory and costs (plain data) in lrngpt/api/lessons.py.
+lessons, theory and costs (plain data) in lrngpt/api/lessons.py, `undertrained` in lrngpt/api/rare_tokens.py.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from lrngpt.api.lessons import (
     theory_jl,
     theory_random_cosine,
 )
+from lrngpt.api.rare_tokens import undertrained
 from lrngpt.api.results import Run, Sweep, table
 from lrngpt.errors import UserError
 
@@ -47,7 +48,8 @@ Overrides = Mapping[str, Any] | Iterable[str] | str | None
 MetricCallback = Callable[[dict], None]
 __all__ = ["Run", "Sweep", "UserError", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
            "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load",
-           "load_sweep", "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train"]
+           "load_sweep", "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train",
+           "undertrained"]
 
 
 def _override_list(overrides: Overrides) -> list[str]:

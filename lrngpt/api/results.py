@@ -138,6 +138,15 @@ class Run:
         cats = {str(k_): list(v) for k_, v in categories.items()} if isinstance(categories, Mapping) else categories
         return purity(self.path, k, cats, self.checkpoint)
 
+    def undertrained(self, top: int | None = None) -> dict:
+        """Per token: input and target reads, distance moved from ckpt_init.pt, norm; the under-trained
+        ones first (`lrn embed undertrained`, lrngpt.undertrained).
+
+        Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
+        from lrngpt.api.rare_tokens import undertrained
+
+        return undertrained(self, top=top)
+
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
         any metrics. Example: ``run.figure().savefig("curves.png")``"""

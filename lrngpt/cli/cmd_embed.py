@@ -1,4 +1,4 @@
-"""`lrn embed neighbors | axes | purity | export | explore`: the learned embedding table of a run."""
+"""`lrn embed neighbors | axes | purity | undertrained | export | explore`: the learned embedding table of a run."""
 
 from __future__ import annotations
 
@@ -46,6 +46,20 @@ same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.ran
 examples:
   lrn embed axes runs/mlp64
   lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json"""
+
+
+UNDERTRAINED_EPILOG = """\
+Without tying, a never-read token's row gets no gradient and stays where it started (moved 0,
+weight decay's shrinking factored out); with tying the softmax moves it anyway, as the
+lecture on embedding tables says: "under-trained but not necessarily untouched". The indicator
+(1 - cosine of the unembedding row, first principal component removed, to the mean of the
+single-byte tokens no UTF-8 text holds) is graded against the read counts on a trained run.
+
+examples:
+  lrn embed undertrained runs/demo
+  lrn embed undertrained runs/demo --top 50 --json
+  lrn embed undertrained path/to/gpt2          # a local Hugging Face GPT-2: glitch-token candidates
+  lrn embed undertrained runs/gpt2             # the same after lrn import-gpt2 path/to/gpt2 --out runs/gpt2"""
 
 
 def register(sub) -> None:
@@ -96,6 +110,22 @@ def register(sub) -> None:
     add_checkpoint(q)
     add_json(q)
     q.set_defaults(func=cmd_purity)
+
+    u = cmds.add_parser(
+        "undertrained", help="how often each token was read, how far its row moved, the under-trained ones",
+        description="Per token: how often the run read it as input and as target (exact: the run's batches "
+                    "replayed from its seed), how far its row moved from ckpt_init.pt, and its norm; the tokens "
+                    "read fewer times than the row has numbers (input reads < d) are under-trained. For an "
+                    "import or a Hugging Face GPT-2 directory (no training record): Land & Bartolo's indicator "
+                    "ranks glitch-token candidates instead.",
+        epilog=UNDERTRAINED_EPILOG)
+    u.add_argument("run_dir", metavar="RUN",
+                   help="a run directory (lrn train --out, lrn import-gpt2 --out) or a local Hugging Face GPT-2 "
+                        "directory")
+    u.add_argument("--top", type=positive_int, default=20, metavar="N", help="how many tokens to list")
+    add_checkpoint(u)
+    add_json(u)
+    u.set_defaults(func=cmd_undertrained)
 
     e = cmds.add_parser(
         "export", help="write the table as TSV, or for TensorBoard's projector",
@@ -212,3 +242,12 @@ def cmd_explore(args) -> None:
     frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
     emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
                   f"{frames})")
+
+
+def cmd_undertrained(args) -> None:
+    from lrngpt.analysis.rare_tokens import as_text
+    from lrngpt.api.rare_tokens import undertrained
+
+    r = undertrained(args.run_dir, args.checkpoint, args.top)
+    emit(args, r, as_text(r))
+
