@@ -150,9 +150,10 @@ class WarmLrn:
 
 @pytest.fixture(scope="module")
 def killed(text_corpus, tmp_path_factory):
-    """One run fed to all four trackers, SIGKILLed in its training at a seeded random step (plus a random
-    moment after that step's line), then once W&B's log holds a step past the checkpoint, then as
-    summary.json appears (its trackers closing); each time resumed with `lrn train --resume`, the last
+    """One run fed to all four trackers, SIGKILLed at its first line (before any checkpoint: started
+    again with the same command), in its training at a seeded random step (plus a random moment after
+    that step's line), once W&B's log holds a step past the checkpoint, and as summary.json appears
+    (its trackers closing); each time continued with `lrn train --resume` (never --force), the last
     time to completion. Returns (run directory, environment, [(kill, exit code, last metrics step)])."""
     for module in ("tensorboard", "wandb", "mlflow"):
         pytest.importorskip(module)
@@ -179,25 +180,33 @@ def killed(text_corpus, tmp_path_factory):
             return bool(seen) and time.monotonic() - seen[0] >= delay
         return ready
 
+    earlier: list[set] = []  # the logs of the segments before this one (the first call sees only those)
+
     def past_checkpoint(lines):
         """W&B's log of this segment holds a step past the last checkpoint: the steps a resume must not
         send again (after the issue's kill at 2,322, steps 2,001-2,310 were there twice)."""
+        logs = set((run / "wandb").glob("offline-run-*/run-*.wandb"))
+        if not earlier:
+            earlier.append(logs)
+        mine = sorted(logs - earlier[0])
         evals = [int(line.split()[1].rstrip(":")) for line in lines if line.startswith("step ") and ": val bpb" in line]
-        logs = sorted((run / "wandb").glob("offline-run-*/run-*.wandb"))
-        if not evals or not logs or logs[-1].stat().st_size < 32768:
+        evals += [int(line.split()[-1]) for line in lines if line.startswith("resumed from ")]  # "... at step N"
+        if not evals or not mine or mine[-1].stat().st_size < 32768:
             return False
-        steps = [json.loads(i.value_json) for r in wandb_records(logs[-1]) if r.WhichOneof("record_type") == "history"
+        steps = [json.loads(i.value_json) for r in wandb_records(mine[-1]) if r.WhichOneof("record_type") == "history"
                  for i in r.history.item if (i.key or "/".join(i.nested_key)) == "_step"]
         return bool(steps) and max(steps) > max(evals) > 0
 
-    kills = [(f"step {first} + {1000 * (delay := rng.uniform(0, 0.05)):.0f} ms", at_step(first, delay)),
+    kills = [("at once (its first line)", lambda lines: bool(lines)),  # a stub: started again without --force
+             (f"step {first} + {1000 * (delay := rng.uniform(0, 0.05)):.0f} ms", at_step(first, delay)),
              ("W&B holds a step past the checkpoint", past_checkpoint),
              ("summary.json appears", lambda lines: (run / "summary.json").exists()), ("none", None)]
     seen = []
     lrn = WarmLrn(env, tmp)
     try:
-        for i, (what, ready) in enumerate(kills):
-            code, lines = lrn.run(argv + (["--resume"] if i else []), ready)
+        for what, ready in kills:
+            resume = any((run / n).exists() for n in ("ckpt_init.pt", "ckpt_last.pt"))  # never --force
+            code, lines = lrn.run(argv + (["--resume"] if resume else []), ready)
             assert code == (0 if ready is None else -signal.SIGKILL), (what, "".join(lines[-5:]))
             last = max((r["step"] for r in rows(run)), default=None) if (run / "metrics.jsonl").exists() else None
             seen.append((what, code, last))

@@ -23,6 +23,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
@@ -56,6 +57,11 @@ def settings():
         s.update_from_system_settings()
         s.update_from_env_vars(dict(os.environ))
         return s
+    except AttributeError:  # an older W&B, without these: its environment says what matters here
+        mode = os.environ.get("WANDB_MODE") or "online"
+        if mode not in (*OFFLINE_MODES, "online", "disabled", "run", "shared"):
+            raise UserError(f"train.logger wandb: WANDB_MODE={mode!r} is not a W&B mode; {FIX}") from None
+        return SimpleNamespace(mode=mode, base_url=os.environ.get("WANDB_BASE_URL") or "https://api.wandb.ai")
     except Exception as e:  # pydantic's ValidationError: a WANDB_* value W&B does not accept
         errors = getattr(e, "errors", None)
         if callable(errors) and errors():
