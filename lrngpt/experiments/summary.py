@@ -17,12 +17,8 @@ from pathlib import Path
 
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
+from lrngpt.store.run_files import best_periodic_val, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
-
-# corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
-# corpus layers and are importable from here, as they were
-__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
 
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",

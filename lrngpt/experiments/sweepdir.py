@@ -38,7 +38,7 @@ from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"
+DEFINITION, RUNS, LINES, FIGURES_DIR = "sweep.json", "runs", "lines.txt", "figures"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 
 
@@ -72,7 +72,7 @@ class SweepDir:
 
     @property
     def figures_dir(self) -> Path:
-        return self.path / FIGURES
+        return self.path / FIGURES_DIR
 
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()
