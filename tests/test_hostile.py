@@ -1348,6 +1348,248 @@ def test_the_advice_for_a_damaged_summary_json_works_when_followed(mlp_run, tmp_
     assert json.loads((d / "summary.json").read_text())["val_bpb"] is not None
 
 
+# ---- trackers: every misconfiguration is exit 2 and one line, in bounded time; a failed start leaves
+# no run behind that would need --force ----------------------------------------------------------------
+
+def _train_argv(text_corpus: str, out: Path, logger: str) -> list:
+    return ["train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+            "--set", f"train.logger={logger}", "--out", out]
+
+
+@pytest.fixture
+def no_wandb_login(tmp_path, monkeypatch):
+    """W&B with no key anywhere it looks (the environment, ~/.netrc, its settings file)."""
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb-config"))
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb-home"))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+
+
+TRACKER_ENV = {
+    "MLFLOW_TRACKING_URI=/dev/null/x": ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x"}, "MLFLOW_ALLOW_FILE_STORE"),
+    "MLFLOW_TRACKING_URI=/dev/null/x, file store allowed":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x", "MLFLOW_ALLOW_FILE_STORE": "true"}, "which is a file"),
+    "MLFLOW_TRACKING_URI=sqlite:////dev/null/x.db":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "sqlite:////dev/null/x.db"}, "MLFLOW_TRACKING_URI"),
+    "WANDB_MODE=online without a key": ("wandb", {"WANDB_MODE": "online"}, "wandb login"),
+    "WANDB_MODE unset without a key": ("wandb", {"WANDB_MODE": None}, "WANDB_API_KEY"),
+    "WANDB_MODE=bogus": ("wandb", {"WANDB_MODE": "bogus"}, "WANDB_MODE='bogus' is not a W&B setting"),
+    "WANDB_API_KEY malformed": ("wandb", {"WANDB_MODE": "online", "WANDB_API_KEY": "x y"}, "WANDB_API_KEY"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_ENV)
+def test_a_tracker_misconfigured_in_the_environment_exits_2_before_any_work(case, text_corpus, tmp_path, capsys,
+                                                                           monkeypatch, no_wandb_login):
+    logger, env, needle = TRACKER_ENV[case]
+    pytest.importorskip(logger)
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    if logger == "mlflow" and "sqlite" in env["MLFLOW_TRACKING_URI"]:
+        pytest.importorskip("sqlalchemy")
+    line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", logger)), 2, f"train.logger {logger}",
+                    needle)
+    assert "\n" not in line and not (tmp_path / "run").exists()  # refused before the directory was taken
+
+
+def test_mlflow_as_a_database_without_sqlalchemy_says_what_to_install(text_corpus, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("mlflow")
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "SQLAlchemy",
+             "pip install 'lrngpt[mlflow]'")
+    assert not (tmp_path / "run").exists()
+
+
+def _silent_server():
+    """A port that takes connections and never answers (a hung tracking server)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    return srv
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.mark.parametrize("kind", ["refused", "silent"])
+def test_an_unreachable_mlflow_server_is_exit_2_within_seconds(kind, text_corpus, tmp_path, capsys, monkeypatch):
+    import time
+
+    pytest.importorskip("mlflow")
+    srv = _silent_server()
+    port = srv.getsockname()[1] if kind == "silent" else _closed_port()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "1")  # MLflow's own setting, honoured (lrn's default: 10 s)
+    t0 = time.monotonic()
+    try:
+        line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "train.logger mlflow",
+                        f"127.0.0.1:{port}", "sqlite:///mlflow.db")
+    finally:
+        srv.close()
+    assert time.monotonic() - t0 < 30, line  # MLflow's defaults: 120 s a request, 7 retries
+    assert not (tmp_path / "run").exists()  # the run it started (a checkpoint at step 0) was taken back
+
+
+def test_an_unreachable_wandb_server_is_exit_2_within_its_timeout(text_corpus, tmp_path, capsys, monkeypatch,
+                                                                 no_wandb_login):
+    import time
+
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.setenv("WANDB_API_KEY", "a" * 40)
+    monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "1.5")
+    t0 = time.monotonic()
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "train.logger wandb",
+             "did not start", "WANDB_MODE=offline")
+    assert time.monotonic() - t0 < 60  # W&B's default: 90 s
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture(scope="module")
+def resumable_run(text_corpus, tmp_path_factory):
+    """A run stopped at step 2 of 4 (a checkpoint there), with csv and tensorboard trackers."""
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
+
+    d = tmp_path_factory.mktemp("resumable") / "run"
+    logger = "csv,tensorboard" if _has("tensorboard") else "csv"
+    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=4", "train.eval_every=2", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300", f"train.logger={logger}"]),
+          d, stop_at=2, progress=False, log=lambda m: None)
+    return d
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _break_state(text: str):
+    def make(d: Path) -> None:
+        (d / "trackers.json").write_text(text)
+    return make
+
+
+def _replace_with(name: str, kind: str):
+    def make(d: Path) -> None:
+        shutil.rmtree(d / name, ignore_errors=True)
+        (d / name).unlink(missing_ok=True)
+        if kind == "dir":
+            (d / name).mkdir()
+        else:
+            (d / name).write_text("not a directory")
+    return make
+
+
+TRACKER_FILES = {
+    "trackers.json a string": ("csv", _break_state('"a string"'), "must hold a JSON object"),
+    "trackers.json a list": ("csv", _break_state("[1, 2]"), "must hold a JSON object"),
+    "trackers.json wandb a string": ("csv", _break_state('{"wandb": "abc"}'), "wandb must be an object"),
+    "trackers.json wandb a list": ("csv", _break_state('{"wandb": ["abc"]}'), "wandb must be an object"),
+    "trackers.json id a number": ("csv", _break_state('{"wandb": {"id": 12}}'), "wandb.id must be a run id"),
+    "trackers.json ../ in an id": ("csv", _break_state('{"wandb": {"id": "../../../etc/x"}}'), "wandb.id must be"),
+    "trackers.json ../ in an MLflow id": ("csv", _break_state('{"mlflow": {"run_id": "../x"}}'), "mlflow.run_id"),
+    "trackers.json a 5 MB id": ("csv", _break_state(json.dumps({"wandb": {"id": "a" * 5_000_000}})),
+                                "not the small file lrn writes"),
+    "trackers.json not JSON": ("csv", _break_state('{"wandb": '), "not valid JSON"),
+    "trackers.json a negative finished step": ("csv", _break_state('{"finished": -3}'), "finished must be a step"),
+    "metrics.csv a directory": ("csv", _replace_with("metrics.csv", "dir"), "is a directory"),
+    "RUN/tensorboard a file": ("tensorboard", _replace_with("tensorboard", "file"), "is a file"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_FILES)
+def test_a_broken_tracker_file_in_a_run_is_exit_2_naming_it_and_the_fix(case, resumable_run, tmp_path, capsys):
+    logger, make, needle = TRACKER_FILES[case]
+    pytest.importorskip(EXTRA_MODULE.get(logger, "csv"))
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    make(d)
+    line = one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", f"train.logger={logger}"), 2, needle)
+    assert str(d) in line and len(line) < 400
+    assert ("remove" in line or "move" in line or "fix" in line) and wrong_options(["train"], line) == []
+
+
+EXTRA_MODULE = {"tensorboard": "tensorboard", "csv": "csv"}
+
+
+def test_tensorboards_writer_failing_on_an_immutable_directory_is_one_line(resumable_run, tmp_path, capsys):
+    pytest.importorskip("tensorboard")
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    if subprocess.run(["chattr", "+i", str(d / "tensorboard")], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i needs root and a filesystem that has the attribute")
+    try:
+        result = lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard")
+    finally:
+        subprocess.run(["chattr", "-i", str(d / "tensorboard")], check=True)
+    one_line(result, 2, "permission denied", str(d / "tensorboard"))
+    assert "Exception in thread" not in result[2]  # (nothing from the writer's thread either)
+
+
+def test_tensorboards_writer_raising_with_a_bytes_path_is_one_line(resumable_run, tmp_path, capsys, monkeypatch):
+    """Its event-file writer names the file as bytes: lrn's handler reports it (it once failed on it, 102 lines)."""
+    pytest.importorskip("tensorboard")
+    import torch.utils.tensorboard
+
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+
+    def refuse(log_dir, **kwargs):
+        name = os.fsencode(log_dir) + b"/events.out.tfevents.\xff"
+        raise PermissionError(errno.EPERM, "Operation not permitted", name)
+
+    monkeypatch.setattr(torch.utils.tensorboard, "SummaryWriter", refuse)
+    one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard"), 2,
+             "permission denied", str(d / "tensorboard"))
+
+
+@pytest.mark.parametrize("code", [errno.EPERM, errno.EACCES, errno.EROFS, errno.ENOSPC])
+def test_the_error_handler_reports_an_oserror_with_a_bytes_path(code, capsys, monkeypatch):
+    import lrngpt.cli.cmd_theory as theory
+
+    def boom(args):
+        raise OSError(code, os.strerror(code), b"/tmp/some\xffwhere/file.bin")
+
+    monkeypatch.setattr(theory, "run_jl", boom)
+    line = one_line(lrn(capsys, "theory", "jl", "--n", 10, "--eps", 0.5), 1 if code == errno.ENOSPC else 2)
+    assert "/tmp/some" in line and "file.bin" in line
+
+
+def test_a_missing_tracker_extra_leaves_no_run_behind(text_corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "wandb", None)
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "mine").mkdir()  # a directory the user made: it stays, as empty as it was
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "mine", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_start_killed_at_once_is_started_again_without_force(text_corpus, tmp_path, capsys):
+    from lrngpt.store.rundir import RunDir
+
+    run = RunDir(tmp_path / "run")
+    run.start()  # what a SIGKILL just after the start leaves: the marker (a lock file the OS released)
+    (run.path / "metrics.jsonl").write_text("")
+    run.unlock()
+    assert lrn(capsys, *_train_argv(text_corpus, run.path, "csv"))[0] == 0
+    assert (run.path / "summary.json").exists() and (run.path / "metrics.csv").exists()
+
+
 # ---- 6. bounded parsing and hostile values: YAML, --set, corpora, huge values ------------------------
 # Every case: exit 2, exactly one line on stderr (-q), no traceback, and the directory it ran in
 # exactly as it was (no file written, none changed: sha256 of every file).

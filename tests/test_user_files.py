@@ -438,3 +438,30 @@ def test_a_sidecar_from_before_the_record_still_marks_a_stories_file_as_lrns(tmp
     assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 0
     assert len(out.read_bytes()) > 3000 and not (tmp_path / ".s.txt.lrn").exists()
     assert "s.txt" in json.loads((tmp_path / ".lrn-output").read_text())["files"]
+
+
+# ---- train.logger as a list in the user's config files ---------------------------------------------
+
+@pytest.mark.parametrize("suffix,text", [
+    ("json", '{"data": {"corpus": "CORPUS"}, "train": {"logger": ["csv", "tensorboard"]}}'),
+    ("yaml", "data:\n  corpus: CORPUS\ntrain:\n  logger: [csv, tensorboard]\n"),
+    ("yml", "data:\n  corpus: CORPUS\ntrain:\n  logger:\n    - all\n"),
+])
+def test_train_logger_as_a_list_in_a_config_file(suffix, text, text_corpus, tmp_path, capsys):
+    if suffix != "json":
+        pytest.importorskip("yaml")
+    path = tmp_path / f"c.{suffix}"
+    path.write_text(text.replace("CORPUS", text_corpus))
+    want = ("tensorboard", "wandb", "mlflow", "csv") if "all" in text else ("csv", "tensorboard")
+    assert load_config(str(path)).train.loggers == want
+    assert main(["config", "show", str(path), "--json"]) == 0  # shown as config.json keeps it: the names, joined
+    assert '"csv,tensorboard"' in capsys.readouterr().out or "all" in text
+
+
+@pytest.mark.parametrize("value", ['[]', '["csv", 3]', '[["csv"]]', '{"csv": true}'])
+def test_train_logger_of_another_shape_in_a_config_file_is_exit_2(value, text_corpus, tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(f'{{"data": {{"corpus": "{text_corpus}"}}, "train": {{"logger": {value}}}}}')
+    assert main(["config", "show", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "train.logger" in err[0], err

@@ -65,7 +65,7 @@ def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
     DiskFull, a path the user can fix as a UserError, anything else as it is."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None else Path(os.fsdecode(e.filename))
+    name = None if e.filename is None else Path(_path_text(e.filename))
     about = name is None or name in {path, *path.parents} or any(name == o or o in name.parents for o in own)
     if e.errno in USER_ERRNOS and about:
         raise UserError(describe_os_error(path, e, "output")) from None
@@ -81,7 +81,7 @@ def writing(path: str | Path) -> Iterator[None]:
     except (DiskFull, UserError):
         raise
     except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path), *([Path(e.filename)] if e.filename else []))
+        _raise_write_error(e, Path(path), *([Path(_path_text(e.filename))] if e.filename else []))
 
 
 def os_error_exit(e: OSError) -> tuple[int, str] | None:
@@ -90,7 +90,7 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     None for anything else (a bug of ours: the command line reports it as unexpected)."""
     if e.errno not in ENVIRONMENT_ERRNOS:
         return None
-    path = e.filename
+    path = _path_text(e.filename)
     if e.errno in FULL_ERRNOS:
         return 1, disk_full_message(path)
     if path is None:
@@ -270,7 +270,18 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
         raise UserError(describe_os_error(path, e, what)) from None
 
 
+def _path_text(name: Any) -> str | None:
+    """An OSError's filename as text to print: a library may give bytes (TensorBoard's writer does),
+    which need not be UTF-8, or a descriptor."""
+    if name is None or isinstance(name, str):
+        return name
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else str(name)
+
+
 def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
+    path = _path_text(path)
     broken = _broken_link(Path(path))
     if broken:
         return broken.replace("PATH", f"{what} {path}")

@@ -140,7 +140,8 @@ class SweepDir:
         s = run.summary()
         if s and s.get("finished") and s.get("step") == steps:
             return "finished"
-        return "partial" if run.checkpoint_path("last").is_file() else "new"
+        # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
+        return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
 
     # ---- the summary files -----------------------------------------------------------------
 

@@ -48,17 +48,28 @@ LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the tracker
 
 
 def parse_loggers(text: str) -> tuple[str, ...]:
-    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    """train.logger: `none`, `all` or a comma-separated list of LOGGERS -> the names, in order, once each."""
     names = [n.strip() for n in text.split(",")]
-    if names == ["none"]:
-        return ()
+    if names in (["none"], ["all"]):
+        return () if names == ["none"] else LOGGERS
     bad = [n for n in names if n not in LOGGERS]
     if bad:
-        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+        what = (f"{bad[0]} stands alone" if bad[0] in ("none", "all") else f"unknown logger {bad[0]!r}" if bad[0]
                 else "an empty logger name")
-        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
-                        "comma-separated (e.g. tensorboard,wandb)")
+        raise UserError(f"train.logger {text!r}: {what}; give none, all, or any of {', '.join(LOGGERS)}, "
+                        "comma-separated or as a list (e.g. tensorboard,wandb or [\"tensorboard\", \"csv\"])")
     return tuple(dict.fromkeys(names))
+
+
+def join_loggers(value: Any) -> Any:
+    """train.logger given as a list (a JSON or YAML config, --set with a JSON list) -> the comma-separated
+    text config.json keeps; anything else is left for the type check."""
+    if not isinstance(value, list | tuple):
+        return value
+    if not value or not all(isinstance(n, str) and n.strip() and "," not in n for n in value):
+        raise UserError(f"train.logger {json.dumps(value)[:80]}: a list of logger names is needed, each one of "
+                        f"{', '.join(LOGGERS)} (or [\"all\"], or none)")
+    return ",".join(n.strip() for n in value)
 
 
 @dataclass
@@ -120,10 +131,11 @@ class TrainConfig:
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
     tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
-    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
+    logger: str = "none"  # none, all, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated, or a list)
     max_days: float = 7.0  # refuse to start a run estimated to take longer (lrngpt/training/duration.py); 0: no limit
 
     def __post_init__(self):
+        self.logger = join_loggers(self.logger)
         check_fields(self, "train")
         for name in ("steps", "eval_every", "log_every"):
             if getattr(self, name) < 1:

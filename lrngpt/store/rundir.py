@@ -21,7 +21,9 @@
 - ownership: lrn writes only into a directory that is new, empty or holds an lrn run; every file
   it writes is recorded with its sha256 in `.lrn-output` (lrngpt.core.record); `--force` removes
   exactly the earlier run's files (all of them), and only while the record says they are as lrn
-  wrote them: a changed file, or a run from before the record, is never removed;
+  wrote them: a changed file, or a run from before the record, is never removed; a run that never
+  reached its first checkpoint (a start that failed or was killed: `is_stub`) holds nothing to
+  resume or read, so a new start replaces it without `--force`;
 - readers need no lock: every file is replaced atomically, so they never see half of one.
 
 What summary.json and metrics.jsonl must hold is checked as they are read (lrngpt.store.run_files).
@@ -29,6 +31,7 @@ What summary.json and metrics.jsonl must hold is checked as they are read (lrngp
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -100,6 +103,7 @@ class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock_file = None
+        self._started: bool | None = None  # None; or this object started the run (True: and made the directory)
         self._config_cache: tuple | None = None  # (stat of config.json, its RunConfig)
 
     def __repr__(self) -> str:
@@ -128,6 +132,14 @@ class RunDir:
 
     def marked(self) -> bool:
         return (self.path / MARKER).is_file()
+
+    def is_stub(self) -> bool:
+        """A marked run with no checkpoint and no summary: a start that failed or was killed before it
+        saved anything."""
+        return self.marked() and not self._holds(INIT, LAST, SUMMARY)
+
+    def _holds(self, *names: str) -> bool:
+        return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
 
     def is_legacy_run(self) -> bool:
         """A run written before runs carried the marker: readable and resumable, never replaced."""
@@ -226,12 +238,25 @@ class RunDir:
         write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                         "lrn_version": _version()})
         expect_append(self.path / METRICS, RUN_FILE)  # appended row by row: lrn's from its first byte
+        self._started = created
+
+    def abandon(self) -> None:
+        """Undo this object's start when it failed before it trained (no checkpoint past step 0, no
+        summary): the run's files go, and the directory too when the start made it. Nothing else."""
+        if self._started is None or not self.marked() or self._holds(LAST, SUMMARY):
+            return
+        self.remove_run_files()
+        if self._started:
+            (self.path / LOCK).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # not empty: something else appeared meanwhile, keep it
+                self.path.rmdir()
+        self._started = None
 
     def check_new(self, force: bool, resume_hint: bool) -> None:
         p = self.path
         check_output(p, "dir")
         if self.marked():
-            hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
+            hint = "--resume to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
             kept = self.kept_files()
             if kept and not read_record(p)["exists"]:
                 raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
@@ -244,7 +269,7 @@ class RunDir:
                 raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
                                 "such a file, with or without --force: move it out of the run to keep it (then "
                                 "--force replaces the rest), or choose another --out")
-            if not force:
+            if not force and not self.is_stub():
                 raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
                                 "own files go), or another --out")
             return
@@ -278,7 +303,7 @@ class RunDir:
         path = self.path / CONFIG
         if not path.exists() and self.holds_run():
             raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "  # (any command)
-                            f"start it again: `lrn train --config CONFIG --out {self.path} --force`")
+                            f"start it again: `lrn train --config CONFIG --out {self.path}`")
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
@@ -326,7 +351,7 @@ class RunDir:
             self.check_is_run()
             raise UserError(f"{self.path} has no {path.name}; "
                             + ("it was stopped before its first checkpoint: start it again with "
-                               f"`lrn train --config CONFIG --out {self.path} --force`"
+                               f"`lrn train --config CONFIG --out {self.path}` (it replaces what is there)"
                                if which != "init" else "it was written before ckpt_init.pt existed"))
         return path
 
