@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from lrngpt.cli.main import main
+from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.core.ownership import write_owned_file
 from lrngpt.store.rundir import LAST, RUN_FILE, RunDir
 from lrngpt.training.trainer import train
 
