@@ -11,9 +11,10 @@ import pytest
 import torch
 
 from lrngpt.cli.main import main
+from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.store.rundir import LAST, RUN_FILE, RunDir
 from lrngpt.training.trainer import train
 
 HOLD = """
@@ -53,7 +54,7 @@ def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
     first = RunDir(d)
     first.start()
     first.unlock()
-    (d / "ckpt_init.pt").write_bytes(b"step 0")  # it saved its first checkpoint: a run, resumable
+    write_owned_file(d / "ckpt_init.pt", b"step 0", RUN_FILE)  # it saved its first checkpoint: a run, resumable
     with pytest.raises(UserError, match="already holds a run; use --resume to continue it, --force to replace it"):
         RunDir(d).start()
     RunDir(d).start(force=True)
@@ -68,7 +69,7 @@ def test_a_start_that_saved_nothing_is_replaced_without_force_and_a_failed_one_l
     assert RunDir(d).is_stub()
     second = RunDir(d)
     second.start()  # no --force needed: nothing in it can be resumed or read
-    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-run"]
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-output", ".lrn-run"]
     second.abandon()  # this start failed: the directory it did not make stays, empty of lrn's run
     second.unlock()
     assert sorted(p.name for p in d.iterdir()) == [".lrn-lock"]

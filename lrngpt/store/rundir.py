@@ -246,6 +246,8 @@ class RunDir:
         if self._started is None or not self.marked() or self._holds(LAST, SUMMARY):
             return
         self.remove_run_files()
+        if not read_record(self.path)["files"]:  # a record of no file: the failed start leaves no trace
+            (self.path / RECORD).unlink(missing_ok=True)
         if self._started:
             (self.path / LOCK).unlink(missing_ok=True)
             with contextlib.suppress(OSError):  # not empty: something else appeared meanwhile, keep it
@@ -289,7 +291,9 @@ class RunDir:
         """Every file of the earlier run (kept_files() found none that --force may not remove), the pages
         lrn wrote beside it while unchanged, and nothing else."""
         pages = [n for n in PAGES if state(self.path / n)[0] == OURS]
-        remove_owned(self.path, [n for n in RECORDED if (self.path / n).is_file()] + pages)
+        # a recorded file that is gone (an append never begun) leaves the record too
+        remove_owned(self.path, [n for n in RECORDED if (self.path / n).is_file() or not (self.path / n).exists()]
+                     + pages)
         for name in RUN_FILES:
             q = self.path / name
             if q.is_dir() and not q.is_symlink():
