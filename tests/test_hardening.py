@@ -493,16 +493,23 @@ def test_mlp_sampling_feeds_only_the_last_block_and_gives_the_same_tokens(base_r
     assert cropped == whole and len(cropped) == 300
 
 
-def test_a_run_stopped_before_its_first_checkpoint_points_to_force_both_ways(tmp_path, capsys):
+def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(tmp_path, capsys):
+    from lrngpt.core.ownership import write_owned_file
+    from lrngpt.store.rundir import RUN_FILE
+
     d = tmp_path / "r"
     run = RunDir(d)
     run.start()  # Ctrl-C during data preparation: the marker only
     run.unlock()
-    assert_exit_2(lrn(capsys, "train", "--config", "mlp-tiny", *sum((["--set", s] for s in TINY), []), "--out", d),
-                  "--force")
-    assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "--force")
-    (d / "config.json").write_text(json.dumps(load_config("mlp-tiny", TINY).to_dict()))  # stopped after it
-    assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "--force")
+    line = assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "start it again")
+    assert "--force" not in line  # nothing in it to resume or read: a new start replaces it as it is
+    config = json.dumps(load_config("mlp-tiny", TINY).to_dict())
+    write_owned_file(d / "config.json", config, RUN_FILE)  # stopped after writing its config
+    line = assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "start it again")
+    assert "--force" not in line
+    code, _, err = lrn(capsys, "train", "--config", "mlp-tiny", *sum((["--set", s] for s in TINY), []), "--out", d)
+    assert code == 0, err
+    assert (d / "summary.json").exists()
 
 
 def test_a_checkpoint_from_another_run_is_named(base_run, tmp_path, capsys, run_copy):
