@@ -59,12 +59,16 @@ def command(move: Move, meta: dict) -> dict:
     scale = meta.get("scale") if meta.get("scale") not in (None, "budget") else None
     how = f" --minutes {minutes:g}" if minutes else f" --scale {scale}" if scale else ""
     new = f"{out}{move.suffix}"
-    cli = f"lrn sweep {study}{how}{_sets_cli(sets)} --out {new}"
+    axes = (meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again
+    cli = f"lrn sweep {study}{how}{_sets_cli(sets)}" + "".join(
+        f" --axis {k}={','.join(map(_value, v))}" for k, v in axes.items()) + f" --out {new}"
     if move.beside:
         cli += f" && lrn report {out} {new}"
     kw = [f'"{study}"', f"minutes={minutes:g}" if minutes else f'scale="{scale}"' if scale else "scale=None"]
     if sets:
         kw.append("set={" + ", ".join(f'"{k}": {json.dumps(v)}' for k, v in sets.items()) + "}")
+    if axes:
+        kw.append("axes={" + ", ".join(f'"{k}": {json.dumps(v)}' for k, v in axes.items()) + "}")
     kw.append(f'out="{new}"')
     return {"cli": cli, "api": f"lrngpt.sweep({', '.join(kw)})", "why": move.why, "checked": move.checked}
 
@@ -82,7 +86,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
     from lrngpt.errors import UserError
-    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.grid import resolve_base
 
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
     budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
@@ -93,10 +97,13 @@ def sweep_meta(definition: dict, out: str | Path | None) -> dict:
         return meta
     plan = [f"{k}={_value(v)}" for k, v in ((budget or {}).get("sets") or {}).items()]
     try:
-        ref = resolve_sweep(source, scale, plan).base
+        ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
     mine, theirs = _flat(base), _flat(ref)
     meta["sets"] = {k: v for k, v in mine.items() if k != "name" and theirs.get(k, object()) != v
                     and k not in ((budget or {}).get("sets") or {})}
+    axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})
+    planned = (budget or {}).get("axes") or {}
+    meta["axes"] = {k: v for k, v in axes.items() if study.get(k) != v and k not in planned}
     return meta

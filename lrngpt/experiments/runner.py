@@ -10,6 +10,7 @@ trains on it.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from lrngpt.core import log as logging
@@ -27,6 +28,15 @@ from lrngpt.experiments.grid import (  # noqa: F401 (the grid's names are import
 )
 from lrngpt.experiments.summary import collect, csv_text, markdown
 from lrngpt.experiments.sweepdir import SweepDir, same_sweep  # noqa: F401
+from lrngpt.experiments.timing import (
+    account,
+    account_text,
+    corrected,
+    invocation_seconds,
+    now,
+    pace,
+    points_run,
+)
 
 
 def write_definition(sweep: Sweep, out: Path) -> None:
@@ -74,6 +84,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     if warning:
         log(warning)
     trained, skipped = [], []
+    plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
+    started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
         run = sweep_dir.run(p.name)
@@ -85,6 +97,7 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
             continue
         log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
             f"(point {p.index + 1} of {len(sweep.points)})")
+        t0 = time.perf_counter()
         train(p.config, run.path, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
               warn_passes=not sweep.width_study,
@@ -97,11 +110,33 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
         bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
         log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
         trained.append(p.name)
+        if p.name in plan:
+            log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo)}")
         bar.update()
     bar.close()
     result = summarize(sweep_dir.path)
+    if plan:
+        sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
+                                 "estimate": sweep.budget.get("est_seconds"), "trained": trained,
+                                 "shard": f"{shard[0]}/{shard[1]}", "at": now()})
+        result["timing"] = account(sweep.budget, sweep_dir.timing())
+        log(f"{tag} {account_text(result['timing'])}")
     result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
     return result
+
+
+def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list) -> str:
+    """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
+    from lrngpt.experiments.estimate import clock
+
+    sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
+                             "estimate": plan[name], "at": now()})
+    rows = sweep_dir.timing()
+    left = [p.name for p in todo if p.name not in points_run(rows) and p.name in plan]
+    rest = corrected({n: plan[n] for n in left}, rows)
+    return (f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}; at this pace "
+            f"({pace(rows):.2f}x the estimates) the {len(left)} runs left take about {clock(sum(rest.values()))}"
+            if left else f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}")
 
 
 def _passes(passes) -> str:

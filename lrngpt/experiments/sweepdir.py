@@ -11,6 +11,8 @@
                           spread over seeds (summary.json rows carry n_embd and val_bpb, as
                           lrngpt.analysis.costs.read_sweep_bpb expects)
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
+      timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
+                          estimate, each invocation's (lrngpt.experiments.timing)
 
 `SweepDir` owns these names: every module that reads or writes a sweep directory goes through
 it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and
@@ -29,6 +31,7 @@ from lrngpt.core.fsio import (
     atomic_write,
     check_output,
     create_exclusive,
+    json_safe,
     read_json_object,
     user_path,
     write_json,
@@ -38,7 +41,7 @@ from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"
+DEFINITION, RUNS, LINES, FIGURES, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 
 
@@ -136,6 +139,38 @@ class SweepDir:
         if s and s.get("finished") and s.get("step") == steps:
             return "finished"
         return "partial" if run.checkpoint_path("last").is_file() else "new"
+
+    # ---- a budget's record ------------------------------------------------------------------
+
+    @property
+    def timing_path(self) -> Path:
+        return self.path / TIMING
+
+    def append_timing(self, row: dict) -> None:
+        """One line of timing.jsonl (appended: shards that share the directory each add theirs)."""
+        with user_path(self.timing_path, "timing record"), open(self.timing_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(json_safe(row)) + "\n")
+
+    def timing(self) -> list[dict]:
+        """timing.jsonl's rows ([] without one); a line that is not a JSON object is named (a last line
+        cut by a kill mid-write is dropped)."""
+        if not self.timing_path.is_file():
+            return []
+        with user_path(self.timing_path, "timing record"):
+            lines = self.timing_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        rows = []
+        for i, line in enumerate(lines, 1):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict):
+                if i == len(lines):
+                    break
+                raise UserError(f"timing record {self.timing_path}, line {i}, is not a JSON object; it is damaged: "
+                                "delete the line (the file only records times)")
+            rows.append(row)
+        return rows
 
     # ---- the summary files -----------------------------------------------------------------
 

@@ -56,11 +56,13 @@ VERDICT_CLASS = {"shows": "shows", "does not show": "not", "cannot tell": "unkno
 
 def findings_html(findings: list[dict]) -> str:
     """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
-    numbers and what would tell."""
+    numbers and what would tell, with the commands that do it (`lrn ...` and the `lrngpt` call) and how
+    the judge checked that each undermines no finding that shows."""
     out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings; each is '
            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding). The rules and thresholds: "
-           "lrngpt/experiments/findings.py, docs/embedding-width-study.md.</p>"]
+           "the noise, a small-data sweep the third finding), on the whole curve against that noise. The rules: "
+           "lrngpt/experiments/findings.py; the thresholds and why each value: lrngpt/experiments/thresholds.py, "
+           "docs/embedding-width-study.md.</p>"]
     for f in findings:
         verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
         out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
@@ -72,6 +74,9 @@ def findings_html(findings: list[dict]) -> str:
         if f["next"]:
             what = "What would tell" if f["verdict"] == "cannot tell" else "Next"
             out.append(f"<p><b>{what}:</b> {esc(f['next'])}.</p>")
+        for c in f.get("commands") or []:  # each checked against the findings that show
+            out.append(f'<pre class="cmd">$ {esc(c["cli"])}\n&gt;&gt;&gt; {esc(c["api"])}</pre>'
+                       + (f'<p class="sub">Checked: {esc(c["checked"])}.</p>' if c.get("checked") else ""))
         out.append("</div>")
     return "".join(out)
 

@@ -63,10 +63,11 @@ CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
+BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last weights (for lrn report)
 # Everything a run writes; `--force` removes these and nothing else. (report.html only when
 # lrn wrote it: its generator tag is LRN_PAGE.)
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
-             MARKER)
+             BY_READS, MARKER)
 LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
 
 
@@ -258,6 +259,20 @@ class RunDir:
             return None
         return check_summary(read_json_object(path, "run summary"), path)
 
+    def by_reads(self) -> dict | None:
+        """What `lrn eval --by-reads` last measured on the last weights (by_reads.json), or None. A file
+        that does not hold numbers where they belong is named, as summary.json is."""
+        path = self.path / BY_READS
+        if not path.exists():
+            return None
+        doc = read_json_object(path, "by-reads result")
+        for key in ("step", "train_bpb_read", "train_bpb_unread", "read_share"):
+            v = doc.get(key)
+            if isinstance(v, bool) or not isinstance(v, int | float | type(None)) or (key == "step" and v is None):
+                raise UserError(f"by-reads result {path}: {key} is {json.dumps(v)[:40]}, not what lrn eval writes; "
+                                "delete it and run `lrn eval RUN --by-reads` again")
+        return doc
+
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
@@ -349,6 +364,9 @@ class RunDir:
 
     def write_summary(self, summary: dict) -> None:
         write_json(self.path / SUMMARY, summary)
+
+    def write_by_reads(self, result: dict) -> None:
+        write_json(self.path / BY_READS, result)
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
         from lrngpt.store.checkpoint import save_checkpoint

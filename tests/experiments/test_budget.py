@@ -16,6 +16,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.thresholds import MANY_PASSES
 from lrngpt.runconfig.schema import from_dict, read_config_dict
 
 
@@ -99,11 +100,18 @@ def test_a_text_of_your_own_caps_the_steps_at_the_passes_target(tmp_path):
         from_dict(resolve_sweep("embed-dim", "budget", sets).base).data).tokens("train"))
     assert b.sets["train.steps"] == int(B.PASSES_TARGET * n_train // 256)  # the text, not the budget, set them
     assert b.passes <= B.PASSES_TARGET and b.est_seconds < 600 * 60
-    small = tmp_path / "small.txt"
+    small = tmp_path / "small.txt"  # too small for 100 steps of 16 x 256 under 0.25 passes: planned, not refused
     small.write_text("a tiny text. " * 2000)
-    with pytest.raises(UserError, match="fewer than the 100 a run needs"):
-        B.plan_budget("embed-dim", 60, [f"data.corpus=text:{small}", "data.vocab_size=300"], [],
-                      probe_fn=probe_at(2e-7))
+    sets = [f"data.corpus=text:{small}", "data.vocab_size=300"]
+    b = B.plan_budget("embed-dim", 60, sets, [], probe_fn=probe_at(2e-7))
+    assert b.sets["train.steps"] == B.MIN_STEPS and b.passes > MANY_PASSES  # the fewest steps a run needs
+    assert any("more than the 0.25 target: the text is too small for 100 steps under it" in g for g in b.gives_up)
+    assert any(g.startswith("finding 2 (no turn with enough data) rests on hardly a token read twice") for g in b.gives_up)
+    assert any("the judge reads this sweep as a small-data study" in g for g in b.gives_up)
+    one = tmp_path / "one.txt"
+    one.write_text("x")
+    with pytest.raises(UserError, match="too few for one window of 257; give it more text"):
+        B.plan_budget("embed-dim", 60, [f"data.corpus=text:{one}", "data.vocab_size=300"], [], probe_fn=probe_at(2e-7))
 
 
 def run_cli(*argv):
