@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lrngpt.experiments.presets import STUDIES
+from lrngpt.runconfig.schema import DERIVED
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Move:
     minutes: float | None = None  # a budgeted sweep's new budget (its plan chooses the steps)
     tag: str | None = None  # what the judge checks it against: fewer-steps, longer, more-text, chunks
     meta: dict | None = None  # the sweep it changes, when not the one the finding was judged on
+    axes: dict = field(default_factory=dict)  # --axis items it changes (None: back to the study's own)
 
 
 def _value(v) -> str:
@@ -59,7 +61,8 @@ def command(move: Move, meta: dict) -> dict:
     scale = meta.get("scale") if meta.get("scale") not in (None, "budget") else None
     how = f" --minutes {minutes:g}" if minutes else f" --scale {scale}" if scale else ""
     new = f"{out}{move.suffix}"
-    axes = (meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again
+    axes = dict(meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again
+    axes = {k: v for k, v in {**axes, **move.axes}.items() if v is not None}
     cli = f"lrn sweep {study}{how}{_sets_cli(sets)}" + "".join(
         f" --axis {k}={','.join(map(_value, v))}" for k, v in axes.items()) + f" --out {new}"
     if move.beside:
@@ -101,8 +104,8 @@ def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
     mine, theirs = _flat(base), _flat(ref)
-    meta["sets"] = {k: v for k, v in mine.items() if k != "name" and theirs.get(k, object()) != v
-                    and k not in ((budget or {}).get("sets") or {})}
+    meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
+                    and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
     axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})
     planned = (budget or {}).get("axes") or {}
     meta["axes"] = {k: v for k, v in axes.items() if study.get(k) != v and k not in planned}

@@ -41,9 +41,11 @@ def seed_move(kind: str = "val") -> Move:
                 checked="a sweep beside this one: it changes none of this sweep's runs")
 
 
-def widths_move() -> Move:
-    return Move("run at least three widths, each double the last (the embed-dim study: d = 4 ... 512)", sets={},
-                suffix="-widths", beside=False, checked="the same settings at more widths")
+def widths_move(study: str | None = "embed-dim") -> Move:
+    """More widths: the study's own grid (the embed-dim study: d = 4 ... 512; None: the sweep's own study)."""
+    return Move("run at least three widths, each double the last (the study's own: d = 4 ... 512)", sets={},
+                suffix="-widths", beside=False, checked="the same settings at more widths", study=study,
+                axes={"model.n_embd": None})
 
 
 def small_move() -> Move:
@@ -346,7 +348,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> dic
     entries = small["entries"]
     if len(entries) < 3 or any(e["train_bpb"] is None for e in entries):
         why = f"only {len(entries)} widths" if len(entries) < 3 else "the runs measured no train bpb"
-        return _finding(3, CANNOT_TELL, [], CH3, f"{why} in {small['label']}", [widths_move()])
+        return _finding(3, CANNOT_TELL, [], CH3, f"{why} in {small['label']}", [widths_move(None)])
     sv, st = noise.sigma("val"), noise.sigma("train")
     turn = _turn(entries, "val_bpb", sv, Z_STRICT)  # a turn makes it show
     trains = [e["train_bpb"] for e in entries]

@@ -57,12 +57,13 @@ def summarize(out: str | Path, figures: bool = True) -> dict:
 
 
 def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
-              progress: bool | None = None, on_metric=None) -> dict:
+              progress: bool | None = None, on_metric=None, figures: bool = True) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 
     Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
     runs read their text more than once says so in one line before the first run. `on_metric` gets
-    every metrics row of every run as it is written, with the point's name under "run"."""
+    every metrics row of every run as it is written, with the point's name under "run"; `figures`
+    False leaves out the PNGs (the tables and lines are written all the same)."""
     from lrngpt.corpora import fetch
     from lrngpt.training.trainer import train
 
@@ -114,12 +115,13 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
             log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo)}")
         bar.update()
     bar.close()
-    result = summarize(sweep_dir.path)
+    result = summarize(sweep_dir.path, figures)
     if plan:
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
                                  "estimate": sweep.budget.get("est_seconds"), "trained": trained,
                                  "shard": f"{shard[0]}/{shard[1]}", "at": now()})
-        result["timing"] = account(sweep.budget, sweep_dir.timing())
+        result["timing"] = account(sweep.budget, sweep_dir.timing())  # the summary files say it too
+        sweep_dir.write_summary(result, result["lines"], markdown(result), csv_text(result))
         log(f"{tag} {account_text(result['timing'])}")
     result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
     return result
