@@ -139,20 +139,29 @@ def load(path: str | Path, checkpoint: str = "last", device: str = "cpu") -> Run
 
 def sweep(name: str | Path, scale: str | None = "tiny", *, out: str | Path, set: Overrides = None,
           axes: Mapping[str, list] | Iterable[str] | None = None, on_metric: MetricCallback | None = None,
-          progress: bool | None = None) -> Sweep:
+          progress: bool | None = None, minutes: float | None = None) -> Sweep:
     """Run a sweep (`lrn sweep NAME --scale SCALE --out OUT`): a study preset (embed-dim, embed-dim-long,
     embed-dim-small-data, seed-variance) or a sweep file; finished points are skipped, killed ones resumed.
 
     `set` overrides base config keys as in config(); `axes` replaces axes, {"model.n_embd": [8, 64]};
     `on_metric(row)` gets every run's metrics rows, the point's name under "run". scale None: the
-    machine's default (full with a CUDA GPU, else cpu).
+    machine's default (full with a CUDA GPU, else cpu); `minutes` plans the study for that budget
+    instead, as `lrn sweep --minutes` does (the scale is then the plan's).
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
     from lrngpt.experiments.runner import resolve_sweep, run_sweep
 
     if isinstance(axes, Mapping):
         axes = [f"{key}={','.join(json.dumps(v) for v in values)}" for key, values in axes.items()]
-    resolved = resolve_sweep(str(name), scale, _override_list(set), list(axes or []), out=Path(out))
+    budget = None
+    if minutes is not None:  # `lrn sweep --minutes`: the same plan
+        from lrngpt.experiments.budget import resolve_budget
+
+        budget = resolve_budget(str(name), minutes, None, _override_list(set), list(axes or []), Path(out))
+    plan_sets, plan_axes = budget.items() if budget is not None else ([], [])
+    resolved = resolve_sweep(str(name), "budget" if budget else scale, _override_list(set) + plan_sets,
+                             list(axes or []) + plan_axes, out=Path(out))
+    resolved.budget = budget.record() if budget else None
     run_sweep(resolved, out, progress=progress, on_metric=on_metric)
     return Sweep(out)
 

@@ -89,7 +89,7 @@ class Run:
         return self._load().step
 
     def eval(self, split: str | None = "val", context: str = "window", max_tokens: int | None = None,
-             device: str = "auto") -> dict:
+             device: str = "auto", by_reads: bool = False) -> dict:
         """Bits per byte of this checkpoint (`lrn eval`): split val, train, or None for both and their gap;
         context window (as training measures) or full (every target with its true history).
 
@@ -98,7 +98,8 @@ class Run:
 
         if split not in ("val", "train", None):
             raise UserError(f"split must be val, train or None for both (got {split!r})")
-        return evaluate_run(self.path, self.checkpoint, split, max_tokens, device=device, context=context)
+        return evaluate_run(self.path, self.checkpoint, split, max_tokens, device=device, context=context,
+                            by_reads=by_reads)  # by_reads: train bpb of the targets read vs never read (lrn eval)
 
     def sample(self, prompt: str, max_new_tokens: int = 100, temperature: float = 1.0, top_k: int | None = None,
                top_p: float = 1.0, seed: int = 0) -> str:

@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
-from lrngpt.runconfig.schema import from_dict, parse_override
+
+# sweepdir and the config schema load torch (through the models): imported where used, so that
+# `lrn sweep --help`, which reads BUDGET_HELP, stays without it
 
 PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrngpt.experiments.thresholds)
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
@@ -92,6 +93,8 @@ def check_minutes(minutes) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
+    from lrngpt.experiments.sweepdir import SweepDir
+
     try:
         doc = SweepDir(out).definition(partial=True)
     except UserError:
@@ -127,6 +130,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
     for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    from lrngpt.experiments.sweepdir import SweepDir
     from lrngpt.experiments.timing import corrected, pace
 
     b = from_record(stored)
@@ -173,6 +177,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
+    from lrngpt.runconfig.schema import from_dict, parse_override
 
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     if source not in STUDIES:
@@ -191,6 +196,9 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             raise UserError(f"--minutes needs the training tokens of {base['data']['corpus']}: run `lrn data prepare "
                             f"--corpus {base['data']['corpus']}` first (it is big or downloaded)")
         n_user, n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+        if n_user < base["train"]["seq_len"] + 1:  # before the probe: nothing to plan
+            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens, too few for one window of "
+                            f"{base['train']['seq_len'] + 1}; give it more text")
 
     def sets_for(steps: int, batch: int) -> dict:
         read = steps * batch * base["train"]["seq_len"]
@@ -248,9 +256,6 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     ends, probe_s = _probe_ends(probe_sweep, probe_fn or probe, log)
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
-        if n_user < seq + 1:
-            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens, too few for one window of "
-                            f"{seq + 1}; give it more text")
         few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
         if few >= MIN_STEPS * factor:
             cap = min(cap, few)

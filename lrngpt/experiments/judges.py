@@ -227,7 +227,7 @@ def reading_moves(series: dict) -> list[Move]:
 
 def chunks_move() -> Move:
     return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or a few "
-                "documents", sets={"data.val_split": "chunks"}, suffix="-chunks",
+                "documents", sets={"data.val_split": "chunks"}, suffix="-chunks", beside=False,
                 checked="the same steps, batch and widths, and a training text within 5% of this one: finding 1's "
                         "savings are measured the same way", tag="chunks")
 
@@ -311,10 +311,13 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> dict:
         other, memo, part = split["other_text"][k], split["memorising"][k], split["reading"][k]
         if split["cause"] == "validation text":
             where = f"; validation is {SPLITS[val_split]}" if val_split in SPLITS else ""
+            also = (f"; it also read its text {passes:.2f} times, more than the {FEW_PASSES} of finding 2's premise"
+                    if heavy else "")
             reason = (f"{what}, and most of the gap is a harder validation text, not memorising: at d = {at} val bpb "
                       f"sits {other:+.4f} above the training targets it never read, and reading lowered the train "
-                      f"bpb by only {part:.4f} more (read targets {memo:+.4f} below never-read ones){where}")
-            moves = [chunks_move()] if val_split in ("tail", "documents") else []
+                      f"bpb by only {part:.4f} more (read targets {memo:+.4f} below never-read ones){where}{also}")
+            moves = ([chunks_move()] if val_split in ("tail", "documents") else []) + \
+                (reading_moves(full) if heavy else [])
             return _finding(2, DOES_NOT_SHOW, evidence, CH2, reason, moves, numbers)
         mem = (f"the targets it read score {memo:.4f} below those it never read at d = {at} (memorising), the "
                f"validation text only {other:+.4f} above the never-read ones")

@@ -210,7 +210,12 @@ def sweep_details(doc: dict) -> str:
                (read_summary(sweep_dir.run_path(str(p["name"]))) or {}).get("val_bpb")] for p in points]
     parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
-    body = kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+    timing = ""
+    if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
+        from lrngpt.experiments.timing import account_text
+
+        timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
+    body = timing + kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
     if parts:
         body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,

@@ -323,3 +323,25 @@ def test_the_chapters_own_numbers_show_all_three_findings():
     assert verdicts([f1, f2]) == [SHOWS, CANNOT_TELL] and "no train bpb" in f2["reason"]
     assert [round(s["saved"], 4) for s in f1["numbers"]["saved_per_doubling"]] == [
         0.0852, 0.0635, 0.0496, 0.0425, 0.0293, 0.0169, 0.0069]
+
+
+def test_the_issues_king_james_numbers_name_the_tail_and_advise_chunks_before_less_reading():
+    """The KJV, one document validated on its last 5%: --by-reads measured val +0.2057 above the never-read
+    targets against +0.0522 read vs never-read at d = 4, +0.2552 against +0.1860 at d = 256."""
+    widths, val, share = [4, 16, 64, 256], [2.0, 1.8, 1.7, 1.65], 0.53
+    other = [0.2057, 0.222, 0.239, 0.2552]
+    memo = [0.0522, 0.097, 0.141, 0.1860]
+    rows = []
+    for d, v, o, m in zip(widths, val, other, memo, strict=True):
+        unread = v - o
+        read = unread - m
+        rows.append(row(d, v, share * read + (1 - share) * unread, passes=0.75, tokens_read=1_638_400,
+                        train_bpb_read=read, train_bpb_unread=unread, read_share=share, val_split="tail"))
+    f2 = judge([doc(rows)])[1]
+    assert f2["verdict"] == DOES_NOT_SHOW and f2["numbers"]["split"]["cause"] == "validation text"
+    assert "most of the gap is a harder validation text, not memorising: at d = 256 val bpb sits +0.2552" in f2["reason"]
+    assert "validation is the last part of its one document (its ending); it also read its text 0.75 times" in f2["reason"]
+    assert f2["commands"][0]["cli"] == "lrn sweep embed-dim --set data.val_split=chunks --out DIR-chunks"
+    assert f2["commands"][0]["api"] == ('lrngpt.sweep("embed-dim", scale=None, set={"data.val_split": "chunks"}, '
+                                        'out="DIR-chunks")')
+    assert f2["next"].startswith("draw validation from all over the text (data.val_split=chunks)")
