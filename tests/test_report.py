@@ -343,7 +343,9 @@ def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_n
     alone = findings_html(judge([embed]))
     assert '<span class="verdict unknown">cannot tell</span>' in alone
     assert "<b>What would tell:</b> run the small-data study" in alone
-    assert "The chapter (its first 4M training tokens read 16 times)" in alone  # the chapter's numbers beside
+    # the chapter's own words beside
+    assert "The chapter: &quot;the training tokens were cut to the first 4 million, so that in 4,000 steps it read " \
+           "the same text about 16 times over&quot;" in alone
 
 
 def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
