@@ -657,6 +657,264 @@ def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_cor
     assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
 
 
+# ---- the Python API: every bad argument is a UserError with one line (issue 28) ----------------------------------
+# Every public function and method of lrngpt is called with a value of the wrong type in each of its parameters
+# (the others valid): it must raise lrngpt.UserError naming the function and the parameter, in one line, before any
+# work. Then the values a notebook gets wrong, each with the message the command line gives for the same mistake.
+
+def _api_callables():
+    """(label, the function, a bound instance or None) for every public name and every public method."""
+    import inspect
+
+    import lrngpt
+
+    out = []
+    for name in lrngpt.__all__:
+        obj = getattr(lrngpt, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj, None))
+    for cls in (lrngpt.Run, lrngpt.Sweep):
+        out.append((f"{cls.__name__}()", cls, None))
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if not name.startswith("_"):
+                out.append((f"{cls.__name__}.{name}", member, cls.__new__(cls)))
+    return out
+
+
+def _valid(hint, name: str):
+    """A value of the annotated type (what it holds does not matter: the types are checked before any work)."""
+    import collections.abc as abc
+    import typing
+    from pathlib import Path
+
+    import lrngpt
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return args[0]
+    if origin in (typing.Union, __import__("types").UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _valid(options[0], name) if options else None
+    if hint in (str,):
+        return "x"
+    if hint is Path:
+        return Path("x")
+    if hint is bool:
+        return False
+    if hint in (int, float):
+        return 1
+    if origin is not None and isinstance(origin, type) and issubclass(origin, abc.Mapping):
+        return {}
+    if origin is not None and isinstance(origin, type) and issubclass(origin, abc.Iterable):
+        return [_valid(args[0], name)] if args else []
+    if origin in (abc.Callable,) or hint is abc.Callable:
+        return print
+    if isinstance(hint, type) and hint.__name__ in ("Run", "Sweep"):
+        return hint.__new__(hint)
+    if isinstance(hint, type) and hint.__name__ == "RunConfig":
+        return lrngpt.config("mlp-tiny")
+    if isinstance(hint, type):  # a protocol (HasPath): a path will do
+        return "x"
+    return None
+
+
+def _wrong_type_calls():
+    import inspect
+    import typing
+
+    from lrngpt.api.checks import _hints
+
+    calls = []
+    for label, fn, self in _api_callables():
+        target = fn.__init__ if isinstance(fn, type) else fn
+        sig = inspect.signature(target)
+        hints = _hints(inspect.unwrap(target))
+        params = [p for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
+                                                                                            p.VAR_POSITIONAL)]
+        for bad in params:
+            if hints.get(bad.name, typing.Any) is typing.Any:
+                continue
+            calls.append((f"{label}:{bad.name}", fn, self, params, hints, bad.name))
+    return calls
+
+
+WRONG_TYPE_CALLS = _wrong_type_calls()
+
+
+def test_every_public_function_and_method_is_checked():
+    import lrngpt
+
+    checked = {c[0].split(":")[0] for c in WRONG_TYPE_CALLS}
+    functions = {n for n in lrngpt.__all__ if callable(getattr(lrngpt, n)) and n not in ("Run", "Sweep", "UserError")}
+    # every function with an argument is in the table (the three without one: config_list, cost_models, lesson_lookup_grad)
+    assert functions - checked == {"config_list", "cost_models", "lesson_lookup_grad"}
+    assert {"Run()", "Run.eval", "Run.samples", "Run.sample", "Sweep()", "Sweep.run", "Sweep.figure"} <= checked
+    assert len(WRONG_TYPE_CALLS) > 150
+
+
+@pytest.mark.parametrize("case", WRONG_TYPE_CALLS, ids=[c[0] for c in WRONG_TYPE_CALLS])
+def test_a_wrong_type_in_any_parameter_of_the_api_is_a_one_line_user_error(case):
+    import lrngpt
+
+    label, fn, self, params, hints, bad = case
+    values = {p.name: _valid(hints.get(p.name), p.name) for p in params if p.default is p.empty or p.name == bad}
+    values[bad] = object()
+    positional = [values.pop(p.name) for p in params if p.kind is p.POSITIONAL_ONLY and p.name in values]
+    call = fn if self is None else getattr(self, fn.__name__)
+    with pytest.raises(lrngpt.UserError) as e:
+        call(*positional, **values)
+    message = str(e.value)
+    assert "\n" not in message and f"{bad} must be" in message and "got object" in message, message
+
+
+@pytest.fixture(scope="module")
+def api_objects(mlp_run, text_corpus, tmp_path_factory):
+    """A Run of the module's tiny run and a Sweep of one finished point, through the API."""
+    import lrngpt
+
+    d = tmp_path_factory.mktemp("api-sweep")
+    sw = lrngpt.sweep("embed-dim", scale="tiny", out=d / "sw", axes={"model.n_embd": [8]}, progress=False,
+                      set={"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": 2,
+                           "train.eval_tokens": 300, "train.train_eval_tokens": 300})
+    return lrngpt.load(mlp_run), sw, d
+
+
+API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with this in its one line
+    "config(set=5)": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", set=5), "set must be a mapping"),
+    "config of a bad key": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", **{"model.n_emb": 8}),
+                            "unknown config key model.n_emb"),
+    "config of no preset": (lambda r, s, d: __import__("lrngpt").config("mlp-tinny"), "did you mean mlp-tiny"),
+    "train(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give --out RUN_DIR"),
+    "train(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps (--steps) must be"),
+    "train(extend=True) alone": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", extend=True),
+                                 "give it with --resume"),
+    "train(None) without resume": (lambda r, s, d: __import__("lrngpt").train(None, d / "t"), "only resume=True"),
+    "train(unknown keyword)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", step=3),
+                               "did you mean steps?"),
+    "load(None)": (lambda r, s, d: __import__("lrngpt").load(None), "path must be a path"),
+    "load of no run": (lambda r, s, d: __import__("lrngpt").load(d / "nothing"), "does not exist"),
+    "load(checkpoint=bset)": (lambda r, s, d: __import__("lrngpt").load(r.path, checkpoint="bset"),
+                              "did you mean best?"),
+    "run.sample(123)": (lambda r, s, d: r.sample(123), "prompt must be a string"),
+    "run.sample('')": (lambda r, s, d: r.sample(""), "the prompt is empty"),
+    "run.sample(temperature=0)": (lambda r, s, d: r.sample("Lily", temperature=0), "--temperature must be a positive number"),
+    "run.samples(num_samples=0)": (lambda r, s, d: r.samples("Lily", num_samples=0), "--num-samples must be at least 1"),
+    "run.eval(split=test)": (lambda r, s, d: r.eval(split="test"), "split must be one of 'val', 'train' or None"),
+    "run.eval(max_tokens=0)": (lambda r, s, d: r.eval(max_tokens=0), "max_tokens (--max-tokens) must be at least 1"),
+    "run.eval(by_reads, corpus)": (lambda r, s, d: r.eval(by_reads=True, corpus="stories:10KB"), "drop --corpus"),
+    "run.neighbors(k=0)": (lambda r, s, d: r.neighbors(" Lily", k=0), "k (-k) must be at least 1"),
+    "run.neighbors('')": (lambda r, s, d: r.neighbors(""), "--token is empty"),
+    "run.axes(energy=2)": (lambda r, s, d: r.axes(energy=2.0), "--energy 2.0: must be in (0, 1]"),
+    "embed_neighbors([])": (lambda r, s, d: __import__("lrngpt").embed_neighbors(r, []), "at least one token"),
+    "sweep(out=None)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=None), "out must be a path"),
+    "sweep of no study": (lambda r, s, d: __import__("lrngpt").sweep("embed-size", out=d / "x"), "unknown sweep preset"),
+    "sweep(minutes=-1)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=d / "x", minutes=-1),
+                          "--minutes must be a positive number"),
+    "sweep(minutes, scale)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", minutes=5),
+                              "leave out --scale"),
+    "sweep(shard=(2, 2))": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", shard=(2, 2),
+                                                                      dry_run=True), "outside the range"),
+    "sweep into another sweep": (lambda r, s, d: __import__("lrngpt").sweep("seed-variance", "tiny", out=s.path),
+                                 "holds a different sweep"),
+    "plan(scale=) of a run": (lambda r, s, d: __import__("lrngpt").plan("mlp-tiny", "tiny"), "applies to a sweep"),
+    "plan of a sweep without out": (lambda r, s, d: __import__("lrngpt").plan("embed-dim"), "needs out="),
+    "load_sweep of no sweep": (lambda r, s, d: __import__("lrngpt").load_sweep(d), "holds no sweep"),
+    "sweep.run(999)": (lambda r, s, d: s.run(999), "no finished run of width 999"),
+    "sweep.figure(nope)": (lambda r, s, d: s.figure("nope"), "name must be one of"),
+    "theory_jl(n=1)": (lambda r, s, d: __import__("lrngpt").theory_jl(1, 0.5), "--n"),
+    "theory_jl(eps=2)": (lambda r, s, d: __import__("lrngpt").theory_jl(10, 2.0), "--eps"),
+    "cost_gpt(vocab=0)": (lambda r, s, d: __import__("lrngpt").cost_gpt(0, 16), "at least 1"),
+    "cost_mlp(widths=[])": (lambda r, s, d: __import__("lrngpt").cost_mlp(widths=[]), "width"),
+    "lesson_lookup(batch=0)": (lambda r, s, d: __import__("lrngpt").lesson_lookup(batch=0), "at least 1"),
+    "config_keys(rnn)": (lambda r, s, d: __import__("lrngpt").config_keys("rnn"), "model_type must be one of"),
+    "data_stories(size=lots)": (lambda r, s, d: __import__("lrngpt").data_stories(d / "s.txt", size="lots"), "lots"),
+    "tokenizer_decode(a,b)": (lambda r, s, d: __import__("lrngpt").tokenizer_decode(r.path, "a,b"),
+                              "must be comma-separated integers"),
+    "demo(steps=0)": (lambda r, s, d: __import__("lrngpt").demo(d / "demo", steps=0), "--steps must be at least 1"),
+    "doctor(probe_timeout=0)": (lambda r, s, d: __import__("lrngpt").doctor(probe_timeout=0), "--probe-timeout"),
+    "export_hf of an MLP": (lambda r, s, d: __import__("lrngpt").export_hf(r, d / "hf"), "not a GPT run"),
+    "write_report([])": (lambda r, s, d: __import__("lrngpt").write_report([]), "give a run directory"),
+}
+
+
+@pytest.mark.parametrize("case", API_VALUE_CASES)
+def test_a_bad_value_in_the_api_is_a_one_line_user_error(case, api_objects):
+    import lrngpt
+
+    run, sw, d = api_objects
+    call, needle = API_VALUE_CASES[case]
+    before = sorted(p.name for p in d.iterdir())
+    with pytest.raises(lrngpt.UserError) as e:
+        call(run, sw, d)
+    assert "\n" not in str(e.value) and needle in str(e.value), str(e.value)
+    assert sorted(p.name for p in d.iterdir()) == before  # refused before anything was written
+
+
+# ---- lrn embed undertrained: bad RUN, bad --top, a run without ckpt_init.pt (issue 31) ----------
+
+def _no_run_dir(t: Path, **_) -> Path:
+    (t / "empty").mkdir()
+    return t / "empty"
+
+
+def _a_file(t: Path, **_) -> Path:
+    (t / "run.txt").write_text("not a run")
+    return t / "run.txt"
+
+
+def _foreign_hf_dir(t: Path, **_) -> Path:
+    d = t / "llama"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (d / "model.safetensors").write_bytes(b"\0" * 16)
+    return d
+
+
+def _hf_dir_without_weights(t: Path, gpt_export: Path, **_) -> Path:
+    d = Path(shutil.copytree(gpt_export, t / "hf"))
+    for f in d.glob("model.safetensors*"):
+        f.unlink()
+    return d
+
+
+UNDERTRAINED_CASES = {
+    "a RUN that does not exist": (lambda t, **_: t / "nope", [], "does not exist"),
+    "a RUN that is a file": (_a_file, [], "is a file"),
+    "a directory holding no run": (_no_run_dir, [], "holds no lrn run"),
+    "a Hugging Face directory that is not GPT-2": (_foreign_hf_dir, [], "not 'gpt2'"),
+    "a Hugging Face GPT-2 directory without weights": (_hf_dir_without_weights, [], "no model.safetensors"),
+    "--top 0": (lambda t, mlp_run, **_: mlp_run, ["--top", "0"], "must be at least 1"),
+    "--top -3": (lambda t, mlp_run, **_: mlp_run, ["--top", "-3"], "must be at least 1"),
+    "--top many": (lambda t, mlp_run, **_: mlp_run, ["--top", "many"], "is not an integer"),
+    "--checkpoint init of an import": (_imported, ["--checkpoint", "init"], "ckpt_init.pt"),
+    "the corpus changed after training": (_edited_corpus, [], "tokenizer"),
+}
+
+
+@pytest.mark.parametrize("case", UNDERTRAINED_CASES)
+def test_embed_undertrained_refuses_bad_input_in_one_line(case, tmp_path, capsys, request):
+    make, extra, needle = UNDERTRAINED_CASES[case]
+    fixtures = {name: request.getfixturevalue(name) for name in ("mlp_run", "gpt_export")
+                if name in make.__code__.co_varnames}
+    argv = ["embed", "undertrained", str(make(tmp_path, **fixtures)), *extra]
+    line = one_line(lrn(capsys, *argv), 2, needle)
+    assert wrong_options(argv, line) == [], line
+
+
+def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and_says_why(mlp_run, tmp_path, capsys):
+    d = Path(shutil.copytree(mlp_run, tmp_path / "old"))
+    (d / "ckpt_init.pt").unlink()  # a run from before ckpt_init.pt existed
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir())
+    code, out, err = lrn(capsys, "embed", "undertrained", d, "--top", "4", "--json")
+    assert code == 0 and "Traceback" not in err and "has no ckpt_init.pt" in err
+    r = json.loads(out)
+    assert r["init"] is False and len(r["tokens"]) == 4 and all("moved" not in t for t in r["tokens"])
+    assert all(t["input_reads"] >= 0 and t["norm"] > 0 for t in r["tokens"])
+    code, text, _ = lrn(capsys, "embed", "undertrained", d)
+    assert code == 0 and "no ckpt_init.pt: how far rows moved cannot be measured" in text
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir()) == before  # nothing written
+
+
 # ---- issue 29: a budget's timing record, a run's by-reads record, the API's minutes ------------------
 
 def test_a_damaged_timing_record_is_named_in_one_line(tmp_path, capsys):

@@ -101,7 +101,8 @@ def test_a_sweep_point_writes_its_swept_keys_to_tensorboards_hparams_tab(tmp_pat
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from tensorboard.plugins.hparams import plugin_data_pb2
 
-    from lrngpt.experiments.runner import resolve_sweep, run_sweep
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import run_sweep
 
     sweep = resolve_sweep("embed-dim", "tiny", sets=["train.logger=tensorboard"], axes=["model.n_embd=4,8"])
     run_sweep(sweep, tmp_path, shard=(1, 2), log=lambda m: None)  # the point n_embd=8 only

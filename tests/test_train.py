@@ -15,7 +15,8 @@ import torch
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.rundir import INIT, LAST
-from lrngpt.training.trainer import lr_at, train
+from lrngpt.training.schedule import lr_at
+from lrngpt.training.trainer import train
 
 
 def weights(run_dir):

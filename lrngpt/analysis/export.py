@@ -24,6 +24,7 @@ import numpy as np
 
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.errors import UserError
 from lrngpt.store.rundir import CHECKPOINT_LABELS, RunDir
@@ -65,6 +66,8 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
     keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
+    logging.debug(f"embedding export: {len(keep):,} of {rows:,} rows of {run.dir} (step {run.step}, {checkpoint}), "
+                  f"{'counted' if counts is not None else 'no'} training counts")
     cats = token_categories(tok) if has_categories(run) else {}
     check_out(out, force)  # again, just before writing
     with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.core import log as logging
 from lrngpt.core.validate import check_memory
 from lrngpt.errors import UserError
 
@@ -271,7 +271,7 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
     if max_tokens < 2:
         raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
     if run_dir is None:
-        model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or (lambda m: print(m, file=sys.stderr)))
+        model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or logging.info)
     else:
         from lrngpt.analysis.vocab import run_data
         from lrngpt.store.rundir import load_run

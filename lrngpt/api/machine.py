@@ -21,6 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from lrngpt.api.checks import checked
+from lrngpt.errors import UserError
+
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
 # lrn doctor with it); it prints OK when the compiled result equals eager.
 COMPILE_PROBE = ("import torch\n"
@@ -127,8 +130,13 @@ def full_scale_cost(device: str) -> dict:
             "disk": {"download": text, "token_arrays": tokens, "checkpoints": checkpoints}}
 
 
+@checked
 def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
-    """The report of `lrn doctor` (see the module's doc); `probe=False` skips the torch.compile probe."""
+    """What this machine gives a run (`lrn doctor`, see the module's doc): versions, devices, precision,
+    the torch.compile probe (`probe=False` skips it; `probe_timeout` seconds at most), threads, cache and
+    the full-scale sweep's cost here; nothing trained or downloaded. Raises UserError for a timeout <= 0.
+
+    Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
     import torch
 
     from lrngpt import __version__
@@ -136,6 +144,8 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     from lrngpt.device.distributed import resolve_device
     from lrngpt.device.precision import device_caps, resolve_precision
 
+    if not probe_timeout > 0:
+        raise UserError(f"--probe-timeout {probe_timeout!r} must be a positive number of seconds")
     device = resolve_device("auto")
     precision = resolve_precision("auto", device_caps(device))
     cache = cache_dir()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from lrngpt.api import doctor
+from lrngpt.api.machine import doctor_text
 from lrngpt.cli.common import add_json, emit
 
 FIELDS = """fields (--json):
@@ -47,7 +49,5 @@ def register(sub) -> None:
 
 
 def cmd_doctor(args) -> None:
-    from lrngpt.api.machine import doctor, doctor_text
-
     result = doctor(probe=not args.no_probe, probe_timeout=args.probe_timeout)
     emit(args, result, doctor_text(result))

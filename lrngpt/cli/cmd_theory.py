@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.analysis import theory
+from lrngpt.api import theory_fourth_root, theory_jl, theory_random_cosine
 from lrngpt.cli.common import Parser, add_json, emit, int_list, seed
 
 
@@ -51,7 +51,7 @@ def register(subparsers) -> None:
 
 
 def run_random_cosine(args: argparse.Namespace) -> None:
-    rows = theory.random_cosine_stats(args.n, args.dims, seed=args.seed)
+    rows = theory_random_cosine(args.n, args.dims, args.seed)
     pairs = args.n * (args.n - 1) // 2
     lines = [f"## cosines of {args.n:,} random vectors of width d ({pairs:,} distinct pairs, seed {args.seed})"]
     for r in rows:
@@ -62,11 +62,11 @@ def run_random_cosine(args: argparse.Namespace) -> None:
 
 
 def run_jl(args: argparse.Namespace) -> None:
-    k = theory.jl_dimension(args.n, args.eps)
+    k = theory_jl(args.n, args.eps)
     emit(args, {"k": k}, f"N={args.n:,}, eps={args.eps:g}: k >= {k:,.1f}  "
                          "(Dasgupta-Gupta: 24 ln N / (3 eps^2 - 2 eps^3))")
 
 
 def run_fourth_root(args: argparse.Namespace) -> None:
-    d = theory.fourth_root_width(args.n)
+    d = theory_fourth_root(args.n)
     emit(args, {"d": d}, f"{args.n:,}^0.25 = {d:g}")

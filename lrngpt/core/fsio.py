@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -402,14 +403,18 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
         if path.exists() and exchange(tmp, path):
             _fsync_dir(path.parent)
             shutil.rmtree(tmp, ignore_errors=True)  # the old content, now under the temporary name
+            how = "swapped with the old one in one step"
         elif path.exists():
             old = temp_name(path)
             os.replace(path, old)  # out of the way first, so the new one appears in one rename
             os.replace(tmp, path)
             shutil.rmtree(old, ignore_errors=True)
+            how = "renamed over the old one (moved aside first)"
         else:
             os.replace(tmp, path)
+            how = "renamed into place"
         _fsync_dir(path.parent)
+        logging.debug(f"{path}: filled beside it and {how}")
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -4,7 +4,8 @@ lrn replaces or removes only what it wrote, and it knows what it wrote by a mark
 
 - a run directory carries `.lrn-run` (lrngpt.store.rundir); a config.json alone is not a run;
 - a directory lrn fills whole (a Hugging Face export, an embedding export) carries `.lrn-output`,
-  a manifest written last that names every file in it with its sha256;
+  a manifest written last that names every file in it with its sha256 (a Hugging Face export keeps
+  it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads);
 - an HTML page (a report, an explorer page) carries its generator tag in its head;
 - any other file (a stories corpus, a tokenizer.json) has a sidecar `.NAME.lrn` beside it
   holding its sha256.
@@ -32,6 +33,12 @@ from lrngpt.core.fsio import atomic_dir, atomic_open, atomic_write, check_output
 from lrngpt.errors import UserError
 
 OUTPUT_MARKER = ".lrn-output"  # the manifest of a directory lrn filled whole
+# A directory meant for the Hugging Face Hub keeps its manifest where huggingface_hub's upload_folder
+# (and `hf upload`) never uploads from: its DEFAULT_IGNORE_PATTERNS skip .cache/huggingface/, where
+# huggingface_hub keeps its own download records. A .gitignore of "*" beside it, as huggingface_hub
+# writes there, keeps `git add .` in a clone of the Hub repository from committing it.
+HUB_MANIFEST = (".cache", "huggingface", "lrn-output")
+HUB_KINDS = ("hf-export",)
 RUN_MARKER = ".lrn-run"  # a run directory (lrngpt.store.rundir owns its layout)
 SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.runner)
 
@@ -171,13 +178,30 @@ def write_owned_file(path: str | Path, data: str | bytes, kind: str) -> Path:
 
 # ---- directories lrn fills whole ------------------------------------------------------------
 
+def manifest_path(d: Path, kind: str) -> Path:
+    return d.joinpath(*HUB_MANIFEST) if kind in HUB_KINDS else d / OUTPUT_MARKER
+
+
+def _hub_cache_is_ours(d: Path) -> bool:
+    """DIR/.cache holds nothing but the Hub manifest and its .gitignore: lrn's, replaced with the rest."""
+    cache = d / HUB_MANIFEST[0]
+    if cache.is_symlink() or not cache.is_dir():
+        return False
+    with contextlib.suppress(OSError):
+        found = {p.relative_to(cache).as_posix() for p in cache.rglob("*")}
+        return found <= {"huggingface", "huggingface/lrn-output", "huggingface/.gitignore"}
+    return False
+
+
 def read_manifest(d: Path) -> dict | None:
-    try:
-        doc = json.loads((d / OUTPUT_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(doc, dict) and isinstance(doc.get("kind"), str) and isinstance(doc.get("files"), dict)
-    return doc if ok else None
+    for path in (d / OUTPUT_MARKER, d.joinpath(*HUB_MANIFEST)):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        ok = isinstance(doc, dict) and isinstance(doc.get("kind"), str) and isinstance(doc.get("files"), dict)
+        return doc if ok else None
+    return None
 
 
 def _entries(d: Path) -> list[str]:
@@ -188,7 +212,7 @@ def _entries(d: Path) -> list[str]:
 def foreign_in(d: Path, kind: str, recognise: Callable[[Path, list[str]], bool] | None = None) -> list[str]:
     """The entries of `d` that are not lrn's `kind` output, unchanged: every name when the
     directory carries no manifest of that kind (and `recognise(d, names)`, how this kind is known without one, says no)."""
-    names = [n for n in _entries(d) if n != OUTPUT_MARKER]
+    names = [n for n in _entries(d) if n != OUTPUT_MARKER and not (n == HUB_MANIFEST[0] and _hub_cache_is_ours(d))]
     manifest = read_manifest(d)
     if manifest is None or manifest["kind"] != kind:
         return [] if recognise is not None and recognise(d, names) else names
@@ -232,9 +256,13 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str,
 def write_manifest(d: Path, kind: str, extra: dict | None = None) -> None:
     """The manifest of a filled directory: every file in it and its sha256. Written last."""
     files = {q.name: sha256_file(q) for q in sorted(d.iterdir()) if q.is_file() and q.name != OUTPUT_MARKER}
-    atomic_write(d / OUTPUT_MARKER, json.dumps({"kind": kind, "files": files, "lrn_version": _version(),
-                                                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                                **(extra or {})}, indent=2) + "\n")
+    path = manifest_path(d, kind)
+    if path != d / OUTPUT_MARKER:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path.parent / ".gitignore", "*\n")
+    atomic_write(path, json.dumps({"kind": kind, "files": files, "lrn_version": _version(),
+                                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                   **(extra or {})}, indent=2) + "\n")
 
 
 @contextlib.contextmanager

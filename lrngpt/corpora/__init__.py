@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from lrngpt.core import log as logging
 from lrngpt.core.validate import MAX_CORPUS_BYTES
 from lrngpt.errors import UserError
 
@@ -48,7 +49,14 @@ KINDS = ("stories", "text", "tinystories", "nsmc", "jsonl", "parquet", "hf")
 
 def load_corpus(spec: str) -> Corpus:
     """Parse a corpus string and return the corpus it names."""
-    spec = spec.strip()
+    corpus = _load(spec.strip())
+    logging.debug(f"corpus {corpus.spec}: fingerprint {corpus.fingerprint[:12]}, "
+                  f"{'its own validation split' if corpus.has_own_split else 'split by lrn'}"
+                  + "".join(f", {k} {v}" for k, v in corpus.meta.items() if isinstance(v, str | int)))
+    return corpus
+
+
+def _load(spec: str) -> Corpus:
     kind, _, arg = spec.partition(":")
     if kind == "stories":
         from lrngpt.corpora.stories import stories_corpus

@@ -88,6 +88,7 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
     log = log or logging.info
     corpus = corpus or load_corpus(cfg.corpus)
     path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
+    logging.debug(f"tokenizer: key {path.stem} -> {path}")
     record = path.with_suffix(".hash")  # the trained tokenizer's hash, written after it: what the cache trusts
     if path.exists():
         cached = _cached_tokenizer(path, record, log)
@@ -246,6 +247,8 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
                         "corpus without one (a single long text): leave data.val_split at documents")
     key = data_key(corpus, cfg, tokenizer)
     out = Path(out) if out is not None else data_cache_dir() / key
+    logging.debug(f"data: key {key} ({'the given tokenizer' if tokenizer else f'a {cfg.vocab_size}-token BPE'}, "
+                  f"val_fraction {cfg.val_fraction}, split_seed {cfg.split_seed}) -> {out}")
     if not in_cache:
         foreign = foreign_in(out, "prepared data", _is_prepared) if out.is_dir() else []
         if foreign:  # --force replaces prepared data, never a user's files (nanoGPT's train.bin included)

@@ -28,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
@@ -50,6 +51,7 @@ def png_bytes(fig: Figure) -> bytes:
 
 def _save(fig: Figure, path: Path) -> Path:
     atomic_write(path, png_bytes(fig))  # shards sharing DIR may write the same figure at once
+    logging.debug(f"figure: {path} written ({path.stat().st_size:,} bytes)")
     return path
 
 
@@ -213,7 +215,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     return fig, {"runs": runs}
 
 
-FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
+PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
            ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
            ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
 
@@ -221,7 +223,7 @@ FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
     out = []
-    for name, plot, caption in FIGURES:
+    for name, plot, caption in PLOTS:
         drawn = plot(docs)
         if drawn is not None:
             if drawn[1].get("chapter"):
@@ -235,7 +237,7 @@ def write_figures(out: Path, doc: dict) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     doc = {**doc, "out": str(out)}
     paths = []
-    for name, plot, _ in FIGURES:
+    for name, plot, _ in PLOTS:
         drawn = plot([doc])
         if drawn is not None:
             paths.append(_save(drawn[0], folder / f"{name}.png"))

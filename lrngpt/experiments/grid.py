@@ -1,7 +1,7 @@
 """The grid of a sweep: its definition, points, their names and shards (no training here).
 
 `resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
-file into a `Sweep` whose points each hold a validated RunConfig, resolved once;
+file into a `SweepSpec` whose points each hold a validated RunConfig, resolved once;
 `shard_points` gives one shard of it. The runner is lrngpt.experiments.runner, the directory's
 owner lrngpt.experiments.sweepdir.SweepDir.
 
@@ -67,7 +67,7 @@ class Point:
 
 
 @dataclass
-class Sweep:
+class SweepSpec:
     name: str
     preset: str | None
     source: str
@@ -192,7 +192,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
 
 
 def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
-                  axes: list[str] | None = None, out: str | Path | None = None) -> Sweep:
+                  axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
     """A study preset name or a sweep file -> the resolved grid (every point validated).
 
     `sets` are extra `section.key=value` overrides, `axes` replace or add axes
@@ -224,7 +224,7 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         seen.add(p.name)
         p.config.name = p.name
     about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
-    return Sweep(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
+    return SweepSpec(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
 
 
 def _existing_scale(out) -> str | None:
@@ -289,7 +289,7 @@ def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
     return slurm_shard(env) or ((0, 1), None)
 
 
-def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
+def shard_points(sweep: SweepSpec, shard: tuple[int, int]) -> list[Point]:
     i, n = check_shard(shard)
     return [p for p in sweep.points if p.index % n == i]
 

@@ -16,18 +16,9 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
-from lrngpt.experiments.grid import (  # noqa: F401 (the grid's names are importable from here, as they were)
-    MAX_POINTS,
-    Point,
-    Sweep,
-    parse_shard,
-    resolve_shard,
-    resolve_sweep,
-    shard_points,
-    slurm_shard,
-)
+from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.summary import collect, csv_text, markdown
-from lrngpt.experiments.sweepdir import SweepDir, same_sweep  # noqa: F401
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.timing import (
     account,
     account_text,
@@ -39,7 +30,7 @@ from lrngpt.experiments.timing import (
 )
 
 
-def write_definition(sweep: Sweep, out: Path) -> None:
+def write_definition(sweep: SweepSpec, out: Path) -> None:
     """Create DIR/sweep.json, or check that DIR holds this same sweep (SweepDir.create_or_check)."""
     SweepDir(out).create_or_check(sweep.definition())
 
@@ -56,7 +47,8 @@ def summarize(out: str | Path, figures: bool = True) -> dict:
     return doc
 
 
-def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+@logging.honours_progress
+def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None, figures: bool = True) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 
@@ -79,6 +71,8 @@ def run_sweep(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), lo
     # now, with its name, not after hours of work when the summary gathers it
     states = {p.name: sweep_dir.point_state(p.name, p.steps) for p in sweep.points}
     todo = [p for p in mine if states[p.name] != "finished"]
+    logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
+                  + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
     passes = point_passes(todo, log, prepared=prepared) if todo else {}
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None

@@ -21,10 +21,6 @@ from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
-# corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
-# corpus layers and are importable from here, as they were
-__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
-
 # the train bpb split by what training read (summary.json since it carried them; else RUN/by_reads.json)
 BY_READS = ("train_bpb_read", "train_bpb_unread", "read_share", "read_twice_share")
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",

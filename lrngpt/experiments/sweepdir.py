@@ -41,7 +41,7 @@ from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
+DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 
 
@@ -75,7 +75,7 @@ class SweepDir:
 
     @property
     def figures_dir(self) -> Path:
-        return self.path / FIGURES
+        return self.path / FIGURES_DIR
 
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()

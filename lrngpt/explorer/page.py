@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target
 from lrngpt.errors import UserError
@@ -60,6 +61,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, text)  # a killed write never leaves half a page over the old one
+    logging.debug(f"explorer: {out} written ({len(text.encode()):,} bytes, {len(c.views)} views, {method})")
     return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
             "method": method, "precision": precision,
             "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}

@@ -117,6 +117,8 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
     how = windows
     windows = capped_windows(len(tokens), score_len, max_tokens, how)
+    logging.debug(f"{desc}: {len(windows):,} windows of {score_len} scored tokens ({how}, context {context}, "
+                  f"{history} of history) from {len(tokens):,} tokens, batch {batch_size}, on {device}")
     bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
     for i in range(0, len(windows), batch_size):
         group = windows[i : i + batch_size]

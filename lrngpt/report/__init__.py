@@ -28,23 +28,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.report.html import CSS, esc, fmt, slug
-from lrngpt.report.neighbours import STOPWORDS
+from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
-from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
+from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
 from lrngpt.store.rundir import CHECKPOINTS, RunDir
 
-# fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
-__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report",
-           "fmt", "kind_of", "sweep_docs", "write_report"]
+__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
+           "write_report"]
 
 GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Embedding explorer", "Details"]
+RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
 WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the findings judged, first
 
@@ -109,6 +108,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     atomic_write(out, text)  # a killed report never leaves half a page over the old one
+    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 

@@ -1,6 +1,6 @@
 """The sections of a run's report: the headline (val bpb untrained -> trained, train bpb, gap, passes
 over the training text, the best periodic val bpb beside the last), the training curves, the
-embedding neighbours and the details (every number of summary.json, the configuration, the periodic
+embedding neighbours, the under-trained tokens and the details (every number of summary.json, the configuration, the periodic
 evaluations)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 
 from lrngpt.report.html import facts_table, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
+from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
@@ -28,6 +29,7 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
         ("Curves", figure(curves, "training loss and validation bpb against step") if curves
          else "<p>No metrics logged yet.</p>"),
         ("Embedding neighbours", neighbours_html(d, tokens, checkpoint)),
+        ("Under-trained tokens", undertrained_html(d, checkpoint)),
         ("Details", details),
     ]
 

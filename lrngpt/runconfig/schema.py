@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import read_json_object
 from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
 from lrngpt.errors import UserError
@@ -311,6 +312,7 @@ def read_config_dict(config: str) -> dict:
                 set_key(d, key, value)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
+    logging.debug(f"config {config!r}: {'the preset in ' if path.parent == PRESET_DIR else ''}{path}")
     return d
 
 
@@ -378,6 +380,7 @@ def apply_overrides(d: dict, overrides: list[str]) -> dict:
     for item in overrides:
         key, value = parse_override(item)
         set_key(d, key, value)
+        logging.debug(f"config: {key} = {value!r} (from {item!r})")
     return d
 
 

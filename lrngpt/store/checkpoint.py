@@ -30,12 +30,14 @@ OSError underneath (a full disk, the file-size limit), which is what the user is
 from __future__ import annotations
 
 import pickle
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_open, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
@@ -78,6 +80,7 @@ class _KeepsWriteError:
 
 def save_checkpoint(payload: dict, path: Path) -> None:
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
+    start = time.perf_counter()
     with atomic_open(path, "wb") as f:
         out = _KeepsWriteError(f)
         try:
@@ -86,6 +89,8 @@ def save_checkpoint(payload: dict, path: Path) -> None:
             if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
                 raise out.error from None
             raise
+    logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({Path(path).stat().st_size:,} bytes, "
+                  f"{time.perf_counter() - start:.2f} s)")
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
@@ -139,6 +144,8 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
         raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
+    logging.debug(f"checkpoint: {path} read (step {payload['step']}, schema {schema}, source "
+                  f"{payload.get('source')!r}, onto {map_location})")
     return payload
 
 

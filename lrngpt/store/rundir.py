@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 MARKER, LOCK = ".lrn-run", ".lrn-lock"
 CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
 INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
-CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
+CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
+CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
@@ -86,7 +87,7 @@ class RunDir:
     def checkpoint_path(self, which: str = "last") -> Path:
         if which not in CHECKPOINTS:
             raise UserError(f"checkpoint must be one of {', '.join(CHECKPOINTS)} (got {which!r})")
-        return self.path / CHECKPOINTS[which]
+        return self.path / CHECKPOINT_FILES[which]
 
     def has_checkpoint(self, which: str = "last") -> bool:
         """Whether `load(which)` finds a file (best falls back to the last, as load does). A file that

@@ -24,6 +24,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
+from lrngpt.data.sizing import sizing
 from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
@@ -34,7 +35,7 @@ from lrngpt.models import build_model
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
+from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 from lrngpt.training.trackers import Trackers
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
@@ -132,6 +133,9 @@ class Trainer:
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
+        logging.debug(f"training: seed {tc.seed}, {tc.batch_size} x {tc.seq_len} tokens per step on rank "
+                      f"{self.dist.rank} of {self.dist.world_size}, steps {self.step} -> {self.stop_at}, "
+                      f"data {self.data.dir}, compile {tc.compile}")
         self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
                                  resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
                                  name=self.cfg.name or self.run_dir.path.name)
@@ -374,7 +378,10 @@ class Trainer:
                                  "tokens_per_s": round(tps, 1)})
                     elapsed = time.perf_counter() - wall0
                     eta = elapsed / max(1, self.step - step0) * (self.stop_at - self.step)
-                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s")
+                    # drawn with the next redraw (refresh=False): a forced one per log line would outpace a
+                    # notebook's bounded redraws
+                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s",
+                                        refresh=False)
                     if bar.disable:  # a log file or a scheduler: nanoGPT-style lines instead of a bar
                         self.log(f"step {self.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
                                  f"| {tps:,.0f} tok/s | {_clock(elapsed)} elapsed, ETA {_clock(eta)}")
@@ -396,15 +403,15 @@ class Trainer:
         """What the run will read, and a warning when it reads its text many times over."""
         tc = self.cfg.train
         n_train = len(self.data.tokens("train"))
-        total = tc.steps * self.tokens_per_step
-        passes = total / max(1, n_train)
+        size = sizing(tc.steps, self.tokens_per_step, n_train)
+        total, passes = size["tokens_read"], size["passes"]
         params = self.model.param_breakdown()
         self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
         if passes > PASSES_WARNING and self.warn_passes:
-            fit = max(1, n_train // self.tokens_per_step)
+            fit = size["one_pass_steps"]
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
                      f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
@@ -439,7 +446,7 @@ class Trainer:
             "tokens_seen": read,
             # how many times the training tokens were read: the chapter's finding assumes < 1
             "train_split_tokens": n_train,
-            "passes": read / max(1, n_train),
+            "passes": sizing(self.step, self.tokens_per_step, n_train)["passes"],
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
@@ -506,6 +513,7 @@ def _clock(seconds: float) -> str:
         f"{seconds // 60}:{seconds % 60:02d}"
 
 
+@logging.honours_progress
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
           extend: bool = False, how_to_continue: str | None = None,

@@ -1,0 +1,120 @@
+"""Land & Bartolo's indicator of under-trained tokens, for a model without a training record.
+
+"Fishing for Magikarp: Automatically Detecting Under-trained Tokens in Large Language Models"
+(Land & Bartolo, 2024) finds glitch-token candidates from the weights alone. A token the model
+never saw as a target still gets, at every step, the softmax's push down on its logit, which points
+the same way for every such token; so the unembedding rows of never-seen tokens end up close
+together. The indicator, for the unembedding matrix U (V x h, the output head's rows):
+
+    1. take the first principal component p of U (from the centred rows) and remove it from every
+       row, U' = U - (U p) p^T: it is a direction nearly all rows share and it drowns the rest;
+    2. u_ref = the mean of U' over reference tokens known to be unused;
+    3. indicator_i = 1 - cos(U'_i, u_ref): low = near the unused tokens = a candidate.
+
+This follows the authors' released code (magikarp/utils.py, `cosine_distance_without_first_pc`):
+the component is found on the centred rows and removed from the uncentred ones. Their code also
+computes three siblings, kept here under INDICATORS to be graded against a trained run's counts: the
+plain cosine distance, the cosine distance of the centred rows, and the L2 distance to u_ref (and, for
+an untied model, the input row's L2 norm, their default there). The first-component removal
+assumes the unused tokens are a small minority: when nearly half a vocabulary was never read (the
+lab's tiny runs), the first component is their shared drift itself, and removing it removes the
+signal; `lrn embed undertrained` shows that grading on such a run.
+
+The reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes that no UTF-8 text
+contains (0xC0, 0xC1 and 0xF5-0xFF), which every byte-level BPE holds and no text can produce (for
+GPT-2 the authors use ids 177-187, bytes 0xF5-0xFF), plus any table rows past the tokenizer's
+vocabulary (data.vocab_size above what the BPE learned).
+
+Simplified here: the paper's second stage, verifying each candidate by prompting the model to
+repeat it, is left out, and so are its tokenizer checks (tokens that re-encode differently). The
+candidates are the tokens under the share of lowest indicators the authors' code sends to
+verification by default (CANDIDATE_SHARE); they are candidates, not verified glitch tokens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lrngpt.errors import UserError
+
+UNUSED_UTF8_BYTES = (0xC0, 0xC1, *range(0xF5, 0x100))  # bytes no valid UTF-8 text holds
+CANDIDATE_SHARE = 0.02  # the authors' code verifies the 2% of tokens with the lowest indicator
+
+
+def reference_ids(tokenizer, rows: int) -> list[int]:
+    """Ids no text can produce: the single-byte tokens of UNUSED_UTF8_BYTES, and rows >= the vocabulary."""
+    out = []
+    for i in range(min(rows, tokenizer.vocab_size)):
+        if i in tokenizer.special_ids:
+            continue
+        raw = tokenizer.decode_bytes([i])
+        if len(raw) == 1 and raw[0] in UNUSED_UTF8_BYTES:
+            out.append(i)
+    return out + list(range(tokenizer.vocab_size, rows))
+
+
+def first_component(u: torch.Tensor) -> torch.Tensor:
+    """The unit first principal direction of the rows of u (h,), from the centred rows' h x h scatter."""
+    c = u - u.mean(dim=0, keepdim=True)
+    _, vectors = torch.linalg.eigh(c.T @ c)  # h x h: cheap even for GPT-2's 50,257 x 768
+    return vectors[:, -1]
+
+
+MAIN = "cosine_no_first_pc"  # the paper's indicator
+INDICATORS = {
+    MAIN: "1 - cosine to the reference mean, first principal component removed (the paper's)",
+    "cosine": "1 - cosine to the reference mean",
+    "centred_cosine": "1 - cosine to the reference mean, rows centred on the mean row",
+    "l2_distance": "L2 distance to the reference mean",
+    "input_norm": "L2 norm of the input embedding row (untied models only)",
+}
+
+
+def _cosine_distance(u: torch.Tensor, v: torch.Tensor) -> np.ndarray:
+    # the clip keeps a zero row (or a zero reference mean) from dividing by zero, as the authors' code does
+    return (1.0 - (u @ v) / (u.norm(dim=1) * v.norm()).clamp_min(1e-12)).numpy()
+
+
+def _check(unembedding: torch.Tensor, reference: list[int]) -> None:
+    if unembedding.dim() != 2 or unembedding.shape[0] <= unembedding.shape[1]:
+        raise UserError(f"the indicator needs more tokens than dimensions, got an unembedding of shape "
+                        f"{tuple(unembedding.shape)}")
+    if not reference:
+        raise UserError("no reference tokens: this vocabulary has none of the single-byte tokens that no UTF-8 "
+                        "text holds (0xC0, 0xC1, 0xF5-0xFF), so the indicator has no unused tokens to compare with")
+
+
+def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.ndarray:
+    """1 - cosine of each row (first principal component removed) to the mean reference row."""
+    _check(unembedding, reference)
+    u = unembedding.detach().double()
+    p = first_component(u)
+    u = u - torch.outer(u @ p, p)
+    return _cosine_distance(u, u[reference].mean(dim=0))
+
+
+def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch.Tensor | None = None) -> dict:
+    """Every indicator of INDICATORS (input_norm only when the untied `embedding` is given), low = candidate."""
+    _check(unembedding, reference)
+    u = unembedding.detach().double()
+    ref = u[reference].mean(dim=0)
+    c = u - u.mean(dim=0, keepdim=True)
+    out = {MAIN: magikarp_indicator(u, reference), "cosine": _cosine_distance(u, ref),
+           "centred_cosine": _cosine_distance(c, c[reference].mean(dim=0)),
+           "l2_distance": (u - ref).norm(dim=1).numpy()}
+    if embedding is not None:
+        out["input_norm"] = embedding.detach().double().norm(dim=1).numpy()
+    return out
+
+
+def candidates(indicator: np.ndarray, reference: list[int], share: float = CANDIDATE_SHARE) -> np.ndarray:
+    """Ids whose indicator is at or under the `share` quantile of the non-reference tokens, lowest first."""
+    mask = np.ones(len(indicator), dtype=bool)
+    mask[reference] = False
+    ids = np.flatnonzero(mask)
+    if not len(ids):
+        return ids
+    cut = np.quantile(indicator[ids], share)
+    chosen = ids[indicator[ids] <= cut]
+    return chosen[np.argsort(indicator[chosen], kind="stable")]

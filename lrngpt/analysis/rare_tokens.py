@@ -1,0 +1,310 @@
+"""Under-trained tokens of a run: how often it read each token, how far each row moved from its
+initial value, and which tokens the run leaves under-trained (`lrn embed undertrained`).
+
+Reads are exact, not estimated: the batch sampler is replayed from the run's seed for the
+checkpoint's steps (as `lrn eval --by-reads` does), which gives how many times each position of the
+training split was a target; a window's inputs are its targets shifted by one, so position p was an
+input as often as p+1 was a target. The MLP also looks up <|endoftext|> block_size-1 times per
+window as padding; those count as input reads of that row.
+
+The rule, once (UNDER_TRAINED): a token is under-trained when the run read it as input fewer times
+than its row has numbers, input reads < d. Why d: the input path gives row i a gradient only at
+a step whose batch holds token i, so with plain SGD the row's change is a sum of at most r_i
+vectors (r_i <= its input reads) and lies in an r_i-dimensional subspace. With r_i < d, at least
+d - r_i directions of the row are still exactly its random initial values: the book chapter's
+rare token with "few chances to fill those many numbers", at its limit, fewer chances than
+numbers. AdamW rescales each coordinate, so the subspace is no longer exact, but the row still got
+only r_i signals of its own. A token read 0 times is `never_read`: without tying its row got no
+gradient at all and AdamW leaves it exactly where it started (its moments stay 0).
+
+Tying: the output head is the same matrix, and the softmax gives every row a gradient at every
+step (it pushes down the logit of every token that is not the target), so rows of never-read
+tokens still move, all in much the same direction: the lecture's "a rare token may be
+under-trained but is not necessarily untouched". That shared drift is what Land & Bartolo's
+indicator (lrngpt.analysis.glitch) looks for in a model with no training record.
+
+Movement: `moved` is ||W_i - delta W0_i||, where W0 is ckpt_init.pt's row and delta the product of
+(1 - lr_t x weight_decay) over the steps (1 without weight decay): AdamW's decay alone shrinks a
+row that gets no gradient by exactly that factor, which is not learning.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from lrngpt.analysis.glitch import CANDIDATE_SHARE, INDICATORS, MAIN, candidates, indicators, reference_ids
+from lrngpt.analysis.vocab import run_data, token_text
+from lrngpt.errors import UserError
+
+UNDER_TRAINED = "input reads < d (the table's width): fewer reads than the row has numbers"
+INDICATOR = ("Land & Bartolo (2024): 1 - cosine of the unembedding row, first principal component removed, "
+             "to the mean of the reference tokens")
+
+
+# ---- the pieces ----------------------------------------------------------------------------
+
+def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, steps: int, rows: int,
+                 pad_id: int | None = None, pad_per_window: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(input reads, target reads) of every id 0..rows-1 in `steps` global batches of the seeded sampler."""
+    from lrngpt.data.prepared import BatchSampler
+
+    as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)  # per position
+    inputs, targets = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
+    chunk = 1 << 24  # int64 copies of the ids one chunk at a time: a large split stays in bounds
+    for start in range(0, len(tokens), chunk):
+        ids = np.asarray(tokens[start : start + chunk], dtype=np.int64)
+        w = as_target[start : start + chunk]
+        # float64 weights are exact for counts below 2**53
+        targets += np.rint(np.bincount(ids, weights=w, minlength=rows)[:rows]).astype(np.int64)
+        nxt = as_target[start + 1 : start + chunk + 1]  # an input as often as the next position is a target
+        inputs += np.rint(np.bincount(ids[: len(nxt)], weights=nxt, minlength=rows)[:rows]).astype(np.int64)
+    if pad_id is not None:
+        inputs[pad_id] += steps * batch_size * pad_per_window
+    return inputs, targets
+
+
+def decay_factor(train_cfg, steps: int) -> float:
+    """What AdamW's weight decay alone leaves of a row after `steps`: the product of (1 - lr_t x wd)."""
+    from lrngpt.training.schedule import lr_at
+
+    wd = train_cfg.weight_decay
+    if not wd:
+        return 1.0
+    return float(np.prod([1.0 - lr_at(s, train_cfg) * wd for s in range(steps)], dtype=np.float64))
+
+
+def tables(model) -> tuple[torch.Tensor, torch.Tensor, bool]:
+    """(input table V x d, output rows V x h, tied): the token table and the head's weight rows."""
+    head = model.head if hasattr(model, "head") else model.lm_head
+    tied = bool(getattr(model.config, "tie_embeddings", False))  # the MLP has no tying
+    return model.token_embedding.weight.detach().double(), head.weight.detach().double(), tied
+
+
+def moved(now: torch.Tensor, init: torch.Tensor, delta: float) -> np.ndarray:
+    """||now_i - delta init_i|| per row."""
+    return (now - delta * init).norm(dim=1).numpy()
+
+
+def under_trained(input_reads: np.ndarray, width: int) -> np.ndarray:
+    """The rule (UNDER_TRAINED): input reads < d."""
+    return input_reads < width
+
+
+# ---- a run, an import, or a Hugging Face directory -------------------------------------------
+
+def _is_hf_dir(p: Path) -> bool:
+    """A directory that is no lrn run, whose config.json names a Hugging Face model_type (gpt2, llama, ...)."""
+    from lrngpt.store.rundir import RunDir
+
+    if not (p.is_dir() and (p / "config.json").is_file()) or RunDir(p).holds_run():
+        return False
+    try:
+        kind = json.loads((p / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):  # unreadable: let the run reader say what is wrong
+        return False
+    return isinstance(kind, str) and kind not in ("mlp", "gpt")
+
+
+def _hf_model(p: Path):
+    """(GPT model, tokenizer) of a local Hugging Face GPT-2 directory, read as `lrn import-gpt2` reads it."""
+    from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
+    from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
+    from lrngpt.models.gpt import GPT
+
+    gcfg = gpt_config_from_hf(read_hf_config(p))
+    tokenizer, _ = load_hf_tokenizer(p)
+    if tokenizer.vocab_size > gcfg.vocab_size:
+        raise UserError(f"{p}: the tokenizer has {tokenizer.vocab_size} tokens but config.json's vocab_size is "
+                        f"{gcfg.vocab_size}; give the model's own tokenizer")
+    model = GPT(gcfg)
+    model.load_state_dict(state_dict_from_hf(load_hf_weights(p)[0], gcfg))
+    return model, tokenizer
+
+
+def _row(i: int, tokenizer, **cols) -> dict:
+    return {"id": i, "token": token_text(tokenizer, i), **cols}
+
+
+def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
+    """Every token of a run with its reads, row movement and norm, and the under-trained ones first.
+
+    `path`: a run directory (lrn train, lrn import-gpt2) or a local Hugging Face GPT-2 directory. A run
+    trained here gets exact read counts and the rule; one with no training record (an import, an HF
+    directory) gets Land & Bartolo's indicator and its candidates instead. The indicator is computed
+    for both, so on a trained run it is graded against the counts (result["indicator"]["check"])."""
+    from lrngpt.core import log as logging
+    from lrngpt.store.rundir import RunDir
+
+    log = log or logging.info
+    p = Path(path)
+    if _is_hf_dir(p):
+        model, tokenizer = _hf_model(p)
+        run, source, step, cfg = None, "huggingface", 0, None
+    else:
+        directory = RunDir(p)
+        directory.check_is_run()
+        run = directory.load(checkpoint)
+        model, tokenizer, step, cfg = run.model, run.tokenizer, run.step, run.config
+        source = "trained" if run.checkpoint.get("data_key") is not None else "imported"
+    inp, out, tied = tables(model)
+    rows, width = inp.shape
+    ref = reference_ids(tokenizer, rows)
+    every = indicators(out, ref, None if tied else inp)
+    indicator = every[MAIN]
+    result: dict = {"path": str(p), "source": source, "checkpoint": checkpoint if run else None, "step": step,
+                    "model_type": cfg.model_type if cfg else "gpt", "tied": tied, "vocab": rows, "n_embd": width,
+                    "rule": None, "reads": None, "init": None, "decay_factor": None,
+                    "indicator": {"method": INDICATOR, "reference": ref, "candidate_share": CANDIDATE_SHARE,
+                                  "names": {name: INDICATORS[name] for name in every}}}
+    cols: dict[str, np.ndarray] = {"norm": inp.norm(dim=1).numpy(), "indicator": indicator}
+    if not tied:
+        cols["out_norm"] = out.norm(dim=1).numpy()
+
+    if source != "trained":
+        order = candidates(indicator, ref, 1.0)  # every non-reference token, lowest indicator first
+        chosen = set(candidates(indicator, ref).tolist())
+        result["indicator"]["candidates"] = len(chosen)
+        who = "a Hugging Face" if source == "huggingface" else "an imported"
+        result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
+                          "glitch-token candidates (the reference tokens themselves are not listed)")
+        result["tokens"] = [_row(int(i), tokenizer, candidate=int(i) in chosen,
+                                 **{k: float(v[i]) for k, v in cols.items()}) for i in order]
+        return result
+
+    tc, mc = cfg.train, cfg.model
+    train = run_data(run, log).tokens("train")
+    pad, per_window = (mc.pad_id, mc.block_size - 1) if cfg.model_type == "mlp" else (None, 0)
+    inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows, pad, per_window)
+    flagged = under_trained(inputs, width)
+    never = inputs == 0
+    result["rule"] = {"text": UNDER_TRAINED, "min_reads": width}
+    result["reads"] = {"steps": step, "batch_size": tc.batch_size, "seq_len": tc.seq_len, "seed": tc.seed,
+                       "train_tokens": int(len(train)), "targets_read": int(targets.sum()),
+                       "padding_reads": step * tc.batch_size * per_window}
+    if RunDir(p).has_checkpoint("init"):
+        inp0, out0, _ = tables(RunDir(p).load("init").model)
+        delta = decay_factor(tc, step)
+        result["init"], result["decay_factor"] = True, delta
+        cols["moved"] = moved(inp, inp0, delta)
+        if not tied:
+            cols["out_moved"] = moved(out, out0, delta)
+    else:
+        result["init"] = False
+        log(f"note: {p} has no ckpt_init.pt (a run from before it existed): how far rows moved cannot be measured; "
+            "reads and norms only")
+    result["summary"] = _summary(cols, never, flagged, targets, rounding(step))
+    result["indicator"]["check"] = _indicator_check(indicator, ref, never, flagged)
+    result["indicator"]["graded"] = {name: _indicator_check(v, ref, never, flagged)["never_read"]
+                                     for name, v in every.items()}  # the siblings, for comparison
+    moved_col = cols.get("moved", np.zeros(rows))
+    order = np.lexsort((np.arange(rows), moved_col, inputs))  # fewest reads first; then the row that moved least
+    result["tokens"] = [_row(int(i), tokenizer, input_reads=int(inputs[i]), target_reads=int(targets[i]),
+                             under_trained=bool(flagged[i]), **{k: float(v[i]) for k, v in cols.items()})
+                        for i in order]
+    return result
+
+
+def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
+    return float(np.median(values[mask])) if mask.any() else None
+
+
+def rounding(steps: int) -> float:
+    """Relative distance below which a row counts as not moved: float32 rounds each step's decay
+    multiplication by at most half an ulp (2**-24 relative); independent roundings add like a random
+    walk, so sqrt(steps) of them, with a margin of 8. Learning moves a row by far more (a tied
+    never-read row: a tenth of its norm or more after a few hundred steps)."""
+    return 8 * 2.0**-24 * (steps + 1) ** 0.5
+
+
+def _summary(cols: dict, never: np.ndarray, flagged: np.ndarray, targets: np.ndarray, tol: float) -> dict:
+    """Counts of each group and the median movement of its rows: the lecture's point in numbers."""
+    groups = {"never_read": never, "under_trained": flagged & ~never, "trained": ~flagged}
+    out: dict = {"never_read": int(never.sum()), "under_trained": int(flagged.sum()),
+                 "never_a_target": int((targets == 0).sum())}
+    for key in ("moved", "out_moved", "norm"):
+        if key in cols:
+            out[f"median_{key}"] = {g: _median(cols[key], m) for g, m in groups.items()}
+    if "moved" in cols and never.any():
+        out["never_read_max_moved"] = float(cols["moved"][never].max())
+        out["never_read_moved_rows"] = int((cols["moved"][never] > tol * cols["norm"][never]).sum())
+    return out
+
+
+def _indicator_check(indicator: np.ndarray, ref: list[int], never: np.ndarray, flagged: np.ndarray) -> dict:
+    """Of the k tokens the indicator ranks first (k = the never-read tokens outside the reference),
+    how many were never read and how many under-trained: the indicator graded against the counts."""
+    outside = np.ones(len(indicator), dtype=bool)
+    outside[ref] = False
+    k = int((never & outside).sum())
+    if not k:
+        return {"k": 0, "never_read": 0, "under_trained": 0, "chance": None}
+    ranked = candidates(indicator, ref, 1.0)[:k]
+    return {"k": k, "never_read": int(never[ranked].sum()), "under_trained": int(flagged[ranked].sum()),
+            "chance": k / int(outside.sum())}
+
+
+# ---- as text -----------------------------------------------------------------------------------
+
+def _q(token: str) -> str:
+    """A token between quotes as token_text wrote it (its escapes are not escaped again, as repr would)."""
+    return f'"{token}"' if "'" in token and '"' not in token else f"'{token}'"
+
+
+def _n(x) -> str:
+    return "-" if x is None else f"{x:,.3g}" if isinstance(x, float) else f"{x:,}"
+
+
+def as_text(r: dict) -> str:
+    """What `lrn embed undertrained` prints for a result of undertrained_tokens (its "tokens" cut to --top)."""
+    shape = f"{r['vocab']:,} x {r['n_embd']} table, {'tied' if r['tied'] else 'untied'}"
+    ind = r["indicator"]
+    ref = f"{len(ind['reference'])} reference tokens, the bytes no UTF-8 text holds"
+    if r["source"] != "trained":
+        what = "a Hugging Face GPT-2 directory" if r["source"] == "huggingface" else f"an imported {r['model_type'].upper()}"
+        lines = [f"{r['path']} ({what}, no training record): {shape}",
+                 f"Land & Bartolo's indicator, 1 - cosine to the mean of the {ref}, first principal component removed: "
+                 f"{ind['candidates']:,} candidates (the lowest {ind['candidate_share']:.0%})",
+                 f"glitch-token candidates, lowest indicator first ({len(r['tokens'])}):",
+                 f"{'id':>7}  {'token':<20} {'indicator':>9} {'norm':>8}"]
+        lines += [f"{t['id']:>7}  {_q(t['token']):<20} {t['indicator']:>9.4f} {t['norm']:>8.3g}" for t in r["tokens"]]
+        return "\n".join(lines)
+    s, reads = r["summary"], r["reads"]
+    lines = [f"{r['path']}, step {r['step']:,} ({r['checkpoint']}): {r['model_type'].upper()}, {shape}; "
+             f"{reads['steps']:,} steps x {reads['batch_size']} x {reads['seq_len']} from seed {reads['seed']} over "
+             f"{reads['train_tokens']:,} training tokens",
+             f"read as input: {s['never_read']:,} tokens never, {s['under_trained']:,} under-trained "
+             f"(input reads < d = {r['n_embd']}: fewer reads than the row has numbers)"]
+    if r["init"]:
+        m = s["median_moved"]
+        lines.append(f"median distance from ckpt_init.pt: never read {_n(m['never_read'])} "
+                     f"({s.get('never_read_moved_rows', 0):,} of {s['never_read']:,} rows moved beyond float32 rounding), under-trained "
+                     f"{_n(m['under_trained'])}, the rest {_n(m['trained'])}"
+                     + ("  (tied: the output path moves them)" if r["tied"] and s.get("never_read_moved_rows") else
+                        "  (untied: no gradient reaches them)" if s["never_read"] and not r["tied"] else ""))
+        if "median_out_moved" in s:
+            o = s["median_out_moved"]
+            lines.append(f"  output rows (the untied head): never read {_n(o['never_read'])}, under-trained "
+                         f"{_n(o['under_trained'])}, the rest {_n(o['trained'])}  (the softmax moves every one)")
+    else:
+        lines.append("no ckpt_init.pt: how far rows moved cannot be measured (reads and norms only)")
+    lines.append(f"fewest input reads first ({len(r['tokens'])}):")
+    head = f"{'id':>7}  {'token':<20} {'input':>8} {'target':>8} " + (f"{'moved':>8} " if r["init"] else "")
+    lines.append(head + f"{'norm':>8} {'indicator':>9}")
+    for t in r["tokens"]:
+        mv = f"{t['moved']:>8.3g} " if r["init"] else ""
+        lines.append(f"{t['id']:>7}  {_q(t['token']):<20} {t['input_reads']:>8,} {t['target_reads']:>8,} {mv}"
+                     f"{t['norm']:>8.3g} {t['indicator']:>9.4f}" + ("  under-trained" if t["under_trained"] else ""))
+    c = ind["check"]
+    if c["k"]:
+        lines.append(f"Land & Bartolo's indicator (against {ref}) graded by the counts: of the {c['k']:,} tokens it "
+                     "ranks first, "
+                     f"{c['never_read']:,} were never read and {c['under_trained']:,} under-trained "
+                     f"(chance: {c['chance']:.0%} never read)")
+        g = ind["graded"]
+        lines.append("  never read among the first " + f"{c['k']:,}, by each indicator of the authors' code: "
+                     + ", ".join(f"{name} {n / c['k']:.0%}" for name, n in g.items()))
+    return "\n".join(lines)
