@@ -64,7 +64,7 @@ def test_a_one_document_text_validated_on_its_ending_names_the_split_and_advises
     # the advice is a command that runs: it is exactly the chunks sweep below
     argv = shlex.split(advice["cli"].split(" && ")[0])[1:]
     args = build_parser().parse_args(argv)
-    advised = resolve_sweep(args.source, args.scale, args.sets, args.axes)
+    advised = resolve_sweep(args.source, args.scale, args.overrides, args.axes)
     assert same_sweep(advised.definition(), SweepDir(chunks).definition())
     # with chunks the gap falls, and the reason is another
     g2 = judge([collect(chunks)])[1]
@@ -94,6 +94,7 @@ def test_by_reads_measured_by_lrn_eval_change_an_older_sweeps_reason(tail_sweeps
     assert "most of the gap is a harder validation text, not memorising: at d = 16" in after["reason"]
 
 
+@pytest.mark.slow  # prepares a million tokens and trains two budgeted runs: the done-when of issue 29
 def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_records_its_time(tmp_path, monkeypatch):
     import lrngpt.experiments.estimate as estimate
 
