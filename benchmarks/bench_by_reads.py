@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from lrngpt.data.prepared import BatchSampler
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
 from lrngpt.runconfig.schema import load_config
 from lrngpt.training.trainer import Trainer

@@ -34,8 +34,9 @@ __all__ = [
     "Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show", "cost_gpt",
     "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes", "embed_explore",
     "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2", "lesson_lookup",
-    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep", "plan",
-    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "tokenizer_decode",
+    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
+    "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "tokenizer_decode",
     "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "write_report",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
@@ -64,6 +65,8 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         lesson_lookup_grad,
         lesson_renumber,
         lesson_softmax_bottleneck,
+        lesson_superposition,
+        lesson_superposition_figure,
         lesson_tying,
         load,
         load_sweep,
@@ -72,6 +75,7 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         table,
         theory_fourth_root,
         theory_jl,
+        theory_pip,
         theory_random_cosine,
         tokenizer_decode,
         tokenizer_encode,

@@ -391,17 +391,23 @@ def prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize("edit,needle", [
-    (_write("meta.json", "{"), "meta.json is damaged"),
-    (_json_edit("meta.json", _del("corpus")), "--force"),
-    (_json_edit("meta.json", _set("splits", 5)), "--force"),
-    (lambda d: (d / "train.bin").write_bytes((d / "train.bin").read_bytes()[:101]), "train.bin holds"),
+    (_write("meta.json", "{"), "(meta.json)"),
+    (_json_edit("meta.json", _del("corpus")), "(meta.json)"),
+    (_json_edit("meta.json", _set("splits", 5)), "(meta.json)"),
+    (lambda d: (d / "train.bin").write_bytes((d / "train.bin").read_bytes()[:101]), "(train.bin)"),
 ], ids=["meta not JSON", "meta without corpus", "meta splits a number", "train.bin truncated"])
-def test_data_prepare_out_with_damaged_files_exits_2_and_force_rebuilds_it(prepared, tmp_path, capsys, edit, needle):
+def test_data_prepare_out_with_changed_files_exits_2_with_or_without_force(prepared, tmp_path, capsys, edit, needle):
+    """A prepared directory whose files changed since lrn wrote them is not lrn's to replace (its
+    record, .lrn-output, says so), damaged or edited alike; once it is gone, prepare writes it afresh."""
     d = Path(shutil.copytree(prepared, tmp_path / "data"))
     edit(d)
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
     argv = ["data", "prepare", "--corpus", "stories:100KB", "--vocab-size", "300", "--out", d]
-    assert_exit_2(lrn(capsys, "-q", *argv), needle)
-    assert lrn(capsys, "-q", *argv, "--force")[0] == 0
+    for force in ([], ["--force"]):
+        assert_exit_2(lrn(capsys, "-q", *argv, *force), "changed since lrn wrote it " + needle)
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before
+    shutil.rmtree(d)
+    assert lrn(capsys, "-q", *argv)[0] == 0
 
 
 def test_a_damaged_cache_entry_is_rebuilt_not_blamed_on_the_user(capsys, tmp_path):
@@ -683,10 +689,10 @@ def test_permission_errors_on_a_users_paths_name_the_path(base_run, tmp_path, ca
         assert_exit_2(lrn(capsys, "data", "prepare", "--corpus", f"text:{corpus}", "--vocab-size", 300,
                           "--out", tmp_path / "p"), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "metrics.jsonl")
+        deny(m, pathlib.Path, "read_bytes", run / "metrics.jsonl")  # (read as bytes: lrngpt.core.fsio.read_regular)
         assert_exit_2(lrn(capsys, "report", run), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "tokenizer.json")
+        deny(m, pathlib.Path, "read_bytes", run / "tokenizer.json")
         assert_exit_2(lrn(capsys, "tokenizer", "encode", "--tokenizer", run, "--text", "hi"), "permission denied")
     ro = tmp_path / "ro"
     ro.mkdir()

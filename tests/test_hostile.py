@@ -887,7 +887,7 @@ UNDERTRAINED_CASES = {
     "--top -3": (lambda t, mlp_run, **_: mlp_run, ["--top", "-3"], "must be at least 1"),
     "--top many": (lambda t, mlp_run, **_: mlp_run, ["--top", "many"], "is not an integer"),
     "--checkpoint init of an import": (_imported, ["--checkpoint", "init"], "ckpt_init.pt"),
-    "the corpus changed after training": (_edited_corpus, [], "tokenizer"),
+    "the corpus changed after training": (_edited_corpus, [], "changed since the run"),  # not "another tokenizer"
 }
 
 
@@ -913,6 +913,680 @@ def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and
     code, text, _ = lrn(capsys, "embed", "undertrained", d)
     assert code == 0 and "no ckpt_init.pt: how far rows moved cannot be measured" in text
     assert sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir()) == before  # nothing written
+
+
+# ---- lrn theory pip and lrn lesson superposition (issue 31) ------------------------------------------
+
+PIP_AND_SUPERPOSITION = {
+    "an unknown corpus kind": (["theory", "pip", "nosuch:xyz"], "unknown corpus kind"),
+    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "does not exist"),
+    "a stories size that is no size": (["theory", "pip", "stories:abc"], "cannot read size"),
+    "a vocabulary below the bytes": (["theory", "pip", "{corpus}", "--vocab-size", "100"], "below 257"),
+    "a window of 0": (["theory", "pip", "{corpus}", "--window", "0"], "--window"),
+    "a negative window": (["theory", "pip", "{corpus}", "--window", "-3"], "--window"),
+    "alpha NaN": (["theory", "pip", "{corpus}", "--alpha", "nan"], "--alpha nan"),
+    "alpha 0": (["theory", "pip", "{corpus}", "--alpha", "0"], "in (0, 1]"),
+    "alpha above 1": (["theory", "pip", "{corpus}", "--alpha", "2"], "in (0, 1]"),
+    "a sweep directory without a summary": (["theory", "pip", "{corpus}", "--sweep", "{t}"], "no summary.json"),
+    "a file as the sweep": (["theory", "pip", "{corpus}", "--sweep", "{t}/file.txt"], "is a file"),
+    "a sweep summary that is not JSON": (["theory", "pip", "{corpus}", "--sweep", "{t}/badsweep"], "summary"),
+    "a sweep summary without widths": (["theory", "pip", "{corpus}", "--sweep", "{t}/nowidths"], "no finished rows"),
+    "a training prefix too short to halve": (["theory", "pip", "{corpus}", "--vocab-size", "300", "--window", "6",
+                                             "--train-tokens", "5"], "at least 14"),
+    "dims equal to features": (["lesson", "superposition", "--dims", "20"], "not below --features"),
+    "dims above features": (["lesson", "superposition", "--features", "4", "--dims", "9"], "not below --features"),
+    "sparsity 1": (["lesson", "superposition", "--sparsity", "1"], "[0, 1)"),
+    "a negative sparsity": (["lesson", "superposition", "--sparsity", "0,-0.5"], "--sparsity -0.5"),
+    "sparsity NaN": (["lesson", "superposition", "--sparsity", "nan"], "--sparsity nan"),
+    "a sparsity that is no number": (["lesson", "superposition", "--sparsity", "0,abc"], "comma-separated"),
+    "zero steps": (["lesson", "superposition", "--steps", "0"], "--steps"),
+    "a directory as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}"], "is a directory"),
+    "a user's file as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}/file.txt", "--force"],
+                                    "lrn did not write it"),
+}
+
+
+@pytest.mark.parametrize("case", PIP_AND_SUPERPOSITION)
+def test_pip_and_superposition_refuse_bad_input_in_one_line(case, text_corpus, tmp_path, capsys):
+    argv, needle = PIP_AND_SUPERPOSITION[case]
+    (tmp_path / "file.txt").write_text("mine")
+    (tmp_path / "badsweep").mkdir()
+    (tmp_path / "badsweep" / "summary.json").write_text("{")
+    (tmp_path / "nowidths").mkdir()
+    (tmp_path / "nowidths" / "summary.json").write_text(json.dumps({"rows": [{"name": "x", "val_bpb": 1.0}]}))
+    argv = [a.format(t=tmp_path, corpus=text_corpus) for a in argv]
+    line = one_line(lrn(capsys, *argv), 2, needle)
+    assert wrong_options(argv, line) == [], line
+    assert (tmp_path / "file.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: __import__("lrngpt").theory_pip(123), "theory_pip(): corpus must be a string, got int 123"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", window=2.5), "window must be an integer"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", sweep=3), "sweep must be a Sweep"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", top=1), "--top 1"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", alpha=float("nan")), "--alpha nan"),
+    (lambda: __import__("lrngpt").lesson_superposition(features=5, dims=5), "not below"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "--sparsity inf"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity="0.9"), "sparsity must be a list of numbers"),
+    (lambda: __import__("lrngpt").lesson_superposition_figure([1]), "result must be a dict"),
+])
+def test_pip_and_superposition_api_raise_user_errors(call, needle):
+    with pytest.raises(__import__("lrngpt").UserError, match=re.escape(needle)):
+        call()
+
+
+# ---- 5. advice walked for every refusal: right for what was found, never "delete" what is lrn's -------
+# Every refusal that says "delete", "remove", "--force" or names an option, met where it is said wrong:
+# the option walker above checks that each option exists for the command; these check that the
+# advice fits what was found (a sweep with finished runs, another process, a FIFO, a cut file), and
+# that the refusal left the directory it was about byte for byte as it was.
+
+BUDGET_SETS = ["--set", "data.vocab_size=300", "--set", "model.n_hidden=16", "--set", "model.block_size=3",
+               "--set", "train.seq_len=16", "--set", "train.device=cpu"]
+
+
+def _stub_plan(steps: int = 2, widths=(4, 8, 16, 32)):
+    """What plan_budget returns, without its timing probe: tiny points (the budget path is the same)."""
+    from lrngpt.experiments.budget import Budget
+
+    def plan(source, minutes, sets, axes, probe_fn=None, log=None):
+        return Budget(minutes, {"train.steps": steps, "train.batch_size": 4, "train.eval_every": 1,
+                                "train.eval_tokens": 300, "train.train_eval_tokens": 300},
+                      {"model.n_embd": list(widths)}, 60.0, {"points": 60.0}, 0.05, ["fewer steps"], {})
+    return plan
+
+
+def _quick_figures(out, doc) -> dict[str, bytes]:
+    return {"val_bpb_by_width.png": b"\x89PNG " + str(len(doc["rows"])).encode()}
+
+
+@pytest.fixture(scope="module")
+def budget_sweep(text_corpus, tmp_path_factory):
+    """A sweep planned for --minutes 25 (4 tiny points), three of them finished, the fourth killed."""
+    d = tmp_path_factory.mktemp("budget") / "sw"
+    argv = ["sweep", "embed-dim", "--set", f"data.corpus={text_corpus}", *BUDGET_SETS]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("lrngpt.experiments.budget.plan_budget", _stub_plan())
+        m.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+        assert main(["-q", *argv, "--minutes", "25", "--out", str(d)]) == 0
+    (d / "runs" / "d32-s1337-t2" / "summary.json").unlink()  # killed after its last checkpoint
+    return d, argv
+
+
+def _copy(src: Path, t: Path) -> Path:
+    return Path(shutil.copytree(src, t / src.name))
+
+
+def _fifo_at(path: Path) -> Path:
+    if path.exists():
+        path.unlink()
+    os.mkfifo(path)
+    return path
+
+
+def _cut(t: Path, mlp_run: Path, n: int) -> Path:
+    d = Path(shutil.copytree(mlp_run, t / f"cut{n}"))
+    (d / "ckpt_last.pt").write_bytes((d / "ckpt_last.pt").read_bytes()[:n])
+    return d
+
+
+def _raced_plan(t: Path, budget_sweep, monkeypatch, **_) -> Path:
+    """Two `lrn sweep --minutes 25` at once: the other one writes its plan while this one is timing."""
+    src, _ = budget_sweep
+    out = t / "raced"
+    other = json.loads((src / "sweep.json").read_text())
+
+    def plan(*args, **kwargs):
+        out.mkdir()
+        (out / "sweep.json").write_text(json.dumps(other))
+        return _stub_plan(steps=3, widths=(4, 8))(*args, **kwargs)
+
+    monkeypatch.setattr("lrngpt.experiments.budget.plan_budget", plan)
+    return out
+
+
+def _damaged_optimizer(t: Path, finished_sweep, **_) -> Path:
+    import torch
+
+    d = _copy(finished_sweep[0], t)
+    point = next((d / "runs").iterdir())
+    (point / "summary.json").unlink()
+    ckpt = torch.load(point / "ckpt_last.pt", weights_only=True)
+    ckpt["optimizer"] = {"state": 5, "param_groups": []}
+    torch.save(ckpt, point / "ckpt_last.pt")
+    return d
+
+
+def _changed_corpus(t: Path, mlp_run: Path, text_corpus: str, **_) -> Path:
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
+
+    corpus = t / "corpus.txt"
+    corpus.write_text(Path(text_corpus.removeprefix("text:")).read_text())
+    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300"]), t / "r", progress=False, log=lambda m: None)
+    corpus.write_text(corpus.read_text().replace("cat", "cow"))
+    return t / "r"
+
+
+def _legacy(t: Path, mlp_run: Path, **_) -> Path:
+    d = _copy(mlp_run, t)
+    (d / ".lrn-output").unlink()
+    return d
+
+
+def _edited_config(t: Path, mlp_run: Path, **_) -> Path:
+    d = _copy(mlp_run, t)
+    (d / "config.json").write_text((d / "config.json").read_text() + "\n")
+    return d
+
+
+def _in_run(name: str, make):
+    def setup(t: Path, mlp_run: Path, **_) -> Path:
+        d = _copy(mlp_run, t)
+        make(d / name)
+        return d
+    return setup
+
+
+def _in_sweep(name: str, make):
+    def setup(t: Path, finished_sweep, **_) -> Path:
+        d = _copy(finished_sweep[0], t)
+        make(d / name)
+        return d
+    return setup
+
+
+def _prepared(t: Path, text_corpus: str, **_) -> Path:
+    assert main(["-q", "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(t / "p")]) == 0
+    return t / "p"
+
+
+FIFO = _fifo_at
+DEV_LINK = lambda p: p.symlink_to("/dev/zero")  # noqa: E731
+B = ["sweep", "embed-dim", "--set", "data.corpus={corpus}", *BUDGET_SETS]
+TINY_RUN = ["--config", "mlp-tiny", "--set", "data.corpus={corpus}", "--set", "data.vocab_size=300"]
+SW = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", "data.corpus={corpus}",
+      "--set", "data.vocab_size=300", "--set", "train.steps=2"]
+
+# case -> (make {x}, argv, what the one line must say, what it must not say)
+ADVICE_WALK = {
+    "a budgeted sweep run again with another --minutes, 3 of 4 finished":
+        (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t), [*B, "--minutes", "10", "--out", "{x}"],
+         ["3 of 4 points finished", "with --minutes 25 (or without --minutes) to resume it", "another --out"],
+         ["delete", "remove"]),
+    "its --dry-run says what the real run would do":
+        (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t), [*B, "--minutes", "10", "--out", "{x}", "--dry-run"],
+         ["3 of 4 points finished", "to resume it"], ["delete", "remove"]),
+    "two budgeted sweeps started at once": (_raced_plan, [*B, "--minutes", "25", "--out", "{x}"],
+                                            ["another `lrn sweep embed-dim --minutes 25`", "run the same command again"],
+                                            ["delete", "remove"]),
+    "another --scale over a budgeted sweep": (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t),
+                                              [*SW, "--out", "{x}"], ["holds a different sweep", "sweep.json"],
+                                              ["delete", "remove"]),
+    "a damaged point of a sweep (lrn sweep has no --force)":
+        (_damaged_optimizer, [*SW, "--out", "{x}"], ["cannot be resumed", "run the same `lrn sweep` command again"],
+         ["delete"]),
+    "train into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0], ["train", *TINY_RUN, "--out", "{x}"],
+                           ["holds an lrn sweep"], ["did not write"]),
+    "train --force into an HF export": (lambda t, gpt_export, **_: gpt_export,
+                                        ["train", *TINY_RUN, "--out", "{x}", "--force"],
+                                        ["holds an lrn Hugging Face export"], ["did not write"]),
+    "data prepare --force into a run": (lambda t, mlp_run, **_: mlp_run, ["data", "prepare", "--corpus", "{corpus}",
+                                                                          "--vocab-size", "290", "--out", "{x}",
+                                                                          "--force"], ["holds an lrn run"],
+                                        ["did not write"]),
+    "export --force into prepared data": (_prepared, ["export", "{gpt_run}", "--out", "{x}", "--force"],
+                                          ["holds lrn's prepared data"], ["did not write"]),
+    "embed export into an HF export": (lambda t, gpt_export, **_: gpt_export,
+                                               ["embed", "export", "{mlp_run}", "--out", "{x}"],
+                                               ["holds an lrn Hugging Face export"], ["did not write"]),
+    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "an lrn run"],
+                           ["did not write"]),
+    "import-gpt2 --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                         ["import-gpt2", "{gpt_export}", "--out", "{x}", "--force"],
+                                         ["holds an lrn sweep"], ["did not write"]),
+    "tokenizer train --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                             ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
+                                              "--out", "{x}", "--force"], ["lies inside the lrn sweep"],
+                                             ["did not write"]),
+    "a report over a sweep's lines.txt": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                          ["report", "{x}", "--out", "{x}/lines.txt"],
+                                          ["one of the files of the lrn sweep"], ["did not write it"]),
+    "train --force over a run from before the record": (_legacy, ["train", *TINY_RUN, "--out", "{x}", "--force"],
+                                                         ["before runs kept a record", "with or without --force"],
+                                                         ["use --force", "add --force", "did not write"]),
+    "train over a run from before the record": (_legacy, ["train", *TINY_RUN, "--out", "{x}"],
+                                                ["reads and resumes it"], ["use --force", "add --force"]),
+    "train --force over a run whose config.json was edited":
+        (_edited_config, ["train", *TINY_RUN, "--out", "{x}", "--force"],
+         ["config.json lrn may not remove", "changed since lrn wrote it"], ["use --force", "add --force"]),
+    "a FIFO as the corpus": (lambda t, **_: _fifo_at(t / "c.txt"),
+                             ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"], ["named pipe"],
+                             ["no such file"]),
+    "/dev/zero as the corpus": (lambda t, **_: Path("/dev/zero"),
+                                ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"],
+                                ["character device"], ["no such file"]),
+    "a broken link as the corpus": (lambda t, **_: (t / "c.txt").symlink_to(t / "gone.txt") or t / "c.txt",
+                                    ["data", "prepare", "--corpus", "jsonl:{x}", "--vocab-size", "300"],
+                                    ["symbolic link to", "which does not exist"], ["no such file"]),
+    "a link to /dev/zero as the config": (lambda t, **_: DEV_LINK(t / "c.json") or t / "c.json",
+                                          ["train", "--config", "{x}", "--dry-run"], ["character device"],
+                                          ["not valid JSON"]),
+    "a FIFO named x.yaml as the config": (lambda t, **_: _fifo_at(t / "x.yaml"), ["config", "show", "{x}"],
+                                          ["named pipe"], []),
+    "a FIFO as the categories file": (lambda t, **_: _fifo_at(t / "cats.json"),
+                                      ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories", "{x}"],
+                                      ["named pipe"], ["is empty"]),
+    "/dev/zero as the categories file": (lambda t, **_: Path("/dev/zero"),
+                                         ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories",
+                                          "{x}"], ["character device"], []),
+    "a FIFO as a tokenizer": (lambda t, **_: _fifo_at(t / "tokenizer.json"), ["tokenizer", "show", "{x}", "hi"],
+                              ["named pipe"], ["not a valid tokenizer"]),
+    "a FIFO as a run's checkpoint": (_in_run("ckpt_last.pt", FIFO), ["eval", "{x}"], ["named pipe"], []),
+    "a link to /dev/zero as a run's checkpoint": (_in_run("ckpt_last.pt", lambda p: p.unlink() or DEV_LINK(p)),
+                                                  ["eval", "{x}"], ["character device"], []),
+    "a FIFO as a run's metrics.jsonl": (_in_run("metrics.jsonl", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
+                                        ["named pipe"], []),
+    "a FIFO as sweep.json": (_in_sweep("sweep.json", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
+                             ["named pipe"], ["no sweep.json"]),
+    "a FIFO as the sweep file": (lambda t, **_: _fifo_at(t / "grid.json"), ["sweep", "{x}", "--out", "{t}/sw"],
+                                 ["named pipe"], ["does not exist"]),
+    "a FIFO as an import's weights": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "model.safetensors")
+                                      .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                      ["has no model.safetensors"]),
+    "a FIFO as an import's config.json": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "config.json")
+                                          .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                          ["has no config.json"]),
+    "a FIFO where a report would go": (lambda t, **_: _fifo_at(t / "page.html"),
+                                       ["report", "{mlp_run}", "--out", "{x}"],
+                                       ["is a named pipe (FIFO), not a file lrn wrote"], ["--force"]),
+    "a checkpoint cut at 5,000 bytes (eval)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 5000), ["eval", "{x}"],
+                                               ["truncated or corrupted"], []),
+    "a checkpoint cut at 20,000 bytes (resume)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 20000),
+                                                  ["train", "--out", "{x}", "--resume", "--steps", "4"],
+                                                  ["truncated or corrupted"], []),
+    "a checkpoint cut at 5,000 bytes (embed export)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 5000),
+                                                       ["embed", "export", "{x}", "--out", "{t}/ee"],
+                                                       ["truncated or corrupted"], []),
+    "eval after the corpus file changed": (_changed_corpus, ["eval", "{x}"],
+                                           ["the content of text:", "changed since the run", "--corpus"],
+                                           ["another tokenizer"]),
+    "--resume --extend --set train.steps below the checkpoint's step":
+        (lambda t, mlp_run, **_: _copy(mlp_run, t), ["train", "--out", "{x}", "--resume", "--extend", "--set",
+                                                     "train.steps=1"], ["train.steps=1", "--set train.steps=2"],
+         ["--steps"]),
+}
+
+
+@contextlib.contextmanager
+def _never_waits_on_a_fifo(t: Path):
+    """A command that opens a FIFO of the case for reading gets end-of-file a moment later, so a wrong
+    case fails instead of hanging the suite; `opened` counts such opens (each is a defect)."""
+    import threading
+
+    fifos = [p for p in t.rglob("*") if p.is_fifo()]
+    opened, stop = [], threading.Event()
+
+    def unblock():
+        while not stop.wait(0.5):
+            for p in fifos:
+                try:
+                    os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))  # succeeds only with a reader waiting
+                    opened.append(p)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=unblock, daemon=True)
+    thread.start()
+    try:
+        yield opened
+    finally:
+        stop.set()
+        thread.join()
+
+
+@contextlib.contextmanager
+def _bounded_memory(extra: int = 3 << 30):
+    """Address space capped at what the process holds now + `extra`: a reader of /dev/zero fails, never
+    takes the machine (it once read 21 GB)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        now = int(f.read().split()[0]) * resource.getpagesize()
+    cap = now + extra if hard == resource.RLIM_INFINITY else min(hard, now + extra)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+FIXTURES = ("mlp_run", "gpt_export", "text_corpus", "finished_sweep", "budget_sweep")
+PLACES = {"{mlp_run}": "mlp_run", "{gpt_export}": "gpt_export", "{gpt_run}": "gpt_export", "{corpus}": "text_corpus"}
+
+
+@pytest.mark.parametrize("case", ADVICE_WALK)
+def test_every_refusal_gives_advice_that_fits_what_it_found(case, tmp_path, capsys, request, monkeypatch):
+    make, argv, needles, never = ADVICE_WALK[case]
+    params = make.__code__.co_varnames[:make.__code__.co_argcount]
+    names = {n for n in FIXTURES if n in params} | {v for k, v in PLACES.items() if any(k in a for a in argv)}
+    fx = {n: request.getfixturevalue(n) for n in sorted(names)}
+    if {"budget_sweep", "finished_sweep"} & names:  # the summary's figures: bytes in no time, owned the same
+        monkeypatch.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+    x = make(tmp_path, **{n: fx[n] for n in params if n in fx},
+             **({"monkeypatch": monkeypatch} if "monkeypatch" in params else {}))
+    fill = {"x": x, "t": tmp_path, "corpus": fx.get("text_corpus"), "mlp_run": fx.get("mlp_run"),
+            "gpt_export": fx.get("gpt_export"), "gpt_run": fx["gpt_export"].parent / "run" if "gpt_export" in fx else None}
+    argv = [a.format(**fill) for a in argv]
+    watched = x if isinstance(x, Path) and x.is_dir() and not x.is_symlink() else None
+    before = _tree(watched) if watched else None
+    with _never_waits_on_a_fifo(tmp_path) as opened, _bounded_memory():
+        line = one_line(lrn(capsys, *argv), 2, *needles)
+    assert not opened, f"{case}: opened a FIFO for reading (it would wait for ever)"
+    assert wrong_options(argv, line) == [], line
+    assert not [w for w in never if w.lower() in line.lower()], line
+    assert "delete it" not in line and not line.rstrip().endswith("Invalid argument"), line
+    if watched:
+        assert _tree(watched) == before, f"{case}: the refusal changed {watched}"
+
+
+def _tree(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): (b"<fifo>" if p.is_fifo() else p.read_bytes() if p.is_file() else b"<dir>")
+            for p in sorted(d.rglob("*")) if not p.name.startswith(".lrn-lock")}
+
+
+def test_a_budgeted_sweep_started_twice_shares_its_points_and_resumes_with_its_own_minutes(budget_sweep, tmp_path,
+                                                                                            capsys, monkeypatch):
+    """Another process training a point: this one leaves it and says so; the dry run of the same
+    command shows what the real run then does; the real run finishes the point."""
+    from lrngpt.store.rundir import RunDir
+
+    d = _copy(budget_sweep[0], tmp_path)
+    argv = [a.format(corpus=request_corpus(budget_sweep)) for a in budget_sweep[1]] + ["--minutes", "25", "--out", d]
+    monkeypatch.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+    busy = RunDir(d / "runs" / "d32-s1337-t2").lock()  # flock per open file: a second writer, as another process
+    try:
+        code, out, err = lrn(capsys, *argv, "--json")
+    finally:
+        busy.unlock()
+    said = [line for line in err.splitlines() if "d32-s1337-t2" in line]
+    assert code == 0 and any("another process is training it" in line for line in said), err
+    assert json.loads(out)["busy"] == ["d32-s1337-t2"] and len(json.loads(out)["rows"]) == 3
+    code, out, _ = lrn(capsys, *argv, "--dry-run", "--json")
+    states = {p["name"]: p["state"] for p in json.loads(out)["points"]}
+    assert code == 0 and sorted(states.values()) == ["finished", "finished", "finished", "partial"]
+    code, out, _ = lrn(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out)["trained"] == ["d32-s1337-t2"] and len(json.loads(out)["rows"]) == 4
+
+
+def request_corpus(budget_sweep) -> str:
+    """The corpus the budget sweep was made with (its argv holds it)."""
+    return next(a.split("=", 1)[1] for a in budget_sweep[1] if a.startswith("data.corpus="))
+
+
+def test_a_config_named_x_yaml_is_read_as_yaml(tmp_path, capsys):
+    pytest.importorskip("yaml")
+    f = tmp_path / "x.YAML"
+    f.write_text("model_type: mlp\nmodel:\n  n_embd: 24\n")
+    code, out, err = lrn(capsys, "config", "show", f, "--json")
+    assert code == 0, err
+    assert '"model.n_embd"' in out and "24" in out
+
+
+def test_the_advice_for_a_damaged_summary_json_works_when_followed(mlp_run, tmp_path, capsys):
+    d = _copy(mlp_run, tmp_path)
+    doc = json.loads((d / "summary.json").read_text())
+    del doc["val_bpb"]
+    (d / "summary.json").write_text(json.dumps(doc))
+    line = one_line(lrn(capsys, "report", d, "--out", tmp_path / "r.html"), 2, "move it away", "--resume")
+    assert "delete" not in line and wrong_options(["train"], re.search(r"`([^`]*)`", line)[1]) == []
+    (d / "summary.json").rename(tmp_path / "summary.damaged.json")
+    assert lrn(capsys, "-q", "train", "--out", d, "--resume")[0] == 0
+    assert json.loads((d / "summary.json").read_text())["val_bpb"] is not None
+
+
+# ---- trackers: every misconfiguration is exit 2 and one line, in bounded time; a failed start leaves
+# no run behind that would need --force ----------------------------------------------------------------
+
+def _train_argv(text_corpus: str, out: Path, logger: str) -> list:
+    return ["train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+            "--set", f"train.logger={logger}", "--out", out]
+
+
+@pytest.fixture
+def no_wandb_login(tmp_path, monkeypatch):
+    """W&B with no key anywhere it looks (the environment, ~/.netrc, its settings file)."""
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb-config"))
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb-home"))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+
+
+TRACKER_ENV = {
+    "MLFLOW_TRACKING_URI=/dev/null/x": ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x"}, "MLFLOW_ALLOW_FILE_STORE"),
+    "MLFLOW_TRACKING_URI=/dev/null/x, file store allowed":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x", "MLFLOW_ALLOW_FILE_STORE": "true"}, "which is a file"),
+    "MLFLOW_TRACKING_URI=sqlite:////dev/null/x.db":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "sqlite:////dev/null/x.db"}, "MLFLOW_TRACKING_URI"),
+    "WANDB_MODE=online without a key": ("wandb", {"WANDB_MODE": "online"}, "wandb login"),
+    "WANDB_MODE unset without a key": ("wandb", {"WANDB_MODE": None}, "WANDB_API_KEY"),
+    "WANDB_MODE=bogus": ("wandb", {"WANDB_MODE": "bogus"}, "WANDB_MODE='bogus' is not a W&B setting"),
+    "WANDB_API_KEY malformed": ("wandb", {"WANDB_MODE": "online", "WANDB_API_KEY": "x y"}, "WANDB_API_KEY"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_ENV)
+def test_a_tracker_misconfigured_in_the_environment_exits_2_before_any_work(case, text_corpus, tmp_path, capsys,
+                                                                           monkeypatch, no_wandb_login):
+    logger, env, needle = TRACKER_ENV[case]
+    pytest.importorskip(logger)
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    if logger == "mlflow" and "sqlite" in env["MLFLOW_TRACKING_URI"]:
+        pytest.importorskip("sqlalchemy")
+    line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", logger)), 2, f"train.logger {logger}",
+                    needle)
+    assert "\n" not in line and not (tmp_path / "run").exists()  # refused before the directory was taken
+
+
+def test_mlflow_as_a_database_without_sqlalchemy_says_what_to_install(text_corpus, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("mlflow")
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "SQLAlchemy",
+             "pip install 'lrngpt[mlflow]'")
+    assert not (tmp_path / "run").exists()
+
+
+def _silent_server():
+    """A port that takes connections and never answers (a hung tracking server)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    return srv
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.mark.parametrize("kind", ["refused", "silent"])
+def test_an_unreachable_mlflow_server_is_exit_2_within_seconds(kind, text_corpus, tmp_path, capsys, monkeypatch):
+    import time
+
+    pytest.importorskip("mlflow")
+    srv = _silent_server()
+    port = srv.getsockname()[1] if kind == "silent" else _closed_port()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "1")  # MLflow's own setting, honoured (lrn's default: 10 s)
+    t0 = time.monotonic()
+    try:
+        line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "train.logger mlflow",
+                        f"127.0.0.1:{port}", "sqlite:///mlflow.db")
+    finally:
+        srv.close()
+    assert time.monotonic() - t0 < 30, line  # MLflow's defaults: 120 s a request, 7 retries
+    assert not (tmp_path / "run").exists()  # the run it started (a checkpoint at step 0) was taken back
+
+
+def test_an_unreachable_wandb_server_is_exit_2_within_its_timeout(text_corpus, tmp_path, capsys, monkeypatch,
+                                                                 no_wandb_login):
+    import time
+
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.setenv("WANDB_API_KEY", "a" * 40)
+    monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "1.5")
+    t0 = time.monotonic()
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "train.logger wandb",
+             "did not start", "WANDB_MODE=offline")
+    assert time.monotonic() - t0 < 60  # W&B's default: 90 s
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture(scope="module")
+def resumable_run(text_corpus, tmp_path_factory):
+    """A run stopped at step 2 of 4 (a checkpoint there), with csv and tensorboard trackers."""
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
+
+    d = tmp_path_factory.mktemp("resumable") / "run"
+    logger = "csv,tensorboard" if _has("tensorboard") else "csv"
+    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=4", "train.eval_every=2", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300", f"train.logger={logger}"]),
+          d, stop_at=2, progress=False, log=lambda m: None)
+    return d
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _break_state(text: str):
+    def make(d: Path) -> None:
+        (d / "trackers.json").write_text(text)
+    return make
+
+
+def _replace_with(name: str, kind: str):
+    def make(d: Path) -> None:
+        shutil.rmtree(d / name, ignore_errors=True)
+        (d / name).unlink(missing_ok=True)
+        if kind == "dir":
+            (d / name).mkdir()
+        else:
+            (d / name).write_text("not a directory")
+    return make
+
+
+TRACKER_FILES = {
+    "trackers.json a string": ("csv", _break_state('"a string"'), "must hold a JSON object"),
+    "trackers.json a list": ("csv", _break_state("[1, 2]"), "must hold a JSON object"),
+    "trackers.json wandb a string": ("csv", _break_state('{"wandb": "abc"}'), "wandb must be an object"),
+    "trackers.json wandb a list": ("csv", _break_state('{"wandb": ["abc"]}'), "wandb must be an object"),
+    "trackers.json id a number": ("csv", _break_state('{"wandb": {"id": 12}}'), "wandb.id must be a run id"),
+    "trackers.json ../ in an id": ("csv", _break_state('{"wandb": {"id": "../../../etc/x"}}'), "wandb.id must be"),
+    "trackers.json ../ in an MLflow id": ("csv", _break_state('{"mlflow": {"run_id": "../x"}}'), "mlflow.run_id"),
+    "trackers.json a 5 MB id": ("csv", _break_state(json.dumps({"wandb": {"id": "a" * 5_000_000}})),
+                                "not the small file lrn writes"),
+    "trackers.json not JSON": ("csv", _break_state('{"wandb": '), "not valid JSON"),
+    "trackers.json a negative finished step": ("csv", _break_state('{"finished": -3}'), "finished must be a step"),
+    "metrics.csv a directory": ("csv", _replace_with("metrics.csv", "dir"), "is a directory"),
+    "RUN/tensorboard a file": ("tensorboard", _replace_with("tensorboard", "file"), "is a file"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_FILES)
+def test_a_broken_tracker_file_in_a_run_is_exit_2_naming_it_and_the_fix(case, resumable_run, tmp_path, capsys):
+    logger, make, needle = TRACKER_FILES[case]
+    pytest.importorskip(EXTRA_MODULE.get(logger, "csv"))
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    make(d)
+    line = one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", f"train.logger={logger}"), 2, needle)
+    assert str(d) in line and len(line) < 400
+    assert ("remove" in line or "move" in line or "fix" in line) and wrong_options(["train"], line) == []
+
+
+EXTRA_MODULE = {"tensorboard": "tensorboard", "csv": "csv"}
+
+
+def test_tensorboards_writer_failing_on_an_immutable_directory_is_one_line(resumable_run, tmp_path, capsys):
+    pytest.importorskip("tensorboard")
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    if subprocess.run(["chattr", "+i", str(d / "tensorboard")], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i needs root and a filesystem that has the attribute")
+    try:
+        result = lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard")
+    finally:
+        subprocess.run(["chattr", "-i", str(d / "tensorboard")], check=True)
+    one_line(result, 2, "permission denied", str(d / "tensorboard"))
+    assert "Exception in thread" not in result[2]  # (nothing from the writer's thread either)
+
+
+def test_tensorboards_writer_raising_with_a_bytes_path_is_one_line(resumable_run, tmp_path, capsys, monkeypatch):
+    """Its event-file writer names the file as bytes: lrn's handler reports it (it once failed on it, 102 lines)."""
+    pytest.importorskip("tensorboard")
+    import torch.utils.tensorboard
+
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+
+    def refuse(log_dir, **kwargs):
+        name = os.fsencode(log_dir) + b"/events.out.tfevents.\xff"
+        raise PermissionError(errno.EPERM, "Operation not permitted", name)
+
+    monkeypatch.setattr(torch.utils.tensorboard, "SummaryWriter", refuse)
+    one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard"), 2,
+             "permission denied", str(d / "tensorboard"))
+
+
+@pytest.mark.parametrize("code", [errno.EPERM, errno.EACCES, errno.EROFS, errno.ENOSPC])
+def test_the_error_handler_reports_an_oserror_with_a_bytes_path(code, capsys, monkeypatch):
+    import lrngpt.cli.cmd_theory as theory
+
+    def boom(args):
+        raise OSError(code, os.strerror(code), b"/tmp/some\xffwhere/file.bin")
+
+    monkeypatch.setattr(theory, "run_jl", boom)
+    line = one_line(lrn(capsys, "theory", "jl", "--n", 10, "--eps", 0.5), 1 if code == errno.ENOSPC else 2)
+    assert "/tmp/some" in line and "file.bin" in line
+
+
+def test_a_missing_tracker_extra_leaves_no_run_behind(text_corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "wandb", None)
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "mine").mkdir()  # a directory the user made: it stays, as empty as it was
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "mine", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_start_killed_at_once_is_started_again_without_force(text_corpus, tmp_path, capsys):
+    from lrngpt.store.rundir import RunDir
+
+    run = RunDir(tmp_path / "run")
+    run.start()  # what a SIGKILL just after the start leaves: the marker (a lock file the OS released)
+    (run.path / "metrics.jsonl").write_text("")
+    run.unlock()
+    assert lrn(capsys, *_train_argv(text_corpus, run.path, "csv"))[0] == 0
+    assert (run.path / "summary.json").exists() and (run.path / "metrics.csv").exists()
 
 
 # ---- issue 29: a budget's timing record, a run's by-reads record, the API's minutes ------------------

@@ -3,7 +3,7 @@
     DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
     DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
     DIR/lrn-export.json         what was exported (run, step, rows, width)
-    DIR/.lrn-output             the manifest: every file above with its sha256 (lrngpt.core.ownership)
+    DIR/.lrn-output             the record: every file above with its sha256 (lrngpt.core.record)
   with --format projector also
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
@@ -25,7 +25,7 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import check_dir_target, owned_dir
+from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
 from lrngpt.errors import UserError
 from lrngpt.store.rundir import CHECKPOINT_LABELS, RunDir
 
@@ -37,15 +37,13 @@ FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pb
 KIND = "embed-export"
 
 
-def _is_old_export(d: Path, names: list[str]) -> bool:
-    """An export written before exports carried a manifest: its lrn-export.json, nothing but its files."""
-    return (d / MARKER).is_file() and set(names) <= set(FILES)
+legacy_kind(KIND, lambda d: (d / MARKER).is_file())  # from before the record: said in a refusal, never trusted
 
 
 def check_out(out: Path, force: bool) -> Path:
     """A new or empty directory, or an earlier export nobody changed (replaced with or without
     force, as an earlier report is); never anything else."""
-    return check_dir_target(out, force, "an embedding export", KIND, _is_old_export, replace_own=True)
+    return check_dir_target(out, force, "embedding export", KIND, replace_own=True)
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:

@@ -45,9 +45,12 @@ from lrngpt.api.lessons import (
     lesson_lookup_grad,
     lesson_renumber,
     lesson_softmax_bottleneck,
+    lesson_superposition,
+    lesson_superposition_figure,
     lesson_tying,
     theory_fourth_root,
     theory_jl,
+    theory_pip,
     theory_random_cosine,
 )
 from lrngpt.api.machine import doctor
@@ -62,7 +65,8 @@ from lrngpt.errors import UserError
 __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show",
            "cost_gpt", "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes",
            "embed_explore", "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2",
-           "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying",
-           "load", "load_sweep", "plan", "sweep", "table", "theory_fourth_root", "theory_jl",
-           "theory_random_cosine", "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
+           "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck",
+           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+           "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine",
+           "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "write_report"]

@@ -22,6 +22,8 @@ from lrngpt.api.results import run_dir as _dir
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from lrngpt.api.sweeps import Sweep  # (sweeps.py imports nothing of this module)
 
 
@@ -79,6 +81,67 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
     from lrngpt.core import log as logging
 
     return renumber(_dir(run), seed, max_tokens, log=logging.info)
+
+
+@checked
+def lesson_superposition(features: int = 20, dims: int = 5,
+                         sparsity: Sequence[float] = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999), steps: int = 1000,
+                         batch: int = 1024, seed: int = 0, out: str | Path | None = None,
+                         force: bool = False) -> dict:
+    """The toy model of superposition (Elhage et al. 2022): `features` sparse features through `dims`
+    dimensions, x' = ReLU(W^T W x + b), one model per sparsity; per sparsity how many features are
+    represented (||W_i|| > 0.5), their interference and ||W_i|| (`lrn lesson superposition`). With
+    `out`, the figure is written there as a PNG (`force`: replacing an earlier one of lrn's; a file lrn
+    did not write is never replaced).
+
+    Example: ``[(s["sparsity"], s["represented"]) for s in lrngpt.lesson_superposition()["sparsities"]]``"""
+    from lrngpt.analysis.superposition import train_toy
+
+    target = _figure_target(out, force) if out is not None else None
+    result = train_toy(features, dims, sparsity, steps=steps, batch=batch, seed=seed)
+    if target is not None:
+        from lrngpt.core.ownership import write_owned_file
+        from lrngpt.experiments.figures import png_bytes
+
+        write_owned_file(target, png_bytes(lesson_superposition_figure(result)), "figure")
+        result["figure"] = str(target)
+    return result
+
+
+def _figure_target(out: str | Path, force: bool) -> Path:
+    """Checked before any training: a new path, or (with force) a figure lrn wrote there before."""
+    from lrngpt.core.ownership import check_file_target
+
+    return check_file_target(out, force, "figure", example="superposition.png")
+
+
+@checked
+def lesson_superposition_figure(result: dict) -> Figure:
+    """The lesson's figure as a matplotlib Figure: W^T W and ||W_i|| per sparsity, each bar coloured by
+    the feature's interference.
+
+    Example: ``lrngpt.lesson_superposition_figure(lrngpt.lesson_superposition()).savefig("sup.png")``"""
+    from lrngpt.analysis.superposition import figure
+
+    return figure(result)
+
+
+@checked
+def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: float = 0.5,
+               train_tokens: int | None = None, seed: int = 0, top: int | None = None,
+               sweep: Sweep | str | Path | None = None) -> dict:
+    """The PIP-loss-optimal embedding width of a corpus, before any training (Yin & Shen 2018): the
+    co-occurrence PMI matrix of the prepared training split at `window` tokens, its spectrum, the
+    noise from two halves of the text, the PIP loss by width with its bias and variance, and the
+    paper's bound; `top` keeps only the most frequent tokens; with `sweep` (a Sweep or its directory)
+    the measured best width beside it (`lrn theory pip`). Prepares (and caches) the data.
+
+    Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
+    from lrngpt.analysis.pip import corpus_estimate
+    from lrngpt.core import log as logging
+
+    sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
+    return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
 
 
 @checked

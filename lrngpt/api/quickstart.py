@@ -55,6 +55,10 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     earlier = run.holds_run()
     if earlier and not _is_earlier_demo(run):
         raise UserError(f"{out} holds a run that is not an earlier demo; pass another --out")
+    kept = run.kept_files() if earlier else {}
+    if kept:  # (the demo has no --force to speak of: train's refusal would name it)
+        raise UserError(f"{out} holds an earlier demo whose {', '.join(kept)} lrn may not remove (changed since lrn "
+                        "wrote it, or from an lrn before it kept a record of its files); pass another --out")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)

@@ -301,4 +301,5 @@ def summary_text(doc: dict, out: str | Path) -> str:
     closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
                                                 "with a seed-variance or small-data sweep)"] if findings else []
     return "\n".join([*doc["lines"], "", f"{len(doc['rows'])} of {doc['points']} runs finished ({doc['scale']} scale); "
-                      f"table {doc['table']}", *(f"figure {f}" for f in doc["figures"]), *closing])
+                      f"table {doc['table']}", *(f"figure {f}" for f in doc["figures"]),
+                      *(f"kept as it is (not lrn's to replace): {k}" for k in doc.get("kept") or []), *closing])

@@ -9,6 +9,7 @@ from lrngpt.api import (
     lesson_lookup_grad,
     lesson_renumber,
     lesson_softmax_bottleneck,
+    lesson_superposition,
     lesson_tying,
 )
 from lrngpt.cli.common import Parser, add_json, emit, positive_int, seed
@@ -19,8 +20,10 @@ def register(subparsers) -> None:
         "lesson", help="runnable checks of the embedding lessons",
         description="The claims of the lecture on embedding tables, checked on real torch modules: a lookup is "
                     "a one-hot product, repeated ids sum their gradients, which rows an optimizer step can "
-                    "change, the softmax bottleneck, and that ids are only names.",
-        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo")
+                    "change, the softmax bottleneck, that ids are only names, and superposition (more features than "
+                    "dimensions).",
+        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
+               "  lrn lesson superposition --out superposition.png")
     sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
 
     lk = sub.add_parser("lookup", help="lookup equals one-hot times E; token + position shapes",
@@ -85,6 +88,38 @@ def register(subparsers) -> None:
     rn.add_argument("--seed", type=seed, default=0, help="seed of the permutation")
     add_json(rn)
     rn.set_defaults(func=run_renumber)
+
+    sp = sub.add_parser(
+        "superposition", help="n sparse features in d < n dimensions: the toy model of superposition",
+        description="The toy model of Elhage et al. (2022, Toy Models of Superposition): N features, each 0 with "
+                    "probability S (the sparsity) and else uniform in [0, 1], pass through d dimensions and back, "
+                    "x' = ReLU(W^T W x + b), trained on the squared error weighted by importance 0.7^i; one model per "
+                    "sparsity, trained together in seconds. Per sparsity: how many features are represented "
+                    "(||W_i|| > 0.5), their interference sum_j (W_i/||W_i|| . W_j)^2, and d / ||W||_F^2 (dimensions "
+                    "per feature).",
+        epilog="examples:\n  lrn lesson superposition\n  lrn lesson superposition --features 40 --dims 10 --json\n"
+               "  lrn lesson superposition --sparsity 0,0.9,0.999 --out superposition.png")
+    sp.add_argument("--features", type=positive_int, default=20, metavar="N", help="features n (the paper's 20)")
+    sp.add_argument("--dims", type=positive_int, default=5, metavar="D", help="hidden dimensions d < n (the paper's 5)")
+    sp.add_argument("--sparsity", type=float_list, default=[0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999], metavar="S,...",
+                    help="comma-separated sparsities in [0, 1): the share of the time a feature is 0")
+    sp.add_argument("--steps", type=positive_int, default=1000, help="Adam steps (lr 1e-2, batch 1024)")
+    sp.add_argument("--seed", type=seed, default=0, help="random seed of the weights and the data")
+    sp.add_argument("--out", metavar="PNG", help="write the figure there (W^T W and ||W_i|| per sparsity)")
+    sp.add_argument("--force", action="store_true",
+                    help="replace an earlier figure lrn wrote at --out (a file lrn did not write is never replaced)")
+    add_json(sp)
+    sp.set_defaults(func=run_superposition)
+
+
+def float_list(text: str) -> list[float]:
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of numbers") from None
+    if not values:
+        raise argparse.ArgumentTypeError("the list is empty; write it like 0,0.9,0.99")
+    return values
 
 
 def _shape(s: list[int]) -> str:
@@ -162,3 +197,38 @@ def run_renumber(args: argparse.Namespace) -> None:
              f"  ids relabelled (table, output, text)  {r['relabelled']:.6f}   difference {r['relabelled_difference']:+.1e}",
              "shown: an id is only a name: the meaning is in the row it names"]
     emit(args, r, "\n".join(lines))
+
+
+def run_superposition(args: argparse.Namespace) -> None:
+    r = lesson_superposition(args.features, args.dims, args.sparsity, steps=args.steps, seed=args.seed,
+                             out=args.out, force=args.force)
+    d, n = r["dims"], r["features"]
+    lines = [f"{n} features in {d} dimensions, x' = ReLU(W^T W x + b), importance 0.7^i, {r['steps']:,} Adam steps "
+             f"(seed {r['seed']}); represented: ||W_i|| > {r['represented_threshold']}",
+             f"{'sparsity':>9} {'1-S':>7} {'represented':>12} {'share':>6} {'interference':>13} {'dims/feature':>13} "
+             f"{'loss':>9}"]
+    for s in r["sparsities"]:
+        per = s["dimensions_per_feature"]
+        lines.append(f"{s['sparsity']:>9g} {s['feature_probability']:>7.3g} {s['represented']:>9}/{n:<2} "
+                     f"{s['represented_share']:>6.2f} {s['mean_interference']:>13.3f} "
+                     f"{'-' if per is None else format(per, '.3f'):>13} {s['loss']:>9.2e}")
+    if r.get("figure"):
+        lines.append(f"figure: {r['figure']}")
+    lines.append(superposition_sentence(r))
+    emit(args, r, "\n".join(lines))
+
+
+def superposition_sentence(r: dict) -> str:
+    """The lesson's one closing sentence, from the numbers: does the densest setting keep about d
+    features and the sparsest more than d?"""
+    d, n, rows = r["dims"], r["features"], r["sparsities"]
+    dense, sparse = min(rows, key=lambda s: s["sparsity"]), max(rows, key=lambda s: s["sparsity"])
+    if sparse["represented"] > d >= dense["represented"] - 1 and sparse is not dense:
+        return (f"shown: with dense features (1-S = {dense['feature_probability']:.3g}) the model keeps "
+                f"{dense['represented']} of {n} features in {d} dimensions, about one per dimension, and with sparse "
+                f"ones (1-S = {sparse['feature_probability']:.3g}) it keeps {sparse['represented']}, sharing directions "
+                f"at an interference of {sparse['mean_interference']:.2f}: as the lecture remarks, d numbers per token "
+                "do not make d named features, several features can share one representation (superposition)")
+    return (f"shown: here the sparsest setting keeps {sparse['represented']} features and the densest "
+            f"{dense['represented']} in {d} dimensions, not the picture of the paper (about d when dense, more than "
+            "d when sparse); train longer with --steps or add sparser values to --sparsity")

@@ -8,7 +8,7 @@ from lrngpt.api.sweeps import plan_text, summary_text
 from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
 
 KEYS = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
-        "tables", "lines", "trained", "skipped", "shard", "findings")  # of the summary, what --json prints
+        "tables", "lines", "trained", "skipped", "busy", "kept", "shard", "findings")  # of the summary, what --json prints
 
 
 def register(sub) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from lrngpt.core.fsio import describe_os_error
+from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.corpora import EOT, Corpus
 from lrngpt.errors import UserError
 
@@ -56,8 +56,9 @@ def find_files(arg_paths: Iterable[str | Path], suffixes: tuple[str, ...] = SUFF
             found += [(f, f.relative_to(p).as_posix()) for f in files]
         elif p.is_file():
             found.append((p, p.name))
-        else:
-            raise UserError(f"{p}: no such file or directory")
+        else:  # say what is there: a named pipe, a device, a broken link, nothing
+            check_regular(p, "corpus file")
+            raise UserError(describe_os_error(p, FileNotFoundError(2, "no such file"), "corpus file"))
     return found
 
 

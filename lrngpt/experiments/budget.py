@@ -121,6 +121,8 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
         minutes = check_minutes(minutes)
         if stored is not None and stored.get("minutes") == minutes:
             return corrected_record(stored, out)
+        if stored is not None:  # before any probe: the dry run says what the real run does
+            raise UserError(other_budget(out, stored, minutes))
         return plan_budget(source, minutes, sets, axes, log=log)
     if stored is not None and not scale:
         return corrected_record(stored, out)
@@ -141,6 +143,26 @@ def corrected_record(stored: dict, out) -> Budget:
     if b.point_seconds and pace(rows) is not None:
         b.point_seconds = corrected(b.point_seconds, rows)
     return b
+
+
+def other_budget(out, stored: dict, minutes: float) -> str:
+    """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
+    (never "delete it": its finished runs are the point of running it again)."""
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    sweep_dir = SweepDir(out)
+    points = sweep_dir.definition(partial=True).get("points") or []
+    done = 0
+    for p in points:
+        try:
+            done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+        except (UserError, KeyError, TypeError):
+            pass
+    old = stored.get("minutes")
+    old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
+    return (f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its points and steps "
+            f"come from that plan, so --minutes {minutes:g} would be another sweep: run the same command with {old} "
+            f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:

@@ -14,8 +14,8 @@
 
 A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
 list of them and return the Figure and the numbers they drew, so tests check what is plotted.
-`write_figures` saves one sweep's figures into DIR/figures; `figure_pngs` draws several sweeps'
-for a report. Every title names the scale and the corpus.
+`figure_files` draws one sweep's figures for DIR/figures (SweepDir.write_summary writes them);
+`figure_pngs` draws several sweeps' for a report. Every title names the scale and the corpus.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lrngpt.core import log as logging
-from lrngpt.core.fsio import atomic_write
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
 from lrngpt.experiments.sweepdir import SweepDir
@@ -47,12 +45,6 @@ def png_bytes(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()
-
-
-def _save(fig: Figure, path: Path) -> Path:
-    atomic_write(path, png_bytes(fig))  # shards sharing DIR may write the same figure at once
-    logging.debug(f"figure: {path} written ({path.stat().st_size:,} bytes)")
-    return path
 
 
 def _nan(values: list) -> list[float]:
@@ -215,6 +207,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     return fig, {"runs": runs}
 
 
+# (the names are sweepdir.FIGURE_NAMES: the sweep directory's owner checks them before a sweep starts)
 PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
            ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
            ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
@@ -232,13 +225,21 @@ def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     return out
 
 
-def write_figures(out: Path, doc: dict) -> list[Path]:
-    folder = Path(out) / "figures"
-    folder.mkdir(parents=True, exist_ok=True)
+def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
+    """{NAME.png: PNG} of the figures one sweep (in `out`) has data for."""
     doc = {**doc, "out": str(out)}
-    paths = []
+    files = {}
     for name, plot, _ in PLOTS:
         drawn = plot([doc])
         if drawn is not None:
-            paths.append(_save(drawn[0], folder / f"{name}.png"))
-    return paths
+            files[f"{name}.png"] = png_bytes(drawn[0])
+    return files
+
+
+def write_figures(out: Path, doc: dict) -> list[Path]:
+    """Draw one sweep's figures into DIR/figures, recorded as lrn's (only over figures lrn wrote, unchanged)."""
+    from lrngpt.core.ownership import write_owned_files
+    from lrngpt.experiments.sweepdir import FIGURE_FILE
+
+    files = figure_files(out, doc)
+    return write_owned_files(Path(out) / "figures", files, FIGURE_FILE) if files else []

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lrngpt.core.fsio import read_json
+from lrngpt.core.fsio import check_regular, describe_os_error, read_json
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
@@ -153,7 +153,10 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
         base_src, name = presets.BASE_PRESET, source
     elif path.suffix == ".json" or path.exists():
         if not path.is_file():
-            raise UserError(f"sweep file {source} does not exist")
+            check_regular(path, "sweep file")  # a FIFO, a device: named, not "does not exist"
+            if path.is_dir():
+                raise UserError(f"sweep file {source} is a directory; give a sweep file (.json) or a study")
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "sweep file"))
         doc, preset, name = _read_file(path), None, path.stem
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "

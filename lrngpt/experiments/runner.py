@@ -28,6 +28,7 @@ from lrngpt.experiments.timing import (
     pace,
     points_run,
 )
+from lrngpt.store.rundir import RunInUse
 
 
 def write_definition(sweep: SweepSpec, out: Path) -> None:
@@ -35,16 +36,37 @@ def write_definition(sweep: SweepSpec, out: Path) -> None:
     SweepDir(out).create_or_check(sweep.definition())
 
 
-def summarize(out: str | Path, figures: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures."""
+def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, dict[str, bytes]]:
+    """The summary of DIR's existing run directories, and its figures as {NAME.png: PNG}; nothing written."""
     sweep_dir = SweepDir(out)
     doc = collect(sweep_dir.path)
+    pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
-        from lrngpt.experiments.figures import write_figures
+        from lrngpt.experiments.figures import figure_files
 
-        doc["figures"] = [str(p) for p in write_figures(sweep_dir.path, doc)]
-    sweep_dir.write_summary(doc, doc["lines"], markdown(doc), csv_text(doc))
+        pngs = figure_files(sweep_dir.path, doc)
+        doc["figures"] = [str(sweep_dir.figures_dir / name) for name in pngs]
+    return doc, pngs
+
+
+def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
+    """Gather rows from DIR's existing run directories; write lines, tables and figures (only over
+    files that are lrn's, unchanged: SweepDir.write_summary; `strict`: else refuse; not strict: keep
+    them as they are, listed in "kept")."""
+    doc, pngs = summary_and_figures(out, figures)
+    kept = SweepDir(out).write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
+    doc["kept"] = [str(p) for p in kept]
     return doc
+
+
+def rendered_summary(out: str | Path) -> dict[Path, bytes]:
+    """{path: bytes} of the summary as summarize would write it now (for SweepDir.kept_summary_files)."""
+    from lrngpt.experiments.sweepdir import summary_bytes
+
+    sweep_dir = SweepDir(out)
+    doc, pngs = summary_and_figures(out)
+    files = summary_bytes(doc, doc["lines"], markdown(doc), csv_text(doc))
+    return {**{sweep_dir.path / n: b for n, b in files.items()}, **{sweep_dir.figures_dir / n: b for n, b in pngs.items()}}
 
 
 @logging.honours_progress
@@ -67,6 +89,8 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     check_machine(sweep)
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
+    for why in sweep_dir.kept_summary_files(lambda: rendered_summary(sweep_dir.path)).values():
+        log(f"{tag} note: {why}")  # a lines.txt of yours: said now and kept as it is; the runs still train
     # every point's files are read (and checked) before any training: a damaged one stops the sweep
     # now, with its name, not after hours of work when the summary gathers it
     states = {p.name: sweep_dir.point_state(p.name, p.steps) for p in sweep.points}
@@ -78,7 +102,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
     if warning:
         log(warning)
-    trained, skipped = [], []
+    trained, skipped, busy = [], [], []
     plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
@@ -93,12 +117,21 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
         log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
             f"(point {p.index + 1} of {len(sweep.points)})")
         t0 = time.perf_counter()
-        train(p.config, run.path, resume=state == "partial", force=state == "new",
-              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              warn_passes=not sweep.width_study,
-              how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
-              on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
-              data=prepared.get(data_key_of(p)), hparams=p.values)
+        try:
+            train(p.config, run.path, resume=state == "partial", force=state == "new",
+                  log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
+                  warn_passes=not sweep.width_study,
+                  how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
+                  how_to_restart=f"move {run.path} away and run the same `lrn sweep` command again: it trains that "
+                                 "point afresh",
+                  on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
+                  data=prepared.get(data_key_of(p)), hparams=p.values)
+        except RunInUse as e:  # the same sweep started twice: each point is trained by one of them
+            log(f"{tag} skip {p.name}: another process is training it ({e.who}); run the same command again "
+                "when it ends to gather it")
+            busy.append(p.name)
+            bar.update()
+            continue
         # the run's chapter-format line (its used axes need the weights) is printed once, with the
         # others, when the sweep ends; here only what summary.json holds
         s = run.summary()
@@ -109,15 +142,17 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
             log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo)}")
         bar.update()
     bar.close()
-    result = summarize(sweep_dir.path, figures)
-    if plan:
+    if plan:  # before the summary, so that its files hold the account (the summary's own seconds follow)
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
                                  "estimate": sweep.budget.get("est_seconds"), "trained": trained,
                                  "shard": f"{shard[0]}/{shard[1]}", "at": now()})
-        result["timing"] = account(sweep.budget, sweep_dir.timing())  # the summary files say it too
-        sweep_dir.write_summary(result, result["lines"], markdown(result), csv_text(result))
+    t0 = time.perf_counter()
+    result = summarize(sweep_dir.path, figures, strict=False)
+    if plan:
+        sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now()})
+        result["timing"] = account(sweep.budget, sweep_dir.timing())
         log(f"{tag} {account_text(result['timing'])}")
-    result.update(trained=trained, skipped=skipped, shard=f"{shard[0]}/{shard[1]}")
+    result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}")
     return result
 
 

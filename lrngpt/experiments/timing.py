@@ -5,8 +5,9 @@ parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, th
 (its owner), one JSON object a line, appended:
 
     {"event": "point", "name", "seconds", "estimate", "at"}   a run trained: its wall time, the plan's
-    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one `lrn sweep` invocation ended:
-                                                              its wall time from the process's start
+    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one `lrn sweep` invocation's runs
+                                                              ended: its wall time from the process's start
+    {"event": "summary", "seconds", "at"}                     and its summary and figures took this
 
 The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the
 points trained so far, and `corrected` scales the estimates of the points still to run by it, so a
@@ -70,9 +71,11 @@ def corrected(point_seconds: dict, rows: list[dict]) -> dict[str, float]:
 def account(budget: dict, rows: list[dict]) -> dict:
     """The plan against the record: estimated and actual seconds, the pace, the points measured."""
     runs = [r for r in rows if r.get("event") == "run" and _num(r.get("seconds"))]
+    summaries = [r["seconds"] for r in rows if r.get("event") == "summary" and _num(r.get("seconds"))]
     done = points_run(rows)
     return {"minutes": budget.get("minutes"), "estimate_s": budget.get("est_seconds"),
-            "actual_s": round(sum(r["seconds"] for r in runs), 1) if runs else None, "invocations": len(runs),
+            "actual_s": round(sum(r["seconds"] for r in runs) + sum(summaries), 1) if runs else None,
+            "invocations": len(runs),
             "points_measured": len(done), "points_planned": len(budget.get("point_seconds") or {}),
             "pace": None if pace(rows) is None else round(pace(rows), 3)}
 

@@ -175,7 +175,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     gap that comes from memorising the text shows between the two; one that comes from the
     validation text being different shows between the never-read targets and val."""
     from lrngpt.core import log as logging
-    from lrngpt.data.prepared import prepare
+    from lrngpt.data.prepared import check_run_data, prepare
     from lrngpt.device.distributed import resolve_device
     from lrngpt.errors import UserError
     from lrngpt.store.rundir import RunDir
@@ -196,6 +196,10 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded
     data_cfg = dataclasses.replace(cfg.data, corpus=corpus) if corpus else cfg.data
     own = run.checkpoint.get("data_key") is not None and not corpus
+    if own:
+        check_run_data(run.checkpoint["data_key"], data_cfg, str(run_dir),
+                       f"restore them to score the run on its own splits, or give --corpus {data_cfg.corpus} to "
+                       "score it on the text as it is now, encoded with the run's tokenizer")
     data = prepare(data_cfg, log=log) if own else prepare(data_cfg, log=log, tokenizer=run.tokenizer)
     if data.tokenizer.hash != run.tokenizer.hash:
         raise UserError(f"the prepared data for {data_cfg.corpus} uses another tokenizer than this run; "

@@ -32,8 +32,9 @@ refused, naming the option. Every file is built in memory before --out changes, 
 leaves it as it was. The directory is then filled beside --out and swapped in whole
 (lrngpt.core.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
 new one, never the new config.json beside the old weights. `--force` replaces only an earlier
-export that nobody changed (its manifest names every file with its sha256; an export written
-before the manifest moved under .cache/huggingface/ has it as `.lrn-output`, and is read the same).
+export that nobody changed (its record names every file with its sha256; an export written
+before the record moved under .cache/huggingface/ has it as `.lrn-output`, and is read the same);
+one from before any record is never replaced.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import check_dir_target, owned_dir
+from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
 from lrngpt.corpora import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
@@ -55,7 +56,7 @@ FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
-CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: how an export from before manifests is known
+CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: an export from before the record, told as one
 
 
 def _safetensors():
@@ -66,14 +67,17 @@ def _safetensors():
                         "(or `pip install lrngpt[gpt2]`)") from None
 
 
-def _is_old_export(d: Path, names: list[str]) -> bool:
-    """An export written before exports carried a manifest: only our files, our model card."""
+def _looks_old(d: Path) -> bool:
+    """An export from before exports carried a record: our model card (said in a refusal, never trusted)."""
     card = d / "README.md"
-    return set(names) <= set(FILES) and card.is_file() and CARD_TAG in card.read_text(errors="replace")
+    return card.is_file() and CARD_TAG in card.read_text(errors="replace")
+
+
+legacy_kind(KIND, _looks_old)
 
 
 def check_out(out: Path, force: bool) -> Path:
-    return check_dir_target(out, force, "a Hugging Face export", KIND, _is_old_export)
+    return check_dir_target(out, force, "Hugging Face export", KIND)
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:

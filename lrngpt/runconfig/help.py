@@ -74,8 +74,8 @@ KEY_HELP = {
     "train.save_every": "also checkpoint every N steps (0: only at evaluations and at the end)",
     "train.tensorboard": "also write the metrics to RUN_DIR/tensorboard (needs the tensorboard extra); "
                          "the same as adding tensorboard to train.logger",
-    "train.logger": "experiment trackers fed the metrics: none, or any of tensorboard, wandb, mlflow, csv, "
-                    "comma-separated (each needs its extra; csv writes RUN_DIR/metrics.csv)",
+    "train.logger": "experiment trackers fed the metrics: none, all, or any of tensorboard, wandb, mlflow, csv, "
+                    "comma-separated or a list (each needs its extra; csv writes RUN_DIR/metrics.csv)",
 }
 
 # What each named config is, for `lrn config list` and the help texts.

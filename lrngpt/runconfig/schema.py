@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import read_json_object
+from lrngpt.core.fsio import check_regular, describe_os_error, read_json_object
 from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types
 from lrngpt.errors import UserError
 from lrngpt.models.mlp import MLPConfig
@@ -39,17 +39,28 @@ LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the tracker
 
 
 def parse_loggers(text: str) -> tuple[str, ...]:
-    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    """train.logger: `none`, `all` or a comma-separated list of LOGGERS -> the names, in order, once each."""
     names = [n.strip() for n in text.split(",")]
-    if names == ["none"]:
-        return ()
+    if names in (["none"], ["all"]):
+        return () if names == ["none"] else LOGGERS
     bad = [n for n in names if n not in LOGGERS]
     if bad:
-        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+        what = (f"{bad[0]} stands alone" if bad[0] in ("none", "all") else f"unknown logger {bad[0]!r}" if bad[0]
                 else "an empty logger name")
-        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
-                        "comma-separated (e.g. tensorboard,wandb)")
+        raise UserError(f"train.logger {text!r}: {what}; give none, all, or any of {', '.join(LOGGERS)}, "
+                        "comma-separated or as a list (e.g. tensorboard,wandb or [\"tensorboard\", \"csv\"])")
     return tuple(dict.fromkeys(names))
+
+
+def join_loggers(value: Any) -> Any:
+    """train.logger given as a list (a JSON or YAML config, --set with a JSON list) -> the comma-separated
+    text config.json keeps; anything else is left for the type check."""
+    if not isinstance(value, list | tuple):
+        return value
+    if not value or not all(isinstance(n, str) and n.strip() and "," not in n for n in value):
+        raise UserError(f"train.logger {json.dumps(value)[:80]}: a list of logger names is needed, each one of "
+                        f"{', '.join(LOGGERS)} (or [\"all\"], or none)")
+    return ",".join(n.strip() for n in value)
 
 
 @dataclass
@@ -111,9 +122,10 @@ class TrainConfig:
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
     tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
-    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
+    logger: str = "none"  # none, all, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated, or a list)
 
     def __post_init__(self):
+        self.logger = join_loggers(self.logger)
         check_fields(self, "train")
         for name in ("steps", "eval_every", "log_every"):
             if getattr(self, name) < 1:
@@ -292,9 +304,12 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix in CONFIG_SUFFIXES or path.exists():
+    suffix = path.suffix.lower()  # x.YAML is YAML
+    if suffix in CONFIG_SUFFIXES or path.exists() or path.is_symlink():
         if path.is_dir():
             raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "config file"))
         if not path.exists():
             raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
@@ -303,7 +318,8 @@ def read_config_dict(config: str) -> dict:
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    check_regular(path, "config file")  # a FIFO would wait for ever, /dev/zero never end
+    d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_object(path, "config file")
     if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
         rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
         for key, value in rows:

@@ -25,7 +25,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import atomic_write, user_path
+from lrngpt.core.fsio import atomic_write, read_regular, user_path
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 
@@ -118,8 +118,9 @@ class Tokenizer:
             path = path / "tokenizer.json"
         if not path.exists() and not path.is_symlink():
             raise UserError(f"no tokenizer at {path}; train one with `lrn tokenizer train`")
+        raw = read_regular(path, "tokenizer")  # a FIFO would wait for ever, /dev/zero never end
         with user_path(path, "tokenizer"):
-            text = path.read_text(encoding="utf-8")
+            text = raw.decode("utf-8")
         try:
             tok = cls.from_str(text)
         except UserError as e:

@@ -92,7 +92,7 @@ def texts() -> dict[str, str]:
                                    "it is the chapter itself", "The lecture's hand example",
                                    "chapter (TinyStories", "than TinyStories", "(TinyStories, 4,000 steps",
                                    "warmup from 0 to", "seeds 1337, 1338, 1339 at d = 64 (the chapter",
-                                   "from `--scale full`: TinyStories"])
+                                   "from `--scale full`: TinyStories", "the chapter's TinyStories"])
 def test_no_misquote_is_left(wrong):
     found = [name for name, text in texts().items() if wrong in text and name != "lrngpt/experiments/chapter.py"]
     assert not found, (wrong, found)
