@@ -23,6 +23,7 @@ from lrngpt.experiments.timing import (
     account,
     account_text,
     corrected,
+    invocation_id,
     invocation_seconds,
     now,
     pace,
@@ -105,6 +106,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     trained, skipped, busy = [], [], []
     plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
+    inv = invocation_id()
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
         run = sweep_dir.run(p.name)
@@ -139,34 +141,36 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
         log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
         trained.append(p.name)
         if p.name in plan:
-            log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo)}")
+            log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo, inv)}")
         bar.update()
     bar.close()
     if plan:  # before the summary, so that its files hold the account (the summary's own seconds follow)
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
                                  "estimate": sweep.budget.get("est_seconds"), "trained": trained,
-                                 "shard": f"{shard[0]}/{shard[1]}", "at": now()})
+                                 "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": inv})
     t0 = time.perf_counter()
     result = summarize(sweep_dir.path, figures, strict=False)
     if plan:
-        sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now()})
+        sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now(),
+                                 "invocation": inv})
         result["timing"] = account(sweep.budget, sweep_dir.timing())
         log(f"{tag} {account_text(result['timing'])}")
     result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}")
     return result
 
 
-def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list) -> str:
+def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:
     """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
     from lrngpt.experiments.estimate import clock
 
     sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
-                             "estimate": plan[name], "at": now()})
+                             "estimate": plan[name], "at": now(), "invocation": inv})
     rows = sweep_dir.timing()
     left = [p.name for p in todo if p.name not in points_run(rows) and p.name in plan]
     rest = corrected({n: plan[n] for n in left}, rows)
+    runs = "the run left takes" if len(left) == 1 else f"the {len(left)} runs left take"
     return (f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}; at this pace "
-            f"({pace(rows):.2f}x the estimates) the {len(left)} runs left take about {clock(sum(rest.values()))}"
+            f"({pace(rows):.2f}x the estimates) {runs} about {clock(sum(rest.values()))}"
             if left else f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}")
 
 

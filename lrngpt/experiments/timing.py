@@ -8,6 +8,7 @@ parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, th
     {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one `lrn sweep` invocation's runs
                                                               ended: its wall time from the process's start
     {"event": "summary", "seconds", "at"}                     and its summary and figures took this
+    (each row also carries "invocation": the process that wrote it, so a killed one still counts)
 
 The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the
 points trained so far, and `corrected` scales the estimates of the points still to run by it, so a
@@ -68,14 +69,28 @@ def corrected(point_seconds: dict, rows: list[dict]) -> dict[str, float]:
             for name, est in point_seconds.items()}
 
 
+def invocation_id() -> str:
+    """This process's mark on its rows (a killed invocation's runs still count: `account`)."""
+    return f"{os.getpid()}@{time.time() - (process_seconds() or 0.0):.0f}"
+
+
 def account(budget: dict, rows: list[dict]) -> dict:
-    """The plan against the record: estimated and actual seconds, the pace, the points measured."""
-    runs = [r for r in rows if r.get("event") == "run" and _num(r.get("seconds"))]
-    summaries = [r["seconds"] for r in rows if r.get("event") == "summary" and _num(r.get("seconds"))]
+    """The plan against the record: estimated and actual seconds, the pace, the points measured. An
+    invocation's seconds are its "run" row's and its summary's; one killed before its run row counts
+    the runs it trained (at least what it took)."""
+    per: dict[str, dict] = {}
+    for i, r in enumerate(rows):
+        if _num(r.get("seconds")) and r.get("event") in ("point", "run", "summary"):
+            inv = per.setdefault(str(r.get("invocation", f"row {i}")), {"point": 0.0, "run": None, "summary": 0.0})
+            if r["event"] == "run":
+                inv["run"] = r["seconds"]
+            else:
+                inv[r["event"]] += r["seconds"]
+    runs = [v for v in per.values() if v["run"] is not None or v["point"]]
+    total = sum((v["run"] if v["run"] is not None else v["point"]) + v["summary"] for v in runs)
     done = points_run(rows)
     return {"minutes": budget.get("minutes"), "estimate_s": budget.get("est_seconds"),
-            "actual_s": round(sum(r["seconds"] for r in runs) + sum(summaries), 1) if runs else None,
-            "invocations": len(runs),
+            "actual_s": round(total, 1) if runs else None, "invocations": len(runs),
             "points_measured": len(done), "points_planned": len(budget.get("point_seconds") or {}),
             "pace": None if pace(rows) is None else round(pace(rows), 3)}
 

@@ -160,3 +160,23 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
         assert code == 0, err
         r = json.loads(doc)
         assert r["budget"]["sets"] == b.sets and [p["steps"] for p in r["points"]] == [p.steps for p in sweep.points]
+
+
+def test_the_record_counts_a_killed_invocation_and_corrects_the_plan_by_the_pace_so_far():
+    from lrngpt.experiments.timing import account, account_text, corrected, pace
+
+    plan = {"est_seconds": 720.0, "minutes": 12, "point_seconds": {"a": 400.0, "b": 300.0, "c": 300.0}}
+    rows = [{"event": "point", "name": "a", "seconds": 500.0, "estimate": 400.0, "invocation": "1@1"},
+            {"event": "point", "name": "b", "seconds": 850.0, "estimate": 300.0, "invocation": "1@1"},
+            # killed there, before its run row; the same command again finds both trained
+            {"event": "run", "seconds": 3.6, "estimate": 720.0, "trained": [], "invocation": "2@9"},
+            {"event": "summary", "seconds": 2.4, "invocation": "2@9"}]
+    a = account(plan, rows)
+    assert a["actual_s"] == pytest.approx(500 + 850 + 3.6 + 2.4) and a["invocations"] == 2
+    assert a["points_measured"] == 2 and a["pace"] == pytest.approx(1350 / 700, abs=1e-3)
+    assert account_text(a) == ("budget 12 min: planned 12.0 min, took 22.6 min over 2 invocations (2 of 3 runs "
+                               "trained; the runs took 1.93x their estimates)")
+    assert pace(rows) == pytest.approx(1350 / 700)
+    assert corrected(plan["point_seconds"], rows) == {"a": 500.0, "b": 850.0, "c": pytest.approx(300 * 1350 / 700,
+                                                                                                   abs=0.1)}
+    assert corrected(plan["point_seconds"], []) == plan["point_seconds"]  # nothing run yet: the plan as made
