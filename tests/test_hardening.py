@@ -87,7 +87,7 @@ VALID = {
     "train.weight_decay": {"0"} | BIG_FLOATS, "train.grad_clip": {"0"} | BIG_FLOATS,
     "train.beta1": {"0"}, "train.beta2": {"0"}, "train.eval_tokens": {"null"}, "train.train_eval_tokens": {"0"},
     "train.seed": {"-1", "0"}, "train.compile": {"true"}, "train.tf32": {"true"}, "train.save_every": {"0"},
-    "train.tensorboard": {"true"},
+    "train.tensorboard": {"true"}, "train.max_days": {"0"} | BIG_FLOATS,
     "model.emb_init_std": {"null"} | BIG_FLOATS,
     "model.dropout": {"0"}, "model.qkv_bias": {"true"}, "model.tie_embeddings": {"true"}, "model.bias": {"true"},
     "model.init_std": BIG_FLOATS, "model.layer_norm_eps": BIG_FLOATS,

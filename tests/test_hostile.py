@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import errno
+import functools
 import json
 import os
 import re
@@ -1587,6 +1588,524 @@ def test_a_start_killed_at_once_is_started_again_without_force(text_corpus, tmp_
     run.unlock()
     assert lrn(capsys, *_train_argv(text_corpus, run.path, "csv"))[0] == 0
     assert (run.path / "summary.json").exists() and (run.path / "metrics.csv").exists()
+
+
+# ---- 6. bounded parsing and hostile values: YAML, --set, corpora, huge values ------------------------
+# Every case: exit 2, exactly one line on stderr (-q), no traceback, and the directory it ran in
+# exactly as it was (no file written, none changed: sha256 of every file).
+
+def _hashes(d: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(d)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*"))}
+
+
+def refused(capsys, tmp_path: Path, argv: list, needle: str) -> str:
+    """Exit 2 with one line holding `needle` (or one of its '|'-separated forms); nothing written."""
+    before = _hashes(tmp_path)
+    code, _, err = lrn(capsys, "-q", *argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err and "unexpected error" not in err, (code, err[-3000:])
+    assert any(n.lower() in lines[0].lower() for n in needle.split("|")), lines[0]
+    assert _hashes(tmp_path) == before
+    return lines[0]
+
+
+def _laughs(levels: int, width: int = 9) -> str:
+    """The 'billion laughs': each level an anchored list of `width` aliases of the one before."""
+    lines = [f"l0: &l0 [{', '.join(['lol'] * width)}]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "\n".join(lines) + f"\nname: *l{levels - 1}\n"
+
+
+def _nested_blocks(depth: int) -> str:
+    return "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "x: 1\n"
+
+
+NINES = "9" * 5000
+YAML_CASES = {  # file text -> what the line says
+    "billion laughs, 9 levels of 9 aliases": (_laughs(9), "billion laughs"),
+    "billion laughs, 7 levels": (_laughs(7), "billion laughs"),
+    "billion laughs, 30 levels of 2": (_laughs(30, 2), "billion laughs"),
+    "laughs inside the train section": ("train:\n  a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+                                        + "".join(f"  {c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n"
+                                                  for p, c in zip("abcde", "bcdef", strict=True)), "billion laughs"),
+    "an alias that holds itself": ("name: &a [1, *a]\n", "holds it, which never ends"),
+    "a mapping alias that holds itself": ("name: &m {x: *m}\n", "holds it"),
+    "an alias with no anchor": ("name: *nowhere\n", "has no anchor"),
+    "flow lists 100,000 deep": ("name: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested more than 32|nesting depth"),
+    "flow lists 40 deep": ("name: " + "[" * 40 + "]" * 40 + "\n", "nested more than 32 deep"),
+    "flow mappings 40 deep": ("name: " + "{a: " * 40 + "1" + "}" * 40 + "\n", "nested more than 32 deep"),
+    "block mappings 40 deep": (_nested_blocks(40), "nested more than 32 deep"),
+    "block lists 40 deep": ("name:\n" + "".join(f"{'  ' * i}-\n" for i in range(40)) + "  " * 40 + "- 1\n",
+                            "nested more than 32 deep"),
+    "an alias nested past the depth limit": ("a: &a " + "[" * 20 + "1" + "]" * 20 + "\nname: " + "[" * 20 + "*a"
+                                             + "]" * 20 + "\n", "once *a is expanded"),
+    "10,001 values in a list": ("name: [" + ", ".join(["1"] * 10_001) + "]\n", "more than 10,000 values"),
+    "a 5,000-digit steps": (f"train:\n  steps: {NINES}\n", "5,000 digits"),
+    "a 10,001-digit seed": ("train:\n  seed: " + "9" * 10_001 + "\n", "10,001 digits"),
+    "a negative 5,000-digit seed": (f"train:\n  seed: -{NINES}\n", "5,000 digits"),
+    "a 5,000-digit integer in a list": (f"name: [{NINES}]\n", "5,000 digits"),
+    "a 5,000-digit integer as a quoted !!int": (f"train:\n  seed: !!int '{NINES}'\n", "5,000 digits"),
+    "a 200-digit hex seed": ("train:\n  seed: 0x" + "f" * 200 + "\n", "200 digits"),
+    "a 23-digit seed": ("train:\n  seed: " + "9" * 23 + "\n", "fit in 64 bits"),
+    "a 5,000-digit float lr": (f"train:\n  lr: {NINES}.5\n", "finite"),
+    "!!binary": ("name: !!binary aGVsbG8=\n", "!!binary"),
+    "!!set": ("name: !!set {a, b}\n", "!!set"),
+    "!!timestamp": ("name: !!timestamp 2020-01-01\n", "!!timestamp"),
+    "!!omap": ("name: !!omap [a: 1]\n", "!!omap"),
+    "!!pairs": ("name: !!pairs [a: 1]\n", "!!pairs"),
+    "!!python/object": ("name: !!python/object:os.system {}\n", "!!python/object:os.system"),
+    "!!python/name": ("name: !!python/name:os.system ''\n", "!!python/name:os.system"),
+    "!!python/tuple": ("name: !!python/tuple [1, 2]\n", "!!python/tuple"),
+    "!!python/bytes": ("name: !!python/bytes aGk=\n", "!!python/bytes"),
+    "a local tag": ("name: !mine x\n", "!mine"),
+    "a verbatim tag": ("name: !<tag:example.com,2024:x> x\n", "tag:example.com,2024:x"),
+    "!!float on a word": ("train:\n  lr: !!float fast\n", "not a yaml 1.2 float"),
+    "!!int on a word": ("train:\n  steps: !!int many\n", "not a yaml 1.2 int"),
+    "!!bool on yes": ("train:\n  compile: !!bool yes\n", "not a yaml 1.2 bool"),
+    "!!null on a word": ("name: !!null x\n", "not a yaml 1.2 null"),
+    "a repeated key": ("train:\n  steps: 1\n  steps: 2\n", "'steps' appears a second time in its mapping (first on line 2)"),
+    "a repeated section": ("train:\n  steps: 1\ntrain:\n  lr: 0.1\n", "'train' appears a second time"),
+    "a repeated model_type": ("model_type: mlp\nmodel_type: gpt\n", "'model_type' appears a second time"),
+    "a repeated key in flow style": ("train: {steps: 1, steps: 2}\n", "'steps' appears a second time"),
+    "a key repeated by quoting": ("train:\n  steps: 1\n  'steps': 2\n", "'steps' appears a second time"),
+    "a number as a key": ("1: x\n", "the key 1 is not a name"),
+    "null as a key": ("~: x\n", "the key null is not a name"),
+    "true as a key": ("true: x\n", "the key true is not a name"),
+    "a float as a key": ("train:\n  1.5: x\n", "the key 1.5 is not a name"),
+    "a list as a key": ("? [a, b]\n: x\n", "the key a list or mapping"),
+    "a merge key": ("base: &b {steps: 3}\ntrain:\n  <<: *b\n", "merge keys are yaml 1.1"),
+    "two documents": ("train: {steps: 3}\n---\ntrain: {steps: 4}\n", "a second yaml document"),
+    "1:30 as steps": ("train:\n  steps: 1:30\n", 'must be an integer, got "1:30" (1:30 is a string in yaml 1.2'),
+    "190:20:30 as steps": ("train:\n  steps: 190:20:30\n", 'got "190:20:30"'),
+    "yes as compile": ("train:\n  compile: yes\n", 'must be true or false, got "yes" (yes, no, on and off are strings'),
+    "on as compile": ("train:\n  compile: on\n", 'got "on" (yes, no, on and off'),
+    "no as tf32": ("train:\n  tf32: no\n", 'got "no"'),
+    "off as tf32": ("train:\n  tf32: off\n", 'got "off"'),
+    "y as compile": ("train:\n  compile: y\n", 'got "y"'),
+    "Yes as compile": ("train:\n  compile: Yes\n", 'got "yes"'),
+    "a date as steps": ("train:\n  steps: 2020-01-01\n", 'got "2020-01-01"'),
+    "a date-time as the seed": ("train:\n  seed: 2001-12-14t21:59:43.10-05:00\n", 'got "2001-12-14t21:59:43'),
+    "1_000 as steps": ("train:\n  steps: 1_000\n", 'got "1_000" (a yaml 1.2 or json number has no _'),
+    "0b101 as steps": ("train:\n  steps: 0b101\n", 'got "0b101"'),
+    "an old-style octal 0o-less 0777 vs mode": ("train:\n  steps: 0777x\n", 'got "0777x"'),
+    ".nan as lr": ("train:\n  lr: .nan\n", "finite"),
+    ".inf as lr": ("train:\n  lr: .inf\n", "finite"),
+    "-.inf as weight_decay": ("train:\n  weight_decay: -.inf\n", "finite"),
+    ".inf as steps": ("train:\n  steps: .inf\n", "must be an integer"),
+    "a list at the top": ("- 1\n- 2\n", "must hold a mapping"),
+    "a string at the top": ("hello\n", "must hold a mapping"),
+    "a number at the top": ("17\n", "must hold a mapping"),
+    "an empty file": ("", "got nothing"),
+    "only a comment": ("# nothing here\n", "got nothing"),
+    "only ---": ("---\n", "got nothing"),
+    "an unclosed flow list": ("train:\n  steps: [1,\n  lr: 2\n", "is not valid yaml (line"),
+    "a tab for indentation": ("train:\n\tsteps: 3\n", "is not valid yaml"),
+    "an unclosed quote": ("name: 'abc\n", "is not valid yaml"),
+    "a bad indentation": ("train:\n  steps: 3\n lr: 2\n", "is not valid yaml"),
+    "not UTF-8": (b"train:\n  steps: \xff\xfe\n", "not utf-8"),
+    "over the size limit": ("# " + "x" * (1 << 20) + "\n", "above the limit of 1,048,576"),
+    "a section that is a list": ("train: [1, 2]\n", "section 'train'"),
+    "a section that is null": ("data:\n", "section 'data'"),
+    "a section that is a string": ("model: big\n", "section 'model'"),
+    "name a list": ("name: [a]\n", "name must be a string"),
+    "model_type a number": ("model_type: 1\n", "model_type must be"),
+    "an unknown section": ("optim:\n  lr: 1\n", "unknown config section"),
+    "an unknown key": ("train:\n  stepz: 3\n", "did you mean train.steps"),
+    "a GPT key on an MLP": ("model:\n  n_head: 4\n", "model.n_head"),
+}
+YAML_ARGV = {"config show": ["config", "show", "{f}"], "train": ["train", "--config", "{f}", "--out", "{run}"]}
+YAML_TABLE = [(c, k) for k in YAML_CASES for c in YAML_ARGV]
+
+
+@pytest.mark.parametrize("command,case", YAML_TABLE, ids=[f"{c}:{k}" for c, k in YAML_TABLE])
+def test_a_hostile_yaml_config_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    pytest.importorskip("yaml")
+    text, needle = YAML_CASES[case]
+    f = tmp_path / "hostile.yaml"
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
+    argv = [a.format(f=f, run=tmp_path / "run") for a in YAML_ARGV[command]]
+    refused(capsys, tmp_path, argv, needle)
+
+
+JSON_CASES = {
+    "config show --json output with no keys": ('{"keys": []}', "'keys' is empty, so it sets nothing"),
+    "a repeated key": ('{"train": {"steps": 1, "steps": 2}}', "'steps' appears twice"),
+    "a repeated section": ('{"train": {}, "train": {"lr": 1}}', "'train' appears twice"),
+    "a 5,000-digit integer": ('{"train": {"steps": ' + NINES + "}}", "5,000 digits"),
+    "a negative 10,001-digit seed": ('{"train": {"seed": -' + "9" * 10_001 + "}}", "10,001 digits"),
+    "lists 100,000 deep": ('{"name": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep to read"),
+    "lists 40 deep": ('{"name": ' + "[" * 40 + "]" * 40 + "}", "nested more than 32 deep"),
+    "objects 40 deep": ('{"name": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", "nested more than 32 deep"),
+    "10,001 values": ('{"name": [' + ", ".join(["1"] * 10_001) + "]}", "more than 10,000 values"),
+    "over the size limit": ('{"name": "' + "x" * (1 << 20) + '"}', "above the limit of 1,048,576"),
+    "NaN as lr": ('{"train": {"lr": NaN}}', "finite"),
+    "Infinity as the seed": ('{"train": {"seed": Infinity}}', "train.seed must be an integer"),
+    "a key row with a 5,000-digit value": ('{"keys": [{"key": "train.steps", "value": ' + NINES + "}]}", "5,000 digits"),
+    "key rows repeating a key": ('{"keys": [{"key": "train.steps", "value": 1, "value": 2}]}', "'value' appears twice"),
+    "a key row nested 40 deep": ('{"keys": [{"key": "name", "value": ' + "[" * 40 + "]" * 40 + "}]}",
+                                 "nested more than 32 deep"),
+}
+JSON_TABLE = [(c, k) for k in JSON_CASES for c in YAML_ARGV]
+
+
+@pytest.mark.parametrize("command,case", JSON_TABLE, ids=[f"{c}:{k}" for c, k in JSON_TABLE])
+def test_a_hostile_json_config_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    text, needle = JSON_CASES[case]
+    f = tmp_path / "hostile.json"
+    f.write_text(text)
+    refused(capsys, tmp_path, [a.format(f=f, run=tmp_path / "run") for a in YAML_ARGV[command]], needle)
+
+
+SET_CASES = {  # --set KEY=VALUE -> what the line says
+    "lists 40,000 deep": ("train.steps", "[" * 40_000 + "]" * 40_000, "nested too deep to read"),
+    "lists 40 deep": ("train.steps", "[" * 40 + "]" * 40, "nested more than 32 deep"),
+    "Python lists 40 deep": ("train.steps", "[" * 40 + "True" + "]" * 40, "nested more than 32 deep"),
+    "a 10,001-digit integer": ("train.steps", "9" * 10_001, "10,001 digits"),
+    "a negative 10,001-digit seed": ("train.seed", "-" + "9" * 10_001, "10,001 digits"),
+    "10,001 digits with separators": ("train.steps", "1_" + "0" * 10_000, "10,001 digits"),
+    "a 10,001-digit hex seed": ("train.seed", "0x" + "f" * 10_001, "10,001 digits"),
+    "a 10,001-digit octal seed": ("train.seed", "0o" + "7" * 10_001, "10,001 digits"),
+    "a 10,001-digit binary seed": ("train.seed", "0b" + "1" * 10_001, "10,001 digits"),
+    "a 200-digit integer in a list": ("train.steps", "[" + "9" * 200 + "]", "200 digits"),
+    "a 200-digit hex integer in a tuple": ("train.steps", "(0x" + "f" * 200 + ", 1)", "200 digits"),
+    "a 10,001-digit float": ("train.lr", "9" * 10_001 + ".5", "finite"),
+    "1e999": ("train.lr", "1e999", "finite"),
+    "b'bytes'": ("train.steps", "b'bytes'", "is bytes"),
+    "bytes as the name": ("name", "b'x'", "is bytes"),
+    "bytes as model_type": ("model_type", "b'mlp'", "is bytes"),
+    "bytes as the corpus": ("data.corpus", 'b"stories:5MB"', "is bytes"),
+    "raw bytes": ("data.corpus", "rb'x'", "is bytes"),
+    "bytes in a list": ("train.steps", "[b'x']", "is bytes"),
+    "bytes in an object": ("train.steps", "{'a': b'x'}", "is bytes"),
+    "a set": ("train.steps", "{1, 2}", "is a set"),
+    "an empty set": ("train.steps", "set()", "is a set"),
+    "a complex number": ("train.lr", "1j", "complex number"),
+    "a complex sum": ("train.lr", "1+2j", "complex number"),
+    "an Ellipsis": ("train.steps", "...", "ellipsis"),
+    "a number as a key": ("train.steps", "{1: 2}", "the key 1 is a number"),
+    "None as a key": ("train.steps", "{None: 2}", "the key None is null"),
+    "a tuple as a key": ("train.steps", "{(1, 2): 3}", "the key (1, 2)"),
+    "100,001 characters": ("name", "x" * 100_001, "above the limit of 100,000"),
+    "a JSON object with a repeated key": ("train.steps", '{"a": 1, "a": 2}', "'a' appears twice"),
+    "yes for a boolean": ("train.compile", "yes", 'got "yes" (yes, no, on and off'),
+    "NaN": ("train.lr", "NaN", "finite"),
+    "-Infinity": ("train.min_lr", "-Infinity", "finite"),
+    "a huge seed": ("train.seed", "2**64", 'must be an integer, got "2**64"'),
+}
+SET_ARGV = {"config show": ["config", "show", "mlp-tiny"], "train": ["train", "--config", "mlp-tiny", "--out", "{run}"]}
+SET_TABLE = [(c, k) for k in SET_CASES for c in SET_ARGV]
+
+
+@pytest.mark.parametrize("command,case", SET_TABLE, ids=[f"{c}:{k}" for c, k in SET_TABLE])
+def test_a_hostile_set_value_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    key, value, needle = SET_CASES[case]
+    argv = [a.format(run=tmp_path / "run") for a in SET_ARGV[command]] + ["--set", f"{key}={value}"]
+    refused(capsys, tmp_path, argv, needle)
+
+
+def _gzip_members(path: Path, head: bytes, mib: int) -> str:
+    """A .gz of `head` and then `mib` MiB of 'a' with no newline, as concatenated gzip members: a 1 GiB
+    line in about 1 MB of file, written in milliseconds."""
+    import gzip
+
+    member = gzip.compress(b"a" * (1 << 20), 9)
+    with open(path, "wb") as f:
+        f.write(gzip.compress(head))
+        for _ in range(mib):
+            f.write(member)
+    return str(path)
+
+
+def _parquet(t: Path, texts: list[str], name: str = "good.parquet") -> Path:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = t / name
+    pq.write_table(pa.table({"text": texts}), path, row_group_size=1000)
+    return path
+
+
+def _damaged_parquet(where: float, t: Path) -> str:
+    """A Parquet file of 5 row groups with 256 bytes flipped at `where` of its length (inside the pages)."""
+    path = _parquet(t, [f"document number {i} " * 20 for i in range(5000)])
+    data = bytearray(path.read_bytes())
+    start = int(len(data) * where)
+    data[start:start + 256] = bytes(b ^ 0x5A for b in data[start:start + 256])
+    path.write_bytes(bytes(data))
+    return f"parquet:{path}"
+
+
+def _file(kind: str, name: str, data: str | bytes):
+    """make(t) for a corpus of one file: writes `data` to t/name, returns 'KIND:PATH'."""
+    def make(t: Path) -> str:
+        path = t / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return f"{kind}:{t / name.split('/')[0] if '/' in name else path}"
+    return make
+
+
+def _records(*records) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def _nsmc(review: str) -> str:
+    return "id\tdocument\tlabel\n" + f"1\t{review}\t1\n"
+
+
+KB = 1 << 10
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+PARQUET_DAMAGE = "the file is damaged|cannot be read as parquet"
+CORPUS_CASES = {  # make(tmp) -> corpus; the limits of lrngpt.corpora set for the case; what the line says
+    "a 1 MB .gz JSONL holding one 1 GiB line": (
+        lambda t: "jsonl:" + _gzip_members(t / "bomb.jsonl.gz", b'{"text": "', 1024), {"MAX_LINE_BYTES": 1 << 20},
+        "line 1 of the uncompressed text is longer than 1,048,576 bytes"),
+    "a 1 MB .txt.gz holding one 1 GiB document": (
+        lambda t: "text:" + _gzip_members(t / "bomb.txt.gz", b"", 1024), {"MAX_DOCUMENT_CHARS": 1 << 20},
+        "document 1 (from 1) is longer than 1,048,576 characters"),
+    "a long third document": (_file("text", "long.txt", "one<|endoftext|>two<|endoftext|>" + "x" * 8 * KB),
+                              {"MAX_DOCUMENT_CHARS": 4 * KB}, "document 3 (from 1) is longer than 4,096 characters"),
+    "a long document in a directory of files": (_file("text", "docs/b.txt", "y" * 8 * KB), {"MAX_DOCUMENT_CHARS": 4 * KB},
+                                                "b.txt: document 1"),
+    "a JSONL record with a text over the limit": (_file("jsonl", "big.jsonl", _records({"text": "ok"}, {"text": "x" * 8 * KB})),
+                                                  {"MAX_DOCUMENT_CHARS": 4 * KB}, "line 2: 'text' is 8,192 characters long"),
+    "a JSONL line over the limit after good ones": (_file("jsonl", "long.jsonl", _records(*[{"text": "a b"}] * 3) + "z" * 8 * KB),
+                                                    {"MAX_LINE_BYTES": 4 * KB}, "line 4 is longer than 4,096 bytes"),
+    "a JSONL line nested 100,000 deep": (_file("jsonl", "deep.jsonl", '{"text": ' + DEEP_JSON + "}\n"), {},
+                                         "line 1 nests lists or objects too deep to read"),
+    "a JSONL line that is a list 100,000 deep": (_file("jsonl", "deeper.jsonl", DEEP_JSON + "\n"), {},
+                                                 "too deep to read"),
+    "a JSONL text that is a 5,000-digit number": (_file("jsonl", "n.jsonl", '{"text": ' + NINES + "}\n"), {},
+                                                  "'text' is a number, not a string"),
+    "a JSONL text that is a list": (_file("jsonl", "l.jsonl", _records({"text": ["a"]})), {},
+                                    "'text' is a list, not a string"),
+    "an NSMC line over the limit": (_file("nsmc", "ratings.txt", _nsmc("w" * 8 * KB)), {"MAX_LINE_BYTES": 4 * KB},
+                                    "line 2 is longer than 4,096 bytes"),
+    "a Parquet file damaged at 1/5": (lambda t: _damaged_parquet(0.2, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 1/3": (lambda t: _damaged_parquet(0.33, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 1/2": (lambda t: _damaged_parquet(0.5, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 2/3": (lambda t: _damaged_parquet(0.66, t), {}, PARQUET_DAMAGE),
+    "a Parquet file cut short": (lambda t: _cut_parquet(t), {}, "cannot be read as parquet"),
+    "a Parquet cell over the limit": (lambda t: f"parquet:{_parquet(t, ['fine'] * 10 + ['q' * 8 * KB])}",
+                                      {"MAX_DOCUMENT_CHARS": 4 * KB}, "row 10 (from 0): 'text' is 8,192 characters long"),
+}
+
+
+def _cut_parquet(t: Path) -> str:
+    whole = _parquet(t, ["a b c"] * 100, "whole.parquet")
+    cut = t / "cut.parquet"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    whole.unlink()
+    return f"parquet:{cut}"
+
+
+@pytest.mark.parametrize("case", CORPUS_CASES)
+def test_a_hostile_corpus_exits_2_with_one_line_and_prepares_nothing(case, tmp_path, capsys, monkeypatch):
+    import lrngpt.corpora as corpora
+
+    make, limits, needle = CORPUS_CASES[case]
+    corpus = make(tmp_path)
+    for name, value in limits.items():
+        monkeypatch.setattr(corpora, name, value)
+    refused(capsys, tmp_path, ["data", "prepare", "--corpus", corpus, "--vocab-size", 300,
+                               "--out", tmp_path / "prepared"], needle)
+
+
+HUGE = ["--set", "train.device=cpu"]
+HUGE_CASES = {  # argv ({run}: a path inside the test's directory) -> what the line says
+    "train.steps=99999999999999": (["train", "--config", "mlp-tiny", "--set", "train.steps=99999999999999", *HUGE,
+                                    "--out", "{run}"], "would take about|years on cpu|more than train.max_days=7 days"),
+    "train.steps at the 64-bit limit": (["train", "--config", "mlp-tiny", "--set", f"train.steps={2**63 - 1}", *HUGE,
+                                         "--out", "{run}"], "raise train.max_days (0: no limit)"),
+    "a GPT of 10**12 steps": (["train", "--config", "gpt-default", "--set", "train.steps=1000000000000", *HUGE,
+                               "--set", "model.n_layer=1", "--set", "model.n_embd=16", "--set", "model.n_head=2",
+                               "--set", "model.context_length=16", "--set", "train.batch_size=2", "--out", "{run}"],
+                              "lower train.steps"),
+    "a run past a one-second limit": (["train", "--config", "mlp-tiny", "--set", "train.steps=10000000",
+                                       "--set", "train.max_days=0.00001", *HUGE, "--out", "{run}"],
+                                      "more than train.max_days=1e-05 days"),
+    "a sweep point of 99999999999999 steps": (["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                                               "--set", "train.steps=99999999999999", *HUGE, "--out", "{run}"],
+                                              "point n_embd=8|point"),
+    "train.max_days=-1": (["train", "--config", "mlp-tiny", "--set", "train.max_days=-1", "--out", "{run}"],
+                          "train.max_days must not be negative"),
+    "train.max_days=NaN": (["train", "--config", "mlp-tiny", "--set", "train.max_days=NaN", "--out", "{run}"], "finite"),
+    "train.max_days=Infinity": (["train", "--config", "mlp-tiny", "--set", "train.max_days=Infinity", "--out", "{run}"],
+                                "finite"),
+    "doctor --probe-timeout=inf": (["doctor", "--probe-timeout=inf"], "finite number of seconds"),
+    "doctor --probe-timeout=infinity": (["doctor", "--probe-timeout", "infinity"], "finite number of seconds"),
+    "doctor --probe-timeout=1e309": (["doctor", "--probe-timeout", "1e309"], "finite number of seconds"),
+    "doctor --probe-timeout=nan": (["doctor", "--probe-timeout", "nan"], "finite number of seconds"),
+    "doctor --probe-timeout=-inf": (["doctor", "--probe-timeout=-inf"], "finite number of seconds"),
+    "doctor --probe-timeout=0": (["doctor", "--probe-timeout", "0"], "positive"),
+    "doctor --probe-timeout=1e300": (["doctor", "--probe-timeout", "1e300"], "up to 86,400"),
+}
+
+
+@pytest.mark.parametrize("case", HUGE_CASES)
+def test_a_huge_value_exits_2_with_one_line_and_writes_nothing(case, tmp_path, capsys):
+    argv, needle = HUGE_CASES[case]
+    line = refused(capsys, tmp_path, [str(a).format(run=tmp_path / "run") for a in argv], needle)
+    assert wrong_options(argv, line) == [], line
+
+
+def test_the_new_hostile_tables_hold_at_least_150_cases():
+    n = len(YAML_TABLE) + len(JSON_TABLE) + len(SET_TABLE) + len(CORPUS_CASES) + len(HUGE_CASES)
+    assert n >= 150, n
+
+
+LAUGHS_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from lrngpt.errors import UserError
+from lrngpt.runconfig.yaml12 import load_yaml
+load_yaml(Path(sys.argv[1]).read_text(), "small.yaml")  # the same-run reference: a small valid file
+base, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+try:
+    load_yaml(Path(sys.argv[2]).read_text(), "laughs.yaml")
+    said = None
+except UserError as e:
+    said = str(e)
+print(json.dumps({"said": said, "seconds": time.perf_counter() - t0, "base_kb": base,
+                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def test_a_billion_laughs_yaml_is_refused_within_a_time_and_memory_bound(tmp_path, capsys):
+    """9 levels of 9 aliases (387,420,489 strings once expanded) in --config and config show: refused
+    at once with a few MB: through lrn in-process (time, tracemalloc's peak) and the YAML reader in a
+    child process (its peak RSS against the same process reading a small file first, C allocations
+    included). Before, it printed nothing for 120 s (7 levels: 9 s and 789 MB)."""
+    import time
+    import tracemalloc
+
+    pytest.importorskip("yaml")
+    f = tmp_path / "laughs.yaml"
+    f.write_text(_laughs(9))
+    for argv in (["config", "show", f], ["train", "--config", f, "--out", tmp_path / "run"]):
+        lrn(capsys, "-q", *argv)  # once untraced: what it imports is not what is measured
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        try:
+            code, _, err = lrn(capsys, "-q", *argv)
+            seconds, peak = time.perf_counter() - t0, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert code == 2 and "billion laughs" in err and seconds < 5 and peak < 20e6, (code, err, seconds, peak)
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "small.yaml").write_text("train:\n  steps: 3\n")
+    r = subprocess.run([sys.executable, "-c", LAUGHS_CHILD, str(tmp_path / "small.yaml"), str(f)], capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    doc = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "billion laughs" in doc["said"] and doc["seconds"] < 5, doc
+    assert (doc["peak_kb"] - doc["base_kb"]) * 1024 < 20e6, doc  # the process's peak RSS grew by < 20 MB
+
+
+def test_sigterm_during_yaml_parsing_interrupts_it(tmp_path, capsys, monkeypatch):
+    """The YAML is read a parser event at a time in Python, so a SIGTERM that arrives while it is read
+    is handled there (exit 130, 'interrupted'), not after a C call that ignores it."""
+    import signal
+
+    import lrngpt.runconfig.yaml12 as yaml12
+
+    pytest.importorskip("yaml")
+    f = tmp_path / "long.yaml"
+    f.write_text("name: [" + ", ".join(["x"] * 5000) + "]\n")
+    real, sent = yaml12._Builder.count, []
+
+    def count(self, n, event):
+        if self.values == 1000 and not sent:
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)  # lrn's handler, never pytest's death
+            sent.append(signal.SIGTERM)  # (before the kill: its handler raises as os.kill returns)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(self, n, event)
+
+    monkeypatch.setattr(yaml12._Builder, "count", count)
+    old = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # main() installs its own handler in place of the default
+    try:
+        code, _, err = lrn(capsys, "config", "show", f)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert sent and code == 130 and err.strip().splitlines() == ["lrn config: interrupted"], (code, err)
+
+
+def test_train_with_huge_steps_plans_first_and_trains_when_the_limit_allows(text_corpus, tmp_path, capsys):
+    argv = ["train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300",
+            "--set", "train.device=cpu", "--set", "train.steps=99999999999999", "--set", "train.eval_every=1",
+            "--set", "train.eval_tokens=300", "--set", "train.train_eval_tokens=300"]
+    line = refused(capsys, tmp_path, [*argv, "--out", tmp_path / "run"], "would take about")
+    assert "99,999,999,999,999 steps of 8 x 64 tokens" in line and "a step)" in line
+    code, _, err = lrn(capsys, *argv, "--set", "train.max_days=0", "--steps", 1, "--out", tmp_path / "run")
+    assert code == 0, err  # no limit: trains (one step here); the estimate is logged only when it is timed
+
+
+def test_a_long_run_that_the_limit_allows_logs_its_plan_before_training(tiny_config, tmp_path):
+    from lrngpt.training.trainer import train
+
+    class Enough(Exception):
+        pass
+
+    def stop(row):
+        raise Enough  # the first metrics row (step 0): the plan was said before it
+
+    logged = []
+    with pytest.raises(Enough):
+        train(tiny_config("train.steps=2000000", "train.max_days=0"), tmp_path / "run", log=logged.append,
+              progress=False, on_metric=stop)
+    plans = [m for m in logged if m.startswith("plan: ")]
+    assert len(plans) == 1 and plans[0].startswith("plan: 2,000,000 steps of 8 x 64 tokens take about ")
+    assert "on cpu (timed here: " in plans[0] and "max_days" not in plans[0]  # 0: no limit, none said
+    assert logged.index(plans[0]) < next(i for i, m in enumerate(logged) if m.startswith("model "))
+
+
+def test_sample_on_finite_but_huge_weights_exits_2_saying_what_is_wrong(mlp_run, tmp_path, capsys):
+    import torch
+
+    from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
+
+    d = Path(shutil.copytree(mlp_run, tmp_path / "run"))
+    ckpt = load_checkpoint(d / "ckpt_last.pt")
+    for tensor in ckpt["model"].values():
+        if tensor.is_floating_point():  # finite (float32 reaches 3.4e38), and of both signs: their products and
+            tensor.copy_(torch.sign(tensor) * 3e38)  # sums are inf - inf = NaN
+    assert all(torch.isfinite(t).all() for t in ckpt["model"].values())
+    save_checkpoint(ckpt, d / "ckpt_last.pt")
+    line = refused(capsys, tmp_path, ["sample", d, "--prompt", "Lily saw", "--max-new-tokens", 3],
+                   "scores for the next token are not finite")
+    assert "too large for float32" in line and "probability tensor" not in line
+
+
+def test_sample_at_a_tiny_temperature_is_greedy_not_a_crash(mlp_run, capsys):
+    argv = ["sample", mlp_run, "--prompt", "Lily saw", "--max-new-tokens", 12, "--no-stop", "--seed", 5]
+    code, tiny, err = lrn(capsys, *argv, "--temperature", "1e-300")
+    assert code == 0, err
+    code, greedy, _ = lrn(capsys, *argv, "--top-k", 1)
+    assert code == 0 and tiny == greedy
+
+
+API_VALUES = {  # lrngpt.config(PRESET, **{key: value}) with a value no config holds -> what the UserError says
+    "bytes as the name": ("name", b"x", "is bytes"),
+    "a set": ("train.steps", {1, 2}, "is a set"),
+    "a complex number": ("train.lr", 1j, "complex number"),
+    "a 5,001-digit integer": ("train.steps", 10**5000, "5,001 digits"),
+    "lists 40 deep": ("train.steps", functools.reduce(lambda v, _: [v], range(40), 1), "nested more than 32 deep"),
+    "an object with a number as a key": ("train.steps", {1: 2}, "not a name"),
+    "a list that holds itself": ("train.steps", (lambda v: v.append(v) or v)([]), "nested more than 32 deep"),
+    "an Ellipsis": ("train.steps", ..., "ellipsis"),
+}
+
+
+@pytest.mark.parametrize("case", API_VALUES)
+def test_a_hostile_value_through_the_python_api_is_a_user_error(case):
+    import lrngpt
+
+    key, value, needle = API_VALUES[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        lrngpt.config("mlp-tiny", **{key: value})
+    assert needle.lower() in str(e.value).lower() and "\n" not in str(e.value), str(e.value)
 
 
 # ---- issue 29: a budget's timing record, a run's by-reads record, the API's minutes ------------------

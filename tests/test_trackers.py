@@ -159,7 +159,10 @@ def killed(text_corpus, tmp_path_factory):
         pytest.importorskip(module)
     tmp = tmp_path_factory.mktemp("killed")
     run = tmp / "run"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WANDB_MODE": "offline", "WANDB_SILENT": "true",
+    # no inherited W&B settings: an in-process wandb.init of an earlier test leaves WANDB_SERVICE (its
+    # service's address, perhaps dead by now) in os.environ, and every child would try to reach it
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")}
+    env = {**inherited, "PYTHONPATH": str(ROOT), "WANDB_MODE": "offline", "WANDB_SILENT": "true",
            "WANDB_PROJECT": "lrn-test", "WANDB_DIR": str(tmp / "wandb-home"),
            "MLFLOW_TRACKING_URI": f"file://{tmp / 'mlruns'}", "MLFLOW_ALLOW_FILE_STORE": "true",
            "MLFLOW_EXPERIMENT_NAME": "lrn-test"}

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lrngpt.api.checks import ModelType, check, checked
+from lrngpt.core.bounded import check_plain
 from lrngpt.errors import UserError
 
 if TYPE_CHECKING:
@@ -31,9 +32,10 @@ def override_list(overrides: Overrides, what: str = "set") -> list[str]:
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, Mapping):
-        for key in overrides:
+        for key, value in overrides.items():
             if not isinstance(key, str):
                 raise UserError(f"{what} keys are config keys like 'train.steps' (lrn config keys), got {key!r}")
+            check_plain(value, f"{what} {key}")  # bytes, sets, a 5,000-digit int: refused before JSON is tried
         return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
     items = list(overrides)
     for item in items:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from lrngpt.api import doctor
 from lrngpt.api.machine import doctor_text
@@ -26,8 +27,8 @@ def _seconds(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    if not (v > 0 and math.isfinite(v)):  # inf, nan included: the probe's timeout is a real wait
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
     return v
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from lrngpt.core import log as logging
+from lrngpt.core.bounded import loads_json
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -202,8 +203,8 @@ def read_json(path: str | Path, what: str = "file") -> Any:
     check_regular(path, what)
     with user_path(path, what):
         text = path.read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
+    try:  # bounded: a huge integer, a repeated key or deep nesting is a UserError naming the file
+        return loads_json(text, f"{what} {path}")
     except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
         raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
 

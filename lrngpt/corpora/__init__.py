@@ -28,6 +28,11 @@ from lrngpt.core.validate import MAX_CORPUS_BYTES
 from lrngpt.errors import UserError
 
 EOT = "<|endoftext|>"
+# One document is read, tokenized and trained on whole, and the BPE trainer holds about 100 bytes a
+# character of one document at once (a 17 MB document: 1.7 GB): past this, a document is refused with
+# its file, not read until the machine runs out of memory (a 1 MB .gz can hold a 1 GB line).
+MAX_DOCUMENT_CHARS = 1 << 25  # 33,554,432 characters: a long book is 3 million
+MAX_LINE_BYTES = 1 << 27  # a JSONL or TSV line (JSON escapes make a document's line longer than its text)
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     every metrics row of every run as it is written, with the point's name under "run"; `figures`
     False leaves out the PNGs (the tables and lines are written all the same)."""
     from lrngpt.corpora import fetch
+    from lrngpt.training.duration import plan_duration
     from lrngpt.training.trainer import train
 
     log = log or logging.info
@@ -88,6 +89,9 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
+    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
+        # anything (bounded from below, untimed: each point's training times itself as it starts)
+        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     for why in sweep_dir.kept_summary_files(lambda: rendered_summary(sweep_dir.path)).values():

@@ -76,6 +76,8 @@ KEY_HELP = {
                          "the same as adding tensorboard to train.logger",
     "train.logger": "experiment trackers fed the metrics: none, all, or any of tensorboard, wandb, mlflow, csv, "
                     "comma-separated or a list (each needs its extra; csv writes RUN_DIR/metrics.csv)",
+    "train.max_days": "refuse to start a run estimated to take longer than this many days (a run that could take "
+                      "over a minute is timed for a few steps first and its estimate logged); 0: no limit",
 }
 
 # What each named config is, for `lrn config list` and the help texts.

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
 from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
@@ -36,19 +35,11 @@ from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
+from lrngpt.training.duration import plan_duration
+from lrngpt.training.optimizer import make_optimizer  # noqa: F401 (benchmarks import it from here)
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
-
-
-def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
-    """AdamW; weight decay on matrices and tables only (nanoGPT's convention)."""
-    params = list(dict.fromkeys(model.parameters()))  # a tied table is one parameter
-    groups = [
-        {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
-    ]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
 
 
 class _StopFlag:
@@ -100,19 +91,28 @@ class Trainer:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
         if self.stop_at >= INT_LIMIT:
             raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
+        self.device = self.dist.device(resolve_device(tc.device))
+        if not resume:  # a run estimated past train.max_days stops here: nothing written or downloaded
+            self._plan(0)
         if self.dist.master:
             fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
             tracking.check(tc.loggers)  # a missing package, a tracker's setting it refuses: the same
-        self.device = self.dist.device(resolve_device(tc.device))
         self.caps = device_caps(self.device)
         self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)
         try:
-            self._build(self._open_run_dir(resume, force))
+            ckpt = self._open_run_dir(resume, force)
+            if resume:
+                self._plan(int(ckpt["step"]))
+            self._build(ckpt)
         except BaseException:
             self.close(abandon=True)  # a start that failed leaves no run behind to replace with --force
             raise
+
+    def _plan(self, step: int) -> None:
+        """Time a run that could be long and say how long; refuse one past train.max_days."""
+        plan_duration(self.cfg, self.stop_at - step, self.device, log=self.log, timed=not self.dist.enabled)
 
     def _build(self, ckpt: dict | None) -> None:
         tc = self.cfg.train
