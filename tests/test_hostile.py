@@ -2106,3 +2106,47 @@ def test_a_hostile_value_through_the_python_api_is_a_user_error(case):
     with pytest.raises(lrngpt.UserError) as e:
         lrngpt.config("mlp-tiny", **{key: value})
     assert needle.lower() in str(e.value).lower() and "\n" not in str(e.value), str(e.value)
+
+
+# ---- issue 29: a budget's timing record, a run's by-reads record, the API's minutes ------------------
+
+def test_a_damaged_timing_record_is_named_in_one_line(tmp_path, capsys):
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import write_definition
+
+    sweep = resolve_sweep("embed-dim", "budget", ["train.steps=10"], ["model.n_embd=4,8"])
+    sweep.budget = {"minutes": 1.0, "sets": {"train.steps": 10}, "axes": {}, "est_seconds": 50.0,
+                    "point_seconds": {p.name: 20.0 for p in sweep.points}}
+    write_definition(sweep, tmp_path / "sw")
+    (tmp_path / "sw" / "timing.jsonl").write_text('["not", "an object"]\n{"event": "run", "seconds": 3}\n')
+    line = one_line(lrn(capsys, "report", tmp_path / "sw"), 2, "timing record", "line 1", "delete the line")
+    assert str(tmp_path / "sw" / "timing.jsonl") in line
+    # a last line cut by a kill mid-write is only dropped
+    (tmp_path / "sw" / "timing.jsonl").write_text('{"event": "run", "seconds": 3}\n{"event": "po')
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    assert SweepDir(tmp_path / "sw").timing() == [{"event": "run", "seconds": 3}]
+
+
+@pytest.mark.parametrize("damage", ['{"step": 2, "train_bpb_read": "low"}', '[1, 2]', '{"train_bpb_read": 1.0}'])
+def test_a_damaged_by_reads_record_is_named_in_one_line(damage, mlp_run, tmp_path, capsys):
+    import shutil
+
+    d = tmp_path / "sweep"
+    shutil.copytree(mlp_run, d / "runs" / "a")
+    summary = json.loads((d / "runs" / "a" / "summary.json").read_text())
+    summary.pop("train_bpb_read")  # a run from before summary.json held the split: by_reads.json is read
+    (d / "runs" / "a" / "summary.json").write_text(json.dumps(summary))
+    (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "tiny", "points": [{"name": "a"}]}))
+    (d / "runs" / "a" / "by_reads.json").write_text(damage)
+    one_line(lrn(capsys, "report", d), 2, "by_reads.json", "lrn eval RUN --by-reads" if damage[0] == "{" else "")
+
+
+def test_the_api_plans_minutes_as_lrn_sweep_does_and_refuses_a_bad_budget(tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError, match="--minutes must be a positive number of minutes"):
+        lrngpt.sweep("embed-dim", minutes=0, out=tmp_path / "w")
+    with pytest.raises(lrngpt.UserError, match="--minutes plans a study"):
+        lrngpt.sweep(str(tmp_path / "file.json"), minutes=3, out=tmp_path / "w")
+    assert not (tmp_path / "w").exists()

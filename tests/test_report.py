@@ -324,7 +324,8 @@ def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_d
     assert [s["saved"] for s in findings[0]["numbers"]["saved_per_doubling"]] == pytest.approx(saved)
     # the width sweep alone cannot tell the small-data finding, and says what would
     alone = judge(sweep_docs([widths]))
-    assert alone[2]["verdict"] == CANNOT_TELL and "embed-dim-small-data" in alone[2]["next"]
+    assert alone[2]["verdict"] == CANNOT_TELL and alone[2]["next"].startswith("run the small-data study")
+    assert alone[2]["commands"][0]["cli"].startswith("lrn sweep embed-dim-small-data ")
 
 
 def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_numbers():
@@ -337,11 +338,15 @@ def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_n
     assert re.findall(r'<span class="verdict ([a-z]+)">([a-z ]+)</span>', text) == [
         ("shows", "shows"), ("not", "does not show"), ("shows", "shows")]
     assert '<p class="lead">It read 50% of its training targets (0.70 passes' in text
-    assert text.count('<div class="finding">') == 3 and "<b>Next:</b> a training text of at least" in text
+    assert text.count('<div class="finding">') == 3 and "<b>Next:</b> train on a larger text (at least" in text
+    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=text:A_LARGER_TEXT.txt --out DIR-more-text' in text
+    assert "<p class=\"sub\">Checked: the same steps and batch: finding 1&#x27;s savings are measured as before" in text
     alone = findings_html(judge([embed]))
     assert '<span class="verdict unknown">cannot tell</span>' in alone
-    assert "<b>What would tell:</b> run the small-data preset" in alone
-    assert "The chapter (its first 4M training tokens read 16 times)" in alone  # the chapter's numbers beside
+    assert "<b>What would tell:</b> run the small-data study" in alone
+    # the chapter's own words beside
+    assert "The chapter: &quot;the training tokens were cut to the first 4 million, so that in 4,000 steps it read " \
+           "the same text about 16 times over&quot;" in alone
 
 
 def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):

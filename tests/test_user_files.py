@@ -465,3 +465,21 @@ def test_train_logger_of_another_shape_in_a_config_file_is_exit_2(value, text_co
     assert main(["config", "show", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "train.logger" in err[0], err
+
+
+# ---- issue 29: a budget on a text of your own -------------------------------------------------------
+
+def test_a_budget_on_a_text_too_small_for_one_window_is_refused_before_anything_is_timed(tmp_path, capsys, monkeypatch):
+    import lrngpt.experiments.estimate as estimate
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("nothing is timed for a text that holds no window")
+
+    monkeypatch.setattr(estimate, "probe", no_probe)
+    text = tmp_path / "tiny.txt"
+    text.write_text("just a few words here", encoding="utf-8")
+    code = main(["sweep", "embed-dim", "--minutes", "8", "--set", f"data.corpus=text:{text}", "--set",
+                 "data.vocab_size=300", "--out", str(tmp_path / "w"), "--dry-run"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "too few for one window of 257; give it more text" in err[-1] and "Traceback" not in "".join(err)
+    assert not (tmp_path / "w").exists()

@@ -23,7 +23,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.validate import check_memory
 from lrngpt.errors import UserError
 
-# the lecture's hand example
+# the seed project's notes' hand example (a 3-row table; the lecture's notes name the same ids [2,0,2])
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
 IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
@@ -58,7 +58,7 @@ def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
 
 
 def lookup_grad() -> dict:
-    """ids [2,0,2] through nn.Embedding's backward, next to the lecture's hand sum."""
+    """ids [2,0,2] through nn.Embedding's backward, next to the seed project's notes' hand sum."""
     emb = nn.Embedding.from_pretrained(torch.tensor(TABLE), freeze=False)
     out = emb(torch.tensor(IDS))
     out.backward(torch.tensor(UPSTREAM))

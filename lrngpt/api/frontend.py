@@ -16,11 +16,12 @@ from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
 from lrngpt.core.validate import VAL_SPLITS, check_seed, did_you_mean, nearest
 from lrngpt.errors import UserError
+from lrngpt.experiments.budget import BUDGET_HELP
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 from lrngpt.store.rundir import CHECKPOINT_LABELS, CHECKPOINTS
 
-__all__ = ["CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
+__all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
            "DEMO_NAME", "DEMO_STEPS", "DEVICES", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
            "PRECISIONS", "STUDIES", "UserError", "VAL_SPLITS", "check_seed", "did_you_mean", "json_safe", "nearest",
            "os_error_exit", "setup_logging"]

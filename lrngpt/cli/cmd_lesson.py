@@ -39,7 +39,7 @@ def register(subparsers) -> None:
     lk.set_defaults(func=run_lookup)
 
     lg = sub.add_parser("lookup-grad", help="repeated ids sum their gradients",
-                        description="The example of the lecture on embedding tables (ids [2,0,2]) through "
+                        description="The hand example of the seed project's notes (ids [2,0,2]) through "
                                     "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
                                     "of both upstream gradients.",
                         epilog="examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")

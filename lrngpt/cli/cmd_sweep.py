@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lrngpt.api import load_sweep, sweep
-from lrngpt.api.frontend import CLI_SCALES, STUDIES
+from lrngpt.api.frontend import BUDGET_HELP, CLI_SCALES, STUDIES
 from lrngpt.api.sweeps import plan_text, summary_text
 from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
 
@@ -19,7 +19,7 @@ def register(sub) -> None:
                     f"DIR/figures/*.png; for a width study, judge the book chapter's three findings on it (the closing "
                     "lines; 'findings' in --json). Studies of the book chapter on choosing the embedding width: "
                     f"{', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale full is "
-                    "the book chapter's protocol (TinyStories at a pinned revision, downloaded once, 2.2 GB; its "
+                    "the book chapter's protocol (on TinyStories, lrn's choice of text: a pinned revision, 2.2 GB; its "
                     "shape, schedule and evaluation windows; a GPU job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
                     "job array, each task runs its own shard.",
         epilog="examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
@@ -36,11 +36,7 @@ def register(sub) -> None:
                         "one unless --device is given); cpu: about 30 min for embed-dim on 2 cores; tiny: seconds "
                         "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
     p.add_argument("--minutes", type=float, metavar="N",
-                   help="fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary "
-                        "4,096, context 6, hidden 512): steps, batch, corpus size and widths are planned from a "
-                        "measured probe so that each run reads at most 0.25 passes of its text; --dry-run prints "
-                        "the plan and what it gives up. A budget too short is refused with the smallest that works. "
-                        "Again on the same --out (with or without --minutes) it resumes the stored plan")
+                   help=BUDGET_HELP)
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")

@@ -395,6 +395,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         "eot_id": tok.eot_id,
         "dtype": np.dtype(dtype).name,
         "split_by": split_by,
+        "own_split": corpus.has_own_split,  # validation is the corpus's own (data.splits.validation_kind)
         "val_fraction": cfg.val_fraction,
         "split_seed": cfg.split_seed,
         **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLITS[0] else {}),

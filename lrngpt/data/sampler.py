@@ -50,6 +50,21 @@ class BatchSampler:
         np.add.at(diff, starts + 1 + self.seq_len, -1)
         return np.cumsum(diff[:-1], dtype=np.int32)
 
+    def read_counter(self, steps: int):
+        """A function from positions of the split to how many times each was a training target in
+        `steps` global batches: `reads(steps)` at those positions, without an array the size of the
+        split (a full-scale split is 550M tokens). The windows' starts are drawn once and sorted; a
+        position p was read by the starts in [p - seq_len, p - 1]."""
+        drawn = [self._global_starts().numpy() for _ in range(steps)]
+        starts = np.sort(np.concatenate(drawn)) if drawn else np.zeros(0, dtype=np.int64)
+
+        def counts(positions: np.ndarray) -> np.ndarray:
+            pos = np.asarray(positions, dtype=np.int64)
+            return (np.searchsorted(starts, pos - 1, side="right")
+                    - np.searchsorted(starts, pos - self.seq_len, side="left")).astype(np.int32)
+
+        return counts
+
     def state(self) -> torch.Tensor:
         return self.generator.get_state()
 

@@ -4,8 +4,8 @@
                                    sweep and series (a 4x-steps sweep given beside it is overlaid), and a
                                    panel of the parameters per width stacked by part: embedding, hidden
                                    and the output layer, which does not depend on d; for a width study, the
-                                   book chapter's val bpb by width as a dotted reference curve (its corpus,
-                                   TinyStories, and its reading, 0.12 passes, in the legend)
+                                   book chapter's val bpb by width as a dotted reference curve (its text,
+                                   550M training tokens, and its reading, 0.12 passes, in the legend)
     figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
                                    series, with a grey line at the full-data val bpb of each width when a
                                    full-data sweep is given beside it (without a small-data series: every

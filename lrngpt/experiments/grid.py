@@ -142,16 +142,11 @@ def _run_name(cfg: dict, values: dict) -> str:
     return name
 
 
-def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
-                  axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
-    """A study preset name or a sweep file -> the resolved grid (every point validated).
-
-    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
-    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
-    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
-    """
+def resolve_base(source: str, scale: str | None = None, sets: list[str] | None = None,
+                 out: str | Path | None = None) -> tuple:
+    """The base config of a sweep (scale, file and --set overrides and the derived settings applied,
+    no points): (base, scale, name, preset, study, file doc, note)."""
     cli_sets = dict(parse_override(item) for item in sets or [])
-    cli_axes = dict(parse_axis(item) for item in axes or [])
     path = Path(source)
     if source in presets.STUDIES:
         study, doc, preset = presets.STUDIES[source], {}, source
@@ -196,6 +191,21 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         _set(base, key, value, "derived")
     base["name"] = name
     base = from_dict(base).to_dict()
+    return base, scale, name, preset, study, doc, note
+
+
+def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
+                  axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
+    """A study preset name or a sweep file -> the resolved grid (every point validated).
+
+    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
+    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
+    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
+    """
+    for item in sets or []:
+        parse_override(item)  # a bad --set is named before a bad --axis, as it always was
+    cli_axes = dict(parse_axis(item) for item in axes or [])
+    base, scale, name, preset, study, doc, note = resolve_base(source, scale, sets, out)
     grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
     n_points = math.prod(len(v) for v in grid.values())
     if n_points > MAX_POINTS:  # refused before a single point is built: a dry run of it answers at once

@@ -10,6 +10,7 @@ trains on it.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from lrngpt.core import log as logging
@@ -18,6 +19,16 @@ from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warnin
 from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.summary import collect, csv_text, markdown
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.timing import (
+    account,
+    account_text,
+    corrected,
+    invocation_id,
+    invocation_seconds,
+    now,
+    pace,
+    points_run,
+)
 from lrngpt.store.rundir import RunInUse
 
 
@@ -61,12 +72,13 @@ def rendered_summary(out: str | Path) -> dict[Path, bytes]:
 
 @logging.honours_progress
 def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
-              progress: bool | None = None, on_metric=None) -> dict:
+              progress: bool | None = None, on_metric=None, figures: bool = True) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 
     Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
     runs read their text more than once says so in one line before the first run. `on_metric` gets
-    every metrics row of every run as it is written, with the point's name under "run"."""
+    every metrics row of every run as it is written, with the point's name under "run"; `figures`
+    False leaves out the PNGs (the tables and lines are written all the same)."""
     from lrngpt.corpora import fetch
     from lrngpt.training.duration import plan_duration
     from lrngpt.training.trainer import train
@@ -96,6 +108,9 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     if warning:
         log(warning)
     trained, skipped, busy = [], [], []
+    plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
+    started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
+    inv = invocation_id()
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
         run = sweep_dir.run(p.name)
@@ -107,6 +122,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
             continue
         log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
             f"(point {p.index + 1} of {len(sweep.points)})")
+        t0 = time.perf_counter()
         try:
             train(p.config, run.path, resume=state == "partial", force=state == "new",
                   log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
@@ -128,11 +144,38 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
         bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
         log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
         trained.append(p.name)
+        if p.name in plan:
+            log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo, inv)}")
         bar.update()
     bar.close()
-    result = summarize(sweep_dir.path, strict=False)
+    if plan:  # before the summary, so that its files hold the account (the summary's own seconds follow)
+        sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
+                                 "estimate": sweep.budget.get("est_seconds"), "trained": trained,
+                                 "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": inv})
+    t0 = time.perf_counter()
+    result = summarize(sweep_dir.path, figures, strict=False)
+    if plan:
+        sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now(),
+                                 "invocation": inv})
+        result["timing"] = account(sweep.budget, sweep_dir.timing())
+        log(f"{tag} {account_text(result['timing'])}")
     result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}")
     return result
+
+
+def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:
+    """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
+    from lrngpt.experiments.estimate import clock
+
+    sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
+                             "estimate": plan[name], "at": now(), "invocation": inv})
+    rows = sweep_dir.timing()
+    left = [p.name for p in todo if p.name not in points_run(rows) and p.name in plan]
+    rest = corrected({n: plan[n] for n in left}, rows)
+    runs = "the run left takes" if len(left) == 1 else f"the {len(left)} runs left take"
+    return (f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}; at this pace "
+            f"({pace(rows):.2f}x the estimates) {runs} about {clock(sum(rest.values()))}"
+            if left else f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}")
 
 
 def _passes(passes) -> str:

@@ -11,6 +11,8 @@
                           spread over seeds (summary.json rows carry n_embd and val_bpb, as
                           lrngpt.analysis.costs.read_sweep_bpb expects)
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
+      timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
+                          estimate, each invocation's (lrngpt.experiments.timing)
       .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.record
 
 `SweepDir` owns these names: every module that reads or writes a sweep directory goes through
@@ -42,10 +44,10 @@ from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES_DIR = "sweep.json", "runs", "lines.txt", "figures"
+DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_step")  # lrngpt.experiments.figures draws them
-SUMMARY_FILE, FIGURE_FILE = "sweep summary", "sweep figure"  # what the record calls them
+SUMMARY_FILE, FIGURE_FILE, TIMING_FILE = "sweep summary", "sweep figure", "timing record"  # what the record calls them
 
 
 class SweepDir:
@@ -142,6 +144,40 @@ class SweepDir:
             return "finished"
         # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
         return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
+
+    # ---- a budget's record ------------------------------------------------------------------
+
+    @property
+    def timing_path(self) -> Path:
+        return self.path / TIMING
+
+    def append_timing(self, row: dict) -> None:
+        """One line of timing.jsonl (appended: shards that share the directory each add theirs), then
+        recorded as lrn's (an append-only file of the record, like a run's metrics.jsonl)."""
+        with user_path(self.timing_path, "timing record"), open(self.timing_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(json_safe(row)) + "\n")
+        record_existing(self.timing_path, TIMING_FILE, append=True)
+
+    def timing(self) -> list[dict]:
+        """timing.jsonl's rows ([] without one); a line that is not a JSON object is named (a last line
+        cut by a kill mid-write is dropped)."""
+        if not self.timing_path.is_file():
+            return []
+        with user_path(self.timing_path, "timing record"):
+            lines = self.timing_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        rows = []
+        for i, line in enumerate(lines, 1):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict):
+                if i == len(lines):
+                    break
+                raise UserError(f"timing record {self.timing_path}, line {i}, is not a JSON object; it is damaged: "
+                                "delete the line (the file only records times)")
+            rows.append(row)
+        return rows
 
     # ---- the summary files -----------------------------------------------------------------
 

@@ -25,6 +25,9 @@ SUMMARY_FIELDS = {
     # what the run computed in (lrngpt.device.precision): absent in summaries from before it was recorded
     "device_name": ((str,), False), "capability": ((list, type(None)), False), "dtype": ((str,), False),
     "tf32": ((bool,), False), "compile": ((bool,), False),
+    # the train bpb split by what training read, and the kind of validation split (absent before recorded)
+    "train_bpb_read": (_NUMBER, False), "train_bpb_unread": (_NUMBER, False), "read_share": (_NUMBER, False),
+    "read_twice_share": (_NUMBER, False), "val_split": ((str, type(None)), False),
 }
 # Per-row numbers of metrics.jsonl (other keys are kept as they are)
 METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")

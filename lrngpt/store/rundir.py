@@ -78,14 +78,15 @@ CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, bes
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
+BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last weights (for lrn report)
 # Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
 # it, report.html and report-explorer.html, when the record says they are unchanged).
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
-             MARKER)
+             BY_READS, MARKER)
 # The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
 # the run only while they are as recorded. The trackers' files (written by their libraries as the
 # run goes) and the marker go with the run by name.
-RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST)
+RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, BY_READS)
 PAGES = (REPORT, "report-explorer.html")
 RUN_FILE = "run file"  # what the record calls them
 _OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
@@ -336,6 +337,20 @@ class RunDir:
             return None
         return check_summary(read_json_object(path, "run summary"), path)
 
+    def by_reads(self) -> dict | None:
+        """What `lrn eval --by-reads` last measured on the last weights (by_reads.json), or None. A file
+        that does not hold numbers where they belong is named, as summary.json is."""
+        path = self.path / BY_READS
+        if not path.exists():
+            return None
+        doc = read_json_object(path, "by-reads result")
+        for key in ("step", "train_bpb_read", "train_bpb_unread", "read_share"):
+            v = doc.get(key)
+            if isinstance(v, bool) or not isinstance(v, int | float | type(None)) or (key == "step" and v is None):
+                raise UserError(f"by-reads result {path}: {key} is {json.dumps(v)[:40]}, not what lrn eval writes; "
+                                "delete it and run `lrn eval RUN --by-reads` again")
+        return doc
+
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
@@ -408,6 +423,10 @@ class RunDir:
 
     def write_summary(self, summary: dict) -> None:
         write_json(self.path / SUMMARY, summary, _OWN)
+
+    def write_by_reads(self, result: dict) -> None:
+        """by_reads.json, written by `lrn eval` (no lock: only this file), refused where it is not lrn's."""
+        write_json(self.path / BY_READS, result, recorded(RUN_FILE))
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
         from lrngpt.store.checkpoint import save_checkpoint
