@@ -38,7 +38,8 @@ from torch.nn import functional as F
 
 from lrngpt.runconfig.schema import load_config
 from lrngpt.models.gpt import GPT
-from lrngpt.training.trainer import lr_at, make_optimizer
+from lrngpt.training.schedule import lr_at
+from lrngpt.training.trainer import make_optimizer
 
 # nanoGPT model.py, measured earlier on this machine (batch 32x128 at nsmc, 8x32 at cpu.json)
 REFERENCE_TOK_S = {"cpu": 34_000, "nsmc": 5_900}

@@ -3,12 +3,14 @@
     import lrngpt
     cfg = lrngpt.config("mlp-tiny", **{"train.steps": 60})   # a checked config; keys: lrn config keys
     run = lrngpt.train(cfg, out="runs/tiny")                   # a Run; in Jupyter its headline and curves
-    run.eval(), run.sample("Once upon a time"), run.neighbors(" Lily"), run.figure()
+    run.eval(by_reads=True), run.sample("Once upon a time"), run.neighbors(" Lily"), run.figure()
     sweep = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths")
-    sweep.table, sweep.figure()                                # a DataFrame (with pandas), a Figure
+    sweep.table, sweep.findings, sweep.figure()                # a DataFrame (with pandas), verdicts, a Figure
 
-Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table. The lecture's
-lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
+Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table, write_report. Every
+`lrn` command has its function: config_list/show/keys, data_stories/prepare, tokenizer_train/encode/
+decode/show, embed_neighbors/axes/purity/export/explore, export_hf, import_gpt2, demo, doctor; the
+lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
 under-trained tokens of a run or an imported model: undertrained; width against depth: width_from_depth,
 width_depth_finding.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
@@ -30,23 +32,43 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 __version__ = "0.1.0"
 
 __all__ = [
-    "Run", "Sweep", "UserError", "__version__", "config", "cost_gpt", "cost_mlp", "cost_models", "lesson_lookup",
-    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_tying", "load", "load_sweep",
-    "plan", "sweep", "table", "theory_fourth_root", "theory_jl", "theory_random_cosine", "train", "undertrained",
-    "width_depth_finding", "width_from_depth",
+    "Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show", "cost_gpt",
+    "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes", "embed_explore",
+    "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2", "lesson_lookup",
+    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
+    "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "tokenizer_decode",
+    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
+    "width_from_depth", "write_report",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
         Run,
         Sweep,
         config,
+        config_keys,
+        config_list,
+        config_show,
         cost_gpt,
         cost_mlp,
         cost_models,
+        data_prepare,
+        data_stories,
+        demo,
+        doctor,
+        embed_axes,
+        embed_explore,
+        embed_export,
+        embed_neighbors,
+        embed_purity,
+        export_hf,
+        import_gpt2,
         lesson_lookup,
         lesson_lookup_grad,
         lesson_renumber,
         lesson_softmax_bottleneck,
+        lesson_superposition,
+        lesson_superposition_figure,
         lesson_tying,
         load,
         load_sweep,
@@ -55,11 +77,17 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         table,
         theory_fourth_root,
         theory_jl,
+        theory_pip,
         theory_random_cosine,
+        tokenizer_decode,
+        tokenizer_encode,
+        tokenizer_show,
+        tokenizer_train,
         train,
         undertrained,
         width_depth_finding,
         width_from_depth,
+        write_report,
     )
     from lrngpt.errors import UserError
 

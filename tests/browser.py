@@ -41,6 +41,7 @@ window.addEventListener("load", () => {
                                              height: i.naturalHeight, src: i.src.slice(0, 22)})),
     links: [...document.querySelectorAll("[href]")].map((e) => e.getAttribute("href")),
     height: document.documentElement.scrollHeight,
+    text: document.body.innerText,
   };
   // horizontal fit, with every <details> open: the document and each scroll box (.wide, pre)
   const closed = [...document.querySelectorAll("details:not([open])")];

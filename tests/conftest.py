@@ -9,6 +9,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test imports t
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 
+import hashlib
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -20,7 +22,24 @@ class _Handler(BaseHTTPRequestHandler):
     server.range_shift, it answers the part from N + shift instead, labelled as such); on a
     path's first request stops after server.cut_after[path] bytes and closes the connection; a
     path in server.endless is sent without a length and followed by junk until the client stops
-    reading (server.sent[path] counts the bytes that went out)."""
+    reading (server.sent[path] counts the bytes that went out). HEAD answers as the Hugging Face Hub
+    does for `.../resolve/<commit>/<file>` (huggingface_hub's hf_hub_download asks it first): the
+    commit, the file's sha256 as its ETag (server.etags[path] says another), its size; server.heads
+    lists the HEAD requests."""
+
+    def do_HEAD(self):
+        srv = self.server
+        srv.heads.append(self.path)
+        body = srv.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        if commit := re.search(r"/resolve/([0-9a-f]{40})/", self.path):
+            self.send_header("X-Repo-Commit", commit[1])
+        self.send_header("ETag", f'"{srv.etags.get(self.path) or hashlib.sha256(body).hexdigest()}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
 
     def do_GET(self):
         srv = self.server
@@ -73,10 +92,10 @@ class _Handler(BaseHTTPRequestHandler):
 def http_server():
     """A local HTTP server on 127.0.0.1 (no network). Fill .files {"/name": bytes}; read .requests
     [(path, Range header or None)]; .url is its base URL; .ranges, .range_shift, .cut_after: see
-    _Handler; .endless, .sent: a path streamed without end."""
+    _Handler; .endless, .sent: a path streamed without end; .heads, .etags: HEAD requests."""
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     srv.files, srv.requests, srv.cut_after, srv.ranges, srv.range_shift = {}, [], {}, True, 0
-    srv.endless, srv.sent = set(), {}
+    srv.endless, srv.sent, srv.heads, srv.etags = set(), {}, [], {}
     srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()

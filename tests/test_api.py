@@ -55,7 +55,7 @@ def test_import_lrngpt_and_touching_the_api_imports_no_torch():
 def test_api_names_are_the_api_functions():
     importlib.import_module("lrngpt.training.trainer"), importlib.import_module("lrngpt.runconfig.schema")
     assert lrngpt.train is lrngpt.api.train and lrngpt.config is lrngpt.api.config
-    assert set(lrngpt.api.__all__) == set(lrngpt.__all__) - {"__version__"}
+    assert set(lrngpt.api.__all__) == set(lrngpt.__all__)  # the package re-exports the API, its version included
 
 
 def test_every_public_function_has_type_hints_and_a_docstring_with_an_example():
@@ -184,25 +184,33 @@ def test_run_renders_its_headline_and_curves_inline(api_run):
     assert repr(run) == f"Run({str(run.path)!r}, checkpoint='last': step 12, val bpb {run.summary['val_bpb']:.4f})"
 
 
-def test_sweep_through_the_api_table_figure_and_html(text_corpus, tmp_path):
+@pytest.fixture(scope="module")
+def api_sweep(text_corpus, tmp_path_factory):
+    """A tiny width sweep through the API (d = 4, 8), with the rows its callback saw."""
     rows: list[dict] = []
-    sw = lrngpt.sweep("embed-dim", scale="tiny", out=tmp_path / "sw", set=settings(text_corpus, **{"train.steps": 4}),
+    out = tmp_path_factory.mktemp("api-sweep") / "sw"
+    sw = lrngpt.sweep("embed-dim", scale="tiny", out=out, set=settings(text_corpus, **{"train.steps": 4}),
                       axes={"model.n_embd": [4, 8]}, on_metric=rows.append, progress=False)
+    return sw, rows
+
+
+def test_sweep_through_the_api_table_figure_and_html(api_sweep):
+    sw, rows = api_sweep
     table = sw.table
     records = table.to_dict("records") if hasattr(table, "to_dict") else table
     assert [r["n_embd"] for r in records] == [4, 8]
     for r in records:
-        assert r["val_bpb"] == json.loads((tmp_path / "sw" / "runs" / r["name"] / "summary.json").read_text())["val_bpb"]
+        assert r["val_bpb"] == json.loads((sw.path / "runs" / r["name"] / "summary.json").read_text())["val_bpb"]
     assert {r["run"] for r in rows} == {r["name"] for r in records}
     html = sw._repr_html_()
     best = min(records, key=lambda r: r["val_bpb"])
     assert f"lowest val bpb <b>{best['val_bpb']:.4f} at d = {best['n_embd']}</b>" in html
     assert "data:image/png;base64," in html and f"{records[0]['val_bpb']:.4f}" in html
     assert sw.figure().axes and sw.figure("val_bpb_by_step") is not None
-    with pytest.raises(lrngpt.UserError, match="unknown figure"):
+    with pytest.raises(lrngpt.UserError, match="name must be one of .val_bpb_by_width., .train_vs_val., .val_bpb_by_shape., .val_bpb_by_step."):
         sw.figure("nope")
     assert sw.run(8).summary["val_bpb"] == records[1]["val_bpb"]
-    again = lrngpt.load_sweep(tmp_path / "sw")
+    again = lrngpt.load_sweep(sw.path)
     assert again.rows == sw.rows and "2 of 2 runs finished" in repr(again)
 
 
@@ -253,3 +261,93 @@ def test_the_docs_page_lists_every_public_name():
                for n, _ in inspect.getmembers(cls) if not n.startswith("_") and n != "COLUMNS"]
     missing = [n for n in names if f"`{n}" not in page] + [m for m in members if m not in page]
     assert missing == []
+
+
+# ---- a notebook reaches what `lrn` answers (issue 28) --------------------------------------------------------------
+
+def plain(doc):
+    """As --json prints it: strict JSON (width keys as strings, NaN as null)."""
+    from lrngpt.api.frontend import json_safe
+
+    return json.loads(json.dumps(json_safe(doc)))
+
+
+def test_a_budget_dry_run_in_a_notebook_is_the_plan_lrn_sweep_prints(text_corpus, tmp_path, capsys, monkeypatch):
+    """lrngpt.sweep(minutes=N, dry_run=True) plans the study into N minutes (with a probe of known times, as in
+    tests/experiments/test_budget.py), trains and writes nothing, and is the document of `lrn sweep --minutes N
+    --dry-run --json`; lrngpt.plan of the same sweep is that document too."""
+    import lrngpt.experiments.estimate as estimate
+
+    def probe(cfg, device, max_tokens=512, steps=3):
+        return {"train_s_per_token": 2e-6, "eval_s_per_token": 1e-6, "probe_batch": cfg.train.batch_size,
+                "probe_steps": steps}
+
+    monkeypatch.setattr(estimate, "probe", probe)
+    own = settings(text_corpus, **{"train.batch_size": 1, "train.seq_len": 32})  # your own text caps the steps
+    out = tmp_path / "evening"
+    notes: list[str] = []
+    r = lrngpt.sweep("embed-dim", out=out, minutes=2, set=own, dry_run=True, notes=notes.append)
+    assert r["scale"] == "budget" and r["budget"]["minutes"] == 2 and r["budget"]["est_seconds"] <= 120
+    assert r["budget"]["passes"] <= 0.25 and {p["state"] for p in r["points"]} == {"new"}
+    assert not out.exists() and any("timing the chapter's MLP" in n for n in notes)
+    assert main(["sweep", "embed-dim", "--minutes", "2", *cli_sets(own), "--out", str(out), "--dry-run", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    unstable = ("est_seconds", "parts", "point_seconds")  # the plan's estimates include the probe's own wall time
+    def same(doc):
+        return {**{k: v for k, v in doc.items() if k not in ("est_seconds", "points", "budget")},
+                "points": [{k: v for k, v in p.items() if k != "est_seconds"} for p in doc["points"]],
+                "budget": {k: v for k, v in doc["budget"].items() if k not in unstable}}
+
+    assert same(plain(r)) == same(cli)
+    assert same(plain(lrngpt.plan("embed-dim", out=out, minutes=2, set=own))) == same(cli)
+
+
+def test_a_sweeps_findings_are_the_same_from_the_notebook_lrn_sweep_and_lrn_report(api_sweep, capsys):
+    sw, _ = api_sweep
+    findings = plain(sw.findings)
+    assert [f["number"] for f in findings] == [1, 2, 3] and findings[0]["verdict"] == "cannot tell"
+    assert plain(sw.result["findings"]) == findings  # what the sweep call itself judged
+    assert plain(lrngpt.load_sweep(sw.path).findings) == findings  # from the directory alone
+    # lrn sweep --summary-only and lrn report read the same verdicts from the directory alone: other flags (a
+    # different study, scale and --set) are not needed, not used, and never met with advice to delete anything
+    assert main(["sweep", "seed-variance", "--scale", "cpu", "--set", "train.steps=99", "--out", str(sw.path),
+                 "--summary-only", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["findings"] == findings and "delete" not in err
+    assert main(["report", str(sw.path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == findings
+    html = sw._repr_html_()  # the inline view shows them too
+    assert "The book chapter on choosing the embedding width makes three findings" in html
+    assert html.count('<div class="finding">') == 3
+
+
+def test_eval_by_reads_in_a_notebook_is_lrn_eval_by_reads(api_run, capsys):
+    run, _ = api_run
+    r = run.eval(split=None, by_reads=True)
+    assert main(["eval", str(run.path), "--by-reads", "--json"]) == 0
+    assert plain(r) == json.loads(capsys.readouterr().out)
+    assert 0 < r["read_share"] <= 1 and r["train_bpb_read"] != r["train_bpb_unread"]
+
+
+def test_train_extends_a_finished_run_with_a_new_schedule_as_lrn_train_extend(text_corpus, tmp_path, capsys):
+    cfg = lrngpt.config("mlp-tiny", set=settings(text_corpus, **{"train.steps": 4}))
+    run = lrngpt.train(cfg, tmp_path / "r", progress=False)
+    assert run.result["step"] == 4 and not run.result.get("already_finished")
+    assert lrngpt.train(None, tmp_path / "r", resume=True, progress=False).result["already_finished"] is True
+    with pytest.raises(lrngpt.UserError, match="--extend"):
+        lrngpt.train(None, tmp_path / "r", resume=True, set={"train.steps": 6}, progress=False)
+    longer = lrngpt.train(None, tmp_path / "r", resume=True, extend=True, set={"train.steps": 6}, progress=False)
+    assert longer.summary["step"] == 6 and [c["step"] for c in longer.summary["schedule_changes"]] == [4]
+    assert lrngpt.plan(None, out=tmp_path / "r")["steps"] == 6  # a resume's plan: the run's own config, as it is now
+
+
+def test_the_choices_lrn_offers_are_the_librarys():
+    """lrngpt.api.frontend names choices for `lrn --help` without importing torch; they are the library's own."""
+    from lrngpt.analysis.export import FORMATS
+    from lrngpt.api import frontend
+    from lrngpt.explorer.page import PRECISIONS
+    from lrngpt.explorer.views import METHODS
+    from lrngpt.runconfig.schema import MODEL_TYPES
+
+    assert (frontend.MODEL_TYPES, frontend.MAPS, frontend.PRECISIONS, frontend.EXPORT_FORMATS) == (
+        MODEL_TYPES, METHODS, PRECISIONS, FORMATS)

@@ -66,6 +66,34 @@ def test_nothing_outside_cli_imports_cli():
     assert [p for p, top in modules() if top not in ("cli", "__main__") and "cli" in imported_tops(p)] == []
 
 
+def cli_imports(path: Path) -> list[str]:
+    """Every lrngpt name one module of cli/ imports, anywhere in it: `lrngpt.x.y` for a module, `lrngpt:NAME`
+    for `from lrngpt import NAME`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "lrngpt":
+            found += [f"lrngpt:{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lrngpt."):
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] == "lrngpt"]
+    return found
+
+
+def test_cli_imports_only_the_api_its_own_modules_and_errors():
+    """`lrn` is a front end: each command parses, makes one call of the Python API and prints, so the
+    command line and a notebook run the same workflow. Nothing below the API is imported from cli/."""
+    import lrngpt
+
+    allowed = ("lrngpt.api", "lrngpt.cli", "lrngpt.errors")
+    wrong = [f"{p.relative_to(PACKAGE)} imports {name}" for p in sorted((PACKAGE / "cli").glob("*.py"))
+             for name in cli_imports(p)
+             if not (name in allowed or name.startswith(tuple(a + "." for a in allowed))
+                     or (name.startswith("lrngpt:") and name.split(":")[1] in lrngpt.__all__))]
+    assert wrong == []
+    assert any("lrngpt.api" in cli_imports(p) for p in (PACKAGE / "cli").glob("cmd_*.py"))  # the rule has users
+
+
 def test_the_top_level_holds_only_subpackages_the_api_and_errors():
     """Every module sits in the subpackage of its layer; the top level is the API's face."""
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))

@@ -127,3 +127,90 @@ def test_completion_prints_a_script_that_knows_the_commands_and_options(capsys, 
     monkeypatch.setitem(sys.modules, "shtab", None)
     code, _, err = run(capsys, "completion", "bash")
     assert code == 2 and "pip install shtab" in err and err.count("\n") == 1
+
+
+# ---- YAML 1.2 (the core schema) and bounded reading ---------------------------------------------
+
+YAML12 = [  # a value as a YAML file writes it -> what YAML 1.2's core schema reads (PyYAML's 1.1 in the comment)
+    ("017", 17),  # 15
+    ("0o17", 15), ("0x1F", 31), ("-12", -12), ("+12", 12), ("1e-3", 1e-3), ("1.0e-5", 1e-5), ("5.", 5.0),
+    (".5", 0.5), ("-.5", -0.5), ("1E3", 1000.0),
+    ("1:30", "1:30"),  # 90
+    ("190:20:30", "190:20:30"),  # 685230
+    ("yes", "yes"), ("no", "no"), ("on", "on"), ("off", "off"), ("y", "y"), ("Yes", "Yes"),  # booleans in 1.1
+    ("true", True), ("True", True), ("TRUE", True), ("false", False), ("FALSE", False),
+    ("2020-01-01", "2020-01-01"),  # a date
+    ("1_000", "1_000"),  # 1000
+    ("0b101", "0b101"),  # 5
+    ("null", None), ("Null", None), ("NULL", None), ("~", None), ("", None),
+    ("'017'", "017"), ('"true"', "true"), ("!!str 17", "17"), ("!!int '0x10'", 16), ("!!float '1'", 1.0),
+    ("stories:5MB", "stories:5MB"), ("text:/data/a b.txt", "text:/data/a b.txt"), ("<<", "<<"),
+]
+
+
+@pytest.fixture(params=["libyaml", "pure-python"])
+def yaml_loader(request, monkeypatch):
+    """Both of PyYAML's parsers: its C one (libyaml) where it is built in, and its own."""
+    yaml = pytest.importorskip("yaml")
+    if request.param == "libyaml" and not getattr(yaml, "__with_libyaml__", False):
+        pytest.skip("this PyYAML has no libyaml")
+    if request.param == "pure-python":
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    return request.param
+
+
+@pytest.mark.parametrize("text,value", YAML12, ids=[t or "empty" for t, _ in YAML12])
+def test_yaml_values_read_as_yaml_1_2(text, value, yaml_loader):
+    from lrngpt.runconfig.yaml12 import load_yaml
+
+    got = load_yaml(f"v: {text}\n", "test")["v"]
+    assert got == value and type(got) is type(value), (text, got)
+
+
+def test_yaml_special_floats_anchors_and_documents(yaml_loader):
+    import math
+
+    from lrngpt.runconfig.yaml12 import load_yaml
+
+    d = load_yaml("---\na: .inf\nb: -.Inf\nc: .NaN\nd: &x [1, {k: v}]\ne: *x\n...\n", "test")  # one document
+    assert d["a"] == math.inf and d["b"] == -math.inf and math.isnan(d["c"])
+    assert d["d"] == d["e"] == [1, {"k": "v"}] and d["d"] is not d["e"]  # an alias is a copy, not a shared list
+    assert load_yaml("", "test") is None and load_yaml("# only a comment\n", "test") is None
+
+
+def test_a_yaml_file_with_yaml_1_1_habits_is_refused_with_the_fix(tmp_path, yaml_loader):
+    for text, needle in (("train:\n  steps: 017\n", None), ("train:\n  compile: yes\n", "write true or false"),
+                         ("train:\n  steps: 1_000\n", "write it without them"), ("train:\n  steps: 1:30\n", "not 90")):
+        (tmp_path / "c.yaml").write_text(text)
+        if needle is None:
+            assert load_config(str(tmp_path / "c.yaml")).train.steps == 17
+        else:
+            with pytest.raises(UserError, match=needle):
+                load_config(str(tmp_path / "c.yaml"))
+
+
+def test_a_billion_laughs_is_refused_by_either_parser_before_it_grows(yaml_loader):
+    import time
+
+    from lrngpt.runconfig.yaml12 import load_yaml
+
+    text = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    t0 = time.perf_counter()
+    with pytest.raises(UserError, match="billion laughs"):
+        load_yaml(text, "laughs.yaml")
+    assert time.perf_counter() - t0 < 2
+
+
+def test_set_values_keep_their_meaning_within_the_bounds():
+    from lrngpt.core.bounded import MAX_DEPTH, MAX_INT_DIGITS
+
+    assert parse_value("9" * MAX_INT_DIGITS) == int("9" * MAX_INT_DIGITS)  # at the limit: read
+    with pytest.raises(UserError, match=f"{MAX_INT_DIGITS + 1} digits"):
+        parse_value("9" * (MAX_INT_DIGITS + 1))
+    nested = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    assert parse_value(nested) is not None  # 32 levels: read (and refused by the key's type, not the reader)
+    with pytest.raises(UserError, match="nested more than"):
+        parse_value("[" + nested + "]")
+    assert parse_value("(1, 2)") == [1, 2] and parse_value("0x10") == 16 and parse_value("1_000") == 1000
+    assert parse_value("text:a(b).txt") == "text:a(b).txt"  # not a literal: the plain string

@@ -87,7 +87,7 @@ VALID = {
     "train.weight_decay": {"0"} | BIG_FLOATS, "train.grad_clip": {"0"} | BIG_FLOATS,
     "train.beta1": {"0"}, "train.beta2": {"0"}, "train.eval_tokens": {"null"}, "train.train_eval_tokens": {"0"},
     "train.seed": {"-1", "0"}, "train.compile": {"true"}, "train.tf32": {"true"}, "train.save_every": {"0"},
-    "train.tensorboard": {"true"},
+    "train.tensorboard": {"true"}, "train.max_days": {"0"} | BIG_FLOATS,
     "model.emb_init_std": {"null"} | BIG_FLOATS,
     "model.dropout": {"0"}, "model.qkv_bias": {"true"}, "model.tie_embeddings": {"true"}, "model.bias": {"true"},
     "model.init_std": BIG_FLOATS, "model.layer_norm_eps": BIG_FLOATS,
@@ -391,17 +391,23 @@ def prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize("edit,needle", [
-    (_write("meta.json", "{"), "meta.json is damaged"),
-    (_json_edit("meta.json", _del("corpus")), "--force"),
-    (_json_edit("meta.json", _set("splits", 5)), "--force"),
-    (lambda d: (d / "train.bin").write_bytes((d / "train.bin").read_bytes()[:101]), "train.bin holds"),
+    (_write("meta.json", "{"), "(meta.json)"),
+    (_json_edit("meta.json", _del("corpus")), "(meta.json)"),
+    (_json_edit("meta.json", _set("splits", 5)), "(meta.json)"),
+    (lambda d: (d / "train.bin").write_bytes((d / "train.bin").read_bytes()[:101]), "(train.bin)"),
 ], ids=["meta not JSON", "meta without corpus", "meta splits a number", "train.bin truncated"])
-def test_data_prepare_out_with_damaged_files_exits_2_and_force_rebuilds_it(prepared, tmp_path, capsys, edit, needle):
+def test_data_prepare_out_with_changed_files_exits_2_with_or_without_force(prepared, tmp_path, capsys, edit, needle):
+    """A prepared directory whose files changed since lrn wrote them is not lrn's to replace (its
+    record, .lrn-output, says so), damaged or edited alike; once it is gone, prepare writes it afresh."""
     d = Path(shutil.copytree(prepared, tmp_path / "data"))
     edit(d)
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
     argv = ["data", "prepare", "--corpus", "stories:100KB", "--vocab-size", "300", "--out", d]
-    assert_exit_2(lrn(capsys, "-q", *argv), needle)
-    assert lrn(capsys, "-q", *argv, "--force")[0] == 0
+    for force in ([], ["--force"]):
+        assert_exit_2(lrn(capsys, "-q", *argv, *force), "changed since lrn wrote it " + needle)
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before
+    shutil.rmtree(d)
+    assert lrn(capsys, "-q", *argv)[0] == 0
 
 
 def test_a_damaged_cache_entry_is_rebuilt_not_blamed_on_the_user(capsys, tmp_path):
@@ -487,16 +493,23 @@ def test_mlp_sampling_feeds_only_the_last_block_and_gives_the_same_tokens(base_r
     assert cropped == whole and len(cropped) == 300
 
 
-def test_a_run_stopped_before_its_first_checkpoint_points_to_force_both_ways(tmp_path, capsys):
+def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(tmp_path, capsys):
+    from lrngpt.core.ownership import write_owned_file
+    from lrngpt.store.rundir import RUN_FILE
+
     d = tmp_path / "r"
     run = RunDir(d)
     run.start()  # Ctrl-C during data preparation: the marker only
     run.unlock()
-    assert_exit_2(lrn(capsys, "train", "--config", "mlp-tiny", *sum((["--set", s] for s in TINY), []), "--out", d),
-                  "--force")
-    assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "--force")
-    (d / "config.json").write_text(json.dumps(load_config("mlp-tiny", TINY).to_dict()))  # stopped after it
-    assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "--force")
+    line = assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "start it again")
+    assert "--force" not in line  # nothing in it to resume or read: a new start replaces it as it is
+    config = json.dumps(load_config("mlp-tiny", TINY).to_dict())
+    write_owned_file(d / "config.json", config, RUN_FILE)  # stopped after writing its config
+    line = assert_exit_2(lrn(capsys, "train", "--resume", "--out", d), "start it again")
+    assert "--force" not in line
+    code, _, err = lrn(capsys, "train", "--config", "mlp-tiny", *sum((["--set", s] for s in TINY), []), "--out", d)
+    assert code == 0, err
+    assert (d / "summary.json").exists()
 
 
 def test_a_checkpoint_from_another_run_is_named(base_run, tmp_path, capsys, run_copy):
@@ -640,7 +653,8 @@ def test_an_output_path_of_the_wrong_kind_or_a_broken_link_is_refused_before_any
              "a-file/under": "which is a file"}
     if command in FILE_WRITERS:
         cases["."] = "is a directory"
-    extra = ["--force"] if command in FILE_WRITERS else []
+    extra = ["--force"] if command in FILE_WRITERS and command not in ("report", "embed explore") else []  # (these
+    # two replace only their own earlier page, always: they have no --force)
     for out, needle in cases.items():
         assert_exit_2(lrn(capsys, *(a.format(out=tmp_path / out if out != "." else ".", t=tmp_path, run=base_run)
                                     for a in argv), *extra), needle)
@@ -682,10 +696,10 @@ def test_permission_errors_on_a_users_paths_name_the_path(base_run, tmp_path, ca
         assert_exit_2(lrn(capsys, "data", "prepare", "--corpus", f"text:{corpus}", "--vocab-size", 300,
                           "--out", tmp_path / "p"), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "metrics.jsonl")
+        deny(m, pathlib.Path, "read_bytes", run / "metrics.jsonl")  # (read as bytes: lrngpt.core.fsio.read_regular)
         assert_exit_2(lrn(capsys, "report", run), "permission denied")
     with monkeypatch.context() as m:
-        deny(m, pathlib.Path, "read_text", run / "tokenizer.json")
+        deny(m, pathlib.Path, "read_bytes", run / "tokenizer.json")
         assert_exit_2(lrn(capsys, "tokenizer", "encode", "--tokenizer", run, "--text", "hi"), "permission denied")
     ro = tmp_path / "ro"
     ro.mkdir()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import errno
+import functools
 import json
 import os
 import re
@@ -657,6 +658,199 @@ def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_cor
     assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
 
 
+# ---- the Python API: every bad argument is a UserError with one line (issue 28) ----------------------------------
+# Every public function and method of lrngpt is called with a value of the wrong type in each of its parameters
+# (the others valid): it must raise lrngpt.UserError naming the function and the parameter, in one line, before any
+# work. Then the values a notebook gets wrong, each with the message the command line gives for the same mistake.
+
+def _api_callables():
+    """(label, the function, a bound instance or None) for every public name and every public method."""
+    import inspect
+
+    import lrngpt
+
+    out = []
+    for name in lrngpt.__all__:
+        obj = getattr(lrngpt, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj, None))
+    for cls in (lrngpt.Run, lrngpt.Sweep):
+        out.append((f"{cls.__name__}()", cls, None))
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if not name.startswith("_"):
+                out.append((f"{cls.__name__}.{name}", member, cls.__new__(cls)))
+    return out
+
+
+def _valid(hint, name: str):
+    """A value of the annotated type (what it holds does not matter: the types are checked before any work)."""
+    import collections.abc as abc
+    import typing
+    from pathlib import Path
+
+    import lrngpt
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return args[0]
+    if origin in (typing.Union, __import__("types").UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _valid(options[0], name) if options else None
+    if hint in (str,):
+        return "x"
+    if hint is Path:
+        return Path("x")
+    if hint is bool:
+        return False
+    if hint in (int, float):
+        return 1
+    if origin is not None and isinstance(origin, type) and issubclass(origin, abc.Mapping):
+        return {}
+    if origin is not None and isinstance(origin, type) and issubclass(origin, abc.Iterable):
+        return [_valid(args[0], name)] if args else []
+    if origin in (abc.Callable,) or hint is abc.Callable:
+        return print
+    if isinstance(hint, type) and hint.__name__ in ("Run", "Sweep"):
+        return hint.__new__(hint)
+    if isinstance(hint, type) and hint.__name__ == "RunConfig":
+        return lrngpt.config("mlp-tiny")
+    if isinstance(hint, type):  # a protocol (HasPath): a path will do
+        return "x"
+    return None
+
+
+def _wrong_type_calls():
+    import inspect
+    import typing
+
+    from lrngpt.api.checks import _hints
+
+    calls = []
+    for label, fn, self in _api_callables():
+        target = fn.__init__ if isinstance(fn, type) else fn
+        sig = inspect.signature(target)
+        hints = _hints(inspect.unwrap(target))
+        params = [p for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
+                                                                                            p.VAR_POSITIONAL)]
+        for bad in params:
+            if hints.get(bad.name, typing.Any) is typing.Any:
+                continue
+            calls.append((f"{label}:{bad.name}", fn, self, params, hints, bad.name))
+    return calls
+
+
+WRONG_TYPE_CALLS = _wrong_type_calls()
+
+
+def test_every_public_function_and_method_is_checked():
+    import lrngpt
+
+    checked = {c[0].split(":")[0] for c in WRONG_TYPE_CALLS}
+    functions = {n for n in lrngpt.__all__ if callable(getattr(lrngpt, n)) and n not in ("Run", "Sweep", "UserError")}
+    # every function with an argument is in the table (the three without one: config_list, cost_models, lesson_lookup_grad)
+    assert functions - checked == {"config_list", "cost_models", "lesson_lookup_grad"}
+    assert {"Run()", "Run.eval", "Run.samples", "Run.sample", "Sweep()", "Sweep.run", "Sweep.figure"} <= checked
+    assert len(WRONG_TYPE_CALLS) > 150
+
+
+@pytest.mark.parametrize("case", WRONG_TYPE_CALLS, ids=[c[0] for c in WRONG_TYPE_CALLS])
+def test_a_wrong_type_in_any_parameter_of_the_api_is_a_one_line_user_error(case):
+    import lrngpt
+
+    label, fn, self, params, hints, bad = case
+    values = {p.name: _valid(hints.get(p.name), p.name) for p in params if p.default is p.empty or p.name == bad}
+    values[bad] = object()
+    positional = [values.pop(p.name) for p in params if p.kind is p.POSITIONAL_ONLY and p.name in values]
+    call = fn if self is None else getattr(self, fn.__name__)
+    with pytest.raises(lrngpt.UserError) as e:
+        call(*positional, **values)
+    message = str(e.value)
+    assert "\n" not in message and f"{bad} must be" in message and "got object" in message, message
+
+
+@pytest.fixture(scope="module")
+def api_objects(mlp_run, text_corpus, tmp_path_factory):
+    """A Run of the module's tiny run and a Sweep of one finished point, through the API."""
+    import lrngpt
+
+    d = tmp_path_factory.mktemp("api-sweep")
+    sw = lrngpt.sweep("embed-dim", scale="tiny", out=d / "sw", axes={"model.n_embd": [8]}, progress=False,
+                      set={"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": 2,
+                           "train.eval_tokens": 300, "train.train_eval_tokens": 300})
+    return lrngpt.load(mlp_run), sw, d
+
+
+API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with this in its one line
+    "config(set=5)": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", set=5), "set must be a mapping"),
+    "config of a bad key": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", **{"model.n_emb": 8}),
+                            "unknown config key model.n_emb"),
+    "config of no preset": (lambda r, s, d: __import__("lrngpt").config("mlp-tinny"), "did you mean mlp-tiny"),
+    "train(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give --out RUN_DIR"),
+    "train(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps (--steps) must be"),
+    "train(extend=True) alone": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", extend=True),
+                                 "give it with --resume"),
+    "train(None) without resume": (lambda r, s, d: __import__("lrngpt").train(None, d / "t"), "only resume=True"),
+    "train(unknown keyword)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", step=3),
+                               "did you mean steps?"),
+    "load(None)": (lambda r, s, d: __import__("lrngpt").load(None), "path must be a path"),
+    "load of no run": (lambda r, s, d: __import__("lrngpt").load(d / "nothing"), "does not exist"),
+    "load(checkpoint=bset)": (lambda r, s, d: __import__("lrngpt").load(r.path, checkpoint="bset"),
+                              "did you mean best?"),
+    "run.sample(123)": (lambda r, s, d: r.sample(123), "prompt must be a string"),
+    "run.sample('')": (lambda r, s, d: r.sample(""), "the prompt is empty"),
+    "run.sample(temperature=0)": (lambda r, s, d: r.sample("Lily", temperature=0), "--temperature must be a positive number"),
+    "run.samples(num_samples=0)": (lambda r, s, d: r.samples("Lily", num_samples=0), "--num-samples must be at least 1"),
+    "run.eval(split=test)": (lambda r, s, d: r.eval(split="test"), "split must be one of 'val', 'train' or None"),
+    "run.eval(max_tokens=0)": (lambda r, s, d: r.eval(max_tokens=0), "max_tokens (--max-tokens) must be at least 1"),
+    "run.eval(by_reads, corpus)": (lambda r, s, d: r.eval(by_reads=True, corpus="stories:10KB"), "drop --corpus"),
+    "run.neighbors(k=0)": (lambda r, s, d: r.neighbors(" Lily", k=0), "k (-k) must be at least 1"),
+    "run.neighbors('')": (lambda r, s, d: r.neighbors(""), "--token is empty"),
+    "run.axes(energy=2)": (lambda r, s, d: r.axes(energy=2.0), "--energy 2.0: must be in (0, 1]"),
+    "embed_neighbors([])": (lambda r, s, d: __import__("lrngpt").embed_neighbors(r, []), "at least one token"),
+    "sweep(out=None)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=None), "out must be a path"),
+    "sweep of no study": (lambda r, s, d: __import__("lrngpt").sweep("embed-size", out=d / "x"), "unknown sweep preset"),
+    "sweep(minutes=-1)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=d / "x", minutes=-1),
+                          "--minutes must be a positive number"),
+    "sweep(minutes, scale)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", minutes=5),
+                              "leave out --scale"),
+    "sweep(shard=(2, 2))": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", shard=(2, 2),
+                                                                      dry_run=True), "outside the range"),
+    "sweep into another sweep": (lambda r, s, d: __import__("lrngpt").sweep("seed-variance", "tiny", out=s.path),
+                                 "holds a different sweep"),
+    "plan(scale=) of a run": (lambda r, s, d: __import__("lrngpt").plan("mlp-tiny", "tiny"), "applies to a sweep"),
+    "plan of a sweep without out": (lambda r, s, d: __import__("lrngpt").plan("embed-dim"), "needs out="),
+    "load_sweep of no sweep": (lambda r, s, d: __import__("lrngpt").load_sweep(d), "holds no sweep"),
+    "sweep.run(999)": (lambda r, s, d: s.run(999), "no finished run of width 999"),
+    "sweep.figure(nope)": (lambda r, s, d: s.figure("nope"), "name must be one of"),
+    "theory_jl(n=1)": (lambda r, s, d: __import__("lrngpt").theory_jl(1, 0.5), "--n"),
+    "theory_jl(eps=2)": (lambda r, s, d: __import__("lrngpt").theory_jl(10, 2.0), "--eps"),
+    "cost_gpt(vocab=0)": (lambda r, s, d: __import__("lrngpt").cost_gpt(0, 16), "at least 1"),
+    "cost_mlp(widths=[])": (lambda r, s, d: __import__("lrngpt").cost_mlp(widths=[]), "width"),
+    "lesson_lookup(batch=0)": (lambda r, s, d: __import__("lrngpt").lesson_lookup(batch=0), "at least 1"),
+    "config_keys(rnn)": (lambda r, s, d: __import__("lrngpt").config_keys("rnn"), "model_type must be one of"),
+    "data_stories(size=lots)": (lambda r, s, d: __import__("lrngpt").data_stories(d / "s.txt", size="lots"), "lots"),
+    "tokenizer_decode(a,b)": (lambda r, s, d: __import__("lrngpt").tokenizer_decode(r.path, "a,b"),
+                              "must be comma-separated integers"),
+    "demo(steps=0)": (lambda r, s, d: __import__("lrngpt").demo(d / "demo", steps=0), "--steps must be at least 1"),
+    "doctor(probe_timeout=0)": (lambda r, s, d: __import__("lrngpt").doctor(probe_timeout=0), "--probe-timeout"),
+    "export_hf of an MLP": (lambda r, s, d: __import__("lrngpt").export_hf(r, d / "hf"), "not a GPT run"),
+    "write_report([])": (lambda r, s, d: __import__("lrngpt").write_report([]), "give a run directory"),
+}
+
+
+@pytest.mark.parametrize("case", API_VALUE_CASES)
+def test_a_bad_value_in_the_api_is_a_one_line_user_error(case, api_objects):
+    import lrngpt
+
+    run, sw, d = api_objects
+    call, needle = API_VALUE_CASES[case]
+    before = sorted(p.name for p in d.iterdir())
+    with pytest.raises(lrngpt.UserError) as e:
+        call(run, sw, d)
+    assert "\n" not in str(e.value) and needle in str(e.value), str(e.value)
+    assert sorted(p.name for p in d.iterdir()) == before  # refused before anything was written
+
+
 # ---- lrn embed undertrained: bad RUN, bad --top, a run without ckpt_init.pt (issue 31) ----------
 
 def _no_run_dir(t: Path, **_) -> Path:
@@ -694,7 +888,7 @@ UNDERTRAINED_CASES = {
     "--top -3": (lambda t, mlp_run, **_: mlp_run, ["--top", "-3"], "must be at least 1"),
     "--top many": (lambda t, mlp_run, **_: mlp_run, ["--top", "many"], "is not an integer"),
     "--checkpoint init of an import": (_imported, ["--checkpoint", "init"], "ckpt_init.pt"),
-    "the corpus changed after training": (_edited_corpus, [], "tokenizer"),
+    "the corpus changed after training": (_edited_corpus, [], "changed since the run"),  # not "another tokenizer"
 }
 
 
@@ -720,6 +914,1242 @@ def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and
     code, text, _ = lrn(capsys, "embed", "undertrained", d)
     assert code == 0 and "no ckpt_init.pt: how far rows moved cannot be measured" in text
     assert sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir()) == before  # nothing written
+
+
+# ---- lrn theory pip and lrn lesson superposition (issue 31) ------------------------------------------
+
+PIP_AND_SUPERPOSITION = {
+    "an unknown corpus kind": (["theory", "pip", "nosuch:xyz"], "unknown corpus kind"),
+    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "does not exist"),
+    "a stories size that is no size": (["theory", "pip", "stories:abc"], "cannot read size"),
+    "a vocabulary below the bytes": (["theory", "pip", "{corpus}", "--vocab-size", "100"], "below 257"),
+    "a window of 0": (["theory", "pip", "{corpus}", "--window", "0"], "--window"),
+    "a negative window": (["theory", "pip", "{corpus}", "--window", "-3"], "--window"),
+    "alpha NaN": (["theory", "pip", "{corpus}", "--alpha", "nan"], "--alpha nan"),
+    "alpha 0": (["theory", "pip", "{corpus}", "--alpha", "0"], "in (0, 1]"),
+    "alpha above 1": (["theory", "pip", "{corpus}", "--alpha", "2"], "in (0, 1]"),
+    "a sweep directory without a summary": (["theory", "pip", "{corpus}", "--sweep", "{t}"], "no summary.json"),
+    "a file as the sweep": (["theory", "pip", "{corpus}", "--sweep", "{t}/file.txt"], "is a file"),
+    "a sweep summary that is not JSON": (["theory", "pip", "{corpus}", "--sweep", "{t}/badsweep"], "summary"),
+    "a sweep summary without widths": (["theory", "pip", "{corpus}", "--sweep", "{t}/nowidths"], "no finished rows"),
+    "a training prefix too short to halve": (["theory", "pip", "{corpus}", "--vocab-size", "300", "--window", "6",
+                                             "--train-tokens", "5"], "at least 14"),
+    "dims equal to features": (["lesson", "superposition", "--dims", "20"], "not below --features"),
+    "dims above features": (["lesson", "superposition", "--features", "4", "--dims", "9"], "not below --features"),
+    "sparsity 1": (["lesson", "superposition", "--sparsity", "1"], "[0, 1)"),
+    "a negative sparsity": (["lesson", "superposition", "--sparsity", "0,-0.5"], "--sparsity -0.5"),
+    "sparsity NaN": (["lesson", "superposition", "--sparsity", "nan"], "--sparsity nan"),
+    "a sparsity that is no number": (["lesson", "superposition", "--sparsity", "0,abc"], "comma-separated"),
+    "zero steps": (["lesson", "superposition", "--steps", "0"], "--steps"),
+    "a directory as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}"], "is a directory"),
+    "a user's file as the figure": (["lesson", "superposition", "--steps", "2", "--out", "{t}/file.txt", "--force"],
+                                    "lrn did not write it"),
+}
+
+
+@pytest.mark.parametrize("case", PIP_AND_SUPERPOSITION)
+def test_pip_and_superposition_refuse_bad_input_in_one_line(case, text_corpus, tmp_path, capsys):
+    argv, needle = PIP_AND_SUPERPOSITION[case]
+    (tmp_path / "file.txt").write_text("mine")
+    (tmp_path / "badsweep").mkdir()
+    (tmp_path / "badsweep" / "summary.json").write_text("{")
+    (tmp_path / "nowidths").mkdir()
+    (tmp_path / "nowidths" / "summary.json").write_text(json.dumps({"rows": [{"name": "x", "val_bpb": 1.0}]}))
+    argv = [a.format(t=tmp_path, corpus=text_corpus) for a in argv]
+    line = one_line(lrn(capsys, *argv), 2, needle)
+    assert wrong_options(argv, line) == [], line
+    assert (tmp_path / "file.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: __import__("lrngpt").theory_pip(123), "theory_pip(): corpus must be a string, got int 123"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", window=2.5), "window must be an integer"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", sweep=3), "sweep must be a Sweep"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", top=1), "--top 1"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", alpha=float("nan")), "--alpha nan"),
+    (lambda: __import__("lrngpt").lesson_superposition(features=5, dims=5), "not below"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "--sparsity inf"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity="0.9"), "sparsity must be a list of numbers"),
+    (lambda: __import__("lrngpt").lesson_superposition_figure([1]), "result must be a dict"),
+])
+def test_pip_and_superposition_api_raise_user_errors(call, needle):
+    with pytest.raises(__import__("lrngpt").UserError, match=re.escape(needle)):
+        call()
+
+
+# ---- 5. advice walked for every refusal: right for what was found, never "delete" what is lrn's -------
+# Every refusal that says "delete", "remove", "--force" or names an option, met where it is said wrong:
+# the option walker above checks that each option exists for the command; these check that the
+# advice fits what was found (a sweep with finished runs, another process, a FIFO, a cut file), and
+# that the refusal left the directory it was about byte for byte as it was.
+
+BUDGET_SETS = ["--set", "data.vocab_size=300", "--set", "model.n_hidden=16", "--set", "model.block_size=3",
+               "--set", "train.seq_len=16", "--set", "train.device=cpu"]
+
+
+def _stub_plan(steps: int = 2, widths=(4, 8, 16, 32)):
+    """What plan_budget returns, without its timing probe: tiny points (the budget path is the same)."""
+    from lrngpt.experiments.budget import Budget
+
+    def plan(source, minutes, sets, axes, probe_fn=None, log=None):
+        return Budget(minutes, {"train.steps": steps, "train.batch_size": 4, "train.eval_every": 1,
+                                "train.eval_tokens": 300, "train.train_eval_tokens": 300},
+                      {"model.n_embd": list(widths)}, 60.0, {"points": 60.0}, 0.05, ["fewer steps"], {})
+    return plan
+
+
+def _quick_figures(out, doc) -> dict[str, bytes]:
+    return {"val_bpb_by_width.png": b"\x89PNG " + str(len(doc["rows"])).encode()}
+
+
+@pytest.fixture(scope="module")
+def budget_sweep(text_corpus, tmp_path_factory):
+    """A sweep planned for --minutes 25 (4 tiny points), three of them finished, the fourth killed."""
+    d = tmp_path_factory.mktemp("budget") / "sw"
+    argv = ["sweep", "embed-dim", "--set", f"data.corpus={text_corpus}", *BUDGET_SETS]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("lrngpt.experiments.budget.plan_budget", _stub_plan())
+        m.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+        assert main(["-q", *argv, "--minutes", "25", "--out", str(d)]) == 0
+    (d / "runs" / "d32-s1337-t2" / "summary.json").unlink()  # killed after its last checkpoint
+    return d, argv
+
+
+def _copy(src: Path, t: Path) -> Path:
+    return Path(shutil.copytree(src, t / src.name))
+
+
+def _fifo_at(path: Path) -> Path:
+    if path.exists():
+        path.unlink()
+    os.mkfifo(path)
+    return path
+
+
+def _cut(t: Path, mlp_run: Path, n: int) -> Path:
+    d = Path(shutil.copytree(mlp_run, t / f"cut{n}"))
+    (d / "ckpt_last.pt").write_bytes((d / "ckpt_last.pt").read_bytes()[:n])
+    return d
+
+
+def _raced_plan(t: Path, budget_sweep, monkeypatch, **_) -> Path:
+    """Two `lrn sweep --minutes 25` at once: the other one writes its plan while this one is timing."""
+    src, _ = budget_sweep
+    out = t / "raced"
+    other = json.loads((src / "sweep.json").read_text())
+
+    def plan(*args, **kwargs):
+        out.mkdir()
+        (out / "sweep.json").write_text(json.dumps(other))
+        return _stub_plan(steps=3, widths=(4, 8))(*args, **kwargs)
+
+    monkeypatch.setattr("lrngpt.experiments.budget.plan_budget", plan)
+    return out
+
+
+def _damaged_optimizer(t: Path, finished_sweep, **_) -> Path:
+    import torch
+
+    d = _copy(finished_sweep[0], t)
+    point = next((d / "runs").iterdir())
+    (point / "summary.json").unlink()
+    ckpt = torch.load(point / "ckpt_last.pt", weights_only=True)
+    ckpt["optimizer"] = {"state": 5, "param_groups": []}
+    torch.save(ckpt, point / "ckpt_last.pt")
+    return d
+
+
+def _changed_corpus(t: Path, mlp_run: Path, text_corpus: str, **_) -> Path:
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
+
+    corpus = t / "corpus.txt"
+    corpus.write_text(Path(text_corpus.removeprefix("text:")).read_text())
+    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300"]), t / "r", progress=False, log=lambda m: None)
+    corpus.write_text(corpus.read_text().replace("cat", "cow"))
+    return t / "r"
+
+
+def _legacy(t: Path, mlp_run: Path, **_) -> Path:
+    d = _copy(mlp_run, t)
+    (d / ".lrn-output").unlink()
+    return d
+
+
+def _edited_config(t: Path, mlp_run: Path, **_) -> Path:
+    d = _copy(mlp_run, t)
+    (d / "config.json").write_text((d / "config.json").read_text() + "\n")
+    return d
+
+
+def _in_run(name: str, make):
+    def setup(t: Path, mlp_run: Path, **_) -> Path:
+        d = _copy(mlp_run, t)
+        make(d / name)
+        return d
+    return setup
+
+
+def _in_sweep(name: str, make):
+    def setup(t: Path, finished_sweep, **_) -> Path:
+        d = _copy(finished_sweep[0], t)
+        make(d / name)
+        return d
+    return setup
+
+
+def _prepared(t: Path, text_corpus: str, **_) -> Path:
+    assert main(["-q", "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(t / "p")]) == 0
+    return t / "p"
+
+
+FIFO = _fifo_at
+DEV_LINK = lambda p: p.symlink_to("/dev/zero")  # noqa: E731
+B = ["sweep", "embed-dim", "--set", "data.corpus={corpus}", *BUDGET_SETS]
+TINY_RUN = ["--config", "mlp-tiny", "--set", "data.corpus={corpus}", "--set", "data.vocab_size=300"]
+SW = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", "data.corpus={corpus}",
+      "--set", "data.vocab_size=300", "--set", "train.steps=2"]
+
+# case -> (make {x}, argv, what the one line must say, what it must not say)
+ADVICE_WALK = {
+    "a budgeted sweep run again with another --minutes, 3 of 4 finished":
+        (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t), [*B, "--minutes", "10", "--out", "{x}"],
+         ["3 of 4 points finished", "with --minutes 25 (or without --minutes) to resume it", "another --out"],
+         ["delete", "remove"]),
+    "its --dry-run says what the real run would do":
+        (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t), [*B, "--minutes", "10", "--out", "{x}", "--dry-run"],
+         ["3 of 4 points finished", "to resume it"], ["delete", "remove"]),
+    "two budgeted sweeps started at once": (_raced_plan, [*B, "--minutes", "25", "--out", "{x}"],
+                                            ["another `lrn sweep embed-dim --minutes 25`", "run the same command again"],
+                                            ["delete", "remove"]),
+    "another --scale over a budgeted sweep": (lambda t, budget_sweep, **_: _copy(budget_sweep[0], t),
+                                              [*SW, "--out", "{x}"], ["holds a different sweep", "sweep.json"],
+                                              ["delete", "remove"]),
+    "a damaged point of a sweep (lrn sweep has no --force)":
+        (_damaged_optimizer, [*SW, "--out", "{x}"], ["cannot be resumed", "run the same `lrn sweep` command again"],
+         ["delete"]),
+    "train into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0], ["train", *TINY_RUN, "--out", "{x}"],
+                           ["holds an lrn sweep"], ["did not write"]),
+    "train --force into an HF export": (lambda t, gpt_export, **_: gpt_export,
+                                        ["train", *TINY_RUN, "--out", "{x}", "--force"],
+                                        ["holds an lrn Hugging Face export"], ["did not write"]),
+    "data prepare --force into a run": (lambda t, mlp_run, **_: mlp_run, ["data", "prepare", "--corpus", "{corpus}",
+                                                                          "--vocab-size", "290", "--out", "{x}",
+                                                                          "--force"], ["holds an lrn run"],
+                                        ["did not write"]),
+    "export --force into prepared data": (_prepared, ["export", "{gpt_run}", "--out", "{x}", "--force"],
+                                          ["holds lrn's prepared data"], ["did not write"]),
+    "embed export into an HF export": (lambda t, gpt_export, **_: gpt_export,
+                                               ["embed", "export", "{mlp_run}", "--out", "{x}"],
+                                               ["holds an lrn Hugging Face export"], ["did not write"]),
+    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "an lrn run"],
+                           ["did not write"]),
+    "import-gpt2 --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                         ["import-gpt2", "{gpt_export}", "--out", "{x}", "--force"],
+                                         ["holds an lrn sweep"], ["did not write"]),
+    "tokenizer train --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                             ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
+                                              "--out", "{x}", "--force"], ["lies inside the lrn sweep"],
+                                             ["did not write"]),
+    "a report over a sweep's lines.txt": (lambda t, finished_sweep, **_: finished_sweep[0],
+                                          ["report", "{x}", "--out", "{x}/lines.txt"],
+                                          ["one of the files of the lrn sweep"], ["did not write it"]),
+    "train --force over a run from before the record": (_legacy, ["train", *TINY_RUN, "--out", "{x}", "--force"],
+                                                         ["before runs kept a record", "with or without --force"],
+                                                         ["use --force", "add --force", "did not write"]),
+    "train over a run from before the record": (_legacy, ["train", *TINY_RUN, "--out", "{x}"],
+                                                ["reads and resumes it"], ["use --force", "add --force"]),
+    "train --force over a run whose config.json was edited":
+        (_edited_config, ["train", *TINY_RUN, "--out", "{x}", "--force"],
+         ["config.json lrn may not remove", "changed since lrn wrote it"], ["use --force", "add --force"]),
+    "a FIFO as the corpus": (lambda t, **_: _fifo_at(t / "c.txt"),
+                             ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"], ["named pipe"],
+                             ["no such file"]),
+    "/dev/zero as the corpus": (lambda t, **_: Path("/dev/zero"),
+                                ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"],
+                                ["character device"], ["no such file"]),
+    "a broken link as the corpus": (lambda t, **_: (t / "c.txt").symlink_to(t / "gone.txt") or t / "c.txt",
+                                    ["data", "prepare", "--corpus", "jsonl:{x}", "--vocab-size", "300"],
+                                    ["symbolic link to", "which does not exist"], ["no such file"]),
+    "a link to /dev/zero as the config": (lambda t, **_: DEV_LINK(t / "c.json") or t / "c.json",
+                                          ["train", "--config", "{x}", "--dry-run"], ["character device"],
+                                          ["not valid JSON"]),
+    "a FIFO named x.yaml as the config": (lambda t, **_: _fifo_at(t / "x.yaml"), ["config", "show", "{x}"],
+                                          ["named pipe"], []),
+    "a FIFO as the categories file": (lambda t, **_: _fifo_at(t / "cats.json"),
+                                      ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories", "{x}"],
+                                      ["named pipe"], ["is empty"]),
+    "/dev/zero as the categories file": (lambda t, **_: Path("/dev/zero"),
+                                         ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories",
+                                          "{x}"], ["character device"], []),
+    "a FIFO as a tokenizer": (lambda t, **_: _fifo_at(t / "tokenizer.json"), ["tokenizer", "show", "{x}", "hi"],
+                              ["named pipe"], ["not a valid tokenizer"]),
+    "a FIFO as a run's checkpoint": (_in_run("ckpt_last.pt", FIFO), ["eval", "{x}"], ["named pipe"], []),
+    "a link to /dev/zero as a run's checkpoint": (_in_run("ckpt_last.pt", lambda p: p.unlink() or DEV_LINK(p)),
+                                                  ["eval", "{x}"], ["character device"], []),
+    "a FIFO as a run's metrics.jsonl": (_in_run("metrics.jsonl", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
+                                        ["named pipe"], []),
+    "a FIFO as sweep.json": (_in_sweep("sweep.json", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
+                             ["named pipe"], ["no sweep.json"]),
+    "a FIFO as the sweep file": (lambda t, **_: _fifo_at(t / "grid.json"), ["sweep", "{x}", "--out", "{t}/sw"],
+                                 ["named pipe"], ["does not exist"]),
+    "a FIFO as an import's weights": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "model.safetensors")
+                                      .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                      ["has no model.safetensors"]),
+    "a FIFO as an import's config.json": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "config.json")
+                                          .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                          ["has no config.json"]),
+    "a FIFO where a report would go": (lambda t, **_: _fifo_at(t / "page.html"),
+                                       ["report", "{mlp_run}", "--out", "{x}"],
+                                       ["is a named pipe (FIFO), not a file lrn wrote"], ["--force"]),
+    "a checkpoint cut at 5,000 bytes (eval)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 5000), ["eval", "{x}"],
+                                               ["truncated or corrupted"], []),
+    "a checkpoint cut at 20,000 bytes (resume)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 20000),
+                                                  ["train", "--out", "{x}", "--resume", "--steps", "4"],
+                                                  ["truncated or corrupted"], []),
+    "a checkpoint cut at 5,000 bytes (embed export)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 5000),
+                                                       ["embed", "export", "{x}", "--out", "{t}/ee"],
+                                                       ["truncated or corrupted"], []),
+    "eval after the corpus file changed": (_changed_corpus, ["eval", "{x}"],
+                                           ["the content of text:", "changed since the run", "--corpus"],
+                                           ["another tokenizer"]),
+    "--resume --extend --set train.steps below the checkpoint's step":
+        (lambda t, mlp_run, **_: _copy(mlp_run, t), ["train", "--out", "{x}", "--resume", "--extend", "--set",
+                                                     "train.steps=1"], ["train.steps=1", "--set train.steps=2"],
+         ["--steps"]),
+}
+
+
+@contextlib.contextmanager
+def _never_waits_on_a_fifo(t: Path):
+    """A command that opens a FIFO of the case for reading gets end-of-file a moment later, so a wrong
+    case fails instead of hanging the suite; `opened` counts such opens (each is a defect)."""
+    import threading
+
+    fifos = [p for p in t.rglob("*") if p.is_fifo()]
+    opened, stop = [], threading.Event()
+
+    def unblock():
+        while not stop.wait(0.5):
+            for p in fifos:
+                try:
+                    os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))  # succeeds only with a reader waiting
+                    opened.append(p)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=unblock, daemon=True)
+    thread.start()
+    try:
+        yield opened
+    finally:
+        stop.set()
+        thread.join()
+
+
+@contextlib.contextmanager
+def _bounded_memory(extra: int = 3 << 30):
+    """Address space capped at what the process holds now + `extra`: a reader of /dev/zero fails, never
+    takes the machine (it once read 21 GB)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        now = int(f.read().split()[0]) * resource.getpagesize()
+    cap = now + extra if hard == resource.RLIM_INFINITY else min(hard, now + extra)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+FIXTURES = ("mlp_run", "gpt_export", "text_corpus", "finished_sweep", "budget_sweep")
+PLACES = {"{mlp_run}": "mlp_run", "{gpt_export}": "gpt_export", "{gpt_run}": "gpt_export", "{corpus}": "text_corpus"}
+
+
+@pytest.mark.parametrize("case", ADVICE_WALK)
+def test_every_refusal_gives_advice_that_fits_what_it_found(case, tmp_path, capsys, request, monkeypatch):
+    make, argv, needles, never = ADVICE_WALK[case]
+    params = make.__code__.co_varnames[:make.__code__.co_argcount]
+    names = {n for n in FIXTURES if n in params} | {v for k, v in PLACES.items() if any(k in a for a in argv)}
+    fx = {n: request.getfixturevalue(n) for n in sorted(names)}
+    if {"budget_sweep", "finished_sweep"} & names:  # the summary's figures: bytes in no time, owned the same
+        monkeypatch.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+    x = make(tmp_path, **{n: fx[n] for n in params if n in fx},
+             **({"monkeypatch": monkeypatch} if "monkeypatch" in params else {}))
+    fill = {"x": x, "t": tmp_path, "corpus": fx.get("text_corpus"), "mlp_run": fx.get("mlp_run"),
+            "gpt_export": fx.get("gpt_export"), "gpt_run": fx["gpt_export"].parent / "run" if "gpt_export" in fx else None}
+    argv = [a.format(**fill) for a in argv]
+    watched = x if isinstance(x, Path) and x.is_dir() and not x.is_symlink() else None
+    before = _tree(watched) if watched else None
+    with _never_waits_on_a_fifo(tmp_path) as opened, _bounded_memory():
+        line = one_line(lrn(capsys, *argv), 2, *needles)
+    assert not opened, f"{case}: opened a FIFO for reading (it would wait for ever)"
+    assert wrong_options(argv, line) == [], line
+    assert not [w for w in never if w.lower() in line.lower()], line
+    assert "delete it" not in line and not line.rstrip().endswith("Invalid argument"), line
+    if watched:
+        assert _tree(watched) == before, f"{case}: the refusal changed {watched}"
+
+
+def _tree(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): (b"<fifo>" if p.is_fifo() else p.read_bytes() if p.is_file() else b"<dir>")
+            for p in sorted(d.rglob("*")) if not p.name.startswith(".lrn-lock")}
+
+
+def test_a_budgeted_sweep_started_twice_shares_its_points_and_resumes_with_its_own_minutes(budget_sweep, tmp_path,
+                                                                                            capsys, monkeypatch):
+    """Another process training a point: this one leaves it and says so; the dry run of the same
+    command shows what the real run then does; the real run finishes the point."""
+    from lrngpt.store.rundir import RunDir
+
+    d = _copy(budget_sweep[0], tmp_path)
+    argv = [a.format(corpus=request_corpus(budget_sweep)) for a in budget_sweep[1]] + ["--minutes", "25", "--out", d]
+    monkeypatch.setattr("lrngpt.experiments.figures.figure_files", _quick_figures)
+    busy = RunDir(d / "runs" / "d32-s1337-t2").lock()  # flock per open file: a second writer, as another process
+    try:
+        code, out, err = lrn(capsys, *argv, "--json")
+    finally:
+        busy.unlock()
+    said = [line for line in err.splitlines() if "d32-s1337-t2" in line]
+    assert code == 0 and any("another process is training it" in line for line in said), err
+    assert json.loads(out)["busy"] == ["d32-s1337-t2"] and len(json.loads(out)["rows"]) == 3
+    code, out, _ = lrn(capsys, *argv, "--dry-run", "--json")
+    states = {p["name"]: p["state"] for p in json.loads(out)["points"]}
+    assert code == 0 and sorted(states.values()) == ["finished", "finished", "finished", "partial"]
+    code, out, _ = lrn(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out)["trained"] == ["d32-s1337-t2"] and len(json.loads(out)["rows"]) == 4
+
+
+def request_corpus(budget_sweep) -> str:
+    """The corpus the budget sweep was made with (its argv holds it)."""
+    return next(a.split("=", 1)[1] for a in budget_sweep[1] if a.startswith("data.corpus="))
+
+
+def test_a_config_named_x_yaml_is_read_as_yaml(tmp_path, capsys):
+    pytest.importorskip("yaml")
+    f = tmp_path / "x.YAML"
+    f.write_text("model_type: mlp\nmodel:\n  n_embd: 24\n")
+    code, out, err = lrn(capsys, "config", "show", f, "--json")
+    assert code == 0, err
+    assert '"model.n_embd"' in out and "24" in out
+
+
+def test_the_advice_for_a_damaged_summary_json_works_when_followed(mlp_run, tmp_path, capsys):
+    d = _copy(mlp_run, tmp_path)
+    doc = json.loads((d / "summary.json").read_text())
+    del doc["val_bpb"]
+    (d / "summary.json").write_text(json.dumps(doc))
+    line = one_line(lrn(capsys, "report", d, "--out", tmp_path / "r.html"), 2, "move it away", "--resume")
+    assert "delete" not in line and wrong_options(["train"], re.search(r"`([^`]*)`", line)[1]) == []
+    (d / "summary.json").rename(tmp_path / "summary.damaged.json")
+    assert lrn(capsys, "-q", "train", "--out", d, "--resume")[0] == 0
+    assert json.loads((d / "summary.json").read_text())["val_bpb"] is not None
+
+
+# ---- trackers: every misconfiguration is exit 2 and one line, in bounded time; a failed start leaves
+# no run behind that would need --force ----------------------------------------------------------------
+
+def _train_argv(text_corpus: str, out: Path, logger: str) -> list:
+    return ["train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
+            "--set", f"train.logger={logger}", "--out", out]
+
+
+@pytest.fixture
+def no_wandb_login(tmp_path, monkeypatch):
+    """W&B with no key anywhere it looks (the environment, ~/.netrc, its settings file)."""
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb-config"))
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb-home"))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+
+
+TRACKER_ENV = {
+    "MLFLOW_TRACKING_URI=/dev/null/x": ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x"}, "MLFLOW_ALLOW_FILE_STORE"),
+    "MLFLOW_TRACKING_URI=/dev/null/x, file store allowed":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x", "MLFLOW_ALLOW_FILE_STORE": "true"}, "which is a file"),
+    "MLFLOW_TRACKING_URI=sqlite:////dev/null/x.db":
+        ("mlflow", {"MLFLOW_TRACKING_URI": "sqlite:////dev/null/x.db"}, "MLFLOW_TRACKING_URI"),
+    "WANDB_MODE=online without a key": ("wandb", {"WANDB_MODE": "online"}, "wandb login"),
+    "WANDB_MODE unset without a key": ("wandb", {"WANDB_MODE": None}, "WANDB_API_KEY"),
+    "WANDB_MODE=bogus": ("wandb", {"WANDB_MODE": "bogus"}, "WANDB_MODE='bogus' is not a W&B setting"),
+    "WANDB_API_KEY malformed": ("wandb", {"WANDB_MODE": "online", "WANDB_API_KEY": "x y"}, "WANDB_API_KEY"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_ENV)
+def test_a_tracker_misconfigured_in_the_environment_exits_2_before_any_work(case, text_corpus, tmp_path, capsys,
+                                                                           monkeypatch, no_wandb_login):
+    logger, env, needle = TRACKER_ENV[case]
+    pytest.importorskip(logger)
+    for key, value in env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    if logger == "mlflow" and "sqlite" in env["MLFLOW_TRACKING_URI"]:
+        pytest.importorskip("sqlalchemy")
+    line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", logger)), 2, f"train.logger {logger}",
+                    needle)
+    assert "\n" not in line and not (tmp_path / "run").exists()  # refused before the directory was taken
+
+
+def test_mlflow_as_a_database_without_sqlalchemy_says_what_to_install(text_corpus, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("mlflow")
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "SQLAlchemy",
+             "pip install 'lrngpt[mlflow]'")
+    assert not (tmp_path / "run").exists()
+
+
+def _silent_server():
+    """A port that takes connections and never answers (a hung tracking server)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    return srv
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.mark.parametrize("kind", ["refused", "silent"])
+def test_an_unreachable_mlflow_server_is_exit_2_within_seconds(kind, text_corpus, tmp_path, capsys, monkeypatch):
+    import time
+
+    pytest.importorskip("mlflow")
+    srv = _silent_server()
+    port = srv.getsockname()[1] if kind == "silent" else _closed_port()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "1")  # MLflow's own setting, honoured (lrn's default: 10 s)
+    t0 = time.monotonic()
+    try:
+        line = one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "mlflow")), 2, "train.logger mlflow",
+                        f"127.0.0.1:{port}", "sqlite:///mlflow.db")
+    finally:
+        srv.close()
+    assert time.monotonic() - t0 < 30, line  # MLflow's defaults: 120 s a request, 7 retries
+    assert not (tmp_path / "run").exists()  # the run it started (a checkpoint at step 0) was taken back
+
+
+def test_an_unreachable_wandb_server_is_exit_2_within_its_timeout(text_corpus, tmp_path, capsys, monkeypatch,
+                                                                 no_wandb_login):
+    import time
+
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.setenv("WANDB_API_KEY", "a" * 40)
+    monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("WANDB_INIT_TIMEOUT", "1.5")
+    t0 = time.monotonic()
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "train.logger wandb",
+             "did not start", "WANDB_MODE=offline")
+    assert time.monotonic() - t0 < 60  # W&B's default: 90 s
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture(scope="module")
+def resumable_run(text_corpus, tmp_path_factory):
+    """A run stopped at step 2 of 4 (a checkpoint there), with csv and tensorboard trackers."""
+    from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.trainer import train
+
+    d = tmp_path_factory.mktemp("resumable") / "run"
+    logger = "csv,tensorboard" if _has("tensorboard") else "csv"
+    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+                                   "train.steps=4", "train.eval_every=2", "train.eval_tokens=300",
+                                   "train.train_eval_tokens=300", f"train.logger={logger}"]),
+          d, stop_at=2, progress=False, log=lambda m: None)
+    return d
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _break_state(text: str):
+    def make(d: Path) -> None:
+        (d / "trackers.json").write_text(text)
+    return make
+
+
+def _replace_with(name: str, kind: str):
+    def make(d: Path) -> None:
+        shutil.rmtree(d / name, ignore_errors=True)
+        (d / name).unlink(missing_ok=True)
+        if kind == "dir":
+            (d / name).mkdir()
+        else:
+            (d / name).write_text("not a directory")
+    return make
+
+
+TRACKER_FILES = {
+    "trackers.json a string": ("csv", _break_state('"a string"'), "must hold a JSON object"),
+    "trackers.json a list": ("csv", _break_state("[1, 2]"), "must hold a JSON object"),
+    "trackers.json wandb a string": ("csv", _break_state('{"wandb": "abc"}'), "wandb must be an object"),
+    "trackers.json wandb a list": ("csv", _break_state('{"wandb": ["abc"]}'), "wandb must be an object"),
+    "trackers.json id a number": ("csv", _break_state('{"wandb": {"id": 12}}'), "wandb.id must be a run id"),
+    "trackers.json ../ in an id": ("csv", _break_state('{"wandb": {"id": "../../../etc/x"}}'), "wandb.id must be"),
+    "trackers.json ../ in an MLflow id": ("csv", _break_state('{"mlflow": {"run_id": "../x"}}'), "mlflow.run_id"),
+    "trackers.json a 5 MB id": ("csv", _break_state(json.dumps({"wandb": {"id": "a" * 5_000_000}})),
+                                "not the small file lrn writes"),
+    "trackers.json not JSON": ("csv", _break_state('{"wandb": '), "not valid JSON"),
+    "trackers.json a negative finished step": ("csv", _break_state('{"finished": -3}'), "finished must be a step"),
+    "metrics.csv a directory": ("csv", _replace_with("metrics.csv", "dir"), "is a directory"),
+    "RUN/tensorboard a file": ("tensorboard", _replace_with("tensorboard", "file"), "is a file"),
+}
+
+
+@pytest.mark.parametrize("case", TRACKER_FILES)
+def test_a_broken_tracker_file_in_a_run_is_exit_2_naming_it_and_the_fix(case, resumable_run, tmp_path, capsys):
+    logger, make, needle = TRACKER_FILES[case]
+    pytest.importorskip(EXTRA_MODULE.get(logger, "csv"))
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    make(d)
+    line = one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", f"train.logger={logger}"), 2, needle)
+    assert str(d) in line and len(line) < 400
+    assert ("remove" in line or "move" in line or "fix" in line) and wrong_options(["train"], line) == []
+
+
+EXTRA_MODULE = {"tensorboard": "tensorboard", "csv": "csv"}
+
+
+def test_tensorboards_writer_failing_on_an_immutable_directory_is_one_line(resumable_run, tmp_path, capsys):
+    pytest.importorskip("tensorboard")
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+    if subprocess.run(["chattr", "+i", str(d / "tensorboard")], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i needs root and a filesystem that has the attribute")
+    try:
+        result = lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard")
+    finally:
+        subprocess.run(["chattr", "-i", str(d / "tensorboard")], check=True)
+    one_line(result, 2, "permission denied", str(d / "tensorboard"))
+    assert "Exception in thread" not in result[2]  # (nothing from the writer's thread either)
+
+
+def test_tensorboards_writer_raising_with_a_bytes_path_is_one_line(resumable_run, tmp_path, capsys, monkeypatch):
+    """Its event-file writer names the file as bytes: lrn's handler reports it (it once failed on it, 102 lines)."""
+    pytest.importorskip("tensorboard")
+    import torch.utils.tensorboard
+
+    d = Path(shutil.copytree(resumable_run, tmp_path / "run"))
+
+    def refuse(log_dir, **kwargs):
+        name = os.fsencode(log_dir) + b"/events.out.tfevents.\xff"
+        raise PermissionError(errno.EPERM, "Operation not permitted", name)
+
+    monkeypatch.setattr(torch.utils.tensorboard, "SummaryWriter", refuse)
+    one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard"), 2,
+             "permission denied", str(d / "tensorboard"))
+
+
+@pytest.mark.parametrize("code", [errno.EPERM, errno.EACCES, errno.EROFS, errno.ENOSPC])
+def test_the_error_handler_reports_an_oserror_with_a_bytes_path(code, capsys, monkeypatch):
+    import lrngpt.cli.cmd_theory as theory
+
+    def boom(args):
+        raise OSError(code, os.strerror(code), b"/tmp/some\xffwhere/file.bin")
+
+    monkeypatch.setattr(theory, "run_jl", boom)
+    line = one_line(lrn(capsys, "theory", "jl", "--n", 10, "--eps", 0.5), 1 if code == errno.ENOSPC else 2)
+    assert "/tmp/some" in line and "file.bin" in line
+
+
+def test_a_missing_tracker_extra_leaves_no_run_behind(text_corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "wandb", None)
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "run", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "mine").mkdir()  # a directory the user made: it stays, as empty as it was
+    one_line(lrn(capsys, *_train_argv(text_corpus, tmp_path / "mine", "wandb")), 2, "pip install 'lrngpt[wandb]'")
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_start_killed_at_once_is_started_again_without_force(text_corpus, tmp_path, capsys):
+    from lrngpt.store.rundir import RunDir
+
+    run = RunDir(tmp_path / "run")
+    run.start()  # what a SIGKILL just after the start leaves: the marker (a lock file the OS released)
+    (run.path / "metrics.jsonl").write_text("")
+    run.unlock()
+    assert lrn(capsys, *_train_argv(text_corpus, run.path, "csv"))[0] == 0
+    assert (run.path / "summary.json").exists() and (run.path / "metrics.csv").exists()
+
+
+# ---- 6. bounded parsing and hostile values: YAML, --set, corpora, huge values ------------------------
+# Every case: exit 2, exactly one line on stderr (-q), no traceback, and the directory it ran in
+# exactly as it was (no file written, none changed: sha256 of every file).
+
+def _hashes(d: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(d)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*"))}
+
+
+def refused(capsys, tmp_path: Path, argv: list, needle: str) -> str:
+    """Exit 2 with one line holding `needle` (or one of its '|'-separated forms); nothing written."""
+    before = _hashes(tmp_path)
+    code, _, err = lrn(capsys, "-q", *argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err and "unexpected error" not in err, (code, err[-3000:])
+    assert any(n.lower() in lines[0].lower() for n in needle.split("|")), lines[0]
+    assert _hashes(tmp_path) == before
+    return lines[0]
+
+
+def _laughs(levels: int, width: int = 9) -> str:
+    """The 'billion laughs': each level an anchored list of `width` aliases of the one before."""
+    lines = [f"l0: &l0 [{', '.join(['lol'] * width)}]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "\n".join(lines) + f"\nname: *l{levels - 1}\n"
+
+
+def _nested_blocks(depth: int) -> str:
+    return "".join(f"{'  ' * i}k{i}:\n" for i in range(depth)) + "  " * depth + "x: 1\n"
+
+
+NINES = "9" * 5000
+YAML_CASES = {  # file text -> what the line says
+    "billion laughs, 9 levels of 9 aliases": (_laughs(9), "billion laughs"),
+    "billion laughs, 7 levels": (_laughs(7), "billion laughs"),
+    "billion laughs, 30 levels of 2": (_laughs(30, 2), "billion laughs"),
+    "laughs inside the train section": ("train:\n  a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+                                        + "".join(f"  {c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n"
+                                                  for p, c in zip("abcde", "bcdef", strict=True)), "billion laughs"),
+    "an alias that holds itself": ("name: &a [1, *a]\n", "holds it, which never ends"),
+    "a mapping alias that holds itself": ("name: &m {x: *m}\n", "holds it"),
+    "an alias with no anchor": ("name: *nowhere\n", "has no anchor"),
+    "flow lists 100,000 deep": ("name: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested more than 32|nesting depth"),
+    "flow lists 40 deep": ("name: " + "[" * 40 + "]" * 40 + "\n", "nested more than 32 deep"),
+    "flow mappings 40 deep": ("name: " + "{a: " * 40 + "1" + "}" * 40 + "\n", "nested more than 32 deep"),
+    "block mappings 40 deep": (_nested_blocks(40), "nested more than 32 deep"),
+    "block lists 40 deep": ("name:\n" + "".join(f"{'  ' * i}-\n" for i in range(40)) + "  " * 40 + "- 1\n",
+                            "nested more than 32 deep"),
+    "an alias nested past the depth limit": ("a: &a " + "[" * 20 + "1" + "]" * 20 + "\nname: " + "[" * 20 + "*a"
+                                             + "]" * 20 + "\n", "once *a is expanded"),
+    "10,001 values in a list": ("name: [" + ", ".join(["1"] * 10_001) + "]\n", "more than 10,000 values"),
+    "a 5,000-digit steps": (f"train:\n  steps: {NINES}\n", "5,000 digits"),
+    "a 10,001-digit seed": ("train:\n  seed: " + "9" * 10_001 + "\n", "10,001 digits"),
+    "a negative 5,000-digit seed": (f"train:\n  seed: -{NINES}\n", "5,000 digits"),
+    "a 5,000-digit integer in a list": (f"name: [{NINES}]\n", "5,000 digits"),
+    "a 5,000-digit integer as a quoted !!int": (f"train:\n  seed: !!int '{NINES}'\n", "5,000 digits"),
+    "a 200-digit hex seed": ("train:\n  seed: 0x" + "f" * 200 + "\n", "200 digits"),
+    "a 23-digit seed": ("train:\n  seed: " + "9" * 23 + "\n", "fit in 64 bits"),
+    "a 5,000-digit float lr": (f"train:\n  lr: {NINES}.5\n", "finite"),
+    "!!binary": ("name: !!binary aGVsbG8=\n", "!!binary"),
+    "!!set": ("name: !!set {a, b}\n", "!!set"),
+    "!!timestamp": ("name: !!timestamp 2020-01-01\n", "!!timestamp"),
+    "!!omap": ("name: !!omap [a: 1]\n", "!!omap"),
+    "!!pairs": ("name: !!pairs [a: 1]\n", "!!pairs"),
+    "!!python/object": ("name: !!python/object:os.system {}\n", "!!python/object:os.system"),
+    "!!python/name": ("name: !!python/name:os.system ''\n", "!!python/name:os.system"),
+    "!!python/tuple": ("name: !!python/tuple [1, 2]\n", "!!python/tuple"),
+    "!!python/bytes": ("name: !!python/bytes aGk=\n", "!!python/bytes"),
+    "a local tag": ("name: !mine x\n", "!mine"),
+    "a verbatim tag": ("name: !<tag:example.com,2024:x> x\n", "tag:example.com,2024:x"),
+    "!!float on a word": ("train:\n  lr: !!float fast\n", "not a yaml 1.2 float"),
+    "!!int on a word": ("train:\n  steps: !!int many\n", "not a yaml 1.2 int"),
+    "!!bool on yes": ("train:\n  compile: !!bool yes\n", "not a yaml 1.2 bool"),
+    "!!null on a word": ("name: !!null x\n", "not a yaml 1.2 null"),
+    "a repeated key": ("train:\n  steps: 1\n  steps: 2\n", "'steps' appears a second time in its mapping (first on line 2)"),
+    "a repeated section": ("train:\n  steps: 1\ntrain:\n  lr: 0.1\n", "'train' appears a second time"),
+    "a repeated model_type": ("model_type: mlp\nmodel_type: gpt\n", "'model_type' appears a second time"),
+    "a repeated key in flow style": ("train: {steps: 1, steps: 2}\n", "'steps' appears a second time"),
+    "a key repeated by quoting": ("train:\n  steps: 1\n  'steps': 2\n", "'steps' appears a second time"),
+    "a number as a key": ("1: x\n", "the key 1 is not a name"),
+    "null as a key": ("~: x\n", "the key null is not a name"),
+    "true as a key": ("true: x\n", "the key true is not a name"),
+    "a float as a key": ("train:\n  1.5: x\n", "the key 1.5 is not a name"),
+    "a list as a key": ("? [a, b]\n: x\n", "the key a list or mapping"),
+    "a merge key": ("base: &b {steps: 3}\ntrain:\n  <<: *b\n", "merge keys are yaml 1.1"),
+    "two documents": ("train: {steps: 3}\n---\ntrain: {steps: 4}\n", "a second yaml document"),
+    "1:30 as steps": ("train:\n  steps: 1:30\n", 'must be an integer, got "1:30" (1:30 is a string in yaml 1.2'),
+    "190:20:30 as steps": ("train:\n  steps: 190:20:30\n", 'got "190:20:30"'),
+    "yes as compile": ("train:\n  compile: yes\n", 'must be true or false, got "yes" (yes, no, on and off are strings'),
+    "on as compile": ("train:\n  compile: on\n", 'got "on" (yes, no, on and off'),
+    "no as tf32": ("train:\n  tf32: no\n", 'got "no"'),
+    "off as tf32": ("train:\n  tf32: off\n", 'got "off"'),
+    "y as compile": ("train:\n  compile: y\n", 'got "y"'),
+    "Yes as compile": ("train:\n  compile: Yes\n", 'got "yes"'),
+    "a date as steps": ("train:\n  steps: 2020-01-01\n", 'got "2020-01-01"'),
+    "a date-time as the seed": ("train:\n  seed: 2001-12-14t21:59:43.10-05:00\n", 'got "2001-12-14t21:59:43'),
+    "1_000 as steps": ("train:\n  steps: 1_000\n", 'got "1_000" (a yaml 1.2 or json number has no _'),
+    "0b101 as steps": ("train:\n  steps: 0b101\n", 'got "0b101"'),
+    "an old-style octal 0o-less 0777 vs mode": ("train:\n  steps: 0777x\n", 'got "0777x"'),
+    ".nan as lr": ("train:\n  lr: .nan\n", "finite"),
+    ".inf as lr": ("train:\n  lr: .inf\n", "finite"),
+    "-.inf as weight_decay": ("train:\n  weight_decay: -.inf\n", "finite"),
+    ".inf as steps": ("train:\n  steps: .inf\n", "must be an integer"),
+    "a list at the top": ("- 1\n- 2\n", "must hold a mapping"),
+    "a string at the top": ("hello\n", "must hold a mapping"),
+    "a number at the top": ("17\n", "must hold a mapping"),
+    "an empty file": ("", "got nothing"),
+    "only a comment": ("# nothing here\n", "got nothing"),
+    "only ---": ("---\n", "got nothing"),
+    "an unclosed flow list": ("train:\n  steps: [1,\n  lr: 2\n", "is not valid yaml (line"),
+    "a tab for indentation": ("train:\n\tsteps: 3\n", "is not valid yaml"),
+    "an unclosed quote": ("name: 'abc\n", "is not valid yaml"),
+    "a bad indentation": ("train:\n  steps: 3\n lr: 2\n", "is not valid yaml"),
+    "not UTF-8": (b"train:\n  steps: \xff\xfe\n", "not utf-8"),
+    "over the size limit": ("# " + "x" * (1 << 20) + "\n", "above the limit of 1,048,576"),
+    "a section that is a list": ("train: [1, 2]\n", "section 'train'"),
+    "a section that is null": ("data:\n", "section 'data'"),
+    "a section that is a string": ("model: big\n", "section 'model'"),
+    "name a list": ("name: [a]\n", "name must be a string"),
+    "model_type a number": ("model_type: 1\n", "model_type must be"),
+    "an unknown section": ("optim:\n  lr: 1\n", "unknown config section"),
+    "an unknown key": ("train:\n  stepz: 3\n", "did you mean train.steps"),
+    "a GPT key on an MLP": ("model:\n  n_head: 4\n", "model.n_head"),
+}
+YAML_ARGV = {"config show": ["config", "show", "{f}"], "train": ["train", "--config", "{f}", "--out", "{run}"]}
+YAML_TABLE = [(c, k) for k in YAML_CASES for c in YAML_ARGV]
+
+
+@pytest.mark.parametrize("command,case", YAML_TABLE, ids=[f"{c}:{k}" for c, k in YAML_TABLE])
+def test_a_hostile_yaml_config_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    pytest.importorskip("yaml")
+    text, needle = YAML_CASES[case]
+    f = tmp_path / "hostile.yaml"
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
+    argv = [a.format(f=f, run=tmp_path / "run") for a in YAML_ARGV[command]]
+    refused(capsys, tmp_path, argv, needle)
+
+
+JSON_CASES = {
+    "config show --json output with no keys": ('{"keys": []}', "'keys' is empty, so it sets nothing"),
+    "a repeated key": ('{"train": {"steps": 1, "steps": 2}}', "'steps' appears twice"),
+    "a repeated section": ('{"train": {}, "train": {"lr": 1}}', "'train' appears twice"),
+    "a 5,000-digit integer": ('{"train": {"steps": ' + NINES + "}}", "5,000 digits"),
+    "a negative 10,001-digit seed": ('{"train": {"seed": -' + "9" * 10_001 + "}}", "10,001 digits"),
+    "lists 100,000 deep": ('{"name": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep to read"),
+    "lists 40 deep": ('{"name": ' + "[" * 40 + "]" * 40 + "}", "nested more than 32 deep"),
+    "objects 40 deep": ('{"name": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", "nested more than 32 deep"),
+    "10,001 values": ('{"name": [' + ", ".join(["1"] * 10_001) + "]}", "more than 10,000 values"),
+    "over the size limit": ('{"name": "' + "x" * (1 << 20) + '"}', "above the limit of 1,048,576"),
+    "NaN as lr": ('{"train": {"lr": NaN}}', "finite"),
+    "Infinity as the seed": ('{"train": {"seed": Infinity}}', "train.seed must be an integer"),
+    "a key row with a 5,000-digit value": ('{"keys": [{"key": "train.steps", "value": ' + NINES + "}]}", "5,000 digits"),
+    "key rows repeating a key": ('{"keys": [{"key": "train.steps", "value": 1, "value": 2}]}', "'value' appears twice"),
+    "a key row nested 40 deep": ('{"keys": [{"key": "name", "value": ' + "[" * 40 + "]" * 40 + "}]}",
+                                 "nested more than 32 deep"),
+}
+JSON_TABLE = [(c, k) for k in JSON_CASES for c in YAML_ARGV]
+
+
+@pytest.mark.parametrize("command,case", JSON_TABLE, ids=[f"{c}:{k}" for c, k in JSON_TABLE])
+def test_a_hostile_json_config_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    text, needle = JSON_CASES[case]
+    f = tmp_path / "hostile.json"
+    f.write_text(text)
+    refused(capsys, tmp_path, [a.format(f=f, run=tmp_path / "run") for a in YAML_ARGV[command]], needle)
+
+
+SET_CASES = {  # --set KEY=VALUE -> what the line says
+    "lists 40,000 deep": ("train.steps", "[" * 40_000 + "]" * 40_000, "nested too deep to read"),
+    "lists 40 deep": ("train.steps", "[" * 40 + "]" * 40, "nested more than 32 deep"),
+    "Python lists 40 deep": ("train.steps", "[" * 40 + "True" + "]" * 40, "nested more than 32 deep"),
+    "a 10,001-digit integer": ("train.steps", "9" * 10_001, "10,001 digits"),
+    "a negative 10,001-digit seed": ("train.seed", "-" + "9" * 10_001, "10,001 digits"),
+    "10,001 digits with separators": ("train.steps", "1_" + "0" * 10_000, "10,001 digits"),
+    "a 10,001-digit hex seed": ("train.seed", "0x" + "f" * 10_001, "10,001 digits"),
+    "a 10,001-digit octal seed": ("train.seed", "0o" + "7" * 10_001, "10,001 digits"),
+    "a 10,001-digit binary seed": ("train.seed", "0b" + "1" * 10_001, "10,001 digits"),
+    "a 200-digit integer in a list": ("train.steps", "[" + "9" * 200 + "]", "200 digits"),
+    "a 200-digit hex integer in a tuple": ("train.steps", "(0x" + "f" * 200 + ", 1)", "200 digits"),
+    "a 10,001-digit float": ("train.lr", "9" * 10_001 + ".5", "finite"),
+    "1e999": ("train.lr", "1e999", "finite"),
+    "b'bytes'": ("train.steps", "b'bytes'", "is bytes"),
+    "bytes as the name": ("name", "b'x'", "is bytes"),
+    "bytes as model_type": ("model_type", "b'mlp'", "is bytes"),
+    "bytes as the corpus": ("data.corpus", 'b"stories:5MB"', "is bytes"),
+    "raw bytes": ("data.corpus", "rb'x'", "is bytes"),
+    "bytes in a list": ("train.steps", "[b'x']", "is bytes"),
+    "bytes in an object": ("train.steps", "{'a': b'x'}", "is bytes"),
+    "a set": ("train.steps", "{1, 2}", "is a set"),
+    "an empty set": ("train.steps", "set()", "is a set"),
+    "a complex number": ("train.lr", "1j", "complex number"),
+    "a complex sum": ("train.lr", "1+2j", "complex number"),
+    "an Ellipsis": ("train.steps", "...", "ellipsis"),
+    "a number as a key": ("train.steps", "{1: 2}", "the key 1 is a number"),
+    "None as a key": ("train.steps", "{None: 2}", "the key None is null"),
+    "a tuple as a key": ("train.steps", "{(1, 2): 3}", "the key (1, 2)"),
+    "100,001 characters": ("name", "x" * 100_001, "above the limit of 100,000"),
+    "a JSON object with a repeated key": ("train.steps", '{"a": 1, "a": 2}', "'a' appears twice"),
+    "yes for a boolean": ("train.compile", "yes", 'got "yes" (yes, no, on and off'),
+    "NaN": ("train.lr", "NaN", "finite"),
+    "-Infinity": ("train.min_lr", "-Infinity", "finite"),
+    "a huge seed": ("train.seed", "2**64", 'must be an integer, got "2**64"'),
+}
+SET_ARGV = {"config show": ["config", "show", "mlp-tiny"], "train": ["train", "--config", "mlp-tiny", "--out", "{run}"]}
+SET_TABLE = [(c, k) for k in SET_CASES for c in SET_ARGV]
+
+
+@pytest.mark.parametrize("command,case", SET_TABLE, ids=[f"{c}:{k}" for c, k in SET_TABLE])
+def test_a_hostile_set_value_exits_2_with_one_line_and_writes_nothing(command, case, tmp_path, capsys):
+    key, value, needle = SET_CASES[case]
+    argv = [a.format(run=tmp_path / "run") for a in SET_ARGV[command]] + ["--set", f"{key}={value}"]
+    refused(capsys, tmp_path, argv, needle)
+
+
+def _gzip_members(path: Path, head: bytes, mib: int) -> str:
+    """A .gz of `head` and then `mib` MiB of 'a' with no newline, as concatenated gzip members: a 1 GiB
+    line in about 1 MB of file, written in milliseconds."""
+    import gzip
+
+    member = gzip.compress(b"a" * (1 << 20), 9)
+    with open(path, "wb") as f:
+        f.write(gzip.compress(head))
+        for _ in range(mib):
+            f.write(member)
+    return str(path)
+
+
+def _parquet(t: Path, texts: list[str], name: str = "good.parquet") -> Path:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = t / name
+    pq.write_table(pa.table({"text": texts}), path, row_group_size=1000)
+    return path
+
+
+def _damaged_parquet(where: float, t: Path) -> str:
+    """A Parquet file of 5 row groups with 256 bytes flipped at `where` of its length (inside the pages)."""
+    path = _parquet(t, [f"document number {i} " * 20 for i in range(5000)])
+    data = bytearray(path.read_bytes())
+    start = int(len(data) * where)
+    data[start:start + 256] = bytes(b ^ 0x5A for b in data[start:start + 256])
+    path.write_bytes(bytes(data))
+    return f"parquet:{path}"
+
+
+def _file(kind: str, name: str, data: str | bytes):
+    """make(t) for a corpus of one file: writes `data` to t/name, returns 'KIND:PATH'."""
+    def make(t: Path) -> str:
+        path = t / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return f"{kind}:{t / name.split('/')[0] if '/' in name else path}"
+    return make
+
+
+def _records(*records) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def _nsmc(review: str) -> str:
+    return "id\tdocument\tlabel\n" + f"1\t{review}\t1\n"
+
+
+KB = 1 << 10
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+PARQUET_DAMAGE = "the file is damaged|cannot be read as parquet"
+CORPUS_CASES = {  # make(tmp) -> corpus; the limits of lrngpt.corpora set for the case; what the line says
+    "a 1 MB .gz JSONL holding one 1 GiB line": (
+        lambda t: "jsonl:" + _gzip_members(t / "bomb.jsonl.gz", b'{"text": "', 1024), {"MAX_LINE_BYTES": 1 << 20},
+        "line 1 of the uncompressed text is longer than 1,048,576 bytes"),
+    "a 1 MB .txt.gz holding one 1 GiB document": (
+        lambda t: "text:" + _gzip_members(t / "bomb.txt.gz", b"", 1024), {"MAX_DOCUMENT_CHARS": 1 << 20},
+        "document 1 (from 1) is longer than 1,048,576 characters"),
+    "a long third document": (_file("text", "long.txt", "one<|endoftext|>two<|endoftext|>" + "x" * 8 * KB),
+                              {"MAX_DOCUMENT_CHARS": 4 * KB}, "document 3 (from 1) is longer than 4,096 characters"),
+    "a long document in a directory of files": (_file("text", "docs/b.txt", "y" * 8 * KB), {"MAX_DOCUMENT_CHARS": 4 * KB},
+                                                "b.txt: document 1"),
+    "a JSONL record with a text over the limit": (_file("jsonl", "big.jsonl", _records({"text": "ok"}, {"text": "x" * 8 * KB})),
+                                                  {"MAX_DOCUMENT_CHARS": 4 * KB}, "line 2: 'text' is 8,192 characters long"),
+    "a JSONL line over the limit after good ones": (_file("jsonl", "long.jsonl", _records(*[{"text": "a b"}] * 3) + "z" * 8 * KB),
+                                                    {"MAX_LINE_BYTES": 4 * KB}, "line 4 is longer than 4,096 bytes"),
+    "a JSONL line nested 100,000 deep": (_file("jsonl", "deep.jsonl", '{"text": ' + DEEP_JSON + "}\n"), {},
+                                         "line 1 nests lists or objects too deep to read"),
+    "a JSONL line that is a list 100,000 deep": (_file("jsonl", "deeper.jsonl", DEEP_JSON + "\n"), {},
+                                                 "too deep to read"),
+    "a JSONL text that is a 5,000-digit number": (_file("jsonl", "n.jsonl", '{"text": ' + NINES + "}\n"), {},
+                                                  "'text' is a number, not a string"),
+    "a JSONL text that is a list": (_file("jsonl", "l.jsonl", _records({"text": ["a"]})), {},
+                                    "'text' is a list, not a string"),
+    "an NSMC line over the limit": (_file("nsmc", "ratings.txt", _nsmc("w" * 8 * KB)), {"MAX_LINE_BYTES": 4 * KB},
+                                    "line 2 is longer than 4,096 bytes"),
+    "a Parquet file damaged at 1/5": (lambda t: _damaged_parquet(0.2, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 1/3": (lambda t: _damaged_parquet(0.33, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 1/2": (lambda t: _damaged_parquet(0.5, t), {}, PARQUET_DAMAGE),
+    "a Parquet file damaged at 2/3": (lambda t: _damaged_parquet(0.66, t), {}, PARQUET_DAMAGE),
+    "a Parquet file cut short": (lambda t: _cut_parquet(t), {}, "cannot be read as parquet"),
+    "a Parquet cell over the limit": (lambda t: f"parquet:{_parquet(t, ['fine'] * 10 + ['q' * 8 * KB])}",
+                                      {"MAX_DOCUMENT_CHARS": 4 * KB}, "row 10 (from 0): 'text' is 8,192 characters long"),
+}
+
+
+def _cut_parquet(t: Path) -> str:
+    whole = _parquet(t, ["a b c"] * 100, "whole.parquet")
+    cut = t / "cut.parquet"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    whole.unlink()
+    return f"parquet:{cut}"
+
+
+@pytest.mark.parametrize("case", CORPUS_CASES)
+def test_a_hostile_corpus_exits_2_with_one_line_and_prepares_nothing(case, tmp_path, capsys, monkeypatch):
+    import lrngpt.corpora as corpora
+
+    make, limits, needle = CORPUS_CASES[case]
+    corpus = make(tmp_path)
+    for name, value in limits.items():
+        monkeypatch.setattr(corpora, name, value)
+    refused(capsys, tmp_path, ["data", "prepare", "--corpus", corpus, "--vocab-size", 300,
+                               "--out", tmp_path / "prepared"], needle)
+
+
+HUGE = ["--set", "train.device=cpu"]
+HUGE_CASES = {  # argv ({run}: a path inside the test's directory) -> what the line says
+    "train.steps=99999999999999": (["train", "--config", "mlp-tiny", "--set", "train.steps=99999999999999", *HUGE,
+                                    "--out", "{run}"], "would take about|years on cpu|more than train.max_days=7 days"),
+    "train.steps at the 64-bit limit": (["train", "--config", "mlp-tiny", "--set", f"train.steps={2**63 - 1}", *HUGE,
+                                         "--out", "{run}"], "raise train.max_days (0: no limit)"),
+    "a GPT of 10**12 steps": (["train", "--config", "gpt-default", "--set", "train.steps=1000000000000", *HUGE,
+                               "--set", "model.n_layer=1", "--set", "model.n_embd=16", "--set", "model.n_head=2",
+                               "--set", "model.context_length=16", "--set", "train.batch_size=2", "--out", "{run}"],
+                              "lower train.steps"),
+    "a run past a one-second limit": (["train", "--config", "mlp-tiny", "--set", "train.steps=10000000",
+                                       "--set", "train.max_days=0.00001", *HUGE, "--out", "{run}"],
+                                      "more than train.max_days=1e-05 days"),
+    "a sweep point of 99999999999999 steps": (["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8",
+                                               "--set", "train.steps=99999999999999", *HUGE, "--out", "{run}"],
+                                              "point n_embd=8|point"),
+    "train.max_days=-1": (["train", "--config", "mlp-tiny", "--set", "train.max_days=-1", "--out", "{run}"],
+                          "train.max_days must not be negative"),
+    "train.max_days=NaN": (["train", "--config", "mlp-tiny", "--set", "train.max_days=NaN", "--out", "{run}"], "finite"),
+    "train.max_days=Infinity": (["train", "--config", "mlp-tiny", "--set", "train.max_days=Infinity", "--out", "{run}"],
+                                "finite"),
+    "doctor --probe-timeout=inf": (["doctor", "--probe-timeout=inf"], "finite number of seconds"),
+    "doctor --probe-timeout=infinity": (["doctor", "--probe-timeout", "infinity"], "finite number of seconds"),
+    "doctor --probe-timeout=1e309": (["doctor", "--probe-timeout", "1e309"], "finite number of seconds"),
+    "doctor --probe-timeout=nan": (["doctor", "--probe-timeout", "nan"], "finite number of seconds"),
+    "doctor --probe-timeout=-inf": (["doctor", "--probe-timeout=-inf"], "finite number of seconds"),
+    "doctor --probe-timeout=0": (["doctor", "--probe-timeout", "0"], "positive"),
+    "doctor --probe-timeout=1e300": (["doctor", "--probe-timeout", "1e300"], "up to 86,400"),
+}
+
+
+@pytest.mark.parametrize("case", HUGE_CASES)
+def test_a_huge_value_exits_2_with_one_line_and_writes_nothing(case, tmp_path, capsys):
+    argv, needle = HUGE_CASES[case]
+    line = refused(capsys, tmp_path, [str(a).format(run=tmp_path / "run") for a in argv], needle)
+    assert wrong_options(argv, line) == [], line
+
+
+def test_the_new_hostile_tables_hold_at_least_150_cases():
+    n = len(YAML_TABLE) + len(JSON_TABLE) + len(SET_TABLE) + len(CORPUS_CASES) + len(HUGE_CASES)
+    assert n >= 150, n
+
+
+LAUGHS_CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from lrngpt.errors import UserError
+from lrngpt.runconfig.yaml12 import load_yaml
+load_yaml(Path(sys.argv[1]).read_text(), "small.yaml")  # the same-run reference: a small valid file
+base, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+try:
+    load_yaml(Path(sys.argv[2]).read_text(), "laughs.yaml")
+    said = None
+except UserError as e:
+    said = str(e)
+print(json.dumps({"said": said, "seconds": time.perf_counter() - t0, "base_kb": base,
+                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def test_a_billion_laughs_yaml_is_refused_within_a_time_and_memory_bound(tmp_path, capsys):
+    """9 levels of 9 aliases (387,420,489 strings once expanded) in --config and config show: refused
+    at once with a few MB: through lrn in-process (time, tracemalloc's peak) and the YAML reader in a
+    child process (its peak RSS against the same process reading a small file first, C allocations
+    included). Before, it printed nothing for 120 s (7 levels: 9 s and 789 MB)."""
+    import time
+    import tracemalloc
+
+    pytest.importorskip("yaml")
+    f = tmp_path / "laughs.yaml"
+    f.write_text(_laughs(9))
+    for argv in (["config", "show", f], ["train", "--config", f, "--out", tmp_path / "run"]):
+        lrn(capsys, "-q", *argv)  # once untraced: what it imports is not what is measured
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        try:
+            code, _, err = lrn(capsys, "-q", *argv)
+            seconds, peak = time.perf_counter() - t0, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert code == 2 and "billion laughs" in err and seconds < 5 and peak < 20e6, (code, err, seconds, peak)
+    assert not (tmp_path / "run").exists()
+    (tmp_path / "small.yaml").write_text("train:\n  steps: 3\n")
+    r = subprocess.run([sys.executable, "-c", LAUGHS_CHILD, str(tmp_path / "small.yaml"), str(f)], capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    doc = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "billion laughs" in doc["said"] and doc["seconds"] < 5, doc
+    assert (doc["peak_kb"] - doc["base_kb"]) * 1024 < 20e6, doc  # the process's peak RSS grew by < 20 MB
+
+
+def test_sigterm_during_yaml_parsing_interrupts_it(tmp_path, capsys, monkeypatch):
+    """The YAML is read a parser event at a time in Python, so a SIGTERM that arrives while it is read
+    is handled there (exit 130, 'interrupted'), not after a C call that ignores it."""
+    import signal
+
+    import lrngpt.runconfig.yaml12 as yaml12
+
+    pytest.importorskip("yaml")
+    f = tmp_path / "long.yaml"
+    f.write_text("name: [" + ", ".join(["x"] * 5000) + "]\n")
+    real, sent = yaml12._Builder.count, []
+
+    def count(self, n, event):
+        if self.values == 1000 and not sent:
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)  # lrn's handler, never pytest's death
+            sent.append(signal.SIGTERM)  # (before the kill: its handler raises as os.kill returns)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(self, n, event)
+
+    monkeypatch.setattr(yaml12._Builder, "count", count)
+    old = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # main() installs its own handler in place of the default
+    try:
+        code, _, err = lrn(capsys, "config", "show", f)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert sent and code == 130 and err.strip().splitlines() == ["lrn config: interrupted"], (code, err)
+
+
+def test_train_with_huge_steps_plans_first_and_trains_when_the_limit_allows(text_corpus, tmp_path, capsys):
+    argv = ["train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300",
+            "--set", "train.device=cpu", "--set", "train.steps=99999999999999", "--set", "train.eval_every=1",
+            "--set", "train.eval_tokens=300", "--set", "train.train_eval_tokens=300"]
+    line = refused(capsys, tmp_path, [*argv, "--out", tmp_path / "run"], "would take about")
+    assert "99,999,999,999,999 steps of 8 x 64 tokens" in line and "a step)" in line
+    code, _, err = lrn(capsys, *argv, "--set", "train.max_days=0", "--steps", 1, "--out", tmp_path / "run")
+    assert code == 0, err  # no limit: trains (one step here); the estimate is logged only when it is timed
+
+
+def test_a_long_run_that_the_limit_allows_logs_its_plan_before_training(tiny_config, tmp_path):
+    from lrngpt.training.trainer import train
+
+    class Enough(Exception):
+        pass
+
+    def stop(row):
+        raise Enough  # the first metrics row (step 0): the plan was said before it
+
+    logged = []
+    with pytest.raises(Enough):
+        train(tiny_config("train.steps=2000000", "train.max_days=0"), tmp_path / "run", log=logged.append,
+              progress=False, on_metric=stop)
+    plans = [m for m in logged if m.startswith("plan: ")]
+    assert len(plans) == 1 and plans[0].startswith("plan: 2,000,000 steps of 8 x 64 tokens take about ")
+    assert "on cpu (timed here: " in plans[0] and "max_days" not in plans[0]  # 0: no limit, none said
+    assert logged.index(plans[0]) < next(i for i, m in enumerate(logged) if m.startswith("model "))
+
+
+def test_sample_on_finite_but_huge_weights_exits_2_saying_what_is_wrong(mlp_run, tmp_path, capsys):
+    import torch
+
+    from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
+
+    d = Path(shutil.copytree(mlp_run, tmp_path / "run"))
+    ckpt = load_checkpoint(d / "ckpt_last.pt")
+    for tensor in ckpt["model"].values():
+        if tensor.is_floating_point():  # finite (float32 reaches 3.4e38), and of both signs: their products and
+            tensor.copy_(torch.sign(tensor) * 3e38)  # sums are inf - inf = NaN
+    assert all(torch.isfinite(t).all() for t in ckpt["model"].values())
+    save_checkpoint(ckpt, d / "ckpt_last.pt")
+    line = refused(capsys, tmp_path, ["sample", d, "--prompt", "Lily saw", "--max-new-tokens", 3],
+                   "scores for the next token are not finite")
+    assert "too large for float32" in line and "probability tensor" not in line
+
+
+def test_sample_at_a_tiny_temperature_is_greedy_not_a_crash(mlp_run, capsys):
+    argv = ["sample", mlp_run, "--prompt", "Lily saw", "--max-new-tokens", 12, "--no-stop", "--seed", 5]
+    code, tiny, err = lrn(capsys, *argv, "--temperature", "1e-300")
+    assert code == 0, err
+    code, greedy, _ = lrn(capsys, *argv, "--top-k", 1)
+    assert code == 0 and tiny == greedy
+
+
+API_VALUES = {  # lrngpt.config(PRESET, **{key: value}) with a value no config holds -> what the UserError says
+    "bytes as the name": ("name", b"x", "is bytes"),
+    "a set": ("train.steps", {1, 2}, "is a set"),
+    "a complex number": ("train.lr", 1j, "complex number"),
+    "a 5,001-digit integer": ("train.steps", 10**5000, "5,001 digits"),
+    "lists 40 deep": ("train.steps", functools.reduce(lambda v, _: [v], range(40), 1), "nested more than 32 deep"),
+    "an object with a number as a key": ("train.steps", {1: 2}, "not a name"),
+    "a list that holds itself": ("train.steps", (lambda v: v.append(v) or v)([]), "nested more than 32 deep"),
+    "an Ellipsis": ("train.steps", ..., "ellipsis"),
+}
+
+
+@pytest.mark.parametrize("case", API_VALUES)
+def test_a_hostile_value_through_the_python_api_is_a_user_error(case):
+    import lrngpt
+
+    key, value, needle = API_VALUES[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        lrngpt.config("mlp-tiny", **{key: value})
+    assert needle.lower() in str(e.value).lower() and "\n" not in str(e.value), str(e.value)
+
+
+# ---- issue 29: a budget's timing record, a run's by-reads record, the API's minutes ------------------
+
+def test_a_damaged_timing_record_is_named_in_one_line(tmp_path, capsys):
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import write_definition
+
+    sweep = resolve_sweep("embed-dim", "budget", ["train.steps=10"], ["model.n_embd=4,8"])
+    sweep.budget = {"minutes": 1.0, "sets": {"train.steps": 10}, "axes": {}, "est_seconds": 50.0,
+                    "point_seconds": {p.name: 20.0 for p in sweep.points}}
+    write_definition(sweep, tmp_path / "sw")
+    (tmp_path / "sw" / "timing.jsonl").write_text('["not", "an object"]\n{"event": "run", "seconds": 3}\n')
+    line = one_line(lrn(capsys, "report", tmp_path / "sw"), 2, "timing record", "line 1", "delete the line")
+    assert str(tmp_path / "sw" / "timing.jsonl") in line
+    # a last line cut by a kill mid-write is only dropped
+    (tmp_path / "sw" / "timing.jsonl").write_text('{"event": "run", "seconds": 3}\n{"event": "po')
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    assert SweepDir(tmp_path / "sw").timing() == [{"event": "run", "seconds": 3}]
+
+
+@pytest.mark.parametrize("damage", ['{"step": 2, "train_bpb_read": "low"}', '[1, 2]', '{"train_bpb_read": 1.0}'])
+def test_a_damaged_by_reads_record_is_named_in_one_line(damage, mlp_run, tmp_path, capsys):
+    import shutil
+
+    d = tmp_path / "sweep"
+    shutil.copytree(mlp_run, d / "runs" / "a")
+    summary = json.loads((d / "runs" / "a" / "summary.json").read_text())
+    summary.pop("train_bpb_read")  # a run from before summary.json held the split: by_reads.json is read
+    (d / "runs" / "a" / "summary.json").write_text(json.dumps(summary))
+    (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "tiny", "points": [{"name": "a"}]}))
+    (d / "runs" / "a" / "by_reads.json").write_text(damage)
+    one_line(lrn(capsys, "report", d), 2, "by_reads.json", "lrn eval RUN --by-reads" if damage[0] == "{" else "")
+
+
+def test_the_api_plans_minutes_as_lrn_sweep_does_and_refuses_a_bad_budget(tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError, match="--minutes must be a positive number of minutes"):
+        lrngpt.sweep("embed-dim", minutes=0, out=tmp_path / "w")
+    with pytest.raises(lrngpt.UserError, match="--minutes plans a study"):
+        lrngpt.sweep(str(tmp_path / "file.json"), minutes=3, out=tmp_path / "w")
+    assert not (tmp_path / "w").exists()
 
 
 # ---- width against depth: model.aspect_ratio, model.head_dim, the width-depth study's shapes ----------------
@@ -791,5 +2221,9 @@ def test_width_depth_finding_of_a_directory_without_a_sweep_is_one_line(tmp_path
         lrngpt.width_depth_finding(tmp_path)
     with pytest.raises(lrngpt.UserError, match="n_layer must be a whole number"):
         lrngpt.width_from_depth(0)
-    with pytest.raises(lrngpt.UserError, match="aspect_ratio must be a whole number"):
-        lrngpt.width_from_depth(4, aspect_ratio=6.5)
+    with pytest.raises(lrngpt.UserError, match=r"width_from_depth\(\): aspect_ratio must be an integer, got float 6.5"):
+        lrngpt.width_from_depth(4, aspect_ratio=6.5)  # the API's type check, as for every function
+    with pytest.raises(lrngpt.UserError, match="head_dim must be a whole number of at least 1, got -128"):
+        lrngpt.width_from_depth(4, head_dim=-128)
+    with pytest.raises(lrngpt.UserError, match=r"width_depth_finding\(\): sweep must be"):
+        lrngpt.width_depth_finding(None)

@@ -1,5 +1,8 @@
 """The tutorial notebooks run top to bottom in a real Jupyter kernel (this Python, this checkout) with
-no cell error, and are stored without outputs, with a first cell that installs lrngpt when missing."""
+no cell error, and are stored without outputs, with a first cell that installs lrngpt when missing.
+Their progress bars show and each cell's text output stays small: the kernel runs without
+ipywidgets (tqdm's text fallback), where a bar inside a bar once printed every redraw of both
+(1,235 stream outputs, 48.8 KB, for the width-study sweep cell)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# Per code cell: the stream outputs (stdout and stderr messages) and their bytes. Measured with the
+# bounded bars: 21 outputs / 977 bytes for the sweep cell, 24 / 1,136 for the 4-pass training cell.
+MAX_STREAM_OUTPUTS, MAX_STREAM_BYTES = 60, 8_000
 
 
 def test_there_are_the_three_tutorials():
@@ -40,6 +46,10 @@ def kernel_env(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    # without ipywidgets, as in the plain install: tqdm's text bars, the output whose size is bounded
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-no-widgets.py").write_text("import sys\nsys.modules['ipywidgets'] = None\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     return "lrngpt-test"
@@ -68,7 +78,14 @@ def test_notebook_runs_top_to_bottom(path, kernel_env, tmp_path):
         assert figures, "no figure was drawn under a cell"
         html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
         assert any("lrngpt-run" in h or "lrngpt-sweep" in h for h in html)  # a Run / Sweep rendered inline
-        # the training progress bar shows in the notebook (stderr is no terminal there)
-        assert any(o.get("name") == "stderr" and "step" in o.get("text", "") and "%|" in o.get("text", "")
-                   for o in outputs), "no progress bar in the notebook"
+        # the progress bar shows in the notebook (stderr is no terminal there): the sweep's over its
+        # points, a lone run's over its steps
+        bar = "sweep embed-dim:" if path.stem == "2-width-study" else "step/s"
+        assert any(o.get("name") == "stderr" and bar in o.get("text", "") and "%|" in o.get("text", "")
+                   for o in outputs), f"no {bar!r} progress bar in the notebook"
+    for cell in nb.cells:
+        streams = [o for o in getattr(cell, "outputs", []) if o.output_type == "stream"]
+        size = sum(len(o.text.encode("utf-8")) for o in streams)
+        assert len(streams) <= MAX_STREAM_OUTPUTS and size <= MAX_STREAM_BYTES, (
+            f"{path.stem}: a cell printed {len(streams)} stream outputs, {size} bytes: {cell.source[:80]!r}")
     print(f"{path.name}: {seconds:.0f} s")

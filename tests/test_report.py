@@ -16,11 +16,11 @@ from lrngpt.errors import UserError
 from lrngpt.report import (
     FINDINGS_SECTION,
     RUN_SECTIONS,
-    STOPWORDS,
     SWEEP_SECTIONS,
     WIDTH_SWEEP_SECTIONS,
     write_report,
 )
+from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.store.rundir import read_metrics, read_summary
 from tests import browser
 
@@ -56,7 +56,8 @@ def stories_run(tmp_path_factory):
 def _sweep(tmp_path_factory, text_corpus, name: str, steps: int, axes: dict | None = None, study: str | None = None):
     """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus
     (or the grid `axes`, with a study preset's derived settings)."""
-    from lrngpt.experiments.runner import resolve_sweep, run_sweep
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import run_sweep
 
     root = tmp_path_factory.mktemp("sweep")
     spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": axes or {"model.n_embd": [8, 16]},
@@ -146,7 +147,7 @@ def test_numbers_are_formatted_by_kind(text_run, tmp_path):
     assert f'<td>val_bpb</td><td class="num">{summary["val_bpb"]:.4f}</td>' in details
     assert f'<td>val_tokens</td><td class="num">{summary["val_tokens"]:,}</td>' in details
     assert f'<td>params.total</td><td class="num">{summary["params"]["total"]:,}</td>' in details
-    from lrngpt.report import fmt
+    from lrngpt.report.html import fmt
 
     assert [fmt(1337, "seed"), fmt(4000, "steps"), fmt(23.456, "seconds"), fmt(0.93261, "val_bpb"),
             fmt(-0.0033, "gap"), fmt(0.119, "passes"), fmt(None, "x"), fmt(0.0001, "lr")] == \
@@ -274,7 +275,7 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
 @pytest.mark.slow  # trains two two-point sweeps
 def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_sweep_dir, tmp_path, capsys):
     from lrngpt.experiments.figures import plot_val_by_width
-    from lrngpt.report import sweep_docs
+    from lrngpt.report.sweeps import sweep_docs
 
     assert main(["report", str(sweep_dir), str(long_sweep_dir), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
@@ -304,8 +305,7 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
     from lrngpt.experiments.findings import CANNOT_TELL, judge
     from lrngpt.experiments.summary import collect
-    from lrngpt.report import sweep_docs
-    from lrngpt.report.sweeps import findings_html
+    from lrngpt.report.sweeps import findings_html, sweep_docs
 
     widths, seeds, small = study_dirs
     assert write_report([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
@@ -324,7 +324,8 @@ def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_d
     assert [s["saved"] for s in findings[0]["numbers"]["saved_per_doubling"]] == pytest.approx(saved)
     # the width sweep alone cannot tell the small-data finding, and says what would
     alone = judge(sweep_docs([widths]))
-    assert alone[2]["verdict"] == CANNOT_TELL and "embed-dim-small-data" in alone[2]["next"]
+    assert alone[2]["verdict"] == CANNOT_TELL and alone[2]["next"].startswith("run the small-data study")
+    assert alone[2]["commands"][0]["cli"].startswith("lrn sweep embed-dim-small-data ")
 
 
 def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_numbers():
@@ -337,11 +338,15 @@ def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_n
     assert re.findall(r'<span class="verdict ([a-z]+)">([a-z ]+)</span>', text) == [
         ("shows", "shows"), ("not", "does not show"), ("shows", "shows")]
     assert '<p class="lead">It read 50% of its training targets (0.70 passes' in text
-    assert text.count('<div class="finding">') == 3 and "<b>Next:</b> a training text of at least" in text
+    assert text.count('<div class="finding">') == 3 and "<b>Next:</b> train on a larger text (at least" in text
+    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=text:A_LARGER_TEXT.txt --out DIR-more-text' in text
+    assert "<p class=\"sub\">Checked: the same steps and batch: finding 1&#x27;s savings are measured as before" in text
     alone = findings_html(judge([embed]))
     assert '<span class="verdict unknown">cannot tell</span>' in alone
-    assert "<b>What would tell:</b> run the small-data preset" in alone
-    assert "The chapter (its first 4M training tokens read 16 times)" in alone  # the chapter's numbers beside
+    assert "<b>What would tell:</b> run the small-data study" in alone
+    # the chapter's own words beside
+    assert "The chapter: &quot;the training tokens were cut to the first 4 million, so that in 4,000 steps it read " \
+           "the same text about 16 times over&quot;" in alone
 
 
 def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
@@ -386,13 +391,14 @@ def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_p
     assert not (tmp_path / "other" / "report.html").exists()
 
 
-def test_out_that_is_not_an_earlier_report_is_kept_even_with_force(text_run, tmp_path, capsys):
+def test_out_that_is_not_an_earlier_report_is_kept_and_there_is_no_force(text_run, tmp_path, capsys):
     notes = tmp_path / "notes.html"
     notes.write_text("<html>my notes</html>")
-    for force in ([], ["--force"]):
-        assert main(["report", str(text_run), "--out", str(notes), *force]) == 2
-        err = capsys.readouterr().err
-        assert "lrn did not write it" in err and "with or without --force" in err, err
+    assert main(["report", str(text_run), "--out", str(notes)]) == 2
+    assert "lrn did not write it" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # no such option: it would do nothing
+        main(["report", str(text_run), "--out", str(notes), "--force"])
+    assert e.value.code == 2 and "unrecognized arguments: --force" in capsys.readouterr().err
     assert notes.read_text() == "<html>my notes</html>"
     assert main(["report", str(text_run), "--out", str(tmp_path)]) == 2  # a directory
     assert "is a directory" in capsys.readouterr().err

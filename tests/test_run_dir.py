@@ -11,9 +11,10 @@ import pytest
 import torch
 
 from lrngpt.cli.main import main
+from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.store.rundir import LAST, RUN_FILE, RunDir
 from lrngpt.training.trainer import train
 
 HOLD = """
@@ -53,9 +54,33 @@ def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
     first = RunDir(d)
     first.start()
     first.unlock()
-    with pytest.raises(UserError, match="already holds a run; use --force to replace it"):
+    write_owned_file(d / "ckpt_init.pt", b"step 0", RUN_FILE)  # it saved its first checkpoint: a run, resumable
+    with pytest.raises(UserError, match="already holds a run; use --resume to continue it, --force to replace it"):
         RunDir(d).start()
     RunDir(d).start(force=True)
+
+
+def test_a_start_that_saved_nothing_is_replaced_without_force_and_a_failed_one_leaves_nothing(tmp_path):
+    d = tmp_path / "stub"
+    first = RunDir(d)
+    first.start()  # then killed: the marker, no checkpoint
+    (d / "metrics.jsonl").write_text("")
+    first.unlock()
+    assert RunDir(d).is_stub()
+    second = RunDir(d)
+    second.start()  # no --force needed: nothing in it can be resumed or read
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-output", ".lrn-run"]
+    second.abandon()  # this start failed: the directory it did not make stays, empty of lrn's run
+    second.unlock()
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock"]
+    third = RunDir(tmp_path / "made")
+    third.start()
+    third.abandon()  # a directory the failed start made goes with it
+    third.unlock()
+    assert not third.path.exists()
+    other = RunDir(d)
+    other.abandon()  # an object that started nothing removes nothing
+    assert (d / ".lrn-lock").exists()
 
 
 def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_config, tmp_path):
@@ -76,7 +101,7 @@ def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_confi
     with pytest.raises(Stop):
         train(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False, log=boom)
     left = {p.name for p in run.iterdir()}
-    assert left == {".lrn-lock", ".lrn-run", "notes.txt", "config.json", "tokenizer.json"}
+    assert left == {".lrn-lock", ".lrn-run", ".lrn-output", "notes.txt", "config.json", "tokenizer.json"}
     assert RunDir(run).config().model.n_embd == 8  # the new run's config, not the old one's
     assert (run / "notes.txt").read_text() == "mine"
 
@@ -169,3 +194,51 @@ def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads
     assert main(["eval", str(run)]) == 2
     err = capsys.readouterr().err
     assert "is schema 2, newer than this lrn reads (1)" in err and err.count("\n") == 1, err
+
+
+def test_a_run_stopped_before_its_first_periodic_checkpoint_resumes_from_ckpt_init_bit_exactly(tiny_config, tmp_path):
+    cfg = lambda: tiny_config("train.steps=10", "train.eval_every=8", "train.log_every=1")  # noqa: E731
+    train(cfg(), tmp_path / "straight", progress=False)
+
+    def crash(msg):
+        if msg.startswith("step 3/"):
+            raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError, match="killed"):
+        train(cfg(), tmp_path / "cut", progress=False, log=crash)
+    cut = tmp_path / "cut"
+    assert (cut / "ckpt_init.pt").exists() and not (cut / LAST).exists()
+    lines = (cut / "metrics.jsonl").read_text().splitlines()
+    (cut / "metrics.jsonl").write_text("\n".join(lines[1:]) + "\n")  # killed before even the step-0 row was written
+    said = []
+    train(cfg(), cut, resume=True, progress=False, log=said.append)
+    assert any("resumed from" in m and "ckpt_init.pt at step 0" in m for m in said), said
+
+    def values(name):  # every number but the timing
+        return [{k: v for k, v in r.items() if k != "tokens_per_s"} for r in RunDir(tmp_path / name).metrics()]
+
+    assert values("cut") == values("straight")
+    a, b = (load_checkpoint(tmp_path / n / LAST)["model"] for n in ("straight", "cut"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_resume_at_the_checkpoints_step_does_not_evaluate_it_twice(tiny_config, tmp_path):
+    """Killed in the final evaluation (after the last checkpoint, before summary.json), or run again
+    with the same --steps: the evaluation at that step is in metrics.jsonl once."""
+    cfg = lambda: tiny_config("train.steps=8", "train.eval_every=4", "train.log_every=2")  # noqa: E731
+    train(cfg(), tmp_path / "straight", progress=False)
+    train(cfg(), tmp_path / "cut", progress=False)
+    cut = tmp_path / "cut"
+    (cut / "summary.json").unlink()
+    lines = (cut / "metrics.jsonl").read_text().splitlines()
+    (cut / "metrics.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # the final row not yet written either
+    train(cfg(), cut, resume=True, progress=False)
+
+    def keys(name):
+        return [(r["step"], sorted(r)) for r in RunDir(tmp_path / name).metrics()]
+
+    assert keys("cut") == keys("straight")
+    train(cfg(), tmp_path / "part", stop_at=4, progress=False)
+    train(cfg(), tmp_path / "part", stop_at=4, resume=True, progress=False)  # the same --steps again
+    assert [k for k in keys("part") if k[0] <= 4 and "final" not in k[1]] == \
+        [k for k in keys("straight") if k[0] <= 4]

@@ -15,7 +15,8 @@ import torch
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.rundir import INIT, LAST
-from lrngpt.training.trainer import lr_at, train
+from lrngpt.training.schedule import lr_at
+from lrngpt.training.trainer import train
 
 
 def weights(run_dir):
@@ -84,8 +85,14 @@ def test_truncated_or_corrupted_checkpoint_is_refused(tiny_config, tmp_path):
     (run / LAST).write_bytes(b"garbage" * 100)
     with pytest.raises(UserError, match="truncated or corrupted"):
         load_checkpoint(run / LAST)
+    (run / LAST).unlink()  # the step-0 checkpoint is the latest there is: the resume starts from it
+    said = []
+    train(tiny_config("train.steps=4"), run, resume=True, stop_at=2, log=said.append, progress=False)
+    assert any(m.startswith("resumed from") and m.endswith(f"{INIT} at step 0") for m in said), said
     (run / LAST).unlink()
-    with pytest.raises(UserError, match="has no ckpt_last.pt.*--force"):
+    (run / INIT).unlink()
+    with pytest.raises(UserError, match=r"has no ckpt_last.pt; it was stopped before its first checkpoint: start it "
+                                        r"again with `lrn train --config CONFIG --out .*` \(it replaces"):
         train(tiny_config("train.steps=4"), run, resume=True)
 
 

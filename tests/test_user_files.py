@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -72,7 +73,8 @@ def user_dir(tmp_path):
     return d
 
 
-# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal)
+# (case, argv with {run} {export} {user} {corpus}, the directory whose every byte must stay, a word of the refusal);
+# report, embed explore and embed export have no --force: they replace only their own earlier output, always
 CASES = [
     ("hf export into a folder of the user's", ["export", "{run}", "--format", "hf", "--out", "{user}", "--force"],
      "user", "lrn did not write"),
@@ -87,21 +89,21 @@ CASES = [
      "the import source"),
     ("stories over the user's corpus", ["data", "stories", "--size", "10KB", "--out", "{user}/mycorpus.txt", "--force"],
      "user", "lrn did not write it"),
-    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt", "--force"], "user",
+    ("explorer over the user's notes", ["embed", "explore", "{run}", "--out", "{user}/notes.txt"], "user",
      "lrn did not write it"),
-    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html", "--force"], "user",
+    ("report over the user's page", ["report", "{run}", "--out", "{user}/user.html"], "user",
      "lrn did not write it"),
-    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json", "--force"], "run",
+    ("report over the run's config", ["report", "{run}", "--out", "{run}/config.json"], "run",
      "one of the files of the lrn run"),
-    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt", "--force"],
+    ("explorer over the run's checkpoint", ["embed", "explore", "{run}", "--out", "{run}/ckpt_last.pt"],
      "run", "one of the files of the lrn run"),
     ("tokenizer over the user's tokenizer.json", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                                   "--out", "{user}", "--force"], "user", "lrn did not write it"),
     ("tokenizer into a run", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280", "--out", "{run}",
                               "--force"], "run", "holds an lrn run"),
-    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}", "--force"], "user",
+    ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}"], "user",
      "lrn did not write"),
-    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}", "--force"], "run",
+    ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}"], "run",
      "holds an lrn run"),
     ("prepare over nanoGPT's train.bin", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280", "--out",
                                           "{user}", "--force"], "user", "lrn did not write"),
@@ -150,10 +152,12 @@ def test_resume_after_the_corpus_changed_refuses_before_touching_anything(tiny_c
 
 def digests(d: Path) -> dict[str, str]:
     """Each file's sha256; the manifest's own (it carries the time of writing) by the files it names."""
+    from lrngpt.core.ownership import read_manifest
+
     files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in d.iterdir() if p.is_file()}
-    manifest = json.loads((d / ".lrn-output").read_text())
-    assert manifest["files"] == {k: v for k, v in files.items() if k != ".lrn-output"}
-    return {k: v for k, v in files.items() if k != ".lrn-output"}
+    files.pop(".lrn-output", None)  # (an HF export keeps its manifest in .cache/huggingface/)
+    assert read_manifest(d)["files"] == files
+    return files
 
 
 @pytest.mark.slow
@@ -234,6 +238,251 @@ def test_a_full_disk_leaves_the_earlier_export_whole(argv, runs, small_disk, cap
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "out"]  # no temporary left to fill the disk
     (small_disk / "filler").unlink()
     assert main(argv) == 0  # and with room again, the export goes through
+
+
+# ---- the ownership record: lrn knows what it wrote by its record, never by a mark in the content ----
+
+def shas(d: Path) -> dict[str, str]:
+    """sha256 of every file under d (hidden ones, the record, included)."""
+    return {str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def refusal(result, *needles: str) -> str:
+    code, err = result
+    lines = [line for line in err.strip().splitlines() if "error" in line]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert all(n in lines[0] for n in needles), lines[0]
+    return lines[0]
+
+
+def run_lrn(capsys, *argv) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    return code, capsys.readouterr().err
+
+
+def _fake_figures(out, doc) -> dict[str, bytes]:
+    """Two figures as a sweep draws them, in no time (matplotlib takes seconds; what is owned is the same)."""
+    return {"val_bpb_by_width.png": b"\x89PNG width " + str(len(doc["rows"])).encode(), "train_vs_val.png": b"\x89PNG tv"}
+
+
+@pytest.fixture(scope="module")
+def small_sweep(text_corpus, tmp_path_factory):
+    d = tmp_path_factory.mktemp("owned-sweep") / "sw"
+    argv = ["sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=8", "--set", f"data.corpus={text_corpus}",
+            "--set", "data.vocab_size=300", "--set", "train.steps=2"]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("lrngpt.experiments.figures.figure_files", _fake_figures)
+        assert main(["-q", *argv, "--out", str(d)]) == 0
+    return d, argv
+
+
+@pytest.fixture
+def fast_figures(monkeypatch):
+    monkeypatch.setattr("lrngpt.experiments.figures.figure_files", _fake_figures)
+
+
+def test_summary_only_never_overwrites_a_lines_txt_you_edited(small_sweep, tmp_path, capsys, fast_figures):
+    src, argv = small_sweep
+    d = Path(shutil.copytree(src, tmp_path / "sw"))
+    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # lrn's own, unchanged: rewritten
+    (d / "lines.txt").write_text((d / "lines.txt").read_text() + "d=8 looks best to me\n")
+    before = shas(d)
+    line = refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt was changed since lrn wrote it",
+                   "lrn never replaces it", "run the same `lrn sweep` command again")
+    assert "--force" not in line and "delete" not in line  # (lrn sweep has no --force)
+    assert shas(d) == before  # not one summary file written, lines.txt byte for byte the user's
+    # a sweep run (the runs are what matters) keeps it as it is, writes the rest, and says so
+    code, out, err = lrn_json(capsys, *argv, "--out", d, "--json")
+    assert code == 0 and "lines.txt was changed since lrn wrote it" in err
+    assert json.loads(out)["kept"] == [str(d / "lines.txt")]
+    assert shas(d)["lines.txt"] == before["lines.txt"]
+
+
+def lrn_json(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_a_sweep_from_before_the_record_keeps_its_summary_unless_it_is_what_lrn_writes(small_sweep, tmp_path, capsys,
+                                                                                       fast_figures):
+    src, argv = small_sweep
+    d = Path(shutil.copytree(src, tmp_path / "sw"))
+    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0
+    for record in (d / ".lrn-output", d / "figures" / ".lrn-output"):
+        record.unlink()  # as an lrn before the record left it
+    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # exactly lrn's bytes: taken as lrn's
+    assert "lines.txt" in json.loads((d / ".lrn-output").read_text())["files"]
+    (d / ".lrn-output").unlink()
+    (d / "figures" / ".lrn-output").unlink()
+    (d / "figures" / "train_vs_val.png").write_bytes(b"my own figure")
+    before = shas(d)
+    refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "train_vs_val.png exists and lrn did not write it")
+    assert shas(d) == before  # nothing taken as lrn's, nothing written: not even the record
+
+
+def test_report_again_over_a_page_you_edited_is_refused_saying_why(runs, tmp_path, capsys):
+    page = tmp_path / "page.html"
+    assert main(["-q", "report", str(runs["gpt"]), "--out", str(page)]) == 0
+    explorer = tmp_path / "page-explorer.html"
+    record = json.loads((tmp_path / ".lrn-output").read_text())
+    assert record["files"]["page.html"] == hashlib.sha256(page.read_bytes()).hexdigest()
+    assert main(["-q", "report", str(runs["gpt"]), "--out", str(page)]) == 0  # lrn's, unchanged: no --force needed
+    page.write_text(page.read_text().replace("</body>", "<p>my notes on this run</p></body>"))
+    before = shas(tmp_path)
+    line = refusal(run_lrn(capsys, "report", runs["gpt"], "--out", page),
+                   "page.html was changed since lrn wrote it, so it is yours now",
+                   "choose another --out, or move the file away yourself")
+    assert "--force" not in line  # (lrn report has none: a page lrn wrote is replaced as it runs again)
+    assert shas(tmp_path) == before and explorer.is_file()
+
+
+def test_an_explorer_page_you_edited_survives_running_it_again(runs, tmp_path, capsys):
+    page = tmp_path / "ex.html"
+    assert main(["-q", "embed", "explore", str(runs["gpt"]), "--out", str(page)]) == 0
+    page.write_text(page.read_text() + "<!-- mine -->")
+    before = shas(tmp_path)
+    refusal(run_lrn(capsys, "embed", "explore", runs["gpt"], "--out", page),
+            "ex.html was changed since lrn wrote it")
+    assert shas(tmp_path) == before
+
+
+@pytest.mark.parametrize("command,tag", [("report", '<meta name="generator" content="lrn report">'),
+                                         ("explore", '<meta name="generator" content="lrn embed explore">')])
+def test_a_page_that_only_carries_lrns_generator_tag_is_yours(command, tag, runs, tmp_path, capsys):
+    page = tmp_path / "mine.html"
+    page.write_text(f"<!doctype html><html><head>{tag}</head><body>my page</body></html>\n")
+    before = shas(tmp_path)
+    argv = ["report", runs["gpt"]] if command == "report" else ["embed", "explore", runs["gpt"]]
+    refusal(run_lrn(capsys, *argv, "--out", page), "mine.html exists and lrn did not write it")
+    assert shas(tmp_path) == before
+
+
+def test_an_edited_meta_json_of_prepared_data_survives_force(text_corpus, tmp_path, capsys):
+    out = tmp_path / "prep"
+    argv = ["data", "prepare", "--corpus", text_corpus, "--vocab-size", "290", "--out", str(out)]
+    assert main(["-q", *argv]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    (out / "meta.json").write_text(json.dumps({**meta, "my_note": "the run of 3 May"}, indent=2))
+    before = shas(out)
+    for vocab in ("290", "280"):  # the same data (reused, read only) and other data (would replace it)
+        args = [*argv[:5], vocab, *argv[6:], "--force"]
+        code, err = run_lrn(capsys, *args)
+        if vocab == "290":
+            assert code == 0 and "data: cached" in err  # read, not written
+        else:
+            refusal((code, err), "that were changed since lrn wrote it (meta.json)", "with or without --force")
+    assert shas(out) == before
+
+
+def test_force_never_replaces_a_run_from_before_the_record_or_a_run_file_you_edited(runs, tmp_path, capsys,
+                                                                                   text_corpus):
+    old = Path(shutil.copytree(runs["gpt"], tmp_path / "old"))
+    (old / ".lrn-output").unlink()  # a run from before lrn kept its record
+    before = shas(old)
+    argv = ["train", "--config", str(old / "config.json"), "--force"]
+    refusal(run_lrn(capsys, *argv, "--out", old), "before runs kept a record", "reads and resumes it",
+            "with or without --force")
+    assert shas(old) == before
+    edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
+    (edited / "config.json").write_text((edited / "config.json").read_text().replace("{", "{\n  \"note\": 1,", 1))
+    before = shas(edited)
+    refusal(run_lrn(capsys, *argv, "--out", edited), "config.json lrn may not remove",
+            "it was changed since lrn wrote it", "move it out of the run")
+    assert shas(edited) == before
+    code, err = run_lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # old runs still resume
+    assert code == 0, err
+
+
+def test_force_over_an_unchanged_run_hashes_no_checkpoint(tiny_config, tmp_path, monkeypatch):
+    """size, mtime and inode as recorded prove a file unchanged; only a file whose stamp moved is hashed."""
+    import lrngpt.core.record as record
+    from lrngpt.store.rundir import RunDir
+
+    train(tiny_config("train.steps=2"), tmp_path / "r", progress=False, log=lambda m: None)
+    run = RunDir(tmp_path / "r")
+    hashed = []
+    real = record.sha256_file
+    monkeypatch.setattr(record, "sha256_file", lambda p, limit=None: hashed.append(Path(p).name) or real(p, limit))
+    assert run.kept_files() == {}
+    assert not [n for n in hashed if n.endswith(".pt")], hashed
+    os.utime(run / "ckpt_last.pt")  # touched, not changed: hashed once, still lrn's
+    assert run.kept_files() == {} and hashed.count("ckpt_last.pt") == 1
+
+
+def test_a_kill_between_the_record_and_the_rename_leaves_a_file_lrn_still_knows(tmp_path, monkeypatch):
+    import lrngpt.core.ownership as ownership
+    from lrngpt.core.record import OURS, state
+
+    page = tmp_path / "p.html"
+    ownership.write_owned_file(page, "first", "report")
+    monkeypatch.setattr(ownership, "replace_file", lambda src, dst: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        ownership.write_owned_file(page, "second", "report")  # killed after its record entry, before the rename
+    monkeypatch.undo()
+    assert page.read_text() == "first" and state(page)[0] == OURS
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+    ownership.write_owned_file(page, "third", "report")
+    assert page.read_text() == "third" and state(page)[0] == OURS
+
+
+def test_a_sidecar_from_before_the_record_still_marks_a_stories_file_as_lrns(tmp_path, capsys):
+    out = tmp_path / "s.txt"
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
+    (tmp_path / ".lrn-output").unlink()
+    (tmp_path / ".s.txt.lrn").write_text(json.dumps({"kind": "stories corpus",
+                                                     "sha256": [hashlib.sha256(out.read_bytes()).hexdigest()]}))
+    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 0
+    assert len(out.read_bytes()) > 3000 and not (tmp_path / ".s.txt.lrn").exists()
+    assert "s.txt" in json.loads((tmp_path / ".lrn-output").read_text())["files"]
+
+
+# ---- train.logger as a list in the user's config files ---------------------------------------------
+
+@pytest.mark.parametrize("suffix,text", [
+    ("json", '{"data": {"corpus": "CORPUS"}, "train": {"logger": ["csv", "tensorboard"]}}'),
+    ("yaml", "data:\n  corpus: CORPUS\ntrain:\n  logger: [csv, tensorboard]\n"),
+    ("yml", "data:\n  corpus: CORPUS\ntrain:\n  logger:\n    - all\n"),
+])
+def test_train_logger_as_a_list_in_a_config_file(suffix, text, text_corpus, tmp_path, capsys):
+    if suffix != "json":
+        pytest.importorskip("yaml")
+    path = tmp_path / f"c.{suffix}"
+    path.write_text(text.replace("CORPUS", text_corpus))
+    want = ("tensorboard", "wandb", "mlflow", "csv") if "all" in text else ("csv", "tensorboard")
+    assert load_config(str(path)).train.loggers == want
+    assert main(["config", "show", str(path), "--json"]) == 0  # shown as config.json keeps it: the names, joined
+    assert '"csv,tensorboard"' in capsys.readouterr().out or "all" in text
+
+
+@pytest.mark.parametrize("value", ['[]', '["csv", 3]', '[["csv"]]', '{"csv": true}'])
+def test_train_logger_of_another_shape_in_a_config_file_is_exit_2(value, text_corpus, tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(f'{{"data": {{"corpus": "{text_corpus}"}}, "train": {{"logger": {value}}}}}')
+    assert main(["config", "show", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "train.logger" in err[0], err
+
+
+# ---- issue 29: a budget on a text of your own -------------------------------------------------------
+
+def test_a_budget_on_a_text_too_small_for_one_window_is_refused_before_anything_is_timed(tmp_path, capsys, monkeypatch):
+    import lrngpt.experiments.estimate as estimate
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("nothing is timed for a text that holds no window")
+
+    monkeypatch.setattr(estimate, "probe", no_probe)
+    text = tmp_path / "tiny.txt"
+    text.write_text("just a few words here", encoding="utf-8")
+    code = main(["sweep", "embed-dim", "--minutes", "8", "--set", f"data.corpus=text:{text}", "--set",
+                 "data.vocab_size=300", "--out", str(tmp_path / "w"), "--dry-run"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "too few for one window of 257; give it more text" in err[-1] and "Traceback" not in "".join(err)
+    assert not (tmp_path / "w").exists()
 
 
 # ---- width against depth: sweep files with a shape axis, configs with an aspect ratio ---------------------

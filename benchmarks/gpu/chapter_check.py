@@ -96,7 +96,8 @@ class Timers:
 
 def run_one_sweep(label: str, scale: str, sets: list[str], axes: list[str], work: Path, out: Path,
                   timers: Timers, gpu: str | None, log) -> dict:
-    from lrngpt.experiments.runner import resolve_sweep, run_sweep
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import run_sweep
 
     sweep = resolve_sweep("embed-dim", scale, sets, axes)
     sweep_dir = work / label

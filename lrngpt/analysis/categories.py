@@ -21,7 +21,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
+from lrngpt.core.fsio import read_regular
 from lrngpt.errors import UserError
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
@@ -55,10 +55,9 @@ def load_categories(path: str | Path) -> dict[str, list[str]]:
     path = Path(path)
     if path.is_dir():
         raise UserError(f"--categories {path} is a directory; give a file: {FORMAT}")
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise UserError(f"--categories {path}: no such file; give {FORMAT}")
-    with user_path(path, "categories file"):
-        raw = path.read_bytes()
+    raw = read_regular(path, "--categories")  # a FIFO would wait for ever, /dev/zero never end
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -3,7 +3,7 @@
     DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
     DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
     DIR/lrn-export.json         what was exported (run, step, rows, width)
-    DIR/.lrn-output             the manifest: every file above with its sha256 (lrngpt.core.ownership)
+    DIR/.lrn-output             the record: every file above with its sha256 (lrngpt.core.record)
   with --format projector also
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
@@ -24,7 +24,8 @@ import numpy as np
 
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
-from lrngpt.core.ownership import check_dir_target, owned_dir
+from lrngpt.core import log as logging
+from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
 from lrngpt.errors import UserError
 from lrngpt.store.rundir import CHECKPOINT_LABELS, RunDir
 
@@ -36,15 +37,13 @@ FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pb
 KIND = "embed-export"
 
 
-def _is_old_export(d: Path, names: list[str]) -> bool:
-    """An export written before exports carried a manifest: its lrn-export.json, nothing but its files."""
-    return (d / MARKER).is_file() and set(names) <= set(FILES)
+legacy_kind(KIND, lambda d: (d / MARKER).is_file())  # from before the record: said in a refusal, never trusted
 
 
 def check_out(out: Path, force: bool) -> Path:
     """A new or empty directory, or an earlier export nobody changed (replaced with or without
     force, as an earlier report is); never anything else."""
-    return check_dir_target(out, force, "an embedding export", KIND, _is_old_export, replace_own=True)
+    return check_dir_target(out, force, "embedding export", KIND, replace_own=True)
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:
@@ -65,6 +64,8 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
     keep = np.sort(frequency_order(counts, rows)[:top]) if top else np.arange(rows)
+    logging.debug(f"embedding export: {len(keep):,} of {rows:,} rows of {run.dir} (step {run.step}, {checkpoint}), "
+                  f"{'counted' if counts is not None else 'no'} training counts")
     cats = token_categories(tok) if has_categories(run) else {}
     check_out(out, force)  # again, just before writing
     with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.core import log as logging
 from lrngpt.core.validate import check_memory
 from lrngpt.errors import UserError
 
-# the lecture's hand example
+# the seed project's notes' hand example (a 3-row table; the lecture's notes name the same ids [2,0,2])
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
 IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
@@ -58,7 +58,7 @@ def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
 
 
 def lookup_grad() -> dict:
-    """ids [2,0,2] through nn.Embedding's backward, next to the lecture's hand sum."""
+    """ids [2,0,2] through nn.Embedding's backward, next to the seed project's notes' hand sum."""
     emb = nn.Embedding.from_pretrained(torch.tensor(TABLE), freeze=False)
     out = emb(torch.tensor(IDS))
     out.backward(torch.tensor(UPSTREAM))
@@ -271,7 +271,7 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
     if max_tokens < 2:
         raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
     if run_dir is None:
-        model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or (lambda m: print(m, file=sys.stderr)))
+        model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or logging.info)
     else:
         from lrngpt.analysis.vocab import run_data
         from lrngpt.store.rundir import load_run

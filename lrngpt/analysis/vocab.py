@@ -43,10 +43,12 @@ def token_text(tokenizer, i: int) -> str:
 def run_data(run, log=None):
     """The prepared token arrays a run was trained on (found in the cache, else prepared again),
     or None for a run that has none of its own (an imported GPT-2)."""
-    from lrngpt.data.prepared import prepare
+    from lrngpt.data.prepared import check_run_data, prepare
 
     if run.checkpoint.get("data_key") is None:
         return None
+    check_run_data(run.checkpoint["data_key"], run.config.data, str(run.dir),
+                   "its training counts are gone with them (restore the files to count them)")
     data = prepare(run.config.data, log=log or logging.info)
     if data.tokenizer.hash != run.tokenizer.hash:
         raise UserError(f"the prepared data for {run.config.data.corpus} uses another tokenizer than the run "

@@ -21,6 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from lrngpt.api.checks import checked
+from lrngpt.errors import UserError
+
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
 # lrn doctor with it); it prints OK when the compiled result equals eager.
 COMPILE_PROBE = ("import torch\n"
@@ -30,6 +33,7 @@ COMPILE_PROBE = ("import torch\n"
                  "print('OK')\n")
 BYTES_PER_TOKEN = 4.0  # TinyStories at the chapter's 4,096-token BPE: 2.2 GB of text, about 550M tokens
 CHECKPOINTS_PER_RUN = 3  # ckpt_init, ckpt_best, ckpt_last
+MAX_PROBE_TIMEOUT = 86400  # seconds: subprocess's timeout takes no infinity, and a day is patience enough
 
 
 def compile_probe(device: str, timeout: float) -> dict:
@@ -127,9 +131,22 @@ def full_scale_cost(device: str) -> dict:
             "disk": {"download": text, "token_arrays": tokens, "checkpoints": checkpoints}}
 
 
+@checked
 def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
-    """The report of `lrn doctor` (see the module's doc); `probe=False` skips the torch.compile probe."""
+    """What this machine gives a run (`lrn doctor`, see the module's doc): versions, devices, precision,
+    the torch.compile probe (`probe=False` skips it; given up after `probe_timeout` seconds, a positive,
+    finite number up to a day), threads, cache and the full-scale sweep's cost here; nothing trained or
+    downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
+
+    Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
+    import math
+
     import torch
+
+    if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
+            or not (math.isfinite(probe_timeout) and 0 < probe_timeout <= MAX_PROBE_TIMEOUT):
+        raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
+                        f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
 
     from lrngpt import __version__
     from lrngpt.corpora.download import cache_dir

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.api.checks import checked
+from lrngpt.api.configs import Overrides, override_list
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
@@ -24,6 +26,17 @@ def _is_earlier_demo(run) -> bool:
         return run.config_dict().get("name") == DEMO_NAME
     except UserError:
         return False
+
+
+@checked
+def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides = None) -> dict:
+    """The main job on the embedded stories corpus (`lrn demo`): the mlp-cpu preset cut to `steps`, trained
+    into `out`, then validation bpb untrained and trained, samples and the neighbours of " Lily". It
+    replaces only an earlier demo's run; `set` overrides keys of the preset as config() does. Raises
+    UserError for steps < 1, a bad override or an `out` that holds anything but an earlier demo.
+
+    Example: ``r = lrngpt.demo("runs/demo", steps=50); r["val_bpb_untrained"], r["val_bpb"]``"""
+    return run_demo(out, steps, override_list(set, "demo(): set"))
 
 
 def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
@@ -42,6 +55,10 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     earlier = run.holds_run()
     if earlier and not _is_earlier_demo(run):
         raise UserError(f"{out} holds a run that is not an earlier demo; pass another --out")
+    kept = run.kept_files() if earlier else {}
+    if kept:  # (the demo has no --force to speak of: train's refusal would name it)
+        raise UserError(f"{out} holds an earlier demo whose {', '.join(kept)} lrn may not remove (changed since lrn "
+                        "wrote it, or from an lrn before it kept a record of its files); pass another --out")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)

@@ -9,20 +9,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.errors import UserError
 
-CHECKPOINTS = ("last", "best", "init")
 
-
-def undertrained(run_or_path: Any, checkpoint: str | None = None, top: int | None = None) -> dict:
+@checked
+def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | None = None,
+                 top: int | None = None) -> dict:
     """Per token: how often the run read it (input and target, exact, replayed from the run's seed),
     how far its row moved from ckpt_init.pt and its norm; the under-trained ones (input reads < d)
     first. For an import or a local Hugging Face GPT-2 directory (no training record): Land & Bartolo's
     indicator, glitch-token candidates first. `run_or_path`: a Run, a run directory or an HF directory;
     `checkpoint`: last, best or init (default: a Run's own, else last); `top`: keep that many rows
-    of "tokens" (default: every token).
+    of "tokens" (default: every token). Raises UserError for a path that holds no run or HF GPT-2
+    directory, a checkpoint other than last, best or init, or top < 1.
 
     Example: ``lrngpt.table(lrngpt.undertrained("runs/demo", top=20)["tokens"])``"""
     from lrngpt.analysis.rare_tokens import undertrained_tokens
@@ -36,11 +37,16 @@ def undertrained(run_or_path: Any, checkpoint: str | None = None, top: int | Non
         raise UserError(f"undertrained() takes a Run, a run directory or a Hugging Face directory, "
                         f"got {type(run_or_path).__name__}")
     checkpoint = checkpoint or "last"
-    if checkpoint not in CHECKPOINTS:
-        raise UserError(f"checkpoint must be last, best or init (got {checkpoint!r})")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
         raise UserError(f"top must be a whole number of at least 1, or None for every token (got {top!r})")
     result = undertrained_tokens(path, checkpoint)
     if top is not None:
         result["tokens"] = result["tokens"][:top]
     return result
+
+
+def undertrained_text(result: dict) -> str:
+    """What `lrn embed undertrained` prints for undertrained()'s document."""
+    from lrngpt.analysis.rare_tokens import as_text
+
+    return as_text(result)

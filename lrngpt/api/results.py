@@ -1,13 +1,16 @@
-"""What the Python API returns for a run and a sweep: `Run` and `Sweep` read their directories as
-`lrn` does (eval, sample, embed, report), render the report's headline and figure inline in Jupyter
-(`_repr_html_`) and give tables through `table` (a DataFrame when pandas is importable)."""
+"""What the Python API returns for a run: `Run` reads its directory as `lrn` does (eval, sample,
+embed, report, export), renders the report's headline and curves inline in Jupyter
+(`_repr_html_`), and gives tables through `table` (a DataFrame when pandas is importable). The
+functions of lrngpt/api/embedding.py and outputs.py take a Run or a run directory (`as_run`); the
+methods here call the same library functions with the Run's checkpoint and device."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lrngpt.api.checks import Checkpoint, Context, Split, checked
 from lrngpt.errors import UserError
 
 if TYPE_CHECKING:
@@ -17,34 +20,39 @@ if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
-CHECKPOINTS = ("last", "best", "init")
 
-
-def table(rows: list[dict]) -> Any:
+@checked
+def table(rows: Sequence[Mapping[str, Any]]) -> Any:
     """`rows` as a pandas DataFrame when pandas is importable, else the list of dicts itself.
 
     Example: ``lrngpt.table([{"d": 4, "bpb": 2.1}])``"""
     try:
         import pandas
     except ImportError:
-        return rows
-    return pandas.DataFrame(rows)
+        return list(rows)
+    return pandas.DataFrame(list(rows))
 
 
 class Run:
     """A run directory and one of its checkpoints; every method reads it as `lrn` does.
 
+    `device` is where its weights load and its evaluations and samples run: auto (a CUDA GPU, else
+    MPS, else the CPU), cpu, cuda, cuda:N or mps. `result` is what the call that made this object
+    did: for lrngpt.train the summary it returned (with already_finished when there was nothing to
+    do; None on the ranks of a torchrun job other than 0), None for lrngpt.load.
+
     Example: ``run = lrngpt.load("runs/tiny"); run.summary["val_bpb"]; run.neighbors(" Lily")``"""
 
-    def __init__(self, path: str | Path, checkpoint: str = "last", device: str = "cpu"):
+    @checked
+    def __init__(self, path: str | Path, checkpoint: Checkpoint = "last", device: str = "auto"):
         from lrngpt.store.rundir import RunDir
 
-        if checkpoint not in CHECKPOINTS:
-            raise UserError(f"checkpoint must be last, best or init (got {checkpoint!r})")
         self.path, self.checkpoint, self.device = Path(path), checkpoint, device
+        self.result: Any = None  # a dict, or None (typed Any so `run.result["step"]` checks as written)
         self._dir = RunDir(self.path)
         self._dir.check_is_run()
-        self._loaded = None
+        self._loaded: Any = None
+        self._resolved: str | None = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -57,9 +65,9 @@ class Run:
         return self._dir.config()
 
     @property
-    def summary(self) -> dict | None:
-        """summary.json (val/train bpb, gap, passes, best periodic val bpb, ...), None until the run
-        finishes. Example: ``run.summary["val_bpb"]``"""
+    def summary(self) -> Any:
+        """summary.json (val/train bpb, gap, passes, best periodic val bpb, ...) as a dict, None until the run
+        finishes (typed Any, so `run.summary["val_bpb"]` checks as written). Example: ``run.summary["val_bpb"]``"""
         return self._dir.summary()
 
     @property
@@ -68,14 +76,21 @@ class Run:
         else a list of dicts. Example: ``run.metrics.dropna(subset=["val_bpb"])``"""
         return table(self._dir.metrics())
 
+    def _device(self) -> str:
+        if self._resolved is None:
+            from lrngpt.device.distributed import resolve_device  # torch: loaded when a run's weights are
+
+            self._resolved = resolve_device(self.device)
+        return self._resolved
+
     def _load(self):
         if self._loaded is None:
-            self._loaded = self._dir.load(self.checkpoint, self.device)
+            self._loaded = self._dir.load(self.checkpoint, self._device())
         return self._loaded
 
     @property
     def model(self) -> nn.Module:
-        """The torch module of this checkpoint, in eval mode. Example: ``run.model.token_embedding.weight.shape``"""
+        """The torch module of this checkpoint, in eval mode. Example: ``sum(p.numel() for p in run.model.parameters())``"""
         return self._load().model
 
     @property
@@ -88,87 +103,143 @@ class Run:
         """The global step of this checkpoint. Example: ``run.step``"""
         return self._load().step
 
-    def eval(self, split: str | None = "val", context: str = "window", max_tokens: int | None = None,
-             device: str = "auto") -> dict:
+    @checked
+    def eval(self, split: Split | None = "val", context: Context = "window", max_tokens: int | None = None,
+             train_tokens: int | None = None, corpus: str | None = None, by_reads: bool = False,
+             device: str | None = None) -> dict:
         """Bits per byte of this checkpoint (`lrn eval`): split val, train, or None for both and their gap;
-        context window (as training measures) or full (every target with its true history).
+        context window (as training measures) or full (every target with its true history); about
+        `max_tokens` tokens spread over the split (default all), `train_tokens` of the training text (default
+        the run's train.train_eval_tokens); `corpus` another text, encoded with the run's tokenizer;
+        `by_reads` splits the train bpb into the targets training read at least once and those it never
+        read (train_bpb_read, train_bpb_unread, read_share); `device` None: the Run's. Raises UserError
+        for a bad value or a run that cannot answer (by_reads with corpus, or on an import).
 
-        Example: ``run.eval(split=None)["gap"]``"""
+        Example: ``run.eval(split=None, by_reads=True)["train_bpb_unread"]``"""
+        from lrngpt.api.checks import positive
         from lrngpt.inference.evaluate import evaluate_run
 
-        if split not in ("val", "train", None):
-            raise UserError(f"split must be val, train or None for both (got {split!r})")
-        return evaluate_run(self.path, self.checkpoint, split, max_tokens, device=device, context=context)
+        positive(max_tokens, "max_tokens (--max-tokens)")
+        positive(train_tokens, "train_tokens (--train-tokens)")
+        return evaluate_run(self.path, self.checkpoint, split, max_tokens, train_tokens, corpus,
+                            device or self._device(), context=context, by_reads=by_reads)
 
-    def sample(self, prompt: str, max_new_tokens: int = 100, temperature: float = 1.0, top_k: int | None = None,
-               top_p: float = 1.0, seed: int = 0) -> str:
-        """The prompt and its continuation (`lrn sample`); the same seed gives the same text.
+    @checked
+    def samples(self, prompt: str, num_samples: int = 1, max_new_tokens: int = 100, temperature: float = 1.0,
+                top_k: int | None = None, top_p: float = 1.0, seed: int = 0, stop_at_eot: bool = True,
+                use_cache: bool = True, on_text: Callable[[int, str], None] | None = None) -> dict:
+        """`lrn sample`: `num_samples` continuations of the prompt with seeds seed, seed+1, ...: "samples"
+        (text, completion, tokens, seed each), the settings, the checkpoint and its step. `stop_at_eot`
+        False goes on past <|endoftext|>; `use_cache` False recomputes the GPT's window at every token
+        (same tokens); `on_text(i, piece)` sees sample i's text as it grows. Raises UserError for a bad
+        setting (an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], ...).
 
-        Example: ``run.sample("Once upon a time", max_new_tokens=40, temperature=0.8, top_k=40, seed=1)``"""
+        Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
+        from dataclasses import asdict
+
         from lrngpt.inference.sample import SamplingConfig, sample_texts
 
-        cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed)
-        return sample_texts(self._load(), prompt, cfg, 1, True, self.device)[0]["text"]
+        cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)
+        loaded = self._load()
+        texts = sample_texts(loaded, prompt, cfg, num_samples, use_cache, self._device(), on_text=on_text)
+        return {"samples": texts, "settings": {**asdict(cfg), "num_samples": num_samples, "use_cache": use_cache},
+                "checkpoint": self.checkpoint, "step": loaded.step, "run_dir": str(self.path)}
 
+    @checked
+    def sample(self, prompt: str, max_new_tokens: int = 100, temperature: float = 1.0, top_k: int | None = None,
+               top_p: float = 1.0, seed: int = 0) -> str:
+        """The prompt and its continuation (`lrn sample`); the same seed gives the same text. Raises
+        UserError as samples() does.
+
+        Example: ``run.sample("Once upon a time", max_new_tokens=40, temperature=0.8, top_k=40, seed=1)``"""
+        return self.samples(prompt, 1, max_new_tokens, temperature, top_k, top_p, seed)["samples"][0]["text"]
+
+    @checked
     def neighbors(self, token: str, k: int = 10) -> list[dict]:
         """The k nearest tokens by cosine in the embedding table (`lrn embed neighbors`), as
         [{"id", "token", "cosine"}]; a word the BPE splits is looked up by the mean of its pieces.
+        Raises UserError for an empty token or k < 1.
 
         Example: ``run.neighbors(" Lily", k=5)``"""
         from lrngpt.analysis.embeddings import token_neighbors
+        from lrngpt.api.checks import positive
 
+        positive(k, "k (-k)")
         table_ = self.model.token_embedding.weight.detach().float()
         return token_neighbors(self.tokenizer, table_, token, k)["neighbors"]
 
+    @checked
     def axes(self, energy: float = 0.9) -> dict:
-        """Used axes of the table, beside the untrained and a random table's (`lrn embed axes`).
+        """Used axes of the table, beside the untrained and a random table's (`lrn embed axes`). Raises
+        UserError for an energy outside (0, 1].
 
         Example: ``run.axes()["used_axes"]``"""
         from lrngpt.analysis.embeddings import run_axes
 
         return run_axes(self.path, energy, checkpoint=self.checkpoint)
 
-    def purity(self, categories: Mapping[str, list[str]] | str | Path | None = None, k: int = 10) -> dict:
+    @checked
+    def purity(self, categories: Mapping[str, Sequence[str]] | str | Path | None = None, k: int = 10) -> dict:
         """Category purity of the table (`lrn embed purity`): categories as {"name": [words]}, a JSON or
-        TSV file, or None for a stories run's own; trained, untrained and chance.
+        TSV file, or None for a stories run's own; trained, untrained and chance. Raises UserError for
+        categories it cannot read or score, or k < 1.
 
         Example: ``run.purity({"month": ["January", "March"], "number": ["two", "three"]})["trained"]["overall"]``"""
         from lrngpt.analysis.embeddings import purity
+        from lrngpt.api.checks import positive
 
-        cats = {str(k_): list(v) for k_, v in categories.items()} if isinstance(categories, Mapping) else categories
+        positive(k, "k (-k)")
+        cats = {str(n): list(w) for n, w in categories.items()} if isinstance(categories, Mapping) else categories
         return purity(self.path, k, cats, self.checkpoint)
 
+    def figure(self) -> Figure | None:
+        """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
+        any metrics. Example: ``if (fig := run.figure()) is not None: fig.savefig("curves.png")``"""
+        from lrngpt.report.runs import curves_figure
+
+        return curves_figure({self.path.name: self._dir.metrics()})
+
+    @checked
+    def report(self, out: str | Path | None = None) -> str:
+        """Write the HTML report (`lrn report`; default RUN/report.html) and its explorer; the path. An
+        earlier report is replaced, any other file never (UserError).
+
+        Example: ``run.report()``"""
+        from lrngpt.report import write_report
+
+        return write_report([self.path], out, checkpoint=self.checkpoint)["path"]
+
+    @checked
+    def explore(self, out: str | Path, top: int | None = None) -> str:
+        """Write the embedding explorer page (`lrn embed explore`); its path. Raises UserError as
+        embed_explore does.
+
+        Example: ``run.explore("tiny-explorer.html")``"""
+        from lrngpt.explorer import write_explorer
+
+        return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
+
+    @checked
     def undertrained(self, top: int | None = None) -> dict:
         """Per token: input and target reads, distance moved from ckpt_init.pt, norm; the under-trained
-        ones first (`lrn embed undertrained`, lrngpt.undertrained).
+        ones first (`lrn embed undertrained`, lrngpt.undertrained). Raises UserError for top < 1.
 
         Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
         from lrngpt.api.rare_tokens import undertrained
 
         return undertrained(self, top=top)
 
-    def figure(self) -> Figure | None:
-        """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
-        any metrics. Example: ``run.figure().savefig("curves.png")``"""
-        from lrngpt.report.runs import curves_figure
+    @checked
+    def export_hf(self, out: str | Path, force: bool = False, license: str | None = None) -> str:
+        """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export --format hf`); its path.
+        Raises UserError for a run GPT-2 cannot express or an `out` lrn may not replace.
 
-        return curves_figure({self.path.name: self._dir.metrics()})
+        Example: ``run.export_hf("exports/gpt-cpu")``"""
+        from lrngpt.interop.hf_export import export_hf
 
-    def report(self, out: str | Path | None = None, force: bool = False) -> str:
-        """Write the HTML report (`lrn report`; default RUN/report.html) and its explorer; the path.
-
-        Example: ``run.report()``"""
-        from lrngpt.report import write_report
-
-        return write_report([self.path], out, force)["path"]
-
-    def explore(self, out: str | Path, top: int | None = None) -> str:
-        """Write the embedding explorer page (`lrn embed explore`); its path.
-
-        Example: ``run.explore("tiny-explorer.html")``"""
-        from lrngpt.explorer import write_explorer
-
-        return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
+        if self.checkpoint == "init":
+            raise UserError("--checkpoint init: export the trained weights, last or best")
+        return export_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
         from lrngpt.report.html import esc, figure
@@ -181,93 +252,19 @@ class Run:
         return f'<div class="lrngpt-run"><h3>Run {esc(str(self.path))}</h3>{head}{fig}</div>'
 
 
-class Sweep:
-    """A sweep directory: its definition, the finished runs' table, figures and runs.
+RunLike = Run | str | Path  # a Run, or a run directory
 
-    Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.figure()``"""
 
-    COLUMNS = ("name", "n_embd", "n_layer", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "passes",
-               "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
+def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
+    """`run` as a Run with the weights `checkpoint` (None: the Run's own, else last)."""
+    if isinstance(run, Run):
+        if checkpoint is None or checkpoint == run.checkpoint:
+            return run
+        return Run(run.path, checkpoint, run.device)
+    return Run(run, checkpoint or "last")
 
-    def __init__(self, path: str | Path):
-        from lrngpt.experiments.sweepdir import SweepDir
 
-        self.path = Path(path)
-        self.dir = SweepDir(self.path)
-        if not self.dir.holds_sweep():
-            raise UserError(f"{self.path} holds no sweep (no sweep.json); run lrngpt.sweep(...) or lrn sweep first")
-        self.definition: dict = self.dir.definition()
-
-    def __repr__(self) -> str:
-        return f"Sweep({str(self.path)!r}: {self.definition.get('name')}, {len(self.rows)} of " \
-               f"{len(self.definition.get('points') or [])} runs finished)"
-
-    def _doc(self) -> dict:
-        from lrngpt.report.sweeps import sweep_docs
-
-        return sweep_docs([self.path])[0]
-
-    @property
-    def rows(self) -> list[dict]:
-        """Every finished run's row as summary.json holds it (plain dicts). Example: ``sw.rows[0]["val_bpb"]``"""
-        from lrngpt.experiments.summary import collect
-
-        return collect(self.path)["rows"]
-
-    @property
-    def table(self) -> Any:
-        """The results table, one row per finished run: a DataFrame with pandas, else a list of dicts.
-
-        Example: ``sw.table.sort_values("val_bpb")``"""
-        return table([{c: r.get(c) for c in self.COLUMNS} for r in self.rows])
-
-    def figure(self, name: str = "val_bpb_by_width") -> Figure | None:
-        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
-        val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
-
-        Example: ``sw.figure("train_vs_val")``"""
-        from lrngpt.experiments.figures import FIGURES
-
-        plots = {n: plot for n, plot, _ in FIGURES}
-        if name not in plots:
-            raise UserError(f"unknown figure {name!r}; figures: {', '.join(plots)}")
-        drawn = plots[name]([self._doc()])
-        return None if drawn is None else drawn[0]
-
-    def run(self, point: str | int) -> Run:
-        """One point's Run, by its name (d64-s1337-t30) or its width (64: the first run of that width).
-
-        Example: ``sw.run(64).neighbors(" red")``"""
-        if isinstance(point, int) and not isinstance(point, bool):
-            names = [r["name"] for r in self.rows if r["n_embd"] == point]
-            if not names:
-                raise UserError(f"no finished run of width {point} in {self.path}")
-            point = names[0]
-        return Run(self.dir.run_path(str(point)))
-
-    def report(self, out: str | Path | None = None, force: bool = False) -> str:
-        """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
-
-        Example: ``sw.report()``"""
-        from lrngpt.report import write_report
-
-        return write_report([self.path], out, force)["path"]
-
-    def explore(self, out: str | Path, top: int | None = None) -> str:
-        """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`); its path.
-
-        Example: ``sw.explore("widths.html")``"""
-        from lrngpt.explorer import write_explorer
-
-        return write_explorer([self.path], out, top)["path"]
-
-    def _repr_html_(self) -> str:
-        from lrngpt.experiments.figures import plot_val_by_width, png_bytes
-        from lrngpt.report.html import esc, figure
-        from lrngpt.report.sweeps import results_html, sweep_headline
-
-        doc = self._doc()
-        fig = figure(png_bytes(plot_val_by_width([doc])[0]), "val bpb and parameters by embedding width") \
-            if doc["rows"] else ""
-        return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
-                f"{sweep_headline([doc])}{fig}{results_html([doc])}</div>")
+def run_dir(run: RunLike | None) -> Path | None:
+    if run is not None and not isinstance(run, Run | str | Path):
+        raise UserError(f"give a Run or a run directory, got {type(run).__name__}")
+    return None if run is None else Path(getattr(run, "path", run))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from lrngpt.cli.common import Parser, add_json, emit
+from lrngpt.api import config_keys, config_list, config_show
+from lrngpt.api.frontend import MODEL_TYPES
+from lrngpt.cli.common import Parser, add_json, add_set, emit
 
 
 def register(sub) -> None:
@@ -35,8 +37,7 @@ def register(sub) -> None:
                "  lrn config show my-config.json")
     s.add_argument("config", metavar="PRESET_OR_FILE",
                    help="a name from `lrn config list`, a JSON or YAML config file, or the output of lrn config show --json")
-    s.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a value as `lrn train --set` does, e.g. --set model.n_embd=128")
+    add_set(s, "a value as `lrn train --set` does")
     add_json(s)
     s.set_defaults(func=cmd_show)
 
@@ -45,7 +46,7 @@ def register(sub) -> None:
         description="The keys of a config file, with their types, the defaults that apply when a file leaves "
                     "them out, and what they do. Model keys differ between mlp and gpt.",
         epilog="examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json")
-    k.add_argument("--model-type", choices=["mlp", "gpt"], default="mlp", help="whose model keys to list")
+    k.add_argument("--model-type", choices=MODEL_TYPES, default="mlp", help="whose model keys to list")
     add_json(k)
     k.set_defaults(func=cmd_keys)
 
@@ -55,28 +56,15 @@ def _value(v) -> str:
 
 
 def cmd_list(args) -> None:
-    from lrngpt.runconfig.help import PRESET_ABOUT
-    from lrngpt.runconfig.schema import load_config, preset_names
-
-    rows = []
-    for name in preset_names():
-        cfg = load_config(name)
-        rows.append({"name": name, "model_type": cfg.model_type, "corpus": cfg.data.corpus,
-                     "about": PRESET_ABOUT.get(name, "")})
+    rows = config_list()
     width = max(len(r["name"]) for r in rows)
     text = "\n".join(f"{r['name']:<{width}}  {r['model_type']:<3}  {r['about']}" for r in rows)
     emit(args, {"configs": rows}, text + "\n\nshow one: lrn config show NAME")
 
 
 def cmd_show(args) -> None:
-    from lrngpt.runconfig.help import PRESET_ABOUT, describe
-    from lrngpt.runconfig.schema import config_from, preset_names, read_config_dict
-
-    cfg = config_from(read_config_dict(args.config), args.overrides, args.config)
-    rows = describe(cfg)
-    preset = args.config if args.config in preset_names() else None
-    result = {"config": args.config, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,
-              "overrides": args.overrides, "keys": rows}
+    result = config_show(args.config, args.overrides)
+    rows = result["keys"]
     width = max(len(r["key"]) for r in rows)
     vwidth = min(24, max(len(_value(r["value"])) for r in rows))
     lines = [f"{args.config}" + (f": {result['about']}" if result["about"] else "")]
@@ -87,9 +75,7 @@ def cmd_show(args) -> None:
 
 
 def cmd_keys(args) -> None:
-    from lrngpt.runconfig.help import key_table
-
-    rows = key_table(args.model_type)
+    rows = config_keys(args.model_type)
     width = max(len(r["key"]) for r in rows)
     lines = []
     for r in rows:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.analysis import costs
+from lrngpt.api import cost_gpt, cost_mlp, cost_models
+from lrngpt.api.frontend import CHAPTER_WIDTHS, FFN_KINDS, nearest
 from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int
-from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 TIED = {True: "yes", False: "no", None: "?"}
 
@@ -50,7 +50,7 @@ def register(subparsers) -> None:
     gpt.add_argument("--n-embd", type=positive_int, default=256, help="model width D")
     gpt.add_argument("--heads", type=positive_int, default=8, help="attention heads H")
     gpt.add_argument("--layers", type=positive_int, default=6, help="transformer blocks L")
-    gpt.add_argument("--ffn", choices=costs.FFN_KINDS, default="gelu", help="the feed-forward kind")
+    gpt.add_argument("--ffn", choices=FFN_KINDS, default="gelu", help="the feed-forward kind")
     gpt.add_argument("--ffn-mult", type=positive_int, default=4, help="feed-forward expansion r")
     gpt.add_argument("--tied", action="store_true", help="the LM head shares the token table")
     gpt.add_argument("--qkv-bias", action="store_true", help="the qkv projection has a bias")
@@ -70,12 +70,8 @@ def register(subparsers) -> None:
 
 
 def run_mlp(args: argparse.Namespace) -> None:
-    args.n_embd = args.n_embd_given or CHAPTER_WIDTHS
-    bpb = costs.read_sweep_bpb(args.sweep) if args.sweep else None
-    widths = args.n_embd
-    if bpb is not None and args.n_embd_given is None:
-        widths = sorted(bpb)  # the sweep's own widths: a step between two of them is priced, none left out
-    result = costs.mlp_cost_table(args.vocab, args.block, args.hidden, widths, bpb)
+    result = cost_mlp(args.vocab, args.block, args.hidden, args.n_embd_given, args.sweep or None)
+    bpb = args.sweep or None  # with a sweep, each row has its val bpb and what each step saved
     lines = [f"## MLP LM parameters (V={args.vocab:,}, block {args.block}, hidden {args.hidden})"]
     for r in result["rows"]:
         line = (f"d={r['n_embd']:>4} | parameters {r['total']:>10,} (embedding {r['embedding']:>9,}, "
@@ -95,8 +91,8 @@ def run_mlp(args: argparse.Namespace) -> None:
 
 
 def run_gpt(args: argparse.Namespace) -> None:
-    r = costs.gpt_cost(args.vocab, args.context, args.n_embd, args.heads, args.layers, args.ffn,
-                       args.ffn_mult, args.tied, args.qkv_bias, args.batch, args.length)
+    r = cost_gpt(args.vocab, args.context, args.n_embd, args.heads, args.layers, args.ffn, args.ffn_mult, args.tied,
+                 args.qkv_bias, args.batch, args.length)
     c, p, b, t = r["config"], r["params"], r["bytes"], r["leading_terms"]
     d = c["n_embd"]
     lines = [f"## GPT V={c['vocab']:,} T={c['context']:,} D={d} H={c['heads']} L={c['layers']} "
@@ -118,8 +114,6 @@ def run_gpt(args: argparse.Namespace) -> None:
     if h["valid"]:
         lines.append(f"D={d}, heads={h['heads']}: head_dim={h['head_dim']}")
     else:
-        from lrngpt.core.validate import nearest
-
         shown = nearest(h["valid_heads"], h["heads"])
         more = f"; {len(h['valid_heads'])} in all" if len(shown) < len(h["valid_heads"]) else ""
         lines.append(f"D={d}, heads={h['heads']}: head_dim=invalid equal split "
@@ -128,7 +122,7 @@ def run_gpt(args: argparse.Namespace) -> None:
 
 
 def run_models(args: argparse.Namespace) -> None:
-    rows = costs.reference_table()
+    rows = cost_models()
     lines = [f"{'model':<12} {'layers':>6} {'d_model':>7} {'d/L':>5} {'vocab':>8} {'one table V*d':>14} {'whole model':>15}"
              f" {'share':>6} {'tied':>5} {'untied 2Vd':>14} {'share':>6} {'tying saves':>12}"]
     for r in rows:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from lrngpt.cli.common import Parser, add_json, emit, seed
-from lrngpt.core.validate import VAL_SPLITS
-
-CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
-                "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
+from lrngpt.api import data_prepare, data_stories
+from lrngpt.api.frontend import VAL_SPLITS
+from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit, seed
 
 
 def register(sub) -> None:
@@ -30,8 +26,8 @@ def register(sub) -> None:
                "  lrn data stories --size 512KB --seed 3 --out small.txt --json")
     s.add_argument("--size", default="5MB", help="how much text to write, e.g. 5MB, 512KB or 100000 (bytes)")
     s.add_argument("--seed", type=seed, default=0, help="seed of the generator; another seed, other stories")
-    s.add_argument("--out", required=True, help="the file to write (documents separated by <|endoftext|>)")
-    s.add_argument("--force", action="store_true", help="replace --out when it is an earlier stories file lrn wrote (a file you made is never replaced)")
+    add_out(s, "the file to write (documents separated by <|endoftext|>)", metavar="FILE")
+    add_force(s, "--out when it is an earlier stories file lrn wrote")
     add_json(s)
     s.set_defaults(func=cmd_stories)
 
@@ -44,7 +40,7 @@ def register(sub) -> None:
         epilog="examples:\n  lrn data prepare --corpus stories:5MB\n"
                "  lrn data prepare --corpus text:my_books/ --vocab-size 8192 --out data/books --json\n"
                "  lrn data prepare --corpus text:bible.txt --val-split chunks   # one long text: validation from all over it")
-    q.add_argument("--corpus", required=True, metavar="CORPUS", help=f"the corpus, one of {CORPUS_FORMS}")
+    add_corpus(q, required=True)
     q.add_argument("--vocab-size", type=int, default=4096, help="tokens in the BPE vocabulary (at least 257)")
     q.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of documents drawn into validation, for corpora without their own split")
@@ -53,9 +49,8 @@ def register(sub) -> None:
                    help="documents: a seeded draw of whole documents (too few documents: the last "
                         "--val-fraction of the text); chunks: seeded chunks from all over the text, for a "
                         "corpus of one document (data.val_split)")
-    q.add_argument("--out", help="the directory to write (default: the cache, keyed by corpus and tokenizer)")
-    q.add_argument("--force", action="store_true",
-                   help="replace a directory that holds other prepared data (never files lrn did not write)")
+    add_out(q, "the directory to write (default: the cache, keyed by corpus and tokenizer)", required=False)
+    add_force(q, "a directory that holds other prepared data")
     q.add_argument("--verify", action="store_true",
                    help="read and hash the corpus files again even when their size, mtime and inode are those of "
                         "an earlier hash (LRN_VERIFY=1 does the same for every command)")
@@ -64,30 +59,14 @@ def register(sub) -> None:
 
 
 def cmd_stories(args) -> None:
-    from lrngpt.corpora import parse_size
-    from lrngpt.corpora.stories import write_stories
-
-    result = write_stories(args.out, parse_size(args.size), args.seed, args.force)
+    result = data_stories(args.out, args.size, args.seed, args.force)
     emit(args, result, f"wrote {result['documents']:,} stories ({result['bytes']:,} bytes) to {result['path']}")
 
 
 def cmd_prepare(args) -> None:
-    from lrngpt.corpora import load_corpus
-    from lrngpt.corpora.stat_cache import set_verify
-    from lrngpt.data.prepared import prepare
-    from lrngpt.data.splits import describe_validation
-    from lrngpt.runconfig.schema import DataConfig
-
-    if args.verify:
-        set_verify(True)
-    cfg = DataConfig(corpus=args.corpus, vocab_size=args.vocab_size, val_fraction=args.val_fraction,
-                     split_seed=args.split_seed, val_split=args.val_split)
-    data = prepare(cfg, Path(args.out) if args.out else None, force=args.force)
-    m = data.meta
-    validation, said = describe_validation(m, load_corpus(cfg.corpus).has_own_split)
-    result = {"dir": str(data.dir), "key": m["key"], "corpus": m["corpus"], "vocab_size": m["vocab_size"],
-              "dtype": m["dtype"], "splits": m["splits"], "validation": validation}
-    text = (f"{data.dir}: vocabulary {m['vocab_size']}, "
+    r = data_prepare(args.corpus, args.vocab_size, args.val_fraction, args.split_seed, args.val_split, args.out,
+                     args.force, args.verify)
+    text = (f"{r['dir']}: vocabulary {r['vocab_size']}, "
             + ", ".join(f"{s} {v['documents']:,} docs / {v['tokens']:,} tokens / {v['bytes']:,} bytes"
-                        for s, v in m["splits"].items()) + "\n" + said)
-    emit(args, result, text)
+                        for s, v in r["splits"].items()) + "\n" + r["validation_note"])
+    emit(args, r, text)

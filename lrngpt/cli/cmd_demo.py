@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
-
-DEMO_STEPS = 200  # lrngpt.api.quickstart.DEMO_STEPS, repeated so `lrn --help` need not import the library
+from lrngpt.api import demo
+from lrngpt.api.frontend import DEMO_STEPS
+from lrngpt.cli.common import add_json, add_out, add_set, emit
 
 
 def register(sub) -> None:
@@ -15,19 +15,16 @@ def register(sub) -> None:
                     "per byte before and after training, a few samples and the nearest neighbours of ' Lily'. "
                     "About two minutes on a 2-core laptop. It replaces only its own earlier run.",
         epilog="examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
-    p.add_argument("--out", default="runs/demo", help="the run directory to write (an earlier demo run there is "
-                                                      "replaced; anything else is refused)")
+    add_out(p, "the run directory to write (an earlier demo run there is replaced; anything else is refused)",
+            metavar="RUN_DIR", required=False, default="runs/demo")
     p.add_argument("--steps", type=int, default=DEMO_STEPS, help="training steps of the MLP")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value of the mlp-cpu preset, e.g. --set model.n_embd=32")
+    add_set(p, "a config value of the mlp-cpu preset")
     add_json(p)
     p.set_defaults(func=cmd_demo)
 
 
 def cmd_demo(args) -> None:
-    from lrngpt.api.quickstart import run_demo
-
-    r = run_demo(args.out, args.steps, args.overrides)
+    r = demo(args.out, args.steps, args.overrides)
     lines = [
         f"MLP language model, d=64, {r['params']['total']:,} parameters, {r['steps']} steps in {r['seconds']:.0f}s",
         f"validation bits per byte on the full validation split: untrained {r['val_bpb_untrained']:.4f} -> "

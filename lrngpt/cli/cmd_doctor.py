@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 
+from lrngpt.api import doctor
+from lrngpt.api.machine import doctor_text
 from lrngpt.cli.common import add_json, emit
 
 FIELDS = """fields (--json):
@@ -24,8 +27,8 @@ def _seconds(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    if not (v > 0 and math.isfinite(v)):  # inf, nan included: the probe's timeout is a real wait
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
     return v
 
 
@@ -47,7 +50,5 @@ def register(sub) -> None:
 
 
 def cmd_doctor(args) -> None:
-    from lrngpt.api.machine import doctor, doctor_text
-
     result = doctor(probe=not args.no_probe, probe_timeout=args.probe_timeout)
     emit(args, result, doctor_text(result))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import Parser, add_checkpoint, add_json, emit, positive_int
+from lrngpt.api import embed_axes, embed_explore, embed_export, embed_neighbors, embed_purity, undertrained
+from lrngpt.api.frontend import CHECKPOINT_LABELS, EXPORT_FORMATS, MAPS, PRECISIONS
+from lrngpt.api.rare_tokens import undertrained_text
+from lrngpt.cli.common import Parser, add_checkpoint, add_json, add_out, emit, positive_int
 
 EXPLORE_EPILOG = """\
 Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
@@ -137,15 +140,13 @@ def register(sub) -> None:
                "  tensorboard --logdir runs/demo/projector\n"
                "  lrn embed export runs/demo --out demo-tsv --top 1000")
     e.add_argument("run_dir", help="a run directory (lrn train --out)")
-    e.add_argument("--out", required=True, metavar="DIR", help="directory to write (created if missing)")
-    e.add_argument("--format", choices=["tsv", "projector"], default="tsv",
+    add_out(e, "directory to write (created if missing); an earlier export nobody changed is replaced, a "
+               "directory holding anything else never is")
+    e.add_argument("--format", choices=EXPORT_FORMATS, default="tsv",
                    help="tsv: the two TSV files; projector: also the untrained table and TensorBoard's config")
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
     add_checkpoint(e)
-    e.add_argument("--force", action="store_true",
-                   help="accepted for older scripts and not needed: an earlier export that nobody changed is always "
-                        "replaced, and a directory holding anything else is never written")
     add_json(e)
     e.set_defaults(func=cmd_export)
 
@@ -158,29 +159,24 @@ def register(sub) -> None:
         epilog=EXPLORE_EPILOG)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
-    x.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    add_out(x, "the HTML file to write; an earlier explorer page is replaced, any other file never", metavar="FILE")
     x.add_argument("--top", type=positive_int, metavar="N",
                    help="tokens on the page, the most frequent in training first; the search covers these "
                         "(default: 8192, every token of a vocabulary up to that size)")
-    x.add_argument("--map", choices=["pca", "tsne", "umap"], default="pca",
+    x.add_argument("--map", choices=MAPS, default="pca",
                    help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
-    x.add_argument("--precision", choices=["float32", "float16", "int8"], default="float32",
+    x.add_argument("--precision", choices=PRECISIONS, default="float32",
                    help="how the search vectors are stored in the page (see the sizes below)")
     add_checkpoint(x, extra="; a run's page shows them beside the untrained table")
     x.add_argument("--categories", metavar="FILE",
                    help=CATEGORIES_HELP.replace("Default: ", "They colour the map and give each table its purity. "
                                                 "Default: ", 1))
-    x.add_argument("--force", action="store_true",
-                   help="accepted for older scripts and not needed: an earlier explorer page is always replaced, and a "
-                        "file lrn did not write never is")
     add_json(x)
     x.set_defaults(func=cmd_explore)
 
 
 def cmd_neighbors(args) -> None:
-    from lrngpt.analysis.embeddings import run_neighbors
-
-    r = run_neighbors(args.run_dir, args.token, args.k, args.untrained, args.checkpoint)
+    r = embed_neighbors(args.run_dir, args.token, args.k, "init" if args.untrained else args.checkpoint)
     lines = []
     for res in r["results"]:
         pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
@@ -190,10 +186,7 @@ def cmd_neighbors(args) -> None:
 
 
 def cmd_axes(args) -> None:
-    from lrngpt.analysis.embeddings import run_axes
-    from lrngpt.store.rundir import CHECKPOINT_LABELS
-
-    r = run_axes(args.run_dir, args.energy, args.untrained, args.checkpoint)
+    r = embed_axes(args.run_dir, args.energy, "init" if args.untrained else args.checkpoint)
     d, u = r["n_embd"], r["untrained_used_axes"]
     name = CHECKPOINT_LABELS[r["checkpoint"]]
     emit(args, r, "\n".join([
@@ -204,10 +197,7 @@ def cmd_axes(args) -> None:
 
 
 def cmd_purity(args) -> None:
-    from lrngpt.analysis.embeddings import purity
-    from lrngpt.store.rundir import CHECKPOINT_LABELS
-
-    r = purity(args.run_dir, args.k, args.categories, args.checkpoint)
+    r = embed_purity(args.run_dir, args.categories, args.k, args.checkpoint)
     t, u = r["trained"], r["untrained"]
     head = CHECKPOINT_LABELS[r["checkpoint"]]
     width = max(12, *(len(name) for name in t["per_category"]))
@@ -226,28 +216,20 @@ def cmd_purity(args) -> None:
 
 
 def cmd_export(args) -> None:
-    from lrngpt.analysis.export import export_table
-
-    r = export_table(args.run_dir, args.out, args.format, args.top, args.force, checkpoint=args.checkpoint)
+    r = embed_export(args.run_dir, args.out, args.format, args.top, args.checkpoint)
     text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
             + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
     emit(args, r, text)
 
 
 def cmd_explore(args) -> None:
-    from lrngpt.explorer import write_explorer
-
-    r = write_explorer(args.sources, args.out, args.top, args.map, args.precision, args.force,
-                       checkpoint=args.checkpoint, categories=args.categories)
+    r = embed_explore(args.sources, args.out, args.top, args.map, args.precision, args.checkpoint, args.categories)
     frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
     emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
                   f"{frames})")
 
 
 def cmd_undertrained(args) -> None:
-    from lrngpt.analysis.rare_tokens import as_text
-    from lrngpt.api.rare_tokens import undertrained
-
     r = undertrained(args.run_dir, args.checkpoint, args.top)
-    emit(args, r, as_text(r))
+    emit(args, r, undertrained_text(r))
 

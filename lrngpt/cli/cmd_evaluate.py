@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_checkpoint, add_json, emit, positive_int
+from lrngpt.api import load
+from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, add_json, emit, positive_int
 
 
 def register(sub) -> None:
@@ -36,18 +37,15 @@ def register(sub) -> None:
     p.add_argument("--by-reads", action="store_true",
                    help="split the train bpb into the targets training read at least once and those it never "
                         "read (the run's batches replayed from its seed): memorising vs. a different text")
-    p.add_argument("--corpus", metavar="CORPUS",
-                   help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
-    p.add_argument("--device", default="auto", help="where to evaluate: auto, cpu, cuda, cuda:N or mps")
+    add_corpus(p, help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
+    add_device(p)
     add_json(p)
     p.set_defaults(func=cmd_eval)
 
 
 def cmd_eval(args) -> None:
-    from lrngpt.inference.evaluate import evaluate_run
-
-    r = evaluate_run(args.run_dir, args.checkpoint, args.split, args.max_tokens, args.train_tokens,
-                     args.corpus, args.device, context=args.context, by_reads=args.by_reads)
+    r = load(args.run_dir, args.checkpoint, args.device).eval(
+        args.split, args.context, args.max_tokens, args.train_tokens, args.corpus, by_reads=args.by_reads)
     parts = [f"step {r['step']}" + (", full context" if args.context == "full" else "")]
     if "val_bpb" in r:
         parts.append(f"val bpb {r['val_bpb']:.4f} ({r['val_tokens']:,} tokens, {r['val_bytes']:,} bytes)")

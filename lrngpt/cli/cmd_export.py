@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_checkpoint, add_json, emit
+from lrngpt.api import export_hf
+from lrngpt.cli.common import add_checkpoint, add_force, add_json, add_out, emit
 
 
 def register(sub) -> None:
@@ -18,11 +19,9 @@ def register(sub) -> None:
     p.add_argument("run_dir", help="the run directory to export (a GPT run)")
     p.add_argument("--format", choices=["hf"], default="hf",
                    help="hf: a Hugging Face transformers GPT-2 directory, the only format so far")
-    p.add_argument("--out", required=True, help="directory to write: new, empty, or an earlier export (with --force)")
+    add_out(p, "directory to write: new, empty, or an earlier export (with --force)")
     add_checkpoint(p, ("last", "best"), what="which weights to export")
-    p.add_argument("--force", action="store_true",
-                   help="replace an earlier export in --out that nobody changed; it is swapped for the new one whole. "
-                        "A directory holding anything else is never written")
+    add_force(p, "an earlier export in --out that nobody changed; it is swapped for the new one whole")
     p.add_argument("--license", metavar="ID",
                    help="the licence on the model card, a Hub licence id (mit, apache-2.0, cc-by-4.0, ...); "
                         "default: the corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, "
@@ -32,8 +31,6 @@ def register(sub) -> None:
 
 
 def cmd_export(args) -> None:
-    from lrngpt.interop.hf_export import export_hf
-
     r = export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force, license=args.license)
     zeros = f"; zero biases for {', '.join(r['zero_biases'])}" if r["zero_biases"] else ""
     text = (f"exported {r['run_dir']} (step {r['step']}, {r['params']:,} parameters, "

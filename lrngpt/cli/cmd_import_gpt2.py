@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
+from lrngpt.api import import_gpt2
+from lrngpt.cli.common import add_force, add_json, add_out, emit
 
 
 def register(sub) -> None:
@@ -14,15 +15,13 @@ def register(sub) -> None:
         epilog="examples:\n  lrn import-gpt2 path/to/hf-gpt2 --out runs/gpt2\n"
                "  lrn import-gpt2 exports/gpt-cpu --out runs/gpt-cpu-back --force --json")
     p.add_argument("hf_dir", help="the Hugging Face model directory (config.json, weights, tokenizer)")
-    p.add_argument("--out", required=True, help="the run directory to write")
-    p.add_argument("--force", action="store_true", help="replace an lrn run already in --out (only its own files go; anything else is never removed)")
+    add_out(p, "the run directory to write", metavar="RUN_DIR")
+    add_force(p, "an lrn run already in --out (only its own files go)")
     add_json(p)
     p.set_defaults(func=cmd_import_gpt2)
 
 
 def cmd_import_gpt2(args) -> None:
-    from lrngpt.interop.gpt2 import import_gpt2
-
     r = import_gpt2(args.hf_dir, args.out, force=args.force)
     text = (f"imported {r['hf_dir']} ({r['weights']}, {r['tokenizer']}) into {r['run_dir']}: "
             f"{r['params']['total']:,} parameters, V {r['vocab_size']}, context {r['context_length']}, "

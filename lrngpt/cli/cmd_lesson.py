@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from lrngpt.api import (
+    lesson_lookup,
+    lesson_lookup_grad,
+    lesson_renumber,
+    lesson_softmax_bottleneck,
+    lesson_superposition,
+    lesson_tying,
+)
 from lrngpt.cli.common import Parser, add_json, emit, positive_int, seed
 
 
@@ -12,8 +20,10 @@ def register(subparsers) -> None:
         "lesson", help="runnable checks of the embedding lessons",
         description="The claims of the lecture on embedding tables, checked on real torch modules: a lookup is "
                     "a one-hot product, repeated ids sum their gradients, which rows an optimizer step can "
-                    "change, the softmax bottleneck, and that ids are only names.",
-        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo")
+                    "change, the softmax bottleneck, that ids are only names, and superposition (more features than "
+                    "dimensions).",
+        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
+               "  lrn lesson superposition --out superposition.png")
     sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
 
     lk = sub.add_parser("lookup", help="lookup equals one-hot times E; token + position shapes",
@@ -29,7 +39,7 @@ def register(subparsers) -> None:
     lk.set_defaults(func=run_lookup)
 
     lg = sub.add_parser("lookup-grad", help="repeated ids sum their gradients",
-                        description="The example of the lecture on embedding tables (ids [2,0,2]) through "
+                        description="The hand example of the seed project's notes (ids [2,0,2]) through "
                                     "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
                                     "of both upstream gradients.",
                         epilog="examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")
@@ -79,15 +89,45 @@ def register(subparsers) -> None:
     add_json(rn)
     rn.set_defaults(func=run_renumber)
 
+    sp = sub.add_parser(
+        "superposition", help="n sparse features in d < n dimensions: the toy model of superposition",
+        description="The toy model of Elhage et al. (2022, Toy Models of Superposition): N features, each 0 with "
+                    "probability S (the sparsity) and else uniform in [0, 1], pass through d dimensions and back, "
+                    "x' = ReLU(W^T W x + b), trained on the squared error weighted by importance 0.7^i; one model per "
+                    "sparsity, trained together in seconds. Per sparsity: how many features are represented "
+                    "(||W_i|| > 0.5), their interference sum_j (W_i/||W_i|| . W_j)^2, and d / ||W||_F^2 (dimensions "
+                    "per feature).",
+        epilog="examples:\n  lrn lesson superposition\n  lrn lesson superposition --features 40 --dims 10 --json\n"
+               "  lrn lesson superposition --sparsity 0,0.9,0.999 --out superposition.png")
+    sp.add_argument("--features", type=positive_int, default=20, metavar="N", help="features n (the paper's 20)")
+    sp.add_argument("--dims", type=positive_int, default=5, metavar="D", help="hidden dimensions d < n (the paper's 5)")
+    sp.add_argument("--sparsity", type=float_list, default=[0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999], metavar="S,...",
+                    help="comma-separated sparsities in [0, 1): the share of the time a feature is 0")
+    sp.add_argument("--steps", type=positive_int, default=1000, help="Adam steps (lr 1e-2, batch 1024)")
+    sp.add_argument("--seed", type=seed, default=0, help="random seed of the weights and the data")
+    sp.add_argument("--out", metavar="PNG", help="write the figure there (W^T W and ||W_i|| per sparsity)")
+    sp.add_argument("--force", action="store_true",
+                    help="replace an earlier figure lrn wrote at --out (a file lrn did not write is never replaced)")
+    add_json(sp)
+    sp.set_defaults(func=run_superposition)
+
+
+def float_list(text: str) -> list[float]:
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of numbers") from None
+    if not values:
+        raise argparse.ArgumentTypeError("the list is empty; write it like 0,0.9,0.99")
+    return values
+
 
 def _shape(s: list[int]) -> str:
     return "(" + ",".join(map(str, s)) + ")"
 
 
 def run_lookup(args: argparse.Namespace) -> None:
-    from lrngpt.analysis import lessons
-
-    r = lessons.lookup(args.batch, args.length, args.n_embd, args.vocab, seed=args.seed)
+    r = lesson_lookup(args.batch, args.length, args.n_embd, args.vocab, args.seed)
     s = r["shapes"]
     text = "\n".join([
         f"lookup == one_hot @ E: {r['equal']} (max |difference| {r['max_abs_diff']:g}, "
@@ -101,9 +141,7 @@ def run_lookup(args: argparse.Namespace) -> None:
 
 
 def run_lookup_grad(args: argparse.Namespace) -> None:
-    from lrngpt.analysis import lessons
-
-    r = lessons.lookup_grad()
+    r = lesson_lookup_grad()
     text = "\n".join([f"table {r['table']}", f"ids {r['ids']}", f"upstream {r['upstream']}",
                       f"lookup {r['lookup']}", f"lookup_gradient {r['grad']}  (nn.Embedding backward)",
                       f"hand_gradient {r['hand_grad']}  (sum per row)", f"match {r['match']}",
@@ -114,9 +152,7 @@ def run_lookup_grad(args: argparse.Namespace) -> None:
 
 
 def run_tying(args: argparse.Namespace) -> None:
-    from lrngpt.analysis import lessons
-
-    r = lessons.tying(args.vocab, args.n_embd, args.used, args.seed)
+    r = lesson_tying(args.vocab, args.n_embd, args.used, args.seed)
     lines = [f"table {r['vocab']} x {r['n_embd']}; the batch looks up rows {r['looked_up_rows']}; one step:"]
     for s in r["settings"]:
         lines.append(f"  {s['setting']:<15} {s['unused_changed']:>3}/{s['unused_rows']} unused rows changed"
@@ -129,9 +165,7 @@ def run_tying(args: argparse.Namespace) -> None:
 
 
 def run_softmax_bottleneck(args: argparse.Namespace) -> None:
-    from lrngpt.analysis import lessons  # here, not at the top: `lrn --help` must not load torch
-
-    r = lessons.softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
+    r = lesson_softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
     lines = [f"rank of log p(next | context) over {r['source']}, in float64 (h: the vector entering the output layer)",
              f"{'model':<6} {'width':>5} {'bias':>4} {'contexts':>8} {'V':>6} {'rank h':>6} {'logits':>6} "
              f"{'log-probs':>9} {'bound':>5}  holds"]
@@ -155,9 +189,7 @@ def run_softmax_bottleneck(args: argparse.Namespace) -> None:
 
 
 def run_renumber(args: argparse.Namespace) -> None:
-    from lrngpt.analysis import lessons
-
-    r = lessons.renumber(args.run_dir, args.seed, args.max_tokens)
+    r = lesson_renumber(args.run_dir, args.seed, args.max_tokens)
     u = r["unit"]
     lines = [f"{r['rows']} ids permuted at random (seed {r['seed']}); {r['tokens']:,} validation tokens; {u}:",
              f"  as trained                            {r['original']:.6f}",
@@ -165,3 +197,38 @@ def run_renumber(args: argparse.Namespace) -> None:
              f"  ids relabelled (table, output, text)  {r['relabelled']:.6f}   difference {r['relabelled_difference']:+.1e}",
              "shown: an id is only a name: the meaning is in the row it names"]
     emit(args, r, "\n".join(lines))
+
+
+def run_superposition(args: argparse.Namespace) -> None:
+    r = lesson_superposition(args.features, args.dims, args.sparsity, steps=args.steps, seed=args.seed,
+                             out=args.out, force=args.force)
+    d, n = r["dims"], r["features"]
+    lines = [f"{n} features in {d} dimensions, x' = ReLU(W^T W x + b), importance 0.7^i, {r['steps']:,} Adam steps "
+             f"(seed {r['seed']}); represented: ||W_i|| > {r['represented_threshold']}",
+             f"{'sparsity':>9} {'1-S':>7} {'represented':>12} {'share':>6} {'interference':>13} {'dims/feature':>13} "
+             f"{'loss':>9}"]
+    for s in r["sparsities"]:
+        per = s["dimensions_per_feature"]
+        lines.append(f"{s['sparsity']:>9g} {s['feature_probability']:>7.3g} {s['represented']:>9}/{n:<2} "
+                     f"{s['represented_share']:>6.2f} {s['mean_interference']:>13.3f} "
+                     f"{'-' if per is None else format(per, '.3f'):>13} {s['loss']:>9.2e}")
+    if r.get("figure"):
+        lines.append(f"figure: {r['figure']}")
+    lines.append(superposition_sentence(r))
+    emit(args, r, "\n".join(lines))
+
+
+def superposition_sentence(r: dict) -> str:
+    """The lesson's one closing sentence, from the numbers: does the densest setting keep about d
+    features and the sparsest more than d?"""
+    d, n, rows = r["dims"], r["features"], r["sparsities"]
+    dense, sparse = min(rows, key=lambda s: s["sparsity"]), max(rows, key=lambda s: s["sparsity"])
+    if sparse["represented"] > d >= dense["represented"] - 1 and sparse is not dense:
+        return (f"shown: with dense features (1-S = {dense['feature_probability']:.3g}) the model keeps "
+                f"{dense['represented']} of {n} features in {d} dimensions, about one per dimension, and with sparse "
+                f"ones (1-S = {sparse['feature_probability']:.3g}) it keeps {sparse['represented']}, sharing directions "
+                f"at an interference of {sparse['mean_interference']:.2f}: as the lecture remarks, d numbers per token "
+                "do not make d named features, several features can share one representation (superposition)")
+    return (f"shown: here the sparsest setting keeps {sparse['represented']} features and the densest "
+            f"{dense['represented']} in {d} dimensions, not the picture of the paper (about d when dense, more than "
+            "d when sparse); train longer with --steps or add sparser values to --sparsity")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_checkpoint, add_json, emit
+from lrngpt.api import write_report
+from lrngpt.cli.common import add_checkpoint, add_json, add_out, emit
 
 
 def register(sub) -> None:
@@ -15,7 +16,8 @@ def register(sub) -> None:
                                    "figures (the 4x-steps curve overlaid, the full-data val bpb as a grey line "
                                    "under the small-data curves) and one table. A width study's page opens with the book "
                                    "chapter's three findings, each judged on the sweeps given (shows, does not show "
-                                   "or cannot tell, and why): give its seed-variance and small-data sweeps too.",
+                                   "or cannot tell, and why): give its seed-variance and small-data sweeps too; "
+                                   "--json carries them ('findings'), read from the directories alone.",
                        epilog="examples:\n"
                               "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"
                               "  lrn report runs/embed-dim runs/embed-dim-long   # both sweeps on one page\n"
@@ -23,24 +25,18 @@ def register(sub) -> None:
                               '  lrn report runs/mine --token " Lily" --token " happy" --checkpoint best')
     p.add_argument("dirs", nargs="+", metavar="DIR",
                    help="a run directory (lrn train --out), or one or more sweep directories (lrn sweep --out)")
-    p.add_argument("--out", metavar="FILE",
-                   help="the HTML file to write (default DIR/report.html; for several sweeps "
-                        "FIRST/report-with-OTHERS.html)")
+    add_out(p, "the HTML file to write; an earlier page lrn wrote is replaced, any other file never (default "
+               "DIR/report.html; for several sweeps FIRST/report-with-OTHERS.html)", metavar="FILE", required=False)
     p.add_argument("--token", dest="tokens", action="append", metavar="TEXT",
                    help='a token or word for the neighbour table, with its leading space: --token " Lily" '
                         "(repeatable; default: frequent content words, or the stories corpus's category words)")
     add_checkpoint(p, default=None, what="the weights whose neighbours are shown",
                    extra=" (default: the last, and the best beside it when they differ)")
-    p.add_argument("--force", action="store_true",
-                   help="accepted for older scripts and not needed: an earlier page lrn wrote is always replaced, and a "
-                        "file lrn did not write never is")
     add_json(p)
     p.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> None:
-    from lrngpt.report import write_report
-
-    r = write_report(args.dirs, args.out, force=args.force, tokens=args.tokens, checkpoint=args.checkpoint)
+    r = write_report(args.dirs, args.out, tokens=args.tokens, checkpoint=args.checkpoint)
     emit(args, r, f"wrote {r['path']} ({', '.join(r['sections'])})"
                   + (f" and {r['explorer']}" if r["explorer"] else ""))

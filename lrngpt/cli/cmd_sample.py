@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_checkpoint, add_json, emit, positive_int, seed
+from lrngpt.api import load
+from lrngpt.cli.common import add_checkpoint, add_device, add_json, emit, positive_int, seed
 
 
 def register(sub) -> None:
@@ -24,27 +25,16 @@ def register(sub) -> None:
     p.add_argument("--no-stop", action="store_true", help="keep going past <|endoftext|>")
     p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")
     add_checkpoint(p)
-    p.add_argument("--device", default="auto", help="where to run the model: auto, cpu, cuda, cuda:N or mps")
+    add_device(p)
     add_json(p)
     p.set_defaults(func=cmd_sample)
 
 
 def cmd_sample(args) -> None:
-    from dataclasses import asdict
-
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.inference.sample import SamplingConfig, sample_texts
-    from lrngpt.store.rundir import RunDir
-
-    cfg = SamplingConfig(args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,
-                         stop_at_eot=not args.no_stop)
-    device = resolve_device(args.device)
-    run = RunDir(args.run_dir).load(args.checkpoint, device)
-    samples = sample_texts(run, args.prompt, cfg, args.num_samples, not args.no_cache, device,
-                           on_text=None if args.json else _printer())  # --json: one document at the end
-    result = {"samples": samples, "settings": {**asdict(cfg), "num_samples": args.num_samples,
-                                               "use_cache": not args.no_cache},
-              "checkpoint": args.checkpoint, "step": run.step, "run_dir": str(args.run_dir)}
+    result = load(args.run_dir, args.checkpoint, args.device).samples(
+        args.prompt, args.num_samples, args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,
+        stop_at_eot=not args.no_stop, use_cache=not args.no_cache,
+        on_text=None if args.json else _printer())  # --json: one document at the end
     if args.json:
         emit(args, result)
     else:

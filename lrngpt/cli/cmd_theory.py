@@ -1,11 +1,11 @@
-"""`lrn theory`: how many dimensions N tokens need (random cosines, JL bound, fourth root)."""
+"""`lrn theory`: how many dimensions N tokens need (random cosines, JL bound, fourth root, PIP loss)."""
 
 from __future__ import annotations
 
 import argparse
 
-from lrngpt.analysis import theory
-from lrngpt.cli.common import Parser, add_json, emit, int_list, seed
+from lrngpt.api import theory_fourth_root, theory_jl, theory_pip, theory_random_cosine
+from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int, seed
 
 
 def register(subparsers) -> None:
@@ -13,9 +13,11 @@ def register(subparsers) -> None:
         "theory", help="width theory: random cosines, JL bound, fourth-root rule",
         description="The calculations behind the book chapter on choosing the embedding width: how close "
                     "random vectors of width d come to each other, how wide a table must be to keep N points' "
-                    "distances (Johnson-Lindenstrauss), and the fourth-root rule of thumb.",
+                    "distances (Johnson-Lindenstrauss), the fourth-root rule of thumb, and the PIP-loss-optimal "
+                    "width of a corpus (Yin & Shen 2018), predicted before any training.",
         epilog="examples:\n  lrn theory random-cosine --n 4096 --dims 4,8,16,64,256\n"
-               "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096")
+               "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096\n"
+               "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
     sub = p.add_subparsers(dest="theory_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
 
     rc = sub.add_parser("random-cosine", help="cosines of N random vectors in d dimensions",
@@ -49,9 +51,39 @@ def register(subparsers) -> None:
     add_json(fr)
     fr.set_defaults(func=run_fourth_root)
 
+    pp = sub.add_parser(
+        "pip", help="the PIP-loss-optimal width of a corpus, before training (Yin & Shen 2018)",
+        description="Yin & Shen's dimensionality selection (NeurIPS 2018, On the Dimensionality of Word Embedding) "
+                    "on the training split of a prepared corpus (its tokenizer and token arrays, cached): the PMI "
+                    "matrix of the tokens within --window of each other, its spectrum, the noise estimated from two "
+                    "halves of the text (sigma = std(PMI_1 - PMI_2) / 2), the signal spectrum above 2 sigma sqrt(n), "
+                    "and the PIP loss of every width k with its bias and variance (Monte Carlo, as the authors' "
+                    "code) beside the paper's upper bound. With --sweep, the measured best width of a width sweep "
+                    "beside the prediction.",
+        epilog="examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
+               "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
+    pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
+    pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the book chapter's 4096)")
+    pp.add_argument("--window", type=positive_int, default=6,
+                    help="tokens on either side that count as context (the book chapter's MLP reads 6)")
+    pp.add_argument("--alpha", type=float, default=0.5,
+                    help="the exponent of the embedding E = U D^alpha, in (0, 1] (the paper's 0.5 for skip-gram "
+                         "and GloVe)")
+    pp.add_argument("--train-tokens", type=positive_int, metavar="N",
+                    help="only the first N training tokens, as data.train_tokens (default: the whole split)")
+    pp.add_argument("--top", type=positive_int, metavar="N",
+                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 most frequent "
+                         "words (default: every token that occurs); a small text leaves most pairs of rare tokens "
+                         "unseen, which pulls the noise estimate down")
+    pp.add_argument("--seed", type=seed, default=0, help="random seed of the Monte Carlo noise")
+    pp.add_argument("--sweep", metavar="DIR", help="a width sweep (lrn sweep --out DIR): its best width beside the "
+                                                  "prediction")
+    add_json(pp)
+    pp.set_defaults(func=run_pip)
+
 
 def run_random_cosine(args: argparse.Namespace) -> None:
-    rows = theory.random_cosine_stats(args.n, args.dims, seed=args.seed)
+    rows = theory_random_cosine(args.n, args.dims, args.seed)
     pairs = args.n * (args.n - 1) // 2
     lines = [f"## cosines of {args.n:,} random vectors of width d ({pairs:,} distinct pairs, seed {args.seed})"]
     for r in rows:
@@ -62,11 +94,61 @@ def run_random_cosine(args: argparse.Namespace) -> None:
 
 
 def run_jl(args: argparse.Namespace) -> None:
-    k = theory.jl_dimension(args.n, args.eps)
+    k = theory_jl(args.n, args.eps)
     emit(args, {"k": k}, f"N={args.n:,}, eps={args.eps:g}: k >= {k:,.1f}  "
                          "(Dasgupta-Gupta: 24 ln N / (3 eps^2 - 2 eps^3))")
 
 
 def run_fourth_root(args: argparse.Namespace) -> None:
-    d = theory.fourth_root_width(args.n)
+    d = theory_fourth_root(args.n)
     emit(args, {"d": d}, f"{args.n:,}^0.25 = {d:g}")
+
+
+def run_pip(args: argparse.Namespace) -> None:
+    r = theory_pip(args.corpus, args.vocab_size, args.window, args.alpha, args.train_tokens, args.seed, args.top,
+                   args.sweep)
+    emit(args, r, "\n".join(pip_lines(r)))
+
+
+def pip_lines(r: dict) -> list[str]:
+    o, b = r["optimal"], r["bound"]
+    part = f"the first {r['train_tokens']:,} training tokens" if r["train_tokens"] else "the training split"
+    lines = [
+        f"PIP loss (Yin & Shen 2018) of {r['corpus']}, {part}: {r['tokens']:,} tokens, {r['occurring']:,} of the "
+        f"{r['vocab_size']:,} tokens occur" + (f", the {r['rows']:,} most frequent kept (--top)" if r["top"] else "")
+        + f"; the PMI of tokens within {r['window']} of each other (either side); "
+        f"E = U D^{r['alpha']:g}" + (" (the paper's exponent for skip-gram and GloVe)" if r["alpha"] == 0.5 else ""),
+        f"noise sigma {r['noise_sigma']:.4f} = std(PMI of half 1 - PMI of half 2) / 2, the halves alternating "
+        f"chunks of the text ({r['chunks']:,} chunks); {100 * r['zero_share']:.1f}% of the pairs never occur (PMI 0)",
+        f"spectrum: largest singular value {r['largest_singular_value']:.1f}; {r['signal_rank']} above the noise "
+        f"edge 2 sigma sqrt(n) = {r['threshold']:.2f} ({r['negative_directions']} of them negative eigenvalues): "
+        f"signal rank {r['signal_rank']}",
+        f"PIP-optimal width k = {o['k']}: PIP loss {o['pip_loss']:,.1f}, bias {o['bias']:,.1f}, variance "
+        f"{o['variance']:,.1f} (with no embedding, k = 0: {r['pip_loss_without_embedding']:,.1f})",
+        *(["no direction of the PMI matrix stands out of the noise usefully: every width's embedding is further "
+            "from the noiseless one than no embedding at all"] if o["k"] == 0 else []),
+        f"within 5% of the lowest loss: k = {r['within']['5%'][0]} ... {r['within']['5%'][1]}; within 10%: "
+        f"k = {r['within']['10%'][0]} ... {r['within']['10%'][1]}",
+        f"the paper's upper bound (main theorem): lowest at k = {b['k']}, bias {b['bias']:,.1f} + variance "
+        f"{b['variance_singular_values']:,.1f} (singular values) + {b['variance_subspaces']:,.1f} (subspaces) "
+        f"= {b['total']:,.1f}",
+        f"{'k':>5} {'PIP loss':>10} {'x lowest':>9} {'bias':>10} {'variance':>10}",
+    ]
+    lines += [f"{w['k']:>5} {w['pip_loss']:>10,.1f} {w['relative_to_best'] or 0:>9.3f} {w['bias']:>10,.1f} "
+              f"{w['variance']:>10,.1f}" for w in r["at_widths"]]
+    sw = r.get("sweep")
+    if sw:
+        where = f"{sw['scale']} scale, {sw['corpus']}" + (f", first {sw['train_tokens']:,} tokens" if sw["train_tokens"] else "")
+        at = sw["pip_loss_at_best_width"]
+        lines.append(f"the sweep {sw['dir']} ({where}): measured best width d = {sw['best_width']} (val bpb "
+                     f"{sw['best_val_bpb']:.4f}); predicted k = {sw['predicted_width']}, {sw['ratio']:.2f}x it; "
+                     + (f"the PIP loss at d = {sw['best_width']} is {at:.3f}x the lowest, "
+                        f"{'inside' if sw['best_width_within_5%'] else 'outside'} the 5% band" if at else
+                        f"d = {sw['best_width']} is past the widths the PIP loss was computed for"))
+        if not sw["same_text"]:
+            lines.append(f"note: the sweep trained on {sw['corpus']}"
+                         + (f" (first {sw['train_tokens']:,} tokens)" if sw["train_tokens"] else "")
+                         + ", not on this text: the two numbers come from different texts")
+        lines.append(sw["yardsticks"])
+    lines.append(f"measured: {r['seconds']:.0f} s, peak RSS {r['peak_rss_mb']:,.0f} MB (this process)")
+    return lines

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.cmd_data import CORPUS_FORMS
-from lrngpt.cli.common import Parser, add_json, emit
-from lrngpt.errors import UserError
+from lrngpt.api import tokenizer_decode, tokenizer_encode, tokenizer_show, tokenizer_train
+from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit
 
 
 def register(sub) -> None:
@@ -25,11 +24,11 @@ def register(sub) -> None:
                     "unknown; <|endoftext|> is the one special token.",
         epilog="examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
                "  lrn tokenizer train --corpus text:my_books/ --vocab-size 8192 --out tok8k/ --json")
-    t.add_argument("--corpus", required=True, metavar="CORPUS", help=f"the corpus, one of {CORPUS_FORMS}")
+    add_corpus(t, required=True)
     t.add_argument("--vocab-size", type=int, default=4096,
                    help="tokens in the vocabulary: 256 bytes, <|endoftext|> and the merges")
-    t.add_argument("--out", required=True, help="the directory to write tokenizer.json into")
-    t.add_argument("--force", action="store_true", help="replace DIR/tokenizer.json when lrn wrote it (a tokenizer.json you made is never replaced)")
+    add_out(t, "the directory to write tokenizer.json into")
+    add_force(t, "DIR/tokenizer.json when lrn wrote it")
     add_json(t)
     t.set_defaults(func=cmd_train)
 
@@ -71,38 +70,22 @@ def register(sub) -> None:
 
 
 def cmd_train(args) -> None:
-    from lrngpt.data.prepared import tokenizer_out, train_tokenizer, write_tokenizer
-    from lrngpt.runconfig.schema import DataConfig
-
-    tokenizer_out(args.out, args.force)  # refuse before the (slow) training, and again before writing
-    tok = train_tokenizer(DataConfig(corpus=args.corpus, vocab_size=args.vocab_size))
-    path = write_tokenizer(tok, args.out, args.force)
-    emit(args, {"path": str(path), "vocab_size": tok.vocab_size, "eot_id": tok.eot_id, "hash": tok.hash},
-         f"wrote {path} ({tok.vocab_size} tokens)")
+    r = tokenizer_train(args.corpus, args.out, args.vocab_size, args.force)
+    emit(args, r, f"wrote {r['path']} ({r['vocab_size']} tokens)")
 
 
 def cmd_encode(args) -> None:
-    from lrngpt.tokenizer.bpe import Tokenizer
-
-    ids = Tokenizer.load(args.tokenizer).encode(args.text)
+    ids = tokenizer_encode(args.tokenizer, args.text)
     emit(args, {"ids": ids}, " ".join(map(str, ids)))
 
 
 def cmd_decode(args) -> None:
-    from lrngpt.tokenizer.bpe import Tokenizer
-
-    try:
-        ids = [int(x) for x in args.ids.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--ids {args.ids!r} must be comma-separated integers, e.g. 1,2,3") from None
-    text = Tokenizer.load(args.tokenizer).decode(ids)
+    text = tokenizer_decode(args.tokenizer, args.ids)
     emit(args, {"text": text}, text)
 
 
 def cmd_show(args) -> None:
-    from lrngpt.analysis.vocab import show
-
-    r = show(args.tokenizer, args.items, args.text)
+    r = tokenizer_show(args.tokenizer, args.items, args.text)
     lines = []
     for x in r["results"]:
         if x["kind"] == "id":

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.cli.common import add_json, emit
-from lrngpt.errors import UserError
+from lrngpt.api import plan, train
+from lrngpt.cli.common import add_corpus, add_device, add_force, add_json, add_out, add_set, emit
 
 
 def register(sub) -> None:
@@ -22,13 +22,11 @@ def register(sub) -> None:
                "  lrn train --out runs/mlp64 --resume --set train.steps=800 --extend   # train on, with a new schedule")
     p.add_argument("--config", metavar="NAME_OR_FILE",
                    help="a config name (lrn config list), a JSON or YAML file, or lrn config show --json output (default: with --resume, the run's own)")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config value, e.g. --set model.n_embd=128 or train.compile=True (JSON, else a Python literal, else a string); the keys: lrn config keys")
-    p.add_argument("--corpus", metavar="CORPUS",
-                   help="shorthand for --set data.corpus=CORPUS (default: the config's data.corpus)")
-    p.add_argument("--device", help="shorthand for --set train.device=DEV: auto, cpu, cuda, cuda:N or mps "
-                                    "(default: the config's train.device)")
-    p.add_argument("--out", metavar="RUN_DIR", help="the run directory to write; no default, it is required unless --dry-run")
+    add_set(p)
+    add_corpus(p, sets_config=True)
+    add_device(p, sets_config=True)
+    add_out(p, "the run directory to write; no default, it is required unless --dry-run", metavar="RUN_DIR",
+            required=False)
     p.add_argument("--steps", type=int,
                    help="stop at this global step; the schedule still follows train.steps (default: train.steps)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its ckpt_last.pt")
@@ -36,7 +34,7 @@ def register(sub) -> None:
                    help="with --resume: accept a new learning-rate schedule (another train.steps, warmup_steps, lr "
                         "or min_lr) from the checkpoint's step on, recorded in the run; without it such a resume "
                         "is refused, since the rate would jump")
-    p.add_argument("--force", action="store_true", help="start over in a directory that holds another run")
+    add_force(p, "an earlier lrn run in --out: its files go, so two runs never mix")
     p.add_argument("--dry-run", action="store_true",
                    help="print the parameter breakdown, the training tokens, the tokens the steps read, the passes "
                         "over the training text and the steps of one pass; train nothing, download nothing (a "
@@ -45,77 +43,36 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_train)
 
 
-def resolve_config(args):
-    from lrngpt.runconfig.schema import config_from, preset_names, read_config_dict
-    from lrngpt.store.rundir import RunDir
-
-    overrides = list(args.overrides)
-    if args.corpus:
-        overrides.append(f"data.corpus={args.corpus}")
-    if args.device:
-        overrides.append(f"train.device={args.device}")
-    if args.config:
-        base, source = read_config_dict(args.config), args.config
-    elif args.resume and args.out:
-        RunDir(args.out).check_is_run()  # --resume of a directory that holds no run: say that, not "give --config"
-        base, source = RunDir(args.out).config_dict(), str(RunDir(args.out) / "config.json")
+def plan_text(r: dict) -> str:
+    """lrngpt.plan's document of a run as lines: the parameters, then what the steps read."""
+    tc, corpus = r["config"]["train"], r["corpus"]
+    steps = f"{r['steps']:,} steps x {tc['batch_size']} x {tc['seq_len']} read {r['tokens_read']:,} tokens"
+    if r["train_tokens"] is None:
+        said = (f"data: {steps}; {corpus} is not prepared yet (big, or downloaded): "
+                f"`lrn data prepare --corpus {corpus}` counts its tokens, and so does training")
     else:
-        raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list)")
-    return config_from(base, overrides, source)
+        said = (f"data: {r['train_tokens']:,} training tokens; {steps} = {r['passes']:.2f} passes over the training "
+                f"text; one pass is --set train.steps={r['one_pass_steps']:,}")
+    shape = [r["shape"]] if r.get("shape") else []  # a GPT's depth, width and heads
+    return "\n".join([*(f"{k:>20}: {v:,}" for k, v in r["params"].items()), *shape, said])
 
 
-def run_sizing(cfg) -> tuple[dict, str]:
-    """What a run reads: its training tokens (None where the corpus is big or remote and not prepared
-    yet), the tokens its steps read, the passes over the training text and the steps of one pass."""
-    from lrngpt.data.prepared import dry_run_prepared
-
-    tc = cfg.train
-    read = tc.steps * tc.tokens_per_step
-    data = dry_run_prepared(cfg.data, log=lambda m: None)
-    n_train = len(data.tokens("train")) if data is not None else None
-    doc = {"train_tokens": n_train, "val_tokens": len(data.tokens("val")) if data is not None else None,
-           "tokens_read": read, "passes": read / max(1, n_train) if n_train is not None else None,
-           "one_pass_steps": max(1, n_train // tc.tokens_per_step) if n_train is not None else None}
-    steps = f"{tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} read {read:,} tokens"
-    if n_train is None:
-        return doc, (f"data: {steps}; {cfg.data.corpus} is not prepared yet (big, or downloaded): "
-                     f"`lrn data prepare --corpus {cfg.data.corpus}` counts its tokens, and so does training")
-    return doc, (f"data: {n_train:,} training tokens; {steps} = {doc['passes']:.2f} passes over the training "
-                 f"text; one pass is --set train.steps={doc['one_pass_steps']:,}")
+def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
+    return "n/a" if v is None else format(v, fmt)
 
 
 def cmd_train(args) -> None:
-    from lrngpt.models import param_breakdown
-    from lrngpt.training.trainer import train
-
-    cfg = resolve_config(args)
     if args.dry_run:  # no network; a small local corpus is prepared (cached) to count its tokens
-        from lrngpt.corpora import pinned_source
-
-        params = param_breakdown(cfg.model_type, cfg.model)
-        source = pinned_source(cfg.data.corpus)
-        sizing, said = run_sizing(cfg)
-        result = {"params": params, "config": cfg.to_dict(), "corpus": cfg.data.corpus,
-                  "revision": source["revision"] if source else None, **sizing}
-        from lrngpt.runconfig.help import width_line
-
-        shape = width_line(cfg)  # a GPT's depth, width and heads; how an aspect ratio gave the width
-        emit(args, result, "\n".join([*(f"{k:>20}: {v:,}" for k, v in params.items()), *([shape] if shape else []),
-                                      said]))
+        r = plan(args.config, out=args.out if args.resume and not args.config else None, set=args.overrides,
+                 corpus=args.corpus, device=args.device)
+        emit(args, r, plan_text(r))
         return
-    if not args.out:
-        raise UserError("give --out RUN_DIR, the directory the run writes to")
-    if args.extend and not args.resume:
-        raise UserError("--extend continues a run with a new schedule; give it with --resume")
-    summary = train(cfg, args.out, resume=args.resume, force=args.force, stop_at=args.steps, extend=args.extend)
-    from lrngpt.device.distributed import Distributed
-
-    if not Distributed.from_env().master:  # under torchrun, rank 0 alone reports
+    run = train(args.config, args.out, resume=args.resume, extend=args.extend, force=args.force, steps=args.steps,
+                set=args.overrides, corpus=args.corpus, device=args.device)
+    summary = run.result
+    if summary is None:  # under torchrun, rank 0 alone reports
         return
-    summary["run_dir"] = str(args.out)
-    def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
-        return "n/a" if v is None else format(v, fmt)
-
+    summary = {**summary, "run_dir": str(args.out)}
     text = (f"{args.out}: step {summary['step']}, val bpb {bpb(summary['val_bpb'])}"
             + (f", train bpb {bpb(summary['train_bpb'])}, gap {bpb(summary.get('gap'), '+.4f')}"
                if summary.get("train_bpb") is not None else ""))

@@ -1,4 +1,6 @@
-"""Shared pieces of the command line: one-line errors, --json output."""
+"""Shared pieces of the command line: one-line errors, --json output, and each option that several
+commands take defined once (--out, --force, --device, --checkpoint, --corpus, --set, --json), so it
+reads and behaves the same everywhere. The choices and defaults come from lrngpt.api.frontend."""
 
 from __future__ import annotations
 
@@ -8,7 +10,16 @@ import re
 import sys
 from typing import Any
 
-from lrngpt.core.validate import did_you_mean
+from lrngpt.api.frontend import (
+    CHECKPOINT_MEANING,
+    CHECKPOINTS,
+    CORPUS_FORMS,
+    DEVICES,
+    UserError,
+    check_seed,
+    did_you_mean,
+    json_safe,
+)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -94,8 +105,6 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
-    from lrngpt.core.fsio import json_safe
-
     if getattr(args, "json", False):
         result = json_safe(result)
         json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False)
@@ -120,9 +129,6 @@ def positive_int(text: str) -> int:
 
 def seed(text: str) -> int:
     """A random seed: an integer torch and numpy take (within 64 bits, negatives included)."""
-    from lrngpt.core.validate import check_seed
-    from lrngpt.errors import UserError
-
     try:
         return check_seed(int(text), "a seed")
     except ValueError:
@@ -141,18 +147,53 @@ def int_list(text: str) -> list[int]:
     return values
 
 
-CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
-                      "init": "the untrained, step 0"}
-
-
 def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
                    what: str = "which weights", extra: str = "") -> None:
-    """The one --checkpoint option: its choices are lrngpt.store.rundir.CHECKPOINTS (or a subset), each explained
-    the same way in every command."""
-    from lrngpt.store.rundir import CHECKPOINTS
-
+    """The one --checkpoint option: its choices are lrngpt.api.frontend.CHECKPOINTS (or a subset), each
+    explained the same way in every command."""
     choices = tuple(choices or CHECKPOINTS)
     assert set(choices) <= set(CHECKPOINTS)
     meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
     p.add_argument("--checkpoint", choices=choices, default=default, help=f"{what}: {meaning}{extra}")
 
+
+def add_out(p: argparse.ArgumentParser, what: str, metavar: str = "DIR", required: bool = True,
+            default: str | None = None) -> None:
+    """The one --out option: where the command writes `what` (a directory or a file, as metavar says)."""
+    p.add_argument("--out", metavar=metavar, required=required, default=default, help=what)
+
+
+def add_force(p: argparse.ArgumentParser, what: str) -> None:
+    """The one --force option; `what` says what it replaces. lrn never replaces what it did not write
+    (lrngpt/core/ownership.py), so every --force here replaces only an earlier output of lrn's."""
+    p.add_argument("--force", action="store_true", help=f"replace {what} (never a file or directory lrn did not write)")
+
+
+def add_device(p: argparse.ArgumentParser, sets_config: bool = False) -> None:
+    """The one --device option: where this command runs torch. For a command that trains it is the
+    config's train.device, so the run records it (and its default is the config's)."""
+    if sets_config:
+        p.add_argument("--device", help=f"where to run: {DEVICES}; the same as --set train.device=DEV "
+                                        "(default: the config's train.device)")
+    else:
+        p.add_argument("--device", default="auto", help=f"where to run: {DEVICES}")
+
+
+def add_corpus(p: argparse.ArgumentParser, sets_config: bool = False, help: str | None = None,
+               required: bool = False) -> None:
+    """The one --corpus option: a corpus string of any form lrn reads."""
+    text = help or (f"the corpus, one of {CORPUS_FORMS}" + (
+        "; the same as --set data.corpus=CORPUS (default: the config's data.corpus)" if sets_config else ""))
+    p.add_argument("--corpus", metavar="CORPUS", required=required, help=text)
+
+
+def add_set(p: argparse.ArgumentParser, what: str = "a config value") -> None:
+    """The one --set option (repeatable KEY=VALUE config overrides)."""
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"override {what}, e.g. --set model.n_embd=128 or train.compile=True (JSON, else a Python "
+                        "literal, else a string); the keys: lrn config keys")
+
+
+def stderr_note(command: str):
+    """A line for stderr, as `lrn COMMAND: ...` (what a workflow says before it starts its work)."""
+    return lambda line: print(f"lrn {command}: {line}", file=sys.stderr)

@@ -15,7 +15,8 @@ import os
 import signal
 import sys
 
-from lrngpt import __version__
+from lrngpt.api import __version__
+from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
 from lrngpt.cli.common import Parser
 from lrngpt.errors import UserError
 
@@ -72,12 +73,9 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lrngpt.core import log
-    from lrngpt.core.fsio import DiskFull
-
     parser = build_parser()
     args = parser.parse_args(argv)
-    log.setup(-1 if args.quiet else 1 if args.verbose else 0)
+    setup_logging(-1 if args.quiet else 1 if args.verbose else 0)
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate)
     if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG (reported), never kills us
@@ -123,8 +121,6 @@ def _unexpected(args, e: Exception) -> int:
 
 def _environment_error(e: OSError) -> tuple[int, str] | None:
     """An OSError that the machine, not lrn, caused, as (exit code, line); None when it is ours."""
-    from lrngpt.core.fsio import os_error_exit
-
     if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
         # tempfile found no writable place: torch and others need one as they start
         where = os.environ.get("TMPDIR")

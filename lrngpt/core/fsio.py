@@ -27,10 +27,12 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from lrngpt.core import log as logging
+from lrngpt.core.bounded import loads_json
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -63,7 +65,7 @@ def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
     DiskFull, a path the user can fix as a UserError, anything else as it is."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None else Path(os.fsdecode(e.filename))
+    name = None if e.filename is None else Path(_path_text(e.filename))
     about = name is None or name in {path, *path.parents} or any(name == o or o in name.parents for o in own)
     if e.errno in USER_ERRNOS and about:
         raise UserError(describe_os_error(path, e, "output")) from None
@@ -79,7 +81,7 @@ def writing(path: str | Path) -> Iterator[None]:
     except (DiskFull, UserError):
         raise
     except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path), *([Path(e.filename)] if e.filename else []))
+        _raise_write_error(e, Path(path), *([Path(_path_text(e.filename))] if e.filename else []))
 
 
 def os_error_exit(e: OSError) -> tuple[int, str] | None:
@@ -88,7 +90,7 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     None for anything else (a bug of ours: the command line reports it as unexpected)."""
     if e.errno not in ENVIRONMENT_ERRNOS:
         return None
-    path = e.filename
+    path = _path_text(e.filename)
     if e.errno in FULL_ERRNOS:
         return 1, disk_full_message(path)
     if path is None:
@@ -114,9 +116,16 @@ def _fsync_dir(d: Path) -> None:
         os.close(fd)
 
 
+Replace = Callable[[Path, Path], None]  # (temporary file, path): how a finished file takes its place
+
+
 @contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
-    """A file to write that replaces `path` only when the block ends without an exception."""
+def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None,
+                replace: Replace | None = None) -> Iterator[IO[Any]]:
+    """A file to write that replaces `path` only when the block ends without an exception.
+
+    `replace(tmp, path)` does the final rename instead of os.replace: lrngpt.core.ownership's records
+    the new file as lrn's (and refuses a file that is not lrn's) in the same step."""
     path = Path(path)
     tmp = temp_name(path)
     try:
@@ -124,7 +133,7 @@ def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None)
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        (replace or os.replace)(tmp, path)
     except OSError as e:
         _unlink(tmp)
         _raise_write_error(e, path, tmp)
@@ -140,10 +149,10 @@ def replace_file(src: str | Path, dst: str | Path) -> None:
     _fsync_dir(Path(dst).parent)
 
 
-def atomic_write(path: str | Path, data: str | bytes) -> Path:
+def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = None) -> Path:
     """Replace `path` with `data` (text is written as UTF-8)."""
     path = Path(path)
-    with atomic_open(path, "wb") as f:
+    with atomic_open(path, "wb", replace=replace) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return path
 
@@ -184,8 +193,8 @@ def json_safe(obj: Any) -> Any:
     return obj
 
 
-def write_json(path: str | Path, obj: Any) -> Path:
-    return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n")
+def write_json(path: str | Path, obj: Any, replace: Replace | None = None) -> Path:
+    return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n", replace)
 
 
 def read_json(path: str | Path, what: str = "file") -> Any:
@@ -194,26 +203,51 @@ def read_json(path: str | Path, what: str = "file") -> Any:
     check_regular(path, what)
     with user_path(path, what):
         text = path.read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
+    try:  # bounded: a huge integer, a repeated key or deep nesting is a UserError naming the file
+        return loads_json(text, f"{what} {path}")
     except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
         raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
+
+
+def special_kind(path: str | Path) -> str | None:
+    """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
+    regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), None)
 
 
 def check_regular(path: Path, what: str = "file") -> None:
     """Refuse a path that exists but is no regular file or directory, before opening it: reading a
     named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
+    kind = special_kind(path)
+    if kind:
+        raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
+
+
+def read_regular(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of a regular file; a named pipe or a device (it would wait for ever, or never end), a
+    missing or unreadable path is a UserError naming what is there."""
+    path = Path(path)
+    check_regular(path, what)
+    with user_path(path, what):
+        return path.read_bytes()
+
+
+def is_regular(path: str | Path) -> bool:
+    """A regular file (no link followed): what lrn reads of its own without asking (a record, meta.json)."""
     import stat
 
     try:
-        mode = path.stat().st_mode
+        return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
-        return  # missing or unreadable: the read that follows says which
-    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    for test, kind in kinds:
-        if test(mode):
-            raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
+        return False
 
 
 def read_json_object(path: str | Path, what: str = "file") -> dict:
@@ -221,16 +255,6 @@ def read_json_object(path: str | Path, what: str = "file") -> dict:
     if not isinstance(doc, dict):
         raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
     return doc
-
-
-def has_marker(path: str | Path, marker: bytes, n: int = 4096) -> bool:
-    """True when the first `n` bytes of the file hold `marker`: how lrn knows a page it wrote (and
-    may replace) by its generator tag; False for a file it cannot read."""
-    try:
-        with open(path, "rb") as f:
-            return marker in f.read(n)
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager
@@ -246,7 +270,18 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
         raise UserError(describe_os_error(path, e, what)) from None
 
 
+def _path_text(name: Any) -> str | None:
+    """An OSError's filename as text to print: a library may give bytes (TensorBoard's writer does),
+    which need not be UTF-8, or a descriptor."""
+    if name is None or isinstance(name, str):
+        return name
+    if isinstance(name, os.PathLike):
+        name = os.fspath(name)
+    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else str(name)
+
+
 def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
+    path = _path_text(path)
     broken = _broken_link(Path(path))
     if broken:
         return broken.replace("PATH", f"{what} {path}")
@@ -300,7 +335,8 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
     if broken:
         raise UserError(broken.replace("PATH", f"{flag} {path}"))
     if kind == "dir" and path.exists() and not path.is_dir():
-        raise UserError(f"{flag} {path} is a file; give a directory (a new one, or one lrn wrote)")
+        raise UserError(f"{flag} {path} is {special_kind(path) or 'a file'}; give a directory (a new one, or one lrn "
+                        "wrote)")
     if kind == "file" and path.is_dir():
         raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
     for parent in path.parents:
@@ -402,14 +438,18 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
         if path.exists() and exchange(tmp, path):
             _fsync_dir(path.parent)
             shutil.rmtree(tmp, ignore_errors=True)  # the old content, now under the temporary name
+            how = "swapped with the old one in one step"
         elif path.exists():
             old = temp_name(path)
             os.replace(path, old)  # out of the way first, so the new one appears in one rename
             os.replace(tmp, path)
             shutil.rmtree(old, ignore_errors=True)
+            how = "renamed over the old one (moved aside first)"
         else:
             os.replace(tmp, path)
+            how = "renamed into place"
         _fsync_dir(path.parent)
+        logging.debug(f"{path}: filled beside it and {how}")
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

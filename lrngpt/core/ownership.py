@@ -1,53 +1,78 @@
 """What lrn may replace: one ownership rule, called by every command that writes.
 
-lrn replaces or removes only what it wrote, and it knows what it wrote by a mark it left there:
+lrn replaces or removes only what it wrote, and it knows what it wrote by its record
+(lrngpt.core.record): `.lrn-output` in each directory it writes into names every file it wrote
+there with its sha256. Never by a mark inside the content, which a file of yours can carry too.
 
-- a run directory carries `.lrn-run` (lrngpt.store.rundir); a config.json alone is not a run;
-- a directory lrn fills whole (a Hugging Face export, an embedding export) carries `.lrn-output`,
-  a manifest written last that names every file in it with its sha256;
-- an HTML page (a report, an explorer page) carries its generator tag in its head;
-- any other file (a stories corpus, a tokenizer.json) has a sidecar `.NAME.lrn` beside it
-  holding its sha256.
+- a file is lrn's while the record names it and its content still has the recorded hash; a file
+  changed since is yours, with or without --force, and a refusal says which of the two it found;
+- a run directory also carries `.lrn-run` (lrngpt.store.rundir), a sweep its sweep.json; a
+  directory lrn fills whole (an export, prepared data) has a `kind` in its record (a Hugging Face
+  export keeps it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads);
+- an output from before the record (nothing names its files) is read and resumed, never replaced.
 
-A file that was changed after lrn wrote it is the user's again: its hash no longer matches.
-`--force` replaces only marked things (and removes only the files a mark names), never a user's
-file, a run's own files from another command, or the source of an import. A refusal names what
-it found; it suggests `--force` only where `--force` would replace nothing but lrn's own output.
-
-Readers are never asked to trust a half-written output: a marked directory is built beside its
-target and swapped in whole (lrngpt.core.fsio.atomic_dir), a marked file is replaced in one rename.
+`--force` replaces only lrn's own unchanged output and removes only the files the record names.
+A refusal names what it found; it suggests `--force` only where `--force` would replace nothing
+but lrn's own output. A directory is built beside its target and swapped in whole
+(lrngpt.core.fsio.atomic_dir), a file is replaced in one rename, after its record entry.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import time
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from lrngpt.core.fsio import atomic_dir, atomic_open, atomic_write, check_output, has_marker, user_path
+from lrngpt.core.fsio import (
+    Replace,
+    atomic_dir,
+    atomic_open,
+    check_output,
+    replace_file,
+    special_kind,
+    temp_name,
+    user_path,
+    writing,
+)
+from lrngpt.core.record import (
+    CHANGED,
+    HUB_RECORD,
+    NEW,
+    OTHER,
+    OURS,
+    RECORD,
+    UNRECORDED,
+    enter,
+    forget,
+    hub_cache_is_ours,
+    locked,
+    manifest,
+    read_record,
+    sha256_file,
+    state,
+    write_record,
+)
 from lrngpt.errors import UserError
 
-OUTPUT_MARKER = ".lrn-output"  # the manifest of a directory lrn filled whole
+OUTPUT_MARKER = RECORD  # (its name before it recorded more than the directories lrn fills whole)
 RUN_MARKER = ".lrn-run"  # a run directory (lrngpt.store.rundir owns its layout)
-SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.runner)
+SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.sweepdir)
+KIND_NAMES = {"run": "run", "sweep": "sweep", "hf-export": "Hugging Face export", "embed-export": "embedding export",
+              "prepared data": "prepared data"}
+_MASS = ("prepared data",)  # said without an article
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def _a(what: str) -> str:
+    return what if what in _MASS else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
 
 
-def _version() -> str:
-    from lrngpt import __version__
-
-    return __version__
+def held(kind: str) -> str:
+    """'an lrn run', 'an lrn Hugging Face export', "lrn's prepared data": what a directory holds."""
+    name = kind_name(kind)
+    return f"lrn's {name}" if name in _MASS else f"an lrn {name}"
 
 
 def _names(n: list[str], most: int = 3) -> str:
@@ -55,48 +80,39 @@ def _names(n: list[str], most: int = 3) -> str:
 
 
 def lrn_kind(d: Path) -> str | None:
-    """What lrn output a directory is: 'run', 'sweep', the kind in its manifest, or None."""
+    """What lrn output a directory is: 'run', 'sweep', the kind its record gives it, or None."""
+    d = Path(d)
     if (d / RUN_MARKER).is_file():
         return "run"
-    if (d / SWEEP_FILE).is_file() and ((d / "runs").is_dir() or _only_sweep_json(d)):
+    if (d / SWEEP_FILE).is_file() and ((d / "runs").is_dir() or set(entries(d)) <= {SWEEP_FILE, "runs"}):
         return "sweep"
-    manifest = read_manifest(d)
-    return manifest["kind"] if manifest else None
+    return read_record(d)["kind"]
 
 
-def _only_sweep_json(d: Path) -> bool:
-    with contextlib.suppress(OSError):
-        return {q.name for q in d.iterdir() if ".tmp-" not in q.name} <= {SWEEP_FILE, "runs"}
-    return False
+def kind_name(kind: str) -> str:
+    return KIND_NAMES.get(kind, kind)
 
 
-# ---- single files ---------------------------------------------------------------------------
-
-def sidecar(path: Path) -> Path:
-    return path.with_name(f".{path.name}.lrn")
-
-
-def _sidecar_hashes(path: Path) -> list[str]:
-    try:
-        doc = json.loads(sidecar(path).read_text(encoding="utf-8"))
-        hashes = doc.get("sha256", [])
-        return [h for h in hashes if isinstance(h, str)] if isinstance(hashes, list) else []
-    except (OSError, ValueError, AttributeError):
-        return []
+def entries(d: Path) -> list[str]:
+    """The names in `d` that count (not the record, not a writer's temporary file)."""
+    with user_path(d, "--out"), contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name != RECORD]
+        return sorted(n for n in names if not (n == HUB_RECORD[0] and hub_cache_is_ours(d)))
+    return []
 
 
-def file_is_lrns(path: Path, tag: bytes | None = None) -> bool:
-    """True when lrn wrote `path` and nobody changed it since: its generator `tag` is in its head
-    (HTML pages), or its sidecar holds its sha256."""
-    if tag is not None:
-        return has_marker(path, tag)
-    hashes = _sidecar_hashes(path)
-    if not hashes:
-        return False
-    try:
-        return sha256_file(path) in hashes
-    except OSError:
-        return False
+# ---- why a file is not lrn's ----------------------------------------------------------------
+
+def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool = False) -> str:
+    """The refusal for a file that is not lrn's to replace: what was found, and (where the command has
+    a --force: `force`) that --force does not help."""
+    where = f"{flag} {path}" if flag else str(path)
+    why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
+           UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file, "
+                       "or one from an lrn before the record)",
+           OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
+    fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
+    return f"{where} {why}; lrn never replaces it{', with or without --force' if force else ''}: {fix}"
 
 
 def _enclosing_output(path: Path) -> tuple[Path, str] | None:
@@ -108,34 +124,34 @@ def _enclosing_output(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-def check_file_target(path: str | Path, force: bool, what: str, tag: bytes | None = None,
-                      replace_own: bool = False, flag: str = "--out", example: str = "out.txt",
-                      inside: Callable[[Path, str], bool] | None = None) -> Path:
-    """Refuse, before any work, to write `path` unless it is new or an earlier output of lrn.
+def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = "--out",
+                      example: str = "out.txt", inside: Callable[[Path, str], bool] | None = None) -> Path:
+    """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier output.
 
-    `what` names the output ("report", "stories corpus"); `tag` is its generator tag when it can
-    carry one; `replace_own`: an earlier output of lrn is replaced without --force (a report is
-    rewritten as the run goes on). A file inside a run, a sweep or an export is refused unless
-    `inside(dir, kind)` allows it (a report beside a run)."""
+    `what` names the output ("report", "stories corpus"); `replace_own`: an earlier output of lrn is
+    replaced as the command runs again, which then has no --force (a page is rewritten as a run goes
+    on). A file inside a run, a sweep or an export is refused unless `inside(dir, kind)` allows it (a
+    report beside a run)."""
     path = check_output(path, "file", flag=flag, example=example)
     enclosing = _enclosing_output(path)
     if enclosing and not (inside and inside(*enclosing)):
         d, kind = enclosing
-        raise UserError(f"{flag} {path} lies inside the lrn {kind} in {d}, whose files are its own; "
+        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own; "
                         f"choose a path outside it")
     with user_path(path, flag):
-        exists = path.exists() or path.is_symlink()
-    if not exists:
+        found, _ = state(path)
+    if found == NEW:
         return path
-    if not path.is_file():
-        raise UserError(f"{flag} {path} exists and is not a regular file; choose another {flag}")
-    if not file_is_lrns(path, tag):
-        if enclosing:
-            raise UserError(f"{flag} {path} is one of the files of the lrn {enclosing[1]} in {enclosing[0]}; "
-                            f"lrn never replaces it with {what}: choose another {flag}")
-        raise UserError(f"{flag} {path} exists and lrn did not write it (or it was changed since); "
-                        f"lrn never replaces it, with or without --force: choose another {flag}, "
-                        "or move the file away yourself")
+    wrote = read_record(path.parent)["what"].get(path.name)
+    if enclosing and not (wrote == what and found in (OURS, CHANGED)):
+        raise UserError(f"{flag} {path} is one of the files of the lrn {kind_name(enclosing[1])} in {enclosing[0]} "
+                        f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}"
+                        f"{'' if replace_own else ', with or without --force'}: choose another {flag}")
+    if found == OURS and wrote not in (None, what):
+        raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
+                        f"choose another {flag}")
+    if found != OURS:
+        raise UserError(not_lrns(path, found, flag, force=not replace_own))
     if not (force or replace_own):
         raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add --force to replace it, "
                         f"or choose another {flag}")
@@ -147,100 +163,207 @@ def beside_runs(d: Path, kind: str) -> bool:
     return kind in ("run", "sweep")
 
 
+# ---- writing files --------------------------------------------------------------------------
+
+def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
+    """A `replace` for lrngpt.core.fsio.atomic_open: under the directory's lock, refuse a file that is
+    not lrn's (when `strict`), record the new content as lrn's, then rename it into place.
+
+    A run's own files (`strict=False`) are the run writer's: recorded, never refused mid-run."""
+    def replace(tmp: Path, path: Path, digest: str | None = None) -> None:  # digest: hashed as it was written
+        digest, st = digest or sha256_file(tmp), os.lstat(tmp)
+        with locked(path.parent):
+            rec = read_record(path.parent)
+            found, before = state(path, rec)
+            if strict and found not in (NEW, OURS):
+                raise UserError(not_lrns(path, found, fix="move it away, then run the command again"))
+            enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
+            write_record(path.parent, rec)
+            replace_file(tmp, path)
+        _drop_sidecar(path)
+    return replace
+
+
+def _drop_sidecar(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.with_name(f".{path.name}.lrn").unlink()  # the record now holds what it held
+
+
 @contextlib.contextmanager
-def owned_file(path: str | Path, kind: str, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
-    """Write `path` (checked with check_file_target first) and mark it as lrn's with a sidecar.
-
-    The sidecar is written before the rename and names both the new content and the file it
-    replaces, so a kill between the two leaves a file that is still known as lrn's."""
-    path = Path(path)
-    previous = [sha256_file(path)] if path.is_file() and file_is_lrns(path) else []
-    with atomic_open(path, mode, encoding=encoding) as f:
+def owned_file(path: str | Path, what: str, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
+    """Write `path` (checked with check_file_target first) and record it as lrn's in the same step."""
+    with atomic_open(Path(path), mode, encoding=encoding, replace=recorded(what)) as f:
         yield f
-        f.flush()
-        digest = sha256_file(Path(f.name))
-        atomic_write(sidecar(path), json.dumps({"kind": kind, "sha256": [digest, *previous],
-                                                "lrn_version": _version()}) + "\n")
 
 
-def write_owned_file(path: str | Path, data: str | bytes, kind: str) -> Path:
-    with owned_file(path, kind) as f:
+def write_owned_file(path: str | Path, data: str | bytes, what: str) -> Path:
+    with owned_file(path, what) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)
+
+
+def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: str = "") -> list[Path]:
+    """Write several files into `d` at once (a sweep's summary): every target checked first, then all
+    recorded and renamed under one lock; a refusal leaves every file as it was."""
+    d = Path(d)
+    with user_path(d, "output directory"):
+        d.mkdir(parents=True, exist_ok=True)
+    temps: dict[str, Path] = {}
+    try:
+        with writing(d), locked(d):
+            rec = read_record(d)
+            before = {}
+            for name in files:
+                found, before[name] = state(d / name, rec)
+                if found not in (NEW, OURS):
+                    raise UserError(not_lrns(d / name, found, fix=fix))
+            for name, data in files.items():
+                temps[name] = tmp = temp_name(d / name)
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+                enter(rec, name, hashlib.sha256(data).hexdigest(), os.lstat(tmp), what, before[name])
+            write_record(d, rec)
+            for name, tmp in temps.items():
+                replace_file(tmp, d / name)
+    finally:
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return [d / name for name in files]
+
+
+def record_existing(path: Path, what: str, append: bool = False) -> None:
+    """Record `path` as it is now as lrn's (a file lrn appended to: metrics.jsonl)."""
+    if not path.is_file():
+        return
+    with locked(path.parent):
+        rec = read_record(path.parent)
+        enter(rec, path.name, sha256_file(path), os.lstat(path), what, None, append)
+        write_record(path.parent, rec)
+
+
+def expect_append(path: Path, what: str) -> None:
+    """Record that lrn appends to `path` from its first byte (a run's metrics.jsonl, before its first row)."""
+    with locked(path.parent):
+        rec = read_record(path.parent)
+        rec["files"][path.name] = hashlib.sha256(b"").hexdigest()
+        rec["append"][path.name], rec["what"][path.name] = 0, what
+        rec["stat"].pop(path.name, None)
+        rec["earlier"].pop(path.name, None)
+        write_record(path.parent, rec)
+
+
+def remove_owned(d: Path, names) -> None:
+    """Remove the named files (checked as lrn's by the caller) and their entries."""
+    with locked(d):
+        rec = read_record(d)
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                (d / name).unlink()
+        forget(rec, names)
+        if rec["exists"]:
+            write_record(d, rec)
 
 
 # ---- directories lrn fills whole ------------------------------------------------------------
 
 def read_manifest(d: Path) -> dict | None:
-    try:
-        doc = json.loads((d / OUTPUT_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(doc, dict) and isinstance(doc.get("kind"), str) and isinstance(doc.get("files"), dict)
-    return doc if ok else None
+    """The record of a directory lrn filled whole (it has a kind), else None."""
+    rec = read_record(d)
+    return rec if rec["kind"] else None
 
 
-def _entries(d: Path) -> list[str]:
-    with user_path(d, "--out"):
-        return sorted(q.name for q in d.iterdir() if ".tmp-" not in q.name)
-
-
-def foreign_in(d: Path, kind: str, recognise: Callable[[Path, list[str]], bool] | None = None) -> list[str]:
-    """The entries of `d` that are not lrn's `kind` output, unchanged: every name when the
-    directory carries no manifest of that kind (and `recognise(d, names)`, how this kind is known without one, says no)."""
-    names = [n for n in _entries(d) if n != OUTPUT_MARKER]
-    manifest = read_manifest(d)
-    if manifest is None or manifest["kind"] != kind:
-        return [] if recognise is not None and recognise(d, names) else names
-    files = manifest["files"]
-    changed = []
+def classify(d: Path, names: list[str]) -> dict[str, list[str]]:
+    """The names in `d` by what they are: OURS, CHANGED, UNRECORDED (a directory or link: UNRECORDED)."""
+    rec = read_record(d)
+    out: dict[str, list[str]] = {OURS: [], CHANGED: [], UNRECORDED: []}
     for n in names:
-        q = d / n
         try:
-            ok = n in files and q.is_file() and not q.is_symlink() and sha256_file(q) == files[n]
+            found, _ = state(d / n, rec)
         except OSError:
-            ok = False
-        if not ok:
-            changed.append(n)
-    return changed
+            found = UNRECORDED
+        out[found if found in out else UNRECORDED].append(n)
+    return out
 
 
-def check_dir_target(out: str | Path, force: bool, what: str, kind: str,
-                     recognise: Callable[[Path, list[str]], bool] | None = None, flag: str = "--out",
+def describe_dir(d: Path, names: list[str] | None = None) -> str:
+    """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
+    kind = lrn_kind(d)
+    if kind:
+        return held(kind)
+    c = classify(d, entries(d) if names is None else names)
+    parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] if c[UNRECORDED] else []
+    parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] if c[CHANGED] else []
+    parts += [f"other output of lrn ({_names(c[OURS])})"] if c[OURS] else []
+    return " and ".join(parts) or "nothing"
+
+
+def foreign_in(d: Path, kind: str) -> list[str]:
+    """The entries of `d` that are not lrn's `kind` output, unchanged: every name when the directory's
+    record is not of that kind."""
+    names = entries(d)
+    if read_record(d)["kind"] != kind:
+        return names
+    c = classify(d, names)
+    return c[CHANGED] + c[UNRECORDED]
+
+
+def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = "--out",
                      replace_own: bool = False) -> Path:
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
     out = check_output(out, "dir", flag=flag)
-    if not out.is_dir() or not _entries(out):
+    if not out.is_dir() or not entries(out):
         return out
     found = lrn_kind(out)
-    if found in ("run", "sweep") or (found and found != kind):
-        raise UserError(f"{flag} {out} holds an lrn {found}; {what} never writes into one: "
+    if found and found != kind:
+        raise UserError(f"{flag} {out} holds {held(found)}; lrn never writes {_a(what)} into it: "
                         f"choose a new or empty {flag}")
-    foreign = foreign_in(out, kind, recognise)
+    foreign = foreign_in(out, kind)
     if foreign:
-        why = (f"files that are not part of the earlier {what}, or were changed since lrn wrote it"
-               if found == kind else "files lrn did not write")
-        raise UserError(f"{flag} {out} holds {why} ({_names(foreign)}); lrn replaces only its own "
-                        f"output, with or without --force: choose a new or empty {flag}")
+        if found == kind:
+            changed = classify(out, foreign)
+            why = (f"files that are not part of the earlier {what} ({_names(changed[UNRECORDED])})"
+                   if changed[UNRECORDED] else f"files of the earlier {what} that were changed since lrn wrote it "
+                                                f"({_names(changed[CHANGED])})")
+        else:
+            why = describe_dir(out)
+            if not read_record(out)["exists"] and _legacy(out, kind):
+                why = f"{what} from an lrn before the record ({RECORD}), which it reads but never replaces"
+        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
+                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
     if not (force or replace_own):
         raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add --force to replace it, "
                         f"or choose another {flag}")
     return out
 
 
-def write_manifest(d: Path, kind: str, extra: dict | None = None) -> None:
-    """The manifest of a filled directory: every file in it and its sha256. Written last."""
-    files = {q.name: sha256_file(q) for q in sorted(d.iterdir()) if q.is_file() and q.name != OUTPUT_MARKER}
-    atomic_write(d / OUTPUT_MARKER, json.dumps({"kind": kind, "files": files, "lrn_version": _version(),
-                                                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                                **(extra or {})}, indent=2) + "\n")
+_LEGACY: dict[str, Callable[[Path], bool]] = {}  # kind -> how an output from before the record looks
+
+
+def legacy_kind(kind: str, looks: Callable[[Path], bool]) -> None:
+    """Register how a `kind` output from before the record looks, only to say so in a refusal."""
+    _LEGACY[kind] = looks
+
+
+def _legacy(d: Path, kind: str) -> bool:
+    looks = _LEGACY.get(kind)
+    try:
+        return bool(looks and looks(d))
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
 def owned_dir(out: str | Path, kind: str) -> Iterator[Path]:
-    """A temporary directory to fill; when the block ends it gets its manifest and replaces `out`
+    """A temporary directory to fill; when the block ends it gets its record and replaces `out`
     in one step (check_dir_target first). A kill leaves `out` exactly as it was or exactly new."""
     with atomic_dir(out) as tmp:
         yield tmp
-        write_manifest(tmp, kind)
+        manifest(tmp, kind, kind_name(kind))
+
+
+def write_manifest(d: Path, kind: str) -> None:
+    manifest(d, kind, kind_name(kind))

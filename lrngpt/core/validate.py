@@ -20,6 +20,7 @@ import functools
 import json
 import math
 import os
+import re
 import types
 import typing
 from typing import Any
@@ -35,11 +36,18 @@ MAX_CORPUS_BYTES = 10**12  # a generated corpus: 1 TB
 VAL_SPLITS = ("documents", "chunks")  # data.val_split (the first is the default); here, so the CLI needs no torch
 
 
-def _json(value: Any) -> str:
+def show_value(value: Any, width: int = 60) -> str:
+    """A value as a message shows it: JSON, cut to `width` characters; an integer too long to print
+    (Python refuses str() past 4,300 digits) by its size; what JSON cannot write by its repr."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() / 3.3219) + 1:,} digits"
     try:
-        return json.dumps(value, allow_nan=True)[:60]
-    except (TypeError, ValueError):
-        return repr(value)[:60]
+        return json.dumps(value, allow_nan=True)[:width]
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(value)[:width]
+        except (ValueError, RecursionError):
+            return f"a {type(value).__name__}"
 
 
 @functools.cache
@@ -67,23 +75,39 @@ def coerce(value: Any, annotation: Any, key: str) -> Any:
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
             if not -INT_LIMIT < value < INT_LIMIT:
-                raise UserError(f"{key} = {value} is out of range; it must fit in 64 bits "
+                raise UserError(f"{key} = {show_value(value)} is out of range; it must fit in 64 bits "
                                 f"(between -{INT_LIMIT - 1:.3g} and {INT_LIMIT - 1:.3g})")
             return value
     elif annotation is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
-            if not math.isfinite(value):
+            if isinstance(value, float) and not math.isfinite(value):
                 raise UserError(f"{key} must be a finite number, got {value}")
             try:
                 return float(value)
             except OverflowError:  # an int beyond any float
-                raise UserError(f"{key} = {value} is out of range for a number") from None
+                raise UserError(f"{key} = {show_value(value)} is out of range for a number") from None
     elif annotation is str:
         if isinstance(value, str):
             return value
     name = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
         annotation, getattr(annotation, "__name__", str(annotation)))
-    raise UserError(f"{key} must be {name}{' or null' if nullable else ''}, got {_json(value)}")
+    raise UserError(f"{key} must be {name}{' or null' if nullable else ''}, got {show_value(value)}"
+                    f"{_yaml11_hint(value, annotation)}")
+
+
+def _yaml11_hint(value: Any, annotation: Any) -> str:
+    """What a YAML 1.1 habit became in YAML 1.2 (the README's promise), said where it is refused."""
+    if not isinstance(value, str):
+        return ""
+    text = value.strip()
+    if annotation is bool and text.lower() in ("yes", "no", "on", "off", "y", "n"):
+        return " (yes, no, on and off are strings in YAML 1.2 and JSON: write true or false)"
+    if annotation in (int, float) and "_" in text and re.fullmatch(r"[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?",
+                                                                    text):
+        return " (a YAML 1.2 or JSON number has no _ between its digits: write it without them)"
+    if annotation in (int, float) and re.fullmatch(r"[-+]?[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?", text):
+        return " (1:30 is a string in YAML 1.2, not 90: write the number itself)"
+    return ""
 
 
 def check_fields(obj: Any, section: str) -> None:

@@ -23,10 +23,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from lrngpt.core import log as logging
 from lrngpt.core.validate import MAX_CORPUS_BYTES
 from lrngpt.errors import UserError
 
 EOT = "<|endoftext|>"
+# One document is read, tokenized and trained on whole, and the BPE trainer holds about 100 bytes a
+# character of one document at once (a 17 MB document: 1.7 GB): past this, a document is refused with
+# its file, not read until the machine runs out of memory (a 1 MB .gz can hold a 1 GB line).
+MAX_DOCUMENT_CHARS = 1 << 25  # 33,554,432 characters: a long book is 3 million
+MAX_LINE_BYTES = 1 << 27  # a JSONL or TSV line (JSON escapes make a document's line longer than its text)
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,14 @@ KINDS = ("stories", "text", "tinystories", "nsmc", "jsonl", "parquet", "hf")
 
 def load_corpus(spec: str) -> Corpus:
     """Parse a corpus string and return the corpus it names."""
-    spec = spec.strip()
+    corpus = _load(spec.strip())
+    logging.debug(f"corpus {corpus.spec}: fingerprint {corpus.fingerprint[:12]}, "
+                  f"{'its own validation split' if corpus.has_own_split else 'split by lrn'}"
+                  + "".join(f", {k} {v}" for k, v in corpus.meta.items() if isinstance(v, str | int)))
+    return corpus
+
+
+def _load(spec: str) -> Corpus:
     kind, _, arg = spec.partition(":")
     if kind == "stories":
         from lrngpt.corpora.stories import stories_corpus

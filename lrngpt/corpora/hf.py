@@ -34,6 +34,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from lrngpt.core import log as logging
 from lrngpt.corpora import Corpus
 from lrngpt.corpora.records import BATCH_ROWS, DEFAULT_FIELD, column_texts
 from lrngpt.corpora.text import CHUNK_SIZE
@@ -122,7 +123,8 @@ def load_splits(name: str, config: str | None, revision: str | None = None, stre
             if stream:
                 raise UserError(f"hf:{name} was written by save_to_disk: it is memory-mapped Arrow already; "
                                 "drop ?stream")
-            loaded = datasets.load_from_disk(str(path))
+            with logging.third_party_bars():  # datasets' bars only where lrn's show (not with -q)
+                loaded = datasets.load_from_disk(str(path))
         else:
             local = path.is_dir()
             if local and revision:
@@ -130,8 +132,9 @@ def load_splits(name: str, config: str | None, revision: str | None = None, stre
             if stream and not local and not revision:
                 raise UserError(f"hf:{name}?stream: a streamed Hub dataset needs a pinned revision, "
                                 f"hf:{name}@COMMIT...?stream, so that its token cache stays true")
-            loaded = datasets.load_dataset(str(path) if local else name, config, revision=revision,
-                                           streaming=stream)
+            with logging.third_party_bars():
+                loaded = datasets.load_dataset(str(path) if local else name, config, revision=revision,
+                                               streaming=stream)
     except errors as e:
         cause = e.__cause__ or e  # DatasetGenerationError says what failed in its cause
         detail = (str(cause).strip().splitlines() or [""])[0][:300]

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from lrngpt.corpora import Corpus
 from lrngpt.corpora.download import download_files
-from lrngpt.corpora.text import find_named, fingerprint_files, open_bytes
+from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
 from lrngpt.errors import UserError
 
 URL = "https://raw.githubusercontent.com/e9t/nsmc/master"
@@ -36,7 +36,7 @@ def read_reviews(path: str | Path) -> Iterator[Review]:
     """Every row after the header, empty reviews included; a malformed line is a UserError."""
     path = Path(path)
     with open_bytes(path) as f:
-        for lineno, raw in enumerate(f, 1):
+        for lineno, raw in bounded_lines(f, path):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:

@@ -23,8 +23,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from lrngpt import corpora
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.text import find_files, fingerprint_files, open_bytes
+from lrngpt.corpora.text import bounded_lines, find_files, fingerprint_files, open_bytes
 from lrngpt.errors import UserError
 
 DEFAULT_FIELD = "text"
@@ -60,6 +61,10 @@ def check_text(value, where: str, field: str) -> str:
     if not isinstance(value, str):
         raise UserError(f"{where}: {field!r} is {describe(value)}, not a string; every record's {field!r} "
                         "must hold the document's text")
+    if len(value) > corpora.MAX_DOCUMENT_CHARS:
+        raise UserError(f"{where}: {field!r} is {len(value):,} characters long, above the limit of "
+                        f"{corpora.MAX_DOCUMENT_CHARS:,} for one document (lrn reads a document whole: training a "
+                        "tokenizer on one costs about 100 bytes of memory a character); split it into documents")
     return value
 
 
@@ -82,23 +87,32 @@ def _nonempty(kind: str, arg: str, docs, field: str) -> None:
 
 # ---- JSON Lines ---------------------------------------------------------------------------
 
+def _json_int(digits: str) -> int | float:
+    """A record's integer as JSON reads it, but one past Python's 4,300-digit limit as a float
+    (infinite): no field lrn reads is a number, and the record is not refused for another field."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
+
+
 def jsonl_documents(path: Path, field: str) -> Iterator[str]:
     with open_bytes(path) as f:
-        for lineno, raw in enumerate(f, 1):
+        for lineno, raw in bounded_lines(f, path):
             if not raw.strip():
                 continue
             where = f"{path}: line {lineno}"
             try:
-                record = json.loads(raw.rstrip(b"\r\n"))
+                record = json.loads(raw.rstrip(b"\r\n"), parse_int=_json_int)
             except UnicodeDecodeError:
                 raise UserError(f"{where}: invalid UTF-8; re-save the file as UTF-8") from None
             except json.JSONDecodeError as e:
                 raise UserError(f"{where} is not valid JSON ({e.msg.removesuffix(' at')} at column {e.colno}); "
                                 "each line must hold one JSON object") from None
+            except RecursionError:
+                raise UserError(f"{where} nests lists or objects too deep to read; each line must hold one "
+                                f"JSON object with a {field!r} string") from None
             if not isinstance(record, dict):
                 raise UserError(f"{where} is {describe(record)}, not a JSON object with a {field!r} field")
             if field not in record:
-                has = ", ".join(repr(k) for k in list(record)[:8]) or "no fields"
+                has = ", ".join(repr(k)[:40] for k in list(record)[:8]) or "no fields"
                 raise UserError(f"{where} has no field {field!r} (it has {has}); name the field to read "
                                 "with jsonl:PATH:FIELD")
             text = check_text(record[field], where, field).strip()
@@ -162,9 +176,26 @@ def _open_parquet(path: Path, column: str):
 
 def parquet_documents(path: Path, column: str) -> Iterator[str]:
     """The column's values a batch of rows at a time, so a big file never sits in memory whole
-    (benchmarks/bench_parquet_memory.py measures it against `text:`)."""
-    batches = _open_parquet(path, column).iter_batches(batch_size=BATCH_ROWS, columns=[column])
-    return column_texts((batch.column(0).to_pylist() for batch in batches), str(path), column)
+    (benchmarks/bench_parquet_memory.py measures it against `text:`). A page that does not
+    decompress or decode (a damaged file) is a UserError naming the file and the rows read."""
+    import pyarrow as pa
+
+    pf = _open_parquet(path, column)
+
+    def batches() -> Iterator[list]:
+        rows = 0
+        try:
+            for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=[column]):
+                values = batch.column(0).to_pylist()
+                rows += len(values)
+                yield values
+        except (OSError, pa.ArrowException, UnicodeDecodeError) as e:
+            detail = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            past = f" past row {rows:,} (from 0)" if rows else ""
+            raise UserError(f"{path}: its data cannot be read{past} ({detail}): the file is damaged "
+                            "(a page that does not decompress or decode); write it again, or leave it out") from None
+
+    return column_texts(batches(), str(path), column)
 
 
 def parquet_corpus(arg: str) -> Corpus:

@@ -95,11 +95,14 @@ def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callab
     if keyed is None:
         return compute()
     key, newest = keyed
+    what = f"{kind} fingerprint of {len(files)} file(s)"
     if not verifying():
         if key in _memo:
+            logging.debug(f"{what}: known in this process, files not read")
             return _memo[key]
         entry = _read().get(key)
         if entry is not None:
+            logging.debug(f"{what}: same stat as in {cache_path()}, files not read")
             _memo[key] = entry["fingerprint"]
             return entry["fingerprint"]
     fingerprint = compute()
@@ -107,4 +110,8 @@ def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callab
     if after is not None and after[0] == key and newest < started - RACY_NS:  # unchanged while read, not racy
         _memo[key] = fingerprint
         _remember(key, fingerprint, kind, len(files))
+        logging.debug(f"{what}: hashed{' (verify)' if verifying() else ''} and remembered")
+    else:
+        logging.debug(f"{what}: hashed, not remembered (a file changed in the last {RACY_NS // 10**9} s, "
+                      "or while it was read)")
     return fingerprint

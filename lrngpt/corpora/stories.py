@@ -168,8 +168,8 @@ def generate_stories(size_bytes: int, seed: int = 0) -> Iterator[str]:
 def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool = False) -> dict:
     """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`).
 
-    A file that is there is replaced only when lrn wrote it (and with `force`); the new file is
-    marked as lrn's by a sidecar (lrngpt.core.ownership)."""
+    A file that is there is replaced only when lrn wrote it and nobody changed it since (and with
+    `force`); the new file is recorded as lrn's (lrngpt.core.ownership)."""
     from lrngpt.core.fsio import user_path
     from lrngpt.core.ownership import check_file_target, owned_file
     from lrngpt.corpora import EOT

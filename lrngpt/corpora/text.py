@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from lrngpt.core.fsio import describe_os_error
+from lrngpt import corpora
+from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.corpora import EOT, Corpus
 from lrngpt.errors import UserError
 
@@ -56,8 +57,9 @@ def find_files(arg_paths: Iterable[str | Path], suffixes: tuple[str, ...] = SUFF
             found += [(f, f.relative_to(p).as_posix()) for f in files]
         elif p.is_file():
             found.append((p, p.name))
-        else:
-            raise UserError(f"{p}: no such file or directory")
+        else:  # say what is there: a named pipe, a device, a broken link, nothing
+            check_regular(p, "corpus file")
+            raise UserError(describe_os_error(p, FileNotFoundError(2, "no such file"), "corpus file"))
     return found
 
 
@@ -94,36 +96,89 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
                 return
 
 
-def split_documents(chunks: Iterable[str], sep: str = EOT) -> Iterator[str]:
+def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
+                    where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also when a separator straddles two chunks.
 
     Yields raw pieces (unstripped, possibly empty). The unsearched `tail` is kept no longer than
     len(sep) - 1 characters: anything before that was already searched together with enough
-    following text to see a whole separator.
+    following text to see a whole separator. A piece longer than `max_chars` is a UserError
+    naming `where` and the document, raised as soon as it is that long (memory stays bounded).
     """
     done: list[str] = []  # searched pieces of the current document
+    size = 0  # their characters
     tail = ""
     keep = len(sep) - 1
+    index = 0  # the current document, from 0
+
+    def check(n: int) -> None:
+        if max_chars is not None and n > max_chars:
+            raise UserError(f"{where}: document {index + 1} (from 1) is longer than {max_chars:,} characters "
+                            f"without a {sep} between documents; lrn reads a document whole (training a tokenizer "
+                            f"on one costs about 100 bytes of memory a character), so separate the documents with "
+                            f"{sep} or split the text into files")
+
     for chunk in chunks:
         parts = (tail + chunk).split(sep)
         if len(parts) > 1:
+            check(size + len(parts[0]))
             yield "".join(done) + parts[0]
-            yield from parts[1:-1]
-            done = []
+            for part in parts[1:-1]:
+                index += 1
+                check(len(part))
+                yield part
+            done, size, index = [], 0, index + 1
         tail = parts[-1]
         if len(tail) > keep:
             done.append(tail[: len(tail) - keep])
+            size += len(tail) - keep
             tail = tail[len(tail) - keep :]
+        check(size)  # (the tail may be the start of a separator: it counts once it is known not to be)
+    check(size + len(tail))
     yield "".join(done) + tail
 
 
 def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) -> Iterator[str]:
-    """Documents of the given files in order: separated by EOT, stripped, empty ones dropped."""
+    """Documents of the given files in order: separated by EOT, stripped, empty ones dropped; one
+    longer than MAX_DOCUMENT_CHARS is a UserError naming its file."""
     for path in paths:
-        for doc in split_documents(_decoded_chunks(Path(path), chunk_size)):
+        path = Path(path)
+        where = f"{path} (uncompressed)" if path.name.endswith(".gz") else str(path)
+        for doc in split_documents(_decoded_chunks(path, chunk_size), max_chars=corpora.MAX_DOCUMENT_CHARS,
+                                   where=where):
             doc = doc.lstrip("\ufeff").strip()  # a byte-order mark is not text
             if doc:
                 yield doc
+
+
+def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """(line number from 1, raw line with its newline) of a binary file, read CHUNK_SIZE bytes at a
+    time: a line longer than `max_bytes` (MAX_LINE_BYTES) is a UserError naming the file and the
+    line as soon as that much of it is read (a .gz of a few MB can hold a line of gigabytes).
+    (Not readline(size): on a gzip stream it is many times slower.)"""
+    limit = corpora.MAX_LINE_BYTES if max_bytes is None else max_bytes
+    lineno, pending, size = 0, [], 0  # pieces of the line being read, and their bytes
+
+    def too_long() -> UserError:
+        where = " of the uncompressed text" if path.name.endswith(".gz") else ""
+        return UserError(f"{path}: line {lineno + 1}{where} is longer than {limit:,} bytes; a line holds one "
+                         "record (one document), so split it, or check that this is the right file")
+
+    while block := f.read(CHUNK_SIZE):
+        start = 0
+        while (end := block.find(b"\n", start)) != -1:
+            if size + end + 1 - start > limit:
+                raise too_long()
+            lineno += 1
+            yield lineno, b"".join([*pending, block[start : end + 1]]) if pending else block[start : end + 1]
+            pending, size, start = [], 0, end + 1
+        if start < len(block):
+            pending.append(block[start:])
+            size += len(block) - start
+            if size > limit:
+                raise too_long()
+    if pending:
+        yield lineno + 1, b"".join(pending)
 
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:

@@ -2,9 +2,12 @@
 
 PATH is a directory holding TinyStoriesV2-GPT4-train.txt and -valid.txt (or .txt.gz). Without PATH
 both files are downloaded into cache_dir()/tinystories (about 2.2 GB) from the Hugging Face dataset
-repository at one pinned revision, so every download is the same bytes. LRN_TINYSTORIES_URL names
-a mirror of huggingface.co that serves the same paths (`<mirror>/datasets/roneneldan/TinyStories/
-resolve/<revision>/<file>`); the tests point it at a local server.
+repository at one pinned revision, so every download is the same bytes, by huggingface_hub's
+hf_hub_download (resumable, retried, Xet where the Hub has it; lrngpt.corpora.hub_file checks the
+size and sha256 around it). LRN_TINYSTORIES_URL names a mirror of huggingface.co that serves the
+same paths (`<mirror>/datasets/roneneldan/TinyStories/resolve/<revision>/<file>`), for this corpus
+only; HF_ENDPOINT, huggingface_hub's own variable, does the same for every Hub download; the tests
+point them at a local server. HF_HUB_OFFLINE=1 downloads nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import os
 from pathlib import Path
 
 from lrngpt.corpora import Corpus
-from lrngpt.corpora.download import Unreachable, cache_dir, download_files
+from lrngpt.corpora.download import Unreachable, cache_dir
+from lrngpt.corpora.hub_file import pinned_file
 from lrngpt.corpora.text import find_named, fingerprint_files, iter_documents
 from lrngpt.errors import UserError
 
@@ -35,10 +39,14 @@ EXPECTED = {
 }
 
 
+def endpoint() -> str:
+    """The Hub to download from: LRN_TINYSTORIES_URL, else HF_ENDPOINT, else huggingface.co."""
+    return (os.environ.get("LRN_TINYSTORIES_URL") or os.environ.get("HF_ENDPOINT") or ENDPOINT).rstrip("/")
+
+
 def base_url() -> str:
     """Where the files of REVISION live: `<endpoint>/datasets/<repo>/resolve/<REVISION>`."""
-    endpoint = os.environ.get("LRN_TINYSTORIES_URL") or ENDPOINT
-    return f"{endpoint.rstrip('/')}/datasets/{REPOSITORY}/resolve/{REVISION}"
+    return f"{endpoint()}/datasets/{REPOSITORY}/resolve/{REVISION}"
 
 
 def cache_path() -> Path:
@@ -67,7 +75,8 @@ def downloaded_files() -> tuple[Path, Path]:
     """
     directory = cache_path()
     try:
-        train, valid = download_files(base_url(), CACHE_SUBDIR, EXPECTED)
+        train, valid = (pinned_file(REPOSITORY, name, REVISION, directory, size=size, sha256=sha256,
+                                    endpoint=endpoint()) for name, (size, sha256) in EXPECTED.items())
     except Unreachable as e:
         missing = [n for n in EXPECTED if not (directory / n).is_file()]
         raise UserError(

@@ -13,6 +13,8 @@ Layout of a prepared directory:
     tokenizer.json   the trained tokenizer (Hugging Face format, one file)
     train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
     val.bin
+    .lrn-output      with --out: the record of every file above and its sha256 (lrngpt.core.record);
+                     --force replaces only prepared data whose record still matches
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from itertools import islice
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import (
@@ -35,13 +36,23 @@ from lrngpt.core.fsio import (
     atomic_write,
     check_not_cwd,
     check_output,
+    is_regular,
     user_path,
     write_json,
     writing,
 )
-from lrngpt.core.ownership import check_file_target, foreign_in, lrn_kind, write_owned_file
+from lrngpt.core.ownership import (
+    check_dir_target,
+    check_file_target,
+    entries,
+    legacy_kind,
+    lrn_kind,
+    write_manifest,
+    write_owned_file,
+)
 from lrngpt.core.validate import VAL_SPLITS
 from lrngpt.corpora import Corpus, load_corpus
+from lrngpt.data.sampler import BatchSampler  # noqa: F401 (importable from here, as it was)
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
@@ -83,11 +94,21 @@ def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None
     return tokenizer_key(corpus, cfg)
 
 
+def check_run_data(saved_key: str | None, cfg: DataConfig, run: str, fix: str) -> None:
+    """Refuse, before a tokenizer is trained on it, a corpus whose content changed since the run in `run`
+    was trained (its key is the checkpoint's data_key): its splits would be another text's, encoded with
+    another tokenizer, which is not "another tokenizer" but another corpus. None: an import, nothing to check."""
+    if saved_key is not None and data_key(load_corpus(cfg.corpus), cfg) != saved_key:
+        raise UserError(f"the content of {cfg.corpus} changed since the run in {run} was trained (its files are "
+                        f"not the ones it read); {fix}")
+
+
 def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> Tokenizer:
     """The BPE for a data config, trained on its training split (cached by tokenizer_key)."""
     log = log or logging.info
     corpus = corpus or load_corpus(cfg.corpus)
     path = data_cache_dir().parent / "tokenizers" / f"{tokenizer_key(corpus, cfg)}.json"
+    logging.debug(f"tokenizer: key {path.stem} -> {path}")
     record = path.with_suffix(".hash")  # the trained tokenizer's hash, written after it: what the cache trusts
     if path.exists():
         cached = _cached_tokenizer(path, record, log)
@@ -169,8 +190,8 @@ class PreparedData:
 
 def _read_meta(d: Path) -> dict | None:
     """meta.json, or None when there is none or it is damaged (the directory then holds no usable data)."""
-    try:
-        meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+    try:  # (a FIFO named meta.json is no meta.json: never opened)
+        meta = json.loads((d / "meta.json").read_text(encoding="utf-8")) if is_regular(d / "meta.json") else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return meta if isinstance(meta, dict) else None
@@ -246,36 +267,43 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
                         "corpus without one (a single long text): leave data.val_split at documents")
     key = data_key(corpus, cfg, tokenizer)
     out = Path(out) if out is not None else data_cache_dir() / key
-    if not in_cache:
-        foreign = foreign_in(out, "prepared data", _is_prepared) if out.is_dir() else []
-        if foreign:  # --force replaces prepared data, never a user's files (nanoGPT's train.bin included)
-            raise UserError(f"--out {out} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn replaces only its own prepared data, "
-                            "with or without --force: choose a new or empty --out")
+    logging.debug(f"data: key {key} ({'the given tokenizer' if tokenizer else f'a {cfg.vocab_size}-token BPE'}, "
+                  f"val_fraction {cfg.val_fraction}, split_seed {cfg.split_seed}) -> {out}")
     meta = _read_meta(out)
-    if meta is not None and meta.get("key") == key:
+    problem = None
+    if meta is not None and meta.get("key") == key:  # read, whoever wrote it: nothing is replaced
         data = PreparedData(out, meta, cfg.train_tokens)
         problem = integrity_problem(data)
         if problem is None:
             log(f"data: cached {out} ({meta['splits']['train']['tokens']:,} train tokens)")
             return data
-        if not (in_cache or force):
-            raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+    if not in_cache and entries(out):
+        _check_replace(out, force, meta, problem)
+    if problem:
         log(f"data: {out} is damaged ({problem}); preparing it again")
-    elif out.exists() and any(out.iterdir()) and not (in_cache or force):
-        what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
-        raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
     with atomic_dir(out) as tmp:  # a killed prepare (or a full disk) leaves no half-built cache entry
         tok = tokenizer or train_tokenizer(cfg, corpus, log)
         with writing(out):
             meta = _build(corpus, cfg, key, tok, tmp, log)
+            if not in_cache:  # the cache is lrn's own; a directory of yours gets the record of what lrn wrote
+                write_manifest(tmp, PREPARED)
     return PreparedData(out, meta, cfg.train_tokens)
 
 
-def _is_prepared(d: Path, names: list[str]) -> bool:
-    """How prepared data is known as lrn's: nothing but its files, its meta.json among them (a damaged
-    one included: --force then prepares it again)."""
-    return set(names) <= set(PREPARED_FILES) and "meta.json" in names
+PREPARED = "prepared data"  # the kind in the record of a prepared --out
+legacy_kind(PREPARED, lambda d: (d / "meta.json").is_file() and set(entries(d)) <= set(PREPARED_FILES))
+
+
+def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | None) -> None:
+    """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force
+    (never a user's files, nanoGPT's train.bin included, nor prepared data from before the record)."""
+    check_dir_target(out, True, "prepared data", PREPARED)
+    if force:
+        return
+    if problem:
+        raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+    what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
+    raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
 
 
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
@@ -367,6 +395,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         "eot_id": tok.eot_id,
         "dtype": np.dtype(dtype).name,
         "split_by": split_by,
+        "own_split": corpus.has_own_split,  # validation is the corpus's own (data.splits.validation_kind)
         "val_fraction": cfg.val_fraction,
         "split_seed": cfg.split_seed,
         **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLITS[0] else {}),
@@ -378,51 +407,3 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
     log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
         f"vocabulary {tok.vocab_size}")
     return meta
-
-
-class BatchSampler:
-    """Random contiguous windows (batch_size x seq_len), seeded, with a state for exact resume.
-
-    Every rank draws the same global batch and keeps its own slice, so a data-parallel run
-    sees the same examples as one process with the same global batch.
-    """
-
-    def __init__(self, tokens: np.ndarray, batch_size: int, seq_len: int, seed: int,
-                 rank: int = 0, world_size: int = 1):
-        if len(tokens) < seq_len + 1:
-            raise UserError(f"the training split has {len(tokens)} tokens, too few for one window of "
-                            f"{seq_len + 1}; use a bigger corpus or a smaller train.seq_len")
-        if batch_size % world_size:
-            raise UserError(f"train.batch_size {batch_size} is not divisible by {world_size} processes")
-        self.tokens, self.batch_size, self.seq_len = tokens, batch_size, seq_len
-        self.rank, self.world_size = rank, world_size
-        self.generator = torch.Generator().manual_seed(seed)
-        self._ar = np.arange(seq_len + 1)
-
-    def _global_starts(self) -> torch.Tensor:
-        """The next global batch's window starts (every rank draws the same)."""
-        return torch.randint(0, len(self.tokens) - self.seq_len, (self.batch_size,), generator=self.generator)
-
-    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
-        per = self.batch_size // self.world_size
-        starts = self._global_starts()[self.rank * per : (self.rank + 1) * per].numpy()
-        w = torch.from_numpy(self.tokens[starts[:, None] + self._ar].astype(np.int64))
-        return w[:, :-1], w[:, 1:]
-
-    def reads(self, steps: int) -> np.ndarray:
-        """How many times each position of the split was a training target in `steps` global batches
-        (replayed from this sampler's seed: a fresh sampler gives the run's own windows)."""
-        drawn = [self._global_starts().numpy() for _ in range(steps)]
-        starts = np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.int64)
-        # a window starting at s has the targets s+1 .. s+seq_len: +1 there, -1 after, then a running sum
-        # (int32: a count never exceeds steps x batch_size; a split of 10^9 tokens takes 4 GB, not 8)
-        diff = np.zeros(len(self.tokens) + 1, dtype=np.int32)
-        np.add.at(diff, starts + 1, 1)
-        np.add.at(diff, starts + 1 + self.seq_len, -1)
-        return np.cumsum(diff[:-1], dtype=np.int32)
-
-    def state(self) -> torch.Tensor:
-        return self.generator.get_state()
-
-    def set_state(self, state: torch.Tensor) -> None:
-        self.generator.set_state(state)

@@ -11,7 +11,8 @@ cases move tokens after encoding instead, on the arrays prepare has just written
                   val_chunks lists each chunk's token and byte range)
 
 `describe_validation(meta, own_split)` says which documents or which part of the text became
-validation, as `lrn data prepare` prints it.
+validation, as `lrn data prepare` prints it; `validation_kind(meta)` says it in one word (a run's
+summary.json records it, and the findings judge names it).
 """
 
 from __future__ import annotations
@@ -98,6 +99,20 @@ def _shown(items: list[str], limit: int = 8) -> str:
 
 CHUNKS_HINT = ("for seeded chunks from all over the text instead: --val-split chunks (lrn train / lrn sweep: "
                "--set data.val_split=chunks)")
+
+
+OWN_SPLIT_KINDS = ("tinystories", "nsmc")  # corpora with a validation split of their own (meta before own_split)
+
+
+def validation_kind(meta: dict) -> str:
+    """What became validation, in one word: documents (a seeded draw of whole ones), tail (the end of
+    a corpus too small to draw documents from: one book), chunks, or own split."""
+    by = meta.get("split_by", "documents")
+    if by == "tokens":
+        return "tail"
+    if by == "chunks":
+        return "chunks"
+    return "own split" if meta.get("own_split", meta.get("kind") in OWN_SPLIT_KINDS) else "documents"
 
 
 def describe_validation(meta: dict, own_split: bool) -> tuple[dict, str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
 
@@ -33,11 +34,15 @@ def resolve_device(name: str = "auto") -> str:
             raise UserError("device mps asked for, but it is not available; use --device cpu")
         if name not in ("cpu", "mps") and not name.startswith("cuda"):
             raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
+        logging.debug(f"device: {name}, as asked")
         return name
     if torch.cuda.is_available():
+        logging.debug(f"device auto: cuda ({torch.cuda.device_count()} GPU(s), the first is {torch.cuda.get_device_name(0)})")
         return "cuda"
     if torch.backends.mps.is_available():
+        logging.debug("device auto: mps (no CUDA GPU)")
         return "mps"
+    logging.debug(f"device auto: cpu (no CUDA GPU, no MPS; torch uses {torch.get_num_threads()} threads)")
     return "cpu"
 
 

@@ -11,8 +11,10 @@ the plan chooses:
     widths  the study's; when all of them would get fewer than GOOD_STEPS steps, a width study of
             more than four widths keeps 4, 16, 64, 256 (every other doubling)
     corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET = 0.25 passes of its
-            training tokens (the chapter reads 0.12); a text of your own (--set data.corpus=...)
-            caps the steps at that target instead
+            training tokens (the chapter reads 0.12: the findings judge's FEW_PASSES, the same
+            constant); a text of your own (--set data.corpus=...) caps the steps at that target
+            instead, and a text too small for MIN_STEPS steps there is read up to OWN_TEXT_PASSES
+            (one pass; MIN_STEPS at the least): the plan says what that costs the findings
     evals   4 periodic evaluations of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k),
             the full validation split at the end
 
@@ -23,7 +25,9 @@ POINT_OVERHEAD_S (building the model, checkpoints), and the summary and figures 
 The constants are upper bounds measured on the 2-core development machine while it was shared.
 A budget whose smallest plan (4 widths x MIN_STEPS steps) does not fit is refused, naming the
 smallest budget that does. The plan is stored in DIR/sweep.json (`budget`), so running the
-command again resumes the same points instead of planning anew.
+command again resumes the same points instead of planning anew; what the runs really took is
+recorded beside it in DIR/timing.jsonl (lrngpt.experiments.timing), and a resumed plan's estimates
+for the runs still to go are corrected by the pace measured so far.
 """
 
 from __future__ import annotations
@@ -35,16 +39,28 @@ from dataclasses import dataclass, field
 
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.runconfig.schema import from_dict, parse_override
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
 
-PASSES_TARGET = 0.25
+# sweepdir and the config schema load torch (through the models): imported where used, so that
+# `lrn sweep --help`, which reads BUDGET_HELP, stays without it
+
+PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrngpt.experiments.thresholds)
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
 MIN_STEPS, GOOD_STEPS, EVALS = 100, 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
 BYTES_PER_TOKEN = 4.1  # the generated stories at 4,096 tokens: 100 MB -> 23.2M training tokens
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
 CHAPTER = {"steps": 4000, "batch": 64, "read": 65_536_000, "train_tokens": 550_000_000, "passes": 0.12}
+
+
+BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
+               "context 6, hidden 512): steps, batch, corpus size and widths are planned from a measured probe so "
+               f"that each run reads at most {PASSES_TARGET} passes of its text (a text of your own too small for "
+               f"{MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what that costs the "
+               "findings); --dry-run prints the plan and what it gives up. A budget too short is refused with the "
+               "smallest that works. Again on the same --out (with or without --minutes) it resumes the stored plan, "
+               "its estimates corrected by the runs done so far; DIR/timing.jsonl records each run's time beside its "
+               "estimate")
 
 
 @dataclass
@@ -77,6 +93,8 @@ def check_minutes(minutes) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
+    from lrngpt.experiments.sweepdir import SweepDir
+
     try:
         doc = SweepDir(out).definition(partial=True)
     except UserError:
@@ -102,11 +120,49 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             raise UserError("--minutes plans its own scale; leave out --scale (or leave out --minutes)")
         minutes = check_minutes(minutes)
         if stored is not None and stored.get("minutes") == minutes:
-            return from_record(stored)
+            return corrected_record(stored, out)
+        if stored is not None:  # before any probe: the dry run says what the real run does
+            raise UserError(other_budget(out, stored, minutes))
         return plan_budget(source, minutes, sets, axes, log=log)
     if stored is not None and not scale:
-        return from_record(stored)
+        return corrected_record(stored, out)
     return None
+
+
+def corrected_record(stored: dict, out) -> Budget:
+    """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
+    for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    from lrngpt.experiments.sweepdir import SweepDir
+    from lrngpt.experiments.timing import corrected, pace
+
+    b = from_record(stored)
+    try:
+        rows = SweepDir(out).timing()
+    except UserError:
+        rows = []  # a damaged record: the plan as it was made
+    if b.point_seconds and pace(rows) is not None:
+        b.point_seconds = corrected(b.point_seconds, rows)
+    return b
+
+
+def other_budget(out, stored: dict, minutes: float) -> str:
+    """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
+    (never "delete it": its finished runs are the point of running it again)."""
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    sweep_dir = SweepDir(out)
+    points = sweep_dir.definition(partial=True).get("points") or []
+    done = 0
+    for p in points:
+        try:
+            done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+        except (UserError, KeyError, TypeError):
+            pass
+    old = stored.get("minutes")
+    old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
+    return (f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its points and steps "
+            f"come from that plan, so --minutes {minutes:g} would be another sweep: run the same command with {old} "
+            f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
@@ -143,6 +199,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
+    from lrngpt.runconfig.schema import from_dict, parse_override
 
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     if source not in STUDIES:
@@ -161,6 +218,9 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             raise UserError(f"--minutes needs the training tokens of {base['data']['corpus']}: run `lrn data prepare "
                             f"--corpus {base['data']['corpus']}` first (it is big or downloaded)")
         n_user, n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+        if n_user < base["train"]["seq_len"] + 1:  # before the probe: nothing to plan
+            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens, too few for one window of "
+                            f"{base['train']['seq_len'] + 1}; give it more text")
 
     def sets_for(steps: int, batch: int) -> dict:
         read = steps * batch * base["train"]["seq_len"]
@@ -218,11 +278,12 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     ends, probe_s = _probe_ends(probe_sweep, probe_fn or probe, log)
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
-        cap = min(cap, int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor)
-        if cap < MIN_STEPS * factor:
-            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens: under {PASSES_TARGET} passes "
-                            f"that is {cap:,} steps of {batch} x {seq}, fewer than the {MIN_STEPS} a run needs; give it "
-                            "more text, or leave out --minutes")
+        few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
+        if few >= MIN_STEPS * factor:
+            cap = min(cap, few)
+        else:  # a small text: read more often than finding 2's premise allows, and said so (gives_up)
+            once = int(OWN_TEXT_PASSES * n_user // (batch * seq)) // factor * factor
+            cap = min(cap, max(MIN_STEPS * factor, once))
     chosen = None
     for i, grid in enumerate(grids):  # all the widths with GOOD_STEPS each, else fewer widths with MIN_STEPS
         steps = fit(batch, grid, ends, probe_s, cap)
@@ -268,10 +329,34 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
         out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
                    f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
     text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-    out.append(f"{text}, about {n_train:,} training tokens, instead of TinyStories ({CHAPTER['train_tokens']:,}): "
-               f"{b.passes:.2f} passes, at most the {PASSES_TARGET} target (the chapter: {CHAPTER['passes']})")
+    within = f"at most the {PASSES_TARGET} target" if b.passes <= PASSES_TARGET else \
+        f"more than the {PASSES_TARGET} target: the text is too small for {MIN_STEPS * factor} steps under it"
+    out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {CHAPTER['train_tokens']:,}: "
+               f"{b.passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
+    out += findings_cost(b.passes, (steps or 0) * (batch or BATCH) * seq, n_train)
     out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train bpb "
                f"on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
+    return out
+
+
+def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
+    """What reading a text more than finding 2's premise allows costs the chapter's findings, one line each."""
+    from lrngpt.experiments.chapter import read_shares
+
+    if passes <= PASSES_TARGET:
+        return []
+    once, twice = read_shares(passes)
+    need = read / PASSES_TARGET
+    out = [f"finding 2 (no turn with enough data) rests on hardly a token read twice: at {passes:.2f} passes (about "
+           f"{once:.0%} of the targets read, {twice:.0%} twice or more) the judge can say only that it cannot tell or "
+           f"does not show; it needs a text of at least {need:,.0f} training tokens ({need / max(1, n_train):.1f}x this "
+           "one) for these steps"]
+    if passes >= MANY_PASSES:
+        out.append(f"at {passes:.1f} passes (at least {MANY_PASSES:g}) the judge reads this sweep as a small-data study: "
+                   "finding 3, not findings 1 and 2")
+    else:
+        out.append("finding 1 (each doubling saves less) is judged as before, and each run's train bpb is split into "
+                   "the targets it read and those it never read, so the reason names memorising where it is")
     return out
 
 

@@ -5,7 +5,7 @@ training text (`point_passes`: the tokens its steps read over the tokens of its 
 the one-line warning of a width study that reads its text more than once (`passes_warning`), an
 estimated time on this machine from a short measured probe of its model (`estimate_points`, with
 lrngpt.experiments.estimate), and the refusal of the full scale where torch sees no CUDA GPU
-(`check_machine`). `plan` gathers them for --dry-run (`plan_text`: as lines); it trains nothing
+(`check_machine`). `sweep_plan` gathers them for --dry-run (`sweep_plan_text`: as lines); it trains nothing
 and downloads nothing.
 """
 
@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
+from lrngpt.data.sizing import sizing
 from lrngpt.errors import UserError
-from lrngpt.experiments.grid import Point, Sweep, shard_points
+from lrngpt.experiments.grid import Point, SweepSpec, shard_points
 from lrngpt.experiments.sweepdir import SweepDir
 
 
@@ -41,14 +42,14 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
         if key not in prepared:
             prepared[key] = dry_run_prepared(cfg.data, log) if dry_run else prepare(cfg.data, log=log)
         data = prepared[key]
-        read = cfg.train.steps * cfg.train.tokens_per_step
         n_train = len(data.tokens("train")) if data is not None else None
+        size = sizing(cfg.train.steps, cfg.train.tokens_per_step, n_train)
         out[p.name] = {"train_split_tokens": n_train, "val_split_tokens": len(data.tokens("val")) if data else None,
-                       "tokens_read": read, "passes": read / max(1, n_train) if data is not None else None}
+                       "tokens_read": size["tokens_read"], "passes": size["passes"]}
     return out
 
 
-def passes_warning(sweep: Sweep, passes: list[float]) -> str | None:
+def passes_warning(sweep: SweepSpec, passes: list[float]) -> str | None:
     """One line for a width study whose runs read their training text more than once."""
     passes = [x for x in passes if x is not None]
     if not sweep.width_study or not passes or max(passes) <= 1:
@@ -126,7 +127,7 @@ def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dic
     return {**{k: a[k] + f * (b[k] - a[k]) for k in ("train_s_per_token", "eval_s_per_token")}, "device": a["device"]}
 
 
-def refuses_machine(sweep: Sweep) -> bool:
+def refuses_machine(sweep: SweepSpec) -> bool:
     """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
     import torch
 
@@ -134,7 +135,7 @@ def refuses_machine(sweep: Sweep) -> bool:
         not torch.cuda.is_available()
 
 
-def check_machine(sweep: Sweep) -> None:
+def check_machine(sweep: SweepSpec) -> None:
     """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
     if not refuses_machine(sweep):
         return
@@ -150,7 +151,7 @@ def check_machine(sweep: Sweep) -> None:
                     "insist with --device cpu")
 
 
-def plan(sweep: Sweep, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
          known: dict[str, float] | None = None) -> dict:
     """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
     the training text and estimated seconds on this machine; the passes warning of a width study.
@@ -222,7 +223,7 @@ def _shape_text(p: dict) -> str:
             f"d/L {s['ratio']:.3g}")
 
 
-def plan_text(r: dict) -> str:
+def sweep_plan_text(r: dict) -> str:
     """The dry run as lines: the grid, one line per point, the total, and what is not known."""
     from lrngpt.experiments.estimate import clock
 

@@ -4,8 +4,8 @@
                                    sweep and series (a 4x-steps sweep given beside it is overlaid), and a
                                    panel of the parameters per width stacked by part: embedding, hidden
                                    and the output layer, which does not depend on d; for a width study, the
-                                   book chapter's val bpb by width as a dotted reference curve (its corpus,
-                                   TinyStories, and its reading, 0.12 passes, in the legend)
+                                   book chapter's val bpb by width as a dotted reference curve (its text,
+                                   550M training tokens, and its reading, 0.12 passes, in the legend)
     figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
                                    series, with a grey line at the full-data val bpb of each width when a
                                    full-data sweep is given beside it (without a small-data series: every
@@ -17,8 +17,8 @@
 
 A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
 list of them and return the Figure and the numbers they drew, so tests check what is plotted.
-`write_figures` saves one sweep's figures into DIR/figures; `figure_pngs` draws several sweeps'
-for a report. Every title names the scale and the corpus.
+`figure_files` draws one sweep's figures for DIR/figures (SweepDir.write_summary writes them);
+`figure_pngs` draws several sweeps' for a report. Every title names the scale and the corpus.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lrngpt.core.fsio import atomic_write
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
@@ -50,11 +49,6 @@ def png_bytes(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()
-
-
-def _save(fig: Figure, path: Path) -> Path:
-    atomic_write(path, png_bytes(fig))  # shards sharing DIR may write the same figure at once
-    return path
 
 
 def _nan(values: list) -> list[float]:
@@ -254,16 +248,17 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     return fig, {"runs": runs}
 
 
-FIGURES = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
-           ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
-           ("val_bpb_by_shape", plot_val_by_shape, "val bpb by shape, d_model / n_layer, at a fixed budget"),
-           ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
+# (the names are sweepdir.FIGURE_NAMES: the sweep directory's owner checks them before a sweep starts)
+PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
+         ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
+         ("val_bpb_by_shape", plot_val_by_shape, "val bpb by shape, d_model / n_layer, at a fixed budget"),
+         ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
 
 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
     out = []
-    for name, plot, caption in FIGURES:
+    for name, plot, caption in PLOTS:
         drawn = plot(docs)
         if drawn is not None:
             if drawn[1].get("chapter"):
@@ -272,13 +267,21 @@ def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     return out
 
 
-def write_figures(out: Path, doc: dict) -> list[Path]:
-    folder = Path(out) / "figures"
-    folder.mkdir(parents=True, exist_ok=True)
+def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
+    """{NAME.png: PNG} of the figures one sweep (in `out`) has data for."""
     doc = {**doc, "out": str(out)}
-    paths = []
-    for name, plot, _ in FIGURES:
+    files = {}
+    for name, plot, _ in PLOTS:
         drawn = plot([doc])
         if drawn is not None:
-            paths.append(_save(drawn[0], folder / f"{name}.png"))
-    return paths
+            files[f"{name}.png"] = png_bytes(drawn[0])
+    return files
+
+
+def write_figures(out: Path, doc: dict) -> list[Path]:
+    """Draw one sweep's figures into DIR/figures, recorded as lrn's (only over figures lrn wrote, unchanged)."""
+    from lrngpt.core.ownership import write_owned_files
+    from lrngpt.experiments.sweepdir import FIGURE_FILE
+
+    files = figure_files(out, doc)
+    return write_owned_files(Path(out) / "figures", files, FIGURE_FILE) if files else []

@@ -1,7 +1,7 @@
 """The grid of a sweep: its definition, points, their names and shards (no training here).
 
 `resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
-file into a `Sweep` whose points each hold a validated RunConfig, resolved once;
+file into a `SweepSpec` whose points each hold a validated RunConfig, resolved once;
 `shard_points` gives one shard of it. The runner is lrngpt.experiments.runner, the directory's
 owner lrngpt.experiments.sweepdir.SweepDir.
 
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lrngpt.core.fsio import read_json
+from lrngpt.core.fsio import check_regular, describe_os_error, read_json
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
@@ -69,7 +69,7 @@ class Point:
 
 
 @dataclass
-class Sweep:
+class SweepSpec:
     name: str
     preset: str | None
     source: str
@@ -177,23 +177,21 @@ def _run_name(cfg: dict, values: dict) -> str:
     return name
 
 
-def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
-                  axes: list[str] | None = None, out: str | Path | None = None) -> Sweep:
-    """A study preset name or a sweep file -> the resolved grid (every point validated).
-
-    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
-    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
-    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
-    """
+def resolve_base(source: str, scale: str | None = None, sets: list[str] | None = None,
+                 out: str | Path | None = None) -> tuple:
+    """The base config of a sweep (scale, file and --set overrides and the derived settings applied,
+    no points): (base, scale, name, preset, study, file doc, note)."""
     cli_sets = dict(parse_override(item) for item in sets or [])
-    cli_axes = dict(parse_axis(item) for item in axes or [])
     path = Path(source)
     if source in presets.STUDIES:
         study, doc, preset = presets.STUDIES[source], {}, source
         base_src, name = study.get("base", presets.BASE_PRESET), source
     elif path.suffix == ".json" or path.exists():
         if not path.is_file():
-            raise UserError(f"sweep file {source} does not exist")
+            check_regular(path, "sweep file")  # a FIFO, a device: named, not "does not exist"
+            if path.is_dir():
+                raise UserError(f"sweep file {source} is a directory; give a sweep file (.json) or a study")
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "sweep file"))
         doc, preset, name = _read_file(path), None, path.stem
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
@@ -228,6 +226,21 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
     _layer(base, presets.derived_overrides(study, scale, train, explicit), "derived")
     base["name"] = name
     base = from_dict(base).to_dict()
+    return base, scale, name, preset, study, doc, note
+
+
+def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
+                  axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
+    """A study preset name or a sweep file -> the resolved grid (every point validated).
+
+    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
+    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
+    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
+    """
+    for item in sets or []:
+        parse_override(item)  # a bad --set is named before a bad --axis, as it always was
+    cli_axes = dict(parse_axis(item) for item in axes or [])
+    base, scale, name, preset, study, doc, note = resolve_base(source, scale, sets, out)
     grid = _check_axes({**(doc.get("axes") or study.get("axes") or {}), **cli_axes}, source)
     n_points = math.prod(len(v) for v in grid.values())
     if n_points > MAX_POINTS:  # refused before a single point is built: a dry run of it answers at once
@@ -248,7 +261,7 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         seen.add(p.name)
         p.config.name = p.name
     about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
-    return Sweep(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
+    return SweepSpec(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
 
 
 def _existing_scale(out) -> str | None:
@@ -313,7 +326,7 @@ def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
     return slurm_shard(env) or ((0, 1), None)
 
 
-def shard_points(sweep: Sweep, shard: tuple[int, int]) -> list[Point]:
+def shard_points(sweep: SweepSpec, shard: tuple[int, int]) -> list[Point]:
     i, n = check_shard(shard)
     return [p for p in sweep.points if p.index % n == i]
 

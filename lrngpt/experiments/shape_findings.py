@@ -90,6 +90,7 @@ def _name(e: dict) -> str:
 def _finding(verdict: str, evidence: list[str], reason: str | None = None, next_: str | None = None,
              numbers: dict | None = None) -> dict:
     return {"number": NUMBER, "key": KEY, "finding": FINDING, "verdict": verdict, "reason": reason, "next": next_,
+            "commands": [],
             "evidence": evidence, "chapter": CHAPTER, "numbers": numbers or {}}
 
 

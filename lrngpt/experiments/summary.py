@@ -16,18 +16,18 @@ import statistics
 from pathlib import Path
 
 from lrngpt.corpora import corpus_label
+from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
-# corpus_label, periodic_evals, best_periodic_val and run_passes read one run: they live in the run and
-# corpus layers and are importable from here, as they were
-__all__ = ["best_periodic_val", "collect", "corpus_label", "periodic_evals", "run_passes"]
-
+# the train bpb split by what training read (summary.json since it carried them; else RUN/by_reads.json)
+BY_READS = ("train_bpb_read", "train_bpb_unread", "read_share", "read_twice_share")
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
-               "saved_per_doubling", "finished", "n_layer"]  # n_layer: a GPT's depth (a shape study)
+               "saved_per_doubling", "train_bpb_read", "train_bpb_unread", "read_share", "val_split", "finished",
+               "n_layer"]  # n_layer: a GPT's depth (a shape study)
 
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
@@ -46,7 +46,13 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         return None
     cfg = run.config().to_dict()  # checked: a damaged config.json is named, field and all
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
-    best, best_step = best_periodic_val(read_metrics(run_dir))
+    metrics = read_metrics(run_dir)
+    best, best_step = best_periodic_val(metrics)
+    split = {k: s.get(k) for k in BY_READS}
+    if split["train_bpb_read"] is None:  # a run from before summary.json held it: what lrn eval --by-reads kept
+        kept = run.by_reads()
+        if kept and kept.get("step") == s["step"]:
+            split = {k: kept.get(k) for k in BY_READS}
     return {
         "name": point["name"], "n_embd": cfg["model"]["n_embd"], "n_layer": cfg["model"].get("n_layer"),
         "seed": cfg["train"]["seed"],
@@ -59,8 +65,23 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "passes": run_passes(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
-        "values": point.get("values", {}),
+        "values": point.get("values", {}), **split, "val_split": s.get("val_split") or _val_split(s, cfg),
+        "periodic_val": [[step, v] for step, v in sorted(periodic_evals(metrics).items())],
     }
+
+
+def _val_split(summary: dict, cfg: dict) -> str | None:
+    """The kind of validation split of a run whose summary.json does not say: chunks when the config
+    asks for them, else what its prepared data (if still in this machine's cache) records."""
+    if cfg["data"].get("val_split") == "chunks":
+        return "chunks"
+    if not isinstance(summary.get("data_key"), str):
+        return None
+    from lrngpt.data.prepared import cached_prepared
+    from lrngpt.data.splits import validation_kind
+
+    data = cached_prepared(summary["data_key"])
+    return None if data is None else validation_kind(data.meta)
 
 
 def format_line(row: dict, scale: str, best: bool = False) -> str:
@@ -176,6 +197,11 @@ def markdown(doc: dict) -> str:
                        f"{', '.join(f'{v:.4f}' for v in g['val_bpb'])} | {g['mean']:.4f} | "
                        f"{g['spread']:.4f} | {g['std']:.4f} |")
         out.append("")
+    if doc.get("timing"):
+        from lrngpt.experiments.timing import account_text
+
+        out += ["## Time against the budget", "", account_text(doc["timing"]) + " (DIR/timing.jsonl holds each run's "
+                "seconds beside its estimate).", ""]
     out += [f"## Runs ({scale} scale, {corpus})", "", "```", *doc["lines"], "```", ""]
     return "\n".join(out)
 
@@ -213,4 +239,14 @@ def collect(out: str | Path, partial: bool = False) -> dict:
             "corpus": ", ".join(map(str, corpora)), "about": definition.get("about", ""),
             "points": len(points), "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
             "pending": pending, "lines": lines, "out": str(out), "table": str(sweep_dir.summary_path("md")),
-            "tables": {k: str(sweep_dir.summary_path(k)) for k in ("md", "csv", "json")}, "figures": []}
+            "tables": {k: str(sweep_dir.summary_path(k)) for k in ("md", "csv", "json")}, "figures": [],
+            "meta": sweep_meta(definition, out),  # what it was run with: the findings' commands repeat it
+            "timing": _timing(sweep_dir, definition)}
+
+
+def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
+    """A budgeted sweep's estimate against its record (lrngpt.experiments.timing); None without a budget."""
+    from lrngpt.experiments.timing import account
+
+    budget = definition.get("budget")
+    return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None

@@ -11,35 +11,43 @@
                           spread over seeds (summary.json rows carry n_embd and val_bpb, as
                           lrngpt.analysis.costs.read_sweep_bpb expects)
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
+      timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
+                          estimate, each invocation's (lrngpt.experiments.timing)
+      .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.record
 
 `SweepDir` owns these names: every module that reads or writes a sweep directory goes through
 it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and
 checked field by field in one place (`definition`), and its `version` is honoured: a file from
 a newer lrn is refused rather than misread. A point counts as finished when its summary.json
 says finished at the point's steps; one with ckpt_last.pt but no finished summary resumes.
+
+The summary files and figures are rewritten whenever the sweep runs, and only while they are as
+lrn wrote them (the record): a lines.txt you edited is yours; a sweep says so before it trains,
+keeps it as it is and writes the other files; --summary-only refuses and writes none. A sweep from
+before the record has its summary files taken as lrn's when they hold exactly what lrn would
+write now; any other is never replaced.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 
-from lrngpt.core.fsio import (
-    atomic_write,
-    check_output,
-    create_exclusive,
-    read_json_object,
-    user_path,
-    write_json,
-)
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json_object, user_path
+from lrngpt.core.ownership import describe_dir, entries, not_lrns, record_existing, write_owned_files
+from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES = "sweep.json", "runs", "lines.txt", "figures"
+DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
+FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS draws them
+SUMMARY_FILE, FIGURE_FILE, TIMING_FILE = "sweep summary", "sweep figure", "timing record"  # what the record calls them
 
 
 class SweepDir:
@@ -72,7 +80,7 @@ class SweepDir:
 
     @property
     def figures_dir(self) -> Path:
-        return self.path / FIGURES
+        return self.path / FIGURES_DIR
 
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()
@@ -110,17 +118,16 @@ class SweepDir:
         shard then compares against what is there."""
         out = check_output(self.path, "dir")
         if not self.definition_path.exists():
-            with user_path(out, "--out"):
-                others = [q for q in out.iterdir() if ".tmp-" not in q.name] if out.exists() else []
-            if others:
-                raise UserError(f"{out} is not empty and holds no sweep (no {DEFINITION}); choose another --out")
+            if entries(out):
+                raise UserError(f"{out} holds no sweep (no {DEFINITION}) but {describe_dir(out)}; a sweep goes into "
+                                "a new or empty directory: choose another --out")
             with user_path(out, "--out"):
                 out.mkdir(parents=True, exist_ok=True)
-            create_exclusive(self.definition_path, json.dumps(definition, indent=2) + "\n")
+            if create_exclusive(self.definition_path, json.dumps(definition, indent=2) + "\n"):
+                record_existing(self.definition_path, "sweep definition")
         old = self.definition()
         if not same_sweep(old, definition):
-            raise UserError(f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); "
-                            "choose another --out, or delete it to start over")
+            raise UserError(different_sweep(self, old, definition))
 
     # ---- the points ------------------------------------------------------------------------
 
@@ -135,15 +142,113 @@ class SweepDir:
         s = run.summary()
         if s and s.get("finished") and s.get("step") == steps:
             return "finished"
-        return "partial" if run.checkpoint_path("last").is_file() else "new"
+        # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
+        return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
+
+    # ---- a budget's record ------------------------------------------------------------------
+
+    @property
+    def timing_path(self) -> Path:
+        return self.path / TIMING
+
+    def append_timing(self, row: dict) -> None:
+        """One line of timing.jsonl (appended: shards that share the directory each add theirs), then
+        recorded as lrn's (an append-only file of the record, like a run's metrics.jsonl)."""
+        with user_path(self.timing_path, "timing record"), open(self.timing_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(json_safe(row)) + "\n")
+        record_existing(self.timing_path, TIMING_FILE, append=True)
+
+    def timing(self) -> list[dict]:
+        """timing.jsonl's rows ([] without one); a line that is not a JSON object is named (a last line
+        cut by a kill mid-write is dropped)."""
+        if not self.timing_path.is_file():
+            return []
+        with user_path(self.timing_path, "timing record"):
+            lines = self.timing_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        rows = []
+        for i, line in enumerate(lines, 1):
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict):
+                if i == len(lines):
+                    break
+                raise UserError(f"timing record {self.timing_path}, line {i}, is not a JSON object; it is damaged: "
+                                "delete the line (the file only records times)")
+            rows.append(row)
+        return rows
 
     # ---- the summary files -----------------------------------------------------------------
 
-    def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str) -> None:
-        atomic_write(self.path / LINES, "".join(line + "\n" for line in lines))
-        atomic_write(self.summary_path("md"), markdown)
-        atomic_write(self.summary_path("csv"), csv)
-        write_json(self.summary_path("json"), doc)  # strict JSON: a NaN bpb is written as null
+    def summary_files(self) -> list[Path]:
+        """Every file the summary writes (figures included): what must be lrn's before a sweep starts."""
+        return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
+                *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
+
+    def kept_summary_files(self, render=None, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
+        """The summary files that are not lrn's to replace (path -> the refusal), checked before any
+        training. `render()` gives {path: bytes} of the summary as it would be written now: a file from
+        before the record that holds exactly that is taken as lrn's (recorded), so such a sweep resumes.
+        `strict`: refuse the first that is not, before anything is recorded."""
+        rendered, kept, same = None, {}, []
+        for path in self.summary_files() if paths is None else paths:
+            found, _ = state(path)
+            if found in (NEW, OURS):
+                continue
+            if found == UNRECORDED and render is not None:
+                rendered = render() if rendered is None else rendered
+                data = rendered.get(path)
+                if data is not None and sha256_file(path) == hashlib.sha256(data).hexdigest():
+                    same.append(path)
+                    continue
+            kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
+            if strict:
+                raise UserError(kept[path])
+        for path in same:  # nothing of yours is in them: what lrn writes, byte for byte
+            record_existing(path, FIGURE_FILE if path.parent == self.figures_dir else SUMMARY_FILE)
+        return kept
+
+    def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
+                      figures: dict[str, bytes] | None = None, strict: bool = True) -> list[Path]:
+        """lines.txt, summary.md|csv|json and figures/*.png, each only where it is new or lrn's unchanged
+        output. `strict` (--summary-only): refuse if any is not, leaving every one as it was; else write
+        the others and return those kept as they are (a sweep's runs matter more than its lines.txt)."""
+        files = summary_bytes(doc, lines, markdown, csv)
+        figures = figures or {}
+        rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
+        kept = self.kept_summary_files(lambda: rendered, list(rendered), strict)
+        for d, group, what in ((self.figures_dir, figures, FIGURE_FILE), (self.path, files, SUMMARY_FILE)):
+            mine = {n: b for n, b in group.items() if d / n not in kept}
+            if mine:
+                write_owned_files(d, mine, what, fix=SUMMARY_FIX)
+                logging.debug(f"{what}: {', '.join(f'{d / n} ({len(b):,} bytes)' for n, b in mine.items())} written")
+        return list(kept)
+
+
+SUMMARY_FIX = ("keep it under another name (or move it away), then run the same `lrn sweep` command again: the summary "
+               "is written afresh from the runs")
+
+
+def summary_bytes(doc: dict, lines: list[str], markdown: str, csv: str) -> dict[str, bytes]:
+    """{name: bytes} of the summary files (strict JSON: a NaN bpb is written as null)."""
+    return {LINES: "".join(line + "\n" for line in lines).encode("utf-8"),
+            SUMMARIES["md"]: markdown.encode("utf-8"), SUMMARIES["csv"]: csv.encode("utf-8"),
+            SUMMARIES["json"]: (json.dumps(json_safe(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
+
+
+def different_sweep(sweep_dir: SweepDir, old: dict, new: dict) -> str:
+    """The refusal for a directory that holds another sweep: never "delete it" (its finished runs)."""
+    out = sweep_dir.path
+    was, now = old.get("budget") or {}, new.get("budget") or {}
+    if was and now and was.get("minutes") == now.get("minutes") and old.get("source") == new.get("source"):
+        return (f"{out} holds the plan another `lrn sweep {old.get('source')} --minutes {now['minutes']:g}` made a "
+                "moment earlier (each start times this machine, so two starts at once plan slightly differently); "
+                "run the same command again: it resumes that plan, leaving the points another process is training "
+                "to it")
+    return (f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); to continue it, run the "
+            f"command it was started with (its settings are in {out / DEFINITION}); for this one, choose another "
+            "--out")
 
 
 # How a run is executed, not what it computes: shards on different devices share one sweep.

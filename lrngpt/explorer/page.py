@@ -24,20 +24,21 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt.core.fsio import atomic_write, user_path
-from lrngpt.core.ownership import beside_runs, check_file_target
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import user_path
+from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
 
-GENERATOR = '<meta name="generator" content="lrn embed explore">'  # marks a file we may overwrite
+GENERATOR = '<meta name="generator" content="lrn embed explore">'  # for readers; lrn goes by its record
 PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
 def check_out(out: Path, force: bool = False) -> Path:
-    """A new file, or an earlier explorer page (replaced with or without force); never anything else,
-    a run's own files included (lrngpt.core.ownership)."""
-    return check_file_target(out, force, "an explorer page", tag=GENERATOR.encode(), replace_own=True,
+    """A new file, or an earlier explorer page lrn wrote, unchanged (replaced with or without force);
+    never anything else, a run's own files included (lrngpt.core.ownership)."""
+    return check_file_target(out, force, "explorer page", replace_own=True,
                              example="explorer.html", inside=beside_runs)
 
 
@@ -59,7 +60,8 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, text)  # a killed write never leaves half a page over the old one
+    write_owned_file(out, text, "explorer page")  # recorded as lrn's; never half a page over the old one
+    logging.debug(f"explorer: {out} written ({len(text.encode()):,} bytes, {len(c.views)} views, {method})")
     return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
             "method": method, "precision": precision,
             "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}

@@ -30,7 +30,7 @@ from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
-from lrngpt.store.rundir import CHECKPOINT_LABELS, CHECKPOINTS, RunDir, read_metrics, read_summary
+from lrngpt.store.rundir import CHECKPOINT_FILES, CHECKPOINT_LABELS, RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`
@@ -142,7 +142,7 @@ def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> No
     for width, seed, run_dir in runs:
         label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
         if not RunDir(run_dir).has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
-            log(f"explore: {run_dir.name} left out (no {CHECKPOINTS[checkpoint]} yet)")
+            log(f"explore: {run_dir.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
             continue
         # a damaged checkpoint is an error, not a run quietly left out
         c.frames.append(Frame(label, [_view(c, run_dir, checkpoint, top, log, label)]))

@@ -53,8 +53,15 @@ class SamplingConfig:
 
 
 def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
-    """Temperature, then top-k, then top-p (nucleus) on (B, V) logits."""
-    logits = logits / cfg.temperature
+    """Temperature, then top-k, then top-p (nucleus) on (B, V) logits (finite: generate checks them)."""
+    scaled = logits / cfg.temperature
+    if not torch.isfinite(scaled).all():  # a tiny temperature overflows: the same softmax from the top score
+        shifted = logits - logits.max(dim=-1, keepdim=True).values
+        if cfg.temperature >= torch.finfo(logits.dtype).tiny:
+            scaled = shifted / cfg.temperature
+        else:  # below what the dtype holds the division is by 0: the limit, all mass on the top score
+            scaled = torch.where(shifted == 0, 0.0, float("-inf"))
+    logits = scaled
     if cfg.top_k is not None and cfg.top_k < logits.size(-1):
         kth = torch.topk(logits, cfg.top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
@@ -110,7 +117,10 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
     decoder = _Decoder(model, use_cache, crop)
     out: list[int] = []
     for _ in range(cfg.max_new_tokens):
-        probs = torch.softmax(filter_logits(decoder.next_logits(ids).float(), cfg), dim=-1)
+        logits = decoder.next_logits(ids).float()
+        if not torch.isfinite(logits).all():
+            raise UserError(_overflow(model))
+        probs = torch.softmax(filter_logits(logits, cfg), dim=-1)
         nxt = torch.multinomial(probs, 1, generator=gen)
         out.append(int(nxt))
         if on_token is not None:
@@ -121,6 +131,15 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         if decoder.window is not None:
             ids = ids[:, -decoder.window :]  # all the MLP will ever look at
     return out
+
+
+def _overflow(model: nn.Module) -> str:
+    """Why finite weights gave scores that are not: they are too large for float32 arithmetic."""
+    name, top = max(((n, float(p.detach().abs().max())) for n, p in model.named_parameters() if p.numel()),
+                    key=lambda item: item[1], default=("", 0.0))
+    return (f"the model's scores for the next token are not finite (inf or NaN), though its weights are: they are "
+            f"too large for float32 arithmetic (the largest, in {name!r}, is {top:.3g}); this checkpoint cannot be "
+            "sampled: was it edited by hand, or did its training diverge? (retrain with a lower train.lr)")
 
 
 def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, use_cache: bool = True,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.core.fsio import check_output, read_json
+from lrngpt.core.fsio import check_output, check_regular, read_json
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
@@ -39,6 +39,7 @@ def read_hf_config(hf_dir: Path) -> dict:
     if not hf_dir.is_dir():
         raise UserError(f"{hf_dir} is not a directory; give a local Hugging Face GPT-2 directory")
     if not path.is_file():
+        check_regular(path, "Hugging Face config")  # a FIFO or a device there: named, not "no config.json"
         raise UserError(f"{hf_dir} has no config.json; it is not a Hugging Face model directory")
     hf = read_json(path, "Hugging Face config")
     if not isinstance(hf, dict) or hf.get("model_type") != "gpt2":
@@ -109,6 +110,8 @@ def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
                ("pytorch_model.bin", _torch_load), ("pytorch_model.bin.index.json", None)]
     present = [(name, load) for name, load in options if (hf_dir / name).is_file()]
     if not present:
+        for name, _ in options:  # a FIFO or a device under a weights name: named, not "no weights"
+            check_regular(hf_dir / name, "weights file")
         raise UserError(f"{hf_dir} has no model.safetensors or pytorch_model.bin; "
                         "download the PyTorch weights of the model into it")
     usable = [(n, f) for n, f in present if has_st or "safetensors" not in n]

@@ -6,27 +6,35 @@ reads back:
 
     DIR/config.json              GPT2Config (model_type gpt2), mapped by gpt2_map.py
     DIR/model.safetensors        the weights, float32, Conv1D layout; zeros for biases we lack
-    DIR/generation_config.json   <|endoftext|> as bos, eos and pad; max_length = the context
+    DIR/generation_config.json   <|endoftext|> as bos, eos and pad (no max_length: see below)
     DIR/tokenizer.json           the run's byte-level BPE (the file lrn itself reads)
     DIR/vocab.json, merges.txt   the same BPE in GPT-2's original two files
     DIR/tokenizer_config.json    GPT2Tokenizer, <|endoftext|> as bos/eos/unk/pad, model_max_length =
-                                 the context
+                                 the context, split_special_tokens (see below)
     DIR/README.md                a model card: architecture, corpus, licence, bits per byte (also as
                                  an evaluation result), how to load it within its context
+    DIR/.cache/huggingface/      lrn's manifest (lrngpt.core.ownership), where huggingface_hub's
+                                 upload_folder and `hf upload` never upload from
 
 GPT-2's positions are learned and absolute: transformers cannot generate past n_positions tokens
-(prompt included; it fails with an IndexError), so the export carries the context wherever
-transformers looks for a length, and the card's snippet sizes its generation to fit. Inside the
-context the text equals `lrn sample`'s; past it `lrn sample` slides its window and transformers
-stops. The card is built with huggingface_hub's ModelCard when it is installed (its metadata
-validated there), else written as the same YAML front matter by hand.
+(prompt included; it fails with an IndexError), so the card's snippet sizes its generation to fit.
+generation_config.json carries no max_length: next to the snippet's max_new_tokens transformers
+warned on every call that both were set; without either, transformers generates its default 20
+new tokens, capped at n_positions. Inside the context the text equals `lrn sample`'s; past it
+`lrn sample` slides its window and transformers stops. lrn's tokenizer reads a literal
+`<|endoftext|>` inside a text as text (13 ids, so every string round-trips); `split_special_tokens`
+makes transformers' tokenizer do the same (its own default turns it into the one special id). The
+card is built with huggingface_hub's ModelCard when it is installed (its metadata validated there),
+else written as the same YAML front matter by hand.
 
 Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
 refused, naming the option. Every file is built in memory before --out changes, so a refusal
 leaves it as it was. The directory is then filled beside --out and swapped in whole
 (lrngpt.core.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
 new one, never the new config.json beside the old weights. `--force` replaces only an earlier
-export that nobody changed (its manifest, `.lrn-output`, names every file with its sha256).
+export that nobody changed (its record names every file with its sha256; an export written
+before the record moved under .cache/huggingface/ has it as `.lrn-output`, and is read the same);
+one from before any record is never replaced.
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ import importlib
 import json
 from pathlib import Path
 
-from lrngpt.core.ownership import check_dir_target, owned_dir
+from lrngpt.core import log as logging
+from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
 from lrngpt.corpora import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
@@ -47,7 +56,7 @@ FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
-CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: how an export from before manifests is known
+CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: an export from before the record, told as one
 
 
 def _safetensors():
@@ -58,14 +67,17 @@ def _safetensors():
                         "(or `pip install lrngpt[gpt2]`)") from None
 
 
-def _is_old_export(d: Path, names: list[str]) -> bool:
-    """An export written before exports carried a manifest: only our files, our model card."""
+def _looks_old(d: Path) -> bool:
+    """An export from before exports carried a record: our model card (said in a refusal, never trusted)."""
     card = d / "README.md"
-    return set(names) <= set(FILES) and card.is_file() and CARD_TAG in card.read_text(errors="replace")
+    return card.is_file() and CARD_TAG in card.read_text(errors="replace")
+
+
+legacy_kind(KIND, _looks_old)
 
 
 def check_out(out: Path, force: bool) -> Path:
-    return check_dir_target(out, force, "a Hugging Face export", KIND, _is_old_export)
+    return check_dir_target(out, force, "Hugging Face export", KIND)
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
@@ -80,6 +92,8 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
         "model_max_length": context_length, "errors": "replace",
         # GPT-2's default (true) rewrites " ," as "," when decoding; lrn decodes bytes as they are
         "clean_up_tokenization_spaces": False,
+        # a literal <|endoftext|> in a text is text, as in lrn (the special id comes from eos_token_id)
+        "split_special_tokens": True,
     }
     return {
         "tokenizer.json": tok.to_str(),
@@ -107,17 +121,20 @@ KNOWN_DATA = {
     "nsmc": ("e9t/nsmc", "cc0-1.0"),
     "stories": (None, "mit"),  # lrn's own generator: its words and templates ship under lrn's MIT licence
 }
+# The same datasets read as `hf:ID`: their licence, by Hub id (its dataset card says it)
+KNOWN_HUB = {dataset: licence for dataset, licence in KNOWN_DATA.values() if dataset}
 
 
 def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
-    """The card's licence and Hub datasets for a run's corpus: known corpora name theirs; a Hub
-    dataset (`hf:NAME`) is listed; any other text's licence is `unknown` unless --license says."""
+    """The card's licence and Hub datasets for a run's corpus: known corpora name theirs, also as
+    `hf:ID`; another Hub dataset (`hf:NAME`) is listed; any other text's licence is `unknown` unless
+    --license says."""
     kind, _, arg = corpus.partition(":")
     dataset, known = KNOWN_DATA.get(kind, (None, None))  # tinystories:PATH is the same data on disk
     if kind == "hf":
-        name = arg.split(":")[0].split("@")[0]
+        name = arg.split(":")[0].split("@")[0].split("?")[0]
         if name.count("/") == 1 and not Path(name).exists():  # a Hub id, not a local directory
-            dataset = name
+            dataset, known = name, KNOWN_HUB.get(name)
     return license or known or "unknown", [dataset] if dataset else []
 
 
@@ -172,10 +189,12 @@ A GPT-2-architecture language model trained with lrn-gpt and exported with `lrn 
 | validation bits per byte | {bpb} |
 
 The context is {ctx} tokens, prompt included, and GPT-2's positions are absolute: transformers
-cannot generate past it (an `IndexError`), so size the new tokens to fit, as below
-(`generation_config.json` stops at {ctx} tokens by default). Inside the context the logits and
-greedy text equal `lrn sample`'s; past it `lrn sample` slides its window, which transformers
-does not. The tokenizer pads with `{EOT}` on the left, so `tok(texts, padding=True)` batches.
+cannot generate past it (an `IndexError`), so size the new tokens to fit, as below (without
+`max_new_tokens`, transformers' default of 20 new tokens is capped at {ctx}). Inside the context
+the logits and greedy text equal `lrn sample`'s; past it `lrn sample` slides its window, which
+transformers does not. The tokenizer pads with `{EOT}` on the left, so `tok(texts, padding=True)`
+batches; a literal `{EOT}` inside a text is text, as in lrn (`split_special_tokens`): the token
+itself is `tok.eos_token_id`.
 
 ```python
 {SNIPPET}```
@@ -210,8 +229,8 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     eot = run.tokenizer.eot_id
     texts = {
         "config.json": json.dumps(hf_config, indent=2) + "\n",
-        "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot,
-                                              "max_length": gcfg.context_length}, indent=2) + "\n",
+        "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot},
+                                             indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
         "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint, license),
     }
@@ -221,6 +240,7 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     with owned_dir(out, KIND) as tmp:
         for name in FILES:
             (tmp / name).write_bytes(blobs[name])
+    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(blobs[n]):,} B)' for n in FILES)}")
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
             "step": run.step, "files": list(FILES), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,

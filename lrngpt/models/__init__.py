@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lrngpt.core import log as logging
+
 if TYPE_CHECKING:
     from torch import nn
 
@@ -22,10 +24,14 @@ def build_model(model_type: str, model_config) -> nn.Module:
     if model_type == "mlp":
         from lrngpt.models.mlp import MLPLM
 
-        return MLPLM(model_config)
-    from lrngpt.models.gpt import GPT
+        model = MLPLM(model_config)
+    else:
+        from lrngpt.models.gpt import GPT
 
-    return GPT(model_config)
+        model = GPT(model_config)
+    logging.debug(f"model {model_type}: {sum(p.numel() for p in model.parameters()):,} parameters "
+                  f"({type(model_config).__name__})")
+    return model
 
 
 def param_breakdown(model_type: str, model_config) -> dict[str, int]:

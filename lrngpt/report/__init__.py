@@ -28,21 +28,20 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lrngpt.core.fsio import atomic_write, user_path
-from lrngpt.core.ownership import beside_runs, check_file_target
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import check_regular, user_path
+from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.report.html import CSS, esc, fmt, slug
-from lrngpt.report.neighbours import STOPWORDS
+from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
-from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
+from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
 from lrngpt.store.rundir import CHECKPOINTS, RunDir
 
-# fmt, STOPWORDS and sweep_docs are also importable from here, as they were from report.py
-__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "STOPWORDS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report",
-           "fmt", "kind_of", "sweep_docs", "write_report"]
+__all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
+           "write_report"]
 
-GENERATOR = '<meta name="generator" content="lrn report">'  # marks a file we may overwrite
+GENERATOR = '<meta name="generator" content="lrn report">'  # for readers; what lrn may replace is its record's
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
@@ -54,6 +53,8 @@ def kind_of(d: Path) -> str:
     if not d.is_dir():
         raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
+    for name in ("sweep.json", "config.json"):  # a FIFO or a device under either name: said so, never opened
+        check_regular(d / name, "sweep definition" if name == "sweep.json" else "run config")
     if SweepDir(d).holds_sweep():
         return "sweep"
     if (d / "config.json").is_file():
@@ -96,8 +97,8 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
     out = Path(out) if out else default_out(dirs)
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
-    check_file_target(out, force, "a report", tag=GENERATOR.encode(), replace_own=True, example="report.html",
-                      inside=beside_runs)  # an earlier report is replaced; nothing else ever is
+    check_file_target(out, force, "report", replace_own=True, example="report.html",
+                      inside=beside_runs)  # an earlier unchanged report is replaced; nothing else ever is
     explorer.check_out(explorer_path(out), force)
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +109,8 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
     else:  # a damaged checkpoint is an error, not a blank section
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
-    atomic_write(out, text)  # a killed report never leaves half a page over the old one
+    write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
+    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 

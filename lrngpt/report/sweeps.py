@@ -56,13 +56,15 @@ VERDICT_CLASS = {"shows": "shows", "does not show": "not", "cannot tell": "unkno
 
 def findings_html(findings: list[dict]) -> str:
     """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
-    numbers and what would tell."""
+    numbers and what would tell, with the commands that do it (`lrn ...` and the `lrngpt` call) and how
+    the judge checked that each undermines no finding that shows."""
     out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
            "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth). The rules and "
-           "thresholds: lrngpt/experiments/findings.py, docs/embedding-width-study.md; "
-           "lrngpt/experiments/shape_findings.py, docs/width-depth-study.md.</p>"]
+           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth), on the whole curve "
+           "against that noise. The rules: lrngpt/experiments/findings.py and lrngpt/experiments/shape_findings.py; "
+           "the thresholds and why each value: lrngpt/experiments/thresholds.py, docs/embedding-width-study.md, "
+           "docs/width-depth-study.md.</p>"]
     for f in findings:
         verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
         out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
@@ -74,6 +76,9 @@ def findings_html(findings: list[dict]) -> str:
         if f["next"]:
             what = "What would tell" if f["verdict"] == "cannot tell" else "Next"
             out.append(f"<p><b>{what}:</b> {esc(f['next'])}.</p>")
+        for c in f.get("commands") or []:  # each checked against the findings that show
+            out.append(f'<pre class="cmd">$ {esc(c["cli"])}\n&gt;&gt;&gt; {esc(c["api"])}</pre>'
+                       + (f'<p class="sub">Checked: {esc(c["checked"])}.</p>' if c.get("checked") else ""))
         out.append("</div>")
     return "".join(out)
 
@@ -207,7 +212,12 @@ def sweep_details(doc: dict) -> str:
                (read_summary(sweep_dir.run_path(str(p["name"]))) or {}).get("val_bpb")] for p in points]
     parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
-    body = kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+    timing = ""
+    if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
+        from lrngpt.experiments.timing import account_text
+
+        timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
+    body = timing + kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
     if parts:
         body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,

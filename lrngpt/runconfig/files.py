@@ -4,38 +4,49 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
+from lrngpt.core.bounded import MAX_CONFIG_BYTES, loads_json
+from lrngpt.core.fsio import check_regular, user_path
+from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
+from lrngpt.runconfig.yaml12 import load_yaml, pyyaml
+
+
+def read_config_text(path: Path) -> str:
+    """A config file's text: a regular file (a FIFO would wait for ever, /dev/zero never end) of at
+    most MAX_CONFIG_BYTES, UTF-8."""
+    check_regular(path, "config file")
+    with user_path(path, "config file"):
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise UserError(f"config file {path} is {size:,} bytes, above the limit of {MAX_CONFIG_BYTES:,} for a "
+                            "config file (they are a few KB); is it the right file?")
+        return path.read_text(encoding="utf-8")
+
+
+def read_json_config(path: Path) -> dict:
+    """A JSON config: an object, read within bounds (lrngpt.core.bounded)."""
+    text = read_config_text(path)
+    try:
+        doc = loads_json(text, f"config file {path}")
+    except json.JSONDecodeError as e:
+        raise UserError(f"config file {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
+    if not isinstance(doc, dict):
+        raise UserError(f"config file {path} must hold a JSON object, not {type(doc).__name__}")
+    return doc
 
 
 def read_yaml(path: Path) -> dict:
-    """A YAML config: a mapping, read as YAML 1.2 reads numbers (1e-3 is a float, not a string)."""
-    try:
-        import yaml
-    except ImportError:
+    """A YAML config: a mapping, read as YAML 1.2 (lrngpt.runconfig.yaml12: 1e-3 is a number, 017 is
+    17, yes is a string), within bounds."""
+    if pyyaml() is None:  # said before the file is read
         raise UserError(f"config {path} is YAML, which needs PyYAML: pip install pyyaml "
-                        "(or pip install 'lrngpt[yaml]')") from None
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    # PyYAML follows YAML 1.1, where a float needs a dot (1.0e-3); litgpt-style files write 1e-3
-    Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
-        r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
-    with user_path(path, "config file"):
-        text = path.read_text(encoding="utf-8")
-    try:
-        d = yaml.load(text, Loader=Loader)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}: {getattr(e, 'problem', '')})" if mark else ""
-        raise UserError(f"config file {path} is not valid YAML{where}; fix it") from None
+                        "(or pip install 'lrngpt[yaml]')")
+    d = load_yaml(read_config_text(path), f"config file {path}")
     if not isinstance(d, dict):
         raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "
-                        f"got {type(d).__name__}")
+                        f"got {'nothing' if d is None else type(d).__name__}")
     return d
 
 
@@ -43,9 +54,12 @@ def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]
     """The (key, value) rows of `lrn config show --json`'s output, checked for shape; lrngpt.runconfig.schema
     turns them into a config dict (derived keys left out)."""
     rows = []
+    if not doc["keys"]:  # not the global defaults: an empty list is a file cut short or written by hand
+        raise UserError(f"{path}: 'keys' is empty, so it sets nothing; `lrn config show PRESET --json` lists "
+                        "every key of a config (or give the sections data, model, train)")
     for row in doc["keys"]:
         if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "value" not in row:
             raise UserError(f"{path}: every entry of 'keys' must be an object with key and value, as "
-                            f"`lrn config show --json` writes; got {json.dumps(row)[:60]}")
+                            f"`lrn config show --json` writes; got {show_value(row)}")
         rows.append((row["key"], row["value"]))
     return rows

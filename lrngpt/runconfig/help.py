@@ -58,7 +58,7 @@ KEY_HELP = {
     "train.seq_len": "tokens per window (null: the GPT's context_length)",
     "train.lr": "peak learning rate of AdamW, reached after the warmup",
     "train.min_lr": "learning rate at the end of the cosine decay",
-    "train.warmup_steps": "steps of linear warmup from 0 to train.lr",
+    "train.warmup_steps": "steps of linear warmup to train.lr, from train.lr / warmup_steps at the first step",
     "train.weight_decay": "AdamW weight decay on matrices and tables (not on biases or norms)",
     "train.beta1": "AdamW's first-moment decay",
     "train.beta2": "AdamW's second-moment decay",
@@ -78,14 +78,16 @@ KEY_HELP = {
     "train.save_every": "also checkpoint every N steps (0: only at evaluations and at the end)",
     "train.tensorboard": "also write the metrics to RUN_DIR/tensorboard (needs the tensorboard extra); "
                          "the same as adding tensorboard to train.logger",
-    "train.logger": "experiment trackers fed the metrics: none, or any of tensorboard, wandb, mlflow, csv, "
-                    "comma-separated (each needs its extra; csv writes RUN_DIR/metrics.csv)",
+    "train.logger": "experiment trackers fed the metrics: none, all, or any of tensorboard, wandb, mlflow, csv, "
+                    "comma-separated or a list (each needs its extra; csv writes RUN_DIR/metrics.csv)",
+    "train.max_days": "refuse to start a run estimated to take longer than this many days (a run that could take "
+                      "over a minute is timed for a few steps first and its estimate logged); 0: no limit",
 }
 
 # What each named config is, for `lrn config list` and the help texts.
 PRESET_ABOUT = {
-    "mlp-chapter": "the book chapter's MLP LM and protocol: TinyStories, vocabulary 4096, block 6, d 64, hidden 512, "
-                   "4,000 steps of 64 x 256 (a GPU job)",
+    "mlp-chapter": "the book chapter's MLP LM and protocol on TinyStories (lrn's choice: the chapter does not name its "
+                   "text), vocabulary 4096, block 6, d 64, hidden 512, 4,000 steps of 64 x 256 (a GPU job)",
     "mlp-cpu": "the chapter's MLP on the 5 MB stories corpus, 400 steps of 16 x 256: minutes on a laptop CPU",
     "mlp-tiny": "a seconds-long MLP for tests: stories:300KB, vocabulary 512, block 4, d 16, hidden 64, 30 steps",
     "gpt-default": "a GPT with GPTConfig's defaults (6 layers, 8 heads, d 256, context 256) on stories:5MB",

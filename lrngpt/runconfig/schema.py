@@ -18,12 +18,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lrngpt.core.fsio import read_json_object
-from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, coerce, did_you_mean, field_types
+from lrngpt.core import log as logging
+from lrngpt.core.bounded import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    check_plain,
+    int_digits,
+    kind_of,
+    loads_json,
+    too_many_digits,
+)
+from lrngpt.core.fsio import check_regular, describe_os_error
+from lrngpt.core.validate import (
+    VAL_SPLITS,
+    check_fields,
+    check_size,
+    coerce,
+    did_you_mean,
+    field_types,
+    show_value,
+)
 from lrngpt.errors import UserError
 from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.runconfig.files import read_yaml, show_rows
+from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
 
 PRESET_DIR = Path(__file__).parent / "presets"
 MODEL_TYPES = ("mlp", "gpt")
@@ -39,17 +57,28 @@ LOGGERS = ("tensorboard", "wandb", "mlflow", "csv")  # train.logger: the tracker
 
 
 def parse_loggers(text: str) -> tuple[str, ...]:
-    """train.logger: `none` or a comma-separated list of LOGGERS -> the names, in order, once each."""
+    """train.logger: `none`, `all` or a comma-separated list of LOGGERS -> the names, in order, once each."""
     names = [n.strip() for n in text.split(",")]
-    if names == ["none"]:
-        return ()
+    if names in (["none"], ["all"]):
+        return () if names == ["none"] else LOGGERS
     bad = [n for n in names if n not in LOGGERS]
     if bad:
-        what = ("none stands alone" if bad[0] == "none" else f"unknown logger {bad[0]!r}" if bad[0]
+        what = (f"{bad[0]} stands alone" if bad[0] in ("none", "all") else f"unknown logger {bad[0]!r}" if bad[0]
                 else "an empty logger name")
-        raise UserError(f"train.logger {text!r}: {what}; give none or any of {', '.join(LOGGERS)}, "
-                        "comma-separated (e.g. tensorboard,wandb)")
+        raise UserError(f"train.logger {text!r}: {what}; give none, all, or any of {', '.join(LOGGERS)}, "
+                        "comma-separated or as a list (e.g. tensorboard,wandb or [\"tensorboard\", \"csv\"])")
     return tuple(dict.fromkeys(names))
+
+
+def join_loggers(value: Any) -> Any:
+    """train.logger given as a list (a JSON or YAML config, --set with a JSON list) -> the comma-separated
+    text config.json keeps; anything else is left for the type check."""
+    if not isinstance(value, list | tuple):
+        return value
+    if not value or not all(isinstance(n, str) and n.strip() and "," not in n for n in value):
+        raise UserError(f"train.logger {json.dumps(value)[:80]}: a list of logger names is needed, each one of "
+                        f"{', '.join(LOGGERS)} (or [\"all\"], or none)")
+    return ",".join(n.strip() for n in value)
 
 
 @dataclass
@@ -111,9 +140,11 @@ class TrainConfig:
     log_every: int = 10
     save_every: int = 0  # also checkpoint every N steps (0: at evals and at the end)
     tensorboard: bool = False  # also write metrics.jsonl's scalars to RUN_DIR/tensorboard (= logger tensorboard)
-    logger: str = "none"  # none, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated)
+    logger: str = "none"  # none, all, or trackers fed the metrics: tensorboard,wandb,mlflow,csv (comma-separated, or a list)
+    max_days: float = 7.0  # refuse to start a run estimated to take longer (lrngpt/training/duration.py); 0: no limit
 
     def __post_init__(self):
+        self.logger = join_loggers(self.logger)
         check_fields(self, "train")
         for name in ("steps", "eval_every", "log_every"):
             if getattr(self, name) < 1:
@@ -128,6 +159,8 @@ class TrainConfig:
         for name in ("warmup_steps", "save_every", "train_eval_tokens"):
             if getattr(self, name) < 0:
                 raise UserError(f"train.{name} must not be negative (got {getattr(self, name)})")
+        if self.max_days < 0:
+            raise UserError(f"train.max_days must not be negative (got {self.max_days}); 0 means no limit")
         for name in ("weight_decay", "grad_clip"):
             if getattr(self, name) < 0:
                 raise UserError(f"train.{name} must not be negative (got {getattr(self, name)}); 0 turns it off")
@@ -172,7 +205,7 @@ class RunConfig:
 
     def __post_init__(self):
         if not isinstance(self.name, str):
-            raise UserError(f"name must be a string, got {json.dumps(self.name)}")
+            raise UserError(f"name must be a string, got {show_value(self.name)}")
         if self.model_type not in MODEL_TYPES:
             raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {self.model_type!r})")
         if self.model_type == "gpt":
@@ -235,7 +268,8 @@ def unknown_key_message(key: str, valid: list[str]) -> str:
 def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     """A validated RunConfig; the MLP's pad_id is `pad_id`, else the dict's own, else 0."""
     if not isinstance(d, dict):
-        raise UserError(f"a config must be a JSON object with sections data, model, train; got {json.dumps(d)[:60]}")
+        raise UserError(f"a config must be a JSON object with sections data, model, train; got {show_value(d)}")
+    check_plain(d, "")  # plain data within bounds, whoever built it (a file, --set, the Python API)
     d = dict(d)
     unknown = set(d) - {*TOP_KEYS, *SECTIONS}
     if unknown:
@@ -243,11 +277,11 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     check_shape(d)  # the shape first, then the values
     model_type = d.get("model_type", "mlp")
     if model_type not in MODEL_TYPES:
-        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {json.dumps(model_type)})")
+        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {show_value(model_type)})")
     data = _build(DataConfig, d.get("data"), "data")
     model_values = d.get("model")
     if isinstance(model_values, dict) and model_values.get("vocab_size", data.vocab_size) != data.vocab_size:
-        raise UserError(f"model.vocab_size {json.dumps(model_values['vocab_size'])} differs from data.vocab_size "
+        raise UserError(f"model.vocab_size {show_value(model_values['vocab_size'])} differs from data.vocab_size "
                         f"{data.vocab_size}; {DERIVED['model.vocab_size']}")
     fixed: dict[str, Any] = {"vocab_size": data.vocab_size}
     if model_type == "mlp":
@@ -318,7 +352,7 @@ def check_shape(d: dict, where: str = "") -> None:
     for section in SECTIONS:
         if section in d and not isinstance(d[section], dict):
             raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
-                            f"got {json.dumps(d[section])[:60]}")
+                            f"got {show_value(d[section])}")
 
 
 def preset_names() -> list[str]:
@@ -338,9 +372,12 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    if path.suffix in CONFIG_SUFFIXES or path.exists():
+    suffix = path.suffix.lower()  # x.YAML is YAML
+    if suffix in CONFIG_SUFFIXES or path.exists() or path.is_symlink():
         if path.is_dir():
             raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "config file"))
         if not path.exists():
             raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
                             f"({', '.join(preset_names())})")
@@ -349,7 +386,9 @@ def read_config_dict(config: str) -> dict:
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    d = read_yaml(path) if path.suffix in (".yaml", ".yml") else read_json_object(path, "config file")
+    check_regular(path, "config file")  # a FIFO would wait for ever, /dev/zero never end
+    d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_config(path)
+    check_plain(d, f"config file {path}")
     if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
         rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
         for key, value in rows:
@@ -358,20 +397,56 @@ def read_config_dict(config: str) -> dict:
                 set_key(d, key, value)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
+    logging.debug(f"config {config!r}: {'the preset in ' if path.parent == PRESET_DIR else ''}{path}")
     return d
 
 
-def parse_value(raw: str) -> Any:
+MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config file
+
+
+def parse_value(raw: str, what: str = "--set value") -> Any:
     """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
-    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB)."""
+    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB). Read within the bounds
+    of lrngpt.core.bounded: a literal that is no config value (b'bytes', {1, 2}, 1j), an integer of
+    more than MAX_INT_DIGITS digits or lists nested past MAX_DEPTH is a UserError naming `what`."""
+    if len(raw) > MAX_SET_CHARS:
+        raise UserError(f"{what} is {len(raw):,} characters, above the limit of {MAX_SET_CHARS:,}; put long "
+                        "values in a config file")
     try:
-        return json.loads(raw)
+        value = loads_json(raw, what)
     except json.JSONDecodeError:
-        pass
+        value = _literal(raw.strip(), what)
+    if isinstance(value, tuple):  # (1, 2) is the list [1, 2], as JSON has it
+        value = list(value)
+    check_plain(value, what)
+    return value
+
+
+def _literal(raw: str, what: str) -> Any:
+    """A Python literal, else the plain string; its integers are counted before Python converts them
+    (4,300 digits and more it refuses, and the conversion costs quadratic time)."""
+    import tokenize
+    from io import StringIO
+
     try:
-        return ast.literal_eval(raw.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        for token in tokenize.generate_tokens(StringIO(raw).readline):
+            text = token.string
+            if token.type == tokenize.NUMBER and int_digits(text) > MAX_INT_DIGITS and (
+                    text[:2].lower() in ("0x", "0o", "0b") or not any(c in text for c in ".eEjJ")):
+                raise too_many_digits(int_digits(text), what)
+    except (tokenize.TokenError, SyntaxError):
         return raw
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError, TypeError, MemoryError):
+        return raw
+    except RecursionError:
+        raise UserError(f"{what}: lists nested too deep to read (more than {MAX_DEPTH} levels is no config "
+                        "value)") from None
+    if isinstance(value, bytes | bytearray | set | frozenset | complex) or value is Ellipsis:
+        raise UserError(f"{what}: {raw[:40]!r} is {kind_of(value)}, which no config value is; give a string "
+                        "(quoted, or plain as in stories:5MB), a number, true/false, null or a list")
+    return value
 
 
 def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
@@ -381,7 +456,7 @@ def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
     if not sep or not key:
         raise UserError(f"{what} {item!r} must look like section.key=value, e.g. model.n_embd=128")
     check_key_form(key, what)
-    return key, parse_value(raw)
+    return key, parse_value(raw, f"{what} {key}")
 
 
 def parse_axis(item: str) -> tuple[str, list]:
@@ -396,13 +471,13 @@ def parse_axis(item: str) -> tuple[str, list]:
         check_key_form(part, "--axis")
     values = [v.strip() for v in raw.split(",") if v.strip()]
     if len(keys) == 1:
-        return key, [parse_value(v) for v in values]
-    linked = [[parse_value(x.strip()) for x in v.split(":")] for v in values]
-    bad = next((v for v, parts in zip(values, linked, strict=True) if len(parts) != len(keys)), None)
+        return key, [parse_value(v, f"--axis {key}") for v in values]
+    bad = next((v for v in values if len(v.split(":")) != len(keys)), None)
     if bad is not None:
         raise UserError(f"--axis {item!r}: {bad!r} gives {len(bad.split(':'))} values for the {len(keys)} keys "
                         f"{'+'.join(keys)}; give one per key joined by :, e.g. {':'.join(['2'] * len(keys))}")
-    return "+".join(keys), linked
+    return "+".join(keys), [[parse_value(x.strip(), f"--axis {k}") for x, k in zip(v.split(":"), keys, strict=True)]
+                            for v in values]
 
 
 def check_key_form(key: str, what: str = "--set") -> None:
@@ -426,18 +501,20 @@ def set_key(d: dict, key: str, value: Any) -> None:
         d[section] = {}
     if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
         raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
-                        f"got {json.dumps(d[section])[:60]}; fix the config file")
+                        f"got {show_value(d[section])}; fix the config file")
     d[section][name] = value
 
 
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
     """`--set section.key=value`; value as parse_value reads it."""
+    check_plain(d, "")  # (the Python API may hand anything in)
     d = json.loads(json.dumps(d))
-    items = [parse_override(item) for item in overrides]
+    items = [(item, *parse_override(item)) for item in overrides]
     if isinstance(d.get("model"), dict):
-        replace_width(d["model"], model_keys(k for k, _ in items), "--set")
-    for key, value in items:
+        replace_width(d["model"], model_keys(k for _, k, _ in items), "--set")
+    for item, key, value in items:
         set_key(d, key, value)
+        logging.debug(f"config: {key} = {value!r} (from {item!r})")
     return d
 
 

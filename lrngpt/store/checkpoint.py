@@ -29,14 +29,18 @@ OSError underneath (a full disk, the file-size limit), which is what the user is
 
 from __future__ import annotations
 
+import hashlib
 import pickle
+import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from lrngpt.core.fsio import atomic_open, describe_os_error, user_path
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import from_dict
 
@@ -60,25 +64,33 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
 
 class _KeepsWriteError:
     """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
-    RuntimeError that names no cause)."""
+    RuntimeError that names no cause), and hashes what goes through it (torch writes its zip in one
+    pass, so this is the file's sha256: the record's, without reading the checkpoint again)."""
 
     def __init__(self, f):
         self.f, self.error = f, None
+        self.sha256 = hashlib.sha256()
 
     def write(self, data) -> int:
         try:
-            return self.f.write(data)
+            n = self.f.write(data)
         except OSError as e:
             self.error = e
             raise
+        self.sha256.update(memoryview(data)[:n] if n is not None else data)
+        return n
 
     def __getattr__(self, name):
         return getattr(self.f, name)
 
 
-def save_checkpoint(payload: dict, path: Path) -> None:
+def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | None = None) -> None:
+    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place (RunDir's
+    records it as the run's, with the sha256 computed as it was written)."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
-    with atomic_open(path, "wb") as f:
+    start = time.perf_counter()
+    put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=out.sha256.hexdigest()))
+    with atomic_open(path, "wb", replace=put) as f:
         out = _KeepsWriteError(f)
         try:
             torch.save(payload, out)
@@ -86,18 +98,23 @@ def save_checkpoint(payload: dict, path: Path) -> None:
             if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
                 raise out.error from None
             raise
+    logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({Path(path).stat().st_size:,} bytes, "
+                  f"{time.perf_counter() - start:.2f} s)")
 
 
 def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
     path = Path(path)
     if not path.is_file():
+        check_regular(path, "checkpoint")  # a FIFO or a device: named (opening a FIFO would wait for ever)
         with user_path(path, "checkpoint"):
             open(path, "rb").close()  # says what is there instead: nothing, a directory, a broken link
         raise UserError(f"checkpoint {path} is not a regular file; give a checkpoint lrn wrote")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
-    except OSError as e:  # the file is fine; we cannot read it
-        raise UserError(describe_os_error(path, e, "checkpoint")) from None
+    except OSError as e:  # a permission, a mount: we cannot read it; else (EINVAL, a seek past a cut end) the bytes
+        if e.errno in USER_ERRNOS:
+            raise UserError(describe_os_error(path, e, "checkpoint")) from None
+        raise UserError(_corrupt(path, e)) from None
     except RuntimeError as e:
         if _is_device_error(e):
             raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
@@ -139,6 +156,8 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
         raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
+    logging.debug(f"checkpoint: {path} read (step {payload['step']}, schema {schema}, source "
+                  f"{payload.get('source')!r}, onto {map_location})")
     return payload
 
 
@@ -158,5 +177,6 @@ def _is_device_error(e: RuntimeError) -> bool:
 
 def _corrupt(path: Path, e: Exception) -> str:
     # no option named: eval and sample choose another checkpoint with --checkpoint, train --resume cannot
-    return (f"checkpoint {path} cannot be read ({type(e).__name__}); it is truncated or corrupted: "
+    why = f"{type(e).__name__}: {e.strerror}" if isinstance(e, OSError) and e.strerror else type(e).__name__
+    return (f"checkpoint {path} cannot be read ({why}); it is truncated or corrupted: "
             "use another of the run's checkpoints (ckpt_best.pt), or train again")

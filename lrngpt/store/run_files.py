@@ -25,6 +25,9 @@ SUMMARY_FIELDS = {
     # what the run computed in (lrngpt.device.precision): absent in summaries from before it was recorded
     "device_name": ((str,), False), "capability": ((list, type(None)), False), "dtype": ((str,), False),
     "tf32": ((bool,), False), "compile": ((bool,), False),
+    # the train bpb split by what training read, and the kind of validation split (absent before recorded)
+    "train_bpb_read": (_NUMBER, False), "train_bpb_unread": (_NUMBER, False), "read_share": (_NUMBER, False),
+    "read_twice_share": (_NUMBER, False), "val_split": ((str, type(None)), False),
 }
 # Per-row numbers of metrics.jsonl (other keys are kept as they are)
 METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")
@@ -43,23 +46,28 @@ def check_summary(doc: dict, path: Path) -> dict:
     for key, (kinds, required) in SUMMARY_FIELDS.items():
         if key not in doc:
             if required:
-                raise UserError(f"run summary {path} has no {key!r}; it is damaged: delete it and run "
-                                "`lrn train --resume` (or lrn sweep) to evaluate again")
+                raise UserError(f"run summary {path} has no {key!r}; it is damaged: {_evaluate_again(path)}")
             doc[key] = None
             continue
         v = doc[key]
         ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
         if not ok or (key in ("step", "seconds") and v < 0):
             raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
-                            "writes; it is damaged: delete it and evaluate again")
+                            f"writes; it is damaged: {_evaluate_again(path)}")
         if isinstance(v, float) and v != v:
             doc[key] = None
     params = doc["params"]
     if not isinstance(params.get("total"), int) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
         raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
-                        "it is damaged: delete it and evaluate again")
+                        f"it is damaged: {_evaluate_again(path)}")
     return doc
+
+
+def _evaluate_again(path: Path) -> str:
+    """How a damaged summary.json is written again: the run's final evaluation, from its checkpoint."""
+    return (f"move it away and run `lrn train --out {Path(path).parent} --resume` (a sweep's point: the same "
+            "`lrn sweep` command), which evaluates the run again")
 
 
 def check_metric(row: Any, where: str) -> dict:
@@ -114,3 +122,40 @@ def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
             return None  # not in this machine's cache: shown as "-"
         n_train = len(data.tokens("train"))
     return read / n_train if read and n_train else None
+
+
+def read_metrics_file(path: Path) -> list[dict]:
+    """The rows of a metrics.jsonl, checked ([] when there is none); only a last line that is not JSON
+    (cut by a kill mid-write) is skipped, with a warning."""
+    from lrngpt.core.fsio import read_regular
+
+    if not path.exists():
+        return []
+    lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
+    rows = []
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
+                _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                           "mid-write?); it is skipped")
+                continue
+            raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
+        rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
+    return rows
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(msg: str) -> None:
+    """One warning per message per process: a command may read the same file several times."""
+    from lrngpt.core import log
+
+    if msg not in _warned:
+        _warned.add(msg)
+        log.warning(msg)

@@ -18,8 +18,12 @@
 `RunDir` owns these names and the rules around them:
 - one writer: `lock()` takes an exclusive lock for the life of the process; a second writer
   gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
-- ownership: lrn writes only into a directory that is new, empty or holds an lrn run;
-  `--force` removes exactly the earlier run's files (all of them), never anything else;
+- ownership: lrn writes only into a directory that is new, empty or holds an lrn run; every file
+  it writes is recorded with its sha256 in `.lrn-output` (lrngpt.core.record); `--force` removes
+  exactly the earlier run's files (all of them), and only while the record says they are as lrn
+  wrote them: a changed file, or a run from before the record, is never removed; a run that never
+  reached its first checkpoint (a start that failed or was killed: `is_stub`) holds nothing to
+  resume or read, so a new start replaces it without `--force`;
 - readers need no lock: every file is replaced atomically, so they never see half of one.
 
 What summary.json and metrics.jsonl must hold is checked as they are read (lrngpt.store.run_files).
@@ -27,6 +31,7 @@ What summary.json and metrics.jsonl must hold is checked as they are read (lrngp
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -41,14 +46,23 @@ from lrngpt.core.fsio import (
     atomic_write,
     check_output,
     clean_stale_temps,
-    has_marker,
     json_safe,
     read_json_object,
     user_path,
     write_json,
 )
+from lrngpt.core.ownership import (
+    describe_dir,
+    expect_append,
+    held,
+    lrn_kind,
+    record_existing,
+    recorded,
+    remove_owned,
+)
+from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, state
 from lrngpt.errors import UserError
-from lrngpt.store.run_files import check_metric, check_summary
+from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
     from torch import nn
@@ -59,21 +73,38 @@ if TYPE_CHECKING:
 MARKER, LOCK = ".lrn-run", ".lrn-lock"
 CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
 INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
-CHECKPOINTS = {"init": INIT, "last": LAST, "best": BEST}
+CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
+CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
-# Everything a run writes; `--force` removes these and nothing else. (report.html only when
-# lrn wrote it: its generator tag is LRN_PAGE.)
+BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last weights (for lrn report)
+# Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
+# it, report.html and report-explorer.html, when the record says they are unchanged).
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
-             MARKER)
-LRN_PAGE = b'name="generator" content="lrn'  # the tag of a page lrn report (or explore) wrote
+             BY_READS, MARKER)
+# The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
+# the run only while they are as recorded. The trackers' files (written by their libraries as the
+# run goes) and the marker go with the run by name.
+RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, BY_READS)
+PAGES = (REPORT, "report-explorer.html")
+RUN_FILE = "run file"  # what the record calls them
+_OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
+
+
+class RunInUse(UserError):
+    """Another process writes the run (its lock is held); `who` names it."""
+
+    def __init__(self, message: str, who: str):
+        super().__init__(message)
+        self.who = who
 
 
 class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock_file = None
+        self._started: bool | None = None  # None; or this object started the run (True: and made the directory)
         self._config_cache: tuple | None = None  # (stat of config.json, its RunConfig)
 
     def __repr__(self) -> str:
@@ -85,7 +116,7 @@ class RunDir:
     def checkpoint_path(self, which: str = "last") -> Path:
         if which not in CHECKPOINTS:
             raise UserError(f"checkpoint must be one of {', '.join(CHECKPOINTS)} (got {which!r})")
-        return self.path / CHECKPOINTS[which]
+        return self.path / CHECKPOINT_FILES[which]
 
     def has_checkpoint(self, which: str = "last") -> bool:
         """Whether `load(which)` finds a file (best falls back to the last, as load does). A file that
@@ -102,6 +133,14 @@ class RunDir:
 
     def marked(self) -> bool:
         return (self.path / MARKER).is_file()
+
+    def is_stub(self) -> bool:
+        """A marked run with no checkpoint and no summary: a start that failed or was killed before it
+        saved anything."""
+        return self.marked() and not self._holds(INIT, LAST, SUMMARY)
+
+    def _holds(self, *names: str) -> bool:
+        return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
 
     def is_legacy_run(self) -> bool:
         """A run written before runs carried the marker: readable and resumable, never replaced."""
@@ -121,10 +160,17 @@ class RunDir:
         is no marked run; beside a marked run, the names that are not the run's own."""
         if not self.path.is_dir():
             return []
-        ours = (set(RUN_FILES) | {LOCK, REPORT}) if self.marked() else {LOCK}
+        ours = (set(RUN_FILES) | {LOCK, RECORD, *PAGES}) if self.marked() else {LOCK, RECORD}
         with user_path(self.path, "run directory"):
             names = [q.name for q in self.path.iterdir()]
         return sorted(n for n in names if n not in ours and ".tmp-" not in n)
+
+    def kept_files(self) -> dict[str, str]:
+        """The run's own files that --force may not remove: changed since lrn wrote them, or written
+        before lrn kept a record (name -> CHANGED or UNRECORDED)."""
+        rec = read_record(self.path)
+        found = {n: state(self.path / n, rec)[0] for n in RECORDED}
+        return {n: f for n, f in found.items() if f not in (OURS, "new")}
 
     def check_is_run(self) -> None:
         p = self.path
@@ -155,7 +201,7 @@ class RunDir:
             holder = f.read().split()
             f.close()
             who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-            raise UserError(f"{p} is in use by {who}; wait for it to finish, or use another --out") from None
+            raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()} {socket.gethostname()}\n")
@@ -192,36 +238,69 @@ class RunDir:
             self.remove_run_files()
         write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                         "lrn_version": _version()})
+        expect_append(self.path / METRICS, RUN_FILE)  # appended row by row: lrn's from its first byte
+        self._started = created
+
+    def abandon(self) -> None:
+        """Undo this object's start when it failed before it trained (no checkpoint past step 0, no
+        summary): the run's files go, and the directory too when the start made it. Nothing else."""
+        if self._started is None or not self.marked() or self._holds(LAST, SUMMARY):
+            return
+        self.remove_run_files()
+        if not read_record(self.path)["files"]:  # a record of no file: the failed start leaves no trace
+            (self.path / RECORD).unlink(missing_ok=True)
+        if self._started:
+            (self.path / LOCK).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # not empty: something else appeared meanwhile, keep it
+                self.path.rmdir()
+        self._started = None
 
     def check_new(self, force: bool, resume_hint: bool) -> None:
         p = self.path
         check_output(p, "dir")
         if self.marked():
-            if not force:
-                hint = "--resume to continue it, " if resume_hint and (p / LAST).exists() else ""
+            hint = "--resume to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
+            kept = self.kept_files()
+            if kept and not read_record(p)["exists"]:
+                raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
+                                f"lrn reads and resumes it{' (--resume)' if hint else ''} but never replaces it, with "
+                                "or without --force: choose another --out, or remove it yourself")
+            if kept:
+                names = ", ".join(kept)
+                how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
+                       else "it was changed since lrn wrote it, so it is yours now")
+                raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
+                                "such a file, with or without --force: move it out of the run to keep it (then "
+                                "--force replaces the rest), or choose another --out")
+            if not force and not self.is_stub():
                 raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
                                 "own files go), or another --out")
             return
         if self.is_legacy_run():
             raise UserError(f"{p} holds a run from an lrn before run directories were marked ({MARKER}); "
-                            "lrn does not replace it: choose another --out, or remove it yourself")
+                            "lrn reads and resumes it but never replaces it: choose another --out, or remove it "
+                            "yourself")
+        kind = lrn_kind(p) if p.is_dir() else None
+        if kind:
+            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty --out")
         foreign = self.foreign_files()
         if foreign:
-            raise UserError(f"{p} holds files lrn did not write ({', '.join(foreign[:3])}"
-                            f"{', ...' if len(foreign) > 3 else ''}); lrn never mixes a run with them, and "
+            raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             "--force never removes them: choose a new or empty --out")
 
     def remove_run_files(self) -> None:
-        """Every file of the earlier run, and nothing that lrn did not write."""
+        """Every file of the earlier run (kept_files() found none that --force may not remove), the pages
+        lrn wrote beside it while unchanged, and nothing else."""
+        pages = [n for n in PAGES if state(self.path / n)[0] == OURS]
+        # a recorded file that is gone (an append never begun) leaves the record too
+        remove_owned(self.path, [n for n in RECORDED if (self.path / n).is_file() or not (self.path / n).exists()]
+                     + pages)
         for name in RUN_FILES:
             q = self.path / name
             if q.is_dir() and not q.is_symlink():
                 shutil.rmtree(q)
             elif q.exists() or q.is_symlink():
                 q.unlink()
-        report = self.path / REPORT
-        if report.is_file() and has_marker(report, LRN_PAGE):
-            report.unlink()
 
     # ---- reading ---------------------------------------------------------------------------
 
@@ -229,7 +308,7 @@ class RunDir:
         path = self.path / CONFIG
         if not path.exists() and self.holds_run():
             raise UserError(f"{self.path} has no {CONFIG}: the run was stopped before it started; "  # (any command)
-                            f"start it again: `lrn train --config CONFIG --out {self.path} --force`")
+                            f"start it again: `lrn train --config CONFIG --out {self.path}`")
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
@@ -258,29 +337,24 @@ class RunDir:
             return None
         return check_summary(read_json_object(path, "run summary"), path)
 
+    def by_reads(self) -> dict | None:
+        """What `lrn eval --by-reads` last measured on the last weights (by_reads.json), or None. A file
+        that does not hold numbers where they belong is named, as summary.json is."""
+        path = self.path / BY_READS
+        if not path.exists():
+            return None
+        doc = read_json_object(path, "by-reads result")
+        for key in ("step", "train_bpb_read", "train_bpb_unread", "read_share"):
+            v = doc.get(key)
+            if isinstance(v, bool) or not isinstance(v, int | float | type(None)) or (key == "step" and v is None):
+                raise UserError(f"by-reads result {path}: {key} is {json.dumps(v)[:40]}, not what lrn eval writes; "
+                                "delete it and run `lrn eval RUN --by-reads` again")
+        return doc
+
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
-        path = self.path / METRICS
-        if not path.exists():
-            return []
-        with user_path(path, "metrics file"):
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        rows = []
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
-                    _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
-                               "mid-write?); it is skipped")
-                    continue
-                raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
-            rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
-        return rows
+        return read_metrics_file(self.path / METRICS)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
         from lrngpt.store.checkpoint import load_checkpoint
@@ -296,7 +370,7 @@ class RunDir:
             self.check_is_run()
             raise UserError(f"{self.path} has no {path.name}; "
                             + ("it was stopped before its first checkpoint: start it again with "
-                               f"`lrn train --config CONFIG --out {self.path} --force`"
+                               f"`lrn train --config CONFIG --out {self.path}` (it replaces what is there)"
                                if which != "init" else "it was written before ckpt_init.pt existed"))
         return path
 
@@ -342,18 +416,23 @@ class RunDir:
     # ---- writing (the process that holds the lock) -----------------------------------------
 
     def write_config(self, cfg: RunConfig) -> None:
-        write_json(self.path / CONFIG, cfg.to_dict())
+        write_json(self.path / CONFIG, cfg.to_dict(), _OWN)
 
     def write_tokenizer(self, tokenizer: Tokenizer) -> None:
-        atomic_write(self.path / TOKENIZER, tokenizer.to_str())
+        atomic_write(self.path / TOKENIZER, tokenizer.to_str(), _OWN)
 
     def write_summary(self, summary: dict) -> None:
-        write_json(self.path / SUMMARY, summary)
+        write_json(self.path / SUMMARY, summary, _OWN)
+
+    def write_by_reads(self, result: dict) -> None:
+        """by_reads.json, written by `lrn eval` (no lock: only this file), refused where it is not lrn's."""
+        write_json(self.path / BY_READS, result, recorded(RUN_FILE))
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
         from lrngpt.store.checkpoint import save_checkpoint
 
-        save_checkpoint(payload, self.checkpoint_path(which))
+        save_checkpoint(payload, self.checkpoint_path(which), _OWN)
+        record_existing(self.path / METRICS, RUN_FILE, append=True)  # the rows so far, as the checkpoint has them
 
     def append_metric(self, row: dict) -> None:
         with user_path(self.path / METRICS, "metrics file"), open(self.path / METRICS, "a", encoding="utf-8") as f:
@@ -366,7 +445,8 @@ class RunDir:
             return 0
         rows = self.metrics()
         keep = [r for r in rows if r["step"] <= step and not r.get("final")]
-        atomic_write(path, "".join(json.dumps(json_safe(r)) + "\n" for r in keep))
+        atomic_write(path, "".join(json.dumps(json_safe(r)) + "\n" for r in keep),
+                     recorded(RUN_FILE, strict=False, append=True))
         return len(rows) - len(keep)
 
 
@@ -378,18 +458,6 @@ class LoadedRun:
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
-
-
-_warned: set[str] = set()
-
-
-def _warn_once(msg: str) -> None:
-    """One warning per message per process: a command may read the same file several times."""
-    from lrngpt.core import log
-
-    if msg not in _warned:
-        _warned.add(msg)
-        log.warning(msg)
 
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:

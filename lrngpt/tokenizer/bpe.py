@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import time
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +24,8 @@ import tiktoken
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from lrngpt.core.fsio import atomic_write, user_path
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import atomic_write, read_regular, user_path
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 
@@ -102,8 +104,12 @@ class Tokenizer:
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )
+        start = time.perf_counter()
         hf.train_from_iterator(docs, trainer=trainer)
-        return cls(hf)
+        tok = cls(hf)
+        logging.debug(f"tokenizer: {tok.vocab_size}-token BPE trained in {time.perf_counter() - start:.2f} s "
+                      f"(asked for {vocab_size}), hash {tok.hash[:12]}")
+        return tok
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
@@ -112,12 +118,15 @@ class Tokenizer:
             path = path / "tokenizer.json"
         if not path.exists() and not path.is_symlink():
             raise UserError(f"no tokenizer at {path}; train one with `lrn tokenizer train`")
+        raw = read_regular(path, "tokenizer")  # a FIFO would wait for ever, /dev/zero never end
         with user_path(path, "tokenizer"):
-            text = path.read_text(encoding="utf-8")
+            text = raw.decode("utf-8")
         try:
-            return cls.from_str(text)
+            tok = cls.from_str(text)
         except UserError as e:
             raise UserError(f"{path}: {e}") from None
+        logging.debug(f"tokenizer: {path} ({tok.vocab_size} tokens, hash {tok.hash[:12]})")
+        return tok
 
     @classmethod
     def from_str(cls, text: str) -> Tokenizer:

@@ -1,23 +1,34 @@
 """Experiment trackers: the training metric stream, also sent to TensorBoard, W&B, MLflow or a CSV file.
 
-`train.logger` names them (validated in lrngpt.runconfig.schema.parse_loggers) (`none`, or any of `tensorboard,wandb,mlflow,csv`, comma-separated;
-`train.tensorboard=true` still adds TensorBoard). Every tracker is fed from the one stream of rows
-the Trainer writes to metrics.jsonl (`Trainer.metric`), so they all hold the same numbers, under
-grouped tags: `train/loss`, `train/bpb`, `train/lr`, `train/tokens_per_s`, `val/bpb`, `val/loss`,
+`train.logger` names them (validated in lrngpt.runconfig.schema.parse_loggers: `none`, `all`, or
+any of `tensorboard,wandb,mlflow,csv`, comma-separated or a list; `train.tensorboard=true` still
+adds TensorBoard). Every tracker is fed from the one stream of rows the Trainer writes to
+metrics.jsonl (`Trainer.metric`), so they all hold the same numbers, under grouped tags:
+`train/loss`, `train/bpb`, `train/lr`, `train/tokens_per_s`, `val/bpb`, `val/loss`,
 `final/val_bpb`, `final/train_bpb`.
 
-A resumed run continues its tracker runs and never shows a step twice:
-- TensorBoard (`RUN_DIR/tensorboard`): the writer opens with `purge_step` = the checkpoint's step
-  + 1, so TensorBoard drops what a killed run wrote past its checkpoint, as metrics.jsonl does; the
-  writer is flushed before each checkpoint, so nothing up to a checkpoint is lost to a kill.
-- W&B and MLflow keep their run id in `RUN_DIR/trackers.json` and continue that run. Their
-  history is append-only, so a step they already hold is not sent again (resume is bit-exact
-  on CPU: it would carry the same numbers).
-- CSV (`RUN_DIR/metrics.csv`, one `step,tag,value` row per number) is cut back like metrics.jsonl.
+Each step once, after any kill: metrics.jsonl is the record, and a tracker's own files or store
+say what it holds. A resume (which cuts metrics.jsonl back to its checkpoint) reads back what each
+tracker durably holds and sends it the rows it lacks, before it trains on:
+- TensorBoard (`RUN_DIR/tensorboard`, lrngpt.training.tracker_tensorboard): the event files are
+  read back and rewritten as one, the steps up to the checkpoint once each; the writer then
+  appends the steps past it.
+- W&B (lrngpt.training.tracker_wandb): its transaction logs in RUN_DIR/wandb are read back (online,
+  its server's step); the rows past the last held step are sent again.
+- MLflow (lrngpt.training.tracker_mlflow): its store is asked for each tag's history; the missing
+  (tag, step) pairs are sent, the held ones never again.
+- CSV (`RUN_DIR/metrics.csv`, one `step,tag,value` row per number): rewritten from metrics.jsonl.
+The run ids of W&B and MLflow are kept in `RUN_DIR/trackers.json`, written before the tracker
+run is made, so a kill at any moment leaves no second tracker run behind. Steps a killed run had
+already sent past its checkpoint keep the numbers it sent: the same as the resumed run computes
+(resume is bit-exact on CPU), but for `train/tokens_per_s`, a timing. A run killed after its last
+step but before its trackers closed has them completed by `lrn train --resume` (`complete`).
 
-A sweep point logs its swept keys as hyperparameters (TensorBoard's HPARAMS tab, W&B's config,
-MLflow's params, beside the whole config). W&B reads its usual environment (`WANDB_PROJECT`,
-default `lrn-gpt`; `WANDB_MODE=offline`); MLflow its tracking URI and experiment
+Where a tracker would fail or wait at its start is checked before the run directory is taken
+(`check`): a missing package, a W&B or MLflow setting it refuses; a server is awaited for a
+bounded time. A sweep point logs its swept keys as hyperparameters (TensorBoard's HPARAMS tab,
+W&B's config, MLflow's params, beside the whole config). W&B reads its usual environment
+(`WANDB_PROJECT`, default `lrn-gpt`; `WANDB_MODE=offline`); MLflow its tracking URI and experiment
 (`MLFLOW_TRACKING_URI`, `MLFLOW_EXPERIMENT_NAME`, default `lrn-gpt`).
 """
 
@@ -27,15 +38,22 @@ import csv
 import io
 import json
 import os
+import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lrngpt.core.fsio import atomic_write, read_json_object, write_json
+from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.store.rundir import METRICS_CSV as CSV
 from lrngpt.store.rundir import TRACKERS as STATE
+from lrngpt.store.rundir import RunDir
+
+if TYPE_CHECKING:
+    from lrngpt.runconfig.schema import RunConfig
 
 EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
          "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
+MAX_STATE_BYTES = 1 << 20  # trackers.json holds two ids and a URI; anything near this was not written by lrn
 
 
 def tags(row: dict) -> dict[str, float]:
@@ -74,183 +92,163 @@ def _import(name: str):
         raise UserError(f"train.logger {name} needs the {module} package: pip install 'lrngpt[{extra}]'") from None
 
 
-class _TensorBoard:
-    def __init__(self, run_dir: Path, resume_step: int | None, hparams: dict):
-        _import("tensorboard")
-        from torch.utils.tensorboard import SummaryWriter
+def check(names: tuple[str, ...]) -> None:
+    """What would stop a tracker at its start (its package, its settings), found before any work."""
+    for n in names:
+        if n in EXTRA:
+            _import(n)
+        if n == "wandb":
+            from lrngpt.training import tracker_wandb
 
-        # purge_step: TensorBoard drops every event at or past it that an earlier writer left
-        self.writer = SummaryWriter(log_dir=str(run_dir / "tensorboard"),
-                                    purge_step=None if resume_step is None else resume_step + 1)
-        if hparams and resume_step is None:
-            from torch.utils.tensorboard.summary import hparams as hparams_summary
+            tracker_wandb.check()
+        elif n == "mlflow":
+            from lrngpt.training import tracker_mlflow
 
-            # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's
-            # own event file, not to the sub-directory add_hparams would make)
-            for summary in hparams_summary({k: _scalar(v) for k, v in hparams.items()},
-                                           {"val/bpb": 0.0, "final/val_bpb": 0.0}):
-                self.writer.file_writer.add_summary(summary)
-
-    def log(self, step: int, values: dict) -> None:
-        for tag, value in values.items():
-            self.writer.add_scalar(tag, value, step)
-
-    def flush(self) -> None:
-        self.writer.flush()
-
-    def close(self, failed: bool) -> None:
-        self.writer.close()
+            tracker_mlflow.check()
 
 
-def _scalar(value):
-    """A value TensorBoard's hparams take: numbers, strings and bools as they are, anything else as JSON."""
-    return value if isinstance(value, int | float | str | bool) else json.dumps(value)
+# ---- trackers.json ----------------------------------------------------------------------------
+
+def read_state(path: Path) -> dict:
+    """RUN_DIR/trackers.json, checked: what a hand edit broke is named, and no id can reach a path."""
+    from lrngpt.training.tracker_wandb import ID
+
+    if not (path.exists() or path.is_symlink()):
+        return {}
+    with user_path(path, "tracker state"):
+        size = path.stat().st_size
+    fix = f"put back what lrn wrote, or remove {path} (the trackers then start new runs, sent the whole history)"
+    if size > MAX_STATE_BYTES:
+        raise UserError(f"tracker state {path} is {size:,} bytes, not the small file lrn writes; {fix}")
+    state = read_json(path, "tracker state")
+    if not isinstance(state, dict):
+        raise UserError(f"tracker state {path} must hold a JSON object, not {type(state).__name__}; {fix}")
+    for key, fields in (("wandb", {"id": ID}), ("mlflow", {"run_id": ID, "token": ID, "tracking_uri": None})):
+        entry = state.get(key)
+        if entry is None:
+            continue
+        if not isinstance(entry, dict):
+            raise UserError(f"tracker state {path}: {key} must be an object, got {_short(entry)}; {fix}")
+        for name, pattern in fields.items():
+            value = entry.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, str) or len(value) > 4096 or (pattern and not pattern.fullmatch(value)):
+                what = "a run id (letters, digits, - and _)" if pattern else "a string"
+                raise UserError(f"tracker state {path}: {key}.{name} must be {what}, got {_short(value)}; {fix}")
+    finished = state.get("finished")
+    if finished is not None and (not isinstance(finished, int) or isinstance(finished, bool) or finished < 0):
+        raise UserError(f"tracker state {path}: finished must be a step, got {_short(finished)}; {fix}")
+    return state
 
 
-class _WandB:
-    def __init__(self, run_dir: Path, state: dict, config: dict, hparams: dict, name: str, fresh: bool):
-        wandb = _import("wandb")
-        saved = state.get("wandb") or {}
-        self.run = wandb.init(
-            project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name, dir=str(run_dir),
-            id=saved.get("id"), resume="allow",  # no id: W&B makes one, kept for a resume
-            config={**flat_config(config), **({"swept": sorted(hparams)} if hparams else {})} if fresh else None)
-        # W&B drops a step below the one it holds; skip them ourselves (online it knows its last step,
-        # offline the one we saved at the last checkpoint)
-        self.done = max(int(saved.get("last_step", -1)), int(getattr(self.run, "step", 0) or 0) - 1)
-        self.last = self.done
-        state["wandb"] = {"id": self.run.id, "last_step": self.done}
-        self.state = state
-
-    def log(self, step: int, values: dict) -> None:
-        if step <= self.done:
-            return
-        self.run.log(values, step=step)
-        self.last = max(self.last, step)
-
-    def flush(self) -> None:
-        self.state["wandb"]["last_step"] = self.last
-
-    def close(self, failed: bool) -> None:
-        self.flush()
-        self.run.finish(exit_code=1 if failed else 0)
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
 
 
-class _MLflow:
-    def __init__(self, state: dict, config: dict, hparams: dict, name: str, fresh: bool):
-        mlflow = _import("mlflow")
-        from mlflow.tracking import MlflowClient
-
-        try:
-            self.client = MlflowClient()
-            run_id = (state.get("mlflow") or {}).get("run_id")
-            run = self._existing(run_id) if run_id else None
-            if run is None:
-                exp_name = os.environ.get("MLFLOW_EXPERIMENT_NAME") or "lrn-gpt"
-                exp = self.client.get_experiment_by_name(exp_name)
-                exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
-                run = self.client.create_run(exp_id, run_name=name, tags={"lrn.swept": ",".join(sorted(hparams))}
-                                             if hparams else None)
-                fresh = True
-            self.run_id = run.info.run_id
-            if fresh:
-                params = {**flat_config(config), **{f"swept.{k}": v for k, v in hparams.items()}}
-                items = [mlflow.entities.Param(k, json.dumps(v) if not isinstance(v, str) else v)
-                         for k, v in params.items()]
-                for i in range(0, len(items), 100):  # MLflow takes at most 100 params a batch
-                    self.client.log_batch(self.run_id, params=items[i:i + 100])
-            else:
-                self.client.update_run(self.run_id, status="RUNNING")
-            # append-only history: the steps it already holds, per tag, are not sent again
-            self.done = {k: max((m.step for m in self.client.get_metric_history(self.run_id, k)), default=-1)
-                         for k in run.data.metrics} if not fresh else {}
-        except (mlflow.exceptions.MlflowException, ImportError) as e:  # ImportError: a store's driver
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise UserError(f"train.logger mlflow: {first}; set MLFLOW_TRACKING_URI to your tracking server "
-                            "or a store that MLflow accepts") from None
-        self.metric = mlflow.entities.Metric
-        state["mlflow"] = {"run_id": self.run_id, "tracking_uri": self.client.tracking_uri}
-
-    def _existing(self, run_id: str):
-        try:
-            return self.client.get_run(run_id)
-        except Exception:  # another tracking URI: MLflow raises its own error or a store's
-            return None
-
-    def log(self, step: int, values: dict) -> None:
-        import time
-
-        now = int(time.time() * 1000)
-        metrics = [self.metric(k, v, now, step) for k, v in values.items() if step > self.done.get(k, -1)]
-        if metrics:
-            self.client.log_batch(self.run_id, metrics=metrics)
-
-    def flush(self) -> None:
-        pass
-
-    def close(self, failed: bool) -> None:
-        self.client.set_terminated(self.run_id, status="FAILED" if failed else "FINISHED")
-
+# ---- CSV --------------------------------------------------------------------------------------
 
 class _CSV:
-    def __init__(self, run_dir: Path, resume_step: int | None):
+    def __init__(self, run_dir: Path, rows: list[tuple[int, dict]]):
         self.path = run_dir / CSV
-        if resume_step is not None and self.path.exists():  # cut back like metrics.jsonl
-            with open(self.path, newline="", encoding="utf-8") as f:
-                rows = list(csv.reader(f))[1:]
-            keep = [r for r in rows if len(r) == 3 and int(r[0]) <= resume_step and not r[1].startswith("final/")]
-            atomic_write(self.path, _csv_text([["step", "tag", "value"], *keep]))
-        elif resume_step is None or not self.path.exists():
-            atomic_write(self.path, _csv_text([["step", "tag", "value"]]))
-        self.file = open(self.path, "a", newline="", encoding="utf-8")
+        if self.path.is_dir():
+            raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
+                            "move the directory away and run the command again")
+        # a resume rewrites it from metrics.jsonl (cut back to the checkpoint), a new run starts it
+        atomic_write(self.path, _csv_text([["step", "tag", "value"],
+                                           *([step, tag, repr(v)] for step, values in rows for tag, v in values.items())]))
+        with user_path(self.path, "CSV tracker file"):
+            self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
 
     def log(self, step: int, values: dict) -> None:
-        self.writer.writerows([step, tag, repr(v)] for tag, v in values.items())
+        with user_path(self.path, "CSV tracker file"):
+            self.writer.writerows([step, tag, repr(v)] for tag, v in values.items())
 
     def flush(self) -> None:
-        self.file.flush()
+        with user_path(self.path, "CSV tracker file"):
+            self.file.flush()
 
     def close(self, failed: bool) -> None:
         self.file.close()
 
 
-def _csv_text(rows: list[list]) -> str:
+def _csv_text(rows) -> str:
     buf = io.StringIO()
     csv.writer(buf).writerows(rows)
     return buf.getvalue()
 
 
+# ---- all of them --------------------------------------------------------------------------------
+
 class Trackers:
-    """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint."""
+    """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint.
+
+    `rows`: on a resume (`resume_step` set), the rows of metrics.jsonl up to it, each sent to the
+    trackers that do not hold it."""
 
     def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
-                 resume_step: int | None = None, hparams: dict | None = None, name: str = ""):
-        self.sinks, self.closed = [], False
+                 resume_step: int | None = None, hparams: dict | None = None, name: str = "",
+                 rows: list[dict] | None = None):
+        self.sinks, self.closed, self.state = [], False, {}
         if not names:
             return
         run_dir = Path(run_dir)
         self.state_path = run_dir / STATE
-        self.state = read_json_object(self.state_path, "tracker state") \
-            if resume_step is not None and self.state_path.exists() else {}
-        hparams, config, fresh = dict(hparams or {}), config or {}, resume_step is None
+        self.state = read_state(self.state_path) if resume_step is not None else {}
+        if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
+            self._save_state()
+        hparams, fresh = dict(hparams or {}), resume_step is None
+        params = {**flat_config(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
+        sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
                 if n == "tensorboard":
-                    self.sinks.append(_TensorBoard(run_dir, resume_step, hparams))
+                    from lrngpt.training.tracker_tensorboard import TensorBoardSink
+
+                    self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    self.sinks.append(_WandB(run_dir, self.state, config, hparams, name, fresh))
+                    self.sinks.append(self._wandb(run_dir, flat_config(config or {}), hparams, name, sent))
                 elif n == "mlflow":
-                    self.sinks.append(_MLflow(self.state, config, hparams, name, fresh))
+                    self.sinks.append(self._mlflow(params, hparams, name, sent))
                 elif n == "csv":
-                    self.sinks.append(_CSV(run_dir, resume_step))
-            self._save_state()
+                    self.sinks.append(_CSV(run_dir, sent))
         except BaseException:
             self.close(failed=True)
             raise
 
+    def _wandb(self, run_dir: Path, config: dict, hparams: dict, name: str, sent: list):
+        from lrngpt.training.tracker_wandb import ID, WandBSink
+
+        if not (self.state.get("wandb") or {}).get("id"):  # the id is kept before W&B makes the run
+            given = os.environ.get("WANDB_RUN_ID") or ""
+            made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
+            self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
+            self._save_state()
+        sink = WandBSink(run_dir, self.state["wandb"], {**config, **({"swept": sorted(hparams)} if hparams else {})},
+                         name)
+        self.state["wandb"] = sink.state
+        self._save_state()
+        for step, values in sent:  # what its logs lack (the sink skips the steps they hold)
+            sink.log(step, values)
+        return sink
+
+    def _mlflow(self, params: dict, hparams: dict, name: str, sent: list):
+        from lrngpt.training.tracker_mlflow import MLflowSink
+
+        saved = self.state.setdefault("mlflow", {})
+        if not saved.get("run_id") and not saved.get("token"):  # finds a run made before a kill kept its id
+            saved["token"] = secrets.token_hex(8)
+            self._save_state()
+        sink = MLflowSink(saved, params, sorted(hparams), name, {tag for _, values in sent for tag in values})
+        self.state["mlflow"] = sink.state
+        self._save_state()
+        sink.catch_up(sent)
+        return sink
+
     def _save_state(self) -> None:
-        if self.state:
+        if self.state or self.state_path.exists():
             write_json(self.state_path, self.state)
 
     def log(self, row: dict) -> None:
@@ -262,14 +260,38 @@ class Trackers:
         """Called before each checkpoint: what the trackers hold then matches what a resume restarts from."""
         for sink in self.sinks:
             sink.flush()
-        if self.sinks:
-            self._save_state()
 
-    def close(self, failed: bool = False) -> None:
+    def close(self, failed: bool = False, finished: int | None = None) -> None:
+        """Close every tracker (each one, whatever another raised); `finished`: the run's last step,
+        recorded once all of them closed."""
         if self.closed:
             return
         self.closed = True
+        error = None
         for sink in self.sinks:
-            sink.close(failed)
-        if self.sinks:
+            try:
+                sink.close(failed)
+            except Exception as e:  # noqa: BLE001 - the others still close; the first error is raised
+                error = error or e
+        if error is not None:
+            raise error
+        if self.sinks and finished is not None and not failed:
+            self.state["finished"] = finished
             self._save_state()
+
+
+def complete(cfg: RunConfig, run: RunDir, step: int, log) -> None:
+    """A finished run whose trackers were not closed (a kill after its last step): send them what they
+    lack of metrics.jsonl and close them."""
+    names = cfg.train.loggers
+    if not names or read_state(run.path / STATE).get("finished") == step:
+        return
+    check(names)
+    run.lock()
+    try:
+        trackers = Trackers(names, run.path, cfg.to_dict(), resume_step=step, name=cfg.name or run.path.name,
+                            rows=run.metrics())
+        trackers.close(finished=step)
+    finally:
+        run.unlock()
+    log(f"trackers ({', '.join(names)}): sent what they lacked of the finished run and closed them")

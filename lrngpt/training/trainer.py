@@ -18,35 +18,28 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
 from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
+from lrngpt.data.sizing import sizing
+from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError
-from lrngpt.inference.evaluate import evaluate_bpb
+from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
 from lrngpt.models import build_model
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change  # noqa: F401 (lr_at: imported from here too)
-from lrngpt.training.trackers import Trackers
+from lrngpt.training import trackers as tracking
+from lrngpt.training.duration import plan_duration
+from lrngpt.training.optimizer import make_optimizer  # noqa: F401 (benchmarks import it from here)
+from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 
 PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
-
-
-def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
-    """AdamW; weight decay on matrices and tables only (nanoGPT's convention)."""
-    params = list(dict.fromkeys(model.parameters()))  # a tied table is one parameter
-    groups = [
-        {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
-    ]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
 
 
 class _StopFlag:
@@ -75,7 +68,7 @@ class Trainer:
 
     def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
                  stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-                 extend: bool = False, how_to_continue: str | None = None,
+                 extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
                  on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
                  hparams: dict | None = None):
         cfg = validated(cfg)  # a field changed after the config was built is checked like --set
@@ -87,27 +80,39 @@ class Trainer:
         self.extended = False  # this resume changes the schedule (--extend)
         # what an interrupted run says to do next: a sweep's points are continued by the sweep command
         self.how_to_continue = how_to_continue or f"continue with `lrn train --out {run_dir} --resume`"
+        self.how_to_restart = how_to_restart or "start again with --force"  # a damaged checkpoint (a sweep: its own way)
         self.hparams = hparams  # a sweep point's swept keys, for the trackers
         self.dist = Distributed.from_env()
         self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
         self.stop_at = tc.steps if stop_at is None else stop_at
+        self.stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
         if self.stop_at < 1:
             raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
         if self.stop_at >= INT_LIMIT:
             raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
+        self.device = self.dist.device(resolve_device(tc.device))
+        if not resume:  # a run estimated past train.max_days stops here: nothing written or downloaded
+            self._plan(0)
         if self.dist.master:
             fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
-        self.device = self.dist.device(resolve_device(tc.device))
+            tracking.check(tc.loggers)  # a missing package, a tracker's setting it refuses: the same
         self.caps = device_caps(self.device)
         self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
         self.dist.init(self.device)
         self.run_dir = RunDir(run_dir)
         try:
-            self._build(self._open_run_dir(resume, force))
+            ckpt = self._open_run_dir(resume, force)
+            if resume:
+                self._plan(int(ckpt["step"]))
+            self._build(ckpt)
         except BaseException:
-            self.close()
+            self.close(abandon=True)  # a start that failed leaves no run behind to replace with --force
             raise
+
+    def _plan(self, step: int) -> None:
+        """Time a run that could be long and say how long; refuse one past train.max_days."""
+        plan_duration(self.cfg, self.stop_at - step, self.device, log=self.log, timed=not self.dist.enabled)
 
     def _build(self, ckpt: dict | None) -> None:
         tc = self.cfg.train
@@ -129,11 +134,14 @@ class Trainer:
         if ckpt is not None:
             self._restore(ckpt)
             self._truncate_metrics(self.step)  # only once every check of the resume has passed
+        # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
+        self.resumed_rows = self.run_dir.metrics() if ckpt is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        self.trackers = Trackers(tc.loggers if self.dist.master else (), self.run_dir.path, self.cfg.to_dict(),
-                                 resume_step=self.step if ckpt is not None else None, hparams=self.hparams,
-                                 name=self.cfg.name or self.run_dir.path.name)
+        logging.debug(f"training: seed {tc.seed}, {tc.batch_size} x {tc.seq_len} tokens per step on rank "
+                      f"{self.dist.rank} of {self.dist.world_size}, steps {self.step} -> {self.stop_at}, "
+                      f"data {self.data.dir}, compile {tc.compile}")
+        self.trackers = tracking.Trackers()  # none until run() has a checkpoint to resume from (_start_trackers)
 
     # ---- construction steps --------------------------------------------------------------
 
@@ -148,12 +156,18 @@ class Trainer:
             run.check_is_run()
             run.lock()
             run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
-        ckpt = run.checkpoint("last")
+        # a run stopped before its first periodic checkpoint continues from its step-0 one
+        self.resumed_from = "last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init"
+        ckpt = run.checkpoint(self.resumed_from)
         self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
         self._check_resumable(ckpt)
         if self.stop_at < ckpt["step"]:
-            raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
-                            f"--steps is the final global step, use {ckpt['step']} or more")
+            if self.stop_flag == "--steps":
+                raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
+                                f"--steps is the final global step, use {ckpt['step']} or more")
+            raise UserError(f"train.steps={self.stop_at} ends before the checkpoint's step {ckpt['step']}, where the "
+                            f"resumed run goes on; give --set train.steps={ckpt['step']} or more (with --extend: the "
+                            "new schedule's total steps)")
         self._check_same_data(ckpt)
         return ckpt
 
@@ -178,7 +192,7 @@ class Trainer:
 
     def _check_resumable(self, ckpt: dict) -> None:
         """What a resume needs from the checkpoint, checked before any work (data, model)."""
-        path = self.run_dir.checkpoint_path("last")
+        path = self.run_dir.checkpoint_path(self.resumed_from)
         saved = self.saved_cfg
         _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
         if not ckpt.get("optimizer") or not ckpt.get("rng"):
@@ -193,7 +207,7 @@ class Trainer:
         if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
                 and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
             raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
-                            "start again with --force")
+                            f"{self.how_to_restart}")
         # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine: refuse unless asked
         change = schedule_change(saved.train, self.cfg.train, int(ckpt["step"]))
         if change and not self.extend:
@@ -262,10 +276,10 @@ class Trainer:
             self.best_step = int(ckpt.get("best_step", 0))
             self.seconds = float(ckpt.get("seconds", 0.0))
         except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-            raise UserError(f"{self.run_dir.checkpoint_path('last')} cannot be resumed: its training state is "
+            raise UserError(f"{self.run_dir.checkpoint_path(self.resumed_from)} cannot be resumed: its training state is "
                             f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
-                            "start again with --force") from None
-        self.log(f"resumed from {self.run_dir.checkpoint_path('last')} at step {self.step}")
+                            f"{self.how_to_restart}") from None
+        self.log(f"resumed from {self.run_dir.checkpoint_path(self.resumed_from)} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -352,6 +366,8 @@ class Trainer:
         self._log_plan()
         if self.step == 0 and not self.resume:
             self.save("init")
+        self._start_trackers()
+        if self.step == 0 and not self._evaluated_already():
             ev = self.evaluate("val", tc.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
@@ -373,7 +389,10 @@ class Trainer:
                                  "tokens_per_s": round(tps, 1)})
                     elapsed = time.perf_counter() - wall0
                     eta = elapsed / max(1, self.step - step0) * (self.stop_at - self.step)
-                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s")
+                    # drawn with the next redraw (refresh=False): a forced one per log line would outpace a
+                    # notebook's bounded redraws
+                    bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s",
+                                        refresh=False)
                     if bar.disable:  # a log file or a scheduler: nanoGPT-style lines instead of a bar
                         self.log(f"step {self.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
                                  f"| {tps:,.0f} tok/s | {_clock(elapsed)} elapsed, ETA {_clock(eta)}")
@@ -386,27 +405,47 @@ class Trainer:
                     self.log(f"interrupted at step {self.step}; saved {self.run_dir.checkpoint_path('last')}; "
                              f"{self.how_to_continue}")
                     raise KeyboardInterrupt
-        self._periodic_eval()
+        if not self._evaluated_already():  # (a resume at the last step: its evaluation was done and saved)
+            self._periodic_eval()
         summary = self.finish()
-        self.trackers.close()
+        self.trackers.close(finished=self.step)
         return summary
+
+    def _start_trackers(self) -> None:
+        """The trackers of train.logger, once the run has a checkpoint: a start killed before it leaves
+        no tracker run behind, and one killed after it resumes them (a resume sends each what it lacks
+        of metrics.jsonl, cut back to the checkpoint already)."""
+        if not self.dist.master or not self.cfg.train.loggers:
+            return
+        try:
+            self.trackers = tracking.Trackers(
+                self.cfg.train.loggers, self.run_dir.path, self.cfg.to_dict(),
+                resume_step=self.step if self.resume else None, hparams=self.hparams,
+                name=self.cfg.name or self.run_dir.path.name, rows=self.resumed_rows)
+        except BaseException:
+            self.run_dir.abandon()  # a new run whose trackers did not start: no run is left to replace
+            raise
 
     def _log_plan(self) -> None:
         """What the run will read, and a warning when it reads its text many times over."""
         tc = self.cfg.train
         n_train = len(self.data.tokens("train"))
-        total = tc.steps * self.tokens_per_step
-        passes = total / max(1, n_train)
+        size = sizing(tc.steps, self.tokens_per_step, n_train)
+        total, passes = size["tokens_read"], size["passes"]
         params = self.model.param_breakdown()
         self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
         if passes > PASSES_WARNING and self.warn_passes:
-            fit = max(1, n_train // self.tokens_per_step)
+            fit = size["one_pass_steps"]
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
                      f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
+
+    def _evaluated_already(self) -> bool:
+        """A resume at the step of its checkpoint finds that step's evaluation in metrics.jsonl: not again."""
+        return any(r["step"] == self.step and "val_bpb" in r and not r.get("final") for r in self.resumed_rows)
 
     def _periodic_eval(self) -> None:
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
@@ -423,7 +462,7 @@ class Trainer:
         """Full evaluation at the final step, written to summary.json."""
         tc = self.cfg.train
         val = self.evaluate("val")
-        trn = self.evaluate("train", tc.train_eval_tokens) if tc.train_eval_tokens else None
+        trn, reads = self._evaluate_train_by_reads() if tc.train_eval_tokens else (None, {})
         n_train = len(self.data.tokens("train"))
         read = self.step * self.tokens_per_step
         summary = {
@@ -438,7 +477,7 @@ class Trainer:
             "tokens_seen": read,
             # how many times the training tokens were read: the chapter's finding assumes < 1
             "train_split_tokens": n_train,
-            "passes": read / max(1, n_train),
+            "passes": sizing(self.step, self.tokens_per_step, n_train)["passes"],
             "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
             "best_step": self.best_step,
             "device": self.device,
@@ -446,14 +485,36 @@ class Trainer:
             "corpus": self.cfg.data.corpus,
             "data_key": self.data.key,
             "schedule_changes": self.schedules,  # what --extend changed, at which step
+            # which part of the corpus is validation (documents, tail, chunks, own split), and the train
+            # bpb split into the targets this run read and those it never read: what `lrn eval --by-reads`
+            # measures, for the findings judge to tell memorising from a harder validation text
+            "val_split": validation_kind(self.data.meta),
+            **reads,
         }
         if self.dist.master:
-            self.run_dir.write_summary(summary)
+            # the final row first: a kill before summary.json is written leaves a run that resumes (and
+            # cuts the row), never a finished one that lacks it
             self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
+            self.run_dir.write_summary(summary)
         self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
                  + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
                  + f", {summary['passes']:.2f} passes, {self.seconds:.1f}s")
         return summary
+
+    def _evaluate_train_by_reads(self) -> tuple[dict, dict]:
+        """Train bpb over train.train_eval_tokens, and the same targets split by whether this run's
+        batches (replayed from its seed) read them: the same forward passes, marked."""
+        tc = self.cfg.train
+        tokens = self.data.tokens("train")
+        counter = BatchSampler(tokens, tc.batch_size, tc.seq_len, tc.seed).read_counter(self.step)
+        trn = evaluate_bpb(self.model, tokens, self.token_bytes, tc.seq_len, batch_size=tc.batch_size,
+                           max_tokens=tc.train_eval_tokens, device=self.device, autocast_dtype=self.autocast_dtype,
+                           windows=tc.eval_windows, mark=lambda pos: counter(pos) > 0)
+        scored = capped_windows(len(tokens), tc.seq_len, tc.train_eval_tokens, tc.eval_windows)
+        counts = counter(np.concatenate([np.arange(s + 1, s + n + 1) for s, n in scored]))
+        return trn, {"train_bpb_read": trn["marked"]["bpb"], "train_bpb_unread": trn["unmarked"]["bpb"],
+                     "train_tokens_read": trn["marked"]["tokens"], "train_tokens_unread": trn["unmarked"]["tokens"],
+                     "read_share": float((counts > 0).mean()), "read_twice_share": float((counts > 1).mean())}
 
     def _precision_summary(self) -> dict:
         """What the run computed in, as summary.json records it."""
@@ -463,9 +524,11 @@ class Trainer:
                 "grad_scaler": self.precision.grad_scaler, "tf32": self.precision.tf32,
                 "compile": bool(self.cfg.train.compile)}
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
         if getattr(self, "trackers", None) is not None:
             self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
+        if abandon:
+            self.run_dir.abandon()  # only a start this process made, before its first checkpoint
         self.run_dir.unlock()
         self.dist.close()
 
@@ -485,9 +548,10 @@ def _clock(seconds: float) -> str:
         f"{seconds // 60}:{seconds % 60:02d}"
 
 
+@logging.honours_progress
 def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-          extend: bool = False, how_to_continue: str | None = None,
+          extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
           on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
           hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
@@ -497,7 +561,8 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
     summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
     about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
-    replaces the advice of an interrupted run (`lrn train --out DIR --resume`); `on_metric` is called
+    replaces the advice of an interrupted run (`lrn train --out DIR --resume`), `how_to_restart` that of a
+    checkpoint too damaged to resume (start again with --force); `on_metric` is called
     with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
     `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner); `hparams`
     (a sweep point's swept keys and values) go to the trackers of train.logger as hyperparameters."""
@@ -505,11 +570,14 @@ def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
         if done and done.get("finished") and done.get("step") == stop:
+            if Distributed.from_env().master:  # a kill as its trackers closed: they get what they lack
+                tracking.complete(validated(cfg), RunDir(run_dir), stop, log or logging.info)
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
     trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
                       warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
+                      how_to_restart=how_to_restart,
                       on_metric=on_metric, data=data, hparams=hparams)
     try:
         return trainer.run()

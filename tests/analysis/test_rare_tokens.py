@@ -265,7 +265,7 @@ def test_the_api_refuses_what_it_cannot_read(whole_split):
         lrngpt.undertrained(whole_split, top=0)
     with pytest.raises(UserError, match="checkpoint must be"):
         lrngpt.undertrained(whole_split, checkpoint="final")
-    with pytest.raises(UserError, match="takes a Run"):
+    with pytest.raises(UserError, match="run_or_path must be a Run or a Sweep or a path"):
         lrngpt.undertrained(42)
 
 

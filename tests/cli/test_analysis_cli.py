@@ -198,7 +198,8 @@ def test_a_mistyped_option_gets_a_did_you_mean(capsys):
         assert f"did you mean {want}?" in err
 
 
-@pytest.mark.parametrize("argv", [["lookup"], ["lookup-grad"], ["tying"], ["softmax-bottleneck"], ["renumber"]])
+@pytest.mark.parametrize("argv", [["lookup"], ["lookup-grad"], ["tying"], ["softmax-bottleneck"], ["renumber"],
+                                  ["superposition", "--steps", "20", "--sparsity", "0,0.99"]])
 def test_each_lessons_output_ends_with_one_sentence_saying_what_it_showed(capsys, argv):
     out = run_text(capsys, "lesson", *argv).strip().splitlines()
     assert out[-1].startswith("shown: ") and out[-1].count(". ") == 0 and len(out[-1]) > 40
@@ -220,3 +221,86 @@ def test_a_mistyped_command_choice_key_or_preset_gets_the_same_did_you_mean(caps
             code = e.code
         err = capsys.readouterr().err
         assert code == 2 and len(err.strip().splitlines()) == 1 and want in err, err
+
+
+# ---- lrn theory pip and lrn lesson superposition --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pip_doc(text_corpus):
+    from lrngpt.api import theory_pip
+
+    return theory_pip(text_corpus, vocab_size=300)
+
+
+def test_theory_pip_prints_the_predicted_width_with_its_bias_and_variance(pip_doc, text_corpus, capsys):
+    r = pip_doc
+    assert r["corpus"] == text_corpus and r["window"] == 6 and r["alpha"] == 0.5
+    assert 2 <= r["rows"] <= r["vocab_size"] <= 300
+    curve = r["curve"]["pip_loss"]
+    assert curve[r["optimal"]["k"]] == min(curve) and r["optimal"]["pip_loss"] == min(curve)
+    assert r["within"]["5%"][0] <= r["optimal"]["k"] <= r["within"]["5%"][1] <= r["within"]["10%"][1]
+    assert r["threshold"] == pytest.approx(2 * r["noise_sigma"] * r["rows"] ** 0.5)
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300")
+    o = r["optimal"]
+    assert (f"PIP-optimal width k = {o['k']}: PIP loss {o['pip_loss']:,.1f}, bias {o['bias']:,.1f}, variance "
+            f"{o['variance']:,.1f}") in out
+    assert f"noise sigma {r['noise_sigma']:.4f} = std(PMI of half 1 - PMI of half 2) / 2" in out
+    assert f"signal rank {r['signal_rank']}" in out and "the paper's upper bound (main theorem)" in out
+    assert "peak RSS" in out and "(the paper's exponent for skip-gram and GloVe)" in out
+    doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300")
+    assert doc["optimal"] == r["optimal"] and doc["curve"]["pip_loss"] == curve  # seeded: the same numbers
+
+
+def _sweep_summary(path, corpus, bpb: dict, train_tokens=None):
+    rows = [{"n_embd": d, "val_bpb": v, "steps": 400, "train_tokens": train_tokens, "corpus": corpus, "seed": s}
+            for d, vs in bpb.items() for s, v in enumerate(vs if isinstance(vs, list) else [vs])]
+    path.mkdir()
+    (path / "summary.json").write_text(json.dumps({"scale": "cpu", "corpus": corpus, "rows": rows}))
+    return str(path)
+
+
+def test_theory_pip_beside_a_sweep_compares_the_prediction_with_the_measured_best(pip_doc, text_corpus, tmp_path,
+                                                                                   capsys):
+    k = pip_doc["optimal"]["k"]
+    # width 8 is best once its two seeds are averaged (0.6 and 0.4: 0.5 < 0.55)
+    sw = _sweep_summary(tmp_path / "sw", text_corpus, {4: 0.9, 8: [0.6, 0.4], 16: 0.55, 32: 0.7})
+    doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", sw)
+    s = doc["sweep"]
+    assert s["best_width"] == 8 and s["best_val_bpb"] == pytest.approx(0.5) and s["predicted_width"] == k
+    assert s["ratio"] == pytest.approx(k / 8) and s["same_text"] is True and s["scale"] == "cpu"
+    curve = doc["curve"]["pip_loss"]
+    assert s["pip_loss_at_best_width"] == pytest.approx(curve[8] / curve[k])
+    assert s["best_width_within_5%"] == (doc["within"]["5%"][0] <= 8 <= doc["within"]["5%"][1])
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", sw)
+    assert f"measured best width d = 8 (val bpb 0.5000); predicted k = {k}, {k / 8:.2f}x it" in out
+    assert "the yardsticks differ" in out and "set by the model and the amount of text together" in out
+    assert "not on this text" not in out
+    other = _sweep_summary(tmp_path / "other", "stories:1MB", {4: 0.9, 8: 0.6})
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", other)
+    assert "note: the sweep trained on stories:1MB, not on this text" in out
+
+
+def test_theory_pip_on_a_training_prefix_says_so(text_corpus, capsys):
+    doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--train-tokens", "3000")
+    assert doc["tokens"] == 3000 and doc["train_tokens"] == 3000
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--train-tokens", "3000")
+    assert "the first 3,000 training tokens: 3,000 tokens" in out
+    doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--top", "20")
+    assert doc["rows"] == 20 < doc["occurring"] and doc["top"] == 20
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--top", "20")
+    assert f"{doc['occurring']:,} of the {doc['vocab_size']:,} tokens occur, the 20 most frequent kept (--top)" in out
+
+
+def test_lesson_superposition_writes_its_figure_and_refuses_a_file_it_did_not_write(tmp_path, capsys):
+    png = tmp_path / "sup.png"
+    doc = run_json(capsys, "lesson", "superposition", "--steps", "10", "--sparsity", "0,0.9", "--out", str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and doc["figure"] == str(png)
+    assert [s["sparsity"] for s in doc["sparsities"]] == [0.0, 0.9] and doc["features"] == 20 and doc["dims"] == 5
+    assert_user_error(capsys, "lesson", "superposition", "--steps", "10", "--out", str(png), match="add --force")
+    assert main(["lesson", "superposition", "--steps", "10", "--sparsity", "0.5", "--out", str(png), "--force"]) == 0
+    capsys.readouterr()
+    mine = tmp_path / "mine.png"
+    mine.write_bytes(b"not lrn's")
+    assert_user_error(capsys, "lesson", "superposition", "--steps", "10", "--out", str(mine), "--force",
+                      match="lrn did not write it")
+    assert mine.read_bytes() == b"not lrn's"

@@ -55,4 +55,4 @@ def test_a_bad_probe_timeout_is_one_line(capsys):
     except SystemExit as e:
         assert e.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "must be a positive number of seconds" in err[0]
+    assert len(err) == 1 and "must be a positive, finite number of seconds" in err[0]

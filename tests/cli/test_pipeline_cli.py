@@ -53,7 +53,7 @@ def test_data_stories_never_overwrites_a_users_file_and_replaces_its_own_only_wi
     assert len(ours.read_bytes()) > 12_000
     ours.write_text(ours.read_text() + "my edit")  # changed since lrn wrote it: the user's now
     code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(ours), "--force")
-    assert_one_line_error(code, err, "lrn did not write it (or it was changed since)")
+    assert_one_line_error(code, err, "was changed since lrn wrote it, so it is yours now")
     assert ours.read_text().endswith("my edit")
 
 
@@ -80,7 +80,7 @@ def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_c
 
 @pytest.mark.parametrize("argv,needle", [
     (["data", "prepare", "--corpus", "bogus:x"], "unknown corpus kind"),
-    (["data", "prepare", "--corpus", "text:/no/such/file.txt"], "no such file"),
+    (["data", "prepare", "--corpus", "text:/no/such/file.txt"], "does not exist"),
     (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", "100"], "below 257"),
     (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", str(2**32 + 1)], "does not fit"),
     (["tokenizer", "encode", "--tokenizer", "/no/such", "--text", "x"], "no tokenizer"),

@@ -43,7 +43,7 @@ def test_no_bars_when_stderr_is_not_a_terminal(capsys, tmp_path, text_corpus):
 
 
 def test_quiet_shows_neither_bars_nor_log_lines(capsys, tmp_path, text_corpus, monkeypatch):
-    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    monkeypatch.setattr(logging, "on_terminal", lambda: True)  # bars would show, but for -q
     assert main(["-q", "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--split-seed", "9",
                  "--out", str(tmp_path / "p")]) == 0
     assert capsys.readouterr().err == ""

@@ -76,7 +76,7 @@ def test_truncated_character_at_end_is_invalid_utf8(tmp_path):
 
 
 def test_missing_path_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="no such file or directory"):
+    with pytest.raises(UserError, match="does not exist"):
         text_corpus(str(tmp_path / "nope.txt"))
 
 
@@ -119,3 +119,59 @@ def test_real_sotu_file_has_233_addresses():
         pytest.skip("../shared/data is absent")
     docs = list(text_corpus(str(f)).train_docs())
     assert len(docs) == 233
+
+
+# ---- bounded documents and lines ------------------------------------------------------------------
+
+@pytest.mark.parametrize("chunk_size", [1, 5, 13, 4096])
+def test_a_document_at_the_limit_is_read_and_one_past_it_refused_whatever_the_chunks(tmp_path, chunk_size,
+                                                                                     monkeypatch):
+    import lrngpt.corpora as corpora
+
+    monkeypatch.setattr(corpora, "MAX_DOCUMENT_CHARS", 40)
+    at = write(tmp_path / "at.txt", f"{'a' * 40}{EOT}{'b' * 40}{EOT}short")
+    assert list(iter_documents([at], chunk_size=chunk_size)) == ["a" * 40, "b" * 40, "short"]
+    past = write(tmp_path / "past.txt", f"{'a' * 40}{EOT}{'b' * 41}{EOT}short")
+    with pytest.raises(UserError, match="past.txt: document 2 \\(from 1\\) is longer than 40 characters"):
+        list(iter_documents([past], chunk_size=chunk_size))
+
+
+def test_one_huge_document_in_a_small_gz_is_refused_with_bounded_memory(tmp_path):
+    """A 1 MB .txt.gz of 1 GiB without a separator: refused once the default limit (33.5M characters)
+    is read, holding about that much, never the gigabyte (it was read whole and OOM-killed)."""
+    import time
+    import tracemalloc
+
+    from lrngpt.corpora import MAX_DOCUMENT_CHARS
+
+    member = gzip.compress(b"a" * (1 << 20), 9)
+    path = tmp_path / "bomb.txt.gz"
+    path.write_bytes(member * 1024)  # concatenated members: one stream of 1 GiB
+    assert path.stat().st_size < 2 << 20
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(UserError, match="bomb.txt.gz \\(uncompressed\\): document 1 \\(from 1\\) is longer than "
+                                            "33,554,432 characters"):
+            for _ in iter_documents([path]):
+                pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * MAX_DOCUMENT_CHARS and time.perf_counter() - t0 < 30, peak
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 64])
+def test_bounded_lines_gives_every_line_and_refuses_one_past_the_limit(tmp_path, chunk_size, monkeypatch):
+    import io
+
+    import lrngpt.corpora.text as text
+
+    monkeypatch.setattr(text, "CHUNK_SIZE", chunk_size)
+    data = b"a\n" + b"x" * 9 + b"\n\nlast"  # the second line is 10 bytes with its newline
+    assert list(text.bounded_lines(io.BytesIO(data), Path("f.jsonl"), max_bytes=10)) == \
+        [(1, b"a\n"), (2, b"x" * 9 + b"\n"), (3, b"\n"), (4, b"last")]
+    with pytest.raises(UserError, match="f.jsonl: line 2 is longer than 9 bytes"):
+        list(text.bounded_lines(io.BytesIO(data), Path("f.jsonl"), max_bytes=9))
+    with pytest.raises(UserError, match="line 1 of the uncompressed text is longer than 4 bytes"):
+        list(text.bounded_lines(io.BytesIO(b"no newline at all"), Path("f.jsonl.gz"), max_bytes=4))

@@ -16,6 +16,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.thresholds import MANY_PASSES
 from lrngpt.runconfig.schema import from_dict, read_config_dict
 
 
@@ -99,11 +100,18 @@ def test_a_text_of_your_own_caps_the_steps_at_the_passes_target(tmp_path):
         from_dict(resolve_sweep("embed-dim", "budget", sets).base).data).tokens("train"))
     assert b.sets["train.steps"] == int(B.PASSES_TARGET * n_train // 256)  # the text, not the budget, set them
     assert b.passes <= B.PASSES_TARGET and b.est_seconds < 600 * 60
-    small = tmp_path / "small.txt"
+    small = tmp_path / "small.txt"  # too small for 100 steps of 16 x 256 under 0.25 passes: planned, not refused
     small.write_text("a tiny text. " * 2000)
-    with pytest.raises(UserError, match="fewer than the 100 a run needs"):
-        B.plan_budget("embed-dim", 60, [f"data.corpus=text:{small}", "data.vocab_size=300"], [],
-                      probe_fn=probe_at(2e-7))
+    sets = [f"data.corpus=text:{small}", "data.vocab_size=300"]
+    b = B.plan_budget("embed-dim", 60, sets, [], probe_fn=probe_at(2e-7))
+    assert b.sets["train.steps"] == B.MIN_STEPS and b.passes > MANY_PASSES  # the fewest steps a run needs
+    assert any("more than the 0.25 target: the text is too small for 100 steps under it" in g for g in b.gives_up)
+    assert any(g.startswith("finding 2 (no turn with enough data) rests on hardly a token read twice") for g in b.gives_up)
+    assert any("the judge reads this sweep as a small-data study" in g for g in b.gives_up)
+    one = tmp_path / "one.txt"
+    one.write_text("x")
+    with pytest.raises(UserError, match="too few for one window of 257; give it more text"):
+        B.plan_budget("embed-dim", 60, [f"data.corpus=text:{one}", "data.vocab_size=300"], [], probe_fn=probe_at(2e-7))
 
 
 def run_cli(*argv):
@@ -152,3 +160,23 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
         assert code == 0, err
         r = json.loads(doc)
         assert r["budget"]["sets"] == b.sets and [p["steps"] for p in r["points"]] == [p.steps for p in sweep.points]
+
+
+def test_the_record_counts_a_killed_invocation_and_corrects_the_plan_by_the_pace_so_far():
+    from lrngpt.experiments.timing import account, account_text, corrected, pace
+
+    plan = {"est_seconds": 720.0, "minutes": 12, "point_seconds": {"a": 400.0, "b": 300.0, "c": 300.0}}
+    rows = [{"event": "point", "name": "a", "seconds": 500.0, "estimate": 400.0, "invocation": "1@1"},
+            {"event": "point", "name": "b", "seconds": 850.0, "estimate": 300.0, "invocation": "1@1"},
+            # killed there, before its run row; the same command again finds both trained
+            {"event": "run", "seconds": 3.6, "estimate": 720.0, "trained": [], "invocation": "2@9"},
+            {"event": "summary", "seconds": 2.4, "invocation": "2@9"}]
+    a = account(plan, rows)
+    assert a["actual_s"] == pytest.approx(500 + 850 + 3.6 + 2.4) and a["invocations"] == 2
+    assert a["points_measured"] == 2 and a["pace"] == pytest.approx(1350 / 700, abs=1e-3)
+    assert account_text(a) == ("budget 12 min: planned 12.0 min, took 22.6 min over 2 invocations (2 of 3 runs "
+                               "trained; the runs took 1.93x their estimates)")
+    assert pace(rows) == pytest.approx(1350 / 700)
+    assert corrected(plan["point_seconds"], rows) == {"a": 500.0, "b": 850.0, "c": pytest.approx(300 * 1350 / 700,
+                                                                                                   abs=0.1)}
+    assert corrected(plan["point_seconds"], []) == plan["point_seconds"]  # nothing run yet: the plan as made

@@ -114,13 +114,14 @@ def test_doc_array_script_covers_the_eight_widths_once_and_matches_the_summary_j
         assert code == 0 and f"shard {task - low}/{high - low + 1} from Slurm" in err, err
         seen += [p["values"]["model.n_embd"] for p in doc["points"]]
     assert seen == WIDTHS  # each width once, task k -> point k
-    # the dependent summary job must describe the same sweep, or it refuses the directory
+    # the dependent summary job reads the same directory (--summary-only needs nothing else of the sweep's flags;
+    # the documented job still names the same sweep, so it reads as the one the array ran)
     (follow_up,) = [b for b in doc_blocks("sh") if "--summary-only" in b]
     summary = shlex.split(re.search(r'&& (lrn sweep .*?)"', follow_up, flags=re.S).group(1))
 
     def definition(argv):
         a = build_parser().parse_args(argv)
-        sets = a.sets + ([f"train.device={a.device}"] if a.device else [])
+        sets = a.overrides + ([f"train.device={a.device}"] if a.device else [])
         return resolve_sweep(a.source, a.scale, sets, a.axes).definition()
 
     assert same_sweep(definition(summary[1:]), definition(["sweep", *args]))

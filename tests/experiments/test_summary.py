@@ -9,7 +9,6 @@ import pytest
 from lrngpt.errors import UserError
 from lrngpt.experiments.runner import summarize
 from lrngpt.experiments.summary import (
-    best_periodic_val,
     by_width,
     csv_text,
     format_line,
@@ -17,6 +16,7 @@ from lrngpt.experiments.summary import (
     seed_stats,
     series_label,
 )
+from lrngpt.store.run_files import best_periodic_val
 
 # The chapter's 4,000-step table: d -> (total params, embedding, val bpb).
 CHAPTER = {4: (2_130_432, 16_384, 1.1734), 8: (2_159_104, 32_768, 1.0882), 16: (2_216_448, 65_536, 1.0247),

@@ -484,7 +484,7 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
     monkeypatch.setattr(RunConfig, "__post_init__", post_init)
     sets = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.steps=4", "train.eval_every=2"]
     sweep = resolve_sweep("embed-dim", "tiny", sets, ["model.n_embd=4,8,16"])
-    assert built["resolve_sweep"] == 3 + 2  # each point once, and the base config twice (before, after scale)
+    assert built["resolve_sweep"] == 3 and built["resolve_base"] == 2  # each point once, the base twice (before, after scale)
     built.clear()
     counts = {"prepare": 0, "fingerprint": 0}
 
@@ -500,7 +500,8 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
     result = run_sweep(sweep, tmp_path / "s", log=lambda m: None, progress=False)
     assert [r["n_embd"] for r in result["rows"]] == [4, 8, 16]
     assert counts == {"prepare": 1, "fingerprint": 1}, counts
-    assert dict(built) == {"validated": 3, "config": 3, "load_checkpoint": 3}, built
+    # and the summary recovers the sweep's --set items from its base config (the base alone, twice: no point)
+    assert dict(built) == {"validated": 3, "config": 3, "load_checkpoint": 3, "resolve_base": 2}, built
 
 
 def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_reads_as_the_first(tmp_path, capsys):

@@ -241,6 +241,21 @@ def test_a_tiny_width_depth_sweep_runs_end_to_end_and_is_judged(tiny_width_depth
     assert "val_bpb_by_shape.png" in figures and "val_bpb_by_width.png" not in figures
 
 
+def test_lrngpt_sweep_of_the_same_study_is_the_same_sweep_and_shows_it_by_shape(tiny_width_depth):
+    """lrngpt.sweep("width-depth", ...) with the shapes as a mapping of lists resolves to the grid `lrn sweep`
+    ran (every point finished: nothing is trained again); its Sweep shows the shapes and the finding."""
+    out, _ = tiny_width_depth
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*/summary.json")}
+    sw = lrngpt.sweep("width-depth", scale="tiny", out=out, set={"train.steps": 3}, progress=False,
+                      axes={SHAPE_AXIS: [[2, 120, 15], [7, 64, 8], [28, 32, 4]], "train.seed": [1337]})
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").glob("*/summary.json")} == before
+    assert [(f["number"], f["verdict"]) for f in sw.findings] == [(4, CANNOT_TELL)]
+    assert sorted((r["n_layer"], r["n_embd"]) for r in sw.rows) == [(2, 120), (7, 64), (28, 32)]
+    assert sw.figure("val_bpb_by_shape") is not None and sw.figure("val_bpb_by_width") is None
+    html = sw._repr_html_()
+    assert "data:image/png;base64," in html and "At a fixed non-embedding parameter count" in html
+
+
 def test_the_dry_run_lists_each_points_shape_parameters_and_ratio(tiny_width_depth, capsys):
     out, _ = tiny_width_depth
     code, text, _ = lrn(capsys, "sweep", "width-depth", *TINY, "--out", str(out), "--dry-run")

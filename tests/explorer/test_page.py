@@ -140,13 +140,15 @@ def test_cli_explore_writes_json_and_refuses_what_it_must_not_replace(tiny_sweep
     notes.write_text("<p>mine</p>")
     for argv, needle in [
         (["--out", str(notes)], "lrn did not write it"),
-        (["--out", str(notes), "--force"], "with or without --force"),
         (["--out", str(tmp_path)], "is a directory"),
         (["--out", str(out), "--top", "1"], "--top 1"),
     ]:
         assert main(["embed", "explore", str(tiny_sweep), *argv]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and needle in err[0], err
+    with pytest.raises(SystemExit) as e:  # no --force: it never replaces yours, and would do nothing else
+        main(["embed", "explore", str(tiny_sweep), "--out", str(notes), "--force"])
+    assert e.value.code == 2 and "unrecognized arguments: --force" in capsys.readouterr().err
     assert notes.read_text() == "<p>mine</p>"
     assert main(["embed", "explore", str(tmp_path / "nope"), "--out", str(out)]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -181,7 +181,10 @@ def test_run_directory_holds_config_tokenizer_and_a_loadable_checkpoint(hf, tmp_
 def test_existing_run_is_refused_without_force_and_replaced_with_it(hf, tmp_path):
     out = tmp_path / "run"
     import_gpt2(hf.dir, out)
+    from lrngpt.core.ownership import record_existing
+
     (out / BEST).write_bytes(b"an older run's best checkpoint")
+    record_existing(out / BEST, "run file")  # as the earlier run's writer records it
     before = (out / LAST).read_bytes()
     with pytest.raises(UserError, match="already holds a run.*--force"):
         import_gpt2(hf.dir, out)

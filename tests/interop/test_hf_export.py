@@ -4,11 +4,14 @@ that GPT-2 cannot express, and occupied output directories, fail with one clear 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import re
 import shutil
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,7 @@ CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and n
 CONTEXT = 32
 TEXTS = ["Lily saw a red cat in the park and said hello to her friend Tom.",
          "unseen wörds 안녕 🙂", " the  the\n\tthe", "a , b . Ben ran!"]
+LITERAL_EOT = "Tom ran.<|endoftext|>Mia sat."  # the special token's text inside a text: text, in lrn
 # What each run varies from configs/cpu.json (pre-norm, exact GELU, untied head, no biases).
 VARIANTS = {
     "cpu-json": [],
@@ -126,20 +130,45 @@ def test_auto_tokenizer_encodes_and_decodes_like_lrn(runs, tmp_path):
     assert (tok.eos_token, tok.bos_token) == ("<|endoftext|>", "<|endoftext|>")
     assert tok.eos_token_id == tok.bos_token_id == run.tokenizer.eot_id
     assert tok.model_max_length == CONTEXT
-    for text in TEXTS:
+    for text in [*TEXTS, LITERAL_EOT]:
         ids = tok(text).input_ids
         assert ids == run.tokenizer.encode(text)
         assert tok.decode(ids) == text == run.tokenizer.decode(ids)
+    # split_special_tokens: the literal is its 13 characters' tokens, as in lrn, not the one special id
+    # (transformers' own default), which only the ids give
+    assert run.tokenizer.eot_id not in tok(LITERAL_EOT).input_ids and len(tok("<|endoftext|>").input_ids) > 1
+    assert tok(LITERAL_EOT, split_special_tokens=False).input_ids.count(run.tokenizer.eot_id) == 1
     # GPT-2's original two files alone give the same tokenizer
     shutil.copytree(tmp_path / "hf", tmp_path / "vm", ignore=shutil.ignore_patterns("tokenizer.json"))
     two_files = transformers.AutoTokenizer.from_pretrained(tmp_path / "vm")
-    assert all(two_files(t).input_ids == run.tokenizer.encode(t) for t in TEXTS)
+    assert all(two_files(t).input_ids == run.tokenizer.encode(t) for t in [*TEXTS, LITERAL_EOT])
     gen = json.loads((tmp_path / "hf" / "generation_config.json").read_text())
     assert gen == {"bos_token_id": run.tokenizer.eot_id, "eos_token_id": run.tokenizer.eot_id,
-                   "pad_token_id": run.tokenizer.eot_id, "max_length": CONTEXT}
+                   "pad_token_id": run.tokenizer.eot_id}  # no max_length: it collided with max_new_tokens
 
 
 # ---- the snippet of the README and of the card, as written; padding; the card's metadata --------
+
+@contextlib.contextmanager
+def transformers_warnings():
+    """What transformers says while the block runs: its logger's warnings (it does not propagate to
+    the root logger) and Python warnings."""
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            said.append(record.getMessage())
+
+    handler, logger = Keep(logging.WARNING), logging.getLogger("transformers")
+    logger.addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield said
+        said.extend(str(w.message) for w in caught)
+    finally:
+        logger.removeHandler(handler)
+
 
 def python_blocks(markdown: str) -> list[str]:
     """The ```python blocks of a Markdown text that load a model, dedented (the README's sits in a list)."""
@@ -160,7 +189,9 @@ def test_the_snippet_runs_as_written_and_fits_its_generation_in_the_context(runs
     assert prompt + 40 > CONTEXT  # the 40 new tokens the snippet asks for do not fit: it must size them
     torch.manual_seed(0)
     namespace = {}
-    exec(compile(block.replace(path, str(tmp_path / "hf")), where, "exec"), namespace)
+    with transformers_warnings() as said:
+        exec(compile(block.replace(path, str(tmp_path / "hf")), where, "exec"), namespace)
+    assert not [m for m in said if "max_length" in m], said  # "Both max_new_tokens and max_length ..."
     printed = capsys.readouterr().out
     assert prompt < namespace["out"].shape[1] <= CONTEXT  # (sampling may stop early at <|endoftext|>)
     assert printed.startswith("Once upon a time") and len(printed) > len("Once upon a time\n")
@@ -170,7 +201,7 @@ def test_generation_defaults_to_the_context_and_a_batch_pads_on_the_left(runs, t
     export_hf(runs["cpu-json"], tmp_path / "hf")
     model, tok = hf_load(tmp_path / "hf")
     run = load_run(runs["cpu-json"])
-    assert model.generation_config.max_length == CONTEXT == tok.model_max_length
+    assert tok.model_max_length == CONTEXT == model.config.n_positions
     texts = ["Lily saw", "a , b . Ben ran! the the the"]
     batch = tok(texts, padding=True, return_tensors="pt")
     short, long = (run.tokenizer.encode(t) for t in texts)
@@ -178,9 +209,14 @@ def test_generation_defaults_to_the_context_and_a_batch_pads_on_the_left(runs, t
     pad = len(long) - len(short)
     assert batch.input_ids[0].tolist() == [run.tokenizer.eot_id] * pad + short
     assert batch.attention_mask[0].tolist() == [0] * pad + [1] * len(short)
-    # without max_new_tokens, generation stops at the context instead of running past it
-    assert model.generate(torch.tensor([long]), attention_mask=torch.ones(1, len(long), dtype=torch.long),
-                          do_sample=False, eos_token_id=None).shape[1] == CONTEXT
+    # without max_new_tokens (nor a max_length), transformers caps its 20 new tokens at the context
+    # (and says it used its default, which the snippet, giving max_new_tokens, never hears)
+    assert len(long) + 20 > CONTEXT
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone_to_the_end = model.generate(torch.tensor([long]), attention_mask=torch.ones(1, len(long), dtype=torch.long),
+                                          do_sample=False, eos_token_id=None)
+    assert alone_to_the_end.shape[1] == CONTEXT
     # the padded batch generates what each prompt generates alone
     together = model.generate(**batch, max_new_tokens=5, do_sample=False, eos_token_id=None)
     alone = model.generate(torch.tensor([short]), attention_mask=torch.ones(1, len(short), dtype=torch.long),
@@ -212,6 +248,11 @@ def test_known_corpora_name_their_dataset_and_licence():
     assert card_metadata("nsmc:data/nsmc", None) == ("cc0-1.0", ["e9t/nsmc"])
     assert card_metadata("stories:5MB", None) == ("mit", [])
     assert card_metadata("hf:user/corpus@abc123:default:train", None) == ("unknown", ["user/corpus"])
+    # the same datasets through hf: name their licence too
+    assert card_metadata("hf:roneneldan/TinyStories@f54c09fd23315a6f9c86f9dc80f725de7d8f9c64::train:text",
+                         None) == ("cdla-sharing-1.0", ["roneneldan/TinyStories"])
+    assert card_metadata("hf:roneneldan/TinyStories?stream", "mit") == ("mit", ["roneneldan/TinyStories"])
+    assert card_metadata("hf:e9t/nsmc", None) == ("cc0-1.0", ["e9t/nsmc"])
     assert card_metadata("text:a.txt", "cc-by-4.0") == ("cc-by-4.0", [])
 
 
@@ -222,7 +263,7 @@ def test_import_of_the_export_gives_back_the_same_weights(runs, variant, tmp_pat
     src = runs[variant]
     assert main(["export", str(src), "--format", "hf", "--out", str(tmp_path / "hf"), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert sorted([*r["files"], ".lrn-output"]) == sorted(p.name for p in (tmp_path / "hf").iterdir())
+    assert sorted([*r["files"], ".cache"]) == sorted(p.name for p in (tmp_path / "hf").iterdir())
     assert main(["import-gpt2", str(tmp_path / "hf"), "--out", str(tmp_path / "back")]) == 0
     before, after = load_run(src), load_run(tmp_path / "back")
     a, b = before.model.state_dict(), after.model.state_dict()
@@ -322,3 +363,44 @@ def test_without_safetensors_it_says_how_to_install_it(runs, tmp_path, monkeypat
     with pytest.raises(UserError, match=r"pip install safetensors"):
         export_hf(runs["cpu-json"], tmp_path / "hf")
     assert not (tmp_path / "hf").exists()
+
+
+# ---- a Hub upload of the export ------------------------------------------------------------------
+
+def test_an_upload_of_the_export_carries_its_files_and_not_lrns_manifest(runs, tmp_path, monkeypatch, capsys):
+    """What huggingface_hub's upload_folder (and `hf upload`) would send, chosen by its own code
+    offline: the eight files, not lrn's manifest, which lives in .cache/huggingface/ (always ignored
+    there) beside a .gitignore of "*" (so `git add .` in a clone skips it too); the manifest still
+    makes the directory lrn's, so --force replaces it and a changed file is refused."""
+    hub = pytest.importorskip("huggingface_hub")
+    out = tmp_path / "hf"
+    export_hf(runs["cpu-json"], out)
+    assert (out / ".cache" / "huggingface" / ".gitignore").read_text() == "*\n"
+    api = hub.HfApi()
+    if not hasattr(api, "_prepare_upload_folder_additions"):
+        pytest.skip("this huggingface_hub chooses an upload's files elsewhere")
+    monkeypatch.setattr(api, "_validate_yaml", lambda *a, **k: None)  # (a request to the Hub)
+    # upload_folder adds its DEFAULT_IGNORE_PATTERNS to the caller's, then picks the files so
+    ignore = list(hub.utils.DEFAULT_IGNORE_PATTERNS)
+    chosen = [op.path_in_repo for op in api._prepare_upload_folder_additions(out, "", ignore_patterns=ignore)]
+    assert sorted(chosen) == sorted(json.loads(main_json(["export", str(runs["cpu-json"]), "--out",
+                                                          str(tmp_path / "again"), "--json"], capsys))["files"])
+    assert not [p for p in chosen if "lrn" in p or p.startswith(".")]
+    assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 0  # still lrn's
+    (out / "config.json").write_text("{}")  # a file changed since: the user's
+    assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 2
+    assert "config.json" in capsys.readouterr().err
+
+
+def test_a_cache_directory_the_user_put_there_is_not_taken_for_lrns(runs, tmp_path, capsys):
+    out = tmp_path / "hf"
+    export_hf(runs["cpu-json"], out)
+    (out / ".cache" / "notes.txt").write_text("mine")
+    assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 2
+    assert "(.cache)" in capsys.readouterr().err and (out / ".cache" / "notes.txt").read_text() == "mine"
+
+
+def main_json(argv, capsys) -> str:
+    capsys.readouterr()
+    assert main(argv) == 0
+    return capsys.readouterr().out

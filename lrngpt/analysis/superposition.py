@@ -1,0 +1,165 @@
+"""Superposition: the toy model of Elhage et al. (2022, "Toy Models of Superposition").
+
+n features, each 0 with probability S (the sparsity) and else uniform in [0, 1], pass through d < n
+dimensions and back: x' = ReLU(W^T W x + b), W of shape (d, n), trained on the importance-weighted
+squared error sum_i I_i (x_i - x'_i)^2 with I_i = decay^i. Column W_i is where feature i lives:
+||W_i|| near 1 means the model represents it, near 0 that it gave it up. With dense features the
+model keeps the d most important ones, orthogonal, and drops the rest, as PCA would; with sparse
+features it stores more than d in d dimensions, at the price of interference between them,
+sum_{j != i} (W_i/||W_i|| . W_j)^2, which the ReLU and the bias filter out while features rarely
+fire together. The paper's setting: n = 20, d = 5, importance 0.7^i, batch 1024, Adam; its notebook
+trains at lr 1e-3 for 10,000 steps, here lr 1e-2 for 1,000 steps reaches the same picture (measured:
+the same number of features represented at every sparsity, within one).
+
+Every sparsity trains as one instance of a batched model, so the whole sweep is one training loop
+(the paper's notebook does the same): seconds on a CPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from lrngpt.errors import UserError
+
+SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)  # the paper's: 1 - S = 1, 0.3, 0.1, ..., 0.001
+REPRESENTED = 0.5  # ||W_i|| above this: the feature is represented (trained norms sit near 0 or near 1)
+MAX_FEATURES = 1000
+MAX_WORK = 2 * 10**12  # multiply-adds of a training (6 per weight, example and step): minutes on a CPU
+GRAM_UP_TO = 64  # features up to which the result carries W^T W (the figure's top row)
+
+
+def _check(features: int, dims: int, sparsity, steps: int, batch: int, decay: float, lr: float) -> list[float]:
+    for name, v, lo in (("features", features, 2), ("dims", dims, 1), ("steps", steps, 1), ("batch", batch, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise UserError(f"--{name} {v}: must be a whole number of at least {lo}")
+    if features > MAX_FEATURES:
+        raise UserError(f"--features {features:,}: the toy model is for a few features; use at most {MAX_FEATURES:,}")
+    if dims >= features:
+        raise UserError(f"--dims {dims} is not below --features {features}: superposition is about storing n features "
+                        "in fewer dimensions d < n; use e.g. --features 20 --dims 5")
+    if isinstance(sparsity, (str, bytes)):
+        raise UserError(f"--sparsity {sparsity!r}: give numbers, e.g. [0, 0.9, 0.99] (on the command line 0,0.9,0.99)")
+    values = [sparsity] if isinstance(sparsity, (int, float)) else list(sparsity)
+    if not values:
+        raise UserError("--sparsity is empty: give values like 0,0.9,0.99")
+    for s in values:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < 1:
+            raise UserError(f"--sparsity {s}: the share of the time a feature is 0 must be in [0, 1) "
+                            "(1 would be a feature that never fires)")
+    for name, x in (("importance decay", decay), ("learning rate", lr)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x <= 0:
+            raise UserError(f"the {name} {x} must be a positive number")
+    if decay > 1:
+        raise UserError(f"the importance decay {decay} must be at most 1 (importance decay^i falls with i)")
+    work = 6 * steps * len(values) * batch * features * dims
+    if work > MAX_WORK:
+        raise UserError(f"{steps:,} steps of {len(values)} models x batch {batch:,} x {features:,} features x {dims:,} dims "
+                        f"is {work:,} multiply-adds, more than {MAX_WORK:,} (hours on a CPU); use fewer --steps, "
+                        "--features or --dims")
+    return [float(s) for s in values]
+
+
+def train_toy(features: int = 20, dims: int = 5, sparsity=SPARSITIES, steps: int = 1000, batch: int = 1024,
+              decay: float = 0.7, lr: float = 1e-2, seed: int = 0) -> dict:
+    """Train one toy model per sparsity (all at once) and measure which features each represents."""
+    sparsities = _check(features, dims, sparsity, steps, batch, decay, lr)
+    threads = torch.get_num_threads()
+    # one thread: the tensors hold ~10^5 numbers, too few for a thread pool to pay for its wake-ups
+    # (benchmarks/bench_superposition.py prints the ratio; on a busy 2-core machine 2 threads were 10x slower)
+    torch.set_num_threads(1)
+    try:
+        return _train(features, dims, sparsities, steps, batch, decay, lr, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(features: int, dims: int, sparsities: list[float], steps: int, batch: int, decay: float, lr: float,
+           seed: int) -> dict:
+    n_inst = len(sparsities)
+    gen = torch.Generator().manual_seed(seed)
+    w = torch.empty(n_inst, dims, features)
+    for i in range(n_inst):  # Xavier normal per instance, from the one generator
+        w[i] = torch.randn(dims, features, generator=gen) * math.sqrt(2.0 / (dims + features))
+    w.requires_grad_(True)
+    b = torch.zeros(n_inst, features, requires_grad=True)
+    importance = decay ** torch.arange(features, dtype=torch.float32)
+    p_on = 1.0 - torch.tensor(sparsities).reshape(n_inst, 1, 1)
+    opt = torch.optim.Adam([w, b], lr=lr)
+    for _ in range(steps):
+        shape = (n_inst, batch, features)
+        u = torch.rand(shape, generator=gen)  # one draw per entry: on below p, then u / p is uniform on [0, 1)
+        x = torch.where(u < p_on, u / p_on, 0.0)
+        h = torch.einsum("idn,ibn->ibd", w, x)
+        out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
+        loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
+    return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
+        "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
+        "lr": lr, "seed": seed})
+
+
+def measure(w: torch.Tensor, b: torch.Tensor, sparsities: list[float], losses: list[float], setting: dict) -> dict:
+    """Per sparsity: ||W_i||, each feature's interference, how many are represented, d / ||W||_F^2."""
+    dims = w.shape[1]
+    rows = []
+    for k, s in enumerate(sparsities):
+        wk = w[k].double()
+        norms = wk.norm(dim=0)
+        unit = wk / norms.clamp_min(1e-12)
+        overlap = unit.T @ wk  # (n, n): W_i/||W_i|| . W_j
+        interference = (overlap.square().sum(dim=1) - overlap.diagonal().square())  # j != i
+        rep = norms > REPRESENTED
+        frob2 = float(wk.square().sum())
+        rows.append({
+            "sparsity": s, "feature_probability": 1 - s, "loss": losses[k],
+            "represented": int(rep.sum()), "represented_share": float(rep.double().mean()),
+            "more_than_dims": int(rep.sum()) > dims,
+            "mean_interference": float(interference[rep].mean()) if rep.any() else 0.0,
+            "max_interference": float(interference[rep].max()) if rep.any() else 0.0,
+            "dimensions_per_feature": dims / frob2 if frob2 > 0 else None,
+            "norms": norms.tolist(), "interference": interference.tolist(), "bias": b[k].tolist(),
+            "gram": (wk.T @ wk).tolist() if wk.shape[1] <= GRAM_UP_TO else None})
+    return {**setting, "represented_threshold": REPRESENTED, "sparsities": rows}
+
+
+def figure(result: dict):
+    """The paper's picture: per sparsity, W^T W (n x n) above and ||W_i|| per feature below, each bar
+    coloured by the feature's interference (dark: alone in its direction, light: shares it)."""
+    from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = result["sparsities"]
+    fig = Figure(figsize=(2.2 * len(rows) + 0.6, 5.2), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, len(rows), squeeze=False, height_ratios=[1.0, 1.1])
+    cmap = colormaps["viridis"]
+    for c, row in enumerate(rows):
+        top, bottom = axes[0][c], axes[1][c]
+        if row["gram"] is not None:
+            top.imshow(np.asarray(row["gram"]), cmap="RdBu_r", vmin=-1, vmax=1)
+        top.set_xticks([])
+        top.set_yticks([])
+        top.set_title(f"1-S = {row['feature_probability']:.3g}\n{row['represented']}/{result['features']} represented",
+                      fontsize=9)
+        n = len(row["norms"])
+        colour = [cmap(min(v, 1.0)) for v in row["interference"]]  # the paper's colours: dark alone, yellow shared
+        bottom.barh(range(n), row["norms"], color=colour)
+        bottom.invert_yaxis()
+        bottom.set_xlim(0, max(1.2, max(row["norms"]) * 1.05))
+        bottom.axvline(REPRESENTED, color="grey", lw=0.6, ls=":")
+        bottom.set_yticks([] if c else [0, n - 1])
+        bottom.tick_params(labelsize=7)
+        bottom.set_xlabel("||W_i||", fontsize=8)
+    axes[0][0].set_ylabel("W^T W", fontsize=9)
+    axes[1][0].set_ylabel("feature i (importance falls)", fontsize=8)
+    fig.suptitle(f"{result['features']} features in {result['dims']} dimensions, x' = ReLU(W^T W x + b)\n"
+                 "bars: ||W_i||, dark when feature i has its direction alone, yellow when it shares it", fontsize=10)
+    return fig

@@ -1,0 +1,129 @@
+"""Configs: `config` (a checked RunConfig from a preset, a file or another config, with overrides)
+and what `lrn config list | show | keys` print (`config_list`, `config_show`, `config_keys`).
+
+`resolve_config` is the one place a run's config is put together from what a front end was given:
+a preset, a file or a RunConfig, else (for a resume) the run's own config.json; then the overrides,
+the corpus and the device. `lrngpt.train`, `lrngpt.plan` and `lrn train` all go through it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lrngpt.api.checks import ModelType, check, checked
+from lrngpt.core.bounded import check_plain
+from lrngpt.errors import UserError
+
+if TYPE_CHECKING:
+    from lrngpt.runconfig.schema import RunConfig
+
+# config overrides: {"model.n_embd": 128}, ["model.n_embd=128"] (the --set form) or one such string
+Overrides = Mapping[str, Any] | Iterable[str] | str | None
+
+
+def override_list(overrides: Overrides, what: str = "set") -> list[str]:
+    """`set=` as "KEY=VALUE" strings: a mapping's values are written as JSON, which --set parses back."""
+    check(overrides, Overrides, what)
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        for key, value in overrides.items():
+            if not isinstance(key, str):
+                raise UserError(f"{what} keys are config keys like 'train.steps' (lrn config keys), got {key!r}")
+            check_plain(value, f"{what} {key}")  # bytes, sets, a 5,000-digit int: refused before JSON is tried
+        return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
+    items = list(overrides)
+    for item in items:
+        if not isinstance(item, str):
+            raise UserError(f"{what} takes a mapping {{'train.steps': 50}} or strings 'KEY=VALUE', got {item!r}")
+    return items
+
+
+def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConfig:
+    """A checked run config: a preset name (`lrn config list`), a JSON or YAML file or a RunConfig,
+    with overrides.
+
+    Overrides are the keys of `lrn config keys`, given as `set={"model.n_embd": 128}`, as
+    `set=["model.n_embd=128"]` (the --set form) or as keyword arguments `**{"model.n_embd": 128}`.
+    Raises UserError for a name that is no preset or file, a bad key or value (the message `--set`
+    gives) or an argument of the wrong type.
+
+    Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
+    from lrngpt.runconfig.schema import RunConfig, config_from, read_config_dict
+
+    items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
+    if isinstance(name_or_path, RunConfig):
+        return config_from(name_or_path.to_dict(), items, "the config")
+    if not isinstance(name_or_path, str | Path):
+        raise UserError(f"config(): name_or_path must be a preset name, a .json or .yaml path or a RunConfig, "
+                        f"got {type(name_or_path).__name__}")
+    return config_from(read_config_dict(str(name_or_path)), items, str(name_or_path))
+
+
+def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
+                   device: str | None = None, resume_from: str | Path | None = None) -> RunConfig:
+    """The config a run trains with: `cfg` (a preset, a file or a RunConfig; None with `resume_from`: the
+    config.json of that run) with the overrides, then the corpus and the device, as `--set` would."""
+    from lrngpt.runconfig.schema import RunConfig, config_from, preset_names, read_config_dict, validated
+    from lrngpt.store.rundir import RunDir
+
+    items = override_list(set) + [f"data.corpus={corpus}"] * bool(corpus) + [f"train.device={device}"] * bool(device)
+    if isinstance(cfg, RunConfig):
+        return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
+    if cfg is not None:
+        return config_from(read_config_dict(str(cfg)), items, str(cfg))
+    if resume_from is not None:
+        run = RunDir(resume_from)
+        run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"
+        return config_from(run.config_dict(), items, str(run / "config.json"))
+    raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list; in Python "
+                    "lrngpt.config(NAME)); only resume=True (--resume) may leave it out")
+
+
+@checked
+def config_list() -> list[dict]:
+    """The named configs (`lrn config list`): name, model_type, corpus and what each is for.
+
+    Example: ``[c["name"] for c in lrngpt.config_list()]``"""
+    from lrngpt.runconfig.help import PRESET_ABOUT
+    from lrngpt.runconfig.schema import load_config, preset_names
+
+    rows = []
+    for name in preset_names():
+        cfg = load_config(name)
+        rows.append({"name": name, "model_type": cfg.model_type, "corpus": cfg.data.corpus,
+                     "about": PRESET_ABOUT.get(name, "")})
+    return rows
+
+
+@checked
+def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
+    """Every key of a resolved config with its value and description (`lrn config show`); derived keys
+    say what sets them. Raises UserError as config() does.
+
+    Example: ``{r["key"]: r["value"] for r in lrngpt.config_show("mlp-cpu")["keys"]}["model.n_embd"]``"""
+    from lrngpt.runconfig.help import PRESET_ABOUT, describe
+    from lrngpt.runconfig.schema import config_from, preset_names, read_config_dict
+
+    items = override_list(set, "config_show(): set")
+    name = str(name_or_path)
+    cfg = config_from(read_config_dict(name), items, name)
+    preset = name if name in preset_names() else None
+    return {"config": name, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,
+            "overrides": items, "keys": describe(cfg)}
+
+
+@checked
+def config_keys(model_type: ModelType = "mlp") -> list[dict]:
+    """Every key a config of `model_type` takes: type, default, whether required or derived, description
+    (`lrn config keys`). Raises UserError for a model type other than mlp or gpt.
+
+    Example: ``[r["key"] for r in lrngpt.config_keys("gpt")][:3]``"""
+    from lrngpt.runconfig.help import key_table
+
+    return key_table(model_type)

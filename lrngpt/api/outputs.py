@@ -1,0 +1,77 @@
+"""Pages and files made from runs and sweeps: the HTML report (`lrn report`, with a width study's
+findings read from its directories alone), the Hugging Face export (`lrn export`) and the GPT-2
+import (`lrn import-gpt2`). Each returns the document its command prints with --json."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from lrngpt.api.checks import Checkpoint, HasPath, checked
+from lrngpt.api.results import Run, as_run
+from lrngpt.errors import UserError
+
+
+def _paths(dirs) -> list[Path]:
+    many = [dirs] if isinstance(dirs, str | Path | HasPath) else list(dirs)
+    if not many:
+        raise UserError("give a run directory, or one or more sweep directories")
+    return [Path(getattr(d, "path", d)) for d in many]
+
+
+@checked
+def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
+                 out: str | Path | None = None, tokens: Sequence[str] | None = None, checkpoint: Checkpoint | None = None) -> dict:
+    """Write the self-contained HTML report of a run, or of one or more sweeps on one page (`lrn report`;
+    default DIR/report.html, for several sweeps FIRST/report-with-OTHERS.html) and its explorer beside
+    it; `dirs` are Runs, Sweeps or their directories. Returns path, sections and explorer, and for sweeps
+    the book chapter's findings judged on them ("findings": [] when none is a width study), read from the
+    directories alone. An earlier report is replaced, any other file never (UserError).
+
+    Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
+    from lrngpt.report import kind_of
+    from lrngpt.report import write_report as write_page
+
+    paths = _paths(dirs)
+    result = write_page(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint)
+    if kind_of(paths[0]) == "sweep":
+        result["findings"] = sweep_findings(paths)
+    return result
+
+
+def sweep_findings(paths: list[Path]) -> list[dict]:
+    """The book chapter's three findings judged on these sweep directories together, read from them alone."""
+    from lrngpt.experiments.findings import judge
+    from lrngpt.report.sweeps import sweep_docs
+
+    return judge(sweep_docs(paths))
+
+
+@checked
+def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last", "best"] | None = None, force: bool = False,
+              license: str | None = None) -> dict:
+    """Write a GPT run as a Hugging Face GPT-2 directory (`lrn export --format hf`) that transformers loads
+    with no custom code; `checkpoint` last or best (None: the Run's own, a directory's last); `license` a
+    Hub licence id for the model card. Raises UserError for a run GPT-2 cannot express (naming the
+    option) or an `out` that is not new, empty or an earlier export (with force).
+
+    Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
+    from lrngpt.interop.hf_export import export_hf as write_hf
+
+    r = as_run(run, checkpoint)
+    if r.checkpoint == "init":
+        raise UserError("--checkpoint init: export the trained weights, last or best")
+    return write_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
+
+
+@checked
+def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
+    """Read a local Hugging Face GPT-2 directory (config.json, weights, tokenizer) into the run directory
+    `out` (`lrn import-gpt2`); nothing is downloaded; lrngpt.load(out) then reads it. `force` replaces
+    an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
+
+    Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
+    from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
+
+    return read_gpt2(hf_dir, out, force=force)

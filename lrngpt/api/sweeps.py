@@ -1,0 +1,316 @@
+"""Sweeps from Python, on the path `lrn sweep` takes: `sweep` runs a study preset or a sweep file
+(with a time budget, a dry run, a shard), `load_sweep` reads a sweep directory, and `Sweep` gives
+its table, figures, runs, report and the book chapter's findings, all read from the directory
+alone (never the flags it was started with).
+
+The steps, in the order `lrn sweep` has always taken them: the shard (--shard, else the Slurm array
+task's, else every point), the budget (lrngpt.experiments.budget.resolve_budget: planned for
+`minutes`, or the plan stored in the directory), the grid (lrngpt.experiments.grid.resolve_sweep),
+then either the dry run's plan (lrngpt.experiments.dry_run.sweep_plan) or the runner
+(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.experiments.findings.judge).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from lrngpt.api.checks import check, checked
+from lrngpt.api.configs import Overrides, override_list
+from lrngpt.api.results import Run, table
+from lrngpt.core import log as logging
+from lrngpt.errors import UserError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+Axes = Mapping[str, Iterable[Any]] | Iterable[str] | None  # {"model.n_embd": [8, 64]} or ["model.n_embd=8,64"]
+Shard = str | tuple[int, int] | None  # "i/n" or (i, n); None: the Slurm array task's, else every point
+Notes = Callable[[str], None] | None
+MetricCallback = Callable[[dict], None] | None
+FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS
+
+
+def _axis_list(axes: Axes) -> list[str]:
+    check(axes, Axes, "axes")
+    if axes is None:
+        return []
+    if isinstance(axes, Mapping):
+        return [f"{key}={','.join(_axis_value(key, v) for v in values)}" for key, values in axes.items()]
+    return [str(a) for a in axes]
+
+
+def _axis_value(key: str, value: Any) -> str:
+    """One axis value in --axis form: JSON, or for keys linked with + (a shape) its parts joined by :."""
+    if "+" in key and isinstance(value, list | tuple):
+        return ":".join(json.dumps(v) for v in value)
+    return json.dumps(value)
+
+
+def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
+    from lrngpt.experiments.grid import check_shard, resolve_shard
+
+    if isinstance(shard, tuple):
+        if len(shard) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard):
+            raise UserError(f"shard must be (i, n), two integers, or 'i/n', got {shard!r}")
+        return check_shard(shard), None
+    return resolve_shard(shard, os.environ)
+
+
+def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
+          device: str | None, minutes: float | None, notes: Callable[[str], None]):
+    """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
+    from lrngpt.experiments.budget import resolve_budget
+    from lrngpt.experiments.grid import resolve_sweep
+
+    sets = override_list(set) + [f"data.corpus={corpus}"] * bool(corpus) + [f"train.device={device}"] * bool(device)
+    axis_items = _axis_list(axes)
+    out = Path(out)
+    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes)
+    if budget is not None:
+        plan_sets, plan_axes = budget.items()
+        spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_items + plan_axes, out=out)
+        spec.budget = budget.record()
+    else:
+        spec = resolve_sweep(str(name), scale, sets, axis_items, out=out)
+    if spec.note:
+        notes(spec.note)
+    return spec, budget
+
+
+def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
+               axes: Axes = None, corpus: str | None = None, device: str | None = None, minutes: float | None = None,
+               shard: Shard = None, notes: Notes = None) -> dict:
+    """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
+    their state, steps, passes and estimated time here; with a budget, its plan ("budget")."""
+    from lrngpt.experiments.dry_run import sweep_plan
+
+    say = notes or logging.info
+    where, note = _shard(shard)
+    if note:
+        say(note)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say)
+    r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None)
+    if budget is not None:
+        r["budget"] = budget.record()
+    return r
+
+
+@overload
+def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
+          corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
+          dry_run: Literal[False] = False, on_metric: MetricCallback = None, progress: bool | None = None,
+          notes: Notes = None) -> Sweep: ...
+@overload
+def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
+          corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
+          dry_run: Literal[True], on_metric: MetricCallback = None, progress: bool | None = None,
+          notes: Notes = None) -> dict: ...
+@checked
+def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
+          corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
+          dry_run: bool = False, on_metric: MetricCallback = None, progress: bool | None = None,
+          notes: Notes = None) -> Sweep | dict:
+    """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long,
+    embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped,
+    killed ones resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
+    with dry_run=True, the plan (lrngpt.plan's), training and downloading nothing.
+
+    `scale` full, cpu or tiny (None: the file's, else the directory's, else full with a CUDA GPU and
+    cpu without); `minutes` fits the study into that many minutes on this machine instead (leave
+    scale out); `set` overrides base config keys as in config(), `corpus` and `device` are
+    data.corpus and train.device; `axes` replaces axes, {"model.n_embd": [8, 64]}, keys linked with +
+    taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]}); `shard` "i/n" or
+    (i, n) runs the points k with k mod n == i; `on_metric(row)` gets every run's metrics rows, the
+    point's name under "run"; `notes(line)` the lines said while planning (the scale chosen, the shard,
+    the budget), by default the "lrngpt" logger. Raises UserError for a bad argument, a grid that does
+    not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
+
+    Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
+    from lrngpt.experiments.budget import budget_text
+    from lrngpt.experiments.runner import run_sweep
+
+    if dry_run:
+        return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
+                          shard=shard, notes=notes)
+    say = notes or logging.info
+    where, note = _shard(shard)
+    if note:
+        say(note)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say)
+    if budget is not None:
+        say(budget_text(budget))
+    result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric)
+    sw = Sweep(out)
+    sw.result = _with_findings(result)
+    return sw
+
+
+def _with_findings(doc: dict) -> dict:
+    from lrngpt.experiments.findings import judge
+
+    findings = judge([doc])  # a width study: the chapter's findings judged on this sweep alone
+    return {**doc, "findings": findings} if findings else doc
+
+
+@checked
+def load_sweep(path: str | Path) -> Sweep:
+    """A sweep directory (`lrn sweep --out`) as it is now, finished or not. Raises UserError for a
+    directory that holds no sweep or a damaged sweep.json.
+
+    Example: ``lrngpt.load_sweep("runs/embed-dim").findings[0]["verdict"]``"""
+    return Sweep(path)
+
+
+class Sweep:
+    """A sweep directory: its definition, the finished runs' table, figures, runs and the book
+    chapter's findings, all read from the directory alone. `result` is what the call that made this
+    object did (lrngpt.sweep's run, or summarize()), None for load_sweep.
+
+    Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.findings``"""
+
+    COLUMNS = ("name", "n_embd", "n_layer", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap",
+               "passes", "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
+
+    @checked
+    def __init__(self, path: str | Path):
+        from lrngpt.experiments.sweepdir import SweepDir
+
+        self.path = Path(path)
+        self.dir = SweepDir(self.path)
+        if not self.dir.holds_sweep():
+            raise UserError(f"{self.path} holds no sweep (no sweep.json); run lrngpt.sweep(...) or lrn sweep first")
+        self.definition: dict = self.dir.definition()
+        self.result: Any = None  # a dict, or None (typed Any so `sw.result["trained"]` checks as written)
+
+    def __repr__(self) -> str:
+        return f"Sweep({str(self.path)!r}: {self.definition.get('name')}, {len(self.rows)} of " \
+               f"{len(self.definition.get('points') or [])} runs finished)"
+
+    def _doc(self) -> dict:
+        from lrngpt.report.sweeps import sweep_docs
+
+        return sweep_docs([self.path])[0]
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every finished run's row as summary.json holds it (plain dicts). Example: ``sw.rows[0]["val_bpb"]``"""
+        from lrngpt.experiments.summary import collect
+
+        return collect(self.path)["rows"]
+
+    @property
+    def table(self) -> Any:
+        """The results table, one row per finished run: a DataFrame with pandas, else a list of dicts.
+
+        Example: ``sw.table.sort_values("val_bpb")``"""
+        return table([{c: r.get(c) for c in self.COLUMNS} for r in self.rows])
+
+    @property
+    def findings(self) -> list[dict]:
+        """The book chapter's three findings judged on this sweep alone, as `lrn sweep` and `lrn report DIR`
+        judge them: finding, verdict (shows, does not show, cannot tell), reason, evidence, next; for a
+        width-depth study the one finding it cites from Kaplan et al. (number 4); [] when the sweep is
+        neither. Judge several sweeps together with lrngpt.report([...])["findings"].
+
+        Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
+        from lrngpt.experiments.findings import judge
+
+        return judge([self._doc()])
+
+    @checked
+    def summarize(self) -> dict:
+        """Gather the finished runs into DIR/lines.txt, summary.{md,csv,json} and the figures again (`lrn
+        sweep --summary-only`), from the directory alone; the summary with its findings.
+
+        Example: ``lrngpt.load_sweep("runs/embed-dim").summarize()["table"]``"""
+        from lrngpt.experiments.runner import summarize
+
+        self.result = _with_findings(summarize(self.path))
+        return self.result
+
+    @checked
+    def figure(self, name: Literal["val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step"]
+               = "val_bpb_by_width") -> Figure | None:
+        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
+        val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
+
+        Example: ``sw.figure("train_vs_val")``"""
+        from lrngpt.experiments.figures import PLOTS
+
+        plots = {n: plot for n, plot, _ in PLOTS}
+        drawn = plots[name]([self._doc()])
+        return None if drawn is None else drawn[0]
+
+    @checked
+    def run(self, point: str | int) -> Run:
+        """One point's Run, by its name (d64-s1337-t30) or its width (64: the first run of that width).
+        Raises UserError when no finished run has that name or width.
+
+        Example: ``sw.run(64).neighbors(" red")``"""
+        if isinstance(point, int):
+            names = [r["name"] for r in self.rows if r["n_embd"] == point]
+            if not names:
+                raise UserError(f"no finished run of width {point} in {self.path}")
+            point = names[0]
+        return Run(self.dir.run_path(str(point)))
+
+    @checked
+    def report(self, out: str | Path | None = None) -> str:
+        """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
+
+        Example: ``sw.report()``"""
+        from lrngpt.report import write_report
+
+        return write_report([self.path], out)["path"]
+
+    @checked
+    def explore(self, out: str | Path, top: int | None = None) -> str:
+        """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`); its path.
+
+        Example: ``sw.explore("widths.html")``"""
+        from lrngpt.explorer import write_explorer
+
+        return write_explorer([self.path], out, top)["path"]
+
+    def _repr_html_(self) -> str:
+        from lrngpt.experiments.figures import plot_val_by_shape, plot_val_by_width, png_bytes
+        from lrngpt.experiments.findings import judge
+        from lrngpt.report.html import esc, figure
+        from lrngpt.report.sweeps import findings_html, results_html, sweep_headline
+
+        doc = self._doc()
+        by_width = plot_val_by_width([doc]) if doc["rows"] else None  # None for a shape study: drawn by shape
+        by_shape = plot_val_by_shape([doc]) if doc["rows"] and by_width is None else None
+        fig = figure(png_bytes(by_width[0]), "val bpb and parameters by embedding width") if by_width else \
+            figure(png_bytes(by_shape[0]), "val bpb by shape, d_model / n_layer, at a fixed budget") if by_shape else ""
+        findings = judge([doc])
+        judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
+        return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
+                f"{sweep_headline([doc])}{judged}{fig}{results_html([doc])}</div>")
+
+
+# ---- what `lrn sweep` prints ---------------------------------------------------------------------
+
+def plan_text(doc: dict) -> str:
+    """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
+    from lrngpt.experiments.budget import budget_text, from_record
+    from lrngpt.experiments.dry_run import sweep_plan_text
+
+    text = sweep_plan_text(doc)
+    return text + "\n" + budget_text(from_record(doc["budget"])) if doc.get("budget") else text
+
+
+def summary_text(doc: dict, out: str | Path) -> str:
+    """A finished sweep's closing lines: the run lines, the count, the files, the findings."""
+    from lrngpt.experiments.findings import finding_lines
+
+    findings = doc.get("findings") or []
+    closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
+                                                "with a seed-variance or small-data sweep)"] if findings else []
+    return "\n".join([*doc["lines"], "", f"{len(doc['rows'])} of {doc['points']} runs finished ({doc['scale']} scale); "
+                      f"table {doc['table']}", *(f"figure {f}" for f in doc["figures"]),
+                      *(f"kept as it is (not lrn's to replace): {k}" for k in doc.get("kept") or []), *closing])

@@ -1,0 +1,136 @@
+"""One file of a Hugging Face dataset at a pinned commit, downloaded by huggingface_hub and checked.
+
+`pinned_file(...)` returns `directory/filename` holding exactly the pinned bytes (size and sha256):
+
+- already there and right: returned without the network (its sha256 is remembered by the file's
+  stat, lrngpt.corpora.stat_cache, so a 2.2 GB file is hashed once, not on every load);
+- otherwise one HEAD request first asks the server what it serves for `resolve/<revision>/<file>`:
+  another size, another sha256 (the Hub's ETag of a large file is its sha256) or another commit
+  is refused before a byte is downloaded; no answer is `Unreachable` at once (huggingface_hub
+  itself would retry for about 25 s before saying so);
+- then `huggingface_hub.hf_hub_download` fetches it into `directory` (`local_dir`): it resumes
+  an interrupted transfer (its partial file and records live in `directory/.cache/huggingface/`),
+  retries a dropped connection, and uses Xet storage where the Hub has it;
+- the file is checked again against the pinned size and sha256; a wrong one is moved aside to
+  `<file>.bad` (replacing an older one) and never used.
+
+The endpoint is huggingface.co, `HF_ENDPOINT` (huggingface_hub's own variable) or the caller's
+mirror; `HF_HUB_OFFLINE=1` downloads nothing. huggingface_hub's progress bar shows where lrn's
+bars do (lrngpt.core.log.third_party_bars).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
+from lrngpt.core.ownership import sha256_file
+from lrngpt.corpora.download import Unreachable
+from lrngpt.corpora.stat_cache import cached_fingerprint
+from lrngpt.errors import UserError
+
+TIMEOUT_S = 30  # the HEAD request's
+
+
+def _hub():
+    # imported here: huggingface_hub (and its HTTP client) only when a download may happen
+    import huggingface_hub
+
+    return huggingface_hub
+
+
+def _sha256(path: Path) -> str:
+    return cached_fingerprint("sha256", [(path, path.name)], lambda: sha256_file(path))
+
+
+def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
+    """What is wrong with `path` against the pinned size and sha256, or None when it matches."""
+    actual = path.stat().st_size
+    if size is not None and actual != size:
+        return f"size {actual} bytes, expected {size}"
+    if sha256 is not None and (digest := _sha256(path)) != sha256.lower():
+        return f"sha256 {digest}, expected {sha256}"
+    return None
+
+
+def _http_status(e: Exception) -> int | None:
+    response = getattr(e, "response", None)
+    return getattr(response, "status_code", None)
+
+
+def _ask(url: str) -> object:
+    """The server's metadata for `url` (one HEAD request, no retries), or Unreachable / UserError."""
+    hub = _hub()
+    try:
+        return hub.get_hf_file_metadata(url, timeout=TIMEOUT_S)
+    except Exception as e:  # noqa: BLE001 - the HTTP client's errors differ between huggingface_hub versions
+        if _http_status(e) is not None:
+            raise UserError(f"{url}: the server answered HTTP {_http_status(e)}; check the mirror "
+                            "(LRN_TINYSTORIES_URL, HF_ENDPOINT), or download the file yourself and pass "
+                            "a local PATH instead") from None
+        if isinstance(e, getattr(hub.utils, "OfflineModeIsEnabled", ())):
+            reason = "HF_HUB_OFFLINE is set"
+        else:
+            reason = ": ".join([type(e).__name__, *str(e).strip().splitlines()[:1]])[:200]
+        raise Unreachable(f"this machine could not reach {url} ({reason}); check the network, or download the "
+                          "file yourself and pass a local PATH instead", url, reason) from None
+
+
+def _check_announced(meta, url: str, filename: str, revision: str, size: int | None, sha256: str | None) -> None:
+    """Refuse, before downloading, a file the server says is not the pinned one."""
+    etag = (getattr(meta, "etag", None) or "").strip('"').lower()
+    problems = []
+    if size is not None and meta.size is not None and meta.size != size:
+        problems.append(f"size {meta.size} bytes, expected {size}")
+    if sha256 is not None and len(etag) == 64 and etag != sha256.lower():  # a large file's ETag: its sha256
+        problems.append(f"sha256 {etag}, expected {sha256}")
+    commit = getattr(meta, "commit_hash", None)
+    if commit and commit != revision:
+        problems.append(f"commit {commit}, expected {revision}")
+    if problems:
+        raise UserError(f"{url} announces {filename} with the wrong {'; '.join(problems)}: it is not the "
+                        "pinned file, so nothing was downloaded; check the mirror (LRN_TINYSTORIES_URL, "
+                        "HF_ENDPOINT), or pass a local PATH instead")
+
+
+def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, size: int | None,
+                sha256: str | None, endpoint: str | None = None, repo_type: str = "dataset") -> Path:
+    """`directory/filename`: the file of `repo_id` at commit `revision`, downloaded when it is not
+    there (or not right), checked against `size` and `sha256`."""
+    directory = Path(directory)
+    dest = directory / filename
+    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
+    if dest.is_file():
+        if _problem(dest, size, sha256) is None:
+            logging.debug(f"hub: {dest} is the pinned {filename} (size and sha256 checked), not downloaded")
+            return dest
+        replace_file(dest, dest.with_name(dest.name + ".bad"))  # stale or corrupt: fetch it again
+    hub = _hub()
+    url = hub.hf_hub_url(repo_id, filename, repo_type=repo_type, revision=revision, endpoint=endpoint)
+    _check_announced(_ask(url), url, filename, revision, size, sha256)
+    logging.debug(f"hub: downloading {url} into {directory} (huggingface_hub {hub.__version__})")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with logging.third_party_bars():
+            got = Path(hub.hf_hub_download(repo_id, filename, repo_type=repo_type, revision=revision,
+                                           local_dir=directory, endpoint=endpoint))
+    except Exception as e:  # noqa: BLE001 - see _ask
+        if isinstance(e, OSError) and e.errno in FULL_ERRNOS:
+            raise DiskFull(e.errno, disk_full_message(directory)) from None
+        if isinstance(e, OSError) and e.errno is not None:  # the local side: a permission, a read-only disk
+            raise UserError(f"cannot write into {directory}: {e.strerror or e}; free some space or set "
+                            "LRN_CACHE_DIR to a writable directory") from None
+        if _http_status(e) is not None:
+            raise UserError(f"{url}: the server answered HTTP {_http_status(e)} to the download; check the "
+                            "mirror, or download the file yourself and pass a local PATH instead") from None
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise UserError(f"the download of {url} stopped ({detail}); what arrived is kept in "
+                        f"{directory / '.cache' / 'huggingface'}: run the command again to resume it") from None
+    if problem := _problem(got, size, sha256):
+        bad = dest.with_name(dest.name + ".bad")
+        replace_file(got, bad)
+        raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "
+                        "and not used. Run again to download it afresh, or pass a local PATH instead")
+    return got

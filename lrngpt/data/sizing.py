@@ -1,0 +1,28 @@
+"""How much of its training text a run reads: the one place the passes are computed.
+
+    passes = steps x batch_size x seq_len / training tokens     one pass: training tokens // (batch_size x seq_len)
+
+The trainer logs and records them, a sweep's dry run shows them per point, and `lrngpt.plan` /
+`lrn train --dry-run` size a run with them. An unknown number of training tokens (a big or
+downloaded corpus not prepared yet) gives None, not a guess.
+"""
+
+from __future__ import annotations
+
+
+def passes(tokens_read: int, train_tokens: int | None) -> float | None:
+    """Passes over the training text: tokens read over training tokens (None when those are unknown)."""
+    return None if train_tokens is None else tokens_read / max(1, train_tokens)
+
+
+def one_pass_steps(train_tokens: int | None, tokens_per_step: int) -> int | None:
+    """The steps that read the training text once (at least 1), None when its tokens are unknown."""
+    return None if train_tokens is None else max(1, train_tokens // tokens_per_step)
+
+
+def sizing(steps: int, tokens_per_step: int, train_tokens: int | None, val_tokens: int | None = None) -> dict:
+    """What `steps` steps of `tokens_per_step` tokens read of a text of `train_tokens` tokens."""
+    read = steps * tokens_per_step
+    return {"train_tokens": train_tokens, "val_tokens": val_tokens, "tokens_per_step": tokens_per_step,
+            "steps": steps, "tokens_read": read, "passes": passes(read, train_tokens),
+            "one_pass_steps": one_pass_steps(train_tokens, tokens_per_step)}

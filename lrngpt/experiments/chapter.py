@@ -1,0 +1,89 @@
+"""The book chapter on choosing the embedding width: the numbers lrn compares with and the sentences
+it quotes, in one place.
+
+The chapter trains its MLP language model (previous 6 tokens, hidden 512, a 4,096-token byte-level
+BPE) at d = 4 ... 512 for 4,000 steps of 64 x 256, on a training text of 550 million tokens; it
+does not name that text (lrn's `--scale full` reads TinyStoriesV2-GPT4 for it: lrn's choice). It
+names one seed, 1337, and trains d = 64 "twice more with only the seed changed", without naming
+those seeds.
+
+QUOTES holds every sentence lrn presents as the chapter's: the chapter's own (Korean) words and
+their English, translated as they stand. Texts that say "the chapter: ..." quote from here
+(`quote(key)`); tests/experiments/test_chapter_quotes.py checks that each English sentence carries
+exactly the numbers of its Korean one, and, given the chapter's text, that the Korean is verbatim.
+Figures lrn works out from the chapter's (passes, shares of targets read) are lrn's, and are never
+put inside a quote.
+"""
+
+from __future__ import annotations
+
+import math
+
+VAL_BPB = {4: 1.1734, 8: 1.0882, 16: 1.0247, 32: 0.9751, 64: 0.9326, 128: 0.9033, 256: 0.8864, 512: 0.8795}
+TRAIN_BPB = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose lines it prints
+GAP = {4: -0.0051, 64: -0.0033, 512: -0.0021}  # val - train at those widths
+SEED_VAL_BPB = [0.9326, 0.9327, 0.9323]  # d = 64: seed 1337 and two more it does not name
+LONG = {16: (1.0045, 1.0085), 64: (0.9200, 0.9230), 256: (0.8689, 0.8710)}  # 16,000 steps: (val, train)
+SMALL_VAL = {8: 1.0998, 32: 1.0030, 64: 0.9806, 128: 0.9781, 256: 0.9972, 512: 1.0326}
+SMALL_TRAIN = {8: 1.0625, 64: 0.8579, 128: 0.7984, 256: 0.7312, 512: 0.6541}
+TRAIN_TOKENS = 550_000_000
+READ = 4000 * 64 * 256  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)
+PASSES = READ / TRAIN_TOKENS  # 0.12: lrn's figure, from the chapter's
+LONG_PASSES = 4 * READ / TRAIN_TOKENS  # 0.48
+SMALL_TOKENS, SMALL_READS = 4_000_000, 16
+
+LABEL = f"book chapter: 550M training tokens, {PASSES:.2f} passes (compare the shape)"
+NOTE = (f"the book chapter's val bpb (4,000 steps of 64 x 256 on its 550M-token text: {PASSES:.2f} passes), "
+        "to compare the shape: bpb of different texts do not compare")
+
+# key -> (the chapter's words, their English)
+QUOTES = {
+    "diminishing": ("길이를 두 배로 할 때마다 줄어드는 양이 0.0852, 0.0635, 0.0496, 0.0425, 0.0293, 0.0169, 0.0069 로 작아진다.",
+                    "each time the width is doubled, the amount it saves shrinks: 0.0852, 0.0635, 0.0496, 0.0425, "
+                    "0.0293, 0.0169, 0.0069"),
+    "seeds": ("이 차이들이 우연이 아닌지 보려고 길이 64 를 씨앗만 바꿔 두 번 더 학습했더니, 씨앗 셋의 검증 바이트당 비트는 "
+              "0.9326, 0.9327, 0.9323 이었다(최대와 최소의 차이 0.0004).",
+              "to see whether these differences are chance, width 64 was trained twice more with only the seed "
+              "changed: the three seeds' validation bits per byte were 0.9326, 0.9327, 0.9323 (max - min 0.0004)"),
+    "ten_times": ("가장 작은 차이 0.0069 도 씨앗에서 오는 차이보다 열 배 넘게 크다.",
+                  "even the smallest difference, 0.0069, is more than ten times the difference that comes from the "
+                  "seed"),
+    "flat": ("곡선이 다시 올라가는 곳은 512 까지 없었지만, 256 을 지나면서 거의 평평해졌다.",
+             "nowhere up to 512 did the curve rise again, but past 256 it became almost flat"),
+    "no_memorising": ("「너무 길면 외운다」는 걱정은 이 실험에서는 나타나지 않았다.",
+                      "the worry 'if it is too long, it memorises' did not appear in this experiment"),
+    "gap": ("여덟 모델 모두 학습 글의 바이트당 비트가 검증 글보다 조금 높다(차이 −0.0021 에서 −0.0051).",
+            "all eight models have slightly higher bits per byte on the training text than on the validation text "
+            "(difference -0.0021 to -0.0051)"),
+    "hardly_twice": ("학습 토큰이 5억 5천만 개인데 4,000 스텝 동안 본 토큰은 6,554만 개라, 모델은 같은 글을 두 번 볼 일이 거의 "
+                     "없었다.",
+                     "the training text holds 550 million tokens and in 4,000 steps it saw 65.54 million, so the "
+                     "model hardly ever had occasion to read the same text twice"),
+    "long": ("세 길이 모두 0.013~0.020 씩 낮아졌고, 64 와 256 의 차이는 0.0462 에서 0.0511 로 조금 벌어졌다.",
+             "all three widths fell by 0.013 to 0.020, and the difference between 64 and 256 widened a little, from "
+             "0.0462 to 0.0511"),
+    "small": ("학습 토큰을 앞 400만 개로 줄여, 4,000 스텝 동안 같은 글을 약 16 번 되풀이해 읽게 했다.",
+              "the training tokens were cut to the first 4 million, so that in 4,000 steps it read the same text "
+              "about 16 times over"),
+    "turns": ("이번에는 곡선이 돌아선다.", "this time the curve turns"),
+    "small_val": ("검증 글의 바이트당 비트는 길이 128 에서 0.9781 로 가장 낮고, 256 에서 0.9972, 512 에서 1.0326 으로 다시 올라가 "
+                  "길이 32 의 1.0030 보다도 나빠졌다.",
+                  "the validation bits per byte are lowest at width 128, 0.9781, and rise again, to 0.9972 at 256 and "
+                  "1.0326 at 512, worse even than width 32's 1.0030"),
+    "small_train": ("학습 글의 값은 정반대로 512 까지 계속 내려가서 0.6541 이 되었다.",
+                    "the training text's value does the opposite and keeps falling to 512, reaching 0.6541"),
+    "small_gap": ("검증 글과 학습 글의 차이가 길이 8 의 0.0373 에서 512 의 0.3785 로 열 배 벌어졌다.",
+                  "the difference between the validation and the training text widened tenfold, from 0.0373 at width 8 "
+                  "to 0.3785 at 512"),
+}
+
+
+def quote(key: str) -> str:
+    """The chapter's sentence `key` in English, in quotation marks."""
+    return f'"{QUOTES[key][1]}"'
+
+
+def read_shares(passes: float) -> tuple[float, float]:
+    """Expected share of training targets read at least once, and twice or more, at `passes`: windows
+    are drawn uniformly at random, so each target is read a Poisson number of times with mean passes."""
+    return 1 - math.exp(-passes), 1 - math.exp(-passes) * (1 + passes)

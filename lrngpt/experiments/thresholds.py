@@ -1,0 +1,37 @@
+"""Every threshold of the findings judge (lrngpt.experiments.findings) and of a budget's reading, named
+once. docs/embedding-width-study.md ("The chapter's findings, judged") derives each value; the
+budget (lrngpt.experiments.budget) and `lrn sweep --help` read FEW_PASSES from here, so the reading
+a budget plans for is the reading the judge asks of finding 2.
+
+The noise. A sweep's numbers are judged against the noise of one val bpb: NOISE (sigma) is the
+largest max - min of a value over the seeds of one setting (a seed-variance sweep given beside the
+width sweep), at least NOISE_FLOOR; without one, NOISE_WITHOUT_SEEDS. A difference, a saving per
+doubling, a slope or a fitted value is a linear combination of such numbers, so its noise is sigma
+times the length of its coefficient vector (lrngpt.experiments.trend), and it is "beyond the noise"
+when it is more than Z times that.
+
+Taking the range of two or three seeds as sigma is deliberate: the range of three normal draws is on
+average 1.69 standard deviations, so Z x range = 3.4 standard deviations, about Student's t at 95%
+one-sided for the two degrees of freedom three seeds give (2.92). A smaller noise would trust three
+seeds more than they allow.
+
+Two thresholds, so that noise can hide a finding but never invent one. A test whose passing keeps a
+finding from showing (val bpb rises past its lowest width, for finding 2; a gap above zero; train
+bpb rising, for finding 3) uses Z = 2. A test whose passing makes a finding show (the savings' slope
+below zero and the first saving above the noise, for finding 1; the turn, for finding 3) uses
+Z_STRICT = 3, and so does the largest of several differences (a saving larger than the one before:
+one of six noisy differences passes Z = 2 by chance in about one curve in ten). Three seeds can
+read the noise low: with their range at the noise itself, Z = 2 would let one curve in forty
+without diminishing returns show them; Z_STRICT = 3, about one in a thousand (the property tests,
+tests/experiments/test_findings_properties.py, measure it on generated curves).
+"""
+
+from __future__ import annotations
+
+Z = 2.0  # a difference is beyond the noise when it exceeds Z times its propagated noise
+Z_STRICT = 3.0  # the same where passing makes a finding show, or for the largest of several differences
+NOISE_WITHOUT_SEEDS = 0.002  # bpb: sigma without a seed sweep, about twice the largest seed range measured (0.0012)
+NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's three seeds); a smaller one is luck
+FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
+MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
+OWN_TEXT_PASSES = 1.0  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)

@@ -1,0 +1,111 @@
+"""A budgeted sweep's time against its plan: what it records, and the plan corrected by it.
+
+Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`: est_seconds, the
+parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, through SweepDir
+(its owner), one JSON object a line, appended:
+
+    {"event": "point", "name", "seconds", "estimate", "at"}   a run trained: its wall time, the plan's
+    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one `lrn sweep` invocation's runs
+                                                              ended: its wall time from the process's start
+    {"event": "summary", "seconds", "at"}                     and its summary and figures took this
+    (each row also carries "invocation": the process that wrote it, so a killed one still counts)
+
+The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the
+points trained so far, and `corrected` scales the estimates of the points still to run by it, so a
+sweep slowed by a busy machine says how long it has left at the pace it really goes, and a resumed
+or dry-run budget shows those corrected estimates.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def process_seconds() -> float | None:
+    """Wall seconds since this process started (Linux: /proc), None where that cannot be read."""
+    try:
+        with open(f"/proc/{os.getpid()}/stat", encoding="ascii") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+COMMAND_START_S = 300.0  # a process older than this when its sweep begins is a notebook's, not a command's
+
+
+def invocation_seconds() -> float:
+    """How long this sweep's invocation has been going when its runs begin: since the process started
+    for a command (interpreter start-up, the budget's probe and data preparation: what the plan's
+    estimate counts), 0 in a long-lived process (a notebook), whose start is not the sweep's."""
+    age = process_seconds()
+    return age if age is not None and age < COMMAND_START_S else 0.0
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def points_run(rows: list[dict]) -> dict[str, dict]:
+    """The last record of each point trained (a point trained again, after a kill, counts once)."""
+    return {r["name"]: r for r in rows if r.get("event") == "point" and isinstance(r.get("name"), str)}
+
+
+def pace(rows: list[dict]) -> float | None:
+    """Measured / estimated seconds over the points trained so far (None before the first)."""
+    done = [r for r in points_run(rows).values() if _num(r.get("seconds")) and _num(r.get("estimate"))]
+    if not done:
+        return None
+    return sum(r["seconds"] for r in done) / sum(r["estimate"] for r in done)
+
+
+def corrected(point_seconds: dict, rows: list[dict]) -> dict[str, float]:
+    """The plan's seconds per point: measured for the points trained, the estimate x the pace for the rest."""
+    p, done = pace(rows), points_run(rows)
+    return {name: round(done[name]["seconds"] if name in done else est * (p or 1.0), 1)
+            for name, est in point_seconds.items()}
+
+
+def invocation_id() -> str:
+    """This process's mark on its rows (a killed invocation's runs still count: `account`)."""
+    return f"{os.getpid()}@{time.time() - (process_seconds() or 0.0):.0f}"
+
+
+def account(budget: dict, rows: list[dict]) -> dict:
+    """The plan against the record: estimated and actual seconds, the pace, the points measured. An
+    invocation's seconds are its "run" row's and its summary's; one killed before its run row counts
+    the runs it trained (at least what it took)."""
+    per: dict[str, dict] = {}
+    for i, r in enumerate(rows):
+        if _num(r.get("seconds")) and r.get("event") in ("point", "run", "summary"):
+            inv = per.setdefault(str(r.get("invocation", f"row {i}")), {"point": 0.0, "run": None, "summary": 0.0})
+            if r["event"] == "run":
+                inv["run"] = r["seconds"]
+            else:
+                inv[r["event"]] += r["seconds"]
+    runs = [v for v in per.values() if v["run"] is not None or v["point"]]
+    total = sum((v["run"] if v["run"] is not None else v["point"]) + v["summary"] for v in runs)
+    done = points_run(rows)
+    return {"minutes": budget.get("minutes"), "estimate_s": budget.get("est_seconds"),
+            "actual_s": round(total, 1) if runs else None, "invocations": len(runs),
+            "points_measured": len(done), "points_planned": len(budget.get("point_seconds") or {}),
+            "pace": None if pace(rows) is None else round(pace(rows), 3)}
+
+
+def account_text(a: dict) -> str:
+    from lrngpt.experiments.estimate import clock
+
+    est = "-" if not _num(a["estimate_s"]) else clock(a["estimate_s"])
+    if a["actual_s"] is None:
+        return f"budget {a['minutes']:g} min: planned {est}; no invocation has finished yet"
+    runs = f" over {a['invocations']} invocations" if a["invocations"] > 1 else ""
+    pace_text = "" if a["pace"] is None else f"; the runs took {a['pace']:.2f}x their estimates"
+    return (f"budget {a['minutes']:g} min: planned {est}, took {clock(a['actual_s'])}{runs} "
+            f"({a['points_measured']} of {a['points_planned']} runs trained{pace_text})")
+
+
+def _num(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)

@@ -1,0 +1,92 @@
+"""How long a run will take, said before it starts, and a run past train.max_days refused.
+
+`--set train.steps=99999999999999` used to start training with no word of the time it would take.
+Now a run that could be long is timed first: a few training steps of its own model and batch on
+its device (lrngpt.training.timing.probe), extrapolated to its steps and evaluations. The estimate
+is logged, and a run estimated to take more than train.max_days days (default 7) is refused before
+anything is written or downloaded, with the estimate and the two ways on: fewer train.steps, or a
+higher train.max_days (0: no limit). Like a scheduler's time limit, it is a guard against a typo,
+not a stop: a run that starts is never cut short.
+
+Which runs are timed: those that would take more than TIME_ABOVE_S even on the fastest hardware
+(OPTIMISTIC_STEP_S a step at least, OPTIMISTIC_FLOPS at most); a shorter one costs little to start
+and its progress line shows its ETA. Under torchrun the processes cannot each time their own steps
+and still agree, so there only the optimistic bound refuses; a sweep checks every point against it
+before it writes anything, and each point's training then times itself.
+"""
+
+from __future__ import annotations
+
+from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import RunConfig
+
+OPTIMISTIC_STEP_S = 1e-4  # no training step is faster (kernel launches, Python, the optimizer)
+OPTIMISTIC_FLOPS = 1e15  # no device is faster (an H100's dense bfloat16, about 1e15 FLOP/s)
+TIME_ABOVE_S = 60.0  # runs that take longer than this even at those rates are timed first
+DAY = 86400.0
+
+
+def params_at_least(cfg: RunConfig) -> int:
+    """A lower bound on the model's parameters, from its config alone (building even a meta-device
+    model costs seconds the first time): the tables and the weight matrices of the MLP's layers or
+    the GPT's blocks (biases and norms left out)."""
+    from lrngpt.models import GATED_FFNS
+
+    m, vocab = cfg.model, cfg.data.vocab_size
+    if cfg.model_type == "mlp":
+        return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
+    d = m.n_embd
+    block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
+    return (vocab + m.context_length) * d + m.n_layer * block + (0 if m.tie_embeddings else vocab * d)
+
+
+def optimistic_seconds(cfg: RunConfig, steps: int) -> float:
+    """A lower bound on the time of `steps` training steps: the fastest step, or 6 FLOPs per parameter
+    (at least params_at_least) and token at the fastest device's rate, whichever is slower."""
+    tokens = steps * cfg.train.tokens_per_step
+    return max(steps * OPTIMISTIC_STEP_S, 6.0 * params_at_least(cfg) * tokens / OPTIMISTIC_FLOPS)
+
+
+def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool = True,
+                  what: str = "this run") -> float | None:
+    """Estimated seconds for `steps` more steps of `cfg` on `device` (auto resolved), or None when the run is short
+    enough not to be timed; refuses (UserError) a run estimated past train.max_days. `timed=False`
+    (torchrun) refuses on the optimistic bound only."""
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.training.timing import clock, probe
+
+    tc = cfg.train
+    if steps <= 0:
+        return None
+    floor = optimistic_seconds(cfg, steps)
+    if floor < TIME_ABOVE_S:
+        return None
+    limit = tc.max_days * DAY if tc.max_days > 0 else None
+    if not timed:
+        if limit is not None and floor > limit:
+            raise UserError(_too_long(cfg, steps, f"at least {clock(floor)} even on the fastest hardware", what))
+        return None
+    device = resolve_device(device)  # (a sweep hands in train.device as the config has it)
+    timing = probe(cfg, device, max_tokens=tc.tokens_per_step)
+    per_step = timing["train_s_per_token"] * tc.tokens_per_step
+    # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
+    evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
+    seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
+    said = f"about {clock(seconds)} on {device} (timed here: {_ms(per_step)} a step)"
+    if limit is not None and seconds > limit:
+        raise UserError(_too_long(cfg, steps, said, what))
+    if log is not None:
+        log(f"plan: {steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens take {said}"
+            + (f"; train.max_days={tc.max_days:g} refuses a run estimated to take longer" if limit is not None else ""))
+    return seconds
+
+
+def _too_long(cfg: RunConfig, steps: int, said: str, what: str) -> str:
+    tc = cfg.train
+    return (f"{what} ({steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens) would take {said}, more than "
+            f"train.max_days={tc.max_days:g} days; lower train.steps, or raise train.max_days (0: no limit) to "
+            "train anyway")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms" if seconds < 10 else f"{seconds:.3g} s"

@@ -1,0 +1,192 @@
+"""MLflow for train.logger: one MLflow run per lrn run, each (tag, step) once after any kill.
+
+MLflow writes what `log_batch` sends before the call returns (a file store's files, a database's
+transaction, a server's answer), so its store is the record of what was sent: a resume asks it
+for each tag's history (`held`) and sends the rows of metrics.jsonl it lacks, then skips what it
+holds of the steps it trains again. The run keeps its id in RUN_DIR/trackers.json; a store that
+does not know it (another MLFLOW_TRACKING_URI) gets a new run, sent the whole history.
+
+Where MLflow would fail or wait is checked first (`check`, before the run directory is taken): a
+database URI without SQLAlchemy, a file store MLflow 3 keeps behind MLFLOW_ALLOW_FILE_STORE, a
+local path that cannot be a store; a server's first answers are awaited at most CONNECT_TIMEOUT
+seconds, without MLflow's retries (MLflow's defaults wait minutes), unless
+MLFLOW_HTTP_REQUEST_TIMEOUT or MLFLOW_HTTP_REQUEST_MAX_RETRIES say otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from urllib.parse import unquote, urlparse
+
+from lrngpt.core.fsio import check_output
+from lrngpt.errors import UserError
+
+CONNECT_TIMEOUT = 10  # seconds for each of a server's first answers
+DATABASES = ("sqlite", "postgresql", "mysql", "mssql")  # MLflow reads these through SQLAlchemy (and Alembic)
+LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a local database, no server
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+
+def _describe(e: BaseException, uri: str) -> str:
+    """MLflow's error in a few words: a server that did not answer is said so, not as urllib3's retry log."""
+    text = str(e)
+    if "API request to" in text and "failed with exception" in text:
+        if "timed out" in text.lower() or "Timeout" in text:
+            return f"the tracking server did not answer within {_timeout():g}s"
+        return "the request to the tracking server failed (" + ("connection refused" if "refused" in text else
+                                                                _first_line(e)[:120]) + ")"
+    return _first_line(e)
+
+
+def check() -> str:
+    """The tracking URI MLflow will use, once what would stop it at its start is ruled out."""
+    import mlflow
+
+    uri = mlflow.get_tracking_uri()  # MLFLOW_TRACKING_URI, or MLflow's default (sqlite:///mlflow.db here)
+    parsed = urlparse(uri)
+    scheme = parsed.scheme.split("+")[0]
+    if scheme in DATABASES:
+        for module in ("sqlalchemy", "alembic"):
+            try:
+                __import__(module)
+            except ImportError:
+                raise UserError(f"train.logger mlflow: the tracking URI {uri} is a database, which MLflow opens "
+                                f"through SQLAlchemy and Alembic ({module} is missing): pip install "
+                                "'lrngpt[mlflow]' (it brings both), or set MLFLOW_TRACKING_URI to a tracking "
+                                "server") from None
+        if scheme == "sqlite":
+            path = unquote(uri.partition(":///")[2])
+            if path and path != ":memory:":
+                _local(path, "file")
+    elif scheme in ("", "file"):
+        allow = getattr(__import__("mlflow.environment_variables").environment_variables,
+                        "MLFLOW_ALLOW_FILE_STORE", None)
+        if allow is not None and not allow.get():
+            raise UserError(f"train.logger mlflow: the tracking URI {uri} is a file store, which MLflow "
+                            f"{mlflow.__version__} opens only with MLFLOW_ALLOW_FILE_STORE=true; set that, or use "
+                            f"a database: {LOCAL}")
+        _local(unquote(parsed.path) if scheme else uri, "dir")
+    elif scheme in ("http", "https"):
+        _reach(uri, parsed)
+    return uri
+
+
+def _local(path: str, kind: str) -> None:
+    """A local store's path that cannot be one (a file above it, a directory where the database goes)."""
+    try:
+        check_output(path, kind, flag="MLFLOW_TRACKING_URI", example="mlflow.db")
+    except UserError as e:
+        raise UserError(f"train.logger mlflow: {e}") from None
+
+
+def _reach(uri: str, parsed) -> None:
+    """A tracking server that takes no connection is told at once, not after MLflow's minutes of retries."""
+    import socket
+
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        socket.create_connection((parsed.hostname or "", port), timeout=_timeout()).close()
+    except (OSError, ValueError) as e:  # refused, unreachable, no such host, timed out; a bad port
+        raise UserError(f"train.logger mlflow: cannot reach the tracking server {uri} ({e.strerror or e} within "
+                        f"{_timeout():g}s); start it or fix MLFLOW_TRACKING_URI, or use a local store: {LOCAL}") from None
+
+
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT") or CONNECT_TIMEOUT)
+    except ValueError:
+        return CONNECT_TIMEOUT
+
+
+@contextlib.contextmanager
+def _quick_answers() -> Iterator[None]:
+    """A server's first answers within CONNECT_TIMEOUT, no retries (unless the user set MLflow's own)."""
+    saved = {k: os.environ.get(k) for k in ("MLFLOW_HTTP_REQUEST_TIMEOUT", "MLFLOW_HTTP_REQUEST_MAX_RETRIES")}
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", str(int(CONNECT_TIMEOUT)))
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+class MLflowSink:
+    def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
+        import mlflow
+        from mlflow.tracking import MlflowClient
+
+        uri = check()
+        self.metric = mlflow.entities.Metric
+        try:
+            with _quick_answers():
+                self.client = MlflowClient(tracking_uri=uri)
+                exp_name = os.environ.get("MLFLOW_EXPERIMENT_NAME") or "lrn-gpt"
+                exp = self.client.get_experiment_by_name(exp_name)
+                exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
+                token = saved.get("token")
+                run = self._existing(saved.get("run_id")) if saved.get("run_id") else self._made(exp_id, token)
+                if run is None:
+                    run_tags = {**({"lrn.token": token} if token else {}),
+                                **({"lrn.swept": ",".join(swept)} if swept else {})}
+                    run = self.client.create_run(exp_id, run_name=name, tags=run_tags or None)
+                else:
+                    self.client.update_run(run.info.run_id, status="RUNNING")
+                self.run_id = run.info.run_id
+                # the config as params (those a killed start did not get to); MLflow never changes a param
+                items = [mlflow.entities.Param(k, v if isinstance(v, str) else json.dumps(v))
+                         for k, v in params.items() if k not in run.data.params]
+                for i in range(0, len(items), 100):  # MLflow takes at most 100 params a batch
+                    self.client.log_batch(self.run_id, params=items[i:i + 100])
+                self.held = {tag: {m.step for m in self.client.get_metric_history(self.run_id, tag)}
+                             for tag in {*tags, *run.data.metrics}}
+        except (mlflow.exceptions.MlflowException, ImportError, OSError, ValueError) as e:  # ImportError: a driver
+            raise UserError(f"train.logger mlflow: {_describe(e, uri)}; check MLFLOW_TRACKING_URI ({uri}) and that "
+                            f"its server answers, or use a local store: {LOCAL}") from None
+        self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
+
+    def _existing(self, run_id: str):
+        try:
+            return self.client.get_run(run_id)
+        except Exception:  # not in this store (another tracking URI): MLflow raises its own error or a store's
+            return None
+
+    def _made(self, exp_id: str, token: str | None):
+        """The run a start killed before it kept the run's id made (tagged with the token kept before)."""
+        if not token:
+            return None
+        found = self.client.search_runs([exp_id], filter_string=f"tags.`lrn.token` = '{token}'", max_results=1)
+        return found[0] if found else None
+
+    def catch_up(self, sent: list[tuple[int, dict]]) -> None:
+        """The (tag, step) pairs of metrics.jsonl that the store lacks, in batches of MLflow's largest."""
+        now = int(time.time() * 1000)
+        metrics = [self.metric(k, v, now, step) for step, values in sent for k, v in values.items()
+                   if step not in self.held.setdefault(k, set())]
+        for m in metrics:
+            self.held[m.key].add(m.step)
+        for i in range(0, len(metrics), 1000):
+            self.client.log_batch(self.run_id, metrics=metrics[i:i + 1000])
+
+    def log(self, step: int, values: dict) -> None:
+        now = int(time.time() * 1000)
+        metrics = [self.metric(k, v, now, step) for k, v in values.items() if step not in self.held.get(k, ())]
+        if metrics:
+            self.client.log_batch(self.run_id, metrics=metrics)
+
+    def flush(self) -> None:
+        pass  # log_batch returned: the store holds it
+
+    def close(self, failed: bool) -> None:
+        self.client.set_terminated(self.run_id, status="FAILED" if failed else "FINISHED")
+

@@ -1,0 +1,140 @@
+"""TensorBoard for train.logger: RUN_DIR/tensorboard, each step once in every reader after any kill.
+
+A killed run leaves event files holding steps past its checkpoint, and the last record may be cut
+short. TensorBoard's loaders disagree on what to do with them: the default (fast) loader drops a
+series' points at or past a step written again, `--load_fast=false` keeps what a purge event does
+not cover, and a plain reader of the records (`tf.compat.v1.train.summary_iterator`) keeps
+everything. So a resume does not lean on any of them: it reads back what the files hold
+(`held_events`, through TensorBoard's own event-file loader, which stops at a cut record), keeps
+the scalars up to the checkpoint once each, adds the rows of metrics.jsonl that never reached a
+file, and writes that as one event file in step order, in place of the old ones
+(`consolidate`). The writer then appends only steps past the checkpoint, in a new file. A kill
+in the middle of that leaves files that the next resume consolidates the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+from lrngpt.core.fsio import atomic_write, user_path, writing
+from lrngpt.errors import UserError
+from lrngpt.store.rundir import TENSORBOARD
+
+PREFIX = "events.out.tfevents."  # TensorBoard reads the files whose names start so, in name order
+
+
+def event_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.startswith(PREFIX) and ".tmp-" not in p.name)
+
+
+def held_events(directory: Path) -> list:
+    """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
+    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+
+    events = []
+    for path in event_files(directory):
+        with user_path(path, "TensorBoard event file"):  # an unreadable file names itself
+            events.extend(LegacyEventFileLoader(str(path)).Load())
+    return events
+
+
+def _scalar(event) -> tuple[str, float] | None:
+    """(tag, value) of an event that holds one scalar as add_scalar writes it, else None."""
+    values = event.summary.value if event.HasField("summary") else ()
+    if len(values) == 1 and values[0].WhichOneof("value") == "simple_value":
+        return values[0].tag, values[0].simple_value
+    return None
+
+
+def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> int:
+    """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
+    those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
+    event (the hparams summaries) once. Returns how many scalars were added."""
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    files = event_files(directory)
+    scalars: dict[tuple[str, int], object] = {}
+    others: dict[bytes, object] = {}
+    for event in held_events(directory):
+        scalar = _scalar(event)
+        if scalar is not None:
+            if event.step <= resume_step:
+                scalars.setdefault((scalar[0], event.step), event)
+        elif not event.file_version and not event.HasField("session_log"):  # (a writer writes its own)
+            others.setdefault(event.SerializeToString(), event)
+    now, added = time.time(), 0
+    for step, values in rows:
+        for tag, value in values.items():
+            if step <= resume_step and (tag, step) not in scalars:
+                summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
+                scalars[(tag, step)] = event_pb2.Event(wall_time=now, step=step, summary=summary)
+                added += 1
+    events = [event_pb2.Event(wall_time=now, file_version="brain.Event:2"), *others.values(),
+              *sorted(scalars.values(), key=lambda e: e.step)]  # (sorted is stable: tags keep their order)
+    import io
+
+    buf = io.BytesIO()
+    writer = RecordWriter(buf)
+    for event in events:
+        writer.write(event.SerializeToString())
+    # the first file's name keeps the place in name order; a new run's writer names a later one
+    name = files[0] if files else directory / f"{PREFIX}{int(now) - 1:010d}.{socket.gethostname()}.{os.getpid()}.lrn"
+    atomic_write(name, buf.getvalue())
+    for old in files[1:]:
+        with writing(old):
+            old.unlink()
+    return added
+
+
+class TensorBoardSink:
+    def __init__(self, run_dir: Path, resume_step: int | None, hparams: dict,
+                 rows: list[tuple[int, dict[str, float]]]):
+        directory = run_dir / TENSORBOARD
+        if directory.exists() and not directory.is_dir():
+            raise UserError(f"{directory} is a file; lrn keeps TensorBoard's event files there (train.logger "
+                            "tensorboard): move the file away and run the command again")
+        with writing(directory):
+            directory.mkdir(exist_ok=True)
+            probe = directory / f".{PREFIX}probe.tmp-{os.getpid()}"  # fails here, not in the writer's thread
+            probe.write_bytes(b"")
+            probe.unlink()
+        if resume_step is not None:
+            consolidate(directory, resume_step, rows)
+        from torch.utils.tensorboard import SummaryWriter
+
+        with writing(directory):
+            self.writer = SummaryWriter(log_dir=str(directory))
+        if hparams and resume_step is None:
+            from torch.utils.tensorboard.summary import hparams as hparams_summary
+
+            # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's
+            # own event file, not to the sub-directory add_hparams would make)
+            for summary in hparams_summary({k: _hparam(v) for k, v in hparams.items()},
+                                           {"val/bpb": 0.0, "final/val_bpb": 0.0}):
+                self.writer.file_writer.add_summary(summary)
+        self.directory = directory
+
+    def log(self, step: int, values: dict) -> None:
+        with writing(self.directory):
+            for tag, value in values.items():
+                self.writer.add_scalar(tag, value, step)
+
+    def flush(self) -> None:
+        with writing(self.directory):
+            self.writer.flush()
+
+    def close(self, failed: bool) -> None:
+        with writing(self.directory):
+            self.writer.close()
+
+
+def _hparam(value):
+    """A value TensorBoard's hparams take: numbers, strings and bools as they are, anything else as JSON."""
+    return value if isinstance(value, int | float | str | bool) else json.dumps(value)
