@@ -59,11 +59,13 @@ def findings_html(findings: list[dict]) -> str:
     """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
     numbers and what would tell, with the commands that do it (`lrn ...` and the `lrngpt` call) and how
     the judge checked that each undermines no finding that shows."""
-    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings; each is '
+    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
+           "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding), on the whole curve against that noise. The rules: "
-           "lrngpt/experiments/findings.py; the thresholds and why each value: lrngpt/experiments/thresholds.py, "
-           "docs/embedding-width-study.md.</p>"]
+           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth), on the whole curve "
+           "against that noise. The rules: lrngpt/experiments/findings.py and lrngpt/experiments/shape_findings.py; "
+           "the thresholds and why each value: lrngpt/experiments/thresholds.py, docs/embedding-width-study.md, "
+           "docs/width-depth-study.md.</p>"]
     for f in findings:
         verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
         out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
