@@ -45,8 +45,8 @@ from lrngpt.core.ownership import (
     check_dir_target,
     check_file_target,
     entries,
+    is_run,
     legacy_kind,
-    lrn_kind,
     write_manifest,
     write_owned_file,
 )
@@ -147,8 +147,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
     not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
     out = check_output(out, "dir")
-    legacy_run = (out / "config.json").is_file() and (out / "ckpt_last.pt").is_file()  # from before the marker
-    if lrn_kind(out) == "run" or legacy_run:
+    if is_run(out):  # (a run from before the marker too)
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 

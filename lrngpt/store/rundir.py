@@ -52,9 +52,14 @@ from lrngpt.core.fsio import (
     write_json,
 )
 from lrngpt.core.ownership import (
+    RUN_CHECKPOINTS,
+    RUN_CONFIG,
+    RUN_MARKER,
     describe_dir,
     expect_append,
     held,
+    is_legacy_run,
+    is_run,
     lrn_kind,
     record_existing,
     recorded,
@@ -70,9 +75,9 @@ if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
-MARKER, LOCK = ".lrn-run", ".lrn-lock"
-CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
-INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
+MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker, config.json and the checkpoints that make a run: is_run)
+CONFIG, TOKENIZER, METRICS, SUMMARY = RUN_CONFIG, "tokenizer.json", "metrics.jsonl", "summary.json"
+(LAST, INIT), BEST = RUN_CHECKPOINTS, "ckpt_best.pt"
 CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
 CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
@@ -127,9 +132,9 @@ class RunDir:
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
-        """True when lrn wrote this directory as a run: its marker, or a run from before the marker
-        (a config.json that lrn reads as a run config beside a checkpoint). A config.json alone is not."""
-        return self.marked() or self.is_legacy_run()
+        """True when lrn wrote this directory as a run (lrngpt.core.ownership.is_run: its marker, or a
+        config.json beside a checkpoint from before the marker). A config.json alone is not."""
+        return is_run(self.path)
 
     def marked(self) -> bool:
         return (self.path / MARKER).is_file()
@@ -144,16 +149,7 @@ class RunDir:
 
     def is_legacy_run(self) -> bool:
         """A run written before runs carried the marker: readable and resumable, never replaced."""
-        p = self.path
-        if self.marked() or not (p / CONFIG).is_file() or not any((p / n).is_file() for n in (LAST, INIT)):
-            return False
-        try:
-            from lrngpt.runconfig.schema import from_dict
-
-            from_dict(read_json_object(p / CONFIG, "run config"))
-            return True
-        except UserError:
-            return False
+        return is_legacy_run(self.path)
 
     def foreign_files(self) -> list[str]:
         """Names in the directory that lrn did not write as this run: every name when the directory
