@@ -183,9 +183,14 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
     `widths` None: the sweep's own widths with a sweep, else the chapter's 4 ... 512.
 
     Example: ``[(r["n_embd"], r["total"]) for r in lrngpt.cost_mlp(widths=[16, 64])["rows"]]``"""
-    from lrngpt.analysis.costs import mlp_cost_table, read_sweep_bpb
+    from lrngpt.analysis.costs import bpb_by_width, mlp_cost_table
 
-    bpb = read_sweep_bpb(Path(getattr(sweep, "path", sweep))) if sweep is not None else None
+    bpb = None
+    if sweep is not None:  # the sweep's summary.json, read by its owner
+        from lrngpt.experiments.sweepdir import SweepDir  # torch (through the config schema): only with a sweep
+
+        sweep_dir = SweepDir(Path(getattr(sweep, "path", sweep)))
+        bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))
     if widths is None:  # the sweep's own widths: a step between two of them is priced, none left out
         widths = sorted(bpb) if bpb is not None else CHAPTER_WIDTHS
     return mlp_cost_table(vocab, block, hidden, list(widths), bpb)

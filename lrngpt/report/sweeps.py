@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
@@ -222,7 +221,7 @@ def sweep_details(doc: dict) -> str:
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
         body += "<h3>Base configuration</h3>" + kv_table(flatten(sweep["base"]))
-    lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
+    lines = sweep_dir.lines_text()
     body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
     return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)
 
@@ -234,7 +233,3 @@ def _status(r: Path) -> str:
     steps = [m.get("step", 0) for m in read_metrics(r)]
     return f"running or killed (step {max(steps):,})" if steps else "not started"
 
-
-def _read_bytes(path: Path) -> bytes:
-    with user_path(path, "file"):
-        return path.read_bytes()

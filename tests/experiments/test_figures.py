@@ -150,3 +150,11 @@ def test_a_sweep_that_is_not_a_width_study_has_no_chapter_curve():
     fig, data = plot_val_by_width([{**_full(FULL), "preset": None, "axes": {"train.lr": [0.01, 0.02]}}])
     assert data["chapter"] is None
     assert CHAPTER_LABEL not in [line.get_label() for line in fig.axes[0].get_lines()]
+
+
+def test_the_figures_go_into_the_folder_sweepdir_names(tmp_path, monkeypatch):
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    monkeypatch.setattr(SweepDir, "figures_dir", property(lambda self: self.path / "plots"))
+    paths = write_figures(tmp_path, _doc([_row(16, 1.0, None), _row(32, 0.95, None)], scale="tiny"))
+    assert [p.parent for p in paths] == [tmp_path / "plots"] and not (tmp_path / "figures").exists()

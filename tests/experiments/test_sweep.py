@@ -166,10 +166,10 @@ def test_table_numbers_equal_evaluate_run_of_each_run_dir(tiny_sweep):
 
 
 def test_summary_json_is_what_cost_mlp_reads(tiny_sweep):
-    from lrngpt.analysis.costs import read_sweep_bpb
+    from lrngpt.analysis.costs import bpb_by_width
 
     out, doc = tiny_sweep
-    assert read_sweep_bpb(out) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
+    assert bpb_by_width(SweepDir(out).summary_rows()) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
 
 
 def test_a_width_sweep_judges_the_chapters_findings_in_json_and_in_its_closing_lines(tiny_sweep):
