@@ -187,7 +187,9 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
 
     bpb = None
     if sweep is not None:  # the sweep's summary.json, read by its owner
-        from lrngpt.experiments.sweepdir import SweepDir  # torch (through the config schema): only with a sweep
+        from lrngpt.experiments.sweepdir import (
+            SweepDir,  # torch (through the config schema): only with a sweep
+        )
 
         sweep_dir = SweepDir(Path(getattr(sweep, "path", sweep)))
         bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))

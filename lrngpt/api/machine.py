@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from lrngpt.api.checks import checked
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
@@ -31,7 +32,6 @@ COMPILE_PROBE = ("import torch\n"
                  "x = torch.randn(8, 8, device={device!r})\n"
                  "assert torch.allclose(torch.compile(f)(x), f(x), atol=1e-5)\n"
                  "print('OK')\n")
-BYTES_PER_TOKEN = 4.0  # TinyStories at the chapter's 4,096-token BPE: 2.2 GB of text, about 550M tokens
 CHECKPOINTS_PER_RUN = 3  # ckpt_init, ckpt_best, ckpt_last
 MAX_PROBE_TIMEOUT = 86400  # seconds: subprocess's timeout takes no infinity, and a day is patience enough
 
@@ -120,7 +120,7 @@ def full_scale_cost(device: str) -> dict:
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)
     seconds = sum(e["est_seconds"] or 0 for e in est.values())
     text = sum(size for size, _ in EXPECTED.values())
-    tokens = int(text / BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
+    tokens = int(text / STORIES_BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
     params = [param_breakdown("mlp", p.config.model)["total"] for p in sweep.points]
     # a checkpoint holds the float32 weights and AdamW's two moments (ckpt_init: no moments yet)
     checkpoints = sum(4 * n * (1 + 3 * (CHECKPOINTS_PER_RUN - 1)) for n in params)

@@ -37,7 +37,9 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
+from lrngpt.experiments import chapter
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
 
@@ -45,12 +47,12 @@ from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASS
 # `lrn sweep --help`, which reads BUDGET_HELP, stays without it
 
 PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrngpt.experiments.thresholds)
-BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
+BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
 MIN_STEPS, GOOD_STEPS, EVALS = 100, 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
-BYTES_PER_TOKEN = 4.1  # the generated stories at 4,096 tokens: 100 MB -> 23.2M training tokens
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
-CHAPTER = {"steps": 4000, "batch": 64, "read": 65_536_000, "train_tokens": 550_000_000, "passes": 0.12}
+CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
+           "passes": round(chapter.PASSES, 2)}
 
 
 BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
@@ -230,7 +232,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         if not study.get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
         if not own_text:
-            mb = math.ceil(read / PASSES_TARGET * BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
+            mb = math.ceil(read / PASSES_TARGET * STORIES_BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         return {k: v for k, v in out.items() if k not in user}
 
@@ -246,7 +248,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             n_val, prep = n_val_user, 0.0
         else:
             mb = _megabytes(corpus)
-            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / BYTES_PER_TOKEN)
+            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / STORIES_BYTES_PER_TOKEN)
             if corpus not in cached:
                 cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) is not None
             prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
@@ -307,7 +309,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     axes_out = {"model.n_embd": grid} if grid else {}
     read = steps * batch * seq
     n_train = n_user if own_text else int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - base["data"]["val_fraction"])
-                                          / BYTES_PER_TOKEN)
+                                          / STORIES_BYTES_PER_TOKEN)
     passes = read / max(1, n_train)
     budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
                     passes, [], {k: round(v, 1) for k, v in each.items()})
@@ -323,7 +325,7 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
         out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER['steps'] * factor:,} "
                    f"({steps / (CHAPTER['steps'] * factor):.0%})")
     if batch is not None and batch < CHAPTER["batch"]:
-        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x 256: each run reads "
+        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x {chapter.SEQ_LEN}: each run reads "
                    f"{(steps or 0) * batch * seq:,} tokens instead of {CHAPTER['read'] * factor:,}")
     if b.axes.get("model.n_embd"):
         out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "

@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.data.sizing import sizing
+from lrngpt.data.sizing import REREAD_PASSES, sizing
 from lrngpt.errors import UserError
+from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
 from lrngpt.experiments.sweepdir import SweepDir
 
@@ -52,16 +53,14 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
 def passes_warning(sweep: SweepSpec, passes: list[float]) -> str | None:
     """One line for a width study whose runs read their training text more than once."""
     passes = [x for x in passes if x is not None]
-    if not sweep.width_study or not passes or max(passes) <= 1:
+    if not sweep.width_study or not passes or max(passes) <= REREAD_PASSES:
         return None
     lo, hi = min(passes), max(passes)
     span = f"{hi:.1f} passes" if hi - lo < 0.05 else f"{lo:.1f} to {hi:.1f} passes"
     why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
            else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
-    return (f"warning: this width study reads its training text more than once ({span} per run); the book "
-            "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
-            "reads 65.5M of its "
-            f"550M training tokens), so wider models here can memorise their text: {why}")
+    return (f"warning: this width study reads its training text more than once ({span} per run); {PREMISE}, so "
+            f"wider models here can memorise their text: {why}")
 
 
 MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated between them

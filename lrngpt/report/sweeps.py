@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.data.sizing import REREAD_PASSES
+from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
@@ -144,11 +146,9 @@ def sweep_headline(docs: list[dict]) -> str:
                          + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
                          + f"; {span} passes over the training text; {done}.</li>")
     passes = [r["passes"] for doc in docs for r in doc["rows"] if r.get("passes") is not None]
-    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; the book '
-              "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
-              "reads 65.5M of its 550M "
-              "training tokens), so wide models can memorise their text: compare the gap column.</p>"
-              if passes and max(passes) > 1 else "")
+    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; '
+              f"{esc(PREMISE)}, so wide models can memorise their text: compare the gap column.</p>"
+              if passes and max(passes) > REREAD_PASSES else "")
     return (repeat + '<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "
             "from one width to the next, shared out per doubling when the step is more than one (16 &rarr; 64 is "
             "two doublings).</p>")

@@ -23,7 +23,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora import fetch, load_corpus
 from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
-from lrngpt.data.sizing import sizing
+from lrngpt.data.sizing import MEMORISING_PASSES, sizing
 from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
@@ -38,8 +38,6 @@ from lrngpt.training import trackers as tracking
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.optimizer import make_optimizer  # noqa: F401 (benchmarks import it from here)
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
-
-PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 
 
 class _StopFlag:
@@ -437,10 +435,10 @@ class Trainer:
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
-        if passes > PASSES_WARNING and self.warn_passes:
+        if passes > MEMORISING_PASSES and self.warn_passes:
             fit = size["one_pass_steps"]
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
-                     f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
+                     f"{MEMORISING_PASSES:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
 
     def _evaluated_already(self) -> bool:

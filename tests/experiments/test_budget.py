@@ -13,6 +13,7 @@ import re
 import pytest
 
 from lrngpt.cli.main import main
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
@@ -61,7 +62,7 @@ def test_three_minutes_keep_the_chapters_model_fit_the_budget_and_read_under_a_q
     steps, batch = b.sets["train.steps"], b.sets["train.batch_size"]
     assert all(p.steps == steps for p in points) and steps >= B.GOOD_STEPS
     mb = int(re.fullmatch(r"stories:(\d+)MB", b.sets["data.corpus"])[1])
-    train_tokens = mb * 1e6 * 0.95 / B.BYTES_PER_TOKEN
+    train_tokens = mb * 1e6 * 0.95 / STORIES_BYTES_PER_TOKEN
     assert b.passes == pytest.approx(steps * batch * 256 / train_tokens, rel=0.01) and b.passes <= B.PASSES_TARGET
     assert any(f"{steps:,} steps per run instead of the chapter's 4,000" in g for g in b.gives_up)
     assert any("batch 16 x 256 instead of 64 x 256" in g for g in b.gives_up)
