@@ -223,7 +223,7 @@ def test_stories_run_report_shows_neighbours_of_category_words_and_purity(storie
 def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    for name in ("config.json", "metrics.jsonl"):
+    for name in (".lrn-run", "config.json", "metrics.jsonl"):  # (the marker: written as a run starts)
         shutil.copy(text_run / name, run / name)
     assert write_report(run)["sections"] == RUN_SECTIONS
     page = (run / "report.html").read_text()
