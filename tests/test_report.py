@@ -236,7 +236,7 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
 
 @pytest.mark.slow  # trains the two-point sweep
 def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_details(sweep_dir, tmp_path):
-    from lrngpt.experiments.findings import CHAPTER_NOTE
+    from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
     from lrngpt.experiments.summary import collect
 
     assert write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS

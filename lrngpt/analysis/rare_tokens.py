@@ -50,7 +50,7 @@ INDICATOR = ("Land & Bartolo (2024): 1 - cosine of the unembedding row, first pr
 def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, steps: int, rows: int,
                  pad_id: int | None = None, pad_per_window: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(input reads, target reads) of every id 0..rows-1 in `steps` global batches of the seeded sampler."""
-    from lrngpt.data.prepared import BatchSampler
+    from lrngpt.data.sampler import BatchSampler
 
     as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)  # per position
     inputs, targets = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)

@@ -112,9 +112,9 @@ def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
     from lrngpt.corpora.tinystories import EXPECTED
     from lrngpt.experiments.dry_run import estimate_points
-    from lrngpt.experiments.estimate import PROBE_STEPS
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
+    from lrngpt.training.timing import PROBE_STEPS
 
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)
@@ -179,7 +179,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
 
 def doctor_text(r: dict) -> str:
     """The report as lines."""
-    from lrngpt.experiments.estimate import clock
+    from lrngpt.training.timing import clock
 
     def gb(n):
         return "?" if n is None else f"{n / 1e9:.1f} GB"

@@ -57,7 +57,6 @@ from lrngpt.core.record import (
 )
 from lrngpt.errors import UserError
 
-OUTPUT_MARKER = RECORD  # (its name before it recorded more than the directories lrn fills whole)
 # A run directory (lrngpt.store.rundir owns its layout): its marker, and the files that made a run
 # before runs carried the marker (its config and a checkpoint: the last one, or the step-0 one of a
 # run stopped before its first periodic checkpoint).

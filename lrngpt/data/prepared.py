@@ -52,7 +52,6 @@ from lrngpt.core.ownership import (
 )
 from lrngpt.core.validate import VAL_SPLITS
 from lrngpt.corpora import Corpus, load_corpus
-from lrngpt.data.sampler import BatchSampler  # noqa: F401 (importable from here, as it was)
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig

@@ -2,7 +2,7 @@
 
 The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, a context of 6 tokens, hidden
 512, windows of 256 tokens, its learning rates and initialisation). From a measured probe of the
-smallest and the largest model of the grid at the planned batch (lrngpt.experiments.estimate),
+smallest and the largest model of the grid at the planned batch (lrngpt.training.timing),
 the plan chooses:
 
     batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only when the budget
@@ -42,6 +42,8 @@ from lrngpt.errors import UserError
 from lrngpt.experiments import chapter
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import clock
 
 # sweepdir and the config schema load torch (through the models): imported where used, so that
 # `lrn sweep --help`, which reads BUDGET_HELP, stays without it
@@ -198,7 +200,6 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
     from lrngpt.corpora import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
-    from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
     from lrngpt.runconfig.schema import from_dict, parse_override
@@ -257,7 +258,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             for p in sweep.points:
                 cfg = p.config
                 t = _timing(ends, param_breakdown(cfg.model_type, cfg.model)["total"])
-                each[p.name] = estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
+                each[p.name] = run_timing.estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
         parts = {"start": START_S, "probe": probe_s, "prepare": prep, "points": sum(each.values()),
                  "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each
@@ -277,7 +278,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
     batch = int(user.get("train.batch_size", BATCH))
     probe_sweep = estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
-    ends, probe_s = _probe_ends(probe_sweep, probe_fn or probe, log)
+    ends, probe_s = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
         few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
@@ -363,8 +364,6 @@ def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
 
 
 def budget_text(b: Budget) -> str:
-    from lrngpt.experiments.estimate import clock
-
     parts = ", ".join(f"{k} {clock(v)}" for k, v in b.parts.items() if v)
     return "\n".join([f"budget {b.minutes:g} min: planned {clock(b.est_seconds)} ({parts}); the chapter's model "
                       "(vocabulary 4,096, context 6, hidden 512, windows of 256) as it is; it gives up:",

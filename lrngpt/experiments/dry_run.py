@@ -4,7 +4,7 @@ For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's
 training text (`point_passes`: the tokens its steps read over the tokens of its training split),
 the one-line warning of a width study that reads its text more than once (`passes_warning`), an
 estimated time on this machine from a short measured probe of its model (`estimate_points`, with
-lrngpt.experiments.estimate), and the refusal of the full scale where torch sees no CUDA GPU
+lrngpt.training.timing), and the refusal of the full scale where torch sees no CUDA GPU
 (`check_machine`). `sweep_plan` gathers them for --dry-run (`sweep_plan_text`: as lines); it trains nothing
 and downloads nothing.
 """
@@ -21,6 +21,8 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import PROBE_STEPS, clock
 
 
 def data_key_of(p: Point) -> str:
@@ -68,14 +70,13 @@ MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated b
 
 def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
                     log=None) -> dict[str, dict]:
-    """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
+    """Estimated seconds per point from a measured probe of its model on its device (lrngpt.training.timing.probe).
 
     Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
     the smallest and the largest; the refusal of a full sweep needs no more), spread over the
     parameter counts; the time per token of the others is interpolated linearly in their parameter
     count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
     from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.models import param_breakdown
 
     log = log or logging.info
@@ -99,7 +100,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
             timings[key] = None
             continue
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
-        timings[key] = {**probe(cfg, device), "device": device}
+        timings[key] = {**run_timing.probe(cfg, device), "device": device}
     out = {}
     for key, (_, params, pts) in shapes.items():
         t = timings[key] if key in timings else _between(shapes, probed, timings, params)
@@ -108,7 +109,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
                 out[p.name] = {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
                                "probed": False}
                 continue
-            out[p.name] = {"est_seconds": estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
+            out[p.name] = {"est_seconds": run_timing.estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
                            "device": t["device"], "probed": key in timings}
     return out
 
@@ -139,7 +140,6 @@ def check_machine(sweep: SweepSpec) -> None:
     if not refuses_machine(sweep):
         return
     from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.estimate import PROBE_STEPS, clock
 
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
     total = sum(e["est_seconds"] or 0 for e in est.values())
@@ -157,7 +157,6 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
     It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
     seconds per point already measured (a budget plan's), instead of probing again."""
     from lrngpt.corpora import pinned_source
-    from lrngpt.experiments.estimate import PROBE_STEPS
     from lrngpt.experiments.presets import evaluation_windows
 
     log = log or logging.info
@@ -193,7 +192,6 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
 
 def sweep_plan_text(r: dict) -> str:
     """The dry run as lines: the grid, one line per point, the total, and what is not known."""
-    from lrngpt.experiments.estimate import clock
 
     def seconds(x):
         return "-" if x is None else "~" + clock(x)

@@ -30,7 +30,10 @@ from matplotlib.ticker import FuncFormatter
 
 from lrngpt.core.ownership import write_owned_files
 from lrngpt.corpora import corpus_label
-from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
+from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
+from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
+from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
+from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
 from lrngpt.store.run_files import periodic_evals
 from lrngpt.store.rundir import read_metrics

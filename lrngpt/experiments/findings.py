@@ -48,29 +48,17 @@ rests on, and say so.
 
 from __future__ import annotations
 
-from lrngpt.experiments import chapter
 from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.chapter import read_shares  # noqa: F401 (importable from here, as it was)
-from lrngpt.experiments.judges import (  # noqa: F401 (the judges' names are importable from here)
-    CANNOT_TELL,
-    DOES_NOT_SHOW,
-    FINDINGS,
-    KEYS,
+from lrngpt.experiments.judges import (
     SHOWS,
     judge_no_turn,
     judge_savings,
     judge_small_data,
-    split_gap,
 )
-from lrngpt.experiments.noise import Noise, seed_noise, seed_spread  # noqa: F401
+from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.summary import by_width, series_label
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z  # noqa: F401
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
-# the chapter's numbers, importable from here as they were
-CHAPTER_VAL_BPB, CHAPTER_GAP, CHAPTER_SEEDS = chapter.VAL_BPB, chapter.GAP, chapter.SEED_VAL_BPB
-CHAPTER_PASSES, CHAPTER_LONG_PASSES = chapter.PASSES, chapter.LONG_PASSES
-CHAPTER_SMALL_VAL, CHAPTER_SMALL_TRAIN = chapter.SMALL_VAL, chapter.SMALL_TRAIN
-CHAPTER_LABEL, CHAPTER_NOTE = chapter.LABEL, chapter.NOTE
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
 
 

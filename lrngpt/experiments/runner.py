@@ -30,6 +30,7 @@ from lrngpt.experiments.timing import (
     points_run,
 )
 from lrngpt.store.rundir import RunInUse
+from lrngpt.training.timing import clock
 
 
 def write_definition(sweep: SweepSpec, out: Path) -> None:
@@ -165,8 +166,6 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
 
 def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:
     """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
-    from lrngpt.experiments.estimate import clock
-
     sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
                              "estimate": plan[name], "at": now(), "invocation": inv})
     rows = sweep_dir.timing()

@@ -209,7 +209,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 
     mark = reads = None
     if by_reads and split in (None, "train"):
-        from lrngpt.data.prepared import BatchSampler
+        from lrngpt.data.sampler import BatchSampler
 
         reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
         mark = reads > 0

@@ -22,7 +22,8 @@ import torch
 from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora import fetch, load_corpus
-from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
+from lrngpt.data.prepared import PreparedData, prepare
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.data.sizing import MEMORISING_PASSES, sizing
 from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
@@ -36,7 +37,7 @@ from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.duration import plan_duration
-from lrngpt.training.optimizer import make_optimizer  # noqa: F401 (benchmarks import it from here)
+from lrngpt.training.optimizer import make_optimizer
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 
 

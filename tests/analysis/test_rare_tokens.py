@@ -25,7 +25,7 @@ from lrngpt.analysis.glitch import (
 from lrngpt.analysis.rare_tokens import as_text, decay_factor, replay_reads, undertrained_tokens
 from lrngpt.analysis.vocab import run_data
 from lrngpt.cli.main import main
-from lrngpt.data.prepared import BatchSampler
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
 from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.store.rundir import load_run

@@ -123,9 +123,9 @@ def run_cli(*argv):
 
 
 def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
 
-    monkeypatch.setattr(estimate, "probe", probe_at(2e-6))
+    monkeypatch.setattr(run_timing, "probe", probe_at(2e-6))
     out = tmp_path / "width"
     code, text, _ = run_cli("sweep", "embed-dim", "--minutes", "3", "--out", str(out), "--dry-run")
     assert code == 0, text
@@ -142,7 +142,7 @@ def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path)
 
 
 def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(monkeypatch, tmp_path):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
     from lrngpt.experiments.runner import write_definition
 
     b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
@@ -155,7 +155,7 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
     def no_probe(*args, **kwargs):
         raise AssertionError("a stored plan is not planned again")
 
-    monkeypatch.setattr(estimate, "probe", no_probe)
+    monkeypatch.setattr(run_timing, "probe", no_probe)
     for argv in ((), ("--minutes", "3")):
         code, doc, err = run_cli("sweep", "embed-dim", *argv, "--out", str(out), "--dry-run", "--json")
         assert code == 0, err

@@ -124,8 +124,8 @@ def test_the_warmup_and_weight_decay_are_described_as_the_code_does_them():
 
     from lrngpt.runconfig.help import KEY_HELP
     from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.optimizer import make_optimizer
     from lrngpt.training.schedule import lr_at
-    from lrngpt.training.trainer import make_optimizer
 
     tc = load_config("mlp-chapter").train
     assert lr_at(0, tc) == pytest.approx(tc.lr / tc.warmup_steps) and tc.warmup_steps == 100

@@ -399,7 +399,7 @@ def test_the_cli_says_in_one_line_which_scale_it_chose(monkeypatch, tmp_path):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr("lrngpt.experiments.estimate.probe", lambda cfg, device: {"train_s_per_token": 1e-4,
+    monkeypatch.setattr("lrngpt.training.timing.probe", lambda cfg, device: {"train_s_per_token": 1e-4,
                                                                                   "eval_s_per_token": 3e-5})
     code, stdout, stderr = run_cli("sweep", "embed-dim", "--axis", "model.n_embd=8", "--out", str(tmp_path / "x"),
                                    "--dry-run", "--json")
@@ -419,7 +419,7 @@ def test_full_scale_on_a_cpu_only_machine_is_refused_with_the_estimate_unless_th
         probed.append(cfg.model.n_embd)
         return {"train_s_per_token": 1e-4, "eval_s_per_token": 3e-5}
 
-    monkeypatch.setattr("lrngpt.experiments.estimate.probe", probe)
+    monkeypatch.setattr("lrngpt.training.timing.probe", probe)
     # a corpus that needs no download, so the machine check is what stops it (offline, missing
     # TinyStories files stop it first: tests/cli/test_scale_full.py)
     code, out, err = run_cli("sweep", "embed-dim", "--scale", "full", "--set", "data.corpus=stories:300KB",
