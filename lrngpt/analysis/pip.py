@@ -35,6 +35,7 @@ import math
 import resource
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -299,8 +300,6 @@ YARDSTICKS = ("the yardsticks differ: the PIP loss measures how far a k-wide fac
 def sweep_best(sweep_dir) -> dict:
     """The measured best width of a width sweep (its summary.json): val bpb by width, seeds averaged,
     of the series with the most widths (steps and training prefix alike)."""
-    from pathlib import Path
-
     from lrngpt.core.fsio import read_json
 
     d = Path(sweep_dir)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from lrngpt.api.checks import checked
-from lrngpt.core.validate import VAL_SPLITS
+from lrngpt.core.validate import VAL_SPLITS, check_seed
 from lrngpt.errors import UserError
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
@@ -31,7 +31,6 @@ def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force:
     wrote (never a file you made). Raises UserError for a bad size or seed, or an `out` it may not write.
 
     Example: ``lrngpt.data_stories("stories.txt", size="512KB", seed=3)["documents"]``"""
-    from lrngpt.core.validate import check_seed
     from lrngpt.corpora import parse_size
     from lrngpt.corpora.stories import write_stories
 

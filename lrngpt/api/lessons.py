@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from lrngpt.api.checks import checked
 from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
+from lrngpt.core import log as logging
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
@@ -78,7 +79,6 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
     from lrngpt.analysis.lessons import renumber
-    from lrngpt.core import log as logging
 
     return renumber(_dir(run), seed, max_tokens, log=logging.info)
 
@@ -138,7 +138,6 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
 
     Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
     from lrngpt.analysis.pip import corpus_estimate
-    from lrngpt.core import log as logging
 
     sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
     return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)

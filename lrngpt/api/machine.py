@@ -13,6 +13,7 @@ estimate: a few timed float32 training steps of the smallest and largest model) 
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import shutil
@@ -21,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from lrngpt import __version__
 from lrngpt.api.checks import checked
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
@@ -139,8 +141,6 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
-    import math
-
     import torch
 
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
@@ -148,7 +148,6 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
         raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
                         f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
 
-    from lrngpt import __version__
     from lrngpt.corpora.download import cache_dir
     from lrngpt.device.distributed import resolve_device
     from lrngpt.device.precision import device_caps, resolve_precision

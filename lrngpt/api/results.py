@@ -7,6 +7,7 @@ methods here call the same library functions with the Run's checkpoint and devic
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,8 +136,6 @@ class Run:
         setting (an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], ...).
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
-        from dataclasses import asdict
-
         from lrngpt.inference.sample import SamplingConfig, sample_texts
 
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)

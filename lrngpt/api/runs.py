@@ -16,7 +16,9 @@ from lrngpt.api.checks import Checkpoint, checked
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
 from lrngpt.api.sweeps import Axes, Notes, Shard, plan_sweep
+from lrngpt.data.sizing import sizing
 from lrngpt.errors import UserError
+from lrngpt.experiments.presets import STUDIES
 
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
@@ -27,8 +29,6 @@ SWEEP_FILE_KEYS = {"axes", "base", "study"}  # what a sweep file has and a confi
 
 def is_sweep_source(what: object) -> bool:
     """Whether `what` names a sweep (a study preset or a sweep file) rather than a run's config."""
-    from lrngpt.experiments.presets import STUDIES
-
     if not isinstance(what, str | Path):
         return False
     if str(what) in STUDIES:
@@ -50,7 +50,6 @@ def plan_run(cfg: RunConfig) -> dict:
     the tokens its steps read, the passes over the training text and the steps of one pass."""
     from lrngpt.corpora import pinned_source
     from lrngpt.data.prepared import dry_run_prepared
-    from lrngpt.data.sizing import sizing
     from lrngpt.models import param_breakdown
 
     data = dry_run_prepared(cfg.data, log=lambda m: None)

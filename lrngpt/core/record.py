@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from lrngpt import __version__
 from lrngpt.core.fsio import atomic_write, is_regular
 
 RECORD = ".lrn-output"
@@ -64,8 +65,6 @@ def sha256_file(path: Path, limit: int | None = None) -> str:
 
 
 def _version() -> str:
-    from lrngpt import __version__
-
     return __version__
 
 

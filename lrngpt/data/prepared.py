@@ -52,6 +52,7 @@ from lrngpt.core.ownership import (
 )
 from lrngpt.core.validate import VAL_SPLITS
 from lrngpt.corpora import Corpus, load_corpus
+from lrngpt.corpora.download import cache_dir
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
@@ -65,8 +66,6 @@ PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all 
 
 
 def data_cache_dir() -> Path:
-    from lrngpt.corpora.download import cache_dir
-
     return cache_dir() / "data"
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter
+from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
 from lrngpt.training import timing as run_timing
@@ -344,8 +345,6 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
 
 def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
     """What reading a text more than finding 2's premise allows costs the chapter's findings, one line each."""
-    from lrngpt.experiments.chapter import read_shares
-
     if passes <= PASSES_TARGET:
         return []
     once, twice = read_shares(passes)

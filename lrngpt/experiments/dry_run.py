@@ -15,12 +15,18 @@ import dataclasses
 import json
 from pathlib import Path
 
+import torch
+
 from lrngpt.core import log as logging
+from lrngpt.corpora import pinned_source
 from lrngpt.data.sizing import REREAD_PASSES, sizing
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
+from lrngpt.experiments.presets import evaluation_windows
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.models import param_breakdown
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import PROBE_STEPS, clock
 
@@ -76,8 +82,6 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     the smallest and the largest; the refusal of a full sweep needs no more), spread over the
     parameter counts; the time per token of the others is interpolated linearly in their parameter
     count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.models import param_breakdown
 
     log = log or logging.info
     shapes: dict[str, tuple] = {}
@@ -129,8 +133,6 @@ def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dic
 
 def refuses_machine(sweep: SweepSpec) -> bool:
     """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
-    import torch
-
     return sweep.scale == "full" and sweep.base["train"].get("device", "auto") == "auto" and \
         not torch.cuda.is_available()
 
@@ -139,7 +141,6 @@ def check_machine(sweep: SweepSpec) -> None:
     """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
     if not refuses_machine(sweep):
         return
-    from lrngpt.device.distributed import resolve_device
 
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
     total = sum(e["est_seconds"] or 0 for e in est.values())
@@ -156,16 +157,12 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
     the training text and estimated seconds on this machine; the passes warning of a width study.
     It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
     seconds per point already measured (a budget plan's), instead of probing again."""
-    from lrngpt.corpora import pinned_source
-    from lrngpt.experiments.presets import evaluation_windows
 
     log = log or logging.info
     out = Path(out)
     mine = shard_points(sweep, shard)
     passes = point_passes(mine, log, dry_run=True)
     if known is not None and all(p.name in known for p in mine):
-        from lrngpt.device.distributed import resolve_device
-
         est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(p.config.train.device),
                         "probed": True} for p in mine}
     else:

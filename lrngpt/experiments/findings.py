@@ -54,8 +54,10 @@ from lrngpt.experiments.judges import (
     judge_no_turn,
     judge_savings,
     judge_small_data,
+    reading_moves,
 )
 from lrngpt.experiments.noise import Noise, seed_noise
+from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.summary import by_width, series_label
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
@@ -64,8 +66,6 @@ EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread",
 
 def is_width_study(doc: dict) -> bool:
     """One of the chapter's width presets, or any sweep with model.n_embd as an axis."""
-    from lrngpt.experiments.presets import STUDIES
-
     return doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {})
 
 
@@ -148,8 +148,6 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
         if 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
-            from lrngpt.experiments.judges import reading_moves
-
             bigger = next((m for m in reading_moves({**full, "passes": 2 * passes}) if m.tag == "more-text"), None)
             if bigger is None:
                 return "more steps are not offered: they would read the text past finding 2's premise"

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
+from lrngpt.corpora import fetch
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.summary import collect, csv_text, markdown
-from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.sweepdir import SweepDir, summary_bytes
 from lrngpt.experiments.timing import (
     account,
     account_text,
@@ -30,6 +31,7 @@ from lrngpt.experiments.timing import (
     points_run,
 )
 from lrngpt.store.rundir import RunInUse
+from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
 
 
@@ -63,8 +65,6 @@ def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dic
 
 def rendered_summary(out: str | Path) -> dict[Path, bytes]:
     """{path: bytes} of the summary as summarize would write it now (for SweepDir.kept_summary_files)."""
-    from lrngpt.experiments.sweepdir import summary_bytes
-
     sweep_dir = SweepDir(out)
     doc, pngs = summary_and_figures(out)
     files = summary_bytes(doc, doc["lines"], markdown(doc), csv_text(doc))
@@ -80,8 +80,6 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     runs read their text more than once says so in one line before the first run. `on_metric` gets
     every metrics row of every run as it is written, with the point's name under "run"; `figures`
     False leaves out the PNGs (the tables and lines are written all the same)."""
-    from lrngpt.corpora import fetch
-    from lrngpt.training.duration import plan_duration
     from lrngpt.training.trainer import train
 
     log = log or logging.info

@@ -49,6 +49,7 @@ from lrngpt.core.ownership import (
 )
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
+from lrngpt.experiments.presets import SCALES
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import CONFIG, RunDir
 
@@ -316,8 +317,6 @@ POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under
 
 
 def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
-    from lrngpt.experiments.presets import SCALES
-
     version = doc.get("version", 1)  # sweep.json before it said so is version 1
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise UserError(f"sweep definition {path}: version must be a positive whole number, got "

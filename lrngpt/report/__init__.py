@@ -33,6 +33,7 @@ from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.explorer import page as explorer
 from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
@@ -87,8 +88,6 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
     `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
     queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
     neighbours (default: the last and the best side by side when they differ)."""
-    from lrngpt.explorer import page as explorer
-
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     if not dirs:
         raise UserError("give a run directory, or one or more sweep directories")

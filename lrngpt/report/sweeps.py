@@ -9,9 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from lrngpt.core.validate import dotted
+from lrngpt.corpora import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
+from lrngpt.experiments.findings import judge
+from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.timing import account_text
 from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
@@ -40,8 +44,6 @@ def scale_notes(dirs: list[Path]) -> list[str]:
 def sweep_docs(dirs: list[Path]) -> list[dict]:
     """The summary document of each sweep as its run directories are now (summary.collect), labelled
     by sweep name (the directory's name where two sweeps share one)."""
-    from lrngpt.experiments.summary import collect
-
     docs = []
     for d in dirs:
         doc = {**collect(d, partial=True), "out": str(d), "dir": d}  # what an early sweep.json holds
@@ -86,7 +88,6 @@ def findings_html(findings: list[dict]) -> str:
 def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
     from lrngpt.experiments.figures import figure_pngs
-    from lrngpt.experiments.findings import judge
 
     docs = sweep_docs(dirs)
     findings = judge(docs)  # [] unless a sweep here is a width study
@@ -123,8 +124,6 @@ def sweep_points(d: Path) -> list[dict]:
 
 
 def sweep_headline(docs: list[dict]) -> str:
-    from lrngpt.corpora import corpus_label
-
     items = []
     for doc in docs:
         groups: dict[str, list[dict]] = {}
@@ -212,7 +211,6 @@ def sweep_details(doc: dict) -> str:
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     timing = ""
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
-        from lrngpt.experiments.timing import account_text
 
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
     body = timing + kv_table(dotted(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,

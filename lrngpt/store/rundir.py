@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lrngpt import __version__
 from lrngpt.core.fsio import (
     atomic_write,
     check_output,
@@ -470,7 +471,5 @@ def read_metrics(run_dir: str | Path) -> list[dict]:
 
 
 def _version() -> str:
-    from lrngpt import __version__
-
     return __version__
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import time
 from collections.abc import Iterator
 from urllib.parse import unquote, urlparse
@@ -88,8 +89,6 @@ def _local(path: str, kind: str) -> None:
 
 def _reach(uri: str, parsed) -> None:
     """A tracking server that takes no connection is told at once, not after MLflow's minutes of retries."""
-    import socket
-
     try:
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         socket.create_connection((parsed.hostname or "", port), timeout=_timeout()).close()

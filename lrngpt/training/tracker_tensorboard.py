@@ -14,6 +14,7 @@ in the middle of that leaves files that the next resume consolidates the same wa
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -78,7 +79,6 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
                 added += 1
     events = [event_pb2.Event(wall_time=now, file_version="brain.Event:2"), *others.values(),
               *sorted(scalars.values(), key=lambda e: e.step)]  # (sorted is stable: tags keep their order)
-    import io
 
     buf = io.BytesIO()
     writer = RecordWriter(buf)

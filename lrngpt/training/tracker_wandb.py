@@ -17,6 +17,7 @@ seconds (lrn's default INIT_TIMEOUT, not W&B's 90).
 from __future__ import annotations
 
 import json
+import netrc
 import os
 import re
 import struct
@@ -24,6 +25,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urlparse
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
@@ -94,8 +96,6 @@ def check() -> None:
 
 
 def _netrc_key(base_url: str) -> str | None:
-    import netrc
-    from urllib.parse import urlparse
 
     try:
         found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")

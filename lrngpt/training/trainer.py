@@ -20,9 +20,9 @@ import numpy as np
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.core.validate import INT_LIMIT
+from lrngpt.core.validate import INT_LIMIT, check_memory, training_memory
 from lrngpt.corpora import fetch, load_corpus
-from lrngpt.data.prepared import PreparedData, prepare
+from lrngpt.data.prepared import PreparedData, data_key, prepare
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.data.sizing import MEMORISING_PASSES, sizing
 from lrngpt.data.splits import validation_kind
@@ -31,7 +31,7 @@ from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolv
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError
 from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
-from lrngpt.models import build_model
+from lrngpt.models import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
@@ -172,8 +172,6 @@ class Trainer:
 
     def _check_same_data(self, ckpt: dict) -> None:
         """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
-        from lrngpt.data.prepared import data_key
-
         saved = self.saved_cfg
         if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
             return
@@ -242,8 +240,6 @@ class Trainer:
 
     def _check_memory(self) -> None:
         """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
-        from lrngpt.core.validate import check_memory, training_memory
-        from lrngpt.models import param_breakdown
 
         tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
         check_memory(training_memory(params, tc.batch_size, tc.seq_len, self.cfg.data.vocab_size), f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
