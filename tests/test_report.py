@@ -305,7 +305,8 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 
 @pytest.mark.slow  # trains three small sweeps (eight tiny runs)
 def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
-    from lrngpt.experiments.findings import CANNOT_TELL, judge
+    from lrngpt.experiments.findings import judge
+    from lrngpt.experiments.judges import CANNOT_TELL
     from lrngpt.experiments.summary import collect
     from lrngpt.report.sweeps import findings_html, sweep_docs
 

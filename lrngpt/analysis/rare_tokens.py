@@ -110,6 +110,7 @@ def _is_hf_dir(p: Path) -> bool:
 
 def _hf_model(p: Path):
     """(GPT model, tokenizer) of a local Hugging Face GPT-2 directory, read as `lrn import-gpt2` reads it."""
+    # tokenizers: loaded only when this runs
     from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
     from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 

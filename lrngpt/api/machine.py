@@ -69,6 +69,7 @@ def _cpu_flags() -> set[str]:
 
 
 def _fp16_on_cpu() -> bool:
+    # torch, numpy: loaded only when this runs
     import torch
 
     try:
@@ -80,8 +81,10 @@ def _fp16_on_cpu() -> bool:
 
 def devices() -> list[dict]:
     """Every device torch sees: the CPU, each CUDA GPU, MPS."""
+    # torch, numpy: loaded only when this runs
     import torch
 
+    # torch, numpy: loaded only when this runs
     from lrngpt.device.precision import device_caps
 
     cpu = device_caps("cpu")
@@ -112,6 +115,7 @@ def _free_bytes(path: Path) -> int | None:
 
 def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
+    # torch, numpy: loaded only when this runs; here: looked up when called (tests patch it); here: `lrn --help` loads this module, not that one
     from lrngpt.corpora.tinystories import EXPECTED
     from lrngpt.experiments.dry_run import estimate_points
     from lrngpt.experiments.grid import resolve_sweep
@@ -141,6 +145,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
+    # torch, numpy: loaded only when this runs
     import torch
 
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
@@ -148,6 +153,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
         raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
                         f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
 
+    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.corpora.download import cache_dir
     from lrngpt.device.distributed import resolve_device
     from lrngpt.device.precision import device_caps, resolve_precision
@@ -178,6 +184,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
 
 def doctor_text(r: dict) -> str:
     """The report as lines."""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.training.timing import clock
 
     def gb(n):

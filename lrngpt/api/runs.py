@@ -48,6 +48,7 @@ def plan_run(cfg: RunConfig) -> dict:
     config, the corpus (and its pinned revision), the training and validation tokens (None for a big
     or downloaded corpus not prepared yet; a small local one is prepared, and cached, to count them),
     the tokens its steps read, the passes over the training text and the steps of one pass."""
+    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.corpora import pinned_source
     from lrngpt.data.prepared import dry_run_prepared
     from lrngpt.models import param_breakdown
@@ -112,6 +113,7 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
     argument, a config that does not check, an `out` lrn may not write, or a resume that does not fit.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
+    # torch, numpy, tokenizers: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
     from lrngpt.api.checks import positive
     from lrngpt.device.distributed import Distributed
     from lrngpt.training.trainer import train as train_run
@@ -134,6 +136,7 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
 def _unreported(out: str | Path) -> Run:
     """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here
     (where it is shared, the methods read it as on rank 0)."""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.store.rundir import RunDir
 
     run = Run.__new__(Run)

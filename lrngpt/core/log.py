@@ -182,6 +182,7 @@ def _bar_class():
     ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # tqdm: loaded only when this runs
         from tqdm.auto import tqdm as auto
 
     return auto

@@ -98,6 +98,7 @@ def check_minutes(minutes) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.experiments.sweepdir import SweepDir
 
     try:
@@ -137,6 +138,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
     for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.sweepdir import SweepDir
     from lrngpt.experiments.timing import corrected, pace
 
@@ -153,6 +155,7 @@ def corrected_record(stored: dict, out) -> Budget:
 def other_budget(out, stored: dict, minutes: float) -> str:
     """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
     (never "delete it": its finished runs are the point of running it again)."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.experiments.sweepdir import SweepDir
 
     sweep_dir = SweepDir(out)
@@ -172,6 +175,7 @@ def other_budget(out, stored: dict, minutes: float) -> str:
 
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
     """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.device.distributed import resolve_device
     from lrngpt.models import param_breakdown
 
@@ -199,6 +203,7 @@ def _timing(ends: dict, params: int) -> dict:
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None) -> Budget:
     """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
+    # torch, numpy, tokenizers: loaded only when this runs
     from lrngpt.corpora import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
     from lrngpt.experiments.grid import resolve_sweep

@@ -46,6 +46,7 @@ def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, di
     doc = collect(sweep_dir.path)
     pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
+        # matplotlib, PIL, numpy: loaded only when this runs
         from lrngpt.experiments.figures import figure_files
 
         pngs = figure_files(sweep_dir.path, doc)
@@ -80,6 +81,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     runs read their text more than once says so in one line before the first run. `on_metric` gets
     every metrics row of every run as it is written, with the point's name under "run"; `figures`
     False leaves out the PNGs (the tables and lines are written all the same)."""
+    # tokenizers: loaded only when this runs
     from lrngpt.training.trainer import train
 
     log = log or logging.info

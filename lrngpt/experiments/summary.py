@@ -75,6 +75,7 @@ def _val_split(summary: dict, cfg: dict) -> str | None:
         return "chunks"
     if not isinstance(summary.get("data_key"), str):
         return None
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import cached_prepared
 
     data = cached_prepared(summary["data_key"])

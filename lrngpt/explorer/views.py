@@ -252,12 +252,14 @@ def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:
 def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
     if method == "tsne":
         try:
+            # optional: its absence is said in one line
             from sklearn.manifold import TSNE
         except ImportError:
             raise UserError("--map tsne needs scikit-learn: pip install scikit-learn (or use --map pca)") from None
         perplexity = float(min(30, max(2, len(rows) // 4)))
         return TSNE(2, metric="cosine", init="pca", perplexity=perplexity, random_state=0).fit_transform(rows)
     try:
+        # optional: its absence is said in one line
         import umap
     except ImportError:
         raise UserError("--map umap needs umap-learn: pip install umap-learn (or use --map pca)") from None

@@ -178,6 +178,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     training read at least once and those it never read (replaying the run's seeded batches): a
     gap that comes from memorising the text shows between the two; one that comes from the
     validation text being different shows between the never-read targets and val."""
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import check_run_data, prepare
 
     if by_reads and corpus:

@@ -102,6 +102,7 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     """The n most frequent content words (is_content_word) of the run's validation split, if its
     prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
     the most frequent pair first)."""
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import cached_prepared
 
     tok, counts = run.tokenizer, None

@@ -109,6 +109,7 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
     """Training loss and periodic validation bpb against step, one line per run, as PNG bytes."""
+    # matplotlib, PIL, numpy: loaded only when this runs
     from lrngpt.experiments.figures import png_bytes
 
     fig = curves_figure(runs)

@@ -87,6 +87,7 @@ def findings_html(findings: list[dict]) -> str:
 
 def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
+    # matplotlib, PIL, numpy: loaded only when this runs
     from lrngpt.experiments.figures import figure_pngs
 
     docs = sweep_docs(dirs)

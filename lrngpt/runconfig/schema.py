@@ -89,6 +89,7 @@ class DataConfig:
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
     def __post_init__(self):
+        # tokenizers: loaded only when this runs
         from lrngpt.tokenizer.bpe import check_vocab_size
 
         check_fields(self, "data")

@@ -182,6 +182,7 @@ class RunDir:
 
     def lock(self) -> RunDir:
         """Take the directory for this process (creating it), or raise: someone else writes it."""
+        # here: `lrn --help` loads this module, not that one
         import fcntl
 
         p = self.path
@@ -310,6 +311,7 @@ class RunDir:
 
     def config(self) -> RunConfig:
         """config.json as a checked RunConfig; parsed once per RunDir while the file stays the same."""
+        # torch, numpy: loaded only when this runs
         from lrngpt.runconfig.schema import from_dict
 
         try:
@@ -354,6 +356,7 @@ class RunDir:
         return read_metrics_file(self.path / METRICS)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
+        # torch, numpy: loaded only when this runs
         from lrngpt.store.checkpoint import load_checkpoint
 
         path = self._checkpoint_file(which)
@@ -372,6 +375,7 @@ class RunDir:
         return path
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
+        # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
         from lrngpt.models import build_model
         from lrngpt.store.checkpoint import load_checkpoint
         from lrngpt.tokenizer.bpe import Tokenizer
@@ -426,6 +430,7 @@ class RunDir:
         write_json(self.path / BY_READS, result, recorded(RUN_FILE))
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
+        # torch, numpy: loaded only when this runs
         from lrngpt.store.checkpoint import save_checkpoint
 
         save_checkpoint(payload, self.checkpoint_path(which), _OWN)

@@ -52,6 +52,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     """Estimated seconds for `steps` more steps of `cfg` on `device` (auto resolved), or None when the run is short
     enough not to be timed; refuses (UserError) a run estimated past train.max_days. `timed=False`
     (torchrun) refuses on the optimistic bound only."""
+    # here: looked up when called (tests patch it)
     from lrngpt.training.timing import clock, probe
 
     tc = cfg.train

@@ -28,6 +28,7 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     uses the cores less well and overstates the time per token)."""
     import torch  # (here: only a probe needs torch and the models)
 
+    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.core.validate import check_memory, training_memory
     from lrngpt.models import build_model, param_breakdown
     from lrngpt.training.optimizer import make_optimizer

@@ -191,6 +191,7 @@ class Trackers:
         try:
             for n in names:
                 if n == "tensorboard":
+                    # here: only when this branch runs
                     from lrngpt.training.tracker_tensorboard import TensorBoardSink
 
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
