@@ -209,10 +209,3 @@ def did_you_mean(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]}? " if close else ""
 
-
-def dotted(obj: Any, prefix: str = "") -> dict:
-    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: settings named as `--set` names them (the
-    trackers' hyperparameters, the advice's differences, the report's tables)."""
-    if not isinstance(obj, dict):
-        return {prefix: obj}
-    return {key: v for k, sub in obj.items() for key, v in dotted(sub, f"{prefix}.{k}" if prefix else str(k)).items()}

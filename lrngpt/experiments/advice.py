@@ -17,11 +17,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lrngpt.core.validate import dotted
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import resolve_base
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.runconfig.schema import DERIVED
+from lrngpt.runconfig.schema import DERIVED, flat_keys
 
 
 @dataclass
@@ -94,7 +93,7 @@ def sweep_meta(definition: dict, out: str | Path | None) -> dict:
         ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
-    mine, theirs = dotted(base), dotted(ref)
+    mine, theirs = flat_keys(base), flat_keys(ref)
     meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
                     and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
     axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})

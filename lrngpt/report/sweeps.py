@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.core.validate import dotted
 from lrngpt.corpora import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
@@ -19,6 +18,7 @@ from lrngpt.experiments.timing import account_text
 from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import read_metrics, read_summary
 
 
@@ -214,13 +214,13 @@ def sweep_details(doc: dict) -> str:
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
 
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
-    body = timing + kv_table(dotted(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+    body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
     if parts:
         body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
-        body += "<h3>Base configuration</h3>" + kv_table(dotted(sweep["base"]))
+        body += "<h3>Base configuration</h3>" + kv_table(flat_keys(sweep["base"]))
     lines = sweep_dir.lines_text()
     body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
     return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)

@@ -439,6 +439,18 @@ def set_key(d: dict, key: str, value: Any) -> None:
     d[section][name] = value
 
 
+def flat_keys(d: dict, prefix: str = "") -> dict:
+    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: nested keys named as `--set` names them (the
+    trackers' hyperparameters, the advice's changed keys, the report's tables)."""
+    out = {}
+    for key, value in d.items():
+        if isinstance(value, dict):
+            out.update(flat_keys(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
     """`--set section.key=value`; value as parse_value reads it."""
     check_plain(d, "")  # (the Python API may hand anything in)

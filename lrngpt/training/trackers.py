@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
-from lrngpt.core.validate import dotted
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import METRICS_CSV as CSV
 from lrngpt.store.rundir import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
@@ -186,7 +186,7 @@ class Trackers:
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
         hparams, fresh = dict(hparams or {}), resume_step is None
-        params = {**dotted(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
+        params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
         sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
@@ -196,7 +196,7 @@ class Trackers:
 
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    self.sinks.append(self._wandb(run_dir, dotted(config or {}), hparams, name, sent))
+                    self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))
                 elif n == "mlflow":
                     self.sinks.append(self._mlflow(params, hparams, name, sent))
                 elif n == "csv":
