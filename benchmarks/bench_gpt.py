@@ -2,7 +2,7 @@
 torch's own fp32 matmul and against a nanoGPT-style baseline, all in the same process.
 
 Each training step is what Trainer.train_step does (lr set, forward, loss check, zero_grad,
-backward, clip 1.0, AdamW step with lrngpt.training.trainer.make_optimizer) on random token windows of
+backward, clip 1.0, AdamW step with lrngpt.training.optimizer.make_optimizer) on random token windows of
 the config's batch x context. Achieved GFLOP/s counts 6 x matmul MACs per token (forward 1x,
 backward 2x, so 3 x 2 FLOPs per MAC):
   per layer (4 + 2r) D^2   (qkv 3D^2, output projection D^2, FFN 2rD^2; gated FFNs 3rD^2)
@@ -39,7 +39,7 @@ from torch.nn import functional as F
 from lrngpt.runconfig.schema import load_config
 from lrngpt.models.gpt import GPT
 from lrngpt.training.schedule import lr_at
-from lrngpt.training.trainer import make_optimizer
+from lrngpt.training.optimizer import make_optimizer
 
 # nanoGPT model.py, measured earlier on this machine (batch 32x128 at nsmc, 8x32 at cpu.json)
 REFERENCE_TOK_S = {"cpu": 34_000, "nsmc": 5_900}
@@ -240,7 +240,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's, one per core); on a "
                     "machine busy with other jobs, 1 thread can be several times faster than 2")
     ap.add_argument("--fused-adamw", action="store_true",
-                    help="also time our model with AdamW(fused=True), a candidate for lrngpt.training.trainer.make_optimizer")
+                    help="also time our model with AdamW(fused=True), a candidate for lrngpt.training.optimizer.make_optimizer")
     ap.add_argument("--profile", action="store_true", help="print a torch.profiler table per model first")
     ap.add_argument("--profile-rows", type=int, default=25)
     args = ap.parse_args()

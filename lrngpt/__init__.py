@@ -20,6 +20,7 @@ The names load on first use (lrngpt.api), so `import lrngpt` imports neither tor
 type checkers read them from the TYPE_CHECKING import below, with their real signatures.
 """
 
+import importlib
 import os
 from typing import TYPE_CHECKING
 
@@ -94,8 +95,6 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
 
 def __getattr__(name: str):
     if name in __all__:
-        import importlib
-
         value = getattr(importlib.import_module("lrngpt.errors" if name == "UserError" else "lrngpt.api"), name)
         globals()[name] = value  # found directly from now on
         return value

@@ -276,13 +276,13 @@ def test_a_budget_dry_run_in_a_notebook_is_the_plan_lrn_sweep_prints(text_corpus
     """lrngpt.sweep(minutes=N, dry_run=True) plans the study into N minutes (with a probe of known times, as in
     tests/experiments/test_budget.py), trains and writes nothing, and is the document of `lrn sweep --minutes N
     --dry-run --json`; lrngpt.plan of the same sweep is that document too."""
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
 
     def probe(cfg, device, max_tokens=512, steps=3):
         return {"train_s_per_token": 2e-6, "eval_s_per_token": 1e-6, "probe_batch": cfg.train.batch_size,
                 "probe_steps": steps}
 
-    monkeypatch.setattr(estimate, "probe", probe)
+    monkeypatch.setattr(run_timing, "probe", probe)
     own = settings(text_corpus, **{"train.batch_size": 1, "train.seq_len": 32})  # your own text caps the steps
     out = tmp_path / "evening"
     notes: list[str] = []

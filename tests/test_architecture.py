@@ -167,3 +167,35 @@ def test_the_import_graph_has_no_cycle_lazy_imports_included():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+def test_no_module_re_exports_another_modules_names():
+    """A name is imported from the module that defines it: no shim keeps an old import path working
+    (an unused import kept with `noqa: F401`), so a reader finds a name where it is written. The
+    package's face (lrngpt/__init__.py, lrngpt/api/__init__.py) re-exports by its __all__ instead."""
+    shims = [f"{p.relative_to(PACKAGE).as_posix()}:{i}" for p, _ in modules()
+             for i, line in enumerate(p.read_text().splitlines(), 1) if "noqa: F401" in line]
+    assert shims == []
+    assert not (PACKAGE / "experiments" / "estimate.py").exists()  # timing is lrngpt.training.timing's
+
+
+def test_every_import_inside_a_function_says_why_it_is_there():
+    """Imports sit at module top unless a cost or a cycle keeps one in a function: what it would load
+    (torch, matplotlib, ... into a module that loads without them), the cycle, or `lrn --help`'s
+    start-up. Each such import, or the comment line above its run of imports, says which."""
+    bare = []
+    for path, _ in modules():
+        src = path.read_text().splitlines()
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Import | ast.ImportFrom):
+                    continue
+                i = node.lineno - 1  # back over the run of imports this one ends (and their continuation lines)
+                while i > 0 and (src[i - 1].strip().startswith(("from ", "import ")) or src[i - 1].strip().endswith(",")
+                                 or src[i - 1].strip() == ")"):
+                    i -= 1
+                if "#" not in src[node.lineno - 1] and not src[i - 1].strip().startswith("#"):
+                    bare.append(f"{path.relative_to(PACKAGE).as_posix()}:{node.lineno}")
+    assert sorted(set(bare)) == []

@@ -214,3 +214,13 @@ def test_set_values_keep_their_meaning_within_the_bounds():
         parse_value("[" + nested + "]")
     assert parse_value("(1, 2)") == [1, 2] and parse_value("0x10") == 16 and parse_value("1_000") == 1000
     assert parse_value("text:a(b).txt") == "text:a(b).txt"  # not a literal: the plain string
+
+
+def test_flat_keys_names_nested_settings_as_set_names_them():
+    from lrngpt.runconfig.schema import flat_keys
+
+    cfg = {"model": {"n_embd": 64, "ffn": {"kind": "gelu"}}, "train": {"steps": 10, "logger": []}, "name": "x",
+           "data": {}}
+    assert flat_keys(cfg) == {"model.n_embd": 64, "model.ffn.kind": "gelu", "train.steps": 10, "train.logger": [],
+                              "name": "x"}  # an empty section names nothing
+    assert flat_keys({}) == {} and flat_keys({1: {"a": None}}) == {"1.a": None}  # a key that is no string: as text

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from lrngpt.corpora import load_corpus
-from lrngpt.data.prepared import BatchSampler, prepare, split_documents
+from lrngpt.data.prepared import prepare, split_documents
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
 

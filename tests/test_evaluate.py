@@ -190,7 +190,7 @@ def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_it
 
 
 def test_sampler_replay_counts_exactly_the_targets_training_read():
-    from lrngpt.data.prepared import BatchSampler
+    from lrngpt.data.sampler import BatchSampler
 
     tokens = np.arange(5_000)  # each token is its own position, so a batch shows where it was drawn from
     seen = np.zeros(len(tokens), dtype=np.int64)
@@ -215,7 +215,8 @@ def test_marked_and_unmarked_targets_recombine_to_the_whole():
 
 
 def test_eval_by_reads_splits_the_train_bpb_of_a_run(tiny_config, tmp_path):
-    from lrngpt.data.prepared import BatchSampler, prepare
+    from lrngpt.data.prepared import prepare
+    from lrngpt.data.sampler import BatchSampler
     from lrngpt.inference.evaluate import evaluate_run
     from lrngpt.training.trainer import train
 

@@ -415,12 +415,12 @@ def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(t
 
 
 def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpus, tmp_path, capsys, monkeypatch):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
     from lrngpt.experiments.dry_run import MAX_PROBES
 
     probed = []
-    real = estimate.probe
-    monkeypatch.setattr(estimate, "probe", lambda cfg, device: probed.append(cfg.model.n_embd) or real(cfg, device))
+    real = run_timing.probe
+    monkeypatch.setattr(run_timing, "probe", lambda cfg, device: probed.append(cfg.model.n_embd) or real(cfg, device))
     widths = list(range(4, 44))  # 40 shapes x 2 seeds: 80 points
     spec = _grid(tmp_path, text_corpus, {"model.n_embd": widths, "train.seed": [1, 2]})
     code, out, err = lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run", "--json")

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from lrngpt.cli.main import main
+from lrngpt.errors import UserError
 from lrngpt.store.rundir import LAST, RunDir
 from lrngpt.training.trainer import train
 
@@ -91,3 +92,38 @@ def test_setting_a_derived_key_exits_2_naming_what_to_set(key, capsys):
 def test_an_unknown_key_suggests_the_closest(capsys):
     assert main(["train", "--config", "mlp-tiny", "--set", "model.n_embed=8", "--dry-run"]) == 2
     assert "did you mean model.n_embd?" in capsys.readouterr().err
+
+
+# ---- "is this a run?": one answer (lrngpt.core.ownership.is_run), used by every command ------------
+
+def _dir_with(tmp_path, name: str, *files: str):
+    d = tmp_path / name
+    d.mkdir()
+    for f in files:
+        (d / f).write_bytes(b"{}" if f.endswith(".json") else b"x")
+    return d
+
+
+def test_a_run_is_its_marker_or_a_config_beside_a_checkpoint_never_a_config_json_alone(tmp_path):
+    from lrngpt.core.ownership import is_legacy_run, is_run, lrn_kind
+
+    alone = _dir_with(tmp_path, "alone", "config.json")
+    assert not is_run(alone) and not RunDir(alone).holds_run() and lrn_kind(alone) is None
+    assert not is_run(_dir_with(tmp_path, "empty")) and not is_run(_dir_with(tmp_path, "ckpt", "ckpt_last.pt"))
+    marked = _dir_with(tmp_path, "marked", ".lrn-run")
+    assert is_run(marked) and not is_legacy_run(marked) and lrn_kind(marked) == "run"
+    for ckpt in ("ckpt_last.pt", "ckpt_init.pt"):  # from before the marker: stopped before its first checkpoint too
+        old = _dir_with(tmp_path, f"old-{ckpt}", "config.json", ckpt)
+        assert is_run(old) and is_legacy_run(old) and RunDir(old).holds_run() and RunDir(old).is_legacy_run()
+        assert lrn_kind(old) == "run"  # so no other kind of output is ever written into it
+
+
+def test_tokenizer_train_refuses_a_run_from_before_the_marker_and_not_a_lone_config_json(tmp_path):
+    from lrngpt.data.prepared import tokenizer_out
+
+    with pytest.raises(UserError, match="holds an lrn run"):
+        tokenizer_out(_dir_with(tmp_path, "old", "config.json", "ckpt_init.pt"))
+    with pytest.raises(UserError, match="holds an lrn run"):
+        tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-run"))
+    alone = _dir_with(tmp_path, "alone", "config.json")
+    assert tokenizer_out(alone) == alone / "tokenizer.json"

@@ -18,6 +18,8 @@ from lrngpt.report import (
     RUN_SECTIONS,
     SWEEP_SECTIONS,
     WIDTH_SWEEP_SECTIONS,
+    build_report,
+    kind_of,
     write_report,
 )
 from lrngpt.report.neighbours import STOPWORDS
@@ -221,7 +223,7 @@ def test_stories_run_report_shows_neighbours_of_category_words_and_purity(storie
 def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    for name in ("config.json", "metrics.jsonl"):
+    for name in (".lrn-run", "config.json", "metrics.jsonl"):  # (the marker: written as a run starts)
         shutil.copy(text_run / name, run / name)
     assert write_report(run)["sections"] == RUN_SECTIONS
     page = (run / "report.html").read_text()
@@ -234,7 +236,7 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
 
 @pytest.mark.slow  # trains the two-point sweep
 def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_details(sweep_dir, tmp_path):
-    from lrngpt.experiments.findings import CHAPTER_NOTE
+    from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
     from lrngpt.experiments.summary import collect
 
     assert write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS
@@ -303,7 +305,8 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 
 @pytest.mark.slow  # trains three small sweeps (eight tiny runs)
 def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
-    from lrngpt.experiments.findings import CANNOT_TELL, judge
+    from lrngpt.experiments.findings import judge
+    from lrngpt.experiments.judges import CANNOT_TELL
     from lrngpt.experiments.summary import collect
     from lrngpt.report.sweeps import findings_html, sweep_docs
 
@@ -384,10 +387,10 @@ def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_p
     (tmp_path / "other").mkdir()
     assert main(["report", str(tmp_path / "other")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "neither a run directory (no config.json) nor a sweep directory" in err
-    (tmp_path / "other" / "config.json").write_text("{not json")
+    assert err.count("\n") == 1 and "neither a run directory (no .lrn-run) nor a sweep directory" in err
+    (tmp_path / "other" / "config.json").write_text("{not json")  # a config.json alone is no run: never read
     assert main(["report", str(tmp_path / "other")]) == 2
-    assert "config.json is not valid JSON" in capsys.readouterr().err
+    assert "(no .lrn-run (a config.json alone is not one))" in capsys.readouterr().err
     assert not (tmp_path / "other" / "report.html").exists()
 
 
@@ -464,3 +467,28 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
 
     rgb = (imread(shot)[..., :3].reshape(-1, 3) * 255).astype(np.uint32)
     assert len(np.unique(rgb[:, 0] << 16 | rgb[:, 1] << 8 | rgb[:, 2])) > 50  # drawn, not a blank page
+
+
+# ---- what is a run: lrngpt.core.ownership.is_run ----------------------------------------------------
+
+def test_a_config_json_alone_is_no_run_and_a_run_from_before_the_marker_is_reported(text_run, tmp_path):
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(text_run / "config.json", alone)  # a valid run config, but nothing else of a run
+    with pytest.raises(UserError, match="a config.json alone is not one"):
+        kind_of(alone)
+    old = shutil.copytree(text_run, tmp_path / "old", ignore=shutil.ignore_patterns("report*.html", ".lrn-*"))
+    assert not (old / ".lrn-run").exists() and kind_of(old) == "run"  # an lrn from before the marker wrote it
+    page, sections = build_report(old)
+    assert sections[0] == "Headline" and f"{read_summary(text_run)['val_bpb']:.4f}" in page
+
+
+def test_a_huge_lines_txt_is_shown_cut_not_copied_into_the_page(sweep_dir, tmp_path):
+    from lrngpt.experiments.sweepdir import MAX_LINES_BYTES
+
+    d = shutil.copytree(sweep_dir, tmp_path / "sweep", ignore=shutil.ignore_patterns("report*.html"))
+    line = "d=8 | a line lrn did not write\n"
+    (d / "lines.txt").write_text(line * (3 * MAX_LINES_BYTES // len(line)))  # 3 MB, read through SweepDir
+    page, _ = build_report(d)
+    assert page.count("a line lrn did not write") <= MAX_LINES_BYTES // len(line)
+    assert re.search(r"\.\.\. \([\d,]+ more bytes of .*lines\.txt not shown\)", page)

@@ -470,12 +470,12 @@ def test_train_logger_of_another_shape_in_a_config_file_is_exit_2(value, text_co
 # ---- issue 29: a budget on a text of your own -------------------------------------------------------
 
 def test_a_budget_on_a_text_too_small_for_one_window_is_refused_before_anything_is_timed(tmp_path, capsys, monkeypatch):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
 
     def no_probe(*args, **kwargs):
         raise AssertionError("nothing is timed for a text that holds no window")
 
-    monkeypatch.setattr(estimate, "probe", no_probe)
+    monkeypatch.setattr(run_timing, "probe", no_probe)
     text = tmp_path / "tiny.txt"
     text.write_text("just a few words here", encoding="utf-8")
     code = main(["sweep", "embed-dim", "--minutes", "8", "--set", f"data.corpus=text:{text}", "--set",

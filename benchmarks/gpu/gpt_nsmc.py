@@ -22,7 +22,7 @@ import torch
 
 from lrngpt.runconfig.schema import load_config
 from lrngpt.models.gpt import GPT
-from lrngpt.training.trainer import make_optimizer
+from lrngpt.training.optimizer import make_optimizer
 
 PEAK_BF16_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10": 125.0, "4090": 165.0}
 

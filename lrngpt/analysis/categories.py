@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from lrngpt.core.fsio import read_regular
+from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
@@ -43,8 +44,6 @@ def categories_json(categories: dict[str, list[str] | tuple[str, ...]]) -> str:
 
 def write_stories_categories(path: str | Path | None = None) -> Path:
     """Regenerate stories_categories.json from CATEGORIES (after the generator's words change)."""
-    from lrngpt.corpora.stories import CATEGORIES
-
     path = Path(path) if path else Path(__file__).resolve().parent.parent / "corpora" / STORIES_FILE
     path.write_text(categories_json(CATEGORIES), encoding="utf-8")
     return path

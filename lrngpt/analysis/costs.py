@@ -7,9 +7,7 @@ user can price a configuration before building it.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
-from lrngpt.core.fsio import read_json
 from lrngpt.core.validate import divisors
 from lrngpt.errors import UserError
 from lrngpt.models import FFN_KINDS
@@ -100,29 +98,21 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
             "params_per_width_unit": vocab + block * hidden, "rows": rows}
 
 
-def read_sweep_bpb(sweep_dir: str | Path) -> dict[int, float]:
-    """Validation bpb by width from a sweep's summary.json (rows with n_embd and val_bpb).
+def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
+    """Validation bpb by width from a sweep's summary rows (what SweepDir.summary_rows reads).
 
-    Tolerant on purpose: the file may be a list of rows or {"rows": [...]}; extra fields are
-    ignored, rows without both numbers are skipped, and several rows of one width (seeds)
-    are averaged.
+    Rows without both n_embd and val_bpb (an unfinished run, a row of something else) are
+    skipped, extra fields are ignored, and several rows of one width (seeds) are averaged.
     """
-    path = Path(sweep_dir) / "summary.json"
-    if Path(sweep_dir).exists() and not Path(sweep_dir).is_dir():
-        raise UserError(f"--sweep {sweep_dir} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
-    if not path.exists():
-        raise UserError(f"--sweep {sweep_dir}: no summary.json there; run `lrn sweep ... --out {sweep_dir}` first")
-    doc = read_json(path, "sweep summary")
-    rows = doc.get("rows", []) if isinstance(doc, dict) else doc
     found: dict[int, list[float]] = {}
-    for row in rows if isinstance(rows, list) else []:
+    for row in rows:
         if not isinstance(row, dict):
             continue
         d, v = row.get("n_embd"), row.get("val_bpb")
         if isinstance(d, int) and isinstance(v, (int, float)) and math.isfinite(v):
             found.setdefault(d, []).append(float(v))
     if not found:
-        raise UserError(f"{path}: no rows with both n_embd and val_bpb")
+        raise UserError(f"{where}: no rows with both n_embd and val_bpb")
     return {d: sum(vs) / len(vs) for d, vs in found.items()}
 
 

@@ -12,7 +12,9 @@ import torch.nn.functional as F
 from lrngpt.analysis.categories import FORMAT as CATEGORIES_FORMAT
 from lrngpt.analysis.categories import load_categories, stories_categories
 from lrngpt.analysis.categories import resolve as resolve_categories
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
+from lrngpt.store.rundir import RunDir, load_run
 
 
 def _check_table(table: torch.Tensor) -> torch.Tensor:
@@ -131,8 +133,6 @@ def load_table(run_dir, which: str = "last", *, untrained: bool = False):
     which: "last" (ckpt_last.pt), "best" (ckpt_best.pt, the best periodic val bpb; the last
     weights when the run has none) or "init" (ckpt_init.pt, step 0); untrained=True is "init".
     """
-    from lrngpt.store.rundir import load_run
-
     run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
 
@@ -140,8 +140,6 @@ def load_table(run_dir, which: str = "last", *, untrained: bool = False):
 def init_table(run_dir):
     """The untrained table (ckpt_init.pt), or None when the run has none (an imported model, a
     run from before ckpt_init.pt); a damaged ckpt_init.pt is an error, not a missing reference."""
-    from lrngpt.store.rundir import RunDir
-
     if not RunDir(run_dir).has_checkpoint("init"):
         return None
     return load_table(run_dir, "init")[1]
@@ -187,8 +185,6 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     Words that the BPE splits are listed and not scored; a category with fewer than 2
     single-token words is dropped with a note; fewer than 2 categories left is an error.
     """
-    from lrngpt.core import log as logging
-
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)
     cats, source = run_categories(run, categories)

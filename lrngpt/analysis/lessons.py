@@ -19,9 +19,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.analysis.vocab import run_data
 from lrngpt.core import log as logging
 from lrngpt.core.validate import check_memory
 from lrngpt.errors import UserError
+from lrngpt.inference.evaluate import evaluate_bpb
+from lrngpt.models.gpt import GPT, GPTConfig
+from lrngpt.models.mlp import MLPLM, MLPConfig
+from lrngpt.store.rundir import load_run
 
 # the seed project's notes' hand example (a 3-row table; the lecture's notes name the same ids [2,0,2])
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
@@ -184,8 +189,6 @@ def rank_study(model: nn.Module, windows: torch.Tensor, contexts: int) -> dict:
 def _random_models(seed: int, vocab: int = 300):
     """A small MLP and GPT with every weight random, biases and LayerNorm shifts included (as
     training leaves them; at initialisation ln_f's shift is 0, which costs the GPT one rank)."""
-    from lrngpt.models.gpt import GPT, GPTConfig
-    from lrngpt.models.mlp import MLPLM, MLPConfig
 
     torch.manual_seed(seed)
     mlp = MLPLM(MLPConfig(vocab_size=vocab, pad_id=0, block_size=3, n_embd=16, n_hidden=32))
@@ -206,8 +209,6 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
     if run_dir is None:
         models, source = _random_models(seed), "random contexts"
     else:
-        from lrngpt.store.rundir import load_run
-
         run = load_run(run_dir)
         cfg = run.config
         models = [(cfg.model_type, run.model, cfg.train.seq_len)]  # seq_len: resolved by RunConfig
@@ -231,8 +232,6 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
 
 def _val_windows(run, n: int, seq_len: int, log) -> torch.Tensor:
     """n windows of seq_len tokens spread evenly over the run's validation split."""
-    from lrngpt.analysis.vocab import run_data
-
     data = run_data(run, log)
     if data is None:
         raise UserError(f"{run.dir} has no validation split of its own (an imported model); add --random")
@@ -266,15 +265,11 @@ def permuted_model(model: nn.Module, inverse: torch.Tensor, output: bool) -> nn.
 def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) -> dict:
     """bpb of a trained model, of its table with permuted rows, and of the model relabelled
     consistently (table rows, output rows and the text's ids by the same permutation)."""
-    from lrngpt.inference.evaluate import evaluate_bpb
-
     if max_tokens < 2:
         raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
     if run_dir is None:
         model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or logging.info)
     else:
-        from lrngpt.analysis.vocab import run_data
-        from lrngpt.store.rundir import load_run
 
         run = load_run(run_dir)
         data = run_data(run, log)
@@ -303,8 +298,6 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
 def _toy_model(seed: int, log):
     """A small MLP trained in-process on a 64-token Markov chain (each token has two likely
     successors), measured in bits per token: every id counts as one byte."""
-    from lrngpt.models.mlp import MLPLM, MLPConfig
-
     vocab, n = 64, 40_000
     rng = np.random.default_rng(seed)
     successors = rng.integers(0, vocab, size=(vocab, 2))

@@ -35,6 +35,7 @@ import math
 import resource
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -299,8 +300,7 @@ YARDSTICKS = ("the yardsticks differ: the PIP loss measures how far a k-wide fac
 def sweep_best(sweep_dir) -> dict:
     """The measured best width of a width sweep (its summary.json): val bpb by width, seeds averaged,
     of the series with the most widths (steps and training prefix alike)."""
-    from pathlib import Path
-
+    # tqdm: loaded only when this runs
     from lrngpt.core.fsio import read_json
 
     d = Path(sweep_dir)
@@ -343,6 +343,7 @@ def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_W
                     log=None) -> dict:
     """`lrn theory pip CORPUS`: the estimate on the training split of the prepared corpus (the run's
     tokenizer and token arrays, cached), beside a width sweep's measured best width when given."""
+    # torch, tokenizers, tqdm: loaded only when this runs
     from lrngpt.data.prepared import prepare
     from lrngpt.runconfig.schema import DataConfig
 

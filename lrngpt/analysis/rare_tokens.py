@@ -38,7 +38,12 @@ import torch
 
 from lrngpt.analysis.glitch import CANDIDATE_SHARE, INDICATORS, MAIN, candidates, indicators, reference_ids
 from lrngpt.analysis.vocab import run_data, token_text
+from lrngpt.core import log as logging
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
+from lrngpt.models.gpt import GPT
+from lrngpt.store.rundir import RunDir
+from lrngpt.training.schedule import lr_at
 
 UNDER_TRAINED = "input reads < d (the table's width): fewer reads than the row has numbers"
 INDICATOR = ("Land & Bartolo (2024): 1 - cosine of the unembedding row, first principal component removed, "
@@ -50,8 +55,6 @@ INDICATOR = ("Land & Bartolo (2024): 1 - cosine of the unembedding row, first pr
 def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, steps: int, rows: int,
                  pad_id: int | None = None, pad_per_window: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(input reads, target reads) of every id 0..rows-1 in `steps` global batches of the seeded sampler."""
-    from lrngpt.data.prepared import BatchSampler
-
     as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)  # per position
     inputs, targets = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
     chunk = 1 << 24  # int64 copies of the ids one chunk at a time: a large split stays in bounds
@@ -69,8 +72,6 @@ def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, s
 
 def decay_factor(train_cfg, steps: int) -> float:
     """What AdamW's weight decay alone leaves of a row after `steps`: the product of (1 - lr_t x wd)."""
-    from lrngpt.training.schedule import lr_at
-
     wd = train_cfg.weight_decay
     if not wd:
         return 1.0
@@ -98,8 +99,6 @@ def under_trained(input_reads: np.ndarray, width: int) -> np.ndarray:
 
 def _is_hf_dir(p: Path) -> bool:
     """A directory that is no lrn run, whose config.json names a Hugging Face model_type (gpt2, llama, ...)."""
-    from lrngpt.store.rundir import RunDir
-
     if not (p.is_dir() and (p / "config.json").is_file()) or RunDir(p).holds_run():
         return False
     try:
@@ -111,9 +110,9 @@ def _is_hf_dir(p: Path) -> bool:
 
 def _hf_model(p: Path):
     """(GPT model, tokenizer) of a local Hugging Face GPT-2 directory, read as `lrn import-gpt2` reads it."""
+    # tokenizers: loaded only when this runs
     from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
     from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
-    from lrngpt.models.gpt import GPT
 
     gcfg = gpt_config_from_hf(read_hf_config(p))
     tokenizer, _ = load_hf_tokenizer(p)
@@ -136,8 +135,6 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     trained here gets exact read counts and the rule; one with no training record (an import, an HF
     directory) gets Land & Bartolo's indicator and its candidates instead. The indicator is computed
     for both, so on a trained run it is graded against the counts (result["indicator"]["check"])."""
-    from lrngpt.core import log as logging
-    from lrngpt.store.rundir import RunDir
 
     log = log or logging.info
     p = Path(path)

@@ -132,6 +132,7 @@ def measure(w: torch.Tensor, b: torch.Tensor, sparsities: list[float], losses: l
 def figure(result: dict):
     """The paper's picture: per sparsity, W^T W (n x n) above and ||W_i|| per feature below, each bar
     coloured by the feature's interference (dark: alone in its direction, light: shares it)."""
+    # matplotlib, PIL, numpy: loaded only when this runs
     from matplotlib import colormaps
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

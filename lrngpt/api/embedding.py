@@ -30,6 +30,7 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
     for no tokens, an empty token or k < 1.
 
     Example: ``lrngpt.embed_neighbors("runs/demo", [" Lily", " red"], k=5)["results"][1]["neighbors"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.embeddings import run_neighbors
 
     positive(k, "k (-k)")
@@ -46,6 +47,7 @@ def embed_axes(run: Run | str | Path, energy: float = 0.9, checkpoint: Checkpoin
     outside (0, 1].
 
     Example: ``lrngpt.embed_axes("runs/demo", energy=0.99)["used_axes"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.embeddings import run_axes
 
     r = as_run(run, checkpoint)
@@ -61,6 +63,7 @@ def embed_purity(run: Run | str | Path, categories: Categories = None, k: int = 
     categories it cannot read or score, or k < 1.
 
     Example: ``lrngpt.embed_purity("runs/mine", {"month": ["January", "March"], "war": ["army", "navy"]})``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.embeddings import purity
 
     positive(k, "k (-k)")
@@ -76,6 +79,7 @@ def embed_export(run: Run | str | Path, out: str | Path, format: ExportFormat = 
     An earlier export nobody changed is replaced; a directory holding anything else never is (UserError).
 
     Example: ``lrngpt.embed_export("runs/demo", "runs/demo/projector", format="projector")``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.export import export_table
 
     r = as_run(run, checkpoint)
@@ -91,6 +95,7 @@ def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path
     sweep's widths. An earlier page is replaced, any other file never (UserError).
 
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.explorer import write_explorer
 
     many = [sources] if isinstance(sources, HasPath | str | Path) else list(sources)

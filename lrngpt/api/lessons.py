@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from lrngpt.api.checks import checked
 from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
+from lrngpt.core import log as logging
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ def lesson_lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int
     """nn.Embedding(ids) against one_hot(ids) @ E, and the token + position shapes (`lrn lesson lookup`).
 
     Example: ``r = lrngpt.lesson_lookup(); r["equal"], r["max_abs_diff"], r["shapes"]["one_hot"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.lessons import lookup
 
     return lookup(batch, length, n_embd, vocab, seed=seed)
@@ -43,6 +45,7 @@ def lesson_lookup_grad() -> dict:
     (row 2 used twice gets both upstream gradients, row 1 unused gets none; `lrn lesson lookup-grad`).
 
     Example: ``lrngpt.lesson_lookup_grad()["grad"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.lessons import lookup_grad
 
     return lookup_grad()
@@ -54,6 +57,7 @@ def lesson_tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0)
     tying, weight decay or momentum (`lrn lesson tying`); one dict per setting under "settings".
 
     Example: ``[(s["setting"], s["unused_changed"]) for s in lrngpt.lesson_tying()["settings"]]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.lessons import tying
 
     return tying(vocab, n_embd, used, seed)
@@ -66,6 +70,7 @@ def lesson_softmax_bottleneck(run: Run | str | Path | None = None, contexts: int
     directory) or, with run None, a small random MLP and GPT (`lrn lesson softmax-bottleneck`).
 
     Example: ``lrngpt.lesson_softmax_bottleneck()["models"][0]["rank"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.lessons import softmax_bottleneck
 
     return softmax_bottleneck(_dir(run), contexts, random_contexts, seed)
@@ -77,8 +82,8 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
     consistently, for a run or (run None) a toy MLP trained in-process (`lrn lesson renumber`).
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.lessons import renumber
-    from lrngpt.core import log as logging
 
     return renumber(_dir(run), seed, max_tokens, log=logging.info)
 
@@ -95,11 +100,13 @@ def lesson_superposition(features: int = 20, dims: int = 5,
     did not write is never replaced).
 
     Example: ``[(s["sparsity"], s["represented"]) for s in lrngpt.lesson_superposition()["sparsities"]]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.superposition import train_toy
 
     target = _figure_target(out, force) if out is not None else None
     result = train_toy(features, dims, sparsity, steps=steps, batch=batch, seed=seed)
     if target is not None:
+        # matplotlib, PIL, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
         from lrngpt.core.ownership import write_owned_file
         from lrngpt.experiments.figures import png_bytes
 
@@ -110,6 +117,7 @@ def lesson_superposition(features: int = 20, dims: int = 5,
 
 def _figure_target(out: str | Path, force: bool) -> Path:
     """Checked before any training: a new path, or (with force) a figure lrn wrote there before."""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.core.ownership import check_file_target
 
     return check_file_target(out, force, "figure", example="superposition.png")
@@ -121,6 +129,7 @@ def lesson_superposition_figure(result: dict) -> Figure:
     the feature's interference.
 
     Example: ``lrngpt.lesson_superposition_figure(lrngpt.lesson_superposition()).savefig("sup.png")``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.superposition import figure
 
     return figure(result)
@@ -137,8 +146,8 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
     the measured best width beside it (`lrn theory pip`). Prepares (and caches) the data.
 
     Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
+    # numpy: loaded only when this runs
     from lrngpt.analysis.pip import corpus_estimate
-    from lrngpt.core import log as logging
 
     sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
     return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
@@ -150,6 +159,7 @@ def theory_random_cosine(n: int = 4096, dims: Sequence[int] = (4, 8, 16, 64, 256
     (`lrn theory random-cosine`).
 
     Example: ``lrngpt.theory_random_cosine(n=1000, dims=[16, 256])``"""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.theory import random_cosine_stats
 
     return random_cosine_stats(n, list(dims), seed=seed)
@@ -160,6 +170,7 @@ def theory_jl(n: int, eps: float) -> float:
     """The Johnson-Lindenstrauss width that keeps n points' distances within 1 +- eps (`lrn theory jl`).
 
     Example: ``lrngpt.theory_jl(4096, 0.5)  # 399.3``"""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.theory import jl_dimension
 
     return jl_dimension(n, eps)
@@ -170,6 +181,7 @@ def theory_fourth_root(n: int) -> float:
     """The feature-column rule of thumb, width = n ** 0.25 (`lrn theory fourth-root`).
 
     Example: ``lrngpt.theory_fourth_root(4096)  # 8.0``"""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.theory import fourth_root_width
 
     return fourth_root_width(n)
@@ -183,9 +195,18 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
     `widths` None: the sweep's own widths with a sweep, else the chapter's 4 ... 512.
 
     Example: ``[(r["n_embd"], r["total"]) for r in lrngpt.cost_mlp(widths=[16, 64])["rows"]]``"""
-    from lrngpt.analysis.costs import mlp_cost_table, read_sweep_bpb
+    # here: `lrn --help` loads this module, not that one
+    from lrngpt.analysis.costs import bpb_by_width, mlp_cost_table
 
-    bpb = read_sweep_bpb(Path(getattr(sweep, "path", sweep))) if sweep is not None else None
+    bpb = None
+    if sweep is not None:  # the sweep's summary.json, read by its owner
+        # torch, numpy: loaded only when this runs
+        from lrngpt.experiments.sweepdir import (
+            SweepDir,  # torch (through the config schema): only with a sweep
+        )
+
+        sweep_dir = SweepDir(Path(getattr(sweep, "path", sweep)))
+        bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))
     if widths is None:  # the sweep's own widths: a step between two of them is priced, none left out
         widths = sorted(bpb) if bpb is not None else CHAPTER_WIDTHS
     return mlp_cost_table(vocab, block, hidden, list(widths), bpb)
@@ -199,6 +220,7 @@ def cost_gpt(vocab: int, context: int, n_embd: int = 256, heads: int = 8, layers
     the width doubles (`lrn cost gpt`).
 
     Example: ``lrngpt.cost_gpt(50257, 1024, n_embd=768, heads=12, layers=12, tied=True)["params"]["total"]``"""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.costs import gpt_cost
 
     return gpt_cost(vocab, context, n_embd, heads, layers, ffn, ffn_mult, tied, qkv_bias, batch, length)
@@ -210,6 +232,7 @@ def cost_models() -> list[dict]:
     their whole models, what tying saves, and each model's depth and width / depth (`lrn cost models`).
 
     Example: ``{r["model"]: r["table"] for r in lrngpt.cost_models()}``"""
+    # here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.costs import reference_table
 
     return reference_table()

@@ -13,6 +13,7 @@ estimate: a few timed float32 training steps of the smallest and largest model) 
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import shutil
@@ -21,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+from lrngpt import __version__
 from lrngpt.api.checks import checked
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
@@ -31,7 +34,6 @@ COMPILE_PROBE = ("import torch\n"
                  "x = torch.randn(8, 8, device={device!r})\n"
                  "assert torch.allclose(torch.compile(f)(x), f(x), atol=1e-5)\n"
                  "print('OK')\n")
-BYTES_PER_TOKEN = 4.0  # TinyStories at the chapter's 4,096-token BPE: 2.2 GB of text, about 550M tokens
 CHECKPOINTS_PER_RUN = 3  # ckpt_init, ckpt_best, ckpt_last
 MAX_PROBE_TIMEOUT = 86400  # seconds: subprocess's timeout takes no infinity, and a day is patience enough
 
@@ -67,6 +69,7 @@ def _cpu_flags() -> set[str]:
 
 
 def _fp16_on_cpu() -> bool:
+    # torch, numpy: loaded only when this runs
     import torch
 
     try:
@@ -78,8 +81,10 @@ def _fp16_on_cpu() -> bool:
 
 def devices() -> list[dict]:
     """Every device torch sees: the CPU, each CUDA GPU, MPS."""
+    # torch, numpy: loaded only when this runs
     import torch
 
+    # torch, numpy: loaded only when this runs
     from lrngpt.device.precision import device_caps
 
     cpu = device_caps("cpu")
@@ -110,17 +115,18 @@ def _free_bytes(path: Path) -> int | None:
 
 def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
+    # torch, numpy: loaded only when this runs; here: looked up when called (tests patch it); here: `lrn --help` loads this module, not that one
     from lrngpt.corpora.tinystories import EXPECTED
     from lrngpt.experiments.dry_run import estimate_points
-    from lrngpt.experiments.estimate import PROBE_STEPS
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
+    from lrngpt.training.timing import PROBE_STEPS
 
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)
     seconds = sum(e["est_seconds"] or 0 for e in est.values())
     text = sum(size for size, _ in EXPECTED.values())
-    tokens = int(text / BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
+    tokens = int(text / STORIES_BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)
     params = [param_breakdown("mlp", p.config.model)["total"] for p in sweep.points]
     # a checkpoint holds the float32 weights and AdamW's two moments (ckpt_init: no moments yet)
     checkpoints = sum(4 * n * (1 + 3 * (CHECKPOINTS_PER_RUN - 1)) for n in params)
@@ -139,8 +145,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
-    import math
-
+    # torch, numpy: loaded only when this runs
     import torch
 
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
@@ -148,7 +153,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
         raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
                         f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
 
-    from lrngpt import __version__
+    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.corpora.download import cache_dir
     from lrngpt.device.distributed import resolve_device
     from lrngpt.device.precision import device_caps, resolve_precision
@@ -179,7 +184,8 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
 
 def doctor_text(r: dict) -> str:
     """The report as lines."""
-    from lrngpt.experiments.estimate import clock
+    # here: `lrn --help` loads this module, not that one
+    from lrngpt.training.timing import clock
 
     def gb(n):
         return "?" if n is None else f"{n / 1e9:.1f} GB"

@@ -30,6 +30,7 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     directories alone. An earlier report is replaced, any other file never (UserError).
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.report import kind_of
     from lrngpt.report import write_report as write_page
 
@@ -42,6 +43,7 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
 
 def sweep_findings(paths: list[Path]) -> list[dict]:
     """The book chapter's three findings judged on these sweep directories together, read from them alone."""
+    # torch, numpy: loaded only when this runs
     from lrngpt.experiments.findings import judge
     from lrngpt.report.sweeps import sweep_docs
 
@@ -57,6 +59,7 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
     option) or an `out` that is not new, empty or an earlier export (with force).
 
     Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
+    # torch, numpy, tokenizers: loaded only when this runs
     from lrngpt.interop.hf_export import export_hf as write_hf
 
     r = as_run(run, checkpoint)
@@ -72,6 +75,7 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
 
     Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
+    # torch, numpy, tokenizers: loaded only when this runs
     from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
 
     return read_gpt2(hf_dir, out, force=force)

@@ -40,6 +40,7 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
 
 
 def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
+    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.analysis.embeddings import token_neighbors
     from lrngpt.inference.evaluate import evaluate_run
     from lrngpt.inference.sample import SamplingConfig, sample_texts

@@ -26,6 +26,7 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     directory, a checkpoint other than last, best or init, or top < 1.
 
     Example: ``lrngpt.table(lrngpt.undertrained("runs/demo", top=20)["tokens"])``"""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.rare_tokens import undertrained_tokens
 
     if isinstance(run_or_path, str | Path):
@@ -47,6 +48,7 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
 
 def undertrained_text(result: dict) -> str:
     """What `lrn embed undertrained` prints for undertrained()'s document."""
+    # torch, numpy: loaded only when this runs
     from lrngpt.analysis.rare_tokens import as_text
 
     return as_text(result)

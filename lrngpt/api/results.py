@@ -7,6 +7,7 @@ methods here call the same library functions with the Run's checkpoint and devic
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ def table(rows: Sequence[Mapping[str, Any]]) -> Any:
 
     Example: ``lrngpt.table([{"d": 4, "bpb": 2.1}])``"""
     try:
+        # optional: its absence is said in one line
         import pandas
     except ImportError:
         return list(rows)
@@ -45,6 +47,7 @@ class Run:
 
     @checked
     def __init__(self, path: str | Path, checkpoint: Checkpoint = "last", device: str = "auto"):
+        # here: `lrn --help` loads this module, not that one
         from lrngpt.store.rundir import RunDir
 
         self.path, self.checkpoint, self.device = Path(path), checkpoint, device
@@ -116,6 +119,7 @@ class Run:
         for a bad value or a run that cannot answer (by_reads with corpus, or on an import).
 
         Example: ``run.eval(split=None, by_reads=True)["train_bpb_unread"]``"""
+        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
         from lrngpt.api.checks import positive
         from lrngpt.inference.evaluate import evaluate_run
 
@@ -135,8 +139,7 @@ class Run:
         setting (an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], ...).
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
-        from dataclasses import asdict
-
+        # torch, numpy: loaded only when this runs
         from lrngpt.inference.sample import SamplingConfig, sample_texts
 
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)
@@ -161,6 +164,7 @@ class Run:
         Raises UserError for an empty token or k < 1.
 
         Example: ``run.neighbors(" Lily", k=5)``"""
+        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
         from lrngpt.analysis.embeddings import token_neighbors
         from lrngpt.api.checks import positive
 
@@ -174,6 +178,7 @@ class Run:
         UserError for an energy outside (0, 1].
 
         Example: ``run.axes()["used_axes"]``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.analysis.embeddings import run_axes
 
         return run_axes(self.path, energy, checkpoint=self.checkpoint)
@@ -185,6 +190,7 @@ class Run:
         categories it cannot read or score, or k < 1.
 
         Example: ``run.purity({"month": ["January", "March"], "number": ["two", "three"]})["trained"]["overall"]``"""
+        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
         from lrngpt.analysis.embeddings import purity
         from lrngpt.api.checks import positive
 
@@ -195,6 +201,7 @@ class Run:
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
         any metrics. Example: ``if (fig := run.figure()) is not None: fig.savefig("curves.png")``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.report.runs import curves_figure
 
         return curves_figure({self.path.name: self._dir.metrics()})
@@ -205,6 +212,7 @@ class Run:
         earlier report is replaced, any other file never (UserError).
 
         Example: ``run.report()``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.report import write_report
 
         return write_report([self.path], out, checkpoint=self.checkpoint)["path"]
@@ -215,6 +223,7 @@ class Run:
         embed_explore does.
 
         Example: ``run.explore("tiny-explorer.html")``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.explorer import write_explorer
 
         return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
@@ -225,6 +234,7 @@ class Run:
         ones first (`lrn embed undertrained`, lrngpt.undertrained). Raises UserError for top < 1.
 
         Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
+        # here: lrngpt.api.rare_tokens imports this module (a cycle at the top)
         from lrngpt.api.rare_tokens import undertrained
 
         return undertrained(self, top=top)
@@ -235,6 +245,7 @@ class Run:
         Raises UserError for a run GPT-2 cannot express or an `out` lrn may not replace.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
+        # torch, numpy, tokenizers: loaded only when this runs
         from lrngpt.interop.hf_export import export_hf
 
         if self.checkpoint == "init":
@@ -242,6 +253,7 @@ class Run:
         return export_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
+        # torch, numpy: loaded only when this runs
         from lrngpt.report.html import esc, figure
         from lrngpt.report.runs import curves_png, run_headline
 

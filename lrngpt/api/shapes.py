@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lrngpt.api.checks import HasPath, checked
 from lrngpt.errors import UserError
+from lrngpt.models import width_from_depth as rule
 
 
 def _at_least_one(name: str, value: int) -> int:
@@ -26,8 +27,6 @@ def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) 
     a value that is not a whole number of at least 1.
 
     Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
-    from lrngpt.models import width_from_depth as rule
-
     n_layer, aspect_ratio, head_dim = (_at_least_one(k, v) for k, v in
                                        (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)))
     n_embd, n_head = rule(n_layer, aspect_ratio, head_dim)
@@ -43,6 +42,7 @@ def width_depth_finding(sweep: HasPath | str | Path) -> dict:
     a directory that holds no sweep.
 
     Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
+    # here: `lrn --help` loads this module, not those
     from lrngpt.experiments.shape_findings import judge_shapes
     from lrngpt.experiments.summary import collect
 

@@ -51,6 +51,7 @@ def _axis_value(key: str, value: Any) -> str:
 
 
 def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
+    # torch, numpy: loaded only when this runs
     from lrngpt.experiments.grid import check_shard, resolve_shard
 
     if isinstance(shard, tuple):
@@ -63,6 +64,7 @@ def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
 def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
           device: str | None, minutes: float | None, notes: Callable[[str], None]):
     """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
+    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.budget import resolve_budget
     from lrngpt.experiments.grid import resolve_sweep
 
@@ -86,6 +88,7 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
                shard: Shard = None, notes: Notes = None) -> dict:
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here; with a budget, its plan ("budget")."""
+    # torch, numpy: loaded only when this runs
     from lrngpt.experiments.dry_run import sweep_plan
 
     say = notes or logging.info
@@ -130,6 +133,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
+    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.budget import budget_text
     from lrngpt.experiments.runner import run_sweep
 
@@ -150,6 +154,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
 
 def _with_findings(doc: dict) -> dict:
+    # torch, numpy: loaded only when this runs
     from lrngpt.experiments.findings import judge
 
     findings = judge([doc])  # a width study: the chapter's findings judged on this sweep alone
@@ -177,6 +182,7 @@ class Sweep:
 
     @checked
     def __init__(self, path: str | Path):
+        # torch, numpy: loaded only when this runs
         from lrngpt.experiments.sweepdir import SweepDir
 
         self.path = Path(path)
@@ -191,6 +197,7 @@ class Sweep:
                f"{len(self.definition.get('points') or [])} runs finished)"
 
     def _doc(self) -> dict:
+        # torch, numpy: loaded only when this runs
         from lrngpt.report.sweeps import sweep_docs
 
         return sweep_docs([self.path])[0]
@@ -198,6 +205,7 @@ class Sweep:
     @property
     def rows(self) -> list[dict]:
         """Every finished run's row as summary.json holds it (plain dicts). Example: ``sw.rows[0]["val_bpb"]``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.experiments.summary import collect
 
         return collect(self.path)["rows"]
@@ -217,6 +225,7 @@ class Sweep:
         neither. Judge several sweeps together with lrngpt.report([...])["findings"].
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.experiments.findings import judge
 
         return judge([self._doc()])
@@ -227,6 +236,7 @@ class Sweep:
         sweep --summary-only`), from the directory alone; the summary with its findings.
 
         Example: ``lrngpt.load_sweep("runs/embed-dim").summarize()["table"]``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.experiments.runner import summarize
 
         self.result = _with_findings(summarize(self.path))
@@ -239,6 +249,7 @@ class Sweep:
         val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
 
         Example: ``sw.figure("train_vs_val")``"""
+        # matplotlib, PIL, numpy: loaded only when this runs
         from lrngpt.experiments.figures import PLOTS
 
         plots = {n: plot for n, plot, _ in PLOTS}
@@ -263,6 +274,7 @@ class Sweep:
         """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
 
         Example: ``sw.report()``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.report import write_report
 
         return write_report([self.path], out)["path"]
@@ -272,11 +284,13 @@ class Sweep:
         """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`); its path.
 
         Example: ``sw.explore("widths.html")``"""
+        # torch, numpy: loaded only when this runs
         from lrngpt.explorer import write_explorer
 
         return write_explorer([self.path], out, top)["path"]
 
     def _repr_html_(self) -> str:
+        # matplotlib, torch, PIL: loaded only when this runs
         from lrngpt.experiments.figures import plot_val_by_shape, plot_val_by_width, png_bytes
         from lrngpt.experiments.findings import judge
         from lrngpt.report.html import esc, figure
@@ -297,6 +311,7 @@ class Sweep:
 
 def plan_text(doc: dict) -> str:
     """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
+    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.budget import budget_text, from_record
     from lrngpt.experiments.dry_run import sweep_plan_text
 
@@ -306,6 +321,7 @@ def plan_text(doc: dict) -> str:
 
 def summary_text(doc: dict, out: str | Path) -> str:
     """A finished sweep's closing lines: the run lines, the count, the files, the findings."""
+    # torch, numpy: loaded only when this runs
     from lrngpt.experiments.findings import finding_lines
 
     findings = doc.get("findings") or []

@@ -96,6 +96,7 @@ _lrn_corpus_kind() {{
 
 def attach_completers(parser) -> None:
     """Give every option and positional named in COMPLETERS its completer, in every subcommand."""
+    # here: `lrn --help` loads this module, not that one
     import argparse
 
     for action in parser._actions:
@@ -113,10 +114,12 @@ def cmd_completion(args) -> None:
     from lrngpt.cli.main import build_parser  # (main imports this module to register it)
 
     try:
+        # optional: its absence is said in one line
         import shtab
     except ImportError:
         raise UserError("shell completion needs the shtab package: pip install shtab "
                         "(or pip install 'lrngpt[completion]')") from None
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.api.completion import completion_values
 
     parser = build_parser()

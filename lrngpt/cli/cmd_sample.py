@@ -45,6 +45,7 @@ def _printer():
     """on_text for sample_texts: each piece printed at once, samples apart by a --- line. A reader
     sees the text grow, and one that closes the pipe (`| head`) stops the sampling at the next token
     (BrokenPipeError: the command line exits quietly)."""
+    # here: only when this branch runs
     import sys
 
     current = [0]

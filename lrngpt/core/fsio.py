@@ -27,6 +27,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -212,8 +213,6 @@ def read_json(path: str | Path, what: str = "file") -> Any:
 def special_kind(path: str | Path) -> str | None:
     """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
     regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
-    import stat
-
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -242,8 +241,6 @@ def read_regular(path: str | Path, what: str = "file") -> bytes:
 
 def is_regular(path: str | Path) -> bool:
     """A regular file (no link followed): what lrn reads of its own without asking (a record, meta.json)."""
-    import stat
-
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
@@ -393,6 +390,7 @@ def _unlink(p: Path) -> None:
 def exchange(a: str | Path, b: str | Path) -> bool:
     """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE): a reader of
     either name sees the old entry or the new one, never none. False where the system cannot."""
+    # here: `lrn --help` loads this module, not that one
     import ctypes
 
     try:

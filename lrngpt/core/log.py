@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -179,10 +180,9 @@ def third_party_bars() -> Iterator[None]:
 def _bar_class():
     """tqdm.auto's bar: a widget in a notebook with ipywidgets, else the text bar (without
     ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # tqdm: loaded only when this runs
         from tqdm.auto import tqdm as auto
 
     return auto

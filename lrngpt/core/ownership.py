@@ -57,9 +57,11 @@ from lrngpt.core.record import (
 )
 from lrngpt.errors import UserError
 
-OUTPUT_MARKER = RECORD  # (its name before it recorded more than the directories lrn fills whole)
-RUN_MARKER = ".lrn-run"  # a run directory (lrngpt.store.rundir owns its layout)
-SWEEP_FILE = "sweep.json"  # a sweep directory (lrngpt.experiments.sweepdir)
+# A run directory (lrngpt.store.rundir owns its layout): its marker, and the files that made a run
+# before runs carried the marker (its config and a checkpoint: the last one, or the step-0 one of a
+# run stopped before its first periodic checkpoint).
+RUN_MARKER, RUN_CONFIG, RUN_CHECKPOINTS = ".lrn-run", "config.json", ("ckpt_last.pt", "ckpt_init.pt")
+SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir owns its layout)
 KIND_NAMES = {"run": "run", "sweep": "sweep", "hf-export": "Hugging Face export", "embed-export": "embedding export",
               "prepared data": "prepared data"}
 _MASS = ("prepared data",)  # said without an article
@@ -79,12 +81,27 @@ def _names(n: list[str], most: int = 3) -> str:
     return ", ".join(n[:most]) + (", ..." if len(n) > most else "")
 
 
-def lrn_kind(d: Path) -> str | None:
-    """What lrn output a directory is: 'run', 'sweep', the kind its record gives it, or None."""
+def is_run(d: str | Path) -> bool:
+    """Whether lrn wrote `d` as a run: the one answer every command uses. A directory with the marker,
+    or a run from before the marker (its config.json beside a checkpoint); a config.json alone is not
+    a run (a Hugging Face model directory has one too)."""
     d = Path(d)
-    if (d / RUN_MARKER).is_file():
+    return (d / RUN_MARKER).is_file() or is_legacy_run(d)
+
+
+def is_legacy_run(d: str | Path) -> bool:
+    """A run written before runs carried the marker: read and resumed, never replaced."""
+    d = Path(d)
+    return (not (d / RUN_MARKER).is_file() and (d / RUN_CONFIG).is_file()
+            and any((d / name).is_file() for name in RUN_CHECKPOINTS))
+
+
+def lrn_kind(d: Path) -> str | None:
+    """What lrn output a directory is: 'run' (`is_run`), 'sweep', the kind its record gives it, or None."""
+    d = Path(d)
+    if is_run(d):
         return "run"
-    if (d / SWEEP_FILE).is_file() and ((d / "runs").is_dir() or set(entries(d)) <= {SWEEP_FILE, "runs"}):
+    if (d / SWEEP_FILE).is_file() and ((d / SWEEP_RUNS).is_dir() or set(entries(d)) <= {SWEEP_FILE, SWEEP_RUNS}):
         return "sweep"
     return read_record(d)["kind"]
 

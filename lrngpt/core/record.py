@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from lrngpt import __version__
 from lrngpt.core.fsio import atomic_write, is_regular
 
 RECORD = ".lrn-output"
@@ -64,8 +65,6 @@ def sha256_file(path: Path, limit: int | None = None) -> str:
 
 
 def _version() -> str:
-    from lrngpt import __version__
-
     return __version__
 
 
@@ -165,6 +164,7 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """An exclusive lock on the directory while its record is read, changed and files are renamed."""
+    # here: `lrn --help` loads this module, not that one
     import fcntl
 
     try:

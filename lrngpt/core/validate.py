@@ -180,6 +180,7 @@ def check_memory(n_bytes: int, what: str, fix: str, device: str = "cpu") -> None
     free = None
     if str(device).startswith("cuda"):
         try:
+            # torch, numpy, tqdm: loaded only when this runs
             import torch
 
             free = torch.cuda.mem_get_info(torch.device(device))[0]
@@ -202,6 +203,7 @@ def _bytes(n: int) -> str:
 def did_you_mean(word: str, choices) -> str:
     """"did you mean X? " for the closest of `choices` to a mistyped `word` (difflib, the same
     cutoff everywhere: keys, presets, commands, choices, options), "" when none is close."""
+    # here: `lrn --help` loads this module, not that one
     import difflib
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)

@@ -64,26 +64,32 @@ def load_corpus(spec: str) -> Corpus:
 def _load(spec: str) -> Corpus:
     kind, _, arg = spec.partition(":")
     if kind == "stories":
+        # here: lrngpt.corpora.stories imports this module (a cycle at the top)
         from lrngpt.corpora.stories import stories_corpus
 
         return stories_corpus(arg)
     if kind == "text":
+        # here: lrngpt.corpora.text imports this module (a cycle at the top)
         from lrngpt.corpora.text import text_corpus
 
         return text_corpus(arg)
     if kind == "tinystories":
+        # here: lrngpt.corpora.tinystories imports this module (a cycle at the top)
         from lrngpt.corpora.tinystories import tinystories_corpus
 
         return tinystories_corpus(arg or None)
     if kind == "nsmc":
+        # here: lrngpt.corpora.nsmc imports this module (a cycle at the top)
         from lrngpt.corpora.nsmc import nsmc_corpus
 
         return nsmc_corpus(arg or None)
     if kind in ("jsonl", "parquet"):
+        # here: lrngpt.corpora.records imports this module (a cycle at the top)
         from lrngpt.corpora.records import jsonl_corpus, parquet_corpus
 
         return (jsonl_corpus if kind == "jsonl" else parquet_corpus)(arg)
     if kind == "hf":
+        # here: lrngpt.corpora.hf imports this module (a cycle at the top)
         from lrngpt.corpora.hf import hf_corpus
 
         return hf_corpus(arg)
@@ -99,10 +105,12 @@ def fetch(spec: str) -> None:
     command before it writes or trains anything. Corpora on disk need nothing."""
     kind, _, arg = spec.strip().partition(":")
     if kind == "tinystories" and not arg:
+        # here: lrngpt.corpora.tinystories imports this module (a cycle at the top)
         from lrngpt.corpora.tinystories import fetch as fetch_tinystories
 
         fetch_tinystories()
     elif kind == "nsmc" and not arg:
+        # here: lrngpt.corpora.nsmc imports this module (a cycle at the top)
         from lrngpt.corpora.nsmc import downloaded_files
 
         downloaded_files()
@@ -112,6 +120,7 @@ def pinned_source(spec: str) -> dict | None:
     """Where a downloaded corpus comes from (dataset, revision, URL, cache), without any download;
     None for corpora read from disk or generated."""
     if spec.strip() == "tinystories":
+        # here: lrngpt.corpora.tinystories imports this module (a cycle at the top)
         from lrngpt.corpora.tinystories import source
 
         return source()

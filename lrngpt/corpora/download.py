@@ -13,7 +13,6 @@ streams without end stops there instead of filling the disk.
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import re
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
+from lrngpt.core.record import sha256_file
 from lrngpt.errors import UserError
 
 ATTEMPTS = 3  # a dropped connection is resumed this many times before giving up
@@ -38,21 +38,14 @@ def cache_dir() -> Path:
     return Path(base).expanduser() / "lrngpt"
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(BLOCK):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
-    """What is wrong with `path` against the expected size/sha256, or None when it matches."""
+def pinned_problem(path: Path, size: int | None, sha256: str | None, digest=sha256_file) -> str | None:
+    """What is wrong with `path` against its pinned size and sha256, or None when it matches (a download's
+    and a Hub file's check). `digest(path)` gives the file's sha256: a cached one for a file kept."""
     actual = path.stat().st_size
     if size is not None and actual != size:
         return f"size {actual} bytes, expected {size}"
-    if sha256 is not None and (digest := _sha256_file(path)) != sha256.lower():
-        return f"sha256 {digest}, expected {sha256}"
+    if sha256 is not None and (found := digest(path)) != sha256.lower():
+        return f"sha256 {found}, expected {sha256}"
     return None
 
 
@@ -138,7 +131,7 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
     """
     dest = Path(dest)
     if dest.exists():
-        if _problem(dest, size, sha256) is None:
+        if pinned_problem(dest, size, sha256) is None:
             return dest
         replace_file(dest, dest.with_suffix(dest.suffix + ".bad"))  # stale or corrupt: fetch it again
     part = dest.with_suffix(dest.suffix + ".part")
@@ -179,7 +172,7 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
                 raise DiskFull(e.errno, disk_full_message(part)) from None
             raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR "
                             "to a writable directory") from None
-    if problem := (too_long and f"{too_long}, expected {size}") or _problem(part, size, sha256):
+    if problem := (too_long and f"{too_long}, expected {size}") or pinned_problem(part, size, sha256):
         bad = dest.with_suffix(dest.suffix + ".bad")
         replace_file(part, bad)
         raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "

@@ -45,6 +45,7 @@ VAL_SPLITS = ("validation", "valid", "val", "test")  # the first one present val
 
 def _datasets():
     try:
+        # optional: its absence is said in one line
         import datasets
     except ImportError:
         raise UserError("hf: corpora need the datasets package: `pip install datasets` "
@@ -209,6 +210,7 @@ def fingerprint(parts: list[tuple[str, object]], column: str) -> str:
 
 def stream_fingerprint(name: str, revision: str | None, config: str | None, roles: dict, column: str) -> str:
     """A stream has no Arrow files: a Hub one is named by its pinned revision, a local one hashed by its files."""
+    # here: looked up when called (tests patch it)
     from lrngpt.corpora.text import fingerprint_files
 
     key = json.dumps({"hf-stream": name, "revision": revision, "config": config, "splits": roles,

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
-from lrngpt.core.ownership import sha256_file
-from lrngpt.corpora.download import Unreachable
+from lrngpt.core.record import sha256_file
+from lrngpt.corpora.download import Unreachable, pinned_problem
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
 
@@ -43,16 +43,6 @@ def _hub():
 
 def _sha256(path: Path) -> str:
     return cached_fingerprint("sha256", [(path, path.name)], lambda: sha256_file(path))
-
-
-def _problem(path: Path, size: int | None, sha256: str | None) -> str | None:
-    """What is wrong with `path` against the pinned size and sha256, or None when it matches."""
-    actual = path.stat().st_size
-    if size is not None and actual != size:
-        return f"size {actual} bytes, expected {size}"
-    if sha256 is not None and (digest := _sha256(path)) != sha256.lower():
-        return f"sha256 {digest}, expected {sha256}"
-    return None
 
 
 def _http_status(e: Exception) -> int | None:
@@ -103,7 +93,7 @@ def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, 
     dest = directory / filename
     endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
     if dest.is_file():
-        if _problem(dest, size, sha256) is None:
+        if pinned_problem(dest, size, sha256, _sha256) is None:
             logging.debug(f"hub: {dest} is the pinned {filename} (size and sha256 checked), not downloaded")
             return dest
         replace_file(dest, dest.with_name(dest.name + ".bad"))  # stale or corrupt: fetch it again
@@ -128,7 +118,7 @@ def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, 
         detail = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise UserError(f"the download of {url} stopped ({detail}); what arrived is kept in "
                         f"{directory / '.cache' / 'huggingface'}: run the command again to resume it") from None
-    if problem := _problem(got, size, sha256):
+    if problem := pinned_problem(got, size, sha256, _sha256):
         bad = dest.with_name(dest.name + ".bad")
         replace_file(got, bad)
         raise UserError(f"the file downloaded from {url} has the wrong {problem}; it was moved to {bad} "

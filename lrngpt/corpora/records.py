@@ -145,6 +145,7 @@ def jsonl_corpus(arg: str) -> Corpus:
 
 def _pyarrow_parquet():
     try:
+        # optional: its absence is said in one line
         import pyarrow.parquet as pq
     except ImportError:
         raise UserError("parquet: corpora need the pyarrow package: `pip install pyarrow` "
@@ -155,6 +156,7 @@ def _pyarrow_parquet():
 def _open_parquet(path: Path, column: str):
     """The file, checked: readable, has `column`, and the column holds strings."""
     pq = _pyarrow_parquet()
+    # numpy: loaded only when this runs
     import pyarrow as pa
 
     try:
@@ -178,6 +180,7 @@ def parquet_documents(path: Path, column: str) -> Iterator[str]:
     """The column's values a batch of rows at a time, so a big file never sits in memory whole
     (benchmarks/bench_parquet_memory.py measures it against `text:`). A page that does not
     decompress or decode (a damaged file) is a UserError naming the file and the rows read."""
+    # numpy: loaded only when this runs
     import pyarrow as pa
 
     pf = _open_parquet(path, column)

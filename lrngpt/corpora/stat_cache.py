@@ -24,6 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lrngpt.core import log as logging
+from lrngpt.core.fsio import write_json
+from lrngpt.corpora.download import cache_dir
+from lrngpt.errors import UserError
 
 CACHE_NAME = "fingerprints.json"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem's mtime granularity in use (FAT's)
@@ -43,8 +46,6 @@ def verifying() -> bool:
 
 
 def cache_path() -> Path:
-    from lrngpt.corpora.download import cache_dir
-
     return cache_dir() / CACHE_NAME
 
 
@@ -73,8 +74,6 @@ def _read() -> dict:
 
 
 def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
-    from lrngpt.core.fsio import write_json
-    from lrngpt.errors import UserError
 
     entries = _read()
     entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}

@@ -26,7 +26,9 @@ import string
 from collections.abc import Iterator
 from pathlib import Path
 
-from lrngpt.corpora import Corpus, parse_size
+from lrngpt.core.fsio import user_path
+from lrngpt.core.ownership import check_file_target, owned_file
+from lrngpt.corpora import EOT, Corpus, parse_size
 from lrngpt.corpora.stories_templates import ARCS, FILLERS, INTRO
 from lrngpt.corpora.stories_words import (
     BAD,
@@ -170,9 +172,6 @@ def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool =
 
     A file that is there is replaced only when lrn wrote it and nobody changed it since (and with
     `force`); the new file is recorded as lrn's (lrngpt.core.ownership)."""
-    from lrngpt.core.fsio import user_path
-    from lrngpt.core.ownership import check_file_target, owned_file
-    from lrngpt.corpora import EOT
 
     out = check_file_target(out, force, "stories corpus", example="stories.txt")
     with user_path(out.parent, "output directory"):

@@ -19,6 +19,7 @@ from typing import BinaryIO
 from lrngpt import corpora
 from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.corpora import EOT, Corpus
+from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
 
 CHUNK_SIZE = 1 << 20  # bytes read at a time
@@ -186,8 +187,6 @@ def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
 
     Computed once: files whose stat (path, size, mtime, inode) is unchanged since an earlier
     call, in this process or an earlier one, are not read again (lrngpt.corpora.stat_cache)."""
-    from lrngpt.corpora.stat_cache import cached_fingerprint
-
     return cached_fingerprint(kind, files, lambda: hash_files(kind, files))
 
 

@@ -45,14 +45,14 @@ from lrngpt.core.ownership import (
     check_dir_target,
     check_file_target,
     entries,
+    is_run,
     legacy_kind,
-    lrn_kind,
     write_manifest,
     write_owned_file,
 )
 from lrngpt.core.validate import VAL_SPLITS
 from lrngpt.corpora import Corpus, load_corpus
-from lrngpt.data.sampler import BatchSampler  # noqa: F401 (importable from here, as it was)
+from lrngpt.corpora.download import cache_dir
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
@@ -66,8 +66,6 @@ PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all 
 
 
 def data_cache_dir() -> Path:
-    from lrngpt.corpora.download import cache_dir
-
     return cache_dir() / "data"
 
 
@@ -147,8 +145,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
     not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
     out = check_output(out, "dir")
-    legacy_run = (out / "config.json").is_file() and (out / "ckpt_last.pt").is_file()  # from before the marker
-    if lrn_kind(out) == "run" or legacy_run:
+    if is_run(out):  # (a run from before the marker too)
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 

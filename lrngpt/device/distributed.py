@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
@@ -92,7 +93,6 @@ class Distributed:
     def wrap(self, model: torch.nn.Module, device: str) -> torch.nn.Module:
         if not self.enabled:
             return model
-        from torch.nn.parallel import DistributedDataParallel
 
         ids = [torch.device(device).index] if device.startswith("cuda") else None
         return DistributedDataParallel(model, device_ids=ids)

@@ -21,8 +21,11 @@ resume continues bit-exactly. `apply_tf32` sets torch's process-wide TF32 switch
 
 from __future__ import annotations
 
+import os
 import platform
 from dataclasses import asdict, dataclass
+
+import torch
 
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DTYPES, check_dtype
@@ -58,8 +61,6 @@ class Precision:
     @property
     def autocast_dtype(self):
         """The torch dtype for torch.autocast, or None for plain float32."""
-        import torch
-
         return {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(self.dtype)
 
     def to_dict(self) -> dict:
@@ -91,8 +92,6 @@ def _cap(capability) -> str:
 
 def device_caps(device: str) -> DeviceCaps:
     """The capabilities of `device` (cpu, cuda, cuda:N, mps) as torch sees them here."""
-    import torch
-
     dev = torch.device(device)
     if dev.type == "cuda":
         index = dev.index if dev.index is not None else torch.cuda.current_device()
@@ -118,8 +117,6 @@ def cpu_name() -> str:
 
 
 def _memory_bytes() -> int | None:
-    import os
-
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -129,8 +126,6 @@ def _memory_bytes() -> int | None:
 def apply_tf32(precision: Precision, device: str) -> None:
     """Set torch's TF32 switches for a CUDA run (they are process-wide, so set both ways); a CPU or
     MPS run leaves them alone (on a CPU, set_float32_matmul_precision would change its matmuls)."""
-    import torch
-
     if not device.startswith("cuda"):
         return
     torch.backends.cuda.matmul.allow_tf32 = precision.tf32
@@ -142,7 +137,6 @@ def grad_scaler(precision: Precision, device: str):
     """A GradScaler for a float16 run (None otherwise), on the device's kind (cuda, cpu, mps)."""
     if not precision.grad_scaler:
         return None
-    import torch
 
     return torch.amp.GradScaler(torch.device(device).type)
 

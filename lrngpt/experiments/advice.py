@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lrngpt.errors import UserError
+from lrngpt.experiments.grid import resolve_base
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.runconfig.schema import DERIVED, flat_keys
 
@@ -78,8 +80,6 @@ def command(move: Move, meta: dict) -> dict:
 
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
-    from lrngpt.errors import UserError
-    from lrngpt.experiments.grid import resolve_base
 
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
     budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None

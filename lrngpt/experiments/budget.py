@@ -2,7 +2,7 @@
 
 The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, a context of 6 tokens, hidden
 512, windows of 256 tokens, its learning rates and initialisation). From a measured probe of the
-smallest and the largest model of the grid at the planned batch (lrngpt.experiments.estimate),
+smallest and the largest model of the grid at the planned batch (lrngpt.training.timing),
 the plan chooses:
 
     batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only when the budget
@@ -37,20 +37,25 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
+from lrngpt.experiments import chapter
+from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import clock
 
 # sweepdir and the config schema load torch (through the models): imported where used, so that
 # `lrn sweep --help`, which reads BUDGET_HELP, stays without it
 
 PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrngpt.experiments.thresholds)
-BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, 64, 4000
+BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
 MIN_STEPS, GOOD_STEPS, EVALS = 100, 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
-BYTES_PER_TOKEN = 4.1  # the generated stories at 4,096 tokens: 100 MB -> 23.2M training tokens
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
-CHAPTER = {"steps": 4000, "batch": 64, "read": 65_536_000, "train_tokens": 550_000_000, "passes": 0.12}
+CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
+           "passes": round(chapter.PASSES, 2)}
 
 
 BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
@@ -93,6 +98,7 @@ def check_minutes(minutes) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.experiments.sweepdir import SweepDir
 
     try:
@@ -132,6 +138,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
     for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.sweepdir import SweepDir
     from lrngpt.experiments.timing import corrected, pace
 
@@ -148,6 +155,7 @@ def corrected_record(stored: dict, out) -> Budget:
 def other_budget(out, stored: dict, minutes: float) -> str:
     """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
     (never "delete it": its finished runs are the point of running it again)."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.experiments.sweepdir import SweepDir
 
     sweep_dir = SweepDir(out)
@@ -167,6 +175,7 @@ def other_budget(out, stored: dict, minutes: float) -> str:
 
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
     """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took."""
+    # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.device.distributed import resolve_device
     from lrngpt.models import param_breakdown
 
@@ -194,9 +203,9 @@ def _timing(ends: dict, params: int) -> dict:
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None) -> Budget:
     """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
+    # torch, numpy, tokenizers: loaded only when this runs
     from lrngpt.corpora import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
-    from lrngpt.experiments.estimate import estimate_seconds, probe
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models import param_breakdown
     from lrngpt.runconfig.schema import from_dict, parse_override
@@ -230,7 +239,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         if not study.get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
         if not own_text:
-            mb = math.ceil(read / PASSES_TARGET * BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
+            mb = math.ceil(read / PASSES_TARGET * STORIES_BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         return {k: v for k, v in out.items() if k not in user}
 
@@ -246,7 +255,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             n_val, prep = n_val_user, 0.0
         else:
             mb = _megabytes(corpus)
-            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / BYTES_PER_TOKEN)
+            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / STORIES_BYTES_PER_TOKEN)
             if corpus not in cached:
                 cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) is not None
             prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
@@ -255,7 +264,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             for p in sweep.points:
                 cfg = p.config
                 t = _timing(ends, param_breakdown(cfg.model_type, cfg.model)["total"])
-                each[p.name] = estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
+                each[p.name] = run_timing.estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
         parts = {"start": START_S, "probe": probe_s, "prepare": prep, "points": sum(each.values()),
                  "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each
@@ -275,7 +284,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
     batch = int(user.get("train.batch_size", BATCH))
     probe_sweep = estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
-    ends, probe_s = _probe_ends(probe_sweep, probe_fn or probe, log)
+    ends, probe_s = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
         few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
@@ -307,7 +316,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     axes_out = {"model.n_embd": grid} if grid else {}
     read = steps * batch * seq
     n_train = n_user if own_text else int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - base["data"]["val_fraction"])
-                                          / BYTES_PER_TOKEN)
+                                          / STORIES_BYTES_PER_TOKEN)
     passes = read / max(1, n_train)
     budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
                     passes, [], {k: round(v, 1) for k, v in each.items()})
@@ -323,7 +332,7 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
         out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER['steps'] * factor:,} "
                    f"({steps / (CHAPTER['steps'] * factor):.0%})")
     if batch is not None and batch < CHAPTER["batch"]:
-        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x 256: each run reads "
+        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x {chapter.SEQ_LEN}: each run reads "
                    f"{(steps or 0) * batch * seq:,} tokens instead of {CHAPTER['read'] * factor:,}")
     if b.axes.get("model.n_embd"):
         out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
@@ -341,8 +350,6 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
 
 def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
     """What reading a text more than finding 2's premise allows costs the chapter's findings, one line each."""
-    from lrngpt.experiments.chapter import read_shares
-
     if passes <= PASSES_TARGET:
         return []
     once, twice = read_shares(passes)
@@ -361,8 +368,6 @@ def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
 
 
 def budget_text(b: Budget) -> str:
-    from lrngpt.experiments.estimate import clock
-
     parts = ", ".join(f"{k} {clock(v)}" for k, v in b.parts.items() if v)
     return "\n".join([f"budget {b.minutes:g} min: planned {clock(b.est_seconds)} ({parts}); the chapter's model "
                       "(vocabulary 4,096, context 6, hidden 512, windows of 256) as it is; it gives up:",

@@ -27,11 +27,15 @@ LONG = {16: (1.0045, 1.0085), 64: (0.9200, 0.9230), 256: (0.8689, 0.8710)}  # 16
 SMALL_VAL = {8: 1.0998, 32: 1.0030, 64: 0.9806, 128: 0.9781, 256: 0.9972, 512: 1.0326}
 SMALL_TRAIN = {8: 1.0625, 64: 0.8579, 128: 0.7984, 256: 0.7312, 512: 0.6541}
 TRAIN_TOKENS = 550_000_000
-READ = 4000 * 64 * 256  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)
+STEPS, BATCH, SEQ_LEN = 4000, 64, 256
+READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)
 PASSES = READ / TRAIN_TOKENS  # 0.12: lrn's figure, from the chapter's
 LONG_PASSES = 4 * READ / TRAIN_TOKENS  # 0.48
 SMALL_TOKENS, SMALL_READS = 4_000_000, 16
 
+# lrn's sentence (not a quote) where a width study reads its text more than once: the dry run, the report
+PREMISE = ("the book chapter's finding on the embedding width rests on its model hardly ever reading a token "
+           f"twice (it reads {READ / 1e6:.1f}M of its {TRAIN_TOKENS / 1e6:.0f}M training tokens)")
 LABEL = f"book chapter: 550M training tokens, {PASSES:.2f} passes (compare the shape)"
 NOTE = (f"the book chapter's val bpb (4,000 steps of 64 x 256 on its 550M-token text: {PASSES:.2f} passes), "
         "to compare the shape: bpb of different texts do not compare")

@@ -4,7 +4,7 @@ For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's
 training text (`point_passes`: the tokens its steps read over the tokens of its training split),
 the one-line warning of a width study that reads its text more than once (`passes_warning`), an
 estimated time on this machine from a short measured probe of its model (`estimate_points`, with
-lrngpt.experiments.estimate), and the refusal of the full scale where torch sees no CUDA GPU
+lrngpt.training.timing), and the refusal of the full scale where torch sees no CUDA GPU
 (`check_machine`). `sweep_plan` gathers them for --dry-run (`sweep_plan_text`: as lines); it trains nothing
 and downloads nothing.
 """
@@ -15,11 +15,20 @@ import dataclasses
 import json
 from pathlib import Path
 
+import torch
+
 from lrngpt.core import log as logging
-from lrngpt.data.sizing import sizing
+from lrngpt.corpora import pinned_source
+from lrngpt.data.sizing import REREAD_PASSES, sizing
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
+from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
+from lrngpt.experiments.presets import evaluation_windows
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.models import param_breakdown
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import PROBE_STEPS, clock
 
 
 def data_key_of(p: Point) -> str:
@@ -32,6 +41,7 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
     it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
     read, and how many passes over the training text that is. Each distinct data configuration is
     prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import dry_run_prepared, prepare
 
     prepared = {} if prepared is None else prepared
@@ -52,16 +62,14 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
 def passes_warning(sweep: SweepSpec, passes: list[float]) -> str | None:
     """One line for a width study whose runs read their training text more than once."""
     passes = [x for x in passes if x is not None]
-    if not sweep.width_study or not passes or max(passes) <= 1:
+    if not sweep.width_study or not passes or max(passes) <= REREAD_PASSES:
         return None
     lo, hi = min(passes), max(passes)
     span = f"{hi:.1f} passes" if hi - lo < 0.05 else f"{lo:.1f} to {hi:.1f} passes"
     why = ("as this small-data study intends; compare it with a full-data sweep" if sweep.repeats_on_purpose
            else "give it more text (--set data.corpus=...) or fewer steps to measure what the chapter measures")
-    return (f"warning: this width study reads its training text more than once ({span} per run); the book "
-            "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
-            "reads 65.5M of its "
-            f"550M training tokens), so wider models here can memorise their text: {why}")
+    return (f"warning: this width study reads its training text more than once ({span} per run); {PREMISE}, so "
+            f"wider models here can memorise their text: {why}")
 
 
 MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated between them
@@ -69,15 +77,12 @@ MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated b
 
 def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
                     log=None) -> dict[str, dict]:
-    """Estimated seconds per point from a measured probe of its model on its device (estimate.probe).
+    """Estimated seconds per point from a measured probe of its model on its device (lrngpt.training.timing.probe).
 
     Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
     the smallest and the largest; the refusal of a full sweep needs no more), spread over the
     parameter counts; the time per token of the others is interpolated linearly in their parameter
     count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.estimate import estimate_seconds, probe
-    from lrngpt.models import param_breakdown
 
     log = log or logging.info
     shapes: dict[str, tuple] = {}
@@ -100,7 +105,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
             timings[key] = None
             continue
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
-        timings[key] = {**probe(cfg, device), "device": device}
+        timings[key] = {**run_timing.probe(cfg, device), "device": device}
     out = {}
     for key, (_, params, pts) in shapes.items():
         t = timings[key] if key in timings else _between(shapes, probed, timings, params)
@@ -109,7 +114,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
                 out[p.name] = {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
                                "probed": False}
                 continue
-            out[p.name] = {"est_seconds": estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
+            out[p.name] = {"est_seconds": run_timing.estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
                            "device": t["device"], "probed": key in timings}
     return out
 
@@ -129,8 +134,6 @@ def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dic
 
 def refuses_machine(sweep: SweepSpec) -> bool:
     """True for the full scale where torch sees no CUDA GPU and the device was not set explicitly."""
-    import torch
-
     return sweep.scale == "full" and sweep.base["train"].get("device", "auto") == "auto" and \
         not torch.cuda.is_available()
 
@@ -139,8 +142,6 @@ def check_machine(sweep: SweepSpec) -> None:
     """Refuse the full scale where torch sees no CUDA GPU, unless the device was set explicitly."""
     if not refuses_machine(sweep):
         return
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.estimate import PROBE_STEPS, clock
 
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
     total = sum(e["est_seconds"] or 0 for e in est.values())
@@ -157,17 +158,12 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
     the training text and estimated seconds on this machine; the passes warning of a width study.
     It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
     seconds per point already measured (a budget plan's), instead of probing again."""
-    from lrngpt.corpora import pinned_source
-    from lrngpt.experiments.estimate import PROBE_STEPS
-    from lrngpt.experiments.presets import evaluation_windows
 
     log = log or logging.info
     out = Path(out)
     mine = shard_points(sweep, shard)
     passes = point_passes(mine, log, dry_run=True)
     if known is not None and all(p.name in known for p in mine):
-        from lrngpt.device.distributed import resolve_device
-
         est = {p.name: {"est_seconds": known[p.name], "device": resolve_device(p.config.train.device),
                         "probed": True} for p in mine}
     else:
@@ -197,8 +193,6 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
 def gpt_shape(cfg) -> dict:
     """A GPT point's shape: depth, width, heads, non-embedding parameters (blocks and final LayerNorm,
     counted on the meta device) and d_model / n_layer."""
-    from lrngpt.models import param_breakdown
-
     m = cfg.model
     return {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head,
             "non_embedding": param_breakdown("gpt", m)["blocks"], "ratio": m.n_embd / m.n_layer}
@@ -225,7 +219,6 @@ def _shape_text(p: dict) -> str:
 
 def sweep_plan_text(r: dict) -> str:
     """The dry run as lines: the grid, one line per point, the total, and what is not known."""
-    from lrngpt.experiments.estimate import clock
 
     def seconds(x):
         return "-" if x is None else "~" + clock(x)

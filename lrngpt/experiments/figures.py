@@ -31,10 +31,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from lrngpt.core.ownership import write_owned_files
 from lrngpt.corpora import corpus_label
-from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
+from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
+from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
+from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
+from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
-from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
 from lrngpt.store.run_files import periodic_evals
 from lrngpt.store.rundir import read_metrics
 
@@ -279,9 +283,7 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
 
 
 def write_figures(out: Path, doc: dict) -> list[Path]:
-    """Draw one sweep's figures into DIR/figures, recorded as lrn's (only over figures lrn wrote, unchanged)."""
-    from lrngpt.core.ownership import write_owned_files
-    from lrngpt.experiments.sweepdir import FIGURE_FILE
-
+    """Draw one sweep's figures into its figures folder (SweepDir.figures_dir), recorded as lrn's (only
+    over figures lrn wrote, unchanged)."""
     files = figure_files(out, doc)
-    return write_owned_files(Path(out) / "figures", files, FIGURE_FILE) if files else []
+    return write_owned_files(SweepDir(out).figures_dir, files, FIGURE_FILE) if files else []

@@ -48,38 +48,26 @@ rests on, and say so.
 
 from __future__ import annotations
 
-from lrngpt.experiments import chapter
 from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.chapter import read_shares  # noqa: F401 (importable from here, as it was)
-from lrngpt.experiments.judges import (  # noqa: F401 (the judges' names are importable from here)
-    CANNOT_TELL,
-    DOES_NOT_SHOW,
-    FINDINGS,
-    KEYS,
+from lrngpt.experiments.judges import (
     SHOWS,
     judge_no_turn,
     judge_savings,
     judge_small_data,
-    split_gap,
+    reading_moves,
 )
-from lrngpt.experiments.noise import Noise, seed_noise, seed_spread  # noqa: F401
+from lrngpt.experiments.noise import Noise, seed_noise
+from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.summary import by_width, series_label
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z  # noqa: F401
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
-# the chapter's numbers, importable from here as they were
-CHAPTER_VAL_BPB, CHAPTER_GAP, CHAPTER_SEEDS = chapter.VAL_BPB, chapter.GAP, chapter.SEED_VAL_BPB
-CHAPTER_PASSES, CHAPTER_LONG_PASSES = chapter.PASSES, chapter.LONG_PASSES
-CHAPTER_SMALL_VAL, CHAPTER_SMALL_TRAIN = chapter.SMALL_VAL, chapter.SMALL_TRAIN
-CHAPTER_LABEL, CHAPTER_NOTE = chapter.LABEL, chapter.NOTE
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
 
 
 def is_width_study(doc: dict) -> bool:
     """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
     its widths change with the depth, lrngpt.experiments.shape_findings)."""
-    from lrngpt.experiments.presets import STUDIES
-
     return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
 
@@ -162,8 +150,6 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
         if 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
-            from lrngpt.experiments.judges import reading_moves
-
             bigger = next((m for m in reading_moves({**full, "passes": 2 * passes}) if m.tag == "more-text"), None)
             if bigger is None:
                 return "more steps are not offered: they would read the text past finding 2's premise"

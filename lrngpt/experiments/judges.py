@@ -7,6 +7,7 @@ findings module checks them against the other findings and writes them out as co
 
 from __future__ import annotations
 
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
@@ -210,9 +211,7 @@ def reading_moves(series: dict) -> list[Move]:
     corpus = series["entries"][0].get("corpus") or ""
     size = f"at least {need:,.0f} training tokens" if need else f"{passes / FEW_PASSES:.1f}x as many training tokens"
     if corpus.startswith("stories:") and need:
-        from lrngpt.experiments.budget import BYTES_PER_TOKEN
-
-        bigger = f"stories:{int(need * BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
+        bigger = f"stories:{int(need * STORIES_BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
     else:
         bigger = "text:A_LARGER_TEXT.txt"
     more = Move(f"train on a larger text ({size}), read under {FEW_PASSES} passes by the same steps",

@@ -147,6 +147,7 @@ def describe_grid(axes: dict[str, list], note: str = "") -> str:
 
 def default_scale(study: dict | None = None) -> tuple[str, str | None]:
     """The scale when none is given: full where torch sees a CUDA GPU, else cpu (and a line saying so)."""
+    # torch, numpy, tqdm: loaded only when this runs
     import torch
 
     if torch.cuda.is_available():

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
+from lrngpt.corpora import fetch
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.summary import collect, csv_text, markdown
-from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.sweepdir import SweepDir, summary_bytes
 from lrngpt.experiments.timing import (
     account,
     account_text,
@@ -30,6 +31,8 @@ from lrngpt.experiments.timing import (
     points_run,
 )
 from lrngpt.store.rundir import RunInUse
+from lrngpt.training.duration import plan_duration
+from lrngpt.training.timing import clock
 
 
 def write_definition(sweep: SweepSpec, out: Path) -> None:
@@ -43,6 +46,7 @@ def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, di
     doc = collect(sweep_dir.path)
     pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
+        # matplotlib, PIL, numpy: loaded only when this runs
         from lrngpt.experiments.figures import figure_files
 
         pngs = figure_files(sweep_dir.path, doc)
@@ -62,8 +66,6 @@ def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dic
 
 def rendered_summary(out: str | Path) -> dict[Path, bytes]:
     """{path: bytes} of the summary as summarize would write it now (for SweepDir.kept_summary_files)."""
-    from lrngpt.experiments.sweepdir import summary_bytes
-
     sweep_dir = SweepDir(out)
     doc, pngs = summary_and_figures(out)
     files = summary_bytes(doc, doc["lines"], markdown(doc), csv_text(doc))
@@ -79,8 +81,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     runs read their text more than once says so in one line before the first run. `on_metric` gets
     every metrics row of every run as it is written, with the point's name under "run"; `figures`
     False leaves out the PNGs (the tables and lines are written all the same)."""
-    from lrngpt.corpora import fetch
-    from lrngpt.training.duration import plan_duration
+    # tokenizers: loaded only when this runs
     from lrngpt.training.trainer import train
 
     log = log or logging.info
@@ -165,8 +166,6 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
 
 def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:
     """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
-    from lrngpt.experiments.estimate import clock
-
     sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
                              "estimate": plan[name], "at": now(), "invocation": inv})
     rows = sweep_dir.timing()

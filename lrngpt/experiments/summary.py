@@ -15,10 +15,13 @@ import math
 import statistics
 from pathlib import Path
 
+from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora import corpus_label
+from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.timing import account, account_text
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
@@ -31,8 +34,6 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
 
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
-    from lrngpt.analysis.embeddings import used_axes
-
     run = run if isinstance(run, RunDir) else RunDir(run)
     return used_axes(run.load("last", "cpu").model.token_embedding.weight, energy)
 
@@ -77,8 +78,8 @@ def _val_split(summary: dict, cfg: dict) -> str | None:
         return "chunks"
     if not isinstance(summary.get("data_key"), str):
         return None
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import cached_prepared
-    from lrngpt.data.splits import validation_kind
 
     data = cached_prepared(summary["data_key"])
     return None if data is None else validation_kind(data.meta)
@@ -198,8 +199,6 @@ def markdown(doc: dict) -> str:
                        f"{g['spread']:.4f} | {g['std']:.4f} |")
         out.append("")
     if doc.get("timing"):
-        from lrngpt.experiments.timing import account_text
-
         out += ["## Time against the budget", "", account_text(doc["timing"]) + " (DIR/timing.jsonl holds each run's "
                 "seconds beside its estimate).", ""]
     out += [f"## Runs ({scale} scale, {corpus})", "", "```", *doc["lines"], "```", ""]
@@ -246,7 +245,5 @@ def collect(out: str | Path, partial: bool = False) -> dict:
 
 def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
     """A budgeted sweep's estimate against its record (lrngpt.experiments.timing); None without a budget."""
-    from lrngpt.experiments.timing import account
-
     budget = definition.get("budget")
     return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None

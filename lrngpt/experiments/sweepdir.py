@@ -9,7 +9,7 @@
       lines.txt           one line per finished run, in the chapter's format
       summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width, mean and
                           spread over seeds (summary.json rows carry n_embd and val_bpb, as
-                          lrngpt.analysis.costs.read_sweep_bpb expects)
+                          lrngpt.analysis.costs.bpb_by_width expects)
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
       timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
                           estimate, each invocation's (lrngpt.experiments.timing)
@@ -32,22 +32,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json_object, user_path
-from lrngpt.core.ownership import describe_dir, entries, not_lrns, record_existing, write_owned_files
+from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json, read_json_object, user_path
+from lrngpt.core.ownership import (
+    SWEEP_FILE,
+    SWEEP_RUNS,
+    describe_dir,
+    entries,
+    not_lrns,
+    record_existing,
+    write_owned_files,
+)
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
+from lrngpt.experiments.presets import SCALES
 from lrngpt.runconfig.schema import from_dict
-from lrngpt.store.rundir import RunDir
+from lrngpt.store.rundir import CONFIG, RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
-DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
+DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = SWEEP_FILE, SWEEP_RUNS, "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
 FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS draws them
 SUMMARY_FILE, FIGURE_FILE, TIMING_FILE = "sweep summary", "sweep figure", "timing record"  # what the record calls them
+MAX_LINES_BYTES = 1 << 20  # lines.txt shown on a page: a line a run, so about ten thousand runs
 
 
 class SweepDir:
@@ -136,7 +147,7 @@ class SweepDir:
 
         Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl."""
         run = self.run(name)
-        if (run / "config.json").exists():
+        if run.holds_run() and (run / CONFIG).exists():  # (a config.json alone is no run: starting it is refused)
             run.config()
         run.metrics()
         s = run.summary()
@@ -180,6 +191,35 @@ class SweepDir:
         return rows
 
     # ---- the summary files -----------------------------------------------------------------
+
+    def lines_text(self, most: int = MAX_LINES_BYTES) -> str:
+        """lines.txt as text ("" without one), its first `most` bytes and a last line saying how much
+        was left out: a page shows it whole, and a file grown huge (or not lrn's) must not make it so."""
+        path = self.path / LINES
+        if not path.is_file():  # (a FIFO or a device there is no lines.txt: never opened, never waited on)
+            return ""
+        with user_path(path, "run lines"), open(path, "rb") as f:
+            data = f.read(most + 1)
+            size = os.fstat(f.fileno()).st_size
+        if len(data) <= most:
+            return data.decode("utf-8", errors="replace")
+        cut = data[:most].rsplit(b"\n", 1)[0] + b"\n"
+        return (cut.decode("utf-8", errors="replace")
+                + f"... ({size - len(cut):,} more bytes of {path} not shown)\n")
+
+    def summary_rows(self, flag: str = "") -> list:
+        """The rows of summary.json (what `lrn cost mlp --sweep` prices): its `rows`, or the file itself
+        when it is a list (a table written by hand); not a list: []. `flag` names the option that
+        gave the directory in a refusal."""
+        where = f"{flag} {self.path}" if flag else str(self.path)
+        if self.path.exists() and not self.path.is_dir():
+            raise UserError(f"{where} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
+        path = self.summary_path("json")
+        if not path.exists():
+            raise UserError(f"{where}: no {SUMMARIES['json']} there; run `lrn sweep ... --out {self.path}` first")
+        doc = read_json(path, "sweep summary")
+        rows = doc.get("rows", []) if isinstance(doc, dict) else doc
+        return rows if isinstance(rows, list) else []
 
     def summary_files(self) -> list[Path]:
         """Every file the summary writes (figures included): what must be lrn's before a sweep starts."""
@@ -276,21 +316,7 @@ def _normal(d: dict) -> dict:
 POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under runs/, never a path
 
 
-def read_definition(out: Path, partial: bool = False) -> dict:
-    """DIR/sweep.json, checked field by field (a UserError names the file and the field).
-
-    `partial`: what a report can still show: fields may be missing and points may be bare names,
-    but whatever is there has the right type.
-    """
-    path = Path(out) / "sweep.json"
-    if not path.exists() and not path.is_symlink():
-        raise UserError(f"{out} holds no sweep (no sweep.json); run `lrn sweep PRESET --out {out}`")
-    return check_definition(read_json_object(path, "sweep definition"), path, partial)
-
-
 def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
-    from lrngpt.experiments.presets import SCALES
-
     version = doc.get("version", 1)  # sweep.json before it said so is version 1
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise UserError(f"sweep definition {path}: version must be a positive whole number, got "

@@ -28,10 +28,12 @@ tests/experiments/test_findings_properties.py, measure it on generated curves).
 
 from __future__ import annotations
 
+from lrngpt.data.sizing import REREAD_PASSES
+
 Z = 2.0  # a difference is beyond the noise when it exceeds Z times its propagated noise
 Z_STRICT = 3.0  # the same where passing makes a finding show, or for the largest of several differences
 NOISE_WITHOUT_SEEDS = 0.002  # bpb: sigma without a seed sweep, about twice the largest seed range measured (0.0012)
 NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's three seeds); a smaller one is luck
 FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
 MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
-OWN_TEXT_PASSES = 1.0  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)
+OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import time
 
+from lrngpt.training.timing import clock
+
 
 def process_seconds() -> float | None:
     """Wall seconds since this process started (Linux: /proc), None where that cannot be read."""
@@ -96,8 +98,6 @@ def account(budget: dict, rows: list[dict]) -> dict:
 
 
 def account_text(a: dict) -> str:
-    from lrngpt.experiments.estimate import clock
-
     est = "-" if not _num(a["estimate_s"]) else clock(a["estimate_s"])
     if a["actual_s"] is None:
         return f"budget {a['minutes']:g} min: planned {est}; no invocation has finished yet"

@@ -24,9 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.analysis.categories import load_categories
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
+from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
 
@@ -53,8 +55,6 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
         raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
     check_out(out, force)
     if categories is not None and not isinstance(categories, dict):
-        from lrngpt.analysis.categories import load_categories
-
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)
     text = render(c, precision, method, title=", ".join(source_name(Path(s)) for s in sources))
@@ -92,8 +92,6 @@ def encode_vectors(rows: np.ndarray, precision: str) -> tuple[np.ndarray, np.nda
 
 
 def render(c: Collection, precision: str, method: str, title: str) -> str:
-    from lrngpt.corpora.stories import CATEGORIES
-
     blocks: list[tuple[str, str]] = []
 
     def block(arr: np.ndarray) -> str:

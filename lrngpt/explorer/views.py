@@ -30,7 +30,14 @@ from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
-from lrngpt.store.rundir import CHECKPOINT_FILES, CHECKPOINT_LABELS, RunDir, read_metrics, read_summary
+from lrngpt.store.rundir import (
+    CHECKPOINT_FILES,
+    CHECKPOINT_LABELS,
+    CONFIG,
+    RunDir,
+    read_metrics,
+    read_summary,
+)
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`
@@ -120,6 +127,7 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
 
 
 def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -> None:
+    RunDir(run_dir).check_is_run()  # a config.json alone is no run: said before any checkpoint is looked for
     views = [_view(c, run_dir, checkpoint, top, log)]
     # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
     if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
@@ -133,9 +141,10 @@ def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> No
     runs = []
     for p in points:
         run_dir = sweep_dir.run_path(str(p["name"] if isinstance(p, dict) else p))
-        if not (run_dir / "config.json").is_file():
-            continue  # not started
-        cfg = RunDir(run_dir).config()  # checked: a damaged config.json is named, field and all
+        run = RunDir(run_dir)
+        if not run.holds_run() or not (run_dir / CONFIG).is_file():
+            continue  # not started (a config.json alone is no run: lrngpt.core.ownership.is_run)
+        cfg = run.config()  # checked: a damaged config.json is named, field and all
         runs.append((cfg.model.n_embd, cfg.train.seed, run_dir))
     runs.sort(key=lambda r: (r[0], r[1]))
     several_seeds = len({r[1] for r in runs}) > 1
@@ -243,12 +252,14 @@ def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:
 def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
     if method == "tsne":
         try:
+            # optional: its absence is said in one line
             from sklearn.manifold import TSNE
         except ImportError:
             raise UserError("--map tsne needs scikit-learn: pip install scikit-learn (or use --map pca)") from None
         perplexity = float(min(30, max(2, len(rows) // 4)))
         return TSNE(2, metric="cosine", init="pca", perplexity=perplexity, random_state=0).fit_transform(rows)
     try:
+        # optional: its absence is said in one line
         import umap
     except ImportError:
         raise UserError("--map umap needs umap-learn: pip install umap-learn (or use --map pca)") from None

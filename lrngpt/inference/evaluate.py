@@ -37,6 +37,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lrngpt.core import log as logging
+from lrngpt.data.sampler import BatchSampler
+from lrngpt.device.distributed import resolve_device
+from lrngpt.errors import UserError
+from lrngpt.store.rundir import RunDir
+
 
 def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
     """(start, length) of consecutive windows covering targets 1..n_tokens-1."""
@@ -106,8 +112,6 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     bools (for a split too big for one bool each); the result then also holds the bpb of the marked
     and of the unmarked targets (`marked`, `unmarked`).
     """
-    from lrngpt.core import log as logging
-
     score_len, history = context_plan(model, seq_len, context)
     was_training = model.training
     model.eval()
@@ -174,11 +178,8 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     training read at least once and those it never read (replaying the run's seeded batches): a
     gap that comes from memorising the text shows between the two; one that comes from the
     validation text being different shows between the never-read targets and val."""
-    from lrngpt.core import log as logging
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import check_run_data, prepare
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.errors import UserError
-    from lrngpt.store.rundir import RunDir
 
     if by_reads and corpus:
         raise UserError("--by-reads needs the run's own training text; drop --corpus")
@@ -209,8 +210,6 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 
     mark = reads = None
     if by_reads and split in (None, "train"):
-        from lrngpt.data.prepared import BatchSampler
-
         reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
         mark = reads > 0
 
@@ -245,8 +244,6 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 def _record_by_reads(directory, result: dict, log) -> None:
     """Keep the split in RUN/by_reads.json, so `lrn report` (and the findings judge) can use it for a
     run trained before summary.json carried it; a directory it cannot write to only loses that."""
-    from lrngpt.errors import UserError
-
     keys = ("step", "train_bpb", "train_tokens", "train_bpb_read", "train_bpb_unread", "train_tokens_read",
             "train_tokens_unread", "read_share", "read_twice_share")
     try:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import codecs
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import nn
 
+from lrngpt.core.validate import check_seed
 from lrngpt.errors import UserError
 
 MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
@@ -34,8 +35,6 @@ class SamplingConfig:
     stop_at_eot: bool = True
 
     def __post_init__(self):
-        from lrngpt.core.validate import check_seed
-
         check_seed(self.seed)
         if self.max_new_tokens < 0:
             raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
@@ -148,13 +147,10 @@ def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, us
 
     `on_text(i, piece)` gets sample i's text as it grows: the prompt, then the completion piece by
     piece; the pieces join to exactly the sample's "text"."""
-    from dataclasses import replace
-
     if not prompt:
         raise UserError("the prompt is empty; give some text with --prompt")
     if num_samples < 1:
         raise UserError(f"--num-samples must be at least 1 (got {num_samples})")
-    from lrngpt.core.validate import check_seed
 
     check_seed(cfg.seed + num_samples - 1, f"--seed {cfg.seed} + --num-samples {num_samples}: the last seed")
     ids = run.tokenizer.encode(prompt)

@@ -17,6 +17,8 @@ import json
 from pathlib import Path
 
 import torch
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders, models, pre_tokenizers
 
 from lrngpt.core.fsio import check_output, check_regular, read_json
 from lrngpt.corpora import EOT
@@ -143,8 +145,6 @@ def load_hf_tokenizer(hf_dir: Path) -> tuple[Tokenizer, str]:
 
 
 def _from_vocab_merges(vocab: Path, merges: Path) -> Tokenizer:
-    from tokenizers import Tokenizer as HFTokenizer
-    from tokenizers import decoders, models, pre_tokenizers
 
     try:
         hf = HFTokenizer(models.BPE.from_file(str(vocab), str(merges)))

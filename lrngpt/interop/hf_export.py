@@ -141,6 +141,7 @@ def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
 def _front_matter(name: str, license: str, datasets: list[str], corpus: str, bpb: float | None) -> str:
     """YAML front matter: through huggingface_hub's ModelCardData when installed, by hand otherwise."""
     try:
+        # optional: its absence is said in one line
         from huggingface_hub import EvalResult, ModelCardData
     except ImportError:
         lines = ["library_name: transformers", f"license: {license}", "pipeline_tag: text-generation",

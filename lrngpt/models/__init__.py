@@ -22,10 +22,12 @@ GATED_FFNS = ("swiglu", "geglu")
 
 def build_model(model_type: str, model_config) -> nn.Module:
     if model_type == "mlp":
+        # torch, numpy: loaded only when this runs
         from lrngpt.models.mlp import MLPLM
 
         model = MLPLM(model_config)
     else:
+        # torch, numpy: loaded only when this runs
         from lrngpt.models.gpt import GPT
 
         model = GPT(model_config)
@@ -36,6 +38,7 @@ def build_model(model_type: str, model_config) -> nn.Module:
 
 def param_breakdown(model_type: str, model_config) -> dict[str, int]:
     """The parameter counts of a model, without allocating its weights."""
+    # torch, numpy: loaded only when this runs
     import torch
 
     with torch.device("meta"):

@@ -33,10 +33,11 @@ from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.explorer import page as explorer
 from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
-from lrngpt.store.rundir import CHECKPOINTS, RunDir
+from lrngpt.store.rundir import CHECKPOINTS, CONFIG, MARKER, RunDir
 
 __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
            "write_report"]
@@ -53,13 +54,18 @@ def kind_of(d: Path) -> str:
     if not d.is_dir():
         raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
-    for name in ("sweep.json", "config.json"):  # a FIFO or a device under either name: said so, never opened
-        check_regular(d / name, "sweep definition" if name == "sweep.json" else "run config")
-    if SweepDir(d).holds_sweep():
+    sweep_dir, run = SweepDir(d), RunDir(d)
+    # a FIFO or a device under either name: said so, never opened
+    check_regular(sweep_dir.definition_path, "sweep definition")
+    check_regular(run / CONFIG, "run config")
+    if sweep_dir.holds_sweep():
         return "sweep"
-    if (d / "config.json").is_file():
+    if run.holds_run():
         return "run"
-    raise UserError(f"{d} is neither a run directory (no config.json) nor a sweep directory (no sweep.json)")
+    alone = " (a config.json alone is not one)" if (run / CONFIG).is_file() else ""
+    raise UserError(f"{d} is neither a run directory (no {MARKER}{alone}) nor a sweep directory (no "
+                    f"{sweep_dir.definition_path.name}): give the directory `lrn train --out` or `lrn sweep --out` "
+                    "wrote")
 
 
 def explorer_path(out: Path) -> Path:
@@ -82,8 +88,6 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
     `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
     queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
     neighbours (default: the last and the best side by side when they differ)."""
-    from lrngpt.explorer import page as explorer
-
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     if not dirs:
         raise UserError("give a run directory, or one or more sweep directories")

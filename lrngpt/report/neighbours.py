@@ -10,9 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.analysis.embeddings import has_categories, purity, token_neighbors
+from lrngpt.analysis.vocab import frequency_order
 from lrngpt.errors import UserError
 from lrngpt.report.html import code, esc, fmt, table
-from lrngpt.store.rundir import RunDir, read_summary
+from lrngpt.store.rundir import RunDir, load_run, read_summary
 
 N_FREQUENT, K_NEIGHBOURS = 5, 8  # frequent words queried when none are given; neighbours per query
 
@@ -46,8 +48,6 @@ def _checkpoints(run_dir: Path, checkpoint: str | None) -> list[tuple[str, str]]
 def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> str:
     """Nearest tokens by cosine in the embedding table, for the given tokens, the stories corpus's
     category words, or frequent content words; the last and the best weights side by side."""
-    from lrngpt.analysis.embeddings import has_categories, purity, token_neighbors
-    from lrngpt.store.rundir import load_run
 
     shown = _checkpoints(run_dir, checkpoint)
     if not RunDir(run_dir).has_checkpoint(shown[0][0]):
@@ -102,7 +102,7 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     """The n most frequent content words (is_content_word) of the run's validation split, if its
     prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
     the most frequent pair first)."""
-    from lrngpt.analysis.vocab import frequency_order
+    # tokenizers: loaded only when this runs
     from lrngpt.data.prepared import cached_prepared
 
     tok, counts = run.tokenizer, None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.analysis.rare_tokens import undertrained_tokens
 from lrngpt.errors import UserError
 from lrngpt.report.html import esc, fmt, table
 from lrngpt.store.rundir import RunDir
@@ -22,8 +23,6 @@ def _token(t: dict) -> str:
 
 
 def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
-    from lrngpt.analysis.rare_tokens import undertrained_tokens
-
     which = checkpoint or "last"
     if not RunDir(run_dir).has_checkpoint(which):
         return "<p>No under-trained tokens to show: the run has no checkpoint yet.</p>"

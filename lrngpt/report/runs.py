@@ -9,10 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.corpora import corpus_label
 from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.runconfig.schema import flat_keys
+from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
@@ -36,8 +38,6 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
 
 
 def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
-    from lrngpt.corpora import corpus_label
-    from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 
     evals = periodic_evals(metrics)
     data, train = cfg.get("data", {}), cfg.get("train", {})
@@ -109,6 +109,7 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
     """Training loss and periodic validation bpb against step, one line per run, as PNG bytes."""
+    # matplotlib, PIL, numpy: loaded only when this runs
     from lrngpt.experiments.figures import png_bytes
 
     fig = curves_figure(runs)

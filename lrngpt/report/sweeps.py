@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
+from lrngpt.corpora import corpus_label
+from lrngpt.data.sizing import REREAD_PASSES
+from lrngpt.experiments.chapter import PREMISE
+from lrngpt.experiments.findings import judge
+from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.experiments.timing import account_text
 from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
@@ -39,8 +44,6 @@ def scale_notes(dirs: list[Path]) -> list[str]:
 def sweep_docs(dirs: list[Path]) -> list[dict]:
     """The summary document of each sweep as its run directories are now (summary.collect), labelled
     by sweep name (the directory's name where two sweeps share one)."""
-    from lrngpt.experiments.summary import collect
-
     docs = []
     for d in dirs:
         doc = {**collect(d, partial=True), "out": str(d), "dir": d}  # what an early sweep.json holds
@@ -86,8 +89,8 @@ def findings_html(findings: list[dict]) -> str:
 
 def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
+    # matplotlib, PIL, numpy: loaded only when this runs
     from lrngpt.experiments.figures import figure_pngs
-    from lrngpt.experiments.findings import judge
 
     docs = sweep_docs(dirs)
     findings = judge(docs)  # [] unless a sweep here is a width study
@@ -124,8 +127,6 @@ def sweep_points(d: Path) -> list[dict]:
 
 
 def sweep_headline(docs: list[dict]) -> str:
-    from lrngpt.corpora import corpus_label
-
     items = []
     for doc in docs:
         groups: dict[str, list[dict]] = {}
@@ -148,11 +149,9 @@ def sweep_headline(docs: list[dict]) -> str:
                          + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
                          + f"; {span} passes over the training text; {done}.</li>")
     passes = [r["passes"] for doc in docs for r in doc["rows"] if r.get("passes") is not None]
-    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; the book '
-              "chapter's finding on the embedding width rests on its model hardly ever reading a token twice (it "
-              "reads 65.5M of its 550M "
-              "training tokens), so wide models can memorise their text: compare the gap column.</p>"
-              if passes and max(passes) > 1 else "")
+    repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; '
+              f"{esc(PREMISE)}, so wide models can memorise their text: compare the gap column.</p>"
+              if passes and max(passes) > REREAD_PASSES else "")
     return (repeat + '<ul class="lead">' + "".join(items) + "</ul><p class=\"sub\">Saved per doubling: the drop in val bpb "
             "from one width to the next, shared out per doubling when the step is more than one (16 &rarr; 64 is "
             "two doublings).</p>")
@@ -215,7 +214,6 @@ def sweep_details(doc: dict) -> str:
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     timing = ""
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
-        from lrngpt.experiments.timing import account_text
 
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
     body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
@@ -225,7 +223,7 @@ def sweep_details(doc: dict) -> str:
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
         body += "<h3>Base configuration</h3>" + kv_table(flat_keys(sweep["base"]))
-    lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
+    lines = sweep_dir.lines_text()
     body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
     return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)
 
@@ -237,7 +235,3 @@ def _status(r: Path) -> str:
     steps = [m.get("step", 0) for m in read_metrics(r)]
     return f"running or killed (step {max(steps):,})" if steps else "not started"
 
-
-def _read_bytes(path: Path) -> bytes:
-    with user_path(path, "file"):
-        return path.read_bytes()

@@ -14,7 +14,9 @@ import ast
 import dataclasses
 import json
 import re
+import tokenize
 from dataclasses import dataclass, field
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,10 @@ from lrngpt.core.validate import (
     field_types,
     show_value,
 )
+from lrngpt.corpora import KINDS
 from lrngpt.errors import UserError
 from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
+from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
 
@@ -94,7 +98,7 @@ class DataConfig:
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
     def __post_init__(self):
-        from lrngpt.corpora import KINDS
+        # tokenizers: loaded only when this runs
         from lrngpt.tokenizer.bpe import check_vocab_size
 
         check_fields(self, "data")
@@ -190,8 +194,6 @@ class TrainConfig:
 
 
 def _gpt_config_class():
-    from lrngpt.models.gpt import GPTConfig
-
     return GPTConfig
 
 
@@ -425,8 +427,6 @@ def parse_value(raw: str, what: str = "--set value") -> Any:
 def _literal(raw: str, what: str) -> Any:
     """A Python literal, else the plain string; its integers are counted before Python converts them
     (4,300 digits and more it refuses, and the conversion costs quadratic time)."""
-    import tokenize
-    from io import StringIO
 
     try:
         for token in tokenize.generate_tokens(StringIO(raw).readline):

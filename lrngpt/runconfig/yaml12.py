@@ -39,6 +39,7 @@ SCALARS = {f"{TAG}{name}" for name in (*CORE, "str")}
 
 def pyyaml():
     try:
+        # optional: its absence is said in one line
         import yaml
     except ImportError:
         return None

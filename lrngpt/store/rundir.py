@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lrngpt import __version__
 from lrngpt.core.fsio import (
     atomic_write,
     check_output,
@@ -52,9 +53,14 @@ from lrngpt.core.fsio import (
     write_json,
 )
 from lrngpt.core.ownership import (
+    RUN_CHECKPOINTS,
+    RUN_CONFIG,
+    RUN_MARKER,
     describe_dir,
     expect_append,
     held,
+    is_legacy_run,
+    is_run,
     lrn_kind,
     record_existing,
     recorded,
@@ -70,9 +76,9 @@ if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
-MARKER, LOCK = ".lrn-run", ".lrn-lock"
-CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
-INIT, LAST, BEST = "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"
+MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker, config.json and the checkpoints that make a run: is_run)
+CONFIG, TOKENIZER, METRICS, SUMMARY = RUN_CONFIG, "tokenizer.json", "metrics.jsonl", "summary.json"
+(LAST, INIT), BEST = RUN_CHECKPOINTS, "ckpt_best.pt"
 CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
 CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
@@ -127,9 +133,9 @@ class RunDir:
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
-        """True when lrn wrote this directory as a run: its marker, or a run from before the marker
-        (a config.json that lrn reads as a run config beside a checkpoint). A config.json alone is not."""
-        return self.marked() or self.is_legacy_run()
+        """True when lrn wrote this directory as a run (lrngpt.core.ownership.is_run: its marker, or a
+        config.json beside a checkpoint from before the marker). A config.json alone is not."""
+        return is_run(self.path)
 
     def marked(self) -> bool:
         return (self.path / MARKER).is_file()
@@ -144,16 +150,7 @@ class RunDir:
 
     def is_legacy_run(self) -> bool:
         """A run written before runs carried the marker: readable and resumable, never replaced."""
-        p = self.path
-        if self.marked() or not (p / CONFIG).is_file() or not any((p / n).is_file() for n in (LAST, INIT)):
-            return False
-        try:
-            from lrngpt.runconfig.schema import from_dict
-
-            from_dict(read_json_object(p / CONFIG, "run config"))
-            return True
-        except UserError:
-            return False
+        return is_legacy_run(self.path)
 
     def foreign_files(self) -> list[str]:
         """Names in the directory that lrn did not write as this run: every name when the directory
@@ -185,6 +182,7 @@ class RunDir:
 
     def lock(self) -> RunDir:
         """Take the directory for this process (creating it), or raise: someone else writes it."""
+        # here: `lrn --help` loads this module, not that one
         import fcntl
 
         p = self.path
@@ -313,6 +311,7 @@ class RunDir:
 
     def config(self) -> RunConfig:
         """config.json as a checked RunConfig; parsed once per RunDir while the file stays the same."""
+        # torch, numpy: loaded only when this runs
         from lrngpt.runconfig.schema import from_dict
 
         try:
@@ -357,6 +356,7 @@ class RunDir:
         return read_metrics_file(self.path / METRICS)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
+        # torch, numpy: loaded only when this runs
         from lrngpt.store.checkpoint import load_checkpoint
 
         path = self._checkpoint_file(which)
@@ -375,6 +375,7 @@ class RunDir:
         return path
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
+        # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
         from lrngpt.models import build_model
         from lrngpt.store.checkpoint import load_checkpoint
         from lrngpt.tokenizer.bpe import Tokenizer
@@ -429,6 +430,7 @@ class RunDir:
         write_json(self.path / BY_READS, result, recorded(RUN_FILE))
 
     def save_checkpoint(self, payload: dict, which: str = "last") -> None:
+        # torch, numpy: loaded only when this runs
         from lrngpt.store.checkpoint import save_checkpoint
 
         save_checkpoint(payload, self.checkpoint_path(which), _OWN)
@@ -474,7 +476,5 @@ def read_metrics(run_dir: str | Path) -> list[dict]:
 
 
 def _version() -> str:
-    from lrngpt import __version__
-
     return __version__
 

@@ -47,8 +47,6 @@ def check_vocab_size(vocab_size: int) -> None:
 def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
     """lrn's token arrays and bits per byte need a byte-level BPE: every ordinary token spelled in
     GPT-2's byte alphabet (what `tokenizer train` and GPT-2 write)."""
-    from tokenizers import models
-
     if not isinstance(hf.model, models.BPE):  # (no JSON round trip of the whole vocabulary to learn this)
         raise UserError(f"the tokenizer is a {type(hf.model).__name__} model, not a byte-level BPE; lrn needs one "
                         "that `lrn tokenizer train` (or GPT-2) writes")

@@ -17,7 +17,9 @@ before it writes anything, and each point's training then times itself.
 
 from __future__ import annotations
 
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
+from lrngpt.models import GATED_FFNS
 from lrngpt.runconfig.schema import RunConfig
 
 OPTIMISTIC_STEP_S = 1e-4  # no training step is faster (kernel launches, Python, the optimizer)
@@ -30,8 +32,6 @@ def params_at_least(cfg: RunConfig) -> int:
     """A lower bound on the model's parameters, from its config alone (building even a meta-device
     model costs seconds the first time): the tables and the weight matrices of the MLP's layers or
     the GPT's blocks (biases and norms left out)."""
-    from lrngpt.models import GATED_FFNS
-
     m, vocab = cfg.model, cfg.data.vocab_size
     if cfg.model_type == "mlp":
         return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
@@ -52,7 +52,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     """Estimated seconds for `steps` more steps of `cfg` on `device` (auto resolved), or None when the run is short
     enough not to be timed; refuses (UserError) a run estimated past train.max_days. `timed=False`
     (torchrun) refuses on the optimistic bound only."""
-    from lrngpt.device.distributed import resolve_device
+    # here: looked up when called (tests patch it)
     from lrngpt.training.timing import clock, probe
 
     tc = cfg.train

@@ -12,8 +12,10 @@ an estimate: a busy machine, a warm cache or a bigger batch's better use of the 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from lrngpt.runconfig.schema import RunConfig
+if TYPE_CHECKING:  # (the schema loads torch: `lrn sweep --help` reads the budget, which imports this)
+    from lrngpt.runconfig.schema import RunConfig
 
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
@@ -24,8 +26,9 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
     timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
     uses the cores less well and overstates the time per token)."""
-    import torch
+    import torch  # (here: only a probe needs torch and the models)
 
+    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.core.validate import check_memory, training_memory
     from lrngpt.models import build_model, param_breakdown
     from lrngpt.training.optimizer import make_optimizer

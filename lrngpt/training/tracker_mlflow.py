@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import time
 from collections.abc import Iterator
 from urllib.parse import unquote, urlparse
@@ -47,6 +48,7 @@ def _describe(e: BaseException, uri: str) -> str:
 
 def check() -> str:
     """The tracking URI MLflow will use, once what would stop it at its start is ruled out."""
+    # mlflow, numpy, pandas: loaded only when this runs
     import mlflow
 
     uri = mlflow.get_tracking_uri()  # MLFLOW_TRACKING_URI, or MLflow's default (sqlite:///mlflow.db here)
@@ -88,8 +90,6 @@ def _local(path: str, kind: str) -> None:
 
 def _reach(uri: str, parsed) -> None:
     """A tracking server that takes no connection is told at once, not after MLflow's minutes of retries."""
-    import socket
-
     try:
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         socket.create_connection((parsed.hostname or "", port), timeout=_timeout()).close()
@@ -123,6 +123,7 @@ def _quick_answers() -> Iterator[None]:
 
 class MLflowSink:
     def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
+        # mlflow, numpy, pandas: loaded only when this runs
         import mlflow
         from mlflow.tracking import MlflowClient
 

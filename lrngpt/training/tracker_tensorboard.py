@@ -14,6 +14,7 @@ in the middle of that leaves files that the next resume consolidates the same wa
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -35,6 +36,7 @@ def event_files(directory: Path) -> list[Path]:
 
 def held_events(directory: Path) -> list:
     """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
+    # fsspec, numpy, tensorboard: loaded only when this runs
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
 
     events = []
@@ -56,6 +58,7 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
     those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
     event (the hparams summaries) once. Returns how many scalars were added."""
+    # fsspec, numpy, tensorboard: loaded only when this runs
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
@@ -78,7 +81,6 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
                 added += 1
     events = [event_pb2.Event(wall_time=now, file_version="brain.Event:2"), *others.values(),
               *sorted(scalars.values(), key=lambda e: e.step)]  # (sorted is stable: tags keep their order)
-    import io
 
     buf = io.BytesIO()
     writer = RecordWriter(buf)
@@ -107,11 +109,13 @@ class TensorBoardSink:
             probe.unlink()
         if resume_step is not None:
             consolidate(directory, resume_step, rows)
+        # fsspec, numpy, tensorboard: loaded only when this runs
         from torch.utils.tensorboard import SummaryWriter
 
         with writing(directory):
             self.writer = SummaryWriter(log_dir=str(directory))
         if hparams and resume_step is None:
+            # fsspec, numpy, tensorboard: loaded only when this runs
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's

@@ -17,6 +17,7 @@ seconds (lrn's default INIT_TIMEOUT, not W&B's 90).
 from __future__ import annotations
 
 import json
+import netrc
 import os
 import re
 import struct
@@ -24,6 +25,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urlparse
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
@@ -48,6 +50,7 @@ def _first_line(e: BaseException) -> str:
 def settings():
     """W&B's settings as wandb.init reads them (its settings file, then WANDB_* variables), read afresh
     (W&B's own copy is kept for the process), or a UserError naming the variable W&B refuses."""
+    # numpy, wandb: loaded only when this runs
     import wandb
 
     try:
@@ -80,6 +83,7 @@ def check() -> None:
     if s.mode in (*OFFLINE_MODES, "disabled"):
         return
     try:
+        # optional: its absence is said in one line
         from wandb.sdk.lib import wbauth
 
         auth = wbauth.authenticate_session(host=s.base_url, source="lrn", prompt=False, update_session=False)
@@ -94,8 +98,6 @@ def check() -> None:
 
 
 def _netrc_key(base_url: str) -> str | None:
-    import netrc
-    from urllib.parse import urlparse
 
     try:
         found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")
@@ -152,6 +154,7 @@ def logs(run_dir: Path, run_id: str) -> list[Path]:
 
 def history(path: Path) -> Iterator[dict]:
     """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
+    # numpy, wandb: loaded only when this runs
     from wandb.proto import wandb_internal_pb2
 
     for data in records(path):
@@ -171,6 +174,7 @@ def held_steps(run_dir: Path, run_id: str) -> set[int]:
 
 class WandBSink:
     def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
+        # numpy, wandb: loaded only when this runs
         import wandb
 
         run_id = saved.get("id")

@@ -35,6 +35,7 @@ W&B's config, MLflow's params, beside the whole config). W&B reads its usual env
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import json
 import os
@@ -48,6 +49,9 @@ from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import METRICS_CSV as CSV
 from lrngpt.store.rundir import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
+from lrngpt.training import tracker_mlflow, tracker_wandb
+from lrngpt.training.tracker_mlflow import MLflowSink
+from lrngpt.training.tracker_wandb import ID, WandBSink
 
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
@@ -73,8 +77,6 @@ def tags(row: dict) -> dict[str, float]:
 
 
 def _import(name: str):
-    import importlib
-
     module, extra = EXTRA[name]
     try:
         return importlib.import_module(module)
@@ -88,12 +90,8 @@ def check(names: tuple[str, ...]) -> None:
         if n in EXTRA:
             _import(n)
         if n == "wandb":
-            from lrngpt.training import tracker_wandb
-
             tracker_wandb.check()
         elif n == "mlflow":
-            from lrngpt.training import tracker_mlflow
-
             tracker_mlflow.check()
 
 
@@ -101,8 +99,6 @@ def check(names: tuple[str, ...]) -> None:
 
 def read_state(path: Path) -> dict:
     """RUN_DIR/trackers.json, checked: what a hand edit broke is named, and no id can reach a path."""
-    from lrngpt.training.tracker_wandb import ID
-
     if not (path.exists() or path.is_symlink()):
         return {}
     with user_path(path, "tracker state"):
@@ -195,6 +191,7 @@ class Trackers:
         try:
             for n in names:
                 if n == "tensorboard":
+                    # here: only when this branch runs
                     from lrngpt.training.tracker_tensorboard import TensorBoardSink
 
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
@@ -209,8 +206,6 @@ class Trackers:
             raise
 
     def _wandb(self, run_dir: Path, config: dict, hparams: dict, name: str, sent: list):
-        from lrngpt.training.tracker_wandb import ID, WandBSink
-
         if not (self.state.get("wandb") or {}).get("id"):  # the id is kept before W&B makes the run
             given = os.environ.get("WANDB_RUN_ID") or ""
             made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
@@ -225,8 +220,6 @@ class Trackers:
         return sink
 
     def _mlflow(self, params: dict, hparams: dict, name: str, sent: list):
-        from lrngpt.training.tracker_mlflow import MLflowSink
-
         saved = self.state.setdefault("mlflow", {})
         if not saved.get("run_id") and not saved.get("token"):  # finds a run made before a kill kept its id
             saved["token"] = secrets.token_hex(8)

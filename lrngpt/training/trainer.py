@@ -20,26 +20,25 @@ import numpy as np
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.core.validate import INT_LIMIT
+from lrngpt.core.validate import INT_LIMIT, check_memory, training_memory
 from lrngpt.corpora import fetch, load_corpus
-from lrngpt.data.prepared import BatchSampler, PreparedData, prepare
-from lrngpt.data.sizing import sizing
+from lrngpt.data.prepared import PreparedData, data_key, prepare
+from lrngpt.data.sampler import BatchSampler
+from lrngpt.data.sizing import MEMORISING_PASSES, sizing
 from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError
 from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
-from lrngpt.models import build_model
+from lrngpt.models import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.duration import plan_duration
-from lrngpt.training.optimizer import make_optimizer  # noqa: F401 (benchmarks import it from here)
+from lrngpt.training.optimizer import make_optimizer
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
-
-PASSES_WARNING = 2.0  # above this many reads of the training text, a run warns (see _log_plan)
 
 
 class _StopFlag:
@@ -173,8 +172,6 @@ class Trainer:
 
     def _check_same_data(self, ckpt: dict) -> None:
         """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
-        from lrngpt.data.prepared import data_key
-
         saved = self.saved_cfg
         if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
             return
@@ -243,8 +240,6 @@ class Trainer:
 
     def _check_memory(self) -> None:
         """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
-        from lrngpt.core.validate import check_memory, training_memory
-        from lrngpt.models import param_breakdown
 
         tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
         check_memory(training_memory(params, tc.batch_size, tc.seq_len, self.cfg.data.vocab_size), f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
@@ -437,10 +432,10 @@ class Trainer:
                  + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
-        if passes > PASSES_WARNING and self.warn_passes:
+        if passes > MEMORISING_PASSES and self.warn_passes:
             fit = size["one_pass_steps"]
             self.log(f"warning: {passes:.1f} passes over {n_train:,} training tokens; past about "
-                     f"{PASSES_WARNING:.0f} the model memorises its text and val bpb can get worse "
+                     f"{MEMORISING_PASSES:.0f} the model memorises its text and val bpb can get worse "
                      f"(one pass is --set train.steps={fit:,}; the best periodic val bpb is kept in ckpt_best.pt)")
 
     def _evaluated_already(self) -> bool:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from lrngpt.analysis.costs import (
+    bpb_by_width,
     gpt_cost,
     gpt_params,
     head_split,
     leading_terms,
     mlp_cost_table,
     mlp_params,
-    read_sweep_bpb,
     reference_table,
 )
 from lrngpt.errors import UserError
@@ -45,15 +43,9 @@ def test_each_doubling_adds_7168_times_d():
     assert table["rows"][7]["added"] == 1_835_008  # 256 -> 512
 
 
-def _write_summary(path, doc):
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "summary.json").write_text(json.dumps(doc))
-
-
-def test_sweep_adds_bpb_saved_per_million_like_problem_10(tmp_path):
+def test_sweep_adds_bpb_saved_per_million_like_problem_10():
     rows = [{"n_embd": d, "val_bpb": v, "steps": 4000, "seed": 1337, "params": 1} for d, v in CHAPTER_BPB.items()]
-    _write_summary(tmp_path, {"preset": "embed-dim", "rows": rows})
-    table = mlp_cost_table(4096, 6, 512, WIDTHS, read_sweep_bpb(tmp_path))
+    table = mlp_cost_table(4096, 6, 512, WIDTHS, bpb_by_width(rows))
     by_d = {r["n_embd"]: r for r in table["rows"]}
     assert by_d[8]["bpb_saved"] == pytest.approx(0.0852)
     assert by_d[128]["bpb_saved"] == pytest.approx(0.0293)
@@ -63,28 +55,25 @@ def test_sweep_adds_bpb_saved_per_million_like_problem_10(tmp_path):
     assert by_d[4]["bpb_saved"] is None
 
 
-def test_sweep_reader_is_tolerant_of_lists_seeds_and_gaps(tmp_path):
-    _write_summary(tmp_path, [
+def test_bpb_by_width_averages_seeds_and_skips_rows_without_both_numbers():
+    rows = [
         {"n_embd": 64, "val_bpb": 0.9326, "seed": 1337},
         {"n_embd": 64, "val_bpb": 0.9324, "seed": 1},     # seeds of one width are averaged
         {"n_embd": 128, "val_bpb": None},                 # unfinished run
+        {"n_embd": 256, "val_bpb": float("nan")},         # no bytes scored
         {"name": "no width here", "val_bpb": 1.0},
         "not a row",
-    ])
-    assert read_sweep_bpb(tmp_path) == {64: pytest.approx(0.9325)}
-    table = mlp_cost_table(4096, 6, 512, [64, 128], read_sweep_bpb(tmp_path))
+    ]
+    assert bpb_by_width(rows) == {64: pytest.approx(0.9325)}
+    table = mlp_cost_table(4096, 6, 512, [64, 128], bpb_by_width(rows))
     assert table["rows"][1]["val_bpb"] is None and table["rows"][1]["bpb_saved"] is None
 
 
-def test_sweep_without_summary_or_rows_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="summary.json"):
-        read_sweep_bpb(tmp_path)
-    _write_summary(tmp_path, {"rows": [{"width": 64}]})
-    with pytest.raises(UserError, match="n_embd and val_bpb"):
-        read_sweep_bpb(tmp_path)
-    (tmp_path / "summary.json").write_text("{broken")
-    with pytest.raises(UserError, match="JSON"):
-        read_sweep_bpb(tmp_path)
+def test_rows_without_a_width_and_a_bpb_are_a_user_error_naming_where():
+    with pytest.raises(UserError, match=r"^S/summary.json: no rows with both n_embd and val_bpb$"):
+        bpb_by_width([{"width": 64}], "S/summary.json")
+    with pytest.raises(UserError, match="no rows with both"):
+        bpb_by_width([])
 
 
 def test_gpt2_small_tables_match_seed_001():

@@ -25,7 +25,7 @@ from lrngpt.analysis.glitch import (
 from lrngpt.analysis.rare_tokens import as_text, decay_factor, replay_reads, undertrained_tokens
 from lrngpt.analysis.vocab import run_data
 from lrngpt.cli.main import main
-from lrngpt.data.prepared import BatchSampler
+from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
 from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.store.rundir import load_run
@@ -278,3 +278,15 @@ def test_the_report_section_names_the_counts_and_the_first_tokens(gpts, tmp_path
     (tmp_path / "r" / "ckpt_last.pt").unlink()
     (tmp_path / "r" / "ckpt_init.pt").unlink()
     assert "no checkpoint yet" in undertrained_html(tmp_path / "r")
+
+
+# ---- what is a run: lrngpt.core.ownership.is_run ----------------------------------------------------
+
+def test_a_config_json_alone_is_no_run_and_a_run_from_before_the_marker_is_read(whole_split, tmp_path):
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(whole_split / "config.json", alone)  # lrn's model_type (mlp): no Hugging Face directory either
+    with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-run\)"):
+        undertrained_tokens(alone, log=quiet)
+    old = shutil.copytree(whole_split, tmp_path / "old", ignore=shutil.ignore_patterns(".lrn-*"))
+    assert undertrained_tokens(old, log=quiet)["tokens"] == undertrained_tokens(whole_split, log=quiet)["tokens"]

@@ -7,6 +7,7 @@ import json
 
 from lrngpt.api import machine as doctor_mod
 from lrngpt.cli.main import main
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 
 
 def test_doctor_json_has_every_field_and_exits_0_without_a_gpu(capsys, monkeypatch, tmp_path):
@@ -29,6 +30,8 @@ def test_doctor_json_has_every_field_and_exits_0_without_a_gpu(capsys, monkeypat
     f = r["full_scale"]
     assert f["points"] == 8 and f["est_seconds"] > 0 and f["device"] == r["default_device"]
     assert f["disk_bytes"] == sum(f["disk"].values()) and f["disk"]["download"] == 2_227_753_162 + 22_502_601
+    # uint16 ids at the bytes per token measured on the stories (the value a budget sizes stories:SIZE with)
+    assert f["disk"]["token_arrays"] == int(f["disk"]["download"] / STORIES_BYTES_PER_TOKEN) * 2
     assert not (tmp_path / "not-yet").exists()  # it downloads and writes nothing
 
 

@@ -158,3 +158,18 @@ def test_a_server_that_streams_without_end_is_read_only_to_the_pinned_size(serve
     assert server.sent["/f.bin"] < 64 * 2**20  # we stopped reading; the server gave up long before its 1 GiB
     server.endless.clear()
     assert fetch(server, dest) == dest and dest.read_bytes() == BODY  # a sane server afterwards: fetched afresh
+
+
+def test_one_check_of_a_pinned_file_for_downloads_and_hub_files(tmp_path):
+    import hashlib
+
+    from lrngpt.corpora.download import pinned_problem
+
+    f = tmp_path / "corpus.txt"
+    f.write_bytes(b"once upon a time")
+    digest = hashlib.sha256(b"once upon a time").hexdigest()
+    assert pinned_problem(f, 16, digest.upper()) is None and pinned_problem(f, None, None) is None
+    assert pinned_problem(f, 17, digest) == "size 16 bytes, expected 17"
+    assert pinned_problem(f, 16, "0" * 64) == f"sha256 {digest}, expected {'0' * 64}"
+    seen = []  # a Hub file's digest comes from the stat cache: the check takes it as given
+    assert pinned_problem(f, 16, "ab", digest=lambda p: seen.append(p) or "ab") is None and seen == [f]

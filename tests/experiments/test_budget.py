@@ -13,6 +13,7 @@ import re
 import pytest
 
 from lrngpt.cli.main import main
+from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
@@ -61,7 +62,7 @@ def test_three_minutes_keep_the_chapters_model_fit_the_budget_and_read_under_a_q
     steps, batch = b.sets["train.steps"], b.sets["train.batch_size"]
     assert all(p.steps == steps for p in points) and steps >= B.GOOD_STEPS
     mb = int(re.fullmatch(r"stories:(\d+)MB", b.sets["data.corpus"])[1])
-    train_tokens = mb * 1e6 * 0.95 / B.BYTES_PER_TOKEN
+    train_tokens = mb * 1e6 * 0.95 / STORIES_BYTES_PER_TOKEN
     assert b.passes == pytest.approx(steps * batch * 256 / train_tokens, rel=0.01) and b.passes <= B.PASSES_TARGET
     assert any(f"{steps:,} steps per run instead of the chapter's 4,000" in g for g in b.gives_up)
     assert any("batch 16 x 256 instead of 64 x 256" in g for g in b.gives_up)
@@ -122,9 +123,9 @@ def run_cli(*argv):
 
 
 def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
 
-    monkeypatch.setattr(estimate, "probe", probe_at(2e-6))
+    monkeypatch.setattr(run_timing, "probe", probe_at(2e-6))
     out = tmp_path / "width"
     code, text, _ = run_cli("sweep", "embed-dim", "--minutes", "3", "--out", str(out), "--dry-run")
     assert code == 0, text
@@ -141,7 +142,7 @@ def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path)
 
 
 def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(monkeypatch, tmp_path):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
     from lrngpt.experiments.runner import write_definition
 
     b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
@@ -154,7 +155,7 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
     def no_probe(*args, **kwargs):
         raise AssertionError("a stored plan is not planned again")
 
-    monkeypatch.setattr(estimate, "probe", no_probe)
+    monkeypatch.setattr(run_timing, "probe", no_probe)
     for argv in ((), ("--minutes", "3")):
         code, doc, err = run_cli("sweep", "embed-dim", *argv, "--out", str(out), "--dry-run", "--json")
         assert code == 0, err

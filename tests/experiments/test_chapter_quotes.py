@@ -124,8 +124,8 @@ def test_the_warmup_and_weight_decay_are_described_as_the_code_does_them():
 
     from lrngpt.runconfig.help import KEY_HELP
     from lrngpt.runconfig.schema import load_config
+    from lrngpt.training.optimizer import make_optimizer
     from lrngpt.training.schedule import lr_at
-    from lrngpt.training.trainer import make_optimizer
 
     tc = load_config("mlp-chapter").train
     assert lr_at(0, tc) == pytest.approx(tc.lr / tc.warmup_steps) and tc.warmup_steps == 100
@@ -145,3 +145,23 @@ def test_the_docs_quote_the_chapters_findings_in_its_words():
     english = {en for _, en in chapter.QUOTES.values()}
     found = [" ".join(q.split()) for q in quoted(words)]
     assert len(found) == 9 and set(found) <= english, set(found) - english
+
+
+# ---- the chapter's numbers, once: every sentence and table that restates them builds on chapter.py ----
+
+def test_the_reading_premise_is_built_from_the_chapters_tokens_and_said_by_dry_run_and_budget(monkeypatch):
+    from types import SimpleNamespace
+
+    from lrngpt.data.sizing import REREAD_PASSES
+    from lrngpt.experiments import budget, thresholds
+    from lrngpt.experiments.dry_run import passes_warning
+
+    assert chapter.PREMISE.endswith(f"(it reads {chapter.READ / 1e6:.1f}M of its "
+                                    f"{chapter.TRAIN_TOKENS / 1e6:.0f}M training tokens)")
+    assert "(it reads 65.5M of its 550M training tokens)" in chapter.PREMISE  # 4,000 x 64 x 256 of 550M
+    study = SimpleNamespace(width_study=True, repeats_on_purpose=False)
+    assert passes_warning(study, [0.5, REREAD_PASSES]) is None  # once through: no warning
+    assert chapter.PREMISE in passes_warning(study, [0.5, REREAD_PASSES + 0.1])
+    assert budget.CHAPTER == {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ,
+                              "train_tokens": chapter.TRAIN_TOKENS, "passes": 0.12}
+    assert thresholds.OWN_TEXT_PASSES == REREAD_PASSES == 1.0

@@ -121,7 +121,9 @@ def test_figure_pngs_draws_several_sweeps_into_pngs():
 
 
 def test_a_width_study_draws_the_chapters_val_bpb_as_a_labelled_reference_curve():
-    from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB
+    from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
+    from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
+    from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
 
     study = {**_full(FULL), "preset": "embed-dim", "out": "/nonexistent"}
     fig, data = plot_val_by_width([study])
@@ -145,8 +147,16 @@ def test_a_width_study_draws_the_chapters_val_bpb_as_a_labelled_reference_curve(
 
 
 def test_a_sweep_that_is_not_a_width_study_has_no_chapter_curve():
-    from lrngpt.experiments.findings import CHAPTER_LABEL
+    from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 
     fig, data = plot_val_by_width([{**_full(FULL), "preset": None, "axes": {"train.lr": [0.01, 0.02]}}])
     assert data["chapter"] is None
     assert CHAPTER_LABEL not in [line.get_label() for line in fig.axes[0].get_lines()]
+
+
+def test_the_figures_go_into_the_folder_sweepdir_names(tmp_path, monkeypatch):
+    from lrngpt.experiments.sweepdir import SweepDir
+
+    monkeypatch.setattr(SweepDir, "figures_dir", property(lambda self: self.path / "plots"))
+    paths = write_figures(tmp_path, _doc([_row(16, 1.0, None), _row(32, 0.95, None)], scale="tiny"))
+    assert [p.parent for p in paths] == [tmp_path / "plots"] and not (tmp_path / "figures").exists()

@@ -8,24 +8,14 @@ import math
 
 import pytest
 
-from lrngpt.experiments.findings import (
-    CANNOT_TELL,
-    CHAPTER_PASSES,
-    CHAPTER_SMALL_TRAIN,
-    CHAPTER_SMALL_VAL,
-    CHAPTER_VAL_BPB,
-    DOES_NOT_SHOW,
-    FEW_PASSES,
-    MANY_PASSES,
-    NOISE_FLOOR,
-    NOISE_WITHOUT_SEEDS,
-    SHOWS,
-    Z,
-    finding_lines,
-    is_width_study,
-    judge,
-    read_shares,
-)
+from lrngpt.experiments.chapter import PASSES as CHAPTER_PASSES
+from lrngpt.experiments.chapter import SMALL_TRAIN as CHAPTER_SMALL_TRAIN
+from lrngpt.experiments.chapter import SMALL_VAL as CHAPTER_SMALL_VAL
+from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
+from lrngpt.experiments.chapter import read_shares
+from lrngpt.experiments.findings import finding_lines, is_width_study, judge
+from lrngpt.experiments.judges import CANNOT_TELL, DOES_NOT_SHOW, SHOWS
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z
 
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 

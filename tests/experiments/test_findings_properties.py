@@ -15,7 +15,8 @@ import random
 
 import pytest
 
-from lrngpt.experiments.findings import CANNOT_TELL, DOES_NOT_SHOW, SHOWS, judge
+from lrngpt.experiments.findings import judge
+from lrngpt.experiments.judges import CANNOT_TELL, DOES_NOT_SHOW, SHOWS
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]

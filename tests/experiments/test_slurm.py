@@ -28,7 +28,7 @@ def dry_run(monkeypatch, env: dict, *argv: str) -> tuple[int, dict | None, str]:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     # the dry run times 3 steps of every full-scale model; the shard tests need only its point list
-    monkeypatch.setattr("lrngpt.experiments.estimate.probe",
+    monkeypatch.setattr("lrngpt.training.timing.probe",
                         lambda cfg, device: {"train_s_per_token": 1e-4, "eval_s_per_token": 3e-5})
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -166,10 +166,10 @@ def test_table_numbers_equal_evaluate_run_of_each_run_dir(tiny_sweep):
 
 
 def test_summary_json_is_what_cost_mlp_reads(tiny_sweep):
-    from lrngpt.analysis.costs import read_sweep_bpb
+    from lrngpt.analysis.costs import bpb_by_width
 
     out, doc = tiny_sweep
-    assert read_sweep_bpb(out) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
+    assert bpb_by_width(SweepDir(out).summary_rows()) == {r["n_embd"]: pytest.approx(r["val_bpb"]) for r in doc["rows"]}
 
 
 def test_a_width_sweep_judges_the_chapters_findings_in_json_and_in_its_closing_lines(tiny_sweep):
@@ -399,7 +399,7 @@ def test_the_cli_says_in_one_line_which_scale_it_chose(monkeypatch, tmp_path):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr("lrngpt.experiments.estimate.probe", lambda cfg, device: {"train_s_per_token": 1e-4,
+    monkeypatch.setattr("lrngpt.training.timing.probe", lambda cfg, device: {"train_s_per_token": 1e-4,
                                                                                   "eval_s_per_token": 3e-5})
     code, stdout, stderr = run_cli("sweep", "embed-dim", "--axis", "model.n_embd=8", "--out", str(tmp_path / "x"),
                                    "--dry-run", "--json")
@@ -419,7 +419,7 @@ def test_full_scale_on_a_cpu_only_machine_is_refused_with_the_estimate_unless_th
         probed.append(cfg.model.n_embd)
         return {"train_s_per_token": 1e-4, "eval_s_per_token": 3e-5}
 
-    monkeypatch.setattr("lrngpt.experiments.estimate.probe", probe)
+    monkeypatch.setattr("lrngpt.training.timing.probe", probe)
     # a corpus that needs no download, so the machine check is what stops it (offline, missing
     # TinyStories files stop it first: tests/cli/test_scale_full.py)
     code, out, err = run_cli("sweep", "embed-dim", "--scale", "full", "--set", "data.corpus=stories:300KB",

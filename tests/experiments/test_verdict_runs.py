@@ -15,8 +15,9 @@ import shutil
 import pytest
 
 from lrngpt.cli.main import build_parser, main
-from lrngpt.experiments.findings import DOES_NOT_SHOW, judge
+from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.judges import DOES_NOT_SHOW
 from lrngpt.experiments.runner import run_sweep
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir, same_sweep
@@ -96,7 +97,7 @@ def test_by_reads_measured_by_lrn_eval_change_an_older_sweeps_reason(tail_sweeps
 
 @pytest.mark.slow  # prepares a million tokens and trains two budgeted runs: the done-when of issue 29
 def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_records_its_time(tmp_path, monkeypatch):
-    import lrngpt.experiments.estimate as estimate
+    import lrngpt.training.timing as run_timing
 
     rng = random.Random(1)
     text = tmp_path / "million.txt"
@@ -107,7 +108,7 @@ def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_recor
         return {"train_s_per_token": 5e-4, "eval_s_per_token": 1e-5, "probe_batch": cfg.train.batch_size,
                 "probe_steps": steps}
 
-    monkeypatch.setattr(estimate, "probe", probe)
+    monkeypatch.setattr(run_timing, "probe", probe)
     out = tmp_path / "width"
     argv = ["sweep", "embed-dim", "--minutes", "8", "--set", f"data.corpus=text:{text}", "--set",
             "data.vocab_size=300", "--set", "data.tokenizer_bytes=300000", "--set", "model.n_hidden=32",
