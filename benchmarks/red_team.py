@@ -191,6 +191,9 @@ def _limit_memory():  # a hostile case may not take the shared machine's memory 
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
+LIVE: set[int] = set()  # process groups of the cases running now: killed when the pass is stopped
+
+
 def run_case(case, index: int, root: Path, fixtures: dict[str, Path], options: set[str]) -> dict:
     t = root / "cases" / f"{index:04d}"
     t.mkdir(parents=True)
@@ -215,6 +218,7 @@ def run_case(case, index: int, root: Path, fixtures: dict[str, Path], options: s
     child = subprocess.Popen(argv, cwd=t / case.cwd.removeprefix("t/") if case.cwd else t, env=child_env(root, t, case.env),
                              stdin=subprocess.PIPE if case.stdin is not None else subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory)
+    LIVE.add(child.pid)
     hung = False
     try:
         out, err = child.communicate(input=case.stdin, timeout=case.timeout)
@@ -229,6 +233,7 @@ def run_case(case, index: int, root: Path, fixtures: dict[str, Path], options: s
     seconds = time.monotonic() - start
     with _suppress():
         os.killpg(child.pid, signal.SIGKILL)  # whatever it left running (a tracker's service)
+    LIVE.discard(child.pid)
     stderr = err.decode("utf-8", "replace")
     lines = [line for line in stderr.splitlines() if line.strip()]
     lost = [p for p, h in ctx.watched.items() if sha256(Path(p)) != h]
@@ -297,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (its path is printed)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
     all_cases = cases_mod.build_cases(args.timeout)
     ids = [f"{c.command}: {c.id}" for c in all_cases]
@@ -341,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.time() - started
     finally:
         stop.set()
+        for pid in list(LIVE):
+            with _suppress():
+                os.killpg(pid, signal.SIGKILL)
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     recs = [r for r in records if r is not None]

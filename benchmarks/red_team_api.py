@@ -136,9 +136,9 @@ def cases() -> list[Case]:
         quick = label in ("theory_jl", "cost_gpt", "table")
         out.append(Case(f"valid: {label}", f"api {label}", code=prefix + _call(target, valid, positional),
                         expect="ok", quick=label == "theory_jl"))
-        for p in sig.parameters.values():
-            if p.name == "self" or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                continue
+        params = [p for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
+                                                                                              p.VAR_POSITIONAL)]
+        for p in pick(params, 2, label):  # two of its parameters, one hostile value each
             for value in pick(hostile(p.name, str(p.annotation)), 1, f"{label} {p.name}"):
                 kwargs = {**valid, p.name: value}
                 out.append(Case(f"{p.name}={value}", f"api {label}", code=prefix + _call(target, kwargs, positional),

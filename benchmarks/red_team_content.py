@@ -147,7 +147,7 @@ def cases() -> list[Case]:
     for label, raw in RAW_SETS.items():
         out.append(Case(f"--set {label}", "config show", ["config", "show", "mlp-tiny", "--set", raw], "exit2"))
     for label, (spec, prepare, expect, says) in CORPORA.items():
-        for cmd, argv in pick(list(CORPUS_ARGV.items()), 2, label):
+        for cmd, argv in pick(list(CORPUS_ARGV.items()), 2 if label.startswith("text") else 1, label):
             out.append(Case(f"corpus {label}", cmd, [spec if w == "SPEC" else w for w in argv], expect, prepare,
                             says=says))
     for label, (logger, env, prepare, expect) in TRACKERS.items():

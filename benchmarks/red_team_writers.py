@@ -161,7 +161,7 @@ def cases() -> list[Case]:
                    ("a name with a newline", "{t}/my\nout" + (".html" if cmd in ("report", "embed explore") else
                                                              ".png" if cmd == "lesson superposition" else ""),
                     None, "ok")]
-        for label, path, prep, expect in pick(hostile, 3, cmd):
+        for label, path, prep, expect in pick(hostile, 2, cmd):
             if label == "a name with a newline" and cmd in ("demo", "sweep", "lesson superposition"):
                 continue  # the slow ones: an ordinary success
             out.append(Case(f"--out {label}", cmd, _with(argv, path), expect, prep,

@@ -2150,3 +2150,36 @@ def test_the_api_plans_minutes_as_lrn_sweep_does_and_refuses_a_bad_budget(tmp_pa
     with pytest.raises(lrngpt.UserError, match="--minutes plans a study"):
         lrngpt.sweep(str(tmp_path / "file.json"), minutes=3, out=tmp_path / "w")
     assert not (tmp_path / "w").exists()
+
+
+# ---- red team (issue 30) ----------------------------------------------------------------------------------
+# Each case below is one that `python benchmarks/red_team.py` found: before its fix, an exit 1, a traceback,
+# a hang or data loss; now a one-line refusal.
+
+RED_TEAM_API = {  # call -> what its one line says
+    "cost_gpt(context=10**10000)": (lambda lrngpt: lrngpt.cost_gpt(300, 10**10000), "context: an integer of 10,001 digits"),
+    "cost_mlp(widths=[10**200])": (lambda lrngpt: lrngpt.cost_mlp(widths=[10**200]), "widths: an integer of 201 digits"),
+    "theory_jl(n=10**400)": (lambda lrngpt: lrngpt.theory_jl(10**400, 0.5), "n: an integer of 401 digits"),
+    "lesson_lookup(seed=10**5000)": (lambda lrngpt: lrngpt.lesson_lookup(seed=10**5000), "seed: an integer of 5,001"),
+}
+
+
+@pytest.mark.parametrize("case", RED_TEAM_API)
+def test_red_team_an_api_integer_past_100_digits_is_one_user_error(case):
+    import lrngpt
+
+    call, needle = RED_TEAM_API[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        call(lrngpt)
+    assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("command", [["report"], ["embed", "explore"]])
+def test_red_team_a_page_of_a_run_whose_name_is_not_utf8_is_written(command, mlp_run, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run-\udcff"  # the name's byte 0xff, as Python holds a file name that is not UTF-8
+    shutil.copytree(mlp_run, run)
+    code, _, err = lrn(capsys, "-q", *command, run, "--out", tmp_path / "page.html")
+    assert code == 0 and "Traceback" not in err, err
+    assert "run-\\udcff" in (tmp_path / "page.html").read_text(encoding="utf-8")

@@ -110,7 +110,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
-    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
+    logging.debug(f"report: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 
