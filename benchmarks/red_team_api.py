@@ -7,10 +7,11 @@ from __future__ import annotations
 import inspect
 import os
 
-from red_team_cases import Case, pick
+from red_team_cases import WORDS, Case, pick
 
 SETS = "{'data.corpus': {corpus}, 'data.vocab_size': 300, 'train.steps': 2, 'train.eval_tokens': 300, " \
        "'train.train_eval_tokens': 300, 'train.device': 'cpu'}"
+CATS = repr({"a": WORDS[:16], "b": WORDS[16:32]})  # enough single tokens of a 300-token BPE for a purity
 # a valid call of each: the keyword arguments as Python source ({t} and fixtures are replaced by their paths)
 CALLS = {
     "config": {"name_or_path": "'mlp-tiny'"},
@@ -28,7 +29,7 @@ CALLS = {
     "embed_explore": {"sources": "{mlp}", "out": "{t} + '/x.html'"},
     "embed_export": {"run": "{mlp}", "out": "{t} + '/e'"},
     "embed_neighbors": {"run": "{mlp}", "tokens": "[' Lily']"},
-    "embed_purity": {"run": "{mlp}", "categories": "{'names': [' Lily', ' Tom', ' Mia']}"},
+    "embed_purity": {"run": "{mlp}", "categories": CATS},
     "export_hf": {"run": "{gpt}", "out": "{t} + '/hf'"},
     "import_gpt2": {"hf_dir": "{export}", "out": "{t} + '/imp'"},
     "lesson_lookup": {},
@@ -63,7 +64,7 @@ METHODS = {  # (the object, its valid call)
     "Run.explore": ("lrngpt.load({mlp})", {"out": "{t} + '/x.html'"}),
     "Run.export_hf": ("lrngpt.load({gpt})", {"out": "{t} + '/hf'"}), "Run.figure": ("lrngpt.load({mlp})", {}),
     "Run.neighbors": ("lrngpt.load({mlp})", {"token": "' Lily'"}),
-    "Run.purity": ("lrngpt.load({mlp})", {"categories": "{'names': [' Lily', ' Tom']}"}),
+    "Run.purity": ("lrngpt.load({mlp})", {"categories": CATS}),
     "Run.report": ("lrngpt.load({mlp})", {"out": "{t} + '/r.html'"}),
     "Run.sample": ("lrngpt.load({mlp})", {"prompt": "'Lily'", "max_new_tokens": "5"}),
     "Run.samples": ("lrngpt.load({mlp})", {"prompt": "'Lily'", "max_new_tokens": "5"}),

@@ -8,6 +8,7 @@ of the small corpus; a fixture name ({mlp}, {gpt}, {export}, {sweep}, {tok}, {pr
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import zlib
 import random
@@ -210,8 +211,8 @@ RUN_READERS = {
 }
 
 
-def cats(ctx):
-    (ctx.t / "cats.json").write_text('{"names": ["Lily", "Tom", "Mia"], "colours": ["red", "blue", "green"]}')
+def cats(ctx):  # two halves of the corpus's words: enough of them are single tokens of a 300-token BPE
+    (ctx.t / "cats.json").write_text(json.dumps({"a": WORDS[:16], "b": WORDS[16:32]}))
 
 
 # (label, prepare -> a path string, expect, says): a FILE argument (a config, a categories file, a sweep file)

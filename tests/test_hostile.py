@@ -2183,3 +2183,15 @@ def test_red_team_a_page_of_a_run_whose_name_is_not_utf8_is_written(command, mlp
     code, _, err = lrn(capsys, "-q", *command, run, "--out", tmp_path / "page.html")
     assert code == 0 and "Traceback" not in err, err
     assert "run-\\udcff" in (tmp_path / "page.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["train", "--config", "mlp-tiny", "--corpus=", "--out", "{t}/run"], "data.corpus is empty"),
+    (["train", "--config", "mlp-tiny", "--device=", "--out", "{t}/run"], "train.device must be"),
+    (["sweep", "embed-dim", "--scale", "tiny", "--corpus=", "--out", "{t}/sw", "--dry-run"], "data.corpus is empty"),
+    (["eval", "{run}", "--corpus="], "data.corpus is empty"),
+], ids=["train --corpus=", "train --device=", "sweep --corpus=", "eval --corpus="])
+def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(argv, needle, mlp_run, tmp_path,
+                                                                               capsys):
+    # `--corpus "$CORPUS"` with CORPUS unset: it trained on the config's corpus without a word
+    refused(capsys, tmp_path, [a.format(t=tmp_path, run=mlp_run) for a in argv], needle)
