@@ -2190,7 +2190,8 @@ def test_red_team_a_page_of_a_run_whose_name_is_not_utf8_is_written(command, mlp
     (["train", "--config", "mlp-tiny", "--device=", "--out", "{t}/run"], "train.device must be"),
     (["sweep", "embed-dim", "--scale", "tiny", "--corpus=", "--out", "{t}/sw", "--dry-run"], "data.corpus is empty"),
     (["eval", "{run}", "--corpus="], "data.corpus is empty"),
-], ids=["train --corpus=", "train --device=", "sweep --corpus=", "eval --corpus="])
+    (["report", "{run}", "--out="], "is a directory; give a file name with --out"),
+], ids=["train --corpus=", "train --device=", "sweep --corpus=", "eval --corpus=", "report --out="])
 def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(argv, needle, mlp_run, tmp_path,
                                                                                capsys):
     # `--corpus "$CORPUS"` with CORPUS unset: it trained on the config's corpus without a word

@@ -94,7 +94,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                         "report a run directory on its own")
     if checkpoint is not None and checkpoint not in CHECKPOINTS:
         raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
-    out = Path(out) if out else default_out(dirs)
+    out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
     check_file_target(out, force, "report", replace_own=True, example="report.html",
