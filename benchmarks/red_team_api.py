@@ -37,7 +37,7 @@ CALLS = {
     "lesson_renumber": {"run": "{mlp}", "max_tokens": "300"},
     "lesson_softmax_bottleneck": {"run": "{mlp}"},
     "lesson_superposition": {"features": "5", "dims": "2", "sparsity": "[0.5]", "steps": "10"},
-    "lesson_superposition_figure": {"result": "{}"},
+    "lesson_superposition_figure": {"result": "lrngpt.lesson_superposition(features=5, dims=2, sparsity=[0.5], steps=10)"},
     "lesson_tying": {},
     "load": {"path": "{mlp}"},
     "load_sweep": {"path": "{sweep}"},
@@ -88,7 +88,7 @@ def hostile(name: str, annotation: str) -> list[str]:
     if name == "categories":
         return ["{'a': 5}", "'/dev/zero'"]
     if name == "result":
-        return ["{'x': 1}", "None"]
+        return ["{'x': 1}", "{'features': 5, 'dims': 2, 'sparsities': [{}]}"]
     if name == "rows":
         return ["[5]", "'abc'"]
     if any(k in a for k in ("Path", "Run", "HasPath", "Sweep")) or name in ("tokenizer", "hf_dir", "out", "what"):
@@ -134,7 +134,7 @@ def cases() -> list[Case]:
         sig = inspect.signature(fn.__init__ if isinstance(fn, type) else fn)
         positional = tuple(p.name for p in sig.parameters.values() if p.kind is p.POSITIONAL_ONLY)
         prefix = f"obj = {obj}\n" if obj else ""
-        quick = label in ("theory_jl", "cost_gpt", "table")
+        quick = label in ("cost_gpt", "table")
         out.append(Case(f"valid: {label}", f"api {label}", code=prefix + _call(target, valid, positional),
                         expect="ok", quick=label == "theory_jl"))
         params = [p for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
@@ -147,6 +147,7 @@ def cases() -> list[Case]:
                                 quick=quick and value in ("10**10000", "float('nan')", "[5]")))
     # values a notebook gets wrong that no annotation tells
     for label, code in {
+        "cost_gpt(300, 10**10000)": "lrngpt.cost_gpt(300, 10**10000)",
         "config(**{'train.steps': 10**10000})": "lrngpt.config('mlp-tiny', **{'train.steps': 10**10000})",
         "config(**{'train.lr': float('nan')})": "lrngpt.config('mlp-tiny', **{'train.lr': float('nan')})",
         "config(**{'model.n_embd': 2**40})": "lrngpt.config('mlp-tiny', **{'model.n_embd': 2**40})",
@@ -164,7 +165,7 @@ def cases() -> list[Case]:
                                     "on_metric=lambda *a, **k: 1 / 0)",
     }.items():
         expect = "ok|exit2" if "raising" not in label else "ok|exit2|traceback"
-        out.append(Case(label, "api (values)", code=code, expect=expect))
+        out.append(Case(label, "api (values)", code=code, expect=expect, quick=label.startswith("cost_gpt")))
     if missing:
         out.append(Case("every public API function has a valid call in the table", "api (coverage)",
                         code=f"raise SystemExit('no valid call for: {', '.join(missing)}')", expect="ok"))

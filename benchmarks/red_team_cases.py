@@ -366,7 +366,8 @@ def option_cases() -> list[Case]:
             for v, expect in pick(values, 2 if tname in TYPE_VALUES else 1, f"{cmd} {opt}"):
                 shown = v if len(v) < 20 else f"{v[:6]}...({len(v)} chars)"
                 out.append(Case(f"{opt} {shown!r}", cmd, _with_option(base, opt, v), expect, prep,
-                                quick=v == BIG and cmd in ("theory jl", "cost gpt", "lesson lookup")))
+                                quick=v == BIG and f"{cmd} {opt}" in ("theory jl --n", "cost gpt --vocab",
+                                                                        "lesson lookup --batch")))
     return out
 
 

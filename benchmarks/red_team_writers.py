@@ -71,7 +71,7 @@ EDITED = [
      _edit("explore", "explore.html"), "exit2", ()),
     ("an edited meta.json, --force", "data prepare", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280",
                                                       "--out", "{prep}", "--force"], _edit("prep", "meta.json", " "),
-     "exit2", ()),
+     "ok|exit2", ()),  # (the same data: nothing to write, the edit kept)
     ("an edited meta.json", "data prepare", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280",
                                              "--out", "{prep}"], _edit("prep", "meta.json", " "), "ok|exit2", ()),
     ("an edited meta.json, another vocabulary, --force", "data prepare",
@@ -103,7 +103,8 @@ EDITED = [
                                                      *TINY, "--out", "{mlp}", "--force"],
      _edit("mlp", "config.json", " "), "exit2", ()),
     ("notes.txt in a run, --force", "train", ["train", "--config", "mlp-tiny", "--set", "data.corpus={corpus}", *TINY,
-                                              "--out", "{mlp}", "--force"], _add("mlp", "notes.txt"), "exit2", ()),
+                                              "--out", "{mlp}", "--force"], _add("mlp", "notes.txt"), "ok|exit2",
+     ()),  # (--force replaces the run's own files: notes.txt is kept)
     ("notes.txt in a run, --resume --extend", "train", ["train", "--out", "{mlp}", "--resume", "--extend",
                                                         "--steps", "3"], _add("mlp", "notes.txt"), "ok|exit2", ()),
     ("notes.txt in a GPT run, export over it", "export", ["export", "{gpt}", "--out", "{gpt}", "--force"],

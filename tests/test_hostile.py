@@ -2161,6 +2161,11 @@ RED_TEAM_API = {  # call -> what its one line says
     "cost_mlp(widths=[10**200])": (lambda lrngpt: lrngpt.cost_mlp(widths=[10**200]), "widths: an integer of 201 digits"),
     "theory_jl(n=10**400)": (lambda lrngpt: lrngpt.theory_jl(10**400, 0.5), "n: an integer of 401 digits"),
     "lesson_lookup(seed=10**5000)": (lambda lrngpt: lrngpt.lesson_lookup(seed=10**5000), "seed: an integer of 5,001"),
+    "lesson_superposition_figure({})": (lambda lrngpt: lrngpt.lesson_superposition_figure({}),
+                                        "result must be what lrngpt.lesson_superposition() returns"),
+    "lesson_superposition_figure(rows of nothing)": (
+        lambda lrngpt: lrngpt.lesson_superposition_figure({"features": 5, "dims": 2, "sparsities": [{}]}),
+        "a row per sparsity"),
 }
 
 
