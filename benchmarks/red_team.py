@@ -301,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds before a case is a hang (default 60)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (its path is printed)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--rerun", type=Path, metavar="JSON",
+                    help="only the cases an earlier --out record has out of their class or with advice off")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
@@ -311,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"duplicate case ids: {dup[:5]}")
     chosen = [c for c in all_cases if (c.quick or not args.quick)
               and (args.only in c.command or args.only in c.id)]
+    if args.rerun:
+        old = json.loads(args.rerun.read_text())["records"]
+        again = {(r["command"], r["id"]) for r in old if not r.get("expected") or r.get("advice")}
+        chosen = [c for c in chosen if (c.command, c.id) in again]
     if args.list:
         for c in chosen:
             print(f"{c.command:24} {c.expect:10} {c.id}")

