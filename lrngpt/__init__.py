@@ -11,7 +11,8 @@ Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table
 `lrn` command has its function: config_list/show/keys, data_stories/prepare, tokenizer_train/encode/
 decode/show, embed_neighbors/axes/purity/export/explore, export_hf, import_gpt2, demo, doctor; the
 lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
-under-trained tokens of a run or an imported model: undertrained.
+under-trained tokens of a run or an imported model: undertrained; width against depth: width_from_depth,
+width_depth_finding.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 
@@ -37,7 +38,8 @@ __all__ = [
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
     "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
     "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "tokenizer_decode",
-    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "write_report",
+    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
+    "width_from_depth", "write_report",
 ]
 if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
@@ -83,6 +85,8 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
         tokenizer_train,
         train,
         undertrained,
+        width_depth_finding,
+        width_from_depth,
         write_report,
     )
     from lrngpt.errors import UserError

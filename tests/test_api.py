@@ -207,7 +207,7 @@ def test_sweep_through_the_api_table_figure_and_html(api_sweep):
     assert f"lowest val bpb <b>{best['val_bpb']:.4f} at d = {best['n_embd']}</b>" in html
     assert "data:image/png;base64," in html and f"{records[0]['val_bpb']:.4f}" in html
     assert sw.figure().axes and sw.figure("val_bpb_by_step") is not None
-    with pytest.raises(lrngpt.UserError, match="name must be one of .val_bpb_by_width., .train_vs_val., .val_bpb_by_step."):
+    with pytest.raises(lrngpt.UserError, match="name must be one of .val_bpb_by_width., .train_vs_val., .val_bpb_by_shape., .val_bpb_by_step."):
         sw.figure("nope")
     assert sw.run(8).summary["val_bpb"] == records[1]["val_bpb"]
     again = lrngpt.load_sweep(sw.path)
@@ -226,7 +226,7 @@ def test_lessons_theory_and_costs_are_plain_data():
     import math
 
     assert results[4] == pytest.approx(24 * math.log(4096) / (3 * 0.25 - 2 * 0.125))
-    assert [r["model"] for r in results[7]][:2] == ["GPT-2 small", "BERT-base"]
+    assert [r["model"] for r in results[7]][:2] == ["GPT-2 small", "GPT-2 medium"]
     assert results[8]["params"]["token_embedding"] == 50257 * 768
 
 

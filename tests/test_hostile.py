@@ -2152,6 +2152,83 @@ def test_the_api_plans_minutes_as_lrn_sweep_does_and_refuses_a_bad_budget(tmp_pa
     assert not (tmp_path / "w").exists()
 
 
+# ---- width against depth: model.aspect_ratio, model.head_dim, the width-depth study's shapes ----------------
+
+ASPECT_CASES = {
+    "aspect_ratio 0": (["--set", "model.aspect_ratio=0"], ["model.aspect_ratio must be at least 1"]),
+    "aspect_ratio -64": (["--set", "model.aspect_ratio=-64"], ["model.aspect_ratio must be at least 1"]),
+    "aspect_ratio 64.5": (["--set", "model.aspect_ratio=64.5"], ["model.aspect_ratio must be an integer"]),
+    "aspect_ratio wide": (["--set", "model.aspect_ratio=wide"], ["model.aspect_ratio must be an integer"]),
+    "aspect_ratio true": (["--set", "model.aspect_ratio=true"], ["model.aspect_ratio must be an integer"]),
+    "aspect_ratio huge": (["--set", "model.aspect_ratio=100000000"], ["model.aspect_ratio", "above the limit"]),
+    "aspect_ratio with n_embd": (["--set", "model.aspect_ratio=64", "--set", "model.n_embd=512"],
+                                 ["model.n_embd", "model.aspect_ratio", "give one of them"]),
+    "aspect_ratio with n_head that disagrees": (["--set", "model.aspect_ratio=64", "--set", "model.n_head=8"],
+                                                ["model.n_head 8", "model.aspect_ratio 64", "head_dim"]),
+    "head_dim 0 with aspect_ratio": (["--set", "model.aspect_ratio=64", "--set", "model.head_dim=0"],
+                                     ["model.head_dim must be at least 1"]),
+    "head_dim that does not divide the width": (["--set", "model.head_dim=48"],
+                                                ["model.head_dim 48", "n_embd 256 / model.n_head 8 = 32"]),
+    "aspect_ratio on the MLP": (["--config", "mlp-tiny", "--set", "model.aspect_ratio=64"],
+                                ["model_type is mlp", "model.aspect_ratio"]),
+}
+
+
+@pytest.mark.parametrize("case", ASPECT_CASES)
+def test_aspect_ratio_refuses_bad_input_in_one_line(case, capsys):
+    extra, needles = ASPECT_CASES[case]
+    argv = ["config", "show", *(["gpt-default"] if "--config" not in extra else []), *extra]
+    if "--config" in extra:  # config show takes the preset as its argument
+        i = argv.index("--config")
+        argv[i:i + 2] = [argv[i + 1]]
+    one_line(lrn(capsys, *argv), 2, *needles)
+
+
+def test_aspect_ratio_and_n_embd_in_one_config_file_that_disagree_name_both(tmp_path, capsys):
+    path = tmp_path / "both.json"
+    path.write_text(json.dumps({"model_type": "gpt", "model": {"context_length": 32, "n_layer": 4,
+                                                               "aspect_ratio": 64, "n_embd": 512}}))
+    one_line(lrn(capsys, "train", "--config", str(path), "--dry-run"), 2, "model.n_embd 512", "model.aspect_ratio 64",
+             "256")
+
+
+WIDTH_DEPTH_SWEEP_CASES = {
+    "a shape with too few values": (["--axis", "model.n_layer+model.n_embd+model.n_head=2:120"],
+                                    ["gives 2 values for the 3 keys"]),
+    "n_embd on a second axis": (["--axis", "model.n_embd=64"], ["model.n_embd is on two axes"]),
+    "a linked key that is not a config key": (["--axis", "model.dropout+model.depth=0.1:3"],
+                                              ["unknown config key model.depth"]),
+    "a linked key of the wrong form": (["--axis", "model.n_layer+depth=2:3"], ["depth", "must be data.KEY"]),
+    "a shape whose heads do not divide it": (["--axis", "model.n_layer+model.n_embd+model.n_head=2:120:7"],
+                                             ["n_embd 120 is not divisible by n_head 7"]),
+    "--minutes": (["--minutes", "20"], ["--minutes plans the MLP width studies", "--scale full, cpu, tiny"]),
+}
+
+
+@pytest.mark.parametrize("case", WIDTH_DEPTH_SWEEP_CASES)
+def test_width_depth_sweep_refuses_bad_input_in_one_line(case, tmp_path, capsys):
+    extra, needles = WIDTH_DEPTH_SWEEP_CASES[case]
+    scale = [] if "--minutes" in extra else ["--scale", "tiny"]
+    one_line(lrn(capsys, "sweep", "width-depth", *scale, "--out", str(tmp_path / "wd"), "--dry-run", *extra), 2,
+             *needles)
+    assert not (tmp_path / "wd").exists()  # refused before anything is written
+
+
+def test_width_depth_finding_of_a_directory_without_a_sweep_is_one_line(tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError, match="holds no sweep"):
+        lrngpt.width_depth_finding(tmp_path)
+    with pytest.raises(lrngpt.UserError, match="n_layer must be a whole number"):
+        lrngpt.width_from_depth(0)
+    with pytest.raises(lrngpt.UserError, match=r"width_from_depth\(\): aspect_ratio must be an integer, got float 6.5"):
+        lrngpt.width_from_depth(4, aspect_ratio=6.5)  # the API's type check, as for every function
+    with pytest.raises(lrngpt.UserError, match="head_dim must be a whole number of at least 1, got -128"):
+        lrngpt.width_from_depth(4, head_dim=-128)
+    with pytest.raises(lrngpt.UserError, match=r"width_depth_finding\(\): sweep must be"):
+        lrngpt.width_depth_finding(None)
+
+
 # ---- red team (issue 30) ----------------------------------------------------------------------------------
 # Each case below is one that `python benchmarks/red_team.py` found: before its fix, an exit 1, a traceback,
 # a hang or data loss; now a one-line refusal.

@@ -12,6 +12,7 @@ import time
 import pytest
 import torch
 
+from lrngpt.core.fsio import _TEMP, clean_stale_temps
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.rundir import INIT, LAST
@@ -168,8 +169,11 @@ def test_sigkill_during_saves_leaves_a_loadable_checkpoint(tmp_path, text_corpus
     proc.wait()
     ckpt = load_checkpoint(run / LAST)
     assert ckpt["step"] >= 1
-    leftovers = [p.name for p in run.iterdir() if ".tmp-" in p.name]
-    assert all(name.startswith(".ckpt_") for name in leftovers)  # only the unfinished temp file
+    # only the killed process's unfinished temporaries (a checkpoint's, or the ownership record's
+    # rewritten beside it), each named for its pid, so the next start clears them
+    leftovers = [p for p in run.iterdir() if ".tmp-" in p.name]
+    assert all(_TEMP.match(p.name) and int(_TEMP.match(p.name)["pid"]) == proc.pid for p in leftovers), leftovers
+    assert sorted(clean_stale_temps(run)) == sorted(leftovers)
 
 
 def test_ctrl_c_saves_between_steps_and_resume_continues(tmp_path, text_corpus):

@@ -483,3 +483,62 @@ def test_a_budget_on_a_text_too_small_for_one_window_is_refused_before_anything_
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "too few for one window of 257; give it more text" in err[-1] and "Traceback" not in "".join(err)
     assert not (tmp_path / "w").exists()
+
+
+# ---- width against depth: sweep files with a shape axis, configs with an aspect ratio ---------------------
+
+SHAPE_FILE_CASES = {
+    "a shape that is a number": ({"model.n_layer+model.n_embd": [2, 4]}, "each value must be a list of 2"),
+    "a shape with three values for two keys": ({"model.n_layer+model.n_embd": [[2, 120, 15]]},
+                                               "each value must be a list of 2"),
+    "a shape holding a list": ({"model.n_layer+model.n_embd": [[2, [120]]]}, "each value must be a list of 2"),
+    "a repeated shape": ({"model.n_layer+model.n_embd": [[2, 128], [2, 128]]}, "repeats a value"),
+    "a shape with a key of the wrong form": ({"model.n_layer+n_embd": [[2, 128]]}, "must be data.KEY"),
+}
+
+
+@pytest.mark.parametrize("case", SHAPE_FILE_CASES)
+def test_a_sweep_file_with_a_bad_shape_axis_is_one_line(case, tmp_path, capsys):
+    axes, needle = SHAPE_FILE_CASES[case]
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps({"base": "gpt-default", "scale": "cpu", "axes": axes}))
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and needle in err[-1] and "Traceback" not in "\n".join(err), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_file_with_a_shape_axis_reads_as_its_shapes(tmp_path):
+    from lrngpt.experiments.grid import resolve_sweep
+
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps({"base": "gpt-default", "scale": "cpu",
+                                "axes": {"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], [28, 32, 4]]}}))
+    sweep = resolve_sweep(str(path))
+    assert [(p.config.model.n_layer, p.config.model.n_embd, p.config.model.n_head) for p in sweep.points] == \
+        [(2, 120, 15), (28, 32, 4)]
+    assert [p.values for p in sweep.points][0] == {"model.n_layer": 2, "model.n_embd": 120, "model.n_head": 15}
+
+
+def test_a_damaged_sweep_json_with_a_shape_axis_is_named(tmp_path, capsys):
+    from lrngpt.experiments.sweepdir import check_definition
+
+    good = {"scale": "cpu", "name": "x", "base": {"data": {}}, "points": [],
+            "axes": {"model.n_layer+model.n_embd": [[2, 128], [8, 64]]}}
+    assert check_definition(good, tmp_path / "sweep.json") is good
+    for bad in ({"model.n_layer+model.n_embd": [[2, {"d": 128}]]}, {"model.n_layer": [[2, 128]]}):
+        with pytest.raises(Exception, match="axes must be an object of key"):
+            check_definition({**good, "axes": bad}, tmp_path / "sweep.json")
+
+
+def test_a_config_file_in_the_aspect_form_and_its_run_config_read_alike(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"model_type": "gpt", "data": {"corpus": "stories:300KB", "vocab_size": 512},
+                                "model": {"context_length": 32, "n_layer": 3, "aspect_ratio": 48, "head_dim": 16},
+                                "train": {"seq_len": None}}))
+    cfg = load_config(str(path))
+    assert (cfg.model.n_embd, cfg.model.n_head) == (144, 9)  # 3 x 48 = 144, a multiple of 16
+    saved = tmp_path / "config.json"
+    saved.write_text(json.dumps(cfg.to_dict()))  # what a run directory keeps: both forms, in agreement
+    assert load_config(str(saved)).model == cfg.model
+    assert load_config(str(saved), ["model.n_layer=4"]).model.n_embd == 192  # a new depth, a new width

@@ -19,17 +19,31 @@ from lrngpt.models import GATED_FFNS as GATED
 # listing the head counts of a width (divisors, found up to its square root) stays instant.
 MAX_COST_SIZE = 2**40
 
-# Whole-model parameter counts the reference table divides by (published figures).
+def gpt2_params(n_embd: int, n_layer: int, vocab: int = 50_257, context: int = 1_024) -> int:
+    """Parameters of a released GPT-2 checkpoint, counted from its shape: token and position tables,
+    per block two LayerNorms (4d), qkv (3d^2 + 3d), output projection (d^2 + d), MLP (8d^2 + 5d), a final
+    LayerNorm (2d), the head tied to the token table. 768 x 12: 124,439,808."""
+    return (vocab + context) * n_embd + n_layer * (12 * n_embd * n_embd + 13 * n_embd) + 2 * n_embd
+
+
+# GPT-2's four sizes: the widths the seed project's notes list (768, 1,024, 1,280, 1,600, "each tied to its
+# model's depth and training"), the depths of the GPT-2 paper's Table 2 that they cite (Radford et al. 2019).
+GPT2_SIZES = [("GPT-2 small", 768, 12, 12, "117M"), ("GPT-2 medium", 1_024, 24, 16, "345M"),
+              ("GPT-2 large", 1_280, 36, 20, "762M"), ("GPT-2 XL", 1_600, 48, 25, "1,542M")]
+
+# Whole-model parameter counts the reference table divides by: GPT-2's counted from the shapes of its
+# released checkpoints, the others published figures.
 REFERENCE_MODELS = [
-    # name, width d, vocabulary V, whole-model parameters, ties input and output tables?, source
-    ("GPT-2 small", 768, 50_257, 124_000_000, True,
-     "124M: OpenAI's released GPT-2 small checkpoint (Radford et al. 2019 list it as 117M)"),
+    # name, width d, vocabulary V, whole-model parameters, ties input and output tables?, source, layers
+    *[(name, d, 50_257, gpt2_params(d, layers), True,
+       f"{gpt2_params(d, layers):,}: the released checkpoint, counted from its shape ({layers} layers, {heads} heads; "
+       f"Radford et al. 2019, Table 2, list {paper})", layers) for name, d, layers, heads, paper in GPT2_SIZES],
     ("BERT-base", 768, 30_522, 110_000_000, True,
-     "110M: Devlin et al. 2019, BERT paper, BERT-base"),
+     "110M: Devlin et al. 2019, BERT paper, BERT-base (12 layers)", 12),
     ("Llama-3-8B", 4_096, 128_256, 8_030_000_000, False,
-     "8.03B: Meta Llama 3 8B model card (8,030,261,248 parameters)"),
+     "8.03B: Meta Llama 3 8B model card (8,030,261,248 parameters; 32 layers)", 32),
     ("GPT-3 175B", 12_288, 50_257, 175_000_000_000, None,
-     "175B: Brown et al. 2020, GPT-3 paper, Table 2.1 (tying not stated)"),
+     "175B: Brown et al. 2020, GPT-3 paper, Table 2.1 (96 layers; tying not stated)", 96),
 ]
 
 
@@ -207,18 +221,19 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 # ------------------------------------------------------------------------------------ reference models
 
 def reference_table() -> list[dict]:
-    """The reference table: one V*d table against the whole model, and what tying saves.
+    """The reference table: one V*d table against the whole model, and what tying saves; each model's
+    depth and its width / depth (GPT-2's four sizes: 64 down to 33.3).
 
     Shares of the pair and of the saving are taken of the model as it would be untied (the
     published total, plus one more table where the real model ties), so that for Llama-3-8B
     they read 13% and 6.5% as in the lecture.
     """
     rows = []
-    for name, d, vocab, total, tied, source in REFERENCE_MODELS:
+    for name, d, vocab, total, tied, source, layers in REFERENCE_MODELS:
         table = vocab * d
         untied_total = total + table if tied else total
         rows.append({
-            "model": name, "n_embd": d, "vocab": vocab, "table": table,
+            "model": name, "n_embd": d, "n_layer": layers, "aspect_ratio": d / layers, "vocab": vocab, "table": table,
             "model_params": total, "table_share": table / total, "ties_embeddings": tied,
             "untied_total": untied_total, "untied_pair": 2 * table, "untied_pair_share": 2 * table / untied_total,
             "tying_saves": table, "tying_saves_share": table / untied_total, "source": source,

@@ -21,7 +21,8 @@ functions), so `import lrngpt` and `lrn --help` stay cheap.
 The modules: configs.py (config, config_list/show/keys), runs.py (plan, train, load), results.py
 (Run, table), sweeps.py (sweep, load_sweep, Sweep), embedding.py (embed_*), outputs.py
 (write_report, export_hf, import_gpt2), corpus.py (data_*, tokenizer_*), lessons.py (lesson_*, theory_*, cost_*),
-quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained), frontend.py (what `lrn` needs for its help and errors).
+quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained), shapes.py (width_from_depth,
+width_depth_finding), frontend.py (what `lrn` needs for its help and errors).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from lrngpt.api.quickstart import demo
 from lrngpt.api.rare_tokens import undertrained
 from lrngpt.api.results import Run, table
 from lrngpt.api.runs import load, plan, train
+from lrngpt.api.shapes import width_depth_finding, width_from_depth
 from lrngpt.api.sweeps import Sweep, load_sweep, sweep
 from lrngpt.errors import UserError
 
@@ -69,4 +71,4 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
            "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
-           "train", "undertrained", "write_report"]
+           "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]

@@ -213,8 +213,8 @@ def cost_gpt(vocab: int, context: int, n_embd: int = 256, heads: int = 8, layers
 
 @checked
 def cost_models() -> list[dict]:
-    """The token tables of GPT-2 small, BERT-base, Llama-3-8B and GPT-3 175B against their whole
-    models, and what tying saves (`lrn cost models`).
+    """The token tables of GPT-2's four sizes (small to XL), BERT-base, Llama-3-8B and GPT-3 175B against
+    their whole models, what tying saves, and each model's depth and width / depth (`lrn cost models`).
 
     Example: ``{r["model"]: r["table"] for r in lrngpt.cost_models()}``"""
     from lrngpt.analysis.costs import reference_table

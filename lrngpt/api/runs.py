@@ -47,11 +47,13 @@ def plan_run(cfg: RunConfig) -> dict:
     """What a run of `cfg` reads and holds, nothing trained or downloaded: its parameters by part, the
     config, the corpus (and its pinned revision), the training and validation tokens (None for a big
     or downloaded corpus not prepared yet; a small local one is prepared, and cached, to count them),
-    the tokens its steps read, the passes over the training text and the steps of one pass."""
+    the tokens its steps read, the passes over the training text and the steps of one pass; for a GPT,
+    `shape`: its depth, width and heads in one line (and how model.aspect_ratio gave the width)."""
     from lrngpt.corpora import pinned_source
     from lrngpt.data.prepared import dry_run_prepared
     from lrngpt.data.sizing import sizing
     from lrngpt.models import param_breakdown
+    from lrngpt.runconfig.help import width_line
 
     data = dry_run_prepared(cfg.data, log=lambda m: None)
     source = pinned_source(cfg.data.corpus)
@@ -59,7 +61,7 @@ def plan_run(cfg: RunConfig) -> dict:
     size = sizing(tc.steps, tc.tokens_per_step, len(data.tokens("train")) if data is not None else None,
                   len(data.tokens("val")) if data is not None else None)
     return {"params": param_breakdown(cfg.model_type, cfg.model), "config": cfg.to_dict(), "corpus": cfg.data.corpus,
-            "revision": source["revision"] if source else None, **size}
+            "revision": source["revision"] if source else None, "shape": width_line(cfg), **size}
 
 
 @checked

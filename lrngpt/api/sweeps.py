@@ -31,7 +31,7 @@ Axes = Mapping[str, Iterable[Any]] | Iterable[str] | None  # {"model.n_embd": [8
 Shard = str | tuple[int, int] | None  # "i/n" or (i, n); None: the Slurm array task's, else every point
 Notes = Callable[[str], None] | None
 MetricCallback = Callable[[dict], None] | None
-FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_step")  # lrngpt.experiments.figures.PLOTS
+FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS
 
 
 def _axis_list(axes: Axes) -> list[str]:
@@ -39,8 +39,15 @@ def _axis_list(axes: Axes) -> list[str]:
     if axes is None:
         return []
     if isinstance(axes, Mapping):
-        return [f"{key}={','.join(json.dumps(v) for v in values)}" for key, values in axes.items()]
+        return [f"{key}={','.join(_axis_value(key, v) for v in values)}" for key, values in axes.items()]
     return [str(a) for a in axes]
+
+
+def _axis_value(key: str, value: Any) -> str:
+    """One axis value in --axis form: JSON, or for keys linked with + (a shape) its parts joined by :."""
+    if "+" in key and isinstance(value, list | tuple):
+        return ":".join(json.dumps(v) for v in value)
+    return json.dumps(value)
 
 
 def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
@@ -109,14 +116,15 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
           dry_run: bool = False, on_metric: MetricCallback = None, progress: bool | None = None,
           notes: Notes = None) -> Sweep | dict:
     """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long,
-    embed-dim-small-data, seed-variance) or a sweep file; finished points are skipped, killed ones
-    resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
+    embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped,
+    killed ones resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
     with dry_run=True, the plan (lrngpt.plan's), training and downloading nothing.
 
     `scale` full, cpu or tiny (None: the file's, else the directory's, else full with a CUDA GPU and
     cpu without); `minutes` fits the study into that many minutes on this machine instead (leave
     scale out); `set` overrides base config keys as in config(), `corpus` and `device` are
-    data.corpus and train.device; `axes` replaces axes, {"model.n_embd": [8, 64]}; `shard` "i/n" or
+    data.corpus and train.device; `axes` replaces axes, {"model.n_embd": [8, 64]}, keys linked with +
+    taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]}); `shard` "i/n" or
     (i, n) runs the points k with k mod n == i; `on_metric(row)` gets every run's metrics rows, the
     point's name under "run"; `notes(line)` the lines said while planning (the scale chosen, the shard,
     the budget), by default the "lrngpt" logger. Raises UserError for a bad argument, a grid that does
@@ -165,8 +173,8 @@ class Sweep:
 
     Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.findings``"""
 
-    COLUMNS = ("name", "n_embd", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap", "passes",
-               "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
+    COLUMNS = ("name", "n_embd", "n_layer", "seed", "steps", "params", "embedding", "val_bpb", "train_bpb", "gap",
+               "passes", "best_val_bpb", "best_val_step", "used_axes", "seconds", "corpus")
 
     @checked
     def __init__(self, path: str | Path):
@@ -205,8 +213,9 @@ class Sweep:
     @property
     def findings(self) -> list[dict]:
         """The book chapter's three findings judged on this sweep alone, as `lrn sweep` and `lrn report DIR`
-        judge them: finding, verdict (shows, does not show, cannot tell), reason, evidence, next; [] when
-        the sweep is no width study. Judge several sweeps together with lrngpt.report([...])["findings"].
+        judge them: finding, verdict (shows, does not show, cannot tell), reason, evidence, next; for a
+        width-depth study the one finding it cites from Kaplan et al. (number 4); [] when the sweep is
+        neither. Judge several sweeps together with lrngpt.report([...])["findings"].
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
         from lrngpt.experiments.findings import judge
@@ -225,10 +234,10 @@ class Sweep:
         return self.result
 
     @checked
-    def figure(self, name: Literal["val_bpb_by_width", "train_vs_val", "val_bpb_by_step"] = "val_bpb_by_width"
-               ) -> Figure | None:
-        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val or
-        val_bpb_by_step (None while the sweep has no data for it).
+    def figure(self, name: Literal["val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step"]
+               = "val_bpb_by_width") -> Figure | None:
+        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
+        val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
 
         Example: ``sw.figure("train_vs_val")``"""
         from lrngpt.experiments.figures import PLOTS
@@ -269,14 +278,16 @@ class Sweep:
         return write_explorer([self.path], out, top)["path"]
 
     def _repr_html_(self) -> str:
-        from lrngpt.experiments.figures import plot_val_by_width, png_bytes
+        from lrngpt.experiments.figures import plot_val_by_shape, plot_val_by_width, png_bytes
         from lrngpt.experiments.findings import judge
         from lrngpt.report.html import esc, figure
         from lrngpt.report.sweeps import findings_html, results_html, sweep_headline
 
         doc = self._doc()
-        fig = figure(png_bytes(plot_val_by_width([doc])[0]), "val bpb and parameters by embedding width") \
-            if doc["rows"] else ""
+        by_width = plot_val_by_width([doc]) if doc["rows"] else None  # None for a shape study: drawn by shape
+        by_shape = plot_val_by_shape([doc]) if doc["rows"] and by_width is None else None
+        fig = figure(png_bytes(by_width[0]), "val bpb and parameters by embedding width") if by_width else \
+            figure(png_bytes(by_shape[0]), "val bpb by shape, d_model / n_layer, at a fixed budget") if by_shape else ""
         findings = judge([doc])
         judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
         return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'

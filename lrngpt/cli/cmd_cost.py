@@ -62,7 +62,8 @@ def register(subparsers) -> None:
 
     models = sub.add_parser("models", help="embedding tables of GPT-2, BERT, Llama-3, GPT-3",
                             description="One V*d table of each model against the whole model, the pair of "
-                                        "input and output tables when untied, and what tying them saves.",
+                                        "input and output tables when untied, and what tying them saves; each "
+                                        "model's depth and width / depth (GPT-2's four sizes, small to XL).",
                             epilog="examples:\n  lrn cost models\n  lrn cost models --json")
     add_json(models)
     models.set_defaults(func=run_models)
@@ -122,10 +123,11 @@ def run_gpt(args: argparse.Namespace) -> None:
 
 def run_models(args: argparse.Namespace) -> None:
     rows = cost_models()
-    lines = [f"{'model':<12} {'d_model':>7} {'vocab':>8} {'one table V*d':>14} {'whole model':>15} {'share':>6}"
-             f" {'tied':>5} {'untied 2Vd':>14} {'share':>6} {'tying saves':>12}"]
+    lines = [f"{'model':<12} {'layers':>6} {'d_model':>7} {'d/L':>5} {'vocab':>8} {'one table V*d':>14} {'whole model':>15}"
+             f" {'share':>6} {'tied':>5} {'untied 2Vd':>14} {'share':>6} {'tying saves':>12}"]
     for r in rows:
-        lines.append(f"{r['model']:<12} {r['n_embd']:>7,} {r['vocab']:>8,} {r['table']:>14,} {r['model_params']:>15,}"
+        lines.append(f"{r['model']:<12} {r['n_layer']:>6} {r['n_embd']:>7,} {r['aspect_ratio']:>5.1f} {r['vocab']:>8,} "
+                     f"{r['table']:>14,} {r['model_params']:>15,}"
                      f" {100 * r['table_share']:>5.2f}% {TIED[r['ties_embeddings']]:>5} {r['untied_pair']:>14,} {100 * r['untied_pair_share']:>5.2f}%"
                      f" {100 * r['tying_saves_share']:>11.2f}%")
     lines.append("shares of the untied pair and of the saving are of the model without tying")

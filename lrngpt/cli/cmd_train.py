@@ -53,7 +53,8 @@ def plan_text(r: dict) -> str:
     else:
         said = (f"data: {r['train_tokens']:,} training tokens; {steps} = {r['passes']:.2f} passes over the training "
                 f"text; one pass is --set train.steps={r['one_pass_steps']:,}")
-    return "\n".join([*(f"{k:>20}: {v:,}" for k, v in r["params"].items()), said])
+    shape = [r["shape"]] if r.get("shape") else []  # a GPT's depth, width and heads
+    return "\n".join([*(f"{k:>20}: {v:,}" for k, v in r["params"].items()), *shape, said])
 
 
 def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score

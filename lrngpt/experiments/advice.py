@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.runconfig.schema import DERIVED
+from lrngpt.runconfig.schema import DERIVED, flat_keys
 
 
 @dataclass
@@ -76,16 +76,6 @@ def command(move: Move, meta: dict) -> dict:
     return {"cli": cli, "api": f"lrngpt.sweep({', '.join(kw)})", "why": move.why, "checked": move.checked}
 
 
-def _flat(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
-
-
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
     from lrngpt.errors import UserError
@@ -103,7 +93,7 @@ def sweep_meta(definition: dict, out: str | Path | None) -> dict:
         ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
-    mine, theirs = _flat(base), _flat(ref)
+    mine, theirs = flat_keys(base), flat_keys(ref)
     meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
                     and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
     axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})

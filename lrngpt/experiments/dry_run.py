@@ -173,13 +173,15 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
     else:
         est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
     points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
-               "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name]}
+               "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name],
+               **({"shape": gpt_shape(p.config)} if p.config.model_type == "gpt" else {})}
               for p in mine]
     times = [p["est_seconds"] for p in points if p["state"] != "finished"]
     todo = None if None in times else sum(times)
     corpus = sweep.base["data"]["corpus"]
     source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
+            "shapes": shapes_line([p["shape"] for p in points if "shape" in p]),
             "revision": source["revision"] if source else None, "source": source,
             "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
             "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
@@ -192,6 +194,35 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
             "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
 
 
+def gpt_shape(cfg) -> dict:
+    """A GPT point's shape: depth, width, heads, non-embedding parameters (blocks and final LayerNorm,
+    counted on the meta device) and d_model / n_layer."""
+    from lrngpt.models import param_breakdown
+
+    m = cfg.model
+    return {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head,
+            "non_embedding": param_breakdown("gpt", m)["blocks"], "ratio": m.n_embd / m.n_layer}
+
+
+def shapes_line(shapes: list[dict]) -> str | None:
+    """How far apart a sweep's shapes are: d/L span and non-embedding parameters (None for one shape)."""
+    distinct = {(s["n_layer"], s["n_embd"]): s for s in shapes}
+    if len(distinct) < 2:
+        return None
+    params = [s["non_embedding"] for s in distinct.values()]
+    ratios = [s["ratio"] for s in distinct.values()]
+    return (f"shapes: d_model / n_layer from {min(ratios):.3g} to {max(ratios):.3g} ({max(ratios) / min(ratios):.1f}x); "
+            f"non-embedding parameters {min(params):,} to {max(params):,} ({max(params) / min(params) - 1:.2%} apart)")
+
+
+def _shape_text(p: dict) -> str:
+    s = p.get("shape")
+    if not s:
+        return ""
+    return (f" | {s['n_layer']} layers x {s['n_embd']} ({s['n_head']} heads), non-embedding {s['non_embedding']:,}, "
+            f"d/L {s['ratio']:.3g}")
+
+
 def sweep_plan_text(r: dict) -> str:
     """The dry run as lines: the grid, one line per point, the total, and what is not known."""
     from lrngpt.experiments.estimate import clock
@@ -201,7 +232,7 @@ def sweep_plan_text(r: dict) -> str:
 
     rows = [f"{p['index']:>3} {p['name']:<24} {p['state']:<9} {p['steps']:>7,} steps "
             f"{'-' if p['passes'] is None else format(p['passes'], '.2f'):>8} passes   {seconds(p['est_seconds'])}"
-            for p in r["points"]]
+            + (_shape_text(p) if r.get("shapes") else "") for p in r["points"]]
     todo = sum(p["state"] != "finished" for p in r["points"])
     device = r["points"][0]["device"] if r["points"] else "this machine"
     total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points on {device}; {r['estimate']}"
@@ -209,7 +240,7 @@ def sweep_plan_text(r: dict) -> str:
     where = f" at revision {r['revision']}" if r.get("revision") else ""
     return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
                       f"{r['about']}",
-                      *rows, total,
+                      *rows, *([r["shapes"]] if r.get("shapes") else []), total,
                       *([f"evaluations: val bpb {r['evaluation']['periodic_val']}; train bpb on "
                          f"{r['evaluation']['train_bpb'] or 'nothing'}; final val bpb on "
                          f"{r['evaluation']['final_val']}"] if r.get("evaluation") else []),

@@ -11,6 +11,9 @@
                                    full-data sweep is given beside it (without a small-data series: every
                                    series' train and val bpb)
     figures/val_bpb_by_step.png    periodic val bpb over the steps of every run (metrics.jsonl)
+    figures/val_bpb_by_shape.png   a shape study (width against depth at a fixed budget): val bpb against
+                                   d_model / n_layer on a log axis, seed min-max bars, and the band of 3%
+                                   above the lowest that the finding allows (in place of the two by width)
 
 A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
 list of them and return the Figure and the numbers they drew, so tests check what is plotted.
@@ -30,6 +33,7 @@ from matplotlib.ticker import FuncFormatter
 
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.findings import CHAPTER_LABEL, CHAPTER_NOTE, CHAPTER_VAL_BPB, is_width_study
+from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import periodic_evals
 from lrngpt.store.rundir import read_metrics
@@ -101,7 +105,10 @@ def _parts(entry: dict) -> dict[str, int]:
 
 
 def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
-    """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part."""
+    """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part.
+    None for shape studies alone: their widths change with the depth (plot_val_by_shape)."""
+    if _shapes_only(docs):
+        return None
     fig, (ax, axp) = _figure(2)
     widths = _widths(docs)
     curves = []
@@ -159,7 +166,7 @@ def _reference(docs: list[dict], small_steps: set[int]) -> tuple[str, list[dict]
 def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Figure 2: the small-data series' train and val bpb by width, the full-data val bpb in grey."""
     series = [s for s in _series(docs) if any(e["train_bpb"] is not None for e in s[2])]
-    if not series:
+    if not series or _shapes_only(docs):
         return None
     small = [s for s in series if s[2][0].get("train_tokens")]
     fig, (ax,) = _figure(1, width=7.5)
@@ -183,6 +190,40 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
     what = "small-data train vs val bpb by width" if small else "train vs val bpb by width"
     ax.set_title(_title(docs, what, sep="\n"), fontsize=10)
     return fig, {"curves": curves, "reference": reference}
+
+
+def _shapes_only(docs: list[dict]) -> bool:
+    return bool(docs) and all(is_shape_study(d) for d in docs)
+
+
+def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
+    """Val bpb against d_model / n_layer for each shape study (bars: seed min-max; shaded: the 3% band)."""
+    fig, (ax,) = _figure(1, width=7.0)
+    curves = []
+    for doc in (d for d in docs if is_shape_study(d)):
+        entries = sorted(shapes(doc["rows"]), key=lambda e: e["ratio"])
+        if not entries:
+            continue
+        xs, vs = [e["ratio"] for e in entries], [e["val_bpb"] for e in entries]
+        lo = [v - min(e["val_bpbs"]) for e, v in zip(entries, vs, strict=True)]
+        hi = [max(e["val_bpbs"]) - v for e, v in zip(entries, vs, strict=True)]
+        line = ax.errorbar(xs, vs, yerr=[lo, hi], marker="o", capsize=3, label=_label(doc))
+        best = min(vs)
+        ax.axhspan(best, best * (1 + MAX_CHANGE), color=line[0].get_color(), alpha=0.12)
+        for e, v in zip(entries, vs, strict=True):
+            ax.annotate(f"{e['n_layer']} x {e['n_embd']}", (e["ratio"], v), textcoords="offset points", xytext=(4, 4),
+                        fontsize=7)
+        curves.append({"label": _label(doc), "ratio": xs, "val_bpb": vs, "band": [best, best * (1 + MAX_CHANGE)]})
+    if not curves:
+        return None
+    ax.set_xscale("log")
+    ax.set_xlabel("d_model / n_layer (log axis); labels: n_layer x n_embd")
+    ax.set_ylabel("validation bits per byte")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(_title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"),
+                 fontsize=10)
+    return fig, {"curves": curves}
 
 
 def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
@@ -209,8 +250,9 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
 
 # (the names are sweepdir.FIGURE_NAMES: the sweep directory's owner checks them before a sweep starts)
 PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, and the parameters by part"),
-           ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
-           ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
+         ("train_vs_val", plot_train_vs_val, "train and val bpb by width"),
+         ("val_bpb_by_shape", plot_val_by_shape, "val bpb by shape, d_model / n_layer, at a fixed budget"),
+         ("val_bpb_by_step", plot_val_by_step, "val bpb over the steps of every run")]
 
 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:

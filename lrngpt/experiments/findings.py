@@ -63,6 +63,7 @@ from lrngpt.experiments.judges import (  # noqa: F401 (the judges' names are imp
     split_gap,
 )
 from lrngpt.experiments.noise import Noise, seed_noise, seed_spread  # noqa: F401
+from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.summary import by_width, series_label
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z  # noqa: F401
 
@@ -75,10 +76,11 @@ EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread",
 
 
 def is_width_study(doc: dict) -> bool:
-    """One of the chapter's width presets, or any sweep with model.n_embd as an axis."""
+    """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
+    its widths change with the depth, lrngpt.experiments.shape_findings)."""
     from lrngpt.experiments.presets import STUDIES
 
-    return doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {})
+    return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
 
 def _mean(values) -> float | None:
@@ -191,10 +193,12 @@ def advise(found: list[dict], full: dict | None, noise: Noise, meta: dict) -> li
 
 
 def judge(docs: list[dict]) -> list[dict]:
-    """The three findings judged on the width-study sweeps among `docs` ([] when there are none)."""
+    """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
+    finding on each shape study among them ([] when there are none)."""
+    shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
     docs = [d for d in docs if is_width_study(d)]
     if not docs:
-        return []
+        return shape
     series = series_of(docs)
     noise = seed_noise(docs)
     full_candidates = [s for s in series if not s["small"] and len(s["entries"]) >= 2]
@@ -208,7 +212,7 @@ def judge(docs: list[dict]) -> list[dict]:
         if small is not None and move.study is None:  # it changes the small-data sweep
             move.meta = small["meta"]
     meta = (full or small or {"meta": _meta(docs[0])})["meta"]
-    return advise(found, full, noise, meta)
+    return [*advise(found, full, noise, meta), *shape]
 
 
 def finding_lines(findings: list[dict]) -> list[str]:

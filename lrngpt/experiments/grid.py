@@ -41,9 +41,11 @@ from lrngpt.runconfig.schema import (
     check_key_form,
     check_shape,
     from_dict,
+    model_keys,
     parse_axis,
     parse_override,
     read_config_dict,
+    replace_width,
     set_key,
 )
 
@@ -119,17 +121,50 @@ def _read_file(path: Path) -> dict:
     return doc
 
 
+def _layer(d: dict, overrides: dict, what: str) -> None:
+    """One layer of settings over the config dict `d`; the width is given one way (schema.replace_width)."""
+    if isinstance(d.get("model"), dict):
+        replace_width(d["model"], model_keys(overrides), what)
+    for key, value in overrides.items():
+        _set(d, key, value, what)
+
+
+def linked_keys(key: str) -> list[str]:
+    """The keys of an axis: one, or several joined by "+" that advance together (a shape: n_layer+n_embd)."""
+    return key.split("+")
+
+
+def point_values(combo: dict) -> dict:
+    """A point's values, key by key: a linked axis's value (a list) spread over its keys."""
+    out = {}
+    for key, value in combo.items():
+        keys = linked_keys(key)
+        out.update(zip(keys, value, strict=True) if len(keys) > 1 else [(key, value)])
+    return out
+
+
 def _check_axes(axes, where: str) -> dict[str, list]:
     if not isinstance(axes, dict) or not axes:
         raise UserError(f"{where}: the grid is empty; give axes like {{\"model.n_embd\": [16, 64]}}")
+    seen: set[str] = set()
     for key, values in axes.items():
         if not isinstance(values, list) or not values:
             raise UserError(f"{where}: axis {key} has no values (the grid is empty); give a non-empty list")
-        if any(isinstance(v, dict | list) for v in values):
+        keys = linked_keys(key)
+        for part in keys:
+            _set({}, part, None, "axis")
+            if part in seen:
+                raise UserError(f"{where}: {part} is on two axes; give it on one")
+            seen.add(part)
+        if len(keys) > 1:
+            if any(not isinstance(v, list) or len(v) != len(keys) or any(isinstance(x, dict | list) for x in v)
+                   for v in values):
+                raise UserError(f"{where}: axis {key} links {len(keys)} keys: each value must be a list of "
+                                f"{len(keys)} numbers, strings or booleans, e.g. {json.dumps([[2, 120, 15]][0])}")
+        elif any(isinstance(v, dict | list) for v in values):
             raise UserError(f"{where}: axis {key} values must be numbers, strings or booleans")
         if len({json.dumps(v) for v in values}) != len(values):
             raise UserError(f"{where}: axis {key} repeats a value; each point must be distinct")
-        _set({}, key, None, "axis")
     return {k: list(v) for k, v in axes.items()}
 
 
@@ -150,7 +185,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     path = Path(source)
     if source in presets.STUDIES:
         study, doc, preset = presets.STUDIES[source], {}, source
-        base_src, name = presets.BASE_PRESET, source
+        base_src, name = study.get("base", presets.BASE_PRESET), source
     elif path.suffix == ".json" or path.exists():
         if not path.is_file():
             check_regular(path, "sweep file")  # a FIFO, a device: named, not "does not exist"
@@ -162,7 +197,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
                             f"{', '.join(presets.STUDIES)}")
         study = presets.STUDIES.get(doc.get("study"), {})
-        base_src, name = doc.get("base", presets.BASE_PRESET), str(doc.get("name") or name)
+        base_src, name = doc.get("base", study.get("base", presets.BASE_PRESET)), str(doc.get("name") or name)
     else:
         raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "
                         "(or a sweep file .json)")
@@ -170,7 +205,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     if not (scale or doc.get("scale")):
         scale = _existing_scale(out)
         if not scale:
-            scale, note = presets.default_scale()
+            scale, note = presets.default_scale(study)
     scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
         base = read_config_dict(base_src)
@@ -182,13 +217,13 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     file_sets = doc.get("set", {})
     if not isinstance(file_sets, dict):
         raise UserError(f"sweep file {source}: set must be an object like {{\"train.lr\": 0.02}}")
-    for what, overrides in (("scale", presets.scale_overrides(scale)), ("set", file_sets), ("--set", cli_sets)):
-        for key, value in overrides.items():
-            _set(base, key, value, what)
+    layers = (("study", study.get("set", {})), ("scale", presets.scale_overrides(scale, study)), ("set", file_sets),
+              ("--set", cli_sets))
+    for what, overrides in layers:
+        _layer(base, overrides, what)
     explicit = set(file_sets) | set(cli_sets)
     train = from_dict(base).to_dict()["train"]
-    for key, value in presets.derived_overrides(study, scale, train, explicit).items():
-        _set(base, key, value, "derived")
+    _layer(base, presets.derived_overrides(study, scale, train, explicit), "derived")
     base["name"] = name
     base = from_dict(base).to_dict()
     return base, scale, name, preset, study, doc, note
@@ -214,10 +249,9 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
                         "takes; give fewer values, or split the grid into several sweep files")
     points = []
     for index, combo in enumerate(itertools.product(*grid.values())):
-        values = dict(zip(grid, combo, strict=True))
+        values = point_values(dict(zip(grid, combo, strict=True)))
         cfg = json.loads(json.dumps(base))
-        for key, value in values.items():
-            _set(cfg, key, value, "axis")
+        _layer(cfg, values, "axis")
         resolved = from_dict(cfg)  # validates: unknown keys and bad values fail here, before training
         points.append(Point(index, _run_name(resolved.to_dict(), values), values, resolved))
     seen: set[str] = set()

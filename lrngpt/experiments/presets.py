@@ -78,6 +78,36 @@ STUDIES: dict[str, dict] = {
     },
 }
 
+# Width against depth at a fixed budget (the chapter's citation of Kaplan et al. 2020, "Scaling Laws for
+# Neural Language Models": at a fixed non-embedding parameter count the loss barely changes while
+# d_model / n_layer varies 40-fold). A shape study has its own base GPT, settings and scales; its grid is
+# one linked axis (the keys joined by "+" advance together, one shape a value) times the seeds.
+# The shapes: heads of 8 everywhere and non-embedding parameters (blocks and the final LayerNorm, 12 L d^2
+# + 4 L d + 2 d) of 345,984 to 348,560 (0.74% apart), d / L from 60 down to 1.14 (52.5x); the docs and
+# tests/experiments/test_width_depth.py show the arithmetic. The CPU is why they are small: the deepest
+# (28 layers) is the slowest per token there, and no deeper shape is needed for 40x.
+SHAPE_AXIS = "model.n_layer+model.n_embd+model.n_head"
+WIDTH_DEPTH_SHAPES = [[2, 120, 15], [7, 64, 8], [18, 40, 5], [28, 32, 4]]
+STUDIES["width-depth"] = {
+    "base": "gpt-default",
+    "axes": {SHAPE_AXIS: WIDTH_DEPTH_SHAPES, "train.seed": [1337, 1338]},
+    "set": {"model.context_length": 128, "model.dropout": 0.0, "train.seq_len": None, "train.lr": 0.002,
+            "train.min_lr": 0.0002, "train.weight_decay": 0.1},
+    "scales": {
+        "full": {"data.corpus": "tinystories", "data.vocab_size": 4096,
+                 "train.steps": 4000, "train.batch_size": 64, "train.warmup_steps": 100,
+                 "train.eval_every": 500, "train.eval_tokens": 1_000_000, "train.train_eval_tokens": 1_000_000},
+        "cpu": {"data.corpus": "stories:5MB", "data.vocab_size": 1024,
+                "train.steps": 400, "train.batch_size": 16, "train.warmup_steps": 20,
+                "train.eval_every": 100, "train.eval_tokens": 50_000, "train.train_eval_tokens": 100_000},
+        "tiny": {"data.corpus": "stories:300KB", "data.vocab_size": 512, "model.context_length": 32,
+                 "train.steps": 6, "train.batch_size": 4, "train.warmup_steps": 2, "train.log_every": 3,
+                 "train.eval_every": 6, "train.eval_tokens": 2_000, "train.train_eval_tokens": 2_000},
+    },
+    "about": "width against depth at a fixed non-embedding parameter count (Kaplan et al. 2020)",
+}
+SHAPE_STUDIES = ("width-depth",)
+
 
 def evaluation_windows(train: dict) -> dict:
     """Which tokens a resolved train section's evaluations score (the dry run shows it). --scale full
@@ -98,15 +128,15 @@ def evaluation_windows(train: dict) -> dict:
             "final_val": "the whole validation split"}
 
 
-AXIS_NAMES = {"model.n_embd": "d", "train.seed": "seed"}
+AXIS_NAMES = {"model.n_embd": "d", "train.seed": "seed", SHAPE_AXIS: "(n_layer, d, heads)"}
 
 
 def describe_grid(axes: dict[str, list], note: str = "") -> str:
     """The grid as it is, e.g. "d = 8, 64; seed 1337", then the study's note (the `about` of a sweep)."""
     parts = []
     for key, values in axes.items():
-        shown = [f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) and key != "train.seed" else str(v)
-                 for v in values]
+        shown = [f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) and key != "train.seed" else
+                 "(" + ", ".join(map(str, v)) + ")" if isinstance(v, list) else str(v) for v in values]
         if len(shown) > 10:
             shown = [*shown[:4], "...", *shown[-2:]]
         name = AXIS_NAMES.get(key, key)
@@ -115,16 +145,18 @@ def describe_grid(axes: dict[str, list], note: str = "") -> str:
     return "; ".join(parts) + (f": {note}" if note else "")
 
 
-def default_scale() -> tuple[str, str | None]:
+def default_scale(study: dict | None = None) -> tuple[str, str | None]:
     """The scale when none is given: full where torch sees a CUDA GPU, else cpu (and a line saying so)."""
     import torch
 
     if torch.cuda.is_available():
         return "full", None
-    cpu = SCALES["cpu"]
+    cpu, full = scale_overrides("cpu", study), scale_overrides("full", study)
+    seq = lambda s: s.get("train.seq_len") or ("context" if study and "scales" in study else 256)  # noqa: E731
     return "cpu", (f"no --scale given and torch sees no CUDA GPU: using the cpu scale ({cpu['data.corpus']}, "
-                   f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x 256) instead of full "
-                   "(4,000 steps of 64 x 256 per point); --scale full --device cpu insists")
+                   f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x {seq(cpu)}) instead of full "
+                   f"({full.get('train.steps', 4000):,} steps of {full.get('train.batch_size', 64)} x {seq(full)} per "
+                   "point); --scale full --device cpu insists")
 
 
 def check_scale(scale: str) -> str:
@@ -133,7 +165,15 @@ def check_scale(scale: str) -> str:
     return scale
 
 
-def scale_overrides(scale: str) -> dict:
+def scale_overrides(scale: str, study: dict | None = None) -> dict:
+    """A scale's settings: the study's own where it has them (a shape study's GPT), else the MLP's."""
+    own = (study or {}).get("scales")
+    if own is not None:
+        if check_scale(scale) not in own:
+            what = "--minutes" if scale == "budget" else f"the {scale} scale"
+            raise UserError(f"{what} plans the MLP width studies; this study runs at --scale "
+                            f"{', '.join(own)}")
+        return dict(own[scale])
     return dict(SCALES[check_scale(scale)])
 
 

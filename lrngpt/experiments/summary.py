@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lrngpt.corpora import corpus_label
 from lrngpt.experiments.advice import sweep_meta
+from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
@@ -25,7 +26,8 @@ from lrngpt.store.rundir import RunDir, read_metrics
 BY_READS = ("train_bpb_read", "train_bpb_unread", "read_share", "read_twice_share")
 CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "train_tokens", "passes", "params",
                "embedding", "val_bpb", "train_bpb", "gap", "used_axes", "seconds", "best_val_bpb", "best_val_step",
-               "saved_per_doubling", "train_bpb_read", "train_bpb_unread", "read_share", "val_split", "finished"]
+               "saved_per_doubling", "train_bpb_read", "train_bpb_unread", "read_share", "val_split", "finished",
+               "n_layer"]  # n_layer: a GPT's depth (a shape study)
 
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
@@ -52,7 +54,8 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         if kept and kept.get("step") == s["step"]:
             split = {k: kept.get(k) for k in BY_READS}
     return {
-        "name": point["name"], "n_embd": cfg["model"]["n_embd"], "seed": cfg["train"]["seed"],
+        "name": point["name"], "n_embd": cfg["model"]["n_embd"], "n_layer": cfg["model"].get("n_layer"),
+        "seed": cfg["train"]["seed"],
         "steps": s["step"], "params": s["params"]["total"],
         "embedding": breakdown.get("embedding", breakdown.get("token_embedding")), "breakdown": breakdown,
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
@@ -171,6 +174,8 @@ def markdown(doc: dict) -> str:
         out += [doc["about"] + ".", ""]
     out += [f"{len(doc['rows'])} of {doc['points']} runs finished at the {scale} scale"
             + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
+    if is_shape_study(doc):  # first: a shape study's series are its shapes, one width each
+        out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
     series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
     for label in series:
         out += [f"## {label} ({scale} scale, {corpus})", "",

@@ -46,7 +46,7 @@ from lrngpt.store.rundir import RunDir
 VERSION = 1  # the sweep.json format this lrn writes and reads
 DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = "sweep.json", "runs", "lines.txt", "figures", "timing.jsonl"
 SUMMARIES = {"md": "summary.md", "csv": "summary.csv", "json": "summary.json"}
-FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_step")  # lrngpt.experiments.figures draws them
+FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS draws them
 SUMMARY_FILE, FIGURE_FILE, TIMING_FILE = "sweep summary", "sweep figure", "timing record"  # what the record calls them
 
 
@@ -314,8 +314,10 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
     check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
           "a config object with a data section")
     check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
-                                                         and all(_scalar(x) for x in vs) for k, vs in v.items()),
-          "an object of key: [values] (numbers, strings or booleans)")
+                                                         and all(_scalar(x) or ("+" in k and isinstance(x, list)
+                                                                                and all(map(_scalar, x))) for x in vs)
+                                                         for k, vs in v.items()),
+          "an object of key: [values] (numbers, strings or booleans; lists of them for linked keys a+b)")
     check("source", lambda v: isinstance(v, str | None), "a string")
     check("preset", lambda v: isinstance(v, str | None), "a string or null")
     check("about", lambda v: isinstance(v, str | None), "a string")

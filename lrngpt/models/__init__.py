@@ -40,3 +40,15 @@ def param_breakdown(model_type: str, model_config) -> dict[str, int]:
 
     with torch.device("meta"):
         return build_model(model_type, model_config).param_breakdown()
+
+
+# nanochat's width from depth (scripts/base_train.py: --depth 20, --aspect-ratio 64, --head-dim 128):
+# the width is depth x aspect ratio rounded up to a whole number of heads, and the heads follow.
+NANOCHAT_HEAD_DIM = 128
+
+
+def width_from_depth(n_layer: int, aspect_ratio: int, head_dim: int = NANOCHAT_HEAD_DIM) -> tuple[int, int]:
+    """(n_embd, n_head): n_layer x aspect_ratio rounded up to a multiple of head_dim, and
+    n_embd / head_dim heads (20 x 64 = 1,280: 10 heads of 128; 4 x 64 = 256: 2; 8 x 64 = 512: 4)."""
+    width = -(-n_layer * aspect_ratio // head_dim) * head_dim  # ceiling division, as nanochat's
+    return width, width // head_dim

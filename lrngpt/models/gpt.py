@@ -28,7 +28,7 @@ from lrngpt.core.validate import (
     nearest,
 )
 from lrngpt.errors import UserError
-from lrngpt.models import FFN_KINDS, GATED_FFNS
+from lrngpt.models import FFN_KINDS, GATED_FFNS, NANOCHAT_HEAD_DIM, width_from_depth
 
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -57,13 +57,21 @@ class GPTConfig:
     bias: bool = False  # biases on the attention output projection and the FFN linears
     gelu_approximate: str = "none"  # GPT-2 uses "tanh"
     layer_norm_eps: float = 1e-5
+    # The width from the depth, nanochat's rule (lrngpt.models.width_from_depth): n_embd = n_layer x
+    # aspect_ratio rounded up to a multiple of head_dim (128 unless given), n_head = n_embd / head_dim.
+    # A config file gives aspect_ratio instead of n_embd (lrngpt.runconfig.schema fills n_embd and n_head);
+    # here the two forms must agree. Without aspect_ratio, head_dim is n_embd / n_head.
+    aspect_ratio: int | None = None
+    head_dim: int | None = None
 
     def __post_init__(self):
         check_fields(self, "model")  # types first: ints, finite floats, strings, booleans
         check_size("model.vocab_size", self.vocab_size, high=2**32)
+        check_size("model.n_layer", self.n_layer, high=MAX_LAYERS)
+        if self.aspect_ratio is not None:  # before n_embd's own range: the aspect ratio is what was given
+            self._check_aspect_ratio()
         for name in ("context_length", "n_embd", "n_head"):
             check_size(f"model.{name}", getattr(self, name), high=MAX_DIM)
-        check_size("model.n_layer", self.n_layer, high=MAX_LAYERS)
         check_size("model.ffn_mult", self.ffn_mult, high=MAX_FFN_MULT)
         if self.n_embd % self.n_head != 0:
             heads = divisors(self.n_embd)
@@ -73,6 +81,11 @@ class GPTConfig:
                 f"n_embd {self.n_embd} is not divisible by n_head {self.n_head}; "
                 f"valid head counts for {self.n_embd}: {', '.join(map(str, shown))}{more}"
             )
+        if self.head_dim is not None and self.head_dim * self.n_head != self.n_embd:
+            raise UserError(f"model.head_dim {self.head_dim} disagrees with model.n_embd {self.n_embd} / model.n_head "
+                            f"{self.n_head} = {self.n_embd // self.n_head}; leave head_dim out (it is n_embd / n_head), "
+                            "or give model.aspect_ratio, with which head_dim sets the heads")
+        self.head_dim = self.n_embd // self.n_head
         if self.ffn not in FFN_KINDS:
             raise UserError(f"unknown ffn {self.ffn!r}; valid values: {', '.join(FFN_KINDS)}")
         if self.norm_position not in NORM_POSITIONS:
@@ -95,9 +108,25 @@ class GPTConfig:
             raise UserError(f"this GPT would have about {params:,} parameters, above the limit of {MAX_PARAMS:,}; "
                             "lower model.n_embd, model.n_layer, model.context_length or data.vocab_size")
 
-    @property
-    def head_dim(self) -> int:
-        return self.n_embd // self.n_head
+    def _check_aspect_ratio(self) -> None:
+        """n_embd and n_head are what nanochat's rule gives for n_layer, aspect_ratio and head_dim."""
+        aspect, head = self.aspect_ratio, NANOCHAT_HEAD_DIM if self.head_dim is None else self.head_dim
+        check_size("model.aspect_ratio", aspect, high=MAX_DIM)
+        check_size("model.head_dim", head, high=MAX_DIM)
+        width, heads = width_from_depth(self.n_layer, aspect, head)
+        rule = (f"n_layer {self.n_layer} x aspect_ratio {aspect} = {self.n_layer * aspect:,}, rounded up to a "
+                f"multiple of head_dim {head}: {width:,}")
+        if width > MAX_DIM:
+            raise UserError(f"model.aspect_ratio {aspect} gives a width above the limit of {MAX_DIM:,} ({rule}); "
+                            "lower it")
+        if self.n_embd != width:
+            raise UserError(f"model.n_embd {self.n_embd} and model.aspect_ratio {aspect} both set the width and "
+                            f"disagree ({rule}); give one of them")
+        if self.n_head != heads:
+            raise UserError(f"model.n_head {self.n_head} and model.aspect_ratio {aspect} disagree: with an aspect "
+                            f"ratio the heads are n_embd / head_dim = {width:,} / {head} = {heads}; leave n_head out "
+                            "and set model.head_dim for other heads")
+        self.head_dim = head
 
 
 class InputEmbedding(nn.Module):

@@ -98,12 +98,6 @@ def folded(summary: str, body: str) -> str:
     return f"<details><summary>{esc(summary)}</summary>{body}</details>"
 
 
-def flatten(obj, prefix: str = "") -> dict:
-    if not isinstance(obj, dict):
-        return {prefix: obj}
-    return {key: v for k, sub in obj.items() for key, v in flatten(sub, f"{prefix}.{k}" if prefix else str(k)).items()}
-
-
 def code(token: str) -> str:
     return f"<code>{esc(repr(token))}</code>"
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt.report.html import facts_table, figure, flatten, fmt, folded, kv_table, table
+from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
@@ -22,7 +23,7 @@ def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | Non
     summary, metrics = read_summary(d), read_metrics(d)
     curves = curves_png({d.name: metrics})
     details = (folded("Overview: every number of summary.json", _overview(cfg, summary, metrics))
-               + folded("Configuration", kv_table(flatten(cfg)))
+               + folded("Configuration", kv_table(flat_keys(cfg)))
                + folded("Metrics: the periodic evaluations", _metrics_table(metrics)))
     return [
         ("Headline", run_headline(d, cfg, summary, metrics)),
@@ -86,7 +87,7 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
 def _overview(cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
     if summary is None:
         return "<p>No summary.json: the run has not finished.</p>"
-    flat = flatten({k: v for k, v in summary.items()})
+    flat = flat_keys({k: v for k, v in summary.items()})
     return kv_table(flat)
 
 

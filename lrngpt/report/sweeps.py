@@ -10,9 +10,10 @@ from pathlib import Path
 
 from lrngpt.core.fsio import user_path
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.report.html import esc, figure, flatten, fmt, folded, kv_table, table
+from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import read_metrics, read_summary
 
 
@@ -58,11 +59,13 @@ def findings_html(findings: list[dict]) -> str:
     """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
     numbers and what would tell, with the commands that do it (`lrn ...` and the `lrngpt` call) and how
     the judge checked that each undermines no finding that shows."""
-    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings; each is '
+    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
+           "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding), on the whole curve against that noise. The rules: "
-           "lrngpt/experiments/findings.py; the thresholds and why each value: lrngpt/experiments/thresholds.py, "
-           "docs/embedding-width-study.md.</p>"]
+           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth), on the whole curve "
+           "against that noise. The rules: lrngpt/experiments/findings.py and lrngpt/experiments/shape_findings.py; "
+           "the thresholds and why each value: lrngpt/experiments/thresholds.py, docs/embedding-width-study.md, "
+           "docs/width-depth-study.md.</p>"]
     for f in findings:
         verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
         out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
@@ -215,13 +218,13 @@ def sweep_details(doc: dict) -> str:
         from lrngpt.experiments.timing import account_text
 
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
-    body = timing + kv_table(flatten(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+    body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
     if parts:
         body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
-        body += "<h3>Base configuration</h3>" + kv_table(flatten(sweep["base"]))
+        body += "<h3>Base configuration</h3>" + kv_table(flat_keys(sweep["base"]))
     lines = _read_bytes(d / "lines.txt").decode(errors="replace") if (d / "lines.txt").is_file() else ""
     body += "<h3>Run lines</h3>" + (f"<pre>{esc(lines)}</pre>" if lines.strip() else "<p>No lines.txt yet.</p>")
     return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)

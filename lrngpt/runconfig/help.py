@@ -49,6 +49,10 @@ KEY_HELP = {
     "model.bias": "GPT: biases on the attention output and feed-forward layers (GPT-2 imports have them)",
     "model.gelu_approximate": "GPT: GELU as exact erf (none) or GPT-2's tanh approximation (tanh)",
     "model.layer_norm_eps": "GPT: epsilon added to the variance in LayerNorm",
+    "model.aspect_ratio": "GPT: the width from the depth instead of model.n_embd (nanochat's rule): n_embd = n_layer x "
+                          "aspect_ratio rounded up to a multiple of model.head_dim, n_head = n_embd / head_dim",
+    "model.head_dim": "GPT: the size of each attention head, n_embd / n_head; with model.aspect_ratio the width is "
+                      "rounded up to a multiple of it (null: 128, nanochat's) and it sets n_head",
     "train.steps": "the final global step; also the length of the learning-rate schedule",
     "train.batch_size": "windows per optimizer step (the global batch when training on several GPUs)",
     "train.seq_len": "tokens per window (null: the GPT's context_length)",
@@ -88,6 +92,10 @@ PRESET_ABOUT = {
     "mlp-tiny": "a seconds-long MLP for tests: stories:300KB, vocabulary 512, block 4, d 16, hidden 64, 30 steps",
     "gpt-default": "a GPT with GPTConfig's defaults (6 layers, 8 heads, d 256, context 256) on stories:5MB",
     "cpu": "the seed project's small GPT: 2 layers, 4 heads, d 48, context 32, vocabulary 300, stories:2MB",
+    "gpt-book-4": "the book's 4-layer GPT: n_layer 4 x aspect_ratio 64 = width 256, 2 heads of 128 (nanochat's head "
+                  "size), context 256, vocabulary 4096, stories:5MB; the book states only the depth and width",
+    "gpt-book-8": "the book's 8-layer GPT: n_layer 8 x aspect_ratio 64 = width 512, 4 heads of 128 (nanochat's head "
+                  "size), context 256, vocabulary 4096, stories:5MB; the book states only the depth and width",
     "nsmc": "the seed project's Korean GPT on NSMC movie reviews: post-norm, 4 layers, d 192, context 128, "
             "vocabulary 3000",
 }
@@ -99,7 +107,30 @@ def describe(cfg: RunConfig) -> list[dict]:
     d = cfg.to_dict()
     keys = [(k, d[k]) for k in ("model_type", "name")]
     keys += [(f"{section}.{k}", v) for section in SECTIONS for k, v in d[section].items()]
-    return [{"key": k, "value": v, "help": KEY_HELP[k], "derived": DERIVED.get(k)} for k, v in keys]
+    derived = {**DERIVED, **width_derived(cfg)}
+    return [{"key": k, "value": v, "help": KEY_HELP[k], "derived": derived.get(k)} for k, v in keys]
+
+
+def width_derived(cfg: RunConfig) -> dict[str, str]:
+    """What a GPT's width keys follow from: n_embd and n_head from the aspect ratio, or head_dim from them."""
+    m = cfg.model
+    if cfg.model_type != "gpt":
+        return {}
+    if m.aspect_ratio is None:
+        return {"model.head_dim": f"n_embd {m.n_embd} / n_head {m.n_head}"}
+    rule = (f"n_layer {m.n_layer} x aspect_ratio {m.aspect_ratio} = {m.n_layer * m.aspect_ratio:,}, rounded up to a "
+            f"multiple of head_dim {m.head_dim}")
+    return {"model.n_embd": rule, "model.n_head": f"n_embd {m.n_embd} / head_dim {m.head_dim}"}
+
+
+def width_line(cfg: RunConfig) -> str | None:
+    """One line saying a GPT's shape and, where an aspect ratio gave it, how (lrn train --dry-run)."""
+    if cfg.model_type != "gpt":
+        return None
+    m = cfg.model
+    how = "" if m.aspect_ratio is None else f" (width: {width_derived(cfg)['model.n_embd']})"
+    return (f"model: {m.n_layer} layers of width {m.n_embd}{how}, {m.n_head} heads of {m.head_dim}; "
+            f"d_model / n_layer = {m.n_embd / m.n_layer:.3g}")
 
 
 def key_table(model_type: str) -> list[dict]:

@@ -29,8 +29,17 @@ from lrngpt.core.bounded import (
     too_many_digits,
 )
 from lrngpt.core.fsio import check_regular, describe_os_error
-from lrngpt.core.validate import VAL_SPLITS, check_fields, check_size, did_you_mean, field_types, show_value
+from lrngpt.core.validate import (
+    VAL_SPLITS,
+    check_fields,
+    check_size,
+    coerce,
+    did_you_mean,
+    field_types,
+    show_value,
+)
 from lrngpt.errors import UserError
+from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
 
@@ -287,9 +296,55 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
             raise UserError(f"model_type is {model_type}, but the model section is {a_other}'s (it has "
                             f"model.{foreign[0]}): model_type chooses the model section's keys, so start from "
                             f"{a_mine} preset instead, e.g. {presets}")
+    if model_type == "gpt" and isinstance(model_values, dict):
+        model_values = fill_width(model_values)
     model = _build(model_class(model_type), model_values, "model", fixed)
     train = _build(TrainConfig, d.get("train"), "train")
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
+
+
+# ---- the width, given as model.n_embd or as model.aspect_ratio ------------------------------
+
+def fill_width(model: dict) -> dict:
+    """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
+    rule (lrngpt.models.width_from_depth); GPTConfig checks that any it already holds agree."""
+    if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
+        return model
+    values = {}
+    for key, default in (("aspect_ratio", None), ("head_dim", NANOCHAT_HEAD_DIM), ("n_layer", 6)):
+        value = coerce(model.get(key, default), int | None, f"model.{key}")  # GPTConfig's own messages
+        values[key] = default if value is None else value
+        check_size(f"model.{key}", values[key])
+    width, heads = width_from_depth(values["n_layer"], values["aspect_ratio"], values["head_dim"])
+    return {**model, "n_embd": model.get("n_embd", width), "n_head": model.get("n_head", heads)}
+
+
+def replace_width(model: dict, keys: set[str], where: str) -> None:
+    """One layer of settings (`keys`, the model keys it sets) about to go over `model`, an earlier layer's
+    model section: the width is given one way. A layer that gives model.aspect_ratio (or changes the
+    rule's n_layer or head_dim) replaces the n_embd and n_head it had; one that gives model.n_embd drops
+    the aspect ratio; one that gives n_head drops a head_dim that was n_embd / n_head. Both in one layer is
+    the user's contradiction: an error naming both."""
+    if {"n_embd", "aspect_ratio"} <= keys:
+        raise UserError(f"{where} gives both model.n_embd and model.aspect_ratio, which both set the width; give "
+                        "one of them (aspect_ratio: n_embd = n_layer x aspect_ratio, rounded up to a multiple of "
+                        "model.head_dim)")
+    aspect = model.get("aspect_ratio") is not None
+    if "aspect_ratio" in keys or (aspect and keys & {"n_layer", "head_dim"}):
+        if not aspect and "head_dim" not in keys:
+            model.pop("head_dim", None)  # it was n_embd / n_head, not a choice of head size
+        model.pop("n_embd", None)
+        model.pop("n_head", None)
+    if "n_embd" in keys:
+        model.pop("aspect_ratio", None)
+        model.pop("head_dim", None)
+    if "n_head" in keys and not aspect:
+        model.pop("head_dim", None)
+
+
+def model_keys(overrides) -> set[str]:
+    """The model keys (without `model.`) among a layer's keys (`section.key` strings)."""
+    return {k.partition(".")[2] for k in overrides if k.startswith("model.")}
 
 
 def check_shape(d: dict, where: str = "") -> None:
@@ -405,13 +460,24 @@ def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
 
 
 def parse_axis(item: str) -> tuple[str, list]:
-    """`section.key=v1,v2,...` -> (key, [values])."""
+    """`section.key=v1,v2,...` -> (key, [values]); keys joined by + advance together, each value their
+    values joined by : (`model.n_layer+model.n_embd=2:120,28:32` -> [[2, 120], [28, 32]])."""
     key, sep, raw = item.partition("=")
     key = key.strip()
     if not sep or not key or not raw.strip():
         raise UserError(f"--axis {item!r} must look like section.key=v1,v2, e.g. model.n_embd=8,64,512")
-    check_key_form(key, "--axis")
-    return key, [parse_value(v.strip(), f"--axis {key}") for v in raw.split(",") if v.strip()]
+    keys = [k.strip() for k in key.split("+")]
+    for part in keys:
+        check_key_form(part, "--axis")
+    values = [v.strip() for v in raw.split(",") if v.strip()]
+    if len(keys) == 1:
+        return key, [parse_value(v, f"--axis {key}") for v in values]
+    bad = next((v for v in values if len(v.split(":")) != len(keys)), None)
+    if bad is not None:
+        raise UserError(f"--axis {item!r}: {bad!r} gives {len(bad.split(':'))} values for the {len(keys)} keys "
+                        f"{'+'.join(keys)}; give one per key joined by :, e.g. {':'.join(['2'] * len(keys))}")
+    return "+".join(keys), [[parse_value(x.strip(), f"--axis {k}") for x, k in zip(v.split(":"), keys, strict=True)]
+                            for v in values]
 
 
 def check_key_form(key: str, what: str = "--set") -> None:
@@ -439,12 +505,26 @@ def set_key(d: dict, key: str, value: Any) -> None:
     d[section][name] = value
 
 
+def flat_keys(d: dict, prefix: str = "") -> dict:
+    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: nested keys named as `--set` names them (the
+    trackers' hyperparameters, the advice's changed keys, the report's tables)."""
+    out = {}
+    for key, value in d.items():
+        if isinstance(value, dict):
+            out.update(flat_keys(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
     """`--set section.key=value`; value as parse_value reads it."""
     check_plain(d, "")  # (the Python API may hand anything in)
     d = json.loads(json.dumps(d))
-    for item in overrides:
-        key, value = parse_override(item)
+    items = [(item, *parse_override(item)) for item in overrides]
+    if isinstance(d.get("model"), dict):
+        replace_width(d["model"], model_keys(k for _, k, _ in items), "--set")
+    for item, key, value in items:
         set_key(d, key, value)
         logging.debug(f"config: {key} = {value!r} (from {item!r})")
     return d

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import METRICS_CSV as CSV
 from lrngpt.store.rundir import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
@@ -68,17 +69,6 @@ def tags(row: dict) -> dict[str, float]:
         else:
             group = "val" if key.startswith("val_") else "train"
             out[f"{group}/{key.removeprefix(group + '_')}"] = float(value)
-    return out
-
-
-def flat_config(d: dict, prefix: str = "") -> dict:
-    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: how the trackers name hyperparameters."""
-    out = {}
-    for key, value in d.items():
-        if isinstance(value, dict):
-            out.update(flat_config(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
     return out
 
 
@@ -200,7 +190,7 @@ class Trackers:
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
         hparams, fresh = dict(hparams or {}), resume_step is None
-        params = {**flat_config(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
+        params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
         sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
@@ -209,7 +199,7 @@ class Trackers:
 
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    self.sinks.append(self._wandb(run_dir, flat_config(config or {}), hparams, name, sent))
+                    self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))
                 elif n == "mlflow":
                     self.sinks.append(self._mlflow(params, hparams, name, sent))
                 elif n == "csv":

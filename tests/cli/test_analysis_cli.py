@@ -123,10 +123,14 @@ def test_cost_gpt_reports_an_invalid_head_split_without_failing(capsys):
 
 def test_cost_models_table(capsys):
     doc = run_json(capsys, "cost", "models")
-    assert [r["model"] for r in doc["rows"]] == ["GPT-2 small", "BERT-base", "Llama-3-8B", "GPT-3 175B"]
-    assert [r["table"] for r in doc["rows"]] == [38_597_376, 23_440_896, 525_336_576, 617_558_016]
+    assert [r["model"] for r in doc["rows"]] == ["GPT-2 small", "GPT-2 medium", "GPT-2 large", "GPT-2 XL", "BERT-base",
+                                                 "Llama-3-8B", "GPT-3 175B"]
+    assert [r["table"] for r in doc["rows"]] == [38_597_376, 51_463_168, 64_328_960, 80_411_200, 23_440_896,
+                                                 525_336_576, 617_558_016]
+    assert [r["n_layer"] for r in doc["rows"]] == [12, 24, 36, 48, 12, 32, 96]
     out = run_text(capsys, "cost", "models")
-    assert "31.13%" in out and "13.08%" in out and "0.35%" in out
+    assert "31.02%" in out and "13.08%" in out and "0.35%" in out
+    assert "GPT-2 XL         48   1,600  33.3" in out  # depth, width and width / depth
 
 
 def test_lessons_json(capsys):

@@ -53,7 +53,9 @@ def test_show_lists_every_resolved_key_with_value_and_description(capsys, name):
     assert {r["key"]: r["value"] for r in doc["keys"]} == flat
     assert all(r["help"] == KEY_HELP[r["key"]] for r in doc["keys"])
     derived = {r["key"] for r in doc["keys"] if r["derived"]}
-    assert derived == ({"model.vocab_size", "model.pad_id"} if name == "mlp-cpu" else {"model.vocab_size"})
+    # a GPT's head_dim is n_embd / n_head (without an aspect ratio)
+    assert derived == ({"model.vocab_size", "model.pad_id"} if name == "mlp-cpu" else {"model.vocab_size",
+                                                                                       "model.head_dim"})
     assert doc["about"] == PRESET_ABOUT[name]
 
 

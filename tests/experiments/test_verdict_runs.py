@@ -132,7 +132,7 @@ def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_recor
     assert [r["name"] for r in points] == list(plan["point_seconds"])
     assert all(r["estimate"] == plan["point_seconds"][r["name"]] and r["seconds"] > 0 for r in points)
     [run] = [r for r in rows if r["event"] == "run"]
-    assert run["estimate"] == plan["est_seconds"] and run["seconds"] >= sum(r["seconds"] for r in points)
+    assert run["estimate"] == plan["est_seconds"] and run["seconds"] >= sum(r["seconds"] for r in points) - 0.05 * len(points)  # each rounded to 0.1 s
     doc = json.loads((out / "summary.json").read_text())
     assert doc["timing"]["estimate_s"] == plan["est_seconds"] and doc["timing"]["actual_s"] == run["seconds"]
     assert "budget 8 min: planned" in stderr and "took" in stderr

@@ -1,0 +1,50 @@
+"""Width against depth: nanochat's width-from-depth rule and the width-depth study's finding, as plain data.
+
+`width_from_depth` is the rule `model.aspect_ratio` applies (lrngpt.models.width_from_depth);
+`width_depth_finding` judges Kaplan et al.'s finding, as the book chapter cites it, on a width-depth
+sweep (lrngpt.experiments.shape_findings; `lrn sweep width-depth` prints the same judgement).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lrngpt.api.checks import HasPath, checked
+from lrngpt.errors import UserError
+
+
+def _at_least_one(name: str, value: int) -> int:
+    if value < 1:
+        raise UserError(f"{name} must be a whole number of at least 1, got {value!r}")
+    return value
+
+
+@checked
+def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) -> dict:
+    """nanochat's rule: the width n_layer x aspect_ratio rounded up to a multiple of head_dim, and
+    width / head_dim heads; what `--set model.aspect_ratio=A` gives a GPT config. Raises UserError for
+    a value that is not a whole number of at least 1.
+
+    Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
+    from lrngpt.models import width_from_depth as rule
+
+    n_layer, aspect_ratio, head_dim = (_at_least_one(k, v) for k, v in
+                                       (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)))
+    n_embd, n_head = rule(n_layer, aspect_ratio, head_dim)
+    return {"n_layer": n_layer, "aspect_ratio": aspect_ratio, "head_dim": head_dim, "n_embd": n_embd, "n_head": n_head,
+            "rule": f"{n_layer} x {aspect_ratio} = {n_layer * aspect_ratio:,}, rounded up to a multiple of {head_dim}: "
+                    f"{n_embd:,} ({n_head} heads of {head_dim})"}
+
+
+@checked
+def width_depth_finding(sweep: HasPath | str | Path) -> dict:
+    """The width-against-depth finding judged on a sweep (a Sweep or its directory): the verdict, the
+    reason, the evidence and the numbers (the shapes, the change, the seed noise). Raises UserError for
+    a directory that holds no sweep.
+
+    Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
+    from lrngpt.experiments.shape_findings import judge_shapes
+    from lrngpt.experiments.summary import collect
+
+    path = Path(sweep.path if isinstance(sweep, HasPath) else sweep)
+    return judge_shapes(collect(path))

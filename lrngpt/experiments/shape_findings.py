@@ -1,0 +1,169 @@
+"""Width against depth at a fixed budget, judged on a student's own sweep.
+
+The book chapter on choosing the embedding width cites Kaplan et al. (2020, "Scaling Laws for Neural
+Language Models"): with the non-embedding parameter count held fixed, the loss changes only a little
+while the ratio of width to depth (d_model / n_layer) varies 40-fold; 6 layers x 4,288 came within 3%
+of 48 layers x 1,600 (GPT-2's largest model). The `width-depth` study (lrngpt.experiments.presets)
+trains such shapes; `judge_shapes(doc)` judges that finding on its summary document
+(lrngpt.experiments.summary.collect: only `rows`, `sweep`/`label` and `preset`/`axes` are read) and
+returns one finding shaped like lrngpt.experiments.findings' (number 4). Pure functions of plain data.
+
+A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds. The loss's relative change
+is the val bpb's: every shape is scored with one tokenizer on one validation text, so bits per byte are
+the loss per token times one constant. The thresholds (named here once; docs/width-depth-study.md
+derives them):
+
+    MAX_CHANGE        0.03: the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
+    RATIO_SPAN        40: d_model / n_layer must span at least 40x (Kaplan et al.'s 40-fold)
+    PARAMS_TOLERANCE  0.01: the shapes' non-embedding parameters (blocks and final LayerNorm) may differ
+                      by at most 1% (largest / smallest - 1), or the budget was not held fixed
+    MIN_SHAPES        3: fewer shapes make no curve to judge
+
+The noise is the seeds': the largest max - min of val bpb over the seeds of one shape, as a share of
+the best shape's val bpb. The change is (worst - best) / best over the shape means. The finding shows
+when change + noise <= MAX_CHANGE (even the noise cannot carry it past 3%), does not show when
+change - noise > MAX_CHANGE, and cannot tell in between, or when there is no noise (one seed per
+shape), too few shapes, too narrow a span or an unequal budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+from lrngpt.experiments.presets import SHAPE_STUDIES
+
+SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
+
+MAX_CHANGE = 0.03
+RATIO_SPAN = 40.0
+PARAMS_TOLERANCE = 0.01
+MIN_SHAPES = 3
+
+NUMBER, KEY = 4, "width-depth-flat"
+FINDING = ("At a fixed non-embedding parameter count the loss changes by at most 3% while d_model / n_layer "
+           "varies 40-fold")
+CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding parameters fixed, changing d_model / "
+           "n_layer 40-fold changes the loss only a little; 6 layers x 4,288 came within 3% of 48 layers x 1,600 "
+           "(GPT-2's largest model)")
+SEEDS_NEXT = "add seeds, e.g. --axis train.seed=1337,1338,1339 (at least two a shape give the noise)"
+
+
+def is_shape_study(doc: dict) -> bool:
+    """The width-depth preset, or any sweep with model.n_layer on an axis (alone or linked)."""
+    return doc.get("preset") in SHAPE_STUDIES or any(
+        "model.n_layer" in str(key).split("+") for key in (doc.get("axes") or {}))
+
+
+def non_embedding(row: dict) -> int | None:
+    """A GPT row's parameters outside the token and position tables and the LM head."""
+    return row.get("non_embedding", (row.get("breakdown") or {}).get("blocks"))
+
+
+def shapes(rows: list[dict]) -> list[dict]:
+    """Per (n_layer, n_embd), widest first: d/L, non-embedding parameters, val bpb over seeds."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r.get("n_layer") and r.get("n_embd") and r.get("val_bpb") is not None:
+            groups.setdefault((r["n_layer"], r["n_embd"]), []).append(r)
+    out = []
+    for (n_layer, n_embd), group in groups.items():
+        vals = [r["val_bpb"] for r in group]
+        out.append({"n_layer": n_layer, "n_embd": n_embd, "ratio": n_embd / n_layer,
+                    "non_embedding": non_embedding(group[0]), "seeds": [r.get("seed") for r in group],
+                    "val_bpb": sum(vals) / len(vals), "val_bpbs": vals, "spread": max(vals) - min(vals),
+                    "tokens_read": group[0].get("tokens_read")})
+    return sorted(out, key=lambda s: -s["ratio"])
+
+
+def _slope(entries: list[dict]) -> float:
+    """Least-squares val bpb per doubling of d/L (positive: the wider, shallower shapes score worse)."""
+    xs, ys = [math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+
+
+def _name(e: dict) -> str:
+    return f"{e['n_layer']} x {e['n_embd']} (d/L {e['ratio']:.3g})"
+
+
+def _finding(verdict: str, evidence: list[str], reason: str | None = None, next_: str | None = None,
+             numbers: dict | None = None) -> dict:
+    return {"number": NUMBER, "key": KEY, "finding": FINDING, "verdict": verdict, "reason": reason, "next": next_,
+            "commands": [],
+            "evidence": evidence, "chapter": CHAPTER, "numbers": numbers or {}}
+
+
+def judge_shapes(doc: dict) -> dict:
+    """The finding judged on one shape sweep's summary document."""
+    entries = shapes(doc.get("rows") or [])
+    label = str(doc.get("label") or doc.get("sweep") or "sweep")
+    if len(entries) < MIN_SHAPES:
+        return _finding(CANNOT_TELL, [f"{label}: {len(entries)} shapes finished"],
+                        f"only {len(entries)} shapes: a change across shapes needs {MIN_SHAPES} or more",
+                        "run the width-depth preset's shapes (lrn sweep width-depth --out DIR)")
+    listed = "; ".join(f"{_name(e)}: {e['val_bpb']:.4f}" + (f" over {len(e['seeds'])} seeds" if len(e["seeds"]) > 1
+                                                              else "") for e in entries)
+    evidence = [f"val bpb by shape, n_layer x n_embd ({label}): {listed}"]
+    span = max(e["ratio"] for e in entries) / min(e["ratio"] for e in entries)
+    params = [e["non_embedding"] for e in entries]
+    numbers: dict = {"span": span, "shapes": entries}
+    if any(p is None for p in params):
+        return _finding(CANNOT_TELL, evidence, "the rows do not say their non-embedding parameters (a GPT's blocks)",
+                        None, numbers)
+    unequal = max(params) / min(params) - 1
+    evidence.append(f"non-embedding parameters {min(params):,} to {max(params):,} ({unequal:.2%} apart); "
+                    f"d/L spans {span:.1f}x")
+    numbers["params_apart"] = unequal
+    if unequal > PARAMS_TOLERANCE:
+        return _finding(CANNOT_TELL, evidence, f"the shapes' non-embedding parameters differ by {unequal:.1%}, more "
+                        f"than {PARAMS_TOLERANCE:.0%}: the budget was not held fixed",
+                        "give each depth the width that keeps 12 n_layer d^2 equal (the width-depth preset's shapes)",
+                        numbers)
+    if span < RATIO_SPAN:
+        return _finding(CANNOT_TELL, evidence, f"d/L spans only {span:.1f}x, short of the {RATIO_SPAN:.0f}x the "
+                        "finding is about", "add a wider-shallower or a deeper-narrower shape", numbers)
+    best, worst = min(entries, key=lambda e: e["val_bpb"]), max(entries, key=lambda e: e["val_bpb"])
+    change = (worst["val_bpb"] - best["val_bpb"]) / best["val_bpb"]
+    slope = _slope(entries)
+    seeded = [e for e in entries if len(e["seeds"]) > 1]
+    numbers.update(change=change, best=best, worst=worst, slope_per_doubling=slope)
+    evidence.append(f"lowest at {_name(best)}, highest at {_name(worst)}: the loss changes by {change:.2%}; "
+                    f"least squares {slope:+.4f} bpb per doubling of d/L "
+                    f"({'the wider, shallower shapes worse' if slope > 0 else 'the deeper, narrower shapes worse'})")
+    if not seeded:
+        return _finding(CANNOT_TELL, evidence, "one seed per shape: no noise to judge the change against",
+                        SEEDS_NEXT, numbers)
+    spread = max(seeded, key=lambda e: e["spread"])
+    noise = spread["spread"] / best["val_bpb"]
+    numbers.update(noise=noise, noise_bpb=spread["spread"])
+    evidence.append(f"seed noise {spread['spread']:.4f} bpb ({noise:.2%} of the lowest), the largest max - min over "
+                    f"the seeds of one shape ({_name(spread)}, seeds {', '.join(map(str, spread['seeds']))})")
+    tokens = best.get("tokens_read")
+    per = tokens / best["non_embedding"] if tokens and best["non_embedding"] else None
+    if per is not None:
+        evidence.append(f"each run read {tokens:,} tokens, {per:.2g} per non-embedding parameter")
+    if change + noise <= MAX_CHANGE:
+        return _finding(SHOWS, evidence, None, None, numbers)
+    if change - noise > MAX_CHANGE:
+        return _finding(DOES_NOT_SHOW, evidence,
+                        f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond the "
+                        f"{MAX_CHANGE:.0%} and the seed noise of {noise:.2%}",
+                        "train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and "
+                                            if per else "") + "Kaplan et al.'s finding is about models trained far "
+                        "longer (--scale full reads 40x the tokens of --scale cpu, on a GPU)",
+                        numbers)
+    return _finding(CANNOT_TELL, evidence,
+                    f"the change of {change:.2%} is within the seed noise ({noise:.2%}) of the {MAX_CHANGE:.0%}",
+                    SEEDS_NEXT, numbers)
+
+
+def shape_table(rows: list[dict]) -> list[str]:
+    """A Markdown table of the shapes (the sweep's summary.md)."""
+    out = ["| n_layer | n_embd | d/L | non-embedding params | val bpb | seeds | max-min |",
+           "|---:|---:|---:|---:|---:|---|---:|"]
+    for e in shapes(rows):
+        params = "-" if e["non_embedding"] is None else f"{e['non_embedding']:,}"
+        out.append(f"| {e['n_layer']} | {e['n_embd']} | {e['ratio']:.3g} | {params} | {e['val_bpb']:.4f} | "
+                   f"{', '.join(map(str, e['seeds']))} | {e['spread']:.4f} |")
+    return out
