@@ -56,6 +56,8 @@ CALLS = {
     "train": {"config": "'mlp-tiny'", "out": "{t} + '/run'", "set": SETS, "progress": "False"},
     "undertrained": {"run_or_path": "{mlp}"},
     "write_report": {"dirs": "{mlp}", "out": "{t} + '/r.html'"},
+    "width_from_depth": {"n_layer": "4"},
+    "width_depth_finding": {"sweep": "{sweep}"},
     "Run": {"path": "{mlp}"},
     "Sweep": {"path": "{sweep}"},
 }
