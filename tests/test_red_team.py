@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 
 
+@pytest.mark.slow  # 51 subprocesses: 24 s at load 4 on the 2-core machine (each command's --help among them)
 def test_the_quick_red_team_pass_is_clean_and_its_table_matches_its_record(tmp_path):
     out = tmp_path / "red.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
