@@ -2227,3 +2227,65 @@ def test_width_depth_finding_of_a_directory_without_a_sweep_is_one_line(tmp_path
         lrngpt.width_from_depth(4, head_dim=-128)
     with pytest.raises(lrngpt.UserError, match=r"width_depth_finding\(\): sweep must be"):
         lrngpt.width_depth_finding(None)
+
+
+# ---- red team (issue 30) ----------------------------------------------------------------------------------
+# Each case below is one that `python benchmarks/red_team.py` found: before its fix, an exit 1, a traceback,
+# a hang or data loss; now a one-line refusal.
+
+RED_TEAM_API = {  # call -> what its one line says
+    "cost_gpt(context=10**10000)": (lambda lrngpt: lrngpt.cost_gpt(300, 10**10000), "context: an integer of 10,001 digits"),
+    "cost_mlp(widths=[10**200])": (lambda lrngpt: lrngpt.cost_mlp(widths=[10**200]), "widths: an integer of 201 digits"),
+    "theory_jl(n=10**400)": (lambda lrngpt: lrngpt.theory_jl(10**400, 0.5), "n: an integer of 401 digits"),
+    "lesson_lookup(seed=10**5000)": (lambda lrngpt: lrngpt.lesson_lookup(seed=10**5000), "seed: an integer of 5,001"),
+    "lesson_superposition_figure({})": (lambda lrngpt: lrngpt.lesson_superposition_figure({}),
+                                        "result must be what lrngpt.lesson_superposition() returns"),
+    "lesson_superposition_figure(rows of nothing)": (
+        lambda lrngpt: lrngpt.lesson_superposition_figure({"features": 5, "dims": 2, "sparsities": [{}]}),
+        "a row per sparsity"),
+}
+
+
+@pytest.mark.parametrize("case", RED_TEAM_API)
+def test_red_team_an_api_integer_past_100_digits_is_one_user_error(case):
+    import lrngpt
+
+    call, needle = RED_TEAM_API[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        call(lrngpt)
+    assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("command", [["report"], ["embed", "explore"]])
+def test_red_team_a_page_of_a_run_whose_name_is_not_utf8_is_written(command, mlp_run, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run-\udcff"  # the name's byte 0xff, as Python holds a file name that is not UTF-8
+    shutil.copytree(mlp_run, run)
+    code, _, err = lrn(capsys, "-q", *command, run, "--out", tmp_path / "page.html")
+    assert code == 0 and "Traceback" not in err, err
+    assert "run-\\udcff" in (tmp_path / "page.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["train", "--config", "mlp-tiny", "--corpus=", "--out", "{t}/run"], "data.corpus is empty"),
+    (["train", "--config", "mlp-tiny", "--device=", "--out", "{t}/run"], "train.device must be"),
+    (["sweep", "embed-dim", "--scale", "tiny", "--corpus=", "--out", "{t}/sw", "--dry-run"], "data.corpus is empty"),
+    (["eval", "{run}", "--corpus="], "data.corpus is empty"),
+    (["report", "{run}", "--out="], "is a directory; give a file name with --out"),
+], ids=["train --corpus=", "train --device=", "sweep --corpus=", "eval --corpus=", "report --out="])
+def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(argv, needle, mlp_run, tmp_path,
+                                                                               capsys):
+    # `--corpus "$CORPUS"` with CORPUS unset: it trained on the config's corpus without a word
+    refused(capsys, tmp_path, [a.format(t=tmp_path, run=mlp_run) for a in argv], needle)
+
+
+@pytest.mark.parametrize("where,needle", [("/dev/zero", "is a character device"), ("fifo", "is a named pipe (FIFO)"),
+                                          ("file", "is a file, not a run directory")])
+def test_red_team_a_device_or_fifo_given_as_a_run_is_named_as_such(where, needle, tmp_path, capsys):
+    path = {"/dev/zero": Path("/dev/zero"), "fifo": tmp_path / "f", "file": tmp_path / "x.txt"}[where]
+    if where == "fifo":
+        os.mkfifo(path)
+    elif where == "file":
+        path.write_text("x")
+    one_line(lrn(capsys, "sample", path, "--prompt", "Lily"), 2, needle, "not a run directory")

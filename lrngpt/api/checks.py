@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
+from lrngpt.core.bounded import MAX_INT_DIGITS, too_many_digits
 from lrngpt.core.validate import did_you_mean
 from lrngpt.errors import UserError
 
@@ -105,11 +106,22 @@ def _bind_error(e: TypeError, sig: inspect.Signature) -> str:
 
 def check(value: Any, hint: Any, what: str) -> None:
     """Raise UserError unless `value` is of the annotated type `hint`."""
+    _bounded_ints(value, what)
     if not matches(value, hint):
         words = [a for h in (hint, *typing.get_args(hint)) if typing.get_origin(h) is Literal
                  for a in typing.get_args(h) if isinstance(a, str)]
         hint_ = did_you_mean(value, words).rstrip() if isinstance(value, str) and words else ""
         raise UserError(f"{what} must be {describe(hint)}, got {_shown(value)}" + (f"; {hint_}" if hint_ else ""))
+
+
+def _bounded_ints(value: Any, what: str, depth: int = 0) -> None:
+    """An integer past MAX_INT_DIGITS (in a list or mapping too) is no value of any argument: refused
+    here, before `str()` of it fails (`Exceeds the limit (4300 digits)`) or a float of it overflows."""
+    if isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3.33:
+        raise too_many_digits(int(value.bit_length() / 3.3219) + 1, what)
+    if depth < 3 and isinstance(value, list | tuple | set | frozenset | abc.Mapping):
+        for v in value.values() if isinstance(value, abc.Mapping) else value:
+            _bounded_ints(v, what, depth + 1)
 
 
 def matches(value: Any, hint: Any) -> bool:

@@ -74,7 +74,8 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
     from lrngpt.runconfig.schema import RunConfig, config_from, preset_names, read_config_dict, validated
     from lrngpt.store.rundir import RunDir
 
-    items = override_list(set) + [f"data.corpus={corpus}"] * bool(corpus) + [f"train.device={device}"] * bool(device)
+    items = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
+        f"train.device={device}"] * (device is not None)  # an empty one ("$UNSET") is refused, not the default
     if isinstance(cfg, RunConfig):
         return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:

@@ -20,6 +20,7 @@ from lrngpt.api.checks import checked
 from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
 from lrngpt.core import log as logging
+from lrngpt.errors import UserError
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
@@ -132,6 +133,12 @@ def lesson_superposition_figure(result: dict) -> Figure:
     # torch, numpy: loaded only when this runs
     from lrngpt.analysis.superposition import figure
 
+    rows = result.get("sparsities")
+    keys = ("gram", "feature_probability", "represented", "norms", "interference")
+    if ("features" not in result or "dims" not in result or not isinstance(rows, list) or not rows
+            or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows)):
+        raise UserError("lesson_superposition_figure(): result must be what lrngpt.lesson_superposition() returns "
+                        f"(features, dims and a row per sparsity), got a dict with keys {sorted(map(str, result))[:6]}")
     return figure(result)
 
 

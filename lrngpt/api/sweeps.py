@@ -68,7 +68,8 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
     from lrngpt.experiments.budget import resolve_budget
     from lrngpt.experiments.grid import resolve_sweep
 
-    sets = override_list(set) + [f"data.corpus={corpus}"] * bool(corpus) + [f"train.device={device}"] * bool(device)
+    sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
+        f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
     axis_items = _axis_list(axes)
     out = Path(out)
     budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes)

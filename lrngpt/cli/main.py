@@ -76,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(-1 if args.quiet else 1 if args.verbose else 0)
+    if hasattr(sys.stdout, "reconfigure"):  # a path that is not UTF-8 (byte 0xff) is printed as \udcff, as on
+        sys.stdout.reconfigure(errors="backslashreplace")  # stderr, not an error after the work is done
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate)
     if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG (reported), never kills us

@@ -215,7 +215,9 @@ def owned_file(path: str | Path, what: str, mode: str = "wb", encoding: str | No
 
 def write_owned_file(path: str | Path, data: str | bytes, what: str) -> Path:
     with owned_file(path, what) as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        # a path that is not UTF-8 (a run named with byte 0xff) reaches a page as a lone surrogate: written
+        # as \udcff, so the page stays UTF-8 and names it
+        f.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
     return Path(path)
 
 

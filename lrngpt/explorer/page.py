@@ -61,7 +61,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     write_owned_file(out, text, "explorer page")  # recorded as lrn's; never half a page over the old one
-    logging.debug(f"explorer: {out} written ({len(text.encode()):,} bytes, {len(c.views)} views, {method})")
+    logging.debug(f"explorer: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes, {len(c.views)} views, {method})")
     return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
             "method": method, "precision": precision,
             "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}

@@ -195,8 +195,8 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
     # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded
-    data_cfg = dataclasses.replace(cfg.data, corpus=corpus) if corpus else cfg.data
-    own = run.checkpoint.get("data_key") is not None and not corpus
+    data_cfg = dataclasses.replace(cfg.data, corpus=corpus) if corpus is not None else cfg.data  # "" refused
+    own = run.checkpoint.get("data_key") is not None and corpus is None
     if own:
         check_run_data(run.checkpoint["data_key"], data_cfg, str(run_dir),
                        f"restore them to score the run on its own splits, or give --corpus {data_cfg.corpus} to "

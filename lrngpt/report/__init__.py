@@ -98,7 +98,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                         "report a run directory on its own")
     if checkpoint is not None and checkpoint not in CHECKPOINTS:
         raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
-    out = Path(out) if out else default_out(dirs)
+    out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
     check_file_target(out, force, "report", replace_own=True, example="report.html",
@@ -114,7 +114,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
     write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
-    logging.debug(f"report: {out} written ({len(text.encode()):,} bytes; sections {', '.join(sections)})")
+    logging.debug(f"report: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
 
 

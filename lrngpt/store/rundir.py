@@ -49,6 +49,7 @@ from lrngpt.core.fsio import (
     clean_stale_temps,
     json_safe,
     read_json_object,
+    special_kind,
     user_path,
     write_json,
 )
@@ -174,7 +175,8 @@ class RunDir:
         if not p.exists():
             raise UserError(f"run directory {p} does not exist; train one with `lrn train --out {p}`")
         if not p.is_dir():
-            raise UserError(f"{p} is a file, not a run directory; give the directory `lrn train --out` wrote")
+            what = special_kind(p) or "a file"  # /dev/zero is a device, a FIFO a named pipe: said as such
+            raise UserError(f"{p} is {what}, not a run directory; give the directory `lrn train --out` wrote")
         if not self.holds_run():
             raise UserError(f"{p} holds no lrn run (no {MARKER}); give the directory `lrn train --out` wrote")
 
