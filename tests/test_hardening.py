@@ -91,6 +91,7 @@ VALID = {
     "model.emb_init_std": {"null"} | BIG_FLOATS,
     "model.dropout": {"0"}, "model.qkv_bias": {"true"}, "model.tie_embeddings": {"true"}, "model.bias": {"true"},
     "model.init_std": BIG_FLOATS, "model.layer_norm_eps": BIG_FLOATS,
+    "model.aspect_ratio": {"null"}, "model.head_dim": {"null"},  # null: not used / n_embd / n_head
     "name": {"abc", '""'},
 }
 
