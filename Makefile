@@ -30,7 +30,8 @@ browser:
 	  echo "note: no chromium; the browser tests will be skipped"
 
 # The suite runs in one worker per core (pytest-xdist), each test file kept in one worker so its
-# module fixtures (a trained run, a finished sweep) are made once: on 2 cores about half the time.
+# module fixtures (a trained run, a finished sweep) are made once. Most tests are single-threaded
+# (tiny models, subprocesses), so two workers keep CI's two cores busy.
 test: setup browser
 	$(VENV)/bin/ruff check lrngpt tests benchmarks
 	$(VENV)/bin/pytest -q -n auto --dist loadfile

@@ -559,8 +559,10 @@ def test_bad_values_on_the_command_line_exit_2_with_one_line(base_run, tmp_path,
 
 
 def test_large_but_valid_values_answer(base_run, capsys):
-    code, out, _ = lrn(capsys, "theory", "fourth-root", "--n", 10**400, "--json")
-    assert code == 0 and json.loads(out)["d"] == pytest.approx(1e100)
+    code, out, _ = lrn(capsys, "theory", "fourth-root", "--n", 10**96, "--json")
+    assert code == 0 and json.loads(out)["d"] == pytest.approx(1e24)
+    code, _, err = lrn(capsys, "theory", "fourth-root", "--n", 10**400, "--json")  # past lrn's 100 digits: one line
+    assert code == 2 and "401 digits is past what lrn takes (at most 100 digits)" in err and "Traceback" not in err
     code, out, _ = lrn(capsys, "theory", "jl", "--n", 10, "--eps", "1e-150", "--json")
     assert code == 0 and json.loads(out)["k"] > 1e300
     for argv in (["sample", base_run, "--prompt", "hi", "--seed", -5, "--max-new-tokens", 2],

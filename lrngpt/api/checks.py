@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
-from lrngpt.core.bounded import MAX_INT_DIGITS, too_many_digits
+from lrngpt.core.bounded import MAX_INT_DIGITS
 from lrngpt.core.validate import did_you_mean
 from lrngpt.errors import UserError
 
@@ -118,7 +118,8 @@ def _bounded_ints(value: Any, what: str, depth: int = 0) -> None:
     """An integer past MAX_INT_DIGITS (in a list or mapping too) is no value of any argument: refused
     here, before `str()` of it fails (`Exceeds the limit (4300 digits)`) or a float of it overflows."""
     if isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3.33:
-        raise too_many_digits(int(value.bit_length() / 3.3219) + 1, what)
+        raise UserError(f"{what}: an integer of {int(value.bit_length() / 3.3219) + 1:,} digits is past what lrn "
+                        f"takes (at most {MAX_INT_DIGITS} digits); write a smaller number")
     if depth < 3 and isinstance(value, list | tuple | set | frozenset | abc.Mapping):
         for v in value.values() if isinstance(value, abc.Mapping) else value:
             _bounded_ints(v, what, depth + 1)
