@@ -81,8 +81,10 @@ def test_a_tighter_budget_keeps_four_widths_and_a_too_small_one_is_refused_namin
     smallest = float(m[1])
     ok = B.plan_budget("embed-dim", smallest, [], [], probe_fn=slow)  # the budget it names works
     assert ok.sets["train.steps"] >= B.MIN_STEPS and ok.est_seconds <= smallest * 60
+    need = float(re.search(r"takes about ([\d.]+) min", str(e.value))[1])
+    assert smallest >= need * B.PROBE_MARGIN - 0.05  # named with a margin for the probe's noise
     with pytest.raises(UserError, match="too short"):
-        B.plan_budget("embed-dim", smallest - 1, [], [], probe_fn=slow)
+        B.plan_budget("embed-dim", need * 0.95, [], [], probe_fn=slow)
 
 
 def test_the_long_study_keeps_its_four_times_the_steps():
