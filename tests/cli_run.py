@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 from lrngpt.cli.main import main
 
 
@@ -12,6 +15,15 @@ def lrn(capsys, *argv) -> tuple[int, str, str]:
         code = e.code
     cap = capsys.readouterr()
     return code, cap.out, cap.err
+
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """`lrn ARGV` in-process with stdout and stderr captured here (for module fixtures, which have no capsys)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
 
 
 def sigterm_after(argv: list[str], env: dict, marker: str, delay: float) -> tuple[int, list[str]]:

@@ -5,20 +5,18 @@ machine), so the plan's arithmetic is checked exactly and each test takes a seco
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 
 import pytest
 
-from lrngpt.cli.main import main
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 from lrngpt.experiments import budget as B
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.thresholds import MANY_PASSES
 from lrngpt.runconfig.schema import from_dict, read_config_dict
+from tests.cli_run import run_cli
 
 
 def probe_at(seconds_per_token_at_2_5m: float, calls: list | None = None):
@@ -115,13 +113,6 @@ def test_a_text_of_your_own_caps_the_steps_at_the_passes_target(tmp_path):
     one.write_text("x")
     with pytest.raises(UserError, match="too few for one window of 257; give it more text"):
         B.plan_budget("embed-dim", 60, [f"data.corpus=text:{one}", "data.vocab_size=300"], [], probe_fn=probe_at(2e-7))
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -21,6 +20,7 @@ from lrngpt.experiments.grid import parse_shard, resolve_sweep, shard_points
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.runner import run_sweep, write_definition
 from lrngpt.experiments.sweepdir import SweepDir
+from tests.cli_run import run_cli
 
 
 def point_state(run_dir, steps):
@@ -32,13 +32,6 @@ LINE = re.compile(r"d=\s*(\d+) \| steps\s+([\d,]+) \| seed (\d+) \| params\s+([\
                   r"hidden\s+[\d,]+, output\s+[\d,]+\) \| val bpb (\d\.\d{4}) \| train bpb (\d\.\d{4}) "
                   r"\(gap ([+-]\d\.\d{4})\) \| passes (\d+\.\d\d) \| used axes \(90%\)\s+(\d+)/(\d+) \| \d+s "
                   r"\| tiny scale, stories:300KB$")
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,6 @@ tokens; and the findings section in a real browser."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import random
 import shlex
@@ -14,22 +12,16 @@ import shutil
 
 import pytest
 
-from lrngpt.cli.main import build_parser, main
+from lrngpt.cli.main import build_parser
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.judges import DOES_NOT_SHOW
 from lrngpt.experiments.runner import run_sweep
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir, same_sweep
+from tests.cli_run import run_cli
 
 WORDS = "the a cat dog sat ran on under mat tree house river king said unto them and he she it was were lord".split()
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")
