@@ -12,7 +12,7 @@ from lrngpt.api import (
     lesson_superposition,
     lesson_tying,
 )
-from lrngpt.cli.common import Parser, add_json, emit, positive_int, seed
+from lrngpt.cli.common import Parser, add_json, emit, float_list, positive_int, seed
 
 
 def register(subparsers) -> None:
@@ -111,15 +111,6 @@ def register(subparsers) -> None:
     add_json(sp)
     sp.set_defaults(func=run_superposition)
 
-
-def float_list(text: str) -> list[float]:
-    try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of numbers") from None
-    if not values:
-        raise argparse.ArgumentTypeError("the list is empty; write it like 0,0.9,0.99")
-    return values
 
 
 def _shape(s: list[int]) -> str:

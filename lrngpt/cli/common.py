@@ -137,14 +137,22 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def int_list(text: str) -> list[int]:
+def _number_list(text: str, kind: type, what: str, example: str) -> list:
     try:
-        values = [int(x) for x in text.split(",") if x.strip()]
+        values = [kind(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of integers") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of {what}") from None
     if not values:
-        raise argparse.ArgumentTypeError("the list is empty; write it like 4,8,16")
+        raise argparse.ArgumentTypeError(f"the list is empty; write it like {example}")
     return values
+
+
+def int_list(text: str) -> list[int]:
+    return _number_list(text, int, "integers", "4,8,16")
+
+
+def float_list(text: str) -> list[float]:
+    return _number_list(text, float, "numbers", "0,0.9,0.99")
 
 
 def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
