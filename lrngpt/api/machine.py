@@ -57,17 +57,6 @@ def compile_probe(device: str, timeout: float) -> dict:
             "error": error}
 
 
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def _fp16_on_cpu() -> bool:
     # torch, numpy: loaded only when this runs
     import torch
@@ -88,10 +77,8 @@ def devices() -> list[dict]:
     from lrngpt.device.precision import device_caps
 
     cpu = device_caps("cpu")
-    flags = _cpu_flags()
     out = [{"device": "cpu", "name": cpu.name, "memory_bytes": cpu.memory_bytes, "capability": None,
-            "bf16": True, "bf16_fast": bool(flags & {"avx512_bf16", "amx_bf16"}), "fp16": _fp16_on_cpu(),
-            "tf32": False}]
+            "bf16": True, "bf16_fast": bool(cpu.bf16_native), "fp16": _fp16_on_cpu(), "tf32": False}]
     for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
         caps = device_caps(f"cuda:{i}")
         out.append({"device": f"cuda:{i}", "name": caps.name, "memory_bytes": caps.memory_bytes,
@@ -156,7 +143,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.corpora.download import cache_dir
     from lrngpt.device.distributed import resolve_device
-    from lrngpt.device.precision import device_caps, resolve_precision
+    from lrngpt.device.precision import cpu_info, device_caps, resolve_precision
 
     device = resolve_device("auto")
     precision = resolve_precision("auto", device_caps(device))
@@ -171,6 +158,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
         "cudnn": torch.backends.cudnn.version() if torch.cuda.is_available() else None,
         "cuda_available": torch.cuda.is_available(),
         "devices": devices(),
+        "cpu": cpu_info(),
         "default_device": device,
         "precision": {**precision.to_dict(), "device": device},
         "compile": compile_probe(device, probe_timeout) if probe else {"probed": False, "works": None},
@@ -180,6 +168,18 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
         "cache": {"dir": str(cache), "exists": cache.is_dir(), "free_bytes": _free_bytes(cache)},
         "full_scale": full_scale_cost(device),
     }
+
+
+def cpu_text(c: dict) -> str:
+    """The CPU's line: vendor, ISA level, torch's kernels, and what train.dtype=bfloat16 gets here."""
+    bf16 = {"native": "native here (bfloat16 instructions): train.dtype=bfloat16 may be faster; float32 stays "
+                      "the exact default",
+            "emulated": "emulated here (no avx512_bf16, amx_bf16 or arm bf16): train.dtype=bfloat16 is typically "
+                        "slower than float32",
+            "unknown": "unknown here (the CPU's flags could not be read)"}[c["bf16"]]
+    flags = ", ".join(c["flags"]) or "none named"
+    return (f"cpu ISA: {c['isa']} ({c['vendor'] or '?'}, {c['name']}; flags {flags}; torch kernels "
+            f"{c['torch_capability']}); bfloat16 {bf16}")
 
 
 def doctor_text(r: dict) -> str:
@@ -197,6 +197,7 @@ def doctor_text(r: dict) -> str:
         support = ", ".join(f"{k} {'yes' if d[k] else 'no'}" for k in ("bf16", "fp16", "tf32"))
         fast = "" if d["device"] != "cpu" else f" (bf16 units: {'yes' if d['bf16_fast'] else 'no'})"
         lines.append(f"{d['device']}: {d['name']}, {gb(d['memory_bytes'])}{cap}; {support}{fast}")
+    lines.append(cpu_text(r["cpu"]))
     p = r["precision"]
     lines.append(f"train.dtype=auto on {p['device']}: {p['dtype']}{' + GradScaler' if p['grad_scaler'] else ''} "
                  f"({p['reason']}), TF32 {'on' if p['tf32'] else 'off'}")

@@ -90,6 +90,7 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here; with a budget, its plan ("budget")."""
     # torch, numpy: loaded only when this runs
+    from lrngpt.experiments.bf16_offer import bf16_offer
     from lrngpt.experiments.dry_run import sweep_plan
 
     say = notes or logging.info
@@ -100,6 +101,7 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None)
     if budget is not None:
         r["budget"] = budget.record()
+        r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
     return r
 
 
@@ -317,7 +319,9 @@ def plan_text(doc: dict) -> str:
     from lrngpt.experiments.dry_run import sweep_plan_text
 
     text = sweep_plan_text(doc)
-    return text + "\n" + budget_text(from_record(doc["budget"])) if doc.get("budget") else text
+    if doc.get("budget"):
+        text += "\n" + budget_text(from_record(doc["budget"]))
+    return text + "\n" + doc["bf16"]["line"] if (doc.get("bf16") or {}).get("line") else text
 
 
 def summary_text(doc: dict, out: str | Path) -> str:

@@ -13,6 +13,10 @@ FIELDS = """fields (--json):
   lrn, python, platform, torch   versions; cuda / cudnn: the CUDA and cuDNN torch was built with (null: a CPU build)
   devices            every device torch sees: name, memory_bytes, capability (CUDA compute capability),
                      bf16 / fp16 (autocast works there), bf16_fast (bfloat16 in hardware), tf32 (TF32 matmuls)
+  cpu                vendor, name, isa (amx / avx512_bf16 / avx512 / avx2 / baseline; arm: sve / neon), flags
+                     (the named ones it has), torch_capability (the kernels torch dispatches to), bf16
+                     (native: bfloat16 instructions; emulated: none, train.dtype=bfloat16 typically slower;
+                     unknown), fp16_units (float16 arithmetic in hardware)
   default_device     where train.device=auto runs
   precision          what train.dtype=auto resolves to there: dtype, tf32, grad_scaler, reason
   compile            the torch.compile probe: works, seconds, c_compiler (inductor needs one on a CPU), error
@@ -37,7 +41,7 @@ def register(sub) -> None:
         "doctor", help="what this machine gives a run: devices, precision, compile, cache, full-scale cost",
         description="Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
                     "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
-                    "train.dtype=auto picks, whether torch.compile works here (a tiny probe in a child process), "
+                    "train.dtype=auto picks, the CPU's ISA level and whether bfloat16 is native or emulated on it, whether torch.compile works here (a tiny probe in a child process), "
                     "the threads, the cache directory and its free disk, and the estimated time and disk of "
                     "`lrn sweep embed-dim --scale full` here.",
         epilog=FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")

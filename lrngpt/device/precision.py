@@ -17,6 +17,11 @@ Autocast keeps the weights and AdamW's state in float32 and runs matmuls in the 
 GradScaler multiplies the loss so float16 gradients do not underflow, and skips a step whose
 gradients overflowed. Its state (the scale, the growth tracker) is saved in the checkpoint, so a
 resume continues bit-exactly. `apply_tf32` sets torch's process-wide TF32 switches on CUDA.
+
+A CPU computes bfloat16 in hardware only with the instructions for it (`cpu_bf16(flags)`, a pure
+function of /proc/cpuinfo's flags: x86 avx512_bf16 or amx_bf16, aarch64 bf16); elsewhere torch
+emulates it with float32 arithmetic and conversions, typically slower than float32, and a run that
+asks for it there is warned once (`warn_if_emulated`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DTYPES, check_dtype
 
@@ -42,6 +48,7 @@ class DeviceCaps:
     capability: tuple[int, int] | None = None  # CUDA compute capability
     bf16: bool = False  # bfloat16 in hardware (CUDA), or CPU / MPS autocast
     memory_bytes: int | None = None
+    bf16_native: bool | None = None  # bfloat16 instructions (CPU: from its flags; None: cannot tell)
 
     @property
     def tf32(self) -> bool:
@@ -98,10 +105,13 @@ def device_caps(device: str) -> DeviceCaps:
         props = torch.cuda.get_device_properties(index)
         with torch.cuda.device(index):
             bf16 = torch.cuda.is_bf16_supported(including_emulation=False)
-        return DeviceCaps("cuda", props.name, (props.major, props.minor), bool(bf16), int(props.total_memory))
+        return DeviceCaps("cuda", props.name, (props.major, props.minor), bool(bf16), int(props.total_memory),
+                          bool(bf16))
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
-    return DeviceCaps("cpu", cpu_name(), None, True, _memory_bytes())
+    status = cpu_bf16(cpu_flags())
+    return DeviceCaps("cpu", cpu_name(), None, True, _memory_bytes(),
+                      None if status == "unknown" else status == "native")
 
 
 def cpu_name() -> str:
@@ -114,6 +124,101 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine() or "cpu"
+
+
+# x86: AVX-512 BF16 (Cooper Lake, Zen 4 on) and AMX (Sapphire Rapids on) compute bfloat16 dot products;
+# aarch64: the bf16 feature (BFDOT, BFMMLA: ARMv8.6, Graviton 3, Apple M2 on)
+BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
+FP16_FLAGS = frozenset({"avx512_fp16", "amx_fp16", "fphp"})  # float16 arithmetic in hardware
+# the flags `lrn doctor` names: what decides the ISA level and the low-precision units
+NAMED_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_fp16",
+               "asimd", "sve", "bf16", "fphp")
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
+    """The first CPU's feature flags (x86 `flags`, aarch64 `Features`); empty where not readable (macOS)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("flags", "Features") and ":" in line:
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def cpu_bf16(flags) -> str:
+    """native (bfloat16 instructions), emulated (none: float32 arithmetic and conversions) or unknown
+    (no flags to read), from a CPU's flags."""
+    flags = set(flags)
+    if not flags:
+        return "unknown"
+    return "native" if flags & BF16_FLAGS else "emulated"
+
+
+def cpu_isa(flags) -> str:
+    """The CPU's vector ISA level as far as precision goes: amx, avx512_bf16, avx512, avx2 or baseline on
+    x86; sve or neon on arm; unknown without flags."""
+    flags = set(flags)
+    if not flags:
+        return "unknown"
+    for level, need in (("amx", "amx_bf16"), ("avx512_bf16", "avx512_bf16"), ("avx512", "avx512f"),
+                        ("avx2", "avx2"), ("sve", "sve"), ("neon", "asimd")):
+        if need in flags:
+            return level
+    return "baseline"
+
+
+def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
+    """The warning for bfloat16 asked for on a CPU that has no bfloat16 instructions (or may not)."""
+    if precision.dtype != "bfloat16" or caps.kind != "cpu" or caps.bf16_native:
+        return None
+    why = ("has no bfloat16 instructions (avx512_bf16, amx_bf16; arm: bf16)" if caps.bf16_native is False
+           else "may have no bfloat16 instructions (its flags could not be read)")
+    return (f"warning: train.dtype=bfloat16 on {caps.name}, which {why}: bfloat16 is emulated here, typically "
+            "slower than float32, and not bit-identical to it; float32 (what auto picks on a CPU) is the exact default")
+
+
+_warned: set[str] = set()  # the warnings already given in this process: a sweep's points warn once
+
+
+def warn_if_emulated(precision: Precision, caps: DeviceCaps) -> str | None:
+    """Warn once per process (lrngpt.core.log) when bfloat16 would be emulated; returns the warning."""
+    message = emulation_warning(precision, caps)
+    if message is not None and message not in _warned:
+        _warned.add(message)
+        logging.warning(message)
+    return message
+
+
+def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:
+    """What a bfloat16 run's summary records: native, emulated or unknown; None for another dtype."""
+    if precision.dtype != "bfloat16":
+        return None
+    return {True: "native", False: "emulated"}.get(caps.bf16_native, "unknown")
+
+
+def cpu_vendor(path: str = "/proc/cpuinfo") -> str | None:
+    """The CPU's vendor (x86 `vendor_id`: GenuineIntel, AuthenticAMD; aarch64 `CPU implementer`)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key = line.split(":", 1)[0].strip()
+                if key in ("vendor_id", "CPU implementer") and ":" in line:
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine() or None
+
+
+def cpu_info(flags=None) -> dict:
+    """What `lrn doctor` says of the CPU: vendor, model, ISA level, the named flags it has, torch's CPU
+    capability (the kernels it dispatches to) and whether bfloat16 is native or emulated here."""
+    flags = cpu_flags() if flags is None else frozenset(flags)
+    return {"vendor": cpu_vendor(), "name": cpu_name(), "isa": cpu_isa(flags),
+            "flags": [f for f in NAMED_FLAGS if f in flags], "torch_capability": torch.backends.cpu.get_cpu_capability(),
+            "bf16": cpu_bf16(flags), "fp16_units": bool(flags & FP16_FLAGS)}
 
 
 def _memory_bytes() -> int | None:

@@ -27,7 +27,15 @@ from lrngpt.data.sampler import BatchSampler
 from lrngpt.data.sizing import MEMORISING_PASSES, sizing
 from lrngpt.data.splits import validation_kind
 from lrngpt.device.distributed import Distributed, resolve_device
-from lrngpt.device.precision import apply_tf32, device_caps, grad_scaler, resolve_precision, saved_dtype
+from lrngpt.device.precision import (
+    apply_tf32,
+    bf16_hardware,
+    device_caps,
+    grad_scaler,
+    resolve_precision,
+    saved_dtype,
+    warn_if_emulated,
+)
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError
 from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
@@ -117,6 +125,8 @@ class Trainer:
         tc = self.cfg.train
         # the run's first line, once the directory is taken and a resume's checks have passed
         self.log(describe_precision(self.precision, self.caps, tc.compile))
+        if self.dist.master:
+            warn_if_emulated(self.precision, self.caps)
         self.data = self._prepare_data()
         self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
         self.token_bytes = self._token_bytes()
@@ -517,7 +527,7 @@ class Trainer:
         return {"device_name": caps.name, "capability": list(caps.capability) if caps.capability else None,
                 "dtype": self.precision.dtype, "dtype_requested": self.precision.requested,
                 "grad_scaler": self.precision.grad_scaler, "tf32": self.precision.tf32,
-                "compile": bool(self.cfg.train.compile)}
+                "bf16_hardware": bf16_hardware(self.precision, caps), "compile": bool(self.cfg.train.compile)}
 
     def close(self, abandon: bool = False) -> None:
         if getattr(self, "trackers", None) is not None:

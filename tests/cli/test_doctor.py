@@ -59,3 +59,29 @@ def test_a_bad_probe_timeout_is_one_line(capsys):
         assert e.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "must be a positive, finite number of seconds" in err[0]
+
+
+def test_doctor_says_what_the_cpu_has_and_whether_bf16_is_native_here(capsys):
+    from lrngpt.device.precision import cpu_bf16, cpu_flags
+
+    assert main(["doctor", "--json", "--no-probe"]) == 0
+    c = json.loads(capsys.readouterr().out)["cpu"]
+    assert {"vendor", "name", "isa", "flags", "torch_capability", "bf16", "fp16_units"} <= set(c)
+    import torch
+
+    here = cpu_bf16(cpu_flags())
+    assert c["bf16"] == here and c["torch_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert main(["doctor", "--no-probe"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cpu ISA: "))
+    assert f"cpu ISA: {c['isa']} (" in line and f"bfloat16 {here} here" in line
+
+
+def test_the_cpu_line_both_ways():
+    from lrngpt.device.precision import cpu_info
+
+    native = doctor_mod.cpu_text(cpu_info({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}))
+    assert "cpu ISA: amx (" in native and "flags avx2, avx512f, avx512_bf16, amx_tile, amx_bf16" in native
+    assert "bfloat16 native here" in native and "float32 stays the exact default" in native
+    emulated = doctor_mod.cpu_text(cpu_info({"avx", "avx2"}))
+    assert "cpu ISA: avx2 (" in emulated and "bfloat16 emulated here" in emulated and "typically slower" in emulated
+    assert "bfloat16 unknown here" in doctor_mod.cpu_text(cpu_info(set()))

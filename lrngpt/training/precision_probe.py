@@ -1,0 +1,55 @@
+"""Seconds per training step in float32 and in bfloat16 autocast, measured side by side.
+
+`dtype_step_seconds(cfg, device)` builds the config's model once and times its training step
+(forward, backward, AdamW on random token ids of the real batch) in each dtype, in interleaved
+rounds, so both see the same machine load; the median round of each is its figure. A budget's dry
+run uses it to say what `train.dtype=bfloat16` would gain on a CPU with bfloat16 instructions
+(lrngpt.experiments.bf16_offer); benchmarks/bench_bf16.py measures whole runs instead.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+
+from lrngpt.models import build_model
+from lrngpt.training.optimizer import make_optimizer
+
+DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
+ROUNDS = 3
+
+
+def dtype_step_seconds(cfg, device: str = "cpu", rounds: int = ROUNDS) -> dict[str, float]:
+    """Median seconds of one training step of `cfg`'s model per dtype (float32, bfloat16), after a
+    warm-up step of each; the global random generator is left as it was found."""
+    tc = cfg.train
+    rng_state = torch.get_rng_state()
+    torch.manual_seed(0)
+    model = build_model(cfg.model_type, cfg.model).to(device)
+    optimizer = make_optimizer(model, tc)
+    ids = torch.randint(0, cfg.data.vocab_size, (tc.batch_size, tc.seq_len + 1)).to(device)
+    torch.set_rng_state(rng_state)
+    x, y = ids[:, :-1], ids[:, 1:]
+    kind = torch.device(device).type
+
+    def step(dtype) -> float:
+        t0 = time.perf_counter()
+        with torch.autocast(device_type=kind, dtype=dtype, enabled=dtype is not None):
+            _, loss = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        if kind == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter() - t0
+
+    model.train()
+    for dtype in DTYPES.values():
+        step(dtype)  # warm-up: first-call costs (bfloat16 kernels, allocations) are not the steady state
+    times: dict[str, list[float]] = {name: [] for name in DTYPES}
+    for _ in range(max(1, rounds)):
+        for name, dtype in DTYPES.items():
+            times[name].append(step(dtype))
+    return {name: statistics.median(ts) for name, ts in times.items()}
