@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         speed = (f"{v['speedup']:.2f}x faster" if v["speedup"] >= 1 else f"{1 / v['speedup']:.2f}x slower")
         print(f"d={v['n_embd']}: seconds per step bfloat16 / float32 {1 / v['speedup']:.2f} (bfloat16 {speed}); val bpb float32 {v['float32']['val_bpb']:.4f}, "
               f"bfloat16 {v['bfloat16']['val_bpb']:.4f}, difference {v['val_bpb_diff']:+.4f} "
-              f"({'within' if v['within_noise'] else 'OUTSIDE'} the seed noise {v['noise']:.4f})")
+              f"({'within' if v['within_noise'] else 'OUTSIDE'} the seed noise {v['noise']:.4f}; largest same-seed "
+              f"difference {max(v['paired_diffs'], key=abs):+.4f})")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"cpu": cpu, "preset": args.preset, "rows": rows,
                                                    "verdicts": verdicts, "noise": noise_text}, indent=1))

@@ -2,10 +2,11 @@
 
 `doctor()` gathers, without training or downloading anything: the versions (lrn, Python, torch,
 CUDA, cuDNN), every device torch sees with its memory, compute capability and bfloat16 / float16 /
-TF32 support, what `train.dtype=auto` resolves to on the default device (lrngpt.device.precision),
-whether `torch.compile` works here (a tiny function compiled in a child process with a time
-limit: on a CPU inductor needs a C++ compiler, and a missing or broken one is reported, not
-raised), the threads, the cache directory with its free disk, and what `lrn sweep embed-dim
+TF32 support, the CPU's vendor, ISA level (avx2 / avx512 / avx512_bf16 / amx) and whether bfloat16 is
+native or emulated on it (`cpu_info`), what `train.dtype=auto` resolves to on the default device
+(lrngpt.device.precision), whether `torch.compile` works here (a tiny function compiled in a child
+process with a time limit: on a CPU inductor needs a C++ compiler, and a missing or broken one is
+reported, not raised), the threads, the cache directory with its free disk, and what `lrn sweep embed-dim
 --scale full` would cost here: its time from the dry run's probe (lrngpt.experiments.dry_run,
 estimate: a few timed float32 training steps of the smallest and largest model) and its disk
 (the TinyStories download, its token arrays, the runs' checkpoints).
