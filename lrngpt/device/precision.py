@@ -135,17 +135,22 @@ NAMED_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx
                "asimd", "sve", "bf16", "fphp")
 
 
-def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
-    """The first CPU's feature flags (x86 `flags`, aarch64 `Features`); empty where not readable (macOS)."""
+def _cpuinfo(keys: tuple[str, ...], path: str) -> str | None:
+    """The first value of any of `keys` in /proc/cpuinfo (the first CPU's), None where not readable."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
-                key = line.split(":", 1)[0].strip()
-                if key in ("flags", "Features") and ":" in line:
-                    return frozenset(line.split(":", 1)[1].split())
+                key, sep, value = line.partition(":")
+                if sep and key.strip() in keys:
+                    return value.strip()
     except OSError:
         pass
-    return frozenset()
+    return None
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
+    """The first CPU's feature flags (x86 `flags`, aarch64 `Features`); empty where not readable (macOS)."""
+    return frozenset((_cpuinfo(("flags", "Features"), path) or "").split())
 
 
 def cpu_bf16(flags) -> str:
@@ -201,15 +206,7 @@ def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:
 
 def cpu_vendor(path: str = "/proc/cpuinfo") -> str | None:
     """The CPU's vendor (x86 `vendor_id`: GenuineIntel, AuthenticAMD; aarch64 `CPU implementer`)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key = line.split(":", 1)[0].strip()
-                if key in ("vendor_id", "CPU implementer") and ":" in line:
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine() or None
+    return _cpuinfo(("vendor_id", "CPU implementer"), path) or platform.machine() or None
 
 
 def cpu_info(flags=None) -> dict:
