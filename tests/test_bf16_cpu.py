@@ -151,3 +151,15 @@ def test_the_benchmark_quick_mode_prints_both_dtypes_and_the_difference(tmp_path
         assert v["within_noise"] is (abs(v["val_bpb_diff"]) <= v["noise"]) and v["noise"] >= 0.0004
         assert f"d={v['n_embd']}: seconds per step bfloat16 / float32 {1 / v['speedup']:.2f}" in text
         assert f"difference {v['val_bpb_diff']:+.4f}" in text
+
+
+def test_the_step_probe_times_both_dtypes_and_leaves_the_generator_alone(tiny_config):
+    import torch
+
+    from lrngpt.training.precision_probe import dtype_step_seconds
+
+    torch.manual_seed(5)
+    before = torch.get_rng_state()
+    seconds = dtype_step_seconds(tiny_config("train.batch_size=2", "train.seq_len=16"), "cpu", rounds=2)
+    assert set(seconds) == {"float32", "bfloat16"} and all(0 < s < 30 for s in seconds.values())
+    assert torch.equal(torch.get_rng_state(), before)
