@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -89,3 +90,50 @@ def test_notebook_runs_top_to_bottom(path, kernel_env, tmp_path):
         assert len(streams) <= MAX_STREAM_OUTPUTS and size <= MAX_STREAM_BYTES, (
             f"{path.stem}: a cell printed {len(streams)} stream outputs, {size} bytes: {cell.source[:80]!r}")
     print(f"{path.name}: {seconds:.0f} s")
+
+
+TWO_BARS = ("from lrngpt.core import log\n"
+            "for leave in (False, True):\n"
+            "    with log.progress(total=7, desc=f'leave={leave}', unit='step', enabled=True, leave=leave) as bar:\n"
+            "        for _ in range(7):\n"
+            "            bar.update()\n")
+
+
+@pytest.mark.slow
+def test_a_widget_bar_is_saved_at_its_final_state_not_at_zero(kernel_env, tmp_path):
+    """With ipywidgets (the notebook extra), tqdm draws a widget, and a saved notebook keeps the
+    text the widget had when first shown: every bar read later says "0%". lrn's bar replaces its
+    output with its last line when it closes, whether it was to leave or to clear itself."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipywidgets")
+    (tmp_path / "ipython" / "profile_default" / "startup" / "00-no-widgets.py").unlink()  # widgets on
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(TWO_BARS)])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernel_env).execute()
+    saved = nbformat.reads(nbformat.writes(nb), as_version=4)  # what a reader of the file gets
+    texts = [o["data"]["text/plain"] for o in saved.cells[0].outputs if "text/plain" in o.get("data", {})]
+    assert len(texts) == 2, saved.cells[0].outputs
+    for leave, text in zip((False, True), texts, strict=True):
+        assert text.startswith(f"leave={leave}: 100%") and "7/7" in text, text
+    assert not [o for o in saved.cells[0].outputs if o.output_type == "error"]
+
+
+@pytest.mark.slow
+def test_jupyter_nbconvert_execute_runs_a_notebook_and_saves_the_bars_final_state(kernel_env, tmp_path):
+    """The notebook extra brings nbconvert, so `jupyter nbconvert --to notebook --execute` (the usual
+    way to run a notebook from a shell) works, and the file it writes shows where each bar ended."""
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("nbconvert")
+    pytest.importorskip("ipywidgets")
+    (tmp_path / "ipython" / "profile_default" / "startup" / "00-no-widgets.py").unlink()
+    source = tmp_path / "bars.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(TWO_BARS)]), source)
+    jupyter = Path(sys.executable).parent / "jupyter"
+    r = subprocess.run([str(jupyter), "nbconvert", "--to", "notebook", "--execute", str(source),
+                        f"--ExecutePreprocessor.kernel_name={kernel_env}", "--output", "ran.ipynb"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    outputs = nbformat.read(tmp_path / "ran.ipynb", as_version=4).cells[0].outputs
+    texts = [o["data"]["text/plain"] for o in outputs if "text/plain" in o.get("data", {})]
+    assert [t.split(":")[0] for t in texts] == ["leave=False", "leave=True"]
+    assert all(": 100%" in t and "7/7" in t for t in texts), texts

@@ -178,14 +178,48 @@ def third_party_bars() -> Iterator[None]:
 
 
 def _bar_class():
-    """tqdm.auto's bar: a widget in a notebook with ipywidgets, else the text bar (without
-    ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
+    """tqdm.auto's bar: a widget in a notebook with ipywidgets (`_saved_widget_bar`), else the text
+    bar (without ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # tqdm: loaded only when this runs
+        # tqdm.auto imports IPython and ipywidgets when a kernel runs: only when a bar shows
         from tqdm.auto import tqdm as auto
 
-    return auto
+    notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
+    return _saved_widget_bar(auto) if notebook and issubclass(auto, notebook.tqdm) else auto
+
+
+def _is_widget(bar: type) -> bool:
+    notebook = sys.modules.get("tqdm.notebook")
+    return notebook is not None and issubclass(bar, notebook.tqdm)
+
+
+@functools.cache
+def _saved_widget_bar(widget_bar: type) -> type:
+    """tqdm's notebook widget, whose output ends as the bar's final text.
+
+    A notebook stores a widget's output with the text its widget had when first shown, and every
+    reader without the kernel's widget state (a code host, nbviewer, a notebook reopened later)
+    sees that text: each bar frozen at "0%". This bar is shown under a display id, and when it
+    closes its output is replaced by its last line ("100%|██████████| 300/300 [00:04, 70.1 step/s]"),
+    in the live notebook and in the saved file alike, whether or not it was to `leave`."""
+    # IPython.display: loaded only inside a kernel that has ipywidgets
+    from IPython.display import display
+
+    class SavedWidgetBar(widget_bar):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "display": False})
+            self._output = None if self.disable else display(self.container, display_id=True)
+            self.displayed = True  # shown here, so tqdm's delayed display never shows it twice
+
+        def close(self):
+            was_open = not self.disable and self._output is not None
+            super().close()
+            if was_open:
+                self._output.update({"text/plain": str(self)}, raw=True)
+                self._output = None
+
+    return SavedWidgetBar
 
 
 def _text_bar_open() -> bool:
@@ -199,7 +233,7 @@ def progress(total: int | None = None, desc: str = "", unit: str = "it", initial
     and with its redraws bounded (NOTEBOOK_REDRAWS, NOTEBOOK_INTERVAL_S)."""
     show = interactive() if enabled is None else enabled
     bar = _bar_class() if show else tqdm  # a hidden bar needs no widget
-    if show and bar.__module__ != "tqdm.notebook" and in_notebook():
+    if show and not _is_widget(bar) and in_notebook():
         if _text_bar_open():
             show, bar = False, tqdm  # one text bar at a time: the outer one (a sweep's points) says it
         else:
