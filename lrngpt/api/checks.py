@@ -175,6 +175,8 @@ def describe(hint: Any) -> str:
         return describe(args[0])
     if hint in WORDS:
         return WORDS[hint]
+    if hint is Any or hint is object:
+        return "any value"
     if hint is HasPath:
         return "a Run or a Sweep"
     if origin in (abc.Callable, typing.Callable) or hint in (abc.Callable, typing.Callable):
@@ -190,7 +192,13 @@ def describe(hint: Any) -> str:
 
 
 def _plural(hint: Any) -> str:
+    """'strings', 'lists of strings', 'values': what a container of `hint`s holds."""
+    if hint is Any or hint is object:
+        return "values"
     word = describe(hint)
+    for head in ("a list", "a mapping"):
+        if word.startswith(head):
+            return head[2:] + "s" + word[len(head):]  # the container is plural, not its items again
     for article in ("an ", "a "):
         if word.startswith(article):
             return word[len(article):] + "s" if " or " not in word and "(" not in word else word

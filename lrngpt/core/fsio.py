@@ -340,8 +340,33 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
         if parent.exists():
             if not parent.is_dir():
                 raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+            _check_writable(path, parent, flag)
             break
     return path
+
+
+# kernel file systems: what looks like a directory there holds no file a user can write
+VIRTUAL_ROOTS = {"/proc": "the kernel's view of its processes", "/sys": "the kernel's view of its devices",
+                 "/dev": "the devices"}
+
+
+def virtual_root(path: str | Path) -> str | None:
+    """'/proc' when `path` (links resolved) lies in /proc, /sys or /dev, else None."""
+    real = os.path.realpath(path)
+    if real == "/dev/shm" or real.startswith("/dev/shm/"):
+        return None  # shared memory: a file system files are written to
+    return next((r for r in VIRTUAL_ROOTS if real == r or real.startswith(r + "/")), None)
+
+
+def _check_writable(path: Path, parent: Path, flag: str) -> None:
+    """Refuse, before any work, an output whose nearest existing directory cannot take a new file."""
+    root = virtual_root(parent)
+    if root and not (path.exists() and special_kind(path)):  # (/dev/null itself is said by the caller)
+        raise UserError(f"{flag} {path} lies in {root}, {VIRTUAL_ROOTS[root]}, where lrn cannot write a file; "
+                        f"choose a path on a disk, e.g. {flag} {Path('out') / path.name}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{flag} {path}: lrn may not create files in {parent} (permission denied); choose a "
+                        "directory you can write to, or change its permissions")
 
 
 def check_not_cwd(path: str | Path, flag: str = "--out") -> None:

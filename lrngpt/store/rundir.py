@@ -67,7 +67,7 @@ from lrngpt.core.ownership import (
     recorded,
     remove_owned,
 )
-from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, state
+from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, record_problem, state
 from lrngpt.errors import UserError
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
@@ -269,6 +269,8 @@ class RunDir:
                 names = ", ".join(kept)
                 how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
                        else "it was changed since lrn wrote it, so it is yours now")
+                if record_problem(p):
+                    how = f"the record {record_problem(p)}, so it names no file"
                 raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
                                 "such a file, with or without --force: move it out of the run to keep it (then "
                                 "--force replaces the rest), or choose another --out")
