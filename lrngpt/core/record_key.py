@@ -19,7 +19,6 @@ output read-only to lrn (read and resumed, never replaced), the safe side.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
@@ -28,6 +27,8 @@ import secrets
 import stat
 import tempfile
 from pathlib import Path
+
+from lrngpt.core.fsio import create_once
 
 KEY_NAME = "record-key"
 KEY_BYTES = 32
@@ -60,16 +61,7 @@ def _load_or_create(d: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        # written beside, then linked into place: two processes starting at once agree on one key
-        tmp = d / f".{KEY_NAME}.{os.getpid()}.{secrets.token_hex(4)}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(secrets.token_bytes(KEY_BYTES))
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)
-        tmp.unlink()
+        create_once(path, secrets.token_bytes(KEY_BYTES))  # two processes starting at once agree on one key
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as f:
         key = f.read(KEY_BYTES + 1)
