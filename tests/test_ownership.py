@@ -212,3 +212,17 @@ def test_a_record_signed_under_another_key_is_read_only_to_lrn(tmp_path, monkeyp
     monkeypatch.setenv("LRN_STATE_DIR", str(tmp_path / "another-home"))  # a new home, a deleted key
     assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 2
     assert "not signed by lrn" in capsys.readouterr().err and out.read_bytes() == before
+
+
+def test_a_run_whose_record_is_unsigned_is_resumed_never_replaced(tiny_config, tmp_path, capsys):
+    import json
+
+    run = tmp_path / "run"
+    train(tiny_config("train.steps=2"), run, progress=False)
+    record = json.loads((run / ".lrn-output").read_text())
+    del record["mac"]  # as an lrn before records were signed wrote it
+    (run / ".lrn-output").write_text(json.dumps(record))
+    before = (run / LAST).read_bytes()
+    with pytest.raises(UserError, match=r"cannot tell as its own: the record .* was not signed by lrn.*resumes it"):
+        RunDir(run).check_new(force=True, resume_hint=True)
+    assert (run / LAST).read_bytes() == before

@@ -34,6 +34,7 @@ from typing import IO, Any, NoReturn
 
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import loads_json
+from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -359,19 +360,6 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
             _check_writable(path, parent, flag)
             break
     return path
-
-
-# kernel file systems: what looks like a directory there holds no file a user can write
-VIRTUAL_ROOTS = {"/proc": "the kernel's view of its processes", "/sys": "the kernel's view of its devices",
-                 "/dev": "the devices"}
-
-
-def virtual_root(path: str | Path) -> str | None:
-    """'/proc' when `path` (links resolved) lies in /proc, /sys or /dev, else None."""
-    real = os.path.realpath(path)
-    if real == "/dev/shm" or real.startswith("/dev/shm/"):
-        return None  # shared memory: a file system files are written to
-    return next((r for r in VIRTUAL_ROOTS if real == r or real.startswith(r + "/")), None)
 
 
 def _check_writable(path: Path, parent: Path, flag: str) -> None:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lrngpt import corpora
-from lrngpt.core.fsio import VIRTUAL_ROOTS, check_regular, describe_os_error, virtual_root
+from lrngpt.core.fsio import check_regular, describe_os_error
+from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
 from lrngpt.corpora import EOT, Corpus
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError

@@ -265,12 +265,15 @@ class RunDir:
                 raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
                                 f"lrn reads and resumes it{' (--resume)' if hint else ''} but never replaces it, with "
                                 "or without --force: choose another --out, or remove it yourself")
+            if kept and record_problem(p):
+                raise UserError(f"{p} holds a run that lrn cannot tell as its own: the record {record_problem(p)}, "
+                                f"so it names no file; lrn reads and resumes it{' (--resume)' if hint else ''} but "
+                                "never replaces it, with or without --force: choose another --out, or remove it "
+                                "yourself")
             if kept:
                 names = ", ".join(kept)
                 how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
                        else "it was changed since lrn wrote it, so it is yours now")
-                if record_problem(p):
-                    how = f"the record {record_problem(p)}, so it names no file"
                 raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
                                 "such a file, with or without --force: move it out of the run to keep it (then "
                                 "--force replaces the rest), or choose another --out")
