@@ -126,7 +126,7 @@ def check_size(key: str, value: int, low: int = 1, high: int = MAX_DIM) -> None:
         raise UserError(f"{key} must be at least {low} (got {value})")
     if value > high:
         why = _WHY_LIMIT.get(high, "past it nothing lrn trains fits in memory")
-        raise UserError(f"{key} {value:,} is above lrn's limit of {high:,} ({why}); lower it")
+        raise UserError(f"{key} {value:,} is above the limit of {high:,} ({why}); lower it")
 
 
 # why each cap is where it is, as a refusal says it
