@@ -99,7 +99,8 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
 # ---- the API's words: parameters where the library names lrn's options -----------------------
 
 _CLI = contextvars.ContextVar("lrn_cli_words", default=False)  # set while `lrn` runs a command
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?:[ =](\d[\w.,/:-]*|[A-Z][A-Z_]*\b|i/n))?")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
+                   r"(?:[ =](-?\d[\w.,/:-]*|-?(?:nan|inf)\b|[A-Z][A-Z_]*\b|i/n))?")
 _TWICE = re.compile(r"\b(\w+) \(\1\)")  # "max_tokens (--max-tokens)" once translated
 
 
@@ -122,7 +123,11 @@ def in_api_words(message: str, sig: inspect.Signature) -> str:
     def word(m: re.Match) -> str:
         name = m[1].replace("-", "_")
         clause = re.split(r"[;(`,]", message[:m.start()])[-1]
-        if name not in params or "lrn " in clause:
+        if "lrn " in clause:
+            return m[0]
+        if name.startswith("no_") and name[3:] in params and not m[2]:
+            return f"{name[3:]}=False"  # --no-probe
+        if name not in params:
             return m[0]
         return f"{name}={m[2]}" if m[2] else name
 

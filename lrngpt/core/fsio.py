@@ -369,6 +369,10 @@ def _check_writable(path: Path, parent: Path, flag: str) -> None:
         raise UserError(f"{flag} {path} lies in {root}, {VIRTUAL_ROOTS[root]}, where lrn cannot write a file; "
                         f"choose a path on a disk, e.g. {flag} {Path('out') / path.name}")
     if not os.access(parent, os.W_OK | os.X_OK):
+        with contextlib.suppress(OSError):
+            if os.statvfs(parent).f_flag & os.ST_RDONLY:
+                raise UserError(f"{flag} {path}: {parent} is on a read-only filesystem; choose a path on a "
+                                "writable disk")
         raise UserError(f"{flag} {path}: lrn may not create files in {parent} (permission denied); choose a "
                         "directory you can write to, or change its permissions")
 
