@@ -98,6 +98,7 @@ def read_record(d: Path) -> dict:
         except (OSError, ValueError):
             doc, problem = None, DAMAGED
         if doc is not None:
+            problem = None  # (the Hub record read where `.lrn-output` is damaged: that one counts)
             break
     if doc is not None and not isinstance(doc, dict):
         doc, problem = None, DAMAGED
