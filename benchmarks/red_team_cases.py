@@ -422,10 +422,11 @@ def path_cases() -> list[Case]:
 def build_cases(timeout: float = 60.0) -> list[Case]:
     import red_team_api
     import red_team_content
+    import red_team_faults
     import red_team_writers
 
     cases = [*option_cases(), *path_cases(), *red_team_content.cases(), *red_team_writers.cases(),
-             *red_team_api.cases()]
+             *red_team_api.cases(), *red_team_faults.cases()]
     for c in cases:
         c.timeout = min(c.timeout, timeout) if c.timeout != 60.0 else timeout
         text = " ".join(c.argv) + (c.code or "")

@@ -20,15 +20,15 @@ The names load on first use (lrngpt.api), so `import lrngpt` imports neither tor
 type checkers read them from the TYPE_CHECKING import below, with their real signatures.
 """
 
-import importlib
-import os
-from typing import TYPE_CHECKING
+import importlib as _importlib  # (private names: `lrngpt`'s public names are __all__ alone)
+import os as _os
+import typing as _typing
 
 # OpenMP threads that spin while waiting turn a busy 2-core laptop into a crawl: measured
 # here with another job on the machine, an MLP training step ran at 0.65 of matmul speed
 # with spinning threads and 0.94 with passive ones. It must be set before torch loads
 # OpenMP, which is why it lives here; a value the user set wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
 
@@ -42,7 +42,7 @@ __all__ = [
     "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
     "width_from_depth", "write_report",
 ]
-if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
+if _typing.TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
     from lrngpt.api import (
         Run,
         Sweep,
@@ -95,11 +95,12 @@ if TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same
 
 def __getattr__(name: str):
     if name in __all__:
-        value = getattr(importlib.import_module("lrngpt.errors" if name == "UserError" else "lrngpt.api"), name)
+        value = getattr(_importlib.import_module("lrngpt.errors" if name == "UserError" else "lrngpt.api"), name)
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(f"module 'lrngpt' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # the public names and the module's own dunders: not the submodules the import system sets here
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

@@ -126,6 +126,18 @@ def _private_cache(tmp_path_factory):
         os.environ["LRN_CACHE_DIR"] = old
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_record_key(tmp_path_factory):
+    """Every test session signs its ownership records with its own key, never the one in ~/.local/state."""
+    old = os.environ.get("LRN_STATE_DIR")
+    os.environ["LRN_STATE_DIR"] = str(tmp_path_factory.mktemp("lrn-state"))
+    yield
+    if old is None:
+        os.environ.pop("LRN_STATE_DIR", None)
+    else:
+        os.environ["LRN_STATE_DIR"] = old
+
+
 WORDS = ("Lily Tom Mia Ben Luna saw a red blue green cat dog bird ball kite in the park garden "
          "was happy sad and said hello to her his friend big small ran jumped played with").split()
 

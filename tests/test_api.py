@@ -334,7 +334,7 @@ def test_train_extends_a_finished_run_with_a_new_schedule_as_lrn_train_extend(te
     run = lrngpt.train(cfg, tmp_path / "r", progress=False)
     assert run.result["step"] == 4 and not run.result.get("already_finished")
     assert lrngpt.train(None, tmp_path / "r", resume=True, progress=False).result["already_finished"] is True
-    with pytest.raises(lrngpt.UserError, match="--extend"):
+    with pytest.raises(lrngpt.UserError, match="pass extend to continue with the new schedule"):
         lrngpt.train(None, tmp_path / "r", resume=True, set={"train.steps": 6}, progress=False)
     longer = lrngpt.train(None, tmp_path / "r", resume=True, extend=True, set={"train.steps": 6}, progress=False)
     assert longer.summary["step"] == 6 and [c["step"] for c in longer.summary["schedule_changes"]] == [4]

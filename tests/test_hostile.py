@@ -785,10 +785,10 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
     "config of a bad key": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", **{"model.n_emb": 8}),
                             "unknown config key model.n_emb"),
     "config of no preset": (lambda r, s, d: __import__("lrngpt").config("mlp-tinny"), "did you mean mlp-tiny"),
-    "train(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give --out RUN_DIR"),
-    "train(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps (--steps) must be"),
+    "train(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give out=RUN_DIR"),
+    "train(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps must be at least 1"),
     "train(extend=True) alone": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", extend=True),
-                                 "give it with --resume"),
+                                 "give it with resume"),
     "train(None) without resume": (lambda r, s, d: __import__("lrngpt").train(None, d / "t"), "only resume=True"),
     "train(unknown keyword)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", step=3),
                                "did you mean steps?"),
@@ -798,21 +798,21 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
                               "did you mean best?"),
     "run.sample(123)": (lambda r, s, d: r.sample(123), "prompt must be a string"),
     "run.sample('')": (lambda r, s, d: r.sample(""), "the prompt is empty"),
-    "run.sample(temperature=0)": (lambda r, s, d: r.sample("Lily", temperature=0), "--temperature must be a positive number"),
-    "run.samples(num_samples=0)": (lambda r, s, d: r.samples("Lily", num_samples=0), "--num-samples must be at least 1"),
+    "run.sample(temperature=0)": (lambda r, s, d: r.sample("Lily", temperature=0), "temperature must be a positive number"),
+    "run.samples(num_samples=0)": (lambda r, s, d: r.samples("Lily", num_samples=0), "num_samples must be at least 1"),
     "run.eval(split=test)": (lambda r, s, d: r.eval(split="test"), "split must be one of 'val', 'train' or None"),
-    "run.eval(max_tokens=0)": (lambda r, s, d: r.eval(max_tokens=0), "max_tokens (--max-tokens) must be at least 1"),
-    "run.eval(by_reads, corpus)": (lambda r, s, d: r.eval(by_reads=True, corpus="stories:10KB"), "drop --corpus"),
+    "run.eval(max_tokens=0)": (lambda r, s, d: r.eval(max_tokens=0), "max_tokens must be at least 1"),
+    "run.eval(by_reads, corpus)": (lambda r, s, d: r.eval(by_reads=True, corpus="stories:10KB"), "drop corpus"),
     "run.neighbors(k=0)": (lambda r, s, d: r.neighbors(" Lily", k=0), "k (-k) must be at least 1"),
-    "run.neighbors('')": (lambda r, s, d: r.neighbors(""), "--token is empty"),
-    "run.axes(energy=2)": (lambda r, s, d: r.axes(energy=2.0), "--energy 2.0: must be in (0, 1]"),
+    "run.neighbors('')": (lambda r, s, d: r.neighbors(""), "token is empty"),
+    "run.axes(energy=2)": (lambda r, s, d: r.axes(energy=2.0), "energy=2.0: must be in (0, 1]"),
     "embed_neighbors([])": (lambda r, s, d: __import__("lrngpt").embed_neighbors(r, []), "at least one token"),
     "sweep(out=None)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=None), "out must be a path"),
     "sweep of no study": (lambda r, s, d: __import__("lrngpt").sweep("embed-size", out=d / "x"), "unknown sweep preset"),
     "sweep(minutes=-1)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", out=d / "x", minutes=-1),
-                          "--minutes must be a positive number"),
+                          "minutes must be a positive number"),
     "sweep(minutes, scale)": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", minutes=5),
-                              "leave out --scale"),
+                              "leave out scale"),
     "sweep(shard=(2, 2))": (lambda r, s, d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "x", shard=(2, 2),
                                                                       dry_run=True), "outside the range"),
     "sweep into another sweep": (lambda r, s, d: __import__("lrngpt").sweep("seed-variance", "tiny", out=s.path),
@@ -822,8 +822,8 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
     "load_sweep of no sweep": (lambda r, s, d: __import__("lrngpt").load_sweep(d), "holds no sweep"),
     "sweep.run(999)": (lambda r, s, d: s.run(999), "no finished run of width 999"),
     "sweep.figure(nope)": (lambda r, s, d: s.figure("nope"), "name must be one of"),
-    "theory_jl(n=1)": (lambda r, s, d: __import__("lrngpt").theory_jl(1, 0.5), "--n"),
-    "theory_jl(eps=2)": (lambda r, s, d: __import__("lrngpt").theory_jl(10, 2.0), "--eps"),
+    "theory_jl(n=1)": (lambda r, s, d: __import__("lrngpt").theory_jl(1, 0.5), "n=1:"),
+    "theory_jl(eps=2)": (lambda r, s, d: __import__("lrngpt").theory_jl(10, 2.0), "eps=2.0:"),
     "cost_gpt(vocab=0)": (lambda r, s, d: __import__("lrngpt").cost_gpt(0, 16), "at least 1"),
     "cost_mlp(widths=[])": (lambda r, s, d: __import__("lrngpt").cost_mlp(widths=[]), "width"),
     "lesson_lookup(batch=0)": (lambda r, s, d: __import__("lrngpt").lesson_lookup(batch=0), "at least 1"),
@@ -831,8 +831,8 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
     "data_stories(size=lots)": (lambda r, s, d: __import__("lrngpt").data_stories(d / "s.txt", size="lots"), "lots"),
     "tokenizer_decode(a,b)": (lambda r, s, d: __import__("lrngpt").tokenizer_decode(r.path, "a,b"),
                               "must be comma-separated integers"),
-    "demo(steps=0)": (lambda r, s, d: __import__("lrngpt").demo(d / "demo", steps=0), "--steps must be at least 1"),
-    "doctor(probe_timeout=0)": (lambda r, s, d: __import__("lrngpt").doctor(probe_timeout=0), "--probe-timeout"),
+    "demo(steps=0)": (lambda r, s, d: __import__("lrngpt").demo(d / "demo", steps=0), "steps must be at least 1"),
+    "doctor(probe_timeout=0)": (lambda r, s, d: __import__("lrngpt").doctor(probe_timeout=0), "probe_timeout must be"),
     "export_hf of an MLP": (lambda r, s, d: __import__("lrngpt").export_hf(r, d / "hf"), "not a GPT run"),
     "write_report([])": (lambda r, s, d: __import__("lrngpt").write_report([]), "give a run directory"),
 }
@@ -965,10 +965,10 @@ def test_pip_and_superposition_refuse_bad_input_in_one_line(case, text_corpus, t
     (lambda: __import__("lrngpt").theory_pip(123), "theory_pip(): corpus must be a string, got int 123"),
     (lambda: __import__("lrngpt").theory_pip("stories:5MB", window=2.5), "window must be an integer"),
     (lambda: __import__("lrngpt").theory_pip("stories:5MB", sweep=3), "sweep must be a Sweep"),
-    (lambda: __import__("lrngpt").theory_pip("stories:5MB", top=1), "--top 1"),
-    (lambda: __import__("lrngpt").theory_pip("stories:5MB", alpha=float("nan")), "--alpha nan"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", top=1), "top=1: keep at least"),
+    (lambda: __import__("lrngpt").theory_pip("stories:5MB", alpha=float("nan")), "alpha=nan: the exponent"),
     (lambda: __import__("lrngpt").lesson_superposition(features=5, dims=5), "not below"),
-    (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "--sparsity inf"),
+    (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "sparsity=inf: the share"),
     (lambda: __import__("lrngpt").lesson_superposition(sparsity="0.9"), "sparsity must be a list of numbers"),
     (lambda: __import__("lrngpt").lesson_superposition_figure([1]), "result must be a dict"),
 ])
@@ -2145,9 +2145,9 @@ def test_a_damaged_by_reads_record_is_named_in_one_line(damage, mlp_run, tmp_pat
 def test_the_api_plans_minutes_as_lrn_sweep_does_and_refuses_a_bad_budget(tmp_path):
     import lrngpt
 
-    with pytest.raises(lrngpt.UserError, match="--minutes must be a positive number of minutes"):
+    with pytest.raises(lrngpt.UserError, match="^minutes must be a positive number of minutes"):
         lrngpt.sweep("embed-dim", minutes=0, out=tmp_path / "w")
-    with pytest.raises(lrngpt.UserError, match="--minutes plans a study"):
+    with pytest.raises(lrngpt.UserError, match="^minutes plans a study"):
         lrngpt.sweep(str(tmp_path / "file.json"), minutes=3, out=tmp_path / "w")
     assert not (tmp_path / "w").exists()
 
@@ -2289,3 +2289,121 @@ def test_red_team_a_device_or_fifo_given_as_a_run_is_named_as_such(where, needle
     elif where == "file":
         path.write_text("x")
     one_line(lrn(capsys, "sample", path, "--prompt", "Lily"), 2, needle, "not a run directory")
+
+
+# ---- issue 38: advice that leads somewhere, bounds before work, the API in its own words ------------
+
+def test_a_record_that_is_a_directory_is_named_and_the_fix_works(tmp_path, capsys):
+    (tmp_path / ".lrn-output").mkdir()
+    out = tmp_path / "s.txt"
+    one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2,
+             ".lrn-output is a directory, not lrn's record", "move it away")
+    assert not out.exists()
+    (tmp_path / ".lrn-output").rename(tmp_path / "was-the-record")  # what the advice says
+    assert lrn(capsys, "-q", "data", "stories", "--size", "2KB", "--out", out)[0] == 0
+
+
+def test_a_damaged_record_is_named_as_damaged_and_the_fix_works(tmp_path, capsys):
+    (tmp_path / ".lrn-output").write_text("{not json")
+    out = tmp_path / "s.txt"
+    out.write_text("mine")
+    one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out, "--force"), 2,
+             ".lrn-output is damaged", "move the file away yourself")
+    assert out.read_text() == "mine"
+    out.rename(tmp_path / "mine.txt")
+    assert lrn(capsys, "-q", "data", "stories", "--size", "2KB", "--out", out)[0] == 0
+
+
+@pytest.mark.parametrize("out,needle", [("/proc/x.txt", "lies in /proc"), ("/sys/x.txt", "lies in /sys"),
+                                        ("/proc/1/x.txt", "lies in /proc")])
+def test_an_output_in_a_kernel_file_system_is_refused_before_any_work(out, needle, capsys, monkeypatch):
+    import lrngpt.analysis.superposition as sup
+
+    monkeypatch.setattr(sup, "train_toy", lambda *a, **k: pytest.fail("trained before checking --out"))
+    one_line(lrn(capsys, "lesson", "superposition", "--out", out), 2, needle, "choose a path on a disk")
+    one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2, needle)
+
+
+@pytest.mark.parametrize("corpus,needle", [("text:/proc", "lies in /proc"), ("text:/sys/kernel", "lies in /sys"),
+                                           ("nsmc:/dev/null", "is a character device"),
+                                           ("nsmc:/no/such/dir", "ratings_train.txt")])
+def test_a_corpus_in_a_kernel_file_system_or_a_device_is_named(corpus, needle, tmp_path, capsys):
+    one_line(lrn(capsys, "data", "prepare", "--corpus", corpus, "--out", tmp_path / "p"), 2, needle)
+
+
+def test_a_corpus_walk_is_bounded_and_names_the_limit(tmp_path, monkeypatch, capsys):
+    import lrngpt.corpora.text as text
+
+    for i in range(8):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "a.txt").write_text("Lily saw a cat.")
+    monkeypatch.setattr(text, "MAX_WALK_ENTRIES", 10)
+    one_line(lrn(capsys, "data", "prepare", "--corpus", f"text:{tmp_path}", "--out", tmp_path / "p"), 2,
+             "more than 10 files and directories", "the directory that holds the corpus itself")
+    monkeypatch.setattr(text, "MAX_WALK_ENTRIES", 100)
+    assert [f.name for f in text.walk(tmp_path, (".txt",))] == ["a.txt"] * 8
+
+
+def test_a_dash_value_is_hinted_with_the_equals_form_which_then_parses(capsys):
+    one_line(lrn(capsys, "lesson", "superposition", "--sparsity", "-0.5,0.9"), 2,
+             "a value that starts with - is read as an option: write --sparsity=-0.5,0.9")
+    # the advice parses: what it meets then is the value's own range
+    one_line(lrn(capsys, "lesson", "superposition", "--sparsity=-0.5,0.9"), 2, "--sparsity -0.5", "[0, 1)")
+
+
+@pytest.mark.parametrize("keys", ['{"model.n_embd": 8}', "null", '"x"'])
+def test_a_config_show_json_whose_keys_is_no_list_is_named(keys, tmp_path, capsys):
+    path = tmp_path / "c.json"
+    path.write_text(f'{{"about": "mlp-tiny", "keys": {keys}}}')
+    one_line(lrn(capsys, "train", "--config", path, "--dry-run"), 2, "'keys' must be the list of {key, value} rows",
+             "lrn config show PRESET --json")
+
+
+@pytest.mark.parametrize("argv", [["train", "--config", "mlp-tiny", "--set", "data.vocab_size=1000000000", "--dry-run"],
+                                  ["tokenizer", "train", "--corpus", "stories:2KB", "--vocab-size", "1000000000",
+                                   "--out", "tok"],
+                                  ["data", "prepare", "--corpus", "stories:2KB", "--vocab-size", "1048577"]])
+def test_a_vocabulary_past_the_bound_is_refused_before_the_tokenizer_runs(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    one_line(lrn(capsys, *argv), 2, "above lrn's limit of 1,048,576 tokens", "tokenizer trainer allocates")
+    assert not (tmp_path / "tok").exists()
+
+
+def test_the_api_names_its_parameters_not_lrns_options(mlp_run, tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError, match=r"^by_reads needs the run's own training text; drop corpus$"):
+        lrngpt.load(mlp_run).eval(corpus="stories:2KB", by_reads=True)
+    with pytest.raises(lrngpt.UserError, match=r"^shard=3/2 is outside the range"):
+        lrngpt.sweep("embed-dim", scale="tiny", shard="3/2", out=tmp_path / "w", dry_run=True)
+    with pytest.raises(lrngpt.UserError) as e:
+        lrngpt.sweep("embed-dim", minutes=0, out=tmp_path / "w")
+    assert "--" not in str(e.value) and "minutes=25" in str(e.value)
+    assert not (tmp_path / "w").exists()
+
+
+def test_the_cli_still_names_its_options_for_the_same_refusals(mlp_run, tmp_path, capsys):
+    one_line(lrn(capsys, "eval", mlp_run, "--corpus", "stories:2KB", "--by-reads"), 2, "--by-reads", "drop --corpus")
+    one_line(lrn(capsys, "sweep", "embed-dim", "--minutes", "0", "--out", tmp_path / "w"), 2, "--minutes 25")
+
+
+def test_api_type_names_are_spelled_right_and_lrngpt_shows_only_its_public_names():
+    from typing import Any
+
+    import lrngpt
+    from lrngpt.api.checks import describe
+
+    assert describe(list[list[str]]) == "a list of lists of strings"
+    assert describe(list[list[Any]]) == "a list of lists of values"
+    assert describe(list[Any]) == "a list of values"
+    assert {n for n in dir(lrngpt) if not n.startswith("__")} == set(lrngpt.__all__) - {"__version__"}
+    for private in ("os", "importlib", "TYPE_CHECKING"):
+        assert not hasattr(lrngpt, private)
+
+
+def test_eval_by_reads_with_the_default_split_measures_the_train_split_it_needs(mlp_run):
+    import lrngpt
+
+    r = lrngpt.load(mlp_run).eval(by_reads=True, device="cpu")
+    assert {"val_bpb", "train_bpb", "train_bpb_read", "train_bpb_unread", "read_share"} <= set(r)
+    assert 0 < r["read_share"] <= 1 and "gap" not in r

@@ -127,3 +127,102 @@ def test_tokenizer_train_refuses_a_run_from_before_the_marker_and_not_a_lone_con
         tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-run"))
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert tokenizer_out(alone) == alone / "tokenizer.json"
+
+
+# ---- a forged record: lrn's record names a file only when lrn signed it --------------------------
+
+def _user_file_and_record(tmp_path, record) -> tuple:
+    """A file of the user's, and beside it a record naming it with its true sha256 (`record` edits it)."""
+    import hashlib
+    import json
+
+    user = tmp_path / "user.txt"
+    user.write_text("my own notes\n")
+    doc = {"format": 3, "kind": None, "files": {"user.txt": hashlib.sha256(user.read_bytes()).hexdigest()},
+           "what": {"user.txt": "stories corpus"}, "stat": {}, "earlier": {}, "append": {}}
+    (tmp_path / ".lrn-output").write_text(json.dumps(record(doc, tmp_path)))
+    return user, user.read_bytes()
+
+
+def _copied_and_edited(doc, tmp_path):
+    """A record lrn really wrote elsewhere (signed), copied here and edited to name the user's file."""
+    import json
+
+    from lrngpt.core.ownership import write_owned_file
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    write_owned_file(elsewhere / "user.txt", "lrn's text", "stories corpus")
+    real = json.loads((elsewhere / ".lrn-output").read_text())
+    real["files"]["user.txt"] = doc["files"]["user.txt"]
+    real["stat"] = {}
+    return real
+
+
+FORGED = {
+    "hand-written, unsigned": lambda doc, _: doc,
+    "a made-up signature": lambda doc, _: {**doc, "mac": "0" * 64},
+    "copied from elsewhere and edited": _copied_and_edited,
+    "signed under another user's key": lambda doc, _: {**doc, "mac": _signed_elsewhere(doc)},
+}
+
+
+def _signed_elsewhere(doc) -> str:
+    import hashlib
+    import hmac
+    import json
+
+    from lrngpt.core.record import _SIGNED
+
+    canon = json.dumps({f: doc.get(f) for f in _SIGNED}, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(b"another key" * 3, canon.encode(), hashlib.sha256).hexdigest()
+
+
+@pytest.mark.parametrize("forged", FORGED)
+def test_a_forged_record_never_lets_lrn_replace_a_users_file(forged, tmp_path, capsys):
+    from lrngpt.core.ownership import check_file_target
+
+    user, before = _user_file_and_record(tmp_path, FORGED[forged])
+    with pytest.raises(UserError, match="not signed by lrn") as e:  # what a report (no --force) checks
+        check_file_target(user, False, "stories corpus", replace_own=True)
+    assert "\n" not in str(e.value)
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(user), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "not signed by lrn" in err and "with or without --force" in err and user.read_bytes() == before
+
+
+def test_a_signed_record_still_lets_lrn_replace_its_own_file_and_the_key_is_private(tmp_path, capsys):
+    import stat
+
+    from lrngpt.core.record_key import KEY_NAME, key_dirs
+
+    out = tmp_path / "s.txt"
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
+    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 0
+    assert len(out.read_bytes()) > 3000
+    key = key_dirs()[0] / KEY_NAME
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and stat.S_IMODE(key.parent.stat().st_mode) == 0o700
+    assert len(key.read_bytes()) == 32
+
+
+def test_a_record_signed_under_another_key_is_read_only_to_lrn(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "s.txt"
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
+    before = out.read_bytes()
+    monkeypatch.setenv("LRN_STATE_DIR", str(tmp_path / "another-home"))  # a new home, a deleted key
+    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 2
+    assert "not signed by lrn" in capsys.readouterr().err and out.read_bytes() == before
+
+
+def test_a_run_whose_record_is_unsigned_is_resumed_never_replaced(tiny_config, tmp_path, capsys):
+    import json
+
+    run = tmp_path / "run"
+    train(tiny_config("train.steps=2"), run, progress=False)
+    record = json.loads((run / ".lrn-output").read_text())
+    del record["mac"]  # as an lrn before records were signed wrote it
+    (run / ".lrn-output").write_text(json.dumps(record))
+    before = (run / LAST).read_bytes()
+    with pytest.raises(UserError, match=r"cannot tell as its own: the record .* was not signed by lrn.*resumes it"):
+        RunDir(run).check_new(force=True, resume_hint=True)
+    assert (run / LAST).read_bytes() == before

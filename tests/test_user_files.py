@@ -429,15 +429,15 @@ def test_a_kill_between_the_record_and_the_rename_leaves_a_file_lrn_still_knows(
     assert page.read_text() == "third" and state(page)[0] == OURS
 
 
-def test_a_sidecar_from_before_the_record_still_marks_a_stories_file_as_lrns(tmp_path, capsys):
+def test_a_sidecar_from_before_the_record_is_unsigned_and_makes_no_file_lrns(tmp_path, capsys):
     out = tmp_path / "s.txt"
     assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
     (tmp_path / ".lrn-output").unlink()
+    before = out.read_bytes()
     (tmp_path / ".s.txt.lrn").write_text(json.dumps({"kind": "stories corpus",
-                                                     "sha256": [hashlib.sha256(out.read_bytes()).hexdigest()]}))
-    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 0
-    assert len(out.read_bytes()) > 3000 and not (tmp_path / ".s.txt.lrn").exists()
-    assert "s.txt" in json.loads((tmp_path / ".lrn-output").read_text())["files"]
+                                                     "sha256": [hashlib.sha256(before).hexdigest()]}))
+    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 2
+    assert out.read_bytes() == before and "lrn did not write it" in capsys.readouterr().err
 
 
 # ---- train.logger as a list in the user's config files ---------------------------------------------

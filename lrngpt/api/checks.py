@@ -15,6 +15,8 @@ decorating costs nothing at import and `import lrngpt` stays free of torch.
 from __future__ import annotations
 
 import collections.abc as abc
+import contextlib
+import contextvars
 import functools
 import importlib
 import inspect
@@ -84,9 +86,52 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
                     check(v, hint, f"{name}(): argument {i + 1} of {key}")
             else:
                 check(value, hint, f"{name}(): {key}")
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except UserError as e:
+            if not _CLI.get() and e.args and isinstance(e.args[0], str):
+                e.args = (in_api_words(e.args[0], sig), *e.args[1:])
+            raise
 
     return call
+
+
+# ---- the API's words: parameters where the library names lrn's options -----------------------
+
+_CLI = contextvars.ContextVar("lrn_cli_words", default=False)  # set while `lrn` runs a command
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
+                   r"(?:[ =](-?\d[\w.,/:-]*|-?(?:nan|inf)\b|[A-Z][A-Z_]*\b|i/n))?")
+_TWICE = re.compile(r"\b(\w+) \(\1\)")  # "max_tokens (--max-tokens)" once translated
+
+
+@contextlib.contextmanager
+def cli_words():
+    """While `lrn` runs a command, messages keep naming its options (--minutes), not parameters."""
+    token = _CLI.set(True)
+    try:
+        yield
+    finally:
+        _CLI.reset(token)
+
+
+def in_api_words(message: str, sig: inspect.Signature) -> str:
+    """`message` with each option of lrn that is a parameter of the function named as that parameter
+    (`--minutes 25` -> `minutes=25`, `drop --corpus` -> `drop corpus`); an option that is no parameter,
+    and a command line quoted to run (`lrn sweep --out DIR`), stay as they are."""
+    params = {p for p in sig.parameters if p != "self"}
+
+    def word(m: re.Match) -> str:
+        name = m[1].replace("-", "_")
+        clause = re.split(r"[;(`,]", message[:m.start()])[-1]
+        if "lrn " in clause:
+            return m[0]
+        if name.startswith("no_") and name[3:] in params and not m[2]:
+            return f"{name[3:]}=False"  # --no-probe
+        if name not in params:
+            return m[0]
+        return f"{name}={m[2]}" if m[2] else name
+
+    return _TWICE.sub(r"\1", _FLAG.sub(word, message))
 
 
 def _hints(fn) -> dict[str, Any]:
@@ -175,6 +220,8 @@ def describe(hint: Any) -> str:
         return describe(args[0])
     if hint in WORDS:
         return WORDS[hint]
+    if hint is Any or hint is object:
+        return "any value"
     if hint is HasPath:
         return "a Run or a Sweep"
     if origin in (abc.Callable, typing.Callable) or hint in (abc.Callable, typing.Callable):
@@ -190,7 +237,13 @@ def describe(hint: Any) -> str:
 
 
 def _plural(hint: Any) -> str:
+    """'strings', 'lists of strings', 'values': what a container of `hint`s holds."""
+    if hint is Any or hint is object:
+        return "values"
     word = describe(hint)
+    for head in ("a list", "a mapping"):
+        if word.startswith(head):
+            return head[2:] + "s" + word[len(head):]  # the container is plural, not its items again
     for article in ("an ", "a "):
         if word.startswith(article):
             return word[len(article):] + "s" if " or " not in word and "(" not in word else word

@@ -61,6 +61,7 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
 
     _deepest: Parser | None = None  # the (sub)command parser that parsed last: unknown options are its
+    _argv: list[str] = []  # the words it parsed: a value read as an option is found there
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
@@ -68,6 +69,7 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         Parser._deepest = self  # a subcommand's parser starts after its parent's, so the last one set is the deepest
+        Parser._argv = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # noqa: D401 - argparse API
@@ -77,6 +79,7 @@ class Parser(argparse.ArgumentParser):
             message += option_hint(m[1].split(), parser, self)
             print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
             raise SystemExit(2)
+        message += dash_value_hint(message, Parser._argv)
         m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:
             choices = re.findall(r"'([^']*)'", m[3])
@@ -85,6 +88,19 @@ class Parser(argparse.ArgumentParser):
             message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
+
+
+def dash_value_hint(message: str, argv: list[str]) -> str:
+    """"; a value that starts with - is read as an option: write --sparsity=-0.5,0.9" when argparse
+    found no value after an option because the value began with a dash."""
+    m = re.fullmatch(r"argument (\S+): expected one argument", message)
+    if not m:
+        return ""
+    flags = m[1].split("/")
+    for i, word in enumerate(argv[:-1]):
+        if word in flags and argv[i + 1].startswith("-") and argv[i + 1][1:2] in "0123456789.":
+            return f"; a value that starts with - is read as an option: write {flags[-1]}={argv[i + 1]}"
+    return ""
 
 
 def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:

@@ -34,6 +34,7 @@ from typing import IO, Any, NoReturn
 
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import loads_json
+from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -148,6 +149,22 @@ def replace_file(src: str | Path, dst: str | Path) -> None:
     """Rename `src` over `dst` (same filesystem) and make the rename durable."""
     os.replace(src, dst)
     _fsync_dir(Path(dst).parent)
+
+
+def create_once(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write `path` whole unless it exists: built beside, then linked into place, so two processes
+    creating it at the same moment both end up reading the first one's (a key, never replaced)."""
+    tmp = temp_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+    finally:
+        _unlink(tmp)
 
 
 def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = None) -> Path:
@@ -340,8 +357,24 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
         if parent.exists():
             if not parent.is_dir():
                 raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+            _check_writable(path, parent, flag)
             break
     return path
+
+
+def _check_writable(path: Path, parent: Path, flag: str) -> None:
+    """Refuse, before any work, an output whose nearest existing directory cannot take a new file."""
+    root = virtual_root(parent)
+    if root and not (path.exists() and special_kind(path)):  # (/dev/null itself is said by the caller)
+        raise UserError(f"{flag} {path} lies in {root}, {VIRTUAL_ROOTS[root]}, where lrn cannot write a file; "
+                        f"choose a path on a disk, e.g. {flag} {Path('out') / path.name}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        with contextlib.suppress(OSError):
+            if os.statvfs(parent).f_flag & os.ST_RDONLY:
+                raise UserError(f"{flag} {path}: {parent} is on a read-only filesystem; choose a path on a "
+                                "writable disk")
+        raise UserError(f"{flag} {path}: lrn may not create files in {parent} (permission denied); choose a "
+                        "directory you can write to, or change its permissions")
 
 
 def check_not_cwd(path: str | Path, flag: str = "--out") -> None:

@@ -45,12 +45,14 @@ from lrngpt.core.record import (
     OURS,
     RECORD,
     UNRECORDED,
+    check_record_slot,
     enter,
     forget,
     hub_cache_is_ours,
     locked,
     manifest,
     read_record,
+    record_problem,
     sha256_file,
     state,
     write_record,
@@ -124,9 +126,11 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool 
     """The refusal for a file that is not lrn's to replace: what was found, and (where the command has
     a --force: `force`) that --force does not help."""
     where = f"{flag} {path}" if flag else str(path)
+    problem = record_problem(path.parent) if found == UNRECORDED else None
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
            UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file, "
-                       "or one from an lrn before the record)",
+                       "or one from an lrn before the record)" if not problem else
+                       f"exists and lrn does not know it as its own: the record {problem}, so it names no file",
            OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
     fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
     return f"{where} {why}; lrn never replaces it{', with or without --force' if force else ''}: {fix}"
@@ -150,6 +154,8 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     on). A file inside a run, a sweep or an export is refused unless `inside(dir, kind)` allows it (a
     report beside a run)."""
     path = check_output(path, "file", flag=flag, example=example)
+    if path.parent.is_dir():
+        check_record_slot(path.parent)
     enclosing = _enclosing_output(path)
     if enclosing and not (inside and inside(*enclosing)):
         d, kind = enclosing
@@ -334,6 +340,8 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
     out = check_output(out, "dir", flag=flag)
+    if out.is_dir():
+        check_record_slot(out)
     if not out.is_dir() or not entries(out):
         return out
     found = lrn_kind(out)
@@ -349,7 +357,9 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
                                                 f"({_names(changed[CHANGED])})")
         else:
             why = describe_dir(out)
-            if not read_record(out)["exists"] and _legacy(out, kind):
+            if record_problem(out):
+                why += f" (the record {record_problem(out)}, so it names no file)"
+            elif not read_record(out)["exists"] and _legacy(out, kind):
                 why = f"{what} from an lrn before the record ({RECORD}), which it reads but never replaces"
         raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
                         f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")

@@ -23,8 +23,12 @@ since is not, whatever it contains (a page that carries lrn's generator tag prov
 Writers update the record and rename the new file into place under a lock on the directory
 (flock), so two lrn processes writing into one directory never lose each other's entries.
 The record of a directory lrn fills whole is written last into the new directory before it is
-swapped in (lrngpt.core.ownership.owned_dir). A manifest from before the stat and earlier
-fields (`files` alone), and the `.NAME.lrn` sidecars of single files, are read as records.
+swapped in (lrngpt.core.ownership.owned_dir).
+
+Every record lrn writes carries `mac`, an HMAC of its fields under a per-user key only lrn writes
+(lrngpt.core.record_key): a record that does not verify (written by hand, copied from elsewhere,
+edited, from an lrn before records were signed, or an unsigned sidecar) names no file as lrn's.
+read_record says why in `problem`, so a refusal can name it.
 """
 
 from __future__ import annotations
@@ -39,14 +43,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lrngpt import __version__
-from lrngpt.core.fsio import atomic_write, is_regular
+from lrngpt.core.fsio import atomic_write, is_regular, special_kind
+from lrngpt.core.record_key import signature, verified
+from lrngpt.errors import UserError
 
 RECORD = ".lrn-output"
 HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
 HUB_KINDS = ("hf-export",)
-FORMAT = 2
+FORMAT = 3  # 3: signed (mac)
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
+_SIGNED = ("format", "kind", *_FIELDS)
+# why a record names nothing (read_record's "problem"), as a refusal says it
+DAMAGED, UNSIGNED, NOT_A_FILE = "damaged", "unsigned", "not a file"
+PROBLEMS = {
+    DAMAGED: "is damaged (not the JSON lrn writes)",
+    UNSIGNED: "was not signed by lrn (written by hand, copied from elsewhere, edited, or from an lrn before "
+              "records were signed)",
+    NOT_A_FILE: "is not a file",
+}
 
 
 def sha256_file(path: Path, limit: int | None = None) -> str:
@@ -69,24 +84,52 @@ def _version() -> str:
 
 
 def read_record(d: Path) -> dict:
-    """The record of `d`, each field a dict; an empty one where there is none or it is damaged (then
-    nothing in `d` is known as lrn's, the safe side)."""
-    doc = None
+    """The record of `d`, each field a dict; an empty one where there is none, it is damaged or it
+    does not verify (then nothing in `d` is known as lrn's, the safe side: `problem` says which)."""
+    doc, problem = None, None
     for path in (Path(d) / RECORD, Path(d).joinpath(*HUB_RECORD)):
-        try:  # (a FIFO or a device named like the record is no record: never opened)
-            doc = json.loads(path.read_text(encoding="utf-8")) if is_regular(path) else None
+        if os.path.lexists(path) and not is_regular(path):
+            problem = NOT_A_FILE  # a FIFO or a device named like the record is no record: never opened
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
         except (OSError, ValueError):
-            doc = None
+            doc, problem = None, DAMAGED
         if doc is not None:
+            problem = None  # (the Hub record read where `.lrn-output` is damaged: that one counts)
             break
-    doc = doc if isinstance(doc, dict) else {}
+    if doc is not None and not isinstance(doc, dict):
+        doc, problem = None, DAMAGED
+    exists = bool(doc) or problem is not None
+    if doc and not verified(doc, _SIGNED):
+        doc, problem = {}, UNSIGNED
+    doc = doc or {}
     out = {"kind": doc.get("kind") if isinstance(doc.get("kind"), str) else None}
     for field in _FIELDS:
         value = doc.get(field)
         out[field] = value if isinstance(value, dict) else {}
     out["files"] = {k: v for k, v in out["files"].items() if isinstance(k, str) and isinstance(v, str)}
-    out["exists"] = bool(doc)
+    out["exists"], out["problem"] = exists, problem
     return out
+
+
+def record_problem(d: Path) -> str | None:
+    """Why `d`'s record names nothing, in words ('DIR/.lrn-output is damaged ...'), or None."""
+    problem = read_record(d)["problem"]
+    return f"{Path(d) / RECORD} {PROBLEMS[problem]}" if problem else None
+
+
+def check_record_slot(d: Path) -> None:
+    """Refuse, before any work, a directory whose record name is taken by something lrn cannot
+    replace with its record (a directory, a FIFO): its writes would fail after the work."""
+    for path in (Path(d) / RECORD, Path(d).joinpath(*HUB_RECORD)):
+        if os.path.lexists(path) and not is_regular(path):
+            what = "a directory" if path.is_dir() and not path.is_symlink() else special_kind(path) or "a link"
+            raise UserError(f"{path} is {what}, not lrn's record; lrn keeps "
+                            f"the record of what it writes in {Path(d)} under that name: move it away, then run the "
+                            "command again")
 
 
 def record_path(d: Path, kind: str | None = None) -> Path:
@@ -96,6 +139,9 @@ def record_path(d: Path, kind: str | None = None) -> Path:
 def write_record(d: Path, rec: dict) -> None:
     doc = {"format": FORMAT, "kind": rec.get("kind"), "lrn_version": _version(),
            "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **{f: rec.get(f) or {} for f in _FIELDS}}
+    doc = json.loads(json.dumps(doc))  # signed as it reads back (tuples as lists)
+    doc["mac"] = signature(doc, _SIGNED)
+    check_record_slot(d)
     path = record_path(d, rec.get("kind"))
     if path != Path(d) / RECORD:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,17 +164,6 @@ def _stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _sidecar_hashes(path: Path) -> list[str]:
-    """The hashes a `.NAME.lrn` sidecar holds (single files written before the record)."""
-    side = path.with_name(f".{path.name}.lrn")
-    try:
-        doc = json.loads(side.read_text(encoding="utf-8")) if is_regular(side) else {}
-        hashes = doc.get("sha256", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    return [h for h in hashes if isinstance(h, str)] if isinstance(hashes, list) else []
-
-
 def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
     """(NEW | OURS | CHANGED | UNRECORDED | OTHER, the content's hash when it was computed or known).
 
@@ -146,9 +181,7 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
     hashes = ([rec["files"][name]] if name in rec["files"] else []) + \
         [h for h in rec["earlier"].get(name) or [] if isinstance(h, str)]
     if not hashes:
-        hashes = _sidecar_hashes(path)
-        if not hashes:
-            return UNRECORDED, None
+        return UNRECORDED, None  # (a `.NAME.lrn` sidecar of an lrn before the record is unsigned: it names nothing)
     if name in rec["files"] and rec["stat"].get(name) == _stamp(st):
         return OURS, rec["files"][name]  # size, mtime and inode as written: unchanged, nothing hashed
     size = rec["append"].get(name)

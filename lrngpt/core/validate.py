@@ -125,7 +125,17 @@ def check_size(key: str, value: int, low: int = 1, high: int = MAX_DIM) -> None:
     if value < low:
         raise UserError(f"{key} must be at least {low} (got {value})")
     if value > high:
-        raise UserError(f"{key} {value:,} is above the limit of {high:,}; lower it")
+        why = _WHY_LIMIT.get(high, "past it nothing lrn trains fits in memory")
+        raise UserError(f"{key} {value:,} is above the limit of {high:,} ({why}); lower it")
+
+
+# why each cap is where it is, as a refusal says it
+_WHY_LIMIT = {
+    MAX_DIM: "2**24: one layer that wide, or a batch that long, outgrows any machine's memory before training",
+    MAX_LAYERS: "2**12 layers: far past any model lrn trains, and each layer needs its own weights",
+    MAX_FFN_MULT: "2**10 times the width: the feed-forward layer alone would outgrow memory",
+    2**32: "token ids are stored as uint32",
+}
 
 
 def check_seed(value: int, what: str = "--seed") -> int:

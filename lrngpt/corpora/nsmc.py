@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from lrngpt.core.fsio import check_regular
 from lrngpt.corpora import Corpus
 from lrngpt.corpora.download import download_files
 from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
@@ -81,7 +82,9 @@ def nsmc_corpus(path: str | None) -> Corpus:
     elif path:
         directory = Path(path).expanduser()
         if not directory.is_dir():
-            raise UserError(f"{spec}: no such file or directory")
+            check_regular(directory, "nsmc corpus")  # /dev/null, a FIFO: said as what they are
+            raise UserError(f"{spec}: no such file or directory; give the {TRAIN} file or the directory that "
+                            "holds it, or write nsmc to download it")
         train, test = find_named(directory, TRAIN, "nsmc"), find_named(directory, TEST, "nsmc")
     else:
         train, test = downloaded_files()

@@ -209,7 +209,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     tc = cfg.train
 
     mark = reads = None
-    if by_reads and split in (None, "train"):
+    if by_reads:  # the split of the train bpb: measured on the train split whatever `split` asked
         reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
         mark = reads > 0
 
@@ -222,7 +222,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     if split in (None, "val"):
         v = ev("val", max_tokens)
         result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])
-    if split in (None, "train"):
+    if split in (None, "train") or by_reads:
         n = train_tokens or (max_tokens if split == "train" else None) or tc.train_eval_tokens
         t = ev("train", n)
         result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])

@@ -54,6 +54,10 @@ def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]
     """The (key, value) rows of `lrn config show --json`'s output, checked for shape; lrngpt.runconfig.schema
     turns them into a config dict (derived keys left out)."""
     rows = []
+    if not isinstance(doc["keys"], list):
+        raise UserError(f"{path}: 'keys' must be the list of {{key, value}} rows `lrn config show PRESET --json` "
+                        f"writes, got {show_value(doc['keys'])}; write it again with that command (or give the "
+                        "sections data, model, train)")
     if not doc["keys"]:  # not the global defaults: an empty list is a file cut short or written by hand
         raise UserError(f"{path}: 'keys' is empty, so it sets nothing; `lrn config show PRESET --json` lists "
                         "every key of a config (or give the sections data, model, train)")

@@ -391,7 +391,7 @@ def read_config_dict(config: str) -> dict:
     check_regular(path, "config file")  # a FIFO would wait for ever, /dev/zero never end
     d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_config(path)
     check_plain(d, f"config file {path}")
-    if "keys" in d and isinstance(d["keys"], list) and not set(d) & {*SECTIONS, *TOP_KEYS}:
+    if "keys" in d and not set(d) & {*SECTIONS, *TOP_KEYS}:
         rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
         for key, value in rows:
             if key not in DERIVED:

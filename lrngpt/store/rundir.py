@@ -67,7 +67,7 @@ from lrngpt.core.ownership import (
     recorded,
     remove_owned,
 )
-from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, state
+from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, record_problem, state
 from lrngpt.errors import UserError
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
@@ -265,6 +265,11 @@ class RunDir:
                 raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
                                 f"lrn reads and resumes it{' (--resume)' if hint else ''} but never replaces it, with "
                                 "or without --force: choose another --out, or remove it yourself")
+            if kept and record_problem(p):
+                raise UserError(f"{p} holds a run that lrn cannot tell as its own: the record {record_problem(p)}, "
+                                f"so it names no file; lrn reads and resumes it{' (--resume)' if hint else ''} but "
+                                "never replaces it, with or without --force: choose another --out, or remove it "
+                                "yourself")
             if kept:
                 names = ", ".join(kept)
                 how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}

@@ -30,7 +30,11 @@ from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
-MAX_VOCAB = 2**32  # token arrays are uint16 up to 65,536 tokens, uint32 above
+# The tokenizer trainer allocates for every token it may learn before it reads the text (10**9 aborts
+# its native code with a 70 GB allocation), and the model keeps a row per token in its embedding and
+# output layers: 2**20 is 20 times GPT-2's 50,257 and still a few hundred MB to train. Token arrays
+# are uint16 up to 65,536 tokens, uint32 above.
+MAX_VOCAB = 2**20
 
 # GPT-2's pre-tokenizer split, the one `tokenizers`' ByteLevel(use_regex=True) applies.
 GPT2_SPLIT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -41,7 +45,9 @@ def check_vocab_size(vocab_size: int) -> None:
         raise UserError(f"vocabulary size {vocab_size} is below {MIN_VOCAB} (256 bytes + <|endoftext|>); "
                         "use --vocab-size 257 or more")
     if vocab_size > MAX_VOCAB:
-        raise UserError(f"vocabulary size {vocab_size} does not fit the uint32 token arrays; use at most {MAX_VOCAB}")
+        raise UserError(f"vocabulary size {vocab_size:,} is above lrn's limit of {MAX_VOCAB:,} tokens: the tokenizer "
+                        "trainer allocates for every token it may learn before it reads the text, and the model "
+                        f"keeps a row per token (GPT-2 has 50,257); use at most {MAX_VOCAB:,}")
 
 
 def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:

@@ -186,7 +186,7 @@ def test_existing_run_is_refused_without_force_and_replaced_with_it(hf, tmp_path
     (out / BEST).write_bytes(b"an older run's best checkpoint")
     record_existing(out / BEST, "run file")  # as the earlier run's writer records it
     before = (out / LAST).read_bytes()
-    with pytest.raises(UserError, match="already holds a run.*--force"):
+    with pytest.raises(UserError, match="already holds a run.*force"):
         import_gpt2(hf.dir, out)
     assert (out / LAST).read_bytes() == before and (out / BEST).exists()
     import_gpt2(hf.dir, out, force=True)
