@@ -261,6 +261,7 @@ def bench_shape(name: str, args, nanogpt) -> dict:
             row[f"{label} over_ours"] = t["ours"] / seconds
         rows.append(row)
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    spread = {k: (min(r[k] for r in rows), max(r[k] for r in rows)) for k in rows[0]}
     params = models["ours"][0].param_breakdown()["total"]
     print(f"== {name} shape ({CONFIGS[name]}): V {c.vocab_size}, T {T}, D {c.n_embd}, H {c.n_head}, "
           f"L {c.n_layer}, r {c.ffn_mult}, {c.norm_position}-norm, dropout {c.dropout}, batch {B}x{T}, "
@@ -272,7 +273,8 @@ def bench_shape(name: str, args, nanogpt) -> dict:
         compiled = f"; first step (compiling) {first[label]:.1f} s" if label.endswith("compiled") else ""
         print(f"  {label:<30} {med[f'{label} tok_s']:9,.0f} tokens/s {med[f'{label} gflops']:6.1f} GFLOP/s = "
               f"{med[f'{label} share_mm']:4.0%} of model-shape matmul"
-              + ("" if label == "ours" else f"; ours / this: {1 / med[f'{label} over_ours']:.2f}") + compiled)
+              + ("" if label == "ours" else f"; ours / this: {1 / med[f'{label} over_ours']:.2f} (rounds "
+                 f"{1 / spread[f'{label} over_ours'][1]:.2f}-{1 / spread[f'{label} over_ours'][0]:.2f})") + compiled)
     if nanogpt is None:
         print("  nanoGPT model.py: skipped (give --nanogpt PATH or LRN_NANOGPT_MODEL=PATH, a copy of "
               "karpathy/nanoGPT's model.py, to time the real one side by side)")
