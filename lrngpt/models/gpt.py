@@ -30,6 +30,7 @@ from lrngpt.core.validate import (
 from lrngpt.errors import UserError
 from lrngpt.models import FFN_KINDS, GATED_FFNS, NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.dropout import Dropout, causal_attention, own_mask
+from lrngpt.models.loss import cross_entropy
 
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -306,7 +307,7 @@ class GPT(nn.Module):
         logits = self.lm_head(self.ln_f(x)).float()
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+            loss = cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
         return logits, loss
 
     def init_cache(self, batch_size: int, max_len: int) -> KVCache:
