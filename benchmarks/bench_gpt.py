@@ -1,5 +1,6 @@
 """Training speed of our GPT at the shapes of the presets cpu and nsmc (the seed project's configs), against
-torch's own fp32 matmul and against a nanoGPT-style baseline, all in the same process.
+torch's own fp32 matmul and against nanoGPT (a nanoGPT-style model, and the real model.py when given),
+all in the same process.
 
 Each training step is what Trainer.train_step does (lr set, forward, loss check, zero_grad,
 backward, clip 1.0, AdamW step with lrngpt.training.optimizer.make_optimizer) on random token windows of
@@ -12,13 +13,19 @@ backward 2x, so 3 x 2 FLOPs per MAC):
 Embedding lookups, LayerNorm, softmax, GELU, the loss and AdamW are not counted, so 100%
 of matmul is out of reach; the gap is what they (and the python overhead) cost.
 
-The baseline is a plain PyTorch GPT written as nanoGPT's model.py writes it (nn.Linear c_attn
-/ c_proj, F.scaled_dot_product_attention(is_causal=True), F.layer_norm, nn.GELU, tied
-wte/lm_head, bias=False) with the same D, H, L, r, V, T and dropout, trained with the same
-optimizer and clipping; its blocks follow the config's norm position (nanoGPT itself is
-pre-norm only; post-norm costs the same). Every measurement is taken in alternating rounds
-(ours, baseline, model-shape matmul, 2048^3 matmul, ...) so all see the same machine load;
-the ratios are per round, the medians are printed. Usage:
+Two baselines. A nanoGPT-style GPT written here (nn.Linear c_attn / c_proj,
+F.scaled_dot_product_attention(is_causal=True), F.layer_norm, nn.GELU, tied wte/lm_head,
+bias=False) with the same D, H, L, r, V, T and dropout, trained with our optimizer; its blocks
+follow the config's norm position. And the real one: karpathy/nanoGPT's model.py, given with
+--nanogpt PATH or LRN_NANOGPT_MODEL=PATH (imported from that file, not shipped here; skipped with a
+line saying so when neither is given), built with its GPTConfig/GPT at the preset's shape and
+bias=False (our Linears have no bias; its LayerNorms then have none either), pre-norm (its only
+kind; post-norm costs the same), tied as it always is, and trained with its own
+configure_optimizers (on a CPU that is torch's default for-loop AdamW). --compile adds ours and
+the real nanoGPT under torch.compile, with the first step's seconds (the compilation a run pays).
+Every measurement is taken in alternating rounds (ours, baselines, model-shape matmul, 2048^3
+matmul, ...) so all see the same machine load; the ratios are per round, their medians and
+ranges are printed. Usage:
 
     python benchmarks/bench_gpt.py [--shape cpu|nsmc|both] [--rounds 5] [--steps N] [--threads N] [--loop-adamw] [--nanogpt PATH] [--compile] [--profile]
 """
@@ -275,6 +282,10 @@ def bench_shape(name: str, args, nanogpt) -> dict:
               f"{med[f'{label} share_mm']:4.0%} of model-shape matmul"
               + ("" if label == "ours" else f"; ours / this: {1 / med[f'{label} over_ours']:.2f} (rounds "
                  f"{1 / spread[f'{label} over_ours'][1]:.2f}-{1 / spread[f'{label} over_ours'][0]:.2f})") + compiled)
+    if "nanoGPT model.py, compiled" in models:
+        both = "ours, compiled over_ours", "nanoGPT model.py, compiled over_ours"
+        ratio = statistics.median(r[both[0]] / r[both[1]] for r in rows)
+        print(f"  compiled ours / compiled nanoGPT model.py: {ratio:.2f}")
     if nanogpt is None:
         print("  nanoGPT model.py: skipped (give --nanogpt PATH or LRN_NANOGPT_MODEL=PATH, a copy of "
               "karpathy/nanoGPT's model.py, to time the real one side by side)")

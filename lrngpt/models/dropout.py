@@ -12,7 +12,6 @@ checkpoint saves.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import torch
@@ -20,8 +19,7 @@ from torch import nn
 from torch.nn import functional as F
 
 
-@functools.cache
-def slow_cpu_bernoulli() -> bool:
+def _slow_cpu_bernoulli() -> bool:
     """True unless torch has MKL and this is an Intel CPU (read from /proc/cpuinfo on Linux; elsewhere
     assumed not Intel, which only costs an Intel Mac the slower of two correct masks)."""
     if not torch.backends.mkl.is_available():
@@ -33,8 +31,12 @@ def slow_cpu_bernoulli() -> bool:
         return True
 
 
+# read once at import, a constant to torch.compile (a call that opens a file would break its graph)
+SLOW_CPU_BERNOULLI = _slow_cpu_bernoulli()
+
+
 def own_mask(x: torch.Tensor) -> bool:
-    return x.device.type == "cpu" and slow_cpu_bernoulli()
+    return x.device.type == "cpu" and SLOW_CPU_BERNOULLI
 
 
 def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:

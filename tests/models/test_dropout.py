@@ -13,7 +13,7 @@ from lrngpt.models.dropout import Dropout, causal_attention, dropout
 
 @pytest.fixture
 def own_mask(monkeypatch):
-    monkeypatch.setattr(dropout_module, "slow_cpu_bernoulli", lambda: True)
+    monkeypatch.setattr(dropout_module, "SLOW_CPU_BERNOULLI", True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -48,7 +48,7 @@ def test_masks_follow_the_global_seed(own_mask):
 
 
 def test_where_torch_draws_fast_it_is_f_dropout(monkeypatch):
-    monkeypatch.setattr(dropout_module, "slow_cpu_bernoulli", lambda: False)
+    monkeypatch.setattr(dropout_module, "SLOW_CPU_BERNOULLI", False)
     x = torch.randn(30, 40)
     torch.manual_seed(5)
     ours = dropout(x, 0.3, True)
