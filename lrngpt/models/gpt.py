@@ -29,6 +29,8 @@ from lrngpt.core.validate import (
 )
 from lrngpt.errors import UserError
 from lrngpt.models import FFN_KINDS, GATED_FFNS, NANOCHAT_HEAD_DIM, width_from_depth
+from lrngpt.models.dropout import Dropout, causal_attention, own_mask
+from lrngpt.models.loss import cross_entropy
 
 NORM_POSITIONS = ("pre", "post")
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -137,7 +139,7 @@ class InputEmbedding(nn.Module):
         self.context_length = config.context_length
         self.token = nn.Embedding(config.vocab_size, config.n_embd)
         self.position = nn.Embedding(config.context_length, config.n_embd)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
 
     def forward(self, idx: torch.Tensor, start: int = 0) -> torch.Tensor:
         end = start + idx.size(1)
@@ -171,7 +173,7 @@ class CausalSelfAttention(nn.Module):
         self.n_head, self.dropout = config.n_head, config.dropout
         self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.qkv_bias)
         self.proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
-        self.resid_dropout = nn.Dropout(config.dropout)
+        self.resid_dropout = Dropout(config.dropout)
 
     def forward(self, x, kv=None, return_weights: bool = False):
         """x (B,T,D). kv = (k_buffer, v_buffer, pos) from a KVCache: this chunk's keys/values are
@@ -190,6 +192,8 @@ class CausalSelfAttention(nn.Module):
         weights = None
         if return_weights:
             y, weights = manual_attention(q, k, v, dropout_p)
+        elif dropout_p > 0 and k.size(2) == T and own_mask(q):
+            y = causal_attention(q, k, v, dropout_p)
         elif k.size(2) == T:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
         else:  # is_causal=True would align the mask top-left, wrong when queries are fewer than keys
@@ -211,7 +215,7 @@ class FeedForward(nn.Module):
         gelu = nn.GELU(approximate=config.gelu_approximate)
         self.act = {"gelu": gelu, "relu": nn.ReLU(), "swiglu": nn.SiLU(), "geglu": gelu}[config.ffn]
         self.down = nn.Linear(hidden, config.n_embd, bias=config.bias)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.up(x)
@@ -303,7 +307,7 @@ class GPT(nn.Module):
         logits = self.lm_head(self.ln_f(x)).float()
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+            loss = cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
         return logits, loss
 
     def init_cache(self, batch_size: int, max_len: int) -> KVCache:

@@ -18,6 +18,7 @@ from torch import nn
 
 from lrngpt.core.validate import MAX_DIM, MAX_PARAMS, check_fields, check_size
 from lrngpt.errors import UserError
+from lrngpt.models.loss import cross_entropy
 
 
 @dataclass
@@ -72,7 +73,7 @@ class MLPLM(nn.Module):
         logits = self.head(h)
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-1)
+            loss = cross_entropy(logits.flatten(0, 1), targets.flatten())
         return logits, loss
 
     def param_breakdown(self) -> dict[str, int]:

@@ -45,7 +45,7 @@ from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.duration import plan_duration
-from lrngpt.training.optimizer import make_optimizer
+from lrngpt.training.optimizer import load_optimizer_state, make_optimizer
 from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
 
 
@@ -269,7 +269,7 @@ class Trainer:
         _check_same_model(saved, self.cfg)
         try:
             self.model.load_state_dict(ckpt["model"])
-            self.optimizer.load_state_dict(ckpt["optimizer"])
+            load_optimizer_state(self.optimizer, ckpt["optimizer"])
             if self.scaler is not None and isinstance(ckpt.get("scaler"), dict):
                 self.scaler.load_state_dict(ckpt["scaler"])  # the loss scale where the run stopped
             self.sampler.set_state(ckpt["rng"]["sampler"])
