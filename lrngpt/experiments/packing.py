@@ -108,6 +108,10 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
                     "slowdown": round(packed_s / alone_s, 3) if alone_s > 0 else None, "forced": forced,
                     "packed": packed}
     widths = " and ".join(f"d={c.model.n_embd}" for c in ends)
+    if best is None and forced:
+        n = min(forced, n_points)
+        return {"points_at_once": n, "threads": split_threads(threads, n), "gain": None, "slowdown": None,
+                "forced": forced, "why": f"--points-at-once {n} (the packed probe of {widths} could not run here)"}
     if best is None:
         return one(f"the packed probe of {widths} could not run here: one point after another", forced)
     n, k, gain = best["points_at_once"], best["threads"], best["gain"]

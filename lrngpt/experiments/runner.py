@@ -230,8 +230,8 @@ def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, 
                None if on_metric is None else lambda name, row: on_metric({"run": name, **row}), on_end)
     if failures:
         name, kind, value = failures[0]
-        if kind == "error":
-            raise UserError(value)
+        if kind == "raise":  # as the point would have raised it in this process (a UserError, a full disk)
+            raise value
         how = f"its worker process ended ({value})" if kind == "killed" else "it was stopped (SIGTERM or Ctrl-C)"
         raise UserError(f"point {name} did not finish: {how}; its run directory holds its last checkpoint: run the "
                         "same `lrn sweep` command again to resume it")

@@ -81,12 +81,13 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
               hparams=job["hparams"], data=data)
     except RunInUse as e:
         _send(conn, ("busy", e.who))
-    except UserError as e:
-        _send(conn, ("error", str(e)))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: the trainer saved and said how to continue
         _send(conn, ("stopped", None))
-    except Exception as e:  # a bug, not the user's: said with its point's name, as the sweep's own process would
-        _send(conn, ("error", f"unexpected error training {job['name']}: {type(e).__name__}: {e}"))
+    except Exception as e:  # raised again in the sweep's process, so the command says it as it would its own
+        try:
+            conn.send(("raise", e))
+        except Exception:  # an exception that does not pickle: its type and words
+            _send(conn, ("raise", RuntimeError(f"{type(e).__name__}: {e}")))
     else:
         _send(conn, ("done", None))
     finally:
@@ -147,9 +148,9 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
     `threads` threads, in the order given. `on_line(name, line)` gets each line a worker says,
     `on_metric(name, row)` its metrics rows, `on_end(name, kind, value, seconds)` each end as it comes
     (seconds: from its worker's start). Returns {name: (kind, value)}: done, busy (another process trains
-    it: who), stopped, error (its message) or killed (its signal). A failure starts no new point; the
-    points running finish (an error: are stopped as by SIGTERM, saving first, as the sweep's own process
-    stops at a UserError)."""
+    it: who), stopped, raise (the exception it raised) or killed (its signal). A failure starts no new
+    point; the points running finish (an exception: are stopped as by SIGTERM, saving first, as the
+    sweep's own process stops at one)."""
     ctx = context()
     pending, running, ends = list(jobs), {}, {}
     failed = False
@@ -173,8 +174,8 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
                 ends[name] = end
                 if on_end:
                     on_end(name, *end, time.perf_counter() - w["t0"])
-                failed = failed or end[0] in ("killed", "error", "stopped")
-                if end[0] == "error":
+                failed = failed or end[0] in ("killed", "raise", "stopped")
+                if end[0] == "raise":
                     _stop(running)
     except BaseException:  # Ctrl-C or an error here: the workers save and stop, then it goes on up
         _stop(running)
