@@ -178,7 +178,7 @@ def other_budget(out, stored: dict, minutes: float) -> str:
 
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
     """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took;
-    the configs probed (largest first, as packed points start)."""
+    the configs probed (smallest first)."""
     # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.device.distributed import resolve_device
     from lrngpt.models import param_breakdown
@@ -187,7 +187,7 @@ def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
     sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
                     (p.config for p in sweep.points)), key=lambda x: x[0])
     ends, cfgs = {}, []
-    for params, cfg in [sized[-1], sized[0]] if sized[0][0] != sized[-1][0] else [sized[0]]:
+    for params, cfg in [sized[0], sized[-1]] if sized[0][0] != sized[-1][0] else [sized[0]]:
         device = resolve_device(cfg.train.device)
         log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
             f"{cfg.train.seq_len}) to plan the budget")
@@ -204,11 +204,11 @@ def _packing(cfgs: list, ends: dict, n_points: int, forced: int | None, pack_fn,
 
     t0 = time.perf_counter()
     device = resolve_device(cfgs[0].train.device)
-    alone = [ends[k] for k in sorted(ends, reverse=True)]  # largest first, as cfgs
+    alone = [ends[k] for k in sorted(ends)]  # smallest first, as cfgs
     if pack_fn is None and forced is None:
         return packing.one("the plan was timed by the caller's probe alone: one point after another"), ends, 0.0
     choice = packing.choose(cfgs, alone, n_points, device, forced, None, log, pack_fn)
-    packed = dict(zip(sorted(ends, reverse=True), choice["packed"], strict=True)) if choice.get("packed") else ends
+    packed = dict(zip(sorted(ends), choice["packed"], strict=True)) if choice.get("packed") else ends
     return choice, packed, time.perf_counter() - t0
 
 

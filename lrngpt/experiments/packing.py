@@ -73,11 +73,12 @@ def one(why: str, forced: int | None = None) -> dict:
 
 
 def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: int | None, serial_s: float | None,
-           log=None, packed_fn: Callable | None = None) -> dict:
+           log=None, packed_fn: Callable | None = None, probe_tokens: int | None = None) -> dict:
     """How many of `n_points` points train at once. `ends`: the configs of the grid's smallest and largest
     model (one when they are one); `alone`: their probe at all threads (lrngpt.training.timing.probe);
     `serial_s`: the points' estimated seconds one after another (None: not known); `forced`: the user's
-    --points-at-once. `packed_fn` (probe_packed by default) times N copies at once."""
+    --points-at-once. `packed_fn` (probe_packed by default) times N copies at once, at `probe_tokens`
+    tokens a step when given (as `alone` was timed; else each model's batch)."""
     log = log or (lambda m: None)
     threads = threads_here()
     if forced == 1:
@@ -97,7 +98,8 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
     for n in tried:
         k = split_threads(threads, n)
         log(f"timing {n} points at once ({k} thread{'s' if k > 1 else ''} each) to choose how many train at once")
-        packed = [packed_fn(cfg, device, n, k) for cfg in ends]
+        cut = {"max_tokens": probe_tokens} if probe_tokens else {}
+        packed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
         if any(t is None for t in packed):
             continue
         alone_s = sum(t["train_s_per_token"] for t in alone)
@@ -185,8 +187,9 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
         return one(f"the points train on {ends[0].config.train.device}, not on this machine", forced)
     if forced == 1 or not device.startswith("cpu") or len(points) < 2 or (threads_here() < 2 and not forced):
         return choose([], [], len(points), device, forced, None)  # answered without a probe
-    alone = [run_timing.probe(p.config, device, max_tokens=p.config.train.tokens_per_step, steps=2) for p in ends]
+    alone = [run_timing.probe(p.config, device) for p in ends]  # the dry run's probe: a step of PROBE_TOKENS
     probed = sorted(zip([params[p.name] for p in ends], alone, strict=True), key=lambda x: x[0])
     serial = sum(run_timing.estimate_seconds(p.config, _between(probed, params[p.name]), (val_tokens or {}).get(p.name))
                  for p in points)
-    return choose([p.config for p in ends], alone, len(points), device, forced, serial, log)
+    return choose([p.config for p in ends], alone, len(points), device, forced, serial, log,
+                  probe_tokens=run_timing.PROBE_TOKENS)

@@ -155,7 +155,7 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
     pending, running, ends = list(jobs), {}, {}
     failed = False
     try:
-        while pending or running:
+        while running or (pending and not failed):  # a failure starts no new point
             while pending and len(running) < n and not failed:
                 job = pending.pop(0)
                 proc, recv, keep = _launch(ctx, _train_worker, ({**job, "metrics": on_metric is not None}, threads))
