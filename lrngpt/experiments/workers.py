@@ -43,7 +43,12 @@ def _start(env: dict, cwd: str, threads: int, alive) -> None:
     """A worker's first steps: the sweep's environment and directory (a fork server keeps its own
     from when it started), its threads, and the watch on the sweep process."""
     import torch  # (here: in the worker, after its threads are chosen)
+    from tqdm import tqdm  # (imported in the fork server already, with the trainer)
 
+    # tqdm's default lock is a multiprocessing semaphore registered with the sweep's resource tracker: a
+    # worker killed (SIGKILL) would leave it registered, and the sweep would end on a "leaked semaphore"
+    # warning after its own line. A worker's bars are its own (progress is off), so a thread lock does.
+    tqdm.set_lock(threading.RLock())
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
