@@ -264,3 +264,13 @@ def test_a_full_disk_while_two_points_write_stops_in_one_line_and_resumes(slow_r
         resume_and_check(out, slow_reference, mine)
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+@pytest.mark.slow
+def test_the_packed_benchmark_runs_in_its_quick_form():
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_packed.py"), "--quick"], capture_output=True,
+                       text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "packed / one after another:" in r.stdout and "same results: yes" in r.stdout, r.stdout
+    assert "tokens/s" in r.stdout and "load average:" in r.stdout
