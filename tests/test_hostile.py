@@ -991,7 +991,7 @@ def _stub_plan(steps: int = 2, widths=(4, 8, 16, 32)):
     """What plan_budget returns, without its timing probe: tiny points (the budget path is the same)."""
     from lrngpt.experiments.budget import Budget
 
-    def plan(source, minutes, sets, axes, probe_fn=None, log=None):
+    def plan(source, minutes, sets, axes, probe_fn=None, log=None, points_at_once=None):
         return Budget(minutes, {"train.steps": steps, "train.batch_size": 4, "train.eval_every": 1,
                                 "train.eval_tokens": 300, "train.train_eval_tokens": 300},
                       {"model.n_embd": list(widths)}, 60.0, {"points": 60.0}, 0.05, ["fewer steps"], {})
