@@ -26,7 +26,6 @@ on the first free slot, as the runner starts them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from lrngpt.training.timing import clock
@@ -149,14 +148,6 @@ def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None 
     from lrngpt.experiments.workers import probe_at_once
 
     return probe_at_once(cfg, device, n, threads, max_tokens or cfg.train.tokens_per_step, steps)
-
-
-def cores() -> int:
-    """The CPUs this process may use (what the probe's threads are split from, for the dry run's line)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _between(ends: list[tuple[int, dict]], params: int) -> dict:
