@@ -112,6 +112,16 @@ def _outside_slurm_arrays():
     os.environ.update(saved)
 
 
+@pytest.fixture(autouse=True)
+def _no_packed_probe(monkeypatch, request):
+    """A sweep here trains one point after another unless its test asks for points at once
+    (--points-at-once N) or for the real packed probe (`@pytest.mark.packed_probe`): the probe starts
+    worker processes and times the chapter's model, which would make every dry run's plan depend on
+    this machine's load."""
+    if request.node.get_closest_marker("packed_probe") is None:
+        monkeypatch.setattr("lrngpt.experiments.packing.probe_packed", lambda *a, **k: None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
     """Every test session gets its own lrn cache, so tests never read or fill ~/.cache."""

@@ -991,7 +991,7 @@ def _stub_plan(steps: int = 2, widths=(4, 8, 16, 32)):
     """What plan_budget returns, without its timing probe: tiny points (the budget path is the same)."""
     from lrngpt.experiments.budget import Budget
 
-    def plan(source, minutes, sets, axes, probe_fn=None, log=None):
+    def plan(source, minutes, sets, axes, probe_fn=None, log=None, points_at_once=None):
         return Budget(minutes, {"train.steps": steps, "train.batch_size": 4, "train.eval_every": 1,
                                 "train.eval_tokens": 300, "train.train_eval_tokens": 300},
                       {"model.n_embd": list(widths)}, 60.0, {"points": 60.0}, 0.05, ["fewer steps"], {})
@@ -2407,3 +2407,46 @@ def test_eval_by_reads_with_the_default_split_measures_the_train_split_it_needs(
     r = lrngpt.load(mlp_run).eval(by_reads=True, device="cpu")
     assert {"val_bpb", "train_bpb", "train_bpb_read", "train_bpb_unread", "read_share"} <= set(r)
     assert 0 < r["read_share"] <= 1 and "gap" not in r
+
+
+# ---- issue 35/38: points at once, and a timing record whose times are not times -------------------------
+
+@pytest.mark.parametrize("value,needle", [("0", "from 1 to 64"), ("-1", "from 1 to 64"), ("65", "from 1 to 64"),
+                                          ("9" * 40, "from 1 to 64"), ("abc", "invalid int value"),
+                                          ("1.5", "invalid int value"), ("", "invalid int value")])
+def test_points_at_once_out_of_bounds_is_refused_in_one_line(value, needle, tmp_path, capsys):
+    out = tmp_path / "sw"
+    one_line(lrn(capsys, "sweep", "embed-dim", "--scale", "tiny", "--out", out, "--points-at-once", value),
+             2, "--points-at-once", needle)
+    assert not out.exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize("value", [0, 65, True, "2", 2.0, -(10**100)])
+def test_the_apis_points_at_once_is_checked_like_the_option(value, tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError) as e:
+        lrngpt.sweep("embed-dim", "tiny", out=tmp_path / "sw", points_at_once=value)
+    assert "points_at_once" in str(e.value).replace("-", "_") and "\n" not in str(e.value), str(e.value)
+    assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize("seconds", ["NaN", "Infinity", "-Infinity", "1e308", "-3"])
+def test_a_timing_row_whose_seconds_are_not_a_time_is_refused_alike_by_the_dry_run_and_the_resume(
+        seconds, tmp_path, capsys):
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.experiments.runner import write_definition
+
+    sweep = resolve_sweep("embed-dim", "budget", ["train.steps=10"], ["model.n_embd=4,8"])
+    sweep.budget = {"minutes": 1.0, "sets": {"train.steps": 10}, "axes": {}, "est_seconds": 50.0,
+                    "point_seconds": {p.name: 20.0 for p in sweep.points}}
+    write_definition(sweep, tmp_path / "sw")
+    record = tmp_path / "sw" / "timing.jsonl"
+    record.write_text(f'{{"event": "point", "name": "{sweep.points[0].name}", "seconds": 3, "estimate": 20}}\n'
+                      f'{{"event": "point", "name": "{sweep.points[1].name}", "seconds": {seconds}, "estimate": 20}}\n'
+                      '{"event": "run", "seconds": 30}\n')
+    before = record.read_bytes()
+    lines = [one_line(lrn(capsys, "sweep", "embed-dim", "--out", tmp_path / "sw", *dry), 2, "timing record",
+                      "line 2", "delete the line") for dry in (["--dry-run"], [])]
+    assert lines[0] == lines[1] and str(record) in lines[0] and "years" not in lines[0]
+    assert record.read_bytes() == before and not (tmp_path / "sw" / "runs").exists()  # nothing trained

@@ -25,6 +25,7 @@ from lrngpt.data.prepared import data_cache_dir
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.rundir import METRICS
 from lrngpt.training.trainer import train
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -542,3 +543,18 @@ def test_a_config_file_in_the_aspect_form_and_its_run_config_read_alike(tmp_path
     saved.write_text(json.dumps(cfg.to_dict()))  # what a run directory keeps: both forms, in agreement
     assert load_config(str(saved)).model == cfg.model
     assert load_config(str(saved), ["model.n_layer=4"]).model.n_embd == 192  # a new depth, a new width
+
+
+def test_a_sweep_with_points_at_once_leaves_the_users_text_and_files_as_they_were(text_corpus, tmp_path):
+    """Points trained in worker processes write only their own run directories: the corpus a sweep reads
+    and a file of yours beside it keep their bytes."""
+    out = tmp_path / "sw"
+    note = tmp_path / "notes.txt"  # beside the sweep (a sweep refuses a directory holding files of yours)
+    note.write_text("my notes\n")
+    text = Path(text_corpus.removeprefix("text:"))
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (note, text)}
+    code, _, err = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,8", "--set",
+                           "train.steps=5", "--corpus", text_corpus, "--out", str(out), "--points-at-once", "2")
+    assert code == 0, err
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (note, text)} == before
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["d4-s1337-t5", "d8-s1337-t5"]

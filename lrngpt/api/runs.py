@@ -67,7 +67,8 @@ def plan_run(cfg: RunConfig) -> dict:
 @checked
 def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: str | Path | None = None,
          set: Overrides = None, axes: Axes = None, corpus: str | None = None, device: str | None = None,
-         minutes: float | None = None, shard: Shard = None, notes: Notes = None) -> dict:
+         minutes: float | None = None, shard: Shard = None, notes: Notes = None,
+         points_at_once: int | None = None) -> dict:
     """What a run or a sweep will read and cost, nothing trained or downloaded (`lrn train --dry-run`,
     `lrn sweep --dry-run`).
 
@@ -76,7 +77,8 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
     val_tokens, tokens_read, passes over the training text and one_pass_steps (None for a big or
     downloaded corpus not prepared yet). A sweep (`what` a study preset or a sweep file, `out` its
     directory; the arguments of sweep()): this shard's points with their state, steps, passes and
-    estimated time on this machine, and the budget's plan with `minutes`. Raises UserError for a bad
+    estimated time on this machine, how many train at once and why (`points_at_once`), and the budget's
+    plan with `minutes`. Raises UserError for a bad
     argument, an option that does not apply (scale, axes, minutes or shard for a run), or a config or
     grid that does not resolve.
 
@@ -86,8 +88,9 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
         return plan_sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes)
-    given = [n for n, v in (("scale", scale), ("axes", axes), ("minutes", minutes), ("shard", shard)) if v is not None]
+                          shard=shard, notes=notes, points_at_once=points_at_once)
+    given = [n for n, v in (("scale", scale), ("axes", axes), ("minutes", minutes), ("shard", shard),
+                            ("points_at_once", points_at_once)) if v is not None]
     if given:
         raise UserError(f"plan(): {given[0]} applies to a sweep (a study preset or a sweep file), not to a run's "
                         "config; leave it out")

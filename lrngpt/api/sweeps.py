@@ -22,6 +22,7 @@ from lrngpt.api.checks import check, checked
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
+from lrngpt.core.validate import check_points_at_once
 from lrngpt.errors import UserError
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
 
 
 def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
-          device: str | None, minutes: float | None, notes: Callable[[str], None]):
+          device: str | None, minutes: float | None, notes: Callable[[str], None], points_at_once: int | None = None):
     """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
     # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.budget import resolve_budget
@@ -72,7 +73,7 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
         f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
     axis_items = _axis_list(axes)
     out = Path(out)
-    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes)
+    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes, points_at_once=points_at_once)
     if budget is not None:
         plan_sets, plan_axes = budget.items()
         spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_items + plan_axes, out=out)
@@ -86,9 +87,11 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
 
 def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
                axes: Axes = None, corpus: str | None = None, device: str | None = None, minutes: float | None = None,
-               shard: Shard = None, notes: Notes = None) -> dict:
+               shard: Shard = None, notes: Notes = None, points_at_once: int | None = None) -> dict:
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
-    their state, steps, passes and estimated time here; with a budget, its plan ("budget")."""
+    their state, steps, passes and estimated time here, how many train at once and why
+    ("points_at_once", "packing"); with a budget, its plan ("budget")."""
+
     # torch, numpy: loaded only when this runs
     from lrngpt.experiments.bf16_offer import bf16_offer
     from lrngpt.experiments.dry_run import sweep_plan
@@ -97,8 +100,10 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     where, note = _shard(shard)
     if note:
         say(note)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say)
-    r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None)
+    points_at_once = check_points_at_once(points_at_once)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once)
+    r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None,
+                   points_at_once=points_at_once)
     if budget is not None:
         r["budget"] = budget.record()
         r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
@@ -109,17 +114,17 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: Literal[False] = False, on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None) -> Sweep: ...
+          notes: Notes = None, points_at_once: int | None = None) -> Sweep: ...
 @overload
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: Literal[True], on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None) -> dict: ...
+          notes: Notes = None, points_at_once: int | None = None) -> dict: ...
 @checked
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: bool = False, on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None) -> Sweep | dict:
+          notes: Notes = None, points_at_once: int | None = None) -> Sweep | dict:
     """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long,
     embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped,
     killed ones resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
@@ -132,7 +137,8 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]}); `shard` "i/n" or
     (i, n) runs the points k with k mod n == i; `on_metric(row)` gets every run's metrics rows, the
     point's name under "run"; `notes(line)` the lines said while planning (the scale chosen, the shard,
-    the budget), by default the "lrngpt" logger. Raises UserError for a bad argument, a grid that does
+    the budget), by default the "lrngpt" logger; `points_at_once` N trains N points at a time, each in a
+    worker process with its share of the threads (1: one after another; None: chosen from a measurement). Raises UserError for a bad argument, a grid that does
     not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
@@ -142,15 +148,16 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
     if dry_run:
         return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes)
+                          shard=shard, notes=notes, points_at_once=points_at_once)
     say = notes or logging.info
     where, note = _shard(shard)
     if note:
         say(note)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say)
+    points_at_once = check_points_at_once(points_at_once)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once)
     if budget is not None:
         say(budget_text(budget))
-    result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric)
+    result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric, points_at_once=points_at_once)
     sw = Sweep(out)
     sw.result = _with_findings(result)
     return sw

@@ -8,7 +8,7 @@ from lrngpt.api.sweeps import plan_text, summary_text
 from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
 
 KEYS = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
-        "tables", "lines", "trained", "skipped", "busy", "kept", "shard", "findings")  # of the summary, what --json prints
+        "tables", "lines", "trained", "skipped", "busy", "kept", "shard", "findings", "packing")  # of the summary, what --json prints
 
 
 def register(sub) -> None:
@@ -40,6 +40,10 @@ def register(sub) -> None:
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
+    p.add_argument("--points-at-once", type=int, metavar="N",
+                   help="train N points at a time, each in its own process with its share of the CPU threads "
+                        "(1: one after another; default: chosen from a measurement of the grid's smallest and largest "
+                        "model trained alone and packed, said in the dry run; a budget plans with it)")
     add_set(p, "a base config value")
     add_corpus(p, sets_config=True)
     p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
@@ -61,7 +65,8 @@ def cmd_sweep(args) -> None:
         doc = load_sweep(args.out).summarize()
     else:
         what = dict(scale=args.scale, out=args.out, set=args.overrides, axes=args.axes, corpus=args.corpus,
-                    device=args.device, minutes=args.minutes, shard=args.shard, notes=stderr_note("sweep"))
+                    device=args.device, minutes=args.minutes, shard=args.shard, notes=stderr_note("sweep"),
+                    points_at_once=args.points_at_once)
         if args.dry_run:
             r = sweep(args.source, dry_run=True, **what)
             emit(args, r, plan_text(r))

@@ -144,6 +144,20 @@ def check_seed(value: int, what: str = "--seed") -> int:
     return value
 
 
+MAX_POINTS_AT_ONCE = 64  # a sweep's points trained at once (`lrn sweep --points-at-once`): worker processes
+
+
+def check_points_at_once(value: Any) -> int | None:
+    """--points-at-once N (None: chosen from a measurement): a whole number from 1 to MAX_POINTS_AT_ONCE."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_POINTS_AT_ONCE:
+        raise UserError(f"--points-at-once must be a whole number from 1 to {MAX_POINTS_AT_ONCE} (1: one point after "
+                        f"another; leave it out to choose from a measurement), e.g. --points-at-once 2 (got "
+                        f"{show_value(value)})")
+    return value
+
+
 def divisors(n: int) -> list[int]:
     """The divisors of n, in order, found up to sqrt(n) (n at most 2**48 or so stays fast)."""
     if n < 1:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
-from lrngpt.experiments import chapter
+from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
@@ -82,6 +82,7 @@ class Budget:
     passes: float | None
     gives_up: list[str] = field(default_factory=list)
     point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
+    packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.record)
 
     def items(self) -> tuple[list[str], list[str]]:
         """The plan as --set and --axis items."""
@@ -91,7 +92,7 @@ class Budget:
     def record(self) -> dict:
         return {"minutes": self.minutes, "sets": self.sets, "axes": self.axes, "est_seconds": self.est_seconds,
                 "parts": self.parts, "passes": self.passes, "gives_up": self.gives_up,
-                "passes_target": PASSES_TARGET, "point_seconds": self.point_seconds}
+                "passes_target": PASSES_TARGET, "point_seconds": self.point_seconds, "packing": self.packing}
 
 
 def check_minutes(minutes) -> float:
@@ -116,11 +117,12 @@ def stored_budget(out) -> dict | None:
 
 def from_record(b: dict) -> Budget:
     return Budget(b.get("minutes", 0.0), b["sets"], b["axes"], b.get("est_seconds", 0.0), b.get("parts", {}),
-                  b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}))
+                  b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}),
+                  dict(b.get("packing") or {}) if isinstance(b.get("packing"), dict) else {})
 
 
 def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: list[str], axes: list[str], out,
-                   log=None) -> Budget | None:
+                   log=None, points_at_once: int | None = None) -> Budget | None:
     """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` when it holds a
     budgeted sweep and no other scale is asked for (so running the command again resumes the same
     points); None for a sweep without a budget. Both front ends (lrn sweep, lrngpt.sweep) call this."""
@@ -133,7 +135,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             return corrected_record(stored, out)
         if stored is not None:  # before any probe: the dry run says what the real run does
             raise UserError(other_budget(out, stored, minutes))
-        return plan_budget(source, minutes, sets, axes, log=log)
+        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once)
     if stored is not None and not scale:
         return corrected_record(stored, out)
     return None
@@ -147,10 +149,7 @@ def corrected_record(stored: dict, out) -> Budget:
     from lrngpt.experiments.timing import corrected, pace
 
     b = from_record(stored)
-    try:
-        rows = SweepDir(out).timing()
-    except UserError:
-        rows = []  # a damaged record: the plan as it was made
+    rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
         b.point_seconds = corrected(b.point_seconds, rows)
     return b
@@ -177,8 +176,9 @@ def other_budget(out, stored: dict, minutes: float) -> str:
             f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
-def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
-    """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took."""
+def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
+    """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took;
+    the configs probed (smallest first)."""
     # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.device.distributed import resolve_device
     from lrngpt.models import param_breakdown
@@ -186,13 +186,30 @@ def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float]:
     t0 = time.perf_counter()
     sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
                     (p.config for p in sweep.points)), key=lambda x: x[0])
-    ends = {}
+    ends, cfgs = {}, []
     for params, cfg in [sized[0], sized[-1]] if sized[0][0] != sized[-1][0] else [sized[0]]:
         device = resolve_device(cfg.train.device)
         log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
             f"{cfg.train.seq_len}) to plan the budget")
         ends[params] = probe_fn(cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
-    return ends, time.perf_counter() - t0
+        cfgs.append(cfg)
+    return ends, time.perf_counter() - t0, cfgs
+
+
+def _packing(cfgs: list, ends: dict, n_points: int, forced: int | None, pack_fn, log) -> tuple[dict, dict, float]:
+    """How many points the plan trains at once (lrngpt.experiments.packing.choose, from a probe of the
+    same two models packed); the packed timings by parameter count; the seconds that took."""
+    # torch: loaded only when this runs
+    from lrngpt.device.distributed import resolve_device
+
+    t0 = time.perf_counter()
+    device = resolve_device(cfgs[0].train.device)
+    alone = [ends[k] for k in sorted(ends)]  # smallest first, as cfgs
+    if pack_fn is None and forced is None:
+        return packing.one("the plan was timed by the caller's probe alone: one point after another"), ends, 0.0
+    choice = packing.choose(cfgs, alone, n_points, device, forced, None, log, pack_fn)
+    packed = dict(zip(sorted(ends), choice["packed"], strict=True)) if choice.get("packed") else ends
+    return choice, packed, time.perf_counter() - t0
 
 
 def _megabytes(corpus: str) -> int:
@@ -205,8 +222,12 @@ def _timing(ends: dict, params: int) -> dict:
     return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
 
 
-def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None) -> Budget:
-    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small."""
+def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
+                points_at_once: int | None = None, pack_fn=None) -> Budget:
+    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small. The points
+    run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's by
+    default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
+    so (`packing.makespan`)."""
     # torch, numpy, tokenizers: loaded only when this runs
     from lrngpt.corpora import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
@@ -265,11 +286,13 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
         each = {}
         if ends is not None:
-            for p in sweep.points:
-                cfg = p.config
-                t = _timing(ends, param_breakdown(cfg.model_type, cfg.model)["total"])
-                each[p.name] = run_timing.estimate_seconds(cfg, t, n_val) + POINT_OVERHEAD_S
-        parts = {"start": START_S, "probe": probe_s, "prepare": prep, "points": sum(each.values()),
+            sizes = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in sweep.points}
+            for p in packing.order(sweep.points, lambda q: sizes[q.name]):
+                t = _timing(ends, sizes[p.name])
+                each[p.name] = run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
+        at_once = choice["points_at_once"] if ends is not None else 1
+        parts = {"start": START_S, "probe": probe_s, "prepare": prep,
+                 "points": packing.makespan(list(each.values()), at_once),
                  "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each
 
@@ -288,7 +311,10 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
     batch = int(user.get("train.batch_size", BATCH))
     probe_sweep = estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
-    ends, probe_s = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
+    alone, probe_s, cfgs = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
+    pack_fn = pack_fn or (packing.probe_packed if probe_fn is None else None)
+    choice, ends, pack_s = _packing(cfgs, alone, len(probe_sweep.points), points_at_once, pack_fn, log)
+    probe_s += pack_s
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
         few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
@@ -323,7 +349,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
                                           / STORIES_BYTES_PER_TOKEN)
     passes = read / max(1, n_train)
     budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
-                    passes, [], {k: round(v, 1) for k, v in each.items()})
+                    passes, [], {k: round(v, 1) for k, v in each.items()}, packing.record(choice))
     budget.gives_up = gives_up(budget, widths, factor, seq, own_text, base["data"]["corpus"], n_train)
     return budget
 

@@ -24,6 +24,9 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
+from lrngpt.experiments.packing import choose_for, makespan, order, split_threads, threads_here
+from lrngpt.experiments.packing import record as packing_record
+from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.presets import evaluation_windows
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.models import param_breakdown
@@ -153,11 +156,14 @@ def check_machine(sweep: SweepSpec) -> None:
 
 
 def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
-         known: dict[str, float] | None = None) -> dict:
+               known: dict[str, float] | None = None, points_at_once: int | None = None) -> dict:
     """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
     the training text and estimated seconds on this machine; the passes warning of a width study.
     It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
-    seconds per point already measured (a budget plan's), instead of probing again."""
+    seconds per point already measured (a budget plan's), instead of probing again. How many points
+    train at once and why (`points_at_once`, `packing`): as the run will choose
+    (lrngpt.experiments.packing); the total is their wall time so (each point's estimate is its time
+    when it runs packed)."""
 
     log = log or logging.info
     out = Path(out)
@@ -172,14 +178,14 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
                "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name],
                **({"shape": gpt_shape(p.config)} if p.config.model_type == "gpt" else {})}
               for p in mine]
-    times = [p["est_seconds"] for p in points if p["state"] != "finished"]
-    todo = None if None in times else sum(times)
+    packing, todo = _packed(sweep, mine, points, known, points_at_once)
     corpus = sweep.base["data"]["corpus"]
     source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
             "shapes": shapes_line([p["shape"] for p in points if "shape" in p]),
             "revision": source["revision"] if source else None, "source": source,
             "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
+            "points_at_once": packing["points_at_once"], "packing": packing_record(packing),
             "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
                         f"most {MAX_PROBES} model shapes timed, the others interpolated by parameter count), "
                         "extrapolated to its steps and evaluations (an estimate)",
@@ -188,6 +194,31 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
             "warning": passes_warning(sweep, [p["passes"] for p in points]),
             "refused": refuses_machine(sweep),
             "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
+
+
+def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], known, forced: int | None) -> tuple[dict, float | None]:
+    """The dry run's points at once (the runner's choice: a budget's plan's, else measured now), each
+    unfinished point's estimate as it runs packed, and their wall time so."""
+    todo = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
+    stored = (sweep.budget or {}).get("packing")
+    if known is not None and forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
+        n = max(1, min(stored["points_at_once"], len(todo) or 1))
+        packing = {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
+                   "why": f"the budget's plan: {stored.get('why')}"}
+        scale = 1.0  # a budget's estimates are its packed ones already
+    else:
+        packing = choose_for(todo, forced, val_tokens={p["name"]: p["val_split_tokens"] for p in points})
+        scale = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 else 1.0
+    by_name = {p["name"]: p for p in points}
+    for q in todo:
+        if by_name[q.name]["est_seconds"] is not None:
+            by_name[q.name]["est_seconds"] *= scale
+    times = [by_name[q.name]["est_seconds"] for q in order(todo, _params)]
+    return packing, None if None in times else makespan(times, packing["points_at_once"])
+
+
+def _params(p: Point) -> int:
+    return param_breakdown(p.config.model_type, p.config.model)["total"]
 
 
 def gpt_shape(cfg) -> dict:
@@ -228,12 +259,14 @@ def sweep_plan_text(r: dict) -> str:
             + (_shape_text(p) if r.get("shapes") else "") for p in r["points"]]
     todo = sum(p["state"] != "finished" for p in r["points"])
     device = r["points"][0]["device"] if r["points"] else "this machine"
-    total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points on {device}; {r['estimate']}"
+    at_once = f" ({r['points_at_once']} at once)" if r.get("points_at_once", 1) > 1 else ""
+    total = (f"about {clock(r['est_seconds'])} for the {todo} unfinished points{at_once} on {device}; {r['estimate']}"
              if r["est_seconds"] is not None else f"no time estimate: the device {device}")
     where = f" at revision {r['revision']}" if r.get("revision") else ""
     return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
                       f"{r['about']}",
                       *rows, *([r["shapes"]] if r.get("shapes") else []), total,
+                      *([packing_text(r["packing"])] if r.get("packing") else []),
                       *([f"evaluations: val bpb {r['evaluation']['periodic_val']}; train bpb on "
                          f"{r['evaluation']['train_bpb'] or 'nothing'}; final val bpb on "
                          f"{r['evaluation']['final_val']}"] if r.get("evaluation") else []),

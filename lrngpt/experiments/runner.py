@@ -16,8 +16,12 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
 from lrngpt.corpora import fetch
+from lrngpt.errors import UserError
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
+from lrngpt.experiments.packing import choose_for, order, split_threads, threads_here
+from lrngpt.experiments.packing import record as packing_record
+from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.summary import collect, csv_text, markdown
 from lrngpt.experiments.sweepdir import SweepDir, summary_bytes
 from lrngpt.experiments.timing import (
@@ -74,16 +78,16 @@ def rendered_summary(out: str | Path) -> dict[Path, bytes]:
 
 @logging.honours_progress
 def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
-              progress: bool | None = None, on_metric=None, figures: bool = True) -> dict:
+              progress: bool | None = None, on_metric=None, figures: bool = True,
+              points_at_once: int | None = None) -> dict:
     """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
 
     Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
     runs read their text more than once says so in one line before the first run. `on_metric` gets
     every metrics row of every run as it is written, with the point's name under "run"; `figures`
-    False leaves out the PNGs (the tables and lines are written all the same)."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.training.trainer import train
-
+    False leaves out the PNGs (the tables and lines are written all the same). `points_at_once`: how
+    many points train at once (None: chosen from a measurement, lrngpt.experiments.packing; a budget's
+    plan keeps the number it was planned with)."""
     log = log or logging.info
     sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
     mine = shard_points(sweep, shard)
@@ -108,46 +112,42 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
     if warning:
         log(warning)
+    packing = _packing(sweep, todo, passes, points_at_once, log)
+    if todo:
+        log(f"{tag} {packing_text(packing)}")
     trained, skipped, busy = [], [], []
     plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     inv = invocation_id()
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     for p in mine:
-        run = sweep_dir.run(p.name)
-        state = states[p.name]
-        if state == "finished":
+        if states[p.name] == "finished":
             log(f"{tag} skip {p.name}: finished at step {p.steps}")
             skipped.append(p.name)
             bar.update()
-            continue
-        log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} "
-            f"(point {p.index + 1} of {len(sweep.points)})")
-        t0 = time.perf_counter()
-        try:
-            train(p.config, run.path, resume=state == "partial", force=state == "new",
-                  log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-                  warn_passes=not sweep.width_study,
-                  how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
-                  how_to_restart=f"move {run.path} away and run the same `lrn sweep` command again: it trains that "
-                                 "point afresh",
-                  on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
-                  data=prepared.get(data_key_of(p)), hparams=p.values)
-        except RunInUse as e:  # the same sweep started twice: each point is trained by one of them
-            log(f"{tag} skip {p.name}: another process is training it ({e.who}); run the same command again "
+
+    def ended(p, kind: str, value, seconds: float) -> None:
+        """A point's end, however it trained: said, counted, timed against the plan."""
+        if kind == "busy":  # the same sweep started twice: each point is trained by one of them
+            log(f"{tag} skip {p.name}: another process is training it ({value}); run the same command again "
                 "when it ends to gather it")
             busy.append(p.name)
-            bar.update()
-            continue
-        # the run's chapter-format line (its used axes need the weights) is printed once, with the
-        # others, when the sweep ends; here only what summary.json holds
-        s = run.summary()
-        bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
-        log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
-        trained.append(p.name)
-        if p.name in plan:
-            log(f"{tag} {_against_plan(sweep_dir, p.name, time.perf_counter() - t0, plan, todo, inv)}")
+        elif kind == "done":
+            # the run's chapter-format line (its used axes need the weights) is printed once, with the
+            # others, when the sweep ends; here only what summary.json holds
+            s = sweep_dir.run(p.name).summary()
+            bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
+            log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
+            trained.append(p.name)
+            if p.name in plan:
+                log(f"{tag} {_against_plan(sweep_dir, p.name, seconds, plan, todo, inv)}")
         bar.update()
+
+    if packing["points_at_once"] > 1:
+        _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared)
+    else:
+        for p in todo:
+            _train_here(sweep, p, states[p.name], sweep_dir, tag, log, progress, on_metric, prepared, ended)
     bar.close()
     if plan:  # before the summary, so that its files hold the account (the summary's own seconds follow)
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
@@ -160,8 +160,86 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
                                  "invocation": inv})
         result["timing"] = account(sweep.budget, sweep_dir.timing())
         log(f"{tag} {account_text(result['timing'])}")
-    result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}")
+    result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}",
+                  packing=packing_record(packing))
     return result
+
+
+def _packing(sweep: SweepSpec, todo: list, passes: dict, forced: int | None, log) -> dict:
+    """How many points train at once: forced, else the budget's plan's, else measured now."""
+    stored = (sweep.budget or {}).get("packing")
+    if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
+        n = max(1, min(stored["points_at_once"], len(todo)))
+        return {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
+                "why": f"the budget's plan: {stored.get('why')}"}
+    return choose_for(todo, forced, log=logging.debug,
+                      val_tokens={n: v["val_split_tokens"] for n, v in passes.items()})
+
+
+def _point_words(sweep: SweepSpec, run) -> dict:
+    return dict(warn_passes=not sweep.width_study,
+                how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
+                how_to_restart=f"move {run.path} away and run the same `lrn sweep` command again: it trains that "
+                               "point afresh")
+
+
+def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepared, ended) -> None:
+    """One point trained in this process, with all of torch's threads (one point after another)."""
+    # tokenizers: loaded only when this runs
+    from lrngpt.training.trainer import train
+
+    run = sweep_dir.run(p.name)
+    log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of {len(sweep.points)})")
+    t0 = time.perf_counter()
+    try:
+        train(p.config, run.path, resume=state == "partial", force=state == "new",
+              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
+              on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
+              data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))
+    except RunInUse as e:
+        ended(p, "busy", e.who, time.perf_counter() - t0)
+        return
+    ended(p, "done", None, time.perf_counter() - t0)
+
+
+def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared) -> None:
+    """The points trained several at once, each in a worker process (lrngpt.experiments.workers), largest
+    first; a point that failed or was killed stops the sweep, once the others running have ended."""
+    # the worker processes' machinery: loaded only when points train at once
+    from lrngpt.experiments.workers import run_points
+    from lrngpt.models import param_breakdown
+
+    by_name = {p.name: p for p in todo}
+    jobs = []
+    for p in order(todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):
+        run, state = sweep_dir.run(p.name), states[p.name]
+        log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of "
+            f"{len(sweep.points)}, {packing['points_at_once']} at once)")
+        jobs.append({"name": p.name, "config": p.config, "path": str(run.path), "resume": state == "partial",
+                     "force": state == "new", "hparams": p.values, **_point_words(sweep, run),
+                     "data": _data_ref(prepared.get(data_key_of(p)))})
+    failures = []
+
+    def on_end(name, kind, value, seconds):
+        if kind in ("done", "busy"):
+            ended(by_name[name], kind, value, seconds)
+        else:
+            failures.append((name, kind, value))
+
+    run_points(jobs, packing["points_at_once"], packing["threads"], lambda name, msg: log(f"  {name}: {msg}"),
+               None if on_metric is None else lambda name, row: on_metric({"run": name, **row}), on_end)
+    if failures:
+        name, kind, value = failures[0]
+        if kind == "raise":  # as the point would have raised it in this process (a UserError, a full disk)
+            raise value
+        how = f"its worker process ended ({value})" if kind == "killed" else "it was stopped (SIGTERM or Ctrl-C)"
+        raise UserError(f"point {name} did not finish: {how}; its run directory holds its last checkpoint: run the "
+                        "same `lrn sweep` command again to resume it")
+
+
+def _data_ref(data) -> tuple | None:
+    """What a worker needs to open the data prepared here (its directory, meta and cut), not the arrays."""
+    return None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)
 
 
 def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:

@@ -50,6 +50,7 @@ from lrngpt.core.ownership import (
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import SCALES
+from lrngpt.experiments.timing import check_row
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import CONFIG, RunDir
 
@@ -170,8 +171,10 @@ class SweepDir:
         record_existing(self.timing_path, TIMING_FILE, append=True)
 
     def timing(self) -> list[dict]:
-        """timing.jsonl's rows ([] without one); a line that is not a JSON object is named (a last line
-        cut by a kill mid-write is dropped)."""
+        """timing.jsonl's rows ([] without one): the one reader of the record (the dry run, a resume, the
+        summary). A line that is not a JSON object, or whose times are not times (NaN, Infinity, 1e308:
+        lrngpt.experiments.timing.check_row), is named with the fix; a last line cut by a kill mid-write
+        is dropped."""
         if not self.timing_path.is_file():
             return []
         with user_path(self.timing_path, "timing record"):
@@ -187,7 +190,7 @@ class SweepDir:
                     break
                 raise UserError(f"timing record {self.timing_path}, line {i}, is not a JSON object; it is damaged: "
                                 "delete the line (the file only records times)")
-            rows.append(row)
+            rows.append(check_row(row, self.timing_path, i))
         return rows
 
     # ---- the summary files -----------------------------------------------------------------

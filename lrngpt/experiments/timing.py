@@ -10,6 +10,11 @@ parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, th
     {"event": "summary", "seconds", "at"}                     and its summary and figures took this
     (each row also carries "invocation": the process that wrote it, so a killed one still counts)
 
+A row whose seconds or estimate is not a time a run can take (NaN, Infinity, negative, 1e308: past
+MAX_RECORD_S) is damaged: `check_row` names the file, its line and the fix, and since the dry run, a
+resume and the summary read the record through the one reader (SweepDir.timing), all of them refuse
+alike rather than plan "nan years" on one side and ignore the row on the other.
+
 The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the
 points trained so far, and `corrected` scales the estimates of the points still to run by it, so a
 sweep slowed by a busy machine says how long it has left at the pace it really goes, and a resumed
@@ -21,6 +26,8 @@ from __future__ import annotations
 import os
 import time
 
+from lrngpt.core.validate import show_value
+from lrngpt.errors import UserError
 from lrngpt.training.timing import clock
 
 
@@ -45,6 +52,24 @@ def invocation_seconds() -> float:
     estimate counts), 0 in a long-lived process (a notebook), whose start is not the sweep's."""
     age = process_seconds()
     return age if age is not None and age < COMMAND_START_S else 0.0
+
+
+MAX_RECORD_S = 366 * 86400.0  # no run of a sweep times itself past a year (train.max_days refuses far less)
+TIMED = ("seconds", "estimate")
+
+
+def check_row(row: dict, path, line: int) -> dict:
+    """A timing.jsonl row whose times are times (finite, 0 to MAX_RECORD_S seconds, or null); else one line
+    naming the file, the line and the fix."""
+    for key in TIMED:
+        v = row.get(key)
+        if v is None:
+            continue
+        if not _num(v) or not (0 <= v <= MAX_RECORD_S):
+            raise UserError(f"timing record {path}, line {line}, has {key} {show_value(v)}, which is not a time a "
+                            f"run takes (0 to {MAX_RECORD_S:.0f} seconds); it is damaged: delete the line (the file "
+                            "only records times; the next run measures again)")
+    return row
 
 
 def now() -> str:

@@ -22,10 +22,12 @@ PROBE_TOKENS = 512
 YEAR = 365.25 * 86400
 
 
-def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS) -> dict:
+def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
+          barrier=None) -> dict:
     """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
     timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
-    uses the cores less well and overstates the time per token)."""
+    uses the cores less well and overstates the time per token). `barrier` (a multiprocessing
+    Barrier): each timed part starts when every probe sharing it is ready (points at once)."""
     import torch  # (here: only a probe needs torch and the models)
 
     # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
@@ -62,6 +64,8 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     def timed(fn) -> float:
         fn()  # warm-up: allocations and first-call costs are not the steady state
         sync()
+        if barrier is not None:  # probes at once: timed only while all of them run
+            barrier.wait()
         t0 = time.perf_counter()
         for _ in range(steps):
             fn()

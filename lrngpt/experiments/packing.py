@@ -1,0 +1,186 @@
+"""How many of a sweep's points train at once, chosen from a measurement (`lrn sweep`, its dry run, its budget).
+
+A width study's small points (d = 4 to 64) keep few of a machine's cores busy with torch's intra-op
+threads, so a sweep that trains them one after another leaves cores idle. N points at once, each in
+its own worker process with T // N of the T threads (lrngpt.experiments.workers), can read more
+tokens per second. Whether they do depends on the machine, so it is measured, never assumed:
+
+    alone   the grid's smallest and largest model, timed in this process with all T threads
+            (lrngpt.training.timing.probe: the same probe as the dry run's and the budget's)
+    packed  the same two models, each timed as N copies at once in N worker processes of T // N
+            threads (`probe_packed`), started together at a barrier so that they really share the cores
+
+The gain of N is N x the alone seconds per training token over the packed ones (summed over the two
+models). The sweep packs the N with the best gain when it is at least PACK_GAIN; it trains one point
+after another when the gain is smaller, when there is one point to train, when the points train on a
+GPU, when torch has one thread, or when the points take less than MIN_PACK_SECONDS together (starting
+worker processes costs seconds). `--points-at-once N` forces N (1: one after another, as before). A
+point's numbers do not depend on it: its seed decides them, and torch's CPU kernels give the same bits
+at 1 and 2 threads (tests/experiments/test_packing.py shows it for the sweeps' models).
+
+The choice is a dict (`record`): points_at_once, threads (each point's), why (one line), gain and
+slowdown (a point's seconds packed over alone, which the estimates scale by) where measured. The
+planned wall time of points at once is `makespan`: the points, largest first (`order`), each started
+on the first free slot, as the runner starts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lrngpt.training.timing import clock
+
+PACK_GAIN = 1.1  # the measured gain a sweep packs at: below it the probe's noise could be all of it
+MIN_PACK_SECONDS = 60.0  # points that take less one after another are not worth the worker processes
+
+
+def threads_here() -> int:
+    """The intra-op threads one point trains with when it runs alone (torch's count)."""
+    import torch  # (here: `lrn --help` imports the budget, which imports this module)
+
+    return max(1, torch.get_num_threads())
+
+
+def candidates(threads: int, n_points: int) -> list[int]:
+    """The numbers of points at once worth measuring: 2, and every thread its own point."""
+    return sorted({n for n in (2, threads) if 2 <= n <= min(threads, n_points)})
+
+
+def split_threads(threads: int, n: int) -> int:
+    return max(1, threads // n)
+
+
+def order(points: list, params: Callable) -> list:
+    """The points as a packed sweep starts them: the largest model first (the longest run), then by index,
+    so that the last slot to finish holds a short run."""
+    return sorted(points, key=lambda p: (-params(p), p.index))
+
+
+def makespan(seconds: list[float], n: int) -> float:
+    """The wall seconds of runs taking `seconds` (in the order they start) on `n` slots, each run started
+    on the first slot to come free."""
+    slots = [0.0] * max(1, n)
+    for s in seconds:
+        i = slots.index(min(slots))
+        slots[i] += s
+    return max(slots) if seconds else 0.0
+
+
+def one(why: str, forced: int | None = None) -> dict:
+    return {"points_at_once": 1, "threads": threads_here(), "why": why, "gain": None, "slowdown": None,
+            "forced": forced}
+
+
+def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: int | None, serial_s: float | None,
+           log=None, packed_fn: Callable | None = None, probe_tokens: int | None = None) -> dict:
+    """How many of `n_points` points train at once. `ends`: the configs of the grid's smallest and largest
+    model (one when they are one); `alone`: their probe at all threads (lrngpt.training.timing.probe);
+    `serial_s`: the points' estimated seconds one after another (None: not known); `forced`: the user's
+    --points-at-once. `packed_fn` (probe_packed by default) times N copies at once, at `probe_tokens`
+    tokens a step when given (as `alone` was timed; else each model's batch)."""
+    log = log or (lambda m: None)
+    threads = threads_here()
+    if forced == 1:
+        return one("--points-at-once 1: one point after another", forced)
+    if not device.startswith("cpu"):
+        return one(f"the points train on {device}: one after another (packing splits CPU threads)", forced)
+    if n_points < 2:
+        return one("one point to train", forced)
+    if threads < 2 and not forced:
+        return one("torch has 1 thread here: nothing to split between points", forced)
+    if not forced and serial_s is not None and serial_s < MIN_PACK_SECONDS:
+        return one(f"the points take about {clock(serial_s)} one after another: too short to gain from starting "
+                   "worker processes", forced)
+    packed_fn = packed_fn or probe_packed
+    tried = [min(forced, n_points)] if forced else candidates(threads, n_points)
+    best = None
+    for n in tried:
+        k = split_threads(threads, n)
+        log(f"timing {n} points at once ({k} thread{'s' if k > 1 else ''} each) to choose how many train at once")
+        cut = {"max_tokens": probe_tokens} if probe_tokens else {}
+        packed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
+        if any(t is None for t in packed):
+            continue
+        alone_s = sum(t["train_s_per_token"] for t in alone)
+        packed_s = sum(t["train_s_per_token"] for t in packed)
+        gain = n * alone_s / packed_s if packed_s > 0 else 0.0
+        if best is None or gain > best["gain"]:
+            best = {"points_at_once": n, "threads": k, "gain": round(gain, 3),
+                    "slowdown": round(packed_s / alone_s, 3) if alone_s > 0 else None, "forced": forced,
+                    "packed": packed}
+    widths = " and ".join(f"d={c.model.n_embd}" for c in ends)
+    if best is None and forced:
+        n = min(forced, n_points)
+        return {"points_at_once": n, "threads": split_threads(threads, n), "gain": None, "slowdown": None,
+                "forced": forced, "why": f"--points-at-once {n} (the packed probe of {widths} could not run here)"}
+    if best is None:
+        return one(f"the packed probe of {widths} could not run here: one point after another", forced)
+    n, k, gain = best["points_at_once"], best["threads"], best["gain"]
+    measured = (f"{n} points x {k} thread{'s' if k > 1 else ''} read {gain:.2f}x the tokens per second of one point "
+                f"x {threads} threads (measured on {widths})")
+    if forced:
+        return {**best, "why": f"--points-at-once {n}: {measured}"}
+    if gain < PACK_GAIN:
+        return one(f"{measured}, under the {PACK_GAIN}x it takes: one point after another", forced) | \
+            {"gain": gain, "tried": n}
+    return {**best, "why": measured}
+
+
+def packed_seconds(seconds: dict[str, float], packing: dict) -> dict[str, float]:
+    """Each point's estimated seconds when it runs packed: alone x the measured slowdown."""
+    f = packing.get("slowdown") or 1.0
+    return {name: s * f for name, s in seconds.items()} if packing.get("points_at_once", 1) > 1 else dict(seconds)
+
+
+def record(packing: dict) -> dict:
+    """What sweep.json, the dry run's --json and the run's result keep of the choice (numbers and the line)."""
+    return {k: packing.get(k) for k in ("points_at_once", "threads", "why", "gain", "slowdown", "forced")}
+
+
+def text(packing: dict) -> str:
+    return f"points at once: {packing['points_at_once']} (why: {packing['why']})"
+
+
+def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None = None, steps: int = 2) -> dict | None:
+    """`n` copies of `cfg`'s probe at once, each in a worker process of `threads` threads, timed from a
+    common start: the mean seconds per training and per evaluated token; None when a worker failed."""
+    # the worker processes import torch and the trainer: loaded only when a packed probe runs
+    from lrngpt.experiments.workers import probe_at_once
+
+    return probe_at_once(cfg, device, n, threads, max_tokens or cfg.train.tokens_per_step, steps)
+
+
+def _between(ends: list[tuple[int, dict]], params: int) -> dict:
+    """The time per token of a model of `params` parameters: linear between the two probed ends."""
+    (p0, lo), (p1, hi) = ends[0], ends[-1]
+    f = (params - p0) / max(1, p1 - p0)
+    return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
+
+
+def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | None = None) -> dict:
+    """The choice for a sweep's points still to train (the runner's and the dry run's): the smallest and
+    the largest model probed alone at their batch, the points' seconds one after another estimated
+    from it, then `choose`. Nothing is probed when the answer needs no measurement."""
+    # torch and the models: loaded only when a sweep is planned (`lrn --help` imports this module)
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.errors import UserError
+    from lrngpt.models import param_breakdown
+    from lrngpt.training import timing as run_timing
+
+    if not points:
+        return one("no point to train", forced)
+    params = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in points}
+    sized = order(points, lambda p: params[p.name])
+    ends = [sized[-1], sized[0]] if params[sized[0].name] != params[sized[-1].name] else [sized[0]]
+    try:
+        device = resolve_device(ends[0].config.train.device)
+    except UserError:  # a GPU sweep planned where there is none (a login node): it is not run here
+        return one(f"the points train on {ends[0].config.train.device}, not on this machine", forced)
+    if forced == 1 or not device.startswith("cpu") or len(points) < 2 or (threads_here() < 2 and not forced):
+        return choose([], [], len(points), device, forced, None)  # answered without a probe
+    alone = [run_timing.probe(p.config, device) for p in ends]  # the dry run's probe: a step of PROBE_TOKENS
+    probed = sorted(zip([params[p.name] for p in ends], alone, strict=True), key=lambda x: x[0])
+    serial = sum(run_timing.estimate_seconds(p.config, _between(probed, params[p.name]), (val_tokens or {}).get(p.name))
+                 for p in points)
+    return choose([p.config for p in ends], alone, len(points), device, forced, serial, log,
+                  probe_tokens=run_timing.PROBE_TOKENS)

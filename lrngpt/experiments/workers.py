@@ -1,0 +1,227 @@
+"""Worker processes for points at once: each trains one sweep point (or times one probe) with its share of
+the threads, and tells the sweep what it says through a pipe (lrngpt.experiments.packing chooses how many).
+
+A worker is forked from a fork server that has imported torch and the trainer once (`context`), so
+starting one costs a fork, not an interpreter start. It takes the sweep's environment and working
+directory, sets torch's intra-op threads, and calls the same `train` as a point trained in the sweep's
+own process: its run directory, lock (RunInUse), checkpoints and resume are the same. Its lines and
+metrics rows come back over its pipe; the sweep prints them under the point's name.
+
+Faults: a worker killed (SIGKILL, the OOM killer) leaves its run as its last checkpoint left it; the
+sweep lets the other points running finish, starts no new one, and stops with one line naming it (the
+same command resumes it). A sweep process that dies closes the `alive` pipe each worker watches, and
+the worker stops as on SIGTERM: it saves at its next step and exits, so no orphan trains on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from lrngpt.errors import UserError
+
+# What every worker needs, imported once in the fork server: the trainer, and what torch imports on the
+# first model built on the meta device (a parameter count: dynamo, the refs and decompositions, ~3 s)
+PRELOAD = ["lrngpt.training.trainer", "torch._dynamo", "torch._refs", "torch._decomp"]
+
+
+def context():
+    """The fork server where the platform has one (Linux, macOS), else spawn (Windows)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _start(env: dict, cwd: str, threads: int, alive) -> None:
+    """A worker's first steps: the sweep's environment and directory (a fork server keeps its own
+    from when it started), its threads, and the watch on the sweep process."""
+    import torch  # (here: in the worker, after its threads are chosen)
+    from tqdm import tqdm  # (imported in the fork server already, with the trainer)
+
+    # tqdm's default lock is a multiprocessing semaphore registered with the sweep's resource tracker: a
+    # worker killed (SIGKILL) would leave it registered, and the sweep would end on a "leaked semaphore"
+    # warning after its own line. A worker's bars are its own (progress is off), so a thread lock does.
+    tqdm.set_lock(threading.RLock())
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    torch.set_num_threads(threads)
+
+    def watch():
+        try:
+            alive.recv()
+        except (EOFError, OSError):  # the sweep process is gone: stop as on SIGTERM (save, then exit)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _send(conn, msg) -> None:
+    try:
+        conn.send(msg)
+    except (BrokenPipeError, OSError):  # the sweep is gone: its lines have no reader
+        pass
+
+
+def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
+    # the trainer is imported in the fork server already (PRELOAD): these cost nothing here
+    from lrngpt.data.prepared import PreparedData
+    from lrngpt.store.rundir import RunInUse
+    from lrngpt.training.trainer import train
+
+    _start(env, cwd, threads, alive)
+    data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])  # the sweep's, as prepared for it
+    try:
+        train(job["config"], job["path"], resume=job["resume"], force=job["force"],
+              log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
+              how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
+              on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,
+              hparams=job["hparams"], data=data)
+    except RunInUse as e:
+        _send(conn, ("busy", e.who))
+    except KeyboardInterrupt:  # SIGINT or SIGTERM: the trainer saved and said how to continue
+        _send(conn, ("stopped", None))
+    except Exception as e:  # raised again in the sweep's process, so the command says it as it would its own
+        try:
+            conn.send(("raise", e))
+        except Exception:  # an exception that does not pickle: its type and words
+            _send(conn, ("raise", RuntimeError(f"{type(e).__name__}: {e}")))
+    else:
+        _send(conn, ("done", None))
+    finally:
+        conn.close()
+
+
+def _probe_worker(cfg, device: str, threads: int, max_tokens: int, steps: int, barrier, conn, alive, env: dict,
+                  cwd: str) -> None:
+    # imported in the fork server already (PRELOAD): nothing to load here
+    from lrngpt.training.timing import probe
+
+    _start(env, cwd, threads, alive)
+    try:
+        _send(conn, ("done", probe(cfg, device, max_tokens=max_tokens, steps=steps, barrier=barrier)))
+    except (UserError, threading.BrokenBarrierError) as e:
+        _send(conn, ("error", str(e)))
+    finally:
+        conn.close()
+
+
+def _launch(ctx, target, args: tuple):
+    """A worker with its message pipe and its `alive` pipe; the sweep's copies of the worker's ends closed
+    (so that a dead worker reads as end of file, and a dead sweep as end of file to the worker)."""
+    recv, send = ctx.Pipe(duplex=False)
+    watch, keep = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
+    proc.start()
+    send.close()
+    watch.close()
+    return proc, recv, keep
+
+
+def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
+    """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
+    ctx = context()
+    barrier = ctx.Barrier(n, timeout=120)
+    workers = [_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)) for _ in range(n)]
+    results = []
+    for proc, recv, keep in workers:
+        kind, value = "killed", None
+        wait([recv, proc.sentinel])
+        try:
+            if recv.poll():  # its word, or a worker that ended without one
+                kind, value = recv.recv()
+        except (EOFError, OSError):
+            pass
+        proc.join()
+        keep.close()
+        results.append(value if kind == "done" else None)
+    if any(r is None for r in results):
+        return None
+    return {k: sum(r[k] for r in results) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
+        {"probe_batch": results[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
+
+
+def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
+    """Train `jobs` (dicts: name, config, path, resume, force, ...) `n` at a time, each in a worker of
+    `threads` threads, in the order given. `on_line(name, line)` gets each line a worker says,
+    `on_metric(name, row)` its metrics rows, `on_end(name, kind, value, seconds)` each end as it comes
+    (seconds: from its worker's start). Returns {name: (kind, value)}: done, busy (another process trains
+    it: who), stopped, raise (the exception it raised) or killed (its signal). A failure starts no new
+    point; the points running finish (an exception: are stopped as by SIGTERM, saving first, as the
+    sweep's own process stops at one)."""
+    ctx = context()
+    pending, running, ends = list(jobs), {}, {}
+    failed = False
+    try:
+        while running or (pending and not failed):  # a failure starts no new point
+            while pending and len(running) < n and not failed:
+                job = pending.pop(0)
+                proc, recv, keep = _launch(ctx, _train_worker, ({**job, "metrics": on_metric is not None}, threads))
+                running[job["name"]] = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False,
+                                        "t0": time.perf_counter()}
+            ready = wait([w["recv"] for w in running.values()] + [w["proc"].sentinel for w in running.values()],
+                         timeout=5.0)
+            for name, w in list(running.items()):
+                if w["recv"] in ready:
+                    _read(w, name, on_line, on_metric)
+                if w["proc"].sentinel not in ready and not w["eof"]:
+                    continue
+                while not w["eof"] and w["recv"].poll():  # its last lines, then its end
+                    _read(w, name, on_line, on_metric)
+                end = _reap(running.pop(name))
+                ends[name] = end
+                if on_end:
+                    on_end(name, *end, time.perf_counter() - w["t0"])
+                failed = failed or end[0] in ("killed", "raise", "stopped")
+                if end[0] == "raise":
+                    _stop(running)
+    except BaseException:  # Ctrl-C or an error here: the workers save and stop, then it goes on up
+        _stop(running)
+        for w in running.values():
+            w["proc"].join(timeout=120)
+        raise
+    return ends
+
+
+def _read(w: dict, name: str, on_line, on_metric) -> None:
+    """One message of a worker: a line, a metrics row, or its last word (kept for its end)."""
+    try:
+        kind, value = w["recv"].recv()
+    except (EOFError, OSError):
+        w["eof"] = True
+        return
+    if kind == "log":
+        on_line(name, value)
+    elif kind == "metric":
+        on_metric(name, value)
+    else:
+        w["last"] = (kind, value)
+
+
+def _reap(w: dict) -> tuple:
+    """A worker that has ended: joined, its pipes closed; its last word, or how it died."""
+    proc = w["proc"]
+    proc.join()
+    w["recv"].close()
+    w["keep"].close()
+    if w["last"] is not None:
+        return w["last"]
+    code = proc.exitcode or 0
+    return "killed", signal.Signals(-code).name if code < 0 else f"exit code {code}"
+
+
+def _stop(running: dict) -> None:
+    for w in running.values():
+        proc = w["proc"]
+        if proc.is_alive():
+            try:
+                os.kill(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass

@@ -1,0 +1,276 @@
+"""Points at once: the choice from a measurement, its plan, bit-identical results, and the faults of
+worker processes (a point killed, the sweep killed, the whole group killed, a full disk, two sweeps)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from lrngpt.experiments import packing
+from lrngpt.experiments.grid import resolve_sweep
+from tests.cli_run import run_cli
+
+TINY = ["--scale", "tiny", "--axis", "model.n_embd=16,32,64"]
+
+
+def weights(out: Path) -> dict:
+    """Every point's final weights and summary numbers (what must be the same, bit for bit)."""
+    got = {}
+    for run in sorted((out / "runs").iterdir()):
+        ckpt = torch.load(run / "ckpt_last.pt", weights_only=True)
+        s = json.loads((run / "summary.json").read_text())
+        got[run.name] = ({k: v.clone() for k, v in ckpt["model"].items()}, ckpt["step"], s["val_bpb"], s["train_bpb"])
+    return got
+
+
+def same(a: dict, b: dict) -> bool:
+    """The weights, the step and the val bpb bit for bit; the train bpb to 1e-9: its evaluation batches are
+    big enough for torch's CPU matrix products to split them by the thread count, so its last digits
+    follow the threads a point had (1 packed, all alone), never the packing itself."""
+    return a.keys() == b.keys() and all(
+        a[n][1:3] == b[n][1:3] and a[n][3] == pytest.approx(b[n][3], rel=1e-9)
+        and all(torch.equal(a[n][0][k], b[n][0][k]) for k in a[n][0]) for n in a)
+
+
+def sha(paths) -> dict:
+    return {str(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture(scope="module")
+def one_after_another(tmp_path_factory):
+    """The tiny sweep trained in this process, one point after another: what every packed run must equal."""
+    out = tmp_path_factory.mktemp("seq") / "sw"
+    code, _, err = run_cli("sweep", "embed-dim", *TINY, "--set", "train.steps=40", "--out", str(out),
+                           "--points-at-once", "1")
+    assert code == 0, err
+    return weights(out)
+
+
+def test_packed_points_are_bit_identical_to_one_after_another(one_after_another, tmp_path):
+    out = tmp_path / "sw"
+    code, stdout, err = run_cli("sweep", "embed-dim", *TINY, "--set", "train.steps=40", "--out", str(out),
+                                "--points-at-once", "2", "--json")
+    assert code == 0, err
+    assert "points at once: 2 (why: --points-at-once 2" in err and "2 at once)" in err
+    assert json.loads(stdout)["packing"]["points_at_once"] == 2
+    assert sorted(json.loads(stdout)["trained"]) == ["d16-s1337-t40", "d32-s1337-t40", "d64-s1337-t40"]
+    assert same(weights(out), one_after_another)  # 1 thread each (packed) and all threads: the same bits
+
+
+def test_the_choice_is_a_measurement_with_its_reason():
+    cfgs = [p.config for p in resolve_sweep("embed-dim", "tiny", [], ["model.n_embd=4,64"]).points]
+    alone = [{"train_s_per_token": 2e-6, "eval_s_per_token": 1e-6}] * 2
+
+    def packed_at(per_token):
+        return lambda cfg, device, n, k: {"train_s_per_token": per_token, "eval_s_per_token": per_token / 2}
+
+    fast = packing.choose(cfgs, alone, 8, "cpu", None, 600.0, packed_fn=packed_at(3e-6))
+    threads = packing.threads_here()
+    if threads >= 2:  # 2 points at 3e-6 s a token each against one at 2e-6: 1.33x
+        assert fast["points_at_once"] >= 2 and fast["gain"] == pytest.approx(fast["points_at_once"] * 2 / 3, rel=1e-3)
+        assert fast["slowdown"] == pytest.approx(1.5) and "the tokens per second of one point" in fast["why"]
+        slow = packing.choose(cfgs, alone, 8, "cpu", None, 600.0, packed_fn=packed_at(2e-6 * threads))
+        assert slow["points_at_once"] == 1 and f"under the {packing.PACK_GAIN}x it takes" in slow["why"]
+    for args, why in ((("cpu", 1, 600.0), "--points-at-once 1"), (("cuda", None, 600.0), "train on cuda"),
+                      (("cpu", None, 30.0), "too short to gain")):
+        device, forced, serial = args
+        got = packing.choose(cfgs, alone, 8, device, forced, serial, packed_fn=packed_at(1e-9))
+        assert got["points_at_once"] == 1 and why in got["why"], got
+    assert packing.choose(cfgs, alone, 1, "cpu", None, 600.0, packed_fn=packed_at(1e-9))["why"] == "one point to train"
+    forced = packing.choose(cfgs, alone, 8, "cpu", 3, 30.0, packed_fn=lambda *a: None)  # forced, not measurable
+    assert forced["points_at_once"] == 3 and forced["slowdown"] is None
+
+
+def test_the_planned_wall_time_is_the_slots_makespan():
+    assert packing.makespan([10, 6, 5, 1], 1) == 22
+    assert packing.makespan([10, 6, 5, 1], 2) == 11  # 10 + 1 | 6 + 5
+    assert packing.makespan([], 2) == 0
+    pts = resolve_sweep("embed-dim", "tiny", [], ["model.n_embd=4,64,16"]).points
+    assert [p.config.model.n_embd for p in packing.order(pts, lambda p: p.config.model.n_embd)] == [64, 16, 4]
+
+
+def test_the_dry_run_says_how_many_points_run_at_once_and_why(tmp_path):
+    code, doc, err = run_cli("sweep", "embed-dim", *TINY, "--out", str(tmp_path / "a"), "--dry-run", "--json")
+    r = json.loads(doc)
+    assert code == 0 and r["points_at_once"] == 1 and isinstance(r["points_at_once"], int), err
+    assert "too short to gain" in r["packing"]["why"]  # tiny points: seconds, not worth the workers
+    code, text, _ = run_cli("sweep", "embed-dim", *TINY, "--out", str(tmp_path / "a"), "--dry-run",
+                            "--points-at-once", "2")
+    assert code == 0 and "points at once: 2 (why: --points-at-once 2" in text and "(2 at once)" in text
+
+
+def test_a_budget_plans_its_wall_time_with_points_at_once():
+    from lrngpt.experiments import budget as B
+    from tests.experiments.test_budget import probe_at
+
+    def packed(cfg, device, n, k):  # two at once, each 1.25x slower than alone: 1.6x the tokens
+        t = probe_at(2e-6)(cfg, device)
+        return {"train_s_per_token": t["train_s_per_token"] * 1.25, "eval_s_per_token": t["eval_s_per_token"] * 1.25}
+
+    alone = B.plan_budget("embed-dim", 10, [], [], probe_fn=probe_at(2e-6))
+    two = B.plan_budget("embed-dim", 10, [], [], probe_fn=probe_at(2e-6), pack_fn=packed, points_at_once=2)
+    assert alone.packing["points_at_once"] == 1 and two.packing["points_at_once"] == 2
+    read = [b.sets["train.steps"] * b.sets["train.batch_size"] * len(b.point_seconds) for b in (alone, two)]
+    assert read[1] > 1.15 * read[0]  # more steps fit in the same ten minutes (the largest run bounds a slot)
+    assert two.est_seconds <= 600 and two.parts["points"] == pytest.approx(
+        packing.makespan(list(two.point_seconds.values()), 2), abs=len(two.point_seconds))
+    assert two.record()["packing"]["points_at_once"] == 2
+
+
+@pytest.mark.packed_probe
+def test_the_real_packed_probe_times_two_workers_at_once():
+    cfg = resolve_sweep("embed-dim", "tiny", [], ["model.n_embd=16"]).points[0].config
+    t = packing.probe_packed(cfg, "cpu", 2, 1, steps=2)
+    assert t is not None and t["at_once"] == 2 and t["threads"] == 1 and 0 < t["train_s_per_token"] < 1
+
+
+# ---- faults: kills, a full disk, two sweeps at once (tiny models, few steps) ---------------------------
+
+SLOW = ["--scale", "tiny", "--axis", "model.n_embd=16,32,64", "--set", "train.steps=400", "--set",
+        "train.save_every=20", "--set", "train.eval_every=200"]
+
+
+@pytest.fixture(scope="module")
+def slow_reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "sw"
+    code, _, err = run_cli("sweep", "embed-dim", *SLOW, "--out", str(out), "--points-at-once", "1")
+    assert code == 0, err
+    return weights(out)
+
+
+def start(out: Path, *extra: str, session: bool = False) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "lrngpt", "sweep", "embed-dim", *SLOW, "--out", str(out),
+                             "--points-at-once", "2", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=session)
+
+
+def trainers(out: Path, at_least: int = 1, timeout: float = 90) -> list[int]:
+    """The pids of the worker processes training points in `out` (their run locks), once `at_least` have
+    saved a first checkpoint."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        pids = []
+        for run in (out / "runs").glob("*") if (out / "runs").is_dir() else []:
+            lock = run / ".lrn-lock"
+            if (run / "ckpt_last.pt").is_file() and lock.is_file() and lock.read_text().split():
+                pids.append(int(lock.read_text().split()[0]))
+        alive = [p for p in pids if _alive(p)]
+        if len(alive) >= at_least:
+            return alive
+        time.sleep(0.1)
+    raise AssertionError(f"no {at_least} points training in {out}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def wait_gone(pids: list[int], timeout: float = 60) -> None:
+    t0 = time.time()
+    while any(_alive(p) for p in pids):
+        assert time.time() - t0 < timeout, f"workers {pids} still running"
+        time.sleep(0.1)
+
+
+def resume_and_check(out: Path, reference: dict, mine: dict) -> None:
+    """The same command again finishes every point bit-exactly; the user's files are as they were."""
+    code, _, err = run_cli("sweep", "embed-dim", *SLOW, "--out", str(out), "--points-at-once", "2")
+    assert code == 0, err
+    assert same(weights(out), reference)
+    assert {Path(k): v for k, v in sha(mine).items()} == mine
+
+
+def users_files(out: Path) -> dict:
+    """A file of yours beside the sweep (its directory itself refuses files that are not lrn's)."""
+    note = out.parent / "my-notes.txt"
+    note.write_text("mine, not lrn's\n")
+    return {note: sha([note])[str(note)]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("victim", ["one point", "the sweep", "the whole group"])
+def test_a_kill_while_points_train_at_once_resumes_bit_exactly(victim, slow_reference, tmp_path):
+    out = tmp_path / "sw"
+    mine = users_files(out)
+    proc = start(out, session=True)
+    try:
+        pids = trainers(out, at_least=2)
+        if victim == "one point":
+            os.kill(pids[0], signal.SIGKILL)
+            _, err = proc.communicate(timeout=120)
+            last = err.strip().splitlines()[-1]
+            assert proc.returncode == 2 and "did not finish: its worker process ended (SIGKILL)" in last, err
+            assert "run the same `lrn sweep` command again to resume it" in last and "Traceback" not in err
+        elif victim == "the sweep":
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+            wait_gone(pids)  # the workers see the sweep gone, save and stop: no orphan trains on
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+            wait_gone(pids)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert {Path(k): v for k, v in sha(mine).items()} == mine
+    resume_and_check(out, slow_reference, mine)
+
+
+@pytest.mark.slow
+def test_two_sweeps_on_one_directory_with_points_at_once_share_the_points(slow_reference, tmp_path):
+    out = tmp_path / "sw"
+    mine = users_files(out)
+    first = start(out)
+    trainers(out, at_least=1)
+    second = start(out)
+    outs = [p.communicate(timeout=300) for p in (first, second)]
+    assert [p.returncode for p in (first, second)] == [0, 0], outs
+    said = outs[0][1] + outs[1][1]
+    assert "another process is training it" in said  # the second skipped what the first trains
+    resume_and_check(out, slow_reference, mine)  # the one that ended first gathers the rest again
+
+
+@pytest.mark.slow
+def test_a_full_disk_while_two_points_write_stops_in_one_line_and_resumes(slow_reference, tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2500k", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    try:
+        out = disk / "sw"
+        mine = users_files(out)
+        proc = start(out)
+        _, err = proc.communicate(timeout=300)
+        last = err.strip().splitlines()[-1]
+        assert proc.returncode == 1 and "Traceback" not in err, err  # lrn's disk-full exit, as in one process
+        assert "disk full while writing" in last and "the earlier file is intact" in last, last
+        assert {Path(k): v for k, v in sha(mine).items()} == mine
+        subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+        resume_and_check(out, slow_reference, mine)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+@pytest.mark.slow
+def test_the_packed_benchmark_runs_in_its_quick_form():
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_packed.py"), "--quick"], capture_output=True,
+                       text=True, timeout=300, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "packed / one after another:" in r.stdout and "same results: yes" in r.stdout, r.stdout
+    assert "tokens/s" in r.stdout and "load average:" in r.stdout
