@@ -285,12 +285,14 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
                 cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) is not None
             prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
         each = {}
+        at_once = choice["points_at_once"] if ends is not None else 1
         if ends is not None:
             sizes = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in sweep.points}
-            for p in packing.order(sweep.points, lambda q: sizes[q.name]):
+            # in the order the runner starts them: largest first when packed, by index one after another
+            started = packing.order(sweep.points, lambda q: sizes[q.name]) if at_once > 1 else sweep.points
+            for p in started:
                 t = _timing(ends, sizes[p.name])
                 each[p.name] = run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
-        at_once = choice["points_at_once"] if ends is not None else 1
         parts = {"start": START_S, "probe": probe_s, "prepare": prep,
                  "points": packing.makespan(list(each.values()), at_once),
                  "summary": SUMMARY_S + len(sweep.points)}

@@ -235,9 +235,18 @@ def test_two_sweeps_on_one_directory_with_points_at_once_share_the_points(slow_r
     out = tmp_path / "sw"
     mine = users_files(out)
     first = start(out)
-    trainers(out, at_least=1)
-    second = start(out)
-    outs = [p.communicate(timeout=300) for p in (first, second)]
+    busy = trainers(out, at_least=1)
+    # the first's training workers held still while the second starts (a loaded machine could otherwise let
+    # the first finish before the second, slower to import torch, reaches its points)
+    for pid in busy:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        second = start(out)
+        done_second = second.communicate(timeout=300)
+    finally:
+        for pid in busy:
+            os.kill(pid, signal.SIGCONT)
+    outs = [first.communicate(timeout=300), done_second]
     assert [p.returncode for p in (first, second)] == [0, 0], outs
     said = outs[0][1] + outs[1][1]
     assert "another process is training it" in said  # the second skipped what the first trains
