@@ -123,29 +123,19 @@ def _no_packed_probe(monkeypatch, request):
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _private_cache(tmp_path_factory):
-    """Every test session gets its own lrn cache, so tests never read or fill ~/.cache."""
-    import os
-
-    old = os.environ.get("LRN_CACHE_DIR")
-    os.environ["LRN_CACHE_DIR"] = str(tmp_path_factory.mktemp("lrn-cache"))
+def _private_cache_and_record_key(tmp_path_factory):
+    """Every test session gets its own lrn cache, so tests never read or fill ~/.cache, and signs its
+    ownership records with its own key, never the one in ~/.local/state."""
+    private = {"LRN_CACHE_DIR": "lrn-cache", "LRN_STATE_DIR": "lrn-state"}
+    old = {var: os.environ.get(var) for var in private}
+    for var, name in private.items():
+        os.environ[var] = str(tmp_path_factory.mktemp(name))
     yield
-    if old is None:
-        os.environ.pop("LRN_CACHE_DIR", None)
-    else:
-        os.environ["LRN_CACHE_DIR"] = old
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _private_record_key(tmp_path_factory):
-    """Every test session signs its ownership records with its own key, never the one in ~/.local/state."""
-    old = os.environ.get("LRN_STATE_DIR")
-    os.environ["LRN_STATE_DIR"] = str(tmp_path_factory.mktemp("lrn-state"))
-    yield
-    if old is None:
-        os.environ.pop("LRN_STATE_DIR", None)
-    else:
-        os.environ["LRN_STATE_DIR"] = old
+    for var, value in old.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
 
 
 WORDS = ("Lily Tom Mia Ben Luna saw a red blue green cat dog bird ball kite in the park garden "

@@ -14,8 +14,7 @@ import time
 
 import torch
 
-from lrngpt.models import build_model
-from lrngpt.training.optimizer import make_optimizer
+from lrngpt.training.timing import probe_setup
 
 DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
 ROUNDS = 3
@@ -24,14 +23,7 @@ ROUNDS = 3
 def dtype_step_seconds(cfg, device: str = "cpu", rounds: int = ROUNDS) -> dict[str, float]:
     """Median seconds of one training step of `cfg`'s model per dtype (float32, bfloat16), after a
     warm-up step of each; the global random generator is left as it was found."""
-    tc = cfg.train
-    rng_state = torch.get_rng_state()
-    torch.manual_seed(0)
-    model = build_model(cfg.model_type, cfg.model).to(device)
-    optimizer = make_optimizer(model, tc)
-    ids = torch.randint(0, cfg.data.vocab_size, (tc.batch_size, tc.seq_len + 1)).to(device)
-    torch.set_rng_state(rng_state)
-    x, y = ids[:, :-1], ids[:, 1:]
+    model, optimizer, x, y = probe_setup(cfg, device, cfg.train.batch_size)
     kind = torch.device(device).type
 
     def step(dtype) -> float:

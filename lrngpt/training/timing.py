@@ -32,8 +32,7 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
 
     # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.core.validate import check_memory, training_memory
-    from lrngpt.models import build_model, param_breakdown
-    from lrngpt.training.optimizer import make_optimizer
+    from lrngpt.models import param_breakdown
 
     tc = cfg.train
     seq_len = tc.seq_len
@@ -43,13 +42,7 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
                  f"timing a model of {params:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
                  "lower the model's size, train.batch_size or train.seq_len", device)
-    rng_state = torch.get_rng_state()
-    torch.manual_seed(0)
-    model = build_model(cfg.model_type, cfg.model).to(device)
-    optimizer = make_optimizer(model, tc)
-    ids = torch.randint(0, cfg.data.vocab_size, (batch, seq_len + 1)).to(device)
-    torch.set_rng_state(rng_state)  # the probe leaves the global generator as it found it
-    x, y = ids[:, :-1], ids[:, 1:]
+    model, optimizer, x, y = probe_setup(cfg, device, batch)
 
     def sync():
         if device.startswith("cuda"):
@@ -79,6 +72,24 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
         eval_per_token = timed(lambda: model(x))
     return {"train_s_per_token": train_per_token, "eval_s_per_token": eval_per_token, "probe_batch": batch,
             "probe_steps": steps}
+
+
+def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
+    """What a probe times: `cfg`'s model (seed 0) on `device`, its AdamW, and one `batch` of random
+    token windows as (inputs, targets); the global random generator is left as it was found."""
+    import torch  # (here: only a probe needs torch and the models)
+
+    # torch and the models: loaded only when a probe runs; here: `lrn --help` loads this module
+    from lrngpt.models import build_model
+    from lrngpt.training.optimizer import make_optimizer
+
+    rng_state = torch.get_rng_state()
+    torch.manual_seed(0)
+    model = build_model(cfg.model_type, cfg.model).to(device)
+    optimizer = make_optimizer(model, cfg.train)
+    ids = torch.randint(0, cfg.data.vocab_size, (batch, cfg.train.seq_len + 1)).to(device)
+    torch.set_rng_state(rng_state)
+    return model, optimizer, ids[:, :-1], ids[:, 1:]
 
 
 def eval_tokens_of(cfg: RunConfig, val_tokens: int | None = None) -> int:
