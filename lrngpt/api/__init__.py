@@ -28,6 +28,7 @@ width_depth_finding), frontend.py (what `lrn` needs for its help and errors).
 from __future__ import annotations
 
 from lrngpt import __version__
+from lrngpt.api.chapter_studies import run_chapter
 from lrngpt.api.configs import config, config_keys, config_list, config_show
 from lrngpt.api.corpus import (
     data_prepare,
@@ -68,7 +69,7 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "cost_gpt", "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes",
            "embed_explore", "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2",
            "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck",
-           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "run_chapter",
            "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]

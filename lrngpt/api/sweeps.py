@@ -63,17 +63,24 @@ def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
 
 
 def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
-          device: str | None, minutes: float | None, notes: Callable[[str], None], points_at_once: int | None = None):
+          device: str | None, minutes: float | None, notes: Callable[[str], None], points_at_once: int | None = None,
+          passes: float | None = None):
     """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
     # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.experiments.budget import resolve_budget
+    from lrngpt.experiments.budget import check_passes, resolve_budget
     from lrngpt.experiments.grid import resolve_sweep
+
+    if passes is not None:
+        check_passes(passes)
+        if minutes is None:
+            raise UserError("passes= sizes the text of a budget: give minutes= with it, or leave passes out")
 
     sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
         f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
     axis_items = _axis_list(axes)
     out = Path(out)
-    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes, points_at_once=points_at_once)
+    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes, points_at_once=points_at_once,
+                            passes=passes)
     if budget is not None:
         plan_sets, plan_axes = budget.items()
         spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_items + plan_axes, out=out)
@@ -87,7 +94,8 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
 
 def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
                axes: Axes = None, corpus: str | None = None, device: str | None = None, minutes: float | None = None,
-               shard: Shard = None, notes: Notes = None, points_at_once: int | None = None) -> dict:
+               shard: Shard = None, notes: Notes = None, points_at_once: int | None = None,
+               passes: float | None = None) -> dict:
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here, how many train at once and why
     ("points_at_once", "packing"); with a budget, its plan ("budget")."""
@@ -101,7 +109,7 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     if note:
         say(note)
     points_at_once = check_points_at_once(points_at_once)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
     r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None,
                    points_at_once=points_at_once)
     if budget is not None:
@@ -114,17 +122,17 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: Literal[False] = False, on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None, points_at_once: int | None = None) -> Sweep: ...
+          notes: Notes = None, points_at_once: int | None = None, passes: float | None = None) -> Sweep: ...
 @overload
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: Literal[True], on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None, points_at_once: int | None = None) -> dict: ...
+          notes: Notes = None, points_at_once: int | None = None, passes: float | None = None) -> dict: ...
 @checked
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: bool = False, on_metric: MetricCallback = None, progress: bool | None = None,
-          notes: Notes = None, points_at_once: int | None = None) -> Sweep | dict:
+          notes: Notes = None, points_at_once: int | None = None, passes: float | None = None) -> Sweep | dict:
     """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long,
     embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped,
     killed ones resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
@@ -138,7 +146,9 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     (i, n) runs the points k with k mod n == i; `on_metric(row)` gets every run's metrics rows, the
     point's name under "run"; `notes(line)` the lines said while planning (the scale chosen, the shard,
     the budget), by default the "lrngpt" logger; `points_at_once` N trains N points at a time, each in a
-    worker process with its share of the threads (1: one after another; None: chosen from a measurement). Raises UserError for a bad argument, a grid that does
+    worker process with its share of the threads (1: one after another; None: chosen from a measurement);
+    `passes` (with `minutes`) the most passes a run may read its generated text, in (0, 1] (default 0.25; the
+    chapter's own reading is 0.12: a bigger text, the same steps). Raises UserError for a bad argument, a grid that does
     not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
@@ -148,13 +158,13 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
     if dry_run:
         return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes, points_at_once=points_at_once)
+                          shard=shard, notes=notes, points_at_once=points_at_once, passes=passes)
     say = notes or logging.info
     where, note = _shard(shard)
     if note:
         say(note)
     points_at_once = check_points_at_once(points_at_once)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
     if budget is not None:
         say(budget_text(budget))
     result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric, points_at_once=points_at_once)

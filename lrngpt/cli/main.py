@@ -22,7 +22,7 @@ from lrngpt.errors import UserError
 
 # Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
 GROUPS = [
-    "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep",
+    "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep", "chapter",
     "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor", "completion",
 ]
 

@@ -64,7 +64,7 @@ from lrngpt.errors import UserError
 # run stopped before its first periodic checkpoint).
 RUN_MARKER, RUN_CONFIG, RUN_CHECKPOINTS = ".lrn-run", "config.json", ("ckpt_last.pt", "ckpt_init.pt")
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir owns its layout)
-KIND_NAMES = {"run": "run", "sweep": "sweep", "hf-export": "Hugging Face export", "embed-export": "embedding export",
+KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export", "embed-export": "embedding export",
               "prepared data": "prepared data"}
 _MASS = ("prepared data",)  # said without an article
 
@@ -182,8 +182,8 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
 
 
 def beside_runs(d: Path, kind: str) -> bool:
-    """For check_file_target's `inside`: a page may sit in a run or a sweep directory (not an export)."""
-    return kind in ("run", "sweep")
+    """For check_file_target's `inside`: a page may sit in a run, a sweep or a chapter directory (not an export)."""
+    return kind in ("run", "sweep", "chapter")
 
 
 # ---- writing files --------------------------------------------------------------------------

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
-from lrngpt.errors import UserError
+from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.presets import STUDIES
@@ -83,6 +83,7 @@ class Budget:
     gives_up: list[str] = field(default_factory=list)
     point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
     packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.record)
+    passes_target: float = PASSES_TARGET  # at most this many passes over the text (`lrn chapter`: the chapter's 0.12)
 
     def items(self) -> tuple[list[str], list[str]]:
         """The plan as --set and --axis items."""
@@ -92,7 +93,7 @@ class Budget:
     def record(self) -> dict:
         return {"minutes": self.minutes, "sets": self.sets, "axes": self.axes, "est_seconds": self.est_seconds,
                 "parts": self.parts, "passes": self.passes, "gives_up": self.gives_up,
-                "passes_target": PASSES_TARGET, "point_seconds": self.point_seconds, "packing": self.packing}
+                "passes_target": self.passes_target, "point_seconds": self.point_seconds, "packing": self.packing}
 
 
 def check_minutes(minutes) -> float:
@@ -118,11 +119,28 @@ def stored_budget(out) -> dict | None:
 def from_record(b: dict) -> Budget:
     return Budget(b.get("minutes", 0.0), b["sets"], b["axes"], b.get("est_seconds", 0.0), b.get("parts", {}),
                   b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}),
-                  dict(b.get("packing") or {}) if isinstance(b.get("packing"), dict) else {})
+                  dict(b.get("packing") or {}) if isinstance(b.get("packing"), dict) else {},
+                  _target(b.get("passes_target")))
+
+
+def _target(v) -> float:
+    """A stored passes target, else the default (a record from before it was stored)."""
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 else PASSES_TARGET
+
+
+def check_passes(passes) -> float:
+    """The most passes a budget may read its text: a number in (0, 1]."""
+    if passes is None:
+        return PASSES_TARGET
+    if isinstance(passes, bool) or not isinstance(passes, int | float) or not math.isfinite(passes) \
+            or not 0 < passes <= 1:
+        raise UserError(f"passes must be a number of passes over the training text in (0, 1], e.g. 0.12 (the "
+                        f"chapter's) or {PASSES_TARGET} (the default), got {passes!r}")
+    return float(passes)
 
 
 def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: list[str], axes: list[str], out,
-                   log=None, points_at_once: int | None = None) -> Budget | None:
+                   log=None, points_at_once: int | None = None, passes: float | None = None) -> Budget | None:
     """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` when it holds a
     budgeted sweep and no other scale is asked for (so running the command again resumes the same
     points); None for a sweep without a budget. Both front ends (lrn sweep, lrngpt.sweep) call this."""
@@ -135,7 +153,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             return corrected_record(stored, out)
         if stored is not None:  # before any probe: the dry run says what the real run does
             raise UserError(other_budget(out, stored, minutes))
-        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once)
+        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes)
     if stored is not None and not scale:
         return corrected_record(stored, out)
     return None
@@ -223,7 +241,7 @@ def _timing(ends: dict, params: int) -> dict:
 
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
-                points_at_once: int | None = None, pack_fn=None) -> Budget:
+                points_at_once: int | None = None, pack_fn=None, passes: float | None = None) -> Budget:
     """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small. The points
     run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's by
     default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
@@ -235,7 +253,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     from lrngpt.models import param_breakdown
     from lrngpt.runconfig.schema import from_dict, parse_override
 
-    minutes, log = check_minutes(minutes), log or (lambda m: None)
+    minutes, log, target = check_minutes(minutes), log or (lambda m: None), check_passes(passes)
     if source not in STUDIES:
         raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
     study = STUDIES[source]
@@ -264,7 +282,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         if not study.get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
         if not own_text:
-            mb = math.ceil(read / PASSES_TARGET * STORIES_BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
+            mb = math.ceil(read / target * STORIES_BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         return {k: v for k, v in out.items() if k not in user}
 
@@ -272,7 +290,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
 
     def estimate(steps: int, batch: int, grid: list[int] | None, ends: dict | None, probe_s: float):
         plan = sets_for(steps, batch)
-        s, a = Budget(minutes, plan, {}, 0, {}, None).items()
+        s, a = Budget(minutes, plan, {}, 0, {}, None, passes_target=target).items()
         sweep = resolve_sweep(source, "budget", sets + s, axes + ([f"model.n_embd={','.join(map(str, grid))}"]
                                                                   if grid else []))
         corpus = sweep.base["data"]["corpus"]
@@ -319,7 +337,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     probe_s += pack_s
     cap = CHAPTER_STEPS * factor
     if n_user is not None:
-        few = int(PASSES_TARGET * n_user // (batch * seq)) // factor * factor
+        few = int(target * n_user // (batch * seq)) // factor * factor
         if few >= MIN_STEPS * factor:
             cap = min(cap, few)
         else:  # a small text: read more often than finding 2's premise allows, and said so (gives_up)
@@ -335,9 +353,9 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         need = sum(estimate(MIN_STEPS * factor, batch, grids[-1], ends, probe_s)[2].values())
         smallest = math.ceil(need * PROBE_MARGIN / 60 * 2) / 2  # to the half minute, past the probe's noise
         shown = ", ".join(map(str, grids[-1] or widths))
-        raise UserError(f"--minutes {minutes:g} is too short to train the chapter's model meaningfully here: the "
+        raise BudgetTooShort(f"--minutes {minutes:g} is too short to train the chapter's model meaningfully here: the "
                         f"smallest plan (d = {shown}, {MIN_STEPS * factor} steps of {batch} x {seq} each) takes about "
-                        f"{need / 60:.1f} min on this machine; give --minutes {smallest:g} or more")
+                        f"{need / 60:.1f} min on this machine; give --minutes {smallest:g} or more", smallest)
     steps, grid = chosen
     while "train.batch_size" not in user and steps >= cap and batch < CHAPTER_BATCH:
         wider = fit(batch * 2, grid, ends, probe_s, cap)  # a budget past the chapter's steps: a bigger batch
@@ -351,7 +369,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
                                           / STORIES_BYTES_PER_TOKEN)
     passes = read / max(1, n_train)
     budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
-                    passes, [], {k: round(v, 1) for k, v in each.items()}, packing.record(choice))
+                    passes, [], {k: round(v, 1) for k, v in each.items()}, packing.record(choice), target)
     budget.gives_up = gives_up(budget, widths, factor, seq, own_text, base["data"]["corpus"], n_train)
     return budget
 
@@ -370,8 +388,9 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
         out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
                    f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
     text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-    within = f"at most the {PASSES_TARGET} target" if b.passes <= PASSES_TARGET else \
-        f"more than the {PASSES_TARGET} target: the text is too small for {MIN_STEPS * factor} steps under it"
+    t = b.passes_target
+    within = f"at most the {t:g} target" if b.passes <= t + 1e-9 else \
+        f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
     out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {CHAPTER['train_tokens']:,}: "
                f"{b.passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
     out += findings_cost(b.passes, (steps or 0) * (batch or BATCH) * seq, n_train)

@@ -1,4 +1,5 @@
-"""`lrn report DIR [DIR ...]`: a run, a sweep or several sweeps as one self-contained HTML page.
+"""`lrn report DIR [DIR ...]`: a run, a sweep, several sweeps or a chapter directory (`lrn chapter`,
+lrngpt.report.chapter_page) as one self-contained HTML page.
 
 The page leads with what a reader came for. A width study (the chapter's presets, or any sweep over
 model.n_embd) opens with "The chapter's findings": the book chapter's three findings, each with this
@@ -34,6 +35,7 @@ from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_fi
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
+from lrngpt.report.chapter_page import is_chapter, write_chapter_report
 from lrngpt.report.html import CSS, esc, slug
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
@@ -50,10 +52,12 @@ WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the
 
 
 def kind_of(d: Path) -> str:
-    """'run' or 'sweep', from the files that `lrn train` and `lrn sweep` write."""
+    """'run', 'sweep' or 'chapter', from the files that `lrn train`, `lrn sweep` and `lrn chapter` write."""
     if not d.is_dir():
         raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
+    if is_chapter(d):
+        return "chapter"
     sweep_dir, run = SweepDir(d), RunDir(d)
     # a FIFO or a device under either name: said so, never opened
     check_regular(sweep_dir.definition_path, "sweep definition")
@@ -103,6 +107,8 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
         raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
     check_file_target(out, force, "report", replace_own=True, example="report.html",
                       inside=beside_runs)  # an earlier unchanged report is replaced; nothing else ever is
+    if kinds == ["chapter"]:
+        return write_chapter_report(dirs[0], out)
     explorer.check_out(explorer_path(out), force)
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,302 @@
+"""The book chapter on a laptop (`lrn chapter`): every study the chapter argues, planned to fit one
+time budget, each at a protocol where its claim can show on this machine.
+
+The parts, in the order they run (the plan in DIR/chapter.json; each part resumes on its own):
+
+    width          findings 1 and 2: the chapter's MLP at d = 4, 16, 64, 256 (a `--minutes` budget,
+                   lrngpt.experiments.budget), on a generated text big enough that each run reads at
+                   most the chapter's own 0.12 passes (CHAPTER_PASSES): finding 2 is about a model that
+                   hardly ever reads a token twice, and at the budget's usual 0.25 the read targets'
+                   memorising alone put the gap above its noise (measured: docs/chapter-on-a-laptop.md)
+    seeds          the noise every verdict is judged against: the width plan's d = 64 run at two more
+                   seeds; its seed 1337 is the width study's own run (reused, not trained again)
+    small-data     finding 3: a prefix read about 16 times (the chapter's small-data sweep), a budget
+    width-depth    finding 4 (Kaplan et al. 2020): shapes of one non-embedding parameter count at a
+                   series of tokens per parameter, its trend judged (lrngpt.experiments.depth_series)
+    planted        under-trained tokens: a GPT tied and untied with tokens planted to be read 0, 1, 10
+                   and 1,000 times, the indicator's precision and recall (lrngpt.experiments.planted)
+    pip            Yin & Shen's PIP-optimal width of the width study's text beside its measured best
+    superposition  the toy model of Elhage et al. (2022): more features than dimensions once sparse
+
+Each budgeted part gets SHARES of the minutes left after the fixed parts; the seeds part costs what
+two runs of the width plan's d = 64 point cost. `--scale full` runs each study at the chapter's own
+scale (a GPU job), `--scale tiny` in seconds (tests).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from lrngpt.core.fsio import json_safe, read_json_object, user_path
+from lrngpt.core.ownership import (
+    check_dir_target,
+    lrn_kind,
+    record_existing,
+    write_manifest,
+    write_owned_file,
+)
+from lrngpt.errors import UserError
+from lrngpt.experiments import chapter
+from lrngpt.experiments.findings import judge
+from lrngpt.experiments.summary import collect
+from lrngpt.experiments.timing import check_row
+
+PLAN_FILE, VERDICTS_FILE, TIMING_FILE = "chapter.json", "verdicts.json", "timing.jsonl"
+VERSION = 1
+DEFAULT_MINUTES = 60.0
+CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's figure from its steps and text)
+WIDTHS = [4, 16, 64, 256]  # every other doubling: the budget's four widths
+SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
+SEED_WIDTH, EXTRA_SEEDS = 64, [1338, 1339]  # the chapter's own check: d = 64 twice more, only the seed changed
+SHARES = {"width": 0.34, "small-data": 0.16, "width-depth": 0.30, "planted": 0.10}  # of the minutes the rest leaves
+# Seconds of the fixed parts, upper bounds measured on the 2-core machine (docs/chapter-on-a-laptop.md):
+# the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the page, and this process's start.
+PIP_S, SUPERPOSITION_S, REPORT_S, START_S = 45.0, 15.0, 20.0, 5.0
+PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
+SMALLEST_MINUTES = 20.0  # below this the budgeted parts cannot each get their smallest plan
+SCALES = ("laptop", "tiny", "full")
+PARTS = ["width", "seeds", "small-data", "width-depth", "planted", "pip", "superposition"]
+
+STUDIES = {  # part -> (what the chapter argues, its source)
+    "width": ("findings 1 and 2: each doubling of d saves less; no turn while hardly a token is read twice",
+              "the book chapter"),
+    "seeds": ("the noise: d = 64 trained twice more with only the seed changed", "the book chapter"),
+    "small-data": ("finding 3: on a small prefix read many times the curve turns", "the book chapter"),
+    "width-depth": ("finding 4: at a fixed non-embedding parameter count, d_model / n_layer changed 40-fold "
+                    "changes the loss only a little", "Kaplan et al. 2020, cited by the book chapter"),
+    "planted": ("a rare token's row is under-trained (fewer reads than numbers); tied, it moves all the same",
+                "the lecture on embedding tables"),
+    "pip": ("the width chosen before training by the PIP loss (Yin & Shen 2018), beside the measured best",
+            "the book chapter"),
+    "superposition": ("sparse features are stored in fewer dimensions than features (Elhage et al. 2022)",
+                      "the book chapter"),
+}
+
+
+def check_minutes(minutes) -> float:
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
+        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 60 (got {minutes!r})")
+    if minutes < SMALLEST_MINUTES:
+        raise UserError(f"--minutes {minutes:g} is too short for the whole chapter here: give --minutes "
+                        f"{SMALLEST_MINUTES:g} or more (each study needs its smallest plan), or run one study with "
+                        "`lrn sweep STUDY --minutes N`")
+    return float(minutes)
+
+
+def too_short(part: str, share: float, smallest: float) -> str:
+    """The refusal when one part's share of the budget is below its smallest plan here: the whole budget
+    that gives it that share (the shares are fixed fractions)."""
+    whole = math.ceil((smallest / SHARES[part] + (PIP_S + SUPERPOSITION_S + REPORT_S + START_S) / 60) / 5) * 5
+    return (f"the {part} study's share of the budget ({share:.1f} min) is too short here: its smallest plan takes "
+            f"{smallest:g} min on this machine now; give --minutes {whole:g} or more (a busy machine plans slower: "
+            "`uptime` shows its load)")
+
+
+def check_scale(scale) -> str:
+    if scale is None:
+        return "laptop"
+    if scale not in SCALES:
+        raise UserError(f"--scale must be one of {', '.join(SCALES[1:])} (or left out for the laptop plan), got {scale!r}")
+    return scale
+
+
+def shares(minutes: float) -> dict[str, float]:
+    """Minutes for each budgeted part: the shares of what the fixed parts leave."""
+    fixed = (PIP_S + SUPERPOSITION_S + REPORT_S + START_S) / 60
+    left = minutes - fixed
+    return {name: round(left * share, 2) for name, share in SHARES.items()}
+
+
+def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
+    """The seeds part's rows with the width study's run at its width and first seed added: the same
+    config, trained once (their series label, steps and corpus must match to be counted together)."""
+    have = {r.get("seed") for r in seeds_rows}
+    mine = [r for r in width_rows if r.get("n_embd") == SEED_WIDTH and r.get("seed") not in have]
+    keys = ("steps", "corpus", "batch_size", "train_tokens")
+    ref = seeds_rows[0] if seeds_rows else None
+    return seeds_rows + [r for r in mine if ref is None or all(r.get(k) == ref.get(k) for k in keys)]
+
+
+def superposition_verdict(result: dict) -> dict:
+    """Shows when sparse features leave more features represented than there are dimensions, and more
+    than dense ones do: the toy model's point (dense, it keeps about as many as it has dimensions)."""
+    rows, dims = result["sparsities"], result["dims"]
+    dense, sparse = rows[0]["represented"], max(r["represented"] for r in rows)
+    at = next(r["sparsity"] for r in rows if r["represented"] == sparse)
+    shows = sparse > dims and sparse > dense
+    evidence = [f"{r['represented']} of {result['features']} features represented (norm above 0.5) at sparsity "
+                f"{r['sparsity']:g}" for r in rows]
+    reason = None if shows else (f"dense features kept {dense} and the sparsest kept {sparse} in {dims} dimensions: "
+                                 "sparsity did not add features beyond the dimensions")
+    return {"study": "superposition", "verdict": "shows" if shows else "does not show", "reason": reason,
+            "summary": f"{dense} features in {dims} dimensions when dense, {sparse} at sparsity {at:g}",
+            "evidence": evidence}
+
+
+def pip_verdict(result: dict) -> dict:
+    """The prediction beside the measured best width: not a finding that shows or fails, a comparison
+    the chapter itself qualifies (the models and the yardsticks differ)."""
+    k = result["optimal"]["k"]
+    s = result.get("sweep") or {}
+    d = s.get("best_width")
+    lo, hi = result["within"]["5%"]
+    if d is None:
+        return {"study": "pip", "verdict": "cannot tell", "reason": "the width study measured no best width",
+                "summary": f"PIP-optimal width k = {k}", "evidence": []}
+    ratio = max(k, d) / max(1, min(k, d))
+    near = lo <= d <= hi
+    summary = f"PIP-optimal width k = {k} (within 5%: {lo} ... {hi}); the width study's best d = {d}"
+    reason = None if near else (
+        f"the prediction is {ratio:.1f}x from the measured best (signal rank {result['signal_rank']} of "
+        f"{result['rows']} tokens, {result['tokens']:,} training tokens): {s.get('yardsticks', '')}")
+    return {"study": "pip", "verdict": "within 5%" if near else "apart", "reason": reason, "summary": summary,
+            "evidence": [f"PIP loss at d = {d}: {s['pip_loss_at_best_width']:.2f}x its lowest"]
+            if s.get("pip_loss_at_best_width") else []}
+
+
+def plan_text(plan: dict) -> str:
+    """The plan as `lrn chapter --dry-run` prints it: a line per part, the total, what each gives up."""
+    lines = [f"the book chapter on this machine ({plan['scale']} plan"
+             + (f", {plan['minutes']:g} minutes" if plan.get("minutes") else "") + f") into {plan['out']}:"]
+    for p in plan["parts"]:
+        lines.append(f"  {p['name']:<14} ~{p['est_seconds'] / 60:5.1f} min  {p['what']}")
+    lines.append(f"about {plan['est_seconds'] / 60:.1f} min in all"
+                 + (f" (the budget: {plan['minutes']:g} min)" if plan.get("minutes") else ""))
+    for p in plan["parts"]:
+        if p.get("deviations"):
+            lines.append(f"{p['name']}: against the chapter's protocol, it gives up:")
+            lines += [f"  - {d}" for d in p["deviations"]]
+    return "\n".join(lines)
+
+
+def verdict_lines(verdicts: list[dict]) -> list[str]:
+    out = ["The chapter on this machine, study by study:"]
+    for v in verdicts:
+        out.append(f"- {v['study']}: {v['verdict'].upper()}: {v['summary']}" + (f"; {v['reason']}" if v.get("reason")
+                                                                              else ""))
+    return out
+
+
+# ---- the directory: the plan, each part's time, the verdicts -------------------------------------------
+
+KIND = "chapter"
+
+
+def stored_plan(out: Path) -> dict | None:
+    """The plan a chapter directory was started with (None: a new directory). A plan that is not one
+    (edited, cut) is named with the fix."""
+    path = Path(out) / PLAN_FILE
+    if not path.is_file() or lrn_kind(Path(out)) != KIND:
+        return None
+    plan = read_json_object(path, "chapter plan")
+    parts = plan.get("parts")
+    ok = (plan.get("version") == VERSION and plan.get("scale") in SCALES and isinstance(parts, list) and parts
+          and all(isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("kind"), str)
+                  and isinstance(p.get("est_seconds"), int | float) and math.isfinite(p["est_seconds"])
+                  and p["est_seconds"] >= 0 for p in parts)
+          and (plan["scale"] != "laptop" or isinstance(plan.get("minutes"), int | float)))
+    if not ok:
+        raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); run `lrn chapter` with "
+                        "a new --out (the finished studies inside stay readable with `lrn report`)")
+    return plan
+
+
+def check_same(stored: dict, scale: str, minutes: float | None, out: Path) -> None:
+    if stored["scale"] != scale or (scale == "laptop" and minutes != stored["minutes"]):
+        was = f"--minutes {stored['minutes']:g}" if stored["scale"] == "laptop" else f"--scale {stored['scale']}"
+        now = f"--minutes {minutes:g}" if scale == "laptop" else f"--scale {scale}"
+        raise UserError(f"{out} holds the chapter planned with {was}, not {now}: run the same command to resume it "
+                        f"(`lrn chapter {was} --out {out}`), or give a new --out")
+
+
+def check_target(out: Path) -> None:
+    """A new or empty directory (a chapter directory resumes instead: stored_plan)."""
+    check_dir_target(out, False, "chapter", KIND)
+
+
+def start(out: Path, plan: dict) -> None:
+    with user_path(out, "--out"):
+        out.mkdir(parents=True, exist_ok=True)
+    write_manifest(out, KIND)
+    write_owned_file(out / PLAN_FILE, json.dumps(json_safe(plan), indent=1), "chapter plan")
+
+
+def write_part_json(out: Path, name: str, doc: dict) -> None:
+    write_owned_file(Path(out) / name, json.dumps(json_safe(doc)), "chapter result")
+
+
+def _timing_rows(out: Path) -> list[dict]:
+    path = Path(out) / TIMING_FILE
+    if not path.is_file():
+        return []
+    rows = []
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for i, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            row = None
+        if not isinstance(row, dict) or not isinstance(row.get("part"), str):
+            if i == len(lines):  # a last line cut by a kill mid-write
+                break
+            raise UserError(f"chapter timing {path}, line {i}, is damaged: delete the line (the part it names runs "
+                            "again, resuming what it had done)")
+        rows.append(check_row(row, path, i))
+    return rows
+
+
+def finished_parts(out: Path) -> set[str]:
+    return {r["part"] for r in _timing_rows(out)}
+
+
+def record_part(out: Path, part: dict, seconds: float) -> None:
+    path = Path(out) / TIMING_FILE
+    row = {"part": part["name"], "est_seconds": part["est_seconds"], "seconds": round(seconds, 1)}
+    with user_path(path, "chapter timing"), open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+    record_existing(path, TIMING_FILE, append=True)
+
+
+def total_seconds(out: Path) -> float:
+    return round(sum(r["seconds"] for r in _timing_rows(out)), 1)
+
+
+def part_times(out: Path) -> dict[str, dict]:
+    return {r["part"]: r for r in _timing_rows(out)}
+
+
+# ---- the verdicts ------------------------------------------------------------------------------------
+
+def _doc(d: Path) -> dict:
+    return {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
+
+
+def width_findings(out: Path) -> list[dict]:
+    """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
+    the small-data study together."""
+    width, seeds, small = (_doc(Path(out) / n) for n in ("width", "seeds", "small-data"))
+    seeds["rows"] = seeds_reuse(width.get("rows") or [], seeds.get("rows") or [])
+    return judge([width, seeds, small])
+
+
+def _from_finding(f: dict, study: str) -> dict:
+    return {"study": study, "verdict": f["verdict"], "reason": f.get("reason"),
+            "summary": f"{f['number']}. {f['finding']}", "evidence": list(f.get("evidence") or []),
+            "next": f.get("next"), "commands": [c.get("cli") for c in f.get("commands") or []]}
+
+
+def verdicts(out: Path, plan: dict) -> list[dict]:
+    """Every study's verdict, in the plan's order, written to DIR/verdicts.json."""
+    from lrngpt.experiments import depth_series, planted
+
+    out = Path(out)
+    found = [_from_finding(f, s) for f, s in zip(width_findings(out), ("width", "width", "small-data"), strict=False)]
+    levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
+    found.append(_from_finding(depth_series.judge_series(levels), "width-depth"))
+    found += [{**v, "study": "planted"} for v in planted.planted_verdicts(out / "planted")]
+    found.append(pip_verdict(read_json_object(out / "pip.json", "PIP estimate")))
+    found.append(superposition_verdict(read_json_object(out / "superposition.json", "superposition result")))
+    write_part_json(out, VERDICTS_FILE, {"verdicts": found})
+    return found

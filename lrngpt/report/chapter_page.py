@@ -1,0 +1,129 @@
+"""The page of `lrn chapter`: every study's verdict first, with its reason, then each study's figure and
+evidence, the plan against the time it took, and what each protocol gives up against the chapter's.
+
+Built from the chapter directory alone (DIR/chapter.json, DIR/verdicts.json and the parts' own
+directories), so `lrn report DIR` writes the same page again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from lrngpt.analysis.superposition import figure as superposition_figure
+from lrngpt.core.fsio import read_json_object
+from lrngpt.core.ownership import write_owned_file
+from lrngpt.errors import UserError
+from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.figures import figure_pngs, png_bytes
+from lrngpt.report.html import CSS, esc, figure, slug, table
+from lrngpt.report.sweeps import VERDICT_CLASS
+
+PAGE = "report.html"
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def _verdict(v: str) -> str:
+    cls = VERDICT_CLASS.get(v, "shows" if v in ("works", "within 5%", "moving toward the claim") else
+                            "not" if v in ("fails", "apart", "not moving toward the claim") else "unknown")
+    return f'<span class="verdict {cls}">{esc(v)}</span>'
+
+
+def _png(fig) -> bytes:
+    data = png_bytes(fig)
+    plt.close(fig)
+    return data
+
+
+def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
+    """The figures of one study, drawn from its directory; a study not run yet draws none."""
+    from lrngpt.experiments import depth_series, planted
+
+    if study == "width":
+        docs = [cp._doc(out / n) for n in ("width", "seeds", "small-data")]
+        return [(png, caption) for _, caption, png in figure_pngs(docs)]
+    if study == "width-depth":
+        levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
+        return [(_png(depth_series.plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
+    if study == "planted":
+        return [(_png(planted.plot_planted(out / "planted")), "input reads against each row's own movement")]
+    if study == "superposition" and (out / "superposition.json").is_file():
+        result = read_json_object(out / "superposition.json", "superposition result")
+        return [(_png(superposition_figure(result)), "W^T W and ||W_i|| per sparsity")]
+    return []
+
+
+def _study_html(out: Path, study: str, rows: list[dict], plan: dict) -> str:
+    what, source = cp.STUDIES[study]
+    body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>"
+    for v in rows:
+        body += (f'<div class="finding"><h3>{esc(v["summary"])}: {_verdict(v["verdict"])}</h3>'
+                 + (f"<p>{esc(v['reason'])}</p>" if v.get("reason") else "")
+                 + ("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in v.get("evidence") or []) + "</ul>")
+                 + (f"<p>next: {esc(v['next'])}</p>" if v.get("next") else "")
+                 + "".join(f"<pre>$ {esc(c)}</pre>" for c in v.get("commands") or [] if c) + "</div>")
+    for png, caption in _figures(out, study, plan):
+        body += figure(png, caption)
+    return body
+
+
+def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
+    out = Path(out)
+    studies = [s for s in cp.STUDIES if s != "seeds"]
+    lead = table(["study", "claim", "verdict", "reason"],
+                 [[v["study"], v["summary"], _verdict(v["verdict"]), esc(v.get("reason") or "")] for v in verdicts],
+                 raw=True)
+    times = cp.part_times(out)
+    rows = [[p["name"], p["est_seconds"], times.get(p["name"], {}).get("seconds", "not run")] for p in plan["parts"]]
+    spent = cp.total_seconds(out)
+    plan_html = (table(["part", "estimated seconds", "seconds"], rows)
+                 + f"<p>planned {plan['est_seconds'] / 60:.1f} min"
+                 + (f" for a budget of {plan['minutes']:g} min" if plan.get("minutes") else "")
+                 + f"; the parts took {spent / 60:.1f} min</p>")
+    dev = "".join(f"<h3>{esc(p['name'])}</h3><ul>" + "".join(f"<li>{esc(d)}</li>" for d in p["deviations"]) + "</ul>"
+                  for p in plan["parts"] if p.get("deviations"))
+    sections = [("Verdicts", lead)]
+    for s in studies:
+        mine = [v for v in verdicts if v["study"] == s]
+        if mine:
+            sections.append((s, _study_html(out, s, mine, plan)))
+    sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
+    nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
+    body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
+    title = f"The book chapter on this machine: {out.resolve().name}"
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<meta name="generator" content="lrn '
+            f'report">\n<meta http-equiv="Content-Security-Policy" content="{CSP}">\n<title>{esc(title)}</title>'
+            f"<style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1><p class=\"sub\">"
+            f"{esc(str(out.resolve()))}</p><nav>{nav}</nav></header>\n{body}"
+            "<footer>Written by lrn chapter.</footer></body></html>\n")
+
+
+def write_chapter_page(out: Path, plan: dict, verdicts: list[dict], page: Path | None = None) -> Path:
+    return write_owned_file(page or Path(out) / PAGE, chapter_page(out, plan, verdicts), "report")
+
+
+def is_chapter(d: Path) -> bool:
+    return cp.stored_plan(Path(d)) is not None
+
+
+def stored_verdicts(d: Path) -> list[dict]:
+    """DIR/verdicts.json as `lrn chapter` wrote it: judged once, read here (a chapter not finished has none)."""
+    path = Path(d) / cp.VERDICTS_FILE
+    if not path.is_file():
+        raise UserError(f"{d} holds a chapter that has not finished: run the same `lrn chapter` command again to "
+                        "finish it; it writes the page itself")
+    found = read_json_object(path, "chapter verdicts").get("verdicts")
+    keys = ("study", "verdict", "summary")
+    if not isinstance(found, list) or not all(isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
+                                              and v["study"] in cp.STUDIES for v in found):
+        raise UserError(f"chapter verdicts {path} are not what lrn wrote (edited or damaged): run the same "
+                        "`lrn chapter` command with a new --out")
+    return found
+
+
+def write_chapter_report(d: Path, page: Path) -> dict:
+    """`lrn report DIR` on a chapter directory: the page again, from the directory alone."""
+    plan = cp.stored_plan(Path(d))
+    written = write_chapter_page(Path(d), plan, stored_verdicts(d), page)
+    return {"path": str(written), "sections": ["Verdicts"], "explorer": None}
