@@ -2460,7 +2460,7 @@ def _planted_result(vocab: int = 4) -> dict:
     """The smallest planted.json the finding and the figure read: two runs, one score each."""
     share = {"precision": 1.0, "recall": 0.5}
     score = {t: {"planted": share, "vocabulary": share} for t in ("under_trained", "never_read")}
-    run = {"tied": True, "step": 10, "n_embd": 16, "vocab": vocab, "reads_exact": True,
+    run = {"tied": True, "step": 10, "n_embd": 16, "vocab": vocab, "reads_exact": True, "reference": [3],
            "scores": {"own_movement": score, "cosine_no_first_pc": score},
            "tokens": {"input_reads": [0, 1, 10, 200][:vocab], "own": [0.0, 0.1, 0.2, 0.3][:vocab],
                       "init_norm": [1.0] * vocab}}
@@ -2479,6 +2479,8 @@ PLANTED_NONSENSE = {
     "a planted id past the vocabulary": json.dumps(_planted_result() | {"groups": {"0": [99]}}),
     "reads that are not numbers": json.dumps(_planted_result()).replace('"input_reads": [0, 1, 10, 200]',
                                                                         '"input_reads": ["a", 1, 10, 200]'),
+    "a reference id that is text": json.dumps(_planted_result()).replace('"reference": [3]', '"reference": ["3"]', 1),
+    "a step that is text": json.dumps(_planted_result()).replace('"step": 10', '"step": "ten"', 1),
     "a column too short": json.dumps(_planted_result()).replace('"own": [0.0, 0.1, 0.2, 0.3]', '"own": [0.0]'),
 }
 

@@ -234,9 +234,12 @@ def _read(out: Path) -> dict:
             run = r["runs"][name]
             for s in run["scores"].values():
                 _check_scores(s)
-            if not isinstance(run["reads_exact"], bool) or not isinstance(run["n_embd"], int):
-                raise ValueError("reads_exact or n_embd")
+            if not isinstance(run["reads_exact"], bool) or not all(
+                    isinstance(run[k], int) and not isinstance(run[k], bool) and run[k] >= 0 for k in ("n_embd", "step", "vocab")):
+                raise ValueError("reads_exact, n_embd, step or vocab is not what run_planted writes")
             t = run["tokens"]
+            if not run["reference"] or not all(isinstance(i, int) and 0 <= i < run["vocab"] for i in run["reference"]):
+                raise ValueError("the reference ids are not ids of the vocabulary")
             columns = [np.asarray(t[k], dtype=np.float64) for k in ("input_reads", "own", "init_norm")]
             if any(c.shape != (run["vocab"],) or not np.isfinite(c).all() or (c < 0).any() for c in columns):
                 raise ValueError("the token columns are not one non-negative number per token of the vocabulary")
