@@ -47,6 +47,8 @@ from lrngpt.training.timing import estimate_seconds, probe
 from lrngpt.training.trainer import train
 
 RESULT = "planted.json"
+FINDING = ("own movement, from ckpt_init.pt and the last weights alone, flags the tokens read as input fewer than "
+           "d times, tied and untied")
 WORKS = 0.9  # precision and recall, on the planted ids and on the vocabulary, for the verdict "works"
 PROTOCOLS = {
     # the README's GPT pair (2 layers, d=64, 200 steps of 16 x 64 on stories:1MB): about 2 minutes a run here
@@ -277,5 +279,8 @@ def planted_finding(out: Path) -> dict:
     reason = (f"against input reads < d: own movement {said('own_movement')}; Land & Bartolo's indicator "
               f"{said(r.get('main', MAIN))} ('works': precision and recall >= {WORKS:.0%} on the planted ids and "
               "the vocabulary)")
-    return {"verdicts": verdicts, "evidence": evidence, "reason": reason,
+    own = verdicts["own_movement"]
+    return {"key": "planted", "finding": FINDING,
+            "verdict": "works" if all(own[n]["verdict"] == "works" for n in ("tied", "untied")) else "fails",
+            "verdicts": verdicts, "evidence": evidence, "reason": reason,
             "reads_exact": all(r["runs"][n]["reads_exact"] for n in ("tied", "untied"))}

@@ -105,6 +105,10 @@ def test_the_verdict_is_works_only_where_precision_and_recall_reach_the_bar(stud
     own = planted_finding(tmp_path)["verdicts"]["own_movement"]
     assert own["tied"]["verdict"] == "works" and own["untied"]["verdict"] == "fails"
     assert own["tied"]["never_read"]["verdict"] == "fails" and own["untied"]["never_read"]["verdict"] == "works"
+    assert planted_finding(tmp_path)["verdict"] == "fails"  # the finding's own verdict: both tyings must work
+    r["runs"]["untied"]["scores"]["own_movement"]["under_trained"]["vocabulary"] = perfect
+    (tmp_path / RESULT).write_text(json.dumps(r))
+    assert planted_finding(tmp_path)["verdict"] == "works"
 
 
 def test_the_figure_draws_reads_against_own_movement_for_tied_and_untied(study):
