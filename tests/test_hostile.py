@@ -2452,3 +2452,75 @@ def test_a_timing_row_whose_seconds_are_not_a_time_is_refused_alike_by_the_dry_r
                       "line 2", "delete the line") for dry in (["--dry-run"], [])]
     assert lines[0] == lines[1] and str(record) in lines[0] and "years" not in lines[0]
     assert record.read_bytes() == before and not (tmp_path / "sw" / "runs").exists()  # nothing trained
+
+
+# ---- the planted-tokens study: a planted.json edited to nonsense, a plan that is not one ------------
+
+def _planted_result(vocab: int = 4) -> dict:
+    """The smallest planted.json the finding and the figure read: two runs, one score each."""
+    share = {"precision": 1.0, "recall": 0.5}
+    score = {t: {"planted": share, "vocabulary": share} for t in ("under_trained", "never_read")}
+    run = {"tied": True, "step": 10, "n_embd": 16, "vocab": vocab, "reads_exact": True, "reference": [3],
+           "scores": {"own_movement": score, "cosine_no_first_pc": score},
+           "tokens": {"input_reads": [0, 1, 10, 200][:vocab], "own": [0.0, 0.1, 0.2, 0.3][:vocab],
+                      "init_norm": [1.0] * vocab}}
+    return {"groups": {"0": [0], "1": [1]}, "main": "cosine_no_first_pc",
+            "runs": {"tied": run, "untied": {**run, "tied": False}}}
+
+
+PLANTED_NONSENSE = {
+    "not JSON": "{not json",
+    "a list": "[1, 2]",
+    "no runs": json.dumps({"groups": {}}),
+    "a precision of 7": json.dumps(_planted_result() | {"runs": {"tied": {**_planted_result()["runs"]["tied"], "scores": {
+        "own_movement": {t: {"planted": {"precision": 7, "recall": 1}, "vocabulary": {"precision": 1, "recall": 1}}
+                         for t in ("under_trained", "never_read")}}}, "untied": _planted_result()["runs"]["untied"]}}),
+    "a recall that is text": json.dumps(_planted_result()).replace('"recall": 0.5', '"recall": "half"', 1),
+    "a planted id past the vocabulary": json.dumps(_planted_result() | {"groups": {"0": [99]}}),
+    "reads that are not numbers": json.dumps(_planted_result()).replace('"input_reads": [0, 1, 10, 200]',
+                                                                        '"input_reads": ["a", 1, 10, 200]'),
+    "a reference id that is text": json.dumps(_planted_result()).replace('"reference": [3]', '"reference": ["3"]', 1),
+    "a step that is text": json.dumps(_planted_result()).replace('"step": 10', '"step": "ten"', 1),
+    "a column too short": json.dumps(_planted_result()).replace('"own": [0.0, 0.1, 0.2, 0.3]', '"own": [0.0]'),
+}
+
+
+@pytest.mark.parametrize("case", PLANTED_NONSENSE)
+def test_a_planted_json_edited_to_nonsense_is_refused_in_one_line_by_the_finding_and_the_figure(case, tmp_path):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.planted import planted_finding
+    from lrngpt.experiments.planted_figure import plot_planted
+
+    (tmp_path / "planted.json").write_text(PLANTED_NONSENSE[case])
+    for reader in (planted_finding, plot_planted):
+        with pytest.raises(UserError) as e:
+            reader(tmp_path)
+        assert "planted.json" in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_planted_json_the_finding_can_read_is_not_refused(tmp_path):
+    from lrngpt.experiments.planted import planted_finding
+
+    (tmp_path / "planted.json").write_text(json.dumps(_planted_result()))
+    assert planted_finding(tmp_path)["verdicts"]["own_movement"]["tied"]["verdict"] == "fails"  # recall 50%
+
+
+@pytest.mark.parametrize("kwargs", [{"scale": "huge"}, {"minutes": -1}, {"minutes": True}, {"minutes": "5"},
+                                    {"minutes": float("nan")}])
+def test_a_planted_plan_of_an_unknown_scale_or_a_time_that_is_no_time_is_refused_in_one_line(kwargs):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.planted import planted_plan
+
+    with pytest.raises(UserError) as e:
+        planted_plan(**kwargs)
+    assert "\n" not in str(e.value) and ("scale" in str(e.value) or "minutes" in str(e.value))
+
+
+@pytest.mark.parametrize("plan", [None, {}, {"scale": "tiny"}, "cpu"])
+def test_run_planted_refuses_what_is_not_a_plan_before_writing_anything(plan, tmp_path):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.planted import run_planted
+
+    with pytest.raises(UserError, match="planted_plan"):
+        run_planted(tmp_path / "out", plan)
+    assert not (tmp_path / "out").exists()

@@ -558,3 +558,22 @@ def test_a_sweep_with_points_at_once_leaves_the_users_text_and_files_as_they_wer
     assert code == 0, err
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (note, text)} == before
     assert sorted(p.name for p in (out / "runs").iterdir()) == ["d4-s1337-t5", "d8-s1337-t5"]
+
+
+@pytest.mark.parametrize("kind", ["missing", "a directory", "a FIFO", "not UTF-8"])
+def test_the_planted_finding_of_an_out_without_a_readable_planted_json_says_so_in_one_line(kind, tmp_path):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.planted import planted_finding
+
+    path = tmp_path / "planted.json"
+    if kind == "a directory":
+        path.mkdir()
+    elif kind == "a FIFO":
+        os.mkfifo(path)
+    elif kind == "not UTF-8":
+        path.write_bytes(b"\xff\xfe{}")
+    before = snapshot(tmp_path)
+    with pytest.raises(UserError) as e:
+        planted_finding(tmp_path)
+    assert str(path) in str(e.value) and "\n" not in str(e.value), str(e.value)
+    assert snapshot(tmp_path) == before  # nothing written (a FIFO is never opened)

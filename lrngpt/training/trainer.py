@@ -183,7 +183,10 @@ class Trainer:
     def _check_same_data(self, ckpt: dict) -> None:
         """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
         saved = self.saved_cfg
-        if ckpt.get("data_key") == data_key(load_corpus(self.cfg.data.corpus), self.cfg.data):
+        # data given by the caller (a sweep's, or a planted split with a key of its own) is what it started on
+        want = self.given_data.key if self.given_data is not None else data_key(load_corpus(self.cfg.data.corpus),
+                                                                                  self.cfg.data)
+        if ckpt.get("data_key") == want:
             return
         what = (f"data.corpus was {saved.data.corpus}, now {self.cfg.data.corpus}" if saved.data.corpus !=
                 self.cfg.data.corpus else f"the content of {self.cfg.data.corpus} changed: its files are not the ones "

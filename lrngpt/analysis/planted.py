@@ -1,0 +1,165 @@
+"""Planted tokens: a training split in which chosen ids are read as input an exact, known number of
+times, and indicators of under-trained tokens scored against that answer.
+
+Planting. The batch sampler draws window starts from the split's length and its seed only, so
+overwriting ids does not change which positions a run reads: the replayed sampler
+(BatchSampler.reads) gives how many times each position is read as input (position p is an input
+as often as p+1 is a target), before and after the change. An id the text never has read as input
+(its every occurrence at a position read 0 times) is written at positions whose input reads add up
+to exactly the wanted count, so after training it was read exactly that often. The 0 group is
+written at positions read neither as input nor as target: present in the text, never read.
+
+The indicator, "own movement": m_i = W_i - delta W0_i (the row's movement from ckpt_init.pt, weight
+decay removed, as lrngpt.analysis.rare_tokens.moved measures it); g = the mean of m over the
+reference tokens (the byte tokens no UTF-8 text holds, lrngpt.analysis.glitch.reference_ids), the
+shared drift that a tied table gives every never-read row; own_i = ||m_i - (m_i . g^) g^||, the
+movement left once the shared drift is taken out. Untied, g is 0 and own_i is the movement itself.
+Its threshold needs nothing but the two checkpoints: a row is flagged when its own movement is at most
+OWN_FACTOR times the largest own movement among the reference tokens (rows no text can have read),
+plus float32's rounding of the weight decay (lrngpt.analysis.rare_tokens.rounding) times the row's
+initial length, which is all an untied never-read row moves (OWN_RULE). The factor was chosen by
+measurement on the planted GPT pair (README, "The embedding table").
+
+What it can and cannot see: AdamW scales each coordinate's step by its own history, so a row read
+once already moves a large part of what a row read a thousand times moves; the movement's size
+separates never-read rows (and some read once) from the rest, not 10 reads from 1,000. Scored
+against input reads < d it therefore misses the rows read a few times; scored against never-read
+(reads == 0) it is the indicator to use. Both are scored (TRUTHS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lrngpt.analysis.glitch import CANDIDATE_SHARE, candidates
+from lrngpt.analysis.rare_tokens import rounding
+from lrngpt.data.sampler import BatchSampler
+from lrngpt.errors import UserError
+
+OWN_FACTOR = 2.0
+OWN_RULE = (f"own movement (the reference tokens' shared drift removed) <= {OWN_FACTOR:g} x the largest own movement "
+            "of a reference token + float32 rounding x the row's initial length")
+TRUTHS = {"under_trained": "input reads < d", "never_read": "input reads == 0"}
+REF_RULE = "indicator at or below the largest value among the reference tokens (as close to the unused as they are)"
+
+
+# ---- planting ------------------------------------------------------------------------------
+
+def position_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(input reads, target reads) of every position of the split in `steps` batches of the seeded sampler."""
+    as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)
+    as_input = np.zeros_like(as_target)
+    as_input[:-1] = as_target[1:]  # an input as often as the next position is a target
+    return as_input, as_target
+
+
+def _take(order: np.ndarray, reads: np.ndarray, used: np.ndarray, want: int) -> list[int]:
+    """Positions from `order` (not yet used) whose reads add up to exactly `want`, greedily."""
+    chosen, left = [], want
+    for p in order:
+        if left == 0:
+            break
+        r = int(reads[p])
+        if not used[p] and 0 < r <= left:
+            chosen.append(int(p))
+            used[p] = True
+            left -= r
+    if left:
+        raise UserError(f"the training split has too few read positions to plant an id read {want:,} times; "
+                        "train more steps or plant a smaller count")
+    return chosen
+
+
+def plant(tokens: np.ndarray, as_input: np.ndarray, as_target: np.ndarray, groups: dict[int, list[int]],
+          seed: int, keep: int | None = None) -> tuple[np.ndarray, dict[int, list[int]]]:
+    """A copy of `tokens` with each id of groups[count] written where it is read as input exactly
+    `count` times; returns (new tokens, id -> positions). `keep` (<|endoftext|>) is never overwritten,
+    so documents keep their bounds. The ids must be ones the text never has read as input."""
+    ids = [i for group in groups.values() for i in group]
+    reads = np.bincount(np.asarray(tokens, dtype=np.int64), weights=as_input, minlength=max(ids) + 1)
+    if len(set(ids)) != len(ids) or reads[ids].any():
+        raise UserError("planted ids must be distinct and never read as input by the text itself")
+    out = np.array(tokens, copy=True)
+    used = np.zeros(len(out), dtype=bool)
+    if keep is not None:
+        used[out == keep] = True
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(out))
+    unread = order[(as_input[order] == 0) & (as_target[order] == 0)]
+    where: dict[int, list[int]] = {}
+    for count, group in sorted(groups.items()):
+        for i in group:
+            if count == 0:  # in the text, never read: one position that no window touches
+                free = unread[~used[unread]]
+                if not len(free):
+                    raise UserError("the training split has no unread position to plant a never-read id at")
+                where[i] = [int(free[0])]
+                used[free[0]] = True
+            else:
+                where[i] = _take(order, as_input, used, count)
+            out[where[i]] = i
+    return out, where
+
+
+def never_read_ids(tokens: np.ndarray, as_input: np.ndarray, rows: int, exclude: set[int]) -> np.ndarray:
+    """Ids 0..rows-1 the split never has read as input, without `exclude` (reference, special ids)."""
+    reads = np.bincount(np.asarray(tokens, dtype=np.int64), weights=as_input, minlength=rows)[:rows]
+    ok = reads == 0
+    ok[list(exclude)] = False
+    return np.flatnonzero(ok)
+
+
+# ---- indicators ----------------------------------------------------------------------------
+
+def own_movement(now: torch.Tensor, init: torch.Tensor, delta: float, reference: list[int]) -> dict:
+    """Per row: movement ||m_i||, own movement (the reference tokens' mean drift projected out) and the
+    initial length ||delta W0_i||; with the drift's norm (0 untied)."""
+    m = (now - delta * init).double()
+    g = m[reference].mean(dim=0)
+    own = m
+    if g.norm() > 0:
+        u = g / g.norm()
+        own = m - torch.outer(m @ u, u)
+    return {"moved": m.norm(dim=1).numpy(), "own": own.norm(dim=1).numpy(),
+            "init_norm": (delta * init.double()).norm(dim=1).numpy(), "drift": float(g.norm())}
+
+
+def own_flags(own: dict, reference: list[int], steps: int) -> np.ndarray:
+    """OWN_RULE: own movement no larger than OWN_FACTOR x the reference tokens' largest, or float32 rounding."""
+    return own["own"] <= OWN_FACTOR * own["own"][reference].max() + rounding(steps) * own["init_norm"]
+
+
+def reference_flags(values: np.ndarray, reference: list[int]) -> np.ndarray:
+    """REF_RULE for an indicator where low = under-trained (Land & Bartolo's and their siblings)."""
+    return values <= values[reference].max()
+
+
+def share_flags(values: np.ndarray, reference: list[int]) -> np.ndarray:
+    """The authors' code's own rule: the lowest CANDIDATE_SHARE of the non-reference tokens."""
+    flags = np.zeros(len(values), dtype=bool)
+    flags[candidates(values, reference, CANDIDATE_SHARE)] = True
+    return flags
+
+
+# ---- scores --------------------------------------------------------------------------------
+
+def precision_recall(flagged: np.ndarray, truth: np.ndarray) -> dict:
+    """Of the flagged, the share truly under-trained (precision); of the under-trained, the share
+    flagged (recall); None where there is nothing to divide by."""
+    flagged, truth = np.asarray(flagged, dtype=bool), np.asarray(truth, dtype=bool)
+    tp = int((flagged & truth).sum())
+    fp, fn = int((flagged & ~truth).sum()), int((~flagged & truth).sum())
+    return {"tp": tp, "fp": fp, "fn": fn, "flagged": tp + fp, "positives": tp + fn,
+            "precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None}
+
+
+def score(flagged: np.ndarray, inputs: np.ndarray, width: int, planted: list[int], outside: np.ndarray) -> dict:
+    """Precision and recall of `flagged` against each of TRUTHS (input reads < width, never read): on
+    the planted ids, and on every id in `outside` (the vocabulary without the reference tokens, which
+    are flagged by definition)."""
+    out = {}
+    for name, truth in (("under_trained", inputs < width), ("never_read", inputs == 0)):
+        out[name] = {"planted": precision_recall(flagged[planted], truth[planted]),
+                     "vocabulary": precision_recall(flagged[outside], truth[outside])}
+    return out
