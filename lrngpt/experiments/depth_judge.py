@@ -36,6 +36,8 @@ TREND_Z = 1.0
 FLAT_SHARE = 0.1
 MIN_LEVELS = 2
 KEY = "width-depth-series"
+WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM head, which the non-embedding count "
+              "leaves out; a level with more tokens per parameter would tell whether they catch up later")
 FINDING = ("As the runs read more tokens per non-embedding parameter, the loss's change across shapes (d_model / "
            "n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward Kaplan et al.'s 3%")
 
@@ -111,12 +113,12 @@ def judge_levels(levels: list[dict]) -> dict:
                         f"{MAX_CHANGE:.0%})", "train longer: a level with more tokens per parameter (--minutes)")
     if -shrink > beyond:
         return _finding(NOT_MOVING, evidence, levels, trend, f"the spread grows by {-shrink:.2%}, beyond its noise "
-                        f"of {beyond:.2%}", None)
+                        f"of {beyond:.2%}", WIDTH_NEXT)
     flat = FLAT_SHARE * low["spread"]
     if abs(shrink) < flat and beyond < flat:
         return _finding(NOT_MOVING, evidence, levels, trend, f"the spread stays at {high['spread']:.2%} (it changed "
                         f"by {abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a noise of {beyond:.2%})",
-                        None)
+                        WIDTH_NEXT)
     return _finding(CANNOT_TELL, evidence, levels, trend, f"the spread changes by {shrink:+.2%}, within its noise of "
                     f"{beyond:.2%}", "add seeds to each level (the noise), or a level with more tokens per parameter")
 
