@@ -31,7 +31,7 @@ from lrngpt.experiments.budget import (
     START_S,
     check_minutes,
 )
-from lrngpt.experiments.presets import SHAPE_AXIS
+from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
 from lrngpt.training import timing as run_timing
 
 SOURCE = "width-depth"
@@ -200,6 +200,7 @@ def deviations(levels: list[dict], protocol: dict) -> list[str]:
     params = [s["non_embedding"] for s in shapes]
     s = protocol["set"]
     top = levels[-1]
+    study = STUDIES[SOURCE]["set"]
     n_train = _val_tokens(protocol["corpus"], 0.95)
     return [f"non-embedding parameters {min(params):,} to {max(params):,} instead of Kaplan et al.'s 768K to 1.5B",
             f"{len(chosen)} shapes, d / L {shapes[-1]['ratio']:.3g} to {shapes[0]['ratio']:.3g} "
@@ -209,5 +210,5 @@ def deviations(levels: list[dict], protocol: dict) -> list[str]:
             f"context {s['model.context_length']} instead of 1,024; batch {s['train.batch_size']} sequences",
             f"at most {top['tokens_per_param']:g} tokens per non-embedding parameter ({top['tokens_read']:,} tokens "
             f"a run, {top['tokens_read'] / n_train:.2f} passes of {protocol['corpus']}), not trained to convergence",
-            f"{len(SEEDS)} seeds a shape; the study's learning rate and schedule (lr 0.002 to 0.0002, cosine, "
-            f"warmup {WARMUP_SHARE:.0%} of the steps), not tuned per shape"]
+            f"{len(SEEDS)} seeds a shape; the study's learning rate and schedule (lr {study['train.lr']:g} to "
+            f"{study['train.min_lr']:g}, cosine, warmup {WARMUP_SHARE:.0%} of the steps), not tuned per shape"]
