@@ -45,6 +45,21 @@ def test_run_all_smoke_runs_the_chapter_check_on_cpu_and_writes_its_results(tmp_
     assert not list(out.rglob("*.pt"))
 
 
+def test_run_all_chapter_smoke_runs_lrn_chapter_and_leaves_its_verdicts_in_out(tmp_path):
+    """`run_all.sh --smoke --chapter`: the GPU's one call for the whole book chapter, at the tiny scale."""
+    out = tmp_path / "out"
+    proc = subprocess.run(["bash", str(ROOT / "benchmarks/gpu/run_all.sh"), "--smoke", "--chapter"],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "OUT": str(out), "PYTHON": sys.executable})
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    r = json.loads((out / "chapter.json").read_text())
+    assert {v["study"] for v in r["verdicts"]} >= {"width", "small-data", "width-depth", "planted", "pip"}
+    assert (out / "chapter" / "report.html").is_file() and (out / "chapter" / "verdicts.json").is_file()
+    bad = subprocess.run(["bash", str(ROOT / "benchmarks/gpu/run_all.sh"), "--chapters"], capture_output=True,
+                         text=True, env={**os.environ, "OUT": str(out)})
+    assert bad.returncode == 2 and "unknown option --chapters" in bad.stdout
+
+
 def test_peak_flops_by_gpu_name_and_dtype():
     import importlib.util
 

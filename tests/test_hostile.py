@@ -2524,3 +2524,46 @@ def test_run_planted_refuses_what_is_not_a_plan_before_writing_anything(plan, tm
     with pytest.raises(UserError, match="planted_plan"):
         run_planted(tmp_path / "out", plan)
     assert not (tmp_path / "out").exists()
+
+# ---- the width-depth scale series (lrngpt.experiments.depth_series, depth_judge) ----------------------------
+
+
+@pytest.mark.parametrize("minutes", [0, -5, float("nan"), float("inf"), "ten", None, True])
+def test_depth_series_plan_refuses_minutes_that_are_not_a_time(minutes):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.depth_series import plan_series
+
+    def never(*a, **k):
+        raise AssertionError("probed before the minutes were checked")
+
+    with pytest.raises(UserError, match="--minutes must be a positive number"):
+        plan_series(minutes, probe_fn=never)
+
+
+@pytest.mark.parametrize("content, needle", [
+    (None, "no summary.json there"),  # a directory with nothing in it
+    ("{not json", "summary"),
+    ("[1, 2]", "must hold a JSON object"),
+    ('{"rows": 3}', "no rows list"),
+])
+def test_depth_series_judge_refuses_a_level_that_is_not_a_finished_sweep_in_one_line(content, needle, tmp_path):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.depth_judge import judge_series
+
+    level = tmp_path / "tpp-4"
+    level.mkdir()
+    if content is not None:
+        (level / "summary.json").write_text(content)
+    with pytest.raises(UserError, match=re.escape(needle)) as err:
+        judge_series([level])
+    assert "\n" not in str(err.value)
+
+
+def test_depth_series_judge_refuses_a_file_given_as_a_level(tmp_path):
+    from lrngpt.errors import UserError
+    from lrngpt.experiments.depth_judge import judge_series
+
+    path = tmp_path / "summary.json"
+    path.write_text('{"rows": []}')
+    with pytest.raises(UserError, match="is a file|no summary.json there"):
+        judge_series([path])

@@ -7,8 +7,11 @@
 # results.json, results.md, chapter_check.log, gpu.txt (nvidia-smi), doctor.json (lrn doctor).
 # The check stops itself after 560 s, leaving the runs it finished in results.json.
 #
-#     bash benchmarks/gpu/run_all.sh            # on the GPU machine, from anywhere
-#     bash benchmarks/gpu/run_all.sh --smoke    # on a CPU: the same code at the tiny scale, seconds
+#     bash benchmarks/gpu/run_all.sh                    # on the GPU machine, from anywhere
+#     bash benchmarks/gpu/run_all.sh --smoke            # on a CPU: the same code at the tiny scale, seconds
+#     bash benchmarks/gpu/run_all.sh --chapter          # the whole book chapter at its scale (lrn chapter
+#                                                       # --scale full, on stories:100MB: no download there)
+#     bash benchmarks/gpu/run_all.sh --smoke --chapter  # the same command at the tiny scale, on a CPU
 #
 # Not run on a GPU yet: no GPU was lent to the session that wrote it.
 set -uo pipefail
@@ -19,7 +22,18 @@ mkdir -p "$out"
 py="$(command -v python3)"
 [ -x .venv/bin/python ] && py=.venv/bin/python
 py="${PYTHON:-$py}"  # the interpreter with torch (default: .venv's, else python3)
-if [ "${1:-}" = "--smoke" ]; then
+smoke=0; chapter=0
+for a in "$@"; do
+  case "$a" in --smoke) smoke=1 ;; --chapter) chapter=1 ;; *) echo "run_all.sh: unknown option $a (--smoke, --chapter)"; exit 2 ;; esac
+done
+if [ "$chapter" = 1 ]; then  # one call: every study, its verdicts in $OUT/chapter/verdicts.json and report.html
+  if [ "$smoke" = 1 ]; then scale=(--scale tiny); else scale=(--scale full --corpus stories:100MB); fi
+  timeout 560 "$py" -m lrngpt chapter "${scale[@]}" --out "$out/chapter" --json > "$out/chapter.json" 2> "$out/chapter.log"
+  code=$?
+  tail -n 20 "$out/chapter.log"
+  exit "$code"
+fi
+if [ "$smoke" = 1 ]; then
   "$py" benchmarks/gpu/chapter_check.py --smoke --out "$out" 2>&1 | tee "$out/chapter_check.log"
   exit "${PIPESTATUS[0]}"
 fi

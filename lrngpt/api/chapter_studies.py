@@ -45,21 +45,33 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
             "budget_sets": b.get("sets") or {}, "corpus": r.get("corpus"), "deviations": list(b.get("gives_up") or [])}
 
 
-def _plan(scale: str, minutes: float | None, out: Path, say) -> dict:
+def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
+    # torch, numpy: loaded only when this runs
+    from lrngpt.experiments import depth_series
+    from lrngpt.experiments.chapter_plan import too_short
+
+    try:
+        return depth_series.plan_series(60.0 if tiny else minutes, log=say, tiny=tiny)
+    except BudgetTooShort as e:
+        raise UserError(too_short("width-depth", minutes or 0.0, e.smallest)) from None
+
+
+def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None = None) -> dict:
     """Every part with its estimate: the budgeted parts probe this machine (seconds each)."""
     # torch, numpy: loaded only when this runs
     from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.experiments import depth_series, planted
+    from lrngpt.experiments import planted
 
     laptop = scale == "laptop"
+    text = [f"data.corpus={corpus}"] if corpus else []  # --scale full on a machine without the download
     share = cp.shares(minutes) if laptop and minutes else {}
     parts = []
-    width = _sweep_part("width", "embed-dim", None if laptop else scale, out, say, minutes=share.get("width"),
+    width = _sweep_part("width", "embed-dim", None if laptop else scale, out, say, minutes=share.get("width"), sets=text,
                         passes=cp.CHAPTER_PASSES if laptop else None,
                         axes=None if laptop else {"model.n_embd": cp.WIDTHS} if scale == "tiny" else None,
                         what=cp.STUDIES["width"][0])
     parts.append(width)
-    seed_sets = [f"{k}={v}" for k, v in width["budget_sets"].items()] if laptop else []
+    seed_sets = [f"{k}={v}" for k, v in width["budget_sets"].items()] if laptop else text
     seeds = {"name": "seeds", "kind": "sweep", "source": "seed-variance", "scale": "budget" if laptop else scale,
              "minutes": None, "passes": None, "set": seed_sets,
              "axes": {"model.n_embd": [cp.SEED_WIDTH], "train.seed": cp.EXTRA_SEEDS}, "what": cp.STUDIES["seeds"][0],
@@ -68,18 +80,23 @@ def _plan(scale: str, minutes: float | None, out: Path, say) -> dict:
     d64 = [s for n, s in width["point_seconds"].items() if n.startswith(f"d{cp.SEED_WIDTH}-")]
     seeds["est_seconds"] = round(len(cp.EXTRA_SEEDS) * (d64[0] if d64 else 0.0) + 6.0, 1)
     parts.append(seeds)
-    parts.append(_sweep_part("small-data", "embed-dim-small-data", None if laptop else scale, out, say,
+    parts.append(_sweep_part("small-data", "embed-dim-small-data", None if laptop else scale, out, say, sets=text,
                              minutes=share.get("small-data"), axes={"model.n_embd": cp.SMALL_TINY_WIDTHS}
                              if scale == "tiny" else None, what=cp.STUDIES["small-data"][0]))
-    series = depth_series.plan_series(share["width-depth"]) if laptop else \
-        depth_series.plan_series(None, scale=scale)
-    for level in series["levels"]:
-        parts.append({"name": f"width-depth/{level['name']}", "kind": "sweep", "source": level["source"],
-                      "scale": level["scale"], "minutes": None, "passes": None, "set": list(level["set"]),
-                      "axes": dict(level["axes"]), "what": cp.STUDIES["width-depth"][0] + f" ({level['name']})",
-                      "est_seconds": round(float(level["est_seconds"]), 1), "deviations": []})
-    parts[-1]["deviations"] = list(series.get("deviations") or [])
-    pl = planted.planted_plan(share.get("planted"), scale="tiny" if scale == "tiny" else "cpu")
+    if scale == "full":  # the study at its own scale: one level, judged by finding 4's rule
+        level = _sweep_part("width-depth/full", "width-depth", "full", out, say, sets=text,
+                            what=cp.STUDIES["width-depth"][0])
+        parts.append(level)
+        series = {"levels": [level], "deviations": []}
+    else:
+        series = _depth_plan(share.get("width-depth"), scale == "tiny", say)
+        for lv in series["levels"]:
+            parts.append({"name": f"width-depth/{lv['name']}", "kind": "sweep", "source": lv["source"],
+                          "scale": lv["scale"], "minutes": None, "passes": None, "set": list(lv["set"]),
+                          "axes": dict(lv["axes"]), "what": f"{cp.STUDIES['width-depth'][0]} ({lv['name']})",
+                          "est_seconds": round(float(lv["est_seconds"]), 1), "deviations": []})
+        parts[-1]["deviations"] = list(series.get("deviations") or [])
+    pl = planted.planted_plan(share.get("planted"), scale="tiny" if scale == "tiny" else "cpu")  # a GPU: cpu's
     parts.append({"name": "planted", "kind": "planted", "plan": pl, "what": cp.STUDIES["planted"][0],
                   "est_seconds": round(float(pl["est_seconds"]), 1), "deviations": list(pl.get("deviations") or [])})
     tiny = scale == "tiny"
@@ -116,13 +133,14 @@ def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
 
 @checked
 def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = None, dry_run: bool = False,
-            progress: bool | None = None, notes: Notes = None) -> dict:
+                corpus: str | None = None, progress: bool | None = None, notes: Notes = None) -> dict:
     """Every study of the book chapter in one call (`lrn chapter --minutes 60 --out DIR`): the width
     study's findings 1 and 2 at the chapter's own 0.12 passes, the seed noise, the small-data finding 3,
     width against depth as a series of tokens per parameter, under-trained tokens on planted tokens, the
     PIP prediction beside the measured best width, and superposition, each planned from a measured probe
     to fit `minutes` (default 60) here. `scale` "full" runs each study at the chapter's scale instead (a GPU
-    job), "tiny" in seconds. With dry_run=True, the plan and its estimate (probes only, nothing trained or
+    job), "tiny" in seconds; `corpus` (with a scale) is the text of every sweep instead of the scale's (a GPU
+    machine without the download: "stories:100MB"). With dry_run=True, the plan and its estimate (probes only, nothing trained or
     written). Run again on the same `out`, it resumes. Returns {"plan", "verdicts", "report", "seconds", "text"}.
 
     Example: ``r = lrngpt.run_chapter("runs/chapter", minutes=60, dry_run=True); r["plan"]["est_seconds"]``"""
@@ -134,6 +152,9 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
     scale_name = cp.check_scale(scale)
     if scale_name != "laptop" and minutes is not None:
         raise UserError("--minutes plans the laptop protocol; leave out --scale (or leave out --minutes)")
+    if corpus is not None and scale_name == "laptop":
+        raise UserError("--corpus goes with --scale full or tiny; the laptop plan generates the text its budget "
+                        "needs (a study on your own text: `lrn sweep STUDY --minutes N --corpus text:FILE`)")
     out = Path(out)
     stored = cp.stored_plan(out)
     if scale_name == "laptop":
@@ -145,7 +166,7 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
     else:
         cp.check_target(out)
         started = time.perf_counter()
-        plan = _plan(scale_name, minutes, out, say)
+        plan = _plan(scale_name, minutes, out, say, corpus)
         plan["planning_seconds"] = round(time.perf_counter() - started, 1)
     if dry_run:
         return {"plan": plan, "text": cp.plan_text(plan)}

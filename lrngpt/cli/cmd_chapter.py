@@ -27,6 +27,9 @@ def register(sub) -> None:
     p.add_argument("--scale", choices=["tiny", "full"],
                    help="full: each study at the book chapter's own scale (a GPU job); tiny: seconds, for a check "
                         "(default: the laptop plan for --minutes)")
+    p.add_argument("--corpus", metavar="SPEC",
+                   help="with --scale: the text of every sweep instead of the scale's (e.g. stories:100MB on a GPU "
+                        "machine without the TinyStories download; default: the scale's own)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the plan (each part, its estimate, what it gives up) from measured probes; train "
                         "and write nothing")
@@ -35,7 +38,8 @@ def register(sub) -> None:
 
 
 def cmd_chapter(args) -> None:
-    r = run_chapter(args.out, minutes=args.minutes, scale=args.scale, dry_run=args.dry_run, notes=stderr_note("chapter"))
+    r = run_chapter(args.out, minutes=args.minutes, scale=args.scale, dry_run=args.dry_run,
+                    corpus=args.corpus, notes=stderr_note("chapter"))
     if args.dry_run:
         emit(args, r["plan"], r["text"])
         return

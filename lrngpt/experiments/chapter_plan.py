@@ -38,7 +38,8 @@ from lrngpt.core.ownership import (
     write_owned_file,
 )
 from lrngpt.errors import UserError
-from lrngpt.experiments import chapter
+from lrngpt.experiments import chapter, planted
+from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.timing import check_row
@@ -287,15 +288,25 @@ def _from_finding(f: dict, study: str) -> dict:
             "next": f.get("next"), "commands": [c.get("cli") for c in f.get("commands") or []]}
 
 
+def planted_verdicts(d: Path) -> list[dict]:
+    """Two verdicts of the under-trained-token study: its indicator against the lecture's rule (input reads
+    < d) and against never read, each needing both the tied and the untied GPT."""
+    f = planted.planted_finding(d)
+    own = f["verdicts"]["own_movement"]
+    never = "works" if all(own[n]["never_read"]["verdict"] == "works" for n in ("tied", "untied")) else "fails"
+    return [{"study": "planted", "verdict": f["verdict"], "reason": f["reason"], "evidence": f["evidence"],
+             "summary": "own movement flags the tokens read fewer times than the row has numbers (tied and untied)"},
+            {"study": "planted", "verdict": never, "reason": None, "evidence": [],
+             "summary": "own movement flags the tokens never read (tied and untied)"}]
+
+
 def verdicts(out: Path, plan: dict) -> list[dict]:
     """Every study's verdict, in the plan's order, written to DIR/verdicts.json."""
-    from lrngpt.experiments import depth_series, planted
-
     out = Path(out)
     found = [_from_finding(f, s) for f, s in zip(width_findings(out), ("width", "width", "small-data"), strict=False)]
     levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
-    found.append(_from_finding(depth_series.judge_series(levels), "width-depth"))
-    found += [{**v, "study": "planted"} for v in planted.planted_verdicts(out / "planted")]
+    found.append(_from_finding(judge_series(levels), "width-depth"))
+    found += planted_verdicts(out / "planted")
     found.append(pip_verdict(read_json_object(out / "pip.json", "PIP estimate")))
     found.append(superposition_verdict(read_json_object(out / "superposition.json", "superposition result")))
     write_part_json(out, VERDICTS_FILE, {"verdicts": found})

@@ -16,7 +16,9 @@ from lrngpt.core.fsio import read_json_object
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.depth_judge import plot_series
 from lrngpt.experiments.figures import figure_pngs, png_bytes
+from lrngpt.experiments.planted_figure import plot_planted
 from lrngpt.report.html import CSS, esc, figure, slug, table
 from lrngpt.report.sweeps import VERDICT_CLASS
 
@@ -38,16 +40,14 @@ def _png(fig) -> bytes:
 
 def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
     """The figures of one study, drawn from its directory; a study not run yet draws none."""
-    from lrngpt.experiments import depth_series, planted
-
     if study == "width":
         docs = [cp._doc(out / n) for n in ("width", "seeds", "small-data")]
         return [(png, caption) for _, caption, png in figure_pngs(docs)]
     if study == "width-depth":
         levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
-        return [(_png(depth_series.plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
+        return [(_png(plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
     if study == "planted":
-        return [(_png(planted.plot_planted(out / "planted")), "input reads against each row's own movement")]
+        return [(_png(plot_planted(out / "planted")), "input reads against each row's own movement, planted ids marked")]
     if study == "superposition" and (out / "superposition.json").is_file():
         result = read_json_object(out / "superposition.json", "superposition result")
         return [(_png(superposition_figure(result)), "W^T W and ||W_i|| per sparsity")]

@@ -1,0 +1,214 @@
+"""Width against depth as a scale series: the laptop protocol where Kaplan et al.'s claim can show.
+
+The book chapter cites Kaplan et al. (2020, "Scaling Laws for Neural Language Models"): at a fixed
+non-embedding parameter count, changing d_model / n_layer 40-fold changes the loss only a little
+(within 3%). The width-depth study at --scale cpu reads 2.4 tokens per non-embedding parameter and
+the shapes come out 70% apart; the claim is about models trained far longer. On 2 cores a model that
+reads many tokens per parameter must be small, so this protocol shrinks the shapes to about 31K
+non-embedding parameters (SHAPES: 12 L d^2 + 4 L d + 2 d of 31,332 to 31,518, 0.59% apart; d / L from
+51 down to 1.08, 47x) and the vocabulary to 512, and trains the same shapes at increasing tokens per
+non-embedding parameter (the levels). Each level is one ordinary sweep of the width-depth study
+(`lrngpt.sweep(level["source"], scale=level["scale"], set=level["set"], axes=level["axes"], out=...)`:
+resumable, dry-run, timing.jsonl); lrngpt.experiments.depth_judge reads the finished levels.
+
+`plan_series(minutes)` probes each shape on this machine (lrngpt.training.timing.probe) and keeps the
+largest top level of TOPS whose LEVELS levels (the top, a quarter of it, a sixteenth: RATIO apart) fit
+`minutes`, two seeds a shape at every level (the noise each level is judged against). docs/
+width-depth-study.md ("On a laptop: a scale series") has the measurements that chose it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.experiments.budget import (
+    POINT_OVERHEAD_S,
+    PREPARE_S,
+    PREPARE_S_PER_MB,
+    PROBE_MARGIN,
+    START_S,
+    check_minutes,
+)
+from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
+from lrngpt.training import timing as run_timing
+
+SOURCE = "width-depth"
+# (n_layer, n_embd, n_head): heads of 7 to 17 dimensions that divide the width
+SHAPES = [[1, 51, 3], [2, 36, 3], [10, 16, 2], [13, 14, 2]]
+SEEDS = [1337, 1338]
+RATIO, LEVELS = 4, 3  # a level reads RATIO x the tokens of the one below; a series has LEVELS levels
+WARMUP_SHARE = 0.05  # of each run's steps (at least one)
+EVALS = 4  # periodic evaluations a run
+SERIES_SUMMARY_S = 12.0  # a level's summary and figures, measured at most 10 s here (the budget's SUMMARY_S)
+PROTOCOLS = {
+    # tokens per non-embedding parameter of the top level, tried largest first
+    "cpu": {"scale": "cpu", "tops": [512, 256, 128, 64, 32], "min_steps": 20, "corpus": "stories:10MB",
+            "set": {"data.vocab_size": 512, "model.context_length": 64, "train.batch_size": 32,
+                    "train.eval_tokens": 20_000, "train.train_eval_tokens": 20_000}},
+    # tests: three of the shapes (d / L still 47x), two levels, a few steps each
+    "tiny": {"scale": "tiny", "tops": [0.04, 0.02, 0.01], "min_steps": 1, "corpus": "stories:300KB",
+             "shapes": [SHAPES[0], SHAPES[1], SHAPES[-1]], "levels": 2,
+             "set": {"data.vocab_size": 512, "model.context_length": 32, "train.batch_size": 4,
+                     "train.eval_tokens": 2_000, "train.train_eval_tokens": 2_000}},
+}
+# stories at vocabulary 512: `lrn data prepare --corpus stories:20MB --vocab-size 512` gave 8,647,321 training
+# tokens of its 18,979,205 bytes (2.19 bytes a token) and 465,634 validation tokens
+BYTES_PER_TOKEN_512 = 2.19
+CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding parameters fixed, d_model / n_layer "
+           "varied 40-fold changes the loss by at most 3%; their models (768K to 1.5B non-embedding parameters, "
+           "context 1,024, vocabulary 50,257) were trained on up to 23B tokens of WebText2, far more tokens per "
+           "parameter than a 2-core laptop gives a chapter-sized model")
+
+
+def non_embedding(n_layer: int, n_embd: int) -> int:
+    """A pre-norm GPT's blocks and final LayerNorm: 12 L d^2 (attention 4 d^2, MLP 8 d^2) + 4 L d (two
+    LayerNorms a block, weight and bias; no linear biases) + 2 d (the final LayerNorm)."""
+    return 12 * n_layer * n_embd ** 2 + 4 * n_layer * n_embd + 2 * n_embd
+
+
+def _shapes(protocol: dict) -> list[list[int]]:
+    return protocol.get("shapes", SHAPES)
+
+
+def shape_table(shapes: list[list[int]] | None = None) -> list[dict]:
+    return [{"n_layer": n, "n_embd": d, "n_head": h, "non_embedding": non_embedding(n, d), "ratio": d / n}
+            for n, d, h in shapes or SHAPES]
+
+
+def _sets(protocol: dict, steps: int) -> dict:
+    return {**protocol["set"], "data.corpus": protocol["corpus"], "train.steps": steps,
+            "train.warmup_steps": max(1, round(steps * WARMUP_SHARE)), "train.eval_every": max(1, steps // EVALS),
+            "train.log_every": max(1, steps // EVALS)}
+
+
+def level(tokens_per_param: float, protocol: dict) -> dict:
+    """One level: its steps (tokens per parameter x the mean non-embedding parameters over the tokens a
+    step reads, at least the protocol's min_steps) as a sweep of the width-depth study."""
+    table = shape_table(_shapes(protocol))
+    params = sum(s["non_embedding"] for s in table) / len(table)
+    per_step = protocol["set"]["train.batch_size"] * protocol["set"]["model.context_length"]
+    steps = max(protocol["min_steps"], round(tokens_per_param * params / per_step))
+    sets = _sets(protocol, steps)
+    name = f"tpp-{tokens_per_param:g}"
+    return {"name": name, "tokens_per_param": float(tokens_per_param), "source": SOURCE, "scale": protocol["scale"],
+            "set": [f"{k}={v}" for k, v in sets.items()], "axes": {SHAPE_AXIS: [list(s) for s in _shapes(protocol)],
+                                                                    "train.seed": list(SEEDS)},
+            "steps": steps, "tokens_read": steps * per_step}
+
+
+def _val_tokens(corpus: str, val_fraction: float) -> int:
+    size = corpus.removeprefix("stories:")
+    mb = float(size.removesuffix("MB")) if size.endswith("MB") else float(size.removesuffix("KB")) / 1000
+    return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
+
+
+def _probe(protocol: dict, probe_fn, log) -> tuple[dict, float]:
+    """Each shape's seconds per training and evaluated token at the protocol's batch; the probe's seconds."""
+    # torch: loaded only when this runs (the sweep's grid builds configs)
+    from lrngpt.device.distributed import resolve_device
+    from lrngpt.experiments.grid import resolve_sweep
+
+    t0 = time.perf_counter()
+    lv = level(protocol["tops"][-1], protocol)
+    sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
+    out = {}
+    for p in sweep.points:
+        cfg = p.config
+        device = resolve_device(cfg.train.device)
+        log(f"timing {cfg.model.n_layer} x {cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
+            f"{cfg.train.seq_len}) to plan the width-depth series")
+        out[(cfg.model.n_layer, cfg.model.n_embd)] = probe_fn(cfg, device, max_tokens=cfg.train.tokens_per_step,
+                                                              steps=2)
+    return out, time.perf_counter() - t0
+
+
+def _axis_item(protocol: dict) -> str:
+    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in _shapes(protocol))
+
+
+def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float:
+    """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
+    budget's per-point overhead, one after another, and the summary."""
+    # torch: loaded only when this runs
+    from lrngpt.experiments.grid import resolve_sweep
+
+    axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
+    total = START_S + SERIES_SUMMARY_S
+    for p in resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points:
+        t = timings[(p.config.model.n_layer, p.config.model.n_embd)]
+        total += run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
+    return total
+
+
+def _prepare_seconds(protocol: dict) -> float:
+    """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
+    # torch, tokenizers: loaded only when this runs
+    from lrngpt.corpora import load_corpus
+    from lrngpt.data.prepared import cached_prepared, data_key
+    from lrngpt.experiments.grid import resolve_sweep
+    from lrngpt.runconfig.schema import from_dict
+
+    lv = level(protocol["tops"][-1], protocol)
+    base = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"]).base
+    data = from_dict(base).data
+    if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None:
+        return 0.0
+    return PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
+
+
+def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) -> dict:
+    """The levels that fit `minutes` on this machine (JSON-able); UserError naming the smallest minutes that
+    fit when even the smallest series does not. `tiny`: a seconds-long plan for tests."""
+    if isinstance(minutes, bool):  # an int to Python, not a time to a user
+        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 15 (got {minutes})")
+    minutes, log = check_minutes(minutes), log or (lambda m: None)
+    protocol = PROTOCOLS["tiny" if tiny else "cpu"]
+    timings, probe_s = _probe(protocol, probe_fn or run_timing.probe, log)
+    fixed = probe_s + _prepare_seconds(protocol)
+    n_val = _val_tokens(protocol["corpus"], 0.05)
+    plan = None
+    for top in protocol["tops"]:
+        levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
+        for lv in levels:
+            lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val), 1)
+        est = fixed + sum(lv["est_seconds"] for lv in levels)
+        plan = (levels, est)
+        if est <= minutes * 60:
+            break
+    else:
+        smallest = math.ceil(plan[1] * PROBE_MARGIN / 60 * 2) / 2
+        raise BudgetTooShort(f"--minutes {minutes:g} is too short for the width-depth series here: the smallest (tokens per "
+                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in plan[0])}, {len(_shapes(protocol))} "
+                        f"shapes x {len(SEEDS)} seeds a level) takes about {plan[1] / 60:.1f} min on this machine; give "
+                        f"{smallest:g} minutes or more", smallest)
+    levels, est = plan
+    return {"minutes": minutes, "est_seconds": round(est, 1), "parts": {"probe": round(probe_s, 1),
+                                                                         "prepare": round(fixed - probe_s, 1)},
+            "levels": levels, "shapes": shape_table(_shapes(protocol)), "protocol": "tiny" if tiny else "cpu",
+            "timing": {f"{n}x{d}": {"train_tokens_per_s": round(1 / t["train_s_per_token"]),
+                                    "eval_tokens_per_s": round(1 / t["eval_s_per_token"])}
+                       for (n, d), t in timings.items()},
+            "chapter": CHAPTER, "deviations": deviations(levels, protocol)}
+
+
+def deviations(levels: list[dict], protocol: dict) -> list[str]:
+    """What the series gives up against Kaplan et al.'s protocol, one line each."""
+    chosen = _shapes(protocol)
+    shapes = shape_table(chosen)
+    params = [s["non_embedding"] for s in shapes]
+    s = protocol["set"]
+    top = levels[-1]
+    study = STUDIES[SOURCE]["set"]
+    n_train = _val_tokens(protocol["corpus"], 0.95)
+    return [f"non-embedding parameters {min(params):,} to {max(params):,} instead of Kaplan et al.'s 768K to 1.5B",
+            f"{len(chosen)} shapes, d / L {shapes[-1]['ratio']:.3g} to {shapes[0]['ratio']:.3g} "
+            f"({shapes[0]['ratio'] / shapes[-1]['ratio']:.0f}x), heads of {min(x[1] // x[2] for x in chosen)} to "
+            f"{max(x[1] // x[2] for x in chosen)} dimensions",
+            f"vocabulary {s['data.vocab_size']} (BPE on the generated stories) instead of GPT-2's 50,257",
+            f"context {s['model.context_length']} instead of 1,024; batch {s['train.batch_size']} sequences",
+            f"at most {top['tokens_per_param']:g} tokens per non-embedding parameter ({top['tokens_read']:,} tokens "
+            f"a run, {top['tokens_read'] / n_train:.2f} passes of {protocol['corpus']}), not trained to convergence",
+            f"{len(SEEDS)} seeds a shape; the study's learning rate and schedule (lr {study['train.lr']:g} to "
+            f"{study['train.min_lr']:g}, cosine, warmup {WARMUP_SHARE:.0%} of the steps), not tuned per shape"]
