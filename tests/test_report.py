@@ -492,3 +492,23 @@ def test_a_huge_lines_txt_is_shown_cut_not_copied_into_the_page(sweep_dir, tmp_p
     page, _ = build_report(d)
     assert page.count("a line lrn did not write") <= MAX_LINES_BYTES // len(line)
     assert re.search(r"\.\.\. \([\d,]+ more bytes of .*lines\.txt not shown\)", page)
+
+
+def test_the_width_study_headline_sets_problem_10_beside_the_chapters():
+    """`lrn report`'s width-study headline: the bpb saved per million added parameters at the sweep's
+    small and large end, with the chapter's 0.0639 against 0.0038 (about 17x) beside."""
+    from lrngpt.analysis.costs import mlp_params
+    from lrngpt.experiments.chapter import VAL_BPB
+    from lrngpt.experiments.summary import by_width
+    from lrngpt.report.sweeps import sweep_headline
+
+    rows = [{"n_embd": d, "seed": 1337, "steps": 400, "train_tokens": None, "params": mlp_params(4096, 6, 512, d)["total"],
+             "embedding": 4096 * d, "val_bpb": v + 0.1 * (d == 512), "train_bpb": None, "gap": None, "used_axes": d,
+             "passes": 0.7, "seconds": 1.0, "values": {}} for d, v in VAL_BPB.items()]
+    doc = {"label": "embed-dim", "scale": "cpu", "corpus": "text:a.txt", "rows": rows, "points": 8,
+           "by_width": by_width(rows)}
+    head = sweep_headline([doc])
+    # 256 -> 512 lost 0.0931 here: a negative saving, and no ratio
+    assert ("val bpb saved per million added parameters: 64 -&gt; 128 0.0639, 256 -&gt; 512 -0.0507 (no ratio: the "
+            "large end saved nothing); the chapter&#x27;s Problem 10: 64 -&gt; 128 0.0639 against 256 -&gt; 512 0.0038, "
+            "about 17x") in head
