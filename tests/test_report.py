@@ -342,7 +342,7 @@ def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_n
         ("shows", "shows"), ("not", "does not show"), ("shows", "shows")]
     assert '<p class="lead">It read 50% of its training targets (0.70 passes' in text
     assert text.count('<div class="finding">') == 3 and "<b>Next:</b> train on a larger text (at least" in text
-    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=text:A_LARGER_TEXT.txt --out DIR-more-text' in text
+    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=stories:29MB --out DIR-more-text' in text
     assert "<p class=\"sub\">Checked: the same steps and batch: finding 1&#x27;s savings are measured as before" in text
     alone = findings_html(judge([embed]))
     assert '<span class="verdict unknown">cannot tell</span>' in alone
