@@ -105,6 +105,25 @@ QUOTES = {
 }
 
 
+def _split(token: str, pieces: list[str]) -> str:
+    return f"{token!r} is not one token of its BPE ({' + '.join(map(repr, pieces))})"
+
+
+def neighbours_line(query: str, found: dict, untrained: bool) -> str:
+    """The chapter's cosine for `query` (NEIGHBOURS trained, UNTRAINED_NEIGHBOURS before training)
+    beside the run's own (`found`: lrngpt.analysis.embeddings.pair_cosine)."""
+    other, cos = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[query]
+    head = (f"the chapter: {query!r}'s untrained neighbour {other!r} {cos:.2f}; this run, untrained: " if untrained
+            else f"the chapter: {query!r} ~ {other!r} {cos:.2f} (trained); this run: ")
+    split = found["split"]
+    if query in split:
+        return head + _split(query, split[query])
+    nearest = f"{query!r}'s nearest {found['nearest']!r} {found['nearest_cosine']:.2f}"
+    pair = _split(other, split[other]) if other in split else f"{query!r} ~ {other!r} {found['cosine']:.2f}"
+    # untrained, the chapter's figure is the nearest neighbour's cosine: the run's nearest comes first
+    return head + (f"{nearest}; {pair}" if untrained else f"{pair}; {nearest}")
+
+
 def quote(key: str) -> str:
     """The chapter's sentence `key` in English, in quotation marks."""
     return f'"{QUOTES[key][1]}"'

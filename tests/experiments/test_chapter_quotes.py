@@ -187,3 +187,18 @@ def test_the_chapters_text_is_550_million_tokens_of_a_text_it_does_not_name_in_t
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "the chapter's best width was 512 on its data (550 million training tokens of a text it does not name" \
         in readme
+
+
+def test_the_chapters_neighbours_are_its_quotes_and_are_set_beside_the_runs_own():
+    assert chapter.NEIGHBOURS == {" Lily": (" Mia", 0.95)} and "' Lily' and ' Mia'" in chapter.QUOTES["lily_mia"][1]
+    assert "0.95" in chapter.QUOTES["lily_mia"][0] and "0.48" in chapter.QUOTES["luna"][0]
+    assert chapter.UNTRAINED_NEIGHBOURS == {" Luna": (" pretending", 0.48)}
+    found = {"split": {}, "cosine": 0.7123, "nearest": " Tom", "nearest_cosine": 0.8}
+    assert chapter.neighbours_line(" Lily", {**found, "other": " Mia"}, untrained=False) == (
+        "the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ' Lily' ~ ' Mia' 0.71; ' Lily''s nearest ' Tom' 0.80")
+    assert chapter.neighbours_line(" Luna", {**found, "cosine": 0.05}, untrained=True) == (
+        "the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, untrained: ' Luna''s nearest ' Tom' "
+        "0.80; ' Luna' ~ ' pretending' 0.05")
+    split = {"split": {" pretending": [" pre", "tending"]}, "cosine": None, "nearest": " Tom", "nearest_cosine": 0.41}
+    assert chapter.neighbours_line(" Luna", split, untrained=True).endswith(
+        "' Luna''s nearest ' Tom' 0.41; ' pretending' is not one token of its BPE (' pre' + 'tending')")
