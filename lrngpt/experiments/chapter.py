@@ -99,6 +99,9 @@ QUOTES = {
     "problem10": ("(나)는 0.0293 ÷ 0.458752 라서 백만 개당 0.0639, 0.0069 ÷ 1.835008 은 0.0038 이야. 열일곱 배쯤 차이 나.",
                   "(b) is 0.0293 / 0.458752, so 0.0639 per million, and 0.0069 / 1.835008 is 0.0038: about seventeen "
                   "times apart"),
+    "yardsticks": ("그들의 결과는 PIP 손실과 낱말 시험으로 잰 것이고 우리는 다음 토큰 맞히기의 검증 손실로 쟀으니, 모델도 잣대도 다르다.",
+                   "their results were measured with the PIP loss and word tests, ours with the validation loss of "
+                   "next-token prediction: the models and the yardsticks differ"),
     "small_gap": ("검증 글과 학습 글의 차이가 길이 8 의 0.0373 에서 512 의 0.3785 로 열 배 벌어졌다.",
                   "the difference between the validation and the training text widened tenfold, from 0.0373 at width 8 "
                   "to 0.3785 at 512"),
