@@ -202,3 +202,34 @@ def test_the_chapters_neighbours_are_its_quotes_and_are_set_beside_the_runs_own(
     split = {"split": {" pretending": [" pre", "tending"]}, "cosine": None, "nearest": " Tom", "nearest_cosine": 0.41}
     assert chapter.neighbours_line(" Luna", split, untrained=True).endswith(
         "' Luna''s nearest ' Tom' 0.41; ' pretending' is not one token of its BPE (' pre' + 'tending')")
+
+
+def test_the_docs_set_the_chapters_39_s_a_run_beside_lrns_measured_seconds():
+    assert chapter.SECONDS_PER_RUN == 39 and "39" in chapter.QUOTES["seconds"][0]
+    assert chapter.TRAIN_SECONDS == (22, 30) and "22" in chapter.QUOTES["train_seconds"][0]
+    study = " ".join((ROOT / "docs" / "embedding-width-study.md").read_text(encoding="utf-8").split())
+    said = f"the chapter: each training run took {chapter.SECONDS_PER_RUN} s on its machine"
+    assert study.count(said) == 2  # beside the loaded sweeps' seconds and the quiet sweep's
+    assert f"training 159 s at d = 16 to 304 s at d = 512, peak RSS 888 MB; {said}" in study
+    assert (chapter.READ / (400 * 16 * 256)) == 40 and "40 times the tokens of these 400 steps of 16 x 256" in study
+    assert "(the chapter: 22-30 s of training, 39 s a run)" in study
+
+
+def test_the_readme_names_bengios_width_and_yin_and_shens_word2vec_remark_as_the_chapter_does():
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    models = readme.split("### Models", 1)[1].split("- **GPT**", 1)[0]
+    assert chapter.BENGIO_WIDTH == 100 and "벤지오 팀은 100" in chapter.QUOTES["bengio"][0]
+    assert '"A Neural Probabilistic Language Model", whose feature vectors had 30 to 100 dimensions' in models
+    assert f'the chapter: "{chapter.QUOTES["bengio"][1]}"' in models
+    pip = readme.split("### The width before training", 1)[1].split("### Training on your own text", 1)[0]
+    assert chapter.WORD2VEC_WIDTH == 300
+    assert f'the chapter: "{" ".join(chapter.QUOTES["word2vec"][0].split())}"' in pip
+    assert "many studies use it probably because the first word2vec paper chose 300" in pip
+    assert f'"{chapter.QUOTES["yardsticks"][0]}"' in pip  # the sentence the far-apart line quotes
+
+
+def test_the_readme_demo_shows_the_chapters_neighbours_beside_the_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    demo = readme.split("## What `make demo` does", 1)[1].split("## Using it", 1)[0]
+    assert "the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ' Lily' ~ ' Mia' 0.06" in demo
+    assert "the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, untrained: " in demo
