@@ -179,6 +179,14 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     queries = re.findall(r"<tr><td><code>(.*?)</code></td>", section(page, "Embedding neighbours"))
     assert [html.unescape(q) for q in queries] == ["' Lily'", "' happy'"]
     assert "The tokens asked for (--token)" in page
+    # the chapter's ' Lily' ~ ' Mia' 0.95 beside this run's own, from the table the section showed
+    from lrngpt.analysis.embeddings import load_table, pair_cosine
+    from lrngpt.experiments.chapter import neighbours_line
+
+    loaded, table = load_table(run, "last")
+    line = neighbours_line(" Lily", pair_cosine(loaded.tokenizer, table, " Lily", " Mia"), untrained=False)
+    assert f'<p class="sub">{html.escape(line)}.</p>' in section(page, "Embedding neighbours")
+    assert line.startswith("the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ")
     capsys.readouterr()
 
 
