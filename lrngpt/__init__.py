@@ -38,8 +38,8 @@ __all__ = [
     "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2", "lesson_lookup",
     "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
     "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "run_chapter",
-    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine", "tokenizer_decode",
-    "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
+    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
+    "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
     "width_from_depth", "write_report",
 ]
 if _typing.TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
@@ -80,6 +80,7 @@ if _typing.TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads 
         theory_fourth_root,
         theory_jl,
         theory_pip,
+        theory_pip_figure,
         theory_random_cosine,
         tokenizer_decode,
         tokenizer_encode,

@@ -973,6 +973,10 @@ def test_pip_and_superposition_refuse_bad_input_in_one_line(case, text_corpus, t
     (lambda: __import__("lrngpt").lesson_superposition(sparsity=[0.5, float("inf")]), "sparsity=inf: the share"),
     (lambda: __import__("lrngpt").lesson_superposition(sparsity="0.9"), "sparsity must be a list of numbers"),
     (lambda: __import__("lrngpt").lesson_superposition_figure([1]), "result must be a dict"),
+    (lambda: __import__("lrngpt").theory_pip_figure([1]), "result must be a dict"),
+    (lambda: __import__("lrngpt").theory_pip_figure({}), "result must be what lrngpt.theory_pip() returns"),
+    (lambda: __import__("lrngpt").theory_pip_figure({"curve": {"pip_loss": "abc"}, "optimal": {"k": 1}}),
+     "result must be what lrngpt.theory_pip() returns"),
 ])
 def test_pip_and_superposition_api_raise_user_errors(call, needle):
     with pytest.raises(__import__("lrngpt").UserError, match=re.escape(needle)):

@@ -137,3 +137,12 @@ def test_jupyter_nbconvert_execute_runs_a_notebook_and_saves_the_bars_final_stat
     texts = [o["data"]["text/plain"] for o in outputs if "text/plain" in o.get("data", {})]
     assert [t.split(":")[0] for t in texts] == ["leave=False", "leave=True"]
     assert all(": 100%" in t and "7/7" in t for t in texts), texts
+
+
+def test_the_width_study_notebook_draws_the_pip_prediction_beside_its_sweep():
+    nb = json.loads((ROOT / "notebooks" / "2-width-study.ipynb").read_text(encoding="utf-8"))
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    cell = next(c for c in code if "theory_pip_figure" in c)
+    assert 'lrngpt.theory_pip("stories:300KB", vocab_size=512, sweep=sweep)' in cell  # the tiny scale's text
+    assert cell.rstrip().endswith("lrngpt.theory_pip_figure(pip)")  # the figure is the cell's output
+    assert code.index(cell) > next(i for i, c in enumerate(code) if "lrngpt.sweep(" in c)

@@ -179,6 +179,14 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     queries = re.findall(r"<tr><td><code>(.*?)</code></td>", section(page, "Embedding neighbours"))
     assert [html.unescape(q) for q in queries] == ["' Lily'", "' happy'"]
     assert "The tokens asked for (--token)" in page
+    # the chapter's ' Lily' ~ ' Mia' 0.95 beside this run's own, from the table the section showed
+    from lrngpt.analysis.embeddings import load_table, pair_cosine
+    from lrngpt.experiments.chapter import neighbours_line
+
+    loaded, table = load_table(run, "last")
+    line = neighbours_line(" Lily", pair_cosine(loaded.tokenizer, table, " Lily", " Mia"), untrained=False)
+    assert f'<p class="sub">{html.escape(line)}.</p>' in section(page, "Embedding neighbours")
+    assert line.startswith("the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ")
     capsys.readouterr()
 
 
@@ -342,7 +350,7 @@ def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_n
         ("shows", "shows"), ("not", "does not show"), ("shows", "shows")]
     assert '<p class="lead">It read 50% of its training targets (0.70 passes' in text
     assert text.count('<div class="finding">') == 3 and "<b>Next:</b> train on a larger text (at least" in text
-    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=text:A_LARGER_TEXT.txt --out DIR-more-text' in text
+    assert '<pre class="cmd">$ lrn sweep embed-dim --set data.corpus=stories:29MB --out DIR-more-text' in text
     assert "<p class=\"sub\">Checked: the same steps and batch: finding 1&#x27;s savings are measured as before" in text
     alone = findings_html(judge([embed]))
     assert '<span class="verdict unknown">cannot tell</span>' in alone
@@ -492,3 +500,23 @@ def test_a_huge_lines_txt_is_shown_cut_not_copied_into_the_page(sweep_dir, tmp_p
     page, _ = build_report(d)
     assert page.count("a line lrn did not write") <= MAX_LINES_BYTES // len(line)
     assert re.search(r"\.\.\. \([\d,]+ more bytes of .*lines\.txt not shown\)", page)
+
+
+def test_the_width_study_headline_sets_problem_10_beside_the_chapters():
+    """`lrn report`'s width-study headline: the bpb saved per million added parameters at the sweep's
+    small and large end, with the chapter's 0.0639 against 0.0038 (about 17x) beside."""
+    from lrngpt.analysis.costs import mlp_params
+    from lrngpt.experiments.chapter import VAL_BPB
+    from lrngpt.experiments.summary import by_width
+    from lrngpt.report.sweeps import sweep_headline
+
+    rows = [{"n_embd": d, "seed": 1337, "steps": 400, "train_tokens": None, "params": mlp_params(4096, 6, 512, d)["total"],
+             "embedding": 4096 * d, "val_bpb": v + 0.1 * (d == 512), "train_bpb": None, "gap": None, "used_axes": d,
+             "passes": 0.7, "seconds": 1.0, "values": {}} for d, v in VAL_BPB.items()]
+    doc = {"label": "embed-dim", "scale": "cpu", "corpus": "text:a.txt", "rows": rows, "points": 8,
+           "by_width": by_width(rows)}
+    head = sweep_headline([doc])
+    # 256 -> 512 lost 0.0931 here: a negative saving, and no ratio
+    assert ("val bpb saved per million added parameters: 64 -&gt; 128 0.0639, 256 -&gt; 512 -0.0507 (no ratio: the "
+            "large end saved nothing); the chapter&#x27;s Problem 10: 64 -&gt; 128 0.0639 against 256 -&gt; 512 0.0038, "
+            "about 17x") in head

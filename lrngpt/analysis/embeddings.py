@@ -104,6 +104,23 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
             "sizes": sizes}
 
 
+def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
+    """The cosine of two tokens' rows and the query's nearest neighbour with its cosine: what a
+    sentence such as "' Lily' ~ ' Mia' 0.95" compares. A word this BPE splits has no row of its own:
+    its pieces are given ("split") and the figures that need its row are None."""
+    ids_q, ids_o = tokenizer.encode(query), tokenizer.encode(other)
+    split = {t: [tokenizer.id_to_token(i) for i in ids] for t, ids in ((query, ids_q), (other, ids_o)) if len(ids) != 1}
+    out = {"query": query, "other": other, "split": split, "cosine": None, "nearest": None, "nearest_cosine": None}
+    if query in split:
+        return out
+    (near, near_cos), = cosine_neighbors(table, ids_q[0], 1)
+    out.update(nearest=tokenizer.id_to_token(near), nearest_cosine=round(near_cos, 4))
+    if other not in split:
+        unit = F.normalize(_check_table(table), dim=1)
+        out["cosine"] = round(float(unit[ids_q[0]] @ unit[ids_o[0]]), 4)
+    return out
+
+
 def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
     """Neighbours of a token, or of the mean of a word's tokens when the BPE split it."""
     if not text:

@@ -297,6 +297,27 @@ YARDSTICKS = ("the yardsticks differ: the PIP loss measures how far a k-wide fac
               "by the model and the amount of text together")
 
 
+FAR_APART = 2.0  # the measured best width and k this many times apart, or more: the sentence explains
+
+
+def far_apart(result: dict, best: dict) -> str | None:
+    """Why the PIP-optimal k and the sweep's best width d differ, from this text's numbers (tokens,
+    signal rank, noise edge) and the sweep's (steps, d); None when they are within FAR_APART of each
+    other, or when no width beats no embedding (k = 0, said by its own line)."""
+    k, d = result["optimal"]["k"], best["best_width"]
+    if k < 1 or d < 1 or max(k, d) / min(k, d) <= FAR_APART:
+        return None
+    steps = f"the {best['steps']:,} steps it trained" if isinstance(best.get("steps"), int) else "the steps it trained"
+    return (f"the measured best d = {d} is {max(k, d) / min(k, d):.1f}x {'above' if d > k else 'below'} the PIP "
+            f"prediction k = {k}: the PIP loss measures how well a k-wide factorisation of the PMI matrix (tokens "
+            f"within {result['window']} of each other) recovers the noiseless one under this text's noise, and its "
+            f"{result['tokens']:,} tokens leave {result['signal_rank']:,} of {result['rows']:,} directions above the "
+            f"noise edge {result['threshold']:.2f} (sigma {result['noise_sigma']:.4f}), so past k = {k} a wider "
+            f"factorisation adds more noise than signal; the MLP's best width is where its validation loss of "
+            f"next-token prediction stops falling at {steps} (val bpb {best['best_val_bpb']:.4f} at d = {d}): "
+            "a different model and a different yardstick")
+
+
 def sweep_best(sweep_dir) -> dict:
     """The measured best width of a width sweep (its summary.json): val bpb by width, seeds averaged,
     of the series with the most widths (steps and training prefix alike)."""
@@ -335,7 +356,8 @@ def compare(result: dict, best: dict) -> dict:
     same = best["corpus"] == result.get("corpus") and best["train_tokens"] == result.get("train_tokens")
     return {**best, "predicted_width": k, "ratio": (k / d) if d else None,
             "pip_loss_at_best_width": (curve[d] / curve[k]) if d < len(curve) and curve[k] > 0 else None,
-            "best_width_within_5%": lo <= d <= hi, "same_text": same, "yardsticks": YARDSTICKS}
+            "best_width_within_5%": lo <= d <= hi, "same_text": same, "yardsticks": YARDSTICKS,
+            "far_apart": far_apart(result, best)}
 
 
 def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_WINDOW, alpha: float = PAPER_ALPHA,

@@ -53,6 +53,7 @@ from lrngpt.api.lessons import (
     theory_fourth_root,
     theory_jl,
     theory_pip,
+    theory_pip_figure,
     theory_random_cosine,
 )
 from lrngpt.api.machine import doctor
@@ -70,6 +71,6 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "embed_explore", "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2",
            "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck",
            "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "run_chapter",
-           "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_random_cosine",
+           "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
+from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
 
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
 
@@ -31,13 +32,30 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
 
     Example: ``lrngpt.embed_neighbors("runs/demo", [" Lily", " red"], k=5)["results"][1]["neighbors"]``"""
     # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.embeddings import run_neighbors
+    from lrngpt.analysis.embeddings import load_table, run_neighbors
 
     positive(k, "k (-k)")
     if not tokens:
         raise UserError("give at least one token, e.g. --token ' Lily'")
     r = as_run(run, checkpoint)
-    return run_neighbors(r.path, list(tokens), k, checkpoint=r.checkpoint)
+    out = run_neighbors(r.path, list(tokens), k, checkpoint=r.checkpoint)
+    untrained = out["untrained"]
+    asked = [t for t in dict.fromkeys(tokens) if t in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]
+    if asked:  # the chapter's cosine for this token (" Lily", or " Luna" untrained) beside this run's
+        loaded, table = load_table(r.path, out["checkpoint"])
+        out["chapter"] = chapter_lines(loaded.tokenizer, table, asked, untrained)
+    return out
+
+
+def chapter_lines(tokenizer, table, queries: Sequence[str], untrained: bool) -> list[str]:
+    """For each query the book chapter names a neighbour of (" Lily" ~ " Mia" 0.95 trained, " Luna"'s
+    " pretending" 0.48 untrained), the chapter's cosine beside this table's (the tokenizer's, the table
+    a float tensor (V, d))."""
+    # torch: loaded only when this runs, not by `lrn --help`
+    from lrngpt.analysis.embeddings import pair_cosine
+
+    pairs = UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS
+    return [neighbours_line(q, pair_cosine(tokenizer, table, q, pairs[q][0]), untrained) for q in queries]
 
 
 @checked

@@ -21,6 +21,7 @@ from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
+from lrngpt.experiments.chapter import quote
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
@@ -157,7 +158,24 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
     from lrngpt.analysis.pip import corpus_estimate
 
     sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
-    return corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
+    r = corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
+    # the chapter's words where lrn's own sentences need them: why 300 is common, and the yardsticks
+    r["word2vec"] = f"the chapter on Yin & Shen: {quote('word2vec')}; this text's PIP-optimal k = {r['optimal']['k']}"
+    if "sweep" in r:
+        r["sweep"]["chapter"] = f"the chapter: {quote('yardsticks')}"
+    return r
+
+
+@checked
+def theory_pip_figure(result: dict) -> Figure:
+    """The PIP loss by k of a theory_pip result, and with `sweep=` its val bpb by d on a second axis (log-2
+    widths), the PIP-optimal k and the measured best d marked, as a matplotlib Figure.
+
+    Example: ``lrngpt.theory_pip_figure(lrngpt.theory_pip("stories:5MB", sweep="runs/embed-dim")).savefig("pip.png")``"""
+    # matplotlib: loaded only when this runs
+    from lrngpt.analysis.pip_figure import figure
+
+    return figure(result)
 
 
 @checked

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lrngpt.api.checks import checked
 from lrngpt.api.configs import Overrides, override_list
+from lrngpt.api.embedding import chapter_lines
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
@@ -41,7 +42,7 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
 
 def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
     # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.embeddings import token_neighbors
+    from lrngpt.analysis.embeddings import load_table, token_neighbors
     from lrngpt.inference.evaluate import evaluate_run
     from lrngpt.inference.sample import SamplingConfig, sample_texts
     from lrngpt.runconfig.schema import load_config
@@ -73,6 +74,9 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     samples += [s for p in PROMPTS[1:] for s in sample_texts(loaded, p, short)]
     table = loaded.model.token_embedding.weight.detach().float()
     near = token_neighbors(loaded.tokenizer, table, " Lily", 10)
+    # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
+    chapter = chapter_lines(loaded.tokenizer, table, [" Lily"], untrained=False)
+    chapter += chapter_lines(loaded.tokenizer, load_table(out, "init")[1], [" Luna"], untrained=True)
     return {
         "val_bpb_untrained": untrained["val_bpb"],
         "val_bpb": summary["val_bpb"],
@@ -82,5 +86,6 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
         "params": summary["params"],
         "samples": [s["text"] for s in samples],
         "neighbors": {" Lily": [[n["token"], n["cosine"]] for n in near["neighbors"]]},
+        "chapter": chapter,
         "run_dir": str(out),
     }

@@ -35,6 +35,7 @@ def cmd_demo(args) -> None:
         "",
         "nearest neighbours of ' Lily' (cosine): "
         + ", ".join(f"{t!r} {c:.2f}" for t, c in r["neighbors"][" Lily"]),
+        *r["chapter"],
         "",
         f"run directory: {r['run_dir']}",
         "next: source .venv/bin/activate (so `lrn` is on the PATH; or run .venv/bin/lrn), then "

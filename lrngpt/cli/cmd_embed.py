@@ -182,7 +182,7 @@ def cmd_neighbors(args) -> None:
         pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
         lines.append(f"{res['query']!r} -> {pieces}: "
                      + ", ".join(f"{n['token']!r} {n['cosine']:.2f}" for n in res["neighbors"]))
-    emit(args, r, "\n".join(lines))
+    emit(args, r, "\n".join(lines + r.get("chapter", [])))
 
 
 def cmd_axes(args) -> None:

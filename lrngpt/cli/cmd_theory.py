@@ -150,5 +150,9 @@ def pip_lines(r: dict) -> list[str]:
                          + (f" (first {sw['train_tokens']:,} tokens)" if sw["train_tokens"] else "")
                          + ", not on this text: the two numbers come from different texts")
         lines.append(sw["yardsticks"])
+        if sw.get("far_apart"):  # more than 2x apart: which of this text's and this sweep's numbers say why
+            lines += [sw["far_apart"], sw["chapter"]]
+    if r.get("word2vec"):
+        lines.append(r["word2vec"])
     lines.append(f"measured: {r['seconds']:.0f} s, peak RSS {r['peak_rss_mb']:,.0f} MB (this process)")
     return lines

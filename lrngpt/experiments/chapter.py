@@ -32,6 +32,15 @@ READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter:
 PASSES = READ / TRAIN_TOKENS  # 0.12: lrn's figure, from the chapter's
 LONG_PASSES = 4 * READ / TRAIN_TOKENS  # 0.48
 SMALL_TOKENS, SMALL_READS = 4_000_000, 16
+SECONDS_PER_RUN = 39  # "한 번 학습에 39초": one training run of its MLP (quote "seconds"); 22-30 s of steps
+TRAIN_SECONDS = (22, 30)  # its training time from d = 64 to 512 (quote "train_seconds")
+BENGIO_WIDTH = 100  # the chapter: "Bengio's team used 100" (the paper's feature vectors: 30 to 100 dimensions)
+WORD2VEC_WIDTH = 300  # the common width Yin & Shen trace to the first word2vec paper
+NEIGHBOURS = {" Lily": (" Mia", 0.95)}  # trained embedding: the cosine the chapter names (quote "lily_mia")
+UNTRAINED_NEIGHBOURS = {" Luna": (" pretending", 0.48)}  # before training (quote "luna")
+# Problem 10: bpb saved per million added parameters at the small end (d = 64 -> 128) against the
+# large end (256 -> 512); a doubling d -> 2d adds (vocab + context x hidden) x d = 7,168 d parameters
+PROBLEM10 = {"small": 64, "large": 256, "per_million": (0.0639, 0.0038), "ratio": 17}
 
 # lrn's sentence (not a quote) where a width study reads its text more than once: the dry run, the report
 PREMISE = ("the book chapter's finding on the embedding width rests on its model hardly ever reading a token "
@@ -76,10 +85,46 @@ QUOTES = {
                   "1.0326 at 512, worse even than width 32's 1.0030"),
     "small_train": ("학습 글의 값은 정반대로 512 까지 계속 내려가서 0.6541 이 되었다.",
                     "the training text's value does the opposite and keeps falling to 512, reaching 0.6541"),
+    "seconds": ("한 번 학습에 39초니까 그냥 다 돌려 보자.", "one training run takes 39 s, so let us just run them all"),
+    "train_seconds": ("학습 시간은 22초에서 30초로 별로 달라지지 않았다.",
+                      "the training time hardly changed, from 22 s to 30 s"),
+    "bengio": ("벤지오 팀은 100 이었잖아.", "Bengio's team used 100, didn't they?"),
+    "word2vec": ("그들은 많은 연구가 길이 300 을 쓰는 것이 word2vec 첫 논문이 300 을 고른 영향일 것이라고 짚고",
+                 "they point out that many studies use width 300 probably because the first word2vec paper chose "
+                 "300"),
+    "lily_mia": ("학습한 임베딩에서 「 Lily」와 「 Mia」의 0.95 같은 값이 뜻을 갖기 어렵다.",
+                 "in the trained embedding a value such as the 0.95 of ' Lily' and ' Mia' can hardly mean anything"),
+    "luna": ("학습 전 「 Luna」의 이웃 「 pretending」이 0.48 이었던 것도 이 범위 안이다.",
+             "that ' Luna''s neighbour before training, ' pretending', was at 0.48 is within this range too"),
+    "problem10": ("(나)는 0.0293 ÷ 0.458752 라서 백만 개당 0.0639, 0.0069 ÷ 1.835008 은 0.0038 이야. 열일곱 배쯤 차이 나.",
+                  "(b) is 0.0293 / 0.458752, so 0.0639 per million, and 0.0069 / 1.835008 is 0.0038: about seventeen "
+                  "times apart"),
+    "yardsticks": ("그들의 결과는 PIP 손실과 낱말 시험으로 잰 것이고 우리는 다음 토큰 맞히기의 검증 손실로 쟀으니, 모델도 잣대도 다르다.",
+                   "their results were measured with the PIP loss and word tests, ours with the validation loss of "
+                   "next-token prediction: the models and the yardsticks differ"),
     "small_gap": ("검증 글과 학습 글의 차이가 길이 8 의 0.0373 에서 512 의 0.3785 로 열 배 벌어졌다.",
                   "the difference between the validation and the training text widened tenfold, from 0.0373 at width 8 "
                   "to 0.3785 at 512"),
 }
+
+
+def _split(token: str, pieces: list[str]) -> str:
+    return f"{token!r} is not one token of its BPE ({' + '.join(map(repr, pieces))})"
+
+
+def neighbours_line(query: str, found: dict, untrained: bool) -> str:
+    """The chapter's cosine for `query` (NEIGHBOURS trained, UNTRAINED_NEIGHBOURS before training)
+    beside the run's own (`found`: lrngpt.analysis.embeddings.pair_cosine)."""
+    other, cos = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[query]
+    head = (f"the chapter: {query!r}'s untrained neighbour {other!r} {cos:.2f}; this run, untrained: " if untrained
+            else f"the chapter: {query!r} ~ {other!r} {cos:.2f} (trained); this run: ")
+    split = found["split"]
+    if query in split:
+        return head + _split(query, split[query])
+    nearest = f"{query!r}'s nearest {found['nearest']!r} {found['nearest_cosine']:.2f}"
+    pair = _split(other, split[other]) if other in split else f"{query!r} ~ {other!r} {found['cosine']:.2f}"
+    # untrained, the chapter's figure is the nearest neighbour's cosine: the run's nearest comes first
+    return head + (f"{nearest}; {pair}" if untrained else f"{pair}; {nearest}")
 
 
 def quote(key: str) -> str:

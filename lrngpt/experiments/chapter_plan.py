@@ -149,9 +149,9 @@ def pip_verdict(result: dict) -> dict:
     ratio = max(k, d) / max(1, min(k, d))
     near = lo <= d <= hi
     summary = f"PIP-optimal width k = {k} (within 5%: {lo} ... {hi}); the width study's best d = {d}"
-    reason = None if near else (
+    reason = None if near else (s.get("far_apart") or (
         f"the prediction is {ratio:.1f}x from the measured best (signal rank {result['signal_rank']} of "
-        f"{result['rows']} tokens, {result['tokens']:,} training tokens): {s.get('yardsticks', '')}")
+        f"{result['rows']} tokens, {result['tokens']:,} training tokens): {s.get('yardsticks', '')}"))
     return {"study": "pip", "verdict": "within 5%" if near else "apart", "reason": reason, "summary": summary,
             "evidence": [f"PIP loss at d = {d}: {s['pip_loss_at_best_width']:.2f}x its lowest"]
             if s.get("pip_loss_at_best_width") else []}

@@ -240,12 +240,20 @@ def shapes_line(shapes: list[dict]) -> str | None:
             f"non-embedding parameters {min(params):,} to {max(params):,} ({max(params) / min(params) - 1:.2%} apart)")
 
 
-def _shape_text(p: dict) -> str:
-    s = p.get("shape")
-    if not s:
-        return ""
-    return (f" | {s['n_layer']} layers x {s['n_embd']} ({s['n_head']} heads), non-embedding {s['non_embedding']:,}, "
-            f"d/L {s['ratio']:.3g}")
+SHAPE_COLUMNS = ("#", "n_layer", "n_embd", "heads", "non-embedding", "d/L", "point")
+
+
+def shape_table(points: list[dict]) -> list[str]:
+    """The plan's shapes as a table, one row per point: its index, depth, width, heads, non-embedding
+    parameters and d_model / n_layer, then its name ([] when no point is a GPT)."""
+    rows = [(str(p["index"]), str(s["n_layer"]), str(s["n_embd"]), str(s["n_head"]), f"{s['non_embedding']:,}",
+             f"{s['ratio']:.3g}", p["name"]) for p in points if (s := p.get("shape"))]
+    if not rows:
+        return []
+    widths = [max(len(c) for c in col) for col in zip(SHAPE_COLUMNS, *rows, strict=True)]
+    # numbers right-aligned so the parameters and ratios read down a column; the name last, left-aligned
+    return ["  ".join(c.rjust(w) if i < len(widths) - 1 else c for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+            for row in (SHAPE_COLUMNS, *rows)]
 
 
 def sweep_plan_text(r: dict) -> str:
@@ -256,7 +264,8 @@ def sweep_plan_text(r: dict) -> str:
 
     rows = [f"{p['index']:>3} {p['name']:<24} {p['state']:<9} {p['steps']:>7,} steps "
             f"{'-' if p['passes'] is None else format(p['passes'], '.2f'):>8} passes   {seconds(p['est_seconds'])}"
-            + (_shape_text(p) if r.get("shapes") else "") for p in r["points"]]
+            for p in r["points"]]
+    shapes = ["each point's shape:", *shape_table(r["points"]), r["shapes"]] if r.get("shapes") else []
     todo = sum(p["state"] != "finished" for p in r["points"])
     device = r["points"][0]["device"] if r["points"] else "this machine"
     at_once = f" ({r['points_at_once']} at once)" if r.get("points_at_once", 1) > 1 else ""
@@ -265,7 +274,7 @@ def sweep_plan_text(r: dict) -> str:
     where = f" at revision {r['revision']}" if r.get("revision") else ""
     return "\n".join([f"sweep {r['sweep']} ({r['scale']} scale, corpus {r['corpus']}{where}), shard {r['shard']}: "
                       f"{r['about']}",
-                      *rows, *([r["shapes"]] if r.get("shapes") else []), total,
+                      *rows, *shapes, total,
                       *([packing_text(r["packing"])] if r.get("packing") else []),
                       *([f"evaluations: val bpb {r['evaluation']['periodic_val']}; train bpb on "
                          f"{r['evaluation']['train_bpb'] or 'nothing'}; final val bpb on "

@@ -7,6 +7,7 @@ findings module checks them against the other findings and writes them out as co
 
 from __future__ import annotations
 
+from lrngpt.corpora import corpus_label
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
@@ -209,15 +210,19 @@ def reading_moves(series: dict) -> list[Move]:
     read = _mean(e.get("tokens_read") for e in series["entries"]) or 0
     need = read / FEW_PASSES if read else None
     corpus = series["entries"][0].get("corpus") or ""
-    size = f"at least {need:,.0f} training tokens" if need else f"{passes / FEW_PASSES:.1f}x as many training tokens"
-    if corpus.startswith("stories:") and need:
+    out = []
+    if need:
+        # a command that runs as printed: a student with one book has no larger text of theirs to name, so
+        # the generated stories of that size stand in (95% of them train), and the sentence says how to
+        # put a larger text of their own there instead
         bigger = f"stories:{int(need * STORIES_BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
-    else:
-        bigger = "text:A_LARGER_TEXT.txt"
-    more = Move(f"train on a larger text ({size}), read under {FEW_PASSES} passes by the same steps",
-                sets={"data.corpus": bigger}, suffix="-more-text", beside=False, tag="more-text")
+        own = "" if corpus.startswith("stories:") else (
+            f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of that size "
+            "(a larger text of yours: --set data.corpus=text:PATH)")
+        out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {FEW_PASSES} "
+                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text",
+                        beside=False, tag="more-text"))
     fewer = int(steps * FEW_PASSES / passes)
-    out = [more]
     if not meta.get("minutes") and fewer >= 1:
         out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {FEW_PASSES} passes",
                            sets={"train.steps": fewer}, suffix="-fewer-steps", beside=False, tag="fewer-steps"))

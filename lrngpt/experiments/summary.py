@@ -19,6 +19,7 @@ from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora import corpus_label
 from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
+from lrngpt.experiments.chapter import PROBLEM10
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.timing import account, account_text
@@ -147,6 +148,44 @@ def by_width(rows: list[dict]) -> list[dict]:
     return table
 
 
+def _doubling(entries: dict[int, dict], d: int) -> dict | None:
+    a, b = entries.get(d), entries.get(2 * d)
+    if a is None or b is None or a["val_bpb"] is None or b["val_bpb"] is None or b["params"] <= a["params"]:
+        return None
+    saved, added = a["val_bpb"] - b["val_bpb"], b["params"] - a["params"]
+    return {"from": d, "to": 2 * d, "saved": saved, "added": added, "per_million": saved / (added / 1e6)}
+
+
+def per_million(entries: list[dict]) -> dict | None:
+    """Problem 10 of the book chapter on one series of by_width: the val bpb saved per million added
+    parameters by the doubling at the small end against the one at the large end, and how many times
+    the first is the second.
+
+    The chapter compares 64 -> 128 with 256 -> 512 (0.0293 / 0.458752 = 0.0639 against 0.0069 /
+    1.835008 = 0.0038); a sweep that lacks either doubling is read at its own first and last d -> 2d.
+    None where it has fewer than two doublings."""
+    by_d = {e["n_embd"]: e for e in entries}
+    doublings = [x for x in (_doubling(by_d, d) for d in sorted(by_d)) if x is not None]
+    if len(doublings) < 2:
+        return None
+    at = {x["from"]: x for x in doublings}
+    small, large = ((at[PROBLEM10["small"]], at[PROBLEM10["large"]])
+                    if PROBLEM10["small"] in at and PROBLEM10["large"] in at else (doublings[0], doublings[-1]))
+    ratio = small["per_million"] / large["per_million"] if large["per_million"] > 0 else None
+    return {"small": small, "large": large, "ratio": ratio}
+
+
+def per_million_text(eff: dict) -> str:
+    """One sentence: this sweep's Problem 10 figures beside the chapter's."""
+    s, la = eff["small"], eff["large"]
+    times = f"{eff['ratio']:.1f}x" if eff["ratio"] is not None else "no ratio: the large end saved nothing"
+    c_small, c_large = PROBLEM10["per_million"]
+    return (f"val bpb saved per million added parameters: {s['from']} -> {s['to']} {s['per_million']:.4f}, "
+            f"{la['from']} -> {la['to']} {la['per_million']:.4f} ({times}); the chapter's Problem 10: "
+            f"{PROBLEM10['small']} -> {2 * PROBLEM10['small']} {c_small:.4f} against {PROBLEM10['large']} -> "
+            f"{2 * PROBLEM10['large']} {c_large:.4f}, about {PROBLEM10['ratio']}x")
+
+
 def seed_stats(rows: list[dict]) -> list[dict]:
     """Mean, max-min and standard deviation (n-1) of val bpb over the seeds of each setting."""
     groups: dict[tuple, list[dict]] = {}
@@ -188,6 +227,9 @@ def markdown(doc: dict) -> str:
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
                        f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
+        eff = per_million([e for e in doc["by_width"] if e["series"] == label])
+        if eff:
+            out += ["", "Problem 10 on this series: " + per_million_text(eff) + "."]
         out.append("")
     multi = [g for g in doc["seeds"] if len(g["val_bpb"]) > 1]
     if multi:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
+from lrngpt.analysis.pip_figure import figure as pip_figure
 from lrngpt.analysis.superposition import figure as superposition_figure
 from lrngpt.core.fsio import read_json_object
 from lrngpt.core.ownership import write_owned_file
@@ -48,6 +49,9 @@ def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
         return [(_png(plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
     if study == "planted":
         return [(_png(plot_planted(out / "planted")), "input reads against each row's own movement, planted ids marked")]
+    if study == "pip" and (out / "pip.json").is_file():
+        result = read_json_object(out / "pip.json", "PIP estimate")
+        return [(_png(pip_figure(result)), "PIP loss by width k, and the width study's val bpb by d")]
     if study == "superposition" and (out / "superposition.json").is_file():
         result = read_json_object(out / "superposition.json", "superposition result")
         return [(_png(superposition_figure(result)), "W^T W and ||W_i|| per sparsity")]

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt.analysis.embeddings import has_categories, purity, token_neighbors
+from lrngpt.analysis.embeddings import has_categories, pair_cosine, purity, token_neighbors
 from lrngpt.analysis.vocab import frequency_order
 from lrngpt.errors import UserError
+from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
 from lrngpt.report.html import code, esc, fmt, table
 from lrngpt.store.rundir import RunDir, load_run, read_summary
 
@@ -80,6 +81,13 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
             "looked up by the mean of its pieces)"
             + ("; the last and the best weights side by side" if len(runs) > 1 else "") + ".</p>")
     text += table(["query", "tokens", *(f"neighbours ({h})" for _, h in runs)], rows, raw=True)
+    # the book chapter's cosine for the queries it names (" Lily" ~ " Mia" trained), beside this table's
+    untrained = shown[0][0] == "init"
+    named = [q for q in queries if q in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]
+    table0 = run.model.token_embedding.weight.detach().float()
+    for q in named:
+        other = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[q][0]
+        text += f'<p class="sub">{esc(neighbours_line(q, pair_cosine(run.tokenizer, table0, q, other), untrained))}.</p>'
     if stories and not tokens and (checkpoint in (None, "last")):
         try:
             p = purity(run_dir, log=lambda m: None)  # the page says what it scored; stderr stays for errors

@@ -12,7 +12,7 @@ from lrngpt.corpora import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.summary import collect
+from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.timing import account_text
 from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
@@ -147,6 +147,7 @@ def sweep_headline(docs: list[dict]) -> str:
             items.append(f"<li><b>{esc(doc['label'])}</b>, {esc(series)} ({esc(where)}): lowest val bpb "
                          f"<b>{fmt(best['val_bpb'], 'bpb')} at d = {best['n_embd']}</b>"
                          + (f"; val bpb saved per doubling of d: {', '.join(saved)}" if saved else "")
+                         + (f"; {esc(per_million_text(eff))}" if (eff := per_million(entries)) else "")
                          + f"; {span} passes over the training text; {done}.</li>")
     passes = [r["passes"] for doc in docs for r in doc["rows"] if r.get("passes") is not None]
     repeat = (f'<p class="note">Runs here read their training text up to {fmt(max(passes), "passes")} times; '

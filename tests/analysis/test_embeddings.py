@@ -99,3 +99,29 @@ def test_purity_rejects_bad_categories():
         category_purity(table, {"a": [0]})  # a single token has no neighbours
     with pytest.raises(UserError):
         category_purity(table, {"a": []})
+
+
+class _Words:
+    """A tokenizer stub: each known word one id; an unknown word splits into its characters (ids 90+)."""
+
+    def __init__(self, words):
+        self.words = list(words)
+
+    def encode(self, text):
+        return [self.words.index(text)] if text in self.words else [90 + i for i in range(len(text))]
+
+    def id_to_token(self, i):
+        return self.words[i] if i < len(self.words) else f"<{i}>"
+
+
+def test_pair_cosine_gives_the_pairs_cosine_and_the_querys_nearest_and_names_a_split_word():
+    from lrngpt.analysis.embeddings import pair_cosine
+
+    tok = _Words([" Lily", " Mia", " Tom"])
+    table = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.8, 0.6]])
+    r = pair_cosine(tok, table, " Lily", " Mia")
+    assert r == {"query": " Lily", "other": " Mia", "split": {}, "cosine": 0.6, "nearest": " Tom", "nearest_cosine": 0.8}
+    other_split = pair_cosine(tok, table, " Lily", " Mx")
+    assert other_split["cosine"] is None and other_split["nearest"] == " Tom" and list(other_split["split"]) == [" Mx"]
+    query_split = pair_cosine(tok, table, " Lx", " Mia")
+    assert query_split["nearest"] is None and query_split["cosine"] is None and " Lx" in query_split["split"]

@@ -203,3 +203,50 @@ def test_bad_input_is_a_user_error(kwargs, needle):
     tokens = kwargs.pop("tokens", np.arange(200) % 20)
     with pytest.raises(UserError, match=needle.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         pip.estimate(tokens, 100, **kwargs)
+
+
+def _planted(tokens: int = 30_000):
+    return pip.estimate(topic_corpus([20, 30, 40], 0.3, tokens), 90)
+
+
+def test_a_best_width_far_from_the_prediction_is_explained_from_the_texts_and_the_sweeps_numbers():
+    r = _planted()
+    k = r["optimal"]["k"]
+    best = {"best_width": 8 * k, "best_val_bpb": 1.2345, "steps": 400}
+    text = pip.far_apart(r, best)
+    assert text.startswith(f"the measured best d = {8 * k} is 8.0x above the PIP prediction k = {k}: the PIP loss "
+                           "measures how well a k-wide factorisation of the PMI matrix (tokens within 6 of each other) "
+                           "recovers the noiseless one under this text's noise")
+    assert (f"its {r['tokens']:,} tokens leave {r['signal_rank']:,} of {r['rows']:,} directions above the noise edge "
+            f"{r['threshold']:.2f} (sigma {r['noise_sigma']:.4f}), so past k = {k}") in text
+    assert text.endswith("stops falling at the 400 steps it trained (val bpb 1.2345 at d = "
+                         f"{8 * k}): a different model and a different yardstick")
+    assert k == 3  # the planted rank
+    assert pip.far_apart(r, {**best, "best_width": 1}).startswith("the measured best d = 1 is 3.0x below the PIP "
+                                                                   "prediction k = 3")
+    assert pip.far_apart(r, {**best, "best_width": 2 * k}) is None  # 2x apart: close enough, nothing to explain
+    assert pip.far_apart({**r, "optimal": {**r["optimal"], "k": 0}}, best) is None
+
+
+def test_the_pip_figure_draws_the_loss_by_k_and_the_sweeps_val_bpb_by_d_on_a_log2_axis():
+    from lrngpt.analysis.pip_figure import figure
+    from lrngpt.errors import UserError
+
+    r = _planted()
+    k = r["optimal"]["k"]
+    alone = figure(r)
+    (ax,) = alone.axes
+    assert ax.get_xscale() == "log" and ax.get_lines()[0].get_xdata().tolist() == list(range(1, len(r["curve"]["pip_loss"])))
+    assert ax.get_lines()[0].get_ydata().tolist() == r["curve"]["pip_loss"][1:]
+    sweep = {"val_bpb": {"4": 0.9, "8": 0.6, "16": 0.55, "32": 0.7}, "best_width": 16, "corpus": "text:a.txt"}
+    both = figure({**r, "corpus": "text:a.txt", "sweep": sweep})
+    ax, ax2 = both.axes
+    assert ax2.get_lines()[0].get_xdata().tolist() == [4, 8, 16, 32]  # JSON's string keys read as widths
+    assert ax2.get_lines()[0].get_ydata().tolist() == [0.9, 0.6, 0.55, 0.7]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["PIP loss by k (Yin & Shen 2018)", f"PIP-optimal k = {k}", "the sweep's val bpb by d (text:a.txt)",
+                      "measured best d = 16"]
+    assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["1", "2", "4"]
+    for bad in ({}, {"curve": {"pip_loss": [1.0]}, "optimal": {"k": 0}}, [1]):
+        with pytest.raises(UserError, match="must be what lrngpt.theory_pip"):
+            figure(bad)

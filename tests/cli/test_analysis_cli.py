@@ -304,3 +304,37 @@ def test_lesson_superposition_writes_its_figure_and_refuses_a_file_it_did_not_wr
     assert_user_error(capsys, "lesson", "superposition", "--steps", "10", "--out", str(mine), "--force",
                       match="lrn did not write it")
     assert mine.read_bytes() == b"not lrn's"
+
+
+def test_theory_pip_says_why_a_best_width_far_from_k_differs_and_quotes_the_chapter(pip_doc, text_corpus, tmp_path,
+                                                                                     capsys):
+    from lrngpt.analysis.pip import far_apart
+    from lrngpt.experiments.chapter import quote
+
+    k = pip_doc["optimal"]["k"]
+    far = 8 * k  # 8x the prediction: the sentence; 2x or less: none
+    sw = _sweep_summary(tmp_path / "far", text_corpus, {k: 0.9, far: 0.5, 16 * k: 0.6})
+    out = run_text(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", sw).splitlines()
+    doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", sw)
+    sentence = far_apart(doc, doc["sweep"])
+    assert sentence.startswith(f"the measured best d = {far} is 8.0x above the PIP prediction k = {k}")
+    assert doc["sweep"]["far_apart"] == sentence and sentence in out
+    assert out[out.index(sentence) + 1] == doc["sweep"]["chapter"] == f"the chapter: {quote('yardsticks')}"
+    near = _sweep_summary(tmp_path / "near", text_corpus, {k: 0.6, 2 * k: 0.5})
+    near_doc = run_json(capsys, "theory", "pip", text_corpus, "--vocab-size", "300", "--sweep", near)
+    assert near_doc["sweep"]["far_apart"] is None
+    assert "a different model and a different yardstick" not in run_text(capsys, "theory", "pip", text_corpus,
+                                                                         "--vocab-size", "300", "--sweep", near)
+    # with or without a sweep: why 300 is common, beside this text's k
+    assert (f'the chapter on Yin & Shen: {quote("word2vec")}; this text\'s PIP-optimal k = {k}') in out
+    assert "probably because the first word2vec paper chose 300" in pip_doc["word2vec"]
+
+
+def test_theory_pip_figure_draws_the_prediction_beside_the_sweep(pip_doc, text_corpus, tmp_path):
+    import lrngpt
+
+    sw = _sweep_summary(tmp_path / "sw", text_corpus, {4: 0.9, 8: 0.6, 16: 0.55})
+    fig = lrngpt.theory_pip_figure(lrngpt.theory_pip(text_corpus, vocab_size=300, sweep=sw))
+    ax, ax2 = fig.axes
+    assert ax2.get_lines()[0].get_xdata().tolist() == [4, 8, 16] and ax.get_ylabel() == "PIP loss"
+    assert len(lrngpt.theory_pip_figure(pip_doc).axes) == 1  # no sweep: the PIP loss alone

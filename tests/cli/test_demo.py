@@ -14,7 +14,7 @@ def test_demo_reports_bpb_samples_and_neighbours_of_lily(capsys, tmp_path):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--steps", "30", *SMALL, "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    assert {"val_bpb_untrained", "val_bpb", "samples", "neighbors", "run_dir"} <= r.keys()
+    assert {"val_bpb_untrained", "val_bpb", "samples", "neighbors", "chapter", "run_dir"} <= r.keys()
     assert r["val_bpb"] < r["val_bpb_untrained"]
     assert len(r["samples"]) == 3 and r["samples"][0].startswith("Once upon a time")
     assert len(r["neighbors"][" Lily"]) == 10
@@ -47,3 +47,14 @@ def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_to_act
     first = lines[lines.index("samples:") + 1]
     assert first.startswith("  - Once upon a time") and "'" not in first[:6] and "\\n" not in text
     assert "source .venv/bin/activate" in text
+    # the chapter's neighbours beside this run's own, right after ' Lily''s list
+    from lrngpt.analysis.embeddings import load_table, pair_cosine
+    from lrngpt.experiments.chapter import neighbours_line
+
+    run, trained = load_table(out, "last")
+    at = next(i for i, line in enumerate(lines) if line.startswith("nearest neighbours of ' Lily'"))
+    assert lines[at + 1:at + 3] == [
+        neighbours_line(" Lily", pair_cosine(run.tokenizer, trained, " Lily", " Mia"), untrained=False),
+        neighbours_line(" Luna", pair_cosine(run.tokenizer, load_table(out, "init")[1], " Luna", " pretending"),
+                        untrained=True)]
+    assert lines[at + 1].startswith("the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ")

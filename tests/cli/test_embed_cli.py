@@ -257,3 +257,24 @@ def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(caps
         r = lrn_json(capsys, "embed", argv[0], str(run), *argv[1:], *best)
         assert r["step"] == 6, argv
     assert (run / LAST).exists()
+
+
+def test_neighbours_of_lily_and_untrained_luna_set_the_chapters_cosine_beside_this_runs(capsys, stories_run):
+    """The chapter: ' Lily' ~ ' Mia' 0.95 trained, ' Luna''s untrained neighbour ' pretending' 0.48; the
+    run's own figures come from its own tables (pair_cosine on the checkpoint lrn embed read)."""
+    from lrngpt.analysis.embeddings import load_table, pair_cosine
+    from lrngpt.experiments.chapter import neighbours_line
+
+    run, trained = load_table(stories_run, "last")
+    _, untrained = load_table(stories_run, "init")
+    want = neighbours_line(" Lily", pair_cosine(run.tokenizer, trained, " Lily", " Mia"), untrained=False)
+    assert main(["embed", "neighbors", str(stories_run), "--token", " Lily", "--token", " red", "-k", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == want and want.startswith("the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ")
+    assert len(lines) == 3  # two queries, one chapter line: ' red' has no figure in the chapter
+    r = lrn_json(capsys, "embed", "neighbors", str(stories_run), "--token", " Luna", "--untrained")
+    assert r["chapter"] == [neighbours_line(" Luna", pair_cosine(run.tokenizer, untrained, " Luna", " pretending"),
+                                            untrained=True)]
+    assert r["chapter"][0].startswith("the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, "
+                                      "untrained: ")
+    assert "chapter" not in lrn_json(capsys, "embed", "neighbors", str(stories_run), "--token", " Luna")  # trained

@@ -92,9 +92,12 @@ def texts() -> dict[str, str]:
                                    "it is the chapter itself", "The lecture's hand example",
                                    "chapter (TinyStories", "than TinyStories", "(TinyStories, 4,000 steps",
                                    "warmup from 0 to", "seeds 1337, 1338, 1339 at d = 64 (the chapter",
-                                   "from `--scale full`: TinyStories", "the chapter's TinyStories"])
+                                   "from `--scale full`: TinyStories", "the chapter's TinyStories",
+                                   "550M TinyStories", "550 million TinyStories", "TinyStories tokens"])
 def test_no_misquote_is_left(wrong):
-    found = [name for name, text in texts().items() if wrong in text and name != "lrngpt/experiments/chapter.py"]
+    # whitespace runs read as one space, so a phrase wrapped across two lines is found too
+    found = [name for name, text in texts().items()
+             if wrong in " ".join(text.split()) and name != "lrngpt/experiments/chapter.py"]
     assert not found, (wrong, found)
 
 
@@ -165,3 +168,68 @@ def test_the_reading_premise_is_built_from_the_chapters_tokens_and_said_by_dry_r
     assert budget.CHAPTER == {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ,
                               "train_tokens": chapter.TRAIN_TOKENS, "passes": 0.12}
     assert thresholds.OWN_TEXT_PASSES == REREAD_PASSES == 1.0
+
+
+def test_the_chapters_share_read_is_said_to_be_lrns_estimate_wherever_the_docs_give_it():
+    """The chapter gives no share of targets read: lrn computes 11% from 4,000 x 64 x 256 random windows
+    over 550M tokens (Poisson, 0.12 passes), and every sentence that states it says so."""
+    assert f"{chapter.read_shares(chapter.PASSES)[0]:.0%}" == "11%"
+    hits = 0
+    for name, text in texts().items():
+        flat = " ".join(text.split())
+        for m in re.finditer(r"the chapter's model read about 11%", flat):
+            hits += 1
+            assert flat[m.end():].startswith(" (lrn's estimate"), (name, flat[m.start():m.end() + 60])
+    assert hits >= 1  # the docs' table of findings says it
+
+
+def test_the_chapters_text_is_550_million_tokens_of_a_text_it_does_not_name_in_the_readme():
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "the chapter's best width was 512 on its data (550 million training tokens of a text it does not name" \
+        in readme
+
+
+def test_the_chapters_neighbours_are_its_quotes_and_are_set_beside_the_runs_own():
+    assert chapter.NEIGHBOURS == {" Lily": (" Mia", 0.95)} and "' Lily' and ' Mia'" in chapter.QUOTES["lily_mia"][1]
+    assert "0.95" in chapter.QUOTES["lily_mia"][0] and "0.48" in chapter.QUOTES["luna"][0]
+    assert chapter.UNTRAINED_NEIGHBOURS == {" Luna": (" pretending", 0.48)}
+    found = {"split": {}, "cosine": 0.7123, "nearest": " Tom", "nearest_cosine": 0.8}
+    assert chapter.neighbours_line(" Lily", {**found, "other": " Mia"}, untrained=False) == (
+        "the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ' Lily' ~ ' Mia' 0.71; ' Lily''s nearest ' Tom' 0.80")
+    assert chapter.neighbours_line(" Luna", {**found, "cosine": 0.05}, untrained=True) == (
+        "the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, untrained: ' Luna''s nearest ' Tom' "
+        "0.80; ' Luna' ~ ' pretending' 0.05")
+    split = {"split": {" pretending": [" pre", "tending"]}, "cosine": None, "nearest": " Tom", "nearest_cosine": 0.41}
+    assert chapter.neighbours_line(" Luna", split, untrained=True).endswith(
+        "' Luna''s nearest ' Tom' 0.41; ' pretending' is not one token of its BPE (' pre' + 'tending')")
+
+
+def test_the_docs_set_the_chapters_39_s_a_run_beside_lrns_measured_seconds():
+    assert chapter.SECONDS_PER_RUN == 39 and "39" in chapter.QUOTES["seconds"][0]
+    assert chapter.TRAIN_SECONDS == (22, 30) and "22" in chapter.QUOTES["train_seconds"][0]
+    study = " ".join((ROOT / "docs" / "embedding-width-study.md").read_text(encoding="utf-8").split())
+    said = f"the chapter: each training run took {chapter.SECONDS_PER_RUN} s on its machine"
+    assert study.count(said) == 2  # beside the loaded sweeps' seconds and the quiet sweep's
+    assert f"training 159 s at d = 16 to 304 s at d = 512, peak RSS 888 MB; {said}" in study
+    assert (chapter.READ / (400 * 16 * 256)) == 40 and "40 times the tokens of these 400 steps of 16 x 256" in study
+    assert "(the chapter: 22-30 s of training, 39 s a run)" in study
+
+
+def test_the_readme_names_bengios_width_and_yin_and_shens_word2vec_remark_as_the_chapter_does():
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    models = readme.split("### Models", 1)[1].split("- **GPT**", 1)[0]
+    assert chapter.BENGIO_WIDTH == 100 and "벤지오 팀은 100" in chapter.QUOTES["bengio"][0]
+    assert '"A Neural Probabilistic Language Model", whose feature vectors had 30 to 100 dimensions' in models
+    assert f'the chapter: "{chapter.QUOTES["bengio"][1]}"' in models
+    pip = readme.split("### The width before training", 1)[1].split("### Training on your own text", 1)[0]
+    assert chapter.WORD2VEC_WIDTH == 300
+    assert f'the chapter: "{" ".join(chapter.QUOTES["word2vec"][0].split())}"' in pip
+    assert "many studies use it probably because the first word2vec paper chose 300" in pip
+    assert f'"{chapter.QUOTES["yardsticks"][0]}"' in pip  # the sentence the far-apart line quotes
+
+
+def test_the_readme_demo_shows_the_chapters_neighbours_beside_the_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    demo = readme.split("## What `make demo` does", 1)[1].split("## Using it", 1)[0]
+    assert "the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ' Lily' ~ ' Mia' 0.06" in demo
+    assert "the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, untrained: " in demo

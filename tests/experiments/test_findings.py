@@ -113,7 +113,33 @@ def test_reading_the_text_often_is_the_reason_finding_2_does_not_show():
                                  f"under {FEW_PASSES} passes by the same steps")
     assert f2["next"].endswith("fewer steps (100) are not offered: finding 1 shows, and these runs measured no val bpb "
                                "at or before step 100 to check it there")
-    assert f2["commands"][0]["cli"] == "lrn sweep embed-dim --set data.corpus=text:A_LARGER_TEXT.txt --out DIR-more-text"
+    # a student with one book has no larger text to name: the command runs as printed, on the generated stories
+    # of that size (4M tokens / 0.95 trained x 4.1 bytes a token: 18MB), and says how to put a text of theirs there
+    assert f2["commands"][0]["cli"] == "lrn sweep embed-dim --set data.corpus=stories:18MB --out DIR-more-text"
+    assert ("read under 0.25 passes by the same steps: text:x.txt has fewer, so this runs on the generated stories of "
+            "that size (a larger text of yours: --set data.corpus=text:PATH)") in f2["next"]
+    assert all("A_LARGER" not in c["cli"] and "PATH" not in c["cli"] for c in f2["commands"])
+
+
+def test_the_larger_text_advice_runs_as_printed_and_reads_under_the_few_passes_it_promises(tmp_path):
+    """The more-text command parses as `lrn` reads it, its sweep resolves, and its stories hold at least the
+    training tokens the sentence names, so the same steps read them under 0.25 passes."""
+    import shlex
+
+    from lrngpt.cli.main import build_parser
+    from lrngpt.corpora import parse_size
+    from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
+    from lrngpt.experiments.grid import resolve_sweep
+
+    for read in (1_000_000, 1_638_400, 40_000_000):
+        rows = curve([2.0, 1.8, 1.7, 1.75], [1.95, 1.72, 1.60, 1.50], passes=1.0, tokens_read=read)
+        cmd = next(c for c in judge([doc(rows)])[1]["commands"] if "more-text" in c["cli"])
+        argv = shlex.split(cmd["cli"])[1:]
+        build_parser().parse_args(argv)  # no SystemExit: lrn reads it as printed
+        corpus = argv[argv.index("--set") + 1].removeprefix("data.corpus=")
+        assert corpus.startswith("stories:")
+        assert parse_size(corpus.split(":")[1]) * 0.95 / STORIES_BYTES_PER_TOKEN >= read / FEW_PASSES
+        resolve_sweep("embed-dim", "tiny", [f"data.corpus={corpus}"], [])  # no UserError: it runs
 
 
 def periodic(vals_at: dict[int, list[float]]) -> list[list]:

@@ -135,3 +135,48 @@ def test_summarize_needs_a_sweep_directory(tmp_path):
     (tmp_path / "sweep.json").write_text("{oops")
     with pytest.raises(UserError, match="not valid JSON"):
         summarize(tmp_path)
+
+
+def test_problem_10_per_million_added_parameters_gives_the_chapters_figures_on_its_own_table():
+    """The chapter's Problem 10: 64 -> 128 saves 0.0293 for 458,752 parameters (0.0639 per million),
+    256 -> 512 saves 0.0069 for 1,835,008 (0.0038), about 17x; from its own table's val bpb and params."""
+    from lrngpt.analysis.costs import mlp_cost_table
+    from lrngpt.experiments import chapter
+    from lrngpt.experiments.summary import per_million, per_million_text
+
+    eff = per_million(by_width([row(d, chapter.VAL_BPB[d]) for d in CHAPTER]))
+    assert (eff["small"]["from"], eff["small"]["added"], eff["large"]["from"], eff["large"]["added"]) == (
+        64, 458_752, 256, 1_835_008)
+    assert (round(eff["small"]["per_million"], 4), round(eff["large"]["per_million"], 4)) == \
+        chapter.PROBLEM10["per_million"] == (0.0639, 0.0038)
+    assert round(eff["ratio"]) == chapter.PROBLEM10["ratio"] == 17
+    # the cost table's formula (V + block x H) x d agrees, from the model's parameter count
+    cost = {r["n_embd"]: r for r in mlp_cost_table(4096, 6, 512, list(chapter.VAL_BPB), chapter.VAL_BPB)["rows"]}
+    assert round(cost[128]["bpb_saved_per_million"], 4) == 0.0639 and round(cost[512]["bpb_saved_per_million"], 4) \
+        == 0.0038
+    assert per_million_text(eff) == (
+        "val bpb saved per million added parameters: 64 -> 128 0.0639, 256 -> 512 0.0038 (17.0x); the chapter's "
+        "Problem 10: 64 -> 128 0.0639 against 256 -> 512 0.0038, about 17x")
+
+
+def test_problem_10_falls_back_to_the_sweeps_first_and_last_doubling_and_is_in_the_markdown():
+    from lrngpt.experiments.summary import per_million
+
+    rows = [row(d, v) for d, v in ((4, 1.1734), (8, 1.0882), (16, 1.0247), (32, 0.9751))]  # no 64 -> 128
+    eff = per_million(by_width(rows))
+    assert (eff["small"]["from"], eff["large"]["from"]) == (4, 16)
+    assert eff["small"]["per_million"] == pytest.approx(0.0852 / (2_159_104 - 2_130_432) * 1e6)
+    assert eff["ratio"] == pytest.approx(eff["small"]["per_million"] / eff["large"]["per_million"])
+    assert per_million(by_width(rows[:2])) is None  # one doubling: nothing to compare
+    md = markdown(_doc(rows))
+    assert "Problem 10 on this series: val bpb saved per million added parameters: 4 -> 8 " in md
+    flat = by_width([row(4, 1.0), row(8, 0.9), row(16, 0.95)])  # the large end lost: no ratio, said so
+    assert per_million(flat)["ratio"] is None
+
+
+def test_the_docs_say_where_problem_10_is_worked_on_the_sweep():
+    from pathlib import Path
+
+    study = " ".join((Path(__file__).resolve().parents[2] / "docs" / "embedding-width-study.md").read_text(
+        encoding="utf-8").split())
+    assert "work the chapter's Problem 10 on the sweep" in study and "0.0639 against 0.0038 (about 17x" in study

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -260,6 +261,8 @@ def test_the_dry_run_lists_each_points_shape_parameters_and_ratio(tiny_width_dep
     out, _ = tiny_width_depth
     code, text, _ = lrn(capsys, "sweep", "width-depth", *TINY, "--out", str(out), "--dry-run")
     assert code == 0 and text.count(" finished ") == 3
-    assert "2 layers x 120 (15 heads), non-embedding 346,800, d/L 60" in text
-    assert "28 layers x 32 (4 heads), non-embedding 347,712, d/L 1.14" in text
+    # a table, one row per point: index, n_layer, n_embd, heads, non-embedding parameters, d/L, name
+    assert re.search(r"^\s*# +n_layer +n_embd +heads +non-embedding +d/L +point$", text, re.M)
+    assert re.search(r"^\s*\d+ +2 +120 +15 +346,800 +60 +\S+$", text, re.M)
+    assert re.search(r"^\s*\d+ +28 +32 +4 +347,712 +1\.14 +\S+$", text, re.M)
     assert "d_model / n_layer from 1.14 to 60 (52.5x); non-embedding parameters 345,984 to 347,712 (0.50% apart)" in text
