@@ -106,7 +106,7 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
                                                  "code keeps the most frequent words"]})
     parts.append({"name": "superposition", "kind": "superposition", "steps": 100 if tiny else 1000,
                   "what": cp.STUDIES["superposition"][0], "est_seconds": cp.SUPERPOSITION_S, "deviations": []})
-    total = cp.START_S + cp.REPORT_S + sum(p["est_seconds"] for p in parts)
+    total = cp.START_S + cp.PLAN_S + cp.REPORT_S + sum(p["est_seconds"] for p in parts)
     return {"version": cp.VERSION, "scale": scale, "minutes": minutes, "out": str(out), "parts": parts,
             "series": series, "est_seconds": round(total, 1)}
 

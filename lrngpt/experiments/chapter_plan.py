@@ -51,10 +51,15 @@ CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's 
 WIDTHS = [4, 16, 64, 256]  # every other doubling: the budget's four widths
 SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
 SEED_WIDTH, EXTRA_SEEDS = 64, [1338, 1339]  # the chapter's own check: d = 64 twice more, only the seed changed
-SHARES = {"width": 0.34, "small-data": 0.16, "width-depth": 0.30, "planted": 0.10}  # of the minutes the rest leaves
+# Of the minutes the fixed parts leave; what the four leave pays for the seeds (two runs of the width plan's d = 64).
+# Chosen from the 60-minute dry run on the quiet 2-core machine (docs/chapter-on-a-laptop.md): the width-depth
+# series' next level (128 tokens per parameter) would need about twice its 10.5 minutes, and the planted GPTs
+# take half a minute, so what they leave goes to the width study's steps.
+SHARES = {"width": 0.42, "small-data": 0.16, "width-depth": 0.24, "planted": 0.04}
 # Seconds of the fixed parts, upper bounds measured on the 2-core machine (docs/chapter-on-a-laptop.md):
-# the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the page, and this process's start.
-PIP_S, SUPERPOSITION_S, REPORT_S, START_S = 45.0, 15.0, 20.0, 5.0
+# the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the page, this process's start,
+# and the plan's own probes (48 s in the quiet 60-minute dry run).
+PIP_S, SUPERPOSITION_S, REPORT_S, START_S, PLAN_S = 45.0, 15.0, 20.0, 5.0, 60.0
 PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
 SMALLEST_MINUTES = 20.0  # below this the budgeted parts cannot each get their smallest plan
 SCALES = ("laptop", "tiny", "full")
@@ -89,7 +94,7 @@ def check_minutes(minutes) -> float:
 def too_short(part: str, share: float, smallest: float) -> str:
     """The refusal when one part's share of the budget is below its smallest plan here: the whole budget
     that gives it that share (the shares are fixed fractions)."""
-    whole = math.ceil((smallest / SHARES[part] + (PIP_S + SUPERPOSITION_S + REPORT_S + START_S) / 60) / 5) * 5
+    whole = math.ceil((smallest / SHARES[part] + (PIP_S + SUPERPOSITION_S + REPORT_S + START_S + PLAN_S) / 60) / 5) * 5
     return (f"the {part} study's share of the budget ({share:.1f} min) is too short here: its smallest plan takes "
             f"{smallest:g} min on this machine now; give --minutes {whole:g} or more (a busy machine plans slower: "
             "`uptime` shows its load)")
@@ -105,7 +110,7 @@ def check_scale(scale) -> str:
 
 def shares(minutes: float) -> dict[str, float]:
     """Minutes for each budgeted part: the shares of what the fixed parts leave."""
-    fixed = (PIP_S + SUPERPOSITION_S + REPORT_S + START_S) / 60
+    fixed = (PIP_S + SUPERPOSITION_S + REPORT_S + START_S + PLAN_S) / 60
     left = minutes - fixed
     return {name: round(left * share, 2) for name, share in SHARES.items()}
 

@@ -14,7 +14,7 @@ from lrngpt.experiments import chapter_plan as cp
 
 def test_the_shares_leave_the_fixed_parts_their_seconds_and_fit_the_budget():
     s = cp.shares(60)
-    fixed = cp.PIP_S + cp.SUPERPOSITION_S + cp.REPORT_S + cp.START_S
+    fixed = cp.PIP_S + cp.SUPERPOSITION_S + cp.REPORT_S + cp.START_S + cp.PLAN_S
     assert set(s) == {"width", "small-data", "width-depth", "planted"}
     assert sum(s.values()) == pytest.approx((60 - fixed / 60) * sum(cp.SHARES.values()), abs=0.05)
     assert sum(cp.SHARES.values()) < 1  # what is left pays for the seeds, which cost what the width plan's d = 64 does
