@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import browser
 from tests.cli_run import lrn, run_cli, sigterm_after
 
 ROOT = Path(__file__).parents[1]
@@ -44,6 +45,18 @@ def test_the_seed_noise_counts_the_width_studys_own_run_at_d_64(chapter_dir):
     noise = [e for e in first["evidence"] if "seed spread" in e]
     assert noise and "seeds 1338, 1339, 1337 at d = 64" in noise[0], first["evidence"]
     assert len(list((d / "seeds" / "runs").iterdir())) == 2  # the third seed was not trained again
+
+
+@browser.requires_chromium
+def test_the_chapter_page_renders_in_headless_chromium_every_figure_decoded_and_fits_1280_pixels(chapter_dir, tmp_path):
+    d, r = chapter_dir
+    text = Path(r["report"]).read_text()
+    found = browser.render(Path(r["report"]), tmp_path, screenshot=tmp_path / "chapter.png", size=(1280, 3000))
+    assert found["console"] == []
+    assert found["h2"][0] == "Verdicts" and found["h2"][-2:] == ["Plan and time", "Protocols against the chapter's"]
+    assert len(found["images"]) == text.count('<img src="data:image/png;base64,') >= 4
+    assert all(i["complete"] and i["width"] > 0 for i in found["images"]), found["images"]
+    assert found["scrollWidth"] <= found["clientWidth"] == 1280 and found["overflowing"] == []
 
 
 def test_each_part_records_its_seconds_beside_its_estimate(chapter_dir):

@@ -2571,3 +2571,73 @@ def test_depth_series_judge_refuses_a_file_given_as_a_level(tmp_path):
     path.write_text('{"rows": []}')
     with pytest.raises(UserError, match="is a file|no summary.json there"):
         judge_series([path])
+
+
+# ---- lrn chapter: refused before a probe, one line each --------------------------------------------
+
+def _chapter_plan(d: Path, minutes: float = 60.0) -> Path:
+    from lrngpt.experiments import chapter_plan as cp
+
+    cp.start(d, {"version": cp.VERSION, "scale": "laptop", "minutes": minutes, "out": str(d), "est_seconds": 1.0,
+                 "parts": [{"name": "width", "kind": "sweep", "est_seconds": 1.0}]})
+    return d
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["--minutes", "5"], ["--minutes 5 is too short for the whole chapter", "give --minutes 20 or more"]),
+    (["--minutes", "nan"], ["--minutes must be a positive number of minutes", "--minutes 60"]),
+    (["--minutes", "inf"], ["--minutes must be a positive number of minutes"]),
+    (["--minutes", "-3"], ["--minutes must be a positive number of minutes"]),
+    (["--minutes", "60", "--scale", "tiny"], ["--minutes plans the laptop protocol", "leave out --scale"]),
+    (["--corpus", "stories:1MB"], ["--corpus goes with --scale full or tiny", "lrn sweep STUDY --minutes N"]),
+    (["--scale", "huge"], ["invalid choice: 'huge'"]),
+], ids=["too short", "NaN", "Inf", "negative", "minutes with scale", "corpus without scale", "unknown scale"])
+def test_chapter_options_that_cannot_be_planned_are_one_line(argv, needles, tmp_path, capsys):
+    one_line(lrn(capsys, "chapter", "--out", tmp_path / "ch", *argv), 2, *needles)
+    assert not (tmp_path / "ch").exists()
+
+
+def test_chapter_into_a_file_a_sweep_or_a_folder_of_yours_is_refused_and_nothing_written(tmp_path, capsys):
+    (tmp_path / "file").write_text("mine")
+    one_line(lrn(capsys, "chapter", "--scale", "tiny", "--out", tmp_path / "file"), 2, "file")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    one_line(lrn(capsys, "chapter", "--scale", "tiny", "--out", tmp_path / "mine"), 2, "notes.txt", "new or empty")
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["notes.txt"]
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+def test_chapter_again_with_another_budget_names_the_command_that_resumes(tmp_path, capsys):
+    d = _chapter_plan(tmp_path / "ch")
+    before = (d / "chapter.json").read_bytes()
+    one_line(lrn(capsys, "chapter", "--minutes", "30", "--out", d), 2, "planned with --minutes 60, not --minutes 30",
+             f"lrn chapter --minutes 60 --out {d}")
+    one_line(lrn(capsys, "chapter", "--scale", "tiny", "--out", d), 2, "not --scale tiny")
+    assert (d / "chapter.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", json.dumps({"version": 1, "scale": "laptop", "parts": []})],
+                         ids=["not JSON", "a list", "no parts"])
+def test_an_edited_chapter_plan_is_one_line_naming_it(text, tmp_path, capsys):
+    d = _chapter_plan(tmp_path / "ch")
+    (d / "chapter.json").write_text(text)
+    one_line(lrn(capsys, "chapter", "--out", d), 2, "chapter.json")
+
+
+def test_report_of_an_unfinished_or_edited_chapter_is_one_line(tmp_path, capsys):
+    d = _chapter_plan(tmp_path / "ch")
+    one_line(lrn(capsys, "report", d), 2, "has not finished", "run the same `lrn chapter` command again")
+    (d / "verdicts.json").write_text(json.dumps({"verdicts": [{"study": "width", "verdict": 3}]}))
+    one_line(lrn(capsys, "report", d), 2, "verdicts.json", "not what lrn wrote")
+    assert not (d / "report.html").exists()
+
+
+def test_run_chapter_refuses_passes_without_minutes_and_passes_out_of_range(tmp_path):
+    import lrngpt
+
+    with pytest.raises(lrngpt.UserError, match="passes= sizes the text of a budget: give minutes="):
+        lrngpt.sweep("embed-dim", scale="tiny", out=tmp_path / "sw", passes=0.12)
+    for bad in (0, 1.5, float("nan"), True):
+        with pytest.raises(lrngpt.UserError, match=r"passes must be a number of passes over the training text in \(0, 1\]"):
+            lrngpt.sweep("embed-dim", out=tmp_path / "sw", minutes=10, passes=bad, dry_run=True)
+    assert not (tmp_path / "sw").exists()

@@ -25,7 +25,7 @@ from lrngpt.data.prepared import data_cache_dir
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.rundir import METRICS
 from lrngpt.training.trainer import train
-from tests.cli_run import run_cli
+from tests.cli_run import lrn, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -577,3 +577,25 @@ def test_the_planted_finding_of_an_out_without_a_readable_planted_json_says_so_i
         planted_finding(tmp_path)
     assert str(path) in str(e.value) and "\n" not in str(e.value), str(e.value)
     assert snapshot(tmp_path) == before  # nothing written (a FIFO is never opened)
+
+
+@pytest.mark.parametrize("make", ["directory", "fifo", "not utf-8"])
+def test_a_chapter_plan_that_is_not_a_json_file_is_one_line(make, tmp_path, capsys):
+    """DIR/chapter.json replaced by a directory, a FIFO or bytes that are not UTF-8: named, never opened or
+    replaced, before anything is planned."""
+    from lrngpt.experiments import chapter_plan as cp
+
+    d = tmp_path / "ch"
+    cp.start(d, {"version": cp.VERSION, "scale": "tiny", "minutes": None, "out": str(d), "est_seconds": 1.0,
+                 "parts": [{"name": "width", "kind": "sweep", "est_seconds": 1.0}]})
+    plan = d / "chapter.json"
+    plan.unlink()
+    if make == "directory":
+        plan.mkdir()
+    elif make == "fifo":
+        os.mkfifo(plan)
+    else:
+        plan.write_bytes(b"\xff\xfe{")
+    code, _, err = lrn(capsys, "chapter", "--scale", "tiny", "--out", d)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "chapter.json" in err or str(d) in err

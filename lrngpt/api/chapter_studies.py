@@ -37,12 +37,21 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
 
         raise UserError(too_short(name, minutes or 0.0, e.smallest)) from None
     b = r.get("budget") or {}
-    return {"name": name, "kind": "sweep", "source": source, "scale": scale, "minutes": minutes, "passes": passes,
-            "set": list(sets or []), "axes": dict(axes or {}), "what": what,
+    part = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
+            "axes": dict(axes or {}), "what": what, "corpus": r.get("corpus"),
             "est_seconds": round(float(b.get("est_seconds") or r.get("est_seconds") or 0.0), 1),
             "point_seconds": b.get("point_seconds") or {p["name"]: round(p.get("est_seconds") or 0.0, 1)
                                                         for p in r["points"]},
-            "budget_sets": b.get("sets") or {}, "corpus": r.get("corpus"), "deviations": list(b.get("gives_up") or [])}
+            "deviations": list(b.get("gives_up") or [])}
+    if b:  # the budget planned here is the one trained: its steps, corpus and widths as the sweep's settings
+        from lrngpt.experiments.budget import from_record  # torch, numpy: loaded only when this runs
+
+        plan_sets, _ = from_record(b).items()
+        part.update(scale="budget", budget=b, set=part["set"] + plan_sets,  # trained as planned: no second probe
+                    est_seconds=round(part["est_seconds"] - float((b.get("parts") or {}).get("probe") or 0.0), 1),
+                    axes={**part["axes"], **{k: v for k, v in b["axes"].items()}})
+        part["points_at_once"] = (b.get("packing") or {}).get("points_at_once")  # measured with the plan
+    return part
 
 
 def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
@@ -71,9 +80,9 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
                         axes=None if laptop else {"model.n_embd": cp.WIDTHS} if scale == "tiny" else None,
                         what=cp.STUDIES["width"][0])
     parts.append(width)
-    seed_sets = [f"{k}={v}" for k, v in width["budget_sets"].items()] if laptop else text
+    seed_sets = [x for x in width["set"] if not x.startswith("model.n_embd=")] if laptop else text
     seeds = {"name": "seeds", "kind": "sweep", "source": "seed-variance", "scale": "budget" if laptop else scale,
-             "minutes": None, "passes": None, "set": seed_sets,
+             "set": seed_sets, "points_at_once": width.get("points_at_once"),
              "axes": {"model.n_embd": [cp.SEED_WIDTH], "train.seed": cp.EXTRA_SEEDS}, "what": cp.STUDIES["seeds"][0],
              "corpus": width["corpus"], "deviations": [f"seed 1337 is the width study's own d = {cp.SEED_WIDTH} run, "
                                                        "reused: the same config is not trained twice"]}
@@ -92,7 +101,7 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
         series = _depth_plan(share.get("width-depth"), scale == "tiny", say)
         for lv in series["levels"]:
             parts.append({"name": f"width-depth/{lv['name']}", "kind": "sweep", "source": lv["source"],
-                          "scale": lv["scale"], "minutes": None, "passes": None, "set": list(lv["set"]),
+                          "scale": lv["scale"], "set": list(lv["set"]),
                           "axes": dict(lv["axes"]), "what": f"{cp.STUDIES['width-depth'][0]} ({lv['name']})",
                           "est_seconds": round(float(lv["est_seconds"]), 1), "deviations": []})
         parts[-1]["deviations"] = list(series.get("deviations") or [])
@@ -120,8 +129,8 @@ def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
 
     where = out / part["name"]
     if part["kind"] == "sweep":
-        sweep(part["source"], part["scale"], out=where, minutes=part["minutes"], passes=part["passes"],
-              set=part["set"] or None, axes=part["axes"] or None, progress=progress, notes=say)
+        sweep(part["source"], part["scale"], out=where, set=part["set"] or None, axes=part["axes"] or None,
+              progress=progress, notes=say, points_at_once=part.get("points_at_once"))
     elif part["kind"] == "planted":
         planted.run_planted(where, part["plan"], log=say)
     elif part["kind"] == "pip":
