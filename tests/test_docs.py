@@ -67,8 +67,8 @@ def test_the_readme_opens_with_make_demo_and_make_test_then_the_first_hour_in_co
     quick = [line.split("  #")[0].strip() for line in blocks[1].splitlines()]
     assert quick[0] == "make demo" and quick[1] == "source .venv/bin/activate"
     lrn = [line.split()[1:] for line in quick if line.startswith("lrn ")]
-    assert [argv[0] for argv in lrn] == ["sweep", "sweep", "report"]
-    assert all("--minutes" in argv for argv in lrn[:2]) and "--dry-run" in lrn[0]
+    assert [argv[0] for argv in lrn] == ["sweep", "sweep", "report", "chapter"]
+    assert all("--minutes" in argv for argv in lrn[:2]) and "--minutes" in lrn[3] and "--dry-run" in lrn[0]
     for argv in lrn:  # each one as the CLI reads it: no option the command lacks
         build_parser().parse_args(argv)
 

@@ -298,10 +298,14 @@ def planted_verdicts(d: Path) -> list[dict]:
     < d) and against never read, each needing both the tied and the untied GPT."""
     f = planted.planted_finding(d)
     own = f["verdicts"]["own_movement"]
-    never = "works" if all(own[n]["never_read"]["verdict"] == "works" for n in ("tied", "untied")) else "fails"
+    never = {n: own[n]["never_read"] for n in ("tied", "untied")}
+    verdict = "works" if all(v["verdict"] == "works" for v in never.values()) else "fails"
+    detail = "; ".join(f"{n} {v['verdict']} (planted precision {v['planted']['precision']:.0%}, recall "
+                       f"{v['planted']['recall']:.0%}; vocabulary {v['vocabulary']['precision']:.0%}, "
+                       f"{v['vocabulary']['recall']:.0%})" for n, v in never.items())
     return [{"study": "planted", "verdict": f["verdict"], "reason": f["reason"], "evidence": f["evidence"],
              "summary": "own movement flags the tokens read fewer times than the row has numbers (tied and untied)"},
-            {"study": "planted", "verdict": never, "reason": None, "evidence": [],
+            {"study": "planted", "verdict": verdict, "reason": None if verdict == "works" else detail, "evidence": [],
              "summary": "own movement flags the tokens never read (tied and untied)"}]
 
 
