@@ -203,12 +203,15 @@ def _validation(split: str | None) -> str | None:
 
 def reading_moves(series: dict) -> list[Move]:
     """Less reading of the training text: fewer steps (checked against finding 1 by the caller) or a
-    larger text; for a budget, only the larger text (the plan chooses its own steps)."""
+    larger text; for a budget, only the larger text (the plan chooses its own steps). Read under
+    FEW_PASSES already, less still: half the passes, which halves the share of targets read, so a gap
+    from memorising what was read shrinks with it."""
     passes, steps, meta = series["passes"], series.get("steps"), series["meta"]
     if not passes or not steps:
         return []
+    target = FEW_PASSES if passes > FEW_PASSES else passes / 2
     read = _mean(e.get("tokens_read") for e in series["entries"]) or 0
-    need = read / FEW_PASSES if read else None
+    need = read / target if read else None
     corpus = series["entries"][0].get("corpus") or ""
     out = []
     if need:
@@ -219,12 +222,12 @@ def reading_moves(series: dict) -> list[Move]:
         own = "" if corpus.startswith("stories:") else (
             f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of that size "
             "(a larger text of yours: --set data.corpus=text:PATH)")
-        out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {FEW_PASSES} "
+        out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {target:.2g} "
                         f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text",
                         beside=False, tag="more-text"))
-    fewer = int(steps * FEW_PASSES / passes)
-    if not meta.get("minutes") and fewer >= 1:
-        out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {FEW_PASSES} passes",
+    fewer = int(steps * target / passes)
+    if not meta.get("minutes") and 1 <= fewer < steps:
+        out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {target:.2g} passes",
                            sets={"train.steps": fewer}, suffix="-fewer-steps", beside=False, tag="fewer-steps"))
     return out
 

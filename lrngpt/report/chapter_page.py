@@ -76,7 +76,7 @@ def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
     out = Path(out)
     studies = [s for s in cp.STUDIES if s != "seeds"]
     lead = table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
-                 [[f'<a href="#{slug(v["study"])}">{esc(v["study"])}</a>', esc(v["summary"]), _verdict(v["verdict"]),
+                 [[f'<a href="#{slug(v["study"])}" style="white-space: nowrap">{esc(v["study"])}</a>', esc(v["summary"]), _verdict(v["verdict"]),
                    esc(v.get("reason") or "")] for v in verdicts], raw=True)
     times = cp.part_times(out)
     rows = [[p["name"], p["est_seconds"], times.get(p["name"], {}).get("seconds", "not run")] for p in plan["parts"]]

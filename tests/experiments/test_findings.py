@@ -361,3 +361,17 @@ def test_the_issues_king_james_numbers_name_the_tail_and_advise_chunks_before_le
     assert f2["commands"][0]["api"] == ('lrngpt.sweep("embed-dim", scale=None, set={"data.val_split": "chunks"}, '
                                         'out="DIR-chunks")')
     assert f2["next"].startswith("draw validation from all over the text (data.val_split=chunks)")
+
+
+def test_reading_advice_under_the_premise_halves_the_passes_and_never_says_fewer_steps_that_are_more():
+    """A run that memorised at 0.12 passes: the advice reads half as much (fewer steps, or a text twice as
+    large), never 'fewer steps (934)' for a run of 442 or a 'larger' text smaller than its own."""
+    from lrngpt.experiments.judges import reading_moves
+
+    series = {"passes": 0.12, "steps": 442, "meta": {},
+              "entries": [{"tokens_read": 1_810_432, "corpus": "stories:66MB"}]}
+    fewer, more = reading_moves(series)
+    assert fewer.sets == {"train.steps": 221} and "under 0.06 passes" in fewer.why
+    assert "at least 30,173,867 training tokens" in more.why and more.sets["data.corpus"] == "stories:131MB"
+    heavy = {**series, "passes": 0.5}
+    assert reading_moves(heavy)[0].sets == {"train.steps": 221} and "under 0.25 passes" in reading_moves(heavy)[0].why
