@@ -30,7 +30,7 @@ import typing as _typing
 # OpenMP, which is why it lives here; a value the user set wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__version__ = "0.1.0"
+from lrngpt.core.version import __version__  # noqa: E402 (after OMP_WAIT_POLICY, which must come first)
 
 __all__ = [
     "Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show", "cost_gpt",

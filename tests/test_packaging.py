@@ -91,3 +91,17 @@ def test_make_says_when_it_installs_torch_and_leaves_a_users_torch_alone():
     assert check.strip().endswith('-c "import torch" 2>/dev/null')  # only when the venv has no torch
     assert install.index("echo") < install.index('pip install -q "$(TORCH)"')  # said before it happens
     assert "installing $(TORCH)" in install and "MB" in install
+
+
+def test_the_version_is_defined_once_and_pyproject_states_the_same():
+    import tomllib
+
+    from lrngpt.core.version import __version__
+
+    root = Path(__file__).resolve().parents[1]
+    assert tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"] == __version__
+    import lrngpt
+
+    assert lrngpt.__version__ == __version__
+    defined = [p for p in (root / "lrngpt").rglob("*.py") if "__version__ = " in p.read_text(encoding="utf-8")]
+    assert [p.relative_to(root).as_posix() for p in defined] == ["lrngpt/core/version.py"]

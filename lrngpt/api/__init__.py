@@ -27,7 +27,6 @@ width_depth_finding), frontend.py (what `lrn` needs for its help and errors).
 
 from __future__ import annotations
 
-from lrngpt import __version__
 from lrngpt.api.chapter_studies import run_chapter
 from lrngpt.api.configs import config, config_keys, config_list, config_show
 from lrngpt.api.corpus import (
@@ -64,6 +63,7 @@ from lrngpt.api.results import Run, table
 from lrngpt.api.runs import load, plan, train
 from lrngpt.api.shapes import width_depth_finding, width_from_depth
 from lrngpt.api.sweeps import Sweep, load_sweep, sweep
+from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
 
 __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show",

@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from lrngpt import __version__
 from lrngpt.api.checks import checked
+from lrngpt.core.version import __version__
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.errors import UserError
 

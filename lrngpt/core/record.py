@@ -42,9 +42,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from lrngpt import __version__
 from lrngpt.core.fsio import atomic_write, is_regular, special_kind
 from lrngpt.core.record_key import signature, verified
+from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
 
 RECORD = ".lrn-output"
@@ -78,9 +78,6 @@ def sha256_file(path: Path, limit: int | None = None) -> str:
                 left -= len(block)
     return h.hexdigest()
 
-
-def _version() -> str:
-    return __version__
 
 
 def read_record(d: Path) -> dict:
@@ -137,7 +134,7 @@ def record_path(d: Path, kind: str | None = None) -> Path:
 
 
 def write_record(d: Path, rec: dict) -> None:
-    doc = {"format": FORMAT, "kind": rec.get("kind"), "lrn_version": _version(),
+    doc = {"format": FORMAT, "kind": rec.get("kind"), "lrn_version": __version__,
            "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **{f: rec.get(f) or {} for f in _FIELDS}}
     doc = json.loads(json.dumps(doc))  # signed as it reads back (tuples as lists)
     doc["mac"] = signature(doc, _SIGNED)

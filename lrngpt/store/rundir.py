@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lrngpt import __version__
 from lrngpt.core.fsio import (
     atomic_write,
     check_output,
@@ -68,6 +67,7 @@ from lrngpt.core.ownership import (
     remove_owned,
 )
 from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, record_problem, state
+from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
@@ -237,7 +237,7 @@ class RunDir:
         if self.marked():
             self.remove_run_files()
         write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                        "lrn_version": _version()})
+                                        "lrn_version": __version__})
         expect_append(self.path / METRICS, RUN_FILE)  # appended row by row: lrn's from its first byte
         self._started = created
 
@@ -481,7 +481,4 @@ def read_summary(run_dir: str | Path) -> dict | None:
 def read_metrics(run_dir: str | Path) -> list[dict]:
     return RunDir(run_dir).metrics()
 
-
-def _version() -> str:
-    return __version__
 
