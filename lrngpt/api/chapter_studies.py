@@ -49,7 +49,7 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
         plan_sets, _ = from_record(b).items()
         part.update(scale="budget", budget=b, set=part["set"] + plan_sets,  # trained as planned: no second probe
                     est_seconds=round(part["est_seconds"] - float((b.get("parts") or {}).get("probe") or 0.0), 1),
-                    axes={**part["axes"], **{k: v for k, v in b["axes"].items()}})
+                    axes={**part["axes"], **b["axes"]})
         part["points_at_once"] = (b.get("packing") or {}).get("points_at_once")  # measured with the plan
     return part
 
@@ -93,10 +93,8 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
                              minutes=share.get("small-data"), axes={"model.n_embd": cp.SMALL_TINY_WIDTHS}
                              if scale == "tiny" else None, what=cp.STUDIES["small-data"][0]))
     if scale == "full":  # the study at its own scale: one level, judged by finding 4's rule
-        level = _sweep_part("width-depth/full", "width-depth", "full", out, say, sets=text,
-                            what=cp.STUDIES["width-depth"][0])
-        parts.append(level)
-        series = {"levels": [level], "deviations": []}
+        parts.append(_sweep_part("width-depth/full", "width-depth", "full", out, say, sets=text,
+                                 what=cp.STUDIES["width-depth"][0]))
     else:
         series = _depth_plan(share.get("width-depth"), scale == "tiny", say)
         for lv in series["levels"]:
@@ -117,7 +115,7 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
                   "what": cp.STUDIES["superposition"][0], "est_seconds": cp.SUPERPOSITION_S, "deviations": []})
     total = cp.START_S + cp.PLAN_S + cp.REPORT_S + sum(p["est_seconds"] for p in parts)
     return {"version": cp.VERSION, "scale": scale, "minutes": minutes, "out": str(out), "parts": parts,
-            "series": series, "est_seconds": round(total, 1)}
+            "est_seconds": round(total, 1)}
 
 
 def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
@@ -135,7 +133,7 @@ def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
         planted.run_planted(where, part["plan"], log=say)
     elif part["kind"] == "pip":
         r = corpus_estimate(part["corpus"], part["vocab_size"], top=part["top"], sweep=out / "width", log=say)
-        cp.write_part_json(out, "pip.json", {k: v for k, v in r.items() if k != "curve"} | {"curve": r["curve"]})
+        cp.write_part_json(out, "pip.json", r)
     elif part["kind"] == "superposition":
         cp.write_part_json(out, "superposition.json", train_toy(20, 5, steps=part["steps"], seed=0))
 
@@ -166,9 +164,9 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
                         "needs (a study on your own text: `lrn sweep STUDY --minutes N --corpus text:FILE`)")
     out = Path(out)
     stored = cp.stored_plan(out)
-    if scale_name == "laptop":
-        minutes = cp.check_minutes(cp.DEFAULT_MINUTES if minutes is None else minutes) if stored is None or \
-            minutes is not None else stored["minutes"]
+    if scale_name == "laptop":  # left out on a resume: the stored plan's
+        minutes = stored["minutes"] if minutes is None and stored is not None else \
+            cp.check_minutes(cp.DEFAULT_MINUTES if minutes is None else minutes)
     if stored is not None:
         cp.check_same(stored, scale_name, minutes, out)
         plan = stored

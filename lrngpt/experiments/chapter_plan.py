@@ -33,7 +33,6 @@ from lrngpt.core.fsio import json_safe, read_json_object, user_path
 from lrngpt.core.ownership import (
     check_dir_target,
     lrn_kind,
-    record_existing,
     write_manifest,
     write_owned_file,
 )
@@ -42,7 +41,7 @@ from lrngpt.experiments import chapter, planted
 from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.summary import collect
-from lrngpt.experiments.timing import check_row
+from lrngpt.experiments.timing import append_row, read_rows
 
 PLAN_FILE, VERDICTS_FILE, TIMING_FILE = "chapter.json", "verdicts.json", "timing.jsonl"
 VERSION = 1
@@ -234,23 +233,8 @@ def write_part_json(out: Path, name: str, doc: dict) -> None:
 
 
 def _timing_rows(out: Path) -> list[dict]:
-    path = Path(out) / TIMING_FILE
-    if not path.is_file():
-        return []
-    rows = []
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    for i, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            row = None
-        if not isinstance(row, dict) or not isinstance(row.get("part"), str):
-            if i == len(lines):  # a last line cut by a kill mid-write
-                break
-            raise UserError(f"chapter timing {path}, line {i}, is damaged: delete the line (the part it names runs "
-                            "again, resuming what it had done)")
-        rows.append(check_row(row, path, i))
-    return rows
+    return read_rows(Path(out) / TIMING_FILE, "chapter timing", "is damaged",
+                     "the part it names runs again, resuming what it had done", required="part")
 
 
 def finished_parts(out: Path) -> set[str]:
@@ -258,11 +242,8 @@ def finished_parts(out: Path) -> set[str]:
 
 
 def record_part(out: Path, part: dict, seconds: float) -> None:
-    path = Path(out) / TIMING_FILE
     row = {"part": part["name"], "est_seconds": part["est_seconds"], "seconds": round(seconds, 1)}
-    with user_path(path, "chapter timing"), open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(row) + "\n")
-    record_existing(path, TIMING_FILE, append=True)
+    append_row(Path(out) / TIMING_FILE, row, "chapter timing", TIMING_FILE)
 
 
 def total_seconds(out: Path) -> float:

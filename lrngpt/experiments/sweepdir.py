@@ -50,7 +50,7 @@ from lrngpt.core.ownership import (
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.timing import check_row
+from lrngpt.experiments.timing import append_row, read_rows
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.rundir import CONFIG, RunDir
 
@@ -164,34 +164,16 @@ class SweepDir:
         return self.path / TIMING
 
     def append_timing(self, row: dict) -> None:
-        """One line of timing.jsonl (appended: shards that share the directory each add theirs), then
-        recorded as lrn's (an append-only file of the record, like a run's metrics.jsonl)."""
-        with user_path(self.timing_path, "timing record"), open(self.timing_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(json_safe(row)) + "\n")
-        record_existing(self.timing_path, TIMING_FILE, append=True)
+        """One line of timing.jsonl (appended: shards that share the directory each add theirs)."""
+        append_row(self.timing_path, row, "timing record", TIMING_FILE)
 
     def timing(self) -> list[dict]:
         """timing.jsonl's rows ([] without one): the one reader of the record (the dry run, a resume, the
         summary). A line that is not a JSON object, or whose times are not times (NaN, Infinity, 1e308:
         lrngpt.experiments.timing.check_row), is named with the fix; a last line cut by a kill mid-write
         is dropped."""
-        if not self.timing_path.is_file():
-            return []
-        with user_path(self.timing_path, "timing record"):
-            lines = self.timing_path.read_text(encoding="utf-8", errors="replace").splitlines()
-        rows = []
-        for i, line in enumerate(lines, 1):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                row = None
-            if not isinstance(row, dict):
-                if i == len(lines):
-                    break
-                raise UserError(f"timing record {self.timing_path}, line {i}, is not a JSON object; it is damaged: "
-                                "delete the line (the file only records times)")
-            rows.append(check_row(row, self.timing_path, i))
-        return rows
+        return read_rows(self.timing_path, "timing record", "is not a JSON object; it is damaged",
+                         "the file only records times")
 
     # ---- the summary files -----------------------------------------------------------------
 

@@ -23,9 +23,13 @@ or dry-run budget shows those corrected estimates.
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from pathlib import Path
 
+from lrngpt.core.fsio import json_safe, user_path
+from lrngpt.core.ownership import record_existing
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.training.timing import clock
@@ -134,3 +138,33 @@ def account_text(a: dict) -> str:
 
 def _num(v) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def append_row(path: Path, row: dict, what: str, record_name: str) -> None:
+    """One line of an appended timing record (a sweep's timing.jsonl, a chapter's), then recorded as lrn's
+    (an append-only file of the record, like a run's metrics.jsonl)."""
+    with user_path(path, what), open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(json_safe(row)) + "\n")
+    record_existing(path, record_name, append=True)
+
+
+def read_rows(path: Path, what: str, damaged: str, fix: str, required: str | None = None) -> list[dict]:
+    """The rows of an appended timing record ([] without one): the one reader of the format. A line that is
+    not a JSON object (with a string `required` key, when given), or whose times are not times (check_row),
+    is named with the fix; a last line cut by a kill mid-write is dropped."""
+    if not path.is_file():
+        return []
+    with user_path(path, what):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    rows = []
+    for i, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            row = None
+        if not isinstance(row, dict) or (required is not None and not isinstance(row.get(required), str)):
+            if i == len(lines):
+                break
+            raise UserError(f"{what} {path}, line {i}, {damaged}: delete the line ({fix})")
+        rows.append(check_row(row, path, i))
+    return rows

@@ -36,7 +36,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
 from lrngpt.report.chapter_page import is_chapter, write_chapter_report
-from lrngpt.report.html import CSS, esc, slug
+from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
 from lrngpt.store.rundir import CHECKPOINTS, CONFIG, MARKER, RunDir
@@ -44,8 +44,6 @@ from lrngpt.store.rundir import CHECKPOINTS, CONFIG, MARKER, RunDir
 __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
            "write_report"]
 
-GENERATOR = '<meta name="generator" content="lrn report">'  # for readers; what lrn may replace is its record's
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
 WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the findings judged, first
@@ -145,16 +143,9 @@ def build_report(dirs, kind: str | None = None, explorer: dict | None = None, to
     names = [d.resolve().name for d in dirs]
     title = f"{kind.capitalize()} {' + '.join(names)}" if kind == "run" or len(dirs) == 1 else \
         f"Sweeps {' + '.join(names)}"
-    nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
-    body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
     where = "<br>".join(esc(str(d.resolve())) for d in dirs)
-    page = (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{GENERATOR}\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1>"
-            f'<p class="sub">{where}</p><nav>{nav}</nav>{"".join(notes)}</header>\n{body}'
-            "<footer>Written by lrn report.</footer></body></html>\n")
-    return page, [t for t, _ in sections]
+    text = page(title, where, sections, "".join(notes))
+    return text, [t for t, _ in sections]
 
 
 def explorer_html(explorer: dict | None, kind: str) -> str:

@@ -20,11 +20,10 @@ from lrngpt.experiments import chapter_plan as cp
 from lrngpt.experiments.depth_judge import plot_series
 from lrngpt.experiments.figures import figure_pngs, png_bytes
 from lrngpt.experiments.planted_figure import plot_planted
-from lrngpt.report.html import CSS, esc, figure, slug, table
+from lrngpt.report.html import esc, figure, page, slug, table
 from lrngpt.report.sweeps import VERDICT_CLASS
 
 PAGE = "report.html"
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
 def _verdict(v: str) -> str:
@@ -93,14 +92,8 @@ def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
         if mine:
             sections.append((s, _study_html(out, s, mine, plan)))
     sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
-    nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
-    body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
     title = f"The book chapter on this machine: {out.resolve().name}"
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<meta name="generator" content="lrn '
-            f'report">\n<meta http-equiv="Content-Security-Policy" content="{CSP}">\n<title>{esc(title)}</title>'
-            f"<style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1><p class=\"sub\">"
-            f"{esc(str(out.resolve()))}</p><nav>{nav}</nav></header>\n{body}"
-            "<footer>Written by lrn chapter.</footer></body></html>\n")
+    return page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter.")
 
 
 def write_chapter_page(out: Path, plan: dict, verdicts: list[dict], page: Path | None = None) -> Path:

@@ -111,3 +111,21 @@ def figure(png: bytes, caption: str) -> str:
         return f"<p>{esc(caption)}: not a PNG image, left out.</p>"
     data = base64.b64encode(png).decode("ascii")
     return f'<figure><img src="data:image/png;base64,{data}" alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'
+
+
+GENERATOR = '<meta name="generator" content="lrn report">'  # for readers; what lrn may replace is its record's
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def page(title: str, sub: str, sections: list[tuple[str, str]], notes: str = "",
+         footer: str = "Written by lrn report.") -> str:
+    """A whole self-contained page: the head (its Content-Security-Policy allows nothing from elsewhere),
+    the title with `sub` (HTML) under it, a link to each section and the sections, titled."""
+    nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
+    body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{GENERATOR}\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1>"
+            f'<p class="sub">{sub}</p><nav>{nav}</nav>{notes}</header>\n{body}'
+            f"<footer>{esc(footer)}</footer></body></html>\n")
