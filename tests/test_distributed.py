@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST
+from lrngpt.store.layout import LAST
 
 
 def train_args(out, corpus, extra=()) -> list[str]:

@@ -13,7 +13,8 @@ import torch
 from lrngpt.cli.main import main
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
-from lrngpt.store.rundir import INIT, LAST, load_run
+from lrngpt.store.layout import INIT, LAST
+from lrngpt.store.rundir import load_run
 from lrngpt.training.trainer import train
 
 CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc

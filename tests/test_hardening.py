@@ -496,7 +496,7 @@ def test_mlp_sampling_feeds_only_the_last_block_and_gives_the_same_tokens(base_r
 
 def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_force(tmp_path, capsys):
     from lrngpt.core.ownership import write_owned_file
-    from lrngpt.store.rundir import RUN_FILE
+    from lrngpt.store.layout import RUN_FILE
 
     d = tmp_path / "r"
     run = RunDir(d)

@@ -9,7 +9,8 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.store.layout import LAST
+from lrngpt.store.rundir import RunDir
 from lrngpt.training.trainer import train
 
 

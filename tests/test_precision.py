@@ -11,7 +11,7 @@ import torch
 from lrngpt.device.precision import DeviceCaps, apply_tf32, resolve_precision, saved_dtype
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST
+from lrngpt.store.layout import LAST
 from lrngpt.training.trainer import train
 
 CPU = DeviceCaps("cpu", "a CPU", None, True)

@@ -14,7 +14,8 @@ from lrngpt.cli.main import main
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST, RUN_FILE, RunDir
+from lrngpt.store.layout import LAST, RUN_FILE
+from lrngpt.store.rundir import RunDir
 from lrngpt.training.trainer import train
 
 HOLD = """

@@ -15,7 +15,7 @@ import torch
 from lrngpt.core.fsio import _TEMP, clean_stale_temps
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import INIT, LAST
+from lrngpt.store.layout import INIT, LAST
 from lrngpt.training.schedule import lr_at
 from lrngpt.training.trainer import train
 

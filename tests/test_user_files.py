@@ -23,7 +23,7 @@ import pytest
 from lrngpt.cli.main import main
 from lrngpt.data.prepared import data_cache_dir
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
-from lrngpt.store.rundir import METRICS
+from lrngpt.store.layout import METRICS
 from lrngpt.training.trainer import train
 from tests.cli_run import lrn, run_cli
 

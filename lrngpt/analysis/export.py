@@ -27,7 +27,8 @@ from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
 from lrngpt.errors import UserError
-from lrngpt.store.rundir import CHECKPOINT_LABELS, RunDir
+from lrngpt.store.layout import CHECKPOINT_LABELS
+from lrngpt.store.rundir import RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"

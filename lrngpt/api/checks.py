@@ -35,7 +35,7 @@ from lrngpt.errors import UserError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-Checkpoint = Literal["last", "best", "init"]  # the weights of a run (lrngpt.store.rundir.CHECKPOINTS)
+Checkpoint = Literal["last", "best", "init"]  # the weights of a run (lrngpt.store.layout.CHECKPOINTS)
 
 
 @runtime_checkable

@@ -17,8 +17,6 @@ from lrngpt.api.checks import checked
 from lrngpt.core.validate import VAL_SPLITS, check_seed
 from lrngpt.errors import UserError
 
-CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
-                "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
 ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.core.validate.VAL_SPLITS)
 assert VAL_SPLITS == ("documents", "chunks")
 

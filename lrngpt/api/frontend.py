@@ -10,22 +10,24 @@ from typing import get_args
 
 from lrngpt.analysis.costs import FFN_KINDS
 from lrngpt.api.checks import ExportFormat, MapMethod, ModelType, Precision, cli_words
-from lrngpt.api.corpus import CORPUS_FORMS
-from lrngpt.api.quickstart import DEMO_NAME, DEMO_STEPS
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
 from lrngpt.core.validate import VAL_SPLITS, check_seed, did_you_mean, nearest
 from lrngpt.errors import UserError
-from lrngpt.experiments.budget import BUDGET_HELP
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
-from lrngpt.store.rundir import CHECKPOINT_LABELS, CHECKPOINTS
+from lrngpt.experiments.thresholds import FEW_PASSES, MIN_STEPS, OWN_TEXT_PASSES
+from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
            "DEMO_NAME", "DEMO_STEPS", "DEVICES", "cli_words", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
            "PRECISIONS", "STUDIES", "UserError", "VAL_SPLITS", "check_seed", "did_you_mean", "json_safe", "nearest",
            "os_error_exit", "setup_logging"]
 
+CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
+                "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
+DEMO_NAME = "demo"
+DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
 CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
                       "init": "the untrained, step 0"}
 DEVICES = "auto (a CUDA GPU, else MPS, else the CPU), cpu, cuda, cuda:N or mps"
@@ -34,3 +36,12 @@ MAPS = get_args(MapMethod)
 PRECISIONS = get_args(Precision)
 EXPORT_FORMATS = get_args(ExportFormat)
 assert set(CHECKPOINT_MEANING) == set(CHECKPOINTS)
+
+BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
+               "context 6, hidden 512): steps, batch, corpus size and widths are planned from a measured probe so "
+               f"that each run reads at most {FEW_PASSES} passes of its text (a text of your own too small for "
+               f"{MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what that costs the "
+               "findings); --dry-run prints the plan and what it gives up. A budget too short is refused with the "
+               "smallest that works. Again on the same --out (with or without --minutes) it resumes the stored plan, "
+               "its estimates corrected by the runs done so far; DIR/timing.jsonl records each run's time beside its "
+               "estimate")

@@ -1,10 +1,10 @@
-"""The lecture's lessons, the chapter's theory and the cost formulas as plain data: dicts, lists and
-floats (no tensors), the numbers `lrn lesson`, `lrn theory` and `lrn cost` print. Each wraps one
-function of lrngpt.analysis; the arguments are the commands' options, with their defaults.
+"""The lecture's lessons and the PIP estimate as plain data: dicts, lists and floats (no tensors), the
+numbers `lrn lesson` and `lrn theory pip` print, and their figures. Each wraps one function of
+lrngpt.analysis; the arguments are the commands' options, with their defaults. (The theory that
+needs no torch and the cost formulas: lrngpt/api/theory.py.)
 
     import lrngpt
     lrngpt.lesson_lookup()["equal"]                 # True: lookup is a one-hot product
-    lrngpt.cost_models()[0]["table_share"]          # GPT-2 small's token table, share of the model
 
 Every function raises UserError, with the line `lrn` prints, for an argument of the wrong type or a
 value the command refuses (a size below 1, eps outside (0, 1), a run directory that holds no run).
@@ -22,7 +22,6 @@ from lrngpt.api.results import run_dir as _dir
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import quote
-from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -176,88 +175,3 @@ def theory_pip_figure(result: dict) -> Figure:
     from lrngpt.analysis.pip_figure import figure
 
     return figure(result)
-
-
-@checked
-def theory_random_cosine(n: int = 4096, dims: Sequence[int] = (4, 8, 16, 64, 256), seed: int = 0) -> list[dict]:
-    """Cosines of all pairs of n Gaussian vectors, one row per width d: their std beside 1/sqrt(d)
-    (`lrn theory random-cosine`).
-
-    Example: ``lrngpt.theory_random_cosine(n=1000, dims=[16, 256])``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.theory import random_cosine_stats
-
-    return random_cosine_stats(n, list(dims), seed=seed)
-
-
-@checked
-def theory_jl(n: int, eps: float) -> float:
-    """The Johnson-Lindenstrauss width that keeps n points' distances within 1 +- eps (`lrn theory jl`).
-
-    Example: ``lrngpt.theory_jl(4096, 0.5)  # 399.3``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.theory import jl_dimension
-
-    return jl_dimension(n, eps)
-
-
-@checked
-def theory_fourth_root(n: int) -> float:
-    """The feature-column rule of thumb, width = n ** 0.25 (`lrn theory fourth-root`).
-
-    Example: ``lrngpt.theory_fourth_root(4096)  # 8.0``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.theory import fourth_root_width
-
-    return fourth_root_width(n)
-
-
-@checked
-def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Sequence[int] | None = None,
-             sweep: Sweep | str | Path | None = None) -> dict:
-    """The chapter's parameter table of the MLP LM by width, with what each step up adds; with a
-    sweep (a Sweep or its directory) also the val bpb saved per million added parameters (`lrn cost mlp`).
-    `widths` None: the sweep's own widths with a sweep, else the chapter's 4 ... 512.
-
-    Example: ``[(r["n_embd"], r["total"]) for r in lrngpt.cost_mlp(widths=[16, 64])["rows"]]``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.costs import bpb_by_width, mlp_cost_table
-
-    bpb = None
-    if sweep is not None:  # the sweep's summary.json, read by its owner
-        # torch, numpy: loaded only when this runs
-        from lrngpt.experiments.sweepdir import (
-            SweepDir,  # torch (through the config schema): only with a sweep
-        )
-
-        sweep_dir = SweepDir(Path(getattr(sweep, "path", sweep)))
-        bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))
-    if widths is None:  # the sweep's own widths: a step between two of them is priced, none left out
-        widths = sorted(bpb) if bpb is not None else CHAPTER_WIDTHS
-    return mlp_cost_table(vocab, block, hidden, list(widths), bpb)
-
-
-@checked
-def cost_gpt(vocab: int, context: int, n_embd: int = 256, heads: int = 8, layers: int = 6, ffn: str = "gelu",
-             ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False, batch: int = 1,
-             length: int | None = None) -> dict:
-    """A GPT's parameters by part, bytes to train it, the leading matrix terms and how they grow when
-    the width doubles (`lrn cost gpt`).
-
-    Example: ``lrngpt.cost_gpt(50257, 1024, n_embd=768, heads=12, layers=12, tied=True)["params"]["total"]``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.costs import gpt_cost
-
-    return gpt_cost(vocab, context, n_embd, heads, layers, ffn, ffn_mult, tied, qkv_bias, batch, length)
-
-
-@checked
-def cost_models() -> list[dict]:
-    """The token tables of GPT-2's four sizes (small to XL), BERT-base, Llama-3-8B and GPT-3 175B against
-    their whole models, what tying saves, and each model's depth and width / depth (`lrn cost models`).
-
-    Example: ``{r["model"]: r["table"] for r in lrngpt.cost_models()}``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.costs import reference_table
-
-    return reference_table()

@@ -13,11 +13,10 @@ from pathlib import Path
 from lrngpt.api.checks import checked
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
+from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 
-DEMO_NAME = "demo"
-DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
 

@@ -46,9 +46,3 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     return result
 
 
-def undertrained_text(result: dict) -> str:
-    """What `lrn embed undertrained` prints for undertrained()'s document."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.rare_tokens import as_text
-
-    return as_text(result)

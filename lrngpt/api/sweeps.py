@@ -329,26 +329,3 @@ class Sweep:
 
 # ---- what `lrn sweep` prints ---------------------------------------------------------------------
 
-def plan_text(doc: dict) -> str:
-    """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
-    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.experiments.budget import budget_text, from_record
-    from lrngpt.experiments.dry_run import sweep_plan_text
-
-    text = sweep_plan_text(doc)
-    if doc.get("budget"):
-        text += "\n" + budget_text(from_record(doc["budget"]))
-    return text + "\n" + doc["bf16"]["line"] if (doc.get("bf16") or {}).get("line") else text
-
-
-def summary_text(doc: dict, out: str | Path) -> str:
-    """A finished sweep's closing lines: the run lines, the count, the files, the findings."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.findings import finding_lines
-
-    findings = doc.get("findings") or []
-    closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
-                                                "with a seed-variance or small-data sweep)"] if findings else []
-    return "\n".join([*doc["lines"], "", f"{len(doc['rows'])} of {doc['points']} runs finished ({doc['scale']} scale); "
-                      f"table {doc['table']}", *(f"figure {f}" for f in doc["figures"]),
-                      *(f"kept as it is (not lrn's to replace): {k}" for k in doc.get("kept") or []), *closing])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import run_chapter
+import lrngpt.api as api
 from lrngpt.cli.common import add_json, add_out, emit, stderr_note
 
 
@@ -38,7 +38,7 @@ def register(sub) -> None:
 
 
 def cmd_chapter(args) -> None:
-    r = run_chapter(args.out, minutes=args.minutes, scale=args.scale, dry_run=args.dry_run,
+    r = api.run_chapter(args.out, minutes=args.minutes, scale=args.scale, dry_run=args.dry_run,
                     corpus=args.corpus, notes=stderr_note("chapter"))
     if args.dry_run:
         emit(args, r["plan"], r["text"])

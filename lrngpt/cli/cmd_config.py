@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lrngpt.api import config_keys, config_list, config_show
+import lrngpt.api as api
 from lrngpt.api.frontend import MODEL_TYPES
 from lrngpt.cli.common import Parser, add_json, add_set, emit
 
@@ -56,14 +56,14 @@ def _value(v) -> str:
 
 
 def cmd_list(args) -> None:
-    rows = config_list()
+    rows = api.config_list()
     width = max(len(r["name"]) for r in rows)
     text = "\n".join(f"{r['name']:<{width}}  {r['model_type']:<3}  {r['about']}" for r in rows)
     emit(args, {"configs": rows}, text + "\n\nshow one: lrn config show NAME")
 
 
 def cmd_show(args) -> None:
-    result = config_show(args.config, args.overrides)
+    result = api.config_show(args.config, args.overrides)
     rows = result["keys"]
     width = max(len(r["key"]) for r in rows)
     vwidth = min(24, max(len(_value(r["value"])) for r in rows))
@@ -75,7 +75,7 @@ def cmd_show(args) -> None:
 
 
 def cmd_keys(args) -> None:
-    rows = config_keys(args.model_type)
+    rows = api.config_keys(args.model_type)
     width = max(len(r["key"]) for r in rows)
     lines = []
     for r in rows:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.api import cost_gpt, cost_mlp, cost_models
+import lrngpt.api as api
 from lrngpt.api.frontend import CHAPTER_WIDTHS, FFN_KINDS, nearest
 from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int
 
@@ -70,7 +70,7 @@ def register(subparsers) -> None:
 
 
 def run_mlp(args: argparse.Namespace) -> None:
-    result = cost_mlp(args.vocab, args.block, args.hidden, args.n_embd_given, args.sweep or None)
+    result = api.cost_mlp(args.vocab, args.block, args.hidden, args.n_embd_given, args.sweep or None)
     bpb = args.sweep or None  # with a sweep, each row has its val bpb and what each step saved
     lines = [f"## MLP LM parameters (V={args.vocab:,}, block {args.block}, hidden {args.hidden})"]
     for r in result["rows"]:
@@ -91,7 +91,7 @@ def run_mlp(args: argparse.Namespace) -> None:
 
 
 def run_gpt(args: argparse.Namespace) -> None:
-    r = cost_gpt(args.vocab, args.context, args.n_embd, args.heads, args.layers, args.ffn, args.ffn_mult, args.tied,
+    r = api.cost_gpt(args.vocab, args.context, args.n_embd, args.heads, args.layers, args.ffn, args.ffn_mult, args.tied,
                  args.qkv_bias, args.batch, args.length)
     c, p, b, t = r["config"], r["params"], r["bytes"], r["leading_terms"]
     d = c["n_embd"]
@@ -122,7 +122,7 @@ def run_gpt(args: argparse.Namespace) -> None:
 
 
 def run_models(args: argparse.Namespace) -> None:
-    rows = cost_models()
+    rows = api.cost_models()
     lines = [f"{'model':<12} {'layers':>6} {'d_model':>7} {'d/L':>5} {'vocab':>8} {'one table V*d':>14} {'whole model':>15}"
              f" {'share':>6} {'tied':>5} {'untied 2Vd':>14} {'share':>6} {'tying saves':>12}"]
     for r in rows:

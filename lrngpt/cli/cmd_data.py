@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import data_prepare, data_stories
+import lrngpt.api as api
 from lrngpt.api.frontend import VAL_SPLITS
 from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit, seed
 
@@ -59,12 +59,12 @@ def register(sub) -> None:
 
 
 def cmd_stories(args) -> None:
-    result = data_stories(args.out, args.size, args.seed, args.force)
+    result = api.data_stories(args.out, args.size, args.seed, args.force)
     emit(args, result, f"wrote {result['documents']:,} stories ({result['bytes']:,} bytes) to {result['path']}")
 
 
 def cmd_prepare(args) -> None:
-    r = data_prepare(args.corpus, args.vocab_size, args.val_fraction, args.split_seed, args.val_split, args.out,
+    r = api.data_prepare(args.corpus, args.vocab_size, args.val_fraction, args.split_seed, args.val_split, args.out,
                      args.force, args.verify)
     text = (f"{r['dir']}: vocabulary {r['vocab_size']}, "
             + ", ".join(f"{s} {v['documents']:,} docs / {v['tokens']:,} tokens / {v['bytes']:,} bytes"

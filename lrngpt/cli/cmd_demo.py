@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import demo
+import lrngpt.api as api
 from lrngpt.api.frontend import DEMO_STEPS
 from lrngpt.cli.common import add_json, add_out, add_set, emit
 
@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 
 def cmd_demo(args) -> None:
-    r = demo(args.out, args.steps, args.overrides)
+    r = api.demo(args.out, args.steps, args.overrides)
     lines = [
         f"MLP language model, d=64, {r['params']['total']:,} parameters, {r['steps']} steps in {r['seconds']:.0f}s",
         f"validation bits per byte on the full validation split: untrained {r['val_bpb_untrained']:.4f} -> "

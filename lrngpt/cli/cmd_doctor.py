@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from lrngpt.api import doctor
-from lrngpt.api.machine import doctor_text
+import lrngpt.api as api
 from lrngpt.cli.common import add_json, emit
 
 FIELDS = """fields (--json):
@@ -54,5 +53,5 @@ def register(sub) -> None:
 
 
 def cmd_doctor(args) -> None:
-    result = doctor(probe=not args.no_probe, probe_timeout=args.probe_timeout)
-    emit(args, result, doctor_text(result))
+    result = api.doctor(probe=not args.no_probe, probe_timeout=args.probe_timeout)
+    emit(args, result, api.texts.doctor_text(result))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.api import embed_axes, embed_explore, embed_export, embed_neighbors, embed_purity, undertrained
+import lrngpt.api as api
 from lrngpt.api.frontend import CHECKPOINT_LABELS, EXPORT_FORMATS, MAPS, PRECISIONS
-from lrngpt.api.rare_tokens import undertrained_text
 from lrngpt.cli.common import Parser, add_checkpoint, add_json, add_out, emit, positive_int
 
 EXPLORE_EPILOG = """\
@@ -176,7 +175,7 @@ def register(sub) -> None:
 
 
 def cmd_neighbors(args) -> None:
-    r = embed_neighbors(args.run_dir, args.token, args.k, "init" if args.untrained else args.checkpoint)
+    r = api.embed_neighbors(args.run_dir, args.token, args.k, "init" if args.untrained else args.checkpoint)
     lines = []
     for res in r["results"]:
         pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
@@ -186,7 +185,7 @@ def cmd_neighbors(args) -> None:
 
 
 def cmd_axes(args) -> None:
-    r = embed_axes(args.run_dir, args.energy, "init" if args.untrained else args.checkpoint)
+    r = api.embed_axes(args.run_dir, args.energy, "init" if args.untrained else args.checkpoint)
     d, u = r["n_embd"], r["untrained_used_axes"]
     name = CHECKPOINT_LABELS[r["checkpoint"]]
     emit(args, r, "\n".join([
@@ -197,7 +196,7 @@ def cmd_axes(args) -> None:
 
 
 def cmd_purity(args) -> None:
-    r = embed_purity(args.run_dir, args.categories, args.k, args.checkpoint)
+    r = api.embed_purity(args.run_dir, args.categories, args.k, args.checkpoint)
     t, u = r["trained"], r["untrained"]
     head = CHECKPOINT_LABELS[r["checkpoint"]]
     width = max(12, *(len(name) for name in t["per_category"]))
@@ -216,20 +215,20 @@ def cmd_purity(args) -> None:
 
 
 def cmd_export(args) -> None:
-    r = embed_export(args.run_dir, args.out, args.format, args.top, args.checkpoint)
+    r = api.embed_export(args.run_dir, args.out, args.format, args.top, args.checkpoint)
     text = (f"wrote {r['rows']:,} rows x {r['n_embd']} ({', '.join(r['files'])}) to {r['out']}; {r['frequencies']}"
             + (f"\nview them: tensorboard --logdir {r['out']}  (PROJECTOR tab)" if args.format == "projector" else ""))
     emit(args, r, text)
 
 
 def cmd_explore(args) -> None:
-    r = embed_explore(args.sources, args.out, args.top, args.map, args.precision, args.checkpoint, args.categories)
+    r = api.embed_explore(args.sources, args.out, args.top, args.map, args.precision, args.checkpoint, args.categories)
     frames = "; ".join(f"{f['label']}: " + ", ".join(v["label"] for v in f["views"]) for f in r["frames"])
     emit(args, r, f"wrote {r['path']} ({r['bytes'] / 1e6:.1f} MB, {', '.join(map(str, r['tokens']))} tokens; "
                   f"{frames})")
 
 
 def cmd_undertrained(args) -> None:
-    r = undertrained(args.run_dir, args.checkpoint, args.top)
-    emit(args, r, undertrained_text(r))
+    r = api.undertrained(args.run_dir, args.checkpoint, args.top)
+    emit(args, r, api.texts.undertrained_text(r))
 

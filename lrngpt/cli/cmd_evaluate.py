@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import load
+import lrngpt.api as api
 from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, add_json, emit, positive_int
 
 
@@ -44,7 +44,7 @@ def register(sub) -> None:
 
 
 def cmd_eval(args) -> None:
-    r = load(args.run_dir, args.checkpoint, args.device).eval(
+    r = api.load(args.run_dir, args.checkpoint, args.device).eval(
         args.split, args.context, args.max_tokens, args.train_tokens, args.corpus, by_reads=args.by_reads)
     parts = [f"step {r['step']}" + (", full context" if args.context == "full" else "")]
     if "val_bpb" in r:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import export_hf
+import lrngpt.api as api
 from lrngpt.cli.common import add_checkpoint, add_force, add_json, add_out, emit
 
 
@@ -31,7 +31,7 @@ def register(sub) -> None:
 
 
 def cmd_export(args) -> None:
-    r = export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force, license=args.license)
+    r = api.export_hf(args.run_dir, args.out, checkpoint=args.checkpoint, force=args.force, license=args.license)
     zeros = f"; zero biases for {', '.join(r['zero_biases'])}" if r["zero_biases"] else ""
     text = (f"exported {r['run_dir']} (step {r['step']}, {r['params']:,} parameters, "
             f"{r['activation_function']}, tied {str(r['tie_word_embeddings']).lower()}{zeros}) to {r['out']}\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import import_gpt2
+import lrngpt.api as api
 from lrngpt.cli.common import add_force, add_json, add_out, emit
 
 
@@ -22,7 +22,7 @@ def register(sub) -> None:
 
 
 def cmd_import_gpt2(args) -> None:
-    r = import_gpt2(args.hf_dir, args.out, force=args.force)
+    r = api.import_gpt2(args.hf_dir, args.out, force=args.force)
     text = (f"imported {r['hf_dir']} ({r['weights']}, {r['tokenizer']}) into {r['run_dir']}: "
             f"{r['params']['total']:,} parameters, V {r['vocab_size']}, context {r['context_length']}, "
             f"D {r['n_embd']}, H {r['n_head']}, L {r['n_layer']}\n"

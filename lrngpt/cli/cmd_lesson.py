@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.api import (
-    lesson_lookup,
-    lesson_lookup_grad,
-    lesson_renumber,
-    lesson_softmax_bottleneck,
-    lesson_superposition,
-    lesson_tying,
-)
+import lrngpt.api as api
 from lrngpt.cli.common import Parser, add_json, emit, float_list, positive_int, seed
 
 
@@ -118,7 +111,7 @@ def _shape(s: list[int]) -> str:
 
 
 def run_lookup(args: argparse.Namespace) -> None:
-    r = lesson_lookup(args.batch, args.length, args.n_embd, args.vocab, args.seed)
+    r = api.lesson_lookup(args.batch, args.length, args.n_embd, args.vocab, args.seed)
     s = r["shapes"]
     text = "\n".join([
         f"lookup == one_hot @ E: {r['equal']} (max |difference| {r['max_abs_diff']:g}, "
@@ -132,7 +125,7 @@ def run_lookup(args: argparse.Namespace) -> None:
 
 
 def run_lookup_grad(args: argparse.Namespace) -> None:
-    r = lesson_lookup_grad()
+    r = api.lesson_lookup_grad()
     text = "\n".join([f"table {r['table']}", f"ids {r['ids']}", f"upstream {r['upstream']}",
                       f"lookup {r['lookup']}", f"lookup_gradient {r['grad']}  (nn.Embedding backward)",
                       f"hand_gradient {r['hand_grad']}  (sum per row)", f"match {r['match']}",
@@ -143,7 +136,7 @@ def run_lookup_grad(args: argparse.Namespace) -> None:
 
 
 def run_tying(args: argparse.Namespace) -> None:
-    r = lesson_tying(args.vocab, args.n_embd, args.used, args.seed)
+    r = api.lesson_tying(args.vocab, args.n_embd, args.used, args.seed)
     lines = [f"table {r['vocab']} x {r['n_embd']}; the batch looks up rows {r['looked_up_rows']}; one step:"]
     for s in r["settings"]:
         lines.append(f"  {s['setting']:<15} {s['unused_changed']:>3}/{s['unused_rows']} unused rows changed"
@@ -156,7 +149,7 @@ def run_tying(args: argparse.Namespace) -> None:
 
 
 def run_softmax_bottleneck(args: argparse.Namespace) -> None:
-    r = lesson_softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
+    r = api.lesson_softmax_bottleneck(args.run_dir, args.contexts, args.random, args.seed)
     lines = [f"rank of log p(next | context) over {r['source']}, in float64 (h: the vector entering the output layer)",
              f"{'model':<6} {'width':>5} {'bias':>4} {'contexts':>8} {'V':>6} {'rank h':>6} {'logits':>6} "
              f"{'log-probs':>9} {'bound':>5}  holds"]
@@ -180,7 +173,7 @@ def run_softmax_bottleneck(args: argparse.Namespace) -> None:
 
 
 def run_renumber(args: argparse.Namespace) -> None:
-    r = lesson_renumber(args.run_dir, args.seed, args.max_tokens)
+    r = api.lesson_renumber(args.run_dir, args.seed, args.max_tokens)
     u = r["unit"]
     lines = [f"{r['rows']} ids permuted at random (seed {r['seed']}); {r['tokens']:,} validation tokens; {u}:",
              f"  as trained                            {r['original']:.6f}",
@@ -191,7 +184,7 @@ def run_renumber(args: argparse.Namespace) -> None:
 
 
 def run_superposition(args: argparse.Namespace) -> None:
-    r = lesson_superposition(args.features, args.dims, args.sparsity, steps=args.steps, seed=args.seed,
+    r = api.lesson_superposition(args.features, args.dims, args.sparsity, steps=args.steps, seed=args.seed,
                              out=args.out, force=args.force)
     d, n = r["dims"], r["features"]
     lines = [f"{n} features in {d} dimensions, x' = ReLU(W^T W x + b), importance 0.7^i, {r['steps']:,} Adam steps "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import write_report
+import lrngpt.api as api
 from lrngpt.cli.common import add_checkpoint, add_json, add_out, emit
 
 
@@ -37,6 +37,6 @@ def register(sub) -> None:
 
 
 def cmd_report(args) -> None:
-    r = write_report(args.dirs, args.out, tokens=args.tokens, checkpoint=args.checkpoint)
+    r = api.write_report(args.dirs, args.out, tokens=args.tokens, checkpoint=args.checkpoint)
     emit(args, r, f"wrote {r['path']} ({', '.join(r['sections'])})"
                   + (f" and {r['explorer']}" if r["explorer"] else ""))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import load
+import lrngpt.api as api
 from lrngpt.cli.common import add_checkpoint, add_device, add_json, emit, positive_int, seed
 
 
@@ -31,7 +31,7 @@ def register(sub) -> None:
 
 
 def cmd_sample(args) -> None:
-    result = load(args.run_dir, args.checkpoint, args.device).samples(
+    result = api.load(args.run_dir, args.checkpoint, args.device).samples(
         args.prompt, args.num_samples, args.max_new_tokens, args.temperature, args.top_k, args.top_p, args.seed,
         stop_at_eot=not args.no_stop, use_cache=not args.no_cache,
         on_text=None if args.json else _printer())  # --json: one document at the end

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lrngpt.api import load_sweep, sweep
+import lrngpt.api as api
 from lrngpt.api.frontend import BUDGET_HELP, CLI_SCALES, STUDIES
-from lrngpt.api.sweeps import plan_text, summary_text
 from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
 
 KEYS = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
@@ -62,14 +61,14 @@ def register(sub) -> None:
 
 def cmd_sweep(args) -> None:
     if args.summary_only:  # read-only: from the directory alone, whatever the other flags say
-        doc = load_sweep(args.out).summarize()
+        doc = api.load_sweep(args.out).summarize()
     else:
         what = dict(scale=args.scale, out=args.out, set=args.overrides, axes=args.axes, corpus=args.corpus,
                     device=args.device, minutes=args.minutes, shard=args.shard, notes=stderr_note("sweep"),
                     points_at_once=args.points_at_once)
         if args.dry_run:
-            r = sweep(args.source, dry_run=True, **what)
-            emit(args, r, plan_text(r))
+            r = api.sweep(args.source, dry_run=True, **what)
+            emit(args, r, api.texts.sweep_dry_run_text(r))
             return
-        doc = sweep(args.source, **what).result or {}
-    emit(args, {k: doc[k] for k in KEYS if k in doc}, summary_text(doc, args.out))
+        doc = api.sweep(args.source, **what).result or {}
+    emit(args, {k: doc[k] for k in KEYS if k in doc}, api.texts.sweep_summary_text(doc, args.out))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lrngpt.api import theory_fourth_root, theory_jl, theory_pip, theory_random_cosine
+import lrngpt.api as api
 from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int, seed
 
 
@@ -83,7 +83,7 @@ def register(subparsers) -> None:
 
 
 def run_random_cosine(args: argparse.Namespace) -> None:
-    rows = theory_random_cosine(args.n, args.dims, args.seed)
+    rows = api.theory_random_cosine(args.n, args.dims, args.seed)
     pairs = args.n * (args.n - 1) // 2
     lines = [f"## cosines of {args.n:,} random vectors of width d ({pairs:,} distinct pairs, seed {args.seed})"]
     for r in rows:
@@ -94,18 +94,18 @@ def run_random_cosine(args: argparse.Namespace) -> None:
 
 
 def run_jl(args: argparse.Namespace) -> None:
-    k = theory_jl(args.n, args.eps)
+    k = api.theory_jl(args.n, args.eps)
     emit(args, {"k": k}, f"N={args.n:,}, eps={args.eps:g}: k >= {k:,.1f}  "
                          "(Dasgupta-Gupta: 24 ln N / (3 eps^2 - 2 eps^3))")
 
 
 def run_fourth_root(args: argparse.Namespace) -> None:
-    d = theory_fourth_root(args.n)
+    d = api.theory_fourth_root(args.n)
     emit(args, {"d": d}, f"{args.n:,}^0.25 = {d:g}")
 
 
 def run_pip(args: argparse.Namespace) -> None:
-    r = theory_pip(args.corpus, args.vocab_size, args.window, args.alpha, args.train_tokens, args.seed, args.top,
+    r = api.theory_pip(args.corpus, args.vocab_size, args.window, args.alpha, args.train_tokens, args.seed, args.top,
                    args.sweep)
     emit(args, r, "\n".join(pip_lines(r)))
 

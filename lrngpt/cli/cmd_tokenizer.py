@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import tokenizer_decode, tokenizer_encode, tokenizer_show, tokenizer_train
+import lrngpt.api as api
 from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit
 
 
@@ -70,22 +70,22 @@ def register(sub) -> None:
 
 
 def cmd_train(args) -> None:
-    r = tokenizer_train(args.corpus, args.out, args.vocab_size, args.force)
+    r = api.tokenizer_train(args.corpus, args.out, args.vocab_size, args.force)
     emit(args, r, f"wrote {r['path']} ({r['vocab_size']} tokens)")
 
 
 def cmd_encode(args) -> None:
-    ids = tokenizer_encode(args.tokenizer, args.text)
+    ids = api.tokenizer_encode(args.tokenizer, args.text)
     emit(args, {"ids": ids}, " ".join(map(str, ids)))
 
 
 def cmd_decode(args) -> None:
-    text = tokenizer_decode(args.tokenizer, args.ids)
+    text = api.tokenizer_decode(args.tokenizer, args.ids)
     emit(args, {"text": text}, text)
 
 
 def cmd_show(args) -> None:
-    r = tokenizer_show(args.tokenizer, args.items, args.text)
+    r = api.tokenizer_show(args.tokenizer, args.items, args.text)
     lines = []
     for x in r["results"]:
         if x["kind"] == "id":

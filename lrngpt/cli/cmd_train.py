@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lrngpt.api import plan, train
+import lrngpt.api as api
 from lrngpt.cli.common import add_corpus, add_device, add_force, add_json, add_out, add_set, emit
 
 
@@ -43,31 +43,17 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_train)
 
 
-def plan_text(r: dict) -> str:
-    """lrngpt.plan's document of a run as lines: the parameters, then what the steps read."""
-    tc, corpus = r["config"]["train"], r["corpus"]
-    steps = f"{r['steps']:,} steps x {tc['batch_size']} x {tc['seq_len']} read {r['tokens_read']:,} tokens"
-    if r["train_tokens"] is None:
-        said = (f"data: {steps}; {corpus} is not prepared yet (big, or downloaded): "
-                f"`lrn data prepare --corpus {corpus}` counts its tokens, and so does training")
-    else:
-        said = (f"data: {r['train_tokens']:,} training tokens; {steps} = {r['passes']:.2f} passes over the training "
-                f"text; one pass is --set train.steps={r['one_pass_steps']:,}")
-    shape = [r["shape"]] if r.get("shape") else []  # a GPT's depth, width and heads
-    return "\n".join([*(f"{k:>20}: {v:,}" for k, v in r["params"].items()), *shape, said])
-
-
 def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
     return "n/a" if v is None else format(v, fmt)
 
 
 def cmd_train(args) -> None:
     if args.dry_run:  # no network; a small local corpus is prepared (cached) to count its tokens
-        r = plan(args.config, out=args.out if args.resume and not args.config else None, set=args.overrides,
+        r = api.plan(args.config, out=args.out if args.resume and not args.config else None, set=args.overrides,
                  corpus=args.corpus, device=args.device)
-        emit(args, r, plan_text(r))
+        emit(args, r, api.texts.run_plan_text(r))
         return
-    run = train(args.config, args.out, resume=args.resume, extend=args.extend, force=args.force, steps=args.steps,
+    run = api.train(args.config, args.out, resume=args.resume, extend=args.extend, force=args.force, steps=args.steps,
                 set=args.overrides, corpus=args.corpus, device=args.device)
     summary = run.result
     if summary is None:  # under torchrun, rank 0 alone reports

@@ -42,16 +42,13 @@ from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, OWN_TEXT_PASSES
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, MIN_STEPS, OWN_TEXT_PASSES
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
-# sweepdir and the config schema load torch (through the models): imported where used, so that
-# `lrn sweep --help`, which reads BUDGET_HELP, stays without it
-
 PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrngpt.experiments.thresholds)
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
-MIN_STEPS, GOOD_STEPS, EVALS = 100, 300, 4
+GOOD_STEPS, EVALS = 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
 # The smallest budget a refusal names is the smallest plan's estimate times this: three probed steps vary
 # between invocations (8.3 and 9.4 min for the same plan, a minute apart on the quiet 2-core machine), and
@@ -62,14 +59,6 @@ CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ,
            "passes": round(chapter.PASSES, 2)}
 
 
-BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
-               "context 6, hidden 512): steps, batch, corpus size and widths are planned from a measured probe so "
-               f"that each run reads at most {PASSES_TARGET} passes of its text (a text of your own too small for "
-               f"{MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what that costs the "
-               "findings); --dry-run prints the plan and what it gives up. A budget too short is refused with the "
-               "smallest that works. Again on the same --out (with or without --minutes) it resumes the stored plan, "
-               "its estimates corrected by the runs done so far; DIR/timing.jsonl records each run's time beside its "
-               "estimate")
 
 
 @dataclass

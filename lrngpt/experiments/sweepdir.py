@@ -52,7 +52,8 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.timing import append_row, read_rows
 from lrngpt.runconfig.schema import from_dict
-from lrngpt.store.rundir import CONFIG, RunDir
+from lrngpt.store.layout import CONFIG
+from lrngpt.store.rundir import RunDir
 
 VERSION = 1  # the sweep.json format this lrn writes and reads
 DEFINITION, RUNS, LINES, FIGURES_DIR, TIMING = SWEEP_FILE, SWEEP_RUNS, "lines.txt", "figures", "timing.jsonl"

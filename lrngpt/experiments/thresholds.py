@@ -36,4 +36,5 @@ NOISE_WITHOUT_SEEDS = 0.002  # bpb: sigma without a seed sweep, about twice the 
 NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's three seeds); a smaller one is luck
 FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
 MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
+MIN_STEPS = 100  # steps: the fewest a budgeted run is planned with (fewer and the curves say nothing)
 OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)

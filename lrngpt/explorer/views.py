@@ -29,15 +29,9 @@ from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.store.layout import CHECKPOINT_FILES, CHECKPOINT_LABELS, CONFIG
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
-from lrngpt.store.rundir import (
-    CHECKPOINT_FILES,
-    CHECKPOINT_LABELS,
-    CONFIG,
-    RunDir,
-    read_metrics,
-    read_summary,
-)
+from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`

@@ -39,7 +39,8 @@ from lrngpt.report.chapter_page import is_chapter, write_chapter_report
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
-from lrngpt.store.rundir import CHECKPOINTS, CONFIG, MARKER, RunDir
+from lrngpt.store.layout import CHECKPOINTS, CONFIG, MARKER
+from lrngpt.store.rundir import RunDir
 
 __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
            "write_report"]

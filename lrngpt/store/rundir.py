@@ -53,9 +53,6 @@ from lrngpt.core.fsio import (
     write_json,
 )
 from lrngpt.core.ownership import (
-    RUN_CHECKPOINTS,
-    RUN_CONFIG,
-    RUN_MARKER,
     describe_dir,
     expect_append,
     held,
@@ -69,6 +66,23 @@ from lrngpt.core.ownership import (
 from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, record_problem, state
 from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
+from lrngpt.store.layout import (
+    BY_READS,
+    CHECKPOINT_FILES,
+    CHECKPOINTS,
+    CONFIG,
+    INIT,
+    LAST,
+    LOCK,
+    MARKER,
+    METRICS,
+    PAGES,
+    RECORDED,
+    RUN_FILE,
+    RUN_FILES,
+    SUMMARY,
+    TOKENIZER,
+)
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
@@ -77,25 +91,6 @@ if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
-MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker, config.json and the checkpoints that make a run: is_run)
-CONFIG, TOKENIZER, METRICS, SUMMARY = RUN_CONFIG, "tokenizer.json", "metrics.jsonl", "summary.json"
-(LAST, INIT), BEST = RUN_CHECKPOINTS, "ckpt_best.pt"
-CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
-CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
-CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called
-TENSORBOARD, REPORT = "tensorboard", "report.html"
-TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
-BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last weights (for lrn report)
-# Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
-# it, report.html and report-explorer.html, when the record says they are unchanged).
-RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
-             BY_READS, MARKER)
-# The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
-# the run only while they are as recorded. The trackers' files (written by their libraries as the
-# run goes) and the marker go with the run by name.
-RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, BY_READS)
-PAGES = (REPORT, "report-explorer.html")
-RUN_FILE = "run file"  # what the record calls them
 _OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
 
 

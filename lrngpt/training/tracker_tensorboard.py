@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lrngpt.core.fsio import atomic_write, user_path, writing
 from lrngpt.errors import UserError
-from lrngpt.store.rundir import TENSORBOARD
+from lrngpt.store.layout import TENSORBOARD
 
 PREFIX = "events.out.tfevents."  # TensorBoard reads the files whose names start so, in name order
 

@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
-from lrngpt.store.rundir import WANDB
+from lrngpt.store.layout import WANDB
 
 INIT_TIMEOUT = 30.0  # seconds for wandb.init to reach its server; WANDB_INIT_TIMEOUT overrides
 ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")  # a run id as W&B and MLflow make them; never a path

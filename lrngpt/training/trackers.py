@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import flat_keys
-from lrngpt.store.rundir import METRICS_CSV as CSV
-from lrngpt.store.rundir import TRACKERS as STATE
+from lrngpt.store.layout import METRICS_CSV as CSV
+from lrngpt.store.layout import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import tracker_mlflow, tracker_wandb
 from lrngpt.training.tracker_mlflow import MLflowSink

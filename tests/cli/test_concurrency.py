@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from lrngpt.store.checkpoint import load_checkpoint
-from lrngpt.store.rundir import LAST, RunDir
+from lrngpt.store.layout import LAST
+from lrngpt.store.rundir import RunDir
 
 
 def lrn(*args: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from lrngpt.api import machine as doctor_mod
+from lrngpt.api import texts
 from lrngpt.cli.main import main
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 
@@ -79,9 +80,9 @@ def test_doctor_says_what_the_cpu_has_and_whether_bf16_is_native_here(capsys):
 def test_the_cpu_line_both_ways():
     from lrngpt.device.precision import cpu_info
 
-    native = doctor_mod.cpu_text(cpu_info({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}))
+    native = texts.cpu_text(cpu_info({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}))
     assert "cpu ISA: amx (" in native and "flags avx2, avx512f, avx512_bf16, amx_tile, amx_bf16" in native
     assert "bfloat16 native here" in native and "float32 stays the exact default" in native
-    emulated = doctor_mod.cpu_text(cpu_info({"avx", "avx2"}))
+    emulated = texts.cpu_text(cpu_info({"avx", "avx2"}))
     assert "cpu ISA: avx2 (" in emulated and "bfloat16 emulated here" in emulated and "typically slower" in emulated
-    assert "bfloat16 unknown here" in doctor_mod.cpu_text(cpu_info(set()))
+    assert "bfloat16 unknown here" in texts.cpu_text(cpu_info(set()))

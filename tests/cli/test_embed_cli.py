@@ -172,7 +172,7 @@ def purity_by_hand(table, tokenizer, categories, k):
 
 @pytest.mark.parametrize("fmt", ["json", "tsv"])
 def test_purity_with_a_categories_file_scores_a_planted_table_as_computed_by_hand(capsys, text_run, tmp_path, fmt):
-    from lrngpt.store.rundir import LAST
+    from lrngpt.store.layout import LAST
     from lrngpt.tokenizer.bpe import Tokenizer
 
     run = copy_run(text_run, tmp_path)
@@ -229,7 +229,7 @@ def test_purity_needs_categories_off_the_stories_corpus_and_two_of_them(capsys, 
 
 
 def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(capsys, text_run, tmp_path):
-    from lrngpt.store.rundir import BEST, LAST
+    from lrngpt.store.layout import BEST, LAST
     from lrngpt.tokenizer.bpe import Tokenizer
 
     run = copy_run(text_run, tmp_path)

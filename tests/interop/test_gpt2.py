@@ -18,7 +18,8 @@ from lrngpt.errors import UserError
 from lrngpt.inference.sample import SamplingConfig, generate
 from lrngpt.interop.gpt2 import import_gpt2
 from lrngpt.runconfig.schema import from_dict
-from lrngpt.store.rundir import BEST, LAST, load_run
+from lrngpt.store.layout import BEST, LAST
+from lrngpt.store.rundir import load_run
 from lrngpt.tokenizer.bpe import Tokenizer
 
 transformers = pytest.importorskip("transformers")

@@ -24,7 +24,8 @@ from lrngpt.interop.hf_export import export_hf
 from lrngpt.models import build_model
 from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
-from lrngpt.store.rundir import BEST, LAST, RunDir, load_run
+from lrngpt.store.layout import BEST, LAST
+from lrngpt.store.rundir import RunDir, load_run
 from lrngpt.training.trainer import train
 
 transformers = pytest.importorskip("transformers")
