@@ -8,12 +8,15 @@ TORCH  ?= torch==2.13.0
 
 .PHONY: setup browser demo test lint bench clean
 
+# editable_mode=compat: the install is a path (a .pth line), which mypy and pyright follow from any
+# folder; setuptools' default editable finder is an import hook that type checkers cannot read.
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || { echo "installing $(TORCH) (CPU build, about 200 MB to download, 750 MB installed; a few minutes)"; \
 	  $(PY) -m pip install -q "$(TORCH)"; }
-	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,wandb,mlflow,yaml,completion,parquet,hf,maps]"
+	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,wandb,mlflow,yaml,completion,parquet,hf,maps]" \
+	  --config-settings editable_mode=compat
 	touch $(STAMP)
 
 setup: $(STAMP)
