@@ -134,3 +134,31 @@ def test_pyright_checks_the_documented_examples_and_flags_the_wrong_call(typed_s
     errors = [line.strip() for line in r.stdout.splitlines() if " - error:" in line]
     assert len(errors) == 1, r.stdout + r.stderr
     assert errors[0].startswith(f"{typed_script}:{_wrong_line(typed_script)}:") and '"prompt" of type "str"' in errors[0]
+
+
+USER_SCRIPT = '''\
+import lrngpt
+
+run = lrngpt.load("runs/tiny")
+run.sample(123)
+lrngpt.theory_fourth_root("4096")
+cfg = lrngpt.config("mlp-tiny", **{"train.steps": 60})
+'''
+
+
+def test_mypy_in_a_users_own_folder_finds_lrngpt_and_flags_only_the_wrong_calls(tmp_path):
+    """What a user gets from `mypy mine.py` in a folder of their own after the README's install: the
+    package is found (no "Cannot find implementation"), both wrong calls are flagged by the real
+    signatures, and nothing inside lrngpt is reported (its own check: test_lrngpt_is_clean_under_mypy)."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install -e '.[dev]')")
+    (tmp_path / "mine.py").write_text(USER_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "PYTHONPATH")}
+    r = subprocess.run([sys.executable, "-m", "mypy", "mine.py"], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path, env=env)
+    assert "Cannot find implementation" not in r.stdout, (
+        "mypy cannot see lrngpt from this folder: reinstall it as a path, "
+        "pip install -e . --config-settings editable_mode=compat\n" + r.stdout)
+    errors = [line.split(": error: ")[0] for line in r.stdout.splitlines() if ": error: " in line]
+    assert errors == ["mine.py:4", "mine.py:5"], r.stdout
+    assert '"sample" of "Run"' in r.stdout and '"theory_fourth_root"' in r.stdout and "lrngpt/" not in r.stdout
