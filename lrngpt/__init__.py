@@ -20,8 +20,7 @@ The names load on first use (lrngpt.api), so `import lrngpt` imports neither tor
 type checkers read them from the TYPE_CHECKING import below, with their real signatures.
 """
 
-import importlib as _importlib  # (private names: `lrngpt`'s public names are __all__ alone)
-import os as _os
+import os as _os  # (private names: `lrngpt`'s public names are __all__ alone)
 import typing as _typing
 
 # OpenMP threads that spin while waiting turn a busy 2-core laptop into a crawl: measured
@@ -30,74 +29,17 @@ import typing as _typing
 # OpenMP, which is why it lives here; a value the user set wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from lrngpt.core.version import __version__  # noqa: E402 (after OMP_WAIT_POLICY, which must come first)
+# the lazy face, after OMP_WAIT_POLICY, which must come first: light, each name's module loads on first use
+from lrngpt import api as _api  # noqa: E402
 
-__all__ = [
-    "Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show", "cost_gpt",
-    "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes", "embed_explore",
-    "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2", "lesson_lookup",
-    "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck", "lesson_superposition",
-    "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "run_chapter",
-    "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
-    "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train", "train", "undertrained", "width_depth_finding",
-    "width_from_depth", "write_report",
-]
-if _typing.TYPE_CHECKING:  # what a checker sees; at run time __getattr__ loads the same names on first use
-    from lrngpt.api import (
-        Run,
-        Sweep,
-        config,
-        config_keys,
-        config_list,
-        config_show,
-        cost_gpt,
-        cost_mlp,
-        cost_models,
-        data_prepare,
-        data_stories,
-        demo,
-        doctor,
-        embed_axes,
-        embed_explore,
-        embed_export,
-        embed_neighbors,
-        embed_purity,
-        export_hf,
-        import_gpt2,
-        lesson_lookup,
-        lesson_lookup_grad,
-        lesson_renumber,
-        lesson_softmax_bottleneck,
-        lesson_superposition,
-        lesson_superposition_figure,
-        lesson_tying,
-        load,
-        load_sweep,
-        plan,
-        run_chapter,
-        sweep,
-        table,
-        theory_fourth_root,
-        theory_jl,
-        theory_pip,
-        theory_pip_figure,
-        theory_random_cosine,
-        tokenizer_decode,
-        tokenizer_encode,
-        tokenizer_show,
-        tokenizer_train,
-        train,
-        undertrained,
-        width_depth_finding,
-        width_from_depth,
-        write_report,
-    )
-    from lrngpt.errors import UserError
+__all__ = list(_api.__all__)
+if _typing.TYPE_CHECKING:  # what a checker sees: the API's names with their real signatures
+    from lrngpt.api import *  # noqa: F403
 
 
 def __getattr__(name: str):
     if name in __all__:
-        value = getattr(_importlib.import_module("lrngpt.errors" if name == "UserError" else "lrngpt.api"), name)
+        value = getattr(_api, name)
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(f"module 'lrngpt' has no attribute {name!r}")
