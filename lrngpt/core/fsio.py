@@ -423,7 +423,7 @@ def _unlink(p: Path) -> None:
 def exchange(a: str | Path, b: str | Path) -> bool:
     """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE): a reader of
     either name sees the old entry or the new one, never none. False where the system cannot."""
-    # here: `lrn --help` loads this module, not that one
+    # platform-only: Linux's renameat2, reached through ctypes
     import ctypes
 
     try:

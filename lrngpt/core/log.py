@@ -182,7 +182,7 @@ def _bar_class():
     bar (without ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # tqdm.auto imports IPython and ipywidgets when a kernel runs: only when a bar shows
+        # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
     notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget

@@ -194,7 +194,7 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """An exclusive lock on the directory while its record is read, changed and files are renamed."""
-    # here: `lrn --help` loads this module, not that one
+    # platform-only: fcntl is POSIX's
     import fcntl
 
     try:

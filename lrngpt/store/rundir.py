@@ -378,7 +378,7 @@ class RunDir:
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
         # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-        from lrngpt.models import build_model
+        from lrngpt.models.build import build_model
         from lrngpt.store.checkpoint import load_checkpoint
         from lrngpt.tokenizer.bpe import Tokenizer
 
