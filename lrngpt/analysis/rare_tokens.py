@@ -170,7 +170,9 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
                                  **{k: float(v[i]) for k, v in cols.items()}) for i in order]
         return result
 
+    assert run is not None and cfg is not None  # source "trained" is a run's
     tc, mc = cfg.train, cfg.model
+    assert tc.seq_len is not None  # resolved by its RunConfig
     train = run_data(run, log).tokens("train")
     pad, per_window = (mc.pad_id, mc.block_size - 1) if cfg.model_type == "mlp" else (None, 0)
     inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows, pad, per_window)

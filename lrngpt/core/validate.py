@@ -113,7 +113,7 @@ def _yaml11_hint(value: Any, annotation: Any) -> str:
 
 def check_fields(obj: Any, section: str) -> None:
     """Coerce every field of a dataclass instance in place (called first by __post_init__)."""
-    hints = field_types(type(obj))
+    hints = field_types(obj.__class__)  # (type(obj) of an Any reads as unhashable to mypy)
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         checked = coerce(value, hints[f.name], f"{section}.{f.name}" if section else f.name)

@@ -117,6 +117,7 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
     for view in c.views:
         rows = view.table[c.vocabs[view.vocab].ids]
         vectors, scales = encode_vectors(rows, precision)
+        assert view.coords is not None  # collect() places every view
         peak = float(np.abs(view.coords).max(initial=0)) or 1.0
         coords = np.round(view.coords / peak * 32767).astype("<i2")
         views.append({

@@ -86,8 +86,8 @@ from lrngpt.store.layout import (
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
-    from torch import nn
-
+    from lrngpt.models.gpt import GPT
+    from lrngpt.models.mlp import MLPLM
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
@@ -458,7 +458,7 @@ class RunDir:
 class LoadedRun:
     dir: Path
     config: RunConfig
-    model: nn.Module
+    model: MLPLM | GPT
     tokenizer: Tokenizer
     step: int
     checkpoint: dict
