@@ -90,7 +90,7 @@ def test_the_clock_reads_years_for_what_no_one_waits_for():
 @pytest.mark.parametrize("preset,overrides", [("mlp-tiny", []), ("mlp-chapter", []), ("gpt-default", []), ("cpu", []),
                                               ("gpt-default", ["model.ffn=swiglu", "model.tie_embeddings=true"])])
 def test_the_parameter_bound_is_a_lower_bound_of_the_real_count(preset, overrides):
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
     from lrngpt.training.duration import params_at_least
 
     c = load_config(preset, overrides)

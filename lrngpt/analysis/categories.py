@@ -18,6 +18,7 @@ to the generator; it is the default only for a run trained on the stories corpus
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def stories_categories() -> dict[str, list[str]]:
     return parse_json(text, STORIES_FILE)
 
 
-def categories_json(categories: dict[str, list[str] | tuple[str, ...]]) -> str:
+def categories_json(categories: Mapping[str, Sequence[str]]) -> str:
     """The JSON file text: one category a line, so a diff shows which words changed."""
     lines = [f"  {json.dumps(name)}: {json.dumps(list(words), ensure_ascii=False)}"
              for name, words in categories.items()]

@@ -6,6 +6,8 @@ The first half is pure functions on tensors; the second half applies them to a r
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 
@@ -110,7 +112,8 @@ def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
     its pieces are given ("split") and the figures that need its row are None."""
     ids_q, ids_o = tokenizer.encode(query), tokenizer.encode(other)
     split = {t: [tokenizer.id_to_token(i) for i in ids] for t, ids in ((query, ids_q), (other, ids_o)) if len(ids) != 1}
-    out = {"query": query, "other": other, "split": split, "cosine": None, "nearest": None, "nearest_cosine": None}
+    out: dict[str, Any] = {"query": query, "other": other, "split": split, "cosine": None, "nearest": None,
+                           "nearest_cosine": None}
     if query in split:
         return out
     (near, near_cos), = cosine_neighbors(table, ids_q[0], 1)
@@ -126,8 +129,9 @@ def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
     if not text:
         raise UserError("--token is empty; give a token such as ' Lily'")
     ids = tokenizer.encode(text)
+    exclude: set[int] = set()
     if len(ids) == 1:
-        query, exclude = ids[0], ()
+        query = ids[0]
     else:  # a word the BPE split: look from the mean of its pieces
         table = torch.cat([table, table[ids].mean(0, keepdim=True)])
         query, exclude = table.shape[0] - 1, set(ids)

@@ -25,7 +25,7 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
+from lrngpt.core.ownership import Target, check_target, legacy_kind, owned_dir
 from lrngpt.errors import UserError
 from lrngpt.store.layout import CHECKPOINT_LABELS
 from lrngpt.store.rundir import RunDir
@@ -41,10 +41,9 @@ KIND = "embed-export"
 legacy_kind(KIND, lambda d: (d / MARKER).is_file())  # from before the record: said in a refusal, never trusted
 
 
-def check_out(out: Path, force: bool) -> Path:
-    """A new or empty directory, or an earlier export nobody changed (replaced with or without
-    force, as an earlier report is); never anything else."""
-    return check_dir_target(out, force, "embedding export", KIND, replace_own=True)
+# A new or empty directory, or an earlier export nobody changed (replaced with or without force, as an
+# earlier report is); never anything else.
+TARGET = Target("embedding export", KIND, replace_own=True)
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:
@@ -60,7 +59,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     if top is not None and top < 1:
         raise UserError(f"--top {top}: must be at least 1")
     out = Path(out)
-    check_out(out, force)
+    check_target(out, force, TARGET)
     run, table = load_table(run_dir, checkpoint)
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
@@ -68,7 +67,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     logging.debug(f"embedding export: {len(keep):,} of {rows:,} rows of {run.dir} (step {run.step}, {checkpoint}), "
                   f"{'counted' if counts is not None else 'no'} training counts")
     cats = token_categories(tok) if has_categories(run) else {}
-    check_out(out, force)  # again, just before writing
+    check_target(out, force, TARGET)  # again, just before writing
     with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export
         write_vectors(tmp / "vectors.tsv", table.numpy()[keep])
         lines = ["token\tid\tfrequency\tcategory"]

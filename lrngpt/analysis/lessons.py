@@ -129,6 +129,7 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
         torch.manual_seed(seed)
         model = TinyLM(vocab, n_embd, tied=(name == "tied"))
         params = model.parameters()
+        opt: torch.optim.Optimizer
         if name.startswith("adamw"):
             opt = torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1 if name == "adamw_decay" else 0.0)
         else:
@@ -146,9 +147,9 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
 
 # ---------------------------------------------------------------------------------- softmax bottleneck
 
-def _output_layer(model: nn.Module) -> nn.Linear:
+def _output_layer(model: MLPLM | GPT) -> nn.Linear:
     """The Linear that turns the last hidden vector into logits (MLP: head, GPT: lm_head)."""
-    return model.head if hasattr(model, "head") else model.lm_head
+    return model.head if isinstance(model, MLPLM) else model.lm_head
 
 
 def numerical_rank(m: torch.Tensor) -> tuple[int, torch.Tensor]:
@@ -162,7 +163,7 @@ def numerical_rank(m: torch.Tensor) -> tuple[int, torch.Tensor]:
 
 
 @torch.no_grad()
-def rank_study(model: nn.Module, windows: torch.Tensor, contexts: int) -> dict:
+def rank_study(model: MLPLM | GPT, windows: torch.Tensor, contexts: int) -> dict:
     """Ranks of the vectors entering the output layer (h), the logits and the log-probabilities
     for `contexts` positions of `windows` (B, T), all in float64 so that rounding cannot add rank."""
     model = copy.deepcopy(model).double().eval()
@@ -244,7 +245,7 @@ def _val_windows(run, n: int, seq_len: int, log) -> torch.Tensor:
 
 # ---------------------------------------------------------------------------------------- renumber
 
-def permuted_model(model: nn.Module, inverse: torch.Tensor, output: bool) -> nn.Module:
+def permuted_model(model: MLPLM | GPT, inverse: torch.Tensor, output: bool) -> MLPLM | GPT:
     """A copy whose table row j is the old row inverse[j]; with output, the output rows (and bias)
     too, and the MLP's padding id follows. A tied head is untied when only the table moves."""
     m = copy.deepcopy(model)

@@ -41,6 +41,8 @@ from lrngpt.analysis.vocab import run_data, token_text
 from lrngpt.core import log as logging
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
+from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
+from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models.gpt import GPT
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.schedule import lr_at
@@ -110,10 +112,6 @@ def _is_hf_dir(p: Path) -> bool:
 
 def _hf_model(p: Path):
     """(GPT model, tokenizer) of a local Hugging Face GPT-2 directory, read as `lrn import-gpt2` reads it."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
-    from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
-
     gcfg = gpt_config_from_hf(read_hf_config(p))
     tokenizer, _ = load_hf_tokenizer(p)
     if tokenizer.vocab_size > gcfg.vocab_size:
@@ -172,7 +170,9 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
                                  **{k: float(v[i]) for k, v in cols.items()}) for i in order]
         return result
 
+    assert run is not None and cfg is not None  # source "trained" is a run's
     tc, mc = cfg.train, cfg.model
+    assert tc.seq_len is not None  # resolved by its RunConfig
     train = run_data(run, log).tokens("train")
     pad, per_window = (mc.pad_id, mc.block_size - 1) if cfg.model_type == "mlp" else (None, 0)
     inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows, pad, per_window)

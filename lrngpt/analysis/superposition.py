@@ -21,6 +21,9 @@ import math
 
 import numpy as np
 import torch
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from lrngpt.errors import UserError
 
@@ -132,11 +135,6 @@ def measure(w: torch.Tensor, b: torch.Tensor, sparsities: list[float], losses: l
 def figure(result: dict):
     """The paper's picture: per sparsity, W^T W (n x n) above and ||W_i|| per feature below, each bar
     coloured by the feature's interference (dark: alone in its direction, light: shares it)."""
-    # matplotlib, PIL, numpy: loaded only when this runs
-    from matplotlib import colormaps
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     rows = result["sparsities"]
     fig = Figure(figsize=(2.2 * len(rows) + 0.6, 5.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)

@@ -31,7 +31,7 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
     pairs with |cos| > 0.5 (the chapter's "look related" line). The Gram matrix is never held
     whole: `chunk` rows at a time, upper triangle only (each pair once, the diagonal left out).
     """
-    # torch, numpy, tqdm: loaded only when this runs
+    # torch: `lrn theory fourth-root` loads this module
     import torch
 
     if n < 2:
@@ -63,7 +63,7 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
 
 def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     """std, max and share of |cos| > 0.5 over the cosines of all distinct pairs of rows of x (n, d)."""
-    # torch, numpy, tqdm: loaded only when this runs
+    # torch: `lrn theory fourth-root` loads this module
     import torch
 
     n = x.shape[0]

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from lrngpt.core import log as logging
+from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.errors import UserError
+from lrngpt.tokenizer.bpe import Tokenizer
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -43,9 +45,6 @@ def token_text(tokenizer, i: int) -> str:
 def run_data(run, log=None):
     """The prepared token arrays a run was trained on (found in the cache, else prepared again),
     or None for a run that has none of its own (an imported GPT-2)."""
-    # torch, tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import check_run_data, prepare
-
     if run.checkpoint.get("data_key") is None:
         return None
     check_run_data(run.checkpoint["data_key"], run.config.data, str(run.dir),
@@ -86,9 +85,6 @@ def frequency_order(counts: np.ndarray | None, rows: int) -> np.ndarray:
 def show(path, items: list[str], as_text: bool = False) -> dict:
     """`lrn tokenizer show`: a tokenizer (a run directory, a directory with tokenizer.json, or the
     file) and the lookup of every item (see show_tokens)."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.tokenizer.bpe import Tokenizer
-
     tok = Tokenizer.load(path)
     return {"tokenizer": str(path), "vocab_size": tok.vocab_size, "results": show_tokens(tok, items, as_text)}
 

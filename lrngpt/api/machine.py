@@ -107,7 +107,7 @@ def full_scale_cost(device: str) -> dict:
     from lrngpt.corpora.tinystories import EXPECTED
     from lrngpt.experiments.dry_run import estimate_points
     from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
     from lrngpt.training.timing import PROBE_STEPS
 
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])

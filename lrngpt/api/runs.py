@@ -52,7 +52,7 @@ def plan_run(cfg: RunConfig) -> dict:
     # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.corpora import pinned_source
     from lrngpt.data.prepared import dry_run_prepared
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
     from lrngpt.runconfig.help import width_line
 
     data = dry_run_prepared(cfg.data, log=lambda m: None)

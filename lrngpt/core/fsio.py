@@ -30,7 +30,7 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, overload
 
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import loads_json
@@ -284,6 +284,10 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
         raise UserError(describe_os_error(path, e, what)) from None
 
 
+@overload
+def _path_text(name: None) -> None: ...
+@overload
+def _path_text(name: str | os.PathLike | bytes | int) -> str: ...
 def _path_text(name: Any) -> str | None:
     """An OSError's filename as text to print: a library may give bytes (TensorBoard's writer does),
     which need not be UTF-8, or a descriptor."""
@@ -399,7 +403,7 @@ def pid_alive(pid: int) -> bool:
 def clean_stale_temps(d: str | Path) -> list[Path]:
     """Remove temporary files and directories that a killed process left in `d`."""
     d = Path(d)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(d.iterdir())
     except OSError:
@@ -423,7 +427,7 @@ def _unlink(p: Path) -> None:
 def exchange(a: str | Path, b: str | Path) -> bool:
     """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE): a reader of
     either name sees the old entry or the new one, never none. False where the system cannot."""
-    # here: `lrn --help` loads this module, not that one
+    # platform-only: Linux's renameat2, reached through ctypes
     import ctypes
 
     try:

@@ -182,7 +182,7 @@ def _bar_class():
     bar (without ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # tqdm.auto imports IPython and ipywidgets when a kernel runs: only when a bar shows
+        # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
     notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
@@ -203,7 +203,7 @@ def _saved_widget_bar(widget_bar: type) -> type:
     sees that text: each bar frozen at "0%". This bar is shown under a display id, and when it
     closes its output is replaced by its last line ("100%|██████████| 300/300 [00:04, 70.1 step/s]"),
     in the live notebook and in the saved file alike, whether or not it was to `leave`."""
-    # IPython.display: loaded only inside a kernel that has ipywidgets
+    # optional: IPython.display, reached only inside a kernel that has ipywidgets
     from IPython.display import display
 
     class SavedWidgetBar(widget_bar):

@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -367,6 +368,27 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
         raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add --force to replace it, "
                         f"or choose another {flag}")
     return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """One kind of output a command writes, with the words its refusals use: a directory whose
+    record says `kind` (check_dir_target) or, with kind None, one file (check_file_target)."""
+
+    what: str
+    kind: str | None = None
+    replace_own: bool = False
+    example: str = "out.txt"  # a file's example name, said when a directory is given
+    inside: Callable[[Path, str], bool] | None = None  # a file's: which lrn outputs it may sit in
+
+
+def check_target(out: str | Path, force: bool, target: Target) -> Path:
+    """check_dir_target or check_file_target with the target's words: a command calls it before any
+    work and again just before writing (the path may have changed meanwhile), the same both times."""
+    if target.kind is None:
+        return check_file_target(out, force, target.what, replace_own=target.replace_own, example=target.example,
+                                 inside=target.inside)
+    return check_dir_target(out, force, target.what, target.kind, replace_own=target.replace_own)
 
 
 _LEGACY: dict[str, Callable[[Path], bool]] = {}  # kind -> how an output from before the record looks

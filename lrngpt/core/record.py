@@ -41,6 +41,7 @@ import stat as stat_mod
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core.fsio import atomic_write, is_regular, special_kind
 from lrngpt.core.record_key import signature, verified
@@ -103,7 +104,7 @@ def read_record(d: Path) -> dict:
     if doc and not verified(doc, _SIGNED):
         doc, problem = {}, UNSIGNED
     doc = doc or {}
-    out = {"kind": doc.get("kind") if isinstance(doc.get("kind"), str) else None}
+    out: dict[str, Any] = {"kind": doc.get("kind") if isinstance(doc.get("kind"), str) else None}
     for field in _FIELDS:
         value = doc.get(field)
         out[field] = value if isinstance(value, dict) else {}
@@ -194,7 +195,7 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """An exclusive lock on the directory while its record is read, changed and files are renamed."""
-    # here: `lrn --help` loads this module, not that one
+    # platform-only: fcntl is POSIX's
     import fcntl
 
     try:

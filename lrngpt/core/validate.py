@@ -16,6 +16,7 @@ Sizes a user may ask for are capped (`check_size`); sizes that follow from sever
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import json
 import math
@@ -112,7 +113,7 @@ def _yaml11_hint(value: Any, annotation: Any) -> str:
 
 def check_fields(obj: Any, section: str) -> None:
     """Coerce every field of a dataclass instance in place (called first by __post_init__)."""
-    hints = field_types(type(obj))
+    hints = field_types(obj.__class__)  # (type(obj) of an Any reads as unhashable to mypy)
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         checked = coerce(value, hints[f.name], f"{section}.{f.name}" if section else f.name)
@@ -204,7 +205,7 @@ def check_memory(n_bytes: int, what: str, fix: str, device: str = "cpu") -> None
     free = None
     if str(device).startswith("cuda"):
         try:
-            # torch, numpy, tqdm: loaded only when this runs
+            # torch: `lrn --help` loads this module (a cuda device means torch is loaded already)
             import torch
 
             free = torch.cuda.mem_get_info(torch.device(device))[0]
@@ -227,9 +228,6 @@ def _bytes(n: int) -> str:
 def did_you_mean(word: str, choices) -> str:
     """"did you mean X? " for the closest of `choices` to a mistyped `word` (difflib, the same
     cutoff everywhere: keys, presets, commands, choices, options), "" when none is close."""
-    # here: `lrn --help` loads this module, not that one
-    import difflib
-
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]}? " if close else ""
 

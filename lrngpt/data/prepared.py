@@ -179,7 +179,7 @@ class PreparedData:
             return np.zeros(0, dtype=self.meta["dtype"])
         path = self.dir / f"{split}.bin"
         with user_path(path, "prepared token file"):  # a permission, say: named, not a traceback
-            arr = np.memmap(path, dtype=self.meta["dtype"], mode="r", shape=(n,))
+            arr: np.ndarray = np.memmap(path, dtype=self.meta["dtype"], mode="r", shape=(n,))
         if split == "train" and self.train_tokens_limit is not None:
             arr = arr[: self.train_tokens_limit]
         return arr
@@ -255,7 +255,7 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
     """
     log = log or logging.info
     in_cache = out is None
-    if not in_cache:
+    if out is not None:
         check_output(out, "dir")
         check_not_cwd(out)  # a prepared directory is replaced whole
     corpus = load_corpus(cfg.corpus)
@@ -321,7 +321,7 @@ def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
 def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str]:
     """Documents of one split: the corpus's own split, else a seeded draw per document (with
     data.val_split=chunks every document goes to train; the chunks are drawn after encoding)."""
-    if corpus.has_own_split:
+    if corpus.val_docs is not None:  # its own split
         yield from (corpus.train_docs() if split == "train" else corpus.val_docs())
         return
     if cfg.val_split == "chunks":
@@ -373,7 +373,8 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         splits[split] = {"documents": n_docs, "tokens": n_tokens, "bytes": n_bytes}
     if splits["train"]["documents"] == 0:
         raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
-    split_by, extra = "documents", {}
+    split_by = "documents"
+    extra: dict = {}  # what split_chunks says of the chunks it drew
     if cfg.val_split == "chunks" and not corpus.has_own_split:
         split_by = "chunks"  # seeded chunks from all over the text (lrngpt.data.splits)
         splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)

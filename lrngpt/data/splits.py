@@ -64,19 +64,18 @@ def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token
     byte_at = [0]
     for i in range(k):
         byte_at.append(byte_at[-1] + int(token_bytes[allt[i * chunk:(i + 1) * chunk]].sum()))
-    out = {s: [] for s in SPLITS}
+    pieces: dict[str, list[np.ndarray]] = {s: [] for s in SPLITS}
     last = None
     for i in range(k):
         split = "val" if i in val_idx else "train"
         piece = allt[i * chunk:(i + 1) * chunk]
         if split != last and piece[0] != eot_id:  # a seam: the text before it is in the other split
-            out[split].append(np.array([eot_id], dtype=allt.dtype))
-        out[split].append(piece)
+            pieces[split].append(np.array([eot_id], dtype=allt.dtype))
+        pieces[split].append(piece)
         last = split
+    out = {split: np.concatenate(pieces[split]) for split in SPLITS}
     for split in SPLITS:
-        arr = np.concatenate(out[split])
-        arr.tofile(d / f"{split}.bin")
-        out[split] = arr
+        out[split].tofile(d / f"{split}.bin")
     docs = splits["train"]["documents"] + splits["val"]["documents"]
     new = {"train": {"documents": docs, "tokens": int(out["train"].size),
                      "bytes": int(token_bytes[out["train"]].sum())},

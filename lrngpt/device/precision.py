@@ -201,7 +201,7 @@ def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:
     """What a bfloat16 run's summary records: native, emulated or unknown; None for another dtype."""
     if precision.dtype != "bfloat16":
         return None
-    return {True: "native", False: "emulated"}.get(caps.bf16_native, "unknown")
+    return "unknown" if caps.bf16_native is None else "native" if caps.bf16_native else "emulated"
 
 
 def cpu_vendor(path: str = "/proc/cpuinfo") -> str | None:

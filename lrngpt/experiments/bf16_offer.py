@@ -16,7 +16,7 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.device.precision import DeviceCaps, device_caps
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import Point
-from lrngpt.models import param_breakdown
+from lrngpt.models.build import param_breakdown
 from lrngpt.training.precision_probe import dtype_step_seconds
 
 MIN_SPEEDUP = 1.1  # below this a few probed steps cannot tell bfloat16 from float32 on a loaded machine

@@ -188,7 +188,7 @@ def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
     the configs probed (smallest first)."""
     # torch, numpy, tqdm: loaded only when this runs
     from lrngpt.device.distributed import resolve_device
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
 
     t0 = time.perf_counter()
     sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
@@ -239,7 +239,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     from lrngpt.corpora import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
     from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
     from lrngpt.runconfig.schema import from_dict, parse_override
 
     minutes, log, target = check_minutes(minutes), log or (lambda m: None), check_passes(passes)

@@ -29,7 +29,7 @@ from lrngpt.experiments.packing import record as packing_record
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.presets import evaluation_windows
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.models import param_breakdown
+from lrngpt.models.build import param_breakdown
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import PROBE_STEPS, clock
 

@@ -164,7 +164,7 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
     # torch and the models: loaded only when a sweep is planned (`lrn --help` imports this module)
     from lrngpt.device.distributed import resolve_device
     from lrngpt.errors import UserError
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
     from lrngpt.training import timing as run_timing
 
     if not points:

@@ -207,7 +207,7 @@ def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, 
     first; a point that failed or was killed stops the sweep, once the others running have ended."""
     # the worker processes' machinery: loaded only when points train at once
     from lrngpt.experiments.workers import run_points
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
 
     by_name = {p.name: p for p in todo}
     jobs = []

@@ -27,7 +27,7 @@ import numpy as np
 from lrngpt.analysis.categories import load_categories
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
-from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
+from lrngpt.core.ownership import Target, beside_runs, check_target, write_owned_file
 from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
@@ -37,11 +37,9 @@ PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-def check_out(out: Path, force: bool = False) -> Path:
-    """A new file, or an earlier explorer page lrn wrote, unchanged (replaced with or without force);
-    never anything else, a run's own files included (lrngpt.core.ownership)."""
-    return check_file_target(out, force, "explorer page", replace_own=True,
-                             example="explorer.html", inside=beside_runs)
+# A new file, or an earlier explorer page lrn wrote, unchanged (replaced with or without force); never
+# anything else, a run's own files included (lrngpt.core.ownership).
+TARGET = Target("explorer page", replace_own=True, example="explorer.html", inside=beside_runs)
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
@@ -53,7 +51,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
-    check_out(out, force)
+    check_target(out, force, TARGET)
     if categories is not None and not isinstance(categories, dict):
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)
@@ -119,6 +117,7 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
     for view in c.views:
         rows = view.table[c.vocabs[view.vocab].ids]
         vectors, scales = encode_vectors(rows, precision)
+        assert view.coords is not None  # collect() places every view
         peak = float(np.abs(view.coords).max(initial=0)) or 1.0
         coords = np.round(view.coords / peak * 32767).astype("<i2")
         views.append({

@@ -32,6 +32,7 @@ from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.layout import CHECKPOINT_FILES, CHECKPOINT_LABELS, CONFIG
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
+from lrngpt.tokenizer.bpe import Tokenizer
 
 METHODS = ("pca", "tsne", "umap")
 PURITY_K = 10  # as `lrn embed purity`
@@ -40,7 +41,7 @@ PURITY_K = 10  # as `lrn embed purity`
 @dataclass
 class Vocab:
     key: str
-    tokenizer: object
+    tokenizer: Tokenizer
     rows: int  # table rows: the vocabulary, or more for a padded table
     counts: np.ndarray | None
     note: str  # where the frequencies come from, or why there are none

@@ -21,6 +21,7 @@ from torch import nn
 
 from lrngpt.core.validate import check_seed
 from lrngpt.errors import UserError
+from lrngpt.models.gpt import GPT, KVCache
 
 MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
 
@@ -84,8 +85,8 @@ class _Decoder:
         # The MLP's logits for the last position depend on its last block_size ids only
         # (earlier ones are padding): feeding just those keeps each step's cost constant.
         self.window = getattr(config, "block_size", None) if crop else None
-        self.use_cache = use_cache and hasattr(model, "init_cache")
-        self.cache = None
+        self.cached = model if use_cache and isinstance(model, GPT) else None  # the GPT has a KV cache
+        self.cache: KVCache | None = None
 
     def next_logits(self, ids: torch.Tensor) -> torch.Tensor:
         if self.context is not None and ids.size(1) > self.context:
@@ -93,12 +94,12 @@ class _Decoder:
             self.cache = None  # every position shifted: the cached keys are stale
         if self.window is not None and ids.size(1) > self.window:
             ids = ids[:, -self.window :]
-        if not self.use_cache:
+        if self.cached is None:
             return self.model(ids)[0][:, -1]
         if self.cache is not None and self.cache.pos == ids.size(1) - 1:
-            return self.model.forward_step(ids[:, -1:], self.cache)[:, -1]
-        self.cache = self.model.init_cache(ids.size(0), self.context)
-        return self.model.forward_step(ids, self.cache)[:, -1]
+            return self.cached.forward_step(ids[:, -1:], self.cache)[:, -1]
+        self.cache = self.cached.init_cache(ids.size(0), self.cached.config.context_length)
+        return self.cached.forward_step(ids, self.cache)[:, -1]
 
 
 @torch.inference_mode()

@@ -24,7 +24,7 @@ from lrngpt.core.fsio import check_output, check_regular, read_json
 from lrngpt.corpora import EOT
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
-from lrngpt.models import param_breakdown
+from lrngpt.models.build import param_breakdown
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.checkpoint import make_payload, non_finite_tensor

@@ -44,7 +44,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import check_dir_target, legacy_kind, owned_dir
+from lrngpt.core.ownership import Target, check_target, legacy_kind, owned_dir
 from lrngpt.corpora import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
@@ -76,8 +76,7 @@ def _looks_old(d: Path) -> bool:
 legacy_kind(KIND, _looks_old)
 
 
-def check_out(out: Path, force: bool) -> Path:
-    return check_dir_target(out, force, "Hugging Face export", KIND)
+TARGET = Target("Hugging Face export", KIND)
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
@@ -141,7 +140,7 @@ def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
 def _front_matter(name: str, license: str, datasets: list[str], corpus: str, bpb: float | None) -> str:
     """YAML front matter: through huggingface_hub's ModelCardData when installed, by hand otherwise."""
     try:
-        # optional: its absence is said in one line
+        # optional: without it the front matter is written by hand
         from huggingface_hub import EvalResult, ModelCardData
     except ImportError:
         lines = ["library_name: transformers", f"license: {license}", "pipeline_tag: text-generation",
@@ -211,7 +210,7 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     `license` (a Hub licence id such as mit) goes on the card; by default it is the corpus's when
     known (see card_metadata), else unknown."""
     run_dir, out = Path(run_dir), Path(out)
-    check_out(out, force)  # before any work
+    check_target(out, force, TARGET)  # before any work
     run = load_run(run_dir, checkpoint)
     if run.config.model_type != "gpt":
         raise UserError(f"{run_dir} is not a GPT run (model_type {run.config.model_type!r}); only GPT runs "
@@ -237,7 +236,7 @@ def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", fo
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
-    check_out(out, force)  # again, just before writing: the directory may have changed meanwhile
+    check_target(out, force, TARGET)  # again, just before writing: the directory may have changed meanwhile
     with owned_dir(out, KIND) as tmp:
         for name in FILES:
             (tmp / name).write_bytes(blobs[name])

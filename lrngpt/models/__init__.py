@@ -2,47 +2,15 @@
 
 Both take ids (B,T) and return (logits (B,T,V), loss or None), where logits[:, t] is the
 distribution of the token after ids[:, t]; both expose `token_embedding` and
-`param_breakdown()`.
+`param_breakdown()`; lrngpt.models.build makes one from its type and config.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from lrngpt.core import log as logging
-
-if TYPE_CHECKING:
-    from torch import nn
 
 # The GPT's feed-forward kinds; the gated ones (GLU variants) double the first projection.
 # Here, not in gpt.py, so that `lrn cost` can list them without importing torch.
 FFN_KINDS = ("gelu", "relu", "swiglu", "geglu")
 GATED_FFNS = ("swiglu", "geglu")
-
-
-def build_model(model_type: str, model_config) -> nn.Module:
-    if model_type == "mlp":
-        # torch, numpy: loaded only when this runs
-        from lrngpt.models.mlp import MLPLM
-
-        model = MLPLM(model_config)
-    else:
-        # torch, numpy: loaded only when this runs
-        from lrngpt.models.gpt import GPT
-
-        model = GPT(model_config)
-    logging.debug(f"model {model_type}: {sum(p.numel() for p in model.parameters()):,} parameters "
-                  f"({type(model_config).__name__})")
-    return model
-
-
-def param_breakdown(model_type: str, model_config) -> dict[str, int]:
-    """The parameter counts of a model, without allocating its weights."""
-    # torch, numpy: loaded only when this runs
-    import torch
-
-    with torch.device("meta"):
-        return build_model(model_type, model_config).param_breakdown()
 
 
 # nanochat's width from depth (scripts/base_train.py: --depth 20, --aspect-ratio 64, --head-dim 128):

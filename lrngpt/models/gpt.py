@@ -71,7 +71,7 @@ class GPTConfig:
         check_size("model.vocab_size", self.vocab_size, high=2**32)
         check_size("model.n_layer", self.n_layer, high=MAX_LAYERS)
         if self.aspect_ratio is not None:  # before n_embd's own range: the aspect ratio is what was given
-            self._check_aspect_ratio()
+            self._check_aspect_ratio(self.aspect_ratio)
         for name in ("context_length", "n_embd", "n_head"):
             check_size(f"model.{name}", getattr(self, name), high=MAX_DIM)
         check_size("model.ffn_mult", self.ffn_mult, high=MAX_FFN_MULT)
@@ -110,9 +110,9 @@ class GPTConfig:
             raise UserError(f"this GPT would have about {params:,} parameters, above the limit of {MAX_PARAMS:,}; "
                             "lower model.n_embd, model.n_layer, model.context_length or data.vocab_size")
 
-    def _check_aspect_ratio(self) -> None:
+    def _check_aspect_ratio(self, aspect: int) -> None:
         """n_embd and n_head are what nanochat's rule gives for n_layer, aspect_ratio and head_dim."""
-        aspect, head = self.aspect_ratio, NANOCHAT_HEAD_DIM if self.head_dim is None else self.head_dim
+        head = NANOCHAT_HEAD_DIM if self.head_dim is None else self.head_dim
         check_size("model.aspect_ratio", aspect, high=MAX_DIM)
         check_size("model.head_dim", head, high=MAX_DIM)
         width, heads = width_from_depth(self.n_layer, aspect, head)
@@ -315,7 +315,7 @@ class GPT(nn.Module):
         if batch_size <= 0 or max_len <= 0:
             raise ValueError(f"batch_size and max_len must be positive, got {batch_size} and {max_len}")
         c, p = self.config, self.lm_head.weight
-        shape = (batch_size, c.n_head, min(max_len, c.context_length), c.head_dim)
+        shape = (batch_size, c.n_head, min(max_len, c.context_length), c.n_embd // c.n_head)  # head_dim's value
         make = lambda: torch.zeros(shape, dtype=p.dtype, device=p.device)  # noqa: E731
         return KVCache(k=[make() for _ in self.blocks], v=[make() for _ in self.blocks])
 

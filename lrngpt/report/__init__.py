@@ -31,7 +31,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
-from lrngpt.core.ownership import beside_runs, check_file_target, write_owned_file
+from lrngpt.core.ownership import beside_runs, check_file_target, check_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
@@ -108,7 +108,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                       inside=beside_runs)  # an earlier unchanged report is replaced; nothing else ever is
     if kinds == ["chapter"]:
         return write_chapter_report(dirs[0], out)
-    explorer.check_out(explorer_path(out), force)
+    check_target(explorer_path(out), force, explorer.TARGET)
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     ready = [d for d in dirs if _has_checkpoint(d, kinds[0])]

@@ -122,5 +122,6 @@ def stored_verdicts(d: Path) -> list[dict]:
 def write_chapter_report(d: Path, page: Path) -> dict:
     """`lrn report DIR` on a chapter directory: the page again, from the directory alone."""
     plan = cp.stored_plan(Path(d))
+    assert plan is not None  # the caller found a chapter directory, which is one with its plan (is_chapter)
     written = write_chapter_page(Path(d), plan, stored_verdicts(d), page)
     return {"path": str(written), "sections": ["Verdicts"], "explorer": None}

@@ -12,6 +12,7 @@ import numpy as np
 
 from lrngpt.analysis.embeddings import has_categories, pair_cosine, purity, token_neighbors
 from lrngpt.analysis.vocab import frequency_order
+from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
 from lrngpt.report.html import code, esc, fmt, table
@@ -110,9 +111,6 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     """The n most frequent content words (is_content_word) of the run's validation split, if its
     prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
     the most frequent pair first)."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import cached_prepared
-
     tok, counts = run.tokenizer, None
     key = run.checkpoint.get("data_key")
     data = cached_prepared(key) if isinstance(key, str) else None  # None: fall back to merge order

@@ -8,8 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
 
 from lrngpt.corpora import corpus_label
+from lrngpt.experiments.figures import png_bytes
 from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
@@ -109,17 +111,12 @@ def _metrics_table(metrics: list[dict]) -> str:
 
 def curves_png(runs: dict[str, list[dict]]) -> bytes | None:
     """Training loss and periodic validation bpb against step, one line per run, as PNG bytes."""
-    # matplotlib, PIL, numpy: loaded only when this runs
-    from lrngpt.experiments.figures import png_bytes
-
     fig = curves_figure(runs)
     return None if fig is None else png_bytes(fig)
 
 
 def curves_figure(runs: dict[str, list[dict]]):
     """The matplotlib Figure of `curves_png` (None when nothing was logged yet)."""
-    from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
-
     series = {n: ([(r["step"], r["loss"]) for r in rows if "loss" in r and "step" in r],
                   [(r["step"], r["val_bpb"]) for r in rows if "val_bpb" in r and "step" in r and not r.get("final")])
               for n, rows in runs.items()}

@@ -86,8 +86,8 @@ from lrngpt.store.layout import (
 from lrngpt.store.run_files import check_summary, read_metrics_file
 
 if TYPE_CHECKING:
-    from torch import nn
-
+    from lrngpt.models.gpt import GPT
+    from lrngpt.models.mlp import MLPLM
     from lrngpt.runconfig.schema import RunConfig
     from lrngpt.tokenizer.bpe import Tokenizer
 
@@ -378,7 +378,7 @@ class RunDir:
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:
         # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-        from lrngpt.models import build_model
+        from lrngpt.models.build import build_model
         from lrngpt.store.checkpoint import load_checkpoint
         from lrngpt.tokenizer.bpe import Tokenizer
 
@@ -458,7 +458,7 @@ class RunDir:
 class LoadedRun:
     dir: Path
     config: RunConfig
-    model: nn.Module
+    model: MLPLM | GPT
     tokenizer: Tokenizer
     step: int
     checkpoint: dict

@@ -32,7 +32,7 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
 
     # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.core.validate import check_memory, training_memory
-    from lrngpt.models import param_breakdown
+    from lrngpt.models.build import param_breakdown
 
     tc = cfg.train
     seq_len = tc.seq_len
@@ -80,7 +80,7 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     import torch  # (here: only a probe needs torch and the models)
 
     # torch and the models: loaded only when a probe runs; here: `lrn --help` loads this module
-    from lrngpt.models import build_model
+    from lrngpt.models.build import build_model
     from lrngpt.training.optimizer import make_optimizer
 
     rng_state = torch.get_rng_state()

@@ -39,7 +39,7 @@ from lrngpt.device.precision import (
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError
 from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
-from lrngpt.models import build_model, param_breakdown
+from lrngpt.models.build import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir

@@ -22,7 +22,7 @@ from tests.cli_run import run_cli
 def probe_at(seconds_per_token_at_2_5m: float, calls: list | None = None):
     """A probe whose time per token grows with the parameters, like the real models'."""
     def probe(cfg, device, max_tokens=512, steps=3):
-        from lrngpt.models import param_breakdown
+        from lrngpt.models.build import param_breakdown
 
         if calls is not None:
             calls.append((cfg.model.n_embd, cfg.train.batch_size, max_tokens))

@@ -25,7 +25,7 @@ from lrngpt.experiments.depth_judge import (
 from lrngpt.experiments.depth_series import PROTOCOLS, RATIO, SHAPES, non_embedding, plan_series
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.shape_findings import PARAMS_TOLERANCE, RATIO_SPAN, SHOWS
-from lrngpt.models import param_breakdown
+from lrngpt.models.build import param_breakdown
 
 # ---- the shapes ------------------------------------------------------------------------------------------
 

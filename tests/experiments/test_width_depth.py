@@ -25,7 +25,8 @@ from lrngpt.experiments.shape_findings import (
     is_shape_study,
     judge_shapes,
 )
-from lrngpt.models import param_breakdown, width_from_depth
+from lrngpt.models import width_from_depth
+from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.schema import from_dict
 from tests.cli_run import lrn
 

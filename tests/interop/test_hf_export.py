@@ -21,7 +21,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.inference.sample import SamplingConfig, generate
 from lrngpt.interop.hf_export import export_hf
-from lrngpt.models import build_model
+from lrngpt.models.build import build_model
 from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.store.layout import BEST, LAST
