@@ -74,7 +74,8 @@ def failing_writes(monkeypatch, code: int, after: int = 0, match: str = ""):
         return Failing(f) if any(c in mode for c in "wax") and match in str(file) else f
 
     with monkeypatch.context() as m:
-        for module in ("lrngpt.core.fsio", "lrngpt.data.prepared", "lrngpt.store.rundir"):
+        for module in ("lrngpt.core.fsio", "lrngpt.data.prepared", "lrngpt.store.rundir",
+                       "lrngpt.store.lifecycle"):
             m.setattr(f"{module}.open", fake_open, raising=False)
         yield
 

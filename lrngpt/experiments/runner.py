@@ -34,7 +34,7 @@ from lrngpt.experiments.timing import (
     pace,
     points_run,
 )
-from lrngpt.store.rundir import RunInUse
+from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
 
