@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
