@@ -15,7 +15,6 @@
       wandb/           with train.logger wandb: W&B's own files
       trackers.json    the W&B and MLflow run ids, so a resume continues those runs
 
-
 `RunDir` owns these names: it reads the run's files (readers need no lock: every file is replaced
 atomically, so they never see half of one) and writes them from the process that holds the lock.
 Who writes, and how a run starts, is replaced by `--force` or goes, is its base's
