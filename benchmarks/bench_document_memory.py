@@ -1,7 +1,7 @@
 """Peak memory of training the BPE on one long document against the same text as many documents,
 and of refusing a 1 MB .gz that holds one 1 GiB line.
 
-Why lrngpt.corpora caps a document (MAX_DOCUMENT_CHARS) and a line (MAX_LINE_BYTES): the BPE
+Why lrngpt.corpora caps a document and a line (lrngpt.corpora.base.LIMITS): the BPE
 trainer holds one document's pre-tokens at once, so its memory follows the longest document, not
 the corpus. Each measurement runs in its own child process, so its peak RSS is its own; the
 ratio one document / 1,000 documents is what a long document costs.

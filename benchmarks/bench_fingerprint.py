@@ -56,7 +56,8 @@ def main() -> None:
     size = int(float(sys.argv[1]) * 1e9) if len(sys.argv) > 1 else 1_000_000_000
     tmp = Path(tempfile.mkdtemp(prefix="bench-fingerprint-"))
     os.environ["LRN_CACHE_DIR"] = str(tmp / "cache")  # an empty fingerprint cache
-    from lrngpt.corpora import load_corpus, stat_cache
+    from lrngpt.corpora.registry import load_corpus
+    from lrngpt.corpora import stat_cache
     from lrngpt.corpora.text import fingerprint_files
 
     try:

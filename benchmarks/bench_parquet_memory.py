@@ -44,7 +44,7 @@ elif sys.argv[2] == "defaults":
             docs, n = docs + 1, n + len(doc.strip().encode())
     out = {"docs": docs, "bytes": n}
 elif sys.argv[2] == "read":
-    from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.registry import load_corpus
     docs = n = 0
     for doc in load_corpus(sys.argv[1]).train_docs():
         docs, n = docs + 1, n + len(doc.encode())
@@ -81,7 +81,7 @@ def write_corpora(size: str, d: str) -> tuple[str, str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from lrngpt.corpora import EOT, parse_size
+    from lrngpt.corpora.base import EOT, parse_size
     from lrngpt.corpora.stories import generate_stories
 
     docs = list(generate_stories(parse_size(size), seed=0))

@@ -14,7 +14,7 @@ import gzip
 import time
 from pathlib import Path
 
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.tokenizer.bpe import Tokenizer
 
 SOTU = Path(__file__).resolve().parents[2] / "shared" / "data" / "sotu" / "sotu.txt.gz"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lrngpt.corpora import load_corpus
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import prepare, split_documents
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError

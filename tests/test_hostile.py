@@ -74,7 +74,8 @@ def failing_writes(monkeypatch, code: int, after: int = 0, match: str = ""):
         return Failing(f) if any(c in mode for c in "wax") and match in str(file) else f
 
     with monkeypatch.context() as m:
-        for module in ("lrngpt.core.fsio", "lrngpt.data.prepared", "lrngpt.store.rundir"):
+        for module in ("lrngpt.core.fsio", "lrngpt.data.prepared", "lrngpt.store.rundir",
+                       "lrngpt.store.lifecycle"):
             m.setattr(f"{module}.open", fake_open, raising=False)
         yield
 
@@ -1866,19 +1867,19 @@ DEEP_JSON = "[" * 100_000 + "]" * 100_000
 PARQUET_DAMAGE = "the file is damaged|cannot be read as parquet"
 CORPUS_CASES = {  # make(tmp) -> corpus; the limits of lrngpt.corpora set for the case; what the line says
     "a 1 MB .gz JSONL holding one 1 GiB line": (
-        lambda t: "jsonl:" + _gzip_members(t / "bomb.jsonl.gz", b'{"text": "', 1024), {"MAX_LINE_BYTES": 1 << 20},
+        lambda t: "jsonl:" + _gzip_members(t / "bomb.jsonl.gz", b'{"text": "', 1024), {"max_line_bytes": 1 << 20},
         "line 1 of the uncompressed text is longer than 1,048,576 bytes"),
     "a 1 MB .txt.gz holding one 1 GiB document": (
-        lambda t: "text:" + _gzip_members(t / "bomb.txt.gz", b"", 1024), {"MAX_DOCUMENT_CHARS": 1 << 20},
+        lambda t: "text:" + _gzip_members(t / "bomb.txt.gz", b"", 1024), {"max_document_chars": 1 << 20},
         "document 1 (from 1) is longer than 1,048,576 characters"),
     "a long third document": (_file("text", "long.txt", "one<|endoftext|>two<|endoftext|>" + "x" * 8 * KB),
-                              {"MAX_DOCUMENT_CHARS": 4 * KB}, "document 3 (from 1) is longer than 4,096 characters"),
-    "a long document in a directory of files": (_file("text", "docs/b.txt", "y" * 8 * KB), {"MAX_DOCUMENT_CHARS": 4 * KB},
+                              {"max_document_chars": 4 * KB}, "document 3 (from 1) is longer than 4,096 characters"),
+    "a long document in a directory of files": (_file("text", "docs/b.txt", "y" * 8 * KB), {"max_document_chars": 4 * KB},
                                                 "b.txt: document 1"),
     "a JSONL record with a text over the limit": (_file("jsonl", "big.jsonl", _records({"text": "ok"}, {"text": "x" * 8 * KB})),
-                                                  {"MAX_DOCUMENT_CHARS": 4 * KB}, "line 2: 'text' is 8,192 characters long"),
+                                                  {"max_document_chars": 4 * KB}, "line 2: 'text' is 8,192 characters long"),
     "a JSONL line over the limit after good ones": (_file("jsonl", "long.jsonl", _records(*[{"text": "a b"}] * 3) + "z" * 8 * KB),
-                                                    {"MAX_LINE_BYTES": 4 * KB}, "line 4 is longer than 4,096 bytes"),
+                                                    {"max_line_bytes": 4 * KB}, "line 4 is longer than 4,096 bytes"),
     "a JSONL line nested 100,000 deep": (_file("jsonl", "deep.jsonl", '{"text": ' + DEEP_JSON + "}\n"), {},
                                          "line 1 nests lists or objects too deep to read"),
     "a JSONL line that is a list 100,000 deep": (_file("jsonl", "deeper.jsonl", DEEP_JSON + "\n"), {},
@@ -1887,7 +1888,7 @@ CORPUS_CASES = {  # make(tmp) -> corpus; the limits of lrngpt.corpora set for th
                                                   "'text' is a number, not a string"),
     "a JSONL text that is a list": (_file("jsonl", "l.jsonl", _records({"text": ["a"]})), {},
                                     "'text' is a list, not a string"),
-    "an NSMC line over the limit": (_file("nsmc", "ratings.txt", _nsmc("w" * 8 * KB)), {"MAX_LINE_BYTES": 4 * KB},
+    "an NSMC line over the limit": (_file("nsmc", "ratings.txt", _nsmc("w" * 8 * KB)), {"max_line_bytes": 4 * KB},
                                     "line 2 is longer than 4,096 bytes"),
     "a Parquet file damaged at 1/5": (lambda t: _damaged_parquet(0.2, t), {}, PARQUET_DAMAGE),
     "a Parquet file damaged at 1/3": (lambda t: _damaged_parquet(0.33, t), {}, PARQUET_DAMAGE),
@@ -1895,7 +1896,7 @@ CORPUS_CASES = {  # make(tmp) -> corpus; the limits of lrngpt.corpora set for th
     "a Parquet file damaged at 2/3": (lambda t: _damaged_parquet(0.66, t), {}, PARQUET_DAMAGE),
     "a Parquet file cut short": (lambda t: _cut_parquet(t), {}, "cannot be read as parquet"),
     "a Parquet cell over the limit": (lambda t: f"parquet:{_parquet(t, ['fine'] * 10 + ['q' * 8 * KB])}",
-                                      {"MAX_DOCUMENT_CHARS": 4 * KB}, "row 10 (from 0): 'text' is 8,192 characters long"),
+                                      {"max_document_chars": 4 * KB}, "row 10 (from 0): 'text' is 8,192 characters long"),
 }
 
 
@@ -1910,12 +1911,12 @@ def _cut_parquet(t: Path) -> str:
 
 @pytest.mark.parametrize("case", CORPUS_CASES)
 def test_a_hostile_corpus_exits_2_with_one_line_and_prepares_nothing(case, tmp_path, capsys, monkeypatch):
-    import lrngpt.corpora as corpora
+    from lrngpt.corpora.base import LIMITS
 
     make, limits, needle = CORPUS_CASES[case]
     corpus = make(tmp_path)
     for name, value in limits.items():
-        monkeypatch.setattr(corpora, name, value)
+        monkeypatch.setattr(LIMITS, name, value)
     refused(capsys, tmp_path, ["data", "prepare", "--corpus", corpus, "--vocab-size", 300,
                                "--out", tmp_path / "prepared"], needle)
 

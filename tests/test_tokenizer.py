@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError
 from lrngpt.tokenizer.bpe import Tokenizer
 

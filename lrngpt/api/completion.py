@@ -10,7 +10,7 @@ kinds), so a new preset or key completes without a change here.
 
 from __future__ import annotations
 
-from lrngpt.corpora import KINDS
+from lrngpt.corpora.registry import KINDS
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.runconfig.help import key_table
 from lrngpt.runconfig.schema import preset_names

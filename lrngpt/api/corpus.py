@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Literal
 
 from lrngpt.api.checks import checked
-from lrngpt.core.validate import VAL_SPLITS, check_seed
+from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed
 from lrngpt.errors import UserError
 
-ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.core.validate.VAL_SPLITS)
-assert VAL_SPLITS == ("documents", "chunks")
+ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.core.validate.VAL_SPLIT_MODES)
+assert VAL_SPLIT_MODES == ("documents", "chunks")
 
 
 @checked
@@ -30,7 +30,7 @@ def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force:
 
     Example: ``lrngpt.data_stories("stories.txt", size="512KB", seed=3)["documents"]``"""
     # here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora import parse_size
+    from lrngpt.corpora.base import parse_size
     from lrngpt.corpora.stories import write_stories
 
     return write_stories(out, parse_size(str(size)), check_seed(seed, "--seed"), force)
@@ -49,7 +49,7 @@ def data_prepare(corpus: str, vocab_size: int = 4096, val_fraction: float = 0.05
 
     Example: ``lrngpt.data_prepare("text:bible.txt", val_split="chunks")["splits"]["val"]["tokens"]``"""
     # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.registry import load_corpus
     from lrngpt.corpora.stat_cache import set_verify
     from lrngpt.data.prepared import prepare
     from lrngpt.data.splits import describe_validation

@@ -12,7 +12,7 @@ from lrngpt.analysis.costs import FFN_KINDS
 from lrngpt.api.checks import ExportFormat, MapMethod, ModelType, Precision, cli_words
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
-from lrngpt.core.validate import VAL_SPLITS, check_seed, did_you_mean, nearest
+from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed, did_you_mean, nearest
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
@@ -21,7 +21,7 @@ from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
            "DEMO_NAME", "DEMO_STEPS", "DEVICES", "cli_words", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
-           "PRECISIONS", "STUDIES", "UserError", "VAL_SPLITS", "check_seed", "did_you_mean", "json_safe", "nearest",
+           "PRECISIONS", "STUDIES", "UserError", "VAL_SPLIT_MODES", "check_seed", "did_you_mean", "json_safe", "nearest",
            "os_error_exit", "setup_logging"]
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "

@@ -50,7 +50,7 @@ def plan_run(cfg: RunConfig) -> dict:
     the tokens its steps read, the passes over the training text and the steps of one pass; for a GPT,
     `shape`: its depth, width and heads in one line (and how model.aspect_ratio gave the width)."""
     # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora import pinned_source
+    from lrngpt.corpora.registry import pinned_source
     from lrngpt.data.prepared import dry_run_prepared
     from lrngpt.models.build import param_breakdown
     from lrngpt.runconfig.help import width_line

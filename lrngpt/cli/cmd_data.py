@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.api.frontend import VAL_SPLITS
+from lrngpt.api.frontend import VAL_SPLIT_MODES
 from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit, seed
 
 
@@ -45,7 +45,7 @@ def register(sub) -> None:
     q.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of documents drawn into validation, for corpora without their own split")
     q.add_argument("--split-seed", type=seed, default=0, help="seed of the train/validation draw")
-    q.add_argument("--val-split", choices=VAL_SPLITS, default=VAL_SPLITS[0],
+    q.add_argument("--val-split", choices=VAL_SPLIT_MODES, default=VAL_SPLIT_MODES[0],
                    help="documents: a seeded draw of whole documents (too few documents: the last "
                         "--val-fraction of the text); chunks: seeded chunks from all over the text, for a "
                         "corpus of one document (data.val_split)")

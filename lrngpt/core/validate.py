@@ -34,7 +34,7 @@ MAX_LAYERS = 2**12
 MAX_FFN_MULT = 2**10
 MAX_PARAMS = 2**40  # about 1.1e12 parameters: far beyond what lrn trains, still exact in int64
 MAX_CORPUS_BYTES = 10**12  # a generated corpus: 1 TB
-VAL_SPLITS = ("documents", "chunks")  # data.val_split (the first is the default); here, so the CLI needs no torch
+VAL_SPLIT_MODES = ("documents", "chunks")  # data.val_split (the first is the default); here, so the CLI needs no torch
 
 
 def show_value(value: Any, width: int = 60) -> str:

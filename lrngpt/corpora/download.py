@@ -91,7 +91,7 @@ def _fetch(url: str, part: Path, progress: bool | None, size: int | None = None)
             # corrupt the file, so drop what we have and start over with a plain request
             part.unlink(missing_ok=True)
             raise _Interrupted()
-        if resp.status == 206:
+        if resp.status == 206 and match:  # (a 206 without the range asked for was dropped above)
             mode, total = "ab", match[2]
             total = int(total) if total != "*" else None
         else:  # the server ignored Range (200): start over

@@ -33,14 +33,15 @@ import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.corpora import Corpus
+from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.records import BATCH_ROWS, DEFAULT_FIELD, column_texts
-from lrngpt.corpora.text import CHUNK_SIZE
+from lrngpt.corpora.text import CHUNK_SIZE, fingerprint_files
 from lrngpt.errors import UserError
 
-VAL_SPLITS = ("validation", "valid", "val", "test")  # the first one present validates
+HF_VALIDATION_SPLITS = ("validation", "valid", "val", "test")  # the first one present validates
 
 
 def _datasets():
@@ -155,7 +156,7 @@ def choose_splits(splits: dict, split: str | None, spec: str) -> tuple[str, str 
             raise UserError(f"{spec}: the dataset has no split {split!r} (its splits: {names})")
         return split, None
     if "train" in splits:
-        return "train", next((s for s in VAL_SPLITS if s in splits), None)
+        return "train", next((s for s in HF_VALIDATION_SPLITS if s in splits), None)
     if len(splits) == 1:
         return next(iter(splits)), None
     raise UserError(f"{spec}: the dataset has no 'train' split but {names}; name one with hf:NAME:CONFIG:SPLIT")
@@ -192,7 +193,7 @@ def documents(ds, column: str, where: str) -> Iterator[str]:
     return column_texts((batch[column] for batch in batches), where, column)
 
 
-def fingerprint(parts: list[tuple[str, object]], column: str) -> str:
+def fingerprint(parts: list[tuple[str, Any]], column: str) -> str:
     """sha256 over the column name and, per role (train/val), the bytes of the split's Arrow files."""
     h = hashlib.sha256(f"hf\0{column}\0".encode())
     for role, ds in parts:
@@ -210,9 +211,6 @@ def fingerprint(parts: list[tuple[str, object]], column: str) -> str:
 
 def stream_fingerprint(name: str, revision: str | None, config: str | None, roles: dict, column: str) -> str:
     """A stream has no Arrow files: a Hub one is named by its pinned revision, a local one hashed by its files."""
-    # here: looked up when called (tests patch it)
-    from lrngpt.corpora.text import fingerprint_files
-
     key = json.dumps({"hf-stream": name, "revision": revision, "config": config, "splits": roles,
                       "column": column}, sort_keys=True)
     path = Path(name).expanduser()

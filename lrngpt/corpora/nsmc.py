@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lrngpt.core.fsio import check_regular
-from lrngpt.corpora import Corpus
+from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import download_files
 from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
 from lrngpt.errors import UserError

@@ -23,8 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from lrngpt import corpora
-from lrngpt.corpora import Corpus
+from lrngpt.corpora.base import LIMITS, Corpus
 from lrngpt.corpora.text import bounded_lines, find_files, fingerprint_files, open_bytes
 from lrngpt.errors import UserError
 
@@ -61,9 +60,9 @@ def check_text(value, where: str, field: str) -> str:
     if not isinstance(value, str):
         raise UserError(f"{where}: {field!r} is {describe(value)}, not a string; every record's {field!r} "
                         "must hold the document's text")
-    if len(value) > corpora.MAX_DOCUMENT_CHARS:
+    if len(value) > LIMITS.max_document_chars:
         raise UserError(f"{where}: {field!r} is {len(value):,} characters long, above the limit of "
-                        f"{corpora.MAX_DOCUMENT_CHARS:,} for one document (lrn reads a document whole: training a "
+                        f"{LIMITS.max_document_chars:,} for one document (lrn reads a document whole: training a "
                         "tokenizer on one costs about 100 bytes of memory a character); split it into documents")
     return value
 

@@ -51,7 +51,8 @@ def cache_path() -> Path:
 
 def _stat_key(kind: str, files: list[tuple[Path, str]]) -> tuple[str, int] | None:
     """The key of this call (the kind, each file's path, name and stat) and the newest mtime_ns."""
-    parts, newest = [kind], 0
+    parts: list[object] = [kind]
+    newest = 0
     for path, name in files:
         try:
             st = os.stat(path)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import check_file_target, owned_file
-from lrngpt.corpora import EOT, Corpus, parse_size
+from lrngpt.corpora.base import EOT, Corpus, parse_size
 from lrngpt.corpora.stories_templates import ARCS, FILLERS, INTRO
 from lrngpt.corpora.stories_words import (
     BAD,
@@ -99,7 +99,7 @@ Beat = tuple[bool, tuple[Template, ...]]  # (optional, alternatives)
 
 
 def _compile(text: str) -> Template:
-    fresh = []
+    fresh: list[tuple[str, tuple[str, ...]]] = []
     for _, field, _, _ in string.Formatter().parse(text):
         if field is None or field in CAST_KEYS:
             continue

@@ -15,12 +15,11 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
-from lrngpt import corpora
 from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
-from lrngpt.corpora import EOT, Corpus
+from lrngpt.corpora.base import EOT, LIMITS, Corpus
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
 
@@ -38,7 +37,7 @@ def open_bytes(path: Path, raw: bool = False) -> Iterator[BinaryIO]:
     path = Path(path)
     try:
         with (gzip.open(path, "rb") if path.name.endswith(".gz") and not raw else open(path, "rb")) as f:
-            yield f
+            yield cast(BinaryIO, f)
     except (gzip.BadGzipFile, EOFError, zlib.error) as e:
         raise UserError(f"corpus file {path} is not a valid gzip file ({e or type(e).__name__}): it is truncated "
                         "or not gzip; compress it again, or give the uncompressed file") from None
@@ -175,11 +174,11 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
 
 def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) -> Iterator[str]:
     """Documents of the given files in order: separated by EOT, stripped, empty ones dropped; one
-    longer than MAX_DOCUMENT_CHARS is a UserError naming its file."""
+    longer than LIMITS.max_document_chars is a UserError naming its file."""
     for path in paths:
         path = Path(path)
         where = f"{path} (uncompressed)" if path.name.endswith(".gz") else str(path)
-        for doc in split_documents(_decoded_chunks(path, chunk_size), max_chars=corpora.MAX_DOCUMENT_CHARS,
+        for doc in split_documents(_decoded_chunks(path, chunk_size), max_chars=LIMITS.max_document_chars,
                                    where=where):
             doc = doc.lstrip("\ufeff").strip()  # a byte-order mark is not text
             if doc:
@@ -188,11 +187,12 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(line number from 1, raw line with its newline) of a binary file, read CHUNK_SIZE bytes at a
-    time: a line longer than `max_bytes` (MAX_LINE_BYTES) is a UserError naming the file and the
+    time: a line longer than `max_bytes` (LIMITS.max_line_bytes) is a UserError naming the file and the
     line as soon as that much of it is read (a .gz of a few MB can hold a line of gigabytes).
     (Not readline(size): on a gzip stream it is many times slower.)"""
-    limit = corpora.MAX_LINE_BYTES if max_bytes is None else max_bytes
-    lineno, pending, size = 0, [], 0  # pieces of the line being read, and their bytes
+    limit = LIMITS.max_line_bytes if max_bytes is None else max_bytes
+    pending: list[bytes] = []  # pieces of the line being read, and their bytes
+    lineno, size = 0, 0
 
     def too_long() -> UserError:
         where = " of the uncompressed text" if path.name.endswith(".gz") else ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lrngpt.corpora import Corpus
+from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import Unreachable, cache_dir
 from lrngpt.corpora.hub_file import pinned_file
 from lrngpt.corpora.text import find_named, fingerprint_files, iter_documents

@@ -50,9 +50,10 @@ from lrngpt.core.ownership import (
     write_manifest,
     write_owned_file,
 )
-from lrngpt.core.validate import VAL_SPLITS
-from lrngpt.corpora import Corpus, load_corpus
+from lrngpt.core.validate import VAL_SPLIT_MODES
+from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
@@ -75,7 +76,7 @@ def _hash(*parts) -> str:
 
 def _split_parts(cfg: DataConfig) -> list:
     """data.val_split in a key only when it is not the default, so keys made before it existed hold."""
-    return [] if cfg.val_split == VAL_SPLITS[0] else ["val_split", cfg.val_split]
+    return [] if cfg.val_split == VAL_SPLIT_MODES[0] else ["val_split", cfg.val_split]
 
 
 def tokenizer_key(corpus: Corpus, cfg: DataConfig) -> str:
@@ -396,7 +397,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         "own_split": corpus.has_own_split,  # validation is the corpus's own (data.splits.validation_kind)
         "val_fraction": cfg.val_fraction,
         "split_seed": cfg.split_seed,
-        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLITS[0] else {}),
+        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLIT_MODES[0] else {}),
         "splits": splits,
         **extra,
         "corpus_meta": corpus.meta,

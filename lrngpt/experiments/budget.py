@@ -236,7 +236,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
     so (`packing.makespan`)."""
     # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.registry import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.models.build import param_breakdown

@@ -145,7 +145,7 @@ def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float
 def _prepare_seconds(protocol: dict) -> float:
     """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
     # torch, tokenizers: loaded only when this runs
-    from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.registry import load_corpus
     from lrngpt.data.prepared import cached_prepared, data_key
     from lrngpt.experiments.grid import resolve_sweep
     from lrngpt.runconfig.schema import from_dict

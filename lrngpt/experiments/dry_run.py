@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.corpora import pinned_source
+from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.sizing import REREAD_PASSES, sizing
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError

@@ -32,7 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from lrngpt.core.ownership import write_owned_files
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
 from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB

@@ -7,7 +7,7 @@ findings module checks them against the other findings and writes them out as co
 
 from __future__ import annotations
 
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T

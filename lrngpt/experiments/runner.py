@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
-from lrngpt.corpora import fetch
+from lrngpt.corpora.registry import fetch
 from lrngpt.errors import UserError
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
@@ -34,7 +34,7 @@ from lrngpt.experiments.timing import (
     pace,
     points_run,
 )
-from lrngpt.store.rundir import RunInUse
+from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
 

@@ -16,7 +16,7 @@ import statistics
 from pathlib import Path
 
 from lrngpt.analysis.embeddings import used_axes
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.chapter import PROBLEM10

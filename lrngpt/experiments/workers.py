@@ -73,7 +73,7 @@ def _send(conn, msg) -> None:
 def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
     # the trainer is imported in the fork server already (PRELOAD): these cost nothing here
     from lrngpt.data.prepared import PreparedData
-    from lrngpt.store.rundir import RunInUse
+    from lrngpt.store.lifecycle import RunInUse
     from lrngpt.training.trainer import train
 
     _start(env, cwd, threads, alive)

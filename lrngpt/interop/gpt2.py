@@ -21,7 +21,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers
 
 from lrngpt.core.fsio import check_output, check_regular, read_json
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models.build import param_breakdown

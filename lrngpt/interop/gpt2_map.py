@@ -13,7 +13,7 @@ import re
 
 import torch
 
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.tokenizer.bpe import MIN_VOCAB

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import Target, check_target, legacy_kind, owned_dir
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
 
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.figures import png_bytes
 from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.corpora import corpus_label
+from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.findings import judge

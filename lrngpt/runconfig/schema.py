@@ -32,7 +32,7 @@ from lrngpt.core.bounded import (
 )
 from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.core.validate import (
-    VAL_SPLITS,
+    VAL_SPLIT_MODES,
     check_fields,
     check_size,
     coerce,
@@ -40,7 +40,7 @@ from lrngpt.core.validate import (
     field_types,
     show_value,
 )
-from lrngpt.corpora import KINDS
+from lrngpt.corpora.registry import KINDS
 from lrngpt.errors import UserError
 from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.gpt import GPTConfig
@@ -111,8 +111,8 @@ class DataConfig:
         check_vocab_size(self.vocab_size)
         if not 0 < self.val_fraction < 1:
             raise UserError(f"data.val_fraction must be between 0 and 1 (got {self.val_fraction})")
-        if self.val_split not in VAL_SPLITS:
-            raise UserError(f"data.val_split must be one of {', '.join(VAL_SPLITS)} (got {self.val_split!r}); "
+        if self.val_split not in VAL_SPLIT_MODES:
+            raise UserError(f"data.val_split must be one of {', '.join(VAL_SPLIT_MODES)} (got {self.val_split!r}); "
                             "chunks draws seeded chunks of the text into validation, for a one-document corpus")
         if self.train_tokens is not None and self.train_tokens < 2:
             raise UserError(f"data.train_tokens must be at least 2 (got {self.train_tokens})")

@@ -89,6 +89,7 @@ def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | No
     records it as the run's, with the sha256 computed as it was written)."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
     start = time.perf_counter()
+    out: _KeepsWriteError  # made once atomic_open gives the file; put runs after it wrote
     put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=out.sha256.hexdigest()))
     with atomic_open(path, "wb", replace=put) as f:
         out = _KeepsWriteError(f)

@@ -11,6 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lrngpt.core import log
+from lrngpt.core.fsio import read_regular
+from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 
 # What readers rely on in summary.json: field -> (types, required). Numbers may be null (NaN).
@@ -115,9 +118,6 @@ def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
     read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
     n_train = summary.get("train_split_tokens")
     if not n_train and isinstance(summary.get("data_key"), str):
-        # torch, numpy, tokenizers: loaded only when this runs
-        from lrngpt.data.prepared import cached_prepared
-
         data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
         if data is None:
             return None  # not in this machine's cache: shown as "-"
@@ -128,9 +128,6 @@ def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
 def read_metrics_file(path: Path) -> list[dict]:
     """The rows of a metrics.jsonl, checked ([] when there is none); only a last line that is not JSON
     (cut by a kill mid-write) is skipped, with a warning."""
-    # tqdm: loaded only when this runs
-    from lrngpt.core.fsio import read_regular
-
     if not path.exists():
         return []
     lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
@@ -156,9 +153,6 @@ _warned: set[str] = set()
 
 def _warn_once(msg: str) -> None:
     """One warning per message per process: a command may read the same file several times."""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.core import log
-
     if msg not in _warned:
         _warned.add(msg)
         log.warning(msg)

@@ -26,7 +26,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write, read_regular, user_path
-from lrngpt.corpora import EOT
+from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>

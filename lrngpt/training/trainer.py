@@ -21,7 +21,7 @@ import torch
 
 from lrngpt.core import log as logging
 from lrngpt.core.validate import INT_LIMIT, check_memory, training_memory
-from lrngpt.corpora import fetch, load_corpus
+from lrngpt.corpora.registry import fetch, load_corpus
 from lrngpt.data.prepared import PreparedData, data_key, prepare
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.data.sizing import MEMORISING_PASSES, sizing

@@ -211,7 +211,7 @@ def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_ru
 
 
 def test_data_prepare_says_which_documents_or_which_part_became_validation(capsys, tmp_path, text_corpus):
-    from lrngpt.corpora import load_corpus
+    from lrngpt.corpora.registry import load_corpus
     from lrngpt.data.prepared import split_documents
     from lrngpt.runconfig.schema import DataConfig
 

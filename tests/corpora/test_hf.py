@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.corpora import load_corpus
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.errors import UserError
 
 datasets = pytest.importorskip("datasets", reason="hf: corpora need datasets (pip install lrngpt[hf])")

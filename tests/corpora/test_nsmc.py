@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from lrngpt.corpora import load_corpus
 from lrngpt.corpora.nsmc import Review, nsmc_corpus, read_reviews
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.errors import UserError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

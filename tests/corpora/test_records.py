@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from lrngpt.cli.main import main
-from lrngpt.corpora import load_corpus
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import prepare
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig

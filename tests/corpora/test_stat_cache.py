@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from lrngpt.corpora import load_corpus, stat_cache
+from lrngpt.corpora import stat_cache
 from lrngpt.corpora import text as text_mod
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.text import fingerprint_files, hash_files
 
 OLD = time.time() - 3600  # an mtime well before the hash: not racy

@@ -5,9 +5,10 @@ from collections.abc import Iterator
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from lrngpt.corpora import EOT, load_corpus
 from lrngpt.corpora import stories as S
 from lrngpt.corpora import stories_words as W
+from lrngpt.corpora.base import EOT
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.stories import CATEGORIES, generate_stories, stories_corpus
 from lrngpt.corpora.stories_words import BOYS, GIRLS, category_of, compare_forms, plural, verb_forms
 from lrngpt.errors import UserError

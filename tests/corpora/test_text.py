@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from lrngpt.corpora import EOT, load_corpus
+from lrngpt.corpora.base import EOT, LIMITS
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.text import iter_documents, split_documents, text_corpus
 from lrngpt.errors import UserError
 
@@ -126,9 +127,7 @@ def test_real_sotu_file_has_233_addresses():
 @pytest.mark.parametrize("chunk_size", [1, 5, 13, 4096])
 def test_a_document_at_the_limit_is_read_and_one_past_it_refused_whatever_the_chunks(tmp_path, chunk_size,
                                                                                      monkeypatch):
-    import lrngpt.corpora as corpora
-
-    monkeypatch.setattr(corpora, "MAX_DOCUMENT_CHARS", 40)
+    monkeypatch.setattr(LIMITS, "max_document_chars", 40)
     at = write(tmp_path / "at.txt", f"{'a' * 40}{EOT}{'b' * 40}{EOT}short")
     assert list(iter_documents([at], chunk_size=chunk_size)) == ["a" * 40, "b" * 40, "short"]
     past = write(tmp_path / "past.txt", f"{'a' * 40}{EOT}{'b' * 41}{EOT}short")
@@ -141,8 +140,6 @@ def test_one_huge_document_in_a_small_gz_is_refused_with_bounded_memory(tmp_path
     is read, holding about that much, never the gigabyte (it was read whole and OOM-killed)."""
     import time
     import tracemalloc
-
-    from lrngpt.corpora import MAX_DOCUMENT_CHARS
 
     member = gzip.compress(b"a" * (1 << 20), 9)
     path = tmp_path / "bomb.txt.gz"
@@ -158,7 +155,7 @@ def test_one_huge_document_in_a_small_gz_is_refused_with_bounded_memory(tmp_path
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 3 * MAX_DOCUMENT_CHARS and time.perf_counter() - t0 < 30, peak
+    assert peak < 3 * LIMITS.max_document_chars and time.perf_counter() - t0 < 30, peak
 
 
 @pytest.mark.parametrize("chunk_size", [1, 3, 64])

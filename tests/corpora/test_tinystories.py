@@ -4,8 +4,9 @@ import hashlib
 
 import pytest
 
-from lrngpt.corpora import EOT, load_corpus
 from lrngpt.corpora import tinystories as ts
+from lrngpt.corpora.base import EOT
+from lrngpt.corpora.registry import load_corpus
 from lrngpt.errors import UserError
 
 TRAIN = f"Once upon a time, Lily saw a red ball.{EOT}\nTom had a dog.\n{EOT}\n".encode()

@@ -127,7 +127,7 @@ def test_the_larger_text_advice_runs_as_printed_and_reads_under_the_few_passes_i
     import shlex
 
     from lrngpt.cli.main import build_parser
-    from lrngpt.corpora import parse_size
+    from lrngpt.corpora.base import parse_size
     from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
     from lrngpt.experiments.grid import resolve_sweep
 

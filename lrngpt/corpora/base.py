@@ -1,0 +1,68 @@
+"""What every corpus is and may hold: the `Corpus` type, the end-of-text separator, the limits on one
+document and one line, and a corpus size (`parse_size`). Each kind's loader (lrngpt.corpora.registry
+names them) builds a Corpus from these; nothing here reads a file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from lrngpt.core.validate import MAX_CORPUS_BYTES
+from lrngpt.errors import UserError
+
+EOT = "<|endoftext|>"
+
+
+@dataclass
+class DocumentLimits:
+    """One document is read, tokenized and trained on whole, and the BPE trainer holds about 100 bytes a
+    character of one document at once (a 17 MB document: 1.7 GB): past these, a document is refused with
+    its file, not read until the machine runs out of memory (a 1 MB .gz can hold a 1 GB line). One object
+    read at each use, so a test lowers a limit where it is defined (monkeypatch.setattr(LIMITS, ...))."""
+
+    max_document_chars: int = 1 << 25  # 33,554,432 characters: a long book is 3 million
+    max_line_bytes: int = 1 << 27  # a JSONL or TSV line (JSON escapes make a document's line longer than its text)
+
+
+LIMITS = DocumentLimits()
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Documents as an iterator of strings (streamed, so memory does not grow with the corpus), its own
+    validation split when it has one, and a fingerprint that changes when its content changes (it keys
+    the token cache and guards --resume)."""
+
+    spec: str
+    kind: str
+    fingerprint: str
+    train_docs: Callable[[], Iterator[str]]
+    val_docs: Callable[[], Iterator[str]] | None = None  # the corpus's own split, if any
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def has_own_split(self) -> bool:
+        return self.val_docs is not None
+
+
+def parse_size(text: str) -> int:
+    """'5MB' -> 5_000_000, '512KB' -> 512_000, '1GB', '123' (bytes)."""
+    t = text.strip().upper().replace("_", "")
+    units = {"GB": 10**9, "MB": 10**6, "KB": 10**3, "B": 1}
+    num, mult = t, 1
+    for unit, factor in units.items():
+        if t.endswith(unit):
+            num, mult = t[: -len(unit)], factor
+            break
+    try:
+        value = float(num)
+    except ValueError:
+        raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
+    if not value > 0:  # NaN included
+        raise UserError(f"size {text!r} must be positive; write it like 5MB")
+    if not value * mult <= MAX_CORPUS_BYTES:  # infinity included
+        raise UserError(f"size {text!r} is above the limit of {MAX_CORPUS_BYTES // 10**9:,}GB; write it like 5MB")
+    size = int(value * mult)
+    if size < 1:
+        raise UserError(f"size {text!r} is less than one byte; write it like 5MB or 512KB")
+    return size

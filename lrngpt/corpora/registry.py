@@ -1,0 +1,91 @@
+"""A corpus string, and the loader of each kind it names.
+
+    stories[:SIZE[:SEED]]      the embedded generator (default about 5 MB, seed 0)
+    text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
+    tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded at a pinned revision
+                               if no PATH)
+    nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
+    jsonl:PATH[:FIELD]         JSON Lines, one document per line in FIELD (default text)
+    parquet:PATH[:COLUMN]      Parquet files, one document per row of COLUMN (default text)
+    hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]   a Hugging Face dataset (Hub, local files,
+                               save_to_disk), at a revision, streamed
+
+Every kind's loader takes what follows `KIND:` and returns a `Corpus` (lrngpt.corpora.base).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+
+from lrngpt.core import log as logging
+from lrngpt.corpora.base import Corpus
+from lrngpt.corpora.hf import hf_corpus
+from lrngpt.corpora.nsmc import downloaded_files, nsmc_corpus
+from lrngpt.corpora.records import jsonl_corpus, parquet_corpus
+from lrngpt.corpora.stories import stories_corpus
+from lrngpt.corpora.text import text_corpus
+from lrngpt.corpora.tinystories import fetch as fetch_tinystories
+from lrngpt.corpora.tinystories import source, tinystories_corpus
+from lrngpt.errors import UserError
+
+# kind -> its loader (of the argument after `KIND:`); a downloaded corpus with no argument is fetched
+LOADERS: dict[str, Callable[[str], Corpus]] = {
+    "stories": stories_corpus,
+    "text": text_corpus,
+    "tinystories": lambda arg: tinystories_corpus(arg or None),
+    "nsmc": lambda arg: nsmc_corpus(arg or None),
+    "jsonl": jsonl_corpus,
+    "parquet": parquet_corpus,
+    "hf": hf_corpus,
+}
+KINDS = tuple(LOADERS)
+
+
+def load_corpus(spec: str) -> Corpus:
+    """Parse a corpus string and return the corpus it names."""
+    corpus = _load(spec.strip())
+    logging.debug(f"corpus {corpus.spec}: fingerprint {corpus.fingerprint[:12]}, "
+                  f"{'its own validation split' if corpus.has_own_split else 'split by lrn'}"
+                  + "".join(f", {k} {v}" for k, v in corpus.meta.items() if isinstance(v, str | int)))
+    return corpus
+
+
+def _load(spec: str) -> Corpus:
+    kind, _, arg = spec.partition(":")
+    if kind in LOADERS:
+        return LOADERS[kind](arg)
+    raise UserError(
+        f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
+        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
+        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]"
+    )
+
+
+def fetch(spec: str) -> None:
+    """Download what a corpus string needs from the network, so a missing file or no network stops a
+    command before it writes or trains anything. Corpora on disk need nothing."""
+    kind, _, arg = spec.strip().partition(":")
+    if kind == "tinystories" and not arg:
+        fetch_tinystories()
+    elif kind == "nsmc" and not arg:
+        downloaded_files()
+
+
+def pinned_source(spec: str) -> dict | None:
+    """Where a downloaded corpus comes from (dataset, revision, URL, cache), without any download;
+    None for corpora read from disk or generated."""
+    if spec.strip() == "tinystories":
+        return source()
+    return None
+
+
+def corpus_label(spec: str | None) -> str:
+    """A corpus as titles name it: the spec, with a file path cut to its file name (text:my.txt)."""
+    if not spec:
+        return "corpus unknown"
+    kind, _, arg = str(spec).partition(":")
+    if kind in ("text", "jsonl", "parquet") and arg:
+        names = [PurePath(part.split(":")[0]).name or part for part in arg.split(",")]
+        return f"{kind}:{','.join(names)}"
+    return str(spec)
