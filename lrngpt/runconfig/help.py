@@ -137,7 +137,8 @@ def width_line(cfg: RunConfig) -> str | None:
 def key_table(model_type: str) -> list[dict]:
     """Every key a config of `model_type` takes: its type, its default (None: required or derived)
     and its description."""
-    rows = [{"key": "model_type", "type": "str", "default": "mlp"}, {"key": "name", "type": "str", "default": ""}]
+    rows: list[dict[str, Any]] = [{"key": "model_type", "type": "str", "default": "mlp"},
+                                  {"key": "name", "type": "str", "default": ""}]
     for section, cls in (("data", DataConfig), ("model", model_class(model_type)), ("train", TrainConfig)):
         hints = field_types(cls)
         for f in dataclasses.fields(cls):
