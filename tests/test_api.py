@@ -347,7 +347,7 @@ def test_the_choices_lrn_offers_are_the_librarys():
     from lrngpt.api import frontend
     from lrngpt.explorer.page import PRECISIONS
     from lrngpt.explorer.views import METHODS
-    from lrngpt.runconfig.schema import MODEL_TYPES
+    from lrngpt.models.kinds import MODEL_TYPES
 
     assert (frontend.MODEL_TYPES, frontend.MAPS, frontend.PRECISIONS, frontend.EXPORT_FORMATS) == (
         MODEL_TYPES, METHODS, PRECISIONS, FORMATS)

@@ -10,7 +10,8 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
-from lrngpt.runconfig.schema import load_config, parse_value
+from lrngpt.runconfig.overrides import parse_value
+from lrngpt.runconfig.schema import load_config
 
 YAML = """\
 # a litgpt / nanoGPT-style file

@@ -38,9 +38,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
+from lrngpt.core.fsio import read_json
 from lrngpt.core.validate import check_memory
+from lrngpt.data.prepared import prepare
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DataConfig
 
 CHAPTER_WINDOW = 6  # the book chapter's MLP reads the 6 tokens before each target
 PAPER_ALPHA = 0.5  # the paper's exponent for skip-gram and GloVe: a symmetric factorisation U D^0.5
@@ -135,8 +139,6 @@ def _std(m: np.ndarray) -> float:
 def monte_carlo(lam: np.ndarray, n: int, sigma: float, alpha: float, kmax: int, seed: int) -> dict:
     """PIP loss, bias and variance of the k-wide embedding for k = 0..kmax: the signal diag(lam) plus
     N(0, sigma^2) noise, n x n; from the top eigenvectors of Y Y^T (Y's left singular vectors)."""
-    import torch  # here: `lrn --help` must not load torch
-
     r = len(lam)
     gen = torch.Generator().manual_seed(seed)
     y = torch.randn(n, n, generator=gen, dtype=torch.float32).mul_(sigma)
@@ -203,13 +205,8 @@ def _within(curve: np.ndarray, share: float) -> list[int]:
     return [int(ok[0]), int(ok[-1])]
 
 
-def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, alpha: float = PAPER_ALPHA,
-             seed: int = 0, top: int | None = None, chunks: int = CHUNKS, log=None) -> dict:
-    """The PIP-optimal width of a token stream (ids below vocab_size), with its bias and variance;
-    `top`: only the `top` most frequent tokens are rows (pairs with any other token drop out)."""
-    log = log or (lambda m: None)
-    check_options(window, alpha, top)
-    started = time.perf_counter()
+def _checked_tokens(tokens, vocab_size: int, window: int) -> np.ndarray:
+    """The token stream as a 1-D integer array of ids below vocab_size, long enough for two halves."""
     tokens = np.asarray(tokens)
     if tokens.ndim != 1 or not np.issubdtype(tokens.dtype, np.integer):
         raise UserError("the tokens must be a 1-D array of integer ids")
@@ -219,6 +216,12 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
                         f"{2 * (window + 1)} for --window {window}: give a longer text")
     if tokens.min() < 0 or tokens.max() >= vocab_size:
         raise UserError(f"the tokens hold ids outside 0..{vocab_size - 1}")
+    return tokens
+
+
+def _rows(tokens: np.ndarray, vocab_size: int, top: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each id's count, and the ids that are rows of the matrices (those that occur, or the `top` most
+    frequent), refused when there is no matrix to factorise or it is too big."""
     seen = np.bincount(tokens, minlength=vocab_size)
     present = np.flatnonzero(seen)
     if top is not None:
@@ -230,11 +233,16 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
         raise UserError(f"{n:,} distinct tokens: the eigendecompositions of an n x n matrix take time ~n^3 (hours "
                         f"past {MAX_ROWS:,}); use --vocab-size {MAX_ROWS} or less")
     check_memory(5 * 4 * n * n, f"the {n:,} x {n:,} PMI matrices", "use a smaller --vocab-size")
+    return seen, present
+
+
+def _pmi_and_noise(tokens: np.ndarray, present: np.ndarray, vocab_size: int, window: int,
+                   chunk_len: int) -> tuple[np.ndarray, float, int]:
+    """The full text's PMI matrix, the noise sigma from its two halves' difference, and the pairs
+    counted; at most four n x n matrices live at once."""
+    n = len(present)
     remap = np.full(vocab_size, -1, dtype=np.int64)
     remap[present] = np.arange(n)
-    chunk_len = max(window + 1, math.ceil(total / chunks))
-
-    log(f"pip: counting the pairs within {window} tokens of {total:,} tokens ({n:,} distinct)")
     (c0, c1), crossing = count_pairs(tokens, remap, n, window, chunk_len)
     p0 = pmi_matrix(c0, n)
     p1 = pmi_matrix(c1, n)
@@ -247,11 +255,25 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
     _add(c0, crossing)
     pairs = int(c0.sum())
     m = pmi_matrix(c0, n)
-    zero_share = float(np.count_nonzero(m == 0)) / m.size
     del c0
+    return m, sigma, pairs
 
-    import torch  # here: `lrn --help` must not load torch
 
+def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, alpha: float = PAPER_ALPHA,
+             seed: int = 0, top: int | None = None, chunks: int = CHUNKS, log=None) -> dict:
+    """The PIP-optimal width of a token stream (ids below vocab_size), with its bias and variance;
+    `top`: only the `top` most frequent tokens are rows (pairs with any other token drop out)."""
+    log = log or (lambda m: None)
+    check_options(window, alpha, top)
+    started = time.perf_counter()
+    tokens = _checked_tokens(tokens, vocab_size, window)
+    total = len(tokens)
+    seen, present = _rows(tokens, vocab_size, top)
+    n = len(present)
+    chunk_len = max(window + 1, math.ceil(total / chunks))
+    log(f"pip: counting the pairs within {window} tokens of {total:,} tokens ({n:,} distinct)")
+    m, sigma, pairs = _pmi_and_noise(tokens, present, vocab_size, window, chunk_len)
+    zero_share = float(np.count_nonzero(m == 0)) / m.size
     log(f"pip: the spectrum of the {n:,} x {n:,} PMI matrix (eigvalsh)")
     ev = torch.linalg.eigvalsh(torch.from_numpy(m)).double().numpy()
     del m
@@ -321,9 +343,6 @@ def far_apart(result: dict, best: dict) -> str | None:
 def sweep_best(sweep_dir) -> dict:
     """The measured best width of a width sweep (its summary.json): val bpb by width, seeds averaged,
     of the series with the most widths (steps and training prefix alike)."""
-    # tqdm: loaded only when this runs
-    from lrngpt.core.fsio import read_json
-
     d = Path(sweep_dir)
     if d.exists() and not d.is_dir():
         raise UserError(f"--sweep {d} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
@@ -365,10 +384,6 @@ def corpus_estimate(corpus: str, vocab_size: int = 4096, window: int = CHAPTER_W
                     log=None) -> dict:
     """`lrn theory pip CORPUS`: the estimate on the training split of the prepared corpus (the run's
     tokenizer and token arrays, cached), beside a width sweep's measured best width when given."""
-    # torch, tokenizers, tqdm: loaded only when this runs
-    from lrngpt.data.prepared import prepare
-    from lrngpt.runconfig.schema import DataConfig
-
     check_options(window, alpha, top)
     best = sweep_best(sweep) if sweep is not None else None  # a wrong --sweep fails before the work
     if not isinstance(corpus, str):

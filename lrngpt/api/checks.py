@@ -47,7 +47,6 @@ class HasPath(Protocol):
 Split = Literal["val", "train"]
 Context = Literal["window", "full"]
 # the library's choices, as types (tests/test_api.py checks them against lrngpt.runconfig, lrngpt.explorer, ...)
-ModelType = Literal["mlp", "gpt"]
 MapMethod = Literal["pca", "tsne", "umap"]
 Precision = Literal["float32", "float16", "int8"]
 ExportFormat = Literal["tsv", "projector"]

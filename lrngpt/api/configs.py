@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lrngpt.api.checks import ModelType, check, checked
+from lrngpt.api.checks import check, checked
 from lrngpt.core.bounded import check_plain
 from lrngpt.errors import UserError
+from lrngpt.models.kinds import ModelType
 
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig

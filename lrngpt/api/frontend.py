@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import get_args
 
 from lrngpt.analysis.costs import FFN_KINDS
-from lrngpt.api.checks import ExportFormat, MapMethod, ModelType, Precision, cli_words
+from lrngpt.api.checks import ExportFormat, MapMethod, Precision, cli_words
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
 from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed, did_you_mean, nearest
@@ -17,6 +17,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 from lrngpt.experiments.thresholds import FEW_PASSES, MIN_STEPS, OWN_TEXT_PASSES
+from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
@@ -31,7 +32,6 @@ DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core 
 CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
                       "init": "the untrained, step 0"}
 DEVICES = "auto (a CUDA GPU, else MPS, else the CPU), cpu, cuda, cuda:N or mps"
-MODEL_TYPES = get_args(ModelType)  # the API's argument types: lrn offers what the functions take
 MAPS = get_args(MapMethod)
 PRECISIONS = get_args(Precision)
 EXPORT_FORMATS = get_args(ExportFormat)

@@ -71,7 +71,16 @@ def register(sub) -> None:
                        epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
                               "  lrn embed explore runs/demo --out demo.html")
     cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
+    _add_neighbors(cmds)
+    _add_axes(cmds)
+    _add_purity(cmds)
+    _add_undertrained(cmds)
+    _add_export(cmds)
+    _add_explore(cmds)
 
+
+def _add_neighbors(cmds) -> None:
+    """`lrn embed neighbors`: nearest tokens by cosine."""
     n = cmds.add_parser(
         "neighbors", help="nearest tokens by cosine",
         description="The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
@@ -87,6 +96,9 @@ def register(sub) -> None:
     add_json(n)
     n.set_defaults(func=cmd_neighbors)
 
+
+def _add_axes(cmds) -> None:
+    """`lrn embed axes`: the used axes of the table."""
     a = cmds.add_parser(
         "axes", help="singular directions holding a share of the table's energy",
         description="Used axes: how many singular directions of the embedding table hold the given share of its "
@@ -100,6 +112,9 @@ def register(sub) -> None:
     add_json(a)
     a.set_defaults(func=cmd_axes)
 
+
+def _add_purity(cmds) -> None:
+    """`lrn embed purity`: category words' neighbours in their own category."""
     q = cmds.add_parser(
         "purity", help="share of category words' neighbours in their own category",
         description="For each category word that is one token (the stories corpus's categories, or your own "
@@ -113,6 +128,9 @@ def register(sub) -> None:
     add_json(q)
     q.set_defaults(func=cmd_purity)
 
+
+def _add_undertrained(cmds) -> None:
+    """`lrn embed undertrained`: read counts, row moves, the under-trained tokens."""
     u = cmds.add_parser(
         "undertrained", help="how often each token was read, how far its row moved, the under-trained ones",
         description="Per token: how often the run read it as input and as target (exact: the run's batches "
@@ -129,6 +147,9 @@ def register(sub) -> None:
     add_json(u)
     u.set_defaults(func=cmd_undertrained)
 
+
+def _add_export(cmds) -> None:
+    """`lrn embed export`: the table as TSV or for TensorBoard's projector."""
     e = cmds.add_parser(
         "export", help="write the table as TSV, or for TensorBoard's projector",
         description="Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text "
@@ -149,6 +170,9 @@ def register(sub) -> None:
     add_json(e)
     e.set_defaults(func=cmd_export)
 
+
+def _add_explore(cmds) -> None:
+    """`lrn embed explore`: the interactive page."""
     x = cmds.add_parser(
         "explore", help="an interactive page: map, neighbour search, widths or trained vs untrained",
         description="Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
@@ -172,6 +196,7 @@ def register(sub) -> None:
                                                 "Default: ", 1))
     add_json(x)
     x.set_defaults(func=cmd_explore)
+
 
 
 def cmd_neighbors(args) -> None:

@@ -18,7 +18,16 @@ def register(subparsers) -> None:
         epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
                "  lrn lesson superposition --out superposition.png")
     sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
+    _add_lookup(sub)
+    _add_lookup_grad(sub)
+    _add_tying(sub)
+    _add_softmax_bottleneck(sub)
+    _add_renumber(sub)
+    _add_superposition(sub)
 
+
+def _add_lookup(sub) -> None:
+    """`lrn lesson lookup`: lookup equals one-hot times E."""
     lk = sub.add_parser("lookup", help="lookup equals one-hot times E; token + position shapes",
                         description="Looks up random (B,T) ids with nn.Embedding and with one_hot(ids) @ E, "
                                     "compares them, and adds the position table as InputEmbedding does.",
@@ -31,6 +40,9 @@ def register(subparsers) -> None:
     add_json(lk)
     lk.set_defaults(func=run_lookup)
 
+
+def _add_lookup_grad(sub) -> None:
+    """`lrn lesson lookup-grad`: repeated ids sum their gradients."""
     lg = sub.add_parser("lookup-grad", help="repeated ids sum their gradients",
                         description="The hand example of the seed project's notes (ids [2,0,2]) through "
                                     "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
@@ -39,6 +51,9 @@ def register(subparsers) -> None:
     add_json(lg)
     lg.set_defaults(func=run_lookup_grad)
 
+
+def _add_tying(sub) -> None:
+    """`lrn lesson tying`: rows no input looked up can still change."""
     ty = sub.add_parser("tying", help="rows no input looked up can still change",
                         description="One optimizer step on a batch that looks up only some rows of a tiny "
                                     "model's table: which unused rows change under plain SGD, a tied LM head, "
@@ -51,6 +66,9 @@ def register(subparsers) -> None:
     add_json(ty)
     ty.set_defaults(func=run_tying)
 
+
+def _add_softmax_bottleneck(sub) -> None:
+    """`lrn lesson softmax-bottleneck`: the rank of the log-probabilities."""
     sb = sub.add_parser(
         "softmax-bottleneck", help="log-probabilities over many contexts have rank <= width + 1 (+1 with a bias)",
         description="Collects the vector entering the output layer (h), the logits and the log-probabilities for "
@@ -68,6 +86,9 @@ def register(subparsers) -> None:
     add_json(sb)
     sb.set_defaults(func=run_softmax_bottleneck)
 
+
+def _add_renumber(sub) -> None:
+    """`lrn lesson renumber`: ids are names."""
     rn = sub.add_parser(
         "renumber", help="ids are names: permuting table rows breaks a model, relabelling ids changes nothing",
         description="Measures bpb on the validation split three times: the model as trained; with the rows of its "
@@ -82,6 +103,9 @@ def register(subparsers) -> None:
     add_json(rn)
     rn.set_defaults(func=run_renumber)
 
+
+def _add_superposition(sub) -> None:
+    """`lrn lesson superposition`: the toy model of superposition."""
     sp = sub.add_parser(
         "superposition", help="n sparse features in d < n dimensions: the toy model of superposition",
         description="The toy model of Elhage et al. (2022, Toy Models of Superposition): N features, each 0 with "
@@ -103,7 +127,6 @@ def register(subparsers) -> None:
                     help="replace an earlier figure lrn wrote at --out (a file lrn did not write is never replaced)")
     add_json(sp)
     sp.set_defaults(func=run_superposition)
-
 
 
 def _shape(s: list[int]) -> str:

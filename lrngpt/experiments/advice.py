@@ -20,7 +20,8 @@ from pathlib import Path
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import resolve_base
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.runconfig.schema import DERIVED, flat_keys
+from lrngpt.runconfig.keys import DERIVED
+from lrngpt.runconfig.schema import flat_keys
 
 
 @dataclass

@@ -36,13 +36,23 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
+from lrngpt.corpora.registry import load_corpus
+from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
+from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import STUDIES
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, MIN_STEPS, OWN_TEXT_PASSES
+from lrngpt.experiments.timing import corrected, pace
+from lrngpt.models.build import param_breakdown
+from lrngpt.runconfig.overrides import parse_override
+from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
@@ -57,8 +67,6 @@ PROBE_MARGIN = 1.2
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
 CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
            "passes": round(chapter.PASSES, 2)}
-
-
 
 
 @dataclass
@@ -93,9 +101,6 @@ def check_minutes(minutes) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
-    # torch, numpy, tqdm: loaded only when this runs
-    from lrngpt.experiments.sweepdir import SweepDir
-
     try:
         doc = SweepDir(out).definition(partial=True)
     except UserError:
@@ -151,10 +156,6 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
     for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
-    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.experiments.sweepdir import SweepDir
-    from lrngpt.experiments.timing import corrected, pace
-
     b = from_record(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
@@ -165,9 +166,6 @@ def corrected_record(stored: dict, out) -> Budget:
 def other_budget(out, stored: dict, minutes: float) -> str:
     """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
     (never "delete it": its finished runs are the point of running it again)."""
-    # torch, numpy, tqdm: loaded only when this runs
-    from lrngpt.experiments.sweepdir import SweepDir
-
     sweep_dir = SweepDir(out)
     points = sweep_dir.definition(partial=True).get("points") or []
     done = 0
@@ -186,10 +184,6 @@ def other_budget(out, stored: dict, minutes: float) -> str:
 def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
     """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took;
     the configs probed (smallest first)."""
-    # torch, numpy, tqdm: loaded only when this runs
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.models.build import param_breakdown
-
     t0 = time.perf_counter()
     sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
                     (p.config for p in sweep.points)), key=lambda x: x[0])
@@ -206,9 +200,6 @@ def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
 def _packing(cfgs: list, ends: dict, n_points: int, forced: int | None, pack_fn, log) -> tuple[dict, dict, float]:
     """How many points the plan trains at once (lrngpt.experiments.packing.choose, from a probe of the
     same two models packed); the packed timings by parameter count; the seconds that took."""
-    # torch: loaded only when this runs
-    from lrngpt.device.distributed import resolve_device
-
     t0 = time.perf_counter()
     device = resolve_device(cfgs[0].train.device)
     alone = [ends[k] for k in sorted(ends)]  # smallest first, as cfgs
@@ -229,70 +220,71 @@ def _timing(ends: dict, params: int) -> dict:
     return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
 
 
-def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
-                points_at_once: int | None = None, pack_fn=None, passes: float | None = None) -> Budget:
-    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small. The points
-    run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's by
-    default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
-    so (`packing.makespan`)."""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.corpora.registry import load_corpus
-    from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
-    from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.models.build import param_breakdown
-    from lrngpt.runconfig.schema import from_dict, parse_override
+@dataclass
+class _Planner:
+    """What every estimate of one plan shares: the study, the user's --set items, the grid's base config
+    and, for a text of the user's own, its token counts."""
+    source: str
+    minutes: float
+    sets: list[str]
+    axes: list[str]
+    target: float  # at most this many passes over the text
+    user: dict  # the user's --set items, parsed
+    base: dict  # the grid's base config dict
+    widths: list  # the study's widths
+    n_user: int | None = None  # training tokens of the user's own text (None: the generated stories)
+    n_val_user: int = 0
+    choice: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.choose), once probed
+    cached: dict[str, bool] = field(default_factory=dict)  # corpus -> prepared in the cache already
 
-    minutes, log, target = check_minutes(minutes), log or (lambda m: None), check_passes(passes)
-    if source not in STUDIES:
-        raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
-    study = STUDIES[source]
-    user = dict(parse_override(s) for s in sets)
-    factor = study.get("steps_factor", 1)
-    first = resolve_sweep(source, "budget", sets, axes)
-    widths = first.axes.get("model.n_embd", [])
-    base = first.base
-    own_text = "data.corpus" in user
-    n_user = None
-    if own_text:  # the user's text: its tokens cap the steps
-        data = dry_run_prepared(from_dict(base).data)
-        if data is None:
-            raise UserError(f"--minutes needs the training tokens of {base['data']['corpus']}: run `lrn data prepare "
-                            f"--corpus {base['data']['corpus']}` first (it is big or downloaded)")
-        n_user, n_val_user = len(data.tokens("train")), len(data.tokens("val"))
-        if n_user < base["train"]["seq_len"] + 1:  # before the probe: nothing to plan
-            raise UserError(f"{base['data']['corpus']} holds {n_user:,} training tokens, too few for one window of "
-                            f"{base['train']['seq_len'] + 1}; give it more text")
+    @property
+    def study(self) -> dict:
+        return STUDIES[self.source]
 
-    def sets_for(steps: int, batch: int) -> dict:
-        read = steps * batch * base["train"]["seq_len"]
-        out = {"train.steps": steps, "train.batch_size": batch,
-               "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
-               "train.train_eval_tokens": int(min(200_000, max(20_000, read // 4)))}
-        if not study.get("reads"):
+    @property
+    def factor(self) -> int:
+        return self.study.get("steps_factor", 1)
+
+    @property
+    def own_text(self) -> bool:
+        return "data.corpus" in self.user
+
+    @property
+    def seq(self) -> int:
+        return self.base["train"]["seq_len"]
+
+    def sets_for(self, steps: int, batch: int) -> dict:
+        """The --set items of `steps` of `batch`: evaluations sized to what a run reads, the stories to the target."""
+        read = steps * batch * self.seq
+        out: dict[str, Any] = {"train.steps": steps, "train.batch_size": batch,
+                               "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
+                               "train.train_eval_tokens": int(min(200_000, max(20_000, read // 4)))}
+        if not self.study.get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
-        if not own_text:
-            mb = math.ceil(read / target * STORIES_BYTES_PER_TOKEN / (1 - base["data"]["val_fraction"]) / 1e6)
+        if not self.own_text:
+            mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - self.base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
-        return {k: v for k, v in out.items() if k not in user}
+        return {k: v for k, v in out.items() if k not in self.user}
 
-    cached: dict[str, bool] = {}  # corpus -> prepared in the cache already
-
-    def estimate(steps: int, batch: int, grid: list[int] | None, ends: dict | None, probe_s: float):
-        plan = sets_for(steps, batch)
-        s, a = Budget(minutes, plan, {}, 0, {}, None, passes_target=target).items()
-        sweep = resolve_sweep(source, "budget", sets + s, axes + ([f"model.n_embd={','.join(map(str, grid))}"]
-                                                                  if grid else []))
+    def estimate(self, steps: int, batch: int, grid: list[int] | None, ends: dict | None, probe_s: float):
+        """The sweep of `steps` of `batch` over `grid` (None: the study's widths), its --set items, the
+        estimated seconds of each part and of each point (none before the probe: `ends` None)."""
+        plan = self.sets_for(steps, batch)
+        s, _ = Budget(self.minutes, plan, {}, 0, {}, None, passes_target=self.target).items()
+        sweep = resolve_sweep(self.source, "budget", self.sets + s,
+                              self.axes + ([f"model.n_embd={','.join(map(str, grid))}"] if grid else []))
         corpus = sweep.base["data"]["corpus"]
-        if own_text:
-            n_val, prep = n_val_user, 0.0
+        if self.own_text:
+            n_val, prep = self.n_val_user, 0.0
         else:
             mb = _megabytes(corpus)
             n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / STORIES_BYTES_PER_TOKEN)
-            if corpus not in cached:
-                cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) is not None
-            prep = 0.0 if cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
+            if corpus not in self.cached:
+                self.cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) \
+                    is not None
+            prep = 0.0 if self.cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
         each = {}
-        at_once = choice["points_at_once"] if ends is not None else 1
+        at_once = self.choice["points_at_once"] if ends is not None else 1
         if ends is not None:
             sizes = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in sweep.points}
             # in the order the runner starts them: largest first when packed, by index one after another
@@ -305,61 +297,99 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
                  "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each
 
-    def fit(batch: int, grid: list[int] | None, ends: dict, probe_s: float, cap: int) -> int:
+    def fit(self, batch: int, grid: list[int] | None, ends: dict, probe_s: float, cap: int) -> int:
         """The most steps per run (a multiple of the factor, at most `cap`) that fit; 0 if none."""
-        lo, hi = 0, cap // factor
+        lo, hi = 0, cap // self.factor
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if sum(estimate(mid * factor, batch, grid, ends, probe_s)[2].values()) <= minutes * 60:
+            if sum(self.estimate(mid * self.factor, batch, grid, ends, probe_s)[2].values()) <= self.minutes * 60:
                 lo = mid
             else:
                 hi = mid - 1
-        return lo * factor
+        return lo * self.factor
 
-    seq = base["train"]["seq_len"]
+    def step_cap(self, batch: int) -> int:
+        """The most steps per run: the chapter's, and for the user's own text what reads it at most the target
+        (a text too small for MIN_STEPS there: up to OWN_TEXT_PASSES, and the plan says what that costs)."""
+        cap = CHAPTER_STEPS * self.factor
+        if self.n_user is not None:
+            few = int(self.target * self.n_user // (batch * self.seq)) // self.factor * self.factor
+            if few >= MIN_STEPS * self.factor:
+                cap = min(cap, few)
+            else:  # a small text: read more often than finding 2's premise allows, and said so (gives_up)
+                once = int(OWN_TEXT_PASSES * self.n_user // (batch * self.seq)) // self.factor * self.factor
+                cap = min(cap, max(MIN_STEPS * self.factor, once))
+        return cap
+
+
+def _planner(source: str, minutes: float, sets: list[str], axes: list[str], target: float) -> _Planner:
+    """The plan's shared state; a text of the user's own is read (its token counts cap the steps) and
+    refused, before any probe, when it is not prepared or too short for one window."""
+    if source not in STUDIES:
+        raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
+    user = dict(parse_override(s) for s in sets)
+    first = resolve_sweep(source, "budget", sets, axes)
+    p = _Planner(source, minutes, sets, axes, target, user, first.base, first.axes.get("model.n_embd", []))
+    if p.own_text:  # the user's text: its tokens cap the steps
+        corpus = p.base["data"]["corpus"]
+        data = dry_run_prepared(from_dict(p.base).data)
+        if data is None:
+            raise UserError(f"--minutes needs the training tokens of {corpus}: run `lrn data prepare "
+                            f"--corpus {corpus}` first (it is big or downloaded)")
+        p.n_user, p.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+        if p.n_user < p.seq + 1:  # before the probe: nothing to plan
+            raise UserError(f"{corpus} holds {p.n_user:,} training tokens, too few for one window of "
+                            f"{p.seq + 1}; give it more text")
+    return p
+
+
+def _choose(p: _Planner, grids: list, batch: int, ends: dict, probe_s: float, cap: int) -> tuple[int, list | None]:
+    """(steps, grid): all the widths with GOOD_STEPS each, else fewer widths with MIN_STEPS; a budget that
+    fits neither is refused, naming the smallest that does."""
+    for i, grid in enumerate(grids):
+        steps = p.fit(batch, grid, ends, probe_s, cap)
+        if steps >= (MIN_STEPS if i == len(grids) - 1 else GOOD_STEPS) * p.factor:
+            return steps, grid
+    need = sum(p.estimate(MIN_STEPS * p.factor, batch, grids[-1], ends, probe_s)[2].values())
+    smallest = math.ceil(need * PROBE_MARGIN / 60 * 2) / 2  # to the half minute, past the probe's noise
+    shown = ", ".join(map(str, grids[-1] or p.widths))
+    raise BudgetTooShort(f"--minutes {p.minutes:g} is too short to train the chapter's model meaningfully here: the "
+                         f"smallest plan (d = {shown}, {MIN_STEPS * p.factor} steps of {batch} x {p.seq} each) takes "
+                         f"about {need / 60:.1f} min on this machine; give --minutes {smallest:g} or more", smallest)
+
+
+def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
+                points_at_once: int | None = None, pack_fn=None, passes: float | None = None) -> Budget:
+    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small. The points
+    run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's by
+    default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
+    so (`packing.makespan`)."""
+    minutes, log, target = check_minutes(minutes), log or (lambda m: None), check_passes(passes)
+    p = _planner(source, minutes, sets, axes, target)
+    widths, factor, seq = p.widths, p.factor, p.seq
     grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
-    batch = int(user.get("train.batch_size", BATCH))
-    probe_sweep = estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
+    batch = int(p.user.get("train.batch_size", BATCH))
+    probe_sweep = p.estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
     alone, probe_s, cfgs = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
     pack_fn = pack_fn or (packing.probe_packed if probe_fn is None else None)
-    choice, ends, pack_s = _packing(cfgs, alone, len(probe_sweep.points), points_at_once, pack_fn, log)
+    p.choice, ends, pack_s = _packing(cfgs, alone, len(probe_sweep.points), points_at_once, pack_fn, log)
     probe_s += pack_s
-    cap = CHAPTER_STEPS * factor
-    if n_user is not None:
-        few = int(target * n_user // (batch * seq)) // factor * factor
-        if few >= MIN_STEPS * factor:
-            cap = min(cap, few)
-        else:  # a small text: read more often than finding 2's premise allows, and said so (gives_up)
-            once = int(OWN_TEXT_PASSES * n_user // (batch * seq)) // factor * factor
-            cap = min(cap, max(MIN_STEPS * factor, once))
-    chosen = None
-    for i, grid in enumerate(grids):  # all the widths with GOOD_STEPS each, else fewer widths with MIN_STEPS
-        steps = fit(batch, grid, ends, probe_s, cap)
-        if steps >= (MIN_STEPS if i == len(grids) - 1 else GOOD_STEPS) * factor:
-            chosen = (steps, grid)
-            break
-    if chosen is None:
-        need = sum(estimate(MIN_STEPS * factor, batch, grids[-1], ends, probe_s)[2].values())
-        smallest = math.ceil(need * PROBE_MARGIN / 60 * 2) / 2  # to the half minute, past the probe's noise
-        shown = ", ".join(map(str, grids[-1] or widths))
-        raise BudgetTooShort(f"--minutes {minutes:g} is too short to train the chapter's model meaningfully here: the "
-                        f"smallest plan (d = {shown}, {MIN_STEPS * factor} steps of {batch} x {seq} each) takes about "
-                        f"{need / 60:.1f} min on this machine; give --minutes {smallest:g} or more", smallest)
-    steps, grid = chosen
-    while "train.batch_size" not in user and steps >= cap and batch < CHAPTER_BATCH:
-        wider = fit(batch * 2, grid, ends, probe_s, cap)  # a budget past the chapter's steps: a bigger batch
+    cap = p.step_cap(batch)
+    steps, grid = _choose(p, grids, batch, ends, probe_s, cap)
+    while "train.batch_size" not in p.user and steps >= cap and batch < CHAPTER_BATCH:
+        wider = p.fit(batch * 2, grid, ends, probe_s, cap)  # a budget past the chapter's steps: a bigger batch
         if wider < cap:
             break
         batch, steps = batch * 2, wider
-    sweep, plan, parts, each = estimate(steps, batch, grid, ends, probe_s)
+    sweep, plan, parts, each = p.estimate(steps, batch, grid, ends, probe_s)
     axes_out = {"model.n_embd": grid} if grid else {}
     read = steps * batch * seq
-    n_train = n_user if own_text else int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - base["data"]["val_fraction"])
-                                          / STORIES_BYTES_PER_TOKEN)
-    passes = read / max(1, n_train)
+    n_train = p.n_user if p.n_user is not None else \
+        int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - p.base["data"]["val_fraction"]) / STORIES_BYTES_PER_TOKEN)
     budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
-                    passes, [], {k: round(v, 1) for k, v in each.items()}, packing.record(choice), target)
-    budget.gives_up = gives_up(budget, widths, factor, seq, own_text, base["data"]["corpus"], n_train)
+                    read / max(1, n_train), [], {k: round(v, 1) for k, v in each.items()}, packing.record(p.choice),
+                    target)
+    budget.gives_up = gives_up(budget, widths, factor, seq, p.own_text, p.base["data"]["corpus"], n_train)
     return budget
 
 
@@ -377,12 +407,13 @@ def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, cor
         out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
                    f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
     text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-    t = b.passes_target
-    within = f"at most the {t:g} target" if b.passes <= t + 1e-9 else \
+    t, passes = b.passes_target, b.passes
+    assert passes is not None, "a plan just made knows its passes"
+    within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
         f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
     out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {CHAPTER['train_tokens']:,}: "
-               f"{b.passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
-    out += findings_cost(b.passes, (steps or 0) * (batch or BATCH) * seq, n_train)
+               f"{passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
+    out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
     out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train bpb "
                f"on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
     return out

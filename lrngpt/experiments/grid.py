@@ -35,19 +35,10 @@ from lrngpt.core.fsio import check_regular, describe_os_error, read_json
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
-from lrngpt.runconfig.schema import (
-    TOP_KEYS,
-    RunConfig,
-    check_key_form,
-    check_shape,
-    from_dict,
-    model_keys,
-    parse_axis,
-    parse_override,
-    read_config_dict,
-    replace_width,
-    set_key,
-)
+from lrngpt.runconfig.keys import TOP_KEYS, check_key_form, check_shape, set_key
+from lrngpt.runconfig.overrides import parse_axis, parse_override
+from lrngpt.runconfig.schema import RunConfig, from_dict, read_config_dict
+from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
@@ -122,7 +113,7 @@ def _read_file(path: Path) -> dict:
 
 
 def _layer(d: dict, overrides: dict, what: str) -> None:
-    """One layer of settings over the config dict `d`; the width is given one way (schema.replace_width)."""
+    """One layer of settings over the config dict `d`; the width is given one way (lrngpt.runconfig.width.replace_width)."""
     if isinstance(d.get("model"), dict):
         replace_width(d["model"], model_keys(overrides), what)
     for key, value in overrides.items():

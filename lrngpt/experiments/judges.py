@@ -279,30 +279,54 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> dict:
                 + (f", largest {max(gaps):+.4f}" if max(gaps) > max(gaps[0], gaps[-1]) else "")
                 + f"; the line through the gaps reaches {end.value:+.4f} at d = {widths[-1]} (its noise "
                   f"{end.noise(sg):.4f})", noise.text("gap")]
-    if split is not None:
-        evidence.append(_split_text(split))
-    if _validation(val_split):
-        evidence.append(_validation(val_split))
-    for s in others:
-        if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
-            t = _turn(s["entries"], "val_bpb", sv)
-            evidence.append(f"{s['label']} ({'-' if s['passes'] is None else format(s['passes'], '.2f')} passes): "
-                            f"lowest val bpb at d = {t['best']}, gap {s['entries'][0]['gap']:+.4f} -> "
-                            f"{s['entries'][-1]['gap']:+.4f}")
+    evidence += _no_turn_more_evidence(split, val_split, others, sv)
     numbers = {"passes": passes, "read_share": share, "read_twice_share": twice, "turn": turn, "noise": sv,
                "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
                "premise": premise, "val_split": val_split, "split": split}
     if not turn["turned"] and gap_ok:
-        if premise:
-            return _finding(2, SHOWS, evidence, CH2, None, [] if noise.measured("val") else [seed_move()], numbers)
-        why = (f"it read {share:.0%} of its training targets ({'-' if passes is None else format(passes, '.2f')} passes"
-               + (f", {twice:.0%} twice or more" if twice is not None else "") + ")" if share is not None
-               else "its passes over the training text are unknown")
-        return _finding(2, CANNOT_TELL, evidence, CH2,
-                        f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its "
-                        f"premise: {why}, where the chapter's model hardly ever read a token twice (about "
-                        f"{CH_READ:.0%} of its targets, lrn's estimate for its {chapter.PASSES:.2f} passes)",
-                        reading_moves(full), numbers)
+        return _no_turn_curve_holds(full, evidence, numbers, noise)
+    return _no_turn_curve_differs(full, evidence, numbers, gaps, gap_ok, noise)
+
+
+def _no_turn_more_evidence(split: dict | None, val_split: str | None, others: list[dict], sv: float) -> list[str]:
+    """Finding 2's evidence past the curve and the gap: the gap split by reads, the validation text, and
+    the other series' lowest val bpb and gaps."""
+    out = []
+    if split is not None:
+        out.append(_split_text(split))
+    validation = _validation(val_split)
+    if validation:
+        out.append(validation)
+    for s in others:
+        if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
+            t = _turn(s["entries"], "val_bpb", sv)
+            out.append(f"{s['label']} ({'-' if s['passes'] is None else format(s['passes'], '.2f')} passes): "
+                       f"lowest val bpb at d = {t['best']}, gap {s['entries'][0]['gap']:+.4f} -> "
+                       f"{s['entries'][-1]['gap']:+.4f}")
+    return out
+
+
+def _no_turn_curve_holds(full: dict, evidence: list[str], numbers: dict, noise: Noise) -> dict:
+    """No turn and the gap within the noise: finding 2 shown where its premise holds, else cannot tell."""
+    if numbers["premise"]:
+        return _finding(2, SHOWS, evidence, CH2, None, [] if noise.measured("val") else [seed_move()], numbers)
+    passes, share, twice = numbers["passes"], numbers["read_share"], numbers["read_twice_share"]
+    why = (f"it read {share:.0%} of its training targets ({'-' if passes is None else format(passes, '.2f')} passes"
+           + (f", {twice:.0%} twice or more" if twice is not None else "") + ")" if share is not None
+           else "its passes over the training text are unknown")
+    return _finding(2, CANNOT_TELL, evidence, CH2,
+                    f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its "
+                    f"premise: {why}, where the chapter's model hardly ever read a token twice (about "
+                    f"{CH_READ:.0%} of its targets, lrn's estimate for its {chapter.PASSES:.2f} passes)",
+                    reading_moves(full), numbers)
+
+
+def _no_turn_curve_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
+                           noise: Noise) -> dict:
+    """A turn or a positive gap: finding 2 does not show, with the reason (reading its text too often, a
+    harder validation text, memorising) and the moves that would tell."""
+    turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
+    share, twice = numbers["read_share"], numbers["read_twice_share"]
     parts = ([f"val bpb turns at d = {turn['best']}"] if turn["turned"] else []) + \
         ([f"the gap is positive (up to {max(gaps):+.4f})"] if not gap_ok else [])
     what = " and ".join(parts)

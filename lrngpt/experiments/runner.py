@@ -11,12 +11,16 @@ trains on it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output
 from lrngpt.corpora.registry import fetch
 from lrngpt.errors import UserError
+from lrngpt.experiments import figures as figures_module
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.packing import choose_for, order, split_threads, threads_here
@@ -34,9 +38,12 @@ from lrngpt.experiments.timing import (
     pace,
     points_run,
 )
+from lrngpt.experiments.workers import run_points
+from lrngpt.models.build import param_breakdown
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
+from lrngpt.training.trainer import train
 
 
 def write_definition(sweep: SweepSpec, out: Path) -> None:
@@ -50,10 +57,7 @@ def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, di
     doc = collect(sweep_dir.path)
     pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
-        # matplotlib, PIL, numpy: loaded only when this runs
-        from lrngpt.experiments.figures import figure_files
-
-        pngs = figure_files(sweep_dir.path, doc)
+        pngs = figures_module.figure_files(sweep_dir.path, doc)  # looked up when called: tests stand in for it
         doc["figures"] = [str(sweep_dir.figures_dir / name) for name in pngs]
     return doc, pngs
 
@@ -91,12 +95,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     log = log or logging.info
     sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
     mine = shard_points(sweep, shard)
-    for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
-        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
-    check_machine(sweep)
-    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
-        # anything (bounded from below, untimed: each point's training times itself as it starts)
-        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
+    _check_before_writing(sweep, mine)
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     for why in sweep_dir.kept_summary_files(lambda: rendered_summary(sweep_dir.path)).values():
@@ -108,6 +107,41 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
                   + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
+    packing = _plan_points(sweep, todo, points_at_once, prepared, tag, log)
+    started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
+    bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
+    # a budget: each run timed against its estimate
+    ended = _Ends(sweep_dir, tag, log, (sweep.budget or {}).get("point_seconds") or {}, todo, invocation_id(), bar)
+    for p in mine:
+        if states[p.name] == "finished":
+            log(f"{tag} skip {p.name}: finished at step {p.steps}")
+            ended.skipped.append(p.name)
+            bar.update()
+    if packing["points_at_once"] > 1:
+        _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared)
+    else:
+        for p in todo:
+            _train_here(sweep, p, states[p.name], sweep_dir, tag, log, progress, on_metric, prepared, ended)
+    bar.close()
+    result = _finish(sweep, sweep_dir, shard, ended, started, figures)
+    result.update(trained=ended.trained, skipped=ended.skipped, busy=ended.busy, shard=f"{shard[0]}/{shard[1]}",
+                  packing=packing_record(packing))
+    return result
+
+
+def _check_before_writing(sweep: SweepSpec, mine: list) -> None:
+    """What stops the sweep before it writes anything: a download that cannot happen, a machine too
+    small for the scale, a point that cannot end within its train.max_days."""
+    for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
+        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
+    check_machine(sweep)
+    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
+        # anything (bounded from below, untimed: each point's training times itself as it starts)
+        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
+
+
+def _plan_points(sweep: SweepSpec, todo: list, points_at_once: int | None, prepared: dict, tag: str, log) -> dict:
+    """The passes each point to train reads (warned about when too many) and how many train at once."""
     passes = point_passes(todo, log, prepared=prepared) if todo else {}
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
     if warning:
@@ -115,53 +149,58 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     packing = _packing(sweep, todo, passes, points_at_once, log)
     if todo:
         log(f"{tag} {packing_text(packing)}")
-    trained, skipped, busy = [], [], []
-    plan = (sweep.budget or {}).get("point_seconds") or {}  # a budget: each run timed against its estimate
-    started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
-    inv = invocation_id()
-    bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
-    for p in mine:
-        if states[p.name] == "finished":
-            log(f"{tag} skip {p.name}: finished at step {p.steps}")
-            skipped.append(p.name)
-            bar.update()
+    return packing
 
-    def ended(p, kind: str, value, seconds: float) -> None:
+
+@dataclass
+class _Ends:
+    """How this invocation's points ended (trained, skipped as finished, busy in another process): each
+    said as it ends, counted, and under a budget (`plan`: run name -> estimated seconds) timed against it."""
+    sweep_dir: SweepDir
+    tag: str
+    log: Callable[[str], None]
+    plan: dict
+    todo: list
+    inv: str  # this invocation's id in the timing record
+    bar: Any
+    trained: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
+
+    def __call__(self, p, kind: str, value, seconds: float) -> None:
         """A point's end, however it trained: said, counted, timed against the plan."""
         if kind == "busy":  # the same sweep started twice: each point is trained by one of them
-            log(f"{tag} skip {p.name}: another process is training it ({value}); run the same command again "
-                "when it ends to gather it")
-            busy.append(p.name)
+            self.log(f"{self.tag} skip {p.name}: another process is training it ({value}); run the same command "
+                     "again when it ends to gather it")
+            self.busy.append(p.name)
         elif kind == "done":
             # the run's chapter-format line (its used axes need the weights) is printed once, with the
             # others, when the sweep ends; here only what summary.json holds
-            s = sweep_dir.run(p.name).summary()
+            s = self.sweep_dir.run(p.name).summary()
+            assert s is not None, "a point that trained has its summary"
             bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
-            log(f"{tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
-            trained.append(p.name)
-            if p.name in plan:
-                log(f"{tag} {_against_plan(sweep_dir, p.name, seconds, plan, todo, inv)}")
-        bar.update()
+            self.log(f"{self.tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
+            self.trained.append(p.name)
+            if p.name in self.plan:
+                self.log(f"{self.tag} {_against_plan(self.sweep_dir, p.name, seconds, self.plan, self.todo, self.inv)}")
+        self.bar.update()
 
-    if packing["points_at_once"] > 1:
-        _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared)
-    else:
-        for p in todo:
-            _train_here(sweep, p, states[p.name], sweep_dir, tag, log, progress, on_metric, prepared, ended)
-    bar.close()
-    if plan:  # before the summary, so that its files hold the account (the summary's own seconds follow)
+
+def _finish(sweep: SweepSpec, sweep_dir: SweepDir, shard: tuple[int, int], ended: _Ends, started: float,
+            figures: bool) -> dict:
+    """The summary of DIR; under a budget, the invocation's and the summary's seconds recorded and the
+    account of the plan against them."""
+    if ended.plan and sweep.budget:  # before the summary, so that its files hold the account
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
-                                 "estimate": sweep.budget.get("est_seconds"), "trained": trained,
-                                 "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": inv})
+                                 "estimate": sweep.budget.get("est_seconds"), "trained": ended.trained,
+                                 "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": ended.inv})
     t0 = time.perf_counter()
     result = summarize(sweep_dir.path, figures, strict=False)
-    if plan:
+    if ended.plan and sweep.budget:
         sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now(),
-                                 "invocation": inv})
+                                 "invocation": ended.inv})
         result["timing"] = account(sweep.budget, sweep_dir.timing())
-        log(f"{tag} {account_text(result['timing'])}")
-    result.update(trained=trained, skipped=skipped, busy=busy, shard=f"{shard[0]}/{shard[1]}",
-                  packing=packing_record(packing))
+        ended.log(f"{ended.tag} {account_text(result['timing'])}")
     return result
 
 
@@ -185,16 +224,17 @@ def _point_words(sweep: SweepSpec, run) -> dict:
 
 def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepared, ended) -> None:
     """One point trained in this process, with all of torch's threads (one point after another)."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.training.trainer import train
-
     run = sweep_dir.run(p.name)
     log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of {len(sweep.points)})")
+
+    def point_row(row: dict) -> None:  # every metrics row, with the point's name
+        on_metric({"run": p.name, **row})
+
     t0 = time.perf_counter()
     try:
         train(p.config, run.path, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
+              on_metric=None if on_metric is None else point_row,
               data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))
     except RunInUse as e:
         ended(p, "busy", e.who, time.perf_counter() - t0)
@@ -205,10 +245,6 @@ def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepa
 def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared) -> None:
     """The points trained several at once, each in a worker process (lrngpt.experiments.workers), largest
     first; a point that failed or was killed stops the sweep, once the others running have ended."""
-    # the worker processes' machinery: loaded only when points train at once
-    from lrngpt.experiments.workers import run_points
-    from lrngpt.models.build import param_breakdown
-
     by_name = {p.name: p for p in todo}
     jobs = []
     for p in order(todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):

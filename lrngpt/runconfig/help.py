@@ -2,7 +2,7 @@
 
 `describe(cfg)` lists every key of a resolved config with its value and description;
 `key_table(model_type)` every key a config file takes, with its type and default. The
-configuration itself (the dataclasses, presets, --set) and its validation live in lrngpt.runconfig.schema.
+configuration itself (the dataclasses, presets) and its validation live in lrngpt.runconfig.schema.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import typing
 from typing import Any
 
 from lrngpt.core.validate import field_types
-from lrngpt.runconfig.schema import DERIVED, SECTIONS, DataConfig, RunConfig, TrainConfig, model_class
+from lrngpt.runconfig.keys import DERIVED, SECTIONS
+from lrngpt.runconfig.schema import DataConfig, RunConfig, TrainConfig, model_class
 
 # One line per config key: what `lrn config show` and `lrn config keys` print. The one place the
 # keys are described; tests/cli/test_config_cli.py checks that it covers every dataclass field.
@@ -136,7 +137,8 @@ def width_line(cfg: RunConfig) -> str | None:
 def key_table(model_type: str) -> list[dict]:
     """Every key a config of `model_type` takes: its type, its default (None: required or derived)
     and its description."""
-    rows = [{"key": "model_type", "type": "str", "default": "mlp"}, {"key": "name", "type": "str", "default": ""}]
+    rows: list[dict[str, Any]] = [{"key": "model_type", "type": "str", "default": "mlp"},
+                                  {"key": "name", "type": "str", "default": ""}]
     for section, cls in (("data", DataConfig), ("model", model_class(model_type)), ("train", TrainConfig)):
         hints = field_types(cls)
         for f in dataclasses.fields(cls):

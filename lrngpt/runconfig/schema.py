@@ -3,52 +3,43 @@
 A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or YAML file
 (sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
 as the same config) or a named preset (lrngpt/runconfig/presets/*.json: the MLP presets, gpt-default, and
-the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value` (the value
-JSON, else a Python literal such as True or .5, else a string), validated in the dataclasses'
-__post_init__, and saved as config.json in the run directory.
+the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value`
+(lrngpt.runconfig.overrides; the dict's sections and key names: lrngpt.runconfig.keys), validated in
+the dataclasses' __post_init__, and saved as config.json in the run directory.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 import re
-import tokenize
 from dataclasses import dataclass, field
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import (
-    MAX_DEPTH,
-    MAX_INT_DIGITS,
-    check_plain,
-    int_digits,
-    kind_of,
-    loads_json,
-    too_many_digits,
-)
+from lrngpt.core.bounded import check_plain
 from lrngpt.core.fsio import check_regular, describe_os_error
 from lrngpt.core.validate import (
     VAL_SPLIT_MODES,
     check_fields,
     check_size,
-    coerce,
     did_you_mean,
     field_types,
     show_value,
 )
 from lrngpt.corpora.registry import KINDS
 from lrngpt.errors import UserError
-from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
 from lrngpt.models.gpt import GPTConfig
+from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
+from lrngpt.runconfig.keys import DERIVED, SECTIONS, TOP_KEYS, check_key_form, check_shape, set_key
+from lrngpt.runconfig.overrides import apply_overrides
+from lrngpt.runconfig.width import fill_width
+from lrngpt.tokenizer.bpe import check_vocab_size
 
 PRESET_DIR = Path(__file__).parent / "presets"
-MODEL_TYPES = ("mlp", "gpt")
 EVAL_WINDOWS = ("spread", "prefix")  # train.eval_windows; lrngpt/inference/evaluate.py picks the windows
 DTYPES = ("auto", "float32", "bfloat16", "float16")  # train.dtype; lrngpt/device/precision.py resolves auto
 
@@ -98,9 +89,6 @@ class DataConfig:
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
     def __post_init__(self):
-        # tokenizers: loaded only when this runs
-        from lrngpt.tokenizer.bpe import check_vocab_size
-
         check_fields(self, "data")
         if not self.corpus.strip():
             raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
@@ -190,11 +178,8 @@ class TrainConfig:
     @property
     def tokens_per_step(self) -> int:
         """Tokens read by one step (the global batch); seq_len is resolved once in a RunConfig."""
+        assert self.seq_len is not None, "a RunConfig resolves train.seq_len"
         return self.batch_size * self.seq_len
-
-
-def _gpt_config_class():
-    return GPTConfig
 
 
 @dataclass
@@ -227,19 +212,10 @@ class RunConfig:
         return {"model_type": self.model_type, **dataclasses.asdict(self.model)}
 
 
-# ---- reading and overriding -------------------------------------------------------------
-
-SECTIONS = ("data", "model", "train")
-TOP_KEYS = ("model_type", "name")
-# Keys the code derives; a user who sets them is told what to set instead.
-DERIVED = {
-    "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
-    "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
-}
-
+# ---- reading -------------------------------------------------------------------------------
 
 def model_class(model_type: str):
-    return MLPConfig if model_type == "mlp" else _gpt_config_class()
+    return MLPConfig if model_type == "mlp" else GPTConfig
 
 
 def _build(cls, values: Any, section: str, fixed: dict | None = None):
@@ -305,58 +281,6 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
     return RunConfig(model_type=model_type, data=data, model=model, train=train, name=d.get("name", ""))
 
 
-# ---- the width, given as model.n_embd or as model.aspect_ratio ------------------------------
-
-def fill_width(model: dict) -> dict:
-    """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
-    rule (lrngpt.models.width_from_depth); GPTConfig checks that any it already holds agree."""
-    if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
-        return model
-    values = {}
-    for key, default in (("aspect_ratio", None), ("head_dim", NANOCHAT_HEAD_DIM), ("n_layer", 6)):
-        value = coerce(model.get(key, default), int | None, f"model.{key}")  # GPTConfig's own messages
-        values[key] = default if value is None else value
-        check_size(f"model.{key}", values[key])
-    width, heads = width_from_depth(values["n_layer"], values["aspect_ratio"], values["head_dim"])
-    return {**model, "n_embd": model.get("n_embd", width), "n_head": model.get("n_head", heads)}
-
-
-def replace_width(model: dict, keys: set[str], where: str) -> None:
-    """One layer of settings (`keys`, the model keys it sets) about to go over `model`, an earlier layer's
-    model section: the width is given one way. A layer that gives model.aspect_ratio (or changes the
-    rule's n_layer or head_dim) replaces the n_embd and n_head it had; one that gives model.n_embd drops
-    the aspect ratio; one that gives n_head drops a head_dim that was n_embd / n_head. Both in one layer is
-    the user's contradiction: an error naming both."""
-    if {"n_embd", "aspect_ratio"} <= keys:
-        raise UserError(f"{where} gives both model.n_embd and model.aspect_ratio, which both set the width; give "
-                        "one of them (aspect_ratio: n_embd = n_layer x aspect_ratio, rounded up to a multiple of "
-                        "model.head_dim)")
-    aspect = model.get("aspect_ratio") is not None
-    if "aspect_ratio" in keys or (aspect and keys & {"n_layer", "head_dim"}):
-        if not aspect and "head_dim" not in keys:
-            model.pop("head_dim", None)  # it was n_embd / n_head, not a choice of head size
-        model.pop("n_embd", None)
-        model.pop("n_head", None)
-    if "n_embd" in keys:
-        model.pop("aspect_ratio", None)
-        model.pop("head_dim", None)
-    if "n_head" in keys and not aspect:
-        model.pop("head_dim", None)
-
-
-def model_keys(overrides) -> set[str]:
-    """The model keys (without `model.`) among a layer's keys (`section.key` strings)."""
-    return {k.partition(".")[2] for k in overrides if k.startswith("model.")}
-
-
-def check_shape(d: dict, where: str = "") -> None:
-    """Each section present is an object (null included: a section is left out, never null)."""
-    for section in SECTIONS:
-        if section in d and not isinstance(d[section], dict):
-            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
-                            f"got {show_value(d[section])}")
-
-
 def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.json"))
 
@@ -403,108 +327,6 @@ def read_config_dict(config: str) -> dict:
     return d
 
 
-MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config file
-
-
-def parse_value(raw: str, what: str = "--set value") -> Any:
-    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
-    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB). Read within the bounds
-    of lrngpt.core.bounded: a literal that is no config value (b'bytes', {1, 2}, 1j), an integer of
-    more than MAX_INT_DIGITS digits or lists nested past MAX_DEPTH is a UserError naming `what`."""
-    if len(raw) > MAX_SET_CHARS:
-        raise UserError(f"{what} is {len(raw):,} characters, above the limit of {MAX_SET_CHARS:,}; put long "
-                        "values in a config file")
-    try:
-        value = loads_json(raw, what)
-    except json.JSONDecodeError:
-        value = _literal(raw.strip(), what)
-    if isinstance(value, tuple):  # (1, 2) is the list [1, 2], as JSON has it
-        value = list(value)
-    check_plain(value, what)
-    return value
-
-
-def _literal(raw: str, what: str) -> Any:
-    """A Python literal, else the plain string; its integers are counted before Python converts them
-    (4,300 digits and more it refuses, and the conversion costs quadratic time)."""
-
-    try:
-        for token in tokenize.generate_tokens(StringIO(raw).readline):
-            text = token.string
-            if token.type == tokenize.NUMBER and int_digits(text) > MAX_INT_DIGITS and (
-                    text[:2].lower() in ("0x", "0o", "0b") or not any(c in text for c in ".eEjJ")):
-                raise too_many_digits(int_digits(text), what)
-    except (tokenize.TokenError, SyntaxError):
-        return raw
-    try:
-        value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError, TypeError, MemoryError):
-        return raw
-    except RecursionError:
-        raise UserError(f"{what}: lists nested too deep to read (more than {MAX_DEPTH} levels is no config "
-                        "value)") from None
-    if isinstance(value, bytes | bytearray | set | frozenset | complex) or value is Ellipsis:
-        raise UserError(f"{what}: {raw[:40]!r} is {kind_of(value)}, which no config value is; give a string "
-                        "(quoted, or plain as in stories:5MB), a number, true/false, null or a list")
-    return value
-
-
-def parse_override(item: str, what: str = "--set") -> tuple[str, Any]:
-    """`section.key=value` -> (key, value), the key checked for its form and against DERIVED."""
-    key, sep, raw = item.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise UserError(f"{what} {item!r} must look like section.key=value, e.g. model.n_embd=128")
-    check_key_form(key, what)
-    return key, parse_value(raw, f"{what} {key}")
-
-
-def parse_axis(item: str) -> tuple[str, list]:
-    """`section.key=v1,v2,...` -> (key, [values]); keys joined by + advance together, each value their
-    values joined by : (`model.n_layer+model.n_embd=2:120,28:32` -> [[2, 120], [28, 32]])."""
-    key, sep, raw = item.partition("=")
-    key = key.strip()
-    if not sep or not key or not raw.strip():
-        raise UserError(f"--axis {item!r} must look like section.key=v1,v2, e.g. model.n_embd=8,64,512")
-    keys = [k.strip() for k in key.split("+")]
-    for part in keys:
-        check_key_form(part, "--axis")
-    values = [v.strip() for v in raw.split(",") if v.strip()]
-    if len(keys) == 1:
-        return key, [parse_value(v, f"--axis {key}") for v in values]
-    bad = next((v for v in values if len(v.split(":")) != len(keys)), None)
-    if bad is not None:
-        raise UserError(f"--axis {item!r}: {bad!r} gives {len(bad.split(':'))} values for the {len(keys)} keys "
-                        f"{'+'.join(keys)}; give one per key joined by :, e.g. {':'.join(['2'] * len(keys))}")
-    return "+".join(keys), [[parse_value(x.strip(), f"--axis {k}") for x, k in zip(v.split(":"), keys, strict=True)]
-                            for v in values]
-
-
-def check_key_form(key: str, what: str = "--set") -> None:
-    if key in DERIVED:
-        raise UserError(f"{what} {key}: {DERIVED[key]}")
-    if key in TOP_KEYS:
-        return
-    parts = key.split(".")
-    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
-        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY, train.KEY or model_type "
-                        "(e.g. model.n_embd)")
-
-
-def set_key(d: dict, key: str, value: Any) -> None:
-    """Put `value` at `key` (section.key or a top-level key) of a config dict."""
-    if key in TOP_KEYS:
-        d[key] = value
-        return
-    section, name = key.split(".")
-    if section not in d:
-        d[section] = {}
-    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
-        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
-                        f"got {show_value(d[section])}; fix the config file")
-    d[section][name] = value
-
-
 def flat_keys(d: dict, prefix: str = "") -> dict:
     """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: nested keys named as `--set` names them (the
     trackers' hyperparameters, the advice's changed keys, the report's tables)."""
@@ -515,19 +337,6 @@ def flat_keys(d: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{key}"] = value
     return out
-
-
-def apply_overrides(d: dict, overrides: list[str]) -> dict:
-    """`--set section.key=value`; value as parse_value reads it."""
-    check_plain(d, "")  # (the Python API may hand anything in)
-    d = json.loads(json.dumps(d))
-    items = [(item, *parse_override(item)) for item in overrides]
-    if isinstance(d.get("model"), dict):
-        replace_width(d["model"], model_keys(k for _, k, _ in items), "--set")
-    for item, key, value in items:
-        set_key(d, key, value)
-        logging.debug(f"config: {key} = {value!r} (from {item!r})")
-    return d
 
 
 def config_from(base: dict, overrides: list[str], source: str, pad_id: int | None = None) -> RunConfig:

@@ -9,8 +9,8 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.runconfig.help import KEY_HELP, PRESET_ABOUT
+from lrngpt.runconfig.keys import DERIVED
 from lrngpt.runconfig.schema import (
-    DERIVED,
     DataConfig,
     TrainConfig,
     load_config,
