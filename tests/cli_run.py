@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 
 from lrngpt.cli.main import main
 
@@ -16,6 +17,12 @@ def lrn(capsys, *argv) -> tuple[int, str, str]:
     cap = capsys.readouterr()
     return code, cap.out, cap.err
 
+
+def lrn_json(capsys, *argv) -> dict:
+    """`lrn ARGV --json`, which must succeed: the JSON it printed."""
+    code, out, err = lrn(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:

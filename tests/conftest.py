@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.factory import Factory
+
 
 class _Handler(BaseHTTPRequestHandler):
     """Serves server.files[path]; honours `Range: bytes=N-` unless server.ranges is False (with
@@ -164,3 +166,22 @@ def tiny_config(text_corpus):
                                         "train.device=cpu", *overrides])
 
     return make
+
+
+@pytest.fixture(scope="session")
+def _factory(tmp_path_factory):
+    return Factory(tmp_path_factory.mktemp("trained"))
+
+
+@pytest.fixture(scope="session")
+def trained(_factory):
+    """`trained(config, *sets, corpus=None, copy_to=None) -> run dir`: the run trained once per distinct
+    config and --set items for the session (tests/factory.py); a test that changes it asks for a copy."""
+    return _factory.run
+
+
+@pytest.fixture(scope="session")
+def trained_sweep(_factory):
+    """`trained_sweep(preset or sweep-file dict, *sets, scale="tiny", axes=(), corpus=None, copy_to=None)
+    -> Sweep(dir, doc, err)`: `lrn sweep ... --json` run once per distinct sweep for the session."""
+    return _factory.sweep

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.runconfig.overrides import parse_value
 from lrngpt.runconfig.schema import load_config
+from tests.cli_run import lrn
 
 YAML = """\
 # a litgpt / nanoGPT-style file
@@ -31,12 +31,6 @@ train:
   compile: false
   eval_tokens: null
 """
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_yaml_config_reads_as_its_json_twin(tmp_path):
@@ -62,11 +56,11 @@ def test_bad_yaml_and_yaml_without_pyyaml_exit_2_with_one_line(tmp_path, capsys,
     (tmp_path / "typo.yaml").write_text("train:\n  stepz: 3\n")
     for name, needle in (("broken.yaml", "is not valid YAML (line "), ("list.yaml", "must hold a mapping"),
                          ("typo.yaml", "unknown config key train.stepz; did you mean train.steps?")):
-        code, _, err = run(capsys, "config", "show", str(tmp_path / name))
+        code, _, err = lrn(capsys, "config", "show", str(tmp_path / name))
         assert code == 2 and needle in err and err.count("\n") == 1, err
     monkeypatch.setitem(sys.modules, "yaml", None)
     (tmp_path / "fine.yaml").write_text("train:\n  steps: 3\n")
-    code, _, err = run(capsys, "train", "--config", str(tmp_path / "fine.yaml"), "--dry-run",
+    code, _, err = lrn(capsys, "train", "--config", str(tmp_path / "fine.yaml"), "--dry-run",
                        "--out", str(tmp_path / "r"))
     assert code == 2 and "pip install pyyaml" in err and err.count("\n") == 1, err
 
@@ -90,43 +84,43 @@ def test_python_literal_set_values_configure_a_run():
 
 
 def test_config_show_json_reads_back_as_the_same_config(tmp_path, capsys):
-    code, out, _ = run(capsys, "config", "show", "cpu", "--set", "train.steps=7", "--set", "model.n_embd=64",
+    code, out, _ = lrn(capsys, "config", "show", "cpu", "--set", "train.steps=7", "--set", "model.n_embd=64",
                        "--json")
     assert code == 0
     (tmp_path / "shown.json").write_text(out)
-    code, again, _ = run(capsys, "config", "show", str(tmp_path / "shown.json"), "--json")
+    code, again, _ = lrn(capsys, "config", "show", str(tmp_path / "shown.json"), "--json")
     assert code == 0
     assert json.loads(again)["keys"] == json.loads(out)["keys"]  # every key, derived ones included
     cfg = load_config(str(tmp_path / "shown.json"))
     assert cfg.to_dict() == load_config("cpu", ["train.steps=7", "model.n_embd=64"]).to_dict()
-    code, _, err = run(capsys, "train", "--config", str(tmp_path / "shown.json"), "--dry-run", "--json",
+    code, _, err = lrn(capsys, "train", "--config", str(tmp_path / "shown.json"), "--dry-run", "--json",
                        "--out", str(tmp_path / "r"))
     assert code == 0, err
     (tmp_path / "bad.json").write_text(json.dumps({"keys": [{"key": "train.nope", "value": 1}]}))
-    code, _, err = run(capsys, "config", "show", str(tmp_path / "bad.json"))
+    code, _, err = lrn(capsys, "config", "show", str(tmp_path / "bad.json"))
     assert code == 2 and "unknown config key train.nope" in err and err.count("\n") == 1
 
 
 def test_quiet_and_verbose_work_after_the_command_too(tmp_path, capsys):
     argv = ["data", "prepare", "--corpus", "stories:20KB", "--vocab-size", "300"]
-    code, _, err = run(capsys, *argv)
+    code, _, err = lrn(capsys, *argv)
     assert code == 0 and err.strip()  # it says what it prepared ...
     for quiet in (["-q", *argv], [*argv[:2], "-q", *argv[2:]], [*argv, "--quiet"]):
-        code, _, err = run(capsys, *quiet)
+        code, _, err = lrn(capsys, *quiet)
         assert code == 0 and err == "", (quiet, err)  # ... and nothing with -q, wherever it stands
-    code, _, err = run(capsys, "train", "-q", "--config", "mlp-tiny", "--dry-run", "--out", str(tmp_path / "r"))
+    code, _, err = lrn(capsys, "train", "-q", "--config", "mlp-tiny", "--dry-run", "--out", str(tmp_path / "r"))
     assert code == 0, err
-    code, _, _ = run(capsys, "config", "show", "cpu", "-v")
+    code, _, _ = lrn(capsys, "config", "show", "cpu", "-v")
     assert code == 0
 
 
 def test_completion_prints_a_script_that_knows_the_commands_and_options(capsys, monkeypatch):
     pytest.importorskip("shtab")
     for shell in ("bash", "zsh"):
-        code, out, _ = run(capsys, "completion", shell)
+        code, out, _ = lrn(capsys, "completion", shell)
         assert code == 0 and "--config" in out and "import-gpt2" in out and "--checkpoint" in out, shell
     monkeypatch.setitem(sys.modules, "shtab", None)
-    code, _, err = run(capsys, "completion", "bash")
+    code, _, err = lrn(capsys, "completion", "bash")
     assert code == 2 and "pip install shtab" in err and err.count("\n") == 1
 
 

@@ -25,6 +25,7 @@ from lrngpt.report import (
 from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.store.rundir import read_metrics, read_summary
 from tests import browser
+from tests.factory import copy
 
 
 def test_the_page_leads_with_the_headline_and_ends_with_the_details():
@@ -34,61 +35,49 @@ def test_the_page_leads_with_the_headline_and_ends_with_the_details():
     assert WIDTH_SWEEP_SECTIONS == ["The chapter's findings", *SWEEP_SECTIONS]  # a width study: the findings first
 
 
-def _train(tmp_path_factory, name: str, *overrides: str):
-    from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
-
-    run_dir = tmp_path_factory.mktemp("report") / name
-    cfg = load_config("mlp-tiny", ["train.device=cpu", "train.steps=10", "train.eval_every=5", *overrides])
-    train(cfg, run_dir, progress=False, log=lambda msg: None)
-    return run_dir
+def _train(trained, name: str, *overrides: str):
+    return trained("mlp-tiny", "train.steps=10", "train.eval_every=5", *overrides, name=name)
 
 
 @pytest.fixture(scope="module")
-def text_run(tmp_path_factory, text_corpus):
-    return _train(tmp_path_factory, "text", f"data.corpus={text_corpus}", "data.vocab_size=300")
+def text_run(trained, text_corpus):
+    return _train(trained, "text", f"data.corpus={text_corpus}", "data.vocab_size=300")
 
 
 @pytest.fixture(scope="module")
-def stories_run(tmp_path_factory):
+def stories_run(trained):
     # vocabulary 1024: enough category words become single tokens for the purity line
-    return _train(tmp_path_factory, "stories", "data.corpus=stories:300KB", "data.vocab_size=1024")
+    return _train(trained, "stories", "data.corpus=stories:300KB", "data.vocab_size=1024")
 
 
-def _sweep(tmp_path_factory, text_corpus, name: str, steps: int, axes: dict | None = None, study: str | None = None):
-    """A real two-point width sweep (lrn sweep's own code) at the tiny scale, on the session corpus
+def _sweep(trained_sweep, text_corpus, name: str, steps: int, axes: dict | None = None, study: str | None = None):
+    """A real two-point width sweep (`lrn sweep` on a sweep file) at the tiny scale, on the session corpus
     (or the grid `axes`, with a study preset's derived settings)."""
-    from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.experiments.runner import run_sweep
-
-    root = tmp_path_factory.mktemp("sweep")
     spec = {"name": name, "base": "mlp-tiny", "scale": "tiny", "axes": axes or {"model.n_embd": [8, 16]},
             "set": {"data.corpus": text_corpus, "data.vocab_size": 300, "train.steps": steps,
                     "train.eval_every": 5, "train.device": "cpu"}, "study": study}
-    (root / f"{name}.json").write_text(json.dumps(spec))
-    run_sweep(resolve_sweep(str(root / f"{name}.json")), root / name, progress=False, log=lambda msg: None)
-    return root / name
+    return trained_sweep(spec, scale=None, name=name).dir
 
 
 @pytest.fixture(scope="module")
-def sweep_dir(tmp_path_factory, text_corpus):
-    return _sweep(tmp_path_factory, text_corpus, "widths", 10)
+def sweep_dir(trained_sweep, text_corpus):
+    return _sweep(trained_sweep, text_corpus, "widths", 10)
 
 
 @pytest.fixture(scope="module")
-def long_sweep_dir(tmp_path_factory, text_corpus):
+def long_sweep_dir(trained_sweep, text_corpus):
     """The same widths trained 4x as long: the chapter's second curve."""
-    return _sweep(tmp_path_factory, text_corpus, "widths-long", 40)
+    return _sweep(trained_sweep, text_corpus, "widths-long", 40)
 
 
 @pytest.fixture(scope="module")
-def study_dirs(tmp_path_factory, text_corpus):
+def study_dirs(trained_sweep, text_corpus):
     """The chapter's three kinds of width sweep, tiny: three widths, two seeds at d = 8, and three widths
     on a training prefix read 16 times (the small-data study's derived settings)."""
     widths = {"model.n_embd": [4, 8, 16]}
-    return (_sweep(tmp_path_factory, text_corpus, "widths3", 10, widths),
-            _sweep(tmp_path_factory, text_corpus, "seeds", 10, {"model.n_embd": [8], "train.seed": [1337, 1338]}),
-            _sweep(tmp_path_factory, text_corpus, "small", 32, widths, study="embed-dim-small-data"))
+    return (_sweep(trained_sweep, text_corpus, "widths3", 10, widths),
+            _sweep(trained_sweep, text_corpus, "seeds", 10, {"model.n_embd": [8], "train.seed": [1337, 1338]}),
+            _sweep(trained_sweep, text_corpus, "small", 32, widths, study="embed-dim-small-data"))
 
 
 def section(page: str, title: str) -> str:
@@ -287,6 +276,7 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
     from lrngpt.experiments.figures import plot_val_by_width
     from lrngpt.report.sweeps import sweep_docs
 
+    sweep_dir = copy(sweep_dir, tmp_path)  # the page is written into it
     assert main(["report", str(sweep_dir), str(long_sweep_dir), "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["path"] == str(sweep_dir / "report-with-widths-long.html") and r["sections"] == WIDTH_SWEEP_SECTIONS

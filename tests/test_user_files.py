@@ -38,22 +38,19 @@ def snapshot(d: Path) -> dict[str, bytes]:
     return out
 
 
-def gpt_config(text_corpus: str, *sets: str):
-    return load_config(str(PRESET_DIR / "cpu.json"), [
-        f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2", "model.n_layer=1",
-        "model.context_length=16", "train.batch_size=4", "train.eval_every=2", "train.eval_tokens=300",
-        "train.train_eval_tokens=300", "train.device=cpu", *sets])
+GPT_SETS = ("data.vocab_size=300", "model.n_embd=16", "model.n_head=2", "model.n_layer=1", "model.context_length=16",
+            "train.batch_size=4", "train.eval_every=2", "train.eval_tokens=300", "train.train_eval_tokens=300")
 
 
 @pytest.fixture(scope="module")
-def runs(text_corpus, tmp_path_factory):
+def runs(text_corpus, trained, tmp_path_factory):
     """A tiny GPT run and a second one with other weights (for the old/new export), an export of
     the first (an import source), all quiet."""
-    base = tmp_path_factory.mktemp("own")
-    train(gpt_config(text_corpus, "train.steps=2"), base / "gpt", progress=False, log=lambda m: None)
-    train(gpt_config(text_corpus, "train.steps=4", "train.seed=7"), base / "gpt2", progress=False, log=lambda m: None)
-    assert main(["export", str(base / "gpt"), "--out", str(base / "export")]) == 0
-    return {"gpt": base / "gpt", "other": base / "gpt2", "export": base / "export"}
+    gpt = trained(PRESET_DIR / "cpu.json", *GPT_SETS, "train.steps=2", corpus=text_corpus, name="gpt")
+    other = trained(PRESET_DIR / "cpu.json", *GPT_SETS, "train.steps=4", "train.seed=7", corpus=text_corpus, name="gpt2")
+    export = tmp_path_factory.mktemp("own") / "export"
+    assert main(["export", str(gpt), "--out", str(export)]) == 0
+    return {"gpt": gpt, "other": other, "export": export}
 
 
 @pytest.fixture
@@ -250,17 +247,12 @@ def shas(d: Path) -> dict[str, str]:
 
 
 def refusal(result, *needles: str) -> str:
-    code, err = result
+    """The one error line of a refused `lrn(...)` (code, out, err), holding every needle."""
+    code, _, err = result
     lines = [line for line in err.strip().splitlines() if "error" in line]
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
     assert all(n in lines[0] for n in needles), lines[0]
     return lines[0]
-
-
-def run_lrn(capsys, *argv) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main([str(a) for a in argv])
-    return code, capsys.readouterr().err
 
 
 def _fake_figures(out, doc) -> dict[str, bytes]:
@@ -290,22 +282,15 @@ def test_summary_only_never_overwrites_a_lines_txt_you_edited(small_sweep, tmp_p
     assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # lrn's own, unchanged: rewritten
     (d / "lines.txt").write_text((d / "lines.txt").read_text() + "d=8 looks best to me\n")
     before = shas(d)
-    line = refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt was changed since lrn wrote it",
+    line = refusal(lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt was changed since lrn wrote it",
                    "lrn never replaces it", "run the same `lrn sweep` command again")
     assert "--force" not in line and "delete" not in line  # (lrn sweep has no --force)
     assert shas(d) == before  # not one summary file written, lines.txt byte for byte the user's
     # a sweep run (the runs are what matters) keeps it as it is, writes the rest, and says so
-    code, out, err = lrn_json(capsys, *argv, "--out", d, "--json")
+    code, out, err = lrn(capsys, *argv, "--out", d, "--json")
     assert code == 0 and "lines.txt was changed since lrn wrote it" in err
     assert json.loads(out)["kept"] == [str(d / "lines.txt")]
     assert shas(d)["lines.txt"] == before["lines.txt"]
-
-
-def lrn_json(capsys, *argv) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main([str(a) for a in argv])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def test_a_sweep_from_before_the_record_keeps_its_summary_unless_it_is_what_lrn_writes(small_sweep, tmp_path, capsys,
@@ -321,7 +306,7 @@ def test_a_sweep_from_before_the_record_keeps_its_summary_unless_it_is_what_lrn_
     (d / "figures" / ".lrn-output").unlink()
     (d / "figures" / "train_vs_val.png").write_bytes(b"my own figure")
     before = shas(d)
-    refusal(run_lrn(capsys, *argv, "--out", d, "--summary-only"), "train_vs_val.png exists and lrn did not write it")
+    refusal(lrn(capsys, *argv, "--out", d, "--summary-only"), "train_vs_val.png exists and lrn did not write it")
     assert shas(d) == before  # nothing taken as lrn's, nothing written: not even the record
 
 
@@ -334,7 +319,7 @@ def test_report_again_over_a_page_you_edited_is_refused_saying_why(runs, tmp_pat
     assert main(["-q", "report", str(runs["gpt"]), "--out", str(page)]) == 0  # lrn's, unchanged: no --force needed
     page.write_text(page.read_text().replace("</body>", "<p>my notes on this run</p></body>"))
     before = shas(tmp_path)
-    line = refusal(run_lrn(capsys, "report", runs["gpt"], "--out", page),
+    line = refusal(lrn(capsys, "report", runs["gpt"], "--out", page),
                    "page.html was changed since lrn wrote it, so it is yours now",
                    "choose another --out, or move the file away yourself")
     assert "--force" not in line  # (lrn report has none: a page lrn wrote is replaced as it runs again)
@@ -346,7 +331,7 @@ def test_an_explorer_page_you_edited_survives_running_it_again(runs, tmp_path, c
     assert main(["-q", "embed", "explore", str(runs["gpt"]), "--out", str(page)]) == 0
     page.write_text(page.read_text() + "<!-- mine -->")
     before = shas(tmp_path)
-    refusal(run_lrn(capsys, "embed", "explore", runs["gpt"], "--out", page),
+    refusal(lrn(capsys, "embed", "explore", runs["gpt"], "--out", page),
             "ex.html was changed since lrn wrote it")
     assert shas(tmp_path) == before
 
@@ -358,7 +343,7 @@ def test_a_page_that_only_carries_lrns_generator_tag_is_yours(command, tag, runs
     page.write_text(f"<!doctype html><html><head>{tag}</head><body>my page</body></html>\n")
     before = shas(tmp_path)
     argv = ["report", runs["gpt"]] if command == "report" else ["embed", "explore", runs["gpt"]]
-    refusal(run_lrn(capsys, *argv, "--out", page), "mine.html exists and lrn did not write it")
+    refusal(lrn(capsys, *argv, "--out", page), "mine.html exists and lrn did not write it")
     assert shas(tmp_path) == before
 
 
@@ -371,11 +356,11 @@ def test_an_edited_meta_json_of_prepared_data_survives_force(text_corpus, tmp_pa
     before = shas(out)
     for vocab in ("290", "280"):  # the same data (reused, read only) and other data (would replace it)
         args = [*argv[:5], vocab, *argv[6:], "--force"]
-        code, err = run_lrn(capsys, *args)
+        result = lrn(capsys, *args)
         if vocab == "290":
-            assert code == 0 and "data: cached" in err  # read, not written
+            assert result[0] == 0 and "data: cached" in result[2]  # read, not written
         else:
-            refusal((code, err), "that were changed since lrn wrote it (meta.json)", "with or without --force")
+            refusal(result, "that were changed since lrn wrote it (meta.json)", "with or without --force")
     assert shas(out) == before
 
 
@@ -385,16 +370,16 @@ def test_force_never_replaces_a_run_from_before_the_record_or_a_run_file_you_edi
     (old / ".lrn-output").unlink()  # a run from before lrn kept its record
     before = shas(old)
     argv = ["train", "--config", str(old / "config.json"), "--force"]
-    refusal(run_lrn(capsys, *argv, "--out", old), "before runs kept a record", "reads and resumes it",
+    refusal(lrn(capsys, *argv, "--out", old), "before runs kept a record", "reads and resumes it",
             "with or without --force")
     assert shas(old) == before
     edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
     (edited / "config.json").write_text((edited / "config.json").read_text().replace("{", "{\n  \"note\": 1,", 1))
     before = shas(edited)
-    refusal(run_lrn(capsys, *argv, "--out", edited), "config.json lrn may not remove",
+    refusal(lrn(capsys, *argv, "--out", edited), "config.json lrn may not remove",
             "it was changed since lrn wrote it", "move it out of the run")
     assert shas(edited) == before
-    code, err = run_lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # old runs still resume
+    code, _, err = lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # old runs still resume
     assert code == 0, err
 
 

@@ -56,28 +56,20 @@ def test_tying_needs_some_unused_rows(kwargs):
 # ---- on trained runs: the softmax bottleneck and renumbering ----------------------------------
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, text_corpus):
+def runs(trained, text_corpus):
     """A tiny MLP (n_hidden 64) and a tiny GPT (d 16, tied head), trained a few steps on the session corpus."""
-
-    from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
-
-    root = tmp_path_factory.mktemp("lessons")
-    common = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu", "train.eval_every=20",
-              "train.eval_tokens=500", "train.train_eval_tokens=500"]
-    mlp = load_config("mlp-tiny", [*common, "train.steps=100"])
-    gpt = load_config("cpu", [
-        *common, "model.n_embd=16", "model.n_head=2", "model.n_layer=1", "model.context_length=32",
-        "model.tie_embeddings=true", "train.steps=100", "train.batch_size=4", "train.warmup_steps=2"])
-    for name, cfg in (("mlp", mlp), ("gpt", gpt)):
-        train(cfg, root / name, progress=False, log=lambda m: None)
-    return root
+    common = ["data.vocab_size=300", "train.eval_every=20", "train.eval_tokens=500", "train.train_eval_tokens=500",
+              "train.steps=100"]
+    return {"mlp": trained("mlp-tiny", *common, corpus=text_corpus, name="mlp"),
+            "gpt": trained("cpu", *common, "model.n_embd=16", "model.n_head=2", "model.n_layer=1",
+                           "model.context_length=32", "model.tie_embeddings=true", "train.batch_size=4",
+                           "train.warmup_steps=2", corpus=text_corpus, name="gpt")}
 
 
 def test_log_probs_of_a_trained_mlp_have_rank_n_hidden_plus_two(runs):
     from lrngpt.analysis.lessons import softmax_bottleneck
 
-    (m,) = softmax_bottleneck(runs / "mlp", log=lambda m: None)["models"]
+    (m,) = softmax_bottleneck(runs["mlp"], log=lambda m: None)["models"]
     assert (m["model"], m["width"], m["output_bias"], m["vocab"]) == ("mlp", 64, True, 300)
     assert m["contexts"] == 256 and m["binding"]
     # h has 64 features; the output bias adds one direction and the log-softmax normaliser another
@@ -88,10 +80,10 @@ def test_log_probs_of_a_trained_mlp_have_rank_n_hidden_plus_two(runs):
 def test_log_probs_of_a_trained_gpt_have_rank_n_embd_plus_one(runs):
     from lrngpt.analysis.lessons import softmax_bottleneck
 
-    (m,) = softmax_bottleneck(runs / "gpt", log=lambda m: None)["models"]
+    (m,) = softmax_bottleneck(runs["gpt"], log=lambda m: None)["models"]
     assert (m["model"], m["width"], m["output_bias"]) == ("gpt", 16, False)
     assert (m["rank_h"], m["rank_logits"], m["rank_logprobs"], m["bound"]) == (16, 16, 17, 17)
-    rnd = softmax_bottleneck(runs / "gpt", contexts=100, random_contexts=True)
+    rnd = softmax_bottleneck(runs["gpt"], contexts=100, random_contexts=True)
     assert rnd["source"] == "random contexts" and rnd["models"][0]["contexts"] == 100
     assert rnd["models"][0]["rank_logprobs"] == 17
 
@@ -110,7 +102,7 @@ def test_without_a_run_random_models_reach_their_bounds():
 def test_relabelling_ids_keeps_bpb_and_permuting_table_rows_alone_ruins_it(runs, name):
     from lrngpt.analysis.lessons import renumber
 
-    r = renumber(runs / name, seed=1, max_tokens=3000, log=lambda m: None)
+    r = renumber(runs[name], seed=1, max_tokens=3000, log=lambda m: None)
     assert r["rows"] == 300 and r["unit"] == "bits per byte"
     assert r["relabelled"] == pytest.approx(r["original"], abs=1e-5)
     assert r["table_rows_permuted"] > r["original"] + 0.5
@@ -129,14 +121,14 @@ def test_renumber_without_a_run_trains_a_toy_model_in_process():
 def test_lesson_cli_prints_text_and_json(runs, capsys):
     from lrngpt.cli.main import main
 
-    assert main(["lesson", "softmax-bottleneck", str(runs / "mlp"), "--json"]) == 0
+    assert main(["lesson", "softmax-bottleneck", str(runs["mlp"]), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["models"][0]["rank_logprobs"] == 66
     assert main(["lesson", "softmax-bottleneck"]) == 0
     out = capsys.readouterr().out
     assert "mlp       32  yes      256    300     32     33        34    34  yes" in out
-    assert main(["lesson", "renumber", str(runs / "gpt"), "--max-tokens", "2000"]) == 0
+    assert main(["lesson", "renumber", str(runs["gpt"]), "--max-tokens", "2000"]) == 0
     out = capsys.readouterr().out
     assert "table rows permuted, ids not" in out and "ids relabelled (table, output, text)" in out
-    assert main(["lesson", "softmax-bottleneck", str(runs / "nope")]) == 2
+    assert main(["lesson", "softmax-bottleneck", str(runs["mlp"].parent / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err

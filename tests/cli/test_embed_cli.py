@@ -7,21 +7,14 @@ import json
 import pytest
 
 from lrngpt.cli.main import main
+from tests.cli_run import lrn_json
+from tests.factory import copy
 
 
 @pytest.fixture(scope="module")
-def stories_run(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("embed") / "run"
-    code = main(["train", "--config", "mlp-tiny", "--set", "data.corpus=stories:1MB", "--set", "data.vocab_size=1024",
-                 "--set", "model.n_embd=16", "--set", "train.steps=150", "--set", "train.batch_size=16",
-                 "--set", "train.eval_every=150", "--out", str(run_dir)])
-    assert code == 0
-    return run_dir
-
-
-def lrn_json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+def stories_run(trained):
+    return trained("mlp-tiny", "data.vocab_size=1024", "model.n_embd=16", "train.steps=150", "train.batch_size=16",
+                   "train.eval_every=150", corpus="stories:1MB")
 
 
 def test_trained_table_scores_well_above_untrained_and_chance_on_category_purity(capsys, stories_run):
@@ -112,19 +105,9 @@ HAND_CATEGORIES = {"name": ["Lily", "Tom", "Mia", "Ben", "Luna"], "colour": ["re
 
 
 @pytest.fixture(scope="module")
-def text_run(tmp_path_factory, text_corpus):
+def text_run(trained, text_corpus):
     """A tiny run on a plain-text corpus (no built-in categories), with periodic evaluations."""
-    run = tmp_path_factory.mktemp("text") / "run"
-    assert main(["-q", "train", "--config", "mlp-tiny", "--corpus", text_corpus, "--set", "data.vocab_size=400",
-                 "--set", "train.steps=6", "--set", "train.eval_every=3", "--out", str(run)]) == 0
-    return run
-
-
-def copy_run(run, tmp_path):
-    import shutil
-
-    shutil.copytree(run, tmp_path / "run")
-    return tmp_path / "run"
+    return trained("mlp-tiny", "data.vocab_size=400", "train.steps=6", "train.eval_every=3", corpus=text_corpus)
 
 
 def set_table(path, table, step=None):
@@ -175,7 +158,7 @@ def test_purity_with_a_categories_file_scores_a_planted_table_as_computed_by_han
     from lrngpt.store.layout import LAST
     from lrngpt.tokenizer.bpe import Tokenizer
 
-    run = copy_run(text_run, tmp_path)
+    run = copy(text_run, tmp_path)
     tok = Tokenizer.load(run)
     assert all(len(tok.encode(" " + w)) == 1 for ws in HAND_CATEGORIES.values() for w in ws)
     table = planted_table(tok, (400, 16))
@@ -232,7 +215,7 @@ def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(caps
     from lrngpt.store.layout import BEST, LAST
     from lrngpt.tokenizer.bpe import Tokenizer
 
-    run = copy_run(text_run, tmp_path)
+    run = copy(text_run, tmp_path)
     tok = Tokenizer.load(run)
     set_table(run / BEST, planted_table(tok, (400, 16)), step=3)  # the best weights: names cluster
     cats = tmp_path / "words.json"

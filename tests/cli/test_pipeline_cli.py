@@ -7,19 +7,7 @@ import math
 
 import pytest
 
-from lrngpt.cli.main import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
+from tests.cli_run import lrn, lrn_json
 
 
 def assert_one_line_error(code, err, needle):
@@ -30,8 +18,8 @@ def assert_one_line_error(code, err, needle):
 
 
 def test_data_stories_writes_a_deterministic_file(capsys, tmp_path):
-    a = run_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "a.txt"))
-    run_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "b.txt"))
+    a = lrn_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "a.txt"))
+    lrn_json(capsys, "data", "stories", "--size", "50KB", "--seed", "3", "--out", str(tmp_path / "b.txt"))
     assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
     assert a["bytes"] >= 50_000 and a["documents"] > 10
     text = (tmp_path / "a.txt").read_text()
@@ -42,26 +30,26 @@ def test_data_stories_never_overwrites_a_users_file_and_replaces_its_own_only_wi
     f = tmp_path / "s.txt"
     f.write_text("keep me")
     for force in ([], ["--force"]):
-        code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(f), *force)
+        code, _, err = lrn(capsys, "data", "stories", "--size", "10KB", "--out", str(f), *force)
         assert_one_line_error(code, err, "lrn did not write it")
     assert f.read_text() == "keep me"
     ours = tmp_path / "ours.txt"
-    assert run(capsys, "data", "stories", "--size", "10KB", "--out", str(ours))[0] == 0
-    code, _, err = run(capsys, "data", "stories", "--size", "12KB", "--out", str(ours))
+    assert lrn(capsys, "data", "stories", "--size", "10KB", "--out", str(ours))[0] == 0
+    code, _, err = lrn(capsys, "data", "stories", "--size", "12KB", "--out", str(ours))
     assert_one_line_error(code, err, "holds an earlier stories corpus that lrn wrote; add --force")
-    assert run(capsys, "data", "stories", "--size", "12KB", "--out", str(ours), "--force")[0] == 0
+    assert lrn(capsys, "data", "stories", "--size", "12KB", "--out", str(ours), "--force")[0] == 0
     assert len(ours.read_bytes()) > 12_000
     ours.write_text(ours.read_text() + "my edit")  # changed since lrn wrote it: the user's now
-    code, _, err = run(capsys, "data", "stories", "--size", "10KB", "--out", str(ours), "--force")
+    code, _, err = lrn(capsys, "data", "stories", "--size", "10KB", "--out", str(ours), "--force")
     assert_one_line_error(code, err, "was changed since lrn wrote it, so it is yours now")
     assert ours.read_text().endswith("my edit")
 
 
 def test_prepare_twice_hits_the_cache(capsys, tmp_path, text_corpus):
     out = tmp_path / "prep"
-    first = run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
+    first = lrn_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
     mtime = (out / "train.bin").stat().st_mtime_ns
-    code, out2, err = run(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300",
+    code, out2, err = lrn(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300",
                           "--out", str(out), "--json")
     assert code == 0 and "cached" in err
     assert json.loads(out2) == first
@@ -72,8 +60,8 @@ def test_prepare_twice_hits_the_cache(capsys, tmp_path, text_corpus):
 
 def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_corpus):
     out = tmp_path / "prep"
-    run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
-    code, _, err = run(capsys, "data", "prepare", "--corpus", "stories:20KB", "--vocab-size", "300",
+    lrn_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300", "--out", str(out))
+    code, _, err = lrn(capsys, "data", "prepare", "--corpus", "stories:20KB", "--vocab-size", "300",
                        "--out", str(out))
     assert_one_line_error(code, err, "already holds data")
 
@@ -96,14 +84,14 @@ def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_c
 ])
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path, monkeypatch, argv, needle):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, *argv)
+    code, _, err = lrn(capsys, *argv)
     assert_one_line_error(code, err, needle)
 
 
 def test_empty_corpus_is_a_user_error(capsys, tmp_path):
     f = tmp_path / "empty.txt"
     f.write_text("   \n")
-    code, _, err = run(capsys, "data", "prepare", "--corpus", f"text:{f}", "--vocab-size", "300",
+    code, _, err = lrn(capsys, "data", "prepare", "--corpus", f"text:{f}", "--vocab-size", "300",
                        "--out", str(tmp_path / "p"))
     assert code == 2 and "empty" in err
 
@@ -111,7 +99,7 @@ def test_empty_corpus_is_a_user_error(capsys, tmp_path):
 def test_corpus_too_small_for_one_window_is_a_user_error(capsys, tmp_path):
     f = tmp_path / "tiny.txt"
     f.write_text("a b c d e f g")
-    code, _, err = run(capsys, "train", "--config", "mlp-tiny", "--corpus", f"text:{f}", "--set",
+    code, _, err = lrn(capsys, "train", "--config", "mlp-tiny", "--corpus", f"text:{f}", "--set",
                        "data.vocab_size=300", "--out", str(tmp_path / "r"))
     # progress lines of the data step come first; the error itself is one line, the last
     assert code == 2 and "Traceback" not in err
@@ -120,52 +108,49 @@ def test_corpus_too_small_for_one_window_is_a_user_error(capsys, tmp_path):
 
 
 def test_tokenizer_train_encode_decode_round_trip(capsys, tmp_path, text_corpus):
-    info = run_json(capsys, "tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "300",
+    info = lrn_json(capsys, "tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "300",
                     "--out", str(tmp_path / "tok"))
     assert info["vocab_size"] == 300
     text = "Lily saw a red cat 🙂 안녕"
-    ids = run_json(capsys, "tokenizer", "encode", "--tokenizer", str(tmp_path / "tok"), "--text", text)["ids"]
-    back = run_json(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"),
+    ids = lrn_json(capsys, "tokenizer", "encode", "--tokenizer", str(tmp_path / "tok"), "--text", text)["ids"]
+    back = lrn_json(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"),
                     "--ids", ",".join(map(str, ids)))["text"]
     assert back == text
-    code, _, err = run(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"), "--ids", "1,x")
+    code, _, err = lrn(capsys, "tokenizer", "decode", "--tokenizer", str(tmp_path / "tok"), "--ids", "1,x")
     assert_one_line_error(code, err, "comma-separated integers")
 
 
 def test_dry_run_prints_the_chapter_breakdown_without_training(capsys, tmp_path):
-    r = run_json(capsys, "train", "--config", "mlp-chapter", "--set", "model.n_embd=512", "--dry-run")
+    r = lrn_json(capsys, "train", "--config", "mlp-chapter", "--set", "model.n_embd=512", "--dry-run")
     assert r["params"] == {"total": 5_771_776, "embedding": 2_097_152, "hidden": 1_573_376, "output": 2_101_248}
     assert not (tmp_path / "runs").exists()
 
 
 @pytest.fixture(scope="module")
-def trained_run(tmp_path_factory, text_corpus):
-    run_dir = tmp_path_factory.mktemp("cli") / "run"
-    assert main(["train", "--config", "mlp-tiny", "--corpus", text_corpus, "--set", "data.vocab_size=300",
-                 "--set", "train.steps=40", "--out", str(run_dir)]) == 0
-    return run_dir
+def trained_run(trained, text_corpus):
+    return trained("mlp-tiny", "data.vocab_size=300", "train.steps=40", corpus=text_corpus)
 
 
 def test_eval_json_has_the_contract_keys_and_matches_the_summary(capsys, trained_run):
-    r = run_json(capsys, "eval", str(trained_run))
+    r = lrn_json(capsys, "eval", str(trained_run))
     assert {"step", "val_bpb", "val_loss", "val_tokens", "val_bytes", "train_bpb", "gap"} <= r.keys()
     summary = json.loads((trained_run / "summary.json").read_text())
     assert r["val_bpb"] == pytest.approx(summary["val_bpb"], rel=1e-9)
     assert r["gap"] == pytest.approx(r["val_bpb"] - r["train_bpb"])
-    capped = run_json(capsys, "eval", str(trained_run), "--split", "val", "--max-tokens", "500")
+    capped = lrn_json(capsys, "eval", str(trained_run), "--split", "val", "--max-tokens", "500")
     assert capped["val_tokens"] < 500 < r["val_tokens"]
 
 
 def test_untrained_bpb_is_close_to_log2_vocab_over_bytes_per_token(capsys, trained_run):
-    r = run_json(capsys, "eval", str(trained_run), "--checkpoint", "init", "--split", "val")
+    r = lrn_json(capsys, "eval", str(trained_run), "--checkpoint", "init", "--split", "val")
     expected = math.log2(300) / (r["val_bytes"] / r["val_tokens"])
     assert r["val_bpb"] == pytest.approx(expected, rel=0.02)
 
 
 def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run):
-    a = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
-    b = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
-    c = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "6", "--max-new-tokens", "15")
+    a = lrn_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
+    b = lrn_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "5", "--max-new-tokens", "15")
+    c = lrn_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "6", "--max-new-tokens", "15")
     assert a == b and a != c
     assert a["samples"][0]["text"].startswith("Lily saw")
     for argv, needle in [
@@ -177,35 +162,35 @@ def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run)
         (["--prompt", "x", "--top-p", "0"], "--top-p"),
         (["--prompt", "x", "--max-new-tokens", "-1"], "--max-new-tokens"),
     ]:
-        code, _, err = run(capsys, "sample", str(trained_run), *argv)
+        code, _, err = lrn(capsys, "sample", str(trained_run), *argv)
         assert_one_line_error(code, err, needle)
 
 
 def test_eval_json_reports_passes_and_the_best_periodic_evaluation(capsys, trained_run):
     from lrngpt.store.rundir import RunDir
 
-    r = run_json(capsys, "eval", str(trained_run))
+    r = lrn_json(capsys, "eval", str(trained_run))
     summary = json.loads((trained_run / "summary.json").read_text())
     assert r["passes"] == pytest.approx(40 * 8 * 64 / summary["train_split_tokens"]) == summary["passes"]
     periodic = [(m["val_bpb"], m["step"]) for m in RunDir(trained_run).metrics()
                 if "val_bpb" in m and not m.get("final") and m["step"] > 0]
     assert len(periodic) == 4  # mlp-tiny evaluates every 10 steps
     assert (r["best_val_bpb"], r["best_step"]) == min(periodic) == (summary["best_val_bpb"], summary["best_step"])
-    best = run_json(capsys, "eval", str(trained_run), "--checkpoint", "best", "--split", "val")
+    best = lrn_json(capsys, "eval", str(trained_run), "--checkpoint", "best", "--split", "val")
     assert best["step"] == r["best_step"] and best["checkpoint"] == "best"
-    code, out, _ = run(capsys, "eval", str(trained_run))
+    code, out, _ = lrn(capsys, "eval", str(trained_run))
     assert code == 0 and f"best periodic val bpb {r['best_val_bpb']:.4f} at step {r['best_step']}" in out
     assert f"{r['passes']:.2f} passes over the training text" in out
 
 
 def test_sample_json_records_its_settings_checkpoint_and_step(capsys, trained_run):
-    r = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "3", "--max-new-tokens", "7",
+    r = lrn_json(capsys, "sample", str(trained_run), "--prompt", "Lily saw", "--seed", "3", "--max-new-tokens", "7",
                  "--temperature", "0.8", "--top-k", "20", "--top-p", "0.9", "--num-samples", "2", "--no-stop")
     assert r["settings"] == {"max_new_tokens": 7, "temperature": 0.8, "top_k": 20, "top_p": 0.9, "seed": 3,
                              "stop_at_eot": False, "num_samples": 2, "use_cache": True}
     assert (r["checkpoint"], r["step"], r["run_dir"]) == ("last", 40, str(trained_run))
     assert len(r["samples"]) == 2
-    init = run_json(capsys, "sample", str(trained_run), "--prompt", "Lily", "--checkpoint", "init", "--no-cache")
+    init = lrn_json(capsys, "sample", str(trained_run), "--prompt", "Lily", "--checkpoint", "init", "--no-cache")
     assert (init["checkpoint"], init["step"], init["settings"]["use_cache"]) == ("init", 0, False)
     assert init["settings"]["seed"] == 0 and init["settings"]["top_k"] is None
 
@@ -215,26 +200,26 @@ def test_data_prepare_says_which_documents_or_which_part_became_validation(capsy
     from lrngpt.data.prepared import split_documents
     from lrngpt.runconfig.schema import DataConfig
 
-    r = run_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
+    r = lrn_json(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
     corpus = load_corpus(text_corpus)
     docs = list(corpus.train_docs())
     val = list(split_documents(corpus, DataConfig(corpus=text_corpus, vocab_size=300), "val"))
     assert r["validation"]["by"] == "documents"
     assert [docs[i] for i in r["validation"]["documents"]] == val  # the very documents drawn into val
-    code, out, _ = run(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
+    code, out, _ = lrn(capsys, "data", "prepare", "--corpus", text_corpus, "--vocab-size", "300")
     shown = ", ".join(str(i) for i in r["validation"]["documents"][:8])
     assert f"validation: {len(val)} of 300 documents drawn with data.split_seed 0 (documents {shown}, ..." in out
 
     book = tmp_path / "book.txt"
     book.write_text("In the beginning the word was said. " * 2000)
-    r = run_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
+    r = lrn_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
     train_bytes = r["splits"]["train"]["bytes"]
     total = train_bytes + r["splits"]["val"]["bytes"]
     assert r["validation"] == {"by": "tail", "from_byte": train_bytes, "bytes": total}
     assert 0.9 * total < train_bytes < total
-    code, out, _ = run(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
+    code, out, _ = lrn(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300")
     assert f"validation: the last 5% of the text, from byte {train_bytes:,} of {total:,}" in out
     assert "--set data.val_split=chunks" in out
-    r = run_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300",
+    r = lrn_json(capsys, "data", "prepare", "--corpus", f"text:{book}", "--vocab-size", "300",
                  "--val-split", "chunks")
     assert r["validation"]["by"] == "chunks" and len(r["validation"]["chunks"]) >= 10

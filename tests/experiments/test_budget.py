@@ -168,8 +168,10 @@ def test_the_record_counts_a_killed_invocation_and_corrects_the_plan_by_the_pace
     a = account(plan, rows)
     assert a["actual_s"] == pytest.approx(500 + 850 + 3.6 + 2.4) and a["invocations"] == 2
     assert a["points_measured"] == 2 and a["pace"] == pytest.approx(1350 / 700, abs=1e-3)
-    assert account_text(a) == ("budget 12 min: planned 12.0 min, took 22.6 min over 2 invocations (2 of 3 runs "
-                               "trained; the runs took 1.93x their estimates)")
+    text = account_text(a)
+    assert text.startswith("budget 12 min: ")
+    assert all(part in text for part in ("planned 12.0 min", "took 22.6 min over 2 invocations", "2 of 3 runs trained",
+                                         "1.93x their estimates")), text
     assert pace(rows) == pytest.approx(1350 / 700)
     assert corrected(plan["point_seconds"], rows) == {"a": 500.0, "b": 850.0, "c": pytest.approx(300 * 1350 / 700,
                                                                                                    abs=0.1)}

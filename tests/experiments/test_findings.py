@@ -73,8 +73,10 @@ def test_diminishing_returns_with_little_reading_shows_findings_1_and_2():
 def test_a_saving_larger_than_the_one_before_does_not_show_and_names_the_doublings():
     f1 = judge([doc(curve([2.0, 1.95, 1.85, 1.84], [2.01, 1.96, 1.86, 1.85]))])[0]
     assert f1["verdict"] == DOES_NOT_SHOW
-    assert f1["reason"] == ("the doubling 8->16 saves 0.1000, more than 4->8 (0.0500) by 0.0500, beyond the noise "
-                            "(3 x 0.0049)")  # 0.0049 = 0.002 x |(1, -2, 1)|: the second difference of three val bpb
+    # which doubling, its saving and the one before, by how much, and the noise it beats
+    # (0.0049 = 0.002 x |(1, -2, 1)|: the second difference of three val bpb)
+    assert all(part in f1["reason"] for part in ("8->16 saves 0.1000", "4->8 (0.0500) by 0.0500", "noise",
+                                                 "3 x 0.0049")), f1["reason"]
 
 
 def test_the_seed_spread_decides_a_small_rise_in_the_savings():
@@ -104,10 +106,11 @@ def test_reading_the_text_often_is_the_reason_finding_2_does_not_show():
     f2 = judge([doc(rows)])[1]
     once, twice = read_shares(1.0)
     assert f2["verdict"] == DOES_NOT_SHOW and f2["numbers"]["turn"]["best"] == 16
-    assert f2["reason"] == (f"it read {once:.0%} of its training targets (1.00 passes, about {twice:.0%} twice or more) "
-                            f"where the chapter's model read about {read_shares(CHAPTER_PASSES)[0]:.0%} (lrn's estimate "
-                            "for its 0.12 passes) and almost none twice; here val bpb turns at d = 16 and the gap is "
-                            "positive (up to +0.2500)")
+    # the shares read here and by the chapter's model, its passes, where val bpb turns, the largest gap
+    assert all(part in f2["reason"] for part in (
+        f"it read {once:.0%} of its training targets (1.00 passes, about {twice:.0%} twice or more)",
+        f"the chapter's model read about {read_shares(CHAPTER_PASSES)[0]:.0%}", "0.12 passes",
+        "val bpb turns at d = 16", "gap is positive (up to +0.2500)")), f2["reason"]
     # finding 1 shows (0.2, 0.1, -0.05 saved), and these rows hold no periodic val bpb to check fewer steps on
     assert f2["next"].startswith(f"train on a larger text (at least {1_000_000 / FEW_PASSES:,.0f} training tokens), read "
                                  f"under {FEW_PASSES} passes by the same steps")

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 
 @pytest.fixture(scope="session")
-def tiny_sweep(tmp_path_factory):
+def tiny_sweep(trained_sweep):
     """DIR of `lrn sweep` over d = 8, 32 at the tiny scale on stories (vocabulary 1024, so category
     words are single tokens); every run keeps ckpt_init.pt."""
-    from lrngpt.cli.main import main
-
-    root = tmp_path_factory.mktemp("explorer-sweep")
     spec = {"name": "widths", "base": "mlp-tiny", "scale": "tiny", "axes": {"model.n_embd": [8, 32]},
             "set": {"data.corpus": "stories:300KB", "data.vocab_size": 1024, "train.steps": 60,
                     "train.eval_every": 30, "train.device": "cpu"}}
-    (root / "widths.json").write_text(json.dumps(spec))
-    assert main(["sweep", str(root / "widths.json"), "--out", str(root / "sweep")]) == 0
-    return root / "sweep"
+    return trained_sweep(spec, scale=None).dir

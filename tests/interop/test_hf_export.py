@@ -26,7 +26,6 @@ from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.store.layout import BEST, LAST
 from lrngpt.store.rundir import RunDir, load_run
-from lrngpt.training.trainer import train
 
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")
@@ -46,20 +45,17 @@ VARIANTS = {
 
 
 @pytest.fixture(scope="module")
-def runs(text_corpus, tmp_path_factory):
+def runs(text_corpus, trained, tmp_path_factory):
     """One short-trained GPT run per variant, its weights then moved (biases off 0, LayerNorm gains
-    off 1) so that a dropped or misplaced tensor changes the logits."""
+    off 1) so that a dropped or misplaced tensor changes the logits (in a copy: the trained run is shared)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny runs: one thread is faster on a busy 2-core machine
     out = {}
     for name, sets in VARIANTS.items():
-        cfg = load_config(str(CONFIGS / "cpu.json"), [
-            f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2",
-            "model.n_layer=2", f"model.context_length={CONTEXT}", "train.batch_size=4", "train.steps=3",
-            "train.eval_every=2", "train.eval_tokens=500", "train.train_eval_tokens=500", "train.device=cpu",
-            *sets])
-        d = tmp_path_factory.mktemp("runs") / name
-        train(cfg, d, progress=False, log=lambda msg: None)
+        d = trained(CONFIGS / "cpu.json", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2",
+                    "model.n_layer=2", f"model.context_length={CONTEXT}", "train.batch_size=4", "train.steps=3",
+                    "train.eval_every=2", "train.eval_tokens=500", "train.train_eval_tokens=500", *sets,
+                    corpus=text_corpus, name=name, copy_to=tmp_path_factory.mktemp("runs"))
         ckpt = load_checkpoint(d / LAST)
         torch.manual_seed(len(out))
         for t in {t.data_ptr(): t for t in ckpt["model"].values()}.values():  # a tied table once
