@@ -26,7 +26,7 @@ The constants are upper bounds measured on the 2-core development machine while 
 A budget whose smallest plan (4 widths x MIN_STEPS steps) does not fit is refused, naming the
 smallest budget that does. The plan is stored in DIR/sweep.json (`budget`), so running the
 command again resumes the same points instead of planning anew; what the runs really took is
-recorded beside it in DIR/timing.jsonl (lrngpt.experiments.timing), and a resumed plan's estimates
+recorded beside it in DIR/timing.jsonl (lrngpt.experiments.time_ledger), and a resumed plan's estimates
 for the runs still to go are corrected by the pace measured so far.
 """
 
@@ -150,10 +150,10 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
-    for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    for those, the estimate x that pace for the rest: lrngpt.experiments.time_ledger)."""
     # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
     from lrngpt.experiments.sweepdir import SweepDir
-    from lrngpt.experiments.timing import corrected, pace
+    from lrngpt.experiments.time_ledger import corrected, pace
 
     b = from_record(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)

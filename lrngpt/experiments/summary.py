@@ -22,7 +22,7 @@ from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.chapter import PROBLEM10
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.experiments.timing import account, account_text
+from lrngpt.experiments.time_ledger import account, account_text
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
@@ -286,6 +286,6 @@ def collect(out: str | Path, partial: bool = False) -> dict:
 
 
 def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
-    """A budgeted sweep's estimate against its record (lrngpt.experiments.timing); None without a budget."""
+    """A budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger); None without a budget."""
     budget = definition.get("budget")
     return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None

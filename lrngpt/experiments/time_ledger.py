@@ -1,4 +1,4 @@
-"""A budgeted sweep's time against its plan: what it records, and the plan corrected by it.
+"""A ledger of a budgeted sweep's actual times: what it records, and the plan corrected by it.
 
 Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`: est_seconds, the
 parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, through SweepDir
