@@ -21,6 +21,7 @@ from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.chapter import PROBLEM10
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
+from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account, account_text
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
@@ -116,11 +117,6 @@ def series_label(row: dict) -> str:
     return label
 
 
-def _mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return sum(values) / len(values) if values else None
-
-
 def by_width(rows: list[dict]) -> list[dict]:
     """Per series and width: seed means and the val bpb saved per doubling of the width."""
     series: dict[str, dict[int, list[dict]]] = {}
@@ -134,12 +130,12 @@ def by_width(rows: list[dict]) -> list[dict]:
             entry = {"series": label, "n_embd": d, "steps": group[0]["steps"],
                      "train_tokens": group[0]["train_tokens"], "params": group[0]["params"],
                      "embedding": group[0]["embedding"], "seeds": [r["seed"] for r in group],
-                     "val_bpb": _mean([r["val_bpb"] for r in group]),
-                     "train_bpb": _mean([r["train_bpb"] for r in group]), "gap": _mean([r["gap"] for r in group]),
-                     "used_axes": _mean([r["used_axes"] for r in group]),
-                     "passes": _mean([r.get("passes") for r in group]),
+                     "val_bpb": mean_or_none([r["val_bpb"] for r in group]),
+                     "train_bpb": mean_or_none([r["train_bpb"] for r in group]), "gap": mean_or_none([r["gap"] for r in group]),
+                     "used_axes": mean_or_none([r["used_axes"] for r in group]),
+                     "passes": mean_or_none([r.get("passes") for r in group]),
                      "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
-                     "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
+                     "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
             if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
                 # a gap of several doublings (16 -> 64) is shared out per doubling
                 entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
