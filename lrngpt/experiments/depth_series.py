@@ -22,6 +22,9 @@ from __future__ import annotations
 import math
 import time
 
+from lrngpt.corpora import load_corpus
+from lrngpt.data.prepared import cached_prepared, data_key
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
@@ -31,7 +34,9 @@ from lrngpt.experiments.budget import (
     START_S,
     check_minutes,
 )
+from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
+from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
 
 SOURCE = "width-depth"
@@ -106,10 +111,6 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
 
 def _probe(protocol: dict, probe_fn, log) -> tuple[dict, float]:
     """Each shape's seconds per training and evaluated token at the protocol's batch; the probe's seconds."""
-    # torch: loaded only when this runs (the sweep's grid builds configs)
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.grid import resolve_sweep
-
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
@@ -131,9 +132,6 @@ def _axis_item(protocol: dict) -> str:
 def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float:
     """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
     budget's per-point overhead, one after another, and the summary."""
-    # torch: loaded only when this runs
-    from lrngpt.experiments.grid import resolve_sweep
-
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
     total = START_S + SERIES_SUMMARY_S
     for p in resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points:
@@ -144,12 +142,6 @@ def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float
 
 def _prepare_seconds(protocol: dict) -> float:
     """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
-    # torch, tokenizers: loaded only when this runs
-    from lrngpt.corpora import load_corpus
-    from lrngpt.data.prepared import cached_prepared, data_key
-    from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.runconfig.schema import from_dict
-
     lv = level(protocol["tops"][-1], protocol)
     base = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"]).base
     data = from_dict(base).data

@@ -19,6 +19,7 @@ import torch
 
 from lrngpt.core import log as logging
 from lrngpt.corpora import pinned_source
+from lrngpt.data.prepared import dry_run_prepared, prepare
 from lrngpt.data.sizing import REREAD_PASSES, sizing
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
@@ -44,9 +45,6 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
     it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
     read, and how many passes over the training text that is. Each distinct data configuration is
     prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import dry_run_prepared, prepare
-
     prepared = {} if prepared is None else prepared
     out = {}
     for p in points:

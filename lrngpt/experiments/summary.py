@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora import corpus_label
+from lrngpt.data.prepared import cached_prepared
 from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.chapter import PROBLEM10
@@ -80,9 +81,6 @@ def _val_split(summary: dict, cfg: dict) -> str | None:
         return "chunks"
     if not isinstance(summary.get("data_key"), str):
         return None
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import cached_prepared
-
     data = cached_prepared(summary["data_key"])
     return None if data is None else validation_kind(data.meta)
 

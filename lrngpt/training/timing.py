@@ -12,10 +12,13 @@ an estimate: a busy machine, a warm cache or a bigger batch's better use of the 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (the schema loads torch: `lrn sweep --help` reads the budget, which imports this)
-    from lrngpt.runconfig.schema import RunConfig
+import torch
+
+from lrngpt.core.validate import check_memory, training_memory
+from lrngpt.models import build_model, param_breakdown
+from lrngpt.runconfig.schema import RunConfig
+from lrngpt.training.optimizer import make_optimizer
 
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
@@ -28,12 +31,6 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
     uses the cores less well and overstates the time per token). `barrier` (a multiprocessing
     Barrier): each timed part starts when every probe sharing it is ready (points at once)."""
-    import torch  # (here: only a probe needs torch and the models)
-
-    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.core.validate import check_memory, training_memory
-    from lrngpt.models import param_breakdown
-
     tc = cfg.train
     seq_len = tc.seq_len
     batch = max(1, min(tc.batch_size, max_tokens // seq_len))
@@ -77,12 +74,6 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
 def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     """What a probe times: `cfg`'s model (seed 0) on `device`, its AdamW, and one `batch` of random
     token windows as (inputs, targets); the global random generator is left as it was found."""
-    import torch  # (here: only a probe needs torch and the models)
-
-    # torch and the models: loaded only when a probe runs; here: `lrn --help` loads this module
-    from lrngpt.models import build_model
-    from lrngpt.training.optimizer import make_optimizer
-
     rng_state = torch.get_rng_state()
     torch.manual_seed(0)
     model = build_model(cfg.model_type, cfg.model).to(device)

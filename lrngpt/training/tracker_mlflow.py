@@ -48,7 +48,7 @@ def _describe(e: BaseException, uri: str) -> str:
 
 def check() -> str:
     """The tracking URI MLflow will use, once what would stop it at its start is ruled out."""
-    # mlflow, numpy, pandas: loaded only when this runs
+    # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
     import mlflow
 
     uri = mlflow.get_tracking_uri()  # MLFLOW_TRACKING_URI, or MLflow's default (sqlite:///mlflow.db here)
@@ -123,7 +123,7 @@ def _quick_answers() -> Iterator[None]:
 
 class MLflowSink:
     def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
-        # mlflow, numpy, pandas: loaded only when this runs
+        # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
         import mlflow
         from mlflow.tracking import MlflowClient
 

@@ -36,7 +36,7 @@ def event_files(directory: Path) -> list[Path]:
 
 def held_events(directory: Path) -> list:
     """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
-    # fsspec, numpy, tensorboard: loaded only when this runs
+    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
 
     events = []
@@ -58,7 +58,7 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
     those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
     event (the hparams summaries) once. Returns how many scalars were added."""
-    # fsspec, numpy, tensorboard: loaded only when this runs
+    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
@@ -109,13 +109,13 @@ class TensorBoardSink:
             probe.unlink()
         if resume_step is not None:
             consolidate(directory, resume_step, rows)
-        # fsspec, numpy, tensorboard: loaded only when this runs
+        # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
         from torch.utils.tensorboard import SummaryWriter
 
         with writing(directory):
             self.writer = SummaryWriter(log_dir=str(directory))
         if hparams and resume_step is None:
-            # fsspec, numpy, tensorboard: loaded only when this runs
+            # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's

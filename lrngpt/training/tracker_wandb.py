@@ -50,7 +50,7 @@ def _first_line(e: BaseException) -> str:
 def settings():
     """W&B's settings as wandb.init reads them (its settings file, then WANDB_* variables), read afresh
     (W&B's own copy is kept for the process), or a UserError naming the variable W&B refuses."""
-    # numpy, wandb: loaded only when this runs
+    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     import wandb
 
     try:
@@ -154,7 +154,7 @@ def logs(run_dir: Path, run_id: str) -> list[Path]:
 
 def history(path: Path) -> Iterator[dict]:
     """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
-    # numpy, wandb: loaded only when this runs
+    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     from wandb.proto import wandb_internal_pb2
 
     for data in records(path):
@@ -174,7 +174,7 @@ def held_steps(run_dir: Path, run_id: str) -> set[int]:
 
 class WandBSink:
     def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
-        # numpy, wandb: loaded only when this runs
+        # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
         import wandb
 
         run_id = saved.get("id")

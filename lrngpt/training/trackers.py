@@ -41,20 +41,17 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
-from lrngpt.runconfig.schema import flat_keys
+from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
 from lrngpt.store.layout import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import tracker_mlflow, tracker_wandb
 from lrngpt.training.tracker_mlflow import MLflowSink
+from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
-
-if TYPE_CHECKING:
-    from lrngpt.runconfig.schema import RunConfig
 
 EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
          "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
@@ -191,9 +188,6 @@ class Trackers:
         try:
             for n in names:
                 if n == "tensorboard":
-                    # here: only when this branch runs
-                    from lrngpt.training.tracker_tensorboard import TensorBoardSink
-
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
                     self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))
