@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 from lrngpt.corpora import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
@@ -47,7 +48,7 @@ RATIO, LEVELS = 4, 3  # a level reads RATIO x the tokens of the one below; a ser
 WARMUP_SHARE = 0.05  # of each run's steps (at least one)
 EVALS = 4  # periodic evaluations a run
 SERIES_SUMMARY_S = 12.0  # a level's summary and figures, measured at most 10 s here (the budget's SUMMARY_S)
-PROTOCOLS = {
+PROTOCOLS: dict[str, dict[str, Any]] = {
     # tokens per non-embedding parameter of the top level, tried largest first
     "cpu": {"scale": "cpu", "tops": [512, 256, 128, 64, 32], "min_steps": 20, "corpus": "stories:10MB",
             "set": {"data.vocab_size": 512, "model.context_length": 64, "train.batch_size": 32,
@@ -160,22 +161,21 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
     timings, probe_s = _probe(protocol, probe_fn or run_timing.probe, log)
     fixed = probe_s + _prepare_seconds(protocol)
     n_val = _val_tokens(protocol["corpus"], 0.05)
-    plan = None
+    levels: list[dict] = []
+    est = 0.0
     for top in protocol["tops"]:
         levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
         for lv in levels:
             lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val), 1)
         est = fixed + sum(lv["est_seconds"] for lv in levels)
-        plan = (levels, est)
         if est <= minutes * 60:
             break
     else:
-        smallest = math.ceil(plan[1] * PROBE_MARGIN / 60 * 2) / 2
+        smallest = math.ceil(est * PROBE_MARGIN / 60 * 2) / 2
         raise BudgetTooShort(f"--minutes {minutes:g} is too short for the width-depth series here: the smallest (tokens per "
-                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in plan[0])}, {len(_shapes(protocol))} "
-                        f"shapes x {len(SEEDS)} seeds a level) takes about {plan[1] / 60:.1f} min on this machine; give "
+                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in levels)}, {len(_shapes(protocol))} "
+                        f"shapes x {len(SEEDS)} seeds a level) takes about {est / 60:.1f} min on this machine; give "
                         f"{smallest:g} minutes or more", smallest)
-    levels, est = plan
     return {"minutes": minutes, "est_seconds": round(est, 1), "parts": {"probe": round(probe_s, 1),
                                                                          "prepare": round(fixed - probe_s, 1)},
             "levels": levels, "shapes": shape_table(_shapes(protocol)), "protocol": "tiny" if tiny else "cpu",

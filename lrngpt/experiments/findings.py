@@ -145,7 +145,7 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             move.why = "give the study twice the budget, so each width trains longer"
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
-        if 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
+        if full is not None and 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
             bigger = next((m for m in reading_moves({**full, "passes": 2 * passes}) if m.tag == "more-text"), None)
             if bigger is None:
                 return "more steps are not offered: they would read the text past finding 2's premise"

@@ -105,8 +105,9 @@ def _set(d: dict, key: str, value, what: str) -> None:
 
 
 # What each key of a sweep file may hold
-FILE_TYPES = {"name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,),
-              "axes": (dict,), "scale": (str, type(None)), "about": (str,)}
+FILE_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,), "axes": (dict,),
+    "scale": (str, type(None)), "about": (str,)}
 
 
 def _read_file(path: Path) -> dict:
@@ -138,7 +139,7 @@ def linked_keys(key: str) -> list[str]:
 
 def point_values(combo: dict) -> dict:
     """A point's values, key by key: a linked axis's value (a list) spread over its keys."""
-    out = {}
+    out: dict = {}
     for key, value in combo.items():
         keys = linked_keys(key)
         out.update(zip(keys, value, strict=True) if len(keys) > 1 else [(key, value)])
@@ -198,7 +199,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
                             f"{', '.join(presets.STUDIES)}")
-        study = presets.STUDIES.get(doc.get("study"), {})
+        study = presets.STUDIES[doc["study"]] if doc.get("study") is not None else {}
         base_src, name = doc.get("base", study.get("base", presets.BASE_PRESET)), str(doc.get("name") or name)
     else:
         raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "

@@ -98,13 +98,14 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
                    "worker processes", forced)
     packed_fn = packed_fn or probe_packed
     tried = [min(forced, n_points)] if forced else candidates(threads, n_points)
-    best = None
+    best: dict | None = None
     for n in tried:
         k = split_threads(threads, n)
         log(f"timing {n} points at once ({k} thread{'s' if k > 1 else ''} each) to choose how many train at once")
         cut = {"max_tokens": probe_tokens} if probe_tokens else {}
-        packed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
-        if any(t is None for t in packed):
+        probed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
+        packed = [t for t in probed if t is not None]
+        if len(packed) < len(probed):
             continue
         alone_s = sum(t["train_s_per_token"] for t in alone)
         packed_s = sum(t["train_s_per_token"] for t in packed)

@@ -145,7 +145,7 @@ def describe_grid(axes: dict[str, list], note: str = "") -> str:
     return "; ".join(parts) + (f": {note}" if note else "")
 
 
-def check_scale(scale: str) -> str:
+def check_scale(scale: object) -> str:
     if not isinstance(scale, str) or scale not in SCALES:
         raise UserError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
     return scale

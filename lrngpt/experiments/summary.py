@@ -14,6 +14,7 @@ import io
 import math
 import statistics
 from pathlib import Path
+from typing import Any
 
 from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora import corpus_label
@@ -38,7 +39,8 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
     run = run if isinstance(run, RunDir) else RunDir(run)
-    return used_axes(run.load("last", "cpu").model.token_embedding.weight, energy)
+    model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
+    return used_axes(model.token_embedding.weight, energy)
 
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:
@@ -85,7 +87,7 @@ def _val_split(summary: dict, cfg: dict) -> str | None:
     return None if data is None else validation_kind(data.meta)
 
 
-def format_line(row: dict, scale: str, best: bool = False) -> str:
+def format_line(row: dict, scale: str | None, best: bool = False) -> str:
     """The chapter's line, in English, with the passes over the training text, and the scale and
     corpus at the end."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())

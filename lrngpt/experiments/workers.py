@@ -138,10 +138,11 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
         proc.join()
         keep.close()
         results.append(value if kind == "done" else None)
-    if any(r is None for r in results):
+    done = [r for r in results if r is not None]
+    if len(done) < n:
         return None
-    return {k: sum(r[k] for r in results) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
-        {"probe_batch": results[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
+    return {k: sum(r[k] for r in done) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
+        {"probe_batch": done[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
 
 
 def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
@@ -153,7 +154,8 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
     point; the points running finish (an exception: are stopped as by SIGTERM, saving first, as the
     sweep's own process stops at one)."""
     ctx = context()
-    pending, running, ends = list(jobs), {}, {}
+    pending, ends = list(jobs), {}
+    running: dict[str, dict] = {}
     failed = False
     try:
         while running or (pending and not failed):  # a failure starts no new point

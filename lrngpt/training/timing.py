@@ -33,6 +33,7 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     Barrier): each timed part starts when every probe sharing it is ready (points at once)."""
     tc = cfg.train
     seq_len = tc.seq_len
+    assert seq_len is not None  # a RunConfig resolves it
     batch = max(1, min(tc.batch_size, max_tokens // seq_len))
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
     params = param_breakdown(cfg.model_type, cfg.model)["total"]
@@ -78,7 +79,9 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     torch.manual_seed(0)
     model = build_model(cfg.model_type, cfg.model).to(device)
     optimizer = make_optimizer(model, cfg.train)
-    ids = torch.randint(0, cfg.data.vocab_size, (batch, cfg.train.seq_len + 1)).to(device)
+    seq_len = cfg.train.seq_len
+    assert seq_len is not None  # a RunConfig resolves it
+    ids = torch.randint(0, cfg.data.vocab_size, (batch, seq_len + 1)).to(device)
     torch.set_rng_state(rng_state)
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 

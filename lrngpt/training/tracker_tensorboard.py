@@ -20,6 +20,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core.fsio import atomic_write, user_path, writing
 from lrngpt.errors import UserError
@@ -48,7 +49,9 @@ def held_events(directory: Path) -> list:
 
 def _scalar(event) -> tuple[str, float] | None:
     """(tag, value) of an event that holds one scalar as add_scalar writes it, else None."""
-    values = event.summary.value if event.HasField("summary") else ()
+    if not event.HasField("summary"):
+        return None
+    values = event.summary.value
     if len(values) == 1 and values[0].WhichOneof("value") == "simple_value":
         return values[0].tag, values[0].simple_value
     return None
@@ -63,8 +66,8 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     from tensorboard.summary.writer.record_writer import RecordWriter
 
     files = event_files(directory)
-    scalars: dict[tuple[str, int], object] = {}
-    others: dict[bytes, object] = {}
+    scalars: dict[tuple[str, int], Any] = {}  # (TensorBoard's Event protos: no types to read)
+    others: dict[bytes, Any] = {}
     for event in held_events(directory):
         scalar = _scalar(event)
         if scalar is not None:
@@ -120,9 +123,11 @@ class TensorBoardSink:
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's
             # own event file, not to the sub-directory add_hparams would make)
+            file_writer = self.writer.file_writer
+            assert file_writer is not None  # SummaryWriter makes it when it starts
             for summary in hparams_summary({k: _hparam(v) for k, v in hparams.items()},
                                            {"val/bpb": 0.0, "final/val_bpb": 0.0}):
-                self.writer.file_writer.add_summary(summary)
+                file_writer.add_summary(summary)
         self.directory = directory
 
     def log(self, step: int, values: dict) -> None:

@@ -82,6 +82,7 @@ def check() -> None:
     s = settings()
     if s.mode in (*OFFLINE_MODES, "disabled"):
         return
+    auth: object  # W&B's Auth, or an older W&B's key
     try:
         # optional: its absence is said in one line
         from wandb.sdk.lib import wbauth
@@ -158,7 +159,7 @@ def history(path: Path) -> Iterator[dict]:
     from wandb.proto import wandb_internal_pb2
 
     for data in records(path):
-        record = wandb_internal_pb2.Record()
+        record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
         try:
             record.ParseFromString(data)
         except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B

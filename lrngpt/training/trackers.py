@@ -41,6 +41,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
@@ -174,17 +175,19 @@ class Trackers:
     def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
                  resume_step: int | None = None, hparams: dict | None = None, name: str = "",
                  rows: list[dict] | None = None):
-        self.sinks, self.closed, self.state = [], False, {}
+        self.sinks: list[Any] = []  # TensorBoardSink, WandBSink, MLflowSink, _CSV: log, flush, close
+        self.closed, self.state = False, {}
         if not names:
             return
+        assert run_dir is not None  # a run with trackers has its directory
         run_dir = Path(run_dir)
         self.state_path = run_dir / STATE
         self.state = read_state(self.state_path) if resume_step is not None else {}
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
-        hparams, fresh = dict(hparams or {}), resume_step is None
+        hparams = dict(hparams or {})
         params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
-        sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
+        sent = [] if resume_step is None else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
                 if n == "tensorboard":
