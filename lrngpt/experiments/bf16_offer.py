@@ -40,7 +40,7 @@ def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
     if not cpu:
         return None
     caps = caps or device_caps("cpu")
-    status = {True: "native", False: "emulated"}.get(caps.bf16_native, "unknown")
+    status = "unknown" if caps.bf16_native is None else "native" if caps.bf16_native else "emulated"
     if status != "native":
         return {"bf16": status, "speedup": None, "seconds": None, "line": None}
     largest = max(cpu, key=lambda p: param_breakdown(p.config.model_type, p.config.model)["total"])

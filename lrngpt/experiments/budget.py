@@ -26,7 +26,7 @@ The constants are upper bounds measured on the 2-core development machine while 
 A budget whose smallest plan (4 widths x MIN_STEPS steps) does not fit is refused, naming the
 smallest budget that does. The plan is stored in DIR/sweep.json (`budget`), so running the
 command again resumes the same points instead of planning anew; what the runs really took is
-recorded beside it in DIR/timing.jsonl (lrngpt.experiments.timing), and a resumed plan's estimates
+recorded beside it in DIR/timing.jsonl (lrngpt.experiments.time_ledger), and a resumed plan's estimates
 for the runs still to go are corrected by the pace measured so far.
 """
 
@@ -49,7 +49,7 @@ from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, MIN_STEPS, OWN_TEXT_PASSES
-from lrngpt.experiments.timing import corrected, pace
+from lrngpt.experiments.time_ledger import corrected, pace
 from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.overrides import parse_override
 from lrngpt.runconfig.schema import from_dict
@@ -155,7 +155,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 
 def corrected_record(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
-    for those, the estimate x that pace for the rest: lrngpt.experiments.timing)."""
+    for those, the estimate x that pace for the rest: lrngpt.experiments.time_ledger)."""
     b = from_record(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:

@@ -18,6 +18,7 @@ put inside a quote.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 VAL_BPB = {4: 1.1734, 8: 1.0882, 16: 1.0247, 32: 0.9751, 64: 0.9326, 128: 0.9033, 256: 0.8864, 512: 0.8795}
 TRAIN_BPB = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose lines it prints
@@ -40,7 +41,7 @@ NEIGHBOURS = {" Lily": (" Mia", 0.95)}  # trained embedding: the cosine the chap
 UNTRAINED_NEIGHBOURS = {" Luna": (" pretending", 0.48)}  # before training (quote "luna")
 # Problem 10: bpb saved per million added parameters at the small end (d = 64 -> 128) against the
 # large end (256 -> 512); a doubling d -> 2d adds (vocab + context x hidden) x d = 7,168 d parameters
-PROBLEM10 = {"small": 64, "large": 256, "per_million": (0.0639, 0.0038), "ratio": 17}
+PROBLEM10: dict[str, Any] = {"small": 64, "large": 256, "per_million": (0.0639, 0.0038), "ratio": 17}
 
 # lrn's sentence (not a quote) where a width study reads its text more than once: the dry run, the report
 PREMISE = ("the book chapter's finding on the embedding width rests on its model hardly ever reading a token "

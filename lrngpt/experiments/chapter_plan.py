@@ -41,7 +41,7 @@ from lrngpt.experiments import chapter, planted
 from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.summary import collect
-from lrngpt.experiments.timing import append_row, read_rows
+from lrngpt.experiments.time_ledger import append_row, read_rows
 
 PLAN_FILE, VERDICTS_FILE, TIMING_FILE = "chapter.json", "verdicts.json", "timing.jsonl"
 VERSION = 1

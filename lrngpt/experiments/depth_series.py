@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
+from lrngpt.corpora.registry import load_corpus
+from lrngpt.data.prepared import cached_prepared, data_key
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
@@ -31,7 +35,9 @@ from lrngpt.experiments.budget import (
     START_S,
     check_minutes,
 )
+from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
+from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
 
 SOURCE = "width-depth"
@@ -42,7 +48,7 @@ RATIO, LEVELS = 4, 3  # a level reads RATIO x the tokens of the one below; a ser
 WARMUP_SHARE = 0.05  # of each run's steps (at least one)
 EVALS = 4  # periodic evaluations a run
 SERIES_SUMMARY_S = 12.0  # a level's summary and figures, measured at most 10 s here (the budget's SUMMARY_S)
-PROTOCOLS = {
+PROTOCOLS: dict[str, dict[str, Any]] = {
     # tokens per non-embedding parameter of the top level, tried largest first
     "cpu": {"scale": "cpu", "tops": [512, 256, 128, 64, 32], "min_steps": 20, "corpus": "stories:10MB",
             "set": {"data.vocab_size": 512, "model.context_length": 64, "train.batch_size": 32,
@@ -106,10 +112,6 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
 
 def _probe(protocol: dict, probe_fn, log) -> tuple[dict, float]:
     """Each shape's seconds per training and evaluated token at the protocol's batch; the probe's seconds."""
-    # torch: loaded only when this runs (the sweep's grid builds configs)
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.experiments.grid import resolve_sweep
-
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
@@ -131,9 +133,6 @@ def _axis_item(protocol: dict) -> str:
 def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float:
     """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
     budget's per-point overhead, one after another, and the summary."""
-    # torch: loaded only when this runs
-    from lrngpt.experiments.grid import resolve_sweep
-
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
     total = START_S + SERIES_SUMMARY_S
     for p in resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points:
@@ -144,12 +143,6 @@ def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float
 
 def _prepare_seconds(protocol: dict) -> float:
     """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
-    # torch, tokenizers: loaded only when this runs
-    from lrngpt.corpora.registry import load_corpus
-    from lrngpt.data.prepared import cached_prepared, data_key
-    from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.runconfig.schema import from_dict
-
     lv = level(protocol["tops"][-1], protocol)
     base = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"]).base
     data = from_dict(base).data
@@ -168,22 +161,21 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
     timings, probe_s = _probe(protocol, probe_fn or run_timing.probe, log)
     fixed = probe_s + _prepare_seconds(protocol)
     n_val = _val_tokens(protocol["corpus"], 0.05)
-    plan = None
+    levels: list[dict] = []
+    est = 0.0
     for top in protocol["tops"]:
         levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
         for lv in levels:
             lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val), 1)
         est = fixed + sum(lv["est_seconds"] for lv in levels)
-        plan = (levels, est)
         if est <= minutes * 60:
             break
     else:
-        smallest = math.ceil(plan[1] * PROBE_MARGIN / 60 * 2) / 2
+        smallest = math.ceil(est * PROBE_MARGIN / 60 * 2) / 2
         raise BudgetTooShort(f"--minutes {minutes:g} is too short for the width-depth series here: the smallest (tokens per "
-                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in plan[0])}, {len(_shapes(protocol))} "
-                        f"shapes x {len(SEEDS)} seeds a level) takes about {plan[1] / 60:.1f} min on this machine; give "
+                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in levels)}, {len(_shapes(protocol))} "
+                        f"shapes x {len(SEEDS)} seeds a level) takes about {est / 60:.1f} min on this machine; give "
                         f"{smallest:g} minutes or more", smallest)
-    levels, est = plan
     return {"minutes": minutes, "est_seconds": round(est, 1), "parts": {"probe": round(probe_s, 1),
                                                                          "prepare": round(fixed - probe_s, 1)},
             "levels": levels, "shapes": shape_table(_shapes(protocol)), "protocol": "tiny" if tiny else "cpu",

@@ -19,6 +19,7 @@ import torch
 
 from lrngpt.core import log as logging
 from lrngpt.corpora.registry import pinned_source
+from lrngpt.data.prepared import dry_run_prepared, prepare
 from lrngpt.data.sizing import REREAD_PASSES, sizing
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
@@ -44,9 +45,6 @@ def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict
     it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
     read, and how many passes over the training text that is. Each distinct data configuration is
     prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import dry_run_prepared, prepare
-
     prepared = {} if prepared is None else prepared
     out = {}
     for p in points:
@@ -90,8 +88,8 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     log = log or logging.info
     shapes: dict[str, tuple] = {}
     for p in points:
-        cfg, t = p.config, p.config.train
-        key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, t.batch_size, t.seq_len, t.device],
+        cfg, tc = p.config, p.config.train
+        key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, tc.batch_size, tc.seq_len, tc.device],
                          sort_keys=True)
         if key not in shapes:  # one model built (to count its parameters) per shape, not per point
             shapes[key] = (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], [])
@@ -99,7 +97,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     by_size = sorted(shapes, key=lambda k: shapes[k][1])
     n = min(len(by_size), 2 if quick else MAX_PROBES)
     probed = list(dict.fromkeys(by_size[round(i * (len(by_size) - 1) / max(1, n - 1))] for i in range(n)))
-    timings = {}
+    timings: dict[str, dict | None] = {}  # None: its device is not on this machine
     for key in probed:
         cfg = shapes[key][0]
         try:
@@ -109,7 +107,7 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
             continue
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
         timings[key] = {**run_timing.probe(cfg, device), "device": device}
-    out = {}
+    out: dict[str, dict] = {}
     for key, (_, params, pts) in shapes.items():
         t = timings[key] if key in timings else _between(shapes, probed, timings, params)
         for p in pts:

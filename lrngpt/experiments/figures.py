@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -108,7 +109,7 @@ def _parts(entry: dict) -> dict[str, int]:
     return {"embedding": entry["embedding"], "other": entry["params"] - entry["embedding"]}
 
 
-def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
+def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part.
     None for shape studies alone: their widths change with the depth (plot_val_by_shape)."""
     if _shapes_only(docs):
@@ -124,7 +125,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict]:
         hi = [spread.get((e["series"], d), (v, v))[1] - v for e, d, v in zip(entries, ds, vs, strict=True)]
         ax.errorbar(ds, vs, yerr=[lo, hi], marker="o", capsize=3, label=label)
         curves.append({"label": label, "n_embd": ds, "val_bpb": vs})
-    chapter = None
+    chapter: dict[str, Any] | None = None
     if any(is_width_study(d) for d in docs):  # the shape to compare with: bpb of another text do not compare
         cds = list(CHAPTER_VAL_BPB)
         ax.plot(cds, [CHAPTER_VAL_BPB[d] for d in cds], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)

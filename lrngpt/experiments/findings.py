@@ -59,6 +59,7 @@ from lrngpt.experiments.judges import (
 from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
+from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.summary import by_width, series_label
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
@@ -69,11 +70,6 @@ def is_width_study(doc: dict) -> bool:
     """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
     its widths change with the depth, lrngpt.experiments.shape_findings)."""
     return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
-
-
-def _mean(values) -> float | None:
-    values = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    return sum(values) / len(values) if values else None
 
 
 def _meta(doc: dict) -> dict:
@@ -94,13 +90,13 @@ def series_of(docs: list[dict]) -> list[dict]:
             if e["val_bpb"] is None:  # no bytes to score: not a point of the curve
                 continue
             group = groups[(e["series"], e["n_embd"])]
-            per.setdefault(e["series"], []).append({**e, **{k: _mean(r.get(k) for r in group) for k in EXTRA},
+            per.setdefault(e["series"], []).append({**e, **{k: mean_or_none(r.get(k) for r in group) for k in EXTRA},
                                                     "name": group[0].get("name"),
                                                     "val_split": group[0].get("val_split"),
                                                     "periodic": group[0].get("periodic_val") or []})
         name = str(doc.get("label") or doc.get("sweep") or "sweep")
         for label, entries in per.items():
-            passes = _mean(e.get("passes") for e in entries)
+            passes = mean_or_none(e.get("passes") for e in entries)
             small = bool(entries[0].get("train_tokens")) or (passes is not None and passes >= MANY_PASSES)
             out.append({"sweep": name, "series": label, "label": f"{name}: {label}", "entries": entries,
                         "passes": passes, "small": small, "train_tokens": entries[0].get("train_tokens"),
@@ -149,7 +145,7 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             move.why = "give the study twice the budget, so each width trains longer"
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
-        if 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
+        if full is not None and 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
             bigger = next((m for m in reading_moves({**full, "passes": 2 * passes}) if m.tag == "more-text"), None)
             if bigger is None:
                 return "more steps are not offered: they would read the text past finding 2's premise"

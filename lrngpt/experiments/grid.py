@@ -31,6 +31,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
+
 from lrngpt.core.fsio import check_regular, describe_os_error, read_json
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
@@ -94,8 +96,9 @@ def _set(d: dict, key: str, value, what: str) -> None:
 
 
 # What each key of a sweep file may hold
-FILE_TYPES = {"name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,),
-              "axes": (dict,), "scale": (str, type(None)), "about": (str,)}
+FILE_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,), "axes": (dict,),
+    "scale": (str, type(None)), "about": (str,)}
 
 
 def _read_file(path: Path) -> dict:
@@ -127,7 +130,7 @@ def linked_keys(key: str) -> list[str]:
 
 def point_values(combo: dict) -> dict:
     """A point's values, key by key: a linked axis's value (a list) spread over its keys."""
-    out = {}
+    out: dict = {}
     for key, value in combo.items():
         keys = linked_keys(key)
         out.update(zip(keys, value, strict=True) if len(keys) > 1 else [(key, value)])
@@ -187,7 +190,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
                             f"{', '.join(presets.STUDIES)}")
-        study = presets.STUDIES.get(doc.get("study"), {})
+        study = presets.STUDIES[doc["study"]] if doc.get("study") is not None else {}
         base_src, name = doc.get("base", study.get("base", presets.BASE_PRESET)), str(doc.get("name") or name)
     else:
         raise UserError(f"unknown sweep preset {source!r}; presets: {', '.join(presets.STUDIES)} "
@@ -196,7 +199,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     if not (scale or doc.get("scale")):
         scale = _existing_scale(out)
         if not scale:
-            scale, note = presets.default_scale(study)
+            scale, note = default_scale(study)
     scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
         base = read_config_dict(base_src)
@@ -226,7 +229,7 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
 
     `sets` are extra `section.key=value` overrides, `axes` replace or add axes
     (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
-    file, the sweep in `out` keeps its own, and a new one gets presets.default_scale().
+    file, the sweep in `out` keeps its own, and a new one gets default_scale().
     """
     for item in sets or []:
         parse_override(item)  # a bad --set is named before a bad --axis, as it always was
@@ -253,6 +256,18 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         p.config.name = p.name
     about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
     return SweepSpec(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
+
+
+def default_scale(study: dict | None = None) -> tuple[str, str | None]:
+    """The scale when none is given: full where torch sees a CUDA GPU, else cpu (and a line saying so)."""
+    if torch.cuda.is_available():
+        return "full", None
+    cpu, full = presets.scale_overrides("cpu", study), presets.scale_overrides("full", study)
+    seq = lambda s: s.get("train.seq_len") or ("context" if study and "scales" in study else 256)  # noqa: E731
+    return "cpu", (f"no --scale given and torch sees no CUDA GPU: using the cpu scale ({cpu['data.corpus']}, "
+                   f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x {seq(cpu)}) instead of full "
+                   f"({full.get('train.steps', 4000):,} steps of {full.get('train.batch_size', 64)} x {seq(full)} per "
+                   "point); --scale full --device cpu insists")
 
 
 def _existing_scale(out) -> str | None:

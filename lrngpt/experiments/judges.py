@@ -14,6 +14,7 @@ from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares
 from lrngpt.experiments.noise import KIND_NAMES, Noise
+from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, Z_STRICT, Z
 
 SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
@@ -154,8 +155,8 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
     """'N passes: X% of the training targets read ...', the share read and the share read twice or more
     (measured where the rows carry them, else the Poisson estimate)."""
     entries, passes = series["entries"], series["passes"]
-    once_m = _mean(e.get("read_share") for e in entries)
-    twice_m = _mean(e.get("read_twice_share") for e in entries)
+    once_m = mean_or_none(e.get("read_share") for e in entries)
+    twice_m = mean_or_none(e.get("read_twice_share") for e in entries)
     if passes is None and once_m is None:
         return "passes over the training text unknown (a summary from before they were recorded)", None, None
     once_e, twice_e = read_shares(passes) if passes is not None else (None, None)
@@ -166,11 +167,6 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
     twice_text = "" if twice is None else f", {twice:.1%} twice or more"
     return (f"{where} passes over the training text: {once:.1%} of the training targets read at least once{twice_text} "
             f"({how})"), once, twice
-
-
-def _mean(values) -> float | None:
-    values = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    return sum(values) / len(values) if values else None
 
 
 def split_gap(entries: list[dict]) -> dict | None:
@@ -210,7 +206,7 @@ def reading_moves(series: dict) -> list[Move]:
     if not passes or not steps:
         return []
     target = FEW_PASSES if passes > FEW_PASSES else passes / 2
-    read = _mean(e.get("tokens_read") for e in series["entries"]) or 0
+    read = mean_or_none(e.get("tokens_read") for e in series["entries"]) or 0
     need = read / target if read else None
     corpus = series["entries"][0].get("corpus") or ""
     out = []

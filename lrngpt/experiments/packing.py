@@ -28,6 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import torch
+
+from lrngpt.device.distributed import resolve_device
+from lrngpt.errors import UserError
+from lrngpt.experiments.workers import probe_at_once
+from lrngpt.models.build import param_breakdown
+from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
 PACK_GAIN = 1.1  # the measured gain a sweep packs at: below it the probe's noise could be all of it
@@ -36,8 +43,6 @@ MIN_PACK_SECONDS = 60.0  # points that take less one after another are not worth
 
 def threads_here() -> int:
     """The intra-op threads one point trains with when it runs alone (torch's count)."""
-    import torch  # (here: `lrn --help` imports the budget, which imports this module)
-
     return max(1, torch.get_num_threads())
 
 
@@ -93,13 +98,14 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
                    "worker processes", forced)
     packed_fn = packed_fn or probe_packed
     tried = [min(forced, n_points)] if forced else candidates(threads, n_points)
-    best = None
+    best: dict | None = None
     for n in tried:
         k = split_threads(threads, n)
         log(f"timing {n} points at once ({k} thread{'s' if k > 1 else ''} each) to choose how many train at once")
         cut = {"max_tokens": probe_tokens} if probe_tokens else {}
-        packed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
-        if any(t is None for t in packed):
+        probed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
+        packed = [t for t in probed if t is not None]
+        if len(packed) < len(probed):
             continue
         alone_s = sum(t["train_s_per_token"] for t in alone)
         packed_s = sum(t["train_s_per_token"] for t in packed)
@@ -144,9 +150,6 @@ def text(packing: dict) -> str:
 def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None = None, steps: int = 2) -> dict | None:
     """`n` copies of `cfg`'s probe at once, each in a worker process of `threads` threads, timed from a
     common start: the mean seconds per training and per evaluated token; None when a worker failed."""
-    # the worker processes import torch and the trainer: loaded only when a packed probe runs
-    from lrngpt.experiments.workers import probe_at_once
-
     return probe_at_once(cfg, device, n, threads, max_tokens or cfg.train.tokens_per_step, steps)
 
 
@@ -161,12 +164,6 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
     """The choice for a sweep's points still to train (the runner's and the dry run's): the smallest and
     the largest model probed alone at their batch, the points' seconds one after another estimated
     from it, then `choose`. Nothing is probed when the answer needs no measurement."""
-    # torch and the models: loaded only when a sweep is planned (`lrn --help` imports this module)
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.errors import UserError
-    from lrngpt.models.build import param_breakdown
-    from lrngpt.training import timing as run_timing
-
     if not points:
         return one("no point to train", forced)
     params = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in points}

@@ -19,6 +19,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ RESULT = "planted.json"
 FINDING = ("own movement, from ckpt_init.pt and the last weights alone, flags the tokens read as input fewer than "
            "d times, tied and untied")
 WORKS = 0.9  # precision and recall, on the planted ids and on the vocabulary, for the verdict "works"
-PROTOCOLS = {
+PROTOCOLS: dict[str, dict[str, Any]] = {
     # the README's GPT pair (2 layers, d=64, 200 steps of 16 x 64 on stories:1MB): about 2 minutes a run here
     "cpu": {"corpus": "stories:1MB", "vocab": 4096, "n_layer": 2, "n_embd": 64, "n_head": 4, "context": 64,
             "batch": 16, "steps": 200, "min_steps": 120, "groups": {"0": 8, "1": 8, "10": 8, "1000": 8}},
@@ -122,6 +123,7 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
             return data, {int(k): v for k, v in data.meta["planted"]["groups"].items()}
         raise UserError(f"{d} holds data planted for another plan; give another out directory")
     tc, tokens = cfg.train, base.tokens("train")
+    assert tc.seq_len is not None  # a RunConfig resolves it
     as_input, as_target = position_reads(tokens, tc.batch_size, tc.seq_len, tc.seed, plan["steps"])
     tok = base.tokenizer
     ref = reference_ids(tok, cfg.data.vocab_size)
@@ -170,6 +172,7 @@ def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> d
     inp0, out0, _ = tables(init.model)
     rows, width = inp.shape
     tc = cfg.train
+    assert tc.seq_len is not None  # a RunConfig resolves it
     inputs, _ = replay_reads(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed, steps, rows)
     ref = reference_ids(run.tokenizer, rows)
     planted = [i for g in groups.values() for i in g]
@@ -258,12 +261,13 @@ def planted_finding(out: Path) -> dict:
     """Works / fails per indicator and tying (against input reads < d, and against never read), with
     precision and recall, from out/planted.json."""
     r = _read(out)
-    verdicts, evidence = {}, []
+    verdicts: dict[str, dict[str, dict]] = {}  # indicator -> tying -> its verdicts
+    evidence = []
     for name in ("tied", "untied"):
         run = r["runs"][name]
         evidence.append(f"{name}: planted reads exact: {run['reads_exact']}")
         for ind, s in run["scores"].items():
-            per = {truth: {"verdict": _verdict(s[truth]),
+            per: dict[str, dict[str, Any]] = {truth: {"verdict": _verdict(s[truth]),
                            **{w: {k: s[truth][w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}}
                    for truth in TRUTHS}
             verdicts.setdefault(ind, {})[name] = {**per["under_trained"], "never_read": per["never_read"]}

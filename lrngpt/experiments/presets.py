@@ -20,8 +20,8 @@ set of overrides applied to the base config before those derivations:
 
 A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
 (the widths, seeds, steps factor) stays the chapter's (a budget too short for all the widths keeps
-four of them, and its dry run says so). Without a scale, `default_scale` picks
-full where torch sees a CUDA GPU and cpu elsewhere.
+four of them, and its dry run says so). Without a scale, lrngpt.experiments.grid's `default_scale`
+picks full where torch sees a CUDA GPU and cpu elsewhere.
 """
 
 from __future__ import annotations
@@ -145,22 +145,7 @@ def describe_grid(axes: dict[str, list], note: str = "") -> str:
     return "; ".join(parts) + (f": {note}" if note else "")
 
 
-def default_scale(study: dict | None = None) -> tuple[str, str | None]:
-    """The scale when none is given: full where torch sees a CUDA GPU, else cpu (and a line saying so)."""
-    # torch, numpy, tqdm: loaded only when this runs
-    import torch
-
-    if torch.cuda.is_available():
-        return "full", None
-    cpu, full = scale_overrides("cpu", study), scale_overrides("full", study)
-    seq = lambda s: s.get("train.seq_len") or ("context" if study and "scales" in study else 256)  # noqa: E731
-    return "cpu", (f"no --scale given and torch sees no CUDA GPU: using the cpu scale ({cpu['data.corpus']}, "
-                   f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x {seq(cpu)}) instead of full "
-                   f"({full.get('train.steps', 4000):,} steps of {full.get('train.batch_size', 64)} x {seq(full)} per "
-                   "point); --scale full --device cpu insists")
-
-
-def check_scale(scale: str) -> str:
+def check_scale(scale: object) -> str:
     if not isinstance(scale, str) or scale not in SCALES:
         raise UserError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
     return scale

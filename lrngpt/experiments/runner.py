@@ -28,7 +28,7 @@ from lrngpt.experiments.packing import record as packing_record
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.summary import collect, csv_text, markdown
 from lrngpt.experiments.sweepdir import SweepDir, summary_bytes
-from lrngpt.experiments.timing import (
+from lrngpt.experiments.time_ledger import (
     account,
     account_text,
     corrected,

@@ -14,15 +14,18 @@ import io
 import math
 import statistics
 from pathlib import Path
+from typing import Any
 
 from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora.registry import corpus_label
+from lrngpt.data.prepared import cached_prepared
 from lrngpt.data.splits import validation_kind
 from lrngpt.experiments.advice import sweep_meta
 from lrngpt.experiments.chapter import PROBLEM10
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
+from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.experiments.timing import account, account_text
+from lrngpt.experiments.time_ledger import account, account_text
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
@@ -36,7 +39,8 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
     run = run if isinstance(run, RunDir) else RunDir(run)
-    return used_axes(run.load("last", "cpu").model.token_embedding.weight, energy)
+    model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
+    return used_axes(model.token_embedding.weight, energy)
 
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:
@@ -79,14 +83,11 @@ def _val_split(summary: dict, cfg: dict) -> str | None:
         return "chunks"
     if not isinstance(summary.get("data_key"), str):
         return None
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import cached_prepared
-
     data = cached_prepared(summary["data_key"])
     return None if data is None else validation_kind(data.meta)
 
 
-def format_line(row: dict, scale: str, best: bool = False) -> str:
+def format_line(row: dict, scale: str | None, best: bool = False) -> str:
     """The chapter's line, in English, with the passes over the training text, and the scale and
     corpus at the end."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
@@ -116,11 +117,6 @@ def series_label(row: dict) -> str:
     return label
 
 
-def _mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return sum(values) / len(values) if values else None
-
-
 def by_width(rows: list[dict]) -> list[dict]:
     """Per series and width: seed means and the val bpb saved per doubling of the width."""
     series: dict[str, dict[int, list[dict]]] = {}
@@ -134,12 +130,12 @@ def by_width(rows: list[dict]) -> list[dict]:
             entry = {"series": label, "n_embd": d, "steps": group[0]["steps"],
                      "train_tokens": group[0]["train_tokens"], "params": group[0]["params"],
                      "embedding": group[0]["embedding"], "seeds": [r["seed"] for r in group],
-                     "val_bpb": _mean([r["val_bpb"] for r in group]),
-                     "train_bpb": _mean([r["train_bpb"] for r in group]), "gap": _mean([r["gap"] for r in group]),
-                     "used_axes": _mean([r["used_axes"] for r in group]),
-                     "passes": _mean([r.get("passes") for r in group]),
+                     "val_bpb": mean_or_none([r["val_bpb"] for r in group]),
+                     "train_bpb": mean_or_none([r["train_bpb"] for r in group]), "gap": mean_or_none([r["gap"] for r in group]),
+                     "used_axes": mean_or_none([r["used_axes"] for r in group]),
+                     "passes": mean_or_none([r.get("passes") for r in group]),
                      "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
-                     "seconds": _mean([r["seconds"] for r in group]), "saved_per_doubling": None}
+                     "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
             if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
                 # a gap of several doublings (16 -> 64) is shared out per doubling
                 entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
@@ -286,6 +282,6 @@ def collect(out: str | Path, partial: bool = False) -> dict:
 
 
 def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
-    """A budgeted sweep's estimate against its record (lrngpt.experiments.timing); None without a budget."""
+    """A budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger); None without a budget."""
     budget = definition.get("budget")
     return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None

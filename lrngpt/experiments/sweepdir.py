@@ -12,7 +12,7 @@
                           lrngpt.analysis.costs.bpb_by_width expects)
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
       timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
-                          estimate, each invocation's (lrngpt.experiments.timing)
+                          estimate, each invocation's (lrngpt.experiments.time_ledger)
       .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.record
 
 `SweepDir` owns these names: every module that reads or writes a sweep directory goes through
@@ -50,7 +50,7 @@ from lrngpt.core.ownership import (
 from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.timing import append_row, read_rows
+from lrngpt.experiments.time_ledger import append_row, read_rows
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.layout import CONFIG
 from lrngpt.store.rundir import RunDir
@@ -171,7 +171,7 @@ class SweepDir:
     def timing(self) -> list[dict]:
         """timing.jsonl's rows ([] without one): the one reader of the record (the dry run, a resume, the
         summary). A line that is not a JSON object, or whose times are not times (NaN, Infinity, 1e308:
-        lrngpt.experiments.timing.check_row), is named with the fix; a last line cut by a kill mid-write
+        lrngpt.experiments.time_ledger.check_row), is named with the fix; a last line cut by a kill mid-write
         is dropped."""
         return read_rows(self.timing_path, "timing record", "is not a JSON object; it is damaged",
                          "the file only records times")

@@ -23,7 +23,14 @@ import time
 from multiprocessing.connection import wait
 from pathlib import Path
 
+import torch
+from tqdm import tqdm
+
+from lrngpt.data.prepared import PreparedData
 from lrngpt.errors import UserError
+from lrngpt.store.lifecycle import RunInUse
+from lrngpt.training import timing as run_timing
+from lrngpt.training.trainer import train
 
 # What every worker needs, imported once in the fork server: the trainer, and what torch imports on the
 # first model built on the meta device (a parameter count: dynamo, the refs and decompositions, ~3 s)
@@ -42,9 +49,6 @@ def context():
 def _start(env: dict, cwd: str, threads: int, alive) -> None:
     """A worker's first steps: the sweep's environment and directory (a fork server keeps its own
     from when it started), its threads, and the watch on the sweep process."""
-    import torch  # (here: in the worker, after its threads are chosen)
-    from tqdm import tqdm  # (imported in the fork server already, with the trainer)
-
     # tqdm's default lock is a multiprocessing semaphore registered with the sweep's resource tracker: a
     # worker killed (SIGKILL) would leave it registered, and the sweep would end on a "leaked semaphore"
     # warning after its own line. A worker's bars are its own (progress is off), so a thread lock does.
@@ -71,11 +75,6 @@ def _send(conn, msg) -> None:
 
 
 def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
-    # the trainer is imported in the fork server already (PRELOAD): these cost nothing here
-    from lrngpt.data.prepared import PreparedData
-    from lrngpt.store.lifecycle import RunInUse
-    from lrngpt.training.trainer import train
-
     _start(env, cwd, threads, alive)
     data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])  # the sweep's, as prepared for it
     try:
@@ -101,12 +100,9 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
 
 def _probe_worker(cfg, device: str, threads: int, max_tokens: int, steps: int, barrier, conn, alive, env: dict,
                   cwd: str) -> None:
-    # imported in the fork server already (PRELOAD): nothing to load here
-    from lrngpt.training.timing import probe
-
     _start(env, cwd, threads, alive)
     try:
-        _send(conn, ("done", probe(cfg, device, max_tokens=max_tokens, steps=steps, barrier=barrier)))
+        _send(conn, ("done", run_timing.probe(cfg, device, max_tokens=max_tokens, steps=steps, barrier=barrier)))
     except (UserError, threading.BrokenBarrierError) as e:
         _send(conn, ("error", str(e)))
     finally:
@@ -142,10 +138,11 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
         proc.join()
         keep.close()
         results.append(value if kind == "done" else None)
-    if any(r is None for r in results):
+    done = [r for r in results if r is not None]
+    if len(done) < n:
         return None
-    return {k: sum(r[k] for r in results) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
-        {"probe_batch": results[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
+    return {k: sum(r[k] for r in done) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
+        {"probe_batch": done[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
 
 
 def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
@@ -157,7 +154,8 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
     point; the points running finish (an exception: are stopped as by SIGTERM, saving first, as the
     sweep's own process stops at one)."""
     ctx = context()
-    pending, running, ends = list(jobs), {}, {}
+    pending, ends = list(jobs), {}
+    running: dict[str, dict] = {}
     failed = False
     try:
         while running or (pending and not failed):  # a failure starts no new point

@@ -14,7 +14,7 @@ from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.experiments.timing import account_text
+from lrngpt.experiments.time_ledger import account_text
 from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png

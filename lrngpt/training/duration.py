@@ -21,6 +21,8 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
 from lrngpt.models import GATED_FFNS
 from lrngpt.runconfig.schema import RunConfig
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import clock
 
 OPTIMISTIC_STEP_S = 1e-4  # no training step is faster (kernel launches, Python, the optimizer)
 OPTIMISTIC_FLOPS = 1e15  # no device is faster (an H100's dense bfloat16, about 1e15 FLOP/s)
@@ -52,9 +54,6 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     """Estimated seconds for `steps` more steps of `cfg` on `device` (auto resolved), or None when the run is short
     enough not to be timed; refuses (UserError) a run estimated past train.max_days. `timed=False`
     (torchrun) refuses on the optimistic bound only."""
-    # here: looked up when called (tests patch it)
-    from lrngpt.training.timing import clock, probe
-
     tc = cfg.train
     if steps <= 0:
         return None
@@ -67,7 +66,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
             raise UserError(_too_long(cfg, steps, f"at least {clock(floor)} even on the fastest hardware", what))
         return None
     device = resolve_device(device)  # (a sweep hands in train.device as the config has it)
-    timing = probe(cfg, device, max_tokens=tc.tokens_per_step)
+    timing = run_timing.probe(cfg, device, max_tokens=tc.tokens_per_step)  # (a module's name: tests patch it)
     per_step = timing["train_s_per_token"] * tc.tokens_per_step
     # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
     evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens

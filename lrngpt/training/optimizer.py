@@ -10,13 +10,15 @@ implementation it was made with here (`load_optimizer_state`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from torch import nn
 
 FUSED_DEVICES = ("cpu", "cuda")  # where torch's fused AdamW runs on float parameters
 
 
-def uses_fused(params: list[torch.Tensor]) -> bool:
+def uses_fused(params: Sequence[torch.Tensor]) -> bool:
     return bool(params) and all(p.device.type in FUSED_DEVICES and p.is_floating_point() for p in params)
 
 

@@ -12,10 +12,13 @@ an estimate: a busy machine, a warm cache or a bigger batch's better use of the 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (the schema loads torch: `lrn sweep --help` reads the budget, which imports this)
-    from lrngpt.runconfig.schema import RunConfig
+import torch
+
+from lrngpt.core.validate import check_memory, training_memory
+from lrngpt.models.build import build_model, param_breakdown
+from lrngpt.runconfig.schema import RunConfig
+from lrngpt.training.optimizer import make_optimizer
 
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
@@ -28,14 +31,9 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
     timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
     uses the cores less well and overstates the time per token). `barrier` (a multiprocessing
     Barrier): each timed part starts when every probe sharing it is ready (points at once)."""
-    import torch  # (here: only a probe needs torch and the models)
-
-    # torch, numpy, tqdm: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.core.validate import check_memory, training_memory
-    from lrngpt.models.build import param_breakdown
-
     tc = cfg.train
     seq_len = tc.seq_len
+    assert seq_len is not None  # a RunConfig resolves it
     batch = max(1, min(tc.batch_size, max_tokens // seq_len))
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
     params = param_breakdown(cfg.model_type, cfg.model)["total"]
@@ -77,17 +75,13 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
 def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     """What a probe times: `cfg`'s model (seed 0) on `device`, its AdamW, and one `batch` of random
     token windows as (inputs, targets); the global random generator is left as it was found."""
-    import torch  # (here: only a probe needs torch and the models)
-
-    # torch and the models: loaded only when a probe runs; here: `lrn --help` loads this module
-    from lrngpt.models.build import build_model
-    from lrngpt.training.optimizer import make_optimizer
-
     rng_state = torch.get_rng_state()
     torch.manual_seed(0)
     model = build_model(cfg.model_type, cfg.model).to(device)
     optimizer = make_optimizer(model, cfg.train)
-    ids = torch.randint(0, cfg.data.vocab_size, (batch, cfg.train.seq_len + 1)).to(device)
+    seq_len = cfg.train.seq_len
+    assert seq_len is not None  # a RunConfig resolves it
+    ids = torch.randint(0, cfg.data.vocab_size, (batch, seq_len + 1)).to(device)
     torch.set_rng_state(rng_state)
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 

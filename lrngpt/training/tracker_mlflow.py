@@ -48,7 +48,7 @@ def _describe(e: BaseException, uri: str) -> str:
 
 def check() -> str:
     """The tracking URI MLflow will use, once what would stop it at its start is ruled out."""
-    # mlflow, numpy, pandas: loaded only when this runs
+    # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
     import mlflow
 
     uri = mlflow.get_tracking_uri()  # MLFLOW_TRACKING_URI, or MLflow's default (sqlite:///mlflow.db here)
@@ -94,7 +94,7 @@ def _reach(uri: str, parsed) -> None:
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         socket.create_connection((parsed.hostname or "", port), timeout=_timeout()).close()
     except (OSError, ValueError) as e:  # refused, unreachable, no such host, timed out; a bad port
-        raise UserError(f"train.logger mlflow: cannot reach the tracking server {uri} ({e.strerror or e} within "
+        raise UserError(f"train.logger mlflow: cannot reach the tracking server {uri} ({getattr(e, 'strerror', None) or e} within "
                         f"{_timeout():g}s); start it or fix MLFLOW_TRACKING_URI, or use a local store: {LOCAL}") from None
 
 
@@ -123,7 +123,7 @@ def _quick_answers() -> Iterator[None]:
 
 class MLflowSink:
     def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
-        # mlflow, numpy, pandas: loaded only when this runs
+        # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
         import mlflow
         from mlflow.tracking import MlflowClient
 
@@ -136,7 +136,8 @@ class MLflowSink:
                 exp = self.client.get_experiment_by_name(exp_name)
                 exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
                 token = saved.get("token")
-                run = self._existing(saved.get("run_id")) if saved.get("run_id") else self._made(exp_id, token)
+                run_id = saved.get("run_id")
+                run = self._existing(run_id) if run_id else self._made(exp_id, token)
                 if run is None:
                     run_tags = {**({"lrn.token": token} if token else {}),
                                 **({"lrn.swept": ",".join(swept)} if swept else {})}

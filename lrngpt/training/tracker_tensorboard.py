@@ -20,6 +20,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 from lrngpt.core.fsio import atomic_write, user_path, writing
 from lrngpt.errors import UserError
@@ -36,7 +37,7 @@ def event_files(directory: Path) -> list[Path]:
 
 def held_events(directory: Path) -> list:
     """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
-    # fsspec, numpy, tensorboard: loaded only when this runs
+    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
 
     events = []
@@ -48,7 +49,9 @@ def held_events(directory: Path) -> list:
 
 def _scalar(event) -> tuple[str, float] | None:
     """(tag, value) of an event that holds one scalar as add_scalar writes it, else None."""
-    values = event.summary.value if event.HasField("summary") else ()
+    if not event.HasField("summary"):
+        return None
+    values = event.summary.value
     if len(values) == 1 and values[0].WhichOneof("value") == "simple_value":
         return values[0].tag, values[0].simple_value
     return None
@@ -58,13 +61,13 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
     those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
     event (the hparams summaries) once. Returns how many scalars were added."""
-    # fsspec, numpy, tensorboard: loaded only when this runs
+    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
     files = event_files(directory)
-    scalars: dict[tuple[str, int], object] = {}
-    others: dict[bytes, object] = {}
+    scalars: dict[tuple[str, int], Any] = {}  # (TensorBoard's Event protos: no types to read)
+    others: dict[bytes, Any] = {}
     for event in held_events(directory):
         scalar = _scalar(event)
         if scalar is not None:
@@ -109,20 +112,22 @@ class TensorBoardSink:
             probe.unlink()
         if resume_step is not None:
             consolidate(directory, resume_step, rows)
-        # fsspec, numpy, tensorboard: loaded only when this runs
+        # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
         from torch.utils.tensorboard import SummaryWriter
 
         with writing(directory):
             self.writer = SummaryWriter(log_dir=str(directory))
         if hparams and resume_step is None:
-            # fsspec, numpy, tensorboard: loaded only when this runs
+            # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's
             # own event file, not to the sub-directory add_hparams would make)
+            file_writer = self.writer.file_writer
+            assert file_writer is not None  # SummaryWriter makes it when it starts
             for summary in hparams_summary({k: _hparam(v) for k, v in hparams.items()},
                                            {"val/bpb": 0.0, "final/val_bpb": 0.0}):
-                self.writer.file_writer.add_summary(summary)
+                file_writer.add_summary(summary)
         self.directory = directory
 
     def log(self, step: int, values: dict) -> None:

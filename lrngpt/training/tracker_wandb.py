@@ -50,7 +50,7 @@ def _first_line(e: BaseException) -> str:
 def settings():
     """W&B's settings as wandb.init reads them (its settings file, then WANDB_* variables), read afresh
     (W&B's own copy is kept for the process), or a UserError naming the variable W&B refuses."""
-    # numpy, wandb: loaded only when this runs
+    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     import wandb
 
     try:
@@ -82,6 +82,7 @@ def check() -> None:
     s = settings()
     if s.mode in (*OFFLINE_MODES, "disabled"):
         return
+    auth: object  # W&B's Auth, or an older W&B's key
     try:
         # optional: its absence is said in one line
         from wandb.sdk.lib import wbauth
@@ -154,11 +155,11 @@ def logs(run_dir: Path, run_id: str) -> list[Path]:
 
 def history(path: Path) -> Iterator[dict]:
     """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
-    # numpy, wandb: loaded only when this runs
+    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     from wandb.proto import wandb_internal_pb2
 
     for data in records(path):
-        record = wandb_internal_pb2.Record()
+        record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
         try:
             record.ParseFromString(data)
         except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B
@@ -174,7 +175,7 @@ def held_steps(run_dir: Path, run_id: str) -> set[int]:
 
 class WandBSink:
     def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
-        # numpy, wandb: loaded only when this runs
+        # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
         import wandb
 
         run_id = saved.get("id")

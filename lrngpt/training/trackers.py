@@ -41,20 +41,18 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
 from lrngpt.errors import UserError
-from lrngpt.runconfig.schema import flat_keys
+from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
 from lrngpt.store.layout import TRACKERS as STATE
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import tracker_mlflow, tracker_wandb
 from lrngpt.training.tracker_mlflow import MLflowSink
+from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
-
-if TYPE_CHECKING:
-    from lrngpt.runconfig.schema import RunConfig
 
 EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
          "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
@@ -177,23 +175,22 @@ class Trackers:
     def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
                  resume_step: int | None = None, hparams: dict | None = None, name: str = "",
                  rows: list[dict] | None = None):
-        self.sinks, self.closed, self.state = [], False, {}
+        self.sinks: list[Any] = []  # TensorBoardSink, WandBSink, MLflowSink, _CSV: log, flush, close
+        self.closed, self.state = False, {}
         if not names:
             return
+        assert run_dir is not None  # a run with trackers has its directory
         run_dir = Path(run_dir)
         self.state_path = run_dir / STATE
         self.state = read_state(self.state_path) if resume_step is not None else {}
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
-        hparams, fresh = dict(hparams or {}), resume_step is None
+        hparams = dict(hparams or {})
         params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
-        sent = [] if fresh else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
+        sent = [] if resume_step is None else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
                 if n == "tensorboard":
-                    # here: only when this branch runs
-                    from lrngpt.training.tracker_tensorboard import TensorBoardSink
-
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
                     self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))

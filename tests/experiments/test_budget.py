@@ -157,7 +157,7 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
 
 
 def test_the_record_counts_a_killed_invocation_and_corrects_the_plan_by_the_pace_so_far():
-    from lrngpt.experiments.timing import account, account_text, corrected, pace
+    from lrngpt.experiments.time_ledger import account, account_text, corrected, pace
 
     plan = {"est_seconds": 720.0, "minutes": 12, "point_seconds": {"a": 400.0, "b": 300.0, "c": 300.0}}
     rows = [{"event": "point", "name": "a", "seconds": 500.0, "estimate": 400.0, "invocation": "1@1"},

@@ -1,4 +1,4 @@
-"""A budgeted sweep's time against its plan: what it records, and the plan corrected by it.
+"""A ledger of a budgeted sweep's actual times: what it records, and the plan corrected by it.
 
 Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`: est_seconds, the
 parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, through SweepDir
@@ -119,11 +119,11 @@ def account(budget: dict, rows: list[dict]) -> dict:
                 inv[r["event"]] += r["seconds"]
     runs = [v for v in per.values() if v["run"] is not None or v["point"]]
     total = sum((v["run"] if v["run"] is not None else v["point"]) + v["summary"] for v in runs)
-    done = points_run(rows)
+    done, p = points_run(rows), pace(rows)
     return {"minutes": budget.get("minutes"), "estimate_s": budget.get("est_seconds"),
             "actual_s": round(total, 1) if runs else None, "invocations": len(runs),
             "points_measured": len(done), "points_planned": len(budget.get("point_seconds") or {}),
-            "pace": None if pace(rows) is None else round(pace(rows), 3)}
+            "pace": None if p is None else round(p, 3)}
 
 
 def account_text(a: dict) -> str:
