@@ -2323,9 +2323,9 @@ def test_a_damaged_record_is_named_as_damaged_and_the_fix_works(tmp_path, capsys
 @pytest.mark.parametrize("out,needle", [("/proc/x.txt", "lies in /proc"), ("/sys/x.txt", "lies in /sys"),
                                         ("/proc/1/x.txt", "lies in /proc")])
 def test_an_output_in_a_kernel_file_system_is_refused_before_any_work(out, needle, capsys, monkeypatch):
-    import lrngpt.analysis.superposition as sup
+    import lrngpt.api.lessons as lessons
 
-    monkeypatch.setattr(sup, "train_toy", lambda *a, **k: pytest.fail("trained before checking --out"))
+    monkeypatch.setattr(lessons, "train_toy", lambda *a, **k: pytest.fail("trained before checking --out"))
     one_line(lrn(capsys, "lesson", "superposition", "--out", out), 2, needle, "choose a path on a disk")
     one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2, needle)
 

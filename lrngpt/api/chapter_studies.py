@@ -15,10 +15,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from lrngpt.analysis.pip import corpus_estimate
+from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
 from lrngpt.api.sweeps import plan_sweep, sweep
 from lrngpt.core import log as logging
 from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments import depth_series, planted
+from lrngpt.experiments.budget import from_record
+from lrngpt.experiments.chapter_plan import too_short
+from lrngpt.report.chapter_page import write_chapter_page
 
 Notes = Callable[[str], None] | None
 Scale = Literal["tiny", "full"] | None
@@ -33,8 +40,6 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
         r = plan_sweep(source, scale, out=out / name, minutes=minutes, passes=passes, set=sets or None,
                        axes=axes or None, notes=say)
     except BudgetTooShort as e:
-        from lrngpt.experiments.chapter_plan import too_short  # torch, numpy: loaded only when this runs
-
         raise UserError(too_short(name, minutes or 0.0, e.smallest)) from None
     b = r.get("budget") or {}
     part = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
@@ -44,8 +49,6 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
                                                         for p in r["points"]},
             "deviations": list(b.get("gives_up") or [])}
     if b:  # the budget planned here is the one trained: its steps, corpus and widths as the sweep's settings
-        from lrngpt.experiments.budget import from_record  # torch, numpy: loaded only when this runs
-
         plan_sets, _ = from_record(b).items()
         part.update(scale="budget", budget=b, set=part["set"] + plan_sets,  # trained as planned: no second probe
                     est_seconds=round(part["est_seconds"] - float((b.get("parts") or {}).get("probe") or 0.0), 1),
@@ -55,10 +58,6 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
 
 
 def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import depth_series
-    from lrngpt.experiments.chapter_plan import too_short
-
     try:
         return depth_series.plan_series(60.0 if tiny else minutes, log=say, tiny=tiny)
     except BudgetTooShort as e:
@@ -67,10 +66,6 @@ def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
 
 def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None = None) -> dict:
     """Every part with its estimate: the budgeted parts probe this machine (seconds each)."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.experiments import planted
-
     laptop = scale == "laptop"
     text = [f"data.corpus={corpus}"] if corpus else []  # --scale full on a machine without the download
     share = cp.shares(minutes) if laptop and minutes else {}
@@ -119,12 +114,6 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
 
 
 def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.pip import corpus_estimate
-    from lrngpt.analysis.superposition import train_toy
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.experiments import planted
-
     where = out / part["name"]
     if part["kind"] == "sweep":
         sweep(part["source"], part["scale"], out=where, set=part["set"] or None, axes=part["axes"] or None,
@@ -151,10 +140,6 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
     written). Run again on the same `out`, it resumes. Returns {"plan", "verdicts", "report", "seconds", "text"}.
 
     Example: ``r = lrngpt.run_chapter("runs/chapter", minutes=60, dry_run=True); r["plan"]["est_seconds"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.report.chapter_page import write_chapter_page
-
     say = notes or logging.info
     scale_name = cp.check_scale(scale)
     if scale_name != "laptop" and minutes is not None:

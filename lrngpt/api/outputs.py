@@ -11,6 +11,12 @@ from typing import Literal
 from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
+from lrngpt.experiments.findings import judge
+from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
+from lrngpt.interop.hf_export import export_hf as write_hf
+from lrngpt.report import kind_of
+from lrngpt.report import write_report as write_page
+from lrngpt.report.sweeps import sweep_docs
 
 
 def _paths(dirs) -> list[Path]:
@@ -30,10 +36,6 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     directories alone. An earlier report is replaced, any other file never (UserError).
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.report import kind_of
-    from lrngpt.report import write_report as write_page
-
     paths = _paths(dirs)
     result = write_page(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint)
     if kind_of(paths[0]) == "sweep":
@@ -43,10 +45,6 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
 
 def sweep_findings(paths: list[Path]) -> list[dict]:
     """The book chapter's three findings judged on these sweep directories together, read from them alone."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.findings import judge
-    from lrngpt.report.sweeps import sweep_docs
-
     return judge(sweep_docs(paths))
 
 
@@ -59,9 +57,6 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
     option) or an `out` that is not new, empty or an earlier export (with force).
 
     Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.interop.hf_export import export_hf as write_hf
-
     r = as_run(run, checkpoint)
     if r.checkpoint == "init":
         raise UserError("--checkpoint init: export the trained weights, last or best")
@@ -75,7 +70,4 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
 
     Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
-
     return read_gpt2(hf_dir, out, force=force)

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.analysis.embeddings import load_table, token_neighbors
 from lrngpt.api.checks import checked
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
+from lrngpt.inference.evaluate import evaluate_run
+from lrngpt.inference.sample import SamplingConfig, sample_texts
+from lrngpt.runconfig.schema import load_config
+from lrngpt.store.rundir import RunDir
+from lrngpt.training.trainer import train
 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
@@ -40,14 +46,6 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
 
 
 def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
-    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.embeddings import load_table, token_neighbors
-    from lrngpt.inference.evaluate import evaluate_run
-    from lrngpt.inference.sample import SamplingConfig, sample_texts
-    from lrngpt.runconfig.schema import load_config
-    from lrngpt.store.rundir import RunDir
-    from lrngpt.training.trainer import train
-
     out = Path(out)
     log = log or logging.info
     if steps < 1:

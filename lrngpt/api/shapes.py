@@ -11,6 +11,8 @@ from pathlib import Path
 
 from lrngpt.api.checks import HasPath, checked
 from lrngpt.errors import UserError
+from lrngpt.experiments.shape_findings import judge_shapes
+from lrngpt.experiments.summary import collect
 from lrngpt.models import width_from_depth as rule
 
 
@@ -42,9 +44,5 @@ def width_depth_finding(sweep: HasPath | str | Path) -> dict:
     a directory that holds no sweep.
 
     Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
-    # here: `lrn --help` loads this module, not those
-    from lrngpt.experiments.shape_findings import judge_shapes
-    from lrngpt.experiments.summary import collect
-
     path = Path(sweep.path if isinstance(sweep, HasPath) else sweep)
     return judge_shapes(collect(path))
