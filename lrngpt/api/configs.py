@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lrngpt.api.checks import ModelType, check, checked
 from lrngpt.core.bounded import check_plain
@@ -26,9 +26,6 @@ from lrngpt.runconfig.schema import (
     validated,
 )
 from lrngpt.store.rundir import RunDir
-
-if TYPE_CHECKING:
-    from lrngpt.runconfig.schema import RunConfig
 
 # config overrides: {"model.n_embd": 128}, ["model.n_embd=128"] (the --set form) or one such string
 Overrides = Mapping[str, Any] | Iterable[str] | str | None

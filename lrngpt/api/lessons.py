@@ -23,6 +23,7 @@ from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
 from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
+from lrngpt.api.sweeps import Sweep
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.errors import UserError
@@ -31,8 +32,6 @@ from lrngpt.experiments.figures import png_bytes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from lrngpt.api.sweeps import Sweep  # (sweeps.py imports nothing of this module)
 
 
 @checked
