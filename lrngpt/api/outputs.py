@@ -12,10 +12,9 @@ from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
 from lrngpt.experiments.findings import judge
-from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
-from lrngpt.interop.hf_export import export_hf as write_hf
-from lrngpt.report import kind_of
-from lrngpt.report import write_report as write_page
+from lrngpt.interop.gpt2 import convert_gpt2
+from lrngpt.interop.hf_export import export_run_hf
+from lrngpt.report import kind_of, write_report_pages
 from lrngpt.report.sweeps import sweep_docs
 
 
@@ -37,7 +36,7 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
     paths = _paths(dirs)
-    result = write_page(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint)
+    result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint)
     if kind_of(paths[0]) == "sweep":
         result["findings"] = sweep_findings(paths)
     return result
@@ -60,7 +59,7 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
     r = as_run(run, checkpoint)
     if r.checkpoint == "init":
         raise UserError("--checkpoint init: export the trained weights, last or best")
-    return write_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
+    return export_run_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
 
 
 @checked
@@ -70,4 +69,4 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
 
     Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
-    return read_gpt2(hf_dir, out, force=force)
+    return convert_gpt2(hf_dir, out, force=force)

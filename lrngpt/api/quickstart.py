@@ -21,7 +21,7 @@ from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
 from lrngpt.runconfig.schema import load_config
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
@@ -62,7 +62,7 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
-    summary = train(cfg, out, force=earlier, log=log)
+    summary = train_run(cfg, out, force=earlier, log=log)
     untrained = evaluate_run(out, "init", split="val", log=log)
     loaded = run.load("last")
     settings = SamplingConfig(max_new_tokens=60, temperature=0.8, top_k=40, seed=0)

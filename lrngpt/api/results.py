@@ -19,8 +19,8 @@ from lrngpt.errors import UserError
 from lrngpt.explorer import write_explorer
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
-from lrngpt.interop.hf_export import export_hf
-from lrngpt.report import write_report
+from lrngpt.interop.hf_export import export_run_hf
+from lrngpt.report import write_report_pages
 from lrngpt.report.html import esc, figure
 from lrngpt.report.runs import curves_figure, curves_png, run_headline
 from lrngpt.store.rundir import RunDir
@@ -197,7 +197,7 @@ class Run:
         earlier report is replaced, any other file never (UserError).
 
         Example: ``run.report()``"""
-        return write_report([self.path], out, checkpoint=self.checkpoint)["path"]
+        return write_report_pages([self.path], out, checkpoint=self.checkpoint)["path"]
 
     @checked
     def explore(self, out: str | Path, top: int | None = None) -> str:
@@ -223,7 +223,7 @@ class Run:
         Example: ``run.export_hf("exports/gpt-cpu")``"""
         if self.checkpoint == "init":
             raise UserError("--checkpoint init: export the trained weights, last or best")
-        return export_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
+        return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
         metrics = self._dir.metrics()

@@ -2,7 +2,7 @@
 nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`.
 
 The config of a run is put together once (lrngpt.api.configs.resolve_config), sized once
-(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train).
+(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train_run).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from lrngpt.experiments.presets import STUDIES
 from lrngpt.models import param_breakdown
 from lrngpt.runconfig.help import width_line
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.trainer import train as train_run
+from lrngpt.training.trainer import train_run
 
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig

@@ -34,7 +34,7 @@ from lrngpt.experiments.runner import run_sweep, summarize
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
 from lrngpt.explorer import write_explorer
-from lrngpt.report import write_report
+from lrngpt.report import write_report_pages
 from lrngpt.report.html import esc, figure
 from lrngpt.report.sweeps import findings_html, results_html, sweep_docs, sweep_headline
 
@@ -270,7 +270,7 @@ class Sweep:
         """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
 
         Example: ``sw.report()``"""
-        return write_report([self.path], out)["path"]
+        return write_report_pages([self.path], out)["path"]
 
     @checked
     def explore(self, out: str | Path, top: int | None = None) -> str:

@@ -186,13 +186,13 @@ def _point_words(sweep: SweepSpec, run) -> dict:
 def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepared, ended) -> None:
     """One point trained in this process, with all of torch's threads (one point after another)."""
     # tokenizers: loaded only when this runs
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     run = sweep_dir.run(p.name)
     log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of {len(sweep.points)})")
     t0 = time.perf_counter()
     try:
-        train(p.config, run.path, resume=state == "partial", force=state == "new",
+        train_run(p.config, run.path, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
               on_metric=None if on_metric is None else lambda row, name=p.name: on_metric({"run": name, **row}),
               data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))

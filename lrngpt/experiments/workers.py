@@ -74,12 +74,12 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
     # the trainer is imported in the fork server already (PRELOAD): these cost nothing here
     from lrngpt.data.prepared import PreparedData
     from lrngpt.store.rundir import RunInUse
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     _start(env, cwd, threads, alive)
     data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])  # the sweep's, as prepared for it
     try:
-        train(job["config"], job["path"], resume=job["resume"], force=job["force"],
+        train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
               log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
               how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
               on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,

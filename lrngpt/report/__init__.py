@@ -13,7 +13,7 @@ the embedding neighbours; the full configuration and the per-run details follow,
 the small-data sweep beside the full-data one) share one page: one set of figures, one table, their
 runs told apart by sweep name and steps.
 
-The page is built here (`write_report`, `build_report`) from the sections of a run (runs.py) or of
+The page is built here (`write_report_pages`, `build_report`) from the sections of a run (runs.py) or of
 sweeps (sweeps.py), the embedding neighbours (neighbours.py) and HTML pieces (html.py: numbers
 formatted by kind, tables, figures, the stylesheet).
 
@@ -43,7 +43,7 @@ from lrngpt.store.layout import CHECKPOINTS, CONFIG, MARKER
 from lrngpt.store.rundir import RunDir
 
 __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
-           "write_report"]
+           "write_report_pages"]
 
 RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
@@ -83,7 +83,7 @@ def default_out(dirs: list[Path]) -> Path:
     return dirs[0] / f"report-with-{others}.html"
 
 
-def write_report(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
+def write_report_pages(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
                  checkpoint: str | None = None) -> dict:
     """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
     that is not an earlier report (or explorer page).

@@ -42,7 +42,7 @@ from lrngpt.core.validate import (
 )
 from lrngpt.corpora import KINDS
 from lrngpt.errors import UserError
-from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
+from lrngpt.models import NANOCHAT_HEAD_DIM, nanochat_shape
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
@@ -309,7 +309,7 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
 
 def fill_width(model: dict) -> dict:
     """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
-    rule (lrngpt.models.width_from_depth); GPTConfig checks that any it already holds agree."""
+    rule (lrngpt.models.nanochat_shape); GPTConfig checks that any it already holds agree."""
     if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
         return model
     values = {}
@@ -317,7 +317,7 @@ def fill_width(model: dict) -> dict:
         value = coerce(model.get(key, default), int | None, f"model.{key}")  # GPTConfig's own messages
         values[key] = default if value is None else value
         check_size(f"model.{key}", values[key])
-    width, heads = width_from_depth(values["n_layer"], values["aspect_ratio"], values["head_dim"])
+    width, heads = nanochat_shape(values["n_layer"], values["aspect_ratio"], values["head_dim"])
     return {**model, "n_embd": model.get("n_embd", width), "n_head": model.get("n_head", heads)}
 
 

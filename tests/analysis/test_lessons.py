@@ -60,7 +60,7 @@ def runs(tmp_path_factory, text_corpus):
     """A tiny MLP (n_hidden 64) and a tiny GPT (d 16, tied head), trained a few steps on the session corpus."""
 
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     root = tmp_path_factory.mktemp("lessons")
     common = [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu", "train.eval_every=20",
@@ -70,7 +70,7 @@ def runs(tmp_path_factory, text_corpus):
         *common, "model.n_embd=16", "model.n_head=2", "model.n_layer=1", "model.context_length=32",
         "model.tie_embeddings=true", "train.steps=100", "train.batch_size=4", "train.warmup_steps=2"])
     for name, cfg in (("mlp", mlp), ("gpt", gpt)):
-        train(cfg, root / name, progress=False, log=lambda m: None)
+        train_run(cfg, root / name, progress=False, log=lambda m: None)
     return root
 
 
