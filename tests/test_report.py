@@ -11,6 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
+import lrngpt
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.report import (
@@ -247,7 +248,7 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
     from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
     from lrngpt.experiments.summary import collect
 
-    assert write_report_pages(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS
+    assert lrngpt.write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS  # judged, then drawn
     page = (tmp_path / "s.html").read_text()
     check_self_contained(page, "s-explorer.html")
     assert "a stepper through the widths" in section(page, "Embedding explorer")
@@ -319,7 +320,7 @@ def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_d
     from lrngpt.report.sweeps import findings_html, sweep_docs
 
     widths, seeds, small = study_dirs
-    assert write_report_pages([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
+    assert lrngpt.write_report([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
     page = (tmp_path / "f.html").read_text()
     assert page.index("<section") == page.index('<section id="the-chapter-s-findings">')
     body = section(page, FINDINGS_SECTION)
@@ -452,7 +453,7 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
                                                                   tmp_path):
     dirs = {"run": [stories_run], "sweep": [sweep_dir], "two sweeps": [sweep_dir, long_sweep_dir]}[kind]
     name = kind.replace(" ", "-")
-    page = write_report_pages(dirs, tmp_path / f"{name}.html")["path"]
+    page = lrngpt.write_report(dirs, tmp_path / f"{name}.html")["path"]
     text = (tmp_path / f"{name}.html").read_text()
     shot = tmp_path / f"{name}.png"
     found = browser.render(page, tmp_path, screenshot=shot, size=(1280, 3000))

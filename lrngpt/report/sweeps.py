@@ -1,5 +1,6 @@
 """The sections of a sweep's report, for one sweep or several on one page: for a width study, the
-book chapter's three findings judged on these sweeps (lrngpt.experiments.findings), first; the
+book chapter's three findings, judged on these sweeps by the caller (lrngpt.api.outputs.sweep_findings)
+and given here to be rendered, first; the
 headline (the best width and the bpb saved per doubling), the figures, the results tables, the
 neighbours of the best run and the details (definition, points, parameters, run lines). Several
 sweeps share one set of figures and one table, their runs told apart by sweep name and steps."""
@@ -11,7 +12,7 @@ from pathlib import Path
 from lrngpt.corpora import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
-from lrngpt.experiments.findings import judge
+from lrngpt.experiments.figures import figure_pngs
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.timing import account_text
@@ -87,13 +88,11 @@ def findings_html(findings: list[dict]) -> str:
     return "".join(out)
 
 
-def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
+def sweep_sections(dirs: list[Path], findings: list[dict], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
-    # matplotlib, PIL, numpy: loaded only when this runs
-    from lrngpt.experiments.figures import figure_pngs
-
+    """The page's sections; `findings` those judged on these sweeps ([] unless one is a width study:
+    then no findings section)."""
     docs = sweep_docs(dirs)
-    findings = judge(docs)  # [] unless a sweep here is a width study
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
@@ -215,7 +214,6 @@ def sweep_details(doc: dict) -> str:
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     timing = ""
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
-
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
     body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + rows_table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
