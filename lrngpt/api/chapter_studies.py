@@ -19,6 +19,7 @@ from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
 from lrngpt.api.sweeps import plan_sweep, sweep
+from lrngpt.api.texts import chapter_plan_text
 from lrngpt.core import log as logging
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter_plan as cp
@@ -161,10 +162,10 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
         plan = _plan(scale_name, minutes, out, say, corpus)
         plan["planning_seconds"] = round(time.perf_counter() - started, 1)
     if dry_run:
-        return {"plan": plan, "text": cp.plan_text(plan)}
+        return {"plan": plan, "text": chapter_plan_text(plan)}
     if stored is None:
         cp.start(out, plan)
-    say(cp.plan_text(plan))
+    say(chapter_plan_text(plan))
     done = cp.finished_parts(out)
     for part in plan["parts"]:
         if part["name"] in done:
