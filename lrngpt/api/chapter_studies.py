@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
@@ -43,7 +43,7 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
     except BudgetTooShort as e:
         raise UserError(too_short(name, minutes or 0.0, e.smallest)) from None
     b = r.get("budget") or {}
-    part = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
+    part: dict[str, Any] = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
             "axes": dict(axes or {}), "what": what, "corpus": r.get("corpus"),
             "est_seconds": round(float(b.get("est_seconds") or r.get("est_seconds") or 0.0), 1),
             "point_seconds": b.get("point_seconds") or {p["name"]: round(p.get("est_seconds") or 0.0, 1)
@@ -60,7 +60,8 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
 
 def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
     try:
-        return depth_series.plan_series(60.0 if tiny else minutes, log=say, tiny=tiny)
+        # None (no share of a budget) is plan_series' to refuse, in its words
+        return depth_series.plan_series(60.0 if tiny else cast(float, minutes), log=say, tiny=tiny)
     except BudgetTooShort as e:
         raise UserError(too_short("width-depth", minutes or 0.0, e.smallest)) from None
 

@@ -22,7 +22,7 @@ def _paths(dirs) -> list[Path]:
     many = [dirs] if isinstance(dirs, str | Path | HasPath) else list(dirs)
     if not many:
         raise UserError("give a run directory, or one or more sweep directories")
-    return [Path(getattr(d, "path", d)) for d in many]
+    return [Path(d.path if isinstance(d, HasPath) else d) for d in many]
 
 
 @checked

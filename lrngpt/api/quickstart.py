@@ -9,6 +9,7 @@ embedding table. It may replace its own earlier run, never anything else.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from lrngpt.analysis.embeddings import load_table, token_neighbors
 from lrngpt.api.checks import checked
@@ -22,6 +23,9 @@ from lrngpt.inference.sample import SamplingConfig, sample_texts
 from lrngpt.runconfig.schema import load_config
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.trainer import train_run
+
+if TYPE_CHECKING:
+    from torch import nn
 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
@@ -69,7 +73,7 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     samples = sample_texts(loaded, PROMPTS[0], settings)
     short = SamplingConfig(max_new_tokens=40, temperature=0.8, top_k=40, seed=0)
     samples += [s for p in PROMPTS[1:] for s in sample_texts(loaded, p, short)]
-    table = loaded.model.token_embedding.weight.detach().float()
+    table = cast("nn.Embedding", loaded.model.token_embedding).weight.detach().float()  # both models' property
     near = token_neighbors(loaded.tokenizer, table, " Lily", 10)
     # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
     chapter = chapter_lines(loaded.tokenizer, table, [" Lily"], untrained=False)

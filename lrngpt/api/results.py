@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
 from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
@@ -164,7 +164,7 @@ class Run:
 
         Example: ``run.neighbors(" Lily", k=5)``"""
         positive(k, "k (-k)")
-        table_ = self.model.token_embedding.weight.detach().float()
+        table_ = cast("nn.Embedding", self.model.token_embedding).weight.detach().float()  # both models' property
         return token_neighbors(self.tokenizer, table_, token, k)["neighbors"]
 
     @checked
@@ -248,4 +248,4 @@ def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
 def run_dir(run: RunLike | None) -> Path | None:
     if run is not None and not isinstance(run, Run | str | Path):
         raise UserError(f"give a Run or a run directory, got {type(run).__name__}")
-    return None if run is None else Path(getattr(run, "path", run))
+    return None if run is None else run.path if isinstance(run, Run) else Path(run)
