@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lrngpt.runconfig.schema import load_config
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 from tests.cli_run import run_cli
 
 
@@ -67,7 +67,7 @@ class Factory:
         key = (str(config), tuple(sorted(overrides)))
         if key not in self._runs:
             out = self._fresh("run", name)
-            train(load_config(str(config), list(overrides)), out, progress=False, log=quiet)
+            train_run(load_config(str(config), list(overrides)), out, progress=False, log=quiet)
             self._runs[key] = out
         return copy(self._runs[key], copy_to) if copy_to else self._runs[key]
 

@@ -45,8 +45,11 @@ def api_run(text_corpus, tmp_path_factory):
 
 # ---- the package -----------------------------------------------------------------------------
 
-def test_import_lrngpt_and_touching_the_api_imports_no_torch():
-    r = python("import sys, lrngpt\nlrngpt.config; lrngpt.train; lrngpt.Run; lrngpt.sweep; lrngpt.lesson_lookup\n"
+def test_import_lrngpt_and_touching_the_light_api_imports_no_torch():
+    """A name loads its module on first use (lrngpt.api.WHERE): the API's face and the names that need
+    no torch (theory, cost) stay light; lrngpt.train loads lrngpt.api.runs, and torch with it."""
+    r = python("import sys, lrngpt\ndir(lrngpt); lrngpt.__all__; lrngpt.UserError; lrngpt.__version__\n"
+               "lrngpt.theory_jl; lrngpt.cost_mlp; lrngpt.cost_gpt; lrngpt.theory_fourth_root\n"
                "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'pandas')))")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

@@ -111,6 +111,20 @@ def test_no_module_is_named_like_an_api_name():
     assert clashes == []
 
 
+def test_no_library_function_is_named_like_an_api_function():
+    """lrngpt.write_report checks, writes and judges; the library's writer of the pages is named for
+    what it does (write_report_pages), so neither reads as the other and no import needs an alias.
+    The API's own modules and the names the API exports from below (UserError, __version__) are
+    not clashes."""
+    import lrngpt.api as api
+
+    names = {n for n in api.__all__ if api.WHERE[n].startswith("lrngpt.api.")}
+    clashes = sorted(f"{module_name(p)}.{node.name}" for p, top in modules() if top not in ("api", "cli")
+                     for node in ast.parse(p.read_text()).body
+                     if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name in names)
+    assert clashes == []
+
+
 def test_atomic_renames_live_in_fsio_only():
     users = [p.relative_to(PACKAGE).as_posix() for p, _ in modules()
              if any(s in p.read_text() for s in ("os.replace(", "os.rename(", ".rename(", "os.link("))]

@@ -14,7 +14,7 @@ import pytest
 from lrngpt.device import precision as P
 from lrngpt.device.precision import DeviceCaps, cpu_bf16, cpu_flags, cpu_isa, resolve_precision
 from lrngpt.experiments import bf16_offer as O
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,8 +75,8 @@ def test_an_emulated_bf16_run_warns_once_and_its_summary_says_so(tiny_config, tm
     monkeypatch.setattr(P, "_warned", set())
     cfg = lambda: tiny_config("train.steps=2", "train.eval_every=2", "train.dtype=bfloat16")  # noqa: E731
     with caplog.at_level(logging.WARNING, logger="lrngpt"):
-        train(cfg(), tmp_path / "a", progress=False)
-        train(cfg(), tmp_path / "b", progress=False)  # a sweep's second point: no second warning
+        train_run(cfg(), tmp_path / "a", progress=False)
+        train_run(cfg(), tmp_path / "b", progress=False)  # a sweep's second point: no second warning
     warned = [r.getMessage() for r in caplog.records if "emulated here" in r.getMessage()]
     assert len(warned) == 1 and warned[0].startswith("warning: train.dtype=bfloat16 on AMD EPYC")
     s = json.loads((tmp_path / "a" / "summary.json").read_text())

@@ -98,12 +98,12 @@ def test_a_rank_other_than_zero_writes_nothing(tiny_config, tmp_path, monkeypatc
     from lrngpt.device import distributed
     from lrngpt.device.distributed import Distributed
 
-    tr = importlib.import_module("lrngpt.training.trainer")  # the module (lrngpt.train is the API's function)
+    tr = importlib.import_module("lrngpt.training.trainer")  # the module
 
     monkeypatch.setattr(tr.Distributed, "from_env", classmethod(lambda cls: Distributed(1, 2, 0)))
     monkeypatch.setattr(Distributed, "init", lambda self, device: None)
     monkeypatch.setattr(Distributed, "barrier", lambda self: None)
     monkeypatch.setattr(distributed, "DistributedDataParallel", lambda model, device_ids=None: model)
     monkeypatch.setattr(torch.distributed, "all_reduce", lambda tensor: None)
-    tr.train(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False)
+    tr.train_run(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

@@ -169,9 +169,9 @@ def test_lrn_eval_context_window_is_todays_number_and_full_gives_every_target_it
     from lrngpt.cli.main import main
     from lrngpt.data.prepared import data_cache_dir, load_prepared
     from lrngpt.store.rundir import load_run
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
-    summary = train(tiny_config("train.steps=10"), tmp_path / "run", progress=False, log=lambda m: None)
+    summary = train_run(tiny_config("train.steps=10"), tmp_path / "run", progress=False, log=lambda m: None)
     out = {}
     for context in ("window", "full"):
         assert main(["eval", str(tmp_path / "run"), "--split", "val", "--context", context, "--json"]) == 0
@@ -218,10 +218,10 @@ def test_eval_by_reads_splits_the_train_bpb_of_a_run(tiny_config, tmp_path):
     from lrngpt.data.prepared import prepare
     from lrngpt.data.sampler import BatchSampler
     from lrngpt.inference.evaluate import evaluate_run
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     cfg = tiny_config("train.steps=20")
-    train(cfg, tmp_path / "r", progress=False)
+    train_run(cfg, tmp_path / "r", progress=False)
     r = evaluate_run(tmp_path / "r", split="train", device="cpu", by_reads=True, log=lambda m: None)
     tc = cfg.train
     reads = BatchSampler(prepare(cfg.data, log=lambda m: None).tokens("train"), tc.batch_size, tc.seq_len,

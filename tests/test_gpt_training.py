@@ -15,7 +15,7 @@ from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 from lrngpt.store.layout import INIT, LAST
 from lrngpt.store.rundir import load_run
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 CONFIGS = PRESET_DIR  # the seed project's configs ship as the presets cpu and nsmc
 
@@ -55,10 +55,10 @@ def _same_tensors(a: dict, b: dict) -> bool:
 def test_gpt_resume_with_dropout_is_bit_exact_with_a_straight_run(gpt_config, tmp_path):
     cfg = gpt_config("train.steps=8")
     assert cfg.model_type == "gpt" and cfg.model.dropout == 0.1
-    train(cfg, tmp_path / "straight", progress=False)
-    train(gpt_config("train.steps=8"), tmp_path / "split", stop_at=4, progress=False)
+    train_run(cfg, tmp_path / "straight", progress=False)
+    train_run(gpt_config("train.steps=8"), tmp_path / "split", stop_at=4, progress=False)
     assert _state(tmp_path / "split")["step"] == 4
-    train(gpt_config("train.steps=8"), tmp_path / "split", resume=True, progress=False)
+    train_run(gpt_config("train.steps=8"), tmp_path / "split", resume=True, progress=False)
     straight, split = _state(tmp_path / "straight"), _state(tmp_path / "split")
     assert split["step"] == straight["step"] == 8
     assert _same_tensors(straight["model"], split["model"])
@@ -70,20 +70,20 @@ def test_gpt_resume_with_dropout_is_bit_exact_with_a_straight_run(gpt_config, tm
 def test_gpt_resume_depends_on_the_saved_dropout_rng(gpt_config, tmp_path):
     # the control for the test above: with another dropout RNG state the second half differs,
     # so the bit-exact match there is the restored RNG at work, not dropout doing nothing
-    train(gpt_config("train.steps=8"), tmp_path / "straight", progress=False)
+    train_run(gpt_config("train.steps=8"), tmp_path / "straight", progress=False)
     run = tmp_path / "split"
-    train(gpt_config("train.steps=8"), run, stop_at=4, progress=False)
+    train_run(gpt_config("train.steps=8"), run, stop_at=4, progress=False)
     ckpt = load_checkpoint(run / LAST)
     ckpt["rng"]["torch"] = torch.Generator().manual_seed(12345).get_state()
     save_checkpoint(ckpt, run / LAST)
-    train(gpt_config("train.steps=8"), run, resume=True, progress=False)
+    train_run(gpt_config("train.steps=8"), run, resume=True, progress=False)
     assert _state(run)["step"] == 8
     assert not _same_tensors(_state(tmp_path / "straight")["model"], _state(run)["model"])
 
 
 def test_tied_gpt_trains_and_loads_with_one_shared_table(gpt_config, tmp_path):
     run_dir = tmp_path / "tied"
-    train(gpt_config("train.steps=4", "model.tie_embeddings=true"), run_dir, progress=False)
+    train_run(gpt_config("train.steps=4", "model.tie_embeddings=true"), run_dir, progress=False)
     ckpt = _state(run_dir)
     saved = ckpt["model"]
     assert torch.equal(saved["embedding.token.weight"], saved["lm_head.weight"])

@@ -61,10 +61,10 @@ TINY = ["data.corpus=stories:300KB", "data.vocab_size=1024", "train.device=cpu",
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory):
     """An mlp-tiny run on the stories corpus, stopped at step 3 of 6: every run file, resumable."""
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     run = tmp_path_factory.mktemp("base") / "run"
-    train(load_config("mlp-tiny", TINY), run, stop_at=3, progress=False, log=lambda m: None)
+    train_run(load_config("mlp-tiny", TINY), run, stop_at=3, progress=False, log=lambda m: None)
     return run
 
 
@@ -515,10 +515,10 @@ def test_a_run_stopped_before_its_first_checkpoint_is_started_again_without_forc
 
 
 def test_a_checkpoint_from_another_run_is_named(base_run, tmp_path, capsys, run_copy):
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     other = tmp_path / "other"
-    train(load_config("mlp-tiny", [*TINY, "model.n_embd=8", "train.steps=1"]), other, progress=False, log=lambda m: None)
+    train_run(load_config("mlp-tiny", [*TINY, "model.n_embd=8", "train.steps=1"]), other, progress=False, log=lambda m: None)
     d = run_copy()
     shutil.copy(other / "ckpt_last.pt", d / "ckpt_last.pt")
     line = assert_exit_2(lrn(capsys, "eval", d), "does not belong to the run")

@@ -225,9 +225,9 @@ def _deny_memmap(monkeypatch, path: Path):
 
 def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
     from lrngpt.data.prepared import data_cache_dir
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
-    summary = train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    summary = train_run(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
     train_bin = data_cache_dir() / summary["data_key"] / "train.bin"
     _deny_memmap(monkeypatch, train_bin)
     one_line(lrn(capsys, "eval", tmp_path / "run"), 2, "permission denied", str(train_bin))
@@ -236,9 +236,9 @@ def test_an_unreadable_cache_file_in_eval_exits_2_naming_it(tiny_config, tmp_pat
 def test_an_unwritable_cache_directory_in_eval_exits_2_naming_it(tiny_config, tmp_path, capsys, monkeypatch):
     import pathlib
 
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
-    train(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
+    train_run(tiny_config("train.steps=2"), tmp_path / "run", progress=False)
     cache = tmp_path / "cache"  # an empty cache that cannot be written: the data cannot be prepared there
     monkeypatch.setenv("LRN_CACHE_DIR", str(cache))
     real_mkdir = pathlib.Path.mkdir
@@ -283,14 +283,14 @@ def _poison(state: dict, name: str, value: float) -> None:
 def gpt_export(text_corpus, tmp_path_factory):
     """A tiny GPT run exported as a Hugging Face GPT-2 directory: what `lrn import-gpt2` reads."""
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path_factory.mktemp("gpt")
     cfg = load_config("gpt-default", [f"data.corpus={text_corpus}", "data.vocab_size=300", "model.n_embd=16",
                                       "model.n_head=2", "model.n_layer=1", "model.context_length=16",
                                       "train.batch_size=4", "train.steps=1", "train.eval_every=1",
                                       "train.eval_tokens=200", "train.train_eval_tokens=200", "train.device=cpu"])
-    train(cfg, d / "run", progress=False, log=lambda m: None)
+    train_run(cfg, d / "run", progress=False, log=lambda m: None)
     assert main(["-q", "export", str(d / "run"), "--format", "hf", "--out", str(d / "hf")]) == 0
     return d / "hf"
 
@@ -316,10 +316,10 @@ def test_a_checkpoint_with_non_finite_weights_is_refused_at_load_naming_the_tens
     import torch
 
     from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path / "run"
-    train(tiny_config("train.steps=4"), d, stop_at=2, progress=False, log=lambda m: None)
+    train_run(tiny_config("train.steps=4"), d, stop_at=2, progress=False, log=lambda m: None)
     ckpt = load_checkpoint(d / "ckpt_last.pt")
     _poison(ckpt["model"], "head.weight", float("nan"))
     save_checkpoint(ckpt, d / "ckpt_last.pt")
@@ -369,10 +369,10 @@ def test_a_sweep_json_with_a_value_of_the_wrong_type_exits_2_with_one_line(finis
 @pytest.mark.parametrize("tail", ['{"step": 3, "lo', "garbage\n", "\x00\x00\x00"], ids=["cut by a kill", "garbage",
                                                                                      "zeros"])
 def test_a_bad_last_line_of_metrics_jsonl_is_skipped_with_one_warning(tail, tiny_config, tmp_path, capsys):
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path / "run"
-    train(tiny_config("train.steps=2"), d, progress=False, log=lambda m: None)
+    train_run(tiny_config("train.steps=2"), d, progress=False, log=lambda m: None)
     with open(d / "metrics.jsonl", "a") as f:
         f.write(tail)
     code, _, err = lrn(capsys, "report", d, "--out", tmp_path / "r.html")
@@ -441,10 +441,10 @@ def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpu
 @pytest.fixture(scope="module")
 def mlp_run(text_corpus, tmp_path_factory):
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path_factory.mktemp("mlp") / "run"
-    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+    train_run(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
                                    "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
                                    "train.train_eval_tokens=300"]), d, progress=False, log=lambda m: None)
     return d
@@ -576,11 +576,11 @@ def _imported(t: Path, gpt_export: Path, **_) -> Path:
 
 def _edited_corpus(t: Path, **_) -> Path:
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     corpus = t / "corp.txt"
     corpus.write_text("Lily saw a cat. Tom saw a dog. " * 300)
-    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+    train_run(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
                                    "train.steps=4", "train.eval_every=2", "train.eval_tokens=200",
                                    "train.train_eval_tokens=200"]), t / "r", stop_at=2, progress=False,
           log=lambda m: None)
@@ -788,12 +788,12 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
     "config of a bad key": (lambda r, s, d: __import__("lrngpt").config("mlp-tiny", **{"model.n_emb": 8}),
                             "unknown config key model.n_emb"),
     "config of no preset": (lambda r, s, d: __import__("lrngpt").config("mlp-tinny"), "did you mean mlp-tiny"),
-    "train(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give out=RUN_DIR"),
-    "train(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps must be at least 1"),
-    "train(extend=True) alone": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", extend=True),
+    "train_run(out=None)": (lambda r, s, d: __import__("lrngpt").train(r.config, None), "give out=RUN_DIR"),
+    "train_run(steps=0)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", steps=0), "steps must be at least 1"),
+    "train_run(extend=True) alone": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", extend=True),
                                  "give it with resume"),
-    "train(None) without resume": (lambda r, s, d: __import__("lrngpt").train(None, d / "t"), "only resume=True"),
-    "train(unknown keyword)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", step=3),
+    "train_run(None) without resume": (lambda r, s, d: __import__("lrngpt").train(None, d / "t"), "only resume=True"),
+    "train_run(unknown keyword)": (lambda r, s, d: __import__("lrngpt").train(r.config, d / "t", step=3),
                                "did you mean steps?"),
     "load(None)": (lambda r, s, d: __import__("lrngpt").load(None), "path must be a path"),
     "load of no run": (lambda r, s, d: __import__("lrngpt").load(d / "nothing"), "does not exist"),
@@ -1068,11 +1068,11 @@ def _damaged_optimizer(t: Path, finished_sweep, **_) -> Path:
 
 def _changed_corpus(t: Path, mlp_run: Path, text_corpus: str, **_) -> Path:
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     corpus = t / "corpus.txt"
     corpus.write_text(Path(text_corpus.removeprefix("text:")).read_text())
-    train(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
+    train_run(load_config("mlp-tiny", [f"data.corpus=text:{corpus}", "data.vocab_size=300", "train.device=cpu",
                                    "train.steps=2", "train.eval_every=1", "train.eval_tokens=300",
                                    "train.train_eval_tokens=300"]), t / "r", progress=False, log=lambda m: None)
     corpus.write_text(corpus.read_text().replace("cat", "cow"))
@@ -1471,11 +1471,11 @@ def test_an_unreachable_wandb_server_is_exit_2_within_its_timeout(text_corpus, t
 def resumable_run(text_corpus, tmp_path_factory):
     """A run stopped at step 2 of 4 (a checkpoint there), with csv and tensorboard trackers."""
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path_factory.mktemp("resumable") / "run"
     logger = "csv,tensorboard" if _has("tensorboard") else "csv"
-    train(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
+    train_run(load_config("mlp-tiny", [f"data.corpus={text_corpus}", "data.vocab_size=300", "train.device=cpu",
                                    "train.steps=4", "train.eval_every=2", "train.eval_tokens=300",
                                    "train.train_eval_tokens=300", f"train.logger={logger}"]),
           d, stop_at=2, progress=False, log=lambda m: None)
@@ -2050,7 +2050,7 @@ def test_train_with_huge_steps_plans_first_and_trains_when_the_limit_allows(text
 
 
 def test_a_long_run_that_the_limit_allows_logs_its_plan_before_training(tiny_config, tmp_path):
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     class Enough(Exception):
         pass
@@ -2060,7 +2060,7 @@ def test_a_long_run_that_the_limit_allows_logs_its_plan_before_training(tiny_con
 
     logged = []
     with pytest.raises(Enough):
-        train(tiny_config("train.steps=2000000", "train.max_days=0"), tmp_path / "run", log=logged.append,
+        train_run(tiny_config("train.steps=2000000", "train.max_days=0"), tmp_path / "run", log=logged.append,
               progress=False, on_metric=stop)
     plans = [m for m in logged if m.startswith("plan: ")]
     assert len(plans) == 1 and plans[0].startswith("plan: 2,000,000 steps of 8 x 64 tokens take about ")
@@ -2324,9 +2324,9 @@ def test_a_damaged_record_is_named_as_damaged_and_the_fix_works(tmp_path, capsys
 @pytest.mark.parametrize("out,needle", [("/proc/x.txt", "lies in /proc"), ("/sys/x.txt", "lies in /sys"),
                                         ("/proc/1/x.txt", "lies in /proc")])
 def test_an_output_in_a_kernel_file_system_is_refused_before_any_work(out, needle, capsys, monkeypatch):
-    import lrngpt.analysis.superposition as sup
+    import lrngpt.api.lessons as lessons
 
-    monkeypatch.setattr(sup, "train_toy", lambda *a, **k: pytest.fail("trained before checking --out"))
+    monkeypatch.setattr(lessons, "train_toy", lambda *a, **k: pytest.fail("trained before checking --out"))
     one_line(lrn(capsys, "lesson", "superposition", "--out", out), 2, needle, "choose a path on a disk")
     one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2, needle)
 

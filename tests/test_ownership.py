@@ -11,13 +11,13 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.store.layout import LAST
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 
 def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(text_corpus, tmp_path, capsys,
                                                                              tiny_config):
     run = tmp_path / "base"
-    train(tiny_config("train.steps=2"), run, progress=False)
+    train_run(tiny_config("train.steps=2"), run, progress=False)
     before = (run / "tokenizer.json").read_bytes()
     args = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "280"]
     assert main([*args, "--out", str(run), "--force"]) == 2
@@ -37,7 +37,7 @@ def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(te
 
 def test_a_full_disk_on_resume_leaves_config_and_checkpoint_intact(tiny_config, tmp_path, monkeypatch, capsys):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=8", "train.eval_every=2"), run, stop_at=4, progress=False)
+    train_run(tiny_config("train.steps=8", "train.eval_every=2"), run, stop_at=4, progress=False)
     config, ckpt = (run / "config.json").read_bytes(), (run / LAST).read_bytes()
     real_fsync = os.fsync
 
@@ -56,7 +56,7 @@ def test_a_full_disk_on_resume_leaves_config_and_checkpoint_intact(tiny_config, 
 
 
 def test_a_wrong_tokenizer_in_the_data_cache_is_rebuilt_not_used(tiny_config, tmp_path):
-    first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
+    first = train_run(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
     cache = RunDir(tmp_path / "a").summary()["data_key"]
     from lrngpt.data.prepared import data_cache_dir
     from lrngpt.tokenizer.bpe import Tokenizer
@@ -64,20 +64,20 @@ def test_a_wrong_tokenizer_in_the_data_cache_is_rebuilt_not_used(tiny_config, tm
     entry = data_cache_dir() / cache
     Tokenizer.train(["some other text entirely"] * 20, 260).save(entry / "tokenizer.json")
     lines: list[str] = []  # the library logs through its logger (or `log`), not to stderr itself
-    second = train(tiny_config("train.steps=3"), tmp_path / "b", progress=False, log=lines.append)
+    second = train_run(tiny_config("train.steps=3"), tmp_path / "b", progress=False, log=lines.append)
     assert "is damaged (tokenizer.json is not the tokenizer these tokens were encoded with); preparing it" \
         in "\n".join(lines)
     assert second["val_bpb"] == first["val_bpb"]
 
 
 def test_a_truncated_token_file_in_the_cache_is_rebuilt(tiny_config, tmp_path):
-    first = train(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
+    first = train_run(tiny_config("train.steps=3"), tmp_path / "a", progress=False)
     from lrngpt.data.prepared import data_cache_dir
 
     train_bin = data_cache_dir() / first["data_key"] / "train.bin"
     train_bin.write_bytes(train_bin.read_bytes()[:100])
     lines: list[str] = []
-    second = train(tiny_config("train.steps=3"), tmp_path / "b", progress=False, log=lines.append)
+    second = train_run(tiny_config("train.steps=3"), tmp_path / "b", progress=False, log=lines.append)
     assert "train.bin holds 100 bytes" in "\n".join(lines)
     assert second["val_bpb"] == first["val_bpb"]
 
@@ -219,7 +219,7 @@ def test_a_run_whose_record_is_unsigned_is_resumed_never_replaced(tiny_config, t
     import json
 
     run = tmp_path / "run"
-    train(tiny_config("train.steps=2"), run, progress=False)
+    train_run(tiny_config("train.steps=2"), run, progress=False)
     record = json.loads((run / ".lrn-output").read_text())
     del record["mac"]  # as an lrn before records were signed wrote it
     (run / ".lrn-output").write_text(json.dumps(record))

@@ -12,7 +12,7 @@ from lrngpt.device.precision import DeviceCaps, apply_tf32, resolve_precision, s
 from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 CPU = DeviceCaps("cpu", "a CPU", None, True)
 H100 = DeviceCaps("cuda", "NVIDIA H100 80GB HBM3", (9, 0), True, 80 * 2**30)
@@ -70,7 +70,7 @@ def test_saved_dtype_reads_checkpoints_from_before_precision_was_recorded():
 
 def test_auto_on_cpu_trains_in_float32_and_summary_records_device_and_dtype(tiny_config, tmp_path):
     lines = []
-    train(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False, log=lines.append)
+    train_run(tiny_config("train.steps=4", "train.eval_every=2"), tmp_path / "r", progress=False, log=lines.append)
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert (s["device"], s["dtype"], s["tf32"], s["compile"], s["capability"]) == ("cpu", "float32", False, False, None)
     assert s["dtype_requested"] == "auto" and s["device_name"] and s["grad_scaler"] is False
@@ -86,13 +86,13 @@ def _weights(run_dir):
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_low_precision_on_cpu_autocast_resumes_bit_exactly(tiny_config, tmp_path, dtype):
     cfg = lambda: tiny_config("train.steps=12", "train.eval_every=4", f"train.dtype={dtype}")  # noqa: E731
-    train(cfg(), tmp_path / "straight", progress=False)
-    train(cfg(), tmp_path / "split", stop_at=6, progress=False)
-    train(cfg(), tmp_path / "split", resume=True, progress=False)
+    train_run(cfg(), tmp_path / "straight", progress=False)
+    train_run(cfg(), tmp_path / "split", stop_at=6, progress=False)
+    train_run(cfg(), tmp_path / "split", resume=True, progress=False)
     a, b = _weights(tmp_path / "straight"), _weights(tmp_path / "split")
     assert all(torch.equal(a[k], b[k]) for k in a)
     f32 = tmp_path / "f32"
-    train(tiny_config("train.steps=12", "train.eval_every=4", "train.dtype=float32"), f32, progress=False)
+    train_run(tiny_config("train.steps=12", "train.eval_every=4", "train.dtype=float32"), f32, progress=False)
     assert not all(torch.equal(a[k], v) for k, v in _weights(f32).items())  # autocast really ran
     s = json.loads((tmp_path / "split" / "summary.json").read_text())
     assert s["dtype"] == dtype and s["grad_scaler"] is (dtype == "float16")
@@ -107,7 +107,7 @@ def test_float16_resume_restores_the_loss_scale(tiny_config, tmp_path, monkeypat
     """The scale is not the default after a resume: it is the checkpoint's (a changed value shows it is read)."""
     cfg = lambda: tiny_config("train.steps=8", "train.eval_every=4", "train.dtype=float16")  # noqa: E731
     run = tmp_path / "r"
-    train(cfg(), run, stop_at=4, progress=False)
+    train_run(cfg(), run, stop_at=4, progress=False)
     ckpt = torch.load(run / LAST, weights_only=True)
     ckpt["scaler"]["scale"] = 1024.0
     torch.save(ckpt, run / LAST)
@@ -115,19 +115,19 @@ def test_float16_resume_restores_the_loss_scale(tiny_config, tmp_path, monkeypat
     real = torch.amp.GradScaler.load_state_dict
     monkeypatch.setattr(torch.amp.GradScaler, "load_state_dict",
                         lambda self, sd: (seen.append(sd["scale"]), real(self, sd))[1])
-    train(cfg(), run, resume=True, progress=False)
+    train_run(cfg(), run, resume=True, progress=False)
     assert seen == [1024.0]
     assert load_checkpoint(run / LAST)["scaler"]["scale"] <= 1024.0  # grown only after 2,000 clean steps
 
 
 def test_resume_refuses_a_changed_dtype_but_not_a_same_one_written_another_way(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=6", "train.eval_every=3"), run, stop_at=3, progress=False)  # auto -> float32
+    train_run(tiny_config("train.steps=6", "train.eval_every=3"), run, stop_at=3, progress=False)  # auto -> float32
     with pytest.raises(UserError, match="trained in float32 and would resume in bfloat16.*breaks the exact resume; "
                                         "resume with --set train.dtype=float32"):
-        train(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=bfloat16"), run, resume=True,
+        train_run(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=bfloat16"), run, resume=True,
               progress=False)
-    summary = train(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32"), run, resume=True,
+    summary = train_run(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32"), run, resume=True,
                     progress=False)
     assert summary["step"] == 6 and summary["dtype"] == "float32"
 
@@ -135,11 +135,11 @@ def test_resume_refuses_a_changed_dtype_but_not_a_same_one_written_another_way(t
 def test_a_run_from_before_auto_still_resumes(tiny_config, tmp_path):
     """A checkpoint with dtype float32 in its config and no precision record (as older lrn wrote it)."""
     run = tmp_path / "r"
-    train(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32"), run, stop_at=3, progress=False)
+    train_run(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32"), run, stop_at=3, progress=False)
     ckpt = torch.load(run / LAST, weights_only=True)
     del ckpt["precision"], ckpt["scaler"]
     torch.save(ckpt, run / LAST)
     ckpt["config"]["train"].pop("tf32")  # nor a tf32 key: read as its default
     torch.save(ckpt, run / LAST)
     cfg = tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32")
-    assert train(cfg, run, resume=True, progress=False)["step"] == 6
+    assert train_run(cfg, run, resume=True, progress=False)["step"] == 6

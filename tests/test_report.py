@@ -11,6 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
+import lrngpt
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.report import (
@@ -20,7 +21,7 @@ from lrngpt.report import (
     WIDTH_SWEEP_SECTIONS,
     build_report,
     kind_of,
-    write_report,
+    write_report_pages,
 )
 from lrngpt.report.neighbours import STOPWORDS
 from lrngpt.store.rundir import read_metrics, read_summary
@@ -99,7 +100,7 @@ def check_self_contained(page: str, explorer: str | None = None) -> None:
 # ---- a run ---------------------------------------------------------------------------------
 
 def test_run_report_leads_with_the_headline_and_folds_config_and_metrics(text_run, tmp_path):
-    r = write_report(text_run, tmp_path / "r.html")
+    r = write_report_pages(text_run, tmp_path / "r.html")
     assert r == {"path": str(tmp_path / "r.html"), "sections": RUN_SECTIONS, "explorer": str(tmp_path / "r-explorer.html")}
     page = (tmp_path / "r.html").read_text()
     check_self_contained(page, "r-explorer.html")
@@ -127,7 +128,7 @@ def test_run_report_leads_with_the_headline_and_folds_config_and_metrics(text_ru
 
 
 def test_numbers_are_formatted_by_kind(text_run, tmp_path):
-    write_report(text_run, tmp_path / "r.html")
+    write_report_pages(text_run, tmp_path / "r.html")
     details = section((tmp_path / "r.html").read_text(), "Details")
     cfg = json.loads((text_run / "config.json").read_text())
     assert f'<td>train.seed</td><td class="num">{cfg["train"]["seed"]}</td>' in details  # an id: 1337, not 1,337
@@ -149,7 +150,7 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     from lrngpt.data.prepared import data_cache_dir, load_prepared
     from lrngpt.tokenizer.bpe import Tokenizer
 
-    write_report(text_run, tmp_path / "r.html")
+    write_report_pages(text_run, tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text()
     # the queries are the validation split's most frequent content words, counted here independently
     summary = read_summary(text_run)
@@ -188,7 +189,7 @@ def test_a_run_whose_best_is_not_its_last_shows_both_neighbour_lists(text_run, t
     s = json.loads((run / "summary.json").read_text())
     s.update(best_step=5, best_val_bpb=s["val_bpb"] - 0.01)
     (run / "summary.json").write_text(json.dumps(s))
-    write_report(run, tmp_path / "r.html", tokens=[" Lily"])
+    write_report_pages(run, tmp_path / "r.html", tokens=[" Lily"])
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
     assert f"<th>neighbours (last, step 10, val bpb {s['val_bpb']:.4f})</th>" in nb
     assert f"<th>neighbours (best, step 5, periodic val bpb {s['best_val_bpb']:.4f})</th>" in nb
@@ -198,7 +199,7 @@ def test_a_run_whose_best_is_not_its_last_shows_both_neighbour_lists(text_run, t
         near = token_neighbors(r.tokenizer, r.model.token_embedding.weight.detach().float(), " Lily", 8)
         assert [html.unescape(t) for t in re.findall(r"<code>(.*?)</code>", cell)] == \
             [repr(n["token"]) for n in near["neighbors"]]
-    write_report(run, tmp_path / "b.html", tokens=[" Lily"], checkpoint="best")
+    write_report_pages(run, tmp_path / "b.html", tokens=[" Lily"], checkpoint="best")
     nb = section((tmp_path / "b.html").read_text(), "Embedding neighbours")
     assert "neighbours (best, step 5" in nb and "neighbours (last" not in nb
 
@@ -206,7 +207,7 @@ def test_a_run_whose_best_is_not_its_last_shows_both_neighbour_lists(text_run, t
 def test_stories_run_report_shows_neighbours_of_category_words_and_purity(stories_run, tmp_path):
     from lrngpt.analysis.embeddings import purity
 
-    write_report(stories_run, tmp_path / "r.html")
+    write_report_pages(stories_run, tmp_path / "r.html")
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
     queries = [html.unescape(q) for q in re.findall(r"<tr><td><code>(.*?)</code></td>", nb)]
     assert queries == [repr(w) for w in (" Lily", " Tom", " red", " cat", " apple", " park")]
@@ -222,7 +223,7 @@ def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
     run.mkdir()
     for name in (".lrn-run", "config.json", "metrics.jsonl"):  # (the marker: written as a run starts)
         shutil.copy(text_run / name, run / name)
-    assert write_report(run)["sections"] == RUN_SECTIONS
+    assert write_report_pages(run)["sections"] == RUN_SECTIONS
     page = (run / "report.html").read_text()
     assert "Not finished: no summary.json yet (last logged step 10)" in section(page, "Headline")
     assert "No embedding table to show" in section(page, "Embedding neighbours")
@@ -236,7 +237,7 @@ def test_sweep_report_leads_with_the_best_width_then_figures_results_and_folded_
     from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
     from lrngpt.experiments.summary import collect
 
-    assert write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS
+    assert lrngpt.write_report(sweep_dir, tmp_path / "s.html")["sections"] == WIDTH_SWEEP_SECTIONS  # judged, then drawn
     page = (tmp_path / "s.html").read_text()
     check_self_contained(page, "s-explorer.html")
     assert "a stepper through the widths" in section(page, "Embedding explorer")
@@ -298,7 +299,7 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
     assert "<b>widths</b>, steps 10" in head and "<b>widths-long</b>, steps 40" in head
     assert section(page, "Details").count("<summary>Sweep ") == 2
     with pytest.raises(UserError, match="only when all are sweep directories"):
-        write_report([sweep_dir, sweep_dir / "runs" / "d8-s1337-t10"], tmp_path / "x.html")
+        write_report_pages([sweep_dir, sweep_dir / "runs" / "d8-s1337-t10"], tmp_path / "x.html")
 
 
 @pytest.mark.slow  # trains three small sweeps (eight tiny runs)
@@ -309,7 +310,7 @@ def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_d
     from lrngpt.report.sweeps import findings_html, sweep_docs
 
     widths, seeds, small = study_dirs
-    assert write_report([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
+    assert lrngpt.write_report([widths, seeds, small], tmp_path / "f.html")["sections"] == WIDTH_SWEEP_SECTIONS
     page = (tmp_path / "f.html").read_text()
     assert page.index("<section") == page.index('<section id="the-chapter-s-findings">')
     body = section(page, FINDINGS_SECTION)
@@ -356,7 +357,7 @@ def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
     for name in ("config.json", "metrics.jsonl"):
         shutil.copy(text_run / name, d / "runs" / "a" / name)
     (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "cpu", "points": [{"name": "a"}, "b"]}))
-    assert write_report(d)["sections"] == SWEEP_SECTIONS
+    assert write_report_pages(d)["sections"] == SWEEP_SECTIONS
     page = (d / "report.html").read_text()
     assert "<td>a</td><td>-</td><td>running or killed (step 10)</td>" in section(page, "Details")
     assert "<td>b</td><td>-</td><td>not started</td>" in page
@@ -409,7 +410,7 @@ def test_out_that_is_not_an_earlier_report_is_kept_and_there_is_no_force(text_ru
     assert main(["report", str(text_run), "--out", str(page)]) == 0  # its own earlier page: replaced
     with pytest.raises(UserError, match="lrn did not write it"):
         notes.write_text("x")
-        write_report(text_run, notes, force=True)
+        write_report_pages(text_run, notes, force=True)
     mine = tmp_path / "mine-explorer.html"  # where the explorer of mine.html would go
     mine.write_text("<html>also mine</html>")
     assert main(["report", str(text_run), "--out", str(tmp_path / "mine.html")]) == 2
@@ -442,7 +443,7 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
                                                                   tmp_path):
     dirs = {"run": [stories_run], "sweep": [sweep_dir], "two sweeps": [sweep_dir, long_sweep_dir]}[kind]
     name = kind.replace(" ", "-")
-    page = write_report(dirs, tmp_path / f"{name}.html")["path"]
+    page = lrngpt.write_report(dirs, tmp_path / f"{name}.html")["path"]
     text = (tmp_path / f"{name}.html").read_text()
     shot = tmp_path / f"{name}.png"
     found = browser.render(page, tmp_path, screenshot=shot, size=(1280, 3000))

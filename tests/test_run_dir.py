@@ -16,7 +16,7 @@ from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST, RUN_FILE
 from lrngpt.store.rundir import RunDir
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 HOLD = """
 import sys, time
@@ -86,7 +86,7 @@ def test_a_start_that_saved_nothing_is_replaced_without_force_and_a_failed_one_l
 
 def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=6", "train.eval_every=3", "train.tensorboard=false"), run, progress=False)
+    train_run(tiny_config("train.steps=6", "train.eval_every=3", "train.tensorboard=false"), run, progress=False)
     (run / "notes.txt").write_text("mine")
     before = {p.name for p in run.iterdir()}
     assert {"ckpt_best.pt", "summary.json", "metrics.jsonl", "ckpt_init.pt"} <= before
@@ -100,7 +100,7 @@ def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_confi
 
     # a --force run interrupted before its first checkpoint leaves no file of the old run behind
     with pytest.raises(Stop):
-        train(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False, log=boom)
+        train_run(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False, log=boom)
     left = {p.name for p in run.iterdir()}
     assert left == {".lrn-lock", ".lrn-run", ".lrn-output", "notes.txt", "config.json", "tokenizer.json"}
     assert RunDir(run).config().model.n_embd == 8  # the new run's config, not the old one's
@@ -109,14 +109,14 @@ def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_confi
 
 def test_resume_cuts_metrics_back_to_the_checkpoint_so_they_equal_a_straight_run(tiny_config, tmp_path):
     cfg = lambda: tiny_config("train.steps=12", "train.eval_every=4", "train.log_every=1")  # noqa: E731
-    train(cfg(), tmp_path / "straight", progress=False)
-    train(cfg(), tmp_path / "cut", stop_at=8, progress=False)
+    train_run(cfg(), tmp_path / "straight", progress=False)
+    train_run(cfg(), tmp_path / "cut", stop_at=8, progress=False)
     # a kill after step 8's checkpoint: rows for steps 9 and 10 were written, no checkpoint at 10
     with open(tmp_path / "cut" / "metrics.jsonl", "a") as f:
         for step in (9, 10):
             f.write(json.dumps({"step": step, "loss": 1.0, "lr": 0.0, "tokens_per_s": 1.0}) + "\n")
         f.write('{"step": 11, "loss"')  # cut mid-line
-    train(cfg(), tmp_path / "cut", resume=True, progress=False)
+    train_run(cfg(), tmp_path / "cut", resume=True, progress=False)
 
     def steps(name):
         return [(r["step"], sorted(r)) for r in RunDir(tmp_path / name).metrics()]
@@ -128,15 +128,15 @@ def test_resume_cuts_metrics_back_to_the_checkpoint_so_they_equal_a_straight_run
 
 def test_resume_of_a_finished_run_does_no_work(tiny_config, tmp_path):
     run = tmp_path / "r"
-    first = train(tiny_config("train.steps=4"), run, progress=False)
+    first = train_run(tiny_config("train.steps=4"), run, progress=False)
     mtime = (run / LAST).stat().st_mtime_ns
-    again = train(tiny_config("train.steps=4"), run, resume=True, progress=False)
+    again = train_run(tiny_config("train.steps=4"), run, resume=True, progress=False)
     assert again["already_finished"] is True and again["val_bpb"] == first["val_bpb"]
     assert (run / LAST).stat().st_mtime_ns == mtime
 
 
 def test_summary_records_passes_and_the_best_periodic_evaluation(tiny_config, tmp_path):
-    s = train(tiny_config("train.steps=8", "train.eval_every=2"), tmp_path / "r", progress=False)
+    s = train_run(tiny_config("train.steps=8", "train.eval_every=2"), tmp_path / "r", progress=False)
     assert s["passes"] == pytest.approx(8 * 8 * 64 / s["train_split_tokens"])
     best = min((r["val_bpb"], r["step"]) for r in RunDir(tmp_path / "r").metrics()
                if "val_bpb" in r and not r.get("final") and r["step"] > 0)
@@ -145,7 +145,7 @@ def test_summary_records_passes_and_the_best_periodic_evaluation(tiny_config, tm
 
 def test_readers_never_see_a_temporary_file_and_stale_ones_are_cleaned(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=2"), run, progress=False)
+    train_run(tiny_config("train.steps=2"), run, progress=False)
     stale = run / ".ckpt_last.pt.tmp-999999-abcd1234"  # left by a process that no longer exists
     stale.write_bytes(b"x" * 10)
     RunDir(run).lock().unlock()
@@ -174,7 +174,7 @@ def test_a_checkpoint_without_step_is_named(tmp_path):
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file whatever its permissions")
 def test_an_unreadable_checkpoint_is_a_permission_error_not_corruption(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=2"), run, progress=False)
+    train_run(tiny_config("train.steps=2"), run, progress=False)
     (run / LAST).chmod(0)
     with pytest.raises(UserError, match="permission denied"):
         load_checkpoint(run / LAST)
@@ -185,7 +185,7 @@ def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads
     from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 
     run = tmp_path / "r"
-    train(tiny_config("train.steps=2"), run, progress=False, log=lambda m: None)
+    train_run(tiny_config("train.steps=2"), run, progress=False, log=lambda m: None)
     ckpt = load_checkpoint(run / "ckpt_last.pt")
     assert ckpt["schema"] == 1
     del ckpt["schema"]
@@ -199,20 +199,20 @@ def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads
 
 def test_a_run_stopped_before_its_first_periodic_checkpoint_resumes_from_ckpt_init_bit_exactly(tiny_config, tmp_path):
     cfg = lambda: tiny_config("train.steps=10", "train.eval_every=8", "train.log_every=1")  # noqa: E731
-    train(cfg(), tmp_path / "straight", progress=False)
+    train_run(cfg(), tmp_path / "straight", progress=False)
 
     def crash(msg):
         if msg.startswith("step 3/"):
             raise RuntimeError("killed")
 
     with pytest.raises(RuntimeError, match="killed"):
-        train(cfg(), tmp_path / "cut", progress=False, log=crash)
+        train_run(cfg(), tmp_path / "cut", progress=False, log=crash)
     cut = tmp_path / "cut"
     assert (cut / "ckpt_init.pt").exists() and not (cut / LAST).exists()
     lines = (cut / "metrics.jsonl").read_text().splitlines()
     (cut / "metrics.jsonl").write_text("\n".join(lines[1:]) + "\n")  # killed before even the step-0 row was written
     said = []
-    train(cfg(), cut, resume=True, progress=False, log=said.append)
+    train_run(cfg(), cut, resume=True, progress=False, log=said.append)
     assert any("resumed from" in m and "ckpt_init.pt at step 0" in m for m in said), said
 
     def values(name):  # every number but the timing
@@ -227,19 +227,19 @@ def test_a_resume_at_the_checkpoints_step_does_not_evaluate_it_twice(tiny_config
     """Killed in the final evaluation (after the last checkpoint, before summary.json), or run again
     with the same --steps: the evaluation at that step is in metrics.jsonl once."""
     cfg = lambda: tiny_config("train.steps=8", "train.eval_every=4", "train.log_every=2")  # noqa: E731
-    train(cfg(), tmp_path / "straight", progress=False)
-    train(cfg(), tmp_path / "cut", progress=False)
+    train_run(cfg(), tmp_path / "straight", progress=False)
+    train_run(cfg(), tmp_path / "cut", progress=False)
     cut = tmp_path / "cut"
     (cut / "summary.json").unlink()
     lines = (cut / "metrics.jsonl").read_text().splitlines()
     (cut / "metrics.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # the final row not yet written either
-    train(cfg(), cut, resume=True, progress=False)
+    train_run(cfg(), cut, resume=True, progress=False)
 
     def keys(name):
         return [(r["step"], sorted(r)) for r in RunDir(tmp_path / name).metrics()]
 
     assert keys("cut") == keys("straight")
-    train(cfg(), tmp_path / "part", stop_at=4, progress=False)
-    train(cfg(), tmp_path / "part", stop_at=4, resume=True, progress=False)  # the same --steps again
+    train_run(cfg(), tmp_path / "part", stop_at=4, progress=False)
+    train_run(cfg(), tmp_path / "part", stop_at=4, resume=True, progress=False)  # the same --steps again
     assert [k for k in keys("part") if k[0] <= 4 and "final" not in k[1]] == \
         [k for k in keys("straight") if k[0] <= 4]

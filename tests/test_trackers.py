@@ -26,7 +26,7 @@ import pytest
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import load_config
 from lrngpt.training.trackers import tags
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 ROOT = Path(__file__).parents[1]
 STEPS, EVAL = 12, 4
@@ -374,7 +374,7 @@ def test_mlflow_with_no_tracking_uri_keeps_the_run_in_a_local_database(cfg, tmp_
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "lrn-test")
-    train(cfg("mlflow"), tmp_path / "r", progress=False, log=lambda m: None)
+    train_run(cfg("mlflow"), tmp_path / "r", progress=False, log=lambda m: None)
     state = json.loads((tmp_path / "r" / "trackers.json").read_text())["mlflow"]
     assert state["tracking_uri"] == f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = MlflowClient(tracking_uri=state["tracking_uri"])
@@ -392,7 +392,7 @@ def test_mlflow_that_cannot_open_its_store_is_one_line(cfg, tmp_path, monkeypatc
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"file://{tmp_path / 'mlruns'}")
     monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)  # MLflow 3 refuses a file store without it
     with pytest.raises(UserError, match="train.logger mlflow: .*MLFLOW_TRACKING_URI") as e:
-        train(cfg("mlflow"), tmp_path / "r", progress=False, log=lambda m: None)
+        train_run(cfg("mlflow"), tmp_path / "r", progress=False, log=lambda m: None)
     assert "\n" not in str(e.value)
 
 
@@ -401,14 +401,14 @@ def test_a_missing_tracker_package_says_which_extra_to_install(cfg, tmp_path, mo
 
     monkeypatch.setitem(sys.modules, "wandb", None)
     with pytest.raises(UserError, match=r"pip install 'lrngpt\[wandb\]'"):
-        train(cfg("wandb"), tmp_path / "r", progress=False, log=lambda m: None)
+        train_run(cfg("wandb"), tmp_path / "r", progress=False, log=lambda m: None)
 
 
 def test_force_removes_the_tracker_files_with_the_run(cfg, tmp_path):
     run = tmp_path / "r"
-    train(cfg("csv"), run, progress=False, log=lambda m: None)
+    train_run(cfg("csv"), run, progress=False, log=lambda m: None)
     (run / "trackers.json").write_text("{}")
-    train(load_config("mlp-tiny", [f"data.corpus={json.loads((run / 'config.json').read_text())['data']['corpus']}",
+    train_run(load_config("mlp-tiny", [f"data.corpus={json.loads((run / 'config.json').read_text())['data']['corpus']}",
                                    "train.steps=2", "train.eval_every=2", "train.eval_tokens=200",
                                    "train.train_eval_tokens=200"]), run, force=True, progress=False, log=lambda m: None)
     assert not (run / "metrics.csv").exists() and not (run / "trackers.json").exists()

@@ -17,7 +17,7 @@ from lrngpt.errors import UserError
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import INIT, LAST
 from lrngpt.training.schedule import lr_at
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 
 def weights(run_dir):
@@ -26,10 +26,10 @@ def weights(run_dir):
 
 def test_resume_is_bit_exact_with_a_straight_run(tiny_config, tmp_path):
     cfg = lambda: tiny_config("train.steps=20", "train.eval_every=5")  # noqa: E731
-    train(cfg(), tmp_path / "straight", progress=False)
-    train(cfg(), tmp_path / "split", stop_at=10, progress=False)
+    train_run(cfg(), tmp_path / "straight", progress=False)
+    train_run(cfg(), tmp_path / "split", stop_at=10, progress=False)
     assert load_checkpoint(tmp_path / "split" / LAST)["step"] == 10
-    train(cfg(), tmp_path / "split", resume=True, progress=False)
+    train_run(cfg(), tmp_path / "split", resume=True, progress=False)
     a, b = weights(tmp_path / "straight"), weights(tmp_path / "split")
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
@@ -40,66 +40,66 @@ def test_resume_is_bit_exact_with_a_straight_run(tiny_config, tmp_path):
 
 
 def test_a_different_seed_gives_different_weights(tiny_config, tmp_path):
-    train(tiny_config("train.steps=5"), tmp_path / "a", progress=False)
-    train(tiny_config("train.steps=5", "train.seed=7"), tmp_path / "b", progress=False)
+    train_run(tiny_config("train.steps=5"), tmp_path / "a", progress=False)
+    train_run(tiny_config("train.steps=5", "train.seed=7"), tmp_path / "b", progress=False)
     a, b = weights(tmp_path / "a"), weights(tmp_path / "b")
     assert not torch.equal(a["wte.weight"], b["wte.weight"])
 
 
 def test_resume_refuses_a_changed_corpus(tiny_config, tmp_path, text_corpus):
-    train(tiny_config("train.steps=4"), tmp_path / "r", stop_at=2, progress=False)
+    train_run(tiny_config("train.steps=4"), tmp_path / "r", stop_at=2, progress=False)
     other = tmp_path / "other.txt"
     other.write_text("completely different text " * 400)
     with pytest.raises(UserError, match="training data changed since this run started"):
-        train(tiny_config("train.steps=4", f"data.corpus=text:{other}"), tmp_path / "r", resume=True)
+        train_run(tiny_config("train.steps=4", f"data.corpus=text:{other}"), tmp_path / "r", resume=True)
 
 
 def test_resume_refuses_a_changed_model(tiny_config, tmp_path):
-    train(tiny_config("train.steps=4"), tmp_path / "r", stop_at=2, progress=False)
+    train_run(tiny_config("train.steps=4"), tmp_path / "r", stop_at=2, progress=False)
     with pytest.raises(UserError, match="model config changed.*n_embd"):
-        train(tiny_config("train.steps=4", "model.n_embd=32"), tmp_path / "r", resume=True)
+        train_run(tiny_config("train.steps=4", "model.n_embd=32"), tmp_path / "r", resume=True)
 
 
 def test_steps_below_the_checkpoint_step_is_refused(tiny_config, tmp_path):
-    train(tiny_config("train.steps=6"), tmp_path / "r", stop_at=4, progress=False)
+    train_run(tiny_config("train.steps=6"), tmp_path / "r", stop_at=4, progress=False)
     with pytest.raises(UserError, match="below the checkpoint's step 4"):
-        train(tiny_config("train.steps=6"), tmp_path / "r", resume=True, stop_at=3)
+        train_run(tiny_config("train.steps=6"), tmp_path / "r", resume=True, stop_at=3)
 
 
 def test_a_directory_holding_a_run_is_not_overwritten_without_force(tiny_config, tmp_path):
-    train(tiny_config("train.steps=2"), tmp_path / "r", progress=False)
+    train_run(tiny_config("train.steps=2"), tmp_path / "r", progress=False)
     before = (tmp_path / "r" / LAST).read_bytes()
     with pytest.raises(UserError, match="already holds a run"):
-        train(tiny_config("train.steps=3"), tmp_path / "r")
+        train_run(tiny_config("train.steps=3"), tmp_path / "r")
     assert (tmp_path / "r" / LAST).read_bytes() == before
-    train(tiny_config("train.steps=3"), tmp_path / "r", force=True, progress=False)
+    train_run(tiny_config("train.steps=3"), tmp_path / "r", force=True, progress=False)
     assert load_checkpoint(tmp_path / "r" / LAST)["step"] == 3
 
 
 def test_truncated_or_corrupted_checkpoint_is_refused(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=4"), run, stop_at=2, progress=False)
+    train_run(tiny_config("train.steps=4"), run, stop_at=2, progress=False)
     data = (run / LAST).read_bytes()
     (run / LAST).write_bytes(data[: len(data) // 2])
     with pytest.raises(UserError, match="truncated or corrupted"):
-        train(tiny_config("train.steps=4"), run, resume=True)
+        train_run(tiny_config("train.steps=4"), run, resume=True)
     (run / LAST).write_bytes(b"garbage" * 100)
     with pytest.raises(UserError, match="truncated or corrupted"):
         load_checkpoint(run / LAST)
     (run / LAST).unlink()  # the step-0 checkpoint is the latest there is: the resume starts from it
     said = []
-    train(tiny_config("train.steps=4"), run, resume=True, stop_at=2, log=said.append, progress=False)
+    train_run(tiny_config("train.steps=4"), run, resume=True, stop_at=2, log=said.append, progress=False)
     assert any(m.startswith("resumed from") and m.endswith(f"{INIT} at step 0") for m in said), said
     (run / LAST).unlink()
     (run / INIT).unlink()
     with pytest.raises(UserError, match=r"has no ckpt_last.pt; it was stopped before its first checkpoint: start it "
                                         r"again with `lrn train --config CONFIG --out .*` \(it replaces"):
-        train(tiny_config("train.steps=4"), run, resume=True)
+        train_run(tiny_config("train.steps=4"), run, resume=True)
 
 
 def test_step_zero_weights_are_kept_and_differ_from_trained(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=5"), run, progress=False)
+    train_run(tiny_config("train.steps=5"), run, progress=False)
     init, last = load_checkpoint(run / INIT), load_checkpoint(run / LAST)
     assert init["step"] == 0 and last["step"] == 5
     assert not torch.equal(init["model"]["wte.weight"], last["model"]["wte.weight"])
@@ -107,7 +107,7 @@ def test_step_zero_weights_are_kept_and_differ_from_trained(tiny_config, tmp_pat
 
 def test_run_directory_holds_config_tokenizer_metrics_and_summary(tiny_config, tmp_path):
     run = tmp_path / "r"
-    summary = train(tiny_config("train.steps=10", "train.eval_every=5"), run, progress=False)
+    summary = train_run(tiny_config("train.steps=10", "train.eval_every=5"), run, progress=False)
     assert {p.name for p in run.iterdir()} >= {"config.json", "tokenizer.json", "metrics.jsonl", "summary.json",
                                                  "ckpt_init.pt", "ckpt_last.pt", "ckpt_best.pt"}
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
@@ -119,10 +119,10 @@ def test_run_directory_holds_config_tokenizer_metrics_and_summary(tiny_config, t
 
 def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(tiny_config, tmp_path):
     run = tmp_path / "r"
-    train(tiny_config("train.steps=20", "train.eval_every=5"), run, stop_at=5, progress=False)
+    train_run(tiny_config("train.steps=20", "train.eval_every=5"), run, stop_at=5, progress=False)
     good = (run / LAST).read_bytes()
     with pytest.raises(UserError, match="loss became nan"):
-        train(tiny_config("train.steps=20", "train.lr=1e37", "train.min_lr=0", "train.grad_clip=0"),
+        train_run(tiny_config("train.steps=20", "train.lr=1e37", "train.min_lr=0", "train.grad_clip=0"),
               run, resume=True, progress=False, extend=True)  # a new lr is a new schedule: --extend
     assert (run / LAST).read_bytes() == good
 
@@ -139,11 +139,11 @@ CHILD = """
 import logging, sys, time
 logging.basicConfig(level=logging.INFO, format="%(message)s")  # an application shows the library's lines
 from lrngpt.runconfig.schema import load_config
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 cfg = load_config("mlp-tiny", ["data.corpus={corpus}", "data.vocab_size=300", "train.steps=100000",
                                 "train.eval_every=100000", "train.save_every={save_every}",
                                 "model.n_hidden=512", "train.device=cpu"])
-train(cfg, sys.argv[1], resume=len(sys.argv) > 2, progress=False)
+train_run(cfg, sys.argv[1], resume=len(sys.argv) > 2, progress=False)
 """
 
 
@@ -195,7 +195,7 @@ def test_tensorboard_gets_the_same_scalars_as_metrics_jsonl(tiny_config, tmp_pat
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     run = tmp_path / "r"
-    train(tiny_config("train.steps=10", "train.eval_every=5", "train.tensorboard=true"), run, progress=False)
+    train_run(tiny_config("train.steps=10", "train.eval_every=5", "train.tensorboard=true"), run, progress=False)
     acc = EventAccumulator(str(run / "tensorboard"))
     acc.Reload()
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
@@ -219,5 +219,5 @@ def test_a_download_that_cannot_happen_stops_training_before_the_run_directory_i
     monkeypatch.setenv(url_env, f"http://127.0.0.1:{port}")
     monkeypatch.setenv("LRN_CACHE_DIR", str(tmp_path / "cache"))
     with pytest.raises(UserError, match=f"127.0.0.1:{port}"):
-        train(tiny_config(f"data.corpus={corpus}"), tmp_path / "run")
+        train_run(tiny_config(f"data.corpus={corpus}"), tmp_path / "run")
     assert not (tmp_path / "run").exists()

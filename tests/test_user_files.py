@@ -24,7 +24,7 @@ from lrngpt.cli.main import main
 from lrngpt.data.prepared import data_cache_dir
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.layout import METRICS
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 from tests.cli_run import lrn, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,7 +134,7 @@ def test_resume_after_the_corpus_changed_refuses_before_touching_anything(tiny_c
     corpus.write_text("\n<|endoftext|>\n".join(f"story {i} about a cat and a dog." * 3 for i in range(200)))
     cfg = tiny_config(f"data.corpus=text:{corpus}", "train.steps=4", "train.eval_every=2")
     run = tmp_path / "run"
-    train(cfg, run, progress=False, log=lambda m: None)
+    train_run(cfg, run, progress=False, log=lambda m: None)
     corpus.write_text(corpus.read_text() + " one more sentence the run never saw.")
     before, cache = snapshot(run), snapshot(data_cache_dir().parent)
     assert main(["train", "--out", str(run), "--resume", "--steps", "6"]) == 2
@@ -388,7 +388,7 @@ def test_force_over_an_unchanged_run_hashes_no_checkpoint(tiny_config, tmp_path,
     import lrngpt.core.record as record
     from lrngpt.store.rundir import RunDir
 
-    train(tiny_config("train.steps=2"), tmp_path / "r", progress=False, log=lambda m: None)
+    train_run(tiny_config("train.steps=2"), tmp_path / "r", progress=False, log=lambda m: None)
     run = RunDir(tmp_path / "r")
     hashed = []
     real = record.sha256_file

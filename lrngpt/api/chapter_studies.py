@@ -13,12 +13,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
+from lrngpt.analysis.pip import corpus_estimate
+from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
 from lrngpt.api.sweeps import plan_sweep, sweep
+from lrngpt.api.texts import chapter_plan_text
 from lrngpt.core import log as logging
 from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments import depth_series, planted
+from lrngpt.experiments.budget import from_record
+from lrngpt.experiments.chapter_plan import too_short
+from lrngpt.report.chapter_page import write_chapter_page
 
 Notes = Callable[[str], None] | None
 Scale = Literal["tiny", "full"] | None
@@ -33,19 +41,15 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
         r = plan_sweep(source, scale, out=out / name, minutes=minutes, passes=passes, set=sets or None,
                        axes=axes or None, notes=say)
     except BudgetTooShort as e:
-        from lrngpt.experiments.chapter_plan import too_short  # torch, numpy: loaded only when this runs
-
         raise UserError(too_short(name, minutes or 0.0, e.smallest)) from None
     b = r.get("budget") or {}
-    part = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
+    part: dict[str, Any] = {"name": name, "kind": "sweep", "source": source, "scale": scale, "set": list(sets or []),
             "axes": dict(axes or {}), "what": what, "corpus": r.get("corpus"),
             "est_seconds": round(float(b.get("est_seconds") or r.get("est_seconds") or 0.0), 1),
             "point_seconds": b.get("point_seconds") or {p["name"]: round(p.get("est_seconds") or 0.0, 1)
                                                         for p in r["points"]},
             "deviations": list(b.get("gives_up") or [])}
     if b:  # the budget planned here is the one trained: its steps, corpus and widths as the sweep's settings
-        from lrngpt.experiments.budget import from_record  # torch, numpy: loaded only when this runs
-
         plan_sets, _ = from_record(b).items()
         part.update(scale="budget", budget=b, set=part["set"] + plan_sets,  # trained as planned: no second probe
                     est_seconds=round(part["est_seconds"] - float((b.get("parts") or {}).get("probe") or 0.0), 1),
@@ -55,22 +59,15 @@ def _sweep_part(name: str, source: str, scale: str | None, out: Path, say, *, mi
 
 
 def _depth_plan(minutes: float | None, tiny: bool, say) -> dict:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import depth_series
-    from lrngpt.experiments.chapter_plan import too_short
-
     try:
-        return depth_series.plan_series(60.0 if tiny else minutes, log=say, tiny=tiny)
+        # None (no share of a budget) is plan_series' to refuse, in its words
+        return depth_series.plan_series(60.0 if tiny else cast(float, minutes), log=say, tiny=tiny)
     except BudgetTooShort as e:
         raise UserError(too_short("width-depth", minutes or 0.0, e.smallest)) from None
 
 
 def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None = None) -> dict:
     """Every part with its estimate: the budgeted parts probe this machine (seconds each)."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.experiments import planted
-
     laptop = scale == "laptop"
     text = [f"data.corpus={corpus}"] if corpus else []  # --scale full on a machine without the download
     share = cp.shares(minutes) if laptop and minutes else {}
@@ -119,12 +116,6 @@ def _plan(scale: str, minutes: float | None, out: Path, say, corpus: str | None 
 
 
 def _run_part(part: dict, out: Path, say, progress: bool | None) -> None:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.pip import corpus_estimate
-    from lrngpt.analysis.superposition import train_toy
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.experiments import planted
-
     where = out / part["name"]
     if part["kind"] == "sweep":
         sweep(part["source"], part["scale"], out=where, set=part["set"] or None, axes=part["axes"] or None,
@@ -151,10 +142,6 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
     written). Run again on the same `out`, it resumes. Returns {"plan", "verdicts", "report", "seconds", "text"}.
 
     Example: ``r = lrngpt.run_chapter("runs/chapter", minutes=60, dry_run=True); r["plan"]["est_seconds"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments import chapter_plan as cp
-    from lrngpt.report.chapter_page import write_chapter_page
-
     say = notes or logging.info
     scale_name = cp.check_scale(scale)
     if scale_name != "laptop" and minutes is not None:
@@ -176,10 +163,10 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
         plan = _plan(scale_name, minutes, out, say, corpus)
         plan["planning_seconds"] = round(time.perf_counter() - started, 1)
     if dry_run:
-        return {"plan": plan, "text": cp.plan_text(plan)}
+        return {"plan": plan, "text": chapter_plan_text(plan)}
     if stored is None:
         cp.start(out, plan)
-    say(cp.plan_text(plan))
+    say(chapter_plan_text(plan))
     done = cp.finished_parts(out)
     for part in plan["parts"]:
         if part["name"] in done:

@@ -18,10 +18,10 @@ import collections.abc as abc
 import contextlib
 import contextvars
 import functools
-import importlib
 import inspect
 import os
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -63,11 +63,15 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
     sig = inspect.signature(fn)
     name = fn.__qualname__.replace(".__init__", "")
     hints: dict[str, Any] = {}
+    whole: list[bool] = []  # [True] once the hints name only loaded classes: then they are final
 
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not hints:
-            hints.update(_hints(fn))
+        if not whole:
+            found, loaded = _hints(fn)
+            hints.clear()
+            hints.update(found)
+            whole.extend([True] * loaded)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
@@ -133,12 +137,17 @@ def in_api_words(message: str, sig: inspect.Signature) -> str:
     return _TWICE.sub(r"\1", _FLAG.sub(word, message))
 
 
-def _hints(fn) -> dict[str, Any]:
+def _hints(fn) -> tuple[dict[str, Any], bool]:
+    """The annotations as types, and whether every class of LATE they name was loaded. A class whose
+    module is not imported yet has no instance to check: a stand-in of its name takes its place (it
+    names the class in the error), so `lrn cost mlp` (sweep: Sweep | str | Path) loads no torch."""
     text = " ".join(str(a) for a in fn.__annotations__.values())
-    late = {n: getattr(importlib.import_module(m), n) for n, m in LATE.items() if n in text}
+    named = {n: m for n, m in LATE.items() if n in text}
+    late = {n: getattr(sys.modules[m], n) if m in sys.modules else type(n, (), {"__module__": m})
+            for n, m in named.items()}
     hints = typing.get_type_hints(fn, fn.__globals__, late)
     hints.pop("return", None)
-    return hints
+    return hints, all(m in sys.modules for m in named.values())
 
 
 def _bind_error(e: TypeError, sig: inspect.Signature) -> str:

@@ -11,15 +11,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lrngpt.api.checks import check, checked
 from lrngpt.core.bounded import check_plain
 from lrngpt.errors import UserError
 from lrngpt.models.kinds import ModelType
-
-if TYPE_CHECKING:
-    from lrngpt.runconfig.schema import RunConfig
+from lrngpt.runconfig.help import PRESET_ABOUT, describe, key_table
+from lrngpt.runconfig.schema import (
+    RunConfig,
+    config_from,
+    load_config,
+    preset_names,
+    read_config_dict,
+    validated,
+)
+from lrngpt.store.rundir import RunDir
 
 # config overrides: {"model.n_embd": 128}, ["model.n_embd=128"] (the --set form) or one such string
 Overrides = Mapping[str, Any] | Iterable[str] | str | None
@@ -55,9 +62,6 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
     gives) or an argument of the wrong type.
 
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.runconfig.schema import RunConfig, config_from, read_config_dict
-
     items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
     if isinstance(name_or_path, RunConfig):
         return config_from(name_or_path.to_dict(), items, "the config")
@@ -71,10 +75,6 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
                    device: str | None = None, resume_from: str | Path | None = None) -> RunConfig:
     """The config a run trains with: `cfg` (a preset, a file or a RunConfig; None with `resume_from`: the
     config.json of that run) with the overrides, then the corpus and the device, as `--set` would."""
-    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.runconfig.schema import RunConfig, config_from, preset_names, read_config_dict, validated
-    from lrngpt.store.rundir import RunDir
-
     items = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
         f"train.device={device}"] * (device is not None)  # an empty one ("$UNSET") is refused, not the default
     if isinstance(cfg, RunConfig):
@@ -94,10 +94,6 @@ def config_list() -> list[dict]:
     """The named configs (`lrn config list`): name, model_type, corpus and what each is for.
 
     Example: ``[c["name"] for c in lrngpt.config_list()]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.runconfig.help import PRESET_ABOUT
-    from lrngpt.runconfig.schema import load_config, preset_names
-
     rows = []
     for name in preset_names():
         cfg = load_config(name)
@@ -112,10 +108,6 @@ def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
     say what sets them. Raises UserError as config() does.
 
     Example: ``{r["key"]: r["value"] for r in lrngpt.config_show("mlp-cpu")["keys"]}["model.n_embd"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.runconfig.help import PRESET_ABOUT, describe
-    from lrngpt.runconfig.schema import config_from, preset_names, read_config_dict
-
     items = override_list(set, "config_show(): set")
     name = str(name_or_path)
     cfg = config_from(read_config_dict(name), items, name)
@@ -130,7 +122,4 @@ def config_keys(model_type: ModelType = "mlp") -> list[dict]:
     (`lrn config keys`). Raises UserError for a model type other than mlp or gpt.
 
     Example: ``[r["key"] for r in lrngpt.config_keys("gpt")][:3]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.runconfig.help import key_table
-
     return key_table(model_type)

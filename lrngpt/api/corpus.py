@@ -13,9 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from lrngpt.analysis.vocab import show
 from lrngpt.api.checks import checked
 from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed
+from lrngpt.corpora.base import parse_size
+from lrngpt.corpora.registry import load_corpus
+from lrngpt.corpora.stat_cache import set_verify
+from lrngpt.corpora.stories import write_stories
+from lrngpt.data.prepared import prepare, tokenizer_out, train_tokenizer, write_tokenizer
+from lrngpt.data.splits import describe_validation
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import DataConfig
+from lrngpt.tokenizer.bpe import Tokenizer
 
 ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.core.validate.VAL_SPLIT_MODES)
 assert VAL_SPLIT_MODES == ("documents", "chunks")
@@ -29,10 +38,6 @@ def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force:
     wrote (never a file you made). Raises UserError for a bad size or seed, or an `out` it may not write.
 
     Example: ``lrngpt.data_stories("stories.txt", size="512KB", seed=3)["documents"]``"""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora.base import parse_size
-    from lrngpt.corpora.stories import write_stories
-
     return write_stories(out, parse_size(str(size)), check_seed(seed, "--seed"), force)
 
 
@@ -48,13 +53,6 @@ def data_prepare(corpus: str, vocab_size: int = 4096, val_fraction: float = 0.05
     Raises UserError for a corpus it cannot read or a bad setting.
 
     Example: ``lrngpt.data_prepare("text:bible.txt", val_split="chunks")["splits"]["val"]["tokens"]``"""
-    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora.registry import load_corpus
-    from lrngpt.corpora.stat_cache import set_verify
-    from lrngpt.data.prepared import prepare
-    from lrngpt.data.splits import describe_validation
-    from lrngpt.runconfig.schema import DataConfig
-
     if verify:
         set_verify(True)
     cfg = DataConfig(corpus=corpus, vocab_size=vocab_size, val_fraction=val_fraction, split_seed=split_seed,
@@ -74,10 +72,6 @@ def tokenizer_train(corpus: str, out: str | Path, vocab_size: int = 4096, force:
     may not write (checked before the training).
 
     Example: ``lrngpt.tokenizer_train("stories:1MB", "tok/", vocab_size=1024)["path"]``"""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import tokenizer_out, train_tokenizer, write_tokenizer
-    from lrngpt.runconfig.schema import DataConfig
-
     tokenizer_out(out, force)  # refuse before the (slow) training, and again before writing
     tok = train_tokenizer(DataConfig(corpus=corpus, vocab_size=vocab_size))
     path = write_tokenizer(tok, out, force)
@@ -91,9 +85,6 @@ def tokenizer_encode(tokenizer: str | Path, text: str) -> list[int]:
     tokenizer it cannot read.
 
     Example: ``lrngpt.tokenizer_encode("runs/demo", "Lily saw a cat")``"""
-    # numpy, tokenizers: loaded only when this runs
-    from lrngpt.tokenizer.bpe import Tokenizer
-
     return Tokenizer.load(tokenizer).encode(text)
 
 
@@ -103,9 +94,6 @@ def tokenizer_decode(tokenizer: str | Path, ids: Sequence[int] | str) -> str:
     for ids that are not integers or outside the vocabulary, or a tokenizer it cannot read.
 
     Example: ``lrngpt.tokenizer_decode("runs/demo", [1191, 1012])``"""
-    # numpy, tokenizers: loaded only when this runs
-    from lrngpt.tokenizer.bpe import Tokenizer
-
     if isinstance(ids, str):
         try:
             ids = [int(x) for x in ids.split(",") if x.strip()]
@@ -121,7 +109,4 @@ def tokenizer_show(tokenizer: str | Path, items: Sequence[str | int], as_text: b
     its ids and tokens (`as_text`: every item is text). Raises UserError for an id outside the vocabulary.
 
     Example: ``lrngpt.tokenizer_show("runs/demo", [1191, " Lily"])["results"][0]["token"]``"""
-    # numpy: loaded only when this runs
-    from lrngpt.analysis.vocab import show
-
     return show(tokenizer, [str(i) for i in items], as_text)

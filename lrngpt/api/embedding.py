@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from lrngpt.analysis.embeddings import load_table, pair_cosine, purity, run_axes, run_neighbors
+from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
+from lrngpt.explorer import write_explorer
 
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
 
@@ -31,9 +34,6 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
     for no tokens, an empty token or k < 1.
 
     Example: ``lrngpt.embed_neighbors("runs/demo", [" Lily", " red"], k=5)["results"][1]["neighbors"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.embeddings import load_table, run_neighbors
-
     positive(k, "k (-k)")
     if not tokens:
         raise UserError("give at least one token, e.g. --token ' Lily'")
@@ -51,9 +51,6 @@ def chapter_lines(tokenizer, table, queries: Sequence[str], untrained: bool) -> 
     """For each query the book chapter names a neighbour of (" Lily" ~ " Mia" 0.95 trained, " Luna"'s
     " pretending" 0.48 untrained), the chapter's cosine beside this table's (the tokenizer's, the table
     a float tensor (V, d))."""
-    # torch: loaded only when this runs, not by `lrn --help`
-    from lrngpt.analysis.embeddings import pair_cosine
-
     pairs = UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS
     return [neighbours_line(q, pair_cosine(tokenizer, table, q, pairs[q][0]), untrained) for q in queries]
 
@@ -65,9 +62,6 @@ def embed_axes(run: Run | str | Path, energy: float = 0.9, checkpoint: Checkpoin
     outside (0, 1].
 
     Example: ``lrngpt.embed_axes("runs/demo", energy=0.99)["used_axes"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.embeddings import run_axes
-
     r = as_run(run, checkpoint)
     return run_axes(r.path, energy, checkpoint=r.checkpoint)
 
@@ -81,9 +75,6 @@ def embed_purity(run: Run | str | Path, categories: Categories = None, k: int = 
     categories it cannot read or score, or k < 1.
 
     Example: ``lrngpt.embed_purity("runs/mine", {"month": ["January", "March"], "war": ["army", "navy"]})``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.embeddings import purity
-
     positive(k, "k (-k)")
     r = as_run(run, checkpoint)
     return purity(r.path, k, _categories(categories), r.checkpoint)
@@ -97,9 +88,6 @@ def embed_export(run: Run | str | Path, out: str | Path, format: ExportFormat = 
     An earlier export nobody changed is replaced; a directory holding anything else never is (UserError).
 
     Example: ``lrngpt.embed_export("runs/demo", "runs/demo/projector", format="projector")``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.export import export_table
-
     r = as_run(run, checkpoint)
     return export_table(r.path, out, format, top, checkpoint=r.checkpoint)
 
@@ -113,9 +101,6 @@ def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path
     sweep's widths. An earlier page is replaced, any other file never (UserError).
 
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.explorer import write_explorer
-
     many = [sources] if isinstance(sources, HasPath | str | Path) else list(sources)
     if not many:
         raise UserError("give at least one run or sweep directory")

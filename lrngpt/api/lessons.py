@@ -16,17 +16,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lrngpt.analysis import pip_figure, superposition
+from lrngpt.analysis.lessons import lookup, lookup_grad, renumber, softmax_bottleneck, tying
+from lrngpt.analysis.pip import corpus_estimate
+from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
 from lrngpt.api.results import Run
 from lrngpt.api.results import run_dir as _dir
+from lrngpt.api.sweeps import Sweep
 from lrngpt.core import log as logging
+from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import quote
+from lrngpt.experiments.figures import png_bytes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from lrngpt.api.sweeps import Sweep  # (sweeps.py imports nothing of this module)
 
 
 @checked
@@ -34,9 +39,6 @@ def lesson_lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int
     """nn.Embedding(ids) against one_hot(ids) @ E, and the token + position shapes (`lrn lesson lookup`).
 
     Example: ``r = lrngpt.lesson_lookup(); r["equal"], r["max_abs_diff"], r["shapes"]["one_hot"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.lessons import lookup
-
     return lookup(batch, length, n_embd, vocab, seed=seed)
 
 
@@ -46,9 +48,6 @@ def lesson_lookup_grad() -> dict:
     (row 2 used twice gets both upstream gradients, row 1 unused gets none; `lrn lesson lookup-grad`).
 
     Example: ``lrngpt.lesson_lookup_grad()["grad"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.lessons import lookup_grad
-
     return lookup_grad()
 
 
@@ -58,9 +57,6 @@ def lesson_tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0)
     tying, weight decay or momentum (`lrn lesson tying`); one dict per setting under "settings".
 
     Example: ``[(s["setting"], s["unused_changed"]) for s in lrngpt.lesson_tying()["settings"]]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.lessons import tying
-
     return tying(vocab, n_embd, used, seed)
 
 
@@ -71,9 +67,6 @@ def lesson_softmax_bottleneck(run: Run | str | Path | None = None, contexts: int
     directory) or, with run None, a small random MLP and GPT (`lrn lesson softmax-bottleneck`).
 
     Example: ``lrngpt.lesson_softmax_bottleneck()["models"][0]["rank"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.lessons import softmax_bottleneck
-
     return softmax_bottleneck(_dir(run), contexts, random_contexts, seed)
 
 
@@ -83,9 +76,6 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
     consistently, for a run or (run None) a toy MLP trained in-process (`lrn lesson renumber`).
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.lessons import renumber
-
     return renumber(_dir(run), seed, max_tokens, log=logging.info)
 
 
@@ -101,16 +91,9 @@ def lesson_superposition(features: int = 20, dims: int = 5,
     did not write is never replaced).
 
     Example: ``[(s["sparsity"], s["represented"]) for s in lrngpt.lesson_superposition()["sparsities"]]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.superposition import train_toy
-
     target = _figure_target(out, force) if out is not None else None
     result = train_toy(features, dims, sparsity, steps=steps, batch=batch, seed=seed)
     if target is not None:
-        # matplotlib, PIL, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-        from lrngpt.core.ownership import write_owned_file
-        from lrngpt.experiments.figures import png_bytes
-
         write_owned_file(target, png_bytes(lesson_superposition_figure(result)), "figure")
         result["figure"] = str(target)
     return result
@@ -118,9 +101,6 @@ def lesson_superposition(features: int = 20, dims: int = 5,
 
 def _figure_target(out: str | Path, force: bool) -> Path:
     """Checked before any training: a new path, or (with force) a figure lrn wrote there before."""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.core.ownership import check_file_target
-
     return check_file_target(out, force, "figure", example="superposition.png")
 
 
@@ -130,16 +110,13 @@ def lesson_superposition_figure(result: dict) -> Figure:
     the feature's interference.
 
     Example: ``lrngpt.lesson_superposition_figure(lrngpt.lesson_superposition()).savefig("sup.png")``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.superposition import figure
-
     rows = result.get("sparsities")
     keys = ("gram", "feature_probability", "represented", "norms", "interference")
     if ("features" not in result or "dims" not in result or not isinstance(rows, list) or not rows
             or not all(isinstance(r, dict) and all(k in r for k in keys) for r in rows)):
         raise UserError("lesson_superposition_figure(): result must be what lrngpt.lesson_superposition() returns "
                         f"(features, dims and a row per sparsity), got a dict with keys {sorted(map(str, result))[:6]}")
-    return figure(result)
+    return superposition.figure(result)
 
 
 @checked
@@ -153,9 +130,6 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
     the measured best width beside it (`lrn theory pip`). Prepares (and caches) the data.
 
     Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
-    # numpy: loaded only when this runs
-    from lrngpt.analysis.pip import corpus_estimate
-
     sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
     r = corpus_estimate(corpus, vocab_size, window, alpha, train_tokens, seed, top, sweep_dir, log=logging.info)
     # the chapter's words where lrn's own sentences need them: why 300 is common, and the yardsticks
@@ -171,7 +145,4 @@ def theory_pip_figure(result: dict) -> Figure:
     widths), the PIP-optimal k and the measured best d marked, as a matplotlib Figure.
 
     Example: ``lrngpt.theory_pip_figure(lrngpt.theory_pip("stories:5MB", sweep="runs/embed-dim")).savefig("pip.png")``"""
-    # matplotlib: loaded only when this runs
-    from lrngpt.analysis.pip_figure import figure
-
-    return figure(result)
+    return pip_figure.figure(result)

@@ -22,11 +22,22 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+import torch
 
 from lrngpt.api.checks import checked
 from lrngpt.core.version import __version__
+from lrngpt.corpora.download import cache_dir
+from lrngpt.corpora.tinystories import EXPECTED
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
+from lrngpt.device.distributed import resolve_device
+from lrngpt.device.precision import cpu_info, device_caps, resolve_precision
 from lrngpt.errors import UserError
+from lrngpt.experiments.dry_run import estimate_points
+from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.models.build import param_breakdown
+from lrngpt.training.timing import PROBE_STEPS
 
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
 # lrn doctor with it); it prints OK when the compiled result equals eager.
@@ -59,9 +70,6 @@ def compile_probe(device: str, timeout: float) -> dict:
 
 
 def _fp16_on_cpu() -> bool:
-    # torch, numpy: loaded only when this runs
-    import torch
-
     try:
         with torch.autocast("cpu", dtype=torch.float16):
             return (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.float16
@@ -71,19 +79,14 @@ def _fp16_on_cpu() -> bool:
 
 def devices() -> list[dict]:
     """Every device torch sees: the CPU, each CUDA GPU, MPS."""
-    # torch, numpy: loaded only when this runs
-    import torch
-
-    # torch, numpy: loaded only when this runs
-    from lrngpt.device.precision import device_caps
-
     cpu = device_caps("cpu")
-    out = [{"device": "cpu", "name": cpu.name, "memory_bytes": cpu.memory_bytes, "capability": None,
-            "bf16": True, "bf16_fast": bool(cpu.bf16_native), "fp16": _fp16_on_cpu(), "tf32": False}]
+    out: list[dict[str, Any]] = [{"device": "cpu", "name": cpu.name, "memory_bytes": cpu.memory_bytes,
+                                  "capability": None, "bf16": True, "bf16_fast": bool(cpu.bf16_native),
+                                  "fp16": _fp16_on_cpu(), "tf32": False}]
     for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
         caps = device_caps(f"cuda:{i}")
         out.append({"device": f"cuda:{i}", "name": caps.name, "memory_bytes": caps.memory_bytes,
-                    "capability": list(caps.capability), "bf16": caps.bf16, "bf16_fast": caps.bf16, "fp16": True,
+                    "capability": list(caps.capability or ()), "bf16": caps.bf16, "bf16_fast": caps.bf16, "fp16": True,
                     "tf32": caps.tf32})
     if torch.backends.mps.is_available():
         out.append({"device": "mps", "name": "Apple MPS", "memory_bytes": None, "capability": None, "bf16": True,
@@ -103,13 +106,6 @@ def _free_bytes(path: Path) -> int | None:
 
 def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
-    # torch, numpy: loaded only when this runs; here: looked up when called (tests patch it); here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora.tinystories import EXPECTED
-    from lrngpt.experiments.dry_run import estimate_points
-    from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.models.build import param_breakdown
-    from lrngpt.training.timing import PROBE_STEPS
-
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)
     seconds = sum(e["est_seconds"] or 0 for e in est.values())
@@ -133,18 +129,10 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
-    # torch, numpy: loaded only when this runs
-    import torch
-
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
             or not (math.isfinite(probe_timeout) and 0 < probe_timeout <= MAX_PROBE_TIMEOUT):
         raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
                         f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
-
-    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora.download import cache_dir
-    from lrngpt.device.distributed import resolve_device
-    from lrngpt.device.precision import cpu_info, device_caps, resolve_precision
 
     device = resolve_device("auto")
     precision = resolve_precision("auto", device_caps(device))

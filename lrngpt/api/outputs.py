@@ -11,13 +11,18 @@ from typing import Literal
 from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
+from lrngpt.experiments.findings import judge
+from lrngpt.interop.gpt2 import convert_gpt2
+from lrngpt.interop.hf_export import export_run_hf
+from lrngpt.report import kind_of, write_report_pages
+from lrngpt.report.sweeps import sweep_docs
 
 
 def _paths(dirs) -> list[Path]:
     many = [dirs] if isinstance(dirs, str | Path | HasPath) else list(dirs)
     if not many:
         raise UserError("give a run directory, or one or more sweep directories")
-    return [Path(getattr(d, "path", d)) for d in many]
+    return [Path(d.path if isinstance(d, HasPath) else d) for d in many]
 
 
 @checked
@@ -30,24 +35,21 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     directories alone. An earlier report is replaced, any other file never (UserError).
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.report import kind_of
-    from lrngpt.report import write_report as write_page
-
     paths = _paths(dirs)
-    result = write_page(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint)
-    if kind_of(paths[0]) == "sweep":
-        result["findings"] = sweep_findings(paths)
+    sweeps = all(kind_of(p) == "sweep" for p in paths)  # else the writer below says what is wrong, as it did
+    findings = sweep_findings(sweep_docs(paths)) if sweeps else None
+    result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint,
+                                findings=findings)
+    if findings is not None:
+        result["findings"] = findings
     return result
 
 
-def sweep_findings(paths: list[Path]) -> list[dict]:
-    """The book chapter's three findings judged on these sweep directories together, read from them alone."""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.findings import judge
-    from lrngpt.report.sweeps import sweep_docs
-
-    return judge(sweep_docs(paths))
+def sweep_findings(docs: list[dict]) -> list[dict]:
+    """The book chapter's findings judged on these sweeps' summary documents together (one sweep's
+    alone, or the sweeps of one page): where the API judges a sweep, once per call, and hands the
+    verdicts to the report, which renders them. [] when none is a width or width-depth study."""
+    return judge(docs)
 
 
 @checked
@@ -59,13 +61,10 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
     option) or an `out` that is not new, empty or an earlier export (with force).
 
     Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.interop.hf_export import export_hf as write_hf
-
     r = as_run(run, checkpoint)
     if r.checkpoint == "init":
         raise UserError("--checkpoint init: export the trained weights, last or best")
-    return write_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
+    return export_run_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
 
 
 @checked
@@ -75,7 +74,4 @@ def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dic
     an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
 
     Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
-    # torch, numpy, tokenizers: loaded only when this runs
-    from lrngpt.interop.gpt2 import import_gpt2 as read_gpt2
-
-    return read_gpt2(hf_dir, out, force=force)
+    return convert_gpt2(hf_dir, out, force=force)

@@ -9,13 +9,23 @@ embedding table. It may replace its own earlier run, never anything else.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
+from lrngpt.analysis.embeddings import load_table, token_neighbors
 from lrngpt.api.checks import checked
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError
+from lrngpt.inference.evaluate import evaluate_run
+from lrngpt.inference.sample import SamplingConfig, sample_texts
+from lrngpt.runconfig.schema import load_config
+from lrngpt.store.rundir import RunDir
+from lrngpt.training.trainer import train_run
+
+if TYPE_CHECKING:
+    from torch import nn
 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
@@ -40,14 +50,6 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
 
 
 def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
-    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.analysis.embeddings import load_table, token_neighbors
-    from lrngpt.inference.evaluate import evaluate_run
-    from lrngpt.inference.sample import SamplingConfig, sample_texts
-    from lrngpt.runconfig.schema import load_config
-    from lrngpt.store.rundir import RunDir
-    from lrngpt.training.trainer import train
-
     out = Path(out)
     log = log or logging.info
     if steps < 1:
@@ -64,14 +66,14 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
-    summary = train(cfg, out, force=earlier, log=log)
+    summary = train_run(cfg, out, force=earlier, log=log)
     untrained = evaluate_run(out, "init", split="val", log=log)
     loaded = run.load("last")
     settings = SamplingConfig(max_new_tokens=60, temperature=0.8, top_k=40, seed=0)
     samples = sample_texts(loaded, PROMPTS[0], settings)
     short = SamplingConfig(max_new_tokens=40, temperature=0.8, top_k=40, seed=0)
     samples += [s for p in PROMPTS[1:] for s in sample_texts(loaded, p, short)]
-    table = loaded.model.token_embedding.weight.detach().float()
+    table = cast("nn.Embedding", loaded.model.token_embedding).weight.detach().float()  # both models' property
     near = token_neighbors(loaded.tokenizer, table, " Lily", 10)
     # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
     chapter = chapter_lines(loaded.tokenizer, table, [" Lily"], untrained=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.analysis.rare_tokens import undertrained_tokens
 from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.errors import UserError
 
@@ -26,9 +27,6 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     directory, a checkpoint other than last, best or init, or top < 1.
 
     Example: ``lrngpt.table(lrngpt.undertrained("runs/demo", top=20)["tokens"])``"""
-    # torch, numpy: loaded only when this runs
-    from lrngpt.analysis.rare_tokens import undertrained_tokens
-
     if isinstance(run_or_path, str | Path):
         path = Path(run_or_path)
     elif hasattr(run_or_path, "path") and hasattr(run_or_path, "checkpoint"):  # a lrngpt.Run

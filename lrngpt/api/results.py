@@ -9,10 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from lrngpt.api.checks import Checkpoint, Context, Split, checked
+from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
+from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
+from lrngpt.api.rare_tokens import undertrained
+from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
+from lrngpt.explorer import write_explorer
+from lrngpt.inference.evaluate import evaluate_run
+from lrngpt.inference.sample import SamplingConfig, sample_texts
+from lrngpt.interop.hf_export import export_run_hf
+from lrngpt.report import write_report_pages
+from lrngpt.report.html import esc, figure
+from lrngpt.report.runs import curves_figure, curves_png, run_headline
+from lrngpt.store.rundir import RunDir
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -47,9 +58,6 @@ class Run:
 
     @checked
     def __init__(self, path: str | Path, checkpoint: Checkpoint = "last", device: str = "auto"):
-        # here: `lrn --help` loads this module, not that one
-        from lrngpt.store.rundir import RunDir
-
         self.path, self.checkpoint, self.device = Path(path), checkpoint, device
         self.result: Any = None  # a dict, or None (typed Any so `run.result["step"]` checks as written)
         self._dir = RunDir(self.path)
@@ -81,8 +89,6 @@ class Run:
 
     def _device(self) -> str:
         if self._resolved is None:
-            from lrngpt.device.distributed import resolve_device  # torch: loaded when a run's weights are
-
             self._resolved = resolve_device(self.device)
         return self._resolved
 
@@ -119,10 +125,6 @@ class Run:
         for a bad value or a run that cannot answer (by_reads with corpus, or on an import).
 
         Example: ``run.eval(split=None, by_reads=True)["train_bpb_unread"]``"""
-        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
-        from lrngpt.api.checks import positive
-        from lrngpt.inference.evaluate import evaluate_run
-
         positive(max_tokens, "max_tokens (--max-tokens)")
         positive(train_tokens, "train_tokens (--train-tokens)")
         return evaluate_run(self.path, self.checkpoint, split, max_tokens, train_tokens, corpus,
@@ -139,9 +141,6 @@ class Run:
         setting (an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], ...).
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.inference.sample import SamplingConfig, sample_texts
-
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)
         loaded = self._load()
         texts = sample_texts(loaded, prompt, cfg, num_samples, use_cache, self._device(), on_text=on_text)
@@ -164,12 +163,8 @@ class Run:
         Raises UserError for an empty token or k < 1.
 
         Example: ``run.neighbors(" Lily", k=5)``"""
-        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
-        from lrngpt.analysis.embeddings import token_neighbors
-        from lrngpt.api.checks import positive
-
         positive(k, "k (-k)")
-        table_ = self.model.token_embedding.weight.detach().float()
+        table_ = cast("nn.Embedding", self.model.token_embedding).weight.detach().float()  # both models' property
         return token_neighbors(self.tokenizer, table_, token, k)["neighbors"]
 
     @checked
@@ -178,9 +173,6 @@ class Run:
         UserError for an energy outside (0, 1].
 
         Example: ``run.axes()["used_axes"]``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.analysis.embeddings import run_axes
-
         return run_axes(self.path, energy, checkpoint=self.checkpoint)
 
     @checked
@@ -190,10 +182,6 @@ class Run:
         categories it cannot read or score, or k < 1.
 
         Example: ``run.purity({"month": ["January", "March"], "number": ["two", "three"]})["trained"]["overall"]``"""
-        # torch, numpy: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
-        from lrngpt.analysis.embeddings import purity
-        from lrngpt.api.checks import positive
-
         positive(k, "k (-k)")
         cats = {str(n): list(w) for n, w in categories.items()} if isinstance(categories, Mapping) else categories
         return purity(self.path, k, cats, self.checkpoint)
@@ -201,9 +189,6 @@ class Run:
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
         any metrics. Example: ``if (fig := run.figure()) is not None: fig.savefig("curves.png")``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.report.runs import curves_figure
-
         return curves_figure({self.path.name: self._dir.metrics()})
 
     @checked
@@ -212,10 +197,7 @@ class Run:
         earlier report is replaced, any other file never (UserError).
 
         Example: ``run.report()``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.report import write_report
-
-        return write_report([self.path], out, checkpoint=self.checkpoint)["path"]
+        return write_report_pages([self.path], out, checkpoint=self.checkpoint)["path"]
 
     @checked
     def explore(self, out: str | Path, top: int | None = None) -> str:
@@ -223,9 +205,6 @@ class Run:
         embed_explore does.
 
         Example: ``run.explore("tiny-explorer.html")``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.explorer import write_explorer
-
         return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
 
     @checked
@@ -234,9 +213,6 @@ class Run:
         ones first (`lrn embed undertrained`, lrngpt.undertrained). Raises UserError for top < 1.
 
         Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
-        # here: lrngpt.api.rare_tokens imports this module (a cycle at the top)
-        from lrngpt.api.rare_tokens import undertrained
-
         return undertrained(self, top=top)
 
     @checked
@@ -245,18 +221,11 @@ class Run:
         Raises UserError for a run GPT-2 cannot express or an `out` lrn may not replace.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
-        # torch, numpy, tokenizers: loaded only when this runs
-        from lrngpt.interop.hf_export import export_hf
-
         if self.checkpoint == "init":
             raise UserError("--checkpoint init: export the trained weights, last or best")
-        return export_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
+        return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
-        # torch, numpy: loaded only when this runs
-        from lrngpt.report.html import esc, figure
-        from lrngpt.report.runs import curves_png, run_headline
-
         metrics = self._dir.metrics()
         head = run_headline(self.path, self.config.to_dict(), self.summary, metrics)
         png = curves_png({self.path.name: metrics})
@@ -279,4 +248,4 @@ def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
 def run_dir(run: RunLike | None) -> Path | None:
     if run is not None and not isinstance(run, Run | str | Path):
         raise UserError(f"give a Run or a run directory, got {type(run).__name__}")
-    return None if run is None else Path(getattr(run, "path", run))
+    return None if run is None else run.path if isinstance(run, Run) else Path(run)

@@ -2,7 +2,7 @@
 nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`.
 
 The config of a run is put together once (lrngpt.api.configs.resolve_config), sized once
-(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train).
+(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train_run).
 """
 
 from __future__ import annotations
@@ -12,13 +12,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lrngpt.api.checks import Checkpoint, checked
+from lrngpt.api.checks import Checkpoint, checked, positive
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
 from lrngpt.api.sweeps import Axes, Notes, Shard, plan_sweep
+from lrngpt.corpora.registry import pinned_source
+from lrngpt.data.prepared import dry_run_prepared
 from lrngpt.data.sizing import sizing
+from lrngpt.device.distributed import Distributed
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import STUDIES
+from lrngpt.models.build import param_breakdown
+from lrngpt.runconfig.help import width_line
+from lrngpt.store.rundir import RunDir
+from lrngpt.training.trainer import train_run
 
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
@@ -49,12 +56,6 @@ def plan_run(cfg: RunConfig) -> dict:
     or downloaded corpus not prepared yet; a small local one is prepared, and cached, to count them),
     the tokens its steps read, the passes over the training text and the steps of one pass; for a GPT,
     `shape`: its depth, width and heads in one line (and how model.aspect_ratio gave the width)."""
-    # torch, numpy, tokenizers: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.corpora.registry import pinned_source
-    from lrngpt.data.prepared import dry_run_prepared
-    from lrngpt.models.build import param_breakdown
-    from lrngpt.runconfig.help import width_line
-
     data = dry_run_prepared(cfg.data, log=lambda m: None)
     source = pinned_source(cfg.data.corpus)
     tc = cfg.train
@@ -118,11 +119,6 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
     argument, a config that does not check, an `out` lrn may not write, or a resume that does not fit.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
-    # torch, numpy, tokenizers: loaded only when this runs; here: lrngpt.api.checks imports this module (a cycle at the top)
-    from lrngpt.api.checks import positive
-    from lrngpt.device.distributed import Distributed
-    from lrngpt.training.trainer import train as train_run
-
     positive(steps, "steps (--steps)")
     cfg = resolve_config(config, set, corpus, device, resume_from=out if config is None and resume else None)
     if out is None:
@@ -141,9 +137,6 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
 def _unreported(out: str | Path) -> Run:
     """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here
     (where it is shared, the methods read it as on rank 0)."""
-    # here: `lrn --help` loads this module, not that one
-    from lrngpt.store.rundir import RunDir
-
     run = Run.__new__(Run)
     run.path, run.checkpoint, run.device, run.result = Path(out), "last", "auto", None
     run._dir, run._loaded, run._resolved = RunDir(out), None, None

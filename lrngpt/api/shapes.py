@@ -1,6 +1,6 @@
 """Width against depth: nanochat's width-from-depth rule and the width-depth study's finding, as plain data.
 
-`width_from_depth` is the rule `model.aspect_ratio` applies (lrngpt.models.width_from_depth);
+`width_from_depth` is the rule `model.aspect_ratio` applies (lrngpt.models.nanochat_shape);
 `width_depth_finding` judges Kaplan et al.'s finding, as the book chapter cites it, on a width-depth
 sweep (lrngpt.experiments.shape_findings; `lrn sweep width-depth` prints the same judgement).
 """
@@ -11,7 +11,9 @@ from pathlib import Path
 
 from lrngpt.api.checks import HasPath, checked
 from lrngpt.errors import UserError
-from lrngpt.models import width_from_depth as rule
+from lrngpt.experiments.shape_findings import judge_shapes
+from lrngpt.experiments.summary import collect
+from lrngpt.models import nanochat_shape
 
 
 def _at_least_one(name: str, value: int) -> int:
@@ -29,7 +31,7 @@ def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) 
     Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
     n_layer, aspect_ratio, head_dim = (_at_least_one(k, v) for k, v in
                                        (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)))
-    n_embd, n_head = rule(n_layer, aspect_ratio, head_dim)
+    n_embd, n_head = nanochat_shape(n_layer, aspect_ratio, head_dim)
     return {"n_layer": n_layer, "aspect_ratio": aspect_ratio, "head_dim": head_dim, "n_embd": n_embd, "n_head": n_head,
             "rule": f"{n_layer} x {aspect_ratio} = {n_layer * aspect_ratio:,}, rounded up to a multiple of {head_dim}: "
                     f"{n_embd:,} ({n_head} heads of {head_dim})"}
@@ -42,9 +44,5 @@ def width_depth_finding(sweep: HasPath | str | Path) -> dict:
     a directory that holds no sweep.
 
     Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
-    # here: `lrn --help` loads this module, not those
-    from lrngpt.experiments.shape_findings import judge_shapes
-    from lrngpt.experiments.summary import collect
-
     path = Path(sweep.path if isinstance(sweep, HasPath) else sweep)
     return judge_shapes(collect(path))

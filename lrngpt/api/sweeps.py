@@ -7,7 +7,7 @@ The steps, in the order `lrn sweep` has always taken them: the shard (--shard, e
 task's, else every point), the budget (lrngpt.experiments.budget.resolve_budget: planned for
 `minutes`, or the plan stored in the directory), the grid (lrngpt.experiments.grid.resolve_sweep),
 then either the dry run's plan (lrngpt.experiments.dry_run.sweep_plan) or the runner
-(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.experiments.findings.judge).
+(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.api.outputs.sweep_findings, which the report is given).
 """
 
 from __future__ import annotations
@@ -16,14 +16,26 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 from lrngpt.api.checks import check, checked
 from lrngpt.api.configs import Overrides, override_list
+from lrngpt.api.outputs import sweep_findings, write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
 from lrngpt.core.validate import check_points_at_once
 from lrngpt.errors import UserError
+from lrngpt.experiments.bf16_offer import bf16_offer
+from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
+from lrngpt.experiments.dry_run import sweep_plan
+from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
+from lrngpt.experiments.grid import check_shard, resolve_shard, resolve_sweep
+from lrngpt.experiments.runner import run_sweep, summarize
+from lrngpt.experiments.summary import collect
+from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
+from lrngpt.explorer import write_explorer
+from lrngpt.report.html import esc, figure
+from lrngpt.report.sweeps import findings_html, results_html, sweep_docs, sweep_headline
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -32,7 +44,8 @@ Axes = Mapping[str, Iterable[Any]] | Iterable[str] | None  # {"model.n_embd": [8
 Shard = str | tuple[int, int] | None  # "i/n" or (i, n); None: the Slurm array task's, else every point
 Notes = Callable[[str], None] | None
 MetricCallback = Callable[[dict], None] | None
-FIGURE_NAMES = ("val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step")  # figures.PLOTS
+FigureName = Literal["val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step"]
+assert get_args(FigureName) == FIGURE_NAMES  # the names a checker sees are the ones figures.PLOTS draws
 
 
 def _axis_list(axes: Axes) -> list[str]:
@@ -52,9 +65,6 @@ def _axis_value(key: str, value: Any) -> str:
 
 
 def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.grid import check_shard, resolve_shard
-
     if isinstance(shard, tuple):
         if len(shard) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard):
             raise UserError(f"shard must be (i, n), two integers, or 'i/n', got {shard!r}")
@@ -66,10 +76,6 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
           device: str | None, minutes: float | None, notes: Callable[[str], None], points_at_once: int | None = None,
           passes: float | None = None):
     """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
-    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.experiments.budget import check_passes, resolve_budget
-    from lrngpt.experiments.grid import resolve_sweep
-
     if passes is not None:
         check_passes(passes)
         if minutes is None:
@@ -99,11 +105,6 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here, how many train at once and why
     ("points_at_once", "packing"); with a budget, its plan ("budget")."""
-
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.bf16_offer import bf16_offer
-    from lrngpt.experiments.dry_run import sweep_plan
-
     say = notes or logging.info
     where, note = _shard(shard)
     if note:
@@ -152,10 +153,6 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
-    # torch, numpy: loaded only when this runs; here: `lrn --help` loads this module, not that one
-    from lrngpt.experiments.budget import budget_text
-    from lrngpt.experiments.runner import run_sweep
-
     if dry_run:
         return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
                           shard=shard, notes=notes, points_at_once=points_at_once, passes=passes)
@@ -174,10 +171,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
 
 def _with_findings(doc: dict) -> dict:
-    # torch, numpy: loaded only when this runs
-    from lrngpt.experiments.findings import judge
-
-    findings = judge([doc])  # a width study: the chapter's findings judged on this sweep alone
+    findings = sweep_findings([doc])  # a width study: the chapter's findings judged on this sweep alone
     return {**doc, "findings": findings} if findings else doc
 
 
@@ -202,9 +196,6 @@ class Sweep:
 
     @checked
     def __init__(self, path: str | Path):
-        # torch, numpy: loaded only when this runs
-        from lrngpt.experiments.sweepdir import SweepDir
-
         self.path = Path(path)
         self.dir = SweepDir(self.path)
         if not self.dir.holds_sweep():
@@ -217,17 +208,11 @@ class Sweep:
                f"{len(self.definition.get('points') or [])} runs finished)"
 
     def _doc(self) -> dict:
-        # torch, numpy: loaded only when this runs
-        from lrngpt.report.sweeps import sweep_docs
-
         return sweep_docs([self.path])[0]
 
     @property
     def rows(self) -> list[dict]:
         """Every finished run's row as summary.json holds it (plain dicts). Example: ``sw.rows[0]["val_bpb"]``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.experiments.summary import collect
-
         return collect(self.path)["rows"]
 
     @property
@@ -245,10 +230,7 @@ class Sweep:
         neither. Judge several sweeps together with lrngpt.report([...])["findings"].
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.experiments.findings import judge
-
-        return judge([self._doc()])
+        return sweep_findings([self._doc()])
 
     @checked
     def summarize(self) -> dict:
@@ -256,22 +238,15 @@ class Sweep:
         sweep --summary-only`), from the directory alone; the summary with its findings.
 
         Example: ``lrngpt.load_sweep("runs/embed-dim").summarize()["table"]``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.experiments.runner import summarize
-
         self.result = _with_findings(summarize(self.path))
         return self.result
 
     @checked
-    def figure(self, name: Literal["val_bpb_by_width", "train_vs_val", "val_bpb_by_shape", "val_bpb_by_step"]
-               = "val_bpb_by_width") -> Figure | None:
+    def figure(self, name: FigureName = "val_bpb_by_width") -> Figure | None:
         """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
         val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
 
         Example: ``sw.figure("train_vs_val")``"""
-        # matplotlib, PIL, numpy: loaded only when this runs
-        from lrngpt.experiments.figures import PLOTS
-
         plots = {n: plot for n, plot, _ in PLOTS}
         drawn = plots[name]([self._doc()])
         return None if drawn is None else drawn[0]
@@ -294,9 +269,6 @@ class Sweep:
         """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
 
         Example: ``sw.report()``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.report import write_report
-
         return write_report([self.path], out)["path"]
 
     @checked
@@ -304,24 +276,15 @@ class Sweep:
         """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`); its path.
 
         Example: ``sw.explore("widths.html")``"""
-        # torch, numpy: loaded only when this runs
-        from lrngpt.explorer import write_explorer
-
         return write_explorer([self.path], out, top)["path"]
 
     def _repr_html_(self) -> str:
-        # matplotlib, torch, PIL: loaded only when this runs
-        from lrngpt.experiments.figures import plot_val_by_shape, plot_val_by_width, png_bytes
-        from lrngpt.experiments.findings import judge
-        from lrngpt.report.html import esc, figure
-        from lrngpt.report.sweeps import findings_html, results_html, sweep_headline
-
         doc = self._doc()
         by_width = plot_val_by_width([doc]) if doc["rows"] else None  # None for a shape study: drawn by shape
         by_shape = plot_val_by_shape([doc]) if doc["rows"] and by_width is None else None
         fig = figure(png_bytes(by_width[0]), "val bpb and parameters by embedding width") if by_width else \
             figure(png_bytes(by_shape[0]), "val bpb by shape, d_model / n_layer, at a fixed budget") if by_shape else ""
-        findings = judge([doc])
+        findings = sweep_findings([doc])
         judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
         return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
                 f"{sweep_headline([doc])}{judged}{fig}{results_html([doc])}</div>")

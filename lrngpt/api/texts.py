@@ -36,6 +36,21 @@ def sweep_dry_run_text(doc: dict) -> str:
     return text + "\n" + doc["bf16"]["line"] if (doc.get("bf16") or {}).get("line") else text
 
 
+def chapter_plan_text(plan: dict) -> str:
+    """run_chapter's plan as `lrn chapter --dry-run` prints it: a line per part, the total, what each gives up."""
+    lines = [f"the book chapter on this machine ({plan['scale']} plan"
+             + (f", {plan['minutes']:g} minutes" if plan.get("minutes") else "") + f") into {plan['out']}:"]
+    for p in plan["parts"]:
+        lines.append(f"  {p['name']:<14} ~{p['est_seconds'] / 60:5.1f} min  {p['what']}")
+    lines.append(f"about {plan['est_seconds'] / 60:.1f} min in all"
+                 + (f" (the budget: {plan['minutes']:g} min)" if plan.get("minutes") else ""))
+    for p in plan["parts"]:
+        if p.get("deviations"):
+            lines.append(f"{p['name']}: against the chapter's protocol, it gives up:")
+            lines += [f"  - {d}" for d in p["deviations"]]
+    return "\n".join(lines)
+
+
 def sweep_summary_text(doc: dict, out: str | Path) -> str:
     """A finished sweep's closing lines: the run lines, the count, the files, the findings."""
     findings = doc.get("findings") or []

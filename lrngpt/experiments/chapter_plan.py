@@ -161,21 +161,6 @@ def pip_verdict(result: dict) -> dict:
             if s.get("pip_loss_at_best_width") else []}
 
 
-def plan_text(plan: dict) -> str:
-    """The plan as `lrn chapter --dry-run` prints it: a line per part, the total, what each gives up."""
-    lines = [f"the book chapter on this machine ({plan['scale']} plan"
-             + (f", {plan['minutes']:g} minutes" if plan.get("minutes") else "") + f") into {plan['out']}:"]
-    for p in plan["parts"]:
-        lines.append(f"  {p['name']:<14} ~{p['est_seconds'] / 60:5.1f} min  {p['what']}")
-    lines.append(f"about {plan['est_seconds'] / 60:.1f} min in all"
-                 + (f" (the budget: {plan['minutes']:g} min)" if plan.get("minutes") else ""))
-    for p in plan["parts"]:
-        if p.get("deviations"):
-            lines.append(f"{p['name']}: against the chapter's protocol, it gives up:")
-            lines += [f"  - {d}" for d in p["deviations"]]
-    return "\n".join(lines)
-
-
 def verdict_lines(verdicts: list[dict]) -> list[str]:
     out = ["The chapter on this machine, study by study:"]
     for v in verdicts:

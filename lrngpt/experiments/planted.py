@@ -45,7 +45,7 @@ from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, load_config
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.timing import estimate_seconds, probe
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 RESULT = "planted.json"
 FINDING = ("own movement, from ckpt_init.pt and the last weights alone, flags the tokens read as input fewer than "
@@ -159,7 +159,7 @@ def _train_one(cfg: RunConfig, path: Path, data: PreparedData, log) -> None:
         return
     partial = run.holds_run() and any(run.checkpoint_path(w).is_file() for w in ("last", "init"))
     log(f"planted: {'resume' if partial else 'train'} {path}")
-    train(cfg, path, resume=partial, force=run.holds_run() and not partial, log=log, progress=False,
+    train_run(cfg, path, resume=partial, force=run.holds_run() and not partial, log=log, progress=False,
           warn_passes=False, data=data,
           how_to_continue="continue it by calling run_planted again with the same out directory")
 

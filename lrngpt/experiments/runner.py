@@ -43,7 +43,7 @@ from lrngpt.models.build import param_breakdown
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 
 def write_definition(sweep: SweepSpec, out: Path) -> None:
@@ -232,7 +232,7 @@ def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepa
 
     t0 = time.perf_counter()
     try:
-        train(p.config, run.path, resume=state == "partial", force=state == "new",
+        train_run(p.config, run.path, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
               on_metric=None if on_metric is None else point_row,
               data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))

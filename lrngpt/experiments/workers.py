@@ -30,7 +30,7 @@ from lrngpt.data.prepared import PreparedData
 from lrngpt.errors import UserError
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training import timing as run_timing
-from lrngpt.training.trainer import train
+from lrngpt.training.trainer import train_run
 
 # What every worker needs, imported once in the fork server: the trainer, and what torch imports on the
 # first model built on the meta device (a parameter count: dynamo, the refs and decompositions, ~3 s)
@@ -78,7 +78,7 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
     _start(env, cwd, threads, alive)
     data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])  # the sweep's, as prepared for it
     try:
-        train(job["config"], job["path"], resume=job["resume"], force=job["force"],
+        train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
               log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
               how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
               on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,

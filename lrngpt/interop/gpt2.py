@@ -165,7 +165,7 @@ def _with_source(make, path: Path) -> Tokenizer:
 
 # ---- the run directory --------------------------------------------------------------------
 
-def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
+def convert_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
     """Read HF_DIR, check all of it, then write the run directory `out`. Returns a summary."""
     hf_dir, out = Path(hf_dir), check_output(out, "dir")
     src, dst = hf_dir.resolve(), out.resolve()

@@ -204,7 +204,7 @@ itself is `tok.eos_token_id`.
     return text
 
 
-def export_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False,
+def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False,
               license: str | None = None) -> dict:
     """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary.
     `license` (a Hub licence id such as mit) goes on the card; by default it is the corpus's when

@@ -18,7 +18,7 @@ GATED_FFNS = ("swiglu", "geglu")
 NANOCHAT_HEAD_DIM = 128
 
 
-def width_from_depth(n_layer: int, aspect_ratio: int, head_dim: int = NANOCHAT_HEAD_DIM) -> tuple[int, int]:
+def nanochat_shape(n_layer: int, aspect_ratio: int, head_dim: int = NANOCHAT_HEAD_DIM) -> tuple[int, int]:
     """(n_embd, n_head): n_layer x aspect_ratio rounded up to a multiple of head_dim, and
     n_embd / head_dim heads (20 x 64 = 1,280: 10 heads of 128; 4 x 64 = 256: 2; 8 x 64 = 512: 4)."""
     width = -(-n_layer * aspect_ratio // head_dim) * head_dim  # ceiling division, as nanochat's

@@ -28,7 +28,7 @@ from lrngpt.core.validate import (
     nearest,
 )
 from lrngpt.errors import UserError
-from lrngpt.models import FFN_KINDS, GATED_FFNS, NANOCHAT_HEAD_DIM, width_from_depth
+from lrngpt.models import FFN_KINDS, GATED_FFNS, NANOCHAT_HEAD_DIM, nanochat_shape
 from lrngpt.models.dropout import Dropout, causal_attention, own_mask
 from lrngpt.models.loss import cross_entropy
 
@@ -59,7 +59,7 @@ class GPTConfig:
     bias: bool = False  # biases on the attention output projection and the FFN linears
     gelu_approximate: str = "none"  # GPT-2 uses "tanh"
     layer_norm_eps: float = 1e-5
-    # The width from the depth, nanochat's rule (lrngpt.models.width_from_depth): n_embd = n_layer x
+    # The width from the depth, nanochat's rule (lrngpt.models.nanochat_shape): n_embd = n_layer x
     # aspect_ratio rounded up to a multiple of head_dim (128 unless given), n_head = n_embd / head_dim.
     # A config file gives aspect_ratio instead of n_embd (lrngpt.runconfig.schema fills n_embd and n_head);
     # here the two forms must agree. Without aspect_ratio, head_dim is n_embd / n_head.
@@ -115,7 +115,7 @@ class GPTConfig:
         head = NANOCHAT_HEAD_DIM if self.head_dim is None else self.head_dim
         check_size("model.aspect_ratio", aspect, high=MAX_DIM)
         check_size("model.head_dim", head, high=MAX_DIM)
-        width, heads = width_from_depth(self.n_layer, aspect, head)
+        width, heads = nanochat_shape(self.n_layer, aspect, head)
         rule = (f"n_layer {self.n_layer} x aspect_ratio {aspect} = {self.n_layer * aspect:,}, rounded up to a "
                 f"multiple of head_dim {head}: {width:,}")
         if width > MAX_DIM:

@@ -5,7 +5,8 @@ The page leads with what a reader came for. A width study (the chapter's presets
 model.n_embd) opens with "The chapter's findings": the book chapter's three findings, each with this
 run's evidence, a verdict (shows / does not show / cannot tell) and the reason in one sentence
 (lrngpt.experiments.findings; several sweeps on one page are judged together, so a seed-variance
-sweep sets the noise and a small-data sweep the third finding). Then the headline numbers (a run: val bpb untrained ->
+sweep sets the noise and a small-data sweep the third finding; the caller judges them, once, and
+gives them to write_report_pages: lrngpt.api.outputs.sweep_findings). Then the headline numbers (a run: val bpb untrained ->
 trained, train bpb, gap, passes over the training text, the best periodic val bpb beside the last;
 a sweep: the best width and the bpb saved per doubling), then the figures, the results table and
 the embedding neighbours; the full configuration and the per-run details follow, folded in
@@ -13,7 +14,7 @@ the embedding neighbours; the full configuration and the per-run details follow,
 the small-data sweep beside the full-data one) share one page: one set of figures, one table, their
 runs told apart by sweep name and steps.
 
-The page is built here (`write_report`, `build_report`) from the sections of a run (runs.py) or of
+The page is built here (`write_report_pages`, `build_report`) from the sections of a run (runs.py) or of
 sweeps (sweeps.py), the embedding neighbours (neighbours.py) and HTML pieces (html.py: numbers
 formatted by kind, tables, figures, the stylesheet).
 
@@ -43,7 +44,7 @@ from lrngpt.store.layout import CHECKPOINTS, CONFIG, MARKER
 from lrngpt.store.rundir import RunDir
 
 __all__ = ["FINDINGS_SECTION", "RUN_SECTIONS", "SWEEP_SECTIONS", "WIDTH_SWEEP_SECTIONS", "build_report", "kind_of",
-           "write_report"]
+           "write_report_pages"]
 
 RUN_SECTIONS = ["Headline", "Curves", "Embedding neighbours", "Under-trained tokens", "Embedding explorer", "Details"]
 SWEEP_SECTIONS = ["Headline", "Figures", "Results", "Embedding neighbours", "Embedding explorer", "Details"]
@@ -83,14 +84,15 @@ def default_out(dirs: list[Path]) -> Path:
     return dirs[0] / f"report-with-{others}.html"
 
 
-def write_report(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
-                 checkpoint: str | None = None) -> dict:
+def write_report_pages(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
+                       checkpoint: str | None = None, findings: list[dict] | None = None) -> dict:
     """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
     that is not an earlier report (or explorer page).
 
     `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
     queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
-    neighbours (default: the last and the best side by side when they differ)."""
+    neighbours (default: the last and the best side by side when they differ); `findings` the book
+    chapter's findings judged on these sweeps (lrngpt.api.outputs.sweep_findings), shown first when any."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     if not dirs:
         raise UserError("give a run directory, or one or more sweep directories")
@@ -117,7 +119,7 @@ def write_report(dirs, out: str | Path | None = None, force: bool = False, token
                    f"sweep {', '.join(map(str, dirs))} has no run with a checkpoint yet; run `lrn sweep` first"}
     else:  # a damaged checkpoint is an error, not a blank section
         written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
-    text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint)
+    text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint, findings)
     write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
     logging.debug(f"report: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes; sections {', '.join(sections)})")
     return {"path": str(out), "sections": sections, "explorer": written.get("path")}
@@ -131,14 +133,15 @@ def _has_checkpoint(d: Path, kind: str) -> bool:
 
 
 def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,
-                 checkpoint: str | None = None) -> tuple[str, list[str]]:
-    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned."""
+                 checkpoint: str | None = None, findings: list[dict] | None = None) -> tuple[str, list[str]]:
+    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned,
+    `findings` what was judged on these sweeps (rendered here, never judged)."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     kind = kind or kind_of(dirs[0])
     if kind == "run":
         sections = run_sections(dirs[0], tokens, checkpoint)
     else:
-        sections = sweep_sections(dirs, tokens, checkpoint)
+        sections = sweep_sections(dirs, findings or [], tokens, checkpoint)
     sections.insert(-1, ("Embedding explorer", explorer_html(explorer, kind)))
     notes = scale_notes(dirs) if kind == "sweep" else []
     names = [d.resolve().name for d in dirs]

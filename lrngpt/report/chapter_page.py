@@ -20,7 +20,7 @@ from lrngpt.experiments import chapter_plan as cp
 from lrngpt.experiments.depth_judge import plot_series
 from lrngpt.experiments.figures import figure_pngs, png_bytes
 from lrngpt.experiments.planted_figure import plot_planted
-from lrngpt.report.html import esc, figure, page, slug, table
+from lrngpt.report.html import esc, figure, page, rows_table, slug
 from lrngpt.report.sweeps import VERDICT_CLASS
 
 PAGE = "report.html"
@@ -74,13 +74,13 @@ def _study_html(out: Path, study: str, rows: list[dict], plan: dict) -> str:
 def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
     out = Path(out)
     studies = [s for s in cp.STUDIES if s != "seeds"]
-    lead = table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
+    lead = rows_table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
                  [[f'<a href="#{slug(v["study"])}" style="white-space: nowrap">{esc(v["study"])}</a>', esc(v["summary"]), _verdict(v["verdict"]),
                    esc(v.get("reason") or "")] for v in verdicts], raw=True)
     times = cp.part_times(out)
     rows = [[p["name"], p["est_seconds"], times.get(p["name"], {}).get("seconds", "not run")] for p in plan["parts"]]
     spent = cp.total_seconds(out)
-    plan_html = (table(["part", "estimated seconds", "seconds"], rows)
+    plan_html = (rows_table(["part", "estimated seconds", "seconds"], rows)
                  + f"<p>planned {plan['est_seconds'] / 60:.1f} min"
                  + (f" for a budget of {plan['minutes']:g} min" if plan.get("minutes") else "")
                  + f"; the parts took {spent / 60:.1f} min</p>")

@@ -68,7 +68,7 @@ def fmt(v, key: str = "") -> str:
     return f"{v:g}"  # rates and fractions: 0.01, 0.0001, 1e-05
 
 
-def table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = None,
+def rows_table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = None,
            row_kinds: list[str] | None = None) -> str:
     """Numbers right-aligned and formatted by kind (the column's, or the row's for key-value tables);
     `raw` cells are HTML already."""
@@ -85,13 +85,13 @@ def table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = 
 
 def kv_table(flat: dict) -> str:
     items = sorted(flat.items())
-    return table(["key", "value"], items, row_kinds=[k for k, _ in items])
+    return rows_table(["key", "value"], items, row_kinds=[k for k, _ in items])
 
 
 def facts_table(facts: list[tuple[str, object]]) -> str:
     """A two-column table of labelled values, each formatted by its label."""
     facts = [f for f in facts if f[1] is not None]
-    return table(["", ""], facts, row_kinds=[label for label, _ in facts])
+    return rows_table(["", ""], facts, row_kinds=[label for label, _ in facts])
 
 
 def folded(summary: str, body: str) -> str:

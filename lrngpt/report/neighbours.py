@@ -15,7 +15,7 @@ from lrngpt.analysis.vocab import frequency_order
 from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
-from lrngpt.report.html import code, esc, fmt, table
+from lrngpt.report.html import code, esc, fmt, rows_table
 from lrngpt.store.rundir import RunDir, load_run, read_summary
 
 N_FREQUENT, K_NEIGHBOURS = 5, 8  # frequent words queried when none are given; neighbours per query
@@ -81,7 +81,7 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     text = (f"<p>{esc(why.capitalize())}; {K_NEIGHBOURS} nearest tokens by cosine (a word the tokenizer split is "
             "looked up by the mean of its pieces)"
             + ("; the last and the best weights side by side" if len(runs) > 1 else "") + ".</p>")
-    text += table(["query", "tokens", *(f"neighbours ({h})" for _, h in runs)], rows, raw=True)
+    text += rows_table(["query", "tokens", *(f"neighbours ({h})" for _, h in runs)], rows, raw=True)
     # the book chapter's cosine for the queries it names (" Lily" ~ " Mia" trained), beside this table's
     untrained = shown[0][0] == "init"
     named = [q for q in queries if q in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]

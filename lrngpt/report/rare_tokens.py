@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lrngpt.analysis.rare_tokens import undertrained_tokens
 from lrngpt.errors import UserError
-from lrngpt.report.html import esc, fmt, table
+from lrngpt.report.html import esc, fmt, rows_table
 from lrngpt.store.rundir import RunDir
 
 N_SHOWN = 5
@@ -37,7 +37,7 @@ def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
         note = r["note"][0].upper() + r["note"][1:]
         return (f"<p>{esc(note)}: {fmt(r['indicator']['candidates'])} candidates, the lowest "
                 f"{r['indicator']['candidate_share']:.0%} of the indicator; {cmd} lists them.</p>"
-                + table(["id", "token", "indicator"], rows, raw=True))
+                + rows_table(["id", "token", "indicator"], rows, raw=True))
     s = r["summary"]
     lead = (f"<p>Read as input: <b>{fmt(s['never_read'])}</b> of {fmt(r['vocab'])} tokens never, "
             f"<b>{fmt(s['under_trained'])}</b> under-trained (fewer input reads than the row's "
@@ -52,4 +52,4 @@ def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
     head = ["id", "token", "input reads", "target reads"] + (["moved"] if r["init"] else []) + ["norm"]
     rows = [[t["id"], _token(t), t["input_reads"], t["target_reads"]]
             + ([_g(t["moved"])] if r["init"] else []) + [_g(t["norm"])] for t in shown]
-    return lead + table(head, rows, raw=True)
+    return lead + rows_table(head, rows, raw=True)

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure  # no pyplot: no global state, no display n
 
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.figures import png_bytes
-from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, table
+from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, rows_table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.runconfig.schema import flat_keys
@@ -105,7 +105,7 @@ def _metrics_table(metrics: list[dict]) -> str:
     cols = [c for c in ("step", "loss", "lr", "tokens_per_s", "val_bpb", "val_loss")
             if any(c in by_step[s] for s in shown)]
     note = f"<p>{len(shown)} of {len(steps)} evaluations, evenly spaced.</p>" if len(shown) < len(steps) else ""
-    return note + table([c.replace("_", " ") for c in cols], [[by_step[s].get(c) for c in cols] for s in shown],
+    return note + rows_table([c.replace("_", " ") for c in cols], [[by_step[s].get(c) for c in cols] for s in shown],
                          kinds=cols)
 
 

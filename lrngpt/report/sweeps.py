@@ -1,5 +1,6 @@
 """The sections of a sweep's report, for one sweep or several on one page: for a width study, the
-book chapter's three findings judged on these sweeps (lrngpt.experiments.findings), first; the
+book chapter's three findings, judged on these sweeps by the caller (lrngpt.api.outputs.sweep_findings)
+and given here to be rendered, first; the
 headline (the best width and the bpb saved per doubling), the figures, the results tables, the
 neighbours of the best run and the details (definition, points, parameters, run lines). Several
 sweeps share one set of figures and one table, their runs told apart by sweep name and steps."""
@@ -11,11 +12,11 @@ from pathlib import Path
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
-from lrngpt.experiments.findings import judge
+from lrngpt.experiments.figures import figure_pngs
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account_text
-from lrngpt.report.html import esc, figure, fmt, folded, kv_table, table
+from lrngpt.report.html import esc, figure, fmt, folded, kv_table, rows_table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
 from lrngpt.runconfig.schema import flat_keys
@@ -87,13 +88,11 @@ def findings_html(findings: list[dict]) -> str:
     return "".join(out)
 
 
-def sweep_sections(dirs: list[Path], tokens: list[str] | None = None,
+def sweep_sections(dirs: list[Path], findings: list[dict], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
-    # matplotlib, PIL, numpy: loaded only when this runs
-    from lrngpt.experiments.figures import figure_pngs
-
+    """The page's sections; `findings` those judged on these sweeps ([] unless one is a width study:
+    then no findings section)."""
     docs = sweep_docs(dirs)
-    findings = judge(docs)  # [] unless a sweep here is a width study
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
@@ -182,20 +181,20 @@ def results_html(docs: list[dict]) -> str:
             return f"{r['used_axes']}/{r['n_embd']}"
         return r.get(key)
 
-    text = "<h3>Runs</h3>" + table([c for c, _ in cols], [[cell(doc, r, k) for _, k in cols] for doc, r in rows],
+    text = "<h3>Runs</h3>" + rows_table([c for c, _ in cols], [[cell(doc, r, k) for _, k in cols] for doc, r in rows],
                                     kinds=[k for _, k in cols])
     wcols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"),
                                            ("saved per doubling", "saved_per_doubling"), ("train bpb", "train_bpb"),
                                            ("gap", "gap"), ("passes", "passes"), ("seeds", "seeds")]
     wrows = [[doc["label"] if k == "name" else e.get(k) for _, k in wcols] for doc in docs for e in doc["by_width"]]
-    text += "<h3>By width (val bpb saved per doubling)</h3>" + table([c for c, _ in wcols], wrows,
+    text += "<h3>By width (val bpb saved per doubling)</h3>" + rows_table([c for c, _ in wcols], wrows,
                                                                       kinds=[k for _, k in wcols])
     groups = [(doc, g) for doc in docs for g in doc["seeds"] if len(g["seeds"]) > 1]
     if groups:
         scols = ["sweep"] * multi + ["series", "d", "seeds", "val bpb", "mean", "max-min", "std"]
         srows = [[doc["label"]] * multi + [g["series"], g["n_embd"], g["seeds"], g["val_bpb"], g["mean"], g["spread"],
                                            g["std"]] for doc, g in groups]
-        text += "<h3>Over seeds</h3>" + table(scols, srows, kinds=["name"] * multi + [
+        text += "<h3>Over seeds</h3>" + rows_table(scols, srows, kinds=["name"] * multi + [
             "series", "n_embd", "seeds", "val_bpb", "val_bpb", "val_bpb", "val_bpb"])
     pending = [(doc["label"], p) for doc in docs for p in doc["pending"]]
     if pending:
@@ -215,12 +214,11 @@ def sweep_details(doc: dict) -> str:
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     timing = ""
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
-
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
-    body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + table(["run", "settings", "status", "val bpb"], status,
+    body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + rows_table(["run", "settings", "status", "val bpb"], status,
                                                                    kinds=["name", "values", "status", "val_bpb"])
     if parts:
-        body += "<h3>Parameters by part</h3>" + table(["run", "embedding", "hidden", "output", "total"], parts,
+        body += "<h3>Parameters by part</h3>" + rows_table(["run", "embedding", "hidden", "output", "total"], parts,
                                                        kinds=["name", "params", "params", "params", "params"])
     if isinstance(sweep.get("base"), dict):
         body += "<h3>Base configuration</h3>" + kv_table(flat_keys(sweep["base"]))

@@ -1,5 +1,5 @@
 """A GPT's width, given as model.n_embd (with n_head) or as model.aspect_ratio (nanochat's rule,
-lrngpt.models.width_from_depth): filling it in, and one layer of settings replacing the way an
+lrngpt.models.nanochat_shape): filling it in, and one layer of settings replacing the way an
 earlier layer gave it."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 
 from lrngpt.core.validate import check_size, coerce
 from lrngpt.errors import UserError
-from lrngpt.models import NANOCHAT_HEAD_DIM, width_from_depth
+from lrngpt.models import NANOCHAT_HEAD_DIM, nanochat_shape
 
 
 def fill_width(model: dict) -> dict:
     """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
-    rule (lrngpt.models.width_from_depth); GPTConfig checks that any it already holds agree."""
+    rule (lrngpt.models.nanochat_shape); GPTConfig checks that any it already holds agree."""
     if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
         return model
     values: dict[str, Any] = {}
@@ -22,7 +22,7 @@ def fill_width(model: dict) -> dict:
         value = coerce(model.get(key, default), int | None, f"model.{key}")  # GPTConfig's own messages
         values[key] = default if value is None else value
         check_size(f"model.{key}", values[key])
-    width, heads = width_from_depth(values["n_layer"], values["aspect_ratio"], values["head_dim"])
+    width, heads = nanochat_shape(values["n_layer"], values["aspect_ratio"], values["head_dim"])
     return {**model, "n_embd": model.get("n_embd", width), "n_head": model.get("n_head", heads)}
 
 

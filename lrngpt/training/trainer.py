@@ -1,6 +1,6 @@
 """Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
 
-`train(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
+`train_run(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
 Everything random is seeded from `train.seed`: the model init, the batch sampler's own
 generator, dropout (the global torch RNG); all of them are saved in every checkpoint, so a
 run that is stopped and resumed on CPU ends bit-for-bit where a straight run would.
@@ -557,7 +557,7 @@ def _clock(seconds: float) -> str:
 
 
 @logging.honours_progress
-def train(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
+def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: bool = False,
           stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
           extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
           on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,

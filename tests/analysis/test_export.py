@@ -19,12 +19,12 @@ from lrngpt.store.rundir import load_run
 def run_dir(tmp_path_factory):
     """A tiny stories run (vocabulary 1024, so category words are single tokens)."""
     from lrngpt.runconfig.schema import load_config
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     d = tmp_path_factory.mktemp("export") / "run"
     cfg = load_config("mlp-tiny", ["data.corpus=stories:300KB", "data.vocab_size=1024", "train.device=cpu",
                                    "train.steps=10", "train.eval_every=10"])
-    train(cfg, d, progress=False, log=lambda m: None)
+    train_run(cfg, d, progress=False, log=lambda m: None)
     return d
 
 

@@ -82,7 +82,7 @@ def test_cli_show_works_on_an_imported_gpt2_run(tok, tmp_path, capsys):
     pytest.importorskip("safetensors")
     import torch
 
-    from lrngpt.interop.gpt2 import import_gpt2
+    from lrngpt.interop.gpt2 import convert_gpt2
 
     torch.manual_seed(0)
     config = transformers.GPT2Config(vocab_size=tok.vocab_size, n_positions=32, n_embd=16, n_layer=1, n_head=2,
@@ -90,7 +90,7 @@ def test_cli_show_works_on_an_imported_gpt2_run(tok, tmp_path, capsys):
     hf = tmp_path / "hf"
     transformers.GPT2LMHeadModel(config).save_pretrained(hf)
     tok.save(hf / "tokenizer.json")
-    import_gpt2(hf, tmp_path / "run")
+    convert_gpt2(hf, tmp_path / "run")
     i = tok.encode(" Lily")[0]
     assert main(["tokenizer", "show", str(tmp_path / "run"), str(i), " Lily saw", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)["results"]

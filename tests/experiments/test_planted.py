@@ -123,8 +123,8 @@ def test_the_figure_draws_reads_against_own_movement_for_tied_and_untied(study):
 def test_a_run_on_the_planted_split_resumes_only_with_it(study):
     from lrngpt.errors import UserError
     from lrngpt.experiments.planted import config_of
-    from lrngpt.training.trainer import train
+    from lrngpt.training.trainer import train_run
 
     out, plan, _, _ = study
     with pytest.raises(UserError, match="training data changed since this run started"):
-        train(config_of(plan, False), out / "untied", resume=True, stop_at=plan["steps"] + 1, progress=False)
+        train_run(config_of(plan, False), out / "untied", resume=True, stop_at=plan["steps"] + 1, progress=False)

@@ -20,6 +20,7 @@ from lrngpt.experiments.grid import parse_shard, resolve_sweep, shard_points
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.runner import run_sweep, write_definition
 from lrngpt.experiments.sweepdir import SweepDir
+from lrngpt.training.trainer import train_run
 from tests.cli_run import run_cli
 from tests.factory import copy
 
@@ -220,13 +221,12 @@ def test_a_shard_trains_only_its_points_and_the_summary_gathers_what_exists(tmp_
 
 
 def test_a_partial_point_resumes_from_its_checkpoint(tmp_path):
-    from lrngpt.training.trainer import train
 
     sweep = resolve_sweep("embed-dim", "tiny", ["train.steps=6"], ["model.n_embd=8"])
     point = sweep.points[0]
     run_dir = tmp_path / "runs" / point.name
     write_definition(sweep, tmp_path)  # as a sweep killed mid-point leaves it
-    train(point.config, run_dir, stop_at=4, log=lambda m: None, progress=False)
+    train_run(point.config, run_dir, stop_at=4, log=lambda m: None, progress=False)
     assert point_state(run_dir, point.steps) == "partial"
     logs: list[str] = []
     result = run_sweep(sweep, tmp_path, log=logs.append, figures=False)

@@ -139,13 +139,13 @@ def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_recor
 
 @pytest.mark.browser
 def test_the_findings_section_shows_the_new_reasons_in_a_browser(tail_sweeps, tmp_path):
-    from lrngpt.report import write_report
+    import lrngpt
     from tests import browser
 
     if not browser.CHROMIUM.exists():
         pytest.skip(f"no headless browser at {browser.CHROMIUM}")
     tail, _ = tail_sweeps
-    page = write_report([tail], tmp_path / "tail.html")["path"]
+    page = lrngpt.write_report([tail], tmp_path / "tail.html")["path"]
     found = browser.render(page, tmp_path, screenshot=tmp_path / "tail.png", size=(1280, 3000))
     assert found["console"] == [] and found["overflowing"] == []
     assert found["clientWidth"] == 1280 and found["scrollWidth"] <= found["clientWidth"]

@@ -25,7 +25,7 @@ from lrngpt.experiments.shape_findings import (
     is_shape_study,
     judge_shapes,
 )
-from lrngpt.models import width_from_depth
+from lrngpt.models import nanochat_shape
 from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.schema import from_dict
 from tests.cli_run import lrn
@@ -42,8 +42,8 @@ from tests.cli_run import lrn
     (6, 50, 64, 320, 5),      # 300 -> 320
     (12, 64, 64, 768, 12),    # GPT-2 small's shape with heads of 64
 ])
-def test_width_from_depth_on_known_cases(n_layer, aspect, head, width, heads):
-    assert width_from_depth(n_layer, aspect, head) == (width, heads)
+def test_nanochat_shape_on_known_cases(n_layer, aspect, head, width, heads):
+    assert nanochat_shape(n_layer, aspect, head) == (width, heads)
     r = lrngpt.width_from_depth(n_layer, aspect, head)
     assert (r["n_embd"], r["n_head"]) == (width, heads) and r["n_embd"] % head == 0
 

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.inference.sample import SamplingConfig, generate
-from lrngpt.interop.gpt2 import import_gpt2
+from lrngpt.interop.gpt2 import convert_gpt2
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.store.layout import BEST, LAST
 from lrngpt.store.rundir import load_run
@@ -98,7 +98,7 @@ def hf_greedy(hf, ids, n):
 # ---- parity with Hugging Face ------------------------------------------------------------------
 
 def test_imported_safetensors_run_gives_hf_logits(hf, tmp_path):
-    r = import_gpt2(hf.dir, tmp_path / "run")
+    r = convert_gpt2(hf.dir, tmp_path / "run")
     assert (r["weights"], r["tokenizer"]) == ("model.safetensors", "tokenizer.json")
     ids = hf.tok.encode(" ".join(SENTENCES))[:64]
     assert len(ids) == 64  # the whole context, so every position row is used
@@ -110,7 +110,7 @@ def test_imported_safetensors_run_gives_hf_logits(hf, tmp_path):
 def test_original_style_pytorch_bin_imports_to_the_same_logits(hf, tmp_path):
     src = variant(hf.dir, tmp_path / "bin", drop=["model.safetensors"],
                   files={"pytorch_model.bin": original_style_bin(hf.model)})
-    r = import_gpt2(src, tmp_path / "run")
+    r = convert_gpt2(src, tmp_path / "run")
     assert r["weights"] == "pytorch_model.bin"
     ids = hf.tok.encode(PROMPT)
     assert (our_logits(tmp_path / "run", ids) - hf_logits(hf, ids)).abs().max().item() < 1e-5
@@ -121,13 +121,13 @@ def test_sharded_safetensors_import_to_the_same_logits(hf, tmp_path):
     hf.model.save_pretrained(src, max_shard_size="20KB")
     shutil.copy(hf.dir / "tokenizer.json", src)
     assert len(list(src.glob("model-*.safetensors"))) > 1
-    assert import_gpt2(src, tmp_path / "run")["weights"] == "model.safetensors.index.json"
+    assert convert_gpt2(src, tmp_path / "run")["weights"] == "model.safetensors.index.json"
     ids = hf.tok.encode(PROMPT)
     assert (our_logits(tmp_path / "run", ids) - hf_logits(hf, ids)).abs().max().item() < 1e-5
 
 
 def test_greedy_continuation_equals_hf_generate(hf, tmp_path):
-    import_gpt2(hf.dir, tmp_path / "run")
+    convert_gpt2(hf.dir, tmp_path / "run")
     run = load_run(tmp_path / "run")
     ids = hf.tok.encode(PROMPT)
     for use_cache in (True, False):
@@ -143,7 +143,7 @@ def test_vocab_json_and_merges_txt_give_the_same_tokenizer(hf, tmp_path):
     src = variant(hf.dir, tmp_path / "vm", drop=["tokenizer.json"], files={
         "vocab.json": model["vocab"],
         "merges.txt": ("#version: 0.2\n" + "\n".join(merges) + "\n").encode()})
-    r = import_gpt2(src, tmp_path / "run")
+    r = convert_gpt2(src, tmp_path / "run")
     assert r["tokenizer"] == "vocab.json+merges.txt"
     tok = load_run(tmp_path / "run").tokenizer
     assert (tok.vocab_size, tok.eot_id) == (hf.tok.vocab_size, hf.tok.eot_id)
@@ -157,7 +157,7 @@ def test_vocab_json_and_merges_txt_give_the_same_tokenizer(hf, tmp_path):
 
 def test_run_directory_holds_config_tokenizer_and_a_loadable_checkpoint(hf, tmp_path):
     out = tmp_path / "run"
-    import_gpt2(hf.dir, out)
+    convert_gpt2(hf.dir, out)
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["ckpt_last.pt", "config.json", "tokenizer.json"]
     assert (out / ".lrn-run").is_file()  # the marker: lrn made this directory
     cfg = from_dict(json.loads((out / "config.json").read_text()))
@@ -181,16 +181,16 @@ def test_run_directory_holds_config_tokenizer_and_a_loadable_checkpoint(hf, tmp_
 
 def test_existing_run_is_refused_without_force_and_replaced_with_it(hf, tmp_path):
     out = tmp_path / "run"
-    import_gpt2(hf.dir, out)
+    convert_gpt2(hf.dir, out)
     from lrngpt.core.ownership import record_existing
 
     (out / BEST).write_bytes(b"an older run's best checkpoint")
     record_existing(out / BEST, "run file")  # as the earlier run's writer records it
     before = (out / LAST).read_bytes()
     with pytest.raises(UserError, match="already holds a run.*force"):
-        import_gpt2(hf.dir, out)
+        convert_gpt2(hf.dir, out)
     assert (out / LAST).read_bytes() == before and (out / BEST).exists()
-    import_gpt2(hf.dir, out, force=True)
+    convert_gpt2(hf.dir, out, force=True)
     assert not (out / BEST).exists()  # `--checkpoint best` must not find the old run's weights
     load_run(out, "best")
 
@@ -198,7 +198,7 @@ def test_existing_run_is_refused_without_force_and_replaced_with_it(hf, tmp_path
 def test_non_empty_directory_without_a_run_is_refused(hf, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(UserError, match="lrn did not write"):
-        import_gpt2(hf.dir, tmp_path)
+        convert_gpt2(hf.dir, tmp_path)
 
 
 # ---- directories that are not GPT-2 ------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_directories_that_are_not_gpt2_fail_with_one_clear_line(hf, tmp_path):
     for what, src, message in cases:
         out = tmp_path / f"out-{what}"
         with pytest.raises(UserError, match=message) as e:
-            import_gpt2(src, out)
+            convert_gpt2(src, out)
         assert "\n" not in str(e.value), what
         assert not out.exists(), what  # nothing written
 
@@ -240,9 +240,9 @@ def test_without_safetensors_package_it_says_how_to_fix_or_uses_the_bin(hf, tmp_
     monkeypatch.setitem(sys.modules, "safetensors", None)  # `import safetensors` now fails
     monkeypatch.setitem(sys.modules, "safetensors.torch", None)
     with pytest.raises(UserError, match=r"pip install safetensors.*pytorch_model.bin"):
-        import_gpt2(hf.dir, tmp_path / "a")
+        convert_gpt2(hf.dir, tmp_path / "a")
     both = variant(hf.dir, tmp_path / "both", files={"pytorch_model.bin": original_style_bin(hf.model)})
-    assert import_gpt2(both, tmp_path / "b")["weights"] == "pytorch_model.bin"
+    assert convert_gpt2(both, tmp_path / "b")["weights"] == "pytorch_model.bin"
 
 
 # ---- command line ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import torch
 from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.inference.sample import SamplingConfig, generate
-from lrngpt.interop.hf_export import export_hf
+from lrngpt.interop.hf_export import export_run_hf
 from lrngpt.models.build import build_model
 from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
@@ -80,7 +80,7 @@ def lrn_logits(run, ids):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_transformers_computes_lrns_logits_and_greedy_text(runs, variant, tmp_path):
-    r = export_hf(runs[variant], tmp_path / "hf")
+    r = export_run_hf(runs[variant], tmp_path / "hf")
     run = load_run(runs[variant])
     model, tok = hf_load(tmp_path / "hf")
     assert type(model).__name__ == "GPT2LMHeadModel"
@@ -108,7 +108,7 @@ def test_transformers_computes_lrns_logits_and_greedy_text(runs, variant, tmp_pa
 
 
 def test_exported_biases_we_lack_are_zeros_and_the_activation_is_named(runs, tmp_path):
-    r = export_hf(runs["relu-qkv-bias-only"], tmp_path / "hf")
+    r = export_run_hf(runs["relu-qkv-bias-only"], tmp_path / "hf")
     assert r["activation_function"] == "relu"
     assert r["zero_biases"] == ["attn.c_proj.bias", "mlp.c_fc.bias", "mlp.c_proj.bias"]
     model, _ = hf_load(tmp_path / "hf")
@@ -116,12 +116,12 @@ def test_exported_biases_we_lack_are_zeros_and_the_activation_is_named(runs, tmp
         assert model.transformer.h[i].attn.c_attn.bias.abs().sum() > 0
         for b in r["zero_biases"]:
             assert not model.get_parameter(f"transformer.h.{i}.{b}").any()
-    names = {v: export_hf(runs[v], tmp_path / v)["activation_function"] for v in ("cpu-json", "gpt2-like")}
+    names = {v: export_run_hf(runs[v], tmp_path / v)["activation_function"] for v in ("cpu-json", "gpt2-like")}
     assert names == {"cpu-json": "gelu", "gpt2-like": "gelu_new"}
 
 
 def test_auto_tokenizer_encodes_and_decodes_like_lrn(runs, tmp_path):
-    export_hf(runs["cpu-json"], tmp_path / "hf")
+    export_run_hf(runs["cpu-json"], tmp_path / "hf")
     run = load_run(runs["cpu-json"])
     _, tok = hf_load(tmp_path / "hf")
     assert (tok.eos_token, tok.bos_token) == ("<|endoftext|>", "<|endoftext|>")
@@ -175,7 +175,7 @@ def python_blocks(markdown: str) -> list[str]:
 
 @pytest.mark.parametrize("where", ["README.md", "card"])
 def test_the_snippet_runs_as_written_and_fits_its_generation_in_the_context(runs, where, tmp_path, capsys):
-    export_hf(runs["cpu-json"], tmp_path / "hf")
+    export_run_hf(runs["cpu-json"], tmp_path / "hf")
     text = (Path(__file__).resolve().parents[2] / "README.md" if where == "README.md"
             else tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
     (block,) = python_blocks(text)
@@ -195,7 +195,7 @@ def test_the_snippet_runs_as_written_and_fits_its_generation_in_the_context(runs
 
 
 def test_generation_defaults_to_the_context_and_a_batch_pads_on_the_left(runs, tmp_path):
-    export_hf(runs["cpu-json"], tmp_path / "hf")
+    export_run_hf(runs["cpu-json"], tmp_path / "hf")
     model, tok = hf_load(tmp_path / "hf")
     run = load_run(runs["cpu-json"])
     assert tok.model_max_length == CONTEXT == model.config.n_positions
@@ -224,16 +224,16 @@ def test_generation_defaults_to_the_context_and_a_batch_pads_on_the_left(runs, t
 def test_the_card_carries_licence_datasets_and_val_bpb_as_an_evaluation_result(runs, tmp_path, monkeypatch):
     hub = pytest.importorskip("huggingface_hub")
     summary = json.loads((runs["cpu-json"] / "summary.json").read_text())
-    export_hf(runs["cpu-json"], tmp_path / "hf")
+    export_run_hf(runs["cpu-json"], tmp_path / "hf")
     card = hub.ModelCard.load(tmp_path / "hf" / "README.md")
     assert card.data.license == "unknown" and not card.data.datasets  # a text: corpus: lrn cannot know
     (result,) = card.data.eval_results
     assert (result.metric_type, result.dataset_split) == ("bits_per_byte", "validation")
     assert result.metric_value == pytest.approx(summary["val_bpb"], abs=1e-6)
-    export_hf(runs["cpu-json"], tmp_path / "mit", license="mit")
+    export_run_hf(runs["cpu-json"], tmp_path / "mit", license="mit")
     assert hub.ModelCard.load(tmp_path / "mit" / "README.md").data.license == "mit"
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # without it: the same metadata by hand
-    export_hf(runs["cpu-json"], tmp_path / "plain", license="apache-2.0")
+    export_run_hf(runs["cpu-json"], tmp_path / "plain", license="apache-2.0")
     front = (tmp_path / "plain" / "README.md").read_text().split("\n---\n")[0]
     assert "\nlicense: apache-2.0\n" in front and "\nlibrary_name: transformers\n" in front
 
@@ -279,7 +279,7 @@ def test_model_card_states_the_corpus_and_the_bits_per_byte_of_the_exported_weig
     summary = json.loads((runs["cpu-json"] / "summary.json").read_text())
     for which, value, how in (("last", summary["val_bpb"], "full split"),
                               ("best", summary["best_val_bpb"], "best periodic evaluation")):
-        export_hf(runs["cpu-json"], tmp_path / which, checkpoint=which)
+        export_run_hf(runs["cpu-json"], tmp_path / which, checkpoint=which)
         card = (tmp_path / which / "README.md").read_text()
         assert card.startswith("---\n") and "\nlibrary_name: transformers\n" in card.split("\n---\n")[0]
         assert f"| validation bits per byte | {value:.4f} ({how}) |" in card
@@ -287,7 +287,7 @@ def test_model_card_states_the_corpus_and_the_bits_per_byte_of_the_exported_weig
 
 
 def test_best_checkpoint_is_exported_on_request(runs, tmp_path):
-    export_hf(runs["cpu-json"], tmp_path / "hf", checkpoint="best")
+    export_run_hf(runs["cpu-json"], tmp_path / "hf", checkpoint="best")
     model, _ = hf_load(tmp_path / "hf")
     best = load_checkpoint(runs["cpu-json"] / BEST)["model"]
     assert torch.equal(model.transformer.wte.weight, best["embedding.token.weight"])
@@ -358,7 +358,7 @@ def test_without_safetensors_it_says_how_to_install_it(runs, tmp_path, monkeypat
     monkeypatch.setitem(sys.modules, "safetensors", None)
     monkeypatch.setitem(sys.modules, "safetensors.torch", None)
     with pytest.raises(UserError, match=r"pip install safetensors"):
-        export_hf(runs["cpu-json"], tmp_path / "hf")
+        export_run_hf(runs["cpu-json"], tmp_path / "hf")
     assert not (tmp_path / "hf").exists()
 
 
@@ -371,7 +371,7 @@ def test_an_upload_of_the_export_carries_its_files_and_not_lrns_manifest(runs, t
     makes the directory lrn's, so --force replaces it and a changed file is refused."""
     hub = pytest.importorskip("huggingface_hub")
     out = tmp_path / "hf"
-    export_hf(runs["cpu-json"], out)
+    export_run_hf(runs["cpu-json"], out)
     assert (out / ".cache" / "huggingface" / ".gitignore").read_text() == "*\n"
     api = hub.HfApi()
     if not hasattr(api, "_prepare_upload_folder_additions"):
@@ -391,7 +391,7 @@ def test_an_upload_of_the_export_carries_its_files_and_not_lrns_manifest(runs, t
 
 def test_a_cache_directory_the_user_put_there_is_not_taken_for_lrns(runs, tmp_path, capsys):
     out = tmp_path / "hf"
-    export_hf(runs["cpu-json"], out)
+    export_run_hf(runs["cpu-json"], out)
     (out / ".cache" / "notes.txt").write_text("mine")
     assert main(["export", str(runs["cpu-json"]), "--out", str(out), "--force"]) == 2
     assert "(.cache)" in capsys.readouterr().err and (out / ".cache" / "notes.txt").read_text() == "mine"
