@@ -31,6 +31,7 @@ from pathlib import Path
 from lrngpt.device.precision import cpu_info
 from lrngpt.experiments.noise import seed_noise
 from lrngpt.runconfig.schema import load_config
+from lrngpt.training.start import start_job
 from lrngpt.training.trainer import Trainer
 
 DTYPES = ("float32", "bfloat16")
@@ -42,7 +43,8 @@ def pair(preset: str, width: int, seed: int, steps: int, sets: list[str], root: 
     for dtype in DTYPES:
         cfg = load_config(preset, ["train.device=cpu", f"train.dtype={dtype}", f"model.n_embd={width}",
                                    f"train.seed={seed}", f"train.steps={steps}", *sets])
-        trainers[dtype] = Trainer(cfg, root / f"d{width}-s{seed}-{dtype}", log=lambda m: None, progress=False)
+        trainers[dtype] = Trainer(start_job(cfg, root / f"d{width}-s{seed}-{dtype}", log=lambda m: None),
+                                  progress=False)
     times: dict[str, list[float]] = {d: [] for d in DTYPES}
     for i in range(steps):
         for dtype in (DTYPES if i % 2 == 0 else DTYPES[::-1]):  # alternate who goes first

@@ -15,12 +15,14 @@ import argparse
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 from lrngpt.data.sampler import BatchSampler
-from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
+from lrngpt.inference.evaluate import capped_windows, evaluate_bpb, train_bpb_by_reads
 from lrngpt.runconfig.schema import load_config
+from lrngpt.training.start import start_job
 from lrngpt.training.trainer import Trainer
 
 
@@ -33,9 +35,9 @@ def main() -> None:
 
     cfg = load_config(args.preset, ["train.device=cpu", *args.overrides])
     with tempfile.TemporaryDirectory() as tmp:
-        tr = Trainer(cfg, tmp, log=lambda m: None, progress=False)
+        tr = Trainer(start_job(cfg, Path(tmp), log=lambda m: None), progress=False)
         tc = cfg.train
-        tr.step = tc.steps  # as at the end of the run: the split replays all its batches
+        tr.state.step = tc.steps  # as at the end of the run: the split replays all its batches
 
         def plain():
             evaluate_bpb(tr.model, tr.data.tokens("train"), tr.token_bytes, tc.seq_len, batch_size=tc.batch_size,
@@ -46,10 +48,12 @@ def main() -> None:
         positions = np.concatenate([np.arange(s + 1, s + n + 1) for s, n in scored])
 
         def marks():  # the split's own work: replay the batches, mark every scored target
-            counter = BatchSampler(tokens, tc.batch_size, tc.seq_len, tc.seed).read_counter(tr.step)
+            counter = BatchSampler(tokens, tc.batch_size, tc.seq_len, tc.seed).read_counter(tr.state.step)
             counter(positions)
 
-        split = tr._evaluate_train_by_reads
+        def split():  # the run's final train bpb, split by reads (Trainer.finish)
+            train_bpb_by_reads(tr.model, tokens, tr.token_bytes, tc, tr.state.step, tc.train_eval_tokens, device=tr.device)
+
         plain(), split()  # warm up
         times = {"plain": [], "split": [], "marks": []}
         for _ in range(args.rounds):
@@ -61,7 +65,7 @@ def main() -> None:
         print(f"{args.preset}: train bpb over {tc.train_eval_tokens:,} tokens after {tc.steps:,} steps of "
               f"{tc.batch_size} x {tc.seq_len}, median of {args.rounds} rounds")
         print(f"  evaluation without the split {p:.3f} s, with it {s:.3f} s: ratio {s / p:.3f}")
-        print(f"  the split's own work (replaying {tr.step:,} batches, marking {len(positions):,} targets) {m:.3f} s: "
+        print(f"  the split's own work (replaying {tr.state.step:,} batches, marking {len(positions):,} targets) {m:.3f} s: "
               f"{m / p:.1%} of the evaluation")
 
 

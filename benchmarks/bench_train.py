@@ -17,12 +17,14 @@ import argparse
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 import torch
 from torch.nn import functional as F
 
 from lrngpt.models.loss import cross_entropy
 from lrngpt.runconfig.schema import load_config
+from lrngpt.training.start import start_job
 from lrngpt.training.trainer import Trainer
 
 
@@ -59,7 +61,7 @@ def main() -> None:
 
     cfg = load_config(args.preset, ["train.device=cpu", *args.overrides])
     with tempfile.TemporaryDirectory() as tmp:
-        tr = Trainer(cfg, tmp, log=lambda m: None, progress=False)
+        tr = Trainer(start_job(cfg, Path(tmp), log=lambda m: None), progress=False)
         model, tc = tr.model, cfg.train
         tokens_per_step = tc.batch_size * tc.seq_len
         flops_per_step = 6 * train_macs_per_token(model) * tokens_per_step

@@ -69,7 +69,7 @@ def test_the_warning_only_for_bfloat16_where_it_is_emulated_or_may_be():
 
 
 def test_an_emulated_bf16_run_warns_once_and_its_summary_says_so(tiny_config, tmp_path, monkeypatch, caplog):
-    import lrngpt.training.trainer as T
+    import lrngpt.training.start as T  # where a job finds its device's capabilities
 
     monkeypatch.setattr(T, "device_caps", lambda device: EMULATED_CPU)
     monkeypatch.setattr(P, "_warned", set())

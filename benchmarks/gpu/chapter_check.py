@@ -72,6 +72,7 @@ class Timers:
         import importlib
 
         lt = importlib.import_module("lrngpt.training.trainer")  # the module (lrngpt.train is the API's function)
+        ev = importlib.import_module("lrngpt.inference.evaluate")  # the final train bpb, split by reads, evaluates there
 
         self.calls: list[dict] = []
         self._eval = 0.0
@@ -91,7 +92,7 @@ class Timers:
                                "eval_seconds": self._eval})
             return result
 
-        lt.train, lt.evaluate_bpb = timed_train, timed_eval
+        lt.train, lt.evaluate_bpb, ev.evaluate_bpb = timed_train, timed_eval, timed_eval
 
 
 def run_one_sweep(label: str, scale: str, sets: list[str], axes: list[str], work: Path, out: Path,

@@ -65,6 +65,24 @@ class BatchSampler:
 
         return counts
 
+    def read_shares(self, steps: int) -> tuple[float, float]:
+        """The shares of the split's targets (positions 1 ..) that `steps` global batches read at least once
+        and at least twice: `(reads(steps)[1:] > 0).mean()` and `> 1`, without an array the size of the
+        split. A window starting at s reads s+1 .. s+seq_len; a sweep over the sorted ends of the windows
+        measures where one and where two or more of them overlap."""
+        drawn = [self._global_starts().numpy() for _ in range(steps)]
+        if not drawn:
+            return 0.0, 0.0
+        starts = np.concatenate(drawn).astype(np.int64)
+        edges = np.concatenate([starts + 1, starts + 1 + self.seq_len])
+        order = np.argsort(edges, kind="stable")
+        edges, delta = edges[order], np.concatenate([np.ones_like(starts), -np.ones_like(starts)])[order]
+        at, first = np.unique(edges, return_index=True)
+        cover = np.cumsum(np.add.reduceat(delta, first))  # windows over [at[i], at[i + 1])
+        length = np.diff(at)  # the last edge ends every window: nothing is covered after it
+        targets = len(self.tokens) - 1
+        return (float(length[cover[:-1] >= 1].sum()) / targets, float(length[cover[:-1] >= 2].sum()) / targets)
+
     def state(self) -> torch.Tensor:
         return self.generator.get_state()
 

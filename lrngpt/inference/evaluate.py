@@ -38,9 +38,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from lrngpt.core import log as logging
+from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
+from lrngpt.runconfig.schema import TrainConfig
 from lrngpt.store.rundir import RunDir
 
 
@@ -64,8 +66,9 @@ def context_plan(model: nn.Module, seq_len: int, context: str = "window") -> tup
     if context == "window":
         return seq_len, 0
     cfg = getattr(model, "config", None)
-    if hasattr(cfg, "block_size"):  # the MLP: its context is the block_size tokens before a target
-        return seq_len, cfg.block_size - 1
+    block_size = getattr(cfg, "block_size", None)
+    if block_size is not None:  # the MLP: its context is the block_size tokens before a target
+        return seq_len, block_size - 1
     length = min(seq_len, getattr(cfg, "context_length", seq_len))  # the GPT: overlapping windows
     stride = max(1, length // 2)
     return stride, length - stride
@@ -119,13 +122,12 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
     parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
-    how = windows
-    windows = capped_windows(len(tokens), score_len, max_tokens, how)
-    logging.debug(f"{desc}: {len(windows):,} windows of {score_len} scored tokens ({how}, context {context}, "
+    picked = capped_windows(len(tokens), score_len, max_tokens, windows)
+    logging.debug(f"{desc}: {len(picked):,} windows of {score_len} scored tokens ({windows}, context {context}, "
                   f"{history} of history) from {len(tokens):,} tokens, batch {batch_size}, on {device}")
-    bar = logging.progress(total=len(windows), desc=desc, unit="window", enabled=progress)
-    for i in range(0, len(windows), batch_size):
-        group = windows[i : i + batch_size]
+    bar = logging.progress(total=len(picked), desc=desc, unit="window", enabled=progress)
+    for i in range(0, len(picked), batch_size):
+        group = picked[i : i + batch_size]
         by_shape: dict[tuple[int, int], list[int]] = {}
         for s, length in group:  # only the last window can be shorter, only the first has less history
             by_shape.setdefault((length, min(history, s)), []).append(s)
@@ -155,7 +157,7 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     bar.close()
     model.train(was_training)
     nll_total = nll_sum.item()
-    result = {
+    result: dict = {
         "bpb": nll_total / (math.log(2) * n_bytes) if n_bytes else float("nan"),
         "loss": nll_total / n_targets if n_targets else float("nan"),
         "tokens": n_targets,
@@ -168,6 +170,31 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     return result
 
 
+def train_bpb_by_reads(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, tc: TrainConfig,
+                       steps: int, max_tokens: int | None, device: str = "cpu",
+                       autocast_dtype: torch.dtype | None = None, context: str = "window",
+                       progress: bool | None = False, desc: str = "eval train") -> tuple[dict, dict]:
+    """`model`'s bpb on the training `tokens` (about max_tokens of them, the windows of
+    train.eval_windows) and its split by reads after `steps` steps of the run `tc` configures:
+    train_bpb_read and train_bpb_unread, the targets of each (train_tokens_read, train_tokens_unread),
+    and the share of the split's targets read at least once (read_share) and twice (read_twice_share).
+
+    The run's batches are replayed from its seed (`BatchSampler.read_counter`, `read_shares`: no array
+    the size of the split) and each scored target is marked by whether one of them read it; the
+    forward passes are the plain train bpb's. A run's summary.json and `lrn eval --by-reads` both
+    measure the split here."""
+    seq_len = tc.seq_len
+    assert seq_len is not None  # resolved when the RunConfig was built
+    counter = BatchSampler(tokens, tc.batch_size, seq_len, tc.seed).read_counter(steps)
+    trn = evaluate_bpb(model, tokens, token_bytes, seq_len, batch_size=tc.batch_size, max_tokens=max_tokens,
+                       device=device, autocast_dtype=autocast_dtype, context=context, progress=progress,
+                       desc=desc, mark=lambda pos: counter(pos) > 0, windows=tc.eval_windows)
+    once, twice = BatchSampler(tokens, tc.batch_size, seq_len, tc.seed).read_shares(steps)
+    return trn, {"train_bpb_read": trn["marked"]["bpb"], "train_bpb_unread": trn["unmarked"]["bpb"],
+                 "train_tokens_read": trn["marked"]["tokens"], "train_tokens_unread": trn["unmarked"]["tokens"],
+                 "read_share": once, "read_twice_share": twice}
+
+
 def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
                  train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
                  log=None, context: str = "window", by_reads: bool = False) -> dict:
@@ -178,9 +205,6 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     training read at least once and those it never read (replaying the run's seeded batches): a
     gap that comes from memorising the text shows between the two; one that comes from the
     validation text being different shows between the never-read targets and val."""
-    # tokenizers: loaded only when this runs
-    from lrngpt.data.prepared import check_run_data, prepare
-
     if by_reads and corpus:
         raise UserError("--by-reads needs the run's own training text; drop --corpus")
     log = log or logging.info
@@ -207,31 +231,25 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
                         "pass --corpus to re-encode it with the run's tokenizer")
     token_bytes = run.tokenizer.token_bytes_for(cfg.data.vocab_size)
     tc = cfg.train
-
-    mark = reads = None
-    if by_reads:  # the split of the train bpb: measured on the train split whatever `split` asked
-        reads = BatchSampler(data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed).reads(run.step)
-        mark = reads > 0
+    seq_len = tc.seq_len
+    assert seq_len is not None  # resolved when the RunConfig was built
 
     def ev(name: str, n: int | None) -> dict:
-        return evaluate_bpb(run.model, data.tokens(name), token_bytes, tc.seq_len, batch_size=tc.batch_size,
+        return evaluate_bpb(run.model, data.tokens(name), token_bytes, seq_len, batch_size=tc.batch_size,
                             max_tokens=n, device=device, context=context, progress=None, desc=f"eval {name}",
-                            mark=mark if name == "train" else None, windows=tc.eval_windows)
+                            windows=tc.eval_windows)
 
     result: dict = {"step": run.step, "checkpoint": checkpoint, "corpus": data_cfg.corpus, "context": context}
     if split in (None, "val"):
         v = ev("val", max_tokens)
         result.update(val_bpb=v["bpb"], val_loss=v["loss"], val_tokens=v["tokens"], val_bytes=v["bytes"])
-    if split in (None, "train") or by_reads:
+    if split in (None, "train") or by_reads:  # the split of the train bpb: on the train split whatever `split` asked
         n = train_tokens or (max_tokens if split == "train" else None) or tc.train_eval_tokens
-        t = ev("train", n)
-        result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"])
-        if mark is not None:
-            result.update(train_bpb_read=t["marked"]["bpb"], train_bpb_unread=t["unmarked"]["bpb"],
-                          train_tokens_read=t["marked"]["tokens"], train_tokens_unread=t["unmarked"]["tokens"],
-                          read_share=float(mark[1:].mean()), read_twice_share=float((reads[1:] > 1).mean()))
-            if checkpoint == "last" and context == "window":  # what a sweep's rows hold: lrn report reads it
-                _record_by_reads(directory, result, log)
+        t, reads = (train_bpb_by_reads(run.model, data.tokens("train"), token_bytes, tc, run.step, n, device=device,
+                                       context=context, progress=None) if by_reads else (ev("train", n), {}))
+        result.update(train_bpb=t["bpb"], train_loss=t["loss"], train_tokens=t["tokens"], **reads)
+        if reads and checkpoint == "last" and context == "window":  # what a sweep's rows hold: lrn report reads it
+            _record_by_reads(directory, result, log)
     if split is None:
         result["gap"] = result["val_bpb"] - result["train_bpb"]  # the chapter's sign: + means overfitting
     n_train = len(data.tokens("train"))

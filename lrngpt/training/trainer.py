@@ -6,299 +6,98 @@ generator, dropout (the global torch RNG); all of them are saved in every checkp
 run that is stopped and resumed on CPU ends bit-for-bit where a straight run would.
 `train.steps` fixes the learning-rate schedule; `stop_at` (the CLI's --steps) is the global
 step to stop at, so a run can be cut into pieces without changing what it computes.
+
+The job starts in lrngpt.training.start (run directory, data), a resume is checked and restored in
+lrngpt.training.resume, and summary.json is assembled in lrngpt.training.run_summary; the Trainer
+builds the model on what the start prepared and runs the loop.
 """
 
 from __future__ import annotations
 
 import math
-import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
-import numpy as np
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.core.validate import INT_LIMIT, check_memory, training_memory
-from lrngpt.corpora.registry import fetch, load_corpus
-from lrngpt.data.prepared import PreparedData, data_key, prepare
+from lrngpt.data.prepared import PreparedData
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.data.sizing import MEMORISING_PASSES, sizing
-from lrngpt.data.splits import validation_kind
-from lrngpt.device.distributed import Distributed, resolve_device
-from lrngpt.device.precision import (
-    apply_tf32,
-    bf16_hardware,
-    device_caps,
-    grad_scaler,
-    resolve_precision,
-    saved_dtype,
-    warn_if_emulated,
-)
-from lrngpt.device.precision import describe as describe_precision
+from lrngpt.device.distributed import Distributed
+from lrngpt.device.precision import apply_tf32, grad_scaler
 from lrngpt.errors import UserError
-from lrngpt.inference.evaluate import capped_windows, evaluate_bpb
-from lrngpt.models.build import build_model, param_breakdown
-from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
+from lrngpt.inference.evaluate import evaluate_bpb, train_bpb_by_reads
+from lrngpt.models.build import build_model
+from lrngpt.runconfig.schema import RunConfig, validated
 from lrngpt.store.checkpoint import make_payload
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
-from lrngpt.training.duration import plan_duration
-from lrngpt.training.optimizer import load_optimizer_state, make_optimizer
-from lrngpt.training.schedule import SCHEDULE_KEYS, lr_at, schedule_change
-
-
-class _StopFlag:
-    """Ctrl-C (SIGINT) or SIGTERM sets a flag; the loop saves between steps and stops."""
-
-    def __init__(self):
-        self.signal = None
-
-    def __enter__(self):
-        self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def _handle(self, signum, frame):
-        if self.signal is not None:  # a second Ctrl-C: stop now
-            raise KeyboardInterrupt
-        self.signal = signum
-
-    def __exit__(self, *exc):
-        for s, old in self._old.items():
-            signal.signal(s, old)
+from lrngpt.training.interrupt import StopFlag
+from lrngpt.training.optimizer import make_optimizer
+from lrngpt.training.resume import State, check_restorable, restore_state, truncate_metrics
+from lrngpt.training.run_summary import final_line, precision_summary, summary_document
+from lrngpt.training.schedule import lr_at
+from lrngpt.training.start import Job, start_job
 
 
 class Trainer:
-    """One training job. Construction reads top to bottom as the job starts: processes, run
-    directory, data, model, optimizer, batches, resume; `run()` is the loop."""
+    """One training job on a started Job (its run directory taken, its data prepared): construction
+    builds the model, optimizer and batches and restores a resume; `run()` is the loop."""
 
-    def __init__(self, cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
-                 stop_at: int | None = None, log=None, progress: bool | None = None, warn_passes: bool = True,
-                 extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
-                 on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
+    def __init__(self, job: Job, progress: bool | None = None, warn_passes: bool = True,
+                 how_to_continue: str = "", on_metric: Callable[[dict], None] | None = None,
                  hparams: dict | None = None):
-        cfg = validated(cfg)  # a field changed after the config was built is checked like --set
-        self.given_data = data  # prepared already (a sweep prepares each data configuration once)
-        tc = cfg.train
-        self.cfg, self.resume, self.warn_passes, self.extend = cfg, resume, warn_passes, extend
-        self.on_metric = on_metric
-        self.schedules: list[dict] = []  # the schedule changes --extend made: {"step", "change", "train"}
-        self.extended = False  # this resume changes the schedule (--extend)
-        # what an interrupted run says to do next: a sweep's points are continued by the sweep command
-        self.how_to_continue = how_to_continue or f"continue with `lrn train --out {run_dir} --resume`"
-        self.how_to_restart = how_to_restart or "start again with --force"  # a damaged checkpoint (a sweep: its own way)
+        self.job, self.cfg, self.run_dir, self.dist = job, job.cfg, job.run, job.dist
+        self.device, self.data, self.token_bytes, self.log = job.device, job.data, job.token_bytes, job.log
+        self.stop_at, self.resume = job.stop_at, job.resume
+        self.warn_passes, self.on_metric = warn_passes, on_metric
+        self.how_to_continue = how_to_continue  # what an interrupted run says to do next
         self.hparams = hparams  # a sweep point's swept keys, for the trackers
-        self.dist = Distributed.from_env()
-        self.log = (log or logging.info) if self.dist.master else (lambda msg: None)
         self.progress = logging.interactive() if progress is None else progress
-        self.stop_at = tc.steps if stop_at is None else stop_at
-        self.stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
-        if self.stop_at < 1:
-            raise UserError(f"--steps must be at least 1 (got {self.stop_at})")
-        if self.stop_at >= INT_LIMIT:
-            raise UserError(f"--steps {self.stop_at} is out of range; a step count must fit in 64 bits")
-        self.device = self.dist.device(resolve_device(tc.device))
-        if not resume:  # a run estimated past train.max_days stops here: nothing written or downloaded
-            self._plan(0)
-        if self.dist.master:
-            fetch(cfg.data.corpus)  # no network: stop here, before the run directory is taken
-            tracking.check(tc.loggers)  # a missing package, a tracker's setting it refuses: the same
-        self.caps = device_caps(self.device)
-        self.precision = resolve_precision(tc.dtype, self.caps, tc.tf32)
-        self.dist.init(self.device)
-        self.run_dir = RunDir(run_dir)
-        try:
-            ckpt = self._open_run_dir(resume, force)
-            if resume:
-                self._plan(int(ckpt["step"]))
-            self._build(ckpt)
-        except BaseException:
-            self.close(abandon=True)  # a start that failed leaves no run behind to replace with --force
-            raise
-
-    def _plan(self, step: int) -> None:
-        """Time a run that could be long and say how long; refuse one past train.max_days."""
-        plan_duration(self.cfg, self.stop_at - step, self.device, log=self.log, timed=not self.dist.enabled)
-
-    def _build(self, ckpt: dict | None) -> None:
-        tc = self.cfg.train
-        # the run's first line, once the directory is taken and a resume's checks have passed
-        self.log(describe_precision(self.precision, self.caps, tc.compile))
-        if self.dist.master:
-            warn_if_emulated(self.precision, self.caps)
-        self.data = self._prepare_data()
-        self.cfg = with_pad_id(self.cfg, self.data.tokenizer.eot_id)
-        self.token_bytes = self._token_bytes()
-        self._check_memory()
+        self.schedules = self.resume.schedules if self.resume is not None else []  # --extend's changes
+        tc, seq_len = self.cfg.train, self.cfg.train.seq_len
+        assert seq_len is not None  # resolved when the RunConfig was built
+        self.seq_len = seq_len
         torch.manual_seed(tc.seed)
         self.model = build_model(self.cfg.model_type, self.cfg.model).to(self.device)
+        self.params = cast(Callable[[], dict], self.model.param_breakdown)()
         self.optimizer = make_optimizer(self.model, tc)
-        apply_tf32(self.precision, self.device)
-        self.autocast_dtype = self.precision.autocast_dtype
-        self.scaler = grad_scaler(self.precision, self.device)  # float16 only
-        self.sampler = BatchSampler(self.data.tokens("train"), tc.batch_size, tc.seq_len, tc.seed,
+        apply_tf32(job.precision, self.device)
+        self.autocast_dtype = job.precision.autocast_dtype
+        self.scaler = grad_scaler(job.precision, self.device)  # float16 only
+        self.sampler = BatchSampler(self.data.tokens("train"), tc.batch_size, seq_len, tc.seed,
                                     self.dist.rank, self.dist.world_size)
-        self.step, self.best_val, self.best_step, self.seconds = 0, float("inf"), 0, 0.0
-        if ckpt is not None:
-            self._restore(ckpt)
-            self._truncate_metrics(self.step)  # only once every check of the resume has passed
+        self.state = State()
+        if self.resume is not None:
+            check_restorable(self.resume, self.cfg, self.data)
+            self.state = restore_state(self.resume, self.model, self.optimizer, self.scaler, self.sampler,
+                                       job.how_to_restart)
+            self.log(f"resumed from {self.resume.path} at step {self.state.step}")
+            if self.dist.master:  # only once every check of the resume has passed
+                truncate_metrics(self.run_dir, self.state.step, self.log)
         # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
-        self.resumed_rows = self.run_dir.metrics() if ckpt is not None and self.dist.master else []
+        self.resumed_rows = self.run_dir.metrics() if self.resume is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)
         self.fwd_model = torch.compile(self.ddp_model) if tc.compile else self.ddp_model
-        logging.debug(f"training: seed {tc.seed}, {tc.batch_size} x {tc.seq_len} tokens per step on rank "
-                      f"{self.dist.rank} of {self.dist.world_size}, steps {self.step} -> {self.stop_at}, "
+        logging.debug(f"training: seed {tc.seed}, {tc.batch_size} x {seq_len} tokens per step on rank "
+                      f"{self.dist.rank} of {self.dist.world_size}, steps {self.state.step} -> {self.stop_at}, "
                       f"data {self.data.dir}, compile {tc.compile}")
         self.trackers = tracking.Trackers()  # none until run() has a checkpoint to resume from (_start_trackers)
-
-    # ---- construction steps --------------------------------------------------------------
-
-    def _open_run_dir(self, resume: bool, force: bool) -> dict | None:
-        """Rank 0 takes the directory (one writer); a resume reads the checkpoint to continue."""
-        run = self.run_dir
-        if not resume:
-            if self.dist.master:
-                run.start(force)
-            return None
-        if self.dist.master:
-            run.check_is_run()
-            run.lock()
-            run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
-        # a run stopped before its first periodic checkpoint continues from its step-0 one
-        self.resumed_from = "last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init"
-        ckpt = run.checkpoint(self.resumed_from)
-        self.saved_cfg = ckpt["run_config"]  # the checkpoint's config, parsed once (load_checkpoint) for every check
-        self._check_resumable(ckpt)
-        if self.stop_at < ckpt["step"]:
-            if self.stop_flag == "--steps":
-                raise UserError(f"--steps {self.stop_at} is below the checkpoint's step {ckpt['step']}; "
-                                f"--steps is the final global step, use {ckpt['step']} or more")
-            raise UserError(f"train.steps={self.stop_at} ends before the checkpoint's step {ckpt['step']}, where the "
-                            f"resumed run goes on; give --set train.steps={ckpt['step']} or more (with --extend: the "
-                            "new schedule's total steps)")
-        self._check_same_data(ckpt)
-        return ckpt
-
-    def _check_same_data(self, ckpt: dict) -> None:
-        """A changed corpus is refused before anything is prepared, trained or cut from metrics.jsonl."""
-        saved = self.saved_cfg
-        # data given by the caller (a sweep's, or a planted split with a key of its own) is what it started on
-        want = self.given_data.key if self.given_data is not None else data_key(load_corpus(self.cfg.data.corpus),
-                                                                                  self.cfg.data)
-        if ckpt.get("data_key") == want:
-            return
-        what = (f"data.corpus was {saved.data.corpus}, now {self.cfg.data.corpus}" if saved.data.corpus !=
-                self.cfg.data.corpus else f"the content of {self.cfg.data.corpus} changed: its files are not the ones "
-                                          "it was trained on")
-        raise UserError(f"the training data changed since this run started ({what}); resume with the same "
-                        "data, or start a new run in another --out")
-
-    def _truncate_metrics(self, step: int) -> None:
-        if self.dist.master:
-            dropped = self.run_dir.truncate_metrics(step)  # rows past the checkpoint are redone
-            if dropped:
-                self.log(f"metrics: dropped {dropped} rows after step {step} (they are computed again)")
-
-    def _check_resumable(self, ckpt: dict) -> None:
-        """What a resume needs from the checkpoint, checked before any work (data, model)."""
-        path = self.run_dir.checkpoint_path(self.resumed_from)
-        saved = self.saved_cfg
-        _check_same_model(saved, self.cfg, ignore=("pad_id",))  # pad_id: from the data, later
-        if not ckpt.get("optimizer") or not ckpt.get("rng"):
-            raise UserError(f"{self.run_dir.path} was not trained here (an import has no optimizer state), so it "
-                            "cannot be resumed; evaluate, sample or export it as it is")
-        was = saved_dtype(ckpt, self.device)
-        if was is not None and was != self.precision.dtype:
-            raise UserError(f"this run trained in {was} and would resume in {self.precision.dtype} "
-                            f"(train.dtype={self.cfg.train.dtype} on {self.device}), which breaks the exact resume; "
-                            f"resume with --set train.dtype={was}, or start a new run in another --out")
-        opt, rng = ckpt["optimizer"], ckpt["rng"]
-        if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
-                and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
-            raise UserError(f"{path} cannot be resumed: its optimizer or random state is damaged; "
-                            f"{self.how_to_restart}")
-        # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine: refuse unless asked
-        change = schedule_change(saved.train, self.cfg.train, int(ckpt["step"]))
-        if change and not self.extend:
-            raise UserError(f"resuming {self.run_dir.path}: {change}; pass --extend to continue with the new "
-                            "schedule (recorded in the run), or resume with the run's own settings")
-        self.schedules = [dict(s) for s in ckpt.get("schedules") or [] if isinstance(s, dict)]
-        self.extended = bool(change)
-        if change:
-            self.schedules.append({"step": int(ckpt["step"]), "change": change,
-                                   "train": {k: getattr(self.cfg.train, k) for k in SCHEDULE_KEYS}})
-            self.log(f"--extend: {change}")
-
-    def _prepare_data(self) -> PreparedData:
-        # Rank 0 prepares the data first; then the first process on each other machine, which finds
-        # it in a shared cache or fills its machine-local one; then the rest find it cached. So no
-        # two processes ever write the same cache entry at once, with one machine or many.
-        if self.given_data is not None and not self.dist.enabled:
-            return self.given_data
-        data = None
-        for my_turn in (self.dist.master, self.dist.local_rank == 0, True):
-            if my_turn and data is None:
-                data = prepare(self.cfg.data, log=self.log)
-            self.dist.barrier()
-        return data
-
-    def _token_bytes(self) -> np.ndarray:
-        tok, vocab = self.data.tokenizer, self.cfg.data.vocab_size
-        if tok.vocab_size < vocab:
-            self.log(f"note: the tokenizer reached {tok.vocab_size} tokens (the corpus has no more merges); "
-                     f"the model keeps {vocab} rows, the extra ones are never used")
-        # rows the tokenizer never reached carry no bytes, like special tokens
-        return tok.token_bytes_for(vocab)
-
-    def _check_memory(self) -> None:
-        """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
-
-        tc, params = self.cfg.train, param_breakdown(self.cfg.model_type, self.cfg.model)["total"]
-        check_memory(training_memory(params, tc.batch_size, tc.seq_len, self.cfg.data.vocab_size), f"this run ({params:,} parameters, {tc.batch_size} x {tc.seq_len} x "
-                     f"{self.cfg.data.vocab_size} logits per step)", "lower train.batch_size, train.seq_len or the "
-                     "model's size", self.device)
-
-    def _restore(self, ckpt: dict) -> None:
-        saved = self.saved_cfg
-        if ckpt.get("data_key") != self.data.key or saved.data.corpus != self.cfg.data.corpus:
-            what = (f"({saved.data.corpus} -> {self.cfg.data.corpus})" if saved.data.corpus != self.cfg.data.corpus
-                    else f"(the content of {self.cfg.data.corpus} changed: its files are not the ones it was "
-                         "trained on)")
-            raise UserError(f"the corpus or its tokenization changed since this run started {what}; resume with "
-                            "the same data, or start a new run in another --out")
-        if ckpt.get("tokenizer_hash") != self.data.tokenizer.hash:
-            raise UserError("the tokenizer changed since this run started; resume with the same data settings")
-        _check_same_model(saved, self.cfg)
-        try:
-            self.model.load_state_dict(ckpt["model"])
-            load_optimizer_state(self.optimizer, ckpt["optimizer"])
-            if self.scaler is not None and isinstance(ckpt.get("scaler"), dict):
-                self.scaler.load_state_dict(ckpt["scaler"])  # the loss scale where the run stopped
-            self.sampler.set_state(ckpt["rng"]["sampler"])
-            torch.set_rng_state(ckpt["rng"]["torch"])
-            if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
-                torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
-            self.step = int(ckpt["step"])
-            self.best_val = float(ckpt.get("best_val", float("inf")))
-            self.best_step = int(ckpt.get("best_step", 0))
-            self.seconds = float(ckpt.get("seconds", 0.0))
-        except (RuntimeError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-            raise UserError(f"{self.run_dir.checkpoint_path(self.resumed_from)} cannot be resumed: its training state is "
-                            f"damaged ({type(e).__name__}: {str(e).splitlines()[0][:80]}); "
-                            f"{self.how_to_restart}") from None
-        self.log(f"resumed from {self.run_dir.checkpoint_path(self.resumed_from)} at step {self.step}")
 
     # ---- writing -------------------------------------------------------------------------
 
     def _payload(self) -> dict:
+        st = self.state
         rng = {"torch": torch.get_rng_state(), "sampler": self.sampler.state(),
                "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}
-        return make_payload(self.model.state_dict(), self.cfg.to_dict(), self.data.tokenizer, self.step,
+        return make_payload(self.model.state_dict(), self.cfg.to_dict(), self.data.tokenizer, st.step,
                             source="lrn train", data_key=self.data.key, optimizer=self.optimizer.state_dict(),
-                            rng=rng, best_val=self.best_val, best_step=self.best_step, seconds=self.seconds,
+                            rng=rng, best_val=st.best_val, best_step=st.best_step, seconds=st.seconds,
                             schedules=self.schedules,
-                            precision=self.precision.to_dict(),
+                            precision=self.job.precision.to_dict(),
                             scaler=self.scaler.state_dict() if self.scaler is not None else None)
 
     def save(self, which: str = "last") -> None:
@@ -322,7 +121,7 @@ class Trainer:
 
     def evaluate(self, split: str = "val", max_tokens: int | None = None) -> dict:
         tokens = self.data.tokens(split)
-        return evaluate_bpb(self.model, tokens, self.token_bytes, self.cfg.train.seq_len,
+        return evaluate_bpb(self.model, tokens, self.token_bytes, self.seq_len,
                             batch_size=self.cfg.train.batch_size, max_tokens=max_tokens,
                             device=self.device, autocast_dtype=self.autocast_dtype,
                             windows=self.cfg.train.eval_windows)
@@ -330,7 +129,7 @@ class Trainer:
     def train_step(self) -> tuple[float, float]:
         """One optimizer step; returns the global batch's loss (nats/token) and bits per byte."""
         tc = self.cfg.train
-        lr = lr_at(self.step, tc)
+        lr = lr_at(self.state.step, tc)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         x, y = self.sampler.next()
@@ -343,8 +142,8 @@ class Trainer:
             _, loss = self.fwd_model(x, y)
         global_loss = self.dist.mean(loss.detach())
         if not torch.isfinite(global_loss):
-            raise UserError(f"the loss became {global_loss.item()} at step {self.step + 1}; stopped, and the last good "
-                            f"checkpoint stays. Lower train.lr (now {tc.lr}) or set train.grad_clip")
+            raise UserError(f"the loss became {global_loss.item()} at step {self.state.step + 1}; stopped, and the "
+                            f"last good checkpoint stays. Lower train.lr (now {tc.lr}) or set train.grad_clip")
         self.optimizer.zero_grad(set_to_none=True)
         if self.scaler is None:
             loss.backward()
@@ -358,66 +157,70 @@ class Trainer:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.grad_clip)
             self.scaler.step(self.optimizer)
             self.scaler.update()
-        self.step += 1
+        self.state.step += 1
         value = global_loss.item()
         # the batch's own bytes: the same unit as val bpb (the few <|endoftext|> targets' loss included)
         bpb = value * y.numel() / (math.log(2) * n_bytes) if n_bytes else float("nan")
         return value, bpb
 
     def run(self) -> dict:
-        tc = self.cfg.train
-        if self.dist.master and not self.resume:
-            self.run_dir.write_config(self.cfg)
-            self.run_dir.write_tokenizer(self.data.tokenizer)
-        elif self.dist.master and self.extended:
-            self.run_dir.write_config(self.cfg)  # --extend: config.json says the schedule the run now follows
-        self._log_plan()
-        if self.step == 0 and not self.resume:
-            self.save("init")
-        self._start_trackers()
-        if self.step == 0 and not self._evaluated_already():
-            ev = self.evaluate("val", tc.eval_tokens)
-            self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
-            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
-        bar = logging.progress(total=self.stop_at, initial=self.step, unit="step",
+        self._begin()
+        st, tc = self.state, self.cfg.train
+        bar = logging.progress(total=self.stop_at, initial=st.step, unit="step",
                                enabled=self.progress and self.dist.master)
-        s_last, n_last, wall0, step0 = self.seconds, self.step, time.perf_counter(), self.step
-        with _StopFlag() as stop, bar:
-            while self.step < self.stop_at:
+        s_last, n_last, wall0, step0 = st.seconds, st.step, time.perf_counter(), st.step
+        with StopFlag() as stop, bar:
+            while st.step < self.stop_at:
                 t0 = time.perf_counter()
                 loss, bpb = self.train_step()
-                self.seconds += time.perf_counter() - t0
+                st.seconds += time.perf_counter() - t0
                 bar.update(1)
-                if self.step % tc.log_every == 0 or self.step == self.stop_at:
+                if st.step % tc.log_every == 0 or st.step == self.stop_at:
                     # training time only: evals and saves between logs do not count
-                    tps = (self.step - n_last) * self.tokens_per_step / max(self.seconds - s_last, 1e-9)
-                    s_last, n_last = self.seconds, self.step
-                    lr = lr_at(self.step - 1, tc)
-                    self.metric({"step": self.step, "loss": loss, "train_bpb": bpb, "lr": lr,
+                    tps = (st.step - n_last) * self.tokens_per_step / max(st.seconds - s_last, 1e-9)
+                    s_last, n_last = st.seconds, st.step
+                    lr = lr_at(st.step - 1, tc)
+                    self.metric({"step": st.step, "loss": loss, "train_bpb": bpb, "lr": lr,
                                  "tokens_per_s": round(tps, 1)})
                     elapsed = time.perf_counter() - wall0
-                    eta = elapsed / max(1, self.step - step0) * (self.stop_at - self.step)
+                    eta = elapsed / max(1, st.step - step0) * (self.stop_at - st.step)
                     # drawn with the next redraw (refresh=False): a forced one per log line would outpace a
                     # notebook's bounded redraws
                     bar.set_postfix_str(f"loss {loss:.4f} | {bpb:.4f} bpb | lr {lr:.2e} | {tps:,.0f} tok/s",
                                         refresh=False)
                     if bar.disable:  # a log file or a scheduler: nanoGPT-style lines instead of a bar
-                        self.log(f"step {self.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
-                                 f"| {tps:,.0f} tok/s | {_clock(elapsed)} elapsed, ETA {_clock(eta)}")
-                if self.step % tc.eval_every == 0 and self.step < self.stop_at:
+                        self.log(f"step {st.step}/{self.stop_at} | loss {loss:.4f} ({bpb:.4f} bpb) | lr {lr:.2e} "
+                                 f"| {tps:,.0f} tok/s | {stopwatch(elapsed)} elapsed, ETA {stopwatch(eta)}")
+                if st.step % tc.eval_every == 0 and st.step < self.stop_at:
                     self._periodic_eval()
-                elif tc.save_every and self.step % tc.save_every == 0:
+                elif tc.save_every and st.step % tc.save_every == 0:
                     self.save()
                 if stop.signal is not None:
                     self.save()
-                    self.log(f"interrupted at step {self.step}; saved {self.run_dir.checkpoint_path('last')}; "
+                    self.log(f"interrupted at step {st.step}; saved {self.run_dir.checkpoint_path('last')}; "
                              f"{self.how_to_continue}")
                     raise KeyboardInterrupt
         if not self._evaluated_already():  # (a resume at the last step: its evaluation was done and saved)
             self._periodic_eval()
         summary = self.finish()
-        self.trackers.close(finished=self.step)
+        self.trackers.close(finished=st.step)
         return summary
+
+    def _begin(self) -> None:
+        """Before the first step: config, tokenizer, plan, step-0 checkpoint, trackers, untrained val bpb."""
+        if self.dist.master and self.resume is None:
+            self.run_dir.write_config(self.cfg)
+            self.run_dir.write_tokenizer(self.data.tokenizer)
+        elif self.dist.master and self.resume is not None and self.resume.extended:
+            self.run_dir.write_config(self.cfg)  # --extend: config.json says the schedule the run now follows
+        self._log_plan()
+        if self.state.step == 0 and self.resume is None:
+            self.save("init")
+        self._start_trackers()
+        if self.state.step == 0 and not self._evaluated_already():
+            ev = self.evaluate("val", self.cfg.train.eval_tokens)
+            self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
+            self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
 
     def _start_trackers(self) -> None:
         """The trackers of train.logger, once the run has a checkpoint: a start killed before it leaves
@@ -428,7 +231,7 @@ class Trainer:
         try:
             self.trackers = tracking.Trackers(
                 self.cfg.train.loggers, self.run_dir.path, self.cfg.to_dict(),
-                resume_step=self.step if self.resume else None, hparams=self.hparams,
+                resume_step=self.state.step if self.resume is not None else None, hparams=self.hparams,
                 name=self.cfg.name or self.run_dir.path.name, rows=self.resumed_rows)
         except BaseException:
             self.run_dir.abandon()  # a new run whose trackers did not start: no run is left to replace
@@ -440,9 +243,8 @@ class Trainer:
         n_train = len(self.data.tokens("train"))
         size = sizing(tc.steps, self.tokens_per_step, n_train)
         total, passes = size["tokens_read"], size["passes"]
-        params = self.model.param_breakdown()
-        self.log(f"model {self.cfg.model_type}: {params['total']:,} parameters "
-                 + ", ".join(f"{k} {v:,}" for k, v in params.items() if k != "total"))
+        self.log(f"model {self.cfg.model_type}: {self.params['total']:,} parameters "
+                 + ", ".join(f"{k} {v:,}" for k, v in self.params.items() if k != "total"))
         self.log(f"data: {n_train:,} training tokens; {tc.steps:,} steps x {tc.batch_size} x {tc.seq_len} "
                  f"read {total:,} tokens = {passes:.2f} passes over the training text")
         if passes > MEMORISING_PASSES and self.warn_passes:
@@ -453,104 +255,45 @@ class Trainer:
 
     def _evaluated_already(self) -> bool:
         """A resume at the step of its checkpoint finds that step's evaluation in metrics.jsonl: not again."""
-        return any(r["step"] == self.step and "val_bpb" in r and not r.get("final") for r in self.resumed_rows)
+        return any(r["step"] == self.state.step and "val_bpb" in r and not r.get("final") for r in self.resumed_rows)
 
     def _periodic_eval(self) -> None:
+        st = self.state
         ev = self.evaluate("val", self.cfg.train.eval_tokens)
-        self.metric({"step": self.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
+        self.metric({"step": st.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
         where = "from the start of" if self.cfg.train.eval_windows == "prefix" else "spread over"
-        self.log(f"step {self.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens {where} "
+        self.log(f"step {st.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens {where} "
                  "the split)")
-        if ev["bpb"] < self.best_val:
-            self.best_val, self.best_step = ev["bpb"], self.step
+        if ev["bpb"] < st.best_val:
+            st.best_val, st.best_step = ev["bpb"], st.step
             self.save("best")
         self.save()
 
     def finish(self) -> dict:
         """Full evaluation at the final step, written to summary.json."""
-        tc = self.cfg.train
+        tc, job = self.cfg.train, self.job
         val = self.evaluate("val")
-        trn, reads = self._evaluate_train_by_reads() if tc.train_eval_tokens else (None, {})
-        n_train = len(self.data.tokens("train"))
-        read = self.step * self.tokens_per_step
-        summary = {
-            "step": self.step,
-            "finished": self.step >= tc.steps,
-            "val_bpb": val["bpb"], "val_loss": val["loss"], "val_tokens": val["tokens"], "val_bytes": val["bytes"],
-            "train_bpb": trn["bpb"] if trn else None,
-            "train_tokens": trn["tokens"] if trn else 0,
-            "gap": (val["bpb"] - trn["bpb"]) if trn else None,  # val - train, the chapter's sign
-            "params": self.model.param_breakdown(),
-            "seconds": round(self.seconds, 2),
-            "tokens_seen": read,
-            # how many times the training tokens were read: the chapter's finding assumes < 1
-            "train_split_tokens": n_train,
-            "passes": sizing(self.step, self.tokens_per_step, n_train)["passes"],
-            "best_val_bpb": self.best_val if math.isfinite(self.best_val) else None,
-            "best_step": self.best_step,
-            "device": self.device,
-            **self._precision_summary(),
-            "corpus": self.cfg.data.corpus,
-            "data_key": self.data.key,
-            "schedule_changes": self.schedules,  # what --extend changed, at which step
-            # which part of the corpus is validation (documents, tail, chunks, own split), and the train
-            # bpb split into the targets this run read and those it never read: what `lrn eval --by-reads`
-            # measures, for the findings judge to tell memorising from a harder validation text
-            "val_split": validation_kind(self.data.meta),
-            **reads,
-        }
+        trn, reads = (train_bpb_by_reads(self.model, self.data.tokens("train"), self.token_bytes, tc, self.state.step,
+                                         tc.train_eval_tokens, device=self.device, autocast_dtype=self.autocast_dtype,
+                                         desc="eval") if tc.train_eval_tokens else (None, {}))
+        summary = summary_document(self.cfg, self.data, self.state, val, trn, reads, self.params, self.device,
+                                   precision_summary(job.caps, job.precision, tc.compile), self.schedules)
         if self.dist.master:
             # the final row first: a kill before summary.json is written leaves a run that resumes (and
             # cuts the row), never a finished one that lacks it
-            self.metric({"step": self.step, "final": True, "val_bpb": val["bpb"], "train_bpb": summary["train_bpb"]})
+            self.metric({"step": self.state.step, "final": True, "val_bpb": val["bpb"],
+                         "train_bpb": summary["train_bpb"]})
             self.run_dir.write_summary(summary)
-        self.log(f"step {self.step}: val bpb {val['bpb']:.4f} on the full validation split ({val['tokens']:,} tokens)"
-                 + (f", train bpb {trn['bpb']:.4f} (gap {summary['gap']:+.4f})" if trn else "")
-                 + f", {summary['passes']:.2f} passes, {self.seconds:.1f}s")
+        self.log(final_line(summary, val, trn, self.state.seconds))
         return summary
 
-    def _evaluate_train_by_reads(self) -> tuple[dict, dict]:
-        """Train bpb over train.train_eval_tokens, and the same targets split by whether this run's
-        batches (replayed from its seed) read them: the same forward passes, marked."""
-        tc = self.cfg.train
-        tokens = self.data.tokens("train")
-        counter = BatchSampler(tokens, tc.batch_size, tc.seq_len, tc.seed).read_counter(self.step)
-        trn = evaluate_bpb(self.model, tokens, self.token_bytes, tc.seq_len, batch_size=tc.batch_size,
-                           max_tokens=tc.train_eval_tokens, device=self.device, autocast_dtype=self.autocast_dtype,
-                           windows=tc.eval_windows, mark=lambda pos: counter(pos) > 0)
-        scored = capped_windows(len(tokens), tc.seq_len, tc.train_eval_tokens, tc.eval_windows)
-        counts = counter(np.concatenate([np.arange(s + 1, s + n + 1) for s, n in scored]))
-        return trn, {"train_bpb_read": trn["marked"]["bpb"], "train_bpb_unread": trn["unmarked"]["bpb"],
-                     "train_tokens_read": trn["marked"]["tokens"], "train_tokens_unread": trn["unmarked"]["tokens"],
-                     "read_share": float((counts > 0).mean()), "read_twice_share": float((counts > 1).mean())}
-
-    def _precision_summary(self) -> dict:
-        """What the run computed in, as summary.json records it."""
-        caps = self.caps
-        return {"device_name": caps.name, "capability": list(caps.capability) if caps.capability else None,
-                "dtype": self.precision.dtype, "dtype_requested": self.precision.requested,
-                "grad_scaler": self.precision.grad_scaler, "tf32": self.precision.tf32,
-                "bf16_hardware": bf16_hardware(self.precision, caps), "compile": bool(self.cfg.train.compile)}
-
     def close(self, abandon: bool = False) -> None:
-        if getattr(self, "trackers", None) is not None:
-            self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
-        if abandon:
-            self.run_dir.abandon()  # only a start this process made, before its first checkpoint
-        self.run_dir.unlock()
-        self.dist.close()
+        self.trackers.close(failed=True)  # a no-op after run() closed them; else the run stopped early
+        self.job.close(abandon)
 
 
-def _check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
-    a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
-    b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
-    if a != b:
-        changed = sorted(k for k in b if a.get(k) != b[k])
-        raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
-                        "resume with the same model, or start a new run in another --out")
-
-
-def _clock(seconds: float) -> str:
+def stopwatch(seconds: float) -> str:
+    """0:07, 12:34, 1:02:03: a training line's elapsed time and ETA (an estimate reads as timing.clock)."""
     seconds = int(seconds)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
         f"{seconds // 60}:{seconds % 60:02d}"
@@ -564,7 +307,7 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
           hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    `cfg` is checked again first (`config.validated`, in the Trainer). A resume whose train.steps, warmup_steps, lr
+    `cfg` is checked again first (`config.validated`, in start_job). A resume whose train.steps, warmup_steps, lr
     or min_lr differ from the checkpoint's is refused (the schedule would jump) unless `extend`: then
     it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
     summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
@@ -583,10 +326,15 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
             (log or logging.info)(f"{run_dir} already finished at step {stop}; nothing to do "
                                   "(raise --steps to go on at the final lr, or train.steps with --extend for a new schedule)")
             return {**done, "already_finished": True}
-    trainer = Trainer(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, progress=progress,
-                      warn_passes=warn_passes, extend=extend, how_to_continue=how_to_continue,
-                      how_to_restart=how_to_restart,
-                      on_metric=on_metric, data=data, hparams=hparams)
+    # what an interrupted run or a damaged checkpoint says to do next: a sweep's points, its own way
+    job = start_job(cfg, Path(run_dir), resume=resume, force=force, stop_at=stop_at, log=log, extend=extend,
+                    how_to_restart=how_to_restart or "start again with --force", data=data)
+    try:
+        trainer = Trainer(job, progress=progress, warn_passes=warn_passes, on_metric=on_metric, hparams=hparams,
+                          how_to_continue=how_to_continue or f"continue with `lrn train --out {Path(run_dir)} --resume`")
+    except BaseException:
+        job.close(abandon=True)  # a start that failed leaves no run behind to replace with --force
+        raise
     try:
         return trainer.run()
     finally:

@@ -466,7 +466,7 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
 
     from lrngpt.runconfig.schema import RunConfig
 
-    data_module, train_module = importlib.import_module("lrngpt.data.prepared"), importlib.import_module("lrngpt.training.trainer")
+    data_module, train_module = importlib.import_module("lrngpt.data.prepared"), importlib.import_module("lrngpt.training.start")
     text_module = importlib.import_module("lrngpt.corpora.text")
     built: collections.Counter = collections.Counter()  # RunConfigs built, by the function that asked
     real_post_init = RunConfig.__post_init__
