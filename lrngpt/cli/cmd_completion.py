@@ -9,6 +9,9 @@ no space after the `=`), `--corpus` a corpus kind (`text:`). tcsh gets the comma
 
 from __future__ import annotations
 
+import argparse
+
+import lrngpt.api as api
 from lrngpt.errors import UserError
 
 SHELLS = ("bash", "zsh", "tcsh")
@@ -96,9 +99,6 @@ _lrn_corpus_kind() {{
 
 def attach_completers(parser) -> None:
     """Give every option and positional named in COMPLETERS its completer, in every subcommand."""
-    # here: `lrn --help` loads this module, not that one
-    import argparse
-
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):  # aliases share a parser
@@ -119,15 +119,12 @@ def cmd_completion(args) -> None:
     except ImportError:
         raise UserError("shell completion needs the shtab package: pip install shtab "
                         "(or pip install 'lrngpt[completion]')") from None
-    # torch, numpy, tqdm: loaded only when this runs
-    from lrngpt.api.completion import completion_values
-
     parser = build_parser()
     if args.shell == "tcsh":
         print(shtab.complete(parser, shell="tcsh"), end="")
         return
     attach_completers(parser)
-    values = completion_values()
+    values = api.completion.completion_values()
     if args.shell == "bash":
         preamble, postamble = _bash(values)
         print(shtab.complete(parser, shell="bash", preamble=preamble) + "\n" + postamble, end="")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import lrngpt.api as api
 from lrngpt.cli.common import add_checkpoint, add_device, add_json, emit, positive_int, seed
 
@@ -45,9 +47,6 @@ def _printer():
     """on_text for sample_texts: each piece printed at once, samples apart by a --- line. A reader
     sees the text grow, and one that closes the pipe (`| head`) stops the sampling at the next token
     (BrokenPipeError: the command line exits quietly)."""
-    # here: only when this branch runs
-    import sys
-
     current = [0]
 
     def write(i: int, piece: str) -> None:
