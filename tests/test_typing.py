@@ -162,3 +162,13 @@ def test_mypy_in_a_users_own_folder_finds_lrngpt_and_flags_only_the_wrong_calls(
     errors = [line.split(": error: ")[0] for line in r.stdout.splitlines() if ": error: " in line]
     assert errors == ["mine.py:4", "mine.py:5"], r.stdout
     assert '"sample" of "Run"' in r.stdout and '"theory_fourth_root"' in r.stdout and "lrngpt/" not in r.stdout
+
+
+def test_lrngpt_is_clean_under_mypy(tmp_path):
+    """lrngpt itself type-checks at the strictness pyproject.toml states ([tool.mypy]: mypy's defaults over
+    every module, missing stubs read as Any), so a maintainer's change that breaks a type shows here."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install -e '.[dev]')")
+    r = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], capture_output=True,
+                       text=True, timeout=900, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.startswith("Success: no issues found"), r.stdout + r.stderr

@@ -64,7 +64,7 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
         # `lrn cost` without one starts as light as `lrn --help`
         from lrngpt.experiments.sweepdir import SweepDir
 
-        sweep_dir = SweepDir(Path(getattr(sweep, "path", sweep)))
+        sweep_dir = SweepDir(Path(sweep if isinstance(sweep, str | Path) else sweep.path))
         bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))
     if widths is None:  # the sweep's own widths: a step between two of them is priced, none left out
         widths = sorted(bpb) if bpb is not None else CHAPTER_WIDTHS
