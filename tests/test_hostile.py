@@ -732,7 +732,7 @@ def _wrong_type_calls():
     for label, fn, self in _api_callables():
         target = fn.__init__ if isinstance(fn, type) else fn
         sig = inspect.signature(target)
-        hints = _hints(inspect.unwrap(target))
+        hints, _ = _hints(inspect.unwrap(target))
         params = [p for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD,
                                                                                             p.VAR_POSITIONAL)]
         for bad in params:

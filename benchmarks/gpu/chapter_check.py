@@ -71,12 +71,13 @@ class Timers:
     def __init__(self):
         import importlib
 
-        lt = importlib.import_module("lrngpt.training.trainer")  # the module (lrngpt.train is the API's function)
+        lt = importlib.import_module("lrngpt.training.trainer")  # the loop's module (its evaluate_bpb)
+        rn = importlib.import_module("lrngpt.experiments.runner")  # where a sweep calls train_run
         ev = importlib.import_module("lrngpt.inference.evaluate")  # the final train bpb, split by reads, evaluates there
 
         self.calls: list[dict] = []
         self._eval = 0.0
-        real_train, real_eval = lt.train, lt.evaluate_bpb
+        real_train, real_eval = rn.train_run, lt.evaluate_bpb
 
         def timed_eval(*a, **k):
             t0 = time.perf_counter()
@@ -92,7 +93,7 @@ class Timers:
                                "eval_seconds": self._eval})
             return result
 
-        lt.train, lt.evaluate_bpb, ev.evaluate_bpb = timed_train, timed_eval, timed_eval
+        rn.train_run, lt.evaluate_bpb, ev.evaluate_bpb = timed_train, timed_eval, timed_eval
 
 
 def run_one_sweep(label: str, scale: str, sets: list[str], axes: list[str], work: Path, out: Path,

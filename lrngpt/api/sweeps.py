@@ -98,6 +98,18 @@ def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, 
     return spec, budget
 
 
+def _resolve(name, scale, out, set, axes, corpus, device, minutes, shard, notes, points_at_once, passes):
+    """What a dry run and a run of a sweep both start from: the notes' sink, this shard, the points at
+    once (checked), the resolved sweep and its budget (None without minutes)."""
+    say = notes or logging.info
+    where, note = _shard(shard)
+    if note:
+        say(note)
+    points_at_once = check_points_at_once(points_at_once)
+    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
+    return say, where, points_at_once, spec, budget
+
+
 def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
                axes: Axes = None, corpus: str | None = None, device: str | None = None, minutes: float | None = None,
                shard: Shard = None, notes: Notes = None, points_at_once: int | None = None,
@@ -105,12 +117,8 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here, how many train at once and why
     ("points_at_once", "packing"); with a budget, its plan ("budget")."""
-    say = notes or logging.info
-    where, note = _shard(shard)
-    if note:
-        say(note)
-    points_at_once = check_points_at_once(points_at_once)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
+    say, where, points_at_once, spec, budget = _resolve(name, scale, out, set, axes, corpus, device, minutes, shard,
+                                                        notes, points_at_once, passes)
     r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None,
                    points_at_once=points_at_once)
     if budget is not None:
@@ -156,12 +164,8 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     if dry_run:
         return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
                           shard=shard, notes=notes, points_at_once=points_at_once, passes=passes)
-    say = notes or logging.info
-    where, note = _shard(shard)
-    if note:
-        say(note)
-    points_at_once = check_points_at_once(points_at_once)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
+    say, where, points_at_once, spec, budget = _resolve(name, scale, out, set, axes, corpus, device, minutes, shard,
+                                                        notes, points_at_once, passes)
     if budget is not None:
         say(budget_text(budget))
     result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric, points_at_once=points_at_once)

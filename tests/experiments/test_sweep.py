@@ -491,6 +491,8 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
 
     monkeypatch.setattr(data_module, "prepare", counting("prepare", data_module.prepare))
     monkeypatch.setattr(train_module, "prepare", counting("prepare", train_module.prepare))
+    dry_run_module = importlib.import_module("lrngpt.experiments.dry_run")  # where a sweep prepares its data
+    monkeypatch.setattr(dry_run_module, "prepare", counting("prepare", dry_run_module.prepare))
     monkeypatch.setattr(text_module, "fingerprint_files", counting("fingerprint", text_module.fingerprint_files))
     result = run_sweep(sweep, tmp_path / "s", log=lambda m: None, progress=False, figures=False)
     assert [r["n_embd"] for r in result["rows"]] == [4, 8, 16]
