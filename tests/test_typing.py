@@ -171,4 +171,5 @@ def test_lrngpt_is_clean_under_mypy(tmp_path):
         pytest.skip("mypy is not installed (pip install -e '.[dev]')")
     r = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], capture_output=True,
                        text=True, timeout=900, cwd=ROOT)
-    assert r.returncode == 0 and r.stdout.startswith("Success: no issues found"), r.stdout + r.stderr
+    assert r.returncode == 0 and ": error:" not in r.stdout, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith("Success: no issues found"), r.stdout

@@ -158,7 +158,7 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
         cp.check_same(stored, scale_name, minutes, out)
         plan = stored
     else:
-        cp.check_target(out)
+        cp.check_chapter_out(out)
         started = time.perf_counter()
         plan = _plan(scale_name, minutes, out, say, corpus)
         plan["planning_seconds"] = round(time.perf_counter() - started, 1)

@@ -201,7 +201,7 @@ def check_same(stored: dict, scale: str, minutes: float | None, out: Path) -> No
                         f"(`lrn chapter {was} --out {out}`), or give a new --out")
 
 
-def check_target(out: Path) -> None:
+def check_chapter_out(out: Path) -> None:
     """A new or empty directory (a chapter directory resumes instead: stored_plan)."""
     check_dir_target(out, False, "chapter", KIND)
 
