@@ -24,7 +24,8 @@ The modules: configs.py (config, config_list/show/keys), runs.py (plan, train, l
 (write_report, export_hf, import_gpt2), corpus.py (data_*, tokenizer_*), lessons.py (lesson_*, theory_pip*), theory.py (the
 theory that needs no torch, cost_*),
 quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained), shapes.py (width_from_depth,
-width_depth_finding), frontend.py (what `lrn` needs for its help and errors).
+width_depth_finding), texts.py (what `lrn` prints for each result), frontend.py (what `lrn` needs for
+its help and errors).
 """
 
 from __future__ import annotations

@@ -62,16 +62,16 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
     """`fn` with its arguments checked against its annotations on every call (see the module's doc)."""
     sig = inspect.signature(fn)
     name = fn.__qualname__.replace(".__init__", "")
-    hints: dict[str, Any] = {}
-    whole: list[bool] = []  # [True] once the hints name only loaded classes: then they are final
+    final: list[dict[str, Any]] = []  # the hints, kept once they name only loaded classes
 
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not whole:
-            found, loaded = _hints(fn)
-            hints.clear()
-            hints.update(found)
-            whole.extend([True] * loaded)
+        if final:
+            hints = final[0]
+        else:
+            hints, loaded = _hints(fn)
+            if loaded:
+                final.append(hints)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:

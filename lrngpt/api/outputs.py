@@ -37,19 +37,13 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
     paths = _paths(dirs)
     sweeps = all(kind_of(p) == "sweep" for p in paths)  # else the writer below says what is wrong, as it did
-    findings = sweep_findings(sweep_docs(paths)) if sweeps else None
+    findings = judge(sweep_docs(paths)) if sweeps else None
     result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint,
                                 findings=findings)
     if findings is not None:
         result["findings"] = findings
     return result
 
-
-def sweep_findings(docs: list[dict]) -> list[dict]:
-    """The book chapter's findings judged on these sweeps' summary documents together (one sweep's
-    alone, or the sweeps of one page): where the API judges a sweep, once per call, and hands the
-    verdicts to the report, which renders them. [] when none is a width or width-depth study."""
-    return judge(docs)
 
 
 @checked

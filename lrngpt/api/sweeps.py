@@ -7,7 +7,7 @@ The steps, in the order `lrn sweep` has always taken them: the shard (--shard, e
 task's, else every point), the budget (lrngpt.experiments.budget.resolve_budget: planned for
 `minutes`, or the plan stored in the directory), the grid (lrngpt.experiments.grid.resolve_sweep),
 then either the dry run's plan (lrngpt.experiments.dry_run.sweep_plan) or the runner
-(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.api.outputs.sweep_findings, which the report is given).
+(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.experiments.findings.judge, which the report is given).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 from lrngpt.api.checks import check, checked
 from lrngpt.api.configs import Overrides, override_list
-from lrngpt.api.outputs import sweep_findings, write_report
+from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
 from lrngpt.core.validate import check_points_at_once
@@ -29,6 +29,7 @@ from lrngpt.experiments.bf16_offer import bf16_offer
 from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
 from lrngpt.experiments.dry_run import sweep_plan
 from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
+from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import check_shard, resolve_shard, resolve_sweep
 from lrngpt.experiments.runner import run_sweep, summarize
 from lrngpt.experiments.summary import collect
@@ -175,7 +176,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
 
 def _with_findings(doc: dict) -> dict:
-    findings = sweep_findings([doc])  # a width study: the chapter's findings judged on this sweep alone
+    findings = judge([doc])  # a width study: the chapter's findings judged on this sweep alone
     return {**doc, "findings": findings} if findings else doc
 
 
@@ -234,7 +235,7 @@ class Sweep:
         neither. Judge several sweeps together with lrngpt.report([...])["findings"].
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
-        return sweep_findings([self._doc()])
+        return judge([self._doc()])
 
     @checked
     def summarize(self) -> dict:
@@ -288,7 +289,7 @@ class Sweep:
         by_shape = plot_val_by_shape([doc]) if doc["rows"] and by_width is None else None
         fig = figure(png_bytes(by_width[0]), "val bpb and parameters by embedding width") if by_width else \
             figure(png_bytes(by_shape[0]), "val bpb by shape, d_model / n_layer, at a fixed budget") if by_shape else ""
-        findings = sweep_findings([doc])
+        findings = judge([doc])
         judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
         return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
                 f"{sweep_headline([doc])}{judged}{fig}{results_html([doc])}</div>")

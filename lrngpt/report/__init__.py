@@ -6,7 +6,7 @@ model.n_embd) opens with "The chapter's findings": the book chapter's three find
 run's evidence, a verdict (shows / does not show / cannot tell) and the reason in one sentence
 (lrngpt.experiments.findings; several sweeps on one page are judged together, so a seed-variance
 sweep sets the noise and a small-data sweep the third finding; the caller judges them, once, and
-gives them to write_report_pages: lrngpt.api.outputs.sweep_findings). Then the headline numbers (a run: val bpb untrained ->
+gives them to write_report_pages: lrngpt.experiments.findings.judge, called by the API). Then the headline numbers (a run: val bpb untrained ->
 trained, train bpb, gap, passes over the training text, the best periodic val bpb beside the last;
 a sweep: the best width and the bpb saved per doubling), then the figures, the results table and
 the embedding neighbours; the full configuration and the per-run details follow, folded in
@@ -92,7 +92,7 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
     queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
     neighbours (default: the last and the best side by side when they differ); `findings` the book
-    chapter's findings judged on these sweeps (lrngpt.api.outputs.sweep_findings), shown first when any."""
+    chapter's findings judged on these sweeps (lrngpt.experiments.findings.judge, called by the API), shown first when any."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     if not dirs:
         raise UserError("give a run directory, or one or more sweep directories")

@@ -1,5 +1,5 @@
 """The sections of a sweep's report, for one sweep or several on one page: for a width study, the
-book chapter's three findings, judged on these sweeps by the caller (lrngpt.api.outputs.sweep_findings)
+book chapter's three findings, judged on these sweeps by the caller (lrngpt.experiments.findings.judge, called by the API)
 and given here to be rendered, first; the
 headline (the best width and the bpb saved per doubling), the figures, the results tables, the
 neighbours of the best run and the details (definition, points, parameters, run lines). Several
