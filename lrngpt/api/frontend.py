@@ -12,12 +12,13 @@ from lrngpt.analysis.costs import FFN_KINDS
 from lrngpt.api.checks import ExportFormat, MapMethod, Precision, cli_words
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
-from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed, did_you_mean, nearest
+from lrngpt.core.validate import nearest
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 from lrngpt.experiments.thresholds import FEW_PASSES, MIN_STEPS, OWN_TEXT_PASSES
 from lrngpt.models.kinds import MODEL_TYPES
+from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed, did_you_mean
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",

@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
-from lrngpt.core.validate import check_seed
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPT, KVCache
+from lrngpt.runconfig.values import check_seed
 
 MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
 

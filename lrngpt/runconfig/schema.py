@@ -18,16 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import check_plain
 from lrngpt.core.fsio import check_regular, describe_os_error
-from lrngpt.core.validate import (
-    VAL_SPLIT_MODES,
-    check_fields,
-    check_size,
-    did_you_mean,
-    field_types,
-    show_value,
-)
+from lrngpt.core.validate import check_fields, check_size, field_types, show_value
 from lrngpt.corpora.registry import KINDS
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPTConfig
@@ -36,6 +28,7 @@ from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
 from lrngpt.runconfig.keys import DERIVED, SECTIONS, TOP_KEYS, check_key_form, check_shape, set_key
 from lrngpt.runconfig.overrides import apply_overrides
+from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_plain, did_you_mean
 from lrngpt.runconfig.width import fill_width
 from lrngpt.tokenizer.bpe import check_vocab_size
 

@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from lrngpt.core.validate import check_memory, training_memory
+from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.models.build import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig
 from lrngpt.training.optimizer import make_optimizer
