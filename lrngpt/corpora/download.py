@@ -64,7 +64,7 @@ class Unreachable(UserError):
         self.url, self.reason = url, reason
 
 
-def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str | None:
+def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str:
     """One request that appends to (or restarts) `part`: "done" when the body arrived whole, "again" when
     it stopped short or must start over, or what is wrong when the server sends more than `size` bytes."""
     offset = part.stat().st_size if part.exists() else 0
@@ -80,9 +80,9 @@ def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str
     with resp:
         match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
         if resp.status == 206 and not (match and int(match[1]) == offset):
-            part.unlink()  # a part, but not the one asked for: appending it would corrupt the file
+            part.unlink(missing_ok=True)  # a part, but not the one asked for: appending it would corrupt the file
             return "again"
-        if resp.status == 206:
+        if resp.status == 206 and match:
             total = int(match[2]) if match[2] != "*" else None
         else:  # the server ignored Range (200): start over
             offset, length = 0, resp.headers.get("Content-Length")
