@@ -13,8 +13,7 @@ from typing import Any
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import MAX_INT_DIGITS, int_digits, loads_json, too_many_digits
 from lrngpt.errors import UserError
-from lrngpt.runconfig.keys import check_key_form, set_key
-from lrngpt.runconfig.values import MAX_DEPTH, check_plain, kind_of
+from lrngpt.runconfig.values import MAX_DEPTH, check_key_form, check_plain, kind_of, set_key
 from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config file

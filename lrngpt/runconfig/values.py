@@ -1,5 +1,7 @@
-"""What a config value may be, wherever it comes from (a JSON or YAML file, `--set`, the Python API), and
-the checks of what lrn is asked for that no config dataclass holds (seeds, points at once, a choice).
+"""The rules of a config dict beside lrngpt.runconfig.schema's dataclasses: its sections and top-level keys,
+the keys lrn derives itself, the form of a `section.key` name and putting a value at one; what a value may
+be, wherever it comes from (a JSON or YAML file, `--set`, the Python API); and the checks of what lrn is
+asked for that no config dataclass holds (seeds, points at once, a choice).
 
 A config value is plain data: null, true/false, an integer, a number, a string, or a list or string-keyed
 object of those, within limits on the nesting, the number of values (a YAML alias counts each time it is
@@ -24,6 +26,14 @@ MAX_VALUES = 10_000  # values in one config document or --set value, every use o
 PLAIN = "a value is null, true/false, a number, a string, or a list or object of those"
 VAL_SPLIT_MODES = ("documents", "chunks")  # data.val_split (the first is the default)
 MAX_POINTS_AT_ONCE = 64  # a sweep's points trained at once (`lrn sweep --points-at-once`): worker processes
+SECTIONS = ("data", "model", "train")
+TOP_KEYS = ("model_type", "name")
+# Keys the code derives; a user who sets them is told what to set instead.
+DERIVED = {
+    "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
+    "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
+}
+
 
 
 def kind_of(value: Any) -> str:
@@ -67,6 +77,39 @@ def check_plain(value: Any, where: str) -> None:
                               depth + 1))
         elif not (v is None or isinstance(v, bool | int | float | str)):
             raise UserError(f"{place(path)} is {kind_of(v)}, which no config value is; {PLAIN}")
+
+
+def check_key_form(key: str, what: str = "--set") -> None:
+    if key in DERIVED:
+        raise UserError(f"{what} {key}: {DERIVED[key]}")
+    if key in TOP_KEYS:
+        return
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY, train.KEY or model_type "
+                        "(e.g. model.n_embd)")
+
+
+def set_key(d: dict, key: str, value: Any) -> None:
+    """Put `value` at `key` (section.key or a top-level key) of a config dict."""
+    if key in TOP_KEYS:
+        d[key] = value
+        return
+    section, name = key.split(".")
+    if section not in d:
+        d[section] = {}
+    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {show_value(d[section])}; fix the config file")
+    d[section][name] = value
+
+
+def check_shape(d: dict, where: str = "") -> None:
+    """Each section present is an object (null included: a section is left out, never null)."""
+    for section in SECTIONS:
+        if section in d and not isinstance(d[section], dict):
+            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
+                            f"got {show_value(d[section])}")
 
 
 def check_seed(value: int, what: str = "--seed") -> int:
