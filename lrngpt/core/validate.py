@@ -1,11 +1,10 @@
 """What every config dataclass accepts: one type check for each field, and the caps on sizes.
 
-Every config dataclass (DataConfig, TrainConfig, MLPConfig, GPTConfig) calls `check_fields`
-first in its __post_init__, however it was built (a config file, --set, a checkpoint, an
-importer, a command's options): each field's value must have the field's type (an int within
-64 bits, a finite float, a str, a bool, or null where the type allows it). Then the class checks
-its ranges, with the size caps below (`check_size`), so nothing reaches torch or numpy that they
-would refuse or that could not be allocated. Here, below the models and corpora that use it; a
+Every config dataclass (DataConfig, TrainConfig, MLPConfig, GPTConfig) calls `check_fields` first in its
+__post_init__, however it was built (a file, --set, a checkpoint, an importer, a command's options): each
+value must have its field's type (an int within 64 bits, a finite float, a str, a bool, or null where the
+type allows it). Then the class checks its ranges with the caps below (`check_size`), so nothing reaches
+torch or numpy that they would refuse or could not allocate. Here, below the models that use it; a
 config's own rules: lrngpt.runconfig.schema and lrngpt.runconfig.values.
 """
 
@@ -51,42 +50,28 @@ def field_types(cls) -> dict[str, Any]:
 
 def coerce(value: Any, annotation: Any, key: str) -> Any:
     """Check/convert one value against a dataclass field's annotation; a UserError naming `key`."""
-    origin = typing.get_origin(annotation)
-    nullable = False
-    if origin in (types.UnionType, typing.Union):
-        options = typing.get_args(annotation)
-        nullable = type(None) in options
-        if value is None and nullable:
-            return None
-        annotation = next(a for a in options if a is not type(None))
-    if annotation is Any:
+    union = typing.get_origin(annotation) in (types.UnionType, typing.Union)
+    options = typing.get_args(annotation) if union else (annotation,)
+    nullable, kind = type(None) in options, next(a for a in options if a is not type(None))
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is Any or (value is None and nullable) or (kind in (bool, str) and isinstance(value, kind)):
         return value
-    if annotation is bool:
-        if isinstance(value, bool):
-            return value
-    elif annotation is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not -INT_LIMIT < value < INT_LIMIT:
-                raise UserError(f"{key} = {show_value(value)} is out of range; it must fit in 64 bits "
-                                f"(between -{INT_LIMIT - 1:.3g} and {INT_LIMIT - 1:.3g})")
-            return value
-    elif annotation is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if isinstance(value, float) and not math.isfinite(value):
-                raise UserError(f"{key} must be a finite number, got {value}")
-            try:
-                return float(value)
-            except OverflowError:  # an int beyond any float
-                raise UserError(f"{key} = {show_value(value)} is out of range for a number") from None
-    elif annotation is str:
-        if isinstance(value, str):
-            return value
+    if kind is int and number and (not isinstance(value, float) or value.is_integer()):
+        if not -INT_LIMIT < int(value) < INT_LIMIT:
+            raise UserError(f"{key} = {show_value(int(value))} is out of range; it must fit in 64 bits "
+                            f"(between -{INT_LIMIT - 1:.3g} and {INT_LIMIT - 1:.3g})")
+        return int(value)
+    if kind is float and number:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(f"{key} must be a finite number, got {value}")
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond any float
+            raise UserError(f"{key} = {show_value(value)} is out of range for a number") from None
     name = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
-        annotation, getattr(annotation, "__name__", str(annotation)))
+        kind, getattr(kind, "__name__", str(kind)))
     raise UserError(f"{key} must be {name}{' or null' if nullable else ''}, got {show_value(value)}"
-                    f"{_yaml11_hint(value, annotation)}")
+                    f"{_yaml11_hint(value, kind)}")
 
 
 def _yaml11_hint(value: Any, annotation: Any) -> str:

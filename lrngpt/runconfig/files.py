@@ -11,7 +11,7 @@ from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.runconfig.values import MAX_CONFIG_BYTES
-from lrngpt.runconfig.yaml12 import INSTALL, have_ruamel, load_yaml
+from lrngpt.runconfig.yaml12 import load_yaml
 
 
 def read_config_text(path: Path) -> str:
@@ -41,8 +41,6 @@ def read_json_config(path: Path) -> dict:
 def read_yaml(path: Path) -> dict:
     """A YAML config: a mapping, read as YAML 1.2 (lrngpt.runconfig.yaml12: 1e-3 is a number, 017 is
     17, yes is a string), within bounds."""
-    if not have_ruamel():  # said before the file is read
-        raise UserError(f"config {path} is YAML, which needs ruamel.yaml: {INSTALL}")
     d = load_yaml(read_config_text(path), f"config file {path}")
     if not isinstance(d, dict):
         raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "

@@ -1,21 +1,18 @@
-"""YAML config files, read by ruamel.yaml as YAML 1.2's core schema, within bounds.
+"""YAML config files, read by ruamel.yaml narrowed to YAML 1.2's core schema, within bounds.
 
-ruamel.yaml parses, composes and checks that a key appears once in its mapping; this module narrows its
-safe loader, which keeps YAML 1.1 habits, to the core schema (https://yaml.org/spec/1.2.2/#1023-core-schema):
-`017` is 17, `1:30`, `2024-01-01`, `1_000`, `0b101`, `yes`, `on`, `no` and `off` are strings (so
-`compile: yes` is refused by the true/false check, not read as true), `1e-3` is a number; `0o17`, `0x1F`,
-`.inf`, `.nan`, `~` as in YAML 1.2; only the core schema's tags (`!!binary`, `!!set`, `!!timestamp`,
-`!!python/...` and local tags are refused) and no `<<` merge keys. While it composes, at most MAX_VALUES
-values and MAX_DEPTH levels of nesting are read; once built, the value is checked as every config value is
-(lrngpt.runconfig.values.check_plain, where an alias counts each time it is used: a "billion laughs" file
-stops there). Pure Python (pure=True): a signal (Ctrl-C, SIGTERM) is handled while it reads.
+ruamel.yaml's safe loader keeps YAML 1.1 habits; narrowed to the core schema
+(https://yaml.org/spec/1.2.2/#1023-core-schema), `017` is 17, `1e-3` a number, and `1:30`, `2024-01-01`,
+`1_000`, `0b101`, `yes`, `on`, `no`, `off` are strings (so `compile: yes` is refused by the true/false
+check, not read as true); only the core schema's tags are read (`!!binary`, `!!set`, `!!timestamp`,
+`!!python/...`, local tags and `<<` merge keys are refused). At most MAX_VALUES values and MAX_DEPTH
+levels are composed, a key appears once in its mapping, and the value built is checked as every config
+value is (lrngpt.runconfig.values.check_plain: an alias counts each time it is used, so a "billion laughs"
+file stops there). Its pure-Python parser handles a signal (Ctrl-C, SIGTERM) while it reads.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-import math
 import re
 from typing import Any
 
@@ -30,15 +27,6 @@ CORE = {  # the core schema's implicit types, in the order they are tried
     "int": r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+",
     "float": r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
 }
-INSTALL = "pip install ruamel.yaml (or pip install 'lrngpt[yaml]')"
-
-
-def have_ruamel() -> bool:
-    try:  # optional (the yaml extra): its absence is said in one line
-        importlib.import_module("ruamel.yaml")
-    except ImportError:
-        return False
-    return True
 
 
 def _fail(node_or_event: Any, what: str) -> UserError:
@@ -82,18 +70,13 @@ def _core_classes() -> tuple[Any, Any, Any]:
     class CoreConstructor(SafeConstructor):
         yaml_constructors: dict = {}  # its own: the core schema's tags, and a refusal of any other
 
-        def construct_core(self, node: Any) -> Any:
+        def construct_core(self, node: Any) -> Any:  # (the text checked, ruamel.yaml's own conversion)
             text, kind = self.construct_scalar(node), node.tag[len(TAG):]
             if not re.fullmatch(CORE[kind], text):
                 raise _fail(node, f"{text[:40]!r} is not a YAML 1.2 {kind}")
             if kind == "int" and int_digits(text) > MAX_INT_DIGITS:
                 raise too_many_digits(int_digits(text), f"line {node.start_mark.line + 1}")
-            if kind in ("null", "bool", "int"):
-                return None if kind == "null" else text.lower() == "true" if kind == "bool" else \
-                    int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
-            if text.lstrip("+-").lower() == ".inf":
-                return -math.inf if text.startswith("-") else math.inf
-            return math.nan if text.lower() == ".nan" else float(text)
+            return getattr(SafeConstructor, f"construct_yaml_{kind}")(self, node)
 
         def flatten_mapping(self, node: Any) -> None:  # (ruamel.yaml merges << keys here)
             merge = next((k for k, _ in node.value if k.tag == f"{TAG}str" and k.value == "<<" and k.style is None),
@@ -118,9 +101,11 @@ def _core_classes() -> tuple[Any, Any, Any]:
 def load_yaml(text: str, where: str) -> Any:
     """The value of a YAML 1.2 document (None for an empty one), plain data within bounds; every problem
     a UserError naming `where` and, while it is read, the line. Needs ruamel.yaml (the `yaml` extra)."""
-    if not have_ruamel():
-        raise UserError(f"{where} is YAML, which needs ruamel.yaml: {INSTALL}")
-    from ruamel.yaml import YAML, YAMLError
+    try:
+        from ruamel.yaml import YAML, YAMLError
+    except ImportError:  # optional (the yaml extra): its absence is said in one line
+        raise UserError(f"{where} is YAML, which needs ruamel.yaml: pip install ruamel.yaml (or pip install "
+                        "'lrngpt[yaml]')") from None
 
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver, yaml.Composer, yaml.Constructor = _core_classes()
