@@ -5,7 +5,7 @@ ruamel.yaml's safe loader keeps YAML 1.1 habits; narrowed to the core schema
 `1_000`, `0b101`, `yes`, `on`, `no`, `off` are strings (so `compile: yes` is refused by the true/false
 check, not read as true); only the core schema's tags are read (`!!binary`, `!!set`, `!!timestamp`,
 `!!python/...`, local tags and `<<` merge keys are refused). At most MAX_VALUES values and MAX_DEPTH
-levels are composed, a key appears once in its mapping, and the value built is checked as every config
+levels (ruamel.yaml's max_depth) are composed, a key appears once in its mapping, and the value built is checked as every config
 value is (lrngpt.runconfig.values.check_plain: an alias counts each time it is used, so a "billion laughs"
 file stops there). Its pure-Python parser handles a signal (Ctrl-C, SIGTERM) while it reads.
 """
@@ -39,7 +39,6 @@ def _core_classes() -> tuple[Any, Any, Any]:
     when the first YAML file is read: ruamel.yaml is optional)."""
     from ruamel.yaml.composer import Composer
     from ruamel.yaml.constructor import SafeConstructor
-    from ruamel.yaml.events import CollectionStartEvent
     from ruamel.yaml.resolver import BaseResolver
 
     class CoreResolver(BaseResolver):
@@ -51,21 +50,14 @@ def _core_classes() -> tuple[Any, Any, Any]:
     for kind, pattern in CORE.items():
         CoreResolver.add_implicit_resolver_base(f"{TAG}{kind}", re.compile(f"^(?:{pattern})$"), None)
 
-    class BoundedComposer(Composer):
-        values = nested = 0
+    class BoundedComposer(Composer):  # (the nesting: ruamel.yaml's max_depth)
+        values = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
-            event, self.values = self.parser.peek_event(), self.values + 1
+            self.values += 1
             if self.values > MAX_VALUES:
-                raise _fail(event, f"more than {MAX_VALUES:,} values; a config has a few dozen")
-            if self.nested >= MAX_DEPTH and isinstance(event, CollectionStartEvent):
-                raise _fail(event, f"lists and mappings nested more than {MAX_DEPTH} deep; a config is a few "
-                                   "levels deep")
-            self.nested += 1
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self.nested -= 1
+                raise _fail(self.parser.peek_event(), f"more than {MAX_VALUES:,} values; a config has a few dozen")
+            return super().compose_node(parent, index)
 
     class CoreConstructor(SafeConstructor):
         yaml_constructors: dict = {}  # its own: the core schema's tags, and a refusal of any other
@@ -103,18 +95,23 @@ def load_yaml(text: str, where: str) -> Any:
     a UserError naming `where` and, while it is read, the line. Needs ruamel.yaml (the `yaml` extra)."""
     try:
         from ruamel.yaml import YAML, YAMLError
+        from ruamel.yaml.composer import MaxDepthExceededError
     except ImportError:  # optional (the yaml extra): its absence is said in one line
         raise UserError(f"{where} is YAML, which needs ruamel.yaml: pip install ruamel.yaml (or pip install "
                         "'lrngpt[yaml]')") from None
 
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver, yaml.Composer, yaml.Constructor = _core_classes()
+    yaml.max_depth = MAX_DEPTH + 1  # (a scalar is one level more; check_plain holds the exact limit)
     try:
         value = yaml.load(text)
     except UserError as e:
         raise UserError(f"{where}: {e}") from None
     except YAMLError as e:
         mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None) or ""
+        if isinstance(e, MaxDepthExceededError):
+            raise UserError(f"{where}: line {e.problem_mark.line + 1}: lists and mappings nested more than {MAX_DEPTH} deep; a "
+                            "config is a few levels deep") from None
         at = f" (line {mark.line + 1}: {problem.removeprefix('but ')})" if mark else ""
         raise UserError(f"{where} is not valid YAML{at}; fix it") from None
     check_plain(value, where)
