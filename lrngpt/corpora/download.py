@@ -68,8 +68,9 @@ def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str
     """One request that appends to (or restarts) `part`: "done" when the body arrived whole, "again" when
     it stopped short or must start over, or what is wrong when the server sends more than `size` bytes."""
     offset = part.stat().st_size if part.exists() else 0
-    req = urllib.request.Request(url, headers={"User-Agent": "lrngpt", **({"Range": f"bytes={offset}-"} if offset
-                                                                           else {})})
+    req = urllib.request.Request(url, headers={"User-Agent": "lrngpt"})
+    if offset:
+        req.add_header("Range", f"bytes={offset}-")
     try:
         resp = urllib.request.urlopen(req, timeout=TIMEOUT_S)
     except urllib.error.HTTPError as e:
@@ -121,11 +122,15 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
         replace_file(dest, bad)  # stale or corrupt: fetch it again
     if part.exists() and size is not None and part.stat().st_size > size:
         part.unlink()  # longer than the real file: cannot be a prefix of it
+
+    def whole() -> bool:  # every pinned byte is there (a previous run may have stopped before checking)
+        return size is not None and part.exists() and part.stat().st_size == size
+
     outcome = "again"
     try:
         for _ in range(ATTEMPTS):
-            if outcome != "again" or (size is not None and part.exists() and part.stat().st_size == size):
-                break  # (a previous run may have got every byte but stopped before checking)
+            if outcome != "again" or whole():
+                break
             dest.parent.mkdir(parents=True, exist_ok=True)
             outcome = _fetch(url, part, progress, size)
     except urllib.error.HTTPError as e:
@@ -143,7 +148,7 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
             raise DiskFull(e.errno, disk_full_message(part)) from None
         raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR to a "
                         "writable directory") from None
-    if outcome == "again" and not (size is not None and part.exists() and part.stat().st_size == size):
+    if outcome == "again" and not whole():
         raise UserError(f"the download of {url} stopped after {part.stat().st_size if part.exists() else 0} "
                         f"bytes; the partial file {part} is kept: run the command again to resume it")
     too_long = outcome not in ("again", "done") and f"{outcome}, expected {size}"
