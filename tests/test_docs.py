@@ -248,7 +248,7 @@ def test_every_name_of_lrngpt_all_has_its_reference_entry_from_its_docstring(sit
     missing = [n for n in lrngpt.__all__ if f"{api.WHERE[n]}.{n}" not in found]
     assert not missing, missing
     text = " ".join(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")).split())
-    for name in ("train", "planted_figure", "sweep"):  # the docstring's own words are on the page
+    for name in ("train", "planted_tokens_figure", "sweep"):  # the docstring's own words are on the page
         first = " ".join(inspect.getdoc(getattr(lrngpt, name)).split())[:40]
         assert first.split("`")[0][:25] in text, name
 

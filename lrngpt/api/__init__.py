@@ -23,7 +23,7 @@ The modules: configs.py (config, config_list/show/keys), runs.py (plan, train, l
 (Run, table), sweeps.py (sweep, load_sweep, Sweep), embedding.py (embed_*), outputs.py
 (write_report, export_hf, import_gpt2), corpus.py (data_*, tokenizer_*), lessons.py (lesson_*, theory_pip*), theory.py (the
 theory that needs no torch, cost_*),
-quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained, planted_figure), shapes.py (width_from_depth,
+quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained, planted_tokens_figure), shapes.py (width_from_depth,
 width_depth_finding), texts.py (what `lrn` prints for each result), frontend.py (what `lrn` needs for
 its help and errors).
 """
@@ -39,7 +39,8 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "cost_gpt", "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes",
            "embed_explore", "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2",
            "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck",
-           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "planted_figure", "run_chapter",
+           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+           "planted_tokens_figure", "run_chapter",
            "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]
@@ -77,7 +78,7 @@ WHERE = {
     "write_report": "lrngpt.api.outputs",
     "demo": "lrngpt.api.quickstart",
     "undertrained": "lrngpt.api.rare_tokens",
-    "planted_figure": "lrngpt.api.rare_tokens",
+    "planted_tokens_figure": "lrngpt.api.rare_tokens",
     "Run": "lrngpt.api.results",
     "table": "lrngpt.api.results",
     "load": "lrngpt.api.runs",
@@ -125,7 +126,7 @@ if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real
     from lrngpt.api.machine import doctor
     from lrngpt.api.outputs import export_hf, import_gpt2, write_report
     from lrngpt.api.quickstart import demo
-    from lrngpt.api.rare_tokens import planted_figure, undertrained
+    from lrngpt.api.rare_tokens import planted_tokens_figure, undertrained
     from lrngpt.api.results import Run, table
     from lrngpt.api.runs import load, plan, train
     from lrngpt.api.shapes import width_depth_finding, width_from_depth

@@ -4,7 +4,7 @@
     r = lrngpt.undertrained("runs/demo", top=10)
     r["summary"]["never_read"], r["summary"]["median_moved"]
     lrngpt.table(r["tokens"])                 # a DataFrame with pandas: id, token, reads, moved, norm, ...
-    lrngpt.planted_figure("runs/chapter/planted")   # the planted-tokens study's figure (lrn chapter's part)
+    lrngpt.planted_tokens_figure("runs/chapter/planted")   # the planted-tokens study's figure (lrn chapter's part)
 """
 
 from __future__ import annotations
@@ -51,12 +51,12 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
 
 
 @checked
-def planted_figure(out: str | Path) -> Figure:
+def planted_tokens_figure(out: str | Path) -> Figure:
     """The planted-tokens study's figure: each token's input reads against its row's own movement from
     ckpt_init.pt, tied and untied side by side, the ids planted to be read 0, 1, 10 and 1,000 times
     marked, d and the indicator's threshold drawn. `out`: the study's directory (`lrn chapter`'s
     `planted/`, or `lrngpt.experiments.planted.run_planted`'s). Raises UserError for a directory
     without a planted.json that run_planted wrote.
 
-    Example: ``lrngpt.planted_figure("runs/chapter/planted").savefig("planted.png")``"""
+    Example: ``lrngpt.planted_tokens_figure("runs/chapter/planted").savefig("planted.png")``"""
     return plot_planted(Path(out))
