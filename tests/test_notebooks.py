@@ -178,7 +178,7 @@ def test_jupyter_nbconvert_execute_runs_a_notebook_and_saves_the_bars_final_stat
     (tmp_path / "ipython" / "profile_default" / "startup" / "00-no-widgets.py").unlink()
     source = tmp_path / "bars.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(TWO_BARS),
-                                                   nbformat.v4.new_code_cell(FIGURES[1])]), source)
+                                                   nbformat.v4.new_code_cell("import lrngpt\n" + FIGURES[1])]), source)
     jupyter = Path(sys.executable).parent / "jupyter"
     r = subprocess.run([str(jupyter), "nbconvert", "--to", "notebook", "--execute", str(source),
                         f"--ExecutePreprocessor.kernel_name={kernel_env}", "--output", "ran.ipynb"],
