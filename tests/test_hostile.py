@@ -412,7 +412,7 @@ def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(t
     line = one_line(lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run"), 2,
                     "100,000 points", f"{MAX_POINTS:,}")
     assert time.perf_counter() - t0 < 10 and "split" in line and not (tmp_path / "out").exists()
-    assert f"more than {MAX_POINTS} points is refused" in (ROOT / "README.md").read_text()
+    assert f"more than {MAX_POINTS} points is refused" in (ROOT / "docs" / "tutorials" / "width-study.md").read_text()
 
 
 def test_a_dry_run_times_a_few_model_shapes_and_interpolates_the_rest(text_corpus, tmp_path, capsys, monkeypatch):
@@ -797,11 +797,15 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
                                "did you mean steps?"),
     "load(None)": (lambda r, s, d: __import__("lrngpt").load(None), "path must be a path"),
     "load of no run": (lambda r, s, d: __import__("lrngpt").load(d / "nothing"), "does not exist"),
+    "planted_tokens_figure of no study": (lambda r, s, d: __import__("lrngpt").planted_tokens_figure(d / "nothing"), "planted.json"),
+    "planted_tokens_figure of a run": (lambda r, s, d: __import__("lrngpt").planted_tokens_figure(r.path), "planted.json"),
     "load(checkpoint=bset)": (lambda r, s, d: __import__("lrngpt").load(r.path, checkpoint="bset"),
                               "did you mean best?"),
     "run.sample(123)": (lambda r, s, d: r.sample(123), "prompt must be a string"),
     "run.sample('')": (lambda r, s, d: r.sample(""), "the prompt is empty"),
-    "run.sample(temperature=0)": (lambda r, s, d: r.sample("Lily", temperature=0), "temperature must be a positive number"),
+    "run.sample(temperature=-1)": (lambda r, s, d: r.sample("Lily", temperature=-1), "temperature must be 0 (greedy"),
+    "run.sample(temperature=nan)": (lambda r, s, d: r.sample("Lily", temperature=float("nan")),
+                                    "temperature must be 0 (greedy"),
     "run.samples(num_samples=0)": (lambda r, s, d: r.samples("Lily", num_samples=0), "num_samples must be at least 1"),
     "run.eval(split=test)": (lambda r, s, d: r.eval(split="test"), "split must be one of 'val', 'train' or None"),
     "run.eval(max_tokens=0)": (lambda r, s, d: r.eval(max_tokens=0), "max_tokens must be at least 1"),

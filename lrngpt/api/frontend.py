@@ -29,7 +29,7 @@ __all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
                 "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
 DEMO_NAME = "demo"
-DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
+DEMO_STEPS = 200  # the mlp-cpu preset cut to fit a few minutes on a quiet 2-core machine (about 4 measured)
 CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
                       "init": "the untrained, step 0"}
 DEVICES = "auto (a CUDA GPU, else MPS, else the CPU), cpu, cuda, cuda:N or mps"
