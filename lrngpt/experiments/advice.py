@@ -37,6 +37,7 @@ class Move:
     tag: str | None = None  # what the judge checks it against: fewer-steps, longer, more-text, chunks
     meta: dict | None = None  # the sweep it changes, when not the one the finding was judged on
     axes: dict = field(default_factory=dict)  # --axis items it changes (None: back to the study's own)
+    scale: str | None = None  # another scale: the next one up, where the widths train
 
 
 def _value(v) -> str:
@@ -61,7 +62,7 @@ def command(move: Move, meta: dict) -> dict:
     if STUDIES.get(move.study or "", {}).get("steps_factor") and "train.steps" not in move.sets:
         sets.pop("train.steps", None)  # the 4x-steps study derives its own from the scale's
     minutes = move.minutes or meta.get("minutes")  # a budget: planned anew, its own steps, batch and corpus size
-    scale = meta.get("scale") if meta.get("scale") not in (None, "budget") else None
+    scale = move.scale or (meta.get("scale") if meta.get("scale") not in (None, "budget") else None)
     how = f" --minutes {minutes:g}" if minutes else f" --scale {scale}" if scale else ""
     new = f"{out}{move.suffix}"
     axes = dict(meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again

@@ -33,15 +33,20 @@ READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter:
 PASSES = READ / TRAIN_TOKENS  # 0.12: lrn's figure, from the chapter's
 LONG_PASSES = 4 * READ / TRAIN_TOKENS  # 0.48
 SMALL_TOKENS, SMALL_READS = 4_000_000, 16
-SECONDS_PER_RUN = 39  # "한 번 학습에 39초": one training run of its MLP (quote "seconds"); 22-30 s of steps
-TRAIN_SECONDS = (22, 30)  # its training time from d = 64 to 512 (quote "train_seconds")
-BENGIO_WIDTH = 100  # the chapter: "Bengio's team used 100" (the paper's feature vectors: 30 to 100 dimensions)
-WORD2VEC_WIDTH = 300  # the common width Yin & Shen trace to the first word2vec paper
+SECONDS = {4: 27, 8: 23, 16: 22, 32: 22, 64: 23, 128: 23, 256: 26, 512: 30}  # each 4,000-step run (its table)
+LONG_SECONDS = {16: 90, 64: 88, 256: 103}  # the 16,000-step runs
+# the small-data runs: the lowest periodic val bpb during training (on the first 2M validation tokens) and its
+# step, and the seconds of each run (the widths whose lines it prints)
+SMALL_BEST = {8: (1.1007, 4000), 64: (0.9813, 4000), 128: (0.9790, 4000), 256: (0.9981, 4000), 512: (1.0322, 3750)}
+SMALL_SECONDS = {8: 26, 64: 27, 128: 27, 256: 30, 512: 36}
 NEIGHBOURS = {" Lily": (" Mia", 0.95)}  # trained embedding: the cosine the chapter names (quote "lily_mia")
 UNTRAINED_NEIGHBOURS = {" Luna": (" pretending", 0.48)}  # before training (quote "luna")
 # Problem 10: bpb saved per million added parameters at the small end (d = 64 -> 128) against the
 # large end (256 -> 512); a doubling d -> 2d adds (vocab + context x hidden) x d = 7,168 d parameters
 PROBLEM10: dict[str, Any] = {"small": 64, "large": 256, "per_million": (0.0639, 0.0038), "ratio": 17}
+# Problem 11, on the 4M-token runs: the training text picks 512, validation 128; 64 is 0.0025 off with 458,752
+# fewer parameters (quotes "problem11_train", "problem11_val")
+PROBLEM11: dict[str, Any] = {"by_train": 512, "by_val": 128, "near": 64, "off": 0.0025, "fewer": 458_752}
 
 # lrn's sentence (not a quote) where a width study reads its text more than once: the dry run, the report
 PREMISE = ("the book chapter's finding on the embedding width rests on its model hardly ever reading a token "
@@ -87,6 +92,13 @@ QUOTES = {
     "small_train": ("학습 글의 값은 정반대로 512 까지 계속 내려가서 0.6541 이 되었다.",
                     "the training text's value does the opposite and keeps falling to 512, reaching 0.6541"),
     "seconds": ("한 번 학습에 39초니까 그냥 다 돌려 보자.", "one training run takes 39 s, so let us just run them all"),
+    "problem11_train": ("학습 글만 보면 512 를 골라요. 0.6541 로 제일 낮으니까.",
+                        "looking only at the training text you pick 512, because at 0.6541 it is the lowest"),
+    "problem11_val": ("그럼 검증 글로 고르면 128 이네. 근데 64 도 0.9806 이라 0.0025 차이야. 파라미터는 458,752 개 적고.",
+                      "so choosing by the validation text gives 128. But 64 is 0.9806, only 0.0025 apart, with "
+                      "458,752 fewer parameters"),
+    "fourth_root": ("우리 곡선에서 길이 8 은 바이트당 비트 1.0882 로 64 의 0.9326 보다 한참 나쁘다.",
+                    "on our curve width 8, at 1.0882 bits per byte, is far worse than 64's 0.9326"),
     "train_seconds": ("학습 시간은 22초에서 30초로 별로 달라지지 않았다.",
                       "the training time hardly changed, from 22 s to 30 s"),
     "bengio": ("벤지오 팀은 100 이었잖아.", "Bengio's team used 100, didn't they?"),
@@ -107,6 +119,11 @@ QUOTES = {
                   "the difference between the validation and the training text widened tenfold, from 0.0373 at width 8 "
                   "to 0.3785 at 512"),
 }
+
+
+def seconds_text(seconds: dict[int, int]) -> str:
+    """'27, 23, ... 30 s at d = 4, 8, ... 512': the chapter's seconds a run, by width."""
+    return f"{', '.join(map(str, seconds.values()))} s at d = {', '.join(map(str, seconds))}"
 
 
 def _split(token: str, pieces: list[str]) -> str:

@@ -12,9 +12,12 @@ parameter); the thresholds, named once:
                 share of itself and the noise was small enough to have seen a change of that share
     MIN_LEVELS  2: a trend needs two levels
 
-Verdicts: "shows" when the highest level is already within Kaplan et al.'s 3% beyond its noise (finding
-4 shows there); "moving toward the claim" when the spread shrinks beyond its noise; "not moving toward
-the claim" when it grows beyond its noise or stays flat; "cannot tell" otherwise.
+Only levels whose shapes trained count (finding 4 there is not "cannot show at this scale": a level
+where a shape is still near its untrained val bpb compares how little each learned). Verdicts: "cannot
+show at this scale" with fewer than MIN_LEVELS such levels; "shows" when the highest level is already
+within Kaplan et al.'s 3% beyond its noise (finding 4 shows there); "moving toward the claim" when the
+spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond its noise or stays
+flat; "cannot tell" otherwise.
 """
 
 from __future__ import annotations
@@ -28,18 +31,19 @@ from matplotlib.figure import Figure
 from lrngpt.core.fsio import read_json_object
 from lrngpt.errors import UserError
 from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
-from lrngpt.experiments.shape_findings import CHAPTER, MAX_CHANGE, NUMBER, SHOWS, judge_shapes, non_embedding
+from lrngpt.experiments.finding import Claim, Finding
+from lrngpt.experiments.finding import Verdict as V
+from lrngpt.experiments.shape_findings import CHAPTER, MAX_CHANGE, judge_shapes, non_embedding
 from lrngpt.experiments.sweepdir import SweepDir
 
-MOVING, NOT_MOVING, CANNOT_TELL = "moving toward the claim", "not moving toward the claim", "cannot tell"
 TREND_Z = 1.0
 FLAT_SHARE = 0.1
 MIN_LEVELS = 2
-KEY = "width-depth-series"
 WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM head, which the non-embedding count "
               "leaves out; a level with more tokens per parameter would tell whether they catch up later")
-FINDING = ("As the runs read more tokens per non-embedding parameter, the loss's change across shapes (d_model / "
-           "n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward Kaplan et al.'s 3%")
+CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
+              "across shapes (d_model / n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward "
+              "Kaplan et al.'s 3%", f"{CHAPTER}; the series' protocol: {PROTOCOL}", 4)
 
 
 def level_doc(path: str | Path) -> dict:
@@ -64,21 +68,14 @@ def tokens_per_param(rows: list[dict]) -> float | None:
 def level_result(doc: dict) -> dict:
     """One level: its tokens per parameter, finding 4 judged on it, its spread and noise."""
     finding = judge_shapes(doc)
-    nums = finding["numbers"]
-    return {"name": doc["label"], "tokens_per_param": tokens_per_param(doc["rows"]), "verdict": finding["verdict"],
-            "spread": nums.get("change"), "noise": nums.get("noise"), "reason": finding["reason"],
+    nums = finding.numbers
+    return {"name": doc["label"], "tokens_per_param": tokens_per_param(doc["rows"]), "verdict": str(finding.verdict),
+            "spread": nums.get("change"), "noise": nums.get("noise"), "reason": finding.reason,
             "shapes": [{k: e[k] for k in ("n_layer", "n_embd", "ratio", "non_embedding", "val_bpb", "val_bpbs")}
                        for e in nums.get("shapes", [])]}
 
 
-def _finding(verdict: str, evidence: list[str], levels: list[dict], trend: dict | None, reason: str | None,
-             next_: str | None) -> dict:
-    return {"number": NUMBER, "key": KEY, "finding": FINDING, "verdict": verdict, "reason": reason, "next": next_,
-            "evidence": evidence, "chapter": CHAPTER, "protocol": PROTOCOL, "levels": levels, "trend": trend,
-            "commands": []}
-
-
-def judge_levels(levels: list[dict]) -> dict:
+def judge_levels(levels: list[dict]) -> Finding:
     """The series verdict on level results (level_result's), lowest tokens per parameter first."""
     usable = sorted((lv for lv in levels if lv["spread"] is not None and lv["noise"] is not None
                      and lv["tokens_per_param"]), key=lambda lv: lv["tokens_per_param"])
@@ -87,9 +84,19 @@ def judge_levels(levels: list[dict]) -> dict:
     skipped = [lv["name"] for lv in levels if lv not in usable]
     if skipped:
         evidence.append(f"no spread with noise at {', '.join(skipped)} (too few shapes or seeds finished)")
+    numbers: dict = {"levels": levels, "trend": None}
+    stale = [lv for lv in usable if lv["verdict"] == V.CANNOT_SHOW]
+    usable = [lv for lv in usable if lv not in stale]
+    if len(usable) < MIN_LEVELS and stale:
+        return Finding.judged(CLAIM, V.CANNOT_SHOW, [
+            f"{'only one level' if usable else 'no level'} trained every shape past token frequencies "
+            f"({', '.join(lv['name'] for lv in stale)} did not): a trend needs {MIN_LEVELS}, and untrained shapes "
+            "differ by how little each has learned"],
+            evidence, numbers, next="levels at more tokens per parameter (a larger budget), or the study at --scale full on a GPU")
     if len(usable) < MIN_LEVELS:
-        return _finding(CANNOT_TELL, evidence, levels, None, f"{len(usable)} level(s) with a spread and its noise: a "
-                        f"trend needs {MIN_LEVELS}", "finish the series' levels (two seeds a shape each)")
+        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"{len(usable)} level(s) with a spread and its noise: a trend "
+                                                     f"needs {MIN_LEVELS}"], evidence, numbers,
+                              next="finish the series' levels (two seeds a shape each)")
     low, high = usable[0], usable[-1]
     shrink = low["spread"] - high["spread"]
     noise = math.hypot(low["noise"], high["noise"])
@@ -98,32 +105,34 @@ def judge_levels(levels: list[dict]) -> dict:
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
-    trend = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
-             "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
-                                                      for lv in usable]}
+    numbers["trend"] = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
+                        "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
+                                                                 for lv in usable]}
     evidence.append(f"from {low['name']} to {high['name']} the spread {'shrinks' if shrink > 0 else 'grows'} by "
                     f"{abs(shrink):.2%} (noise {noise:.2%}); least squares {slope:+.2%} per doubling of tokens per "
                     "parameter")
-    if high["verdict"] == SHOWS:
-        return _finding(SHOWS, evidence, levels, trend, None, None)
+    if high["verdict"] == V.SHOWS:
+        return Finding.judged(CLAIM, V.SHOWS, [], evidence, numbers)
     beyond = TREND_Z * noise
     if shrink > beyond:
-        return _finding(MOVING, evidence, levels, trend, f"the spread shrinks by {shrink:.2%}, beyond its noise of "
-                        f"{beyond:.2%}, but is still {high['spread']:.2%} at {high['name']} (the claim: at most "
-                        f"{MAX_CHANGE:.0%})", "train longer: a level with more tokens per parameter (--minutes)")
+        return Finding.judged(CLAIM, V.MOVING, [f"the spread shrinks by {shrink:.2%}, beyond its noise of {beyond:.2%}, "
+                                                f"but is still {high['spread']:.2%} at {high['name']} (the claim: at most "
+                                                f"{MAX_CHANGE:.0%})"], evidence, numbers,
+                              next="train longer: a level with more tokens per parameter (--minutes)")
     if -shrink > beyond:
-        return _finding(NOT_MOVING, evidence, levels, trend, f"the spread grows by {-shrink:.2%}, beyond its noise "
-                        f"of {beyond:.2%}", WIDTH_NEXT)
+        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread grows by {-shrink:.2%}, beyond its noise of "
+                                                    f"{beyond:.2%}"], evidence, numbers, next=WIDTH_NEXT)
     flat = FLAT_SHARE * low["spread"]
     if abs(shrink) < flat and beyond < flat:
-        return _finding(NOT_MOVING, evidence, levels, trend, f"the spread stays at {high['spread']:.2%} (it changed "
-                        f"by {abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a noise of {beyond:.2%})",
-                        WIDTH_NEXT)
-    return _finding(CANNOT_TELL, evidence, levels, trend, f"the spread changes by {shrink:+.2%}, within its noise of "
-                    f"{beyond:.2%}", "add seeds to each level (the noise), or a level with more tokens per parameter")
+        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread stays at {high['spread']:.2%} (it changed by "
+                                                    f"{abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a "
+                                                    f"noise of {beyond:.2%})"], evidence, numbers, next=WIDTH_NEXT)
+    return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the spread changes by {shrink:+.2%}, within its noise of "
+                                                 f"{beyond:.2%}"], evidence, numbers,
+                          next="add seeds to each level (the noise), or a level with more tokens per parameter")
 
 
-def judge_series(dirs: list[Path]) -> dict:
+def judge_series(dirs: list[Path]) -> Finding:
     """The series finding over the finished level directories."""
     return judge_levels([level_result(level_doc(d)) for d in dirs])
 

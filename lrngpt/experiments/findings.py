@@ -10,12 +10,11 @@ The chapter (lrngpt.experiments.chapter: its numbers and its words) finds:
        at d = 128, rising after it) while train bpb keeps falling to d = 512.
 
 `judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: their `rows`, `sweep` or
-`label`, `preset`, `axes`, and `meta`, what the sweep was run with) and returns one dict per finding:
-the finding, this run's evidence (sentences and `numbers`), a verdict (`shows`, `does not show`,
-`cannot tell`), a one-sentence `reason` where it does not show or cannot tell, `next` (what would
-tell, or what to try) and `commands` (each {"cli", "api", "why", "checked"}: the `lrn` command and
-the `lrngpt` call that do it, and how the judge checked that it undermines no finding that shows).
-Pure functions of plain data: nothing is trained or read from disk.
+`label`, `preset`, `axes`, and `meta`, what the sweep was run with) and returns one Finding per finding
+(lrngpt.experiments.finding: the claim, this run's evidence and `numbers`, the verdict, the reason
+where it does not show, `next` and `commands`, each {"cli", "api", "why", "checked"}: the `lrn`
+command and the `lrngpt` call that do it, and how the judge checked that it undermines no finding
+that shows). Pure functions of plain data: nothing is trained or read from disk.
 
 Which series is which: a series (one sweep's runs at one steps / prefix setting, see
 summary.series_label) with a training prefix (`data.train_tokens`) or at least MANY_PASSES passes
@@ -25,6 +24,8 @@ given beside the others) give the noise (lrngpt.experiments.noise; every thresho
 value: lrngpt.experiments.thresholds). Each finding is judged on its whole curve with the noise
 propagated to what it tests (lrngpt.experiments.trend; the judges: lrngpt.experiments.judges):
 
+    premise  every width trained (val bpb at most TRAINED x its untrained value): where one did not,
+       each finding "cannot show at this scale" and names the scale that trains it
     1  shows when the first saving is above its noise, no saving exceeds the one before beyond the
        noise, and the savings fall over the whole range: their slope against log2 d is below zero
        beyond its noise. Savings that do not fall beyond the noise (constant, or growing a little at
@@ -34,8 +35,9 @@ propagated to what it tests (lrngpt.experiments.trend; the judges: lrngpt.experi
        val bpb never rises beyond the noise above its lowest value at a wider width, and every gap,
        and the gap the line through them reaches at the widest width, is within the noise of zero
        or below. The curve without the premise: cannot tell. Where it does not show, the reason
-       splits the largest gap into never-read vs val (a validation text unlike the training text;
-       the validation split is named) and read vs never-read (memorising what it read).
+       splits the largest gap into val vs never-read (a harder validation text, where validation is
+       drawn unlike the training text: its ending or another text) and never-read vs read
+       (memorising what it read).
     3  shows when val bpb rises beyond the noise past its lowest width while train bpb never rises
        beyond its noise from one width to the next.
 
@@ -49,13 +51,8 @@ rests on, and say so.
 from __future__ import annotations
 
 from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.judges import (
-    SHOWS,
-    judge_no_turn,
-    judge_savings,
-    judge_small_data,
-    reading_moves,
-)
+from lrngpt.experiments.finding import Finding, Verdict
+from lrngpt.experiments.judges import judge_no_turn, judge_savings, judge_small_data, reading_moves
 from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
@@ -134,9 +131,9 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
                     f"or before step {steps:,} to check it there")
         t, earlier = then
         f1 = judge_savings(earlier, noise)
-        if f1["verdict"] != SHOWS:
+        if f1.verdict != Verdict.SHOWS:
             return (f"fewer steps ({steps:,}) are not offered: they would undermine finding 1, which at step {t:,} of "
-                    f"these runs {f1['verdict']}" + (f" ({f1['reason']})" if f1["reason"] else ""))
+                    f"these runs {f1.verdict}" + (f" ({f1.reason})" if f1.reason else ""))
         move.checked = f"finding 1 still shows on these runs' periodic val bpb at step {t:,}"
     elif move.tag == "longer":
         minutes = (full or {}).get("meta", {}).get("minutes")
@@ -160,21 +157,20 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
     return None
 
 
-def advise(found: list[dict], full: dict | None, noise: Noise, meta: dict) -> list[dict]:
+def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) -> list[Finding]:
     """Each finding's moves checked and written out as commands (`commands`, `next`)."""
-    shows = {f["number"] for f in found if f["verdict"] == SHOWS}
+    shows = {f.claim.number or 0 for f in found if f.verdict == Verdict.SHOWS}
     for f in found:
         kept, notes = [], []
-        for move in f.pop("moves") or []:
+        for move in f.moves:
             problem = check(move, shows, full, noise)
             (notes.append(problem) if problem else kept.append(move))
-        f["commands"] = [command(m, meta) for m in kept]
-        parts = ["; or ".join(m.why for m in kept)] if kept else []
-        f["next"] = "; ".join(parts + notes) or None
+        f.moves, f.commands = [], [command(m, meta) for m in kept]
+        f.next = "; ".join(["; or ".join(m.why for m in kept)] * bool(kept) + notes) or None
     return found
 
 
-def judge(docs: list[dict]) -> list[dict]:
+def judge(docs: list[dict]) -> list[Finding]:
     """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
     finding on each shape study among them ([] when there are none)."""
     shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
@@ -190,23 +186,14 @@ def judge(docs: list[dict]) -> list[dict]:
     small = max(smalls, key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
-    for move in found[2]["moves"] or []:
+    for move in found[2].moves:
         if small is not None and move.study is None:  # it changes the small-data sweep
             move.meta = small["meta"]
     meta = (full or small or {"meta": _meta(docs[0])})["meta"]
     return [*advise(found, full, noise, meta), *shape]
 
 
-def finding_lines(findings: list[dict]) -> list[str]:
+def finding_lines(findings: list[Finding]) -> list[str]:
     """The judgement as lines of text (lrn sweep's closing lines)."""
-    if not findings:
-        return []
-    out = ["The book chapter's findings, judged on this sweep:"]
-    for f in findings:
-        out.append(f"{f['number']}. {f['finding']}: {f['verdict'].upper()}"
-                   + (f": {f['reason']}." if f["reason"] else "."))
-        out += [f"   - {e}" for e in f["evidence"]]
-        if f["next"]:
-            out.append(f"   next: {f['next']}.")
-        out += [f"     $ {c['cli']}" for c in f.get("commands") or []]
-    return out
+    return ["The book chapter's findings, judged on this sweep:", *(x for f in findings for x in f.lines())] \
+        if findings else []
