@@ -4,9 +4,11 @@ returns a Finding (lrngpt.experiments.finding) whose sentences are rendered from
 cite, with the moves that could change its verdict (advice.Move); the findings module checks them
 against the other findings and writes them out as commands.
 
-A claim about trained models cannot show where no width trained: a width whose val bpb is still
-above TRAINED x its untrained value (step 0) has learned little beyond token frequencies, and its
-findings are "cannot show at this scale", with the scale that trains it as the next step.
+A claim about trained models cannot show where no width trained: a width whose train bpb (the text
+it reads; its val bpb where train bpb was not measured) is still above TRAINED x its untrained val
+bpb (step 0) has learned little beyond token frequencies, and its findings are "cannot show at this
+scale", with the scale that trains it as the next step. (Train bpb, not val: a validation text unlike
+the training text, a book's ending, keeps val bpb high however well a model learned.)
 """
 
 from __future__ import annotations
@@ -63,13 +65,15 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_
 # ---- the premise: trained widths ------------------------------------------------------------------
 
 def untrained(entries: list[dict]) -> dict[int, float]:
-    """{width: val bpb over the untrained model's} of the widths not trained past token frequencies (val
-    bpb above TRAINED x their step-0 evaluation; a row without one counts as trained)."""
+    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies (train
+    bpb, else val bpb, above TRAINED x their step-0 val bpb; a row without a step-0 evaluation counts as
+    trained)."""
     out = {}
     for e in entries:
         start = next((v for s, v in e.get("periodic") or [] if s == 0 and v), None)
-        if start and e["val_bpb"] > TRAINED * start:
-            out[e["n_embd"]] = e["val_bpb"] / start
+        score = e["val_bpb"] if e.get("train_bpb") is None else e["train_bpb"]
+        if start and score > TRAINED * start:
+            out[e["n_embd"]] = score / start
     return out
 
 
@@ -89,8 +93,9 @@ def scale_move(series: dict) -> list[Move]:
 def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
     all_ = len(stale) == len(series["entries"])
     who = "no width has" if all_ else f"d = {', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
-    because = say("{who} trained past token frequencies: val bpb ends at {r:.0%} of the untrained model's (its step "
-                  "0), above the {t:.0%} a model reaches once it reads its context; the claim is about trained models",
+    because = say("{who} trained past token frequencies: it scores {r:.0%} of the untrained model's bpb on the text "
+                  "it reads, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
+                  "models",
                   who=who, r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
     return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
                           scale_move(series))
@@ -377,8 +382,8 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
         if split["cause"] == "validation text":
             where = f"; validation is {SPLITS[val_split]}" if val_split in SPLITS else ""
             because = say("{what}, and most of the gap is a harder validation text, not memorising: at d = {at} val bpb "
-                          "sits {o:~.4f} {o:above|below|level with} the training targets it never read, and reading lowered the train bpb "
-                          "by only {r:.4f} more (read targets {m:~.4f} {m:below|above|level with} never-read ones)"
+                          "sits {o:~.4f} {o:above|below|level with} the training targets it never read, and reading {r:lowered|raised|"
+                          "changed} the train bpb by only {r:~.4f} (read targets {m:~.4f} {m:below|above|level with} never-read ones)"
                           "{where}{also}", what=what, where=where, also=also, **nums)
             return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
                                   [chunks_move()] * (val_split in ("tail", "own split")) + less * heavy)

@@ -24,7 +24,7 @@ the best shape's val bpb. The change is (worst - best) / best over the shape mea
 when change + noise <= MAX_CHANGE (even the noise cannot carry it past 3%), does not show when
 change - noise > MAX_CHANGE, and cannot tell in between, or when there is no noise (one seed per
 shape), too few shapes, too narrow a span or an unequal budget. Where a shape has not trained past
-token frequencies (val bpb above TRAINED x its untrained value, lrngpt.experiments.thresholds), the
+token frequencies (train bpb above TRAINED x its untrained val bpb, lrngpt.experiments.judges), the
 shapes are compared on how little each has learned yet: the finding cannot show at that scale.
 """
 
@@ -70,7 +70,8 @@ def shapes(rows: list[dict]) -> list[dict]:
     out = []
     for (n_layer, n_embd), group in groups.items():
         vals = [r["val_bpb"] for r in group]
-        starts = [(r["val_bpb"], v) for r in group for s, v in r.get("periodic_val") or [] if s == 0 and v]
+        starts = [(r["val_bpb"] if r.get("train_bpb") is None else r["train_bpb"], v)
+                  for r in group for s, v in r.get("periodic_val") or [] if s == 0 and v]
         out.append({"n_layer": n_layer, "n_embd": n_embd, "ratio": n_embd / n_layer,
                     "of_untrained": sum(a / b for a, b in starts) / len(starts) if starts else None,
                     "non_embedding": non_embedding(group[0]), "seeds": [r.get("seed") for r in group],
@@ -143,8 +144,8 @@ def judge_shapes(doc: dict) -> Finding:
     if stale:
         numbers["untrained"] = stale
         return Finding.judged(CLAIM, V.CANNOT_SHOW, [say(
-            "{which} not trained past token frequencies: val bpb ends at {r:.0%} of the untrained model's (step 0), "
-            "above {t:.0%}, so the shapes differ by how little each has learned yet", r=Span(min(stale.values()),
+            "{which} trained past token frequencies: it scores {r:.0%} of the untrained model's bpb on the text it "
+            "reads, above {t:.0%}, so the shapes differ by how little each has learned yet", r=Span(min(stale.values()),
             max(stale.values())), t=TRAINED, which="no shape has" if len(stale) == len(entries) else
             f"{', '.join(stale)} {'has' if len(stale) == 1 else 'have'} not")], evidence, numbers,
             next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")

@@ -37,9 +37,9 @@ NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's thr
 FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
 MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
 MIN_STEPS = 100  # steps: the fewest a budgeted run is planned with (fewer and the curves say nothing)
-# a width has trained once its val bpb is at most this share of its untrained value (step 0): token frequencies
-# alone score 0.83 of the untrained bpb on the stories at vocabulary 512 and 0.69 at 4,096 (measured: the unigram
-# of the training split on the validation split), so below 0.6 a model reads its context; the cpu scale's widths
-# end at 0.13-0.24 of it, --scale tiny's 30 steps at 0.74-0.84 (findings: "cannot show at this scale")
+# a width has trained once its train bpb (else val bpb) is at most this share of its untrained val bpb (step 0):
+# token frequencies alone score 0.83 of the untrained bpb on the stories at vocabulary 512 and 0.69 at 4,096
+# (measured: the unigram of the training split on the validation split), so below 0.6 a model reads its context;
+# the cpu scale's widths end near 0.1-0.2 of it, --scale tiny's 30 steps at 0.75-0.85 ("cannot show at this scale")
 TRAINED = 0.6
 OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)

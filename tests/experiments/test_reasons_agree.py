@@ -69,7 +69,9 @@ def generic(f: Finding) -> list[str]:
 
 
 def untrained(entries: list[dict]) -> set[int]:
-    return {e["n_embd"] for e in entries if e.get("start") and e["val_bpb"] > TRAINED * e["start"]}
+    """The widths whose train bpb (val bpb where none was measured) is above TRAINED x the step-0 val bpb."""
+    return {e["n_embd"] for e in entries if e.get("start") and
+            (e["val_bpb"] if e["train_bpb"] is None else e["train_bpb"]) > TRAINED * e["start"]}
 
 
 def premise(f: Finding, entries: list[dict]) -> list[str]:
@@ -151,6 +153,13 @@ def check_no_turn(f: Finding, e: list[dict]) -> list[str]:
         size, word = (m[1], m[2]) if m[1] else (m[4], m[5])
         if size != f4(memo) or word != {1: "below", -1: "above", 0: "level with"}[sign(memo)]:
             bad.append(f"{m.group(0)!r}: never-read - read is {memo:+.4f}")
+    m = re.search(r"at d = (\d+) val bpb sits .* reading (lowered|raised|changed) the train bpb by only (\d+\.\d{4})",
+                  reason)
+    if m:
+        x = at[int(m[1])]
+        r = x["unread"] - x["train_bpb"]
+        if m[3] != f4(r) or m[2] != {1: "lowered", -1: "raised", 0: "changed"}[sign(r)]:
+            bad.append(f"{m.group(0)!r}: never-read - train is {r:+.4f}")
     if "(memorising)" in reason:
         k = int(re.search(r"at d = (\d+) \(memorising\)", reason)[1])
         if at[k]["unread"] - at[k]["read"] <= 0:
@@ -213,7 +222,8 @@ def check_shapes(f: Finding, rows: list[dict]) -> list[str]:
     shapes = {}
     for r in rows:
         shapes.setdefault((r["n_layer"], r["n_embd"]), []).append(r)
-    starts = {k: [r["val_bpb"] / v for r in g for s, v in r.get("periodic_val") or [] if s == 0 and v]
+    starts = {k: [(r["val_bpb"] if r.get("train_bpb") is None else r["train_bpb"]) / v
+                  for r in g for s, v in r.get("periodic_val") or [] if s == 0 and v]
               for k, g in shapes.items()}
     stale = {k for k, v in starts.items() if v and sum(v) / len(v) > TRAINED}
     judged = "params_apart" in f.numbers and f.numbers["params_apart"] <= 0.01 and f.numbers["span"] >= 40
