@@ -171,7 +171,7 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     assert "The tokens asked for (--token)" in page
     # the chapter's ' Lily' ~ ' Mia' 0.95 beside this run's own, from the table the section showed
     from lrngpt.analysis.embeddings import load_table, pair_cosine
-    from lrngpt.experiments.chapter import neighbours_line
+    from lrngpt.report.neighbours import neighbours_line
 
     loaded, table = load_table(run, "last")
     line = neighbours_line(" Lily", pair_cosine(loaded.tokenizer, table, " Lily", " Mia"), untrained=False)
@@ -304,8 +304,8 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 
 @pytest.mark.slow  # trains three small sweeps (eight tiny runs)
 def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
-    from lrngpt.experiments.findings import judge
     from lrngpt.experiments.finding import Verdict
+    from lrngpt.experiments.findings import judge
     from lrngpt.experiments.summary import collect
     from lrngpt.report.sweeps import findings_html, sweep_docs
 

@@ -1,32 +1,18 @@
 """The width-depth scale series judged: does the spread across shapes shrink as the runs read more?
 
-Each level of lrngpt.experiments.depth_series is one width-depth sweep; its spread is finding 4's change
-(lrngpt.experiments.shape_findings.judge_shapes: the worst shape's mean val bpb over the best's, less
-one) and its noise finding 4's seed noise (the largest max - min over one shape's seeds, as a share of
-the best). The series is judged on the lowest and the highest level (by tokens per non-embedding
-parameter); the thresholds, named once:
-
-    TREND_Z     1.0: the spread moved when the difference of the two ends exceeds TREND_Z x its noise,
-                sqrt(noise_low^2 + noise_high^2) (finding 4's own rule takes a change +- one seed range)
-    FLAT_SHARE  0.1: within the noise, the spread is flat (not moving) when it changed by less than this
-                share of itself and the noise was small enough to have seen a change of that share
-    MIN_LEVELS  2: a trend needs two levels
-
-Only levels whose shapes trained count (finding 4 there is not "cannot show at this scale": a level
-where a shape is still near its untrained val bpb compares how little each learned). Verdicts: "cannot
-show at this scale" with fewer than MIN_LEVELS such levels; "shows" when the highest level is already
-within Kaplan et al.'s 3% beyond its noise (finding 4 shows there); "moving toward the claim" when the
-spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond its noise or stays
-flat; "cannot tell" otherwise.
+Each level of lrngpt.experiments.depth_series is one width-depth sweep, its spread and noise finding
+4's change and seed noise (lrngpt.experiments.shape_findings). Only levels whose shapes trained count
+(finding 4 there not "cannot show at this scale"); the trend is judged on the lowest and the highest
+of them by tokens per non-embedding parameter. Verdicts: "cannot show at this scale" with fewer than
+MIN_LEVELS such levels; "shows" when finding 4 shows at the highest; "moving toward the claim" when the
+spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond it or stays flat;
+"cannot tell" otherwise.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from lrngpt.core.fsio import read_json_object
 from lrngpt.errors import UserError
@@ -36,9 +22,9 @@ from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.shape_findings import CHAPTER, MAX_CHANGE, judge_shapes, non_embedding
 from lrngpt.experiments.sweepdir import SweepDir
 
-TREND_Z = 1.0
-FLAT_SHARE = 0.1
-MIN_LEVELS = 2
+TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
+FLAT_SHARE = 0.1  # flat: changed by less than this share of itself, with a noise small enough to see that
+MIN_LEVELS = 2  # a trend needs two levels
 WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM head, which the non-embedding count "
               "leaves out; a level with more tokens per parameter would tell whether they catch up later")
 CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
@@ -135,32 +121,3 @@ def judge_levels(levels: list[dict]) -> Finding:
 def judge_series(dirs: list[Path]) -> Finding:
     """The series finding over the finished level directories."""
     return judge_levels([level_result(level_doc(d)) for d in dirs])
-
-
-def plot_series(dirs: list[Path]) -> Figure:
-    """Left: mean val bpb by d_model / n_layer, one line per level; right: the spread against tokens per
-    non-embedding parameter with its seed noise, and Kaplan et al.'s 3%."""
-    levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
-    fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
-    for lv in levels:
-        entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
-        left.plot([e["ratio"] for e in entries], [e["val_bpb"] for e in entries], marker="o",
-                  label=f"{lv['name']} ({lv['tokens_per_param'] or 0:.3g} tokens / param)")
-    left.set_xscale("log")
-    left.set_xlabel("d_model / n_layer (log axis)")
-    left.set_ylabel("validation bits per byte (mean over seeds)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8)
-    done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
-    right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
-                   yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
-    right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
-    right.set_xscale("log", base=2)
-    right.set_xlabel("tokens per non-embedding parameter (log axis)")
-    right.set_ylabel("spread across shapes, % (bars: seed noise)")
-    right.grid(alpha=0.3)
-    right.legend(fontsize=8)
-    fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)
-    return fig

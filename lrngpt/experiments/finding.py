@@ -1,23 +1,14 @@
-"""One claim judged on a student's runs: a `Finding`, made by one constructor (`Finding.judged`) for
-every judge (the width findings 1-3: lrngpt.experiments.judges; width against depth: shape_findings,
-depth_judge; the chapter's other studies: planted, chapter_plan), read by the pages, the lines and
-the API (`as_dict` is what --json prints and DIR/verdicts.json keeps; `from_dict` reads it back).
+"""One claim judged on a student's runs: a `Finding`, made by one constructor (`Finding.judged`) in
+every judge (judges, shape_findings, depth_judge, planted, chapter_plan), read by the pages, the lines
+and the API (`as_dict` is what --json prints and DIR/verdicts.json keeps; `from_dict` reads it back).
+Its sentences are rendered from the numbers they cite by `say`: a word that depends on a sign comes
+from the number ("{gap:above|below|level with}"), a `Span` whose ends read the same is one number.
 
-Every sentence of a reason or of the evidence is rendered from the numbers it cites by `say`: a word
-that depends on a sign is chosen from the number ("{gap:above|below|level with}"), and a `Span`
-whose two ends read the same prints one number, so a sentence cannot say "rises" of a fall or
-"+0.27 to +0.27".
-
-Verdicts, one meaning each:
-    shows / does not show       the runs test the claim, and it holds / fails beyond the noise
-    cannot tell                 the runs could test it, but what they measured cannot decide (the
-                                noise, too few widths or seeds): the next step says what would
-    cannot show at this scale   the runs cannot test it (its premise fails here: no width trained,
-                                a toy not trained to its dense picture): the next step names a
-                                scale at which it can
-    moving / not moving toward the claim   a series' trend (width against depth as runs read more)
-    works / fails               an indicator against a known answer (planted tokens)
-    within 5% / apart           a prediction beside a measurement (the PIP width)
+Verdicts, one meaning each: shows / does not show (the runs test the claim: it holds / fails beyond
+the noise); cannot tell (they could, but what they measured cannot decide: the next step says what
+would); cannot show at this scale (they cannot test it, its premise fails here: the next step names
+where it can); moving / not moving toward the claim (a series' trend); works / fails (an indicator
+against a known answer); within 5% / apart (a prediction beside a measurement).
 """
 
 from __future__ import annotations

@@ -1,51 +1,37 @@
 """The book chapter's three findings on the embedding width, judged on a student's own sweeps.
 
-The chapter (lrngpt.experiments.chapter: its numbers and its words) finds:
+The chapter (lrngpt.experiments.chapter: its numbers and its words) finds: 1. each doubling of the
+width saves less val bpb; 2. with enough data (its model "hardly ever had occasion to read the same
+text twice": 0.12 passes) val bpb does not turn up to d = 512 and train bpb sits slightly above it;
+3. on a 4M-token prefix read about 16 times val bpb turns (lowest at d = 128) while train bpb keeps
+falling.
 
-    1. "each time the width is doubled, the amount it saves shrinks" (diminishing returns);
-    2. with enough data (its model "hardly ever had occasion to read the same text twice": 65.5M of
-       550M tokens, 0.12 passes) there is no turn: val bpb keeps falling to d = 512, and train bpb
-       sits slightly above val bpb (gap = val - train, the chapter's sign, -0.0051 to -0.0021);
-    3. on a small training prefix read many times (4M tokens, about 16 times) val bpb turns (lowest
-       at d = 128, rising after it) while train bpb keeps falling to d = 512.
+`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: `rows`, `sweep` or
+`label`, `preset`, `axes`, `meta`) and returns a Finding per finding (lrngpt.experiments.finding),
+its `commands` each {"cli", "api", "why", "checked"}. Pure functions of plain data.
 
-`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: their `rows`, `sweep` or
-`label`, `preset`, `axes`, and `meta`, what the sweep was run with) and returns one Finding per finding
-(lrngpt.experiments.finding: the claim, this run's evidence and `numbers`, the verdict, the reason
-where it does not show, `next` and `commands`, each {"cli", "api", "why", "checked"}: the `lrn`
-command and the `lrngpt` call that do it, and how the judge checked that it undermines no finding
-that shows). Pure functions of plain data: nothing is trained or read from disk.
+Which series is which: a series (one sweep's runs at one steps / prefix setting) with a training
+prefix or at least MANY_PASSES passes is small-data, judged by finding 3; the other series with
+the most widths is the full-data series, judged by findings 1 and 2; runs at one width over several
+seeds give the noise (lrngpt.experiments.noise). The rules, each on the whole curve with the noise
+propagated to what it tests (lrngpt.experiments.trend; thresholds: lrngpt.experiments.thresholds):
 
-Which series is which: a series (one sweep's runs at one steps / prefix setting, see
-summary.series_label) with a training prefix (`data.train_tokens`) or at least MANY_PASSES passes
-is a small-data series, judged by finding 3; the other series with the most widths is the full-data
-series, judged by findings 1 and 2. Runs at one width over several seeds (a seed-variance sweep,
-given beside the others) give the noise (lrngpt.experiments.noise; every threshold, and why its
-value: lrngpt.experiments.thresholds). Each finding is judged on its whole curve with the noise
-propagated to what it tests (lrngpt.experiments.trend; the judges: lrngpt.experiments.judges):
-
-    premise  every width trained (val bpb at most TRAINED x its untrained value): where one did not,
-       each finding "cannot show at this scale" and names the scale that trains it
-    1  shows when the first saving is above its noise, no saving exceeds the one before beyond the
-       noise, and the savings fall over the whole range: their slope against log2 d is below zero
-       beyond its noise. Savings that do not fall beyond the noise (constant, or growing a little at
-       each doubling) do not show where seeds measured the noise, and cannot tell where none did.
-    2  shows when its premise holds (at most FEW_PASSES passes, or the targets it read score like
-       those it never read: `train_bpb_read` / `train_bpb_unread`, which every sweep row carries),
-       val bpb never rises beyond the noise above its lowest value at a wider width, and every gap,
-       and the gap the line through them reaches at the widest width, is within the noise of zero
-       or below. The curve without the premise: cannot tell. Where it does not show, the reason
-       splits the largest gap into val vs never-read (a harder validation text, where validation is
-       drawn unlike the training text: its ending or another text) and never-read vs read
-       (memorising what it read).
+    premise  every width trained (lrngpt.experiments.judges.untrained), else "cannot show at this
+             scale", naming where it can
+    1  shows when the first saving is above its noise, no saving exceeds the one before beyond it,
+       and the savings' slope against log2 d is below zero beyond its noise (savings that do not
+       fall: does not show where seeds measured the noise, cannot tell where none did)
+    2  shows when its premise holds (at most FEW_PASSES passes, or the read and never-read targets
+       score alike), val bpb never rises beyond the noise past its lowest width, and every gap, and
+       the line through them at the widest width, is within the noise of zero or below; else the
+       reason splits the largest gap into val vs never-read (a harder validation text, only where
+       validation is drawn unlike the training text) and never-read vs read (memorising)
     3  shows when val bpb rises beyond the noise past its lowest width while train bpb never rises
-       beyond its noise from one width to the next.
+       beyond its noise from one width to the next
 
-Every move a judge suggests is checked against the findings that show before it becomes a
-command (`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at
-that step; more steps must keep finding 2's premise (or come with a larger text); the others
-(a larger text, chunked validation, a sweep beside this one) change nothing a showing finding
-rests on, and say so.
+Every move a judge suggests is checked against the findings that show before it becomes a command
+(`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at that step;
+more steps must keep finding 2's premise (or come with a larger text).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked
-out; the rules are that module's docstring, the thresholds lrngpt.experiments.thresholds. Each judge
-returns a Finding (lrngpt.experiments.finding) whose sentences are rendered from the numbers they
-cite, with the moves that could change its verdict (advice.Move); the findings module checks them
-against the other findings and writes them out as commands.
+out (its docstring: the rules). Each returns a Finding with the moves that could change its verdict,
+which the findings module checks against the other findings and writes out as commands.
 
 A claim about trained models cannot show where no width trained: a width whose train bpb (the text
 it reads; its val bpb where train bpb was not measured) is still above TRAINED x its untrained val
@@ -36,7 +34,8 @@ CLAIMS = {
              "below zero)", f"the chapter: {quote('hardly_twice')} (lrn's figures for it: {chapter.PASSES:.2f} passes, "
              f"about {CH_READ:.0%} of its targets read, under 1% twice); {quote('flat')}; {quote('gap')}; its "
              f"16,000-step lines ({chapter.LONG_PASSES:.2f} passes, {seconds_text(chapter.LONG_SECONDS)}) print gaps "
-             "of -0.0040 to -0.0021", 2),
+             f"of {min(v - t for v, t in chapter.LONG.values()):+.4f} to {max(v - t for v, t in chapter.LONG.values()):+.4f}",
+             2),
     3: Claim("small-data-turn", "On a small training prefix read many times val bpb turns (rises past some width) "
              "while train bpb keeps falling",
              f"the chapter: {quote('small')}; {quote('small_val')}; {quote('small_train')}; {quote('small_gap')} (its "
@@ -122,12 +121,15 @@ def small_move() -> Move:
                 checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
 
 
+def _too_few(n: int, full: dict | None, why: str) -> Finding:
+    what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
+    return Finding.judged(CLAIMS[n], V.CANNOT_TELL, [f"{what}: {why}"], moves=[widths_move()])
+
+
 def judge_savings(full: dict | None, noise: Noise) -> Finding:
     """Finding 1 on the full-data series: the savings per doubling fall, beyond the noise."""
     if full is None or len(full["entries"]) < 3:
-        what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
-        return Finding.judged(CLAIMS[1], V.CANNOT_TELL, [f"{what}: two savings per doubling are needed to compare"],
-                              moves=[widths_move()])
+        return _too_few(1, full, "two savings per doubling are needed to compare")
     sigma, measured = noise.sigma("val"), noise.measured("val")
     entries = full["entries"]
     widths, vals = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
@@ -302,9 +304,7 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
     """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below, with
     its premise (few passes, or read and never-read targets alike)."""
     if full is None or len(full["entries"]) < 3:
-        what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
-        return Finding.judged(CLAIMS[2], V.CANNOT_TELL, [f"{what}: a turn needs three widths or more"],
-                              moves=[widths_move()])
+        return _too_few(2, full, "a turn needs three widths or more")
     entries = full["entries"]
     if any(e["train_bpb"] is None for e in entries):
         return Finding.judged(CLAIMS[2], V.CANNOT_TELL, ["the runs measured no train bpb (train.train_eval_tokens is 0)"],
@@ -342,14 +342,17 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
     if not turn["turned"] and gap_ok:
         if numbers["premise"]:
             return Finding.judged(CLAIMS[2], V.SHOWS, [], evidence, numbers, [] if noise.measured("val") else [seed_move()])
-        why = ("its passes over the training text are unknown" if share is None else
-               f"it read {share:.0%} of its training targets ({_passes(passes)} passes"
-               + (f", {twice:.0%} twice or more" if twice is not None else "") + ")")
+        why = "its passes over the training text are unknown" if share is None else _read_share(share, passes, twice)
         return Finding.judged(CLAIMS[2], V.CANNOT_TELL, [
             f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its premise: "
             f"{why}, where the chapter's model hardly ever read a token twice (about {CH_READ:.0%} of its targets, "
             f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], evidence, numbers, reading_moves(full))
     return _no_turn_differs(full, evidence, numbers, gaps, gap_ok, noise)
+
+
+def _read_share(share: float, passes: float | None, twice: float | None, about: str = "") -> str:
+    return (f"it read {share:.0%} of its training targets ({_passes(passes)} passes"
+            + (f", {about}{twice:.0%} twice or more" if twice is not None else "") + ")")
 
 
 def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
@@ -362,12 +365,9 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
                         + [f"the gap is positive (up to {max(gaps):+.4f})"] * (not gap_ok))
     heavy = passes is not None and passes > FEW_PASSES
     less = reading_moves(full)
-    read = None
-    if share is not None and heavy:
-        read = (f"it read {share:.0%} of its training targets ({passes:.2f} passes"
-                + (f", about {twice:.0%} twice or more" if twice is not None else "")
-                + f") where the chapter's model read about {CH_READ:.0%} (lrn's estimate for its "
-                f"{chapter.PASSES:.2f} passes) and almost none twice; here {what}")
+    read = (f"{_read_share(share, passes, twice, 'about ')} where the chapter's model read about {CH_READ:.0%} (lrn's "
+            f"estimate for its {chapter.PASSES:.2f} passes) and almost none twice; here {what}"
+            if share is not None and heavy else None)
     also = f"; it also read its text {passes:.2f} times, more than the {FEW_PASSES} of finding 2's premise" * heavy
     if not gap_ok and split is not None:
         k, at = split["k"], split["at"]

@@ -8,24 +8,13 @@ trains such shapes; `judge_shapes(doc)` judges that finding on its summary docum
 (lrngpt.experiments.summary.collect: only `rows`, `sweep`/`label` and `preset`/`axes` are read) and
 returns one finding shaped like lrngpt.experiments.findings' (number 4). Pure functions of plain data.
 
-A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds. The loss's relative change
-is the val bpb's: every shape is scored with one tokenizer on one validation text, so bits per byte are
-the loss per token times one constant. The thresholds (named here once; docs/width-depth-study.md
-derives them):
-
-    MAX_CHANGE        0.03: the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
-    RATIO_SPAN        40: d_model / n_layer must span at least 40x (Kaplan et al.'s 40-fold)
-    PARAMS_TOLERANCE  0.01: the shapes' non-embedding parameters (blocks and final LayerNorm) may differ
-                      by at most 1% (largest / smallest - 1), or the budget was not held fixed
-    MIN_SHAPES        3: fewer shapes make no curve to judge
-
-The noise is the seeds': the largest max - min of val bpb over the seeds of one shape, as a share of
-the best shape's val bpb. The change is (worst - best) / best over the shape means. The finding shows
-when change + noise <= MAX_CHANGE (even the noise cannot carry it past 3%), does not show when
-change - noise > MAX_CHANGE, and cannot tell in between, or when there is no noise (one seed per
-shape), too few shapes, too narrow a span or an unequal budget. Where a shape has not trained past
-token frequencies (train bpb above TRAINED x its untrained val bpb, lrngpt.experiments.judges), the
-shapes are compared on how little each has learned yet: the finding cannot show at that scale.
+A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds (one tokenizer, one
+validation text: bpb is the loss times one constant). The change is (worst - best) / best; the noise
+the largest max - min over one shape's seeds, over the best. The finding shows when change + noise
+<= MAX_CHANGE, does not show when change - noise > MAX_CHANGE, and cannot tell in between or without
+seeds, shapes, span or an equal budget (the thresholds: below; docs/width-depth-study.md derives
+them). Where a shape has not trained past token frequencies (lrngpt.experiments.judges.untrained),
+the shapes differ by how little each has learned yet: it cannot show at that scale.
 """
 
 from __future__ import annotations
@@ -37,10 +26,10 @@ from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.presets import SHAPE_STUDIES
 from lrngpt.experiments.thresholds import TRAINED
 
-MAX_CHANGE = 0.03
-RATIO_SPAN = 40.0
-PARAMS_TOLERANCE = 0.01
-MIN_SHAPES = 3
+MAX_CHANGE = 0.03  # the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
+RATIO_SPAN = 40.0  # d_model / n_layer must span at least 40x (Kaplan et al.'s 40-fold)
+PARAMS_TOLERANCE = 0.01  # non-embedding parameters at most 1% apart (largest / smallest - 1): the budget held
+MIN_SHAPES = 3  # fewer make no curve to judge
 
 CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding parameters fixed, changing d_model / "
            "n_layer 40-fold changes the loss only a little; 6 layers x 4,288 came within 3% of 48 layers x 1,600 "

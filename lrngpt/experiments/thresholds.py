@@ -1,14 +1,8 @@
 """Every threshold of the findings judge (lrngpt.experiments.findings) and of a budget's reading, named
-once. docs/embedding-width-study.md ("The chapter's findings, judged") derives each value; the
-budget (lrngpt.experiments.budget) and `lrn sweep --help` read FEW_PASSES from here, so the reading
-a budget plans for is the reading the judge asks of finding 2.
-
-The noise. A sweep's numbers are judged against the noise of one val bpb: NOISE (sigma) is the
-largest max - min of a value over the seeds of one setting (a seed-variance sweep given beside the
-width sweep), at least NOISE_FLOOR; without one, NOISE_WITHOUT_SEEDS. A difference, a saving per
-doubling, a slope or a fitted value is a linear combination of such numbers, so its noise is sigma
-times the length of its coefficient vector (lrngpt.experiments.trend), and it is "beyond the noise"
-when it is more than Z times that.
+once (docs/embedding-width-study.md derives each value; the budget plans for the FEW_PASSES the judge
+asks of finding 2). The noise sigma is the largest max - min of a value over the seeds of one setting
+(at least NOISE_FLOOR; without seeds NOISE_WITHOUT_SEEDS); what a judge tests is a linear combination
+of such numbers, beyond the noise when above Z x sigma x its coefficients' length (lrngpt.experiments.trend).
 
 Taking the range of two or three seeds as sigma is deliberate: the range of three normal draws is on
 average 1.69 standard deviations, so Z x range = 3.4 standard deviations, about Student's t at 95%

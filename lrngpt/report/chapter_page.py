@@ -17,8 +17,7 @@ from lrngpt.core.fsio import read_json_object
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.depth_judge import plot_series
-from lrngpt.experiments.figures import figure_pngs, png_bytes
+from lrngpt.experiments.figures import figure_pngs, plot_series, png_bytes
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.planted_figure import plot_planted
 from lrngpt.report.html import esc, figure, page, rows_table, slug

@@ -17,11 +17,11 @@ from lrngpt.experiments.depth_judge import (
     judge_levels,
     judge_series,
     level_result,
-    plot_series,
 )
 from lrngpt.experiments.depth_series import PROTOCOLS, RATIO, SHAPES, non_embedding, plan_series
-from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.figures import plot_series
 from lrngpt.experiments.finding import Verdict
+from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.shape_findings import PARAMS_TOLERANCE, RATIO_SPAN
 from lrngpt.models.build import param_breakdown
 

@@ -13,11 +13,11 @@ from lrngpt.experiments.chapter import SMALL_TRAIN as CHAPTER_SMALL_TRAIN
 from lrngpt.experiments.chapter import SMALL_VAL as CHAPTER_SMALL_VAL
 from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
 from lrngpt.experiments.chapter import read_shares
-from lrngpt.experiments.findings import finding_lines, is_width_study, judge
 from lrngpt.experiments.finding import Verdict
+from lrngpt.experiments.findings import finding_lines, is_width_study, judge
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z
 
 SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, NOISE_FLOOR, NOISE_WITHOUT_SEEDS, Z
 
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 

@@ -15,11 +15,11 @@ import random
 
 import pytest
 
-from lrngpt.experiments.findings import judge
 from lrngpt.experiments.finding import Verdict
+from lrngpt.experiments.findings import judge
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
 SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 N1, N2, N3 = 100, 60, 80  # curves per class: 300 for finding 1, 300 for finding 2, 240 for finding 3

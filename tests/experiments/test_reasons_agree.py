@@ -34,10 +34,16 @@ from lrngpt.experiments.planted import WORKS, planted_findings
 from lrngpt.experiments.shape_findings import judge_shapes
 from lrngpt.experiments.thresholds import MANY_PASSES, TRAINED
 from lrngpt.experiments.trend import difference
-from tests.experiments.test_findings import STORIES_PASSES, STORIES_SEEDS, STORIES_SMALL, STORIES_TRAIN, STORIES_VAL
+from tests.experiments.test_findings import (
+    STORIES_PASSES,
+    STORIES_SEEDS,
+    STORIES_SMALL,
+    STORIES_TRAIN,
+    STORIES_VAL,
+    sotu,
+)
 from tests.experiments.test_findings import doc as findings_doc
 from tests.experiments.test_findings import row as findings_row
-from tests.experiments.test_findings import sotu
 
 REAL = json.loads((Path(__file__).with_name("real_outcomes.json")).read_text(encoding="utf-8"))
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]

@@ -13,15 +13,15 @@ import shutil
 import pytest
 
 from lrngpt.cli.main import build_parser
+from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.experiments.finding import Verdict
-
-SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
 from lrngpt.experiments.runner import run_sweep
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir, same_sweep
 from tests.cli_run import run_cli
+
+SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
 
 WORDS = "the a cat dog sat ran on under mat tree house river king said unto them and he she it was were lord".split()
 

@@ -13,9 +13,9 @@ import pytest
 import lrngpt
 from lrngpt.analysis.costs import gpt2_params, reference_table
 from lrngpt.errors import UserError
+from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES, WIDTH_DEPTH_SHAPES
-from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.shape_findings import (
     MAX_CHANGE,
     PARAMS_TOLERANCE,
