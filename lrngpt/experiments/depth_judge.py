@@ -19,7 +19,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
-from lrngpt.experiments.shape_findings import CHAPTER, MAX_CHANGE, judge_shapes, non_embedding
+from lrngpt.experiments.shape_findings import MAX_CHANGE, judge_shapes, non_embedding
 from lrngpt.experiments.sweepdir import SweepDir
 
 TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
@@ -29,7 +29,7 @@ WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM
               "leaves out; a level with more tokens per parameter would tell whether they catch up later")
 CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
               "across shapes (d_model / n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward "
-              "Kaplan et al.'s 3%", f"{CHAPTER}; the series' protocol: {PROTOCOL}", 4)
+              "Kaplan et al.'s 3%", PROTOCOL, 4)
 
 
 def level_doc(path: str | Path) -> dict:
@@ -76,7 +76,7 @@ def judge_levels(levels: list[dict]) -> Finding:
     if len(usable) < MIN_LEVELS and stale:
         return Finding.judged(CLAIM, V.CANNOT_SHOW, [
             f"{'only one level' if usable else 'no level'} trained every shape past token frequencies "
-            f"({', '.join(lv['name'] for lv in stale)} did not): a trend needs {MIN_LEVELS}, and untrained shapes "
+            f"({', '.join(lv['name'] for lv in stale)} did not): a trend needs {MIN_LEVELS} levels, and untrained shapes "
             "differ by how little each has learned"],
             evidence, numbers, next="levels at more tokens per parameter (a larger budget), or the study at --scale full on a GPU")
     if len(usable) < MIN_LEVELS:

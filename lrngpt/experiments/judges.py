@@ -92,9 +92,9 @@ def scale_move(series: dict) -> list[Move]:
 def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
     all_ = len(stale) == len(series["entries"])
     who = "no width has" if all_ else f"d = {', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
-    because = say("{who} trained past token frequencies: it scores {r:.0%} of the untrained model's bpb on the text "
-                  "it reads, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
-                  "models",
+    because = say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
+                  "training text, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
+                  "models", it="it scores" if len(stale) == 1 else "they score",
                   who=who, r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
     return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
                           scale_move(series))

@@ -133,8 +133,9 @@ def judge_shapes(doc: dict) -> Finding:
     if stale:
         numbers["untrained"] = stale
         return Finding.judged(CLAIM, V.CANNOT_SHOW, [say(
-            "{which} trained past token frequencies: it scores {r:.0%} of the untrained model's bpb on the text it "
-            "reads, above {t:.0%}, so the shapes differ by how little each has learned yet", r=Span(min(stale.values()),
+            "{which} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
+            "training text, above {t:.0%}, so the shapes differ by how little each has learned yet",
+            it="it scores" if len(stale) == 1 else "they score", r=Span(min(stale.values()),
             max(stale.values())), t=TRAINED, which="no shape has" if len(stale) == len(entries) else
             f"{', '.join(stale)} {'has' if len(stale) == 1 else 'have'} not")], evidence, numbers,
             next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")

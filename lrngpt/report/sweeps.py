@@ -64,17 +64,22 @@ def verdict_html(f: Finding) -> str:
     return f'<span class="verdict {cls}">{esc(f.verdict)}</span>'
 
 
+def _capital(text: str) -> str:
+    """A sentence's first letter, unless it begins with a name ("d = 8", "lrn's")."""
+    return text if text.startswith(("d = ", "lrn")) else text[0].upper() + text[1:]
+
+
 def finding_html(f: Finding) -> str:
     """One finding: its verdict, the reason, this run's evidence, what its source says, and what could
     change the verdict, with the commands that do it (`lrn ...` and the `lrngpt` call) and how the judge
     checked that each undermines no finding that shows (the sweep's page and the chapter's)."""
     out = [f'<div class="finding"><h3>{esc(f.title)}: {verdict_html(f)}</h3>']
     if f.reason:
-        out.append(f'<p class="lead">{esc(f.reason[0].upper() + f.reason[1:])}.</p>')
+        out.append(f'<p class="lead">{esc(_capital(f.reason))}.</p>')
     if f.evidence:
         out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in f.evidence) + "</ul>")
     if f.claim.source:
-        out.append(f'<p class="sub">{esc(f.claim.source[0].upper() + f.claim.source[1:])}.</p>')
+        out.append(f'<p class="sub">{esc(_capital(f.claim.source))}.</p>')
     if f.next:
         out.append(f"<p><b>{'What would tell' if f.verdict == 'cannot tell' else 'Next'}:</b> {esc(f.next)}.</p>")
     for c in f.commands:  # each checked against the findings that show
