@@ -388,7 +388,8 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
             return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
                                   [chunks_move()] * (val_split in ("tail", "own split")) + less * heavy)
         mem = say("the targets it read score {m:~.4f} {m:below|above|level with} those it never read at d = {at} "
-                  "(memorising), the validation text {o:~.4f} {o:above|below|level with} the never-read ones", **nums)
+                  "({m:memorising|not memorising|not memorising}), the validation text {o:~.4f} "
+                  "{o:above|below|level with} the never-read ones", **nums)
         because = f"{read}: {mem}" if read else f"{what}: {mem}, even at {_passes(passes)} passes"
         return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers, less)
     if read:

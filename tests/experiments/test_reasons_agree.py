@@ -146,7 +146,8 @@ def check_no_turn(f: Finding, e: list[dict]) -> list[str]:
     if m and m[1] != f4(max(x["gap"] for x in e)):
         bad.append(f"{m.group(0)!r}: the largest gap is {max(x['gap'] for x in e):+.4f}")
     m = re.search(r"at d = (\d+) val bpb sits (\S+) (above|below|level with) the training targets", reason) or \
-        re.search(r"at d = (\d+) \(memorising\), the validation text (\S+) (above|below|level with) the never-read", reason)
+        re.search(r"at d = (\d+) \((?:not )?memorising\), the validation text (\S+) (above|below|level with) the never-read",
+                  reason)
     if m:
         x = at[int(m[1])]
         diff = x["val_bpb"] - x["unread"]
