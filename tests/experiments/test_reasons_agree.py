@@ -136,6 +136,12 @@ def check_savings(f: Finding, e: list[dict]) -> list[str]:
     return bad
 
 
+def worded(m: re.Match, diff: float, up: str, down: str, level: str, size: int = 2, word: int = 3) -> list[str]:
+    """The size and the word a sentence gives a difference, against the difference itself."""
+    ok = m[size] == f4(diff) and m[word] == {1: up, -1: down, 0: level}[sign(diff)]
+    return [] if ok else [f"{m.group(0)!r}: the rows give {diff:+.4f}"]
+
+
 def check_no_turn(f: Finding, e: list[dict]) -> list[str]:
     bad = premise(f, e) if len(e) >= 3 and all(x["train_bpb"] is not None for x in e) else []
     reason, at = f.reason or "", {x["n_embd"]: x for x in e}
@@ -149,24 +155,18 @@ def check_no_turn(f: Finding, e: list[dict]) -> list[str]:
         re.search(r"at d = (\d+) \((?:not )?memorising\), the validation text (\S+) (above|below|level with) the never-read",
                   reason)
     if m:
-        x = at[int(m[1])]
-        diff = x["val_bpb"] - x["unread"]
-        if m[2] != f4(diff) or m[3] != {1: "above", -1: "below", 0: "level with"}[sign(diff)]:
-            bad.append(f"{m.group(0)!r}: val - never-read is {diff:+.4f}")
-    for m in re.finditer(r"(?:read targets score|targets it read score) (\d+\.\d{4}) (below|above|level with)"
-                         r".*? at d = (\d+)|read targets (\d+\.\d{4}) (below|above|level with) never-read", reason):
+        bad += worded(m, at[int(m[1])]["val_bpb"] - at[int(m[1])]["unread"], "above", "below", "level with")
+    for m in re.finditer(r"(?:read targets score|targets it read score) (\S+) (below|above|level with)"
+                         r".*? at d = (\d+)|read targets (\S+) (below|above|level with) never-read", reason):
         k = int(m[3]) if m[3] else int(re.search(r"at d = (\d+) val bpb sits", reason)[1])
         memo = at[k]["unread"] - at[k]["read"]
         size, word = (m[1], m[2]) if m[1] else (m[4], m[5])
         if size != f4(memo) or word != {1: "below", -1: "above", 0: "level with"}[sign(memo)]:
             bad.append(f"{m.group(0)!r}: never-read - read is {memo:+.4f}")
-    m = re.search(r"at d = (\d+) val bpb sits .* reading (lowered|raised|changed) the train bpb by only (\d+\.\d{4})",
+    m = re.search(r"at d = (\d+) val bpb sits .* reading (lowered|raised|changed) the train bpb by only (\S+) \(",
                   reason)
     if m:
-        x = at[int(m[1])]
-        r = x["unread"] - x["train_bpb"]
-        if m[3] != f4(r) or m[2] != {1: "lowered", -1: "raised", 0: "changed"}[sign(r)]:
-            bad.append(f"{m.group(0)!r}: never-read - train is {r:+.4f}")
+        bad += worded(m, at[int(m[1])]["unread"] - at[int(m[1])]["train_bpb"], "lowered", "raised", "changed", 3, 2)
     if "(memorising)" in reason:
         k = int(re.search(r"at d = (\d+) \(memorising\)", reason)[1])
         if at[k]["unread"] - at[k]["read"] <= 0:
