@@ -2498,21 +2498,21 @@ PLANTED_NONSENSE = {
 @pytest.mark.parametrize("case", PLANTED_NONSENSE)
 def test_a_planted_json_edited_to_nonsense_is_refused_in_one_line_by_the_finding_and_the_figure(case, tmp_path):
     from lrngpt.errors import UserError
-    from lrngpt.experiments.planted import planted_finding
+    from lrngpt.experiments.planted import planted_findings
     from lrngpt.experiments.planted_figure import plot_planted
 
     (tmp_path / "planted.json").write_text(PLANTED_NONSENSE[case])
-    for reader in (planted_finding, plot_planted):
+    for reader in (planted_findings, plot_planted):
         with pytest.raises(UserError) as e:
             reader(tmp_path)
         assert "planted.json" in str(e.value) and "\n" not in str(e.value), str(e.value)
 
 
 def test_a_planted_json_the_finding_can_read_is_not_refused(tmp_path):
-    from lrngpt.experiments.planted import planted_finding
+    from lrngpt.experiments.planted import planted_scores
 
     (tmp_path / "planted.json").write_text(json.dumps(_planted_result()))
-    assert planted_finding(tmp_path)["verdicts"]["own_movement"]["tied"]["verdict"] == "fails"  # recall 50%
+    assert planted_scores(tmp_path)["verdicts"]["own_movement"]["tied"]["verdict"] == "fails"  # recall 50%
 
 
 @pytest.mark.parametrize("kwargs", [{"scale": "huge"}, {"minutes": -1}, {"minutes": True}, {"minutes": "5"},

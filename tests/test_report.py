@@ -171,7 +171,7 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     assert "The tokens asked for (--token)" in page
     # the chapter's ' Lily' ~ ' Mia' 0.95 beside this run's own, from the table the section showed
     from lrngpt.analysis.embeddings import load_table, pair_cosine
-    from lrngpt.experiments.chapter import neighbours_line
+    from lrngpt.report.neighbours import neighbours_line
 
     loaded, table = load_table(run, "last")
     line = neighbours_line(" Lily", pair_cosine(loaded.tokenizer, table, " Lily", " Mia"), untrained=False)
@@ -304,8 +304,8 @@ def test_two_sweeps_share_one_page_one_figure_and_one_table(sweep_dir, long_swee
 
 @pytest.mark.slow  # trains three small sweeps (eight tiny runs)
 def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_dirs, tmp_path):
+    from lrngpt.experiments.finding import Verdict
     from lrngpt.experiments.findings import judge
-    from lrngpt.experiments.judges import CANNOT_TELL
     from lrngpt.experiments.summary import collect
     from lrngpt.report.sweeps import findings_html, sweep_docs
 
@@ -316,18 +316,18 @@ def test_several_width_sweeps_are_judged_together_at_the_top_of_the_page(study_d
     body = section(page, FINDINGS_SECTION)
     findings = judge(sweep_docs([widths, seeds, small]))
     assert findings_html(findings) in body
-    assert re.findall(r'<span class="verdict [a-z]+">([a-z ]+)</span>', body) == [f["verdict"] for f in findings]
+    assert re.findall(r'<span class="verdict [a-z]+">([a-z ]+)</span>', body) == [f.verdict for f in findings]
     # the seed sweep sets the noise, the small-data sweep is judged by finding 3
     spread = collect(seeds)["seeds"][0]["spread"]
-    assert findings[0]["numbers"]["seed_spread"] == pytest.approx(spread) and f"seed spread {spread:.4f}" in body
-    assert findings[2]["verdict"] != CANNOT_TELL
-    assert findings[2]["evidence"][0].startswith("small: steps 32, train tokens 1,024: 16.00 passes over a prefix of 1,024 tokens")
+    assert findings[0].numbers["seed_spread"] == pytest.approx(spread) and f"seed spread {spread:.4f}" in body
+    assert findings[2].verdict != Verdict.CANNOT_TELL
+    assert findings[2].evidence[0].startswith("small: steps 32, train tokens 1,024: 16.00 passes over a prefix of 1,024 tokens")
     saved = [e["saved_per_doubling"] for e in collect(widths)["by_width"][1:]]
-    assert [s["saved"] for s in findings[0]["numbers"]["saved_per_doubling"]] == pytest.approx(saved)
+    assert [s["saved"] for s in findings[0].numbers["saved_per_doubling"]] == pytest.approx(saved)
     # the width sweep alone cannot tell the small-data finding, and says what would
     alone = judge(sweep_docs([widths]))
-    assert alone[2]["verdict"] == CANNOT_TELL and alone[2]["next"].startswith("run the small-data study")
-    assert alone[2]["commands"][0]["cli"].startswith("lrn sweep embed-dim-small-data ")
+    assert alone[2].verdict == Verdict.CANNOT_TELL and alone[2].next.startswith("run the small-data study")
+    assert alone[2].commands[0]["cli"].startswith("lrn sweep embed-dim-small-data ")
 
 
 def test_findings_html_states_verdicts_reasons_and_what_would_tell_on_the_docs_numbers():

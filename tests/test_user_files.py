@@ -548,7 +548,7 @@ def test_a_sweep_with_points_at_once_leaves_the_users_text_and_files_as_they_wer
 @pytest.mark.parametrize("kind", ["missing", "a directory", "a FIFO", "not UTF-8"])
 def test_the_planted_finding_of_an_out_without_a_readable_planted_json_says_so_in_one_line(kind, tmp_path):
     from lrngpt.errors import UserError
-    from lrngpt.experiments.planted import planted_finding
+    from lrngpt.experiments.planted import planted_findings
 
     path = tmp_path / "planted.json"
     if kind == "a directory":
@@ -559,7 +559,7 @@ def test_the_planted_finding_of_an_out_without_a_readable_planted_json_says_so_i
         path.write_bytes(b"\xff\xfe{}")
     before = snapshot(tmp_path)
     with pytest.raises(UserError) as e:
-        planted_finding(tmp_path)
+        planted_findings(tmp_path)
     assert str(path) in str(e.value) and "\n" not in str(e.value), str(e.value)
     assert snapshot(tmp_path) == before  # nothing written (a FIFO is never opened)
 

@@ -1,10 +1,12 @@
-"""The lessons of the lecture on embedding tables as runnable checks on real torch modules.
+"""The lessons of the lecture on embedding tables (and one of the book chapter's) as runnable checks on
+real torch modules.
 
 - lookup: nn.Embedding(ids) equals one_hot(ids) @ E; token + position shapes.
 - lookup_grad: repeated ids sum their gradients in nn.Embedding's own backward.
 - tying: rows no input looked up still change under tying, weight decay or momentum.
-- softmax_bottleneck: log-probabilities over many contexts have rank at most the width of the
-  vector entering the output layer, plus one for an output bias, plus one for the normaliser.
+- softmax_bottleneck: the book chapter's theory 3, after Yang et al. (2017, "Breaking the Softmax
+  Bottleneck"): log-probabilities over many contexts have rank at most the width of the vector
+  entering the output layer, plus one for an output bias, plus one for the normaliser.
 - renumber: ids are names: permuting the table's rows alone breaks a model, relabelling the ids
   consistently (table rows, output rows and the text) changes nothing.
 """
@@ -28,7 +30,7 @@ from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.models.mlp import MLPLM, MLPConfig
 from lrngpt.store.rundir import load_run
 
-# the seed project's notes' hand example (a 3-row table; the lecture's notes name the same ids [2,0,2])
+# the seed project's notes' hand example: a 3-row table looked up at ids [2,0,2]
 TABLE = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
 IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]

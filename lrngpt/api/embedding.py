@@ -13,8 +13,9 @@ from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError
-from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
+from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.explorer import write_explorer
+from lrngpt.report.neighbours import neighbours_line
 
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
 

@@ -41,7 +41,7 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint,
                                 findings=findings)
     if findings is not None:
-        result["findings"] = findings
+        result["findings"] = [f.as_dict() for f in findings]
     return result
 
 

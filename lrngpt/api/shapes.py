@@ -45,4 +45,4 @@ def width_depth_finding(sweep: HasPath | str | Path) -> dict:
 
     Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
     path = Path(sweep.path if isinstance(sweep, HasPath) else sweep)
-    return judge_shapes(collect(path))
+    return judge_shapes(collect(path)).as_dict()

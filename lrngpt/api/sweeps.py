@@ -177,7 +177,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
 def _with_findings(doc: dict) -> dict:
     findings = judge([doc])  # a width study: the chapter's findings judged on this sweep alone
-    return {**doc, "findings": findings} if findings else doc
+    return {**doc, "findings": [f.as_dict() for f in findings]} if findings else doc
 
 
 @checked
@@ -230,12 +230,13 @@ class Sweep:
     @property
     def findings(self) -> list[dict]:
         """The book chapter's three findings judged on this sweep alone, as `lrn sweep` and `lrn report DIR`
-        judge them: finding, verdict (shows, does not show, cannot tell), reason, evidence, next; for a
+        judge them: finding, verdict (shows, does not show, cannot tell, cannot show at this scale), reason,
+        evidence, next; for a
         width-depth study the one finding it cites from Kaplan et al. (number 4); [] when the sweep is
         neither. Judge several sweeps together with lrngpt.report([...])["findings"].
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
-        return judge([self._doc()])
+        return [f.as_dict() for f in judge([self._doc()])]
 
     @checked
     def summarize(self) -> dict:

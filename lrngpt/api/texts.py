@@ -10,6 +10,7 @@ from pathlib import Path
 from lrngpt.analysis.rare_tokens import as_text
 from lrngpt.experiments.budget import budget_text, from_record
 from lrngpt.experiments.dry_run import sweep_plan_text
+from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.findings import finding_lines
 from lrngpt.training.timing import clock
 
@@ -53,7 +54,7 @@ def chapter_plan_text(plan: dict) -> str:
 
 def sweep_summary_text(doc: dict, out: str | Path) -> str:
     """A finished sweep's closing lines: the run lines, the count, the files, the findings."""
-    findings = doc.get("findings") or []
+    findings = [Finding.from_dict(f) for f in doc.get("findings") or []]
     closing = [""] + finding_lines(findings) + [f"(judged on this sweep alone: `lrn report {out} DIR2 ...` judges it "
                                                 "with a seed-variance or small-data sweep)"] if findings else []
     return "\n".join([*doc["lines"], "", f"{len(doc['rows'])} of {doc['points']} runs finished ({doc['scale']} scale); "

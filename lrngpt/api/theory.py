@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from lrngpt.analysis.costs import bpb_by_width, gpt_cost, mlp_cost_table, reference_table
 from lrngpt.analysis.theory import fourth_root_width, jl_dimension, random_cosine_stats
 from lrngpt.api.checks import checked
+from lrngpt.experiments.chapter import quote
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
 if TYPE_CHECKING:
@@ -40,6 +41,11 @@ def theory_jl(n: int, eps: float) -> float:
 
     Example: ``lrngpt.theory_jl(4096, 0.5)  # 399.3``"""
     return jl_dimension(n, eps)
+
+
+def fourth_root_text(n: int, d: float) -> str:
+    """What `lrn theory fourth-root` prints: the rule's width, beside what the book chapter measured at its 8."""
+    return f"{n:,}^0.25 = {d:g}  (the book chapter's vocabulary of 4,096 gives 8: {quote('fourth_root')})"
 
 
 @checked

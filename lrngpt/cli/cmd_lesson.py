@@ -1,4 +1,5 @@
-"""`lrn lesson`: the lessons of the lecture on embedding tables, run on real torch modules."""
+"""`lrn lesson`: the lessons of the lecture on embedding tables (and the book chapter's softmax
+bottleneck), run on real torch modules."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ def register(subparsers) -> None:
         "lesson", help="runnable checks of the embedding lessons",
         description="The claims of the lecture on embedding tables, checked on real torch modules: a lookup is "
                     "a one-hot product, repeated ids sum their gradients, which rows an optimizer step can "
-                    "change, the softmax bottleneck, that ids are only names, and superposition (more features than "
-                    "dimensions).",
+                    "change, that ids are only names, and superposition (more features than dimensions); and the "
+                    "book chapter's softmax bottleneck (Yang et al. 2017, \"Breaking the Softmax Bottleneck\").",
         epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
                "  lrn lesson superposition --out superposition.png")
     sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
@@ -74,7 +75,8 @@ def _add_softmax_bottleneck(sub) -> None:
         description="Collects the vector entering the output layer (h), the logits and the log-probabilities for "
                     "many contexts, in float64, and measures their numerical rank. The log-probabilities of N "
                     "contexts x V tokens are h W^T + b - normaliser: rank at most width + 1, plus 1 when the output "
-                    "layer has a bias (the book chapter's MLP: n_hidden + 2; the GPT: n_embd + 1). Without RUN, a "
+                    "layer has a bias (the book chapter's MLP: n_hidden + 2; the GPT: n_embd + 1): the book chapter's "
+                    "theory 3, after Yang et al. (2017, \"Breaking the Softmax Bottleneck\"). Without RUN, a "
                     "small random MLP and GPT built in-process.",
         epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000")
     sb.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: small random models)")
@@ -191,7 +193,7 @@ def run_softmax_bottleneck(args: argparse.Namespace) -> None:
     lines.append("shown: the log-probabilities of all the contexts have rank at most the bound, however large the "
                  "vocabulary: a model can express only that many directions of next-token preference (the "
                  "softmax bottleneck)" if held else
-                 "shown: a rank above the bound (marked NO): the run's output layer is not what the bound assumes")
+                 "not shown: a rank above the bound (marked NO): the run's output layer is not what the bound assumes")
     emit(args, r, "\n".join(lines))
 
 
@@ -236,6 +238,6 @@ def superposition_sentence(r: dict) -> str:
                 f"ones (1-S = {sparse['feature_probability']:.3g}) it keeps {sparse['represented']}, sharing directions "
                 f"at an interference of {sparse['mean_interference']:.2f}: as the lecture remarks, d numbers per token "
                 "do not make d named features, several features can share one representation (superposition)")
-    return (f"shown: here the sparsest setting keeps {sparse['represented']} features and the densest "
+    return (f"not shown: here the sparsest setting keeps {sparse['represented']} features and the densest "
             f"{dense['represented']} in {d} dimensions, not the picture of the paper (about d when dense, more than "
             "d when sparse); train longer with --steps or add sparser values to --sparsity")

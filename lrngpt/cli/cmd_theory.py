@@ -101,7 +101,7 @@ def run_jl(args: argparse.Namespace) -> None:
 
 def run_fourth_root(args: argparse.Namespace) -> None:
     d = api.theory_fourth_root(args.n)
-    emit(args, {"d": d}, f"{args.n:,}^0.25 = {d:g}")
+    emit(args, {"d": d}, api.theory.fourth_root_text(args.n, d))
 
 
 def run_pip(args: argparse.Namespace) -> None:

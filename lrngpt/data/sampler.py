@@ -53,7 +53,7 @@ class BatchSampler:
     def read_counter(self, steps: int):
         """A function from positions of the split to how many times each was a training target in
         `steps` global batches: `reads(steps)` at those positions, without an array the size of the
-        split (a full-scale split is 550M tokens). The windows' starts are drawn once and sorted; a
+        split (a split of hundreds of millions of tokens at `--scale full`). The windows' starts are drawn once and sorted; a
         position p was read by the starts in [p - seq_len, p - 1]."""
         drawn = [self._global_starts().numpy() for _ in range(steps)]
         starts = np.sort(np.concatenate(drawn)) if drawn else np.zeros(0, dtype=np.int64)

@@ -32,11 +32,12 @@ STEPS, BATCH, SEQ_LEN = 4000, 64, 256
 READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)
 PASSES = READ / TRAIN_TOKENS  # 0.12: lrn's figure, from the chapter's
 LONG_PASSES = 4 * READ / TRAIN_TOKENS  # 0.48
-SMALL_TOKENS, SMALL_READS = 4_000_000, 16
-SECONDS_PER_RUN = 39  # "한 번 학습에 39초": one training run of its MLP (quote "seconds"); 22-30 s of steps
-TRAIN_SECONDS = (22, 30)  # its training time from d = 64 to 512 (quote "train_seconds")
-BENGIO_WIDTH = 100  # the chapter: "Bengio's team used 100" (the paper's feature vectors: 30 to 100 dimensions)
-WORD2VEC_WIDTH = 300  # the common width Yin & Shen trace to the first word2vec paper
+SECONDS = {4: 27, 8: 23, 16: 22, 32: 22, 64: 23, 128: 23, 256: 26, 512: 30}  # each 4,000-step run (its table)
+LONG_SECONDS = {16: 90, 64: 88, 256: 103}  # the 16,000-step runs
+# the small-data runs: the lowest periodic val bpb during training (on the first 2M validation tokens) and its
+# step, and the seconds of each run (the widths whose lines it prints)
+SMALL_BEST = {8: (1.1007, 4000), 64: (0.9813, 4000), 128: (0.9790, 4000), 256: (0.9981, 4000), 512: (1.0322, 3750)}
+SMALL_SECONDS = {8: 26, 64: 27, 128: 27, 256: 30, 512: 36}
 NEIGHBOURS = {" Lily": (" Mia", 0.95)}  # trained embedding: the cosine the chapter names (quote "lily_mia")
 UNTRAINED_NEIGHBOURS = {" Luna": (" pretending", 0.48)}  # before training (quote "luna")
 # Problem 10: bpb saved per million added parameters at the small end (d = 64 -> 128) against the
@@ -55,17 +56,11 @@ QUOTES = {
     "diminishing": ("길이를 두 배로 할 때마다 줄어드는 양이 0.0852, 0.0635, 0.0496, 0.0425, 0.0293, 0.0169, 0.0069 로 작아진다.",
                     "each time the width is doubled, the amount it saves shrinks: 0.0852, 0.0635, 0.0496, 0.0425, "
                     "0.0293, 0.0169, 0.0069"),
-    "seeds": ("이 차이들이 우연이 아닌지 보려고 길이 64 를 씨앗만 바꿔 두 번 더 학습했더니, 씨앗 셋의 검증 바이트당 비트는 "
-              "0.9326, 0.9327, 0.9323 이었다(최대와 최소의 차이 0.0004).",
-              "to see whether these differences are chance, width 64 was trained twice more with only the seed "
-              "changed: the three seeds' validation bits per byte were 0.9326, 0.9327, 0.9323 (max - min 0.0004)"),
     "ten_times": ("가장 작은 차이 0.0069 도 씨앗에서 오는 차이보다 열 배 넘게 크다.",
                   "even the smallest difference, 0.0069, is more than ten times the difference that comes from the "
                   "seed"),
     "flat": ("곡선이 다시 올라가는 곳은 512 까지 없었지만, 256 을 지나면서 거의 평평해졌다.",
              "nowhere up to 512 did the curve rise again, but past 256 it became almost flat"),
-    "no_memorising": ("「너무 길면 외운다」는 걱정은 이 실험에서는 나타나지 않았다.",
-                      "the worry 'if it is too long, it memorises' did not appear in this experiment"),
     "gap": ("여덟 모델 모두 학습 글의 바이트당 비트가 검증 글보다 조금 높다(차이 −0.0021 에서 −0.0051).",
             "all eight models have slightly higher bits per byte on the training text than on the validation text "
             "(difference -0.0021 to -0.0051)"),
@@ -73,9 +68,6 @@ QUOTES = {
                      "없었다.",
                      "the training text holds 550 million tokens and in 4,000 steps it saw 65.54 million, so the "
                      "model hardly ever had occasion to read the same text twice"),
-    "long": ("세 길이 모두 0.013~0.020 씩 낮아졌고, 64 와 256 의 차이는 0.0462 에서 0.0511 로 조금 벌어졌다.",
-             "all three widths fell by 0.013 to 0.020, and the difference between 64 and 256 widened a little, from "
-             "0.0462 to 0.0511"),
     "small": ("학습 토큰을 앞 400만 개로 줄여, 4,000 스텝 동안 같은 글을 약 16 번 되풀이해 읽게 했다.",
               "the training tokens were cut to the first 4 million, so that in 4,000 steps it read the same text "
               "about 16 times over"),
@@ -87,6 +79,13 @@ QUOTES = {
     "small_train": ("학습 글의 값은 정반대로 512 까지 계속 내려가서 0.6541 이 되었다.",
                     "the training text's value does the opposite and keeps falling to 512, reaching 0.6541"),
     "seconds": ("한 번 학습에 39초니까 그냥 다 돌려 보자.", "one training run takes 39 s, so let us just run them all"),
+    "problem11_train": ("학습 글만 보면 512 를 골라요. 0.6541 로 제일 낮으니까.",
+                        "looking only at the training text you pick 512, because at 0.6541 it is the lowest"),
+    "problem11_val": ("그럼 검증 글로 고르면 128 이네. 근데 64 도 0.9806 이라 0.0025 차이야. 파라미터는 458,752 개 적고.",
+                      "so choosing by the validation text gives 128. But 64 is 0.9806, only 0.0025 apart, with "
+                      "458,752 fewer parameters"),
+    "fourth_root": ("우리 곡선에서 길이 8 은 바이트당 비트 1.0882 로 64 의 0.9326 보다 한참 나쁘다.",
+                    "on our curve width 8, at 1.0882 bits per byte, is far worse than 64's 0.9326"),
     "train_seconds": ("학습 시간은 22초에서 30초로 별로 달라지지 않았다.",
                       "the training time hardly changed, from 22 s to 30 s"),
     "bengio": ("벤지오 팀은 100 이었잖아.", "Bengio's team used 100, didn't they?"),
@@ -97,9 +96,6 @@ QUOTES = {
                  "in the trained embedding a value such as the 0.95 of ' Lily' and ' Mia' can hardly mean anything"),
     "luna": ("학습 전 「 Luna」의 이웃 「 pretending」이 0.48 이었던 것도 이 범위 안이다.",
              "that ' Luna''s neighbour before training, ' pretending', was at 0.48 is within this range too"),
-    "problem10": ("(나)는 0.0293 ÷ 0.458752 라서 백만 개당 0.0639, 0.0069 ÷ 1.835008 은 0.0038 이야. 열일곱 배쯤 차이 나.",
-                  "(b) is 0.0293 / 0.458752, so 0.0639 per million, and 0.0069 / 1.835008 is 0.0038: about seventeen "
-                  "times apart"),
     "yardsticks": ("그들의 결과는 PIP 손실과 낱말 시험으로 잰 것이고 우리는 다음 토큰 맞히기의 검증 손실로 쟀으니, 모델도 잣대도 다르다.",
                    "their results were measured with the PIP loss and word tests, ours with the validation loss of "
                    "next-token prediction: the models and the yardsticks differ"),
@@ -109,23 +105,9 @@ QUOTES = {
 }
 
 
-def _split(token: str, pieces: list[str]) -> str:
-    return f"{token!r} is not one token of its BPE ({' + '.join(map(repr, pieces))})"
-
-
-def neighbours_line(query: str, found: dict, untrained: bool) -> str:
-    """The chapter's cosine for `query` (NEIGHBOURS trained, UNTRAINED_NEIGHBOURS before training)
-    beside the run's own (`found`: lrngpt.analysis.embeddings.pair_cosine)."""
-    other, cos = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[query]
-    head = (f"the chapter: {query!r}'s untrained neighbour {other!r} {cos:.2f}; this run, untrained: " if untrained
-            else f"the chapter: {query!r} ~ {other!r} {cos:.2f} (trained); this run: ")
-    split = found["split"]
-    if query in split:
-        return head + _split(query, split[query])
-    nearest = f"{query!r}'s nearest {found['nearest']!r} {found['nearest_cosine']:.2f}"
-    pair = _split(other, split[other]) if other in split else f"{query!r} ~ {other!r} {found['cosine']:.2f}"
-    # untrained, the chapter's figure is the nearest neighbour's cosine: the run's nearest comes first
-    return head + (f"{nearest}; {pair}" if untrained else f"{pair}; {nearest}")
+def seconds_text(seconds: dict[int, int]) -> str:
+    """'27, 23, ... 30 s at d = 4, 8, ... 512': the chapter's seconds a run, by width."""
+    return f"{', '.join(map(str, seconds.values()))} s at d = {', '.join(map(str, seconds))}"
 
 
 def quote(key: str) -> str:

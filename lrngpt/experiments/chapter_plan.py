@@ -39,6 +39,8 @@ from lrngpt.core.ownership import (
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter, planted
 from lrngpt.experiments.depth_judge import judge_series
+from lrngpt.experiments.finding import Claim, Finding
+from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.time_ledger import append_row, read_rows
@@ -72,11 +74,11 @@ STUDIES = {  # part -> (what the chapter argues, its source)
     "width-depth": ("finding 4: at a fixed non-embedding parameter count, d_model / n_layer changed 40-fold "
                     "changes the loss only a little", "Kaplan et al. 2020, cited by the book chapter"),
     "planted": ("a rare token's row is under-trained (fewer reads than numbers); tied, it moves all the same",
-                "the lecture on embedding tables"),
+                "lrn's own rule, input reads < d, on the lecture's remark that a rare token may be under-trained"),
     "pip": ("the width chosen before training by the PIP loss (Yin & Shen 2018), beside the measured best",
             "the book chapter"),
     "superposition": ("sparse features are stored in fewer dimensions than features (Elhage et al. 2022)",
-                      "the book chapter"),
+                      "the lecture on embedding tables, which remarks on superposition"),
 }
 
 
@@ -124,48 +126,68 @@ def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
     return seeds_rows + [r for r in mine if ref is None or all(r.get(k) == ref.get(k) for k in keys)]
 
 
-def superposition_verdict(result: dict) -> dict:
+SUPERPOSITION = Claim("superposition", STUDIES["superposition"][0], "the lecture: several features can share one "
+                      "representation (superposition), so d numbers per token do not make d named features")
+PIP = Claim("pip", STUDIES["pip"][0], "the book chapter, on Yin & Shen (2018): their results were measured with the PIP "
+            "loss and word tests, ours with the validation loss of next-token prediction")
+# where each study's premise held when measured (docs/chapter-on-a-laptop.md): the next step of "cannot show"
+CAN_SHOW = {"laptop": "the laptop plan, `lrn chapter --minutes 60 --out DIR` (its measured hour trained every width "
+                      "and the superposition toy)",
+            "full": "`lrn chapter --scale full --out DIR` on a GPU, each study at the book chapter's own scale"}
+
+
+def superposition_verdict(result: dict) -> Finding:
     """Shows when sparse features leave more features represented than there are dimensions, and more
-    than dense ones do: the toy model's point (dense, it keeps about as many as it has dimensions)."""
-    rows, dims = result["sparsities"], result["dims"]
+    than dense ones do: the toy model's point. Its premise: dense, the toy keeps at most one feature a
+    dimension (as PCA would); a toy that keeps more has not trained to that picture yet."""
+    rows, dims = sorted(result["sparsities"], key=lambda r: r["sparsity"]), result["dims"]
     dense, sparse = rows[0]["represented"], max(r["represented"] for r in rows)
     at = next(r["sparsity"] for r in rows if r["represented"] == sparse)
-    shows = sparse > dims and sparse > dense
     evidence = [f"{r['represented']} of {result['features']} features represented (norm above 0.5) at sparsity "
                 f"{r['sparsity']:g}" for r in rows]
-    reason = None if shows else (f"dense features kept {dense} and the sparsest kept {sparse} in {dims} dimensions: "
-                                 "sparsity did not add features beyond the dimensions")
-    return {"study": "superposition", "verdict": "shows" if shows else "does not show", "reason": reason,
-            "summary": f"{dense} features in {dims} dimensions when dense, {sparse} at sparsity {at:g}",
-            "evidence": evidence}
+    numbers = {"dims": dims, "dense": dense, "sparsest": sparse, "at": at, "steps": result.get("steps")}
+    if dense > dims:
+        return Finding.judged(SUPERPOSITION, V.CANNOT_SHOW, [
+            f"dense, the toy keeps {dense} features in {dims} dimensions, more than one a dimension: after "
+            f"{result.get('steps')} steps it has not trained to the paper's dense picture, so more features when sparse "
+            "is not yet superposition"], evidence, numbers, next="train the toy longer: at 1,000 steps (the laptop "
+            "plan's) it keeps 5 features in 5 dimensions when dense")
+    shows = sparse > dims and sparse > dense
+    return Finding.judged(SUPERPOSITION, V.SHOWS if shows else V.DOES_NOT_SHOW, [] if shows else [
+        f"dense features kept {dense} and the sparsest kept {sparse} in {dims} dimensions: sparsity did not add "
+        "features beyond the dimensions"], evidence, numbers)
 
 
-def pip_verdict(result: dict) -> dict:
+def pip_verdict(result: dict, untrained: bool = False) -> Finding:
     """The prediction beside the measured best width: not a finding that shows or fails, a comparison
-    the chapter itself qualifies (the models and the yardsticks differ)."""
+    the chapter itself qualifies (the models and the yardsticks differ). Its premise: the width study's
+    widths trained, or its best width says nothing yet."""
     k = result["optimal"]["k"]
     s = result.get("sweep") or {}
     d = s.get("best_width")
     lo, hi = result["within"]["5%"]
+    numbers = {"k": k, "within_5%": [lo, hi], "best_width": d}
+    evidence = [f"PIP-optimal width k = {k} (within 5%: {lo} ... {hi}); the width study's best d = {d}"] + (
+        [f"PIP loss at d = {d}: {s['pip_loss_at_best_width']:.2f}x its lowest"] if s.get("pip_loss_at_best_width")
+        else [])
     if d is None:
-        return {"study": "pip", "verdict": "cannot tell", "reason": "the width study measured no best width",
-                "summary": f"PIP-optimal width k = {k}", "evidence": []}
-    ratio = max(k, d) / max(1, min(k, d))
-    near = lo <= d <= hi
-    summary = f"PIP-optimal width k = {k} (within 5%: {lo} ... {hi}); the width study's best d = {d}"
-    reason = None if near else (s.get("far_apart") or (
-        f"the prediction is {ratio:.1f}x from the measured best (signal rank {result['signal_rank']} of "
-        f"{result['rows']} tokens, {result['tokens']:,} training tokens): {s.get('yardsticks', '')}"))
-    return {"study": "pip", "verdict": "within 5%" if near else "apart", "reason": reason, "summary": summary,
-            "evidence": [f"PIP loss at d = {d}: {s['pip_loss_at_best_width']:.2f}x its lowest"]
-            if s.get("pip_loss_at_best_width") else []}
+        return Finding.judged(PIP, V.CANNOT_TELL, ["the width study measured no best width"], evidence, numbers)
+    if untrained:
+        return Finding.judged(PIP, V.CANNOT_SHOW, ["the width study's widths have not trained (finding 1's premise): "
+                                                   "its best width says nothing yet"], evidence, numbers,
+                              next="train the width study until its widths train (finding 1's next step)")
+    if lo <= d <= hi:
+        return Finding.judged(PIP, V.WITHIN, [], evidence, numbers)
+    return Finding.judged(PIP, V.APART, [s.get("far_apart") or (
+        f"the prediction is {max(k, d) / max(1, min(k, d)):.1f}x from the measured best (signal rank "
+        f"{result['signal_rank']} of {result['rows']} tokens, {result['tokens']:,} training tokens): "
+        f"{s.get('yardsticks', '')}")], evidence, numbers)
 
 
 def verdict_lines(verdicts: list[dict]) -> list[str]:
     out = ["The chapter on this machine, study by study:"]
-    for v in verdicts:
-        out.append(f"- {v['study']}: {v['verdict'].upper()}: {v['summary']}" + (f"; {v['reason']}" if v.get("reason")
-                                                                              else ""))
+    for v in map(Finding.from_dict, verdicts):
+        out.append(f"- {v.study}: {v.verdict.upper()}: {v.title}" + (f"; {v.reason}" if v.reason else ""))
     return out
 
 
@@ -245,7 +267,7 @@ def _doc(d: Path) -> dict:
     return {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
 
 
-def width_findings(out: Path) -> list[dict]:
+def width_findings(out: Path) -> list[Finding]:
     """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
     the small-data study together."""
     width, seeds, small = (_doc(Path(out) / n) for n in ("width", "seeds", "small-data"))
@@ -253,36 +275,24 @@ def width_findings(out: Path) -> list[dict]:
     return judge([width, seeds, small])
 
 
-def _from_finding(f: dict, study: str) -> dict:
-    return {"study": study, "verdict": f["verdict"], "reason": f.get("reason"),
-            "summary": f"{f['number']}. {f['finding']}", "evidence": list(f.get("evidence") or []),
-            "next": f.get("next"), "commands": [c.get("cli") for c in f.get("commands") or []]}
-
-
-def planted_verdicts(d: Path) -> list[dict]:
-    """Two verdicts of the under-trained-token study: its indicator against the lecture's rule (input reads
-    < d) and against never read, each needing both the tied and the untied GPT."""
-    f = planted.planted_finding(d)
-    own = f["verdicts"]["own_movement"]
-    never = {n: own[n]["never_read"] for n in ("tied", "untied")}
-    verdict = "works" if all(v["verdict"] == "works" for v in never.values()) else "fails"
-    detail = "; ".join(f"{n} {v['verdict']} (planted precision {v['planted']['precision']:.0%}, recall "
-                       f"{v['planted']['recall']:.0%}; vocabulary {v['vocabulary']['precision']:.0%}, "
-                       f"{v['vocabulary']['recall']:.0%})" for n, v in never.items())
-    return [{"study": "planted", "verdict": f["verdict"], "reason": f["reason"], "evidence": f["evidence"],
-             "summary": "own movement flags the tokens read fewer times than the row has numbers (tied and untied)"},
-            {"study": "planted", "verdict": verdict, "reason": None if verdict == "works" else detail, "evidence": [],
-             "summary": "own movement flags the tokens never read (tied and untied)"}]
-
-
 def verdicts(out: Path, plan: dict) -> list[dict]:
-    """Every study's verdict, in the plan's order, written to DIR/verdicts.json."""
+    """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
     out = Path(out)
-    found = [_from_finding(f, s) for f, s in zip(width_findings(out), ("width", "width", "small-data"), strict=False)]
+    width = width_findings(out)
     levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
-    found.append(_from_finding(judge_series(levels), "width-depth"))
-    found += planted_verdicts(out / "planted")
-    found.append(pip_verdict(read_json_object(out / "pip.json", "PIP estimate")))
-    found.append(superposition_verdict(read_json_object(out / "superposition.json", "superposition result")))
+    studies = {"width": width[:2], "small-data": width[2:], "width-depth": [judge_series(levels)],
+               "planted": planted.planted_findings(out / "planted"),
+               "pip": [pip_verdict(read_json_object(out / "pip.json", "PIP estimate"), "untrained" in width[0].numbers)],
+               "superposition": [superposition_verdict(read_json_object(out / "superposition.json",
+                                                                        "superposition result"))]}
+    up = {"tiny": "laptop", "laptop": "full"}.get(plan["scale"])
+    found = []
+    for study, findings in studies.items():
+        for f in findings:
+            f.study = study
+            if f.verdict == V.CANNOT_SHOW:  # the chapter's own next scale, not a sweep's
+                where = up if study != "width-depth" or up is None else "full"
+                f.next, f.commands = (f"run it where it can: {CAN_SHOW[where]}" if where else None), []
+            found.append(f.as_dict())
     write_part_json(out, VERDICTS_FILE, {"verdicts": found})
     return found

@@ -1,20 +1,12 @@
 """The width-depth scale series judged: does the spread across shapes shrink as the runs read more?
 
-Each level of lrngpt.experiments.depth_series is one width-depth sweep; its spread is finding 4's change
-(lrngpt.experiments.shape_findings.judge_shapes: the worst shape's mean val bpb over the best's, less
-one) and its noise finding 4's seed noise (the largest max - min over one shape's seeds, as a share of
-the best). The series is judged on the lowest and the highest level (by tokens per non-embedding
-parameter); the thresholds, named once:
-
-    TREND_Z     1.0: the spread moved when the difference of the two ends exceeds TREND_Z x its noise,
-                sqrt(noise_low^2 + noise_high^2) (finding 4's own rule takes a change +- one seed range)
-    FLAT_SHARE  0.1: within the noise, the spread is flat (not moving) when it changed by less than this
-                share of itself and the noise was small enough to have seen a change of that share
-    MIN_LEVELS  2: a trend needs two levels
-
-Verdicts: "shows" when the highest level is already within Kaplan et al.'s 3% beyond its noise (finding
-4 shows there); "moving toward the claim" when the spread shrinks beyond its noise; "not moving toward
-the claim" when it grows beyond its noise or stays flat; "cannot tell" otherwise.
+Each level of lrngpt.experiments.depth_series is one width-depth sweep, its spread and noise finding
+4's change and seed noise (lrngpt.experiments.shape_findings). Only levels whose shapes trained count
+(finding 4 there not "cannot show at this scale"); the trend is judged on the lowest and the highest
+of them by tokens per non-embedding parameter. Verdicts: "cannot show at this scale" with fewer than
+MIN_LEVELS such levels; "shows" when finding 4 shows at the highest; "moving toward the claim" when the
+spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond it or stays flat;
+"cannot tell" otherwise.
 """
 
 from __future__ import annotations
@@ -22,24 +14,22 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from lrngpt.core.fsio import read_json_object
 from lrngpt.errors import UserError
 from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
-from lrngpt.experiments.shape_findings import CHAPTER, MAX_CHANGE, NUMBER, SHOWS, judge_shapes, non_embedding
+from lrngpt.experiments.finding import Claim, Finding
+from lrngpt.experiments.finding import Verdict as V
+from lrngpt.experiments.shape_findings import MAX_CHANGE, judge_shapes, non_embedding
 from lrngpt.experiments.sweepdir import SweepDir
 
-MOVING, NOT_MOVING, CANNOT_TELL = "moving toward the claim", "not moving toward the claim", "cannot tell"
-TREND_Z = 1.0
-FLAT_SHARE = 0.1
-MIN_LEVELS = 2
-KEY = "width-depth-series"
+TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
+FLAT_SHARE = 0.1  # flat: changed by less than this share of itself, with a noise small enough to see that
+MIN_LEVELS = 2  # a trend needs two levels
 WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM head, which the non-embedding count "
               "leaves out; a level with more tokens per parameter would tell whether they catch up later")
-FINDING = ("As the runs read more tokens per non-embedding parameter, the loss's change across shapes (d_model / "
-           "n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward Kaplan et al.'s 3%")
+CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
+              "across shapes (d_model / n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward "
+              "Kaplan et al.'s 3%", PROTOCOL, 4)
 
 
 def level_doc(path: str | Path) -> dict:
@@ -64,21 +54,14 @@ def tokens_per_param(rows: list[dict]) -> float | None:
 def level_result(doc: dict) -> dict:
     """One level: its tokens per parameter, finding 4 judged on it, its spread and noise."""
     finding = judge_shapes(doc)
-    nums = finding["numbers"]
-    return {"name": doc["label"], "tokens_per_param": tokens_per_param(doc["rows"]), "verdict": finding["verdict"],
-            "spread": nums.get("change"), "noise": nums.get("noise"), "reason": finding["reason"],
+    nums = finding.numbers
+    return {"name": doc["label"], "tokens_per_param": tokens_per_param(doc["rows"]), "verdict": str(finding.verdict),
+            "spread": nums.get("change"), "noise": nums.get("noise"), "reason": finding.reason,
             "shapes": [{k: e[k] for k in ("n_layer", "n_embd", "ratio", "non_embedding", "val_bpb", "val_bpbs")}
                        for e in nums.get("shapes", [])]}
 
 
-def _finding(verdict: str, evidence: list[str], levels: list[dict], trend: dict | None, reason: str | None,
-             next_: str | None) -> dict:
-    return {"number": NUMBER, "key": KEY, "finding": FINDING, "verdict": verdict, "reason": reason, "next": next_,
-            "evidence": evidence, "chapter": CHAPTER, "protocol": PROTOCOL, "levels": levels, "trend": trend,
-            "commands": []}
-
-
-def judge_levels(levels: list[dict]) -> dict:
+def judge_levels(levels: list[dict]) -> Finding:
     """The series verdict on level results (level_result's), lowest tokens per parameter first."""
     usable = sorted((lv for lv in levels if lv["spread"] is not None and lv["noise"] is not None
                      and lv["tokens_per_param"]), key=lambda lv: lv["tokens_per_param"])
@@ -87,9 +70,19 @@ def judge_levels(levels: list[dict]) -> dict:
     skipped = [lv["name"] for lv in levels if lv not in usable]
     if skipped:
         evidence.append(f"no spread with noise at {', '.join(skipped)} (too few shapes or seeds finished)")
+    numbers: dict = {"levels": levels, "trend": None}
+    stale = [lv for lv in usable if lv["verdict"] == V.CANNOT_SHOW]
+    usable = [lv for lv in usable if lv not in stale]
+    if len(usable) < MIN_LEVELS and stale:
+        return Finding.judged(CLAIM, V.CANNOT_SHOW, [
+            f"{'only one level' if usable else 'no level'} trained every shape past token frequencies "
+            f"({', '.join(lv['name'] for lv in stale)} did not): a trend needs {MIN_LEVELS} levels, and untrained shapes "
+            "differ by how little each has learned"],
+            evidence, numbers, next="levels at more tokens per parameter (a larger budget), or the study at --scale full on a GPU")
     if len(usable) < MIN_LEVELS:
-        return _finding(CANNOT_TELL, evidence, levels, None, f"{len(usable)} level(s) with a spread and its noise: a "
-                        f"trend needs {MIN_LEVELS}", "finish the series' levels (two seeds a shape each)")
+        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"{len(usable)} level(s) with a spread and its noise: a trend "
+                                                     f"needs {MIN_LEVELS}"], evidence, numbers,
+                              next="finish the series' levels (two seeds a shape each)")
     low, high = usable[0], usable[-1]
     shrink = low["spread"] - high["spread"]
     noise = math.hypot(low["noise"], high["noise"])
@@ -98,60 +91,33 @@ def judge_levels(levels: list[dict]) -> dict:
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
-    trend = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
-             "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
-                                                      for lv in usable]}
+    numbers["trend"] = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
+                        "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
+                                                                 for lv in usable]}
     evidence.append(f"from {low['name']} to {high['name']} the spread {'shrinks' if shrink > 0 else 'grows'} by "
                     f"{abs(shrink):.2%} (noise {noise:.2%}); least squares {slope:+.2%} per doubling of tokens per "
                     "parameter")
-    if high["verdict"] == SHOWS:
-        return _finding(SHOWS, evidence, levels, trend, None, None)
+    if high["verdict"] == V.SHOWS:
+        return Finding.judged(CLAIM, V.SHOWS, [], evidence, numbers)
     beyond = TREND_Z * noise
     if shrink > beyond:
-        return _finding(MOVING, evidence, levels, trend, f"the spread shrinks by {shrink:.2%}, beyond its noise of "
-                        f"{beyond:.2%}, but is still {high['spread']:.2%} at {high['name']} (the claim: at most "
-                        f"{MAX_CHANGE:.0%})", "train longer: a level with more tokens per parameter (--minutes)")
+        return Finding.judged(CLAIM, V.MOVING, [f"the spread shrinks by {shrink:.2%}, beyond its noise of {beyond:.2%}, "
+                                                f"but is still {high['spread']:.2%} at {high['name']} (the claim: at most "
+                                                f"{MAX_CHANGE:.0%})"], evidence, numbers,
+                              next="train longer: a level with more tokens per parameter (--minutes)")
     if -shrink > beyond:
-        return _finding(NOT_MOVING, evidence, levels, trend, f"the spread grows by {-shrink:.2%}, beyond its noise "
-                        f"of {beyond:.2%}", WIDTH_NEXT)
+        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread grows by {-shrink:.2%}, beyond its noise of "
+                                                    f"{beyond:.2%}"], evidence, numbers, next=WIDTH_NEXT)
     flat = FLAT_SHARE * low["spread"]
     if abs(shrink) < flat and beyond < flat:
-        return _finding(NOT_MOVING, evidence, levels, trend, f"the spread stays at {high['spread']:.2%} (it changed "
-                        f"by {abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a noise of {beyond:.2%})",
-                        WIDTH_NEXT)
-    return _finding(CANNOT_TELL, evidence, levels, trend, f"the spread changes by {shrink:+.2%}, within its noise of "
-                    f"{beyond:.2%}", "add seeds to each level (the noise), or a level with more tokens per parameter")
+        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread stays at {high['spread']:.2%} (it changed by "
+                                                    f"{abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a "
+                                                    f"noise of {beyond:.2%})"], evidence, numbers, next=WIDTH_NEXT)
+    return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the spread changes by {shrink:+.2%}, within its noise of "
+                                                 f"{beyond:.2%}"], evidence, numbers,
+                          next="add seeds to each level (the noise), or a level with more tokens per parameter")
 
 
-def judge_series(dirs: list[Path]) -> dict:
+def judge_series(dirs: list[Path]) -> Finding:
     """The series finding over the finished level directories."""
     return judge_levels([level_result(level_doc(d)) for d in dirs])
-
-
-def plot_series(dirs: list[Path]) -> Figure:
-    """Left: mean val bpb by d_model / n_layer, one line per level; right: the spread against tokens per
-    non-embedding parameter with its seed noise, and Kaplan et al.'s 3%."""
-    levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
-    fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
-    for lv in levels:
-        entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
-        left.plot([e["ratio"] for e in entries], [e["val_bpb"] for e in entries], marker="o",
-                  label=f"{lv['name']} ({lv['tokens_per_param'] or 0:.3g} tokens / param)")
-    left.set_xscale("log")
-    left.set_xlabel("d_model / n_layer (log axis)")
-    left.set_ylabel("validation bits per byte (mean over seeds)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8)
-    done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
-    right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
-                   yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
-    right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
-    right.set_xscale("log", base=2)
-    right.set_xlabel("tokens per non-embedding parameter (log axis)")
-    right.set_ylabel("spread across shapes, % (bars: seed noise)")
-    right.grid(alpha=0.3)
-    right.legend(fontsize=8)
-    fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)
-    return fig

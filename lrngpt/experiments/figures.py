@@ -11,6 +11,8 @@
                                    full-data sweep is given beside it (without a small-data series: every
                                    series' train and val bpb)
     figures/val_bpb_by_step.png    periodic val bpb over the steps of every run (metrics.jsonl)
+    plot_series                    the width-depth scale series (lrn chapter's page): val bpb by shape per
+                                   level, and the spread across shapes against tokens per parameter
     figures/val_bpb_by_shape.png   a shape study (width against depth at a fixed budget): val bpb against
                                    d_model / n_layer on a log axis, seed min-max bars, and the band of 3%
                                    above the lowest that the finding allows (in place of the two by width)
@@ -37,6 +39,7 @@ from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
 from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
+from lrngpt.experiments.depth_judge import level_doc, level_result
 from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
 from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
@@ -288,3 +291,32 @@ def write_figures(out: Path, doc: dict) -> list[Path]:
     over figures lrn wrote, unchanged)."""
     files = figure_files(out, doc)
     return write_owned_files(SweepDir(out).figures_dir, files, FIGURE_FILE) if files else []
+
+
+def plot_series(dirs: list[Path]) -> Figure:
+    """Left: mean val bpb by d_model / n_layer, one line per level; right: the spread against tokens per
+    non-embedding parameter with its seed noise, and Kaplan et al.'s 3%."""
+    levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
+    fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    left, right = fig.subplots(1, 2)
+    for lv in levels:
+        entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
+        left.plot([e["ratio"] for e in entries], [e["val_bpb"] for e in entries], marker="o",
+                  label=f"{lv['name']} ({lv['tokens_per_param'] or 0:.3g} tokens / param)")
+    left.set_xscale("log")
+    left.set_xlabel("d_model / n_layer (log axis)")
+    left.set_ylabel("validation bits per byte (mean over seeds)")
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8)
+    done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
+    right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
+                   yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
+    right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
+    right.set_xscale("log", base=2)
+    right.set_xlabel("tokens per non-embedding parameter (log axis)")
+    right.set_ylabel("spread across shapes, % (bars: seed noise)")
+    right.grid(alpha=0.3)
+    right.legend(fontsize=8)
+    fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)
+    return fig

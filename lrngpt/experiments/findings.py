@@ -1,61 +1,44 @@
 """The book chapter's three findings on the embedding width, judged on a student's own sweeps.
 
-The chapter (lrngpt.experiments.chapter: its numbers and its words) finds:
+The chapter (lrngpt.experiments.chapter: its numbers and its words) finds: 1. each doubling of the
+width saves less val bpb; 2. with enough data (its model "hardly ever had occasion to read the same
+text twice": 0.12 passes) val bpb does not turn up to d = 512 and train bpb sits slightly above it;
+3. on a 4M-token prefix read about 16 times val bpb turns (lowest at d = 128) while train bpb keeps
+falling.
 
-    1. "each time the width is doubled, the amount it saves shrinks" (diminishing returns);
-    2. with enough data (its model "hardly ever had occasion to read the same text twice": 65.5M of
-       550M tokens, 0.12 passes) there is no turn: val bpb keeps falling to d = 512, and train bpb
-       sits slightly above val bpb (gap = val - train, the chapter's sign, -0.0051 to -0.0021);
-    3. on a small training prefix read many times (4M tokens, about 16 times) val bpb turns (lowest
-       at d = 128, rising after it) while train bpb keeps falling to d = 512.
+`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: `rows`, `sweep` or
+`label`, `preset`, `axes`, `meta`) and returns a Finding per finding (lrngpt.experiments.finding),
+its `commands` each {"cli", "api", "why", "checked"}. Pure functions of plain data.
 
-`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: their `rows`, `sweep` or
-`label`, `preset`, `axes`, and `meta`, what the sweep was run with) and returns one dict per finding:
-the finding, this run's evidence (sentences and `numbers`), a verdict (`shows`, `does not show`,
-`cannot tell`), a one-sentence `reason` where it does not show or cannot tell, `next` (what would
-tell, or what to try) and `commands` (each {"cli", "api", "why", "checked"}: the `lrn` command and
-the `lrngpt` call that do it, and how the judge checked that it undermines no finding that shows).
-Pure functions of plain data: nothing is trained or read from disk.
+Which series is which: a series (one sweep's runs at one steps / prefix setting) with a training
+prefix or at least MANY_PASSES passes is small-data, judged by finding 3; the other series with
+the most widths is the full-data series, judged by findings 1 and 2; runs at one width over several
+seeds give the noise (lrngpt.experiments.noise). The rules, each on the whole curve with the noise
+propagated to what it tests (lrngpt.experiments.trend; thresholds: lrngpt.experiments.thresholds):
 
-Which series is which: a series (one sweep's runs at one steps / prefix setting, see
-summary.series_label) with a training prefix (`data.train_tokens`) or at least MANY_PASSES passes
-is a small-data series, judged by finding 3; the other series with the most widths is the full-data
-series, judged by findings 1 and 2. Runs at one width over several seeds (a seed-variance sweep,
-given beside the others) give the noise (lrngpt.experiments.noise; every threshold, and why its
-value: lrngpt.experiments.thresholds). Each finding is judged on its whole curve with the noise
-propagated to what it tests (lrngpt.experiments.trend; the judges: lrngpt.experiments.judges):
-
-    1  shows when the first saving is above its noise, no saving exceeds the one before beyond the
-       noise, and the savings fall over the whole range: their slope against log2 d is below zero
-       beyond its noise. Savings that do not fall beyond the noise (constant, or growing a little at
-       each doubling) do not show where seeds measured the noise, and cannot tell where none did.
-    2  shows when its premise holds (at most FEW_PASSES passes, or the targets it read score like
-       those it never read: `train_bpb_read` / `train_bpb_unread`, which every sweep row carries),
-       val bpb never rises beyond the noise above its lowest value at a wider width, and every gap,
-       and the gap the line through them reaches at the widest width, is within the noise of zero
-       or below. The curve without the premise: cannot tell. Where it does not show, the reason
-       splits the largest gap into never-read vs val (a validation text unlike the training text;
-       the validation split is named) and read vs never-read (memorising what it read).
+    premise  every width trained (lrngpt.experiments.judges.untrained), else "cannot show at this
+             scale", naming where it can
+    1  shows when the first saving is above its noise, no saving exceeds the one before beyond it,
+       and the savings' slope against log2 d is below zero beyond its noise (savings that do not
+       fall: does not show where seeds measured the noise, cannot tell where none did)
+    2  shows when its premise holds (at most FEW_PASSES passes, or the read and never-read targets
+       score alike), val bpb never rises beyond the noise past its lowest width, and every gap, and
+       the line through them at the widest width, is within the noise of zero or below; else the
+       reason splits the largest gap into val vs never-read (a harder validation text, only where
+       validation is drawn unlike the training text) and never-read vs read (memorising)
     3  shows when val bpb rises beyond the noise past its lowest width while train bpb never rises
-       beyond its noise from one width to the next.
+       beyond its noise from one width to the next
 
-Every move a judge suggests is checked against the findings that show before it becomes a
-command (`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at
-that step; more steps must keep finding 2's premise (or come with a larger text); the others
-(a larger text, chunked validation, a sweep beside this one) change nothing a showing finding
-rests on, and say so.
+Every move a judge suggests is checked against the findings that show before it becomes a command
+(`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at that step;
+more steps must keep finding 2's premise (or come with a larger text).
 """
 
 from __future__ import annotations
 
 from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.judges import (
-    SHOWS,
-    judge_no_turn,
-    judge_savings,
-    judge_small_data,
-    reading_moves,
-)
+from lrngpt.experiments.finding import Finding, Verdict
+from lrngpt.experiments.judges import judge_no_turn, judge_savings, judge_small_data, reading_moves
 from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
@@ -134,9 +117,9 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
                     f"or before step {steps:,} to check it there")
         t, earlier = then
         f1 = judge_savings(earlier, noise)
-        if f1["verdict"] != SHOWS:
+        if f1.verdict != Verdict.SHOWS:
             return (f"fewer steps ({steps:,}) are not offered: they would undermine finding 1, which at step {t:,} of "
-                    f"these runs {f1['verdict']}" + (f" ({f1['reason']})" if f1["reason"] else ""))
+                    f"these runs {f1.verdict}" + (f" ({f1.reason})" if f1.reason else ""))
         move.checked = f"finding 1 still shows on these runs' periodic val bpb at step {t:,}"
     elif move.tag == "longer":
         minutes = (full or {}).get("meta", {}).get("minutes")
@@ -160,21 +143,20 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
     return None
 
 
-def advise(found: list[dict], full: dict | None, noise: Noise, meta: dict) -> list[dict]:
+def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) -> list[Finding]:
     """Each finding's moves checked and written out as commands (`commands`, `next`)."""
-    shows = {f["number"] for f in found if f["verdict"] == SHOWS}
+    shows = {f.claim.number or 0 for f in found if f.verdict == Verdict.SHOWS}
     for f in found:
         kept, notes = [], []
-        for move in f.pop("moves") or []:
+        for move in f.moves:
             problem = check(move, shows, full, noise)
             (notes.append(problem) if problem else kept.append(move))
-        f["commands"] = [command(m, meta) for m in kept]
-        parts = ["; or ".join(m.why for m in kept)] if kept else []
-        f["next"] = "; ".join(parts + notes) or None
+        f.moves, f.commands = [], [command(m, meta) for m in kept]
+        f.next = "; ".join(["; or ".join(m.why for m in kept)] * bool(kept) + notes) or None
     return found
 
 
-def judge(docs: list[dict]) -> list[dict]:
+def judge(docs: list[dict]) -> list[Finding]:
     """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
     finding on each shape study among them ([] when there are none)."""
     shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
@@ -190,23 +172,14 @@ def judge(docs: list[dict]) -> list[dict]:
     small = max(smalls, key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
-    for move in found[2]["moves"] or []:
+    for move in found[2].moves:
         if small is not None and move.study is None:  # it changes the small-data sweep
             move.meta = small["meta"]
     meta = (full or small or {"meta": _meta(docs[0])})["meta"]
     return [*advise(found, full, noise, meta), *shape]
 
 
-def finding_lines(findings: list[dict]) -> list[str]:
+def finding_lines(findings: list[Finding]) -> list[str]:
     """The judgement as lines of text (lrn sweep's closing lines)."""
-    if not findings:
-        return []
-    out = ["The book chapter's findings, judged on this sweep:"]
-    for f in findings:
-        out.append(f"{f['number']}. {f['finding']}: {f['verdict'].upper()}"
-                   + (f": {f['reason']}." if f["reason"] else "."))
-        out += [f"   - {e}" for e in f["evidence"]]
-        if f["next"]:
-            out.append(f"   next: {f['next']}.")
-        out += [f"     $ {c['cli']}" for c in f.get("commands") or []]
-    return out
+    return ["The book chapter's findings, judged on this sweep:", *(x for f in findings for x in f.lines())] \
+        if findings else []

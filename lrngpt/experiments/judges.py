@@ -1,8 +1,12 @@
-"""The three findings, one judge each, on the series lrngpt.experiments.findings picked out; the rules
-are that module's docstring, the thresholds lrngpt.experiments.thresholds.
+"""The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked
+out (its docstring: the rules). Each returns a Finding with the moves that could change its verdict,
+which the findings module checks against the other findings and writes out as commands.
 
-Each judge returns the finding's dict with the `moves` that would tell or help (advice.Move); the
-findings module checks them against the other findings and writes them out as commands.
+A claim about trained models cannot show where no width trained: a width whose train bpb (the text
+it reads; its val bpb where train bpb was not measured) is still above TRAINED x its untrained val
+bpb (step 0) has learned little beyond token frequencies, and its findings are "cannot show at this
+scale", with the scale that trains it as the next step. (Train bpb, not val: a validation text unlike
+the training text, a book's ending, keeps val bpb high however well a model learned.)
 """
 
 from __future__ import annotations
@@ -12,35 +16,95 @@ from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
-from lrngpt.experiments.chapter import quote, read_shares
+from lrngpt.experiments.chapter import quote, read_shares, seconds_text
+from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.noise import KIND_NAMES, Noise
 from lrngpt.experiments.stats import mean_or_none
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, Z_STRICT, Z
+from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, TRAINED, Z_STRICT, Z
 
-SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
-FINDINGS = {
-    1: "Each doubling of the embedding width saves less val bpb than the one before",
-    2: "With enough data (hardly a token read twice) there is no turn: val bpb keeps falling or flattens with "
-       "the width, and train bpb stays at or above val bpb (gap val - train at or below zero)",
-    3: "On a small training prefix read many times val bpb turns (rises past some width) while train bpb "
-       "keeps falling",
+CH_READ = read_shares(chapter.PASSES)[0]
+CLAIMS = {
+    1: Claim("diminishing-returns", "Each doubling of the embedding width saves less val bpb than the one before",
+             f"the chapter: {quote('diminishing')}; {quote('ten_times')} (its three seeds at d = 64: max - min "
+             f"{max(chapter.SEED_VAL_BPB) - min(chapter.SEED_VAL_BPB):.4f}); {quote('train_seconds')} "
+             f"({seconds_text(chapter.SECONDS)})", 1),
+    2: Claim("no-turn-with-enough-data", "With enough data (hardly a token read twice) there is no turn: val bpb keeps "
+             "falling or flattens with the width, and train bpb stays at or above val bpb (gap val - train at or "
+             "below zero)", f"the chapter: {quote('hardly_twice')} (lrn's figures for it: {chapter.PASSES:.2f} passes, "
+             f"about {CH_READ:.0%} of its targets read, under 1% twice); {quote('flat')}; {quote('gap')}; its "
+             f"16,000-step lines ({chapter.LONG_PASSES:.2f} passes, {seconds_text(chapter.LONG_SECONDS)}) print gaps "
+             f"of {min(v - t for v, t in chapter.LONG.values()):+.4f} to {max(v - t for v, t in chapter.LONG.values()):+.4f}",
+             2),
+    3: Claim("small-data-turn", "On a small training prefix read many times val bpb turns (rises past some width) "
+             "while train bpb keeps falling",
+             f"the chapter: {quote('small')}; {quote('small_val')}; {quote('small_train')}; {quote('small_gap')} (its "
+             f"lowest val bpb during training: {', '.join(f'{v:.4f}' for v, _ in chapter.SMALL_BEST.values())} at d = "
+             f"{', '.join(map(str, chapter.SMALL_BEST))}, each at step 4,000 but d = 512's at 3,750; "
+             f"{seconds_text(chapter.SMALL_SECONDS)}); its Problem 11: {quote('problem11_train')}; "
+             f"{quote('problem11_val')}", 3),
 }
-KEYS = {1: "diminishing-returns", 2: "no-turn-with-enough-data", 3: "small-data-turn"}
 SPLITS = {"documents": "a seeded draw of whole documents", "tail": "the last part of its one document (its ending)",
           "chunks": "seeded chunks from all over the text", "own split": "the corpus's own validation split"}
+LIKE_TRAINING = ("documents", "chunks")  # validation drawn as the training text is: not another kind of text
+UP = {"tiny": ("cpu", "400 steps of 16 x 256 on stories:5MB, where every width of the stories trains"),
+      "cpu": ("full", "the chapter's 4,000 steps of 64 x 256, a GPU job")}
 
 
-def _finding(n: int, verdict: str, evidence: list[str], chapter_text: str, reason: str | None = None,
-             moves: list[Move] | None = None, numbers: dict | None = None, note: str | None = None) -> dict:
-    return {"number": n, "key": KEYS[n], "finding": FINDINGS[n], "verdict": verdict, "reason": reason,
-            "next": note, "moves": moves or [], "commands": [], "evidence": evidence, "chapter": chapter_text,
-            "numbers": numbers or {}}
+def _passes(p: float | None) -> str:
+    return "-" if p is None else f"{p:.2f}"
 
+
+def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_STRICT) -> str:
+    """'3 x 0.0130, the seed spread 0.0184 carried through a saving over 2 doublings (x 0.71)'."""
+    return say("{z:g} x {n:.4f}, {src} {s:.4f} carried through {what} (x {w:.2f})", z=z, n=est.noise(sigma),
+               src=noise.source("val"), s=sigma, what=what, w=est.norm)
+
+
+# ---- the premise: trained widths ------------------------------------------------------------------
+
+def untrained(entries: list[dict]) -> dict[int, float]:
+    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies (train
+    bpb, else val bpb, above TRAINED x their step-0 val bpb; a row without a step-0 evaluation counts as
+    trained)."""
+    out = {}
+    for e in entries:
+        start = next((v for s, v in e.get("periodic") or [] if s == 0 and v), None)
+        score = e["val_bpb"] if e.get("train_bpb") is None else e["train_bpb"]
+        if start and score > TRAINED * start:
+            out[e["n_embd"]] = score / start
+    return out
+
+
+def scale_move(series: dict) -> list[Move]:
+    """Where the widths train: the next scale up, four times a budget's minutes, or four times the steps."""
+    meta, steps = series["meta"], series.get("steps")
+    if meta.get("minutes"):
+        return [Move("give the study four times the --minutes, so each width trains longer",
+                     minutes=4 * meta["minutes"], suffix="-longer", beside=False)]
+    if meta.get("scale") in UP:
+        up, how = UP[meta["scale"]]
+        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}", beside=False)]
+    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer",
+                 beside=False)] if steps else []
+
+
+def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
+    all_ = len(stale) == len(series["entries"])
+    who = "no width has" if all_ else f"d = {', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
+    because = say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
+                  "training text, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
+                  "models", it="it scores" if len(stale) == 1 else "they score",
+                  who=who, r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
+    return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
+                          scale_move(series))
+
+
+# ---- finding 1 ------------------------------------------------------------------------------------
 
 def seed_move(kind: str = "val") -> Move:
     return Move(f"add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of "
-                f"{KIND_NAMES[kind]}",
-                study="seed-variance", suffix="-seeds",
+                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds",
                 checked="a sweep beside this one: it changes none of this sweep's runs")
 
 
@@ -57,20 +121,15 @@ def small_move() -> Move:
                 checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
 
 
-def _listed(steps: list[tuple[int, int, float]]) -> str:
-    return ", ".join(f"{a}->{b} {s:.4f}" for a, b, s in steps)
+def _too_few(n: int, full: dict | None, why: str) -> Finding:
+    what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
+    return Finding.judged(CLAIMS[n], V.CANNOT_TELL, [f"{what}: {why}"], moves=[widths_move()])
 
 
-CH1 = (f"the chapter: {quote('diminishing')}; {quote('ten_times')} (its three seeds at d = 64: max - min "
-       f"{max(chapter.SEED_VAL_BPB) - min(chapter.SEED_VAL_BPB):.4f})")
-
-
-def judge_savings(full: dict | None, noise: Noise) -> dict:
+def judge_savings(full: dict | None, noise: Noise) -> Finding:
     """Finding 1 on the full-data series: the savings per doubling fall, beyond the noise."""
     if full is None or len(full["entries"]) < 3:
-        what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
-        return _finding(1, CANNOT_TELL, [], CH1, f"{what}: two savings per doubling are needed to compare",
-                        [widths_move()])
+        return _too_few(1, full, "two savings per doubling are needed to compare")
     sigma, measured = noise.sigma("val"), noise.measured("val")
     entries = full["entries"]
     widths, vals = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
@@ -79,11 +138,11 @@ def judge_savings(full: dict | None, noise: Noise) -> dict:
     rises = [i for i in range(len(saved) - 1) if saved[i + 1].value > saved[i].value]
     real = [i for i in rises if (saved[i + 1] - saved[i]).above(sigma, Z_STRICT)]
     slope = T.slope(T.midpoints(widths), saved)
-    evidence = [f"val bpb saved per doubling ({full['label']}): {_listed(steps)}",
+    evidence = [f"val bpb saved per doubling ({full['label']}): " + ", ".join(f"{a}->{b} {s:.4f}" for a, b, s in steps),
                 "each smaller than the one before" if not rises else
                 f"{len(steps) - 1 - len(rises)} of {len(steps) - 1} smaller than the one before",
-                f"the savings' slope against log2 d: {slope.value:+.4f} per doubling, its noise "
-                f"{slope.noise(sigma):.4f} (falling beyond the noise below {-Z_STRICT * slope.noise(sigma):+.4f})",
+                say("the savings' slope against log2 d: {v:+.4f} per doubling, its noise {n:.4f} (falling beyond the "
+                    "noise below {b:+.4f})", v=slope.value, n=slope.noise(sigma), b=-Z_STRICT * slope.noise(sigma)),
                 noise.text("val")]
     positive = [s.value for s in saved if s.above(sigma)]
     spread = noise.spreads.get("val")
@@ -97,37 +156,42 @@ def judge_savings(full: dict | None, noise: Noise) -> dict:
     numbers = {"saved_per_doubling": [{"from": a, "to": b, "saved": s} for a, b, s in steps], "noise": sigma,
                "seed_spread": spread["spread"] if spread else None, "slope": slope.value,
                "slope_noise": slope.noise(sigma)}
+    stale = untrained(entries)
+    if stale:
+        return _cannot_show(1, stale, full, evidence, numbers)
     longer = Move("train every width twice as long, so the savings can grow above the noise",
                   sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", beside=False, tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
-        return _finding(1, DOES_NOT_SHOW, evidence, CH1,
-                        f"the first doubling ({steps[0][0]}->{steps[0][1]}) saves only {saved[0].value:.4f}, within "
-                        f"the noise ({Z_STRICT:g} x {saved[0].noise(sigma):.4f}): val bpb hardly falls with the width here",
-                        [longer], numbers)
+        (a, b, s), doublings = steps[0], T.octaves(widths)[1] - T.octaves(widths)[0]
+        because = say("the first doubling ({a}->{b}) {s:saves|loses|saves} only {s:~.4f}, within the noise ({n}): val "
+                      "bpb hardly changes with the width here", a=a, b=b, s=s,
+                      n=_noise(saved[0], sigma, noise, f"a saving over {doublings:g} doubling{'s' * (doublings != 1)}"))
+        return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
     if real:
         i = real[0]
         (a, b, p), (c, d, q) = steps[i], steps[i + 1]
-        return _finding(1, DOES_NOT_SHOW, evidence, CH1,
-                        f"the doubling {c}->{d} saves {q:.4f}, more than {a}->{b} ({p:.4f}) by {q - p:.4f}, beyond "
-                        f"the noise ({Z_STRICT:g} x {(saved[i + 1] - saved[i]).noise(sigma):.4f})", None, numbers)
+        because = say("the doubling {c}->{d} {q:saves|loses|saves} {q:~.4f}, more than {a}->{b} ({p:.4f}) by {r:.4f}, "
+                      "beyond the noise ({n})", a=a, b=b, c=c, d=d, p=p, q=q, r=q - p,
+                      n=_noise(saved[i + 1] - saved[i], sigma, noise, "the difference of two savings"))
+        return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers)
     if slope.below(sigma, Z_STRICT):
         if rises and not measured:
             (a, b, p), (c, d, q) = steps[rises[0]], steps[rises[0] + 1]
-            return _finding(1, CANNOT_TELL, evidence, CH1,
-                            f"the doubling {c}->{d} saves {q - p:.4f} more than {a}->{b}, within the usual seed noise "
-                            "but with no seed spread here to judge it", [seed_move()], numbers)
-        return _finding(1, SHOWS, evidence, CH1, None, None if measured else [seed_move()], numbers)
+            because = say("the doubling {c}->{d} saves {r:.4f} more than {a}->{b}, within the usual seed noise but "
+                          "with no seed spread here to judge it", a=a, b=b, c=c, d=d, r=q - p)
+            return Finding.judged(CLAIMS[1], V.CANNOT_TELL, [because], evidence, numbers, [seed_move()])
+        return Finding.judged(CLAIMS[1], V.SHOWS, [], evidence, numbers, [] if measured else [seed_move()])
     grows = slope.above(sigma)
-    how = "grow with the width" if grows else "do not fall beyond the noise"
-    reason = (f"the savings per doubling {how} over d = {widths[0]} ... {widths[-1]} ({steps[0][2]:.4f} -> "
-              f"{steps[-1][2]:.4f}: a slope of {slope.value:+.4f} per doubling, its noise "
-              f"{slope.noise(sigma):.4f})")
+    because = say("the savings per doubling {how} over d = {a} ... {b} ({s0:.4f} -> {s1:.4f}: a slope of {v:+.4f} per "
+                  "doubling, its noise {n:.4f})", how="grow with the width" if grows else "do not fall beyond the noise",
+                  a=widths[0], b=widths[-1], s0=steps[0][2], s1=steps[-1][2], v=slope.value, n=slope.noise(sigma))
     if not measured and not grows:
-        return _finding(1, CANNOT_TELL, evidence, CH1, reason + " and no seed spread measures the noise",
-                        [seed_move()], numbers)
-    return _finding(1, DOES_NOT_SHOW, evidence, CH1, reason, [longer], numbers)
+        return Finding.judged(CLAIMS[1], V.CANNOT_TELL, [because + " and no seed spread measures the noise"],
+                              evidence, numbers, [seed_move()])
+    return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
 
 
+# ---- finding 2 ------------------------------------------------------------------------------------
 
 def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
     """Where `key` is lowest, and how far it rises at a wider width (turned: beyond z x the noise)."""
@@ -143,10 +207,9 @@ def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
 def _curve_text(t: dict) -> str:
     if t["widest"]:
         return f"val bpb falls to the widest run, d = {t['best']} ({t['best_bpb']:.4f})"
-    narrowest = ", the narrowest run" if t["narrowest"] else ""
-    text = f"val bpb is lowest at d = {t['best']} ({t['best_bpb']:.4f}{narrowest})"
+    text = f"val bpb is lowest at d = {t['best']} ({t['best_bpb']:.4f}{', the narrowest run' * t['narrowest']})"
     if not t["turned"]:
-        return text + (f"; the wider runs stay within the noise ({t['z']:g} x {t['rise_noise']:.4f}) of it: it flattens")
+        return text + f"; the wider runs stay within the noise ({t['z']:g} x {t['rise_noise']:.4f}) of it: it flattens"
     text += f" and rises to {t['peak_bpb']:.4f} at d = {t['peak']}"
     return text + (f" ({t['last_bpb']:.4f} at d = {t['last']})" if t["peak"] != t["last"] else "")
 
@@ -163,16 +226,15 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
     once, twice = (once_m, twice_m if twice_m is not None else twice_e) if once_m is not None else (once_e, twice_e)
     how = ("measured: the targets its seeded batches drew" if once_m is not None
            else "an estimate: 1 - e^-passes, for windows drawn at random")
-    where = "-" if passes is None else f"{passes:.2f}"
     twice_text = "" if twice is None else f", {twice:.1%} twice or more"
-    return (f"{where} passes over the training text: {once:.1%} of the training targets read at least once{twice_text} "
-            f"({how})"), once, twice
+    return (f"{_passes(passes)} passes over the training text: {once:.1%} of the training targets read at least once"
+            f"{twice_text} ({how})"), once, twice
 
 
 def split_gap(entries: list[dict]) -> dict | None:
-    """The gap (val - train) at each width as (val - never-read) + (never-read - train): a validation
-    text unlike the training text, and what reading did (never-read - read: memorising). None when
-    the rows do not carry read / never-read train bpb."""
+    """The gap (val - train) at each width as (val - never-read) + (never-read - train): what the
+    validation text adds, and what reading did (never-read - read: memorising). None when the rows do
+    not carry read / never-read train bpb."""
     rows = [e for e in entries if e.get("train_bpb_read") is not None and e.get("train_bpb_unread") is not None
             and e.get("train_bpb") is not None]
     if not rows:
@@ -186,15 +248,12 @@ def split_gap(entries: list[dict]) -> dict | None:
 
 
 def _split_text(s: dict) -> str:
-    w = s["widths"]
-    return (f"the gap split by what training read (train bpb of the targets it read and of those it never read): "
-            f"val bpb sits {s['other_text'][0]:+.4f} (d = {w[0]}) to {s['other_text'][-1]:+.4f} (d = {w[-1]}) "
-            f"above the never-read targets (a validation text unlike the training text), which sit "
-            f"{s['memorising'][0]:+.4f} to {s['memorising'][-1]:+.4f} above the read ones (memorising)")
-
-
-def _validation(split: str | None) -> str | None:
-    return None if split is None else f"validation: {SPLITS.get(split, split)}"
+    o, m, w = s["other_text"], s["memorising"], s["widths"]
+    return say("the gap split by what training read (train bpb of the targets it read and of those it never read), "
+               "d = {a} to {b}: val bpb minus the never-read targets' {o:+.4f} (above zero where the validation text "
+               "reads harder than training text never read), never-read minus read {m:+.4f} (above zero where "
+               "reading lowered the read targets: memorising)", a=w[0], b=w[-1], o=Span(o[0], o[-1]),
+               m=Span(m[0], m[-1]))
 
 
 def reading_moves(series: dict) -> list[Move]:
@@ -216,8 +275,8 @@ def reading_moves(series: dict) -> list[Move]:
         # put a larger text of their own there instead
         bigger = f"stories:{int(need * STORIES_BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
         own = "" if corpus.startswith("stories:") else (
-            f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of that size "
-            "(a larger text of yours: --set data.corpus=text:PATH)")
+            f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of "
+            "that size (a larger text of yours: --set data.corpus=text:PATH)")
         out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {target:.2g} "
                         f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text",
                         beside=False, tag="more-text"))
@@ -229,8 +288,8 @@ def reading_moves(series: dict) -> list[Move]:
 
 
 def chunks_move() -> Move:
-    return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or a few "
-                "documents", sets={"data.val_split": "chunks"}, suffix="-chunks", beside=False,
+    return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or another "
+                "text", sets={"data.val_split": "chunks"}, suffix="-chunks", beside=False,
                 checked="the same steps, batch and widths, and a training text within 5% of this one: finding 1's "
                         "savings are measured the same way", tag="chunks")
 
@@ -241,187 +300,171 @@ def by_reads_move(series: dict) -> Move:
                 eval_run=widest.get("name") or f"d{widest['n_embd']}", checked="an evaluation: it trains nothing")
 
 
-CH2 = (f"the chapter: {quote('hardly_twice')} (lrn's figures for it: {chapter.PASSES:.2f} passes, about "
-       f"{read_shares(chapter.PASSES)[0]:.0%} of its targets read, under 1% twice); {quote('flat')}; {quote('gap')}; "
-       f"its 16,000-step lines ({chapter.LONG_PASSES:.2f} passes) print gaps of -0.0040 to -0.0021")
-CH_READ = read_shares(chapter.PASSES)[0]
-
-
-def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> dict:
+def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Finding:
     """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below, with
     its premise (few passes, or read and never-read targets alike)."""
     if full is None or len(full["entries"]) < 3:
-        what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
-        return _finding(2, CANNOT_TELL, [], CH2, f"{what}: a turn needs three widths or more", [widths_move()])
+        return _too_few(2, full, "a turn needs three widths or more")
     entries = full["entries"]
     if any(e["train_bpb"] is None for e in entries):
-        return _finding(2, CANNOT_TELL, [], CH2, "the runs measured no train bpb (train.train_eval_tokens is 0)",
-                        [Move("measure train bpb on 200,000 training tokens", sets={"train.train_eval_tokens": 200_000},
-                              suffix="-train-bpb", beside=False, checked="an evaluation more: the runs train the same")])
+        return Finding.judged(CLAIMS[2], V.CANNOT_TELL, ["the runs measured no train bpb (train.train_eval_tokens is 0)"],
+                              moves=[Move("measure train bpb on 200,000 training tokens", suffix="-train-bpb",
+                                          sets={"train.train_eval_tokens": 200_000}, beside=False,
+                                          checked="an evaluation more: the runs train the same")])
     sv, sg, sm = noise.sigma("val"), noise.sigma("gap"), noise.sigma("memorising")
     widths, gaps = [e["n_embd"] for e in entries], [e["gap"] for e in entries]
     turn = _turn(entries, "val_bpb", sv)
     end = T.fitted_last(T.octaves(widths), gaps)
-    above = [widths[i] for i in range(len(gaps)) if T.point(gaps, i).above(sg)]
-    gap_ok = not above and not end.above(sg)
+    gap_ok = not any(T.point(gaps, i).above(sg) for i in range(len(gaps))) and not end.above(sg)
     reading, share, twice = _reading(full)
     split = split_gap(entries)
     passes, val_split = full["passes"], entries[0].get("val_split")
-    alike = split is not None and not any(T.point(split["memorising"], i).above(sm) for i in
-                                          range(len(split["memorising"])))
-    premise = (passes is not None and passes <= FEW_PASSES) or alike
+    alike = split is not None and not any(T.point(split["memorising"], i).above(sm)
+                                          for i in range(len(split["memorising"])))
     evidence = [reading, _curve_text(turn),
                 f"gap (val - train) {gaps[0]:+.4f} at d = {widths[0]} -> {gaps[-1]:+.4f} at d = {widths[-1]}"
                 + (f", largest {max(gaps):+.4f}" if max(gaps) > max(gaps[0], gaps[-1]) else "")
                 + f"; the line through the gaps reaches {end.value:+.4f} at d = {widths[-1]} (its noise "
                   f"{end.noise(sg):.4f})", noise.text("gap")]
-    evidence += _no_turn_more_evidence(split, val_split, others, sv)
-    numbers = {"passes": passes, "read_share": share, "read_twice_share": twice, "turn": turn, "noise": sv,
-               "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
-               "premise": premise, "val_split": val_split, "split": split}
-    if not turn["turned"] and gap_ok:
-        return _no_turn_curve_holds(full, evidence, numbers, noise)
-    return _no_turn_curve_differs(full, evidence, numbers, gaps, gap_ok, noise)
-
-
-def _no_turn_more_evidence(split: dict | None, val_split: str | None, others: list[dict], sv: float) -> list[str]:
-    """Finding 2's evidence past the curve and the gap: the gap split by reads, the validation text, and
-    the other series' lowest val bpb and gaps."""
-    out = []
-    if split is not None:
-        out.append(_split_text(split))
-    validation = _validation(val_split)
-    if validation:
-        out.append(validation)
+    evidence += ([_split_text(split)] if split else []) + [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
     for s in others:
         if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
             t = _turn(s["entries"], "val_bpb", sv)
-            out.append(f"{s['label']} ({'-' if s['passes'] is None else format(s['passes'], '.2f')} passes): "
-                       f"lowest val bpb at d = {t['best']}, gap {s['entries'][0]['gap']:+.4f} -> "
-                       f"{s['entries'][-1]['gap']:+.4f}")
-    return out
+            evidence.append(f"{s['label']} ({_passes(s['passes'])} passes): lowest val bpb at d = {t['best']}, gap "
+                            f"{s['entries'][0]['gap']:+.4f} -> {s['entries'][-1]['gap']:+.4f}")
+    numbers = {"passes": passes, "read_share": share, "read_twice_share": twice, "turn": turn, "noise": sv,
+               "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
+               "premise": (passes is not None and passes <= FEW_PASSES) or alike, "val_split": val_split,
+               "split": split}
+    stale = untrained(entries)
+    if stale:
+        return _cannot_show(2, stale, full, evidence, numbers)
+    if not turn["turned"] and gap_ok:
+        if numbers["premise"]:
+            return Finding.judged(CLAIMS[2], V.SHOWS, [], evidence, numbers, [] if noise.measured("val") else [seed_move()])
+        why = "its passes over the training text are unknown" if share is None else _read_share(share, passes, twice)
+        return Finding.judged(CLAIMS[2], V.CANNOT_TELL, [
+            f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its premise: "
+            f"{why}, where the chapter's model hardly ever read a token twice (about {CH_READ:.0%} of its targets, "
+            f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], evidence, numbers, reading_moves(full))
+    return _no_turn_differs(full, evidence, numbers, gaps, gap_ok, noise)
 
 
-def _no_turn_curve_holds(full: dict, evidence: list[str], numbers: dict, noise: Noise) -> dict:
-    """No turn and the gap within the noise: finding 2 shown where its premise holds, else cannot tell."""
-    if numbers["premise"]:
-        return _finding(2, SHOWS, evidence, CH2, None, [] if noise.measured("val") else [seed_move()], numbers)
-    passes, share, twice = numbers["passes"], numbers["read_share"], numbers["read_twice_share"]
-    why = (f"it read {share:.0%} of its training targets ({'-' if passes is None else format(passes, '.2f')} passes"
-           + (f", {twice:.0%} twice or more" if twice is not None else "") + ")" if share is not None
-           else "its passes over the training text are unknown")
-    return _finding(2, CANNOT_TELL, evidence, CH2,
-                    f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its "
-                    f"premise: {why}, where the chapter's model hardly ever read a token twice (about "
-                    f"{CH_READ:.0%} of its targets, lrn's estimate for its {chapter.PASSES:.2f} passes)",
-                    reading_moves(full), numbers)
+def _read_share(share: float, passes: float | None, twice: float | None, about: str = "") -> str:
+    return (f"it read {share:.0%} of its training targets ({_passes(passes)} passes"
+            + (f", {about}{twice:.0%} twice or more" if twice is not None else "") + ")")
 
 
-def _no_turn_curve_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
-                           noise: Noise) -> dict:
+def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
+                     noise: Noise) -> Finding:
     """A turn or a positive gap: finding 2 does not show, with the reason (reading its text too often, a
-    harder validation text, memorising) and the moves that would tell."""
+    harder validation text, memorising) and the moves that could change it."""
     turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
     share, twice = numbers["read_share"], numbers["read_twice_share"]
-    parts = ([f"val bpb turns at d = {turn['best']}"] if turn["turned"] else []) + \
-        ([f"the gap is positive (up to {max(gaps):+.4f})"] if not gap_ok else [])
-    what = " and ".join(parts)
+    what = " and ".join([f"val bpb turns at d = {turn['best']}"] * turn["turned"]
+                        + [f"the gap is positive (up to {max(gaps):+.4f})"] * (not gap_ok))
     heavy = passes is not None and passes > FEW_PASSES
-    reading_reason = None
-    if share is not None and heavy:
-        reading_reason = (f"it read {share:.0%} of its training targets ({passes:.2f} passes"
-                          + (f", about {twice:.0%} twice or more" if twice is not None else "")
-                          + f") where the chapter's model read about {CH_READ:.0%} (lrn's estimate for its "
-                          f"{chapter.PASSES:.2f} passes) and almost none twice; here {what}")
+    less = reading_moves(full)
+    read = (f"{_read_share(share, passes, twice, 'about ')} where the chapter's model read about {CH_READ:.0%} (lrn's "
+            f"estimate for its {chapter.PASSES:.2f} passes) and almost none twice; here {what}"
+            if share is not None and heavy else None)
+    also = f"; it also read its text {passes:.2f} times, more than the {FEW_PASSES} of finding 2's premise" * heavy
     if not gap_ok and split is not None:
         k, at = split["k"], split["at"]
-        other, memo, part = split["other_text"][k], split["memorising"][k], split["reading"][k]
+        nums = {"o": split["other_text"][k], "m": split["memorising"][k], "r": split["reading"][k], "at": at}
+        if split["cause"] == "validation text" and val_split in LIKE_TRAINING:
+            because = say(
+                "{what}: at d = {at} val bpb sits {o:~.4f} {o:above|below|level with} the training targets it never "
+                "read, though validation is {where}, drawn as the training text is: not a harder text, but what "
+                "reading did around the never-read targets (they sit among read ones); the read targets score "
+                "{m:~.4f} {m:below|above|level with} them{also}", what=what, where=SPLITS[val_split], also=also, **nums)
+            return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers, less)
         if split["cause"] == "validation text":
             where = f"; validation is {SPLITS[val_split]}" if val_split in SPLITS else ""
-            also = (f"; it also read its text {passes:.2f} times, more than the {FEW_PASSES} of finding 2's premise"
-                    if heavy else "")
-            reason = (f"{what}, and most of the gap is a harder validation text, not memorising: at d = {at} val bpb "
-                      f"sits {other:+.4f} above the training targets it never read, and reading lowered the train "
-                      f"bpb by only {part:.4f} more (read targets {memo:+.4f} below never-read ones){where}{also}")
-            moves = ([chunks_move()] if val_split in ("tail", "documents") else []) + \
-                (reading_moves(full) if heavy else [])
-            return _finding(2, DOES_NOT_SHOW, evidence, CH2, reason, moves, numbers)
-        mem = (f"the targets it read score {memo:.4f} below those it never read at d = {at} (memorising), the "
-               f"validation text only {other:+.4f} above the never-read ones")
-        reason = f"{reading_reason}: {mem}" if reading_reason else \
-            f"{what}: {mem}, even at {'-' if passes is None else format(passes, '.2f')} passes"
-        return _finding(2, DOES_NOT_SHOW, evidence, CH2, reason, reading_moves(full), numbers)
-    if reading_reason:
+            because = say("{what}, and most of the gap is a harder validation text, not memorising: at d = {at} val bpb "
+                          "sits {o:~.4f} {o:above|below|level with} the training targets it never read, and reading {r:lowered|raised|"
+                          "changed} the train bpb by only {r:~.4f} (read targets {m:~.4f} {m:below|above|level with} never-read ones)"
+                          "{where}{also}", what=what, where=where, also=also, **nums)
+            return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
+                                  [chunks_move()] * (val_split in ("tail", "own split")) + less * heavy)
+        mem = say("the targets it read score {m:~.4f} {m:below|above|level with} those it never read at d = {at} "
+                  "({m:memorising|not memorising|not memorising}), the validation text {o:~.4f} "
+                  "{o:above|below|level with} the never-read ones", **nums)
+        because = f"{read}: {mem}" if read else f"{what}: {mem}, even at {_passes(passes)} passes"
+        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers, less)
+    if read:
         tail = (f"; its validation is {SPLITS['tail']}, which can read unlike the rest: the read / never-read "
                 "split tells" if val_split == "tail" and split is None else "")
-        moves = reading_moves(full) + ([by_reads_move(full)] if split is None and not gap_ok else [])
-        return _finding(2, DOES_NOT_SHOW, evidence, CH2, reading_reason + tail, moves, numbers)
+        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [read + tail], evidence, numbers,
+                              less + [by_reads_move(full)] * (split is None and not gap_ok))
     if not gap_ok:
-        moves = [by_reads_move(full)] + ([chunks_move()] if val_split == "tail" else [])
-        return _finding(2, DOES_NOT_SHOW, evidence, CH2,
-                        f"{what} though it read little of its text twice: its validation text is harder to predict "
-                        "than its training text, or it memorised what it read", moves, numbers)
-    return _finding(2, DOES_NOT_SHOW, evidence, CH2,
-                    f"{what}: val bpb rises {turn['rise']:.4f} from d = {turn['best']} to d = {turn['peak']}, beyond "
-                    f"the noise ({Z:g} x {turn['rise_noise']:.4f}), with the gap at or below zero",
-                    [] if noise.measured("val") else [seed_move()], numbers)
+        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [
+            f"{what} though it read little of its text twice: its validation text is harder to predict than its "
+            "training text, or it memorised what it read"], evidence, numbers,
+            [by_reads_move(full)] + [chunks_move()] * (val_split == "tail"))
+    because = say("{what}: val bpb rises {r:.4f} from d = {a} to d = {b}, beyond the noise ({z:g} x {n:.4f}), with the "
+                  "gap at or below zero", what=what, r=turn["rise"], a=turn["best"], b=turn["peak"], z=Z,
+                  n=turn["rise_noise"])
+    return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
+                          [] if noise.measured("val") else [seed_move()])
 
 
-CH3 = (f"the chapter: {quote('small')}; {quote('small_val')}; {quote('small_train')}; {quote('small_gap')}")
+# ---- finding 3 ------------------------------------------------------------------------------------
 
-
-def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> dict:
+def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Finding:
     """Finding 3 on the small-data series: val bpb turns while train bpb keeps falling, beyond the noise."""
     if small is None:
-        return _finding(3, CANNOT_TELL, [], CH3, "no small-data series here: no sweep trains on a short prefix read "
-                        "many times", [small_move()])
+        return Finding.judged(CLAIMS[3], V.CANNOT_TELL, ["no small-data series here: no sweep trains on a short prefix "
+                                                         "read many times"], moves=[small_move()])
     entries = small["entries"]
     if len(entries) < 3 or any(e["train_bpb"] is None for e in entries):
         why = f"only {len(entries)} widths" if len(entries) < 3 else "the runs measured no train bpb"
-        return _finding(3, CANNOT_TELL, [], CH3, f"{why} in {small['label']}", [widths_move(None)])
-    sv, st = noise.sigma("val"), noise.sigma("train")
+        return Finding.judged(CLAIMS[3], V.CANNOT_TELL, [f"{why} in {small['label']}"], moves=[widths_move(None)])
+    sv, st, sg = noise.sigma("val"), noise.sigma("train"), noise.sigma("gap")
     turn = _turn(entries, "val_bpb", sv, Z_STRICT)  # a turn makes it show
-    trains = [e["train_bpb"] for e in entries]
+    trains, gaps = [e["train_bpb"] for e in entries], [e["gap"] for e in entries]
     up = [(entries[i], entries[i + 1]) for i in range(len(entries) - 1) if T.difference(trains, i, i + 1).above(st)]
-    passes = small["passes"]
+    passes, (first, last) = small["passes"], (entries[0]["n_embd"], entries[-1]["n_embd"])
     prefix = f" over a prefix of {small['train_tokens']:,} tokens" if small.get("train_tokens") else ""
-    evidence = [f"{small['label']}: {'-' if passes is None else format(passes, '.2f')} passes{prefix}",
-                f"train bpb {trains[0]:.4f} (d = {entries[0]['n_embd']}) -> {trains[-1]:.4f} (d = "
-                f"{entries[-1]['n_embd']}), " + ("falling at every width" if not up else
-                                                 f"rising beyond the noise at {len(up)} of {len(entries) - 1} doublings"),
-                _curve_text(turn),
-                f"gap (val - train) {entries[0]['gap']:+.4f} -> {entries[-1]['gap']:+.4f}", noise.text("val")]
+    evidence = [f"{small['label']}: {_passes(passes)} passes{prefix}",
+                f"train bpb {trains[0]:.4f} (d = {first}) -> {trains[-1]:.4f} (d = {last}), "
+                + ("falling at every width" if not up else
+                   f"rising beyond the noise at {len(up)} of {len(entries) - 1} doublings"),
+                _curve_text(turn), f"gap (val - train) {gaps[0]:+.4f} -> {gaps[-1]:+.4f}", noise.text("val")]
     if full is not None:
         ref = {e["n_embd"]: e["val_bpb"] for e in full["entries"]}
         above = [e["val_bpb"] - ref[e["n_embd"]] for e in entries if e["n_embd"] in ref]
         if above:
-            evidence.append(f"against the full-data val bpb at the same widths ({full['label']}): "
-                            f"{min(above):+.4f} to {max(above):+.4f}")
+            evidence.append(say("against the full-data val bpb at the same widths ({label}): {s:+.4f}",
+                                label=full["label"], s=Span(min(above), max(above))))
     numbers = {"passes": passes, "turn": turn, "noise": sv, "train_noise": st,
                "train_bpb": {e["n_embd"]: e["train_bpb"] for e in entries}}
+    stale = untrained(entries)
+    if stale:
+        return _cannot_show(3, stale, small, evidence, numbers)
     if turn["turned"] and not up:
-        return _finding(3, SHOWS, evidence, CH3, None, None, numbers)
-    if not turn["turned"]:
-        steps, tt = small.get("steps"), small.get("train_tokens")
-        if passes is not None and passes < MANY_PASSES and tt:
-            reason = (f"val bpb does not turn: it read its text only {passes:.2f} times, where the chapter read its "
-                      "prefix about 16 times")
-            return _finding(3, DOES_NOT_SHOW, evidence, CH3, reason,
-                            [Move("read a shorter prefix, about 16 times",
-                                  sets={"data.train_tokens": max(2, int(tt * passes / 16))}, suffix="-shorter-prefix",
-                                  beside=False, checked="a small-data sweep: findings 1 and 2 are judged on another")],
-                            numbers)
-        moves = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * steps},
-                      suffix="-longer", beside=False,
-                      checked="a small-data sweep: findings 1 and 2 are judged on another")] if steps else []
-        return _finding(3, DOES_NOT_SHOW, evidence, CH3,
-                        f"val bpb does not turn by d = {turn['last']}: these widths did not memorise the prefix "
-                        f"at {'-' if passes is None else format(passes, '.2f')} passes", moves, numbers)
-    a, b = up[0]
-    moves = [Move("train each width twice as long, so the wide tables fit their prefix",
-                  sets={"train.steps": 2 * small["steps"]}, suffix="-longer", beside=False,
-                  checked="a small-data sweep: findings 1 and 2 are judged on another")] if small.get("steps") else []
-    return _finding(3, DOES_NOT_SHOW, evidence, CH3,
-                    f"train bpb rises from d = {a['n_embd']} ({a['train_bpb']:.4f}) to d = {b['n_embd']} "
-                    f"({b['train_bpb']:.4f}), beyond its noise: the wider tables did not fit even their training text",
-                    moves, numbers)
+        return Finding.judged(CLAIMS[3], V.SHOWS, [], evidence, numbers)
+    check = "a small-data sweep: findings 1 and 2 are judged on another"
+    longer = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * small["steps"]},
+                   suffix="-longer", beside=False, checked=check)] if small.get("steps") else []
+    if up:
+        a, b = up[0]
+        return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
+            f"train bpb rises from d = {a['n_embd']} ({a['train_bpb']:.4f}) to d = {b['n_embd']} ({b['train_bpb']:.4f}), "
+            "beyond its noise: the wider tables did not fit even their training text"], evidence, numbers, longer)
+    tt = small.get("train_tokens")
+    if passes is not None and passes < MANY_PASSES and tt:
+        return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
+            f"val bpb does not turn: it read its text only {passes:.2f} times, where the chapter read its prefix about "
+            "16 times"], evidence, numbers,
+            [Move("read a shorter prefix, about 16 times", sets={"data.train_tokens": max(2, int(tt * passes / 16))},
+                  suffix="-shorter-prefix", beside=False, checked=check)])
+    grew, g = T.difference(gaps, 0, len(gaps) - 1).above(sg), {"g0": gaps[0], "g1": gaps[-1], "t0": trains[0],
+                                                                "t1": trains[-1]}
+    memorised = say("the gap grows {g0:+.4f} -> {g1:+.4f} while train bpb falls {t0:.4f} -> {t1:.4f}: the wide tables "
+                    "memorise the prefix, but not yet enough to cost val bpb" if grew and trains[-1] < trains[0] else
+                    "the gap grows {g0:+.4f} -> {g1:+.4f}, but train bpb does not fall ({t0:.4f} -> {t1:.4f})" if grew
+                    else "the gap stays within its noise ({g0:+.4f} -> {g1:+.4f}): these widths did not memorise the "
+                    "prefix", **g)
+    return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [f"val bpb does not turn by d = {turn['last']} at "
+                                                       f"{_passes(passes)} passes: {memorised}"], evidence, numbers, longer)

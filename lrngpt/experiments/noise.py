@@ -32,6 +32,12 @@ class Noise:
     def measured(self, kind: str = "val") -> bool:
         return kind in self.spreads
 
+    def source(self, kind: str = "val") -> str:
+        """What sigma is: the seed spread, the floor it was raised to, or the noise taken without seeds."""
+        g = self.spreads.get(kind)
+        return ("the noise taken without seeds" if g is None else "the noise floor" if g["spread"] < NOISE_FLOOR
+                else "the seed spread")
+
     def text(self, kind: str = "val") -> str:
         g = self.spreads.get(kind)
         if g is None:
@@ -59,10 +65,3 @@ def seed_noise(docs: list[dict]) -> Noise:
                     spreads[kind] = {"spread": spread, "seeds": [s for s, _ in pairs], "n_embd": d, "series": label,
                                      "sweep": str(doc.get("label") or doc.get("sweep") or "sweep")}
     return Noise(spreads)
-
-
-def seed_spread(docs: list[dict]) -> dict | None:
-    """The largest max - min of val bpb over the seeds of one setting, with where it came from."""
-    return seed_noise(docs).spreads.get("val")
-
-

@@ -4,7 +4,8 @@ that known answer and on the whole vocabulary against the replayed counts.
 
     plan = planted_plan(scale="cpu")            # the protocol, its measured time estimate, deviations
     result = run_planted(Path("out"), plan)     # out/data, out/tied, out/untied, out/planted.json
-    planted_finding(Path("out"))                # works / fails per indicator and tying
+    planted_scores(Path("out"))                 # works / fails per indicator, tying and truth
+    planted_findings(Path("out"))               # own movement's four Findings (tied, untied x two truths)
     plot_planted(Path("out"))                   # input reads against own movement (figure)
 
 The planted split is a prepared-data directory of its own (out/data: the corpus's tokenizer and
@@ -42,17 +43,25 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_dir, read_json, write_json
 from lrngpt.data.prepared import PreparedData, load_prepared, prepare
 from lrngpt.errors import UserError
+from lrngpt.experiments.finding import Claim, Finding
+from lrngpt.experiments.finding import Verdict as V
 from lrngpt.runconfig.schema import RunConfig, load_config
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.timing import estimate_seconds, probe
 from lrngpt.training.trainer import train_run
 
 RESULT = "planted.json"
-FINDING = ("own movement, from ckpt_init.pt and the last weights alone, flags the tokens read as input fewer than "
-           "d times, tied and untied")
+CLAIMS = {
+    "under_trained": ("own movement, from ckpt_init.pt and the last weights alone, flags the tokens read as input "
+                      "fewer than d times", "lrn's own rule, input reads < d (lrngpt.analysis.rare_tokens): the lecture "
+                      "says only that a rare token may be under-trained, though not necessarily untouched"),
+    "never_read": ("own movement flags the tokens never read as input", "the lecture: a rare token may be under-trained "
+                   "but is not necessarily untouched (tied, the output path moves its row); never read is the limit "
+                   "of lrn's rule"),
+}
 WORKS = 0.9  # precision and recall, on the planted ids and on the vocabulary, for the verdict "works"
 PROTOCOLS: dict[str, dict[str, Any]] = {
-    # the README's GPT pair (2 layers, d=64, 200 steps of 16 x 64 on stories:1MB): about 2 minutes a run here
+    # lrn's GPT pair (2 layers, d=64, 200 steps of 16 x 64 on stories:1MB): about 2 minutes a run here
     "cpu": {"corpus": "stories:1MB", "vocab": 4096, "n_layer": 2, "n_embd": 64, "n_head": 4, "context": 64,
             "batch": 16, "steps": 200, "min_steps": 120, "groups": {"0": 8, "1": 8, "10": 8, "1000": 8}},
     # seconds, for the tests: d=16, so the 0/1/10 groups are under-trained and 200 is not
@@ -60,10 +69,11 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
              "batch": 8, "steps": 60, "min_steps": 60, "groups": {"0": 2, "1": 2, "10": 2, "200": 2}},
 }
 DEVIATIONS = [
-    "the lecture's GPT pair trained here for minutes, not the seed project's GPT (6 layers, d=256, 2,000 steps)",
+    "lrn's GPT pair (2 layers, d=64), trained here for minutes, not lrn's gpt-default (the seed project's GPTConfig "
+    "defaults: 6 layers, d=256; 2,000 steps)",
     "ids are planted into the text: the chosen ids replace the tokens at the planted positions (documents keep "
     "their <|endoftext|> bounds); every other token and every batch stays as the corpus gives it",
-    "dropout 0 (the seed project's 0.1): the planted reads are exact either way, but a row's movement is then the "
+    "dropout 0 (gpt-default's 0.1): the planted reads are exact either way, but a row's movement is then the "
     "signal's alone",
     "Land & Bartolo's indicators scored with a threshold from the reference tokens (the paper ranks and verifies "
     "candidates by prompting; left out here) and with the authors' 2% share",
@@ -257,34 +267,41 @@ def _read(out: Path) -> dict:
     return r
 
 
-def planted_finding(out: Path) -> dict:
-    """Works / fails per indicator and tying (against input reads < d, and against never read), with
-    precision and recall, from out/planted.json."""
+def planted_scores(out: Path) -> dict:
+    """{indicator: {tying: {"verdict", "planted", "vocabulary", "never_read": {...}}}} from out/planted.json:
+    works / fails against input reads < d, and against never read, with precision and recall."""
     r = _read(out)
-    verdicts: dict[str, dict[str, dict]] = {}  # indicator -> tying -> its verdicts
-    evidence = []
+    verdicts: dict[str, dict[str, dict]] = {}
     for name in ("tied", "untied"):
-        run = r["runs"][name]
-        evidence.append(f"{name}: planted reads exact: {run['reads_exact']}")
-        for ind, s in run["scores"].items():
+        for ind, s in r["runs"][name]["scores"].items():
             per: dict[str, dict[str, Any]] = {truth: {"verdict": _verdict(s[truth]),
                            **{w: {k: s[truth][w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}}
                    for truth in TRUTHS}
             verdicts.setdefault(ind, {})[name] = {**per["under_trained"], "never_read": per["never_read"]}
-            for truth, v in per.items():
-                evidence.append(f"{name} {ind} against {TRUTHS[truth]}: {v['verdict']}; planted precision "
+    return {"verdicts": verdicts, "main": r.get("main", MAIN),
+            "reads_exact": {n: r["runs"][n]["reads_exact"] for n in ("tied", "untied")}}
+
+
+def planted_findings(out: Path) -> list[Finding]:
+    """Own movement against input reads < d and against never read, tied and untied: four Findings, each
+    with every indicator's scores on that GPT as its evidence."""
+    scores = planted_scores(out)
+    found = []
+    for truth, (text, source) in CLAIMS.items():
+        for name in ("tied", "untied"):
+            claim = Claim(f"planted-{truth.replace('_', '-')}-{name}", f"{text} ({name} GPT)", source)
+            evidence = [f"{name}: planted reads exact: {scores['reads_exact'][name]}"]
+            for ind, per in ((i, p) for i, p in scores["verdicts"].items() if name in p):
+                v = per[name] if truth == "under_trained" else per[name]["never_read"]
+                evidence.append(f"{ind} against {TRUTHS[truth]}: {v['verdict']}; planted precision "
                                 f"{_pct(v['planted']['precision'])} recall {_pct(v['planted']['recall'])}, vocabulary "
                                 f"precision {_pct(v['vocabulary']['precision'])} recall {_pct(v['vocabulary']['recall'])}")
-
-    def said(ind: str) -> str:
-        v = verdicts.get(ind, {})
-        return ", ".join(f"{n} {v[n]['verdict']} ({v[n]['never_read']['verdict']} on never-read)" for n in v)
-
-    reason = (f"against input reads < d: own movement {said('own_movement')}; Land & Bartolo's indicator "
-              f"{said(r.get('main', MAIN))} ('works': precision and recall >= {WORKS:.0%} on the planted ids and "
-              "the vocabulary)")
-    own = verdicts["own_movement"]
-    return {"key": "planted", "finding": FINDING,
-            "verdict": "works" if all(own[n]["verdict"] == "works" for n in ("tied", "untied")) else "fails",
-            "verdicts": verdicts, "evidence": evidence, "reason": reason,
-            "reads_exact": all(r["runs"][n]["reads_exact"] for n in ("tied", "untied"))}
+            own = scores["verdicts"]["own_movement"][name]
+            own = own if truth == "under_trained" else own["never_read"]
+            low = [f"{w} {k} " + ("- (none flagged)" if own[w][k] is None else f"{own[w][k]:.1%}") for w in ("planted", "vocabulary") for k in ("precision", "recall")
+                   if own[w][k] is None or own[w][k] < WORKS]
+            because = [f"{', '.join(low)}: below the {WORKS:.0%} that 'works' asks of precision and recall on the "
+                       "planted ids and the vocabulary"] if low else []
+            found.append(Finding.judged(claim, V.WORKS if own["verdict"] == "works" else V.FAILS, because, evidence,
+                                        {"own_movement": own, "reads_exact": scores["reads_exact"][name]}))
+    return found

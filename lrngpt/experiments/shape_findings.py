@@ -8,43 +8,34 @@ trains such shapes; `judge_shapes(doc)` judges that finding on its summary docum
 (lrngpt.experiments.summary.collect: only `rows`, `sweep`/`label` and `preset`/`axes` are read) and
 returns one finding shaped like lrngpt.experiments.findings' (number 4). Pure functions of plain data.
 
-A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds. The loss's relative change
-is the val bpb's: every shape is scored with one tokenizer on one validation text, so bits per byte are
-the loss per token times one constant. The thresholds (named here once; docs/width-depth-study.md
-derives them):
-
-    MAX_CHANGE        0.03: the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
-    RATIO_SPAN        40: d_model / n_layer must span at least 40x (Kaplan et al.'s 40-fold)
-    PARAMS_TOLERANCE  0.01: the shapes' non-embedding parameters (blocks and final LayerNorm) may differ
-                      by at most 1% (largest / smallest - 1), or the budget was not held fixed
-    MIN_SHAPES        3: fewer shapes make no curve to judge
-
-The noise is the seeds': the largest max - min of val bpb over the seeds of one shape, as a share of
-the best shape's val bpb. The change is (worst - best) / best over the shape means. The finding shows
-when change + noise <= MAX_CHANGE (even the noise cannot carry it past 3%), does not show when
-change - noise > MAX_CHANGE, and cannot tell in between, or when there is no noise (one seed per
-shape), too few shapes, too narrow a span or an unequal budget.
+A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds (one tokenizer, one
+validation text: bpb is the loss times one constant). The change is (worst - best) / best; the noise
+the largest max - min over one shape's seeds, over the best. The finding shows when change + noise
+<= MAX_CHANGE, does not show when change - noise > MAX_CHANGE, and cannot tell in between or without
+seeds, shapes, span or an equal budget (the thresholds: below; docs/width-depth-study.md derives
+them). Where a shape has not trained past token frequencies (lrngpt.experiments.judges.untrained),
+the shapes differ by how little each has learned yet: it cannot show at that scale.
 """
 
 from __future__ import annotations
 
 import math
 
+from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.presets import SHAPE_STUDIES
+from lrngpt.experiments.thresholds import TRAINED
 
-SHOWS, DOES_NOT_SHOW, CANNOT_TELL = "shows", "does not show", "cannot tell"
+MAX_CHANGE = 0.03  # the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
+RATIO_SPAN = 40.0  # d_model / n_layer must span at least 40x (Kaplan et al.'s 40-fold)
+PARAMS_TOLERANCE = 0.01  # non-embedding parameters at most 1% apart (largest / smallest - 1): the budget held
+MIN_SHAPES = 3  # fewer make no curve to judge
 
-MAX_CHANGE = 0.03
-RATIO_SPAN = 40.0
-PARAMS_TOLERANCE = 0.01
-MIN_SHAPES = 3
-
-NUMBER, KEY = 4, "width-depth-flat"
-FINDING = ("At a fixed non-embedding parameter count the loss changes by at most 3% while d_model / n_layer "
-           "varies 40-fold")
 CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding parameters fixed, changing d_model / "
            "n_layer 40-fold changes the loss only a little; 6 layers x 4,288 came within 3% of 48 layers x 1,600 "
            "(GPT-2's largest model)")
+CLAIM = Claim("width-depth-flat", "At a fixed non-embedding parameter count the loss changes by at most 3% while "
+              "d_model / n_layer varies 40-fold", CHAPTER, 4)
 SEEDS_NEXT = "add seeds, e.g. --axis train.seed=1337,1338,1339 (at least two a shape give the noise)"
 
 
@@ -68,7 +59,10 @@ def shapes(rows: list[dict]) -> list[dict]:
     out = []
     for (n_layer, n_embd), group in groups.items():
         vals = [r["val_bpb"] for r in group]
+        starts = [(r["val_bpb"] if r.get("train_bpb") is None else r["train_bpb"], v)
+                  for r in group for s, v in r.get("periodic_val") or [] if s == 0 and v]
         out.append({"n_layer": n_layer, "n_embd": n_embd, "ratio": n_embd / n_layer,
+                    "of_untrained": sum(a / b for a, b in starts) / len(starts) if starts else None,
                     "non_embedding": non_embedding(group[0]), "seeds": [r.get("seed") for r in group],
                     "val_bpb": sum(vals) / len(vals), "val_bpbs": vals, "spread": max(vals) - min(vals),
                     "tokens_read": group[0].get("tokens_read")})
@@ -87,21 +81,14 @@ def _name(e: dict) -> str:
     return f"{e['n_layer']} x {e['n_embd']} (d/L {e['ratio']:.3g})"
 
 
-def _finding(verdict: str, evidence: list[str], reason: str | None = None, next_: str | None = None,
-             numbers: dict | None = None) -> dict:
-    return {"number": NUMBER, "key": KEY, "finding": FINDING, "verdict": verdict, "reason": reason, "next": next_,
-            "commands": [],
-            "evidence": evidence, "chapter": CHAPTER, "numbers": numbers or {}}
-
-
-def judge_shapes(doc: dict) -> dict:
+def judge_shapes(doc: dict) -> Finding:
     """The finding judged on one shape sweep's summary document."""
     entries = shapes(doc.get("rows") or [])
     label = str(doc.get("label") or doc.get("sweep") or "sweep")
     if len(entries) < MIN_SHAPES:
-        return _finding(CANNOT_TELL, [f"{label}: {len(entries)} shapes finished"],
-                        f"only {len(entries)} shapes: a change across shapes needs {MIN_SHAPES} or more",
-                        "run the width-depth preset's shapes (lrn sweep width-depth --out DIR)")
+        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"only {len(entries)} shapes: a change across shapes needs "
+                                                     f"{MIN_SHAPES} or more"], [f"{label}: {len(entries)} shapes finished"],
+                              next="run the width-depth preset's shapes (lrn sweep width-depth --out DIR)")
     listed = "; ".join(f"{_name(e)}: {e['val_bpb']:.4f}" + (f" over {len(e['seeds'])} seeds" if len(e["seeds"]) > 1
                                                               else "") for e in entries)
     evidence = [f"val bpb by shape, n_layer x n_embd ({label}): {listed}"]
@@ -109,53 +96,63 @@ def judge_shapes(doc: dict) -> dict:
     params = [e["non_embedding"] for e in entries]
     numbers: dict = {"span": span, "shapes": entries}
     if any(p is None for p in params):
-        return _finding(CANNOT_TELL, evidence, "the rows do not say their non-embedding parameters (a GPT's blocks)",
-                        None, numbers)
+        return Finding.judged(CLAIM, V.CANNOT_TELL, ["the rows do not say their non-embedding parameters (a GPT's "
+                                                     "blocks)"], evidence, numbers)
     unequal = max(params) / min(params) - 1
     evidence.append(f"non-embedding parameters {min(params):,} to {max(params):,} ({unequal:.2%} apart); "
                     f"d/L spans {span:.1f}x")
     numbers["params_apart"] = unequal
     if unequal > PARAMS_TOLERANCE:
-        return _finding(CANNOT_TELL, evidence, f"the shapes' non-embedding parameters differ by {unequal:.1%}, more "
-                        f"than {PARAMS_TOLERANCE:.0%}: the budget was not held fixed",
-                        "give each depth the width that keeps 12 n_layer d^2 equal (the width-depth preset's shapes)",
-                        numbers)
+        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the shapes' non-embedding parameters differ by {unequal:.1%}, "
+                                                     f"more than {PARAMS_TOLERANCE:.0%}: the budget was not held fixed"],
+                              evidence, numbers, next="give each depth the width that keeps 12 n_layer d^2 equal (the "
+                              "width-depth preset's shapes)")
     if span < RATIO_SPAN:
-        return _finding(CANNOT_TELL, evidence, f"d/L spans only {span:.1f}x, short of the {RATIO_SPAN:.0f}x the "
-                        "finding is about", "add a wider-shallower or a deeper-narrower shape", numbers)
+        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"d/L spans only {span:.1f}x, short of the {RATIO_SPAN:.0f}x the "
+                                                     "finding is about"], evidence, numbers,
+                              next="add a wider-shallower or a deeper-narrower shape")
     best, worst = min(entries, key=lambda e: e["val_bpb"]), max(entries, key=lambda e: e["val_bpb"])
     change = (worst["val_bpb"] - best["val_bpb"]) / best["val_bpb"]
     slope = _slope(entries)
     seeded = [e for e in entries if len(e["seeds"]) > 1]
     numbers.update(change=change, best=best, worst=worst, slope_per_doubling=slope)
-    evidence.append(f"lowest at {_name(best)}, highest at {_name(worst)}: the loss changes by {change:.2%}; "
-                    f"least squares {slope:+.4f} bpb per doubling of d/L "
-                    f"({'the wider, shallower shapes worse' if slope > 0 else 'the deeper, narrower shapes worse'})")
-    if not seeded:
-        return _finding(CANNOT_TELL, evidence, "one seed per shape: no noise to judge the change against",
-                        SEEDS_NEXT, numbers)
-    spread = max(seeded, key=lambda e: e["spread"])
-    noise = spread["spread"] / best["val_bpb"]
-    numbers.update(noise=noise, noise_bpb=spread["spread"])
-    evidence.append(f"seed noise {spread['spread']:.4f} bpb ({noise:.2%} of the lowest), the largest max - min over "
-                    f"the seeds of one shape ({_name(spread)}, seeds {', '.join(map(str, spread['seeds']))})")
+    evidence.append(say("lowest at {b}, highest at {w}: the loss changes by {c:.2%}; least squares {s:+.4f} bpb per "
+                        "doubling of d/L (the {which} shapes worse)", b=_name(best), w=_name(worst), c=change, s=slope,
+                        which="wider, shallower" if slope > 0 else "deeper, narrower"))
     tokens = best.get("tokens_read")
     per = tokens / best["non_embedding"] if tokens and best["non_embedding"] else None
     if per is not None:
         evidence.append(f"each run read {tokens:,} tokens, {per:.2g} per non-embedding parameter")
+    spread = max(seeded, key=lambda e: e["spread"]) if seeded else None
+    noise = spread["spread"] / best["val_bpb"] if spread else 0.0
+    if spread:
+        numbers.update(noise=noise, noise_bpb=spread["spread"])
+        evidence.append(f"seed noise {spread['spread']:.4f} bpb ({noise:.2%} of the lowest), the largest max - min "
+                        f"over the seeds of one shape ({_name(spread)}, seeds {', '.join(map(str, spread['seeds']))})")
+    stale = {_name(e): e["of_untrained"] for e in entries if (e["of_untrained"] or 0) > TRAINED}
+    if stale:
+        numbers["untrained"] = stale
+        return Finding.judged(CLAIM, V.CANNOT_SHOW, [say(
+            "{which} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
+            "training text, above {t:.0%}, so the shapes differ by how little each has learned yet",
+            it="it scores" if len(stale) == 1 else "they score", r=Span(min(stale.values()),
+            max(stale.values())), t=TRAINED, which="no shape has" if len(stale) == len(entries) else
+            f"{', '.join(stale)} {'has' if len(stale) == 1 else 'have'} not")], evidence, numbers,
+            next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
+    if not spread:
+        return Finding.judged(CLAIM, V.CANNOT_TELL, ["one seed per shape: no noise to judge the change against"],
+                              evidence, numbers, next=SEEDS_NEXT)
     if change + noise <= MAX_CHANGE:
-        return _finding(SHOWS, evidence, None, None, numbers)
+        return Finding.judged(CLAIM, V.SHOWS, [], evidence, numbers)
     if change - noise > MAX_CHANGE:
-        return _finding(DOES_NOT_SHOW, evidence,
-                        f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond the "
-                        f"{MAX_CHANGE:.0%} and the seed noise of {noise:.2%}",
-                        "train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and "
-                                            if per else "") + "Kaplan et al.'s finding is about models trained far "
-                        "longer (--scale full reads 40x the tokens of --scale cpu, on a GPU)",
-                        numbers)
-    return _finding(CANNOT_TELL, evidence,
-                    f"the change of {change:.2%} is within the seed noise ({noise:.2%}) of the {MAX_CHANGE:.0%}",
-                    SEEDS_NEXT, numbers)
+        return Finding.judged(CLAIM, V.DOES_NOT_SHOW, [
+            f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond the {MAX_CHANGE:.0%} and "
+            f"the seed noise of {noise:.2%}"], evidence, numbers,
+            next="train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and " if per else "")
+            + "Kaplan et al.'s finding is about models trained far longer (--scale full reads 40x the tokens of "
+            "--scale cpu, on a GPU)")
+    return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the change of {change:.2%} is within the seed noise ({noise:.2%}) "
+                                                 f"of the {MAX_CHANGE:.0%}"], evidence, numbers, next=SEEDS_NEXT)
 
 
 def shape_table(rows: list[dict]) -> list[str]:

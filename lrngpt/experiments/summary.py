@@ -20,12 +20,17 @@ from lrngpt.analysis.embeddings import used_axes
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.prepared import cached_prepared
 from lrngpt.data.splits import validation_kind
-from lrngpt.experiments.advice import sweep_meta
+from lrngpt.errors import UserError
+from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import PROBLEM10
+from lrngpt.experiments.grid import resolve_base
+from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account, account_text
+from lrngpt.runconfig.values import DERIVED
+from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
@@ -285,3 +290,27 @@ def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
     """A budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger); None without a budget."""
     budget = definition.get("budget")
     return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None
+
+
+def sweep_meta(definition: dict, out: str | Path | None) -> dict:
+    """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
+
+    source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
+    budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
+    meta = {"source": source, "preset": definition.get("preset"), "scale": scale, "out": None if out is None else
+            str(out), "minutes": (budget or {}).get("minutes"), "sets": None}
+    base = definition.get("base")
+    if not isinstance(source, str) or not isinstance(scale, str) or not isinstance(base, dict):
+        return meta
+    plan = [f"{k}={cli_value(v)}" for k, v in ((budget or {}).get("sets") or {}).items()]
+    try:
+        ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
+    except (UserError, OSError, ValueError, TypeError, KeyError):
+        return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
+    mine, theirs = flat_keys(base), flat_keys(ref)
+    meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
+                    and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
+    axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})
+    planned = (budget or {}).get("axes") or {}
+    meta["axes"] = {k: v for k, v in axes.items() if study.get(k) != v and k not in planned}
+    return meta

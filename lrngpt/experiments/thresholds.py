@@ -1,14 +1,8 @@
 """Every threshold of the findings judge (lrngpt.experiments.findings) and of a budget's reading, named
-once. docs/embedding-width-study.md ("The chapter's findings, judged") derives each value; the
-budget (lrngpt.experiments.budget) and `lrn sweep --help` read FEW_PASSES from here, so the reading
-a budget plans for is the reading the judge asks of finding 2.
-
-The noise. A sweep's numbers are judged against the noise of one val bpb: NOISE (sigma) is the
-largest max - min of a value over the seeds of one setting (a seed-variance sweep given beside the
-width sweep), at least NOISE_FLOOR; without one, NOISE_WITHOUT_SEEDS. A difference, a saving per
-doubling, a slope or a fitted value is a linear combination of such numbers, so its noise is sigma
-times the length of its coefficient vector (lrngpt.experiments.trend), and it is "beyond the noise"
-when it is more than Z times that.
+once (docs/embedding-width-study.md derives each value; the budget plans for the FEW_PASSES the judge
+asks of finding 2). The noise sigma is the largest max - min of a value over the seeds of one setting
+(at least NOISE_FLOOR; without seeds NOISE_WITHOUT_SEEDS); what a judge tests is a linear combination
+of such numbers, beyond the noise when above Z x sigma x its coefficients' length (lrngpt.experiments.trend).
 
 Taking the range of two or three seeds as sigma is deliberate: the range of three normal draws is on
 average 1.69 standard deviations, so Z x range = 3.4 standard deviations, about Student's t at 95%
@@ -37,4 +31,9 @@ NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's thr
 FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
 MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
 MIN_STEPS = 100  # steps: the fewest a budgeted run is planned with (fewer and the curves say nothing)
+# a width has trained once its train bpb (else val bpb) is at most this share of its untrained val bpb (step 0):
+# token frequencies alone score 0.83 of the untrained bpb on the stories at vocabulary 512 and 0.69 at 4,096
+# (measured: the unigram of the training split on the validation split), so below 0.6 a model reads its context;
+# the cpu scale's widths end near 0.1-0.2 of it, --scale tiny's 30 steps at 0.75-0.85 ("cannot show at this scale")
+TRAINED = 0.6
 OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)

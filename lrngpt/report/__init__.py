@@ -34,6 +34,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, check_target, write_owned_file
 from lrngpt.errors import UserError
+from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
 from lrngpt.report.chapter_page import is_chapter, write_chapter_report
@@ -85,7 +86,7 @@ def default_out(dirs: list[Path]) -> Path:
 
 
 def write_report_pages(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
-                       checkpoint: str | None = None, findings: list[dict] | None = None) -> dict:
+                       checkpoint: str | None = None, findings: list[Finding] | None = None) -> dict:
     """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
     that is not an earlier report (or explorer page).
 
@@ -133,7 +134,7 @@ def _has_checkpoint(d: Path, kind: str) -> bool:
 
 
 def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,
-                 checkpoint: str | None = None, findings: list[dict] | None = None) -> tuple[str, list[str]]:
+                 checkpoint: str | None = None, findings: list[Finding] | None = None) -> tuple[str, list[str]]:
     """The HTML text and the titles of its sections; `explorer` is what write_explorer returned,
     `findings` what was judged on these sweeps (rendered here, never judged)."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]

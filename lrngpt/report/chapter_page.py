@@ -17,19 +17,13 @@ from lrngpt.core.fsio import read_json_object
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.depth_judge import plot_series
-from lrngpt.experiments.figures import figure_pngs, png_bytes
+from lrngpt.experiments.figures import figure_pngs, plot_series, png_bytes
+from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.planted_figure import plot_planted
 from lrngpt.report.html import esc, figure, page, rows_table, slug
-from lrngpt.report.sweeps import VERDICT_CLASS
+from lrngpt.report.sweeps import finding_html, verdict_html
 
 PAGE = "report.html"
-
-
-def _verdict(v: str) -> str:
-    cls = VERDICT_CLASS.get(v, "shows" if v in ("works", "within 5%", "moving toward the claim") else
-                            "not" if v in ("fails", "apart", "not moving toward the claim") else "unknown")
-    return f'<span class="verdict {cls}">{esc(v)}</span>'
 
 
 def _png(fig) -> bytes:
@@ -57,26 +51,21 @@ def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
     return []
 
 
-def _study_html(out: Path, study: str, rows: list[dict], plan: dict) -> str:
+def _study_html(out: Path, study: str, found: list[Finding], plan: dict) -> str:
     what, source = cp.STUDIES[study]
-    body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>"
-    for v in rows:
-        body += (f'<div class="finding"><h3>{esc(v["summary"])}: {_verdict(v["verdict"])}</h3>'
-                 + (f"<p>{esc(v['reason'])}</p>" if v.get("reason") else "")
-                 + ("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in v.get("evidence") or []) + "</ul>")
-                 + (f"<p>next: {esc(v['next'])}</p>" if v.get("next") else "")
-                 + "".join(f"<pre>$ {esc(c)}</pre>" for c in v.get("commands") or [] if c) + "</div>")
+    body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, found))
     for png, caption in _figures(out, study, plan):
         body += figure(png, caption)
     return body
 
 
 def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
-    out = Path(out)
+    """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them)."""
+    out, found = Path(out), [Finding.from_dict(v) for v in verdicts]
     studies = [s for s in cp.STUDIES if s != "seeds"]
     lead = rows_table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
-                 [[f'<a href="#{slug(v["study"])}" style="white-space: nowrap">{esc(v["study"])}</a>', esc(v["summary"]), _verdict(v["verdict"]),
-                   esc(v.get("reason") or "")] for v in verdicts], raw=True)
+                      [[f'<a href="#{slug(f.study or "")}" style="white-space: nowrap">{esc(f.study or "")}</a>',
+                        esc(f.title), verdict_html(f), esc(f.reason or "")] for f in found], raw=True)
     times = cp.part_times(out)
     rows = [[p["name"], p["est_seconds"], times.get(p["name"], {}).get("seconds", "not run")] for p in plan["parts"]]
     spent = cp.total_seconds(out)
@@ -88,7 +77,7 @@ def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
                   for p in plan["parts"] if p.get("deviations"))
     sections = [("Verdicts", lead)]
     for s in studies:
-        mine = [v for v in verdicts if v["study"] == s]
+        mine = [f for f in found if f.study == s]
         if mine:
             sections.append((s, _study_html(out, s, mine, plan)))
     sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
@@ -111,11 +100,12 @@ def stored_verdicts(d: Path) -> list[dict]:
         raise UserError(f"{d} holds a chapter that has not finished: run the same `lrn chapter` command again to "
                         "finish it; it writes the page itself")
     found = read_json_object(path, "chapter verdicts").get("verdicts")
-    keys = ("study", "verdict", "summary")
-    if not isinstance(found, list) or not all(isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
-                                              and v["study"] in cp.STUDIES for v in found):
+    try:
+        if not isinstance(found, list) or not all(Finding.from_dict(v).study in cp.STUDIES for v in found):
+            raise ValueError("not a list of findings")
+    except (KeyError, TypeError, ValueError, AttributeError):
         raise UserError(f"chapter verdicts {path} are not what lrn wrote (edited or damaged): run the same "
-                        "`lrn chapter` command with a new --out")
+                        "`lrn chapter` command with a new --out") from None
     return found
 
 

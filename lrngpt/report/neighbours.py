@@ -14,7 +14,7 @@ from lrngpt.analysis.embeddings import has_categories, pair_cosine, purity, toke
 from lrngpt.analysis.vocab import frequency_order
 from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
-from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS, neighbours_line
+from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.report.html import code, esc, fmt, rows_table
 from lrngpt.store.rundir import RunDir, load_run, read_summary
 
@@ -124,3 +124,22 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     why = ("the most frequent content words of the validation split" if counts is not None
            else "the earliest content-word BPE merges (its prepared data is not in the cache to count)")
     return words[:n], why
+
+
+def _split(token: str, pieces: list[str]) -> str:
+    return f"{token!r} is not one token of its BPE ({' + '.join(map(repr, pieces))})"
+
+
+def neighbours_line(query: str, found: dict, untrained: bool) -> str:
+    """The chapter's cosine for `query` (NEIGHBOURS trained, UNTRAINED_NEIGHBOURS before training)
+    beside the run's own (`found`: lrngpt.analysis.embeddings.pair_cosine)."""
+    other, cos = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[query]
+    head = (f"the chapter: {query!r}'s untrained neighbour {other!r} {cos:.2f}; this run, untrained: " if untrained
+            else f"the chapter: {query!r} ~ {other!r} {cos:.2f} (trained); this run: ")
+    split = found["split"]
+    if query in split:
+        return head + _split(query, split[query])
+    nearest = f"{query!r}'s nearest {found['nearest']!r} {found['nearest_cosine']:.2f}"
+    pair = _split(other, split[other]) if other in split else f"{query!r} ~ {other!r} {found['cosine']:.2f}"
+    # untrained, the chapter's figure is the nearest neighbour's cosine: the run's nearest comes first
+    return head + (f"{nearest}; {pair}" if untrained else f"{pair}; {nearest}")

@@ -13,6 +13,7 @@ from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.figures import figure_pngs
+from lrngpt.experiments.finding import FAILS, HOLDS, Finding
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account_text
@@ -56,39 +57,50 @@ def sweep_docs(dirs: list[Path]) -> list[dict]:
 
 
 FINDINGS_SECTION = "The chapter's findings"
-VERDICT_CLASS = {"shows": "shows", "does not show": "not", "cannot tell": "unknown"}
 
 
-def findings_html(findings: list[dict]) -> str:
-    """Each finding: its verdict, the reason where it does not show, this run's evidence, the chapter's
-    numbers and what would tell, with the commands that do it (`lrn ...` and the `lrngpt` call) and how
-    the judge checked that each undermines no finding that shows."""
-    out = ['<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
-           "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
-           "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
-           "the noise, a small-data sweep the third finding, a width-depth sweep the fourth), on the whole curve "
-           "against that noise. The rules: lrngpt/experiments/findings.py and lrngpt/experiments/shape_findings.py; "
-           "the thresholds and why each value: lrngpt/experiments/thresholds.py, docs/embedding-width-study.md, "
-           "docs/width-depth-study.md.</p>"]
-    for f in findings:
-        verdict = f'<span class="verdict {VERDICT_CLASS[f["verdict"]]}">{esc(f["verdict"])}</span>'
-        out.append(f'<div class="finding"><h3>{f["number"]}. {esc(f["finding"])}: {verdict}</h3>')
-        if f["reason"]:
-            out.append(f'<p class="lead">{esc(f["reason"][0].upper() + f["reason"][1:])}.</p>')
-        if f["evidence"]:
-            out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in f["evidence"]) + "</ul>")
-        out.append(f'<p class="sub">{esc(f["chapter"][0].upper() + f["chapter"][1:])}.</p>')
-        if f["next"]:
-            what = "What would tell" if f["verdict"] == "cannot tell" else "Next"
-            out.append(f"<p><b>{what}:</b> {esc(f['next'])}.</p>")
-        for c in f.get("commands") or []:  # each checked against the findings that show
-            out.append(f'<pre class="cmd">$ {esc(c["cli"])}\n&gt;&gt;&gt; {esc(c["api"])}</pre>'
-                       + (f'<p class="sub">Checked: {esc(c["checked"])}.</p>' if c.get("checked") else ""))
-        out.append("</div>")
-    return "".join(out)
+def verdict_html(f: Finding) -> str:
+    cls = "shows" if f.verdict in HOLDS else "not" if f.verdict in FAILS else "unknown"
+    return f'<span class="verdict {cls}">{esc(f.verdict)}</span>'
 
 
-def sweep_sections(dirs: list[Path], findings: list[dict], tokens: list[str] | None = None,
+def _capital(text: str) -> str:
+    """A sentence's first letter, unless it begins with a name ("d = 8", "lrn's")."""
+    return text if text.startswith(("d = ", "lrn")) else text[0].upper() + text[1:]
+
+
+def finding_html(f: Finding) -> str:
+    """One finding: its verdict, the reason, this run's evidence, what its source says, and what could
+    change the verdict, with the commands that do it (`lrn ...` and the `lrngpt` call) and how the judge
+    checked that each undermines no finding that shows (the sweep's page and the chapter's)."""
+    out = [f'<div class="finding"><h3>{esc(f.title)}: {verdict_html(f)}</h3>']
+    if f.reason:
+        out.append(f'<p class="lead">{esc(_capital(f.reason))}.</p>')
+    if f.evidence:
+        out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in f.evidence) + "</ul>")
+    if f.claim.source:
+        out.append(f'<p class="sub">{esc(_capital(f.claim.source))}.</p>')
+    if f.next:
+        out.append(f"<p><b>{'What would tell' if f.verdict == 'cannot tell' else 'Next'}:</b> {esc(f.next)}.</p>")
+    for c in f.commands:  # each checked against the findings that show
+        out.append(f'<pre class="cmd">$ {esc(c["cli"])}\n&gt;&gt;&gt; {esc(c["api"])}</pre>'
+                   + (f'<p class="sub">Checked: {esc(c["checked"])}.</p>' if c.get("checked") else ""))
+    return "".join(out) + "</div>"
+
+
+def findings_html(findings: list[Finding]) -> str:
+    """The findings section of a sweep's page: what is judged and how, then each finding."""
+    return ('<p class="sub">The book chapter on choosing the embedding width makes three findings and cites a '
+            "fourth (Kaplan et al. 2020: width against depth at a fixed budget); each is "
+            "judged here on the numbers of the sweeps on this page (a seed-variance sweep given beside them sets "
+            "the noise, a small-data sweep the third finding, a width-depth sweep the fourth), on the whole curve "
+            "against that noise, once its runs have trained (else it cannot show at this scale). The rules: "
+            "lrngpt/experiments/findings.py and lrngpt/experiments/shape_findings.py; "
+            "the thresholds and why each value: lrngpt/experiments/thresholds.py, docs/embedding-width-study.md, "
+            "docs/width-depth-study.md.</p>") + "".join(map(finding_html, findings))
+
+
+def sweep_sections(dirs: list[Path], findings: list[Finding], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
     """The page's sections; `findings` those judged on these sweeps ([] unless one is a width study:
     then no findings section)."""

@@ -57,7 +57,7 @@ def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_what_n
     assert f"lrn sample {out.resolve()} --prompt" in nxt  # absolute: right from any folder
     # the chapter's neighbours beside this run's own, right after ' Lily''s list
     from lrngpt.analysis.embeddings import load_table, pair_cosine
-    from lrngpt.experiments.chapter import neighbours_line
+    from lrngpt.report.neighbours import neighbours_line
 
     run, trained = load_table(out, "last")
     at = next(i for i, line in enumerate(lines) if line.startswith("nearest neighbours of ' Lily'"))

@@ -246,7 +246,7 @@ def test_neighbours_of_lily_and_untrained_luna_set_the_chapters_cosine_beside_th
     """The chapter: ' Lily' ~ ' Mia' 0.95 trained, ' Luna''s untrained neighbour ' pretending' 0.48; the
     run's own figures come from its own tables (pair_cosine on the checkpoint lrn embed read)."""
     from lrngpt.analysis.embeddings import load_table, pair_cosine
-    from lrngpt.experiments.chapter import neighbours_line
+    from lrngpt.report.neighbours import neighbours_line
 
     run, trained = load_table(stories_run, "last")
     _, untrained = load_table(stories_run, "init")

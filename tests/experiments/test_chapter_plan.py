@@ -39,13 +39,13 @@ def _toy(represented: list[int], dims: int = 5) -> dict:
 
 def test_superposition_shows_when_sparse_features_outnumber_the_dimensions():
     v = cp.superposition_verdict(_toy([5, 8, 13]))
-    assert v["verdict"] == "shows" and v["reason"] is None
-    assert v["summary"] == "5 features in 5 dimensions when dense, 13 at sparsity 0.99"
+    assert v.verdict == "shows" and v.reason is None
+    assert v.numbers == {"dims": 5, "dense": 5, "sparsest": 13, "at": 0.99, "steps": None}
 
 
 def test_superposition_does_not_show_when_sparsity_adds_no_feature_beyond_the_dimensions():
     v = cp.superposition_verdict(_toy([5, 5, 5]))
-    assert v["verdict"] == "does not show" and "kept 5 and the sparsest kept 5 in 5 dimensions" in v["reason"]
+    assert v.verdict == "does not show" and "kept 5 and the sparsest kept 5 in 5 dimensions" in v.reason
 
 
 def _pip(k: int, best: int | None, lo: int, hi: int) -> dict:
@@ -57,15 +57,16 @@ def _pip(k: int, best: int | None, lo: int, hi: int) -> dict:
 
 def test_a_pip_prediction_far_from_the_best_width_is_explained_with_this_texts_numbers():
     v = cp.pip_verdict(_pip(64, 256, 40, 96))
-    assert v["verdict"] == "apart"
-    assert v["reason"].startswith("the prediction is 4.0x from the measured best (signal rank 147 of 315 tokens, "
+    assert v.verdict == "apart"
+    assert v.reason.startswith("the prediction is 4.0x from the measured best (signal rank 147 of 315 tokens, "
                                   "127,432 training tokens): the yardsticks differ")
-    assert v["evidence"] == ["PIP loss at d = 256: 1.25x its lowest"]
+    assert v.evidence == ["PIP-optimal width k = 64 (within 5%: 40 ... 96); the width study's best d = 256",
+                          "PIP loss at d = 256: 1.25x its lowest"]
 
 
 def test_a_best_width_inside_the_pip_optimum_is_within_5_percent():
-    assert cp.pip_verdict(_pip(64, 64, 40, 96))["verdict"] == "within 5%"
-    assert cp.pip_verdict(_pip(64, None, 40, 96))["verdict"] == "cannot tell"
+    assert cp.pip_verdict(_pip(64, 64, 40, 96)).verdict == "within 5%"
+    assert cp.pip_verdict(_pip(64, None, 40, 96)).verdict == "cannot tell"
 
 
 def test_the_width_studys_seed_1337_run_counts_among_the_seeds_only_when_it_is_the_same_setting():

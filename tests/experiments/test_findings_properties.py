@@ -15,9 +15,11 @@ import random
 
 import pytest
 
+from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.judges import CANNOT_TELL, DOES_NOT_SHOW, SHOWS
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
+
+SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
 
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
 N1, N2, N3 = 100, 60, 80  # curves per class: 300 for finding 1, 300 for finding 2, 240 for finding 3
@@ -110,14 +112,14 @@ def finding_1(kind: str, rng) -> dict:
 @pytest.mark.parametrize("kind", ["constant", "growing"])
 def test_savings_that_do_not_fall_never_show(kind):
     rng = random.Random(f"f1-{kind}")
-    got = [finding_1(kind, rng)["verdict"] for _ in range(N1)]
+    got = [finding_1(kind, rng).verdict for _ in range(N1)]
     assert SHOWS not in got
     assert got.count(DOES_NOT_SHOW) > N1 / 3  # where seeds measured the noise, the judge says so
 
 
 def test_diminishing_savings_show():
     rng = random.Random("f1-diminishing")
-    got = [finding_1("diminishing", rng)["verdict"] for _ in range(N1)]
+    got = [finding_1("diminishing", rng).verdict for _ in range(N1)]
     assert DOES_NOT_SHOW not in got and got.count(SHOWS) >= 0.95 * N1, {v: got.count(v) for v in set(got)}
 
 
@@ -130,12 +132,12 @@ def test_the_issues_growing_savings_do_not_show_with_a_seed_spread():
                 sweep([row(64, vals[4] + x, vals[4] + x + 0.003, seed=1337 + i)
                        for i, x in enumerate((0.0, spread, spread / 2))], "seed-variance")]
         f1 = verdict(docs, 1)
-        assert f1["verdict"] == DOES_NOT_SHOW and "savings per doubling" in f1["reason"], f1["reason"]
+        assert f1.verdict == DOES_NOT_SHOW and "savings per doubling" in f1.reason, f1.reason
     const = savings_vals(WIDTHS, [0.05] * 7)
     docs = [sweep([row(d, v, v + 0.003) for d, v in zip(WIDTHS, const, strict=True)]),
             sweep([row(64, const[4] + x, const[4] + x, seed=1337 + i) for i, x in enumerate((0, 0.0004, 0.0002))],
                   "seed-variance")]
-    assert verdict(docs, 1)["verdict"] == DOES_NOT_SHOW
+    assert verdict(docs, 1).verdict == DOES_NOT_SHOW
     del rng
 
 
@@ -174,21 +176,21 @@ def finding_2(kind: str, rng) -> dict:
 def test_curves_without_finding_2_never_show_it(kind):
     rng = random.Random(f"f2-{kind}")
     found = [finding_2(kind, rng) for _ in range(N2)]
-    assert [f["verdict"] for f in found].count(SHOWS) == 0
+    assert [f.verdict for f in found].count(SHOWS) == 0
     if kind == "many-passes":  # the chapter's curve without its premise: it cannot tell (or a noisy gap: not)
-        assert all("premise" in f["reason"] if f["verdict"] == CANNOT_TELL else "it read" in f["reason"]
+        assert all("premise" in f.reason if f.verdict == CANNOT_TELL else "it read" in f.reason
                    for f in found)
-        assert sum(f["verdict"] == CANNOT_TELL for f in found) > 0.8 * N2
+        assert sum(f.verdict == CANNOT_TELL for f in found) > 0.8 * N2
     if kind in ("harder-val", "memorising"):
-        split = [f for f in found if f["numbers"]["split"] is not None]
+        split = [f for f in found if f.numbers["split"] is not None]
         assert len(split) > N2 / 4
         cause = "validation text" if kind == "harder-val" else "memorising"
-        assert all(f["numbers"]["split"]["cause"] == cause for f in split), kind
+        assert all(f.numbers["split"]["cause"] == cause for f in split), kind
 
 
 def test_the_chapters_shape_with_few_passes_shows_finding_2():
     rng = random.Random("f2-shows")
-    got = [finding_2("shows", rng)["verdict"] for _ in range(N2)]
+    got = [finding_2("shows", rng).verdict for _ in range(N2)]
     assert got.count(SHOWS) >= 0.9 * N2, {v: got.count(v) for v in set(got)}
 
 
@@ -196,13 +198,13 @@ def test_the_issues_gap_growing_to_0_0049_does_not_show():
     vals = [1.2 - 0.3 * (1 - 0.7 ** k) for k in range(8)]
     gaps = [0.0049 * k / 7 for k in range(8)]
     f2 = verdict([sweep([row(d, v, v - g, passes=0.1) for d, v, g in zip(WIDTHS, vals, gaps, strict=True)])], 2)
-    assert f2["verdict"] == DOES_NOT_SHOW and "the gap is positive" in f2["reason"]
+    assert f2.verdict == DOES_NOT_SHOW and "the gap is positive" in f2.reason
     # the chapter's curve read 3.0 times: its premise is missing, so it cannot tell
     from lrngpt.experiments.chapter import GAP, TRAIN_BPB, VAL_BPB
 
     rows = [row(d, VAL_BPB[d], TRAIN_BPB[d], passes=3.0, steps=4000) for d in GAP]
     f2 = verdict([sweep(rows)], 2)
-    assert f2["verdict"] == CANNOT_TELL and "not its premise: it read 95% of its training targets" in f2["reason"]
+    assert f2.verdict == CANNOT_TELL and "not its premise: it read 95% of its training targets" in f2.reason
 
 
 # ---- finding 3: the small-data turn ----------------------------------------------------------------
@@ -234,11 +236,11 @@ def finding_3(kind: str, rng) -> dict:
 @pytest.mark.parametrize("kind", ["no-turn", "train-rises"])
 def test_small_data_curves_without_the_turn_never_show_it(kind):
     rng = random.Random(f"f3-{kind}")
-    got = [finding_3(kind, rng)["verdict"] for _ in range(N3)]
+    got = [finding_3(kind, rng).verdict for _ in range(N3)]
     assert SHOWS not in got and got.count(DOES_NOT_SHOW) == N3
 
 
 def test_a_small_data_turn_shows():
     rng = random.Random("f3-turn")
-    got = [finding_3("turn", rng)["verdict"] for _ in range(N3)]
+    got = [finding_3("turn", rng).verdict for _ in range(N3)]
     assert got.count(SHOWS) >= 0.95 * N3, {v: got.count(v) for v in set(got)}

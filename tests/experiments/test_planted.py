@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from lrngpt.analysis.rare_tokens import replay_reads
 from lrngpt.data.prepared import load_prepared
-from lrngpt.experiments.planted import RESULT, planted_finding, planted_plan, run_planted
+from lrngpt.experiments.planted import RESULT, planted_findings, planted_plan, planted_scores, run_planted
 from lrngpt.experiments.planted_figure import plot_planted
 from lrngpt.store.rundir import RunDir
 
@@ -84,12 +84,17 @@ def test_a_rerun_skips_finished_runs_and_a_killed_one_resumes_to_the_same_scores
 def test_the_finding_reads_planted_json_and_gives_a_verdict_per_indicator_and_tying(study, tmp_path):
     out, _, _, _ = study
     shutil.copy(out / RESULT, tmp_path / RESULT)  # the finding needs nothing but the file
-    f = planted_finding(tmp_path)
-    assert set(f["verdicts"]["own_movement"]) == {"tied", "untied"} and f["reads_exact"] is True
-    for per in f["verdicts"].values():
+    scores = planted_scores(tmp_path)
+    assert set(scores["verdicts"]["own_movement"]) == {"tied", "untied"} and scores["reads_exact"] == {
+        "tied": True, "untied": True}
+    for per in scores["verdicts"].values():
         for v in per.values():
             assert v["verdict"] in ("works", "fails")
-    assert f["reason"] and all("\n" not in e for e in f["evidence"])
+    found = planted_findings(tmp_path)  # own movement: reads < d and never read, tied and untied
+    assert [f.claim.key for f in found] == ["planted-under-trained-tied", "planted-under-trained-untied",
+                                            "planted-never-read-tied", "planted-never-read-untied"]
+    assert all(f.evidence[0].startswith(f.claim.key.rsplit("-", 1)[1] + ":") for f in found)
+    assert all((f.reason is None) == (f.verdict == "works") and "\n" not in "".join(f.evidence) for f in found)
 
 
 def test_the_verdict_is_works_only_where_precision_and_recall_reach_the_bar(study, tmp_path):
@@ -102,13 +107,13 @@ def test_the_verdict_is_works_only_where_precision_and_recall_reach_the_bar(stud
     r["runs"]["untied"]["scores"]["own_movement"] = {"under_trained": {"planted": perfect, "vocabulary": half},
                                                      "never_read": {"planted": perfect, "vocabulary": perfect}}
     (tmp_path / RESULT).write_text(json.dumps(r))
-    own = planted_finding(tmp_path)["verdicts"]["own_movement"]
+    own = planted_scores(tmp_path)["verdicts"]["own_movement"]
     assert own["tied"]["verdict"] == "works" and own["untied"]["verdict"] == "fails"
     assert own["tied"]["never_read"]["verdict"] == "fails" and own["untied"]["never_read"]["verdict"] == "works"
-    assert planted_finding(tmp_path)["verdict"] == "fails"  # the finding's own verdict: both tyings must work
-    r["runs"]["untied"]["scores"]["own_movement"]["under_trained"]["vocabulary"] = perfect
-    (tmp_path / RESULT).write_text(json.dumps(r))
-    assert planted_finding(tmp_path)["verdict"] == "works"
+    # each finding says which tying works, and the reason names the measure below the bar
+    assert [(f.claim.text.split("(")[-1], str(f.verdict)) for f in planted_findings(tmp_path)] == [
+        ("tied GPT)", "works"), ("untied GPT)", "fails"), ("tied GPT)", "fails"), ("untied GPT)", "works")]
+    assert planted_findings(tmp_path)[1].reason.startswith("vocabulary recall 50.0%: below the 90%")
 
 
 def test_the_figure_draws_reads_against_own_movement_for_tied_and_untied(study):

@@ -171,7 +171,8 @@ def test_a_width_sweep_judges_the_chapters_findings_in_json_and_in_its_closing_l
 
     shared, doc = tiny_sweep
     assert all(r["tokens_read"] == 30 * 8 * 64 for r in doc["rows"])  # steps x batch x seq_len at the tiny scale
-    assert doc["findings"] == json.loads(json.dumps(judge([collect(shared)])))  # (JSON makes the width keys strings)
+    judged = [f.as_dict() for f in judge([collect(shared)])]
+    assert doc["findings"] == json.loads(json.dumps(judged))  # (JSON makes the width keys strings)
     f1, f2, f3 = doc["findings"]
     assert [f1["verdict"], f2["verdict"], f3["verdict"]] == ["cannot tell"] * 3  # two widths, no small-data sweep
     assert f1["reason"] == "only 2 widths: two savings per doubling are needed to compare"

@@ -13,13 +13,15 @@ import shutil
 import pytest
 
 from lrngpt.cli.main import build_parser
+from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.experiments.judges import DOES_NOT_SHOW
 from lrngpt.experiments.runner import run_sweep
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import SweepDir, same_sweep
 from tests.cli_run import run_cli
+
+SHOWS, DOES_NOT_SHOW, CANNOT_TELL = Verdict.SHOWS, Verdict.DOES_NOT_SHOW, Verdict.CANNOT_TELL
 
 WORDS = "the a cat dog sat ran on under mat tree house river king said unto them and he she it was were lord".split()
 
@@ -46,12 +48,12 @@ def tail_sweeps(tmp_path_factory):
 def test_a_one_document_text_validated_on_its_ending_names_the_split_and_advises_chunks(tail_sweeps):
     tail, chunks = tail_sweeps
     f2 = judge([collect(tail)])[1]
-    assert f2["verdict"] == DOES_NOT_SHOW and f2["numbers"]["val_split"] == "tail"
-    assert f2["numbers"]["split"]["cause"] == "validation text"
-    assert "most of the gap is a harder validation text, not memorising" in f2["reason"]
-    assert f2["reason"].endswith("validation is the last part of its one document (its ending)")
-    assert f2["next"].startswith("draw validation from all over the text (data.val_split=chunks)")
-    [advice] = f2["commands"]
+    assert f2.verdict == DOES_NOT_SHOW and f2.numbers["val_split"] == "tail"
+    assert f2.numbers["split"]["cause"] == "validation text"
+    assert "most of the gap is a harder validation text, not memorising" in f2.reason
+    assert f2.reason.endswith("validation is the last part of its one document (its ending)")
+    assert f2.next.startswith("draw validation from all over the text (data.val_split=chunks)")
+    [advice] = f2.commands
     assert "--set data.val_split=chunks" in advice["cli"] and '"data.val_split": "chunks"' in advice["api"]
     assert advice["checked"].startswith("the same steps, batch and widths")
     # the advice is a command that runs: it is exactly the chunks sweep below
@@ -61,10 +63,12 @@ def test_a_one_document_text_validated_on_its_ending_names_the_split_and_advises
     assert same_sweep(advised.definition(), SweepDir(chunks).definition())
     # with chunks the gap falls, and the reason is another
     g2 = judge([collect(chunks)])[1]
-    assert max(g2["numbers"]["gap"].values()) < max(f2["numbers"]["gap"].values()) - 1.0
-    assert g2["reason"] != f2["reason"] and g2["numbers"]["val_split"] == "chunks"
-    assert "validation: seeded chunks from all over the text" in g2["evidence"]
-    assert not any(c["why"].startswith("draw validation from all over") for c in g2["commands"])
+    assert max(g2.numbers["gap"].values()) < max(f2.numbers["gap"].values()) - 1.0
+    assert g2.reason != f2.reason and g2.numbers["val_split"] == "chunks"
+    assert "validation: seeded chunks from all over the text" in g2.evidence
+    assert not any(c["why"].startswith("draw validation from all over") for c in g2.commands)
+    # validation drawn as the training text is: never "a harder validation text"
+    assert "harder validation text" not in (g2.reason or "")
 
 
 def test_by_reads_measured_by_lrn_eval_change_an_older_sweeps_reason(tail_sweeps, tmp_path):
@@ -77,14 +81,14 @@ def test_by_reads_measured_by_lrn_eval_change_an_older_sweeps_reason(tail_sweeps
             s.pop(key)
         summary.write_text(json.dumps(s))
     before = judge([collect(old)])[1]
-    assert before["numbers"]["split"] is None and "harder validation text" not in before["reason"]
-    widest = [c for c in before["commands"] if c["cli"].startswith("lrn eval ")][0]
+    assert before.numbers["split"] is None and "harder validation text" not in before.reason
+    widest = [c for c in before.commands if c["cli"].startswith("lrn eval ")][0]
     assert widest["cli"] == f"lrn eval {old}/runs/d16-s1337-t30 --by-reads && lrn report {old}"
     code, _, err = run_cli("eval", str(old / "runs" / "d16-s1337-t30"), "--by-reads")
     assert code == 0, err
     after = judge([collect(old)])[1]
-    assert after["numbers"]["split"]["cause"] == "validation text" and after["reason"] != before["reason"]
-    assert "most of the gap is a harder validation text, not memorising: at d = 16" in after["reason"]
+    assert after.numbers["split"]["cause"] == "validation text" and after.reason != before.reason
+    assert "most of the gap is a harder validation text, not memorising: at d = 16" in after.reason
 
 
 @pytest.mark.slow  # prepares a million tokens and trains two budgeted runs: the done-when of issue 29
