@@ -32,11 +32,12 @@ from dataclasses import dataclass
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter, depth_series, packing, planted
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.budget import HEADROOM, Budget, Planner, busy_note
+from lrngpt.experiments.budget import BATCH, HEADROOM, MIN_STEPS, SMALLEST_WIDTHS, Budget, Planner, busy_note
 from lrngpt.experiments.budget import check_minutes as budget_minutes
 from lrngpt.experiments.chapter_plan import ChapterPlan, Part
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.presets import STUDIES
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
@@ -90,6 +91,18 @@ def check_minutes(minutes) -> float:
                         "2-core machine; too small for the claims to show), and `lrn chapter --dry-run` with more "
                         "--minutes says what fits here")
     return minutes
+
+
+def smallest_that_can_show(part: str) -> dict:
+    """The smallest protocol the laptop plan shrinks `part` to, the one at which its claim can still show (a
+    verdict's premise names it: below it, "cannot show at this scale"); {} for a part that does not shrink."""
+    if part in ("width", "seeds", "small-data"):
+        widths = STUDIES["embed-dim-small-data" if part == "small-data" else "embed-dim"]["axes"]["model.n_embd"]
+        return {"widths": [w for w in SMALLEST_WIDTHS if w in widths], "steps": MIN_STEPS, "batch": BATCH,
+                "seq_len": chapter.SEQ_LEN}
+    if part.startswith("width-depth"):
+        return {"tokens_per_param": depth_series.PROTOCOLS["cpu"]["tops"][-1], "levels": depth_series.LEVELS}
+    return {"steps": planted.PROTOCOLS["cpu"]["min_steps"]} if part == "planted" else {}
 
 
 def memo(probe_fn=None):

@@ -87,3 +87,18 @@ def test_minutes_no_plan_could_use_are_refused_before_any_probe(minutes, needle)
     with pytest.raises(UserError, match=re.escape(needle)):
         cb.check_minutes(minutes)
     assert cb.check_minutes(cb.SMALLEST_MINUTES) == cb.SMALLEST_MINUTES
+
+
+def test_each_part_names_the_smallest_protocol_it_shrinks_to_and_the_plan_shrinks_no_further():
+    assert cb.smallest_that_can_show("width") == {"widths": SMALLEST_WIDTHS, "steps": MIN_STEPS, "batch": 16,
+                                                  "seq_len": 256}
+    assert cb.smallest_that_can_show("small-data")["widths"] == SMALLEST_WIDTHS
+    assert cb.smallest_that_can_show("width-depth/tpp-4")["levels"] == 3 and cb.smallest_that_can_show("pip") == {}
+    plan = cb.plan_laptop(60, "ch", lambda m: None, probe_fn=probe_at(4e-4))
+    for part in plan.parts:
+        least = cb.smallest_that_can_show(part.name)
+        if part.budget:
+            assert part.budget["sets"]["train.steps"] >= least["steps"]  # no widths axis: all of the study's
+            assert set(least["widths"]) <= set(part.axes.get("model.n_embd", least["widths"]))
+        if part.plan:
+            assert part.plan["steps"] >= least["steps"]
