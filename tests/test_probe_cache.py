@@ -50,7 +50,10 @@ def test_a_probe_too_old_or_taken_at_another_load_is_timed_again(measured, monke
     path.write_text(json.dumps(doc))
     run_timing.probe(cfg())
     assert len(measured) == 2
-    monkeypatch.setattr(run_timing, "load_per_core", lambda: 0.5 + run_timing.LOAD_SLACK + 0.1)  # busier now
+    monkeypatch.setattr(run_timing, "load_per_core", lambda: 1.2)  # (1 + 1.2) / (1 + 0.5): within the slack
+    run_timing.probe(cfg())
+    assert len(measured) == 2
+    monkeypatch.setattr(run_timing, "load_per_core", lambda: 1.5 * run_timing.LOAD_SLACK)  # busier now: past it
     run_timing.probe(cfg())
     assert len(measured) == 3
     run_timing.probe(cfg())

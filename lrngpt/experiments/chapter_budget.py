@@ -166,8 +166,8 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
 # ---- the laptop plan: a budget --------------------------------------------------------------------
 
 def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
-    """Each budgeted unit, probed when called with the seconds the units before it leave it (the width
-    study skips its packed probe when even that could not fit them)."""
+    """Each budgeted unit, probed when called with the seconds it may take (the width study skips its packed
+    probe when even that could not fit them)."""
     width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
 
     def width_unit(left: float) -> Unit:
@@ -208,8 +208,11 @@ def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> C
     fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
     probed: dict[str, Unit] = {}
     for name, make in units(probe_fn, say, pack_fn).items():
-        probed[name] = make(budget - fixed - sum(u.smallest for u in probed.values()))
-        if fixed + time.perf_counter() - started + sum(u.smallest for u in probed.values()) > budget:
+        # what is left, for the width study its part of it at the quiet machine's proportions
+        left = budget - fixed - sum(u.smallest for u in probed.values())
+        probed[name] = make(left * REFERENCE_S[name] / sum(REFERENCE_S.values()) if name == "width" else left)
+        if name != "width" and fixed + time.perf_counter() - started + sum(u.smallest for u in probed.values()) \
+                > budget:  # (small-data, next, is timed by the width study's probe: judged with it)
             raise UserError(refusal(minutes, out, {n: u.smallest for n, u in probed.items()},
                                     fixed + time.perf_counter() - started))
     parts = share_out(probed, budget - fixed - (time.perf_counter() - started))
@@ -242,7 +245,8 @@ def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) 
     total = fixed + sum(need.values())
     guessed = [n for n in need if n not in smallest]
     how = ", ".join(f"{n} {s / 60:.1f}" for n, s in need.items()) + " min" + (
-        f"; {' and '.join(guessed)} not probed, counted at the pace of the others" if guessed else "")
+        f"; {', '.join(guessed[:-1])}{' and ' * (len(guessed) > 1)}{guessed[-1]} not probed, counted at the pace "
+        "of the others" if guessed else "")
     return (f"--minutes {minutes:g} is too short for the chapter here now: the smallest protocols at which its claims "
             f"can still show take about {total / 60:.0f} min on this machine ({how}){busy_note()}; what fits: `lrn "
             f"chapter --minutes {math.ceil(total / HEADROOM / 60 / 5) * 5} --out {out}` (about {total / 60:.0f} min, "

@@ -10,9 +10,9 @@ an estimate: a busy machine, a warm cache or a bigger batch's better use of the 
 
 A probe is remembered (`cached`) in CACHE_DIR/probes.json under this machine (its CPU, core count,
 torch's threads and torch's version), the model's shape, batch and steps, so a second dry run answers
-in seconds. A remembered probe is used while it is younger than CACHE_TTL_S and the load average
-per core is within LOAD_SLACK of the load it was taken at (a machine that got busier or quieter is
-timed again). A cache that is damaged or cannot be written is no cache: the probe runs.
+in seconds. A remembered probe is used while it is younger than CACHE_TTL_S and 1 + the load average
+per core is within a factor LOAD_SLACK of what it was (a machine that got busier or quieter is timed
+again). A cache that is damaged or cannot be written is no cache: the probe runs.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ YEAR = 365.25 * 86400
 CACHE_NAME = "probes.json"
 # Hours, not days: a probe is the pace of this machine as it is now (a laptop on battery, another program).
 CACHE_TTL_S = 6 * 3600.0
-# Per core: a load one busy process apart on two cores (the 1-minute load average still holds the
-# probe's own threads a minute after it, so a tighter slack would miss the cache it just filled).
-LOAD_SLACK = 0.5
+# A process gets about 1 / (1 + load per core) of a core, so a probe's pace holds while 1 + the load per core
+# is within this factor of what it was: a quiet machine's 0 to 1 (the probe's own threads), a busy one's
+# 4.5 to 6 as its programs come and go, but not a quiet probe on a machine turned busy, or back.
+LOAD_SLACK = 1.5
 
 
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
@@ -147,7 +148,8 @@ def _fresh(entry, load: float) -> bool:
     times = [entry.get("at"), entry.get("load"), *(t.get(k) for k in ("train_s_per_token", "eval_s_per_token"))] \
         if isinstance(t, dict) else [None]
     return all(isinstance(x, int | float) and math.isfinite(x) and x >= 0 for x in times) and \
-        0 <= time.time() - entry["at"] < CACHE_TTL_S and abs(entry["load"] - load) <= LOAD_SLACK
+        0 <= time.time() - entry["at"] < CACHE_TTL_S and max(1 + entry["load"], 1 + load) <= \
+        LOAD_SLACK * min(1 + entry["load"], 1 + load)
 
 
 def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
