@@ -94,3 +94,11 @@ def test_a_second_budgeted_dry_run_answers_from_the_cache_without_timing(measure
     assert code == 0, err
     keep = ("sets", "axes", "point_seconds")
     assert {k: json.loads(second)["budget"][k] for k in keep} == {k: json.loads(first)["budget"][k] for k in keep}
+
+
+@pytest.mark.parametrize("width", [4, 64, 512])
+def test_the_mlps_parameters_are_counted_from_its_formula_as_the_built_model_has_them(width):
+    from lrngpt.models.build import param_breakdown
+
+    c = load_config("mlp-chapter", [f"model.n_embd={width}"])
+    assert run_timing.params(c) == param_breakdown("mlp", c.model)["total"]

@@ -69,8 +69,13 @@ _PARAMS: dict[str, int] = {}
 
 
 def params(cfg: RunConfig) -> int:
-    """`cfg`'s model's parameter count, counted once a shape in this process (building a model to count
-    it takes a tenth of a second, and a plan's estimates ask hundreds of times)."""
+    """`cfg`'s model's parameter count, counted once a shape in this process: the MLP's from its formula (V d +
+    block d H + H + H V + V, as MLPConfig checks it), a GPT's by building it on the meta device (which first
+    loads torch's reference kernels: seconds on a busy machine, and a plan asks hundreds of times)."""
+    m = cfg.model
+    if cfg.model_type == "mlp":
+        return m.vocab_size * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden + m.n_hidden * m.vocab_size \
+            + m.vocab_size
     key = json.dumps(cfg.model_dict(), sort_keys=True)
     if key not in _PARAMS:
         _PARAMS[key] = param_breakdown(cfg.model_type, cfg.model)["total"]
