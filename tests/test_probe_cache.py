@@ -35,7 +35,8 @@ def cfg(width: int = 16):
 
 def test_the_same_shape_is_timed_once_and_another_shape_or_batch_again(measured):
     first = run_timing.probe(cfg())
-    assert run_timing.probe(cfg()) == first and measured == [(16, 8)]
+    again = run_timing.probe(cfg())
+    assert again.pop("remembered_s") >= 0 and again == first and measured == [(16, 8)]  # said as remembered
     run_timing.probe(cfg(32))
     run_timing.probe(cfg(), max_tokens=64 * 4)  # a batch cut to 4
     assert measured == [(16, 8), (32, 8), (16, 4)]

@@ -16,7 +16,14 @@ from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed, did_you_mean, near
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
-from lrngpt.experiments.thresholds import FEW_PASSES, HEADROOM, MAX_MINUTES, MIN_STEPS, OWN_TEXT_PASSES, QUIET_MACHINE
+from lrngpt.experiments.thresholds import (
+           FEW_PASSES,
+           HEADROOM,
+           MAX_MINUTES,
+           MIN_STEPS,
+           OWN_TEXT_PASSES,
+           QUIET_MACHINE,
+)
 from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 

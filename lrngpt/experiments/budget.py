@@ -333,10 +333,11 @@ class Planner:
         cfgs = [sized[0][1]] + ([sized[-1][1]] if sized[-1][0] != sized[0][0] else [])
         device = resolve_device(cfgs[0].train.device)
         for cfg in cfgs:
-            log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
-                f"{cfg.train.seq_len}) to plan the budget")
-            self.ends[run_timing.params(cfg)] = (probe_fn or run_timing.probe)(
+            t = self.ends[run_timing.params(cfg)] = (probe_fn or run_timing.probe)(
                 cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
+            log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
+                f"{cfg.train.seq_len}) to plan the budget: " + (f"remembered from {clock(t['remembered_s'])} ago"
+                                                                if "remembered_s" in t else "measured"))
         self.choice, self.probe_s = packing.one("one point after another"), time.perf_counter() - t0
         if seconds is not None and self.smallest() > seconds * (points_at_once or min(packing.threads_here(),
                                                                                       len(sweep.points))):

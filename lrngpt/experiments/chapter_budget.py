@@ -1,23 +1,15 @@
 """The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, the shares of a
-budget that move, and the refusal that names what fits. Nothing here reads or writes a file: the plan is
-a `ChapterPlan` (lrngpt.experiments.chapter_plan), which the chapter's directory stores.
+budget that move, and the refusal that names what fits. Nothing here reads or writes a file: the plan is a
+`ChapterPlan` (lrngpt.experiments.chapter_plan), which the chapter's directory stores.
 
-For `--minutes N` (the laptop plan), in two steps:
-
-  1. The budgeted units are probed one after another: width (its seeds inside: two more runs of its
-     d = 64 point), small-data (the same MLP at the same batch: the width study's probe serves it),
-     width-depth and planted, each giving the seconds of its smallest protocol at which its claim can
-     still show (`Unit.smallest`: lrngpt.experiments.budget.Planner.smallest, the smallest width-depth
-     series, the planted pair at its fewest steps). As soon as the units probed so far, the planning
-     and the fixed parts pass HEADROOM of the budget, probing stops and the budget is refused, naming
-     what fits here now with its estimate: the minutes (a unit not probed yet counted at its REFERENCE_S
-     times the pace of the probed ones), the width study alone, and --scale tiny.
-  2. Each unit gets its smallest, and what the budget leaves beyond them is shared by SHARES, in their
-     order: each unit plans the most that fits its smallest and its share, and what it does not use (a
-     discrete protocol, a part already at the chapter's protocol) goes to the units after it, so the
-     width study, last, takes whatever the others did not need. A busy machine plans so too, shrunk, and
-     the plan says what it gave up (`ChapterPlan.shrunk`, and each part's deviations).
-
+For `--minutes N` (the laptop plan): (1) the budgeted units (width with its seeds, small-data, width-depth,
+planted) are probed in turn, each giving the seconds of its smallest protocol at which its claim can still
+show (`Unit.smallest`; `smallest_that_can_show` says which); as soon as those, the planning and the fixed
+parts pass HEADROOM of the budget, probing stops and the budget is refused naming what fits here now, with
+its estimate (a unit not probed counted at REFERENCE_S times the probed ones' pace). (2) Each unit gets its
+smallest, and what is left is shared by SHARES in their order (`share_out`): what a unit does not use goes
+to the units after it, so the width study, last, takes whatever the others did not need. A busy machine
+plans so too, shrunk, and says what it gave up (`ChapterPlan.shrunk`, each part's deviations).
 `--scale tiny` and `--scale full` plan each study at that scale from a probe of its points, no budget.
 """
 

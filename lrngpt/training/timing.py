@@ -162,8 +162,8 @@ def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
     remembered (a None, a probe that could not run, is not)."""
     key = hashlib.sha256(json.dumps([machine(), *what], sort_keys=True).encode()).hexdigest()
     load, entries = load_per_core(), _entries()
-    if _fresh(entries.get(key), load):
-        return dict(entries[key]["timing"])
+    if _fresh(entries.get(key), load):  # said as its age ("remembered_s")
+        return {**entries[key]["timing"], "remembered_s": round(time.time() - entries[key]["at"])}
     timing = measure()
     if timing is not None:
         kept = {k: v for k, v in entries.items() if _fresh(v, load)}
