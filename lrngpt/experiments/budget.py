@@ -395,7 +395,7 @@ def tiny_seconds(source: str, probe_fn=None) -> float:
 def busy_note(lead: str = "; ") -> str:
     """What a plan or a refusal says on a machine whose other programs keep more than its cores busy."""
     load = run_timing.load_per_core()
-    return f"{lead}the load average is {load:.1f} a core now: a busy machine plans slower" if load > 1 else ""
+    return f"{lead}the load average is {load:.1f} a core now: a busy machine plans slower" if load > 1.25 else ""
 
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
