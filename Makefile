@@ -2,19 +2,23 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# CPU build of torch. Only installed when the venv has no torch: a torch you put there yourself
-# (a CUDA build, say) is left alone.
+# What pip is given to install torch, the one place to choose it. Only used when the venv has no
+# torch: a torch you put there yourself is left alone. From PyPI on Linux x86_64 this is the CUDA
+# build (gigabytes); the CPU build: make TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+# (docs/how-to/install.md: Linux, macOS, Windows). A pip that is set up with a local index holding a
+# CPU build, as CI's is, installs that one from the plain default.
 TORCH  ?= torch==2.13.0
 
-.PHONY: setup browser demo test lint bench clean
+.PHONY: setup browser demo test lint docs bench clean
 
 # editable_mode=compat: the install is a path (a .pth line), which mypy and pyright follow from any
 # folder; setuptools' default editable finder is an import hook that type checkers cannot read.
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -c "import torch" 2>/dev/null || { echo "installing $(TORCH) (CPU build, about 200 MB to download, 750 MB installed; a few minutes)"; \
-	  $(PY) -m pip install -q "$(TORCH)"; }
+	$(PY) -c "import torch" 2>/dev/null || { echo "installing torch: pip install $(TORCH) (from PyPI on Linux: the CUDA build," \
+	  "gigabytes; the CPU build: make TORCH=\"torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu\")"; \
+	  $(PY) -m pip install -q $(TORCH); }
 	$(PY) -m pip install -q -e ".[dev,notebook,gpt2,tensorboard,wandb,mlflow,yaml,completion,parquet,hf,maps]" \
 	  --config-settings editable_mode=compat
 	touch $(STAMP)
@@ -42,9 +46,13 @@ test: setup browser
 lint: setup
 	$(VENV)/bin/ruff check lrngpt tests benchmarks
 
+# The documentation site, strictly (a broken link or reference fails) and offline; the suite builds it too
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
+
 bench: setup
 	$(PY) benchmarks/bench_tokenizer.py
 	$(PY) benchmarks/bench_train.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs site .pytest_cache

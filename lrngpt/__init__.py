@@ -11,8 +11,8 @@ Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table
 `lrn` command has its function: config_list/show/keys, data_stories/prepare, tokenizer_train/encode/
 decode/show, embed_neighbors/axes/purity/export/explore, export_hf, import_gpt2, demo, doctor; the
 lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
-under-trained tokens of a run or an imported model: undertrained; width against depth: width_from_depth,
-width_depth_finding.
+under-trained tokens of a run or an imported model: undertrained, and the planted study's figure:
+planted_tokens_figure; width against depth: width_from_depth, width_depth_finding.
 Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
 logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
 

@@ -195,7 +195,7 @@ def test_no_module_re_exports_another_modules_names():
 
 # Imports that may sit inside a function: a package lrn-gpt runs without (an extra, or one OS's module)
 OPTIONAL = ("pandas", "transformers", "safetensors", "tensorboard", "torch.utils.tensorboard", "wandb", "mlflow",
-            "pyarrow", "datasets", "huggingface_hub", "yaml", "shtab", "umap", "sklearn", "IPython", "ipywidgets",
+            "pyarrow", "datasets", "huggingface_hub", "ruamel", "shtab", "umap", "sklearn", "IPython", "ipywidgets",
             "playwright", "nbformat", "fcntl", "msvcrt")
 # The modules `lrn --help`, `lrn theory` and `lrn cost` load (the API's lazy face): here an import
 # inside a function keeps torch (or what loads it) out of their start-up

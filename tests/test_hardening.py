@@ -17,8 +17,8 @@ import torch
 from lrngpt.cli.main import main
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.runconfig.keys import DERIVED
 from lrngpt.runconfig.schema import DataConfig, TrainConfig, load_config
+from lrngpt.runconfig.values import DERIVED
 from lrngpt.store.rundir import RunDir
 from tests.cli_run import lrn, sigterm_after
 

@@ -1,4 +1,5 @@
-"""Sampling (SPEC section 7): the KV cache changes speed, never tokens; filters; seeds; EOT; bad values."""
+"""Sampling: the KV cache changes speed, never tokens; filters; seeds; EOT; greedy decoding at temperature 0,
+equal to transformers' greedy generate on an exported GPT; bad values."""
 
 from __future__ import annotations
 
@@ -204,6 +205,21 @@ def test_top_k_one_is_greedy_and_ignores_the_seed():
             ids.append(token)
 
 
+@pytest.mark.parametrize("use_cache", [True, False], ids=["kv-cache", "no-cache"])
+def test_temperature_zero_takes_the_highest_score_at_every_step_and_ignores_the_seed(use_cache):
+    model = gpt()
+    prompt = [3, 17, 5]
+    greedy = [generate(model, prompt, SamplingConfig(max_new_tokens=30, temperature=0, seed=s), use_cache=use_cache)
+              for s in range(3)]
+    assert greedy[0] == greedy[1] == greedy[2]
+    ids = list(prompt)  # the argmax of the full forward's last logits, one token at a time
+    for _ in range(30):  # 3 + 30 > context 16: the window slides too
+        with torch.no_grad():
+            ids.append(int(model(torch.tensor([ids[-16:]]))[0][0, -1].argmax()))
+    assert greedy[0] == ids[3:]
+    assert len(set(greedy[0])) > 2  # not one token repeated: the check could tell a wrong step
+
+
 def test_generation_stops_at_the_first_eot_and_returns_it_last():
     model = gpt()
     cfg = SamplingConfig(max_new_tokens=30, seed=2)
@@ -224,10 +240,10 @@ def test_zero_new_tokens_returns_nothing():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    (dict(temperature=0), "--temperature must be a positive number"),
-    (dict(temperature=-1), "--temperature must be a positive number"),
-    (dict(temperature=float("nan")), "--temperature must be a positive number"),
-    (dict(temperature=float("inf")), "--temperature must be a positive number"),
+    (dict(temperature=-1), "--temperature must be 0 (greedy: the most likely token) or a positive number"),
+    (dict(temperature=-1e-300), "--temperature must be 0 (greedy"),
+    (dict(temperature=float("nan")), "--temperature must be 0 (greedy"),
+    (dict(temperature=float("inf")), "--temperature must be 0 (greedy"),
     (dict(top_k=0), "--top-k must be at least 1"),
     (dict(top_p=0), "--top-p must be in (0, 1]"),
     (dict(top_p=1.5), "--top-p must be in (0, 1]"),
@@ -243,3 +259,44 @@ def test_bad_sampling_values_raise_a_user_error(kwargs, needle):
 def test_an_empty_prompt_is_a_user_error():
     with pytest.raises(UserError, match="prompt is empty"):
         generate(gpt(), [], SamplingConfig())
+
+
+# ---- greedy: lrn sample --temperature 0 against transformers on an export ---------------------------
+
+
+def test_lrn_sample_at_temperature_zero_equals_transformers_greedy_generate_on_the_export(
+        text_corpus, trained, tmp_path, capsys):
+    """The CLI and the API at temperature 0, through the KV cache and without it, give the tokens of
+    `generate(do_sample=False)` on the Hugging Face export of the same run (inside its context)."""
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("safetensors")
+    import json
+
+    import lrngpt
+    from lrngpt.cli.main import main
+    from lrngpt.runconfig.schema import PRESET_DIR
+
+    run_dir = trained(PRESET_DIR / "cpu.json", "data.vocab_size=300", "model.n_embd=16", "model.n_head=2",
+                      "model.n_layer=2", "model.context_length=32", "train.batch_size=4", "train.steps=20",
+                      "train.eval_every=10", "train.eval_tokens=500", "train.train_eval_tokens=500",
+                      corpus=text_corpus, name="greedy")
+    assert main(["export", str(run_dir), "--format", "hf", "--out", str(tmp_path / "hf")]) == 0
+    model = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "hf").eval()
+    tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "hf")
+    prompt = "the cat saw"
+    ids = tok(prompt, return_tensors="pt").input_ids
+    new = 32 - ids.shape[1]  # the whole context: transformers cannot go past it
+    hf = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, do_sample=False,
+                        pad_token_id=tok.eos_token_id)[0, ids.shape[1]:].tolist()
+    capsys.readouterr()
+    for cache in ([], ["--no-cache"]):
+        argv = ["sample", str(run_dir), "--prompt", prompt, "--temperature", "0", "--max-new-tokens", str(new),
+                "--no-stop", "--seed", "7", "--json", *cache]
+        assert main(argv) == 0
+        (sample,) = json.loads(capsys.readouterr().out)["samples"]
+        assert sample["completion"] == tok.decode([t for t in hf if t != tok.eos_token_id]), cache
+        assert sample["tokens"] == len(hf) == new
+    api = lrngpt.load(run_dir).sample(prompt, max_new_tokens=new, temperature=0, seed=3)
+    eot = hf.index(tok.eos_token_id) if tok.eos_token_id in hf else len(hf)  # the API stops at <|endoftext|>
+    assert api == prompt + tok.decode(hf[:eot])
+    assert len(set(hf)) > 2  # a real continuation, not one token repeated

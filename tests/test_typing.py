@@ -1,5 +1,5 @@
 """Type checkers read the Python API as documented: mypy (and pyright, where it is installed) check a
-script made of the README's Python API block, every example of docs/python-api.md and the example of
+script made of the notebook tutorial's Python API block, every example of docs/python-api.md and the example of
 every public docstring with no error, and flag exactly the one wrong call added to it.
 
 Only the API is read (`lrngpt` and `lrngpt.api.*`); every other module, torch's and the library's, is
@@ -45,8 +45,9 @@ follow_imports = silent
 
 
 def readme_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Python API"):text.index("## Architecture")]
+    """The Python API block of the notebook tutorial (the README's front door links to it)."""
+    text = (ROOT / "docs" / "tutorials" / "notebooks.md").read_text(encoding="utf-8")
+    section = text[text.index("## The Python API"):]
     return re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
 
 

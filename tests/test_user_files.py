@@ -435,7 +435,7 @@ def test_a_sidecar_from_before_the_record_is_unsigned_and_makes_no_file_lrns(tmp
 ])
 def test_train_logger_as_a_list_in_a_config_file(suffix, text, text_corpus, tmp_path, capsys):
     if suffix != "json":
-        pytest.importorskip("yaml")
+        pytest.importorskip("ruamel.yaml")
     path = tmp_path / f"c.{suffix}"
     path.write_text(text.replace("CORPUS", text_corpus))
     want = ("tensorboard", "wandb", "mlflow", "csv") if "all" in text else ("csv", "tensorboard")

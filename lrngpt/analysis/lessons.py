@@ -21,7 +21,7 @@ from torch import nn
 
 from lrngpt.analysis.vocab import run_data
 from lrngpt.core import log as logging
-from lrngpt.core.validate import check_memory
+from lrngpt.device.memory import check_memory
 from lrngpt.errors import UserError
 from lrngpt.inference.evaluate import evaluate_bpb
 from lrngpt.models.gpt import GPT, GPTConfig

@@ -41,8 +41,8 @@ import numpy as np
 import torch
 
 from lrngpt.core.fsio import read_json
-from lrngpt.core.validate import check_memory
 from lrngpt.data.prepared import prepare
+from lrngpt.device.memory import check_memory
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
 

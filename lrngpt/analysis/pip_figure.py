@@ -24,7 +24,7 @@ def figure(result: dict) -> Figure:
         raise UserError("theory_pip_figure(): result must be what lrngpt.theory_pip() returns (its curve and "
                         f"optimal width), got {type(result).__name__}"
                         + (f" with keys {sorted(map(str, result))[:6]}" if isinstance(result, dict) else ""))
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    fig = Figure(figsize=(6.4, 4.6), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     k = result["optimal"]["k"]
@@ -50,5 +50,6 @@ def figure(result: dict) -> Figure:
     ax.set_xticklabels([str(t) for t in ticks])
     ax.set_xlabel("width: k for the PIP loss, d for the sweep (log 2)")
     ax.set_title(f"PIP loss of {result.get('corpus', 'the text')}" + (" beside the sweep" if sw else ""), fontsize=10)
-    ax.legend(handles=handles, fontsize=8, loc="upper center")
+    # below the axes, outside them: inside, the curves (which may run anywhere) crossed it
+    fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=2)
     return fig

@@ -23,7 +23,7 @@ The modules: configs.py (config, config_list/show/keys), runs.py (plan, train, l
 (Run, table), sweeps.py (sweep, load_sweep, Sweep), embedding.py (embed_*), outputs.py
 (write_report, export_hf, import_gpt2), corpus.py (data_*, tokenizer_*), lessons.py (lesson_*, theory_pip*), theory.py (the
 theory that needs no torch, cost_*),
-quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained), shapes.py (width_from_depth,
+quickstart.py (demo), machine.py (doctor), rare_tokens.py (undertrained, planted_tokens_figure), shapes.py (width_from_depth,
 width_depth_finding), texts.py (what `lrn` prints for each result), frontend.py (what `lrn` needs for
 its help and errors).
 """
@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import typing
 
 __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show",
            "cost_gpt", "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes",
            "embed_explore", "embed_export", "embed_neighbors", "embed_purity", "export_hf", "import_gpt2",
            "lesson_lookup", "lesson_lookup_grad", "lesson_renumber", "lesson_softmax_bottleneck",
-           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan", "run_chapter",
+           "lesson_superposition", "lesson_superposition_figure", "lesson_tying", "load", "load_sweep", "plan",
+           "planted_tokens_figure", "run_chapter",
            "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]
@@ -76,6 +78,7 @@ WHERE = {
     "write_report": "lrngpt.api.outputs",
     "demo": "lrngpt.api.quickstart",
     "undertrained": "lrngpt.api.rare_tokens",
+    "planted_tokens_figure": "lrngpt.api.rare_tokens",
     "Run": "lrngpt.api.results",
     "table": "lrngpt.api.results",
     "load": "lrngpt.api.runs",
@@ -123,7 +126,7 @@ if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real
     from lrngpt.api.machine import doctor
     from lrngpt.api.outputs import export_hf, import_gpt2, write_report
     from lrngpt.api.quickstart import demo
-    from lrngpt.api.rare_tokens import undertrained
+    from lrngpt.api.rare_tokens import planted_tokens_figure, undertrained
     from lrngpt.api.results import Run, table
     from lrngpt.api.runs import load, plan, train
     from lrngpt.api.shapes import width_depth_finding, width_from_depth
@@ -138,6 +141,31 @@ if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real
     )
     from lrngpt.core.version import __version__
     from lrngpt.errors import UserError
+
+
+def _figure_png(fig) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _show_figures_in_jupyter() -> None:
+    """The API's figures are matplotlib `Figure`s made without pyplot, so IPython shows them as
+    `<Figure size ...>` text unless `%matplotlib inline` registered a printer: register one by name
+    (matplotlib is not imported here), only where none is, so a backend the user chose keeps its own."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    if ("matplotlib.figure", "Figure") not in png.deferred_printers and not any(
+            f"{t.__module__}.{t.__name__}" == "matplotlib.figure.Figure" for t in png.type_printers):
+        png.for_type_by_name("matplotlib.figure", "Figure", _figure_png)
+
+
+_show_figures_in_jupyter()
 
 
 def __getattr__(name: str):

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from lrngpt.core.bounded import MAX_INT_DIGITS
-from lrngpt.core.validate import did_you_mean
 from lrngpt.errors import UserError
+from lrngpt.runconfig.values import did_you_mean
 
 P = ParamSpec("P")
 R = TypeVar("R")

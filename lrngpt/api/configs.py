@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.api.checks import check, checked
-from lrngpt.core.bounded import check_plain
 from lrngpt.errors import UserError
 from lrngpt.models.kinds import ModelType
 from lrngpt.runconfig.help import PRESET_ABOUT, describe, key_table
@@ -26,6 +25,7 @@ from lrngpt.runconfig.schema import (
     read_config_dict,
     validated,
 )
+from lrngpt.runconfig.values import check_plain
 from lrngpt.store.rundir import RunDir
 
 # config overrides: {"model.n_embd": 128}, ["model.n_embd=128"] (the --set form) or one such string

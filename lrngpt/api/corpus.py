@@ -15,7 +15,6 @@ from typing import Literal
 
 from lrngpt.analysis.vocab import show
 from lrngpt.api.checks import checked
-from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed
 from lrngpt.corpora.base import parse_size
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.stat_cache import set_verify
@@ -24,9 +23,10 @@ from lrngpt.data.prepared import prepare, tokenizer_out, train_tokenizer, write_
 from lrngpt.data.splits import describe_validation
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
+from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed
 from lrngpt.tokenizer.bpe import Tokenizer
 
-ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.core.validate.VAL_SPLIT_MODES)
+ValSplit = Literal["documents", "chunks"]  # data.val_split (lrngpt.runconfig.values.VAL_SPLIT_MODES)
 assert VAL_SPLIT_MODES == ("documents", "chunks")
 
 

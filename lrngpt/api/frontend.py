@@ -12,7 +12,7 @@ from lrngpt.analysis.costs import FFN_KINDS
 from lrngpt.api.checks import ExportFormat, MapMethod, Precision, cli_words
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
-from lrngpt.core.validate import VAL_SPLIT_MODES, check_seed, did_you_mean, nearest
+from lrngpt.core.validate import nearest
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
@@ -25,6 +25,7 @@ from lrngpt.experiments.thresholds import (
            QUIET_MACHINE,
 )
 from lrngpt.models.kinds import MODEL_TYPES
+from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed, did_you_mean
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "HEADROOM", "MAX_MINUTES", "QUIET_MACHINE", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
@@ -35,7 +36,7 @@ __all__ = ["BUDGET_HELP", "HEADROOM", "MAX_MINUTES", "QUIET_MACHINE", "CHAPTER_W
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
                 "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
 DEMO_NAME = "demo"
-DEMO_STEPS = 200  # the mlp-cpu preset cut to fit about two minutes on a 2-core laptop
+DEMO_STEPS = 200  # the mlp-cpu preset cut to fit a few minutes on a quiet 2-core machine (about 4 measured)
 CHECKPOINT_MEANING = {"last": "the last", "best": "the best periodic val bpb (the last when the run has none)",
                       "init": "the untrained, step 0"}
 DEVICES = "auto (a CUDA GPU, else MPS, else the CPU), cpu, cuda, cuda:N or mps"

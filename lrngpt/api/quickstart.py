@@ -1,4 +1,4 @@
-"""The demo: the main job on the embedded stories corpus, in about two minutes on a laptop CPU.
+"""The demo: the main job on the embedded stories corpus, in a few minutes on a laptop CPU (about 4 on a quiet 2-core machine).
 
 Prepares the stories corpus and a 4096-token BPE, trains the chapter's MLP LM at d=64
 (the `mlp-cpu` preset cut to DEMO_STEPS), and shows what it learned: validation bits per

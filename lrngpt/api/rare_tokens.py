@@ -4,15 +4,19 @@
     r = lrngpt.undertrained("runs/demo", top=10)
     r["summary"]["never_read"], r["summary"]["median_moved"]
     lrngpt.table(r["tokens"])                 # a DataFrame with pandas: id, token, reads, moved, norm, ...
+    lrngpt.planted_tokens_figure("runs/chapter/planted")   # the planted-tokens study's figure (lrn chapter's part)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib.figure import Figure
+
 from lrngpt.analysis.rare_tokens import undertrained_tokens
 from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.errors import UserError
+from lrngpt.experiments.planted_figure import plot_planted
 
 
 @checked
@@ -44,3 +48,15 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     return result
 
 
+
+
+@checked
+def planted_tokens_figure(out: str | Path) -> Figure:
+    """The planted-tokens study's figure: each token's input reads against its row's own movement from
+    ckpt_init.pt, tied and untied side by side, the ids planted to be read 0, 1, 10 and 1,000 times
+    marked, d and the indicator's threshold drawn. `out`: the study's directory (`lrn chapter`'s
+    `planted/`, or `lrngpt.experiments.planted.run_planted`'s). Raises UserError for a directory
+    without a planted.json that run_planted wrote.
+
+    Example: ``lrngpt.planted_tokens_figure("runs/chapter/planted").savefig("planted.png")``"""
+    return plot_planted(Path(out))

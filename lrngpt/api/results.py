@@ -137,8 +137,9 @@ class Run:
         """`lrn sample`: `num_samples` continuations of the prompt with seeds seed, seed+1, ...: "samples"
         (text, completion, tokens, seed each), the settings, the checkpoint and its step. `stop_at_eot`
         False goes on past <|endoftext|>; `use_cache` False recomputes the GPT's window at every token
-        (same tokens); `on_text(i, piece)` sees sample i's text as it grows. Raises UserError for a bad
-        setting (an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], ...).
+        (same tokens); `on_text(i, piece)` sees sample i's text as it grows; `temperature=0` is greedy (the
+        most likely token each step). Raises UserError for a bad setting (an empty prompt, a negative or
+        NaN temperature, top_k < 1, top_p outside (0, 1], ...).
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)

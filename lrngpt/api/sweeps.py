@@ -23,7 +23,6 @@ from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
-from lrngpt.core.validate import check_points_at_once
 from lrngpt.errors import UserError
 from lrngpt.experiments.bf16_offer import bf16_offer
 from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
@@ -37,6 +36,7 @@ from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
 from lrngpt.explorer import write_explorer
 from lrngpt.report.html import esc, figure
 from lrngpt.report.sweeps import findings_html, results_html, sweep_docs, sweep_headline
+from lrngpt.runconfig.values import check_points_at_once
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
+from pathlib import Path
+
 import lrngpt.api as api
 from lrngpt.api.frontend import DEMO_STEPS
 from lrngpt.cli.common import add_json, add_out, add_set, emit
@@ -13,7 +17,8 @@ def register(sub) -> None:
         description="Generates the stories corpus (5 MB), trains a 4096-token BPE and the book chapter's MLP "
                     "language model at d=64 (the mlp-cpu preset cut to fewer steps), then prints validation bits "
                     "per byte before and after training, a few samples and the nearest neighbours of ' Lily'. "
-                    "About two minutes on a 2-core laptop. It replaces only its own earlier run.",
+                    "About 4 minutes on a quiet 2-core machine (an AMD EPYC, Zen 1, nothing else running), "
+                    "longer on a laptop that other programs share. It replaces only its own earlier run.",
         epilog="examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
     add_out(p, "the run directory to write (an earlier demo run there is replaced; anything else is refused)",
             metavar="RUN_DIR", required=False, default="runs/demo")
@@ -38,8 +43,7 @@ def cmd_demo(args) -> None:
         *r["chapter"],
         "",
         f"run directory: {r['run_dir']}",
-        "next: source .venv/bin/activate (so `lrn` is on the PATH; or run .venv/bin/lrn), then "
-        f"lrn sample {r['run_dir']} --prompt \"Mia found\"",
+        next_line(r["run_dir"]),
     ]
     emit(args, r, "\n".join(lines))
 
@@ -48,3 +52,14 @@ def _sample_text(text: str) -> str:
     """A sample as text, each of its lines indented under a dash (not a Python repr)."""
     lines = text.strip("\n").splitlines() or [""]
     return "\n".join(["  - " + lines[0], *("    " + line for line in lines[1:])])
+
+
+def next_line(run_dir: str) -> str:
+    """What to type next, right from any folder: absolute paths, and the activate script of the
+    environment this lrn runs in (none outside a virtual environment: lrn is on the PATH there)."""
+    run = shlex.quote(str(Path(run_dir).resolve()))
+    activate = Path(sys.prefix) / "bin" / "activate"
+    if sys.prefix != sys.base_prefix and activate.is_file():
+        return (f"next: source {shlex.quote(str(activate))} (puts lrn on the PATH), then "
+                f'lrn sample {run} --prompt "Mia found"')
+    return f'next: lrn sample {run} --prompt "Mia found"'

@@ -11,14 +11,16 @@ from lrngpt.cli.common import add_checkpoint, add_device, add_json, emit, positi
 def register(sub) -> None:
     p = sub.add_parser("sample", help="generate text from a trained run",
                        description="Continue a prompt with the run's model: temperature, then top-k, then "
-                                   "top-p (nucleus) filtering; a fixed seed gives the same text every time.",
+                                   "top-p (nucleus) filtering; a fixed seed gives the same text every time. "
+                                   "--temperature 0 is greedy decoding: the most likely token at every step.",
                        epilog='examples:\n  lrn sample runs/mlp64 --prompt "Once upon a time"\n'
                               '  lrn sample runs/mlp64 --prompt "Lily saw a" --temperature 0.8 --top-k 40 '
-                              '--num-samples 3 --json')
+                              '--num-samples 3 --json\n'
+                              '  lrn sample runs/gpt-cpu --prompt "Once upon a time" --temperature 0   # greedy')
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--prompt", required=True, help="the text to continue")
     p.add_argument("--max-new-tokens", type=int, default=100, help="tokens to generate at most")
-    p.add_argument("--temperature", type=float, default=1.0, help="divides the logits; below 1 is more certain")
+    p.add_argument("--temperature", type=float, default=1.0, help="divides the logits; below 1 is more certain; 0 is greedy (the most likely token each step)")
     p.add_argument("--top-k", type=int, default=None, help="keep only the k most likely tokens (default: all of them)")
     p.add_argument("--top-p", type=float, default=1.0,
                    help="keep the most likely tokens that hold this much probability; 1.0 keeps all")

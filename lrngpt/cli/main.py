@@ -36,7 +36,7 @@ def build_parser() -> Parser:
                     "JSON document), progress and logs to stderr; bad input exits 2 with one line saying how "
                     "to fix it.",
         epilog="examples:\n"
-               "  lrn demo                                   # the whole pipeline in about two minutes\n"
+               "  lrn demo                                   # the whole pipeline: about 4 min on a quiet 2-core machine\n"
                "  lrn config list                            # the named configs; lrn config show NAME explains one\n"
                "  lrn train --config mlp-cpu --out runs/mlp64\n"
                "  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"

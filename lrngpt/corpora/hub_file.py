@@ -26,8 +26,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
-from lrngpt.core.record import sha256_file
-from lrngpt.corpora.download import Unreachable, pinned_problem
+from lrngpt.corpora.download import Unreachable, pinned_problem, sha256_of
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
 
@@ -42,7 +41,7 @@ def _hub():
 
 
 def _sha256(path: Path) -> str:
-    return cached_fingerprint("sha256", [(path, path.name)], lambda: sha256_file(path))
+    return cached_fingerprint("sha256", [(path, path.name)], lambda: sha256_of(path))
 
 
 def _http_status(e: Exception) -> int | None:

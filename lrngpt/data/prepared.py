@@ -50,13 +50,13 @@ from lrngpt.core.ownership import (
     write_manifest,
     write_owned_file,
 )
-from lrngpt.core.validate import VAL_SPLIT_MODES
 from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.splits import split_chunks, split_tail
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DataConfig
+from lrngpt.runconfig.values import VAL_SPLIT_MODES
 from lrngpt.tokenizer.bpe import Tokenizer
 
 FORMAT_VERSION = 1

@@ -20,8 +20,8 @@ from pathlib import Path
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import resolve_base
 from lrngpt.experiments.presets import STUDIES
-from lrngpt.runconfig.keys import DERIVED
 from lrngpt.runconfig.schema import flat_keys
+from lrngpt.runconfig.values import DERIVED
 
 
 @dataclass

@@ -37,9 +37,9 @@ from lrngpt.core.fsio import check_regular, describe_os_error, read_json
 from lrngpt.errors import UserError
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
-from lrngpt.runconfig.keys import TOP_KEYS, check_key_form, check_shape, set_key
 from lrngpt.runconfig.overrides import parse_axis, parse_override
 from lrngpt.runconfig.schema import RunConfig, from_dict, read_config_dict
+from lrngpt.runconfig.values import TOP_KEYS, check_key_form, check_shape, set_key
 from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds

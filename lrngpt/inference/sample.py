@@ -1,4 +1,5 @@
-"""Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>.
+"""Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>; temperature 0 is greedy decoding
+(the most likely token at every step, as transformers' `generate(do_sample=False)`).
 
 The GPT decodes with its KV cache (each new token costs one position, not the whole
 window); the MLP only ever looks at its last block_size tokens, so it is fed only those
@@ -19,9 +20,9 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
-from lrngpt.core.validate import check_seed
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPT, KVCache
+from lrngpt.runconfig.values import check_seed
 
 MAX_NEW_TOKENS = 2**24  # one sample's length: about 16.8M tokens (the ids alone are kept in a list)
 
@@ -43,8 +44,9 @@ class SamplingConfig:
             raise UserError(f"--max-new-tokens {self.max_new_tokens:,} is above the limit of {MAX_NEW_TOKENS:,}; "
                             "ask for fewer")
         t = self.temperature
-        if not isinstance(t, int | float) or math.isnan(t) or t <= 0 or math.isinf(t):
-            raise UserError(f"--temperature must be a positive number (got {t}); use 1.0 for plain sampling")
+        if not isinstance(t, int | float) or math.isnan(t) or t < 0 or math.isinf(t):
+            raise UserError(f"--temperature must be 0 (greedy: the most likely token) or a positive number "
+                            f"(got {t}); use 1.0 for plain sampling")
         if self.top_k is not None and self.top_k < 1:
             raise UserError(f"--top-k must be at least 1 (got {self.top_k})")
         p = self.top_p
@@ -120,8 +122,10 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         logits = decoder.next_logits(ids).float()
         if not torch.isfinite(logits).all():
             raise UserError(_overflow(model))
-        probs = torch.softmax(filter_logits(logits, cfg), dim=-1)
-        nxt = torch.multinomial(probs, 1, generator=gen)
+        if cfg.temperature == 0:  # greedy: the first of the highest scores, as torch.argmax (and transformers)
+            nxt = logits.argmax(dim=-1, keepdim=True)
+        else:
+            nxt = torch.multinomial(torch.softmax(filter_logits(logits, cfg), dim=-1), 1, generator=gen)
         out.append(int(nxt))
         if on_token is not None:
             on_token(out[-1])

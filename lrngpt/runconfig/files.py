@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lrngpt.core.bounded import MAX_CONFIG_BYTES, loads_json
+from lrngpt.core.bounded import loads_json
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
-from lrngpt.runconfig.yaml12 import load_yaml, pyyaml
+from lrngpt.runconfig.values import MAX_CONFIG_BYTES
+from lrngpt.runconfig.yaml12 import load_yaml
 
 
 def read_config_text(path: Path) -> str:
@@ -26,7 +27,7 @@ def read_config_text(path: Path) -> str:
 
 
 def read_json_config(path: Path) -> dict:
-    """A JSON config: an object, read within bounds (lrngpt.core.bounded)."""
+    """A JSON config: an object, read within bounds (lrngpt.core.bounded, lrngpt.runconfig.values)."""
     text = read_config_text(path)
     try:
         doc = loads_json(text, f"config file {path}")
@@ -40,9 +41,6 @@ def read_json_config(path: Path) -> dict:
 def read_yaml(path: Path) -> dict:
     """A YAML config: a mapping, read as YAML 1.2 (lrngpt.runconfig.yaml12: 1e-3 is a number, 017 is
     17, yes is a string), within bounds."""
-    if pyyaml() is None:  # said before the file is read
-        raise UserError(f"config {path} is YAML, which needs PyYAML: pip install pyyaml "
-                        "(or pip install 'lrngpt[yaml]')")
     d = load_yaml(read_config_text(path), f"config file {path}")
     if not isinstance(d, dict):
         raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "

@@ -13,8 +13,8 @@ import typing
 from typing import Any
 
 from lrngpt.core.validate import field_types
-from lrngpt.runconfig.keys import DERIVED, SECTIONS
 from lrngpt.runconfig.schema import DataConfig, RunConfig, TrainConfig, model_class
+from lrngpt.runconfig.values import DERIVED, SECTIONS
 
 # One line per config key: what `lrn config show` and `lrn config keys` print. The one place the
 # keys are described; tests/cli/test_config_cli.py checks that it covers every dataclass field.

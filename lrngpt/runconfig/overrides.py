@@ -1,5 +1,5 @@
 """`--set section.key=value` and `--axis section.key=v1,v2`: the value read as JSON, else a Python
-literal (True, .5, 1_000), else the plain string, within the bounds of lrngpt.core.bounded; and a
+literal (True, .5, 1_000), else the plain string, within the bounds of lrngpt.runconfig.values; and a
 config dict with the --set items applied (lrngpt.runconfig.schema validates the result)."""
 
 from __future__ import annotations
@@ -11,17 +11,9 @@ from io import StringIO
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import (
-    MAX_DEPTH,
-    MAX_INT_DIGITS,
-    check_plain,
-    int_digits,
-    kind_of,
-    loads_json,
-    too_many_digits,
-)
+from lrngpt.core.bounded import MAX_INT_DIGITS, int_digits, loads_json, too_many_digits
 from lrngpt.errors import UserError
-from lrngpt.runconfig.keys import check_key_form, set_key
+from lrngpt.runconfig.values import MAX_DEPTH, check_key_form, check_plain, kind_of, set_key
 from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config file
@@ -30,7 +22,7 @@ MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config fil
 def parse_value(raw: str, what: str = "--set value") -> Any:
     """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
     (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB). Read within the bounds
-    of lrngpt.core.bounded: a literal that is no config value (b'bytes', {1, 2}, 1j), an integer of
+    of lrngpt.runconfig.values: a literal that is no config value (b'bytes', {1, 2}, 1j), an integer of
     more than MAX_INT_DIGITS digits or lists nested past MAX_DEPTH is a UserError naming `what`."""
     if len(raw) > MAX_SET_CHARS:
         raise UserError(f"{what} is {len(raw):,} characters, above the limit of {MAX_SET_CHARS:,}; put long "

@@ -4,7 +4,7 @@ A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or 
 (sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
 as the same config) or a named preset (lrngpt/runconfig/presets/*.json: the MLP presets, gpt-default, and
 the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value`
-(lrngpt.runconfig.overrides; the dict's sections and key names: lrngpt.runconfig.keys), validated in
+(lrngpt.runconfig.overrides; the dict's sections and key names: lrngpt.runconfig.values), validated in
 the dataclasses' __post_init__, and saved as config.json in the run directory.
 """
 
@@ -18,24 +18,26 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import check_plain
 from lrngpt.core.fsio import check_regular, describe_os_error
-from lrngpt.core.validate import (
-    VAL_SPLIT_MODES,
-    check_fields,
-    check_size,
-    did_you_mean,
-    field_types,
-    show_value,
-)
+from lrngpt.core.validate import check_fields, check_size, field_types, show_value
 from lrngpt.corpora.registry import KINDS
 from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.models.mlp import MLPConfig
 from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
-from lrngpt.runconfig.keys import DERIVED, SECTIONS, TOP_KEYS, check_key_form, check_shape, set_key
 from lrngpt.runconfig.overrides import apply_overrides
+from lrngpt.runconfig.values import (
+    DERIVED,
+    SECTIONS,
+    TOP_KEYS,
+    VAL_SPLIT_MODES,
+    check_key_form,
+    check_plain,
+    check_shape,
+    did_you_mean,
+    set_key,
+)
 from lrngpt.runconfig.width import fill_width
 from lrngpt.tokenizer.bpe import check_vocab_size
 

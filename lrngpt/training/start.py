@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from lrngpt.core import log as logging
-from lrngpt.core.validate import INT_LIMIT, check_memory, training_memory
+from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora.registry import fetch
 from lrngpt.data.prepared import PreparedData, prepare
 from lrngpt.device.distributed import Distributed, resolve_device
+from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import DeviceCaps, Precision, device_caps, resolve_precision, warn_if_emulated
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError

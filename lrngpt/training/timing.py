@@ -28,8 +28,8 @@ import torch
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import write_json
-from lrngpt.core.validate import check_memory, training_memory
 from lrngpt.corpora.download import cache_dir
+from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import cpu_name
 from lrngpt.errors import UserError
 from lrngpt.models.build import build_model, param_breakdown

@@ -243,10 +243,32 @@ def test_the_pip_figure_draws_the_loss_by_k_and_the_sweeps_val_bpb_by_d_on_a_log
     ax, ax2 = both.axes
     assert ax2.get_lines()[0].get_xdata().tolist() == [4, 8, 16, 32]  # JSON's string keys read as widths
     assert ax2.get_lines()[0].get_ydata().tolist() == [0.9, 0.6, 0.55, 0.7]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    (legend,) = both.legends
+    labels = [t.get_text() for t in legend.get_texts()]
     assert labels == ["PIP loss by k (Yin & Shen 2018)", f"PIP-optimal k = {k}", "the sweep's val bpb by d (text:a.txt)",
                       "measured best d = 16"]
     assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["1", "2", "4"]
     for bad in ({}, {"curve": {"pip_loss": [1.0]}, "optimal": {"k": 0}}, [1]):
         with pytest.raises(UserError, match="must be what lrngpt.theory_pip"):
             figure(bad)
+
+
+@pytest.mark.parametrize("with_sweep", [False, True], ids=["alone", "beside-a-sweep"])
+def test_the_pip_figures_legend_is_clear_of_every_line_it_draws(with_sweep):
+    """Drawn, the legend's box overlaps no plotted line's box (it sat on the PIP curve before)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from lrngpt.analysis.pip_figure import figure
+
+    r = _planted()
+    sweep = {"val_bpb": {"4": 0.9, "8": 0.6, "16": 0.55, "32": 0.7}, "best_width": 16, "corpus": "text:a.txt"}
+    fig = figure({**r, "sweep": sweep} if with_sweep else r)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    (legend,) = fig.legends
+    box = legend.get_window_extent(renderer)
+    lines = [line for ax in fig.axes for line in ax.get_lines()]
+    assert len(lines) == (4 if with_sweep else 2)
+    for line in lines:  # a line's box: its drawn path in pixels (an axvline spans the axes' height)
+        assert not box.overlaps(line.get_window_extent(renderer)), line.get_label()
+    assert all(not box.overlaps(ax.get_window_extent(renderer)) for ax in fig.axes)

@@ -9,7 +9,6 @@ import pytest
 
 from lrngpt.cli.main import main
 from lrngpt.runconfig.help import KEY_HELP, PRESET_ABOUT
-from lrngpt.runconfig.keys import DERIVED
 from lrngpt.runconfig.schema import (
     DataConfig,
     TrainConfig,
@@ -17,6 +16,7 @@ from lrngpt.runconfig.schema import (
     model_class,
     preset_names,
 )
+from lrngpt.runconfig.values import DERIVED
 
 
 def run_json(capsys, *argv):

@@ -33,7 +33,7 @@ def test_demo_never_replaces_something_that_is_not_a_demo(capsys, tmp_path):
     assert (out / "notes.txt").read_text() == "precious"
 
 
-def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_to_activate_the_venv(capsys, tmp_path):
+def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_what_next_from_any_folder(capsys, tmp_path):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--steps", "10", *SMALL]) == 0
     text, err = capsys.readouterr()
@@ -46,7 +46,15 @@ def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_to_act
     lines = text.splitlines()
     first = lines[lines.index("samples:") + 1]
     assert first.startswith("  - Once upon a time") and "'" not in first[:6] and "\\n" not in text
-    assert "source .venv/bin/activate" in text
+    import shlex
+    import sys
+    from pathlib import Path
+
+    (nxt,) = [line for line in lines if line.startswith("next: ")]
+    if sys.prefix != sys.base_prefix:  # in a venv (make's .venv): its activate script, by its absolute path
+        activate = shlex.split(nxt)[2]
+        assert nxt.startswith("next: source /") and Path(activate).is_file() and activate == f"{sys.prefix}/bin/activate"
+    assert f"lrn sample {out.resolve()} --prompt" in nxt  # absolute: right from any folder
     # the chapter's neighbours beside this run's own, right after ' Lily''s list
     from lrngpt.analysis.embeddings import load_table, pair_cosine
     from lrngpt.experiments.chapter import neighbours_line
@@ -58,3 +66,13 @@ def test_demo_text_labels_its_val_figures_prints_samples_as_text_and_says_to_act
         neighbours_line(" Luna", pair_cosine(run.tokenizer, load_table(out, "init")[1], " Luna", " pretending"),
                         untrained=True)]
     assert lines[at + 1].startswith("the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ")
+
+
+def test_the_next_line_outside_a_virtual_environment_names_no_activate_script(monkeypatch, tmp_path):
+    import sys
+
+    from lrngpt.cli.cmd_demo import next_line
+
+    monkeypatch.setattr(sys, "prefix", sys.base_prefix)
+    monkeypatch.chdir(tmp_path)
+    assert next_line("runs/demo") == f'next: lrn sample {tmp_path / "runs" / "demo"} --prompt "Mia found"'

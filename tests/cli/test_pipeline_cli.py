@@ -155,7 +155,7 @@ def test_sample_same_seed_same_text_and_bad_values_rejected(capsys, trained_run)
     assert a["samples"][0]["text"].startswith("Lily saw")
     for argv, needle in [
         (["--prompt", ""], "prompt is empty"),
-        (["--prompt", "x", "--temperature", "0"], "--temperature"),
+        (["--prompt", "x", "--temperature=-1"], "--temperature must be 0 (greedy"),
         (["--prompt", "x", "--temperature", "nan"], "--temperature"),
         (["--prompt", "x", "--top-k", "0"], "--top-k"),
         (["--prompt", "x", "--top-p", "1.5"], "--top-p"),

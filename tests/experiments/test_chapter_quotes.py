@@ -81,7 +81,7 @@ def test_the_findings_say_hardly_ever_where_the_chapter_does():
 def texts() -> dict[str, str]:
     """The code's, the help's, the docs' and the notebooks' words."""
     out = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in
-           [*(ROOT / "lrngpt").rglob("*.py"), ROOT / "README.md", *(ROOT / "docs").glob("*.md")]}
+           [*(ROOT / "lrngpt").rglob("*.py"), ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]}
     for nb in (ROOT / "notebooks").glob("*.ipynb"):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
         out[str(nb.relative_to(ROOT))] = "\n".join("".join(c["source"]) for c in cells)
@@ -183,10 +183,10 @@ def test_the_chapters_share_read_is_said_to_be_lrns_estimate_wherever_the_docs_g
     assert hits >= 1  # the docs' table of findings says it
 
 
-def test_the_chapters_text_is_550_million_tokens_of_a_text_it_does_not_name_in_the_readme():
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_the_chapters_text_is_550_million_tokens_of_a_text_it_does_not_name_in_the_theory_page():
+    theory = " ".join((ROOT / "docs" / "explanation" / "theory.md").read_text(encoding="utf-8").split())
     assert "the chapter's best width was 512 on its data (550 million training tokens of a text it does not name" \
-        in readme
+        in theory
 
 
 def test_the_chapters_neighbours_are_its_quotes_and_are_set_beside_the_runs_own():
@@ -215,13 +215,15 @@ def test_the_docs_set_the_chapters_39_s_a_run_beside_lrns_measured_seconds():
     assert "(the chapter: 22-30 s of training, 39 s a run)" in study
 
 
-def test_the_readme_names_bengios_width_and_yin_and_shens_word2vec_remark_as_the_chapter_does():
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    models = readme.split("### Models", 1)[1].split("- **GPT**", 1)[0]
+def test_the_docs_name_bengios_width_and_yin_and_shens_word2vec_remark_as_the_chapter_does():
+    def page(name: str) -> str:
+        return " ".join((ROOT / "docs" / "explanation" / name).read_text(encoding="utf-8").split())
+
+    models = page("models.md").split("## The MLP LM", 1)[1].split("## The GPT", 1)[0]
     assert chapter.BENGIO_WIDTH == 100 and "벤지오 팀은 100" in chapter.QUOTES["bengio"][0]
     assert '"A Neural Probabilistic Language Model", whose feature vectors had 30 to 100 dimensions' in models
     assert f'the chapter: "{chapter.QUOTES["bengio"][1]}"' in models
-    pip = readme.split("### The width before training", 1)[1].split("### Training on your own text", 1)[0]
+    pip = page("theory.md").split("## The PIP loss", 1)[1]
     assert chapter.WORD2VEC_WIDTH == 300
     assert f'the chapter: "{" ".join(chapter.QUOTES["word2vec"][0].split())}"' in pip
     assert "many studies use it probably because the first word2vec paper chose 300" in pip
@@ -230,6 +232,6 @@ def test_the_readme_names_bengios_width_and_yin_and_shens_word2vec_remark_as_the
 
 def test_the_readme_demo_shows_the_chapters_neighbours_beside_the_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    demo = readme.split("## What `make demo` does", 1)[1].split("## Using it", 1)[0]
+    demo = readme.split("## What `make demo` does", 1)[1].split("\n## ", 1)[0]
     assert "the chapter: ' Lily' ~ ' Mia' 0.95 (trained); this run: ' Lily' ~ ' Mia' 0.06" in demo
     assert "the chapter: ' Luna''s untrained neighbour ' pretending' 0.48; this run, untrained: " in demo

@@ -1,5 +1,5 @@
 """Cluster sweeps: in a Slurm job array `lrn sweep` takes its shard from SLURM_ARRAY_TASK_*, and
-the sbatch scripts in docs/distributed.md are valid bash whose array covers the grid once."""
+the sbatch scripts in docs/how-to/slurm.md are valid bash whose array covers the grid once."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from lrngpt.experiments.grid import resolve_shard, resolve_sweep, slurm_shard
 from lrngpt.experiments.presets import WIDTHS
 from lrngpt.experiments.sweepdir import same_sweep
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "distributed.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "slurm.md"
 
 
 def dry_run(monkeypatch, env: dict, *argv: str) -> tuple[int, dict | None, str]:
@@ -83,7 +83,7 @@ def test_bad_slurm_variables_exit_2_with_one_line(monkeypatch, tmp_path, env, me
         slurm_shard(env)
 
 
-# ---- the scripts in docs/distributed.md --------------------------------------------------------
+# ---- the scripts in docs/how-to/slurm.md --------------------------------------------------------
 
 def doc_blocks(lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", DOC.read_text(), flags=re.S)

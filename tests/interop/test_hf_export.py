@@ -144,7 +144,7 @@ def test_auto_tokenizer_encodes_and_decodes_like_lrn(runs, tmp_path):
                    "pad_token_id": run.tokenizer.eot_id}  # no max_length: it collided with max_new_tokens
 
 
-# ---- the snippet of the README and of the card, as written; padding; the card's metadata --------
+# ---- the snippet of the how-to and of the card, as written; padding; the card's metadata -------
 
 @contextlib.contextmanager
 def transformers_warnings():
@@ -173,13 +173,13 @@ def python_blocks(markdown: str) -> list[str]:
     return [textwrap.dedent(body) for _, body in blocks if "AutoModelForCausalLM" in body]
 
 
-@pytest.mark.parametrize("where", ["README.md", "card"])
+@pytest.mark.parametrize("where", ["the how-to", "card"])
 def test_the_snippet_runs_as_written_and_fits_its_generation_in_the_context(runs, where, tmp_path, capsys):
     export_run_hf(runs["cpu-json"], tmp_path / "hf")
-    text = (Path(__file__).resolve().parents[2] / "README.md" if where == "README.md"
-            else tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
+    how_to = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "hugging-face.md"
+    text = (how_to if where == "the how-to" else tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
     (block,) = python_blocks(text)
-    path = "exports/gpt-cpu" if where == "README.md" else "PATH"
+    path = "exports/gpt-cpu" if where == "the how-to" else "PATH"
     assert f'from_pretrained("{path}")' in block
     _, tok = hf_load(tmp_path / "hf")
     prompt = len(tok("Once upon a time").input_ids)

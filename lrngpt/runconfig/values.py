@@ -1,0 +1,135 @@
+"""The rules of a config dict beside lrngpt.runconfig.schema's dataclasses: its sections and top-level keys,
+the keys lrn derives itself, the form of a `section.key` name and putting a value at one; what a value may
+be, wherever it comes from (a JSON or YAML file, `--set`, the Python API); and the checks of what lrn is
+asked for that no config dataclass holds (seeds, points at once, a choice).
+
+A config value is plain data: null, true/false, an integer, a number, a string, or a list or string-keyed
+object of those, within limits on the nesting, the number of values (a YAML alias counts each time it is
+used) and an integer's digits, so a hostile input costs milliseconds and one line naming what is wrong,
+never minutes, gigabytes, a RecursionError or `ValueError: Exceeds the limit (4300 digits)`. A config has
+a few dozen values, a few levels deep, and integers of at most 19 digits, so the limits never touch a
+real one. No torch here: the CLI's options use these checks before anything heavy loads.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from lrngpt.core.bounded import MAX_INT_DIGITS, too_many_digits
+from lrngpt.core.validate import INT_LIMIT, show_value
+from lrngpt.errors import UserError
+
+MAX_CONFIG_BYTES = 1 << 20  # a config file (JSON or YAML): a few KB in practice
+MAX_DEPTH = 32  # lists and objects nested in one another
+MAX_VALUES = 10_000  # values in one config document or --set value, every use of a YAML alias counted
+PLAIN = "a value is null, true/false, a number, a string, or a list or object of those"
+VAL_SPLIT_MODES = ("documents", "chunks")  # data.val_split (the first is the default)
+MAX_POINTS_AT_ONCE = 64  # a sweep's points trained at once (`lrn sweep --points-at-once`): worker processes
+SECTIONS = ("data", "model", "train")
+TOP_KEYS = ("model_type", "name")
+# Keys the code derives; a user who sets them is told what to set instead.
+DERIVED = {
+    "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
+    "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
+}
+
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, for a message: null, true/false, a number, a list or object, or what no config
+    value is (bytes, a set, a complex number, a Python object)."""
+    names = {type(None): "null", bool: "true/false", int: "a number", float: "a number", list: "a list or object",
+             tuple: "a list or object", dict: "a list or object", bytes: "bytes (b'...')", bytearray: "bytes",
+             set: "a set", frozenset: "a set", complex: "a complex number", type(Ellipsis): "an Ellipsis (...)"}
+    return next((name for kind, name in names.items() if isinstance(value, kind)),
+                f"a Python {type(value).__name__}")
+
+
+def check_plain(value: Any, where: str) -> None:
+    """Refuse anything but plain data within the limits, naming where it sits: `where` (a file, a
+    --set; "" for none) and the path inside it (train.steps, model.sizes[2]).
+
+    Walks without recursion, so a cyclic or deeply nested value is refused, not a RecursionError."""
+    def place(path: str) -> str:
+        path = path if len(path) <= 60 else path[:57] + "..."  # (a deep path says little more)
+        return f"{where}: {path}" if where and path else where or path or "the value"
+
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    seen = 0
+    while stack:
+        v, path, depth = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise UserError(f"{place('')} holds more than {MAX_VALUES:,} values, each use of a YAML alias counted; a "
+                            "config has a few dozen")
+        if isinstance(v, int) and v.bit_length() > MAX_INT_DIGITS * 3.33:  # by size: str() of it may be refused
+            raise too_many_digits(int(v.bit_length() / 3.3219) + 1, place(path))
+        if isinstance(v, list | tuple | dict):
+            if depth >= MAX_DEPTH:
+                raise UserError(f"{place(path)}: lists and objects nested more than {MAX_DEPTH} deep; a config "
+                                "value is a few levels deep at most")
+            for k, item in v.items() if isinstance(v, dict) else enumerate(v):
+                if isinstance(v, dict) and not isinstance(k, str):
+                    raise UserError(f"{place(path)}: the key {repr(k)[:40]} is {kind_of(k)}, not a name; keys are "
+                                    "strings such as train or steps")
+                stack.append((item, f"{path}[{k}]" if not isinstance(v, dict) else f"{path}.{k}" if path else f"{k}",
+                              depth + 1))
+        elif not (v is None or isinstance(v, bool | int | float | str)):
+            raise UserError(f"{place(path)} is {kind_of(v)}, which no config value is; {PLAIN}")
+
+
+def check_key_form(key: str, what: str = "--set") -> None:
+    if key in DERIVED:
+        raise UserError(f"{what} {key}: {DERIVED[key]}")
+    if key in TOP_KEYS:
+        return
+    parts = key.split(".")
+    if len(parts) != 2 or parts[0] not in SECTIONS or not parts[1]:
+        raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY, train.KEY or model_type "
+                        "(e.g. model.n_embd)")
+
+
+def set_key(d: dict, key: str, value: Any) -> None:
+    """Put `value` at `key` (section.key or a top-level key) of a config dict."""
+    if key in TOP_KEYS:
+        d[key] = value
+        return
+    section, name = key.split(".")
+    if section not in d:
+        d[section] = {}
+    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
+        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
+                        f"got {show_value(d[section])}; fix the config file")
+    d[section][name] = value
+
+
+def check_shape(d: dict, where: str = "") -> None:
+    """Each section present is an object (null included: a section is left out, never null)."""
+    for section in SECTIONS:
+        if section in d and not isinstance(d[section], dict):
+            raise UserError(f"{where}config section {section!r} must be an object like {{\"key\": value}}, "
+                            f"got {show_value(d[section])}")
+
+
+def check_seed(value: int, what: str = "--seed") -> int:
+    if not -INT_LIMIT < value < INT_LIMIT:
+        raise UserError(f"{what} {value} is out of range; seeds must fit in 64 bits")
+    return value
+
+
+def check_points_at_once(value: Any) -> int | None:
+    """--points-at-once N (None: chosen from a measurement): a whole number from 1 to MAX_POINTS_AT_ONCE."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or not 1 <= value <= MAX_POINTS_AT_ONCE):
+        raise UserError(f"--points-at-once must be a whole number from 1 to {MAX_POINTS_AT_ONCE} (1: one point after "
+                        f"another; leave it out to choose from a measurement), e.g. --points-at-once 2 (got "
+                        f"{show_value(value)})")
+    return value
+
+
+def did_you_mean(word: str, choices) -> str:
+    """"did you mean X? " for the closest of `choices` to a mistyped `word` (difflib, the same
+    cutoff everywhere: keys, presets, commands, choices, options), "" when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean {close[0]}? " if close else ""
