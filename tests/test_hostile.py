@@ -1002,7 +1002,7 @@ def _stub_plan(steps: int = 2, widths=(4, 8, 16, 32)):
     """What plan_budget returns, without its timing probe: tiny points (the budget path is the same)."""
     from lrngpt.experiments.budget import Budget
 
-    def plan(source, minutes, sets, axes, probe_fn=None, log=None, points_at_once=None, passes=None):
+    def plan(source, minutes, sets, axes, probe_fn=None, log=None, points_at_once=None, passes=None, out="DIR"):
         return Budget(minutes, {"train.steps": steps, "train.batch_size": 4, "train.eval_every": 1,
                                 "train.eval_tokens": 300, "train.train_eval_tokens": 300},
                       {"model.n_embd": list(widths)}, 60.0, {"points": 60.0}, 0.05, ["fewer steps"], {})
@@ -2581,24 +2581,34 @@ def test_depth_series_judge_refuses_a_file_given_as_a_level(tmp_path):
 
 # ---- lrn chapter: refused before a probe, one line each --------------------------------------------
 
+@pytest.fixture
+def no_probe(monkeypatch):
+    """A refusal that comes before any probe: timing anything fails the test."""
+    def never(*a, **k):
+        raise AssertionError("probed before the options were checked")
+    monkeypatch.setattr("lrngpt.training.timing._measure", never)
+
 def _chapter_plan(d: Path, minutes: float = 60.0) -> Path:
     from lrngpt.experiments import chapter_plan as cp
 
     cp.start(d, {"version": cp.VERSION, "scale": "laptop", "minutes": minutes, "out": str(d), "est_seconds": 1.0,
-                 "parts": [{"name": "width", "kind": "sweep", "est_seconds": 1.0}]})
+                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]})
     return d
 
 
 @pytest.mark.parametrize("argv, needles", [
-    (["--minutes", "5"], ["--minutes 5 is too short for the whole chapter", "give --minutes 20 or more"]),
+    (["--minutes", "3"], ["--minutes 3 is too short for the whole chapter on any machine",
+                          "`lrn chapter --scale tiny --out DIR` runs every part in about", "quiet 2-core machine"]),
+    (["--minutes", "1e308"], ["--minutes 1e+308 is past the longest budget planned: at most --minutes 10080"]),
     (["--minutes", "nan"], ["--minutes must be a positive number of minutes", "--minutes 60"]),
     (["--minutes", "inf"], ["--minutes must be a positive number of minutes"]),
     (["--minutes", "-3"], ["--minutes must be a positive number of minutes"]),
     (["--minutes", "60", "--scale", "tiny"], ["--minutes plans the laptop protocol", "leave out --scale"]),
     (["--corpus", "stories:1MB"], ["--corpus goes with --scale full or tiny", "lrn sweep STUDY --minutes N"]),
     (["--scale", "huge"], ["unknown choice 'huge'", "choose from tiny, full"]),
-], ids=["too short", "NaN", "Inf", "negative", "minutes with scale", "corpus without scale", "unknown scale"])
-def test_chapter_options_that_cannot_be_planned_are_one_line(argv, needles, tmp_path, capsys):
+], ids=["too short", "past a week", "NaN", "Inf", "negative", "minutes with scale", "corpus without scale",
+        "unknown scale"])
+def test_chapter_options_that_cannot_be_planned_are_one_line(argv, needles, tmp_path, capsys, no_probe):
     one_line(lrn(capsys, "chapter", "--out", tmp_path / "ch", *argv), 2, *needles)
     assert not (tmp_path / "ch").exists()
 
@@ -2636,6 +2646,18 @@ def test_report_of_an_unfinished_or_edited_chapter_is_one_line(tmp_path, capsys)
     (d / "verdicts.json").write_text(json.dumps({"verdicts": [{"study": "width", "verdict": 3}]}))
     one_line(lrn(capsys, "report", d), 2, "verdicts.json", "not what lrn wrote")
     assert not (d / "report.html").exists()
+
+
+def test_a_budget_past_a_week_is_one_line_naming_the_most_before_any_probe(tmp_path, capsys, no_probe):
+    import lrngpt
+
+    one_line(lrn(capsys, "sweep", "embed-dim", "--minutes", "1e308", "--out", tmp_path / "w"), 2,
+             "at most --minutes 10080 (a week)")
+    with pytest.raises(lrngpt.UserError, match=r"^minutes=1e\+308 is past the longest budget planned: at most minutes=10080"):
+        lrngpt.sweep("embed-dim", minutes=1e308, out=tmp_path / "w", dry_run=True)
+    with pytest.raises(lrngpt.UserError, match="at most minutes=10080"):
+        lrngpt.run_chapter(tmp_path / "ch", minutes=1e308, dry_run=True)
+    assert not (tmp_path / "w").exists() and not (tmp_path / "ch").exists()
 
 
 def test_run_chapter_refuses_passes_without_minutes_and_passes_out_of_range(tmp_path):

@@ -572,7 +572,7 @@ def test_a_chapter_plan_that_is_not_a_json_file_is_one_line(make, tmp_path, caps
 
     d = tmp_path / "ch"
     cp.start(d, {"version": cp.VERSION, "scale": "tiny", "minutes": None, "out": str(d), "est_seconds": 1.0,
-                 "parts": [{"name": "width", "kind": "sweep", "est_seconds": 1.0}]})
+                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]})
     plan = d / "chapter.json"
     plan.unlink()
     if make == "directory":

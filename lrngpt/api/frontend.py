@@ -16,12 +16,19 @@ from lrngpt.core.validate import nearest
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
-from lrngpt.experiments.thresholds import FEW_PASSES, MIN_STEPS, OWN_TEXT_PASSES
+from lrngpt.experiments.thresholds import (
+           FEW_PASSES,
+           HEADROOM,
+           MAX_MINUTES,
+           MIN_STEPS,
+           OWN_TEXT_PASSES,
+           QUIET_MACHINE,
+)
 from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed, did_you_mean
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
-__all__ = ["BUDGET_HELP", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
+__all__ = ["BUDGET_HELP", "HEADROOM", "MAX_MINUTES", "QUIET_MACHINE", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
            "DEMO_NAME", "DEMO_STEPS", "DEVICES", "cli_words", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
            "PRECISIONS", "STUDIES", "UserError", "VAL_SPLIT_MODES", "check_seed", "did_you_mean", "json_safe", "nearest",
            "os_error_exit", "setup_logging"]
@@ -38,11 +45,13 @@ PRECISIONS = get_args(Precision)
 EXPORT_FORMATS = get_args(ExportFormat)
 assert set(CHECKPOINT_MEANING) == set(CHECKPOINTS)
 
-BUDGET_HELP = ("fit the study into N minutes on this machine, keeping the book chapter's model (vocabulary 4,096, "
-               "context 6, hidden 512): steps, batch, corpus size and widths are planned from a measured probe so "
-               f"that each run reads at most {FEW_PASSES} passes of its text (a text of your own too small for "
-               f"{MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what that costs the "
-               "findings); --dry-run prints the plan and what it gives up. A budget too short is refused with the "
-               "smallest that works. Again on the same --out (with or without --minutes) it resumes the stored plan, "
-               "its estimates corrected by the runs done so far; DIR/timing.jsonl records each run's time beside its "
-               "estimate")
+BUDGET_HELP = (f"fit the study into N minutes on this machine (at most {MAX_MINUTES:g}), keeping the book chapter's "
+               "model (vocabulary 4,096, context 6, hidden 512): steps, batch, corpus size and widths are planned from "
+               f"a measured probe so that each run reads at most {FEW_PASSES} passes of its text (a text of your own "
+               f"too small for {MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what "
+               f"that costs the findings), filling at most {HEADROOM * 100:.0f}%% of N; a short budget shrinks to the smallest "
+               "plan at which the findings can still show (3 widths, 100 steps). --dry-run prints the plan and what it "
+               "gives up; the probes are remembered a few hours, so a second dry run answers in seconds. A budget too "
+               "short is refused naming the commands that fit here now, with their estimates. Again on the same --out "
+               "(with or without --minutes) it resumes the stored plan, its estimates corrected by the runs done so "
+               "far; DIR/timing.jsonl records each run's time beside its estimate")

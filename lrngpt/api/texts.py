@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lrngpt.analysis.rare_tokens import as_text
-from lrngpt.experiments.budget import budget_text, from_record
+from lrngpt.experiments.budget import HEADROOM, budget_text, from_record
+from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.dry_run import sweep_plan_text
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.findings import finding_lines
@@ -37,18 +38,18 @@ def sweep_dry_run_text(doc: dict) -> str:
     return text + "\n" + doc["bf16"]["line"] if (doc.get("bf16") or {}).get("line") else text
 
 
-def chapter_plan_text(plan: dict) -> str:
+def chapter_plan_text(plan: ChapterPlan) -> str:
     """run_chapter's plan as `lrn chapter --dry-run` prints it: a line per part, the total, what each gives up."""
-    lines = [f"the book chapter on this machine ({plan['scale']} plan"
-             + (f", {plan['minutes']:g} minutes" if plan.get("minutes") else "") + f") into {plan['out']}:"]
-    for p in plan["parts"]:
-        lines.append(f"  {p['name']:<14} ~{p['est_seconds'] / 60:5.1f} min  {p['what']}")
-    lines.append(f"about {plan['est_seconds'] / 60:.1f} min in all"
-                 + (f" (the budget: {plan['minutes']:g} min)" if plan.get("minutes") else ""))
-    for p in plan["parts"]:
-        if p.get("deviations"):
-            lines.append(f"{p['name']}: against the chapter's protocol, it gives up:")
-            lines += [f"  - {d}" for d in p["deviations"]]
+    budget = f" (the budget: {plan.minutes:g} min, {1 - HEADROOM:.0%} of it kept free)" if plan.minutes else ""
+    lines = [f"the book chapter on this machine ({plan.scale} plan"
+             + (f", {plan.minutes:g} minutes" if plan.minutes else "") + f") into {plan.out}:"]
+    lines += [f"  {p.name:<14} ~{p.est_seconds / 60:5.1f} min  {p.what}" for p in plan.parts]
+    lines.append(f"about {plan.est_seconds / 60:.1f} min in all{budget}")
+    lines += [f"shrunk to fit: {s}" for s in plan.shrunk]
+    for p in plan.parts:
+        if p.deviations:
+            lines.append(f"{p.name}: against the chapter's protocol, it gives up:")
+            lines += [f"  - {d}" for d in p.deviations]
     return "\n".join(lines)
 
 

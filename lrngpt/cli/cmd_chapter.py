@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import lrngpt.api as api
+from lrngpt.api.frontend import HEADROOM, MAX_MINUTES, QUIET_MACHINE
 from lrngpt.cli.common import add_json, add_out, emit, stderr_note
 
 
@@ -23,7 +24,11 @@ def register(sub) -> None:
                "  lrn chapter --scale tiny --out runs/chapter-check --json  # seconds: every part, tiny")
     add_out(p, "the directory of the book chapter's studies: one folder per study, the plan, the verdicts and the page")
     p.add_argument("--minutes", type=float, metavar="N",
-                   help="fit the whole book chapter into N minutes on this machine (default 60; at least 20)")
+                   help=f"fit the whole book chapter into N minutes on this machine (default 60, at most {MAX_MINUTES:g}), "
+                        f"filling at most {HEADROOM * 100:.0f}%% of them: the hour of 60 was planned and measured on "
+                        f"{QUIET_MACHINE}; a slower or busier machine shrinks each study toward the smallest protocol at "
+                        "which its claim can still show, and a budget too short for those is refused naming the "
+                        "commands that fit here, with their estimates")
     p.add_argument("--scale", choices=["tiny", "full"],
                    help="full: each study at the book chapter's own scale (a GPU job); tiny: seconds, for a check "
                         "(default: the laptop plan for --minutes)")
@@ -31,8 +36,8 @@ def register(sub) -> None:
                    help="with --scale: the text of every sweep instead of the scale's (e.g. stories:100MB on a GPU "
                         "machine without the TinyStories download; default: the scale's own)")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the plan (each part, its estimate, what it gives up) from measured probes; train "
-                        "and write nothing")
+                   help="print the plan (each part, its estimate, what it gives up) from measured probes, "
+                        "remembered a few hours so that a second dry run answers in seconds; train and write nothing")
     add_json(p)
     p.set_defaults(func=cmd_chapter)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.api.frontend import BUDGET_HELP, CLI_SCALES, STUDIES
+from lrngpt.api.frontend import BUDGET_HELP, CLI_SCALES, QUIET_MACHINE, STUDIES
 from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
 
 KEYS = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
@@ -32,7 +32,7 @@ def register(sub) -> None:
     add_out(p, "the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=CLI_SCALES,
                    help="full: the book chapter's protocol, on TinyStories (a GPU job; refused on a machine without "
-                        "one unless --device is given); cpu: about 30 min for embed-dim on 2 cores; tiny: seconds "
+                        f"one unless --device is given); cpu: about 30 min for embed-dim, measured on {QUIET_MACHINE}; tiny: seconds "
                         "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
     p.add_argument("--minutes", type=float, metavar="N",
                    help=BUDGET_HELP)

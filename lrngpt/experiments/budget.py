@@ -1,33 +1,25 @@
 """A study planned to fit a time budget on this machine: `lrn sweep STUDY --minutes N`.
 
-The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, a context of 6 tokens, hidden
-512, windows of 256 tokens, its learning rates and initialisation). From a measured probe of the
-smallest and the largest model of the grid at the planned batch (lrngpt.training.timing),
-the plan chooses:
+The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, context 6, hidden 512, windows of 256,
+its learning rates and initialisation). From a probe of the grid's smallest and largest model at the
+planned batch (lrngpt.training.timing, remembered a few hours), `Planner` chooses:
 
-    batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only when the budget
-            affords more than the chapter's 4,000 steps at the smaller batch
-    steps   as many as the budget affords (x the study's steps factor), at most the chapter's
-    widths  the study's; when all of them would get fewer than GOOD_STEPS steps, a width study of
-            more than four widths keeps 4, 16, 64, 256 (every other doubling)
-    corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET = 0.25 passes of its
-            training tokens (the chapter reads 0.12: the findings judge's FEW_PASSES, the same
-            constant); a text of your own (--set data.corpus=...) caps the steps at that target
-            instead, and a text too small for MIN_STEPS steps there is read up to OWN_TEXT_PASSES
-            (one pass; MIN_STEPS at the least): the plan says what that costs the findings
-    evals   4 periodic evaluations of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k),
-            the full validation split at the end
+    batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only past the chapter's steps
+    steps   as many as fit (x the study's steps factor), at most the chapter's
+    widths  the study's with GOOD_STEPS each, else 4, 16, 64, 256, else SMALLEST_WIDTHS (16, 64, 256) at
+            MIN_STEPS: the smallest plan at which the findings can still show
+    corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET passes (finding 2's FEW_PASSES);
+            a text of your own caps the steps there instead, and one too small for MIN_STEPS is read up
+            to OWN_TEXT_PASSES: the plan says what that costs the findings
+    evals   4 periodic ones of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k), the
+            whole validation split at the end
 
-The estimate counts what the sweep's wall clock holds: start-up (START_S), the probe itself (the
-sweep probes again before it trains), data preparation when the corpus is not cached
-(PREPARE_S + PREPARE_S_PER_MB), each point's steps and evaluations from the probe plus
-POINT_OVERHEAD_S (building the model, checkpoints), and the summary and figures (SUMMARY_S).
-The constants are upper bounds measured on the 2-core development machine while it was shared.
-A budget whose smallest plan (4 widths x MIN_STEPS steps) does not fit is refused, naming the
-smallest budget that does. The plan is stored in DIR/sweep.json (`budget`), so running the
-command again resumes the same points instead of planning anew; what the runs really took is
-recorded beside it in DIR/timing.jsonl (lrngpt.experiments.time_ledger), and a resumed plan's estimates
-for the runs still to go are corrected by the pace measured so far.
+The estimate is the sweep's wall clock: start-up, the probe, data preparation (when not cached), each
+point's steps and evaluations plus POINT_OVERHEAD_S, the summary; upper bounds measured on the 2-core
+machine while it was shared. A plan fills at most HEADROOM of the budget. A budget too short for the
+smallest plan is refused before the packed probe, naming the commands that fit here now with their
+estimates. The plan is stored in DIR/sweep.json (`budget`): the same command again resumes it, its
+estimates corrected by the pace of the runs so far (DIR/timing.jsonl, lrngpt.experiments.time_ledger).
 """
 
 from __future__ import annotations
@@ -35,7 +27,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from lrngpt.corpora.registry import load_corpus
@@ -45,12 +38,19 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError
 from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
+from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.sweepdir import SweepDir
-from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, MIN_STEPS, OWN_TEXT_PASSES
+from lrngpt.experiments.thresholds import (
+    FEW_PASSES,
+    HEADROOM,
+    MANY_PASSES,
+    MAX_MINUTES,
+    MIN_STEPS,
+    OWN_TEXT_PASSES,
+)
 from lrngpt.experiments.time_ledger import corrected, pace
-from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.overrides import parse_override
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
@@ -60,10 +60,12 @@ PASSES_TARGET = FEW_PASSES  # the reading finding 2 asks for: one constant (lrng
 BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
 GOOD_STEPS, EVALS = 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
-# The smallest budget a refusal names is the smallest plan's estimate times this: three probed steps vary
-# between invocations (8.3 and 9.4 min for the same plan, a minute apart on the quiet 2-core machine), and
-# a budget named as enough must not be refused when it is given.
-PROBE_MARGIN = 1.2
+SMALLEST_WIDTHS = [16, 64, 256]  # the fewest findings 1 and 2 can show on: two savings to compare, a turn to see
+# HEADROOM (thresholds): a plan fills at most 88% of its budget. The quiet 2-core machine's hour planned 58.7 of
+# 60 minutes and took 56.6; probed steps vary 13% between invocations (8.3 and 9.4 min for one plan, a minute
+# apart), and a browser tab beside the run takes a tenth of two cores: 12% kept free covers either, not both at
+# their worst.
+PROBE_MARGIN = 1.0  # the width-depth series' refusal margin: the headroom is kept once, for the whole plan
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
 CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
            "passes": round(chapter.PASSES, 2)}
@@ -88,14 +90,16 @@ class Budget:
                 [f"{k}={','.join(map(str, v))}" for k, v in self.axes.items()])
 
     def record(self) -> dict:
-        return {"minutes": self.minutes, "sets": self.sets, "axes": self.axes, "est_seconds": self.est_seconds,
-                "parts": self.parts, "passes": self.passes, "gives_up": self.gives_up,
-                "passes_target": self.passes_target, "point_seconds": self.point_seconds, "packing": self.packing}
+        return asdict(self)
 
 
-def check_minutes(minutes) -> float:
-    if not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
-        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 25 (got {minutes})")
+def check_minutes(minutes, example: int = 25) -> float:
+    """A budget in minutes: positive, finite, at most MAX_MINUTES (checked before any probe)."""
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
+        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes {example} (got {minutes})")
+    if minutes > MAX_MINUTES:
+        raise UserError(f"--minutes {minutes:g} is past the longest budget planned: at most --minutes {MAX_MINUTES:g} "
+                        "(a week); a longer study runs at its --scale")
     return float(minutes)
 
 
@@ -111,10 +115,11 @@ def stored_budget(out) -> dict | None:
 
 
 def from_record(b: dict) -> Budget:
-    return Budget(b.get("minutes", 0.0), b["sets"], b["axes"], b.get("est_seconds", 0.0), b.get("parts", {}),
-                  b.get("passes"), list(b.get("gives_up", [])), dict(b.get("point_seconds") or {}),
-                  dict(b.get("packing") or {}) if isinstance(b.get("packing"), dict) else {},
-                  _target(b.get("passes_target")))
+    known = {f.name: b[f.name] for f in fields(Budget) if f.name in b}
+    return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
+                     "gives_up": list(b.get("gives_up") or []), "point_seconds": dict(b.get("point_seconds") or {}),
+                     "packing": dict(b["packing"]) if isinstance(b.get("packing"), dict) else {},
+                     "passes_target": _target(b.get("passes_target"))})
 
 
 def _target(v) -> float:
@@ -147,7 +152,8 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             return corrected_record(stored, out)
         if stored is not None:  # before any probe: the dry run says what the real run does
             raise UserError(other_budget(out, stored, minutes))
-        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes)
+        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
+                           out=str(out))
     if stored is not None and not scale:
         return corrected_record(stored, out)
     return None
@@ -181,51 +187,20 @@ def other_budget(out, stored: dict, minutes: float) -> str:
             f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
-def _probe_ends(sweep, probe_fn, log) -> tuple[dict, float, list]:
-    """Timings of the grid's smallest and largest model at the planned batch; seconds the probe took;
-    the configs probed (smallest first)."""
-    t0 = time.perf_counter()
-    sized = sorted(((param_breakdown(c.model_type, c.model)["total"], c) for c in
-                    (p.config for p in sweep.points)), key=lambda x: x[0])
-    ends, cfgs = {}, []
-    for params, cfg in [sized[0], sized[-1]] if sized[0][0] != sized[-1][0] else [sized[0]]:
-        device = resolve_device(cfg.train.device)
-        log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
-            f"{cfg.train.seq_len}) to plan the budget")
-        ends[params] = probe_fn(cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
-        cfgs.append(cfg)
-    return ends, time.perf_counter() - t0, cfgs
-
-
-def _packing(cfgs: list, ends: dict, n_points: int, forced: int | None, pack_fn, log) -> tuple[dict, dict, float]:
-    """How many points the plan trains at once (lrngpt.experiments.packing.choose, from a probe of the
-    same two models packed); the packed timings by parameter count; the seconds that took."""
-    t0 = time.perf_counter()
-    device = resolve_device(cfgs[0].train.device)
-    alone = [ends[k] for k in sorted(ends)]  # smallest first, as cfgs
-    if pack_fn is None and forced is None:
-        return packing.one("the plan was timed by the caller's probe alone: one point after another"), ends, 0.0
-    choice = packing.choose(cfgs, alone, n_points, device, forced, None, log, pack_fn)
-    packed = dict(zip(sorted(ends), choice["packed"], strict=True)) if choice.get("packed") else ends
-    return choice, packed, time.perf_counter() - t0
-
-
 def _megabytes(corpus: str) -> int:
     return int(corpus.removeprefix("stories:").removesuffix("MB"))
 
 
-def _timing(ends: dict, params: int) -> dict:
-    (p0, lo), (p1, hi) = min(ends.items()), max(ends.items())
-    f = (params - p0) / max(1, p1 - p0)
-    return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
+Extra = Callable[[dict], float] | None  # seconds a caller adds to a plan, from its points' (the chapter's seeds)
 
 
 @dataclass
-class _Planner:
-    """What every estimate of one plan shares: the study, the user's --set items, the grid's base config
-    and, for a text of the user's own, its token counts."""
+class Planner:
+    """One study planned into a time budget: its settings, its probe on this machine and the estimates made
+    from them (`lrn sweep STUDY --minutes N`; `lrn chapter` plans its width and small-data parts with it).
+    `probe` times the grid's ends, `smallest` is the smallest plan at which the findings can still show,
+    `plan` the most that fits in some seconds."""
     source: str
-    minutes: float
     sets: list[str]
     axes: list[str]
     target: float  # at most this many passes over the text
@@ -236,22 +211,48 @@ class _Planner:
     n_val_user: int = 0
     choice: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.choose), once probed
     cached: dict[str, bool] = field(default_factory=dict)  # corpus -> prepared in the cache already
+    ends: dict = field(default_factory=dict)  # parameters -> timing of the grid's ends (packed when the plan packs)
+    probe_s: float = 0.0
+    factor: int = field(init=False)  # the study's steps factor
+    own_text: bool = field(init=False)  # a text of the user's own (--set data.corpus=...)
+    seq: int = field(init=False)
+    batch: int = field(init=False)
+
+    def __post_init__(self):
+        self.factor = STUDIES[self.source].get("steps_factor", 1)
+        self.own_text, self.seq = "data.corpus" in self.user, self.base["train"]["seq_len"]
+        self.batch = int(self.user.get("train.batch_size", BATCH))
+
+    @classmethod
+    def of(cls, source: str, sets: list[str], axes: list[str], target: float = PASSES_TARGET) -> Planner:
+        """The study's settings; a text of the user's own is read (its token counts cap the steps) and
+        refused, before any probe, when it is not prepared or too short for one window."""
+        if source not in STUDIES:
+            raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
+        first = resolve_sweep(source, "budget", sets, axes)
+        p = cls(source, sets, axes, target, dict(parse_override(s) for s in sets), first.base,
+                first.axes.get("model.n_embd", []))
+        if p.own_text:  # the user's text: its tokens cap the steps
+            corpus = p.base["data"]["corpus"]
+            data = dry_run_prepared(from_dict(p.base).data)
+            if data is None:
+                raise UserError(f"--minutes needs the training tokens of {corpus}: run `lrn data prepare "
+                                f"--corpus {corpus}` first (it is big or downloaded)")
+            p.n_user, p.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+            if p.n_user < p.seq + 1:  # before the probe: nothing to plan
+                raise UserError(f"{corpus} holds {p.n_user:,} training tokens, too few for one window of "
+                                f"{p.seq + 1}; give it more text")
+        return p
 
     @property
-    def study(self) -> dict:
-        return STUDIES[self.source]
-
-    @property
-    def factor(self) -> int:
-        return self.study.get("steps_factor", 1)
-
-    @property
-    def own_text(self) -> bool:
-        return "data.corpus" in self.user
-
-    @property
-    def seq(self) -> int:
-        return self.base["train"]["seq_len"]
+    def grids(self) -> list[list[int] | None]:
+        """The widths tried, most first (None: all of the study's); the last is the smallest that can show."""
+        out: list[list[int] | None] = [None]
+        for few in (FEW_WIDTHS, SMALLEST_WIDTHS):
+            grid = [w for w in few if w in self.widths]
+            if len(self.widths) > len(few) and len(grid) == len(few) and grid not in out:
+                out.append(grid)
+        return out
 
     def sets_for(self, steps: int, batch: int) -> dict:
         """The --set items of `steps` of `batch`: evaluations sized to what a run reads, the stories to the target."""
@@ -259,18 +260,18 @@ class _Planner:
         out: dict[str, Any] = {"train.steps": steps, "train.batch_size": batch,
                                "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
                                "train.train_eval_tokens": int(min(200_000, max(20_000, read // 4)))}
-        if not self.study.get("reads"):
+        if not STUDIES[self.source].get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
         if not self.own_text:
             mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - self.base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         return {k: v for k, v in out.items() if k not in self.user}
 
-    def estimate(self, steps: int, batch: int, grid: list[int] | None, ends: dict | None, probe_s: float):
+    def estimate(self, steps: int, batch: int, grid: list[int] | None):
         """The sweep of `steps` of `batch` over `grid` (None: the study's widths), its --set items, the
-        estimated seconds of each part and of each point (none before the probe: `ends` None)."""
+        estimated seconds of each part and of each point (none before the probe)."""
         plan = self.sets_for(steps, batch)
-        s, _ = Budget(self.minutes, plan, {}, 0, {}, None, passes_target=self.target).items()
+        s, _ = Budget(0.0, plan, {}, 0, {}, None).items()
         sweep = resolve_sweep(self.source, "budget", self.sets + s,
                               self.axes + ([f"model.n_embd={','.join(map(str, grid))}"] if grid else []))
         corpus = sweep.base["data"]["corpus"]
@@ -284,28 +285,27 @@ class _Planner:
                     is not None
             prep = 0.0 if self.cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
         each = {}
-        at_once = self.choice["points_at_once"] if ends is not None else 1
-        if ends is not None:
-            sizes = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in sweep.points}
+        at_once = self.choice.get("points_at_once", 1) if self.ends else 1
+        if self.ends:
             # in the order the runner starts them: largest first when packed, by index one after another
-            started = packing.order(sweep.points, lambda q: sizes[q.name]) if at_once > 1 else sweep.points
+            started = packing.order(sweep.points, lambda q: run_timing.params(q.config)) if at_once > 1 else sweep.points
             for p in started:
-                t = _timing(ends, sizes[p.name])
+                t = run_timing.between(list(self.ends.items()), run_timing.params(p.config))
                 each[p.name] = run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
-        parts = {"start": START_S, "probe": probe_s, "prepare": prep,
-                 "points": packing.makespan(list(each.values()), at_once),
-                 "summary": SUMMARY_S + len(sweep.points)}
+        parts = {"start": START_S, "probe": self.probe_s, "prepare": prep,
+                 "points": packing.makespan(list(each.values()), at_once), "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each
 
-    def fit(self, batch: int, grid: list[int] | None, ends: dict, probe_s: float, cap: int) -> int:
-        """The most steps per run (a multiple of the factor, at most `cap`) that fit; 0 if none."""
+    def seconds(self, steps: int, batch: int, grid: list[int] | None, extra: Extra = None) -> float:
+        _, _, parts, each = self.estimate(steps, batch, grid)
+        return sum(parts.values()) + (extra(each) if extra else 0.0)
+
+    def fit(self, batch: int, grid: list[int] | None, seconds: float, cap: int, extra: Extra = None) -> int:
+        """The most steps per run (a multiple of the factor, at most `cap`) that fit `seconds`; 0 if none."""
         lo, hi = 0, cap // self.factor
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if sum(self.estimate(mid * self.factor, batch, grid, ends, probe_s)[2].values()) <= self.minutes * 60:
-                lo = mid
-            else:
-                hi = mid - 1
+            lo, hi = (mid, hi) if self.seconds(mid * self.factor, batch, grid, extra) <= seconds else (lo, mid - 1)
         return lo * self.factor
 
     def step_cap(self, batch: int) -> int:
@@ -321,76 +321,107 @@ class _Planner:
                 cap = min(cap, max(MIN_STEPS * self.factor, once))
         return cap
 
+    def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
+              seconds: float | None = None) -> None:
+        """Time the grid's smallest and largest model at the planned batch, then how many points train at once
+        (lrngpt.experiments.packing.choose: a packed probe of the same two; none when a `probe_fn` is given
+        without a `pack_fn`). With `seconds`, the packed probe is skipped when even as many points at once as
+        there are threads, each as fast as alone, could not fit the smallest plan in them: the caller refuses."""
+        log, t0 = log or (lambda m: None), time.perf_counter()
+        sweep = self.estimate(MIN_STEPS * self.factor, self.batch, None)[0]
+        sized = sorted(((run_timing.params(p.config), p.config) for p in sweep.points), key=lambda x: x[0])
+        cfgs = [sized[0][1]] + ([sized[-1][1]] if sized[-1][0] != sized[0][0] else [])
+        device = resolve_device(cfgs[0].train.device)
+        for cfg in cfgs:
+            t = self.ends[run_timing.params(cfg)] = (probe_fn or run_timing.probe)(
+                cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
+            log(f"timing the chapter's MLP at d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
+                f"{cfg.train.seq_len}) to plan the budget: " + (f"remembered from {clock(t['remembered_s'])} ago"
+                                                                if "remembered_s" in t else "measured"))
+        self.choice, self.probe_s = packing.one("one point after another"), time.perf_counter() - t0
+        if seconds is not None and self.smallest() > seconds * (points_at_once or min(packing.threads_here(),
+                                                                                      len(sweep.points))):
+            return
+        if probe_fn is not None and pack_fn is None and points_at_once is None:
+            self.choice = packing.one("the plan was timed by the caller's probe alone: one point after another")
+            return
+        t0 = time.perf_counter()
+        alone = [self.ends[k] for k in sorted(self.ends)]  # smallest first, as cfgs
+        self.choice = packing.choose(cfgs, alone, len(sweep.points), device, points_at_once, None, log,
+                                     pack_fn or packing.probe_packed)
+        if self.choice.get("packed"):
+            self.ends = dict(zip(sorted(self.ends), self.choice["packed"], strict=True))
+        self.probe_s += time.perf_counter() - t0
 
-def _planner(source: str, minutes: float, sets: list[str], axes: list[str], target: float) -> _Planner:
-    """The plan's shared state; a text of the user's own is read (its token counts cap the steps) and
-    refused, before any probe, when it is not prepared or too short for one window."""
-    if source not in STUDIES:
-        raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
-    user = dict(parse_override(s) for s in sets)
-    first = resolve_sweep(source, "budget", sets, axes)
-    p = _Planner(source, minutes, sets, axes, target, user, first.base, first.axes.get("model.n_embd", []))
-    if p.own_text:  # the user's text: its tokens cap the steps
-        corpus = p.base["data"]["corpus"]
-        data = dry_run_prepared(from_dict(p.base).data)
-        if data is None:
-            raise UserError(f"--minutes needs the training tokens of {corpus}: run `lrn data prepare "
-                            f"--corpus {corpus}` first (it is big or downloaded)")
-        p.n_user, p.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
-        if p.n_user < p.seq + 1:  # before the probe: nothing to plan
-            raise UserError(f"{corpus} holds {p.n_user:,} training tokens, too few for one window of "
-                            f"{p.seq + 1}; give it more text")
-    return p
+    def smallest(self, extra: Extra = None) -> float:
+        """Seconds of the smallest plan at which the findings can still show: the last grid at MIN_STEPS."""
+        return self.seconds(MIN_STEPS * self.factor, self.batch, self.grids[-1], extra)
+
+    def plan(self, seconds: float, minutes: float, extra: Extra = None) -> Budget:
+        """The most that fits `seconds` (a budget of `minutes`): all the widths with GOOD_STEPS each, else fewer
+        widths down to the smallest grid at MIN_STEPS, then a batch doubled toward the chapter's when the
+        steps reach theirs; BudgetTooShort when even the smallest does not fit."""
+        batch, cap = self.batch, self.step_cap(self.batch)
+        for i, grid in enumerate(self.grids):
+            steps = self.fit(batch, grid, seconds, cap, extra)
+            if steps >= (GOOD_STEPS if i == 0 and len(self.grids) > 1 else MIN_STEPS) * self.factor:
+                break
+        else:
+            raise BudgetTooShort(f"--minutes {minutes:g} is too short for {self.source} here", self.smallest(extra) / 60)
+        while "train.batch_size" not in self.user and steps >= cap and batch < CHAPTER_BATCH:
+            wider = self.fit(batch * 2, grid, seconds, cap, extra)  # a budget past the chapter's steps: a bigger batch
+            if wider < cap:
+                break
+            batch, steps = batch * 2, wider
+        sweep, plan, parts, each = self.estimate(steps, batch, grid)
+        n_train = self.n_user if self.n_user is not None else int(
+            _megabytes(plan["data.corpus"]) * 1e6 * (1 - self.base["data"]["val_fraction"]) / STORIES_BYTES_PER_TOKEN)
+        budget = Budget(minutes, plan, {"model.n_embd": grid} if grid else {}, round(sum(parts.values()), 1),
+                        {k: round(v, 1) for k, v in parts.items()}, steps * batch * self.seq / max(1, n_train), [],
+                        {k: round(v, 1) for k, v in each.items()}, packing.record(self.choice), self.target)
+        budget.gives_up = gives_up(budget, self.widths, self.factor, self.seq, self.own_text,
+                                   self.base["data"]["corpus"], n_train)
+        return budget
 
 
-def _choose(p: _Planner, grids: list, batch: int, ends: dict, probe_s: float, cap: int) -> tuple[int, list | None]:
-    """(steps, grid): all the widths with GOOD_STEPS each, else fewer widths with MIN_STEPS; a budget that
-    fits neither is refused, naming the smallest that does."""
-    for i, grid in enumerate(grids):
-        steps = p.fit(batch, grid, ends, probe_s, cap)
-        if steps >= (MIN_STEPS if i == len(grids) - 1 else GOOD_STEPS) * p.factor:
-            return steps, grid
-    need = sum(p.estimate(MIN_STEPS * p.factor, batch, grids[-1], ends, probe_s)[2].values())
-    smallest = math.ceil(need * PROBE_MARGIN / 60 * 2) / 2  # to the half minute, past the probe's noise
-    shown = ", ".join(map(str, grids[-1] or p.widths))
-    raise BudgetTooShort(f"--minutes {p.minutes:g} is too short to train the chapter's model meaningfully here: the "
-                         f"smallest plan (d = {shown}, {MIN_STEPS * p.factor} steps of {batch} x {p.seq} each) takes "
-                         f"about {need / 60:.1f} min on this machine; give --minutes {smallest:g} or more", smallest)
+def tiny_seconds(source: str, probe_fn=None) -> float:
+    """The study at --scale tiny here: its points from a probe of its smallest and largest (tiny) model,
+    its start, corpus and summary (a refusal's estimate of the command that fits in seconds)."""
+    sweep = resolve_sweep(source, "tiny", [], [])
+    est = estimate_points(sweep.points, quick=True, log=lambda m: None, probe_fn=probe_fn)
+    return START_S + PREPARE_S + SUMMARY_S + sum((e["est_seconds"] or 0.0) + POINT_OVERHEAD_S for e in est.values())
+
+
+def busy_note(lead: str = "; ") -> str:
+    """What a plan or a refusal says on a machine whose other programs keep more than its cores busy."""
+    load = run_timing.load_per_core()
+    return f"{lead}the load average is {load:.1f} a core now: a busy machine plans slower" if load > 1.25 else ""
 
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
-                points_at_once: int | None = None, pack_fn=None, passes: float | None = None) -> Budget:
-    """The plan for `source` (a study) in `minutes` on this machine; refuses a budget too small. The points
-    run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's by
-    default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
-    so (`packing.makespan`)."""
-    minutes, log, target = check_minutes(minutes), log or (lambda m: None), check_passes(passes)
-    p = _planner(source, minutes, sets, axes, target)
-    widths, factor, seq = p.widths, p.factor, p.seq
-    grids = [None] + ([[w for w in FEW_WIDTHS if w in widths] or widths[::2]] if len(widths) > 4 else [])
-    batch = int(p.user.get("train.batch_size", BATCH))
-    probe_sweep = p.estimate(MIN_STEPS * factor, batch, None, None, 0.0)[0]
-    alone, probe_s, cfgs = _probe_ends(probe_sweep, probe_fn or run_timing.probe, log)
-    pack_fn = pack_fn or (packing.probe_packed if probe_fn is None else None)
-    p.choice, ends, pack_s = _packing(cfgs, alone, len(probe_sweep.points), points_at_once, pack_fn, log)
-    probe_s += pack_s
-    cap = p.step_cap(batch)
-    steps, grid = _choose(p, grids, batch, ends, probe_s, cap)
-    while "train.batch_size" not in p.user and steps >= cap and batch < CHAPTER_BATCH:
-        wider = p.fit(batch * 2, grid, ends, probe_s, cap)  # a budget past the chapter's steps: a bigger batch
-        if wider < cap:
-            break
-        batch, steps = batch * 2, wider
-    sweep, plan, parts, each = p.estimate(steps, batch, grid, ends, probe_s)
-    axes_out = {"model.n_embd": grid} if grid else {}
-    read = steps * batch * seq
-    n_train = p.n_user if p.n_user is not None else \
-        int(_megabytes(plan["data.corpus"]) * 1e6 * (1 - p.base["data"]["val_fraction"]) / STORIES_BYTES_PER_TOKEN)
-    budget = Budget(minutes, plan, axes_out, round(sum(parts.values()), 1), {k: round(v, 1) for k, v in parts.items()},
-                    read / max(1, n_train), [], {k: round(v, 1) for k, v in each.items()}, packing.record(p.choice),
-                    target)
-    budget.gives_up = gives_up(budget, widths, factor, seq, p.own_text, p.base["data"]["corpus"], n_train)
-    return budget
+                points_at_once: int | None = None, pack_fn=None, passes: float | None = None, out: str = "DIR") -> Budget:
+    """The plan for `source` (a study) in `minutes` on this machine, filling at most HEADROOM of them. The
+    points run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's
+    by default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
+    so (`packing.makespan`). A budget too small for the smallest plan that can show the findings is refused,
+    naming the commands that fit here now, with their estimates (`out` in them)."""
+    minutes, target = check_minutes(minutes), check_passes(passes)
+    p = Planner.of(source, sets, axes, target)
+    seconds = minutes * 60 * HEADROOM
+    p.probe(probe_fn, pack_fn, points_at_once, log, seconds)
+    need = p.smallest()
+    if need > seconds:
+        fits = math.ceil(need / HEADROOM / 60 * 2) / 2
+        shown = ", ".join(map(str, p.grids[-1] or p.widths))
+        sets_text = "".join(f" --set {s}" for s in sets)
+        raise BudgetTooShort(
+            f"--minutes {minutes:g} is too short for {source} here now: its smallest plan at which the findings can "
+            f"still show (d = {shown}, {MIN_STEPS * p.factor} steps of {p.batch} x {p.seq} a run) takes about "
+            f"{need / 60:.1f} min on this machine{busy_note()}; what fits: `lrn sweep {source} --minutes {fits:g} "
+            f"--out {out}{sets_text}` (about {need / 60:.1f} min, {1 - HEADROOM:.0%} of it kept free) or `lrn sweep "
+            f"{source} --scale tiny --out {out}` (about {clock(tiny_seconds(source, probe_fn))}, too small for the "
+            "findings to show)", fits)
+    return p.plan(seconds, minutes)
 
 
 def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, corpus: str, n_train: int) -> list[str]:

@@ -18,16 +18,20 @@ The parts, in the order they run (the plan in DIR/chapter.json; each part resume
     pip            Yin & Shen's PIP-optimal width of the width study's text beside its measured best
     superposition  the toy model of Elhage et al. (2022): more features than dimensions once sparse
 
-Each budgeted part gets SHARES of the minutes left after the fixed parts; the seeds part costs what
-two runs of the width plan's d = 64 point cost. `--scale full` runs each study at the chapter's own
-scale (a GPU job), `--scale tiny` in seconds (tests).
+How the parts share a budget, shrink toward the smallest protocol at which their claims can still
+show, and are refused naming what fits: lrngpt.experiments.chapter_budget, which makes the plan
+(`ChapterPlan`, its `Part`s). `--scale full` runs each study at the chapter's own scale (a GPU job),
+`--scale tiny` in seconds (tests).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import types
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Union, get_args, get_origin, get_type_hints
 
 from lrngpt.core.fsio import json_safe, read_json_object, user_path
 from lrngpt.core.ownership import (
@@ -37,7 +41,7 @@ from lrngpt.core.ownership import (
     write_owned_file,
 )
 from lrngpt.errors import UserError
-from lrngpt.experiments import chapter, planted
+from lrngpt.experiments import planted
 from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
@@ -47,24 +51,8 @@ from lrngpt.experiments.time_ledger import append_row, read_rows
 
 PLAN_FILE, VERDICTS_FILE, TIMING_FILE = "chapter.json", "verdicts.json", "timing.jsonl"
 VERSION = 1
-DEFAULT_MINUTES = 60.0
-CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's figure from its steps and text)
-WIDTHS = [4, 16, 64, 256]  # every other doubling: the budget's four widths
-SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
-SEED_WIDTH, EXTRA_SEEDS = 64, [1338, 1339]  # the chapter's own check: d = 64 twice more, only the seed changed
-# Of the minutes the fixed parts leave; what the four leave pays for the seeds (two runs of the width plan's d = 64).
-# Chosen from the 60-minute dry run on the quiet 2-core machine (docs/chapter-on-a-laptop.md): the width-depth
-# series' next level (128 tokens per parameter) would need about twice its 10.5 minutes, and the planted GPTs
-# take half a minute, so what they leave goes to the width study's steps.
-SHARES = {"width": 0.42, "small-data": 0.16, "width-depth": 0.24, "planted": 0.04}
-# Seconds of the fixed parts, upper bounds measured on the 2-core machine (docs/chapter-on-a-laptop.md):
-# the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the page, this process's start,
-# and the plan's own probes (48 s in the quiet 60-minute dry run).
-PIP_S, SUPERPOSITION_S, REPORT_S, START_S, PLAN_S = 45.0, 15.0, 20.0, 5.0, 60.0
-PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
-SMALLEST_MINUTES = 20.0  # below this the budgeted parts cannot each get their smallest plan
 SCALES = ("laptop", "tiny", "full")
-PARTS = ["width", "seeds", "small-data", "width-depth", "planted", "pip", "superposition"]
+SEED_WIDTH, EXTRA_SEEDS = 64, [1338, 1339]  # the chapter's own check: d = 64 twice more, only the seed changed
 
 STUDIES = {  # part -> (what the chapter argues, its source)
     "width": ("findings 1 and 2: each doubling of d saves less; no turn while hardly a token is read twice",
@@ -80,40 +68,6 @@ STUDIES = {  # part -> (what the chapter argues, its source)
     "superposition": ("sparse features are stored in fewer dimensions than features (Elhage et al. 2022)",
                       "the lecture on embedding tables, which remarks on superposition"),
 }
-
-
-def check_minutes(minutes) -> float:
-    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
-        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 60 (got {minutes!r})")
-    if minutes < SMALLEST_MINUTES:
-        raise UserError(f"--minutes {minutes:g} is too short for the whole chapter here: give --minutes "
-                        f"{SMALLEST_MINUTES:g} or more (each study needs its smallest plan), or run one study with "
-                        "`lrn sweep STUDY --minutes N`")
-    return float(minutes)
-
-
-def too_short(part: str, share: float, smallest: float) -> str:
-    """The refusal when one part's share of the budget is below its smallest plan here: the whole budget
-    that gives it that share (the shares are fixed fractions)."""
-    whole = math.ceil((smallest / SHARES[part] + (PIP_S + SUPERPOSITION_S + REPORT_S + START_S + PLAN_S) / 60) / 5) * 5
-    return (f"the {part} study's share of the budget ({share:.1f} min) is too short here: its smallest plan takes "
-            f"{smallest:g} min on this machine now; give --minutes {whole:g} or more (a busy machine plans slower: "
-            "`uptime` shows its load)")
-
-
-def check_scale(scale) -> str:
-    if scale is None:
-        return "laptop"
-    if scale not in SCALES:
-        raise UserError(f"--scale must be one of {', '.join(SCALES[1:])} (or left out for the laptop plan), got {scale!r}")
-    return scale
-
-
-def shares(minutes: float) -> dict[str, float]:
-    """Minutes for each budgeted part: the shares of what the fixed parts leave."""
-    fixed = (PIP_S + SUPERPOSITION_S + REPORT_S + START_S + PLAN_S) / 60
-    left = minutes - fixed
-    return {name: round(left * share, 2) for name, share in SHARES.items()}
 
 
 def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
@@ -196,28 +150,103 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
 KIND = "chapter"
 
 
-def stored_plan(out: Path) -> dict | None:
+@dataclass
+class Part:
+    """One part of the chapter as planned (DIR/chapter.json): a sweep (source, scale, set, axes, points at
+    once; a budget's `budget` record and `point_seconds`), the planted pair (`plan`), the PIP estimate
+    (corpus, vocab_size, top) or the superposition toy (steps)."""
+    name: str
+    kind: str
+    what: str
+    est_seconds: float
+    deviations: list[str] = field(default_factory=list)
+    source: str | None = None
+    scale: str | None = None
+    set: list[str] = field(default_factory=list)
+    axes: dict = field(default_factory=dict)
+    corpus: str | None = None
+    points_at_once: int | None = None
+    budget: dict | None = None
+    point_seconds: dict = field(default_factory=dict)
+    plan: dict | None = None
+    vocab_size: int | None = None
+    top: int | None = None
+    steps: int | None = None
+
+
+@dataclass
+class ChapterPlan:
+    """The chapter planned: its parts in the order they run, the estimate of the whole (the parts, the
+    start, the planning and the page) and what the plan gave up to fit (`shrunk`)."""
+    scale: str
+    minutes: float | None
+    out: str
+    parts: list[Part]
+    est_seconds: float
+    version: int = VERSION
+    planning_seconds: float | None = None
+    shrunk: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return json_safe(asdict(self))
+
+    @classmethod
+    def from_dict(cls, doc) -> ChapterPlan:
+        """The plan `to_dict` wrote; ValueError for anything else (a field of another type, a time that is no
+        time, an unknown scale or version, no parts)."""
+        parts = doc.get("parts") if isinstance(doc, dict) else None
+        if not isinstance(parts, list):
+            raise ValueError("not a chapter plan")
+        plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in parts]})
+        times = [plan.est_seconds, *(p.est_seconds for p in plan.parts)]
+        if plan.version != VERSION or plan.scale not in SCALES or not plan.parts or (plan.scale == "laptop") != \
+                (plan.minutes is not None) or not all(math.isfinite(t) and t >= 0 for t in times):
+            raise ValueError("not a chapter plan")
+        return plan
+
+
+def _typed(cls, doc):
+    """`cls` made from the dict `doc`, each field of the type it declares (ValueError otherwise)."""
+    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+    if not isinstance(doc, dict) or not required <= set(doc):
+        raise ValueError(f"not a {cls.__name__}")
+    hints = get_type_hints(cls)
+    for f in fields(cls):
+        if f.name in doc and not _is(doc[f.name], hints[f.name]):
+            raise ValueError(f"{cls.__name__}.{f.name} is not a {hints[f.name]}")
+    return cls(**{f.name: doc[f.name] for f in fields(cls) if f.name in doc})
+
+
+def _is(value, hint) -> bool:
+    """`value`, as JSON gives it, is of the type `hint` (X | None, list[str], dict; a float may be an int)."""
+    if get_origin(hint) in (Union, types.UnionType):
+        return any(_is(value, h) for h in get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    kind = get_origin(hint) or hint
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        return False
+    return kind is not list or not get_args(hint) or all(_is(v, get_args(hint)[0]) for v in value)
+
+
+def stored_plan(out: Path) -> ChapterPlan | None:
     """The plan a chapter directory was started with (None: a new directory). A plan that is not one
     (edited, cut) is named with the fix."""
     path = Path(out) / PLAN_FILE
     if not path.is_file() or lrn_kind(Path(out)) != KIND:
         return None
-    plan = read_json_object(path, "chapter plan")
-    parts = plan.get("parts")
-    ok = (plan.get("version") == VERSION and plan.get("scale") in SCALES and isinstance(parts, list) and parts
-          and all(isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("kind"), str)
-                  and isinstance(p.get("est_seconds"), int | float) and math.isfinite(p["est_seconds"])
-                  and p["est_seconds"] >= 0 for p in parts)
-          and (plan["scale"] != "laptop" or isinstance(plan.get("minutes"), int | float)))
-    if not ok:
+    try:
+        return ChapterPlan.from_dict(read_json_object(path, "chapter plan"))
+    except (ValueError, TypeError):
         raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); run `lrn chapter` with "
-                        "a new --out (the finished studies inside stay readable with `lrn report`)")
-    return plan
+                        "a new --out (the finished studies inside stay readable with `lrn report`)") from None
 
 
-def check_same(stored: dict, scale: str, minutes: float | None, out: Path) -> None:
-    if stored["scale"] != scale or (scale == "laptop" and minutes != stored["minutes"]):
-        was = f"--minutes {stored['minutes']:g}" if stored["scale"] == "laptop" else f"--scale {stored['scale']}"
+def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path) -> None:
+    if stored.scale != scale or (scale == "laptop" and minutes != stored.minutes):
+        was = f"--minutes {stored.minutes:g}" if stored.minutes is not None else f"--scale {stored.scale}"
         now = f"--minutes {minutes:g}" if scale == "laptop" else f"--scale {scale}"
         raise UserError(f"{out} holds the chapter planned with {was}, not {now}: run the same command to resume it "
                         f"(`lrn chapter {was} --out {out}`), or give a new --out")
@@ -275,17 +304,17 @@ def width_findings(out: Path) -> list[Finding]:
     return judge([width, seeds, small])
 
 
-def verdicts(out: Path, plan: dict) -> list[dict]:
+def verdicts(out: Path, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
     out = Path(out)
     width = width_findings(out)
-    levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
+    levels = [out / p.name for p in plan.parts if p.name.startswith("width-depth/")]
     studies = {"width": width[:2], "small-data": width[2:], "width-depth": [judge_series(levels)],
                "planted": planted.planted_findings(out / "planted"),
                "pip": [pip_verdict(read_json_object(out / "pip.json", "PIP estimate"), "untrained" in width[0].numbers)],
                "superposition": [superposition_verdict(read_json_object(out / "superposition.json",
                                                                         "superposition result"))]}
-    up = {"tiny": "laptop", "laptop": "full"}.get(plan["scale"])
+    up = {"tiny": "laptop", "laptop": "full"}.get(plan.scale)
     found = []
     for study, findings in studies.items():
         for f in findings:

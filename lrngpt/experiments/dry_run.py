@@ -1,12 +1,10 @@
 """Planning a sweep: what `lrn sweep --dry-run` shows, and what a run checks before it starts.
 
 For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
-training text (`point_passes`: the tokens its steps read over the tokens of its training split),
-the one-line warning of a width study that reads its text more than once (`passes_warning`), an
-estimated time on this machine from a short measured probe of its model (`estimate_points`, with
-lrngpt.training.timing), and the refusal of the full scale where torch sees no CUDA GPU
-(`check_machine`). `sweep_plan` gathers them for --dry-run (`sweep_plan_text`: as lines); it trains nothing
-and downloads nothing.
+training text (`point_passes`), the warning of a width study that reads its text more than once
+(`passes_warning`), an estimated time here from a short probe of its model (`estimate_points`), and
+the refusal of the full scale where torch sees no CUDA GPU (`check_machine`). `sweep_plan` gathers
+them for --dry-run (`sweep_plan_text`: as lines); it trains nothing and downloads nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
-from lrngpt.experiments.packing import choose_for, makespan, order, split_threads, threads_here
+from lrngpt.experiments.packing import for_sweep, makespan, order
 from lrngpt.experiments.packing import record as packing_record
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.presets import evaluation_windows
@@ -77,8 +75,9 @@ MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated b
 
 
 def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
-                    log=None) -> dict[str, dict]:
-    """Estimated seconds per point from a measured probe of its model on its device (lrngpt.training.timing.probe).
+                    log=None, probe_fn=None) -> dict[str, dict]:
+    """Estimated seconds per point from a measured probe of its model on its device (lrngpt.training.timing.probe,
+    or `probe_fn`).
 
     Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
     the smallest and the largest; the refusal of a full sweep needs no more), spread over the
@@ -92,45 +91,30 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
         key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, tc.batch_size, tc.seq_len, tc.device],
                          sort_keys=True)
         if key not in shapes:  # one model built (to count its parameters) per shape, not per point
-            shapes[key] = (cfg, param_breakdown(cfg.model_type, cfg.model)["total"], [])
+            shapes[key] = (cfg, run_timing.params(cfg), [])
         shapes[key][2].append(p)
     by_size = sorted(shapes, key=lambda k: shapes[k][1])
     n = min(len(by_size), 2 if quick else MAX_PROBES)
     probed = list(dict.fromkeys(by_size[round(i * (len(by_size) - 1) / max(1, n - 1))] for i in range(n)))
-    timings: dict[str, dict | None] = {}  # None: its device is not on this machine
+    device = None
+    timed = []  # (parameters, timing) of each probed shape
     for key in probed:
         cfg = shapes[key][0]
         try:
             device = resolve_device(cfg.train.device)
         except UserError:  # a GPU job planned on a machine without one (a login node): no estimate
-            timings[key] = None
-            continue
+            device = None
+            break
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
-        timings[key] = {**run_timing.probe(cfg, device), "device": device}
+        timed.append((shapes[key][1], (probe_fn or run_timing.probe)(cfg, device)))
     out: dict[str, dict] = {}
-    for key, (_, params, pts) in shapes.items():
-        t = timings[key] if key in timings else _between(shapes, probed, timings, params)
+    for key, (cfg, params, pts) in shapes.items():
+        t = run_timing.between(timed, params) if device is not None else None
         for p in pts:
-            if t is None:
-                out[p.name] = {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
-                               "probed": False}
-                continue
-            out[p.name] = {"est_seconds": run_timing.estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
-                           "device": t["device"], "probed": key in timings}
+            out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)", "probed": False} \
+                if t is None else {"est_seconds": run_timing.estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
+                                   "device": device, "probed": key in probed}
     return out
-
-
-def _between(shapes: dict, probed: list[str], timings: dict, params: int) -> dict | None:
-    """The time per token of an untimed shape of `params` parameters: linear between the nearest timed
-    shapes below and above (probed runs smallest to largest and holds both ends)."""
-    lo = max((k for k in probed if shapes[k][1] <= params), key=lambda k: shapes[k][1])
-    hi = min((k for k in probed if shapes[k][1] >= params), key=lambda k: shapes[k][1])
-    a, b = timings[lo], timings[hi]
-    if a is None or b is None:
-        return None
-    p0, p1 = shapes[lo][1], shapes[hi][1]
-    f = (params - p0) / max(1, p1 - p0)
-    return {**{k: a[k] + f * (b[k] - a[k]) for k in ("train_s_per_token", "eval_s_per_token")}, "device": a["device"]}
 
 
 def refuses_machine(sweep: SweepSpec) -> bool:
@@ -176,7 +160,7 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
                "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name],
                **({"shape": gpt_shape(p.config)} if p.config.model_type == "gpt" else {})}
               for p in mine]
-    packing, todo = _packed(sweep, mine, points, known, points_at_once)
+    packing, todo = _packed(sweep, mine, points, points_at_once)
     corpus = sweep.base["data"]["corpus"]
     source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
@@ -194,29 +178,19 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
             "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
 
 
-def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], known, forced: int | None) -> tuple[dict, float | None]:
-    """The dry run's points at once (the runner's choice: a budget's plan's, else measured now), each
+def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], forced: int | None) -> tuple[dict, float | None]:
+    """The dry run's points at once (the runner's choice: lrngpt.experiments.packing.for_sweep), each
     unfinished point's estimate as it runs packed, and their wall time so."""
     todo = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
-    stored = (sweep.budget or {}).get("packing")
-    if known is not None and forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
-        n = max(1, min(stored["points_at_once"], len(todo) or 1))
-        packing = {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
-                   "why": f"the budget's plan: {stored.get('why')}"}
-        scale = 1.0  # a budget's estimates are its packed ones already
-    else:
-        packing = choose_for(todo, forced, val_tokens={p["name"]: p["val_split_tokens"] for p in points})
-        scale = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 else 1.0
+    packing = for_sweep(sweep.budget, todo, forced, {p["name"]: p["val_split_tokens"] for p in points})
+    # a budget's estimates are its packed ones already
+    scale = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 and not packing.get("planned") else 1.0
     by_name = {p["name"]: p for p in points}
     for q in todo:
         if by_name[q.name]["est_seconds"] is not None:
             by_name[q.name]["est_seconds"] *= scale
-    times = [by_name[q.name]["est_seconds"] for q in order(todo, _params)]
+    times = [by_name[q.name]["est_seconds"] for q in order(todo, lambda q: run_timing.params(q.config))]
     return packing, None if None in times else makespan(times, packing["points_at_once"])
-
-
-def _params(p: Point) -> int:
-    return param_breakdown(p.config.model_type, p.config.model)["total"]
 
 
 def gpt_shape(cfg) -> dict:

@@ -33,7 +33,6 @@ import torch
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError
 from lrngpt.experiments.workers import probe_at_once
-from lrngpt.models.build import param_breakdown
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
@@ -149,15 +148,12 @@ def text(packing: dict) -> str:
 
 def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None = None, steps: int = 2) -> dict | None:
     """`n` copies of `cfg`'s probe at once, each in a worker process of `threads` threads, timed from a
-    common start: the mean seconds per training and per evaluated token; None when a worker failed."""
-    return probe_at_once(cfg, device, n, threads, max_tokens or cfg.train.tokens_per_step, steps)
-
-
-def _between(ends: list[tuple[int, dict]], params: int) -> dict:
-    """The time per token of a model of `params` parameters: linear between the two probed ends."""
-    (p0, lo), (p1, hi) = ends[0], ends[-1]
-    f = (params - p0) / max(1, p1 - p0)
-    return {k: lo[k] + f * (hi[k] - lo[k]) for k in ("train_s_per_token", "eval_s_per_token")}
+    common start: the mean seconds per training and per evaluated token (remembered as the probe alone
+    is: lrngpt.training.timing.cached); None when a worker failed."""
+    tokens = max_tokens or cfg.train.tokens_per_step
+    batch = max(1, min(cfg.train.batch_size, tokens // cfg.train.seq_len))
+    return run_timing.cached(["packed", n, threads, run_timing.shape(cfg, device, batch), steps],
+                             lambda: probe_at_once(cfg, device, n, threads, tokens, steps))
 
 
 def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | None = None) -> dict:
@@ -166,7 +162,7 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
     from it, then `choose`. Nothing is probed when the answer needs no measurement."""
     if not points:
         return one("no point to train", forced)
-    params = {p.name: param_breakdown(p.config.model_type, p.config.model)["total"] for p in points}
+    params = {p.name: run_timing.params(p.config) for p in points}
     sized = order(points, lambda p: params[p.name])
     ends = [sized[-1], sized[0]] if params[sized[0].name] != params[sized[-1].name] else [sized[0]]
     try:
@@ -176,8 +172,21 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
     if forced == 1 or not device.startswith("cpu") or len(points) < 2 or (threads_here() < 2 and not forced):
         return choose([], [], len(points), device, forced, None)  # answered without a probe
     alone = [run_timing.probe(p.config, device) for p in ends]  # the dry run's probe: a step of PROBE_TOKENS
-    probed = sorted(zip([params[p.name] for p in ends], alone, strict=True), key=lambda x: x[0])
-    serial = sum(run_timing.estimate_seconds(p.config, _between(probed, params[p.name]), (val_tokens or {}).get(p.name))
+    probed = list(zip([params[p.name] for p in ends], alone, strict=True))
+    serial = sum(run_timing.estimate_seconds(p.config, run_timing.between(probed, params[p.name]),
+                                             (val_tokens or {}).get(p.name))
                  for p in points)
     return choose([p.config for p in ends], alone, len(points), device, forced, serial, log,
                   probe_tokens=run_timing.PROBE_TOKENS)
+
+
+def for_sweep(budget: dict | None, todo: list, forced: int | None, val_tokens: dict | None = None, log=None) -> dict:
+    """How many of a sweep's points still to train run at once (the runner's and the dry run's one choice):
+    `forced`, else its budget's plan's (then "planned": its estimates are packed ones already), else
+    measured now (`choose_for`)."""
+    stored = (budget or {}).get("packing")
+    if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
+        n = max(1, min(stored["points_at_once"], len(todo) or 1))
+        return {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
+                "why": f"the budget's plan: {stored.get('why')}", "planned": True}
+    return choose_for(todo, forced, log, val_tokens)

@@ -93,9 +93,10 @@ def config_of(plan: dict, tied: bool) -> RunConfig:
     return load_config("gpt-default", plan["overrides"] + [f"model.tie_embeddings={str(tied).lower()}"])
 
 
-def planted_plan(minutes: float | None = None, scale: str = "cpu") -> dict:
-    """The protocol as plain data, with a time estimate from a measured probe (both runs); `minutes`:
-    fewer steps when the pair would not fit (never below the protocol's min_steps)."""
+def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None) -> dict:
+    """The protocol as plain data, with a time estimate from a measured probe (both runs; `probe_fn`, else
+    lrngpt.training.timing.probe); `minutes`: fewer steps when the pair would not fit (never below the
+    protocol's min_steps)."""
     if scale not in PROTOCOLS:
         raise UserError(f"unknown scale {scale!r}; choose one of {', '.join(PROTOCOLS)}")
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
@@ -104,7 +105,8 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu") -> dict:
     p = PROTOCOLS[scale]
     plan = {"scale": scale, "protocol": dict(p), "steps": p["steps"], "overrides": _overrides(p, p["steps"]),
             "seed": 1337, "groups": {k: v for k, v in p["groups"].items()}}
-    per_step = sum(estimate_seconds(config_of(plan, t), probe(config_of(plan, t))) for t in (True, False)) / p["steps"]
+    per_step = sum(estimate_seconds(c, (probe_fn or probe)(c)) for c in (config_of(plan, t) for t in (True, False))) \
+        / p["steps"]
     if minutes is not None and per_step * p["steps"] > minutes * 60:
         plan["steps"] = max(p["min_steps"], int(minutes * 60 / per_step))
         plan["overrides"] = _overrides(p, plan["steps"])

@@ -23,7 +23,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments import figures as figures_module
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
-from lrngpt.experiments.packing import choose_for, order, split_threads, threads_here
+from lrngpt.experiments.packing import for_sweep, order
 from lrngpt.experiments.packing import record as packing_record
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.summary import collect, csv_text, markdown
@@ -146,7 +146,8 @@ def _plan_points(sweep: SweepSpec, todo: list, points_at_once: int | None, prepa
     warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
     if warning:
         log(warning)
-    packing = _packing(sweep, todo, passes, points_at_once, log)
+    packing = for_sweep(sweep.budget, todo, points_at_once,  # forced, else the budget's plan's, else measured now
+                        {n: v["val_split_tokens"] for n, v in passes.items()}, logging.debug)
     if todo:
         log(f"{tag} {packing_text(packing)}")
     return packing
@@ -202,17 +203,6 @@ def _finish(sweep: SweepSpec, sweep_dir: SweepDir, shard: tuple[int, int], ended
         result["timing"] = account(sweep.budget, sweep_dir.timing())
         ended.log(f"{ended.tag} {account_text(result['timing'])}")
     return result
-
-
-def _packing(sweep: SweepSpec, todo: list, passes: dict, forced: int | None, log) -> dict:
-    """How many points train at once: forced, else the budget's plan's, else measured now."""
-    stored = (sweep.budget or {}).get("packing")
-    if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
-        n = max(1, min(stored["points_at_once"], len(todo)))
-        return {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
-                "why": f"the budget's plan: {stored.get('why')}"}
-    return choose_for(todo, forced, log=logging.debug,
-                      val_tokens={n: v["val_split_tokens"] for n, v in passes.items()})
 
 
 def _point_words(sweep: SweepSpec, run) -> dict:

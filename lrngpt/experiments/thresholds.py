@@ -37,3 +37,9 @@ MIN_STEPS = 100  # steps: the fewest a budgeted run is planned with (fewer and t
 # the cpu scale's widths end near 0.1-0.2 of it, --scale tiny's 30 steps at 0.75-0.85 ("cannot show at this scale")
 TRAINED = 0.6
 OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)
+# A budget (`lrn sweep STUDY --minutes N`, `lrn chapter`): a plan fills at most HEADROOM of its minutes (why:
+# lrngpt.experiments.budget), and none past MAX_MINUTES is planned. The times lrn's help texts give were measured
+# on QUIET_MACHINE.
+HEADROOM = 0.88
+MAX_MINUTES = 7 * 24 * 60.0  # a week: past it a study runs at its --scale, not a budget planned from seconds of probes
+QUIET_MACHINE = "a quiet 2-core machine (AMD EPYC, Zen 1; nothing else running)"

@@ -1,24 +1,17 @@
 """A ledger of a budgeted sweep's actual times: what it records, and the plan corrected by it.
 
-Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`: est_seconds, the
-parts, point_seconds per run) and what actually happened in DIR/timing.jsonl, through SweepDir
-(its owner), one JSON object a line, appended:
+Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`) and what happened in
+DIR/timing.jsonl, through SweepDir (its owner), one JSON object a line, appended, each with the
+"invocation" (the process) that wrote it, so a killed one still counts:
 
-    {"event": "point", "name", "seconds", "estimate", "at"}   a run trained: its wall time, the plan's
-    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one `lrn sweep` invocation's runs
-                                                              ended: its wall time from the process's start
-    {"event": "summary", "seconds", "at"}                     and its summary and figures took this
-    (each row also carries "invocation": the process that wrote it, so a killed one still counts)
+    {"event": "point", "name", "seconds", "estimate", "at"}   a run trained, its wall time and the plan's
+    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one invocation's runs ended
+    {"event": "summary", "seconds", "at"}                     its summary and figures took this
 
-A row whose seconds or estimate is not a time a run can take (NaN, Infinity, negative, 1e308: past
-MAX_RECORD_S) is damaged: `check_row` names the file, its line and the fix, and since the dry run, a
-resume and the summary read the record through the one reader (SweepDir.timing), all of them refuse
-alike rather than plan "nan years" on one side and ignore the row on the other.
-
-The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the
-points trained so far, and `corrected` scales the estimates of the points still to run by it, so a
-sweep slowed by a busy machine says how long it has left at the pace it really goes, and a resumed
-or dry-run budget shows those corrected estimates.
+A row whose seconds or estimate is no time a run can take (NaN, Infinity, negative, past MAX_RECORD_S)
+is damaged: `check_row` names the file, the line and the fix, for every reader alike (SweepDir.timing).
+The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the points
+trained so far, and `corrected` scales the estimates of the points still to run by it.
 """
 
 from __future__ import annotations

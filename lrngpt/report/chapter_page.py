@@ -17,6 +17,7 @@ from lrngpt.core.fsio import read_json_object
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.figures import figure_pngs, plot_series, png_bytes
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.planted_figure import plot_planted
@@ -32,13 +33,13 @@ def _png(fig) -> bytes:
     return data
 
 
-def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
+def _figures(out: Path, study: str, plan: ChapterPlan) -> list[tuple[bytes, str]]:
     """The figures of one study, drawn from its directory; a study not run yet draws none."""
     if study == "width":
         docs = [cp._doc(out / n) for n in ("width", "seeds", "small-data")]
         return [(png, caption) for _, caption, png in figure_pngs(docs)]
     if study == "width-depth":
-        levels = [out / p["name"] for p in plan["parts"] if p["name"].startswith("width-depth/")]
+        levels = [out / p.name for p in plan.parts if p.name.startswith("width-depth/")]
         return [(_png(plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
     if study == "planted":
         return [(_png(plot_planted(out / "planted")), "input reads against each row's own movement, planted ids marked")]
@@ -51,7 +52,7 @@ def _figures(out: Path, study: str, plan: dict) -> list[tuple[bytes, str]]:
     return []
 
 
-def _study_html(out: Path, study: str, found: list[Finding], plan: dict) -> str:
+def _study_html(out: Path, study: str, found: list[Finding], plan: ChapterPlan) -> str:
     what, source = cp.STUDIES[study]
     body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, found))
     for png, caption in _figures(out, study, plan):
@@ -59,7 +60,7 @@ def _study_html(out: Path, study: str, found: list[Finding], plan: dict) -> str:
     return body
 
 
-def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
+def chapter_page(out: Path, plan: ChapterPlan, verdicts: list[dict]) -> str:
     """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them)."""
     out, found = Path(out), [Finding.from_dict(v) for v in verdicts]
     studies = [s for s in cp.STUDIES if s != "seeds"]
@@ -67,14 +68,14 @@ def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
                       [[f'<a href="#{slug(f.study or "")}" style="white-space: nowrap">{esc(f.study or "")}</a>',
                         esc(f.title), verdict_html(f), esc(f.reason or "")] for f in found], raw=True)
     times = cp.part_times(out)
-    rows = [[p["name"], p["est_seconds"], times.get(p["name"], {}).get("seconds", "not run")] for p in plan["parts"]]
+    rows = [[p.name, p.est_seconds, times.get(p.name, {}).get("seconds", "not run")] for p in plan.parts]
     spent = cp.total_seconds(out)
     plan_html = (rows_table(["part", "estimated seconds", "seconds"], rows)
-                 + f"<p>planned {plan['est_seconds'] / 60:.1f} min"
-                 + (f" for a budget of {plan['minutes']:g} min" if plan.get("minutes") else "")
+                 + f"<p>planned {plan.est_seconds / 60:.1f} min"
+                 + (f" for a budget of {plan.minutes:g} min" if plan.minutes else "")
                  + f"; the parts took {spent / 60:.1f} min</p>")
-    dev = "".join(f"<h3>{esc(p['name'])}</h3><ul>" + "".join(f"<li>{esc(d)}</li>" for d in p["deviations"]) + "</ul>"
-                  for p in plan["parts"] if p.get("deviations"))
+    dev = "".join(f"<h3>{esc(p.name)}</h3><ul>" + "".join(f"<li>{esc(d)}</li>" for d in p.deviations) + "</ul>"
+                  for p in plan.parts if p.deviations)
     sections = [("Verdicts", lead)]
     for s in studies:
         mine = [f for f in found if f.study == s]
@@ -85,7 +86,7 @@ def chapter_page(out: Path, plan: dict, verdicts: list[dict]) -> str:
     return page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter.")
 
 
-def write_chapter_page(out: Path, plan: dict, verdicts: list[dict], page: Path | None = None) -> Path:
+def write_chapter_page(out: Path, plan: ChapterPlan, verdicts: list[dict], page: Path | None = None) -> Path:
     return write_owned_file(page or Path(out) / PAGE, chapter_page(out, plan, verdicts), "report")
 
 

@@ -7,15 +7,31 @@ forward passes for the evaluations. A probe step holds at most PROBE_TOKENS toke
 cut to fit), and the time per token is scaled back up to the point's batch, so a full-scale point
 is probed in seconds. `estimate_seconds` extrapolates to the point's steps and evaluations. It is
 an estimate: a busy machine, a warm cache or a bigger batch's better use of the cores change it.
+
+A probe is remembered (`cached`) in CACHE_DIR/probes.json under this machine (its CPU, core count,
+torch's threads and torch's version), the model's shape, batch and steps, so a second dry run answers
+in seconds. A remembered probe is used while it is younger than CACHE_TTL_S and 1 + the load average
+per core is within a factor LOAD_SLACK of what it was (a machine that got busier or quieter is timed
+again). A cache that is damaged or cannot be written is no cache: the probe runs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import os
 import time
+from collections.abc import Callable
 
 import torch
 
+from lrngpt.core import log as logging
+from lrngpt.core.fsio import write_json
+from lrngpt.corpora.download import cache_dir
 from lrngpt.device.memory import check_memory, training_memory
+from lrngpt.device.precision import cpu_name
+from lrngpt.errors import UserError
 from lrngpt.models.build import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig
 from lrngpt.training.optimizer import make_optimizer
@@ -23,18 +39,57 @@ from lrngpt.training.optimizer import make_optimizer
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
 YEAR = 365.25 * 86400
+CACHE_NAME = "probes.json"
+# Hours, not days: a probe is the pace of this machine as it is now (a laptop on battery, another program).
+CACHE_TTL_S = 6 * 3600.0
+# A process gets about 1 / (1 + load per core) of a core, so a probe's pace holds while 1 + the load per core
+# is within this factor of what it was: a quiet machine's 0 to 1 (the probe's own threads), a busy one's
+# 4.5 to 6 as its programs come and go, but not a quiet probe on a machine turned busy, or back.
+LOAD_SLACK = 1.5
 
 
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
           barrier=None) -> dict:
     """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
     timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
-    uses the cores less well and overstates the time per token). `barrier` (a multiprocessing
-    Barrier): each timed part starts when every probe sharing it is ready (points at once)."""
-    tc = cfg.train
-    seq_len = tc.seq_len
+    uses the cores less well and overstates the time per token), remembered (`cached`). `barrier` (a
+    multiprocessing Barrier): each timed part starts when every probe sharing it is ready (points at
+    once), never remembered: the caller remembers the packed probe."""
+    seq_len = cfg.train.seq_len
     assert seq_len is not None  # a RunConfig resolves it
-    batch = max(1, min(tc.batch_size, max_tokens // seq_len))
+    batch = max(1, min(cfg.train.batch_size, max_tokens // seq_len))
+    if barrier is not None:
+        return _measure(cfg, device, batch, steps, barrier)
+    timing = cached(["alone", shape(cfg, device, batch), steps], lambda: _measure(cfg, device, batch, steps, None))
+    assert timing is not None  # a probe alone always measures
+    return timing
+
+
+_PARAMS: dict[str, int] = {}
+
+
+def params(cfg: RunConfig) -> int:
+    """`cfg`'s model's parameter count, counted once a shape in this process: the MLP's from its formula (V d +
+    block d H + H + H V + V, as MLPConfig checks it), a GPT's by building it on the meta device (which first
+    loads torch's reference kernels: seconds on a busy machine, and a plan asks hundreds of times)."""
+    m = cfg.model
+    if cfg.model_type == "mlp":
+        return m.vocab_size * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden + m.n_hidden * m.vocab_size \
+            + m.vocab_size
+    key = json.dumps(cfg.model_dict(), sort_keys=True)
+    if key not in _PARAMS:
+        _PARAMS[key] = param_breakdown(cfg.model_type, cfg.model)["total"]
+    return _PARAMS[key]
+
+
+def shape(cfg: RunConfig, device: str, batch: int) -> list:
+    """What a probe's time depends on of `cfg`: the model, the vocabulary, the batch and the device."""
+    return [cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, batch, cfg.train.seq_len, device]
+
+
+def _measure(cfg: RunConfig, device: str, batch: int, steps: int, barrier) -> dict:
+    seq_len = cfg.train.seq_len
+    assert seq_len is not None
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
     params = param_breakdown(cfg.model_type, cfg.model)["total"]
     check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
@@ -70,6 +125,65 @@ def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, s
         eval_per_token = timed(lambda: model(x))
     return {"train_s_per_token": train_per_token, "eval_s_per_token": eval_per_token, "probe_batch": batch,
             "probe_steps": steps}
+
+
+def machine() -> str:
+    """What every probe's time depends on besides its model: the CPU, its cores, torch's threads and version."""
+    return f"{cpu_name()} | {os.cpu_count()} cores | {torch.get_num_threads()} threads | torch {torch.__version__}"
+
+
+def load_per_core() -> float:
+    """The 1-minute load average per core (0 where the system has none: Windows)."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def _entries() -> dict:
+    try:
+        entries = json.loads((cache_dir() / CACHE_NAME).read_text(encoding="utf-8"))["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def _fresh(entry, load: float) -> bool:
+    t = entry.get("timing") if isinstance(entry, dict) else None
+    times = [entry.get("at"), entry.get("load"), *(t.get(k) for k in ("train_s_per_token", "eval_s_per_token"))] \
+        if isinstance(t, dict) else [None]
+    return all(isinstance(x, int | float) and math.isfinite(x) and x >= 0 for x in times) and \
+        0 <= time.time() - entry["at"] < CACHE_TTL_S and max(1 + entry["load"], 1 + load) <= \
+        LOAD_SLACK * min(1 + entry["load"], 1 + load)
+
+
+def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
+    """The probe `what` (JSON-able: its kind, shape, steps) remembered for this machine, else `measure()`
+    remembered (a None, a probe that could not run, is not)."""
+    key = hashlib.sha256(json.dumps([machine(), *what], sort_keys=True).encode()).hexdigest()
+    load, entries = load_per_core(), _entries()
+    if _fresh(entries.get(key), load):  # said as its age ("remembered_s")
+        return {**entries[key]["timing"], "remembered_s": round(time.time() - entries[key]["at"])}
+    timing = measure()
+    if timing is not None:
+        kept = {k: v for k, v in entries.items() if _fresh(v, load)}
+        kept[key] = {"at": time.time(), "load": load, "timing": timing}
+        try:
+            cache_dir().mkdir(parents=True, exist_ok=True)
+            write_json(cache_dir() / CACHE_NAME, {"version": 1, "machine": machine(), "entries": kept})
+        except (OSError, UserError) as e:  # read-only, full: no cache, the next dry run probes again
+            logging.debug(f"probe cache not written ({type(e).__name__}: {e})")
+    return timing
+
+
+def between(ends: list[tuple[int, dict]], params: int) -> dict:
+    """The time per token of a model of `params` parameters: linear between the probed (params, timing)
+    nearest below and above it (the ends when it lies outside them)."""
+    ends = sorted(ends, key=lambda e: e[0])
+    lo = max((e for e in ends if e[0] <= params), key=lambda e: e[0], default=ends[0])
+    hi = min((e for e in ends if e[0] >= params), key=lambda e: e[0], default=ends[-1])
+    f = (params - lo[0]) / max(1, hi[0] - lo[0])
+    return {k: lo[1][k] + f * (hi[1][k] - lo[1][k]) for k in ("train_s_per_token", "eval_s_per_token")}
 
 
 def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:

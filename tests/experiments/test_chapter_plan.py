@@ -1,35 +1,14 @@
-"""The chapter-on-a-laptop protocol's pure parts: the shares of the budget, the verdicts of the studies
-that are not sweeps, the seed run reused between studies, and the stored plan read back strictly."""
+"""The chapter-on-a-laptop protocol's pure parts: the verdicts of the studies that are not sweeps, the
+seed run reused between studies, and the stored plan read back strictly (its parts typed)."""
 
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
-
-
-def test_the_shares_leave_the_fixed_parts_their_seconds_and_fit_the_budget():
-    s = cp.shares(60)
-    fixed = cp.PIP_S + cp.SUPERPOSITION_S + cp.REPORT_S + cp.START_S + cp.PLAN_S
-    assert set(s) == {"width", "small-data", "width-depth", "planted"}
-    assert sum(s.values()) == pytest.approx((60 - fixed / 60) * sum(cp.SHARES.values()), abs=0.05)
-    assert sum(cp.SHARES.values()) < 1  # what is left pays for the seeds, which cost what the width plan's d = 64 does
-
-
-@pytest.mark.parametrize("minutes", [0, -1, float("nan"), float("inf"), True, "60"])
-def test_minutes_that_are_not_minutes_are_refused_with_an_example(minutes):
-    with pytest.raises(UserError, match="--minutes must be a positive number of minutes, e.g. --minutes 60"):
-        cp.check_minutes(minutes)
-
-
-def test_a_budget_too_short_for_the_whole_chapter_names_the_smallest_and_the_one_study_command():
-    with pytest.raises(UserError, match=r"--minutes 5 is too short .* give --minutes 20 or more .*`lrn sweep STUDY"):
-        cp.check_minutes(5)
-    assert cp.check_minutes(20) == 20.0
 
 
 def _toy(represented: list[int], dims: int = 5) -> dict:
@@ -79,27 +58,34 @@ def test_the_width_studys_seed_1337_run_counts_among_the_seeds_only_when_it_is_t
     assert [r["seed"] for r in cp.seeds_reuse(other, seeds)] == [1338, 1339]
 
 
-def _stored(tmp_path, plan: dict):
+def _stored(tmp_path, plan: cp.ChapterPlan):
     d = tmp_path / "ch"
-    cp.start(d, plan)
+    cp.start(d, plan.to_dict())
     return d
 
 
-PLAN = {"version": cp.VERSION, "scale": "laptop", "minutes": 60.0, "out": "x", "est_seconds": 10.0,
-        "parts": [{"name": "width", "kind": "sweep", "est_seconds": 10.0}]}
+PLAN = cp.ChapterPlan("laptop", 60.0, "x", [cp.Part("width", "sweep", "findings 1 and 2", 10.0, ["fewer steps"],
+                                                    source="embed-dim", scale="budget", set=["train.steps=100"],
+                                                    axes={"model.n_embd": [16, 64, 256]})], 10.0)
 
 
-def test_a_stored_plan_is_read_back_as_written(tmp_path):
-    assert cp.stored_plan(_stored(tmp_path, PLAN)) == PLAN
+def test_a_stored_plan_is_read_back_as_written_its_parts_typed(tmp_path):
+    back = cp.stored_plan(_stored(tmp_path, PLAN))
+    assert back == PLAN and isinstance(back.parts[0], cp.Part) and back.parts[0].axes["model.n_embd"] == [16, 64, 256]
     assert cp.stored_plan(tmp_path / "new") is None
 
 
+PART = PLAN.to_dict()["parts"][0]
+
+
 @pytest.mark.parametrize("edit", [{"version": 99}, {"scale": "huge"}, {"parts": []}, {"minutes": None},
-                                  {"parts": [{"name": "width", "kind": "sweep", "est_seconds": -1}]},
-                                  {"parts": [{"name": 3, "kind": "sweep", "est_seconds": 1}]}])
+                                  {"parts": [{**PART, "est_seconds": -1}]}, {"parts": [{**PART, "name": 3}]},
+                                  {"parts": [{**PART, "set": "train.steps=100"}]}, {"parts": [{**PART, "set": [1]}]},
+                                  {"parts": [{**PART, "est_seconds": True}]}, {"parts": "width"}, {"est_seconds": None},
+                                  {"parts": [{"name": "width", "kind": "sweep"}]}])
 def test_an_edited_plan_is_refused_naming_the_file_and_the_fix(tmp_path, edit):
     d = _stored(tmp_path, PLAN)
-    (d / cp.PLAN_FILE).write_text(json.dumps({**PLAN, **edit}))
+    (d / cp.PLAN_FILE).write_text(json.dumps({**PLAN.to_dict(), **edit}))
     with pytest.raises(UserError, match=r"chapter plan .*chapter.json is not the plan lrn wrote .* a new --out"):
         cp.stored_plan(d)
 
@@ -132,4 +118,3 @@ def test_non_finite_seconds_in_the_timing_record_are_refused(tmp_path):
     (d / cp.TIMING_FILE).write_text('{"part": "width", "est_seconds": 1, "seconds": NaN}\n{"part": "x"}\n')
     with pytest.raises(UserError, match="line 1"):
         cp.finished_parts(d)
-    assert math.isfinite(cp.shares(60)["width"])

@@ -101,7 +101,7 @@ def test_a_budget_on_a_text_of_a_million_tokens_plans_more_passes_runs_and_recor
                     encoding="utf-8")
 
     def probe(cfg, device, max_tokens=512, steps=3):  # a stand-in: a slow machine, known times
-        return {"train_s_per_token": 5e-4, "eval_s_per_token": 1e-5, "probe_batch": cfg.train.batch_size,
+        return {"train_s_per_token": 4e-4, "eval_s_per_token": 1e-5, "probe_batch": cfg.train.batch_size,
                 "probe_steps": steps}
 
     monkeypatch.setattr(run_timing, "probe", probe)

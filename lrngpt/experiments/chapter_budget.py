@@ -1,0 +1,277 @@
+"""The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, the shares of a
+budget that move, and the refusal that names what fits. Nothing here reads or writes a file: the plan is a
+`ChapterPlan` (lrngpt.experiments.chapter_plan), which the chapter's directory stores.
+
+For `--minutes N` (the laptop plan): (1) the budgeted units (width with its seeds, small-data, width-depth,
+planted) are probed in turn, each giving the seconds of its smallest protocol at which its claim can still
+show (`Unit.smallest`; `smallest_that_can_show` says which); as soon as those, the planning and the fixed
+parts pass HEADROOM of the budget, probing stops and the budget is refused naming what fits here now, with
+its estimate (a unit not probed counted at REFERENCE_S times the probed ones' pace). (2) Each unit gets its
+smallest, and what is left is shared by SHARES in their order (`share_out`): what a unit does not use goes
+to the units after it, so the width study, last, takes whatever the others did not need. A busy machine
+plans so too, shrunk, and says what it gave up (`ChapterPlan.shrunk`, each part's deviations).
+`--scale tiny` and `--scale full` plan each study at that scale from a probe of its points, no budget.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.experiments import chapter, depth_series, packing, planted
+from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.budget import BATCH, HEADROOM, MIN_STEPS, SMALLEST_WIDTHS, Budget, Planner, busy_note
+from lrngpt.experiments.budget import check_minutes as budget_minutes
+from lrngpt.experiments.chapter_plan import ChapterPlan, Part
+from lrngpt.experiments.dry_run import estimate_points
+from lrngpt.experiments.grid import resolve_sweep
+from lrngpt.experiments.presets import STUDIES
+from lrngpt.training import timing as run_timing
+from lrngpt.training.timing import clock
+
+DEFAULT_MINUTES = 60.0
+CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's figure from its steps and text)
+WIDTHS = [4, 16, 64, 256]  # the tiny scale's width study: every other doubling
+SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
+PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
+# Seconds of the fixed parts, upper bounds measured on the quiet 2-core machine (AMD EPYC, Zen 1, 2 cores;
+# docs/chapter-on-a-laptop.md): the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the
+# page and this process's start. The planning's own seconds are measured as it plans.
+PIP_S, SUPERPOSITION_S, REPORT_S, START_S = 45.0, 15.0, 20.0, 5.0
+SEEDS_S = 6.0  # the seeds sweep's start and summary beside its two runs
+# Each unit's share of the minutes beyond the smallest protocols, in the order they are planned: the width
+# study (its seeds inside) last, so that it takes what the others leave (the width-depth series' next level
+# costs twice the one before; the planted pair reaches the seed project's steps within half a minute).
+SHARES = {"planted": 0.04, "width-depth": 0.24, "small-data": 0.16, "width": 0.56}
+# Seconds of each unit's smallest protocol on the quiet 2-core machine, from its measured hour scaled to those
+# protocols (width: 3 widths x 100 steps and the two seeds; small-data: its smallest as refused there; the
+# series at 32 tokens a parameter; planted at 120 steps), and of the tiny chapter. A refusal counts a unit it
+# did not probe at its time here times the pace of the units it did.
+REFERENCE_S = {"width": 470.0, "small-data": 650.0, "width-depth": 500.0, "planted": 16.0}
+TINY_S = 120.0
+SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary alone: no machine fits fewer
+
+
+@dataclass
+class Unit:
+    """A budgeted part of the chapter once probed: the seconds of its smallest protocol at which its claim
+    can still show, and its parts planned into some seconds (at least those)."""
+    name: str
+    smallest: float
+    fit: Callable[[float], list[Part]]
+
+
+def check_scale(scale) -> str:
+    if scale is None:
+        return "laptop"
+    if scale not in cp.SCALES:
+        raise UserError(f"--scale must be one of {', '.join(cp.SCALES[1:])} (or left out for the laptop plan), "
+                        f"got {scale!r}")
+    return scale
+
+
+def check_minutes(minutes) -> float:
+    minutes = budget_minutes(minutes, 60)
+    if minutes < SMALLEST_MINUTES:
+        raise UserError(f"--minutes {minutes:g} is too short for the whole chapter on any machine: its fixed parts "
+                        f"and each study's start and summary alone take about {SMALLEST_MINUTES:g} min; `lrn chapter "
+                        f"--scale tiny --out DIR` runs every part in about {clock(TINY_S)} (measured on the quiet "
+                        "2-core machine; too small for the claims to show), and `lrn chapter --dry-run` with more "
+                        "--minutes says what fits here")
+    return minutes
+
+
+def smallest_that_can_show(part: str) -> dict:
+    """The smallest protocol the laptop plan shrinks `part` to, the one at which its claim can still show (a
+    verdict's premise names it: below it, "cannot show at this scale"); {} for a part that does not shrink."""
+    if part in ("width", "seeds", "small-data"):
+        widths = STUDIES["embed-dim-small-data" if part == "small-data" else "embed-dim"]["axes"]["model.n_embd"]
+        return {"widths": [w for w in SMALLEST_WIDTHS if w in widths], "steps": MIN_STEPS, "batch": BATCH,
+                "seq_len": chapter.SEQ_LEN}
+    if part.startswith("width-depth"):
+        return {"tokens_per_param": depth_series.PROTOCOLS["cpu"]["tops"][-1], "levels": depth_series.LEVELS}
+    return {"steps": planted.PROTOCOLS["cpu"]["min_steps"]} if part == "planted" else {}
+
+
+def memo(probe_fn=None):
+    """`probe_fn` (the remembered probe, lrngpt.training.timing.probe, by default) asked once a shape here."""
+    seen: dict[str, dict] = {}
+
+    def probe(cfg, device="cpu", max_tokens=run_timing.PROBE_TOKENS, steps=run_timing.PROBE_STEPS):
+        key = json.dumps([run_timing.shape(cfg, device, cfg.train.batch_size), max_tokens, steps], sort_keys=True)
+        if key not in seen:
+            seen[key] = (probe_fn or run_timing.probe)(cfg, device, max_tokens=max_tokens, steps=steps)
+        return seen[key]
+    return probe
+
+
+def _seeds_extra(each: dict) -> float:
+    """The seeds part's seconds, from the width plan's points: its d = 64 run twice more."""
+    d64 = next((s for n, s in each.items() if n.startswith(f"d{cp.SEED_WIDTH}-")), 0.0)
+    return len(cp.EXTRA_SEEDS) * d64 + SEEDS_S
+
+
+def budget_part(name: str, source: str, b: Budget) -> Part:
+    """A sweep part trained as its budget planned it: the plan's steps, corpus and widths as its settings,
+    at the points at once measured with it (no second probe: its estimate leaves the probe out)."""
+    return Part(name, "sweep", cp.STUDIES[name][0], round(b.est_seconds - b.parts.get("probe", 0.0), 1),
+                list(b.gives_up), source=source, scale="budget", set=b.items()[0], axes=dict(b.axes),
+                corpus=b.sets.get("data.corpus"), points_at_once=b.packing.get("points_at_once"),
+                budget=b.record(), point_seconds=dict(b.point_seconds))
+
+
+def seeds_part(width: Part, sets: list[str]) -> Part:
+    return Part("seeds", "sweep", cp.STUDIES["seeds"][0], round(_seeds_extra(width.point_seconds), 1),
+                [f"seed 1337 is the width study's own d = {cp.SEED_WIDTH} run, reused: the same config is not "
+                 "trained twice"], source="seed-variance", scale=width.scale, set=sets,
+                axes={"model.n_embd": [cp.SEED_WIDTH], "train.seed": cp.EXTRA_SEEDS}, corpus=width.corpus,
+                points_at_once=width.points_at_once)
+
+
+def series_parts(series: dict) -> list[Part]:
+    """The width-depth series' levels, one sweep part each (its corpus's preparation counted in the first)."""
+    parts = [Part(f"width-depth/{lv['name']}", "sweep", f"{cp.STUDIES['width-depth'][0]} ({lv['name']})",
+                  round(float(lv["est_seconds"]), 1), source=lv["source"], scale=lv["scale"], set=list(lv["set"]),
+                  axes=dict(lv["axes"])) for lv in series["levels"]]
+    parts[0].est_seconds = round(parts[0].est_seconds + series["parts"].get("prepare", 0.0), 1)
+    parts[-1].deviations = list(series.get("deviations") or [])
+    return parts
+
+
+def planted_part(pl: dict) -> Part:
+    return Part("planted", "planted", cp.STUDIES["planted"][0], round(float(pl["est_seconds"]), 1),
+                list(pl.get("deviations") or []), plan=pl)
+
+
+def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
+    return [Part("pip", "pip", cp.STUDIES["pip"][0], PIP_S, [] if tiny else [
+                f"the {PIP_TOP:,} most frequent tokens as rows, as the authors' code keeps the most frequent words"],
+                 corpus=corpus, vocab_size=512 if tiny else 4096, top=None if tiny else PIP_TOP),
+            Part("superposition", "superposition", cp.STUDIES["superposition"][0], SUPERPOSITION_S,
+                 steps=100 if tiny else 1000)]
+
+
+# ---- the laptop plan: a budget --------------------------------------------------------------------
+
+def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
+    """Each budgeted unit, probed when called with the seconds it may take (the width study skips its packed
+    probe when even that could not fit them)."""
+    width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
+
+    def width_unit(left: float) -> Unit:
+        width.probe(probe_fn, pack_fn, None, say, left)
+
+        def fit(seconds: float) -> list[Part]:
+            part = budget_part("width", "embed-dim", width.plan(seconds, seconds / 60, _seeds_extra))
+            return [part, seeds_part(part, [x for x in part.set if not x.startswith("model.n_embd=")])]
+        return Unit("width", width.smallest(_seeds_extra), fit)
+
+    def small_unit(left: float) -> Unit:
+        small = Planner.of("embed-dim-small-data", [], [])
+        small.ends, small.choice = width.ends, width.choice  # the same MLP at the same batch: one probe serves
+        return Unit("small-data", small.smallest(),
+                    lambda s: [budget_part("small-data", "embed-dim-small-data", small.plan(s, s / 60))])
+
+    def depth_unit(left: float) -> Unit:
+        def series(seconds: float, log=None) -> dict:  # its probes said once, when it is first planned
+            return depth_series.plan_series(seconds / 60, probe_fn=probe_fn, log=log)
+        try:
+            smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
+        except BudgetTooShort as e:
+            smallest = e.smallest * 60
+        return Unit("width-depth", smallest, lambda s: series_parts(series(s)))
+
+    def planted_unit(left: float) -> Unit:
+        def pair(seconds: float) -> dict:
+            return planted.planted_plan(seconds / 60, scale="cpu", probe_fn=probe_fn)
+        return Unit("planted", pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
+    return {"width": width_unit, "small-data": small_unit, "width-depth": depth_unit, "planted": planted_unit}
+
+
+def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> ChapterPlan:
+    """The chapter in `minutes` here (the module's docstring says how); UserError naming what fits when the
+    smallest protocols do not."""
+    started, pack_fn = time.perf_counter(), pack_fn or (None if probe_fn else packing.probe_packed)
+    probe_fn = memo(probe_fn)
+    fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
+    probed: dict[str, Unit] = {}
+    for name, make in units(probe_fn, say, pack_fn).items():
+        # what is left, for the width study its part of it at the quiet machine's proportions
+        left = budget - fixed - sum(u.smallest for u in probed.values())
+        probed[name] = make(left * REFERENCE_S[name] / sum(REFERENCE_S.values()) if name == "width" else left)
+        if name != "width" and fixed + time.perf_counter() - started + sum(u.smallest for u in probed.values()) \
+                > budget:  # (small-data, next, is timed by the width study's probe: judged with it)
+            raise UserError(refusal(minutes, out, {n: u.smallest for n, u in probed.items()},
+                                    fixed + time.perf_counter() - started))
+    parts = share_out(probed, budget - fixed - (time.perf_counter() - started))
+    ordered = [*parts["width"], *parts["small-data"], *parts["width-depth"], *parts["planted"]]
+    planning = time.perf_counter() - started
+    at_smallest = [n for n in SHARES if sum(p.est_seconds for p in parts[n]) <= probed[n].smallest * 1.02]
+    return ChapterPlan("laptop", minutes, out, ordered + fixed_parts(ordered[0].corpus, False),
+                       round(fixed + planning + sum(p.est_seconds for p in ordered), 1), planning_seconds=round(
+                           planning, 1), shrunk=[f"{n} at its smallest protocol at which its claim can still show"
+                                                 for n in at_smallest] + [busy_note("")] * bool(at_smallest and busy_note()))
+
+
+def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
+    """Each unit's parts in `seconds`: its smallest, and of what they leave its share by SHARES, planned in
+    SHARES' order; what a unit does not use goes on to the units after it."""
+    surplus = seconds - sum(u.smallest for u in units.values())
+    parts: dict[str, list[Part]] = {}
+    for i, (name, share) in enumerate(SHARES.items()):
+        unit = units[name]
+        parts[name] = unit.fit(unit.smallest + max(0.0, surplus) * share / sum(list(SHARES.values())[i:]))
+        surplus -= max(0.0, sum(p.est_seconds for p in parts[name]) - unit.smallest)
+    return parts
+
+
+def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) -> str:
+    """The budget refused, with what fits here now: the minutes (the units not probed at REFERENCE_S times
+    the probed ones' pace), the width study alone, --scale tiny."""
+    pace = sum(smallest.values()) / sum(REFERENCE_S[n] for n in smallest)
+    need = {n: smallest.get(n, REFERENCE_S[n] * pace) for n in REFERENCE_S}
+    total = fixed + sum(need.values())
+    guessed = [n for n in need if n not in smallest]
+    how = ", ".join(f"{n} {s / 60:.1f}" for n, s in need.items()) + " min" + (
+        f"; {', '.join(guessed[:-1])}{' and ' * (len(guessed) > 1)}{guessed[-1]} not probed, counted at the pace "
+        "of the others" if guessed else "")
+    return (f"--minutes {minutes:g} is too short for the chapter here now: the smallest protocols at which its claims "
+            f"can still show take about {total / 60:.0f} min on this machine ({how}){busy_note()}; what fits: `lrn "
+            f"chapter --minutes {math.ceil(total / HEADROOM / 60 / 5) * 5} --out {out}` (about {total / 60:.0f} min, "
+            f"{1 - HEADROOM:.0%} of it kept free), the width study alone, `lrn sweep embed-dim --minutes "
+            f"{math.ceil(smallest['width'] / HEADROOM / 60 * 2) / 2:g} --out {out}-width` (about "
+            f"{smallest['width'] / 60:.0f} min with its seeds), or `lrn chapter --scale tiny --out {out}` (about "
+            f"{clock(TINY_S * pace)}, too small for the claims to show)")
+
+
+# ---- the tiny and full scales: each study at its scale -------------------------------------------
+
+def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict, say, probe_fn) -> Part:
+    sweep = resolve_sweep(source, scale, sets, [f"{k}={','.join(map(str, v))}" for k, v in axes.items()])
+    est = {n: round(e["est_seconds"] or 0.0, 1) for n, e in
+           estimate_points(sweep.points, log=say, probe_fn=probe_fn).items()}
+    return Part(name, "sweep", cp.STUDIES[name.split("/")[0]][0], round(sum(est.values()), 1), source=source,
+                scale=scale, set=list(sets), axes=dict(axes), corpus=sweep.base["data"]["corpus"], point_seconds=est)
+
+
+def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=None) -> ChapterPlan:
+    """Each study at `scale` (tiny: seconds; full: the chapter's, a GPU job), its estimate from a probe of its
+    points; `corpus` the text of every sweep instead of the scale's."""
+    started, probe_fn, tiny = time.perf_counter(), memo(probe_fn), scale == "tiny"
+    text = [f"data.corpus={corpus}"] if corpus else []
+    width = _scale_sweep("width", "embed-dim", scale, text, {"model.n_embd": WIDTHS} if tiny else {}, say, probe_fn)
+    parts = [width, seeds_part(width, text), _scale_sweep("small-data", "embed-dim-small-data", scale, text, {
+        "model.n_embd": SMALL_TINY_WIDTHS} if tiny else {}, say, probe_fn)]
+    if tiny:
+        parts += series_parts(depth_series.plan_series(60.0, probe_fn=probe_fn, log=say, tiny=True))
+    else:  # the study at its own scale: one level, judged by finding 4's rule
+        parts.append(_scale_sweep("width-depth/full", "width-depth", "full", text, {}, say, probe_fn))
+    parts += [planted_part(planted.planted_plan(None, scale="tiny" if tiny else "cpu", probe_fn=probe_fn)),
+              *fixed_parts(width.corpus, tiny)]
+    planning = time.perf_counter() - started
+    return ChapterPlan(scale, None, out, parts, round(START_S + planning + REPORT_S + sum(p.est_seconds for p in parts),
+                                                      1), planning_seconds=round(planning, 1))
