@@ -29,8 +29,8 @@ from lrngpt.experiments.shape_findings import is_shape_study, shape_table
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account, account_text
-from lrngpt.runconfig.values import DERIVED
 from lrngpt.runconfig.schema import flat_keys
+from lrngpt.runconfig.values import DERIVED
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics
 
