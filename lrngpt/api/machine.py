@@ -37,7 +37,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.models.build import param_breakdown
-from lrngpt.training.timing import PROBE_STEPS
+from lrngpt.training.timing import PROBE_STEPS, read_only_cache
 
 # A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
 # lrn doctor with it); it prints OK when the compiled result equals eager.
@@ -107,7 +107,8 @@ def _free_bytes(path: Path) -> int | None:
 def full_scale_cost(device: str) -> dict:
     """Time and disk of `lrn sweep embed-dim --scale full` on `device`, nothing downloaded or trained."""
     sweep = resolve_sweep("embed-dim", "full", [f"train.device={device}"])
-    est = estimate_points(sweep.points, quick=True, log=lambda m: None)
+    with read_only_cache():  # the doctor writes nothing, not even the probe cache
+        est = estimate_points(sweep.points, quick=True, log=lambda m: None)
     seconds = sum(e["est_seconds"] or 0 for e in est.values())
     text = sum(size for size, _ in EXPECTED.values())
     tokens = int(text / STORIES_BYTES_PER_TOKEN) * 2  # uint16 ids (a 4,096-token vocabulary)

@@ -22,7 +22,9 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import torch
 
@@ -46,6 +48,18 @@ CACHE_TTL_S = 6 * 3600.0
 # is within this factor of what it was: a quiet machine's 0 to 1 (the probe's own threads), a busy one's
 # 4.5 to 6 as its programs come and go, but not a quiet probe on a machine turned busy, or back.
 LOAD_SLACK = 1.5
+# False while a command that promises to write nothing (lrn doctor) probes: remembered probes are read, not written.
+_REMEMBER: ContextVar[bool] = ContextVar("remember_probes", default=True)
+
+
+@contextmanager
+def read_only_cache() -> Iterator[None]:
+    """Probes inside this block read the cache and never write it (nor create the cache directory)."""
+    token = _REMEMBER.set(False)
+    try:
+        yield
+    finally:
+        _REMEMBER.reset(token)
 
 
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
@@ -165,7 +179,7 @@ def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
     if _fresh(entries.get(key), load):  # said as its age ("remembered_s")
         return {**entries[key]["timing"], "remembered_s": round(time.time() - entries[key]["at"])}
     timing = measure()
-    if timing is not None:
+    if timing is not None and _REMEMBER.get():
         kept = {k: v for k, v in entries.items() if _fresh(v, load)}
         kept[key] = {"at": time.time(), "load": load, "timing": timing}
         try:
