@@ -193,10 +193,29 @@ def test_no_module_re_exports_another_modules_names():
     assert not (PACKAGE / "experiments" / "estimate.py").exists()  # timing is lrngpt.training.timing's
 
 
+def test_the_package_imports_nothing_that_ties_it_to_one_system_or_a_key():
+    """Portable to macOS and Windows, and no secret to keep: no POSIX-only lock (fcntl; file locks are
+    filelock's), no C call into one libc (ctypes), no signature (hmac: lrn's record needs no key)."""
+    banned = ("fcntl", "ctypes", "hmac")
+    found = [f"{path}:{line} imports {name}" for path, line, name in imports_anywhere() if name.split(".")[0] in banned]
+    assert found == []
+
+
+def imports_anywhere() -> list[tuple[str, int, str]]:
+    found = set()
+    for path, _ in modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {(path.relative_to(PACKAGE).as_posix(), node.lineno, a.name) for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add((path.relative_to(PACKAGE).as_posix(), node.lineno, node.module))
+    return sorted(found)
+
+
 # Imports that may sit inside a function: a package lrn-gpt runs without (an extra, or one OS's module)
 OPTIONAL = ("pandas", "transformers", "safetensors", "tensorboard", "torch.utils.tensorboard", "wandb", "mlflow",
             "pyarrow", "datasets", "huggingface_hub", "ruamel", "shtab", "umap", "sklearn", "IPython", "ipywidgets",
-            "playwright", "nbformat", "fcntl", "msvcrt")
+            "playwright", "nbformat", "resource")
 # The modules `lrn --help`, `lrn theory` and `lrn cost` load (the API's lazy face): here an import
 # inside a function keeps torch (or what loads it) out of their start-up
 LIGHT = ("__init__.py", "__main__.py", "api/__init__.py", "api/frontend.py", "api/checks.py", "api/theory.py", "core/", "cli/",

@@ -105,125 +105,97 @@ def _dir_with(tmp_path, name: str, *files: str):
     return d
 
 
-def test_a_run_is_its_marker_or_a_config_beside_a_checkpoint_never_a_config_json_alone(tmp_path):
-    from lrngpt.core.ownership import is_legacy_run, is_run, lrn_kind
+def test_a_run_is_its_marker_never_a_config_json_or_a_checkpoint_alone(tmp_path):
+    from lrngpt.core.ownership import is_run, lrn_kind
 
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert not is_run(alone) and not RunDir(alone).holds_run() and lrn_kind(alone) is None
-    assert not is_run(_dir_with(tmp_path, "empty")) and not is_run(_dir_with(tmp_path, "ckpt", "ckpt_last.pt"))
+    assert not is_run(_dir_with(tmp_path, "empty")) and not is_run(_dir_with(tmp_path, "ckpt", "config.json",
+                                                                               "ckpt_last.pt"))
     marked = _dir_with(tmp_path, "marked", ".lrn-run")
-    assert is_run(marked) and not is_legacy_run(marked) and lrn_kind(marked) == "run"
-    for ckpt in ("ckpt_last.pt", "ckpt_init.pt"):  # from before the marker: stopped before its first checkpoint too
-        old = _dir_with(tmp_path, f"old-{ckpt}", "config.json", ckpt)
-        assert is_run(old) and is_legacy_run(old) and RunDir(old).holds_run() and RunDir(old).is_legacy_run()
-        assert lrn_kind(old) == "run"  # so no other kind of output is ever written into it
+    assert is_run(marked) and lrn_kind(marked) == "run" and RunDir(marked).holds_run()
 
 
-def test_tokenizer_train_refuses_a_run_from_before_the_marker_and_not_a_lone_config_json(tmp_path):
+def test_tokenizer_train_refuses_a_marked_run_and_not_a_lone_config_json(tmp_path):
     from lrngpt.data.prepared import tokenizer_out
 
-    with pytest.raises(UserError, match="holds an lrn run"):
-        tokenizer_out(_dir_with(tmp_path, "old", "config.json", "ckpt_init.pt"))
     with pytest.raises(UserError, match="holds an lrn run"):
         tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-run"))
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert tokenizer_out(alone) == alone / "tokenizer.json"
 
 
-# ---- a forged record: lrn's record names a file only when lrn signed it --------------------------
+# ---- the record is the directory's own: no key, no signature ------------------------------------
 
-def _user_file_and_record(tmp_path, record) -> tuple:
-    """A file of the user's, and beside it a record naming it with its true sha256 (`record` edits it)."""
+def _user_file_and_record(tmp_path) -> tuple:
+    """A file of the user's, and beside it a record, written by hand, naming it with its true sha256."""
     import hashlib
     import json
 
     user = tmp_path / "user.txt"
     user.write_text("my own notes\n")
-    doc = {"format": 3, "kind": None, "files": {"user.txt": hashlib.sha256(user.read_bytes()).hexdigest()},
+    doc = {"format": 4, "kind": None, "files": {"user.txt": hashlib.sha256(user.read_bytes()).hexdigest()},
            "what": {"user.txt": "stories corpus"}, "stat": {}, "earlier": {}, "append": {}}
-    (tmp_path / ".lrn-output").write_text(json.dumps(record(doc, tmp_path)))
+    (tmp_path / ".lrn-output").write_text(json.dumps(doc))
     return user, user.read_bytes()
 
 
-def _copied_and_edited(doc, tmp_path):
-    """A record lrn really wrote elsewhere (signed), copied here and edited to name the user's file."""
-    import json
-
-    from lrngpt.core.ownership import write_owned_file
-
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    write_owned_file(elsewhere / "user.txt", "lrn's text", "stories corpus")
-    real = json.loads((elsewhere / ".lrn-output").read_text())
-    real["files"]["user.txt"] = doc["files"]["user.txt"]
-    real["stat"] = {}
-    return real
-
-
-FORGED = {
-    "hand-written, unsigned": lambda doc, _: doc,
-    "a made-up signature": lambda doc, _: {**doc, "mac": "0" * 64},
-    "copied from elsewhere and edited": _copied_and_edited,
-    "signed under another user's key": lambda doc, _: {**doc, "mac": _signed_elsewhere(doc)},
-}
-
-
-def _signed_elsewhere(doc) -> str:
-    import hashlib
-    import hmac
-    import json
-
-    from lrngpt.core.record import _SIGNED
-
-    canon = json.dumps({f: doc.get(f) for f in _SIGNED}, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hmac.new(b"another key" * 3, canon.encode(), hashlib.sha256).hexdigest()
-
-
-@pytest.mark.parametrize("forged", FORGED)
-def test_a_forged_record_never_lets_lrn_replace_a_users_file(forged, tmp_path, capsys):
+def test_a_record_written_by_hand_is_the_users_word_and_still_needs_force(tmp_path, capsys):
     from lrngpt.core.ownership import check_file_target
 
-    user, before = _user_file_and_record(tmp_path, FORGED[forged])
-    with pytest.raises(UserError, match="not signed by lrn") as e:  # what a report (no --force) checks
-        check_file_target(user, False, "stories corpus", replace_own=True)
+    user, before = _user_file_and_record(tmp_path)
+    with pytest.raises(UserError, match="holds an earlier stories corpus that lrn wrote; add --force") as e:
+        check_file_target(user, False, "stories corpus")
     assert "\n" not in str(e.value)
-    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(user), "--force"]) == 2
-    err = capsys.readouterr().err
-    assert "not signed by lrn" in err and "with or without --force" in err and user.read_bytes() == before
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(user)]) == 2
+    assert "add --force" in capsys.readouterr().err and user.read_bytes() == before
+    # the user named the file in lrn's record: like --force, their word; --force then replaces it
+    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(user), "--force"]) == 0
+    assert user.read_bytes() != before
 
 
-def test_a_signed_record_still_lets_lrn_replace_its_own_file_and_the_key_is_private(tmp_path, capsys):
-    import stat
-
-    from lrngpt.core.record_key import KEY_NAME, key_dirs
-
+def test_an_edit_after_lrn_wrote_a_file_makes_it_the_users_even_with_a_record(tmp_path, capsys):
     out = tmp_path / "s.txt"
     assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
-    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 0
-    assert len(out.read_bytes()) > 3000
-    key = key_dirs()[0] / KEY_NAME
-    assert stat.S_IMODE(key.stat().st_mode) == 0o600 and stat.S_IMODE(key.parent.stat().st_mode) == 0o700
-    assert len(key.read_bytes()) == 32
-
-
-def test_a_record_signed_under_another_key_is_read_only_to_lrn(tmp_path, monkeypatch, capsys):
-    out = tmp_path / "s.txt"
-    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
+    out.write_text(out.read_text() + "my line\n")
     before = out.read_bytes()
-    monkeypatch.setenv("LRN_STATE_DIR", str(tmp_path / "another-home"))  # a new home, a deleted key
     assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 2
-    assert "not signed by lrn" in capsys.readouterr().err and out.read_bytes() == before
+    err = capsys.readouterr().err
+    assert "was changed since lrn wrote it" in err and "with or without --force" in err
+    assert out.read_bytes() == before
 
 
-def test_a_run_whose_record_is_unsigned_is_resumed_never_replaced(tiny_config, tmp_path, capsys):
-    import json
+def test_a_run_copied_elsewhere_resumes_extends_reports_and_forces_like_the_original(tiny_config, tmp_path, capsys):
+    import shutil
 
-    run = tmp_path / "run"
-    train_run(tiny_config("train.steps=2"), run, progress=False)
-    record = json.loads((run / ".lrn-output").read_text())
-    del record["mac"]  # as an lrn before records were signed wrote it
-    (run / ".lrn-output").write_text(json.dumps(record))
-    before = (run / LAST).read_bytes()
-    with pytest.raises(UserError, match=r"cannot tell as its own: the record .* was not signed by lrn.*resumes it"):
-        RunDir(run).check_new(force=True, resume_hint=True)
-    assert (run / LAST).read_bytes() == before
+    original = tmp_path / "home-a" / "run"
+    train_run(tiny_config("train.steps=4", "train.eval_every=2"), original, stop_at=2, progress=False)
+    copy = tmp_path / "home-b" / "run"
+    shutil.copytree(original, copy)  # new inodes and times, as on another machine or in another user's home
+    (copy / ".lrn-lock").unlink()  # (a copy taken while no one wrote it)
+    train_run(tiny_config("train.steps=4", "train.eval_every=2"), copy, resume=True, progress=False)
+    assert RunDir(copy).summary()["step"] == 4
+    assert main(["-q", "report", str(copy)]) == 0 and (copy / "report.html").is_file()
+    assert main(["-q", "report", str(copy)]) == 0  # its own page, rewritten as the run goes on
+    (copy / "notes.txt").write_text("mine")
+    assert main(["-q", "train", "--config", "mlp-tiny", "--set", f"data.corpus={tiny_config().data.corpus}",
+                 "--set", "data.vocab_size=300", "--set", "train.steps=2", "--out", str(copy), "--force"]) == 0
+    assert RunDir(copy).summary()["step"] == 2 and (copy / "notes.txt").read_text() == "mine"
+
+
+def test_a_sweep_copied_elsewhere_resumes_and_writes_its_summary_like_the_original(text_corpus, tmp_path, capsys):
+    import shutil
+
+    args = ["-q", "sweep", "embed-dim", "--scale", "tiny", "--set", f"data.corpus={text_corpus}", "--set",
+            "data.vocab_size=300", "--set", "train.steps=2", "--axis", "model.n_embd=4,8"]
+    original = tmp_path / "a" / "sw"
+    assert main([*args, "--out", str(original)]) == 0
+    copy = tmp_path / "b" / "sw"
+    shutil.copytree(original, copy, ignore=shutil.ignore_patterns(".lrn-lock"))
+    lines = (copy / "lines.txt").read_bytes()
+    assert main([*args, "--out", str(copy)]) == 0  # nothing left to train: its summary rewritten as its own
+    assert (copy / "lines.txt").read_bytes() == lines
+    runs = sorted(p for p in (copy / "runs").iterdir())
+    shutil.rmtree(runs[-1])  # one point to train again in the copy
+    assert main([*args, "--out", str(copy)]) == 0
+    assert (runs[-1] / "summary.json").is_file() and len((copy / "lines.txt").read_text().splitlines()) == 2

@@ -293,20 +293,15 @@ def test_summary_only_never_overwrites_a_lines_txt_you_edited(small_sweep, tmp_p
     assert shas(d)["lines.txt"] == before["lines.txt"]
 
 
-def test_a_sweep_from_before_the_record_keeps_its_summary_unless_it_is_what_lrn_writes(small_sweep, tmp_path, capsys,
-                                                                                       fast_figures):
+def test_a_sweep_whose_record_is_gone_keeps_its_summary_files_as_the_users(small_sweep, tmp_path, capsys,
+                                                                         fast_figures):
     src, argv = small_sweep
     d = Path(shutil.copytree(src, tmp_path / "sw"))
-    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0
+    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # a copy: its record came with it
     for record in (d / ".lrn-output", d / "figures" / ".lrn-output"):
-        record.unlink()  # as an lrn before the record left it
-    assert main(["-q", *argv, "--out", str(d), "--summary-only"]) == 0  # exactly lrn's bytes: taken as lrn's
-    assert "lines.txt" in json.loads((d / ".lrn-output").read_text())["files"]
-    (d / ".lrn-output").unlink()
-    (d / "figures" / ".lrn-output").unlink()
-    (d / "figures" / "train_vs_val.png").write_bytes(b"my own figure")
+        record.unlink()  # nothing names the summary files as lrn's any more: they are the user's
     before = shas(d)
-    refusal(lrn(capsys, *argv, "--out", d, "--summary-only"), "train_vs_val.png exists and lrn did not write it")
+    refusal(lrn(capsys, *argv, "--out", d, "--summary-only"), "lines.txt exists and lrn did not write it")
     assert shas(d) == before  # nothing taken as lrn's, nothing written: not even the record
 
 
@@ -364,13 +359,13 @@ def test_an_edited_meta_json_of_prepared_data_survives_force(text_corpus, tmp_pa
     assert shas(out) == before
 
 
-def test_force_never_replaces_a_run_from_before_the_record_or_a_run_file_you_edited(runs, tmp_path, capsys,
-                                                                                   text_corpus):
+def test_force_never_replaces_a_run_whose_record_is_gone_or_a_run_file_you_edited(runs, tmp_path, capsys,
+                                                                                text_corpus):
     old = Path(shutil.copytree(runs["gpt"], tmp_path / "old"))
-    (old / ".lrn-output").unlink()  # a run from before lrn kept its record
+    (old / ".lrn-output").unlink()  # nothing names the run's files as lrn's any more
     before = shas(old)
     argv = ["train", "--config", str(old / "config.json"), "--force"]
-    refusal(lrn(capsys, *argv, "--out", old), "before runs kept a record", "reads and resumes it",
+    refusal(lrn(capsys, *argv, "--out", old), "lrn may not remove", "lrn has no record of writing it",
             "with or without --force")
     assert shas(old) == before
     edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
@@ -379,7 +374,7 @@ def test_force_never_replaces_a_run_from_before_the_record_or_a_run_file_you_edi
     refusal(lrn(capsys, *argv, "--out", edited), "config.json lrn may not remove",
             "it was changed since lrn wrote it", "move it out of the run")
     assert shas(edited) == before
-    code, _, err = lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # old runs still resume
+    code, _, err = lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # it still resumes
     assert code == 0, err
 
 
@@ -413,17 +408,6 @@ def test_a_kill_between_the_record_and_the_rename_leaves_a_file_lrn_still_knows(
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
     ownership.write_owned_file(page, "third", "report")
     assert page.read_text() == "third" and state(page)[0] == OURS
-
-
-def test_a_sidecar_from_before_the_record_is_unsigned_and_makes_no_file_lrns(tmp_path, capsys):
-    out = tmp_path / "s.txt"
-    assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(out)]) == 0
-    (tmp_path / ".lrn-output").unlink()
-    before = out.read_bytes()
-    (tmp_path / ".s.txt.lrn").write_text(json.dumps({"kind": "stories corpus",
-                                                     "sha256": [hashlib.sha256(before).hexdigest()]}))
-    assert main(["-q", "data", "stories", "--size", "3KB", "--out", str(out), "--force"]) == 2
-    assert out.read_bytes() == before and "lrn did not write it" in capsys.readouterr().err
 
 
 # ---- train.logger as a list in the user's config files ---------------------------------------------

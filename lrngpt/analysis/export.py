@@ -25,7 +25,7 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import Target, check_target, legacy_kind, owned_dir
+from lrngpt.core.ownership import Target, check_target, owned_dir
 from lrngpt.errors import UserError
 from lrngpt.store.layout import CHECKPOINT_LABELS
 from lrngpt.store.rundir import RunDir
@@ -36,10 +36,6 @@ FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pb
 
 
 KIND = "embed-export"
-
-
-legacy_kind(KIND, lambda d: (d / MARKER).is_file())  # from before the record: said in a refusal, never trusted
-
 
 # A new or empty directory, or an earlier export nobody changed (replaced with or without force, as an
 # earlier report is); never anything else.

@@ -32,12 +32,12 @@ counted with np.unique over pair ids in blocks of tokens, never as an n^2 int64 
 from __future__ import annotations
 
 import math
-import resource
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import torch
 
 from lrngpt.core.fsio import read_json
@@ -196,6 +196,11 @@ def theorem_bound(lam: np.ndarray, n: int, sigma: float, alpha: float) -> dict:
 # ------------------------------------------------------------------------------------ the estimate
 
 def _peak_rss_mb() -> float:
+    try:
+        import resource  # POSIX only
+    except ImportError:  # Windows: psutil's peak working set
+        info = psutil.Process().memory_info()
+        return getattr(info, "peak_wset", info.rss) / 2**20
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
 

@@ -34,7 +34,6 @@ from typing import IO, Any, NoReturn, overload
 
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import loads_json
-from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
 from lrngpt.errors import UserError
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
@@ -367,18 +366,26 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", examp
 
 
 def _check_writable(path: Path, parent: Path, flag: str) -> None:
-    """Refuse, before any work, an output whose nearest existing directory cannot take a new file."""
-    root = virtual_root(parent)
-    if root and not (path.exists() and special_kind(path)):  # (/dev/null itself is said by the caller)
-        raise UserError(f"{flag} {path} lies in {root}, {VIRTUAL_ROOTS[root]}, where lrn cannot write a file; "
-                        f"choose a path on a disk, e.g. {flag} {Path('out') / path.name}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        with contextlib.suppress(OSError):
-            if os.statvfs(parent).f_flag & os.ST_RDONLY:
-                raise UserError(f"{flag} {path}: {parent} is on a read-only filesystem; choose a path on a "
-                                "writable disk")
-        raise UserError(f"{flag} {path}: lrn may not create files in {parent} (permission denied); choose a "
-                        "directory you can write to, or change its permissions")
+    """Refuse, before any work, an output whose nearest existing directory cannot take a new file: one
+    is created there and removed, and what the system says to that is the reason (a read-only disk, a
+    permission, a kernel's file system like /proc), so no list of special places is kept."""
+    if path.exists() and special_kind(path):
+        return  # (/dev/null itself is said by the caller)
+    try:
+        fd, probe = _probe_file(parent)
+    except OSError as e:
+        why = {errno.EROFS: "it is on a read-only filesystem; choose a path on a writable disk",
+               errno.EACCES: "permission denied; choose a directory you can write to, or change its permissions",
+               errno.EPERM: "permission denied; choose a directory you can write to, or change its permissions"}
+        raise UserError(f"{flag} {path}: lrn cannot create a file in {parent}: " + why.get(
+            e.errno or 0, f"{e.strerror or e}; choose a path on a disk you can write to, e.g. {flag} out/{path.name}")) from None
+    os.close(fd)
+    _unlink(probe)
+
+
+def _probe_file(parent: Path) -> tuple[int, Path]:
+    probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    return os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), probe
 
 
 def check_not_cwd(path: str | Path, flag: str = "--out") -> None:
@@ -424,35 +431,15 @@ def _unlink(p: Path) -> None:
         p.unlink()
 
 
-def exchange(a: str | Path, b: str | Path) -> bool:
-    """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE): a reader of
-    either name sees the old entry or the new one, never none. False where the system cannot."""
-    # platform-only: Linux's renameat2, reached through ctypes
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False  # a filesystem without the flag: the caller falls back to two renames
-    raise OSError(err, os.strerror(err), str(b))
-
-
 @contextlib.contextmanager
 def atomic_dir(path: str | Path) -> Iterator[Path]:
     """A temporary directory to fill that becomes `path` when the block ends without an exception.
 
     `path` must not exist or be a directory the caller owns (it is replaced whole); never the
-    working directory or one above it. An existing `path` is swapped with the new directory in
-    one step where the system can (Linux), so a kill at any moment leaves `path` holding exactly
-    the old content or exactly the new; the old content is then removed (a kill before that leaves
+    working directory or one above it. An existing `path` is moved aside and the new directory
+    renamed into its place (two renames, portable), so a kill at any moment leaves `path` holding
+    exactly the old content or exactly the new, or, between the two renames, the old content
+    under a temporary name beside it; the old content is then removed (a kill before that leaves
     a temporary directory, which the next writer removes). OS errors while filling it are
     reported like any write's.
     """
@@ -470,11 +457,7 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
             yield tmp
         except OSError as e:
             _raise_write_error(e, path, tmp)
-        if path.exists() and exchange(tmp, path):
-            _fsync_dir(path.parent)
-            shutil.rmtree(tmp, ignore_errors=True)  # the old content, now under the temporary name
-            how = "swapped with the old one in one step"
-        elif path.exists():
+        if path.exists():
             old = temp_name(path)
             os.replace(path, old)  # out of the way first, so the new one appears in one rename
             os.replace(tmp, path)

@@ -9,7 +9,8 @@ there with its sha256. Never by a mark inside the content, which a file of yours
 - a run directory also carries `.lrn-run` (lrngpt.store.rundir), a sweep its sweep.json; a
   directory lrn fills whole (an export, prepared data) has a `kind` in its record (a Hugging Face
   export keeps it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads);
-- an output from before the record (nothing names its files) is read and resumed, never replaced.
+- the record needs no key and travels with the directory: a run, a sweep or an export copied to
+  another machine or another user's home is lrn's there exactly as it was here.
 
 `--force` replaces only lrn's own unchanged output and removes only the files the record names.
 A refusal names what it found; it suggests `--force` only where `--force` would replace nothing
@@ -44,6 +45,7 @@ from lrngpt.core.record import (
     NEW,
     OTHER,
     OURS,
+    OWN_NAMES,
     RECORD,
     UNRECORDED,
     check_record_slot,
@@ -60,10 +62,7 @@ from lrngpt.core.record import (
 )
 from lrngpt.errors import UserError
 
-# A run directory (lrngpt.store.rundir owns its layout): its marker, and the files that made a run
-# before runs carried the marker (its config and a checkpoint: the last one, or the step-0 one of a
-# run stopped before its first periodic checkpoint).
-RUN_MARKER, RUN_CONFIG, RUN_CHECKPOINTS = ".lrn-run", "config.json", ("ckpt_last.pt", "ckpt_init.pt")
+RUN_MARKER = ".lrn-run"  # what makes a directory a run (lrngpt.store.rundir owns its layout)
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir owns its layout)
 KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export", "embed-export": "embedding export",
               "prepared data": "prepared data"}
@@ -85,18 +84,9 @@ def _names(n: list[str], most: int = 3) -> str:
 
 
 def is_run(d: str | Path) -> bool:
-    """Whether lrn wrote `d` as a run: the one answer every command uses. A directory with the marker,
-    or a run from before the marker (its config.json beside a checkpoint); a config.json alone is not
-    a run (a Hugging Face model directory has one too)."""
-    d = Path(d)
-    return (d / RUN_MARKER).is_file() or is_legacy_run(d)
-
-
-def is_legacy_run(d: str | Path) -> bool:
-    """A run written before runs carried the marker: read and resumed, never replaced."""
-    d = Path(d)
-    return (not (d / RUN_MARKER).is_file() and (d / RUN_CONFIG).is_file()
-            and any((d / name).is_file() for name in RUN_CHECKPOINTS))
+    """Whether lrn wrote `d` as a run, the one answer every command uses: it carries the run marker
+    (a config.json alone is not a run: a Hugging Face model directory has one too)."""
+    return (Path(d) / RUN_MARKER).is_file()
 
 
 def lrn_kind(d: Path) -> str | None:
@@ -116,7 +106,7 @@ def kind_name(kind: str) -> str:
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
     with user_path(d, "--out"), contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name != RECORD]
+        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in OWN_NAMES]
         return sorted(n for n in names if not (n == HUB_RECORD[0] and hub_cache_is_ours(d)))
     return []
 
@@ -129,8 +119,8 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool 
     where = f"{flag} {path}" if flag else str(path)
     problem = record_problem(path.parent) if found == UNRECORDED else None
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
-           UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file, "
-                       "or one from an lrn before the record)" if not problem else
+           UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file)"
+                       if not problem else
                        f"exists and lrn does not know it as its own: the record {problem}, so it names no file",
            OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
     fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
@@ -204,13 +194,7 @@ def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
             enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
             write_record(path.parent, rec)
             replace_file(tmp, path)
-        _drop_sidecar(path)
     return replace
-
-
-def _drop_sidecar(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.with_name(f".{path.name}.lrn").unlink()  # the record now holds what it held
 
 
 @contextlib.contextmanager
@@ -360,8 +344,6 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
             why = describe_dir(out)
             if record_problem(out):
                 why += f" (the record {record_problem(out)}, so it names no file)"
-            elif not read_record(out)["exists"] and _legacy(out, kind):
-                why = f"{what} from an lrn before the record ({RECORD}), which it reads but never replaces"
         raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
                         f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
     if not (force or replace_own):
@@ -389,22 +371,6 @@ def check_target(out: str | Path, force: bool, target: Target) -> Path:
         return check_file_target(out, force, target.what, replace_own=target.replace_own, example=target.example,
                                  inside=target.inside)
     return check_dir_target(out, force, target.what, target.kind, replace_own=target.replace_own)
-
-
-_LEGACY: dict[str, Callable[[Path], bool]] = {}  # kind -> how an output from before the record looks
-
-
-def legacy_kind(kind: str, looks: Callable[[Path], bool]) -> None:
-    """Register how a `kind` output from before the record looks, only to say so in a refusal."""
-    _LEGACY[kind] = looks
-
-
-def _legacy(d: Path, kind: str) -> bool:
-    looks = _LEGACY.get(kind)
-    try:
-        return bool(looks and looks(d))
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

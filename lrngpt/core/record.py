@@ -21,14 +21,13 @@ writes there, so `git add .` in a clone of the Hub repository skips it too.
 A file is lrn's when the record names it and its content has a recorded hash; a file changed
 since is not, whatever it contains (a page that carries lrn's generator tag proves nothing).
 Writers update the record and rename the new file into place under a lock on the directory
-(flock), so two lrn processes writing into one directory never lose each other's entries.
+(filelock, portable: `.lrn-output.lock`), so two lrn processes writing into one directory never lose each other's entries.
 The record of a directory lrn fills whole is written last into the new directory before it is
 swapped in (lrngpt.core.ownership.owned_dir).
 
-Every record lrn writes carries `mac`, an HMAC of its fields under a per-user key only lrn writes
-(lrngpt.core.record_key): a record that does not verify (written by hand, copied from elsewhere,
-edited, from an lrn before records were signed, or an unsigned sidecar) names no file as lrn's.
-read_record says why in `problem`, so a refusal can name it.
+The record is the user's word as much as lrn's: it needs no key and travels with the directory (a run
+copied to another machine is lrn's there as it was here). A record written by hand is like --force, the
+user saying so. A damaged record names no file; read_record says so in `problem`, for a refusal.
 """
 
 from __future__ import annotations
@@ -43,26 +42,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import filelock
+
 from lrngpt.core.fsio import atomic_write, is_regular, special_kind
-from lrngpt.core.record_key import signature, verified
 from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
 
 RECORD = ".lrn-output"
 HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
 HUB_KINDS = ("hf-export",)
-FORMAT = 3  # 3: signed (mac)
+FORMAT = 4  # 4: unsigned (3 carried a signature, no longer read)
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
-_SIGNED = ("format", "kind", *_FIELDS)
 # why a record names nothing (read_record's "problem"), as a refusal says it
-DAMAGED, UNSIGNED, NOT_A_FILE = "damaged", "unsigned", "not a file"
-PROBLEMS = {
-    DAMAGED: "is damaged (not the JSON lrn writes)",
-    UNSIGNED: "was not signed by lrn (written by hand, copied from elsewhere, edited, or from an lrn before "
-              "records were signed)",
-    NOT_A_FILE: "is not a file",
-}
+DAMAGED, NOT_A_FILE = "damaged", "not a file"
+PROBLEMS = {DAMAGED: "is damaged (not the JSON lrn writes)", NOT_A_FILE: "is not a file"}
+LOCK = ".lrn-output.lock"  # the directory's lock while its record changes
+OWN_NAMES = (RECORD, LOCK)  # the record's own files: never a file of the directory's content
 
 
 def sha256_file(path: Path, limit: int | None = None) -> str:
@@ -83,7 +79,7 @@ def sha256_file(path: Path, limit: int | None = None) -> str:
 
 def read_record(d: Path) -> dict:
     """The record of `d`, each field a dict; an empty one where there is none, it is damaged or it
-    does not verify (then nothing in `d` is known as lrn's, the safe side: `problem` says which)."""
+    (then nothing in `d` is known as lrn's, the safe side: `problem` says which)."""
     doc, problem = None, None
     for path in (Path(d) / RECORD, Path(d).joinpath(*HUB_RECORD)):
         if os.path.lexists(path) and not is_regular(path):
@@ -101,8 +97,6 @@ def read_record(d: Path) -> dict:
     if doc is not None and not isinstance(doc, dict):
         doc, problem = None, DAMAGED
     exists = bool(doc) or problem is not None
-    if doc and not verified(doc, _SIGNED):
-        doc, problem = {}, UNSIGNED
     doc = doc or {}
     out: dict[str, Any] = {"kind": doc.get("kind") if isinstance(doc.get("kind"), str) else None}
     for field in _FIELDS:
@@ -137,8 +131,6 @@ def record_path(d: Path, kind: str | None = None) -> Path:
 def write_record(d: Path, rec: dict) -> None:
     doc = {"format": FORMAT, "kind": rec.get("kind"), "lrn_version": __version__,
            "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **{f: rec.get(f) or {} for f in _FIELDS}}
-    doc = json.loads(json.dumps(doc))  # signed as it reads back (tuples as lists)
-    doc["mac"] = signature(doc, _SIGNED)
     check_record_slot(d)
     path = record_path(d, rec.get("kind"))
     if path != Path(d) / RECORD:
@@ -179,7 +171,7 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
     hashes = ([rec["files"][name]] if name in rec["files"] else []) + \
         [h for h in rec["earlier"].get(name) or [] if isinstance(h, str)]
     if not hashes:
-        return UNRECORDED, None  # (a `.NAME.lrn` sidecar of an lrn before the record is unsigned: it names nothing)
+        return UNRECORDED, None
     if name in rec["files"] and rec["stat"].get(name) == _stamp(st):
         return OURS, rec["files"][name]  # size, mtime and inode as written: unchanged, nothing hashed
     size = rec["append"].get(name)
@@ -195,20 +187,16 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """An exclusive lock on the directory while its record is read, changed and files are renamed."""
-    # platform-only: fcntl is POSIX's
-    import fcntl
-
     try:
-        fd = os.open(d, os.O_RDONLY)
-    except OSError:
-        yield  # (the write that follows reports the path)
+        lock = filelock.FileLock(Path(d) / LOCK)
+        lock.acquire()
+    except OSError:  # a directory that cannot hold the lock cannot hold the record: the write names the path
+        yield
         return
     try:
-        with contextlib.suppress(OSError):  # a filesystem without flock: one writer at a time is then on you
-            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 def enter(rec: dict, name: str, digest: str, st: os.stat_result, what: str, before: str | None = None,
@@ -235,6 +223,6 @@ def manifest(d: Path, kind: str, what: str) -> None:
     """The record of a directory lrn filled whole: every file in it, hashed. Written last."""
     rec = {"kind": kind, **{f: {} for f in _FIELDS}}
     for q in sorted(Path(d).iterdir()):
-        if q.is_file() and not q.is_symlink() and q.name != RECORD:
+        if q.is_file() and not q.is_symlink() and q.name not in OWN_NAMES:
             enter(rec, q.name, sha256_file(q), os.lstat(q), what)
     write_record(d, rec)

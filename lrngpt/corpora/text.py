@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from lrngpt.core.fsio import check_regular, describe_os_error
-from lrngpt.core.places import VIRTUAL_ROOTS, virtual_root
 from lrngpt.corpora.base import EOT, LIMITS, Corpus
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
@@ -70,31 +69,34 @@ MAX_WALK_ENTRIES = 100_000  # names a corpus directory's walk looks at: a corpus
 
 def walk(top: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
     """The files under `top` whose names end in one of `suffixes` (links to directories not followed),
-    bounded: /proc, /sys and /dev are never walked (what looks like a file there is the kernel's), an
-    unreadable directory is named, and past MAX_WALK_ENTRIES names the walk stops with the fix."""
-    root = virtual_root(top)
-    if root:
-        raise UserError(f"corpus directory {top} lies in {root}, {VIRTUAL_ROOTS[root]}, not a corpus; give the "
-                        "directory that holds your .txt files, e.g. text:data/books")
+    bounded: the walk stays on the file system `top` is on (like `find -xdev`: a walk of / never enters
+    the kernel's /proc or /sys, nor another disk), an unreadable directory is named, and past
+    MAX_WALK_ENTRIES names the walk stops with the fix."""
     seen = 0
 
     def unreadable(e: OSError) -> None:
         raise UserError(f"corpus directory {top}: cannot read {e.filename} ({e.strerror or e}); give a directory "
                         "whose subdirectories you can read, or the files themselves (text:a.txt,b.txt)")
 
-    real_top = os.path.realpath(top)
+    device = os.stat(top).st_dev
     for d, dirs, names in os.walk(top, onerror=unreadable):
         seen += len(dirs) + len(names)
         if seen > MAX_WALK_ENTRIES:
             raise UserError(f"corpus directory {top} holds more than {MAX_WALK_ENTRIES:,} files and directories; "
                             "give the directory that holds the corpus itself (e.g. text:data/books), not a "
                             "whole disk (or join its files into fewer)")
-        here = os.path.normpath(os.path.join(real_top, os.path.relpath(d, top)))  # (no link is followed below top)
-        dirs[:] = sorted(x for x in dirs if os.path.join(here, x) not in VIRTUAL_ROOTS)
+        dirs[:] = sorted(x for x in dirs if _on(device, os.path.join(d, x)))
         for name in names:
             f = Path(d) / name
             if name.endswith(suffixes) and f.is_file():
                 yield f
+
+
+def _on(device: int, path: str) -> bool:
+    try:
+        return os.lstat(path).st_dev == device
+    except OSError:
+        return False
 
 
 def find_named(directory: Path, name: str, kind: str) -> Path:

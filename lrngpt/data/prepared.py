@@ -46,7 +46,6 @@ from lrngpt.core.ownership import (
     check_file_target,
     entries,
     is_run,
-    legacy_kind,
     write_manifest,
     write_owned_file,
 )
@@ -127,7 +126,7 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
 def _cached_tokenizer(path: Path, record: Path, log) -> Tokenizer | None:
     """The cached tokenizer when it is the one trained for its key, verified like cached data
     against the hash recorded when it was trained; None (train it again, never use it) for a file
-    replaced or damaged since, or one from before the record existed."""
+    replaced or damaged since."""
     try:
         want = record.read_text(encoding="ascii").strip()
         tok = Tokenizer.load(path)
@@ -289,12 +288,11 @@ def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=N
 
 
 PREPARED = "prepared data"  # the kind in the record of a prepared --out
-legacy_kind(PREPARED, lambda d: (d / "meta.json").is_file() and set(entries(d)) <= set(PREPARED_FILES))
 
 
 def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | None) -> None:
     """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force
-    (never a user's files, nanoGPT's train.bin included, nor prepared data from before the record)."""
+    (never a user's files, nanoGPT's train.bin included)."""
     check_dir_target(out, True, "prepared data", PREPARED)
     if force:
         return

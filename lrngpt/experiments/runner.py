@@ -27,7 +27,7 @@ from lrngpt.experiments.packing import for_sweep, order
 from lrngpt.experiments.packing import record as packing_record
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.summary import collect, csv_text, markdown
-from lrngpt.experiments.sweepdir import SweepDir, summary_bytes
+from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import (
     account,
     account_text,
@@ -72,14 +72,6 @@ def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dic
     return doc
 
 
-def rendered_summary(out: str | Path) -> dict[Path, bytes]:
-    """{path: bytes} of the summary as summarize would write it now (for SweepDir.kept_summary_files)."""
-    sweep_dir = SweepDir(out)
-    doc, pngs = summary_and_figures(out)
-    files = summary_bytes(doc, doc["lines"], markdown(doc), csv_text(doc))
-    return {**{sweep_dir.path / n: b for n, b in files.items()}, **{sweep_dir.figures_dir / n: b for n, b in pngs.items()}}
-
-
 @logging.honours_progress
 def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None, figures: bool = True,
@@ -98,7 +90,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     _check_before_writing(sweep, mine)
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
-    for why in sweep_dir.kept_summary_files(lambda: rendered_summary(sweep_dir.path)).values():
+    for why in sweep_dir.kept_summary_files().values():
         log(f"{tag} note: {why}")  # a lines.txt of yours: said now and kept as it is; the runs still train
     # every point's files are read (and checked) before any training: a damaged one stops the sweep
     # now, with its name, not after hours of work when the summary gathers it

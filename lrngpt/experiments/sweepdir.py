@@ -23,14 +23,11 @@ says finished at the point's steps; one with ckpt_last.pt but no finished summar
 
 The summary files and figures are rewritten whenever the sweep runs, and only while they are as
 lrn wrote them (the record): a lines.txt you edited is yours; a sweep says so before it trains,
-keeps it as it is and writes the other files; --summary-only refuses and writes none. A sweep from
-before the record has its summary files taken as lrn's when they hold exactly what lrn would
-write now; any other is never replaced.
+keeps it as it is and writes the other files; --summary-only refuses and writes none.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -47,7 +44,7 @@ from lrngpt.core.ownership import (
     record_existing,
     write_owned_files,
 )
-from lrngpt.core.record import NEW, OURS, UNRECORDED, sha256_file, state
+from lrngpt.core.record import NEW, OURS, state
 from lrngpt.errors import UserError
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.time_ledger import append_row, read_rows
@@ -212,27 +209,16 @@ class SweepDir:
         return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
 
-    def kept_summary_files(self, render=None, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
+    def kept_summary_files(self, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
         """The summary files that are not lrn's to replace (path -> the refusal), checked before any
-        training. `render()` gives {path: bytes} of the summary as it would be written now: a file from
-        before the record that holds exactly that is taken as lrn's (recorded), so such a sweep resumes.
-        `strict`: refuse the first that is not, before anything is recorded."""
-        rendered, kept, same = None, {}, []
+        training. `strict`: refuse the first that is not, before anything is written."""
+        kept = {}
         for path in self.summary_files() if paths is None else paths:
             found, _ = state(path)
-            if found in (NEW, OURS):
-                continue
-            if found == UNRECORDED and render is not None:
-                rendered = render() if rendered is None else rendered
-                data = rendered.get(path)
-                if data is not None and sha256_file(path) == hashlib.sha256(data).hexdigest():
-                    same.append(path)
-                    continue
-            kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
-            if strict:
-                raise UserError(kept[path])
-        for path in same:  # nothing of yours is in them: what lrn writes, byte for byte
-            record_existing(path, FIGURE_FILE if path.parent == self.figures_dir else SUMMARY_FILE)
+            if found not in (NEW, OURS):
+                kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
+                if strict:
+                    raise UserError(kept[path])
         return kept
 
     def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
@@ -243,7 +229,7 @@ class SweepDir:
         files = summary_bytes(doc, lines, markdown, csv)
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
-        kept = self.kept_summary_files(lambda: rendered, list(rendered), strict)
+        kept = self.kept_summary_files(list(rendered), strict)
         for d, group, what in ((self.figures_dir, figures, FIGURE_FILE), (self.path, files, SUMMARY_FILE)):
             mine = {n: b for n, b in group.items() if d / n not in kept}
             if mine:

@@ -32,9 +32,7 @@ refused, naming the option. Every file is built in memory before --out changes, 
 leaves it as it was. The directory is then filled beside --out and swapped in whole
 (lrngpt.core.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
 new one, never the new config.json beside the old weights. `--force` replaces only an earlier
-export that nobody changed (its record names every file with its sha256; an export written
-before the record moved under .cache/huggingface/ has it as `.lrn-output`, and is read the same);
-one from before any record is never replaced.
+export that nobody changed (its record, under .cache/huggingface/, names every file with its sha256).
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import Target, check_target, legacy_kind, owned_dir
+from lrngpt.core.ownership import Target, check_target, owned_dir
 from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
@@ -56,7 +54,7 @@ FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
-CARD_TAG = "exported with `lrn export --format hf`"  # in README.md: an export from before the record, told as one
+CARD_TAG = "exported with `lrn export --format hf`"  # in README.md
 
 
 def _safetensors():
@@ -65,15 +63,6 @@ def _safetensors():
     except ImportError:
         raise UserError("exporting needs the safetensors package: `pip install safetensors` "
                         "(or `pip install lrngpt[gpt2]`)") from None
-
-
-def _looks_old(d: Path) -> bool:
-    """An export from before exports carried a record: our model card (said in a refusal, never trusted)."""
-    card = d / "README.md"
-    return card.is_file() and CARD_TAG in card.read_text(errors="replace")
-
-
-legacy_kind(KIND, _looks_old)
 
 
 TARGET = Target("Hugging Face export", KIND)

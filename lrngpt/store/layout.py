@@ -3,11 +3,11 @@ code that reads and writes them so that a front end can name checkpoints without
 
 from __future__ import annotations
 
-from lrngpt.core.ownership import RUN_CHECKPOINTS, RUN_CONFIG, RUN_MARKER
+from lrngpt.core.ownership import RUN_MARKER
 
-MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker, config.json and the checkpoints that make a run: is_run)
-CONFIG, TOKENIZER, METRICS, SUMMARY = RUN_CONFIG, "tokenizer.json", "metrics.jsonl", "summary.json"
-(LAST, INIT), BEST = RUN_CHECKPOINTS, "ckpt_best.pt"
+MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker makes a run: is_run; the lock, its one writer)
+CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
+LAST, INIT, BEST = "ckpt_last.pt", "ckpt_init.pt", "ckpt_best.pt"
 CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
 CHECKPOINTS = tuple(CHECKPOINT_FILES)  # the names of a run's weights: last, best, init
 CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # what each one's table is called

@@ -1,12 +1,12 @@
 """Who writes a run directory and how a run starts, is replaced and goes: the lock and the lifecycle
 that `RunDir` (lrngpt.store.rundir, the reading and writing of the run's files) builds on.
 
-- one writer: `lock()` takes an exclusive lock for the life of the process; a second writer
-  gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
+- one writer: `lock()` takes an exclusive lock (filelock, portable) for the life of the process; a
+  second writer gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
 - ownership: lrn writes only into a directory that is new, empty or holds an lrn run; every file
   it writes is recorded with its sha256 in `.lrn-output` (lrngpt.core.record); `--force` removes
   exactly the earlier run's files (all of them), and only while the record says they are as lrn
-  wrote them: a changed file, or a run from before the record, is never removed; a run that never
+  wrote them: a changed file is never removed; a run that never
   reached its first checkpoint (a start that failed or was killed: `is_stub`) holds nothing to
   resume or read, so a new start replaces it without `--force`.
 """
@@ -19,19 +19,20 @@ import shutil
 import socket
 import time
 from pathlib import Path
-from typing import IO, Self
+from typing import Self
+
+import filelock
 
 from lrngpt.core.fsio import check_output, clean_stale_temps, special_kind, user_path, write_json
 from lrngpt.core.ownership import (
     describe_dir,
     expect_append,
     held,
-    is_legacy_run,
     is_run,
     lrn_kind,
     remove_owned,
 )
-from lrngpt.core.record import OURS, RECORD, UNRECORDED, read_record, record_problem, state
+from lrngpt.core.record import OURS, OWN_NAMES, UNRECORDED, read_record, record_problem, state
 from lrngpt.core.version import __version__
 from lrngpt.errors import UserError
 from lrngpt.store.layout import (
@@ -58,18 +59,17 @@ class RunInUse(UserError):
 
 class RunLifecycle:
     """A run directory as one process takes it, starts, replaces or abandons a run in it, and what
-    is there for that (a run, a stub, a legacy run, files that are not lrn's)."""
+    is there for that (a run, a stub, files that are not lrn's)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._lock_file: IO[str] | None = None
+        self._lock: filelock.FileLock | None = None
         self._started: bool | None = None  # None; or this object started the run (True: and made the directory)
 
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
-        """True when lrn wrote this directory as a run (lrngpt.core.ownership.is_run: its marker, or a
-        config.json beside a checkpoint from before the marker). A config.json alone is not."""
+        """True when lrn wrote this directory as a run (lrngpt.core.ownership.is_run: its marker)."""
         return is_run(self.path)
 
     def marked(self) -> bool:
@@ -83,23 +83,19 @@ class RunLifecycle:
     def _holds(self, *names: str) -> bool:
         return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
 
-    def is_legacy_run(self) -> bool:
-        """A run written before runs carried the marker: readable and resumable, never replaced."""
-        return is_legacy_run(self.path)
-
     def foreign_files(self) -> list[str]:
         """Names in the directory that lrn did not write as this run: every name when the directory
         is no marked run; beside a marked run, the names that are not the run's own."""
         if not self.path.is_dir():
             return []
-        ours = (set(RUN_FILES) | {LOCK, RECORD, *PAGES}) if self.marked() else {LOCK, RECORD}
+        ours = (set(RUN_FILES) | {LOCK, *OWN_NAMES, *PAGES}) if self.marked() else {LOCK, *OWN_NAMES}
         with user_path(self.path, "run directory"):
             names = [q.name for q in self.path.iterdir()]
         return sorted(n for n in names if n not in ours and ".tmp-" not in n)
 
     def kept_files(self) -> dict[str, str]:
         """The run's own files that --force may not remove: changed since lrn wrote them, or written
-        before lrn kept a record (name -> CHANGED or UNRECORDED)."""
+        that the record does not name (name -> CHANGED or UNRECORDED)."""
         rec = read_record(self.path)
         found = {n: state(self.path / n, rec)[0] for n in RECORDED}
         return {n: f for n, f in found.items() if f not in (OURS, "new")}
@@ -118,37 +114,31 @@ class RunLifecycle:
 
     def lock(self) -> Self:
         """Take the directory for this process (creating it), or raise: someone else writes it."""
-        # fcntl: POSIX only (flock), a platform module
-        import fcntl
-
         p = self.path
         check_output(p, "dir")
-        if self._lock_file is not None:
+        if self._lock is not None:
             return self
         with user_path(p, "run directory"):
             p.mkdir(parents=True, exist_ok=True)
-            f = open(p / LOCK, "a+")  # noqa: SIM115 - held open for the life of the process
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            holder = f.read().split()
-            f.close()
-            who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-            raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"{os.getpid()} {socket.gethostname()}\n")
-        f.flush()
-        self._lock_file = f
+            lock = filelock.FileLock(p / LOCK, timeout=0)
+            try:
+                lock.acquire()
+            except filelock.Timeout:
+                holder: list[str] = []
+                with contextlib.suppress(OSError):  # who holds it, as the holder wrote it (where it can be read)
+                    holder = (p / LOCK).read_text().split()
+                who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
+                raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
+            with contextlib.suppress(OSError):  # said to a second writer (Windows locks the bytes: then unsaid)
+                (p / LOCK).write_text(f"{os.getpid()} {socket.gethostname()}\n")
+        self._lock = lock
         clean_stale_temps(p)  # what a killed writer left behind
         return self
 
     def unlock(self) -> None:
-        if self._lock_file is not None:
-            self._lock_file.close()  # closing releases the flock
-            self._lock_file = None
-
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # ---- starting a run ------------------------------------------------------------------
 
@@ -183,7 +173,8 @@ class RunLifecycle:
             return
         self.remove_run_files()
         if not read_record(self.path)["files"]:  # a record of no file: the failed start leaves no trace
-            (self.path / RECORD).unlink(missing_ok=True)
+            for name in OWN_NAMES:
+                (self.path / name).unlink(missing_ok=True)
         if self._started:
             (self.path / LOCK).unlink(missing_ok=True)
             with contextlib.suppress(OSError):  # not empty: something else appeared meanwhile, keep it
@@ -196,10 +187,6 @@ class RunLifecycle:
         if self.marked():
             hint = "--resume to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
             kept = self.kept_files()
-            if kept and not read_record(p)["exists"]:
-                raise UserError(f"{p} holds a run from an lrn before runs kept a record of their files ({RECORD}); "
-                                f"lrn reads and resumes it{' (--resume)' if hint else ''} but never replaces it, with "
-                                "or without --force: choose another --out, or remove it yourself")
             if kept and record_problem(p):
                 raise UserError(f"{p} holds a run that lrn cannot tell as its own: the record {record_problem(p)}, "
                                 f"so it names no file; lrn reads and resumes it{' (--resume)' if hint else ''} but "
@@ -216,10 +203,6 @@ class RunLifecycle:
                 raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
                                 "own files go), or another --out")
             return
-        if self.is_legacy_run():
-            raise UserError(f"{p} holds a run from an lrn before run directories were marked ({MARKER}); "
-                            "lrn reads and resumes it but never replaces it: choose another --out, or remove it "
-                            "yourself")
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
             raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty --out")

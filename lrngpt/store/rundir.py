@@ -2,7 +2,7 @@
 
     RUN_DIR/
       .lrn-run         the marker: this directory was made by lrn (what, when, which version)
-      .lrn-lock        held (flock) by the one process that writes the run; the OS frees it
+      .lrn-lock        held (filelock) by the one process that writes the run; the OS frees it
       config.json      the resolved RunConfig (data, model, train)
       tokenizer.json   the run's tokenizer (Hugging Face format)
       metrics.jsonl    one JSON object per line: training logs and evaluations

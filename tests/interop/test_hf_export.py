@@ -24,7 +24,7 @@ from lrngpt.interop.hf_export import export_run_hf
 from lrngpt.models.build import build_model
 from lrngpt.runconfig.schema import PRESET_DIR, from_dict, load_config
 from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
-from lrngpt.store.layout import BEST, LAST
+from lrngpt.store.layout import BEST, LAST, MARKER
 from lrngpt.store.rundir import RunDir, load_run
 
 transformers = pytest.importorskip("transformers")
@@ -306,6 +306,7 @@ def changed_run(src: Path, dst: Path, model_type: str = "gpt", **model) -> Path:
     cfg["model"].update(model)
     cfg = from_dict(cfg)
     dst.mkdir()
+    (dst / MARKER).write_bytes((src / MARKER).read_bytes())  # a run is its marker
     RunDir(dst).write_config(cfg)
     ckpt.update(config=cfg.to_dict(), model=build_model(cfg.model_type, cfg.model).state_dict())
     save_checkpoint(ckpt, dst / LAST)
