@@ -125,10 +125,9 @@ def _no_packed_probe(monkeypatch, request):
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _private_cache_and_record_key(tmp_path_factory):
-    """Every test session gets its own lrn cache, so tests never read or fill ~/.cache, and signs its
-    ownership records with its own key, never the one in ~/.local/state."""
-    private = {"LRN_CACHE_DIR": "lrn-cache", "LRN_STATE_DIR": "lrn-state"}
+def _private_cache(tmp_path_factory):
+    """Every test session gets its own lrn cache, so tests never read or fill ~/.cache."""
+    private = {"LRN_CACHE_DIR": "lrn-cache"}
     old = {var: os.environ.get(var) for var in private}
     for var, name in private.items():
         os.environ[var] = str(tmp_path_factory.mktemp(name))
