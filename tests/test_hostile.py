@@ -2386,7 +2386,7 @@ def test_a_vocabulary_past_the_bound_is_refused_before_the_tokenizer_runs(argv, 
 def test_the_api_names_its_parameters_not_lrns_options(mlp_run, tmp_path):
     import lrngpt
 
-    with pytest.raises(lrngpt.UserError, match=r"^by_reads needs the run's own training text; drop corpus$"):
+    with pytest.raises(lrngpt.UserError, match=r"^by_reads=True needs the run's own training text; drop corpus$"):
         lrngpt.load(mlp_run).eval(corpus="stories:2KB", by_reads=True)
     with pytest.raises(lrngpt.UserError, match=r"^shard=3/2 is outside the range"):
         lrngpt.sweep("embed-dim", scale="tiny", shard="3/2", out=tmp_path / "w", dry_run=True)
@@ -2548,7 +2548,7 @@ def test_depth_series_plan_refuses_minutes_that_are_not_a_time(minutes):
     def never(*a, **k):
         raise AssertionError("probed before the minutes were checked")
 
-    with pytest.raises(UserError, match="--minutes must be a positive number"):
+    with pytest.raises(UserError, match="minutes must be a positive number"):
         plan_series(minutes, probe_fn=never)
 
 
@@ -2592,9 +2592,10 @@ def no_probe(monkeypatch):
 
 def _chapter_plan(d: Path, minutes: float = 60.0) -> Path:
     from lrngpt.experiments import chapter_plan as cp
+    from lrngpt.experiments.chapter_dir import ChapterDir
 
-    cp.start(d, {"version": cp.VERSION, "scale": "laptop", "minutes": minutes, "out": str(d), "est_seconds": 1.0,
-                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]})
+    ChapterDir(d).start(cp.ChapterPlan.from_dict({"version": cp.VERSION, "scale": "laptop", "minutes": minutes, "out": str(d), "est_seconds": 1.0,
+                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]}))
     return d
 
 
@@ -2665,7 +2666,7 @@ def test_a_budget_past_a_week_is_one_line_naming_the_most_before_any_probe(tmp_p
 def test_run_chapter_refuses_passes_without_minutes_and_passes_out_of_range(tmp_path):
     import lrngpt
 
-    with pytest.raises(lrngpt.UserError, match="passes= sizes the text of a budget: give minutes="):
+    with pytest.raises(lrngpt.UserError, match="passes sizes the text of a budget: give minutes with it"):
         lrngpt.sweep("embed-dim", scale="tiny", out=tmp_path / "sw", passes=0.12)
     for bad in (0, 1.5, float("nan")):
         with pytest.raises(lrngpt.UserError, match=r"passes must be a number of passes over the training text in \(0, 1\]"):

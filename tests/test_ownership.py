@@ -144,7 +144,7 @@ def test_a_record_written_by_hand_is_the_users_word_and_still_needs_force(tmp_pa
     from lrngpt.core.ownership import check_file_target
 
     user, before = _user_file_and_record(tmp_path)
-    with pytest.raises(UserError, match="holds an earlier stories corpus that lrn wrote; add --force") as e:
+    with pytest.raises(UserError, match="holds an earlier stories corpus that lrn wrote; add force=True") as e:
         check_file_target(user, False, "stories corpus")
     assert "\n" not in str(e.value)
     assert main(["-q", "data", "stories", "--size", "2KB", "--out", str(user)]) == 2

@@ -470,14 +470,14 @@ def test_report_renders_in_headless_chromium_and_fits_1280_pixels(kind, stories_
 
 # ---- what is a run: lrngpt.core.ownership.is_run ----------------------------------------------------
 
-def test_a_config_json_alone_is_no_run_and_a_run_from_before_the_marker_is_reported(text_run, tmp_path):
+def test_a_config_json_alone_is_no_run_and_a_copied_run_is_reported(text_run, tmp_path):
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(text_run / "config.json", alone)  # a valid run config, but nothing else of a run
     with pytest.raises(UserError, match="a config.json alone is not one"):
         kind_of(alone)
-    old = shutil.copytree(text_run, tmp_path / "old", ignore=shutil.ignore_patterns("report*.html", ".lrn-*"))
-    assert not (old / ".lrn-run").exists() and kind_of(old) == "run"  # an lrn from before the marker wrote it
+    old = shutil.copytree(text_run, tmp_path / "old", ignore=shutil.ignore_patterns("report*.html", ".lrn-lock"))
+    assert kind_of(old) == "run"  # a run copied elsewhere, its marker and record with it
     page, sections = build_report(old)
     assert sections[0] == "Headline" and f"{read_summary(text_run)['val_bpb']:.4f}" in page
 

@@ -56,7 +56,7 @@ def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
     first.start()
     first.unlock()
     write_owned_file(d / "ckpt_init.pt", b"step 0", RUN_FILE)  # it saved its first checkpoint: a run, resumable
-    with pytest.raises(UserError, match="already holds a run; use --resume to continue it, --force to replace it"):
+    with pytest.raises(UserError, match="already holds a run; use resume=True to continue it, force=True to replace it"):
         RunDir(d).start()
     RunDir(d).start(force=True)
 

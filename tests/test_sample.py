@@ -240,15 +240,15 @@ def test_zero_new_tokens_returns_nothing():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    (dict(temperature=-1), "--temperature must be 0 (greedy: the most likely token) or a positive number"),
-    (dict(temperature=-1e-300), "--temperature must be 0 (greedy"),
-    (dict(temperature=float("nan")), "--temperature must be 0 (greedy"),
-    (dict(temperature=float("inf")), "--temperature must be 0 (greedy"),
-    (dict(top_k=0), "--top-k must be at least 1"),
-    (dict(top_p=0), "--top-p must be in (0, 1]"),
-    (dict(top_p=1.5), "--top-p must be in (0, 1]"),
-    (dict(top_p=float("nan")), "--top-p must be in (0, 1]"),
-    (dict(max_new_tokens=-1), "--max-new-tokens must not be negative"),
+    (dict(temperature=-1), "temperature must be 0 (greedy: the most likely token) or a positive number"),
+    (dict(temperature=-1e-300), "temperature must be 0 (greedy"),
+    (dict(temperature=float("nan")), "temperature must be 0 (greedy"),
+    (dict(temperature=float("inf")), "temperature must be 0 (greedy"),
+    (dict(top_k=0), "top_k must be at least 1"),
+    (dict(top_p=0), "top_p must be in (0, 1]"),
+    (dict(top_p=1.5), "top_p must be in (0, 1]"),
+    (dict(top_p=float("nan")), "top_p must be in (0, 1]"),
+    (dict(max_new_tokens=-1), "max_new_tokens must not be negative"),
 ])
 def test_bad_sampling_values_raise_a_user_error(kwargs, needle):
     with pytest.raises(UserError) as err:

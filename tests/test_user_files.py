@@ -553,10 +553,11 @@ def test_a_chapter_plan_that_is_not_a_json_file_is_one_line(make, tmp_path, caps
     """DIR/chapter.json replaced by a directory, a FIFO or bytes that are not UTF-8: named, never opened or
     replaced, before anything is planned."""
     from lrngpt.experiments import chapter_plan as cp
+    from lrngpt.experiments.chapter_dir import ChapterDir
 
     d = tmp_path / "ch"
-    cp.start(d, {"version": cp.VERSION, "scale": "tiny", "minutes": None, "out": str(d), "est_seconds": 1.0,
-                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]})
+    ChapterDir(d).start(cp.ChapterPlan.from_dict({"version": cp.VERSION, "scale": "tiny", "minutes": None, "out": str(d), "est_seconds": 1.0,
+                 "parts": [{"name": "width", "kind": "sweep", "what": "findings 1 and 2", "est_seconds": 1.0}]}))
     plan = d / "chapter.json"
     plan.unlink()
     if make == "directory":

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lrngpt.core.fsio import read_regular
 from lrngpt.corpora.stories import CATEGORIES
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
 STORIES_FILE = "stories_categories.json"
@@ -54,19 +54,19 @@ def load_categories(path: str | Path) -> dict[str, list[str]]:
     """Read a categories file (JSON or TSV, told apart by its first character)."""
     path = Path(path)
     if path.is_dir():
-        raise UserError(f"--categories {path} is a directory; give a file: {FORMAT}")
+        raise UserError(f"{option('categories', path)} is a directory; give a file: {FORMAT}")
     if not path.exists() and not path.is_symlink():
-        raise UserError(f"--categories {path}: no such file; give {FORMAT}")
-    raw = read_regular(path, "--categories")  # a FIFO would wait for ever, /dev/zero never end
+        raise UserError(f"{option('categories', path)}: no such file; give {FORMAT}")
+    raw = read_regular(path, option('categories'))  # a FIFO would wait for ever, /dev/zero never end
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UserError(f"--categories {path} is not UTF-8 text; save it as UTF-8") from None
+        raise UserError(f"{option('categories', path)} is not UTF-8 text; save it as UTF-8") from None
     if not text.strip():
-        raise UserError(f"--categories {path} is empty; give {FORMAT}")
+        raise UserError(f"{option('categories', path)} is empty; give {FORMAT}")
     categories = parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else parse_tsv(text, path)
     if not categories:
-        raise UserError(f"--categories {path} names no category; give {FORMAT}")
+        raise UserError(f"{option('categories', path)} names no category; give {FORMAT}")
     return categories
 
 
@@ -74,13 +74,13 @@ def parse_json(text: str, where) -> dict[str, list[str]]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise UserError(f"--categories {where}: not valid JSON ({e.msg} at line {e.lineno}); give {FORMAT}") from None
+        raise UserError(f"{option('categories', where)}: not valid JSON ({e.msg} at line {e.lineno}); give {FORMAT}") from None
     if not isinstance(doc, dict):
-        raise UserError(f"--categories {where}: the JSON is a {type(doc).__name__}, not an object; give {FORMAT}")
+        raise UserError(f"{option('categories', where)}: the JSON is a {type(doc).__name__}, not an object; give {FORMAT}")
     out: dict[str, list[str]] = {}
     for name, words in doc.items():
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-            raise UserError(f"--categories {where}: category {name!r} must be a list of words (strings)")
+            raise UserError(f"{option('categories', where)}: category {name!r} must be a list of words (strings)")
         out[name] = [w for w in words if w.strip()]
     return out
 
@@ -91,12 +91,12 @@ def parse_tsv(text: str, where) -> dict[str, list[str]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if "\t" not in line:
-            raise UserError(f"--categories {where}: line {n} has no tab ({line[:40]!r}); each line is "
+            raise UserError(f"{option('categories', where)}: line {n} has no tab ({line[:40]!r}); each line is "
                             "category<TAB>word (or give a JSON object {\"category\": [\"word\", ...]})")
         name, word = line.split("\t", 1)
         name, word = name.strip(), word.rstrip("\r\n\t")
         if not name or not word.strip():
-            raise UserError(f"--categories {where}: line {n} has an empty category or word; "
+            raise UserError(f"{option('categories', where)}: line {n} has an empty category or word; "
                             "each line is category<TAB>word")
         out.setdefault(name, []).append(word)
     return out

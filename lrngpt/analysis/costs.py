@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from lrngpt.core.validate import divisors
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.models import FFN_KINDS
 from lrngpt.models import GATED_FFNS as GATED
 
@@ -76,7 +76,7 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
     price of the step) and the saving per doubling (a step of 4 -> 16 is two doublings).
     """
     if not widths:
-        raise UserError("--n-embd is empty: give widths like 4,8,16")
+        raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
     rows = [mlp_params(vocab, block, hidden, d) for d in widths]
     prev = None
     for row in rows:
@@ -124,7 +124,7 @@ def gpt_params(vocab: int, context: int, n_embd: int, n_layer: int, ffn: str = "
     _check_positive(vocab=vocab, context=context, n_embd=n_embd, layers=n_layer)
     d, hidden = n_embd, ffn_hidden(n_embd, ffn_mult)
     if ffn not in FFN_KINDS:
-        raise UserError(f"--ffn {ffn}: choose one of {', '.join(FFN_KINDS)}")
+        raise UserError(f"{option('ffn', ffn)}: choose one of {', '.join(FFN_KINDS)}")
     # gated FFNs produce 2*hidden in the first projection (value and gate), as in the seed project
     ffn_params = (2 if ffn in GATED else 1) * d * hidden + hidden * d
     attn = 3 * d * d + (3 * d if qkv_bias else 0) + d * d
@@ -138,10 +138,10 @@ def gpt_params(vocab: int, context: int, n_embd: int, n_layer: int, ffn: str = "
 
 def ffn_hidden(n_embd: int, ffn_mult: float) -> int:
     if not (ffn_mult > 0 and math.isfinite(ffn_mult)):
-        raise UserError(f"--ffn-mult {ffn_mult}: must be a positive number, e.g. 4")
+        raise UserError(f"{option('ffn_mult', ffn_mult)}: must be a positive number, e.g. 4")
     hidden = ffn_mult * n_embd
     if abs(hidden - round(hidden)) > 1e-9:
-        raise UserError(f"--ffn-mult {ffn_mult} x --n-embd {n_embd} = {hidden}: the FFN width must be whole")
+        raise UserError(f"{option('ffn_mult', ffn_mult)} x {option('n_embd', n_embd)} = {hidden}: the FFN width must be whole")
     return int(round(hidden))
 
 
@@ -192,7 +192,7 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
     length = context if length is None else length
     _check_positive(length=length)
     if length > context:
-        raise UserError(f"--length {length} is longer than --context {context}; the position table has no row for it")
+        raise UserError(f"{option('length', length)} is longer than {option('context', context)}; the position table has no row for it")
     params = gpt_params(vocab, context, n_embd, n_layer, ffn, ffn_mult, tied, qkv_bias)
     terms = leading_terms(vocab, context, n_embd, batch, length, ffn, ffn_mult)
     doubled = leading_terms(vocab, context, 2 * n_embd, batch, length, ffn, ffn_mult)

@@ -15,7 +15,7 @@ from lrngpt.analysis.categories import FORMAT as CATEGORIES_FORMAT
 from lrngpt.analysis.categories import load_categories, stories_categories
 from lrngpt.analysis.categories import resolve as resolve_categories
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.store.rundir import RunDir, load_run
 
 
@@ -51,7 +51,7 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
     Same as the number of principal components that explain that share of the variance.
     """
     if not 0.0 < energy <= 1.0:
-        raise UserError(f"--energy {energy}: must be in (0, 1], e.g. 0.9")
+        raise UserError(f"{option('energy', energy)}: must be in (0, 1], e.g. 0.9")
     t = _check_table(table)
     s2 = torch.linalg.svdvals(t - t.mean(dim=0, keepdim=True)) ** 2
     total = s2.sum()
@@ -127,7 +127,7 @@ def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
 def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
     """Neighbours of a token, or of the mean of a word's tokens when the BPE split it."""
     if not text:
-        raise UserError("--token is empty; give a token such as ' Lily'")
+        raise UserError(f"{option('token')} is empty; give a token such as ' Lily'")
     ids = tokenizer.encode(text)
     exclude: set[int] = set()
     if len(ids) == 1:
@@ -192,7 +192,7 @@ def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
     if categories is None:
         if not has_categories(run):
             raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
-                            f"categories; pass --categories FILE, {CATEGORIES_FORMAT} "
+                            f"categories; pass {option('categories', 'FILE')}, {CATEGORIES_FORMAT} "
                             "(the stories categories are the default only for a stories run)")
         return stories_categories(), "stories corpus (built in)"
     if isinstance(categories, dict):

@@ -26,7 +26,7 @@ from lrngpt.analysis.embeddings import has_categories, load_table, token_categor
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import Target, check_target, owned_dir
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.store.layout import CHECKPOINT_LABELS
 from lrngpt.store.rundir import RunDir
 
@@ -51,9 +51,9 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
                  checkpoint: str = "last") -> dict:
     """Write the files above (vectors.tsv from `checkpoint`: last, best or init); what was written, for --json."""
     if fmt not in FORMATS:
-        raise UserError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        raise UserError(f"{option('format', f'{fmt!r}')}: choose one of {', '.join(FORMATS)}")
     if top is not None and top < 1:
-        raise UserError(f"--top {top}: must be at least 1")
+        raise UserError(f"{option('top', top)}: must be at least 1")
     out = Path(out)
     check_target(out, force, TARGET)
     run, table = load_table(run_dir, checkpoint)

@@ -24,7 +24,7 @@ from torch import nn
 from lrngpt.analysis.vocab import run_data
 from lrngpt.core import log as logging
 from lrngpt.device.memory import check_memory
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.inference.evaluate import evaluate_bpb
 from lrngpt.models.gpt import GPT, GPTConfig
 from lrngpt.models.mlp import MLPLM, MLPConfig
@@ -44,12 +44,12 @@ def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
             raise UserError(f"--{name} {v}: must be at least 1")
     context = length if context is None else context
     if length > context:
-        raise UserError(f"--length {length} exceeds the position table's {context} rows")
+        raise UserError(f"{option('length', length)} exceeds the position table's {context} rows")
     # one_hot is int64 (8 bytes) then float32 (4) per (B,T,V) entry; the lookups B*T*D floats
     # three times; the tables (V + context) * D
     need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + context) * n_embd
-    check_memory(need, f"--batch {batch} x --length {length} x --vocab {vocab} (the one-hot matrix)",
-                 "use a smaller --batch, --length or --vocab")
+    check_memory(need, f"{option('batch', batch)} x {option('length', length)} x {option('vocab', vocab)} (the one-hot matrix)",
+                 f"use a smaller {option('batch')}, {option('length')} or {option('vocab')}")
     torch.manual_seed(seed)
     tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(context, n_embd)
     ids = torch.randint(0, vocab, (batch, length))
@@ -106,12 +106,12 @@ class TinyLM(nn.Module):
 def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dict:
     """One optimizer step on a batch that looks up only rows 0..used-1; which other rows moved?"""
     if vocab < 2 or n_embd < 1:
-        raise UserError(f"--vocab {vocab} / --n-embd {n_embd}: need vocab >= 2 and n-embd >= 1")
+        raise UserError(f"{option('vocab', vocab)} / {option('n_embd', n_embd)}: need vocab >= 2 and n-embd >= 1")
     if not 1 <= used < vocab:
-        raise UserError(f"--used {used}: must be between 1 and vocab-1 so that some rows go unused")
+        raise UserError(f"{option('used', used)}: must be between 1 and vocab-1 so that some rows go unused")
     # one model at a time: a V x D table and a D x V head, their gradients and AdamW's two moments
-    check_memory(4 * 4 * 2 * vocab * n_embd + 4 * 32 * vocab, f"--vocab {vocab} x --n-embd {n_embd}",
-                 "use a smaller --vocab or --n-embd")
+    check_memory(4 * 4 * 2 * vocab * n_embd + 4 * 32 * vocab, f"{option('vocab', vocab)} x {option('n_embd', n_embd)}",
+                 f"use a smaller {option('vocab')} or {option('n_embd')}")
     gen = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, used, (4, 8), generator=gen)
     targets = torch.randint(0, used, (4, 8), generator=gen)
@@ -207,7 +207,7 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
     """The rank of log p(next token | context) over many contexts against its bound, for a run's
     model (contexts from its validation split, or random ids), or for a random MLP and GPT."""
     if contexts is not None and contexts < 2:
-        raise UserError(f"--contexts {contexts}: must be at least 2")
+        raise UserError(f"{option('contexts', contexts)}: must be at least 2")
     gen = torch.Generator().manual_seed(seed)
     if run_dir is None:
         models, source = _random_models(seed), "random contexts"
@@ -222,8 +222,8 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
         want = contexts or max(256, 2 * (head.in_features + 2))
         # float64 (contexts, width) h and (contexts, vocab) logits, log-probabilities and the SVD's copy
         check_memory(8 * want * (head.in_features + 3 * head.out_features) + 8 * want * min(want, head.out_features),
-                     f"--contexts {want:,} x a {head.out_features:,}-token vocabulary (float64 matrices)",
-                     "use a smaller --contexts")
+                     f"{option('contexts', f'{want:,}')} x a {head.out_features:,}-token vocabulary (float64 matrices)",
+                     f"use a smaller {option('contexts')}")
         n_windows = math.ceil(want / seq_len)
         if source == "random contexts":
             windows = torch.randint(0, head.out_features, (n_windows, seq_len), generator=gen)
@@ -269,7 +269,7 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
     """bpb of a trained model, of its table with permuted rows, and of the model relabelled
     consistently (table rows, output rows and the text's ids by the same permutation)."""
     if max_tokens < 2:
-        raise UserError(f"--max-tokens {max_tokens}: must be at least 2")
+        raise UserError(f"{option('max_tokens', max_tokens)}: must be at least 2")
     if run_dir is None:
         model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or logging.info)
     else:

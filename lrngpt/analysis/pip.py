@@ -43,7 +43,7 @@ import torch
 from lrngpt.core.fsio import read_json
 from lrngpt.data.prepared import prepare
 from lrngpt.device.memory import check_memory
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import DataConfig
 
 CHAPTER_WINDOW = 6  # the book chapter's MLP reads the 6 tokens before each target
@@ -57,13 +57,13 @@ WITHIN = (0.05, 0.10)  # the widths whose PIP loss stays within 5% / 10% of the 
 
 def check_options(window: int, alpha: float, top: int | None = None) -> None:
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-        raise UserError(f"--window {window}: the context must be a whole number of tokens, at least 1 "
+        raise UserError(f"{option('window', window)}: the context must be a whole number of tokens, at least 1 "
                         f"(the book chapter's MLP reads {CHAPTER_WINDOW})")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 1:
-        raise UserError(f"--alpha {alpha}: the exponent of E = U D^alpha must be in (0, 1]; the paper uses "
+        raise UserError(f"{option('alpha', alpha)}: the exponent of E = U D^alpha must be in (0, 1]; the paper uses "
                         f"{PAPER_ALPHA} for skip-gram and GloVe")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 2):
-        raise UserError(f"--top {top}: keep at least the 2 most frequent tokens")
+        raise UserError(f"{option('top', top)}: keep at least the 2 most frequent tokens")
 
 
 # ------------------------------------------------------------------------------------ counts and PMI
@@ -218,7 +218,7 @@ def _checked_tokens(tokens, vocab_size: int, window: int) -> np.ndarray:
     total = len(tokens)
     if total < 2 * (window + 1):
         raise UserError(f"the text has {total:,} tokens; the PIP estimate splits it in two halves and needs at least "
-                        f"{2 * (window + 1)} for --window {window}: give a longer text")
+                        f"{2 * (window + 1)} for {option('window', window)}: give a longer text")
     if tokens.min() < 0 or tokens.max() >= vocab_size:
         raise UserError(f"the tokens hold ids outside 0..{vocab_size - 1}")
     return tokens
@@ -236,8 +236,8 @@ def _rows(tokens: np.ndarray, vocab_size: int, top: int | None) -> tuple[np.ndar
         raise UserError("the text holds fewer than 2 distinct tokens; there is no matrix to factorise")
     if n > MAX_ROWS:
         raise UserError(f"{n:,} distinct tokens: the eigendecompositions of an n x n matrix take time ~n^3 (hours "
-                        f"past {MAX_ROWS:,}); use --vocab-size {MAX_ROWS} or less")
-    check_memory(5 * 4 * n * n, f"the {n:,} x {n:,} PMI matrices", "use a smaller --vocab-size")
+                        f"past {MAX_ROWS:,}); use {option('vocab_size', MAX_ROWS)} or less")
+    check_memory(5 * 4 * n * n, f"the {n:,} x {n:,} PMI matrices", f"use a smaller {option('vocab_size')}")
     return seen, present
 
 
@@ -350,9 +350,9 @@ def sweep_best(sweep_dir) -> dict:
     of the series with the most widths (steps and training prefix alike)."""
     d = Path(sweep_dir)
     if d.exists() and not d.is_dir():
-        raise UserError(f"--sweep {d} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
+        raise UserError(f"{option('sweep', d)} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
     if not (d / "summary.json").is_file():
-        raise UserError(f"--sweep {d}: no summary.json there; run `lrn sweep embed-dim ... --out {d}` first")
+        raise UserError(f"{option('sweep', d)}: no summary.json there; run `lrn sweep embed-dim ... --out {d}` first")
     doc = read_json(d / "summary.json", "sweep summary")
     rows = doc.get("rows") if isinstance(doc, dict) else None
     series: dict[tuple, dict[int, list[float]]] = {}

@@ -25,7 +25,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)  # the paper's: 1 - S = 1, 0.3, 0.1, ..., 0.001
 REPRESENTED = 0.5  # ||W_i|| above this: the feature is represented (trained norms sit near 0 or near 1)
@@ -39,18 +39,18 @@ def _check(features: int, dims: int, sparsity, steps: int, batch: int, decay: fl
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise UserError(f"--{name} {v}: must be a whole number of at least {lo}")
     if features > MAX_FEATURES:
-        raise UserError(f"--features {features:,}: the toy model is for a few features; use at most {MAX_FEATURES:,}")
+        raise UserError(f"{option('features', f'{features:,}')}: the toy model is for a few features; use at most {MAX_FEATURES:,}")
     if dims >= features:
-        raise UserError(f"--dims {dims} is not below --features {features}: superposition is about storing n features "
-                        "in fewer dimensions d < n; use e.g. --features 20 --dims 5")
+        raise UserError(f"{option('dims', dims)} is not below {option('features', features)}: superposition is about storing n features "
+                        f"in fewer dimensions d < n; use e.g. {option('features', '20')} {option('dims', '5')}")
     if isinstance(sparsity, (str, bytes)):
-        raise UserError(f"--sparsity {sparsity!r}: give numbers, e.g. [0, 0.9, 0.99] (on the command line 0,0.9,0.99)")
+        raise UserError(f"{option('sparsity', f'{sparsity!r}')}: give numbers, e.g. [0, 0.9, 0.99] (on the command line 0,0.9,0.99)")
     values = [sparsity] if isinstance(sparsity, (int, float)) else list(sparsity)
     if not values:
-        raise UserError("--sparsity is empty: give values like 0,0.9,0.99")
+        raise UserError(f"{option('sparsity')} is empty: give values like 0,0.9,0.99")
     for s in values:
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < 1:
-            raise UserError(f"--sparsity {s}: the share of the time a feature is 0 must be in [0, 1) "
+            raise UserError(f"{option('sparsity', s)}: the share of the time a feature is 0 must be in [0, 1) "
                             "(1 would be a feature that never fires)")
     for name, x in (("importance decay", decay), ("learning rate", lr)):
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x <= 0:
@@ -60,8 +60,8 @@ def _check(features: int, dims: int, sparsity, steps: int, batch: int, decay: fl
     work = 6 * steps * len(values) * batch * features * dims
     if work > MAX_WORK:
         raise UserError(f"{steps:,} steps of {len(values)} models x batch {batch:,} x {features:,} features x {dims:,} dims "
-                        f"is {work:,} multiply-adds, more than {MAX_WORK:,} (hours on a CPU); use fewer --steps, "
-                        "--features or --dims")
+                        f"is {work:,} multiply-adds, more than {MAX_WORK:,} (hours on a CPU); use fewer {option('steps')}, "
+                        f"{option('features')} or {option('dims')}")
     return [float(s) for s in values]
 
 

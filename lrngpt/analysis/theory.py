@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 if TYPE_CHECKING:
     import torch
@@ -35,18 +35,18 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
     import torch
 
     if n < 2:
-        raise UserError(f"--n {n}: need at least 2 vectors to form a pair")
+        raise UserError(f"{option('n', n)}: need at least 2 vectors to form a pair")
     if not dims:
-        raise UserError("--dims is empty: give widths like 4,8,16")
+        raise UserError(f"{option('dims')} is empty: give widths like 4,8,16")
     bad = [d for d in dims if d < 1]
     if bad:
-        raise UserError(f"--dims {bad[0]}: every width must be at least 1")
+        raise UserError(f"{option('dims', bad[0])}: every width must be at least 1")
     if n * max(dims) > MAX_VECTOR_FLOATS:
-        raise UserError(f"--n {n} x --dims {max(dims)} is {n * max(dims):,} numbers, more than "
+        raise UserError(f"{option('n', n)} x {option('dims', max(dims))} is {n * max(dims):,} numbers, more than "
                         f"{MAX_VECTOR_FLOATS:,}; use fewer vectors or a smaller width")
     work = n * (n - 1) // 2 * sum(dims)
     if work > MAX_PAIR_WORK:
-        raise UserError(f"--n {n} gives {n * (n - 1) // 2:,} pairs; over all --dims that is {work:,} "
+        raise UserError(f"{option('n', n)} gives {n * (n - 1) // 2:,} pairs; over all {option('dims')} that is {work:,} "
                         f"multiply-adds, more than {MAX_PAIR_WORK:,} (hours of work); use fewer vectors")
     rows = []
     for d in dims:
@@ -120,27 +120,27 @@ def share_abs_cos_exact(d: int, threshold: float = 0.5, steps: int = 20_000) -> 
 def jl_dimension(n: int, eps: float) -> float:
     """Dasgupta-Gupta form of the Johnson-Lindenstrauss bound: k >= 24 ln N / (3 eps^2 - 2 eps^3)."""
     if n < 2:
-        raise UserError(f"--n {n}: the bound is about distances between at least 2 points")
+        raise UserError(f"{option('n', n)}: the bound is about distances between at least 2 points")
     if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0):
-        raise UserError(f"--eps {eps}: the distortion must lie strictly between 0 and 1, e.g. 0.1")
+        raise UserError(f"{option('eps', eps)}: the distortion must lie strictly between 0 and 1, e.g. 0.1")
     # 3 eps^2 - 2 eps^3 = eps^2 (3 - 2 eps), divided out one factor at a time: eps^2 alone
     # underflows to 0 below eps ~ 1e-162
     k = 24.0 * math.log(n) / (3 - 2 * eps) / eps / eps
     if not math.isfinite(k):
         log10_k = math.log10(24.0 * math.log(n) / (3 - 2 * eps)) - 2 * math.log10(eps)
-        raise UserError(f"--eps {eps:g}: the bound is about 10^{log10_k:.0f} dimensions, beyond what a float "
-                        "holds (10^308); use --eps of 1e-150 or more")
+        raise UserError(f"{option('eps', f'{eps:g}')}: the bound is about 10^{log10_k:.0f} dimensions, beyond what a float "
+                        f"holds (10^308); use {option('eps')} of 1e-150 or more")
     return k
 
 
 def fourth_root_width(n: int) -> float:
     """The feature-column rule of thumb: embedding width = (number of categories) ** 0.25."""
     if n < 2:
-        raise UserError(f"--n {n}: need at least 2 categories")
+        raise UserError(f"{option('n', n)}: need at least 2 categories")
     if n < 2**1000:
         return float(n) ** 0.25
     quarter = math.log(n) / 4  # n itself is beyond any float; its logarithm is not
     if quarter > 709:  # e^709 ~ 8e307, the float's end
-        raise UserError(f"--n is about 10^{math.log10(n):.0f}; its fourth root is beyond what a float holds "
+        raise UserError(f"{option('n')} is about 10^{math.log10(n):.0f}; its fourth root is beyond what a float holds "
                         "(10^308); give at most about 10^1232")
     return math.exp(quarter)

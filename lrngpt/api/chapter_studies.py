@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Literal, cast
 
@@ -22,10 +21,11 @@ from lrngpt.api.checks import checked
 from lrngpt.api.sweeps import sweep
 from lrngpt.api.texts import chapter_plan_text
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments import chapter_budget as cb
 from lrngpt.experiments import chapter_plan as cp
 from lrngpt.experiments import planted
+from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.chapter_plan import Part
 from lrngpt.report.chapter_page import write_chapter_page
 
@@ -33,19 +33,19 @@ Notes = Callable[[str], None] | None
 Scale = Literal["tiny", "full"] | None
 
 
-def _run_part(part: Part, out: Path, say, progress: bool | None) -> None:
-    where = out / part.name
+def _run_part(part: Part, chapter: ChapterDir, say, progress: bool | None) -> None:
+    where = chapter.part(part.name)
     if part.kind == "sweep":
         sweep(cast(str, part.source), part.scale, out=where, set=part.set or None, axes=part.axes or None,
               progress=progress, notes=say, points_at_once=part.points_at_once)
     elif part.kind == "planted":
         planted.run_planted(where, cast(dict, part.plan), log=say)
     elif part.kind == "pip":
-        r = corpus_estimate(cast(str, part.corpus), cast(int, part.vocab_size), top=part.top, sweep=out / "width",
-                            log=say)
-        cp.write_part_json(out, "pip.json", r)
+        r = corpus_estimate(cast(str, part.corpus), cast(int, part.vocab_size), top=part.top,
+                            sweep=chapter.part("width"), log=say)
+        chapter.write_result("pip.json", r)
     elif part.kind == "superposition":
-        cp.write_part_json(out, "superposition.json", train_toy(20, 5, steps=cast(int, part.steps), seed=0))
+        chapter.write_result("superposition.json", train_toy(20, 5, steps=cast(int, part.steps), seed=0))
 
 
 @checked
@@ -64,12 +64,13 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
     say = notes or logging.info
     scale_name = cb.check_scale(scale)
     if scale_name != "laptop" and minutes is not None:
-        raise UserError("--minutes plans the laptop protocol; leave out --scale (or leave out --minutes)")
+        raise UserError(f"{option('minutes')} plans the laptop protocol; leave out {option('scale')} (or leave out {option('minutes')})")
     if corpus is not None and scale_name == "laptop":
-        raise UserError("--corpus goes with --scale full or tiny; the laptop plan generates the text its budget "
+        raise UserError(f"{option('corpus')} goes with {option('scale')} full or tiny; the laptop plan generates the text its budget "
                         "needs (a study on your own text: `lrn sweep STUDY --minutes N --corpus text:FILE`)")
     out = Path(out)
-    stored = cp.stored_plan(out)
+    chapter = ChapterDir(out)
+    stored = chapter.plan()
     if scale_name == "laptop":  # left out on a resume: the stored plan's
         minutes = stored.minutes if minutes is None and stored is not None else \
             cb.check_minutes(cb.DEFAULT_MINUTES if minutes is None else minutes)
@@ -77,25 +78,25 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
         cp.check_same(stored, scale_name, minutes, out)
         plan = stored
     else:
-        cp.check_chapter_out(out)
+        chapter.check_new()
         plan = cb.plan_laptop(cast(float, minutes), str(out), say) if scale_name == "laptop" else \
             cb.plan_scale(scale_name, str(out), say, corpus)
     if dry_run:
         return {"plan": plan.to_dict(), "text": chapter_plan_text(plan)}
     if stored is None:
-        cp.start(out, plan.to_dict())
+        chapter.start(plan)
     say(chapter_plan_text(plan))
-    done = cp.finished_parts(out)
+    done = chapter.timing()
     for part in plan.parts:
         if part.name in done:
             continue
         say(f"chapter: {part.name} ({part.what}), about {part.est_seconds / 60:.1f} min")
         t0 = time.perf_counter()
-        _run_part(part, out, say, progress)
-        cp.record_part(out, asdict(part), time.perf_counter() - t0)
-    verdicts = cp.verdicts(out, plan)
-    report = write_chapter_page(out, plan, verdicts)
-    seconds = cp.total_seconds(out)
+        _run_part(part, chapter, say, progress)
+        chapter.finish(part.name, part.est_seconds, time.perf_counter() - t0)
+    verdicts = cp.verdicts(chapter, plan)
+    report = write_chapter_page(chapter, plan, verdicts)
+    seconds = chapter.seconds()
     text = "\n".join([*cp.verdict_lines(verdicts), f"report: {report}",
                       f"{seconds / 60:.1f} min for the parts (planned {plan.est_seconds / 60:.1f})"])
     return {"plan": plan.to_dict(), "verdicts": verdicts, "report": str(report), "seconds": seconds, "text": text}

@@ -1,7 +1,8 @@
 """Every argument of the public API checked against its annotation before any work: a wrong type
 (or a choice outside a `Literal`) raises `UserError` with one line naming the function, the
 argument, what it takes and what it got, as `lrn` says a bad option; values (ranges, names) are
-checked by the library function each API function calls, in the words `lrn` prints.
+checked by the library function each API function calls, whose errors name each setting as data
+(lrngpt.errors.option): said here as the parameter (`minutes=25`), by `lrn` as its option.
 
     @checked
     def load(path: str | Path, checkpoint: Checkpoint = "last") -> Run: ...
@@ -15,8 +16,6 @@ decorating costs nothing at import and `import lrngpt` stays free of torch.
 from __future__ import annotations
 
 import collections.abc as abc
-import contextlib
-import contextvars
 import functools
 import inspect
 import os
@@ -89,52 +88,9 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
                     check(v, hint, f"{name}(): argument {i + 1} of {key}")
             else:
                 check(value, hint, f"{name}(): {key}")
-        try:
-            return fn(*args, **kwargs)
-        except UserError as e:
-            if not _CLI.get() and e.args and isinstance(e.args[0], str):
-                e.args = (in_api_words(e.args[0], sig), *e.args[1:])
-            raise
+        return fn(*args, **kwargs)
 
     return call
-
-
-# ---- the API's words: parameters where the library names lrn's options -----------------------
-
-_CLI = contextvars.ContextVar("lrn_cli_words", default=False)  # set while `lrn` runs a command
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
-                   r"(?:[ =](-?\d[\w.,/:-]*|-?(?:nan|inf)\b|[A-Z][A-Z_]*\b|i/n))?")
-_TWICE = re.compile(r"\b(\w+) \(\1\)")  # "max_tokens (--max-tokens)" once translated
-
-
-@contextlib.contextmanager
-def cli_words():
-    """While `lrn` runs a command, messages keep naming its options (--minutes), not parameters."""
-    token = _CLI.set(True)
-    try:
-        yield
-    finally:
-        _CLI.reset(token)
-
-
-def in_api_words(message: str, sig: inspect.Signature) -> str:
-    """`message` with each option of lrn that is a parameter of the function named as that parameter
-    (`--minutes 25` -> `minutes=25`, `drop --corpus` -> `drop corpus`); an option that is no parameter,
-    and a command line quoted to run (`lrn sweep --out DIR`), stay as they are."""
-    params = {p for p in sig.parameters if p != "self"}
-
-    def word(m: re.Match) -> str:
-        name = m[1].replace("-", "_")
-        clause = re.split(r"[;(`,]", message[:m.start()])[-1]
-        if "lrn " in clause:
-            return m[0]
-        if name.startswith("no_") and name[3:] in params and not m[2]:
-            return f"{name[3:]}=False"  # --no-probe
-        if name not in params:
-            return m[0]
-        return f"{name}={m[2]}" if m[2] else name
-
-    return _TWICE.sub(r"\1", _FLAG.sub(word, message))
 
 
 def _hints(fn) -> tuple[dict[str, Any], bool]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.api.checks import check, checked
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.models.kinds import ModelType
 from lrngpt.runconfig.help import PRESET_ABOUT, describe, key_table
 from lrngpt.runconfig.schema import (
@@ -85,8 +85,8 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
         run = RunDir(resume_from)
         run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"
         return config_from(run.config_dict(), items, str(run / "config.json"))
-    raise UserError(f"give --config NAME_OR_FILE (names: {', '.join(preset_names())}; lrn config list; in Python "
-                    "lrngpt.config(NAME)); only resume=True (--resume) may leave it out")
+    raise UserError(f"give {option('config', 'NAME_OR_FILE')} (names: {', '.join(preset_names())}; lrn config list; in Python "
+                    f"lrngpt.config(NAME)); only resume=True ({option('resume', True)}) may leave it out")
 
 
 @checked

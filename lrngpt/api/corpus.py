@@ -21,7 +21,7 @@ from lrngpt.corpora.stat_cache import set_verify
 from lrngpt.corpora.stories import write_stories
 from lrngpt.data.prepared import prepare, tokenizer_out, train_tokenizer, write_tokenizer
 from lrngpt.data.splits import describe_validation
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import DataConfig
 from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed
 from lrngpt.tokenizer.bpe import Tokenizer
@@ -38,7 +38,7 @@ def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force:
     wrote (never a file you made). Raises UserError for a bad size or seed, or an `out` it may not write.
 
     Example: ``lrngpt.data_stories("stories.txt", size="512KB", seed=3)["documents"]``"""
-    return write_stories(out, parse_size(str(size)), check_seed(seed, "--seed"), force)
+    return write_stories(out, parse_size(str(size)), check_seed(seed, option('seed')), force)
 
 
 @checked
@@ -98,7 +98,7 @@ def tokenizer_decode(tokenizer: str | Path, ids: Sequence[int] | str) -> str:
         try:
             ids = [int(x) for x in ids.split(",") if x.strip()]
         except ValueError:
-            raise UserError(f"--ids {ids!r} must be comma-separated integers, e.g. 1,2,3") from None
+            raise UserError(f"{option('ids', f'{ids!r}')} must be comma-separated integers, e.g. 1,2,3") from None
     return Tokenizer.load(tokenizer).decode(list(ids))
 
 

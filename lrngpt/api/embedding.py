@@ -12,7 +12,7 @@ from lrngpt.analysis.embeddings import load_table, pair_cosine, purity, run_axes
 from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.results import Run, as_run
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.explorer import write_explorer
 from lrngpt.report.neighbours import neighbours_line
@@ -37,7 +37,7 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
     Example: ``lrngpt.embed_neighbors("runs/demo", [" Lily", " red"], k=5)["results"][1]["neighbors"]``"""
     positive(k, "k (-k)")
     if not tokens:
-        raise UserError("give at least one token, e.g. --token ' Lily'")
+        raise UserError(f"give at least one token, e.g. {option('token')} ' Lily'")
     r = as_run(run, checkpoint)
     out = run_neighbors(r.path, list(tokens), k, checkpoint=r.checkpoint)
     untrained = out["untrained"]

@@ -1,6 +1,6 @@
 """What a front end needs besides the workflows: the choices and defaults its help texts name, the
 logging set-up of an application, JSON that is strict, the suggestion for a mistyped word, the
-errors it maps to exit codes, and `cli_words` (the API's errors then name lrn's options). `lrn` (lrngpt/cli/) imports these from here and nothing from the
+errors it maps to exit codes. `lrn` (lrngpt/cli/) imports these from here and nothing from the
 library below the API, so both front ends name the same studies, scales, checkpoints and corpora.
 Nothing here imports torch: `lrn --help` reads it."""
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import get_args
 
 from lrngpt.analysis.costs import FFN_KINDS
-from lrngpt.api.checks import ExportFormat, MapMethod, Precision, cli_words
+from lrngpt.api.checks import ExportFormat, MapMethod, Precision
 from lrngpt.core.fsio import DiskFull, json_safe, os_error_exit
 from lrngpt.core.log import setup as setup_logging
 from lrngpt.core.validate import nearest
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, in_words
 from lrngpt.experiments.presets import CLI_SCALES, STUDIES
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 from lrngpt.experiments.thresholds import (
@@ -29,9 +29,9 @@ from lrngpt.runconfig.values import VAL_SPLIT_MODES, check_seed, did_you_mean
 from lrngpt.store.layout import CHECKPOINT_LABELS, CHECKPOINTS
 
 __all__ = ["BUDGET_HELP", "HEADROOM", "MAX_MINUTES", "QUIET_MACHINE", "CHAPTER_WIDTHS", "CHECKPOINTS", "CHECKPOINT_LABELS", "CHECKPOINT_MEANING", "CLI_SCALES", "CORPUS_FORMS",
-           "DEMO_NAME", "DEMO_STEPS", "DEVICES", "cli_words", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
+           "DEMO_NAME", "DEMO_STEPS", "DEVICES", "DiskFull", "EXPORT_FORMATS", "FFN_KINDS", "MAPS", "MODEL_TYPES",
            "PRECISIONS", "STUDIES", "UserError", "VAL_SPLIT_MODES", "check_seed", "did_you_mean", "json_safe", "nearest",
-           "os_error_exit", "setup_logging"]
+           "in_words", "os_error_exit", "setup_logging"]
 
 CORPUS_FORMS = ("stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH], jsonl:PATH[:FIELD], "
                 "parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")

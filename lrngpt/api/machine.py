@@ -33,7 +33,7 @@ from lrngpt.corpora.tinystories import EXPECTED
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.device.distributed import resolve_device
 from lrngpt.device.precision import cpu_info, device_caps, resolve_precision
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.models.build import param_breakdown
@@ -132,8 +132,8 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
             or not (math.isfinite(probe_timeout) and 0 < probe_timeout <= MAX_PROBE_TIMEOUT):
-        raise UserError(f"--probe-timeout must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
-                        f"(a day), got {probe_timeout!r}; --no-probe skips the probe")
+        raise UserError(f"{option('probe_timeout')} must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
+                        f"(a day), got {probe_timeout!r}; {option('probe', False)} skips the probe")
 
     device = resolve_device("auto")
     precision = resolve_precision("auto", device_caps(device))

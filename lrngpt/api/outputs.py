@@ -10,7 +10,7 @@ from typing import Literal
 
 from lrngpt.api.checks import Checkpoint, HasPath, checked
 from lrngpt.api.results import Run, as_run
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.findings import judge
 from lrngpt.interop.gpt2 import convert_gpt2
 from lrngpt.interop.hf_export import export_run_hf
@@ -57,7 +57,7 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
     Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
     r = as_run(run, checkpoint)
     if r.checkpoint == "init":
-        raise UserError("--checkpoint init: export the trained weights, last or best")
+        raise UserError(f"{option('checkpoint')} init: export the trained weights, last or best")
     return export_run_hf(r.path, out, checkpoint=r.checkpoint, force=force, license=license)
 
 

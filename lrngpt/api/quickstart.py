@@ -17,7 +17,7 @@ from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
 from lrngpt.runconfig.schema import load_config
@@ -53,15 +53,15 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     out = Path(out)
     log = log or logging.info
     if steps < 1:
-        raise UserError(f"--steps must be at least 1 (got {steps})")
+        raise UserError(f"{option('steps')} must be at least 1 (got {steps})")
     run = RunDir(out)
     earlier = run.holds_run()
     if earlier and not _is_earlier_demo(run):
-        raise UserError(f"{out} holds a run that is not an earlier demo; pass another --out")
+        raise UserError(f"{out} holds a run that is not an earlier demo; pass another {option('out')}")
     kept = run.kept_files() if earlier else {}
     if kept:  # (the demo has no --force to speak of: train's refusal would name it)
         raise UserError(f"{out} holds an earlier demo whose {', '.join(kept)} lrn may not remove (changed since lrn "
-                        "wrote it, or from an lrn before it kept a record of its files); pass another --out")
+                        f"wrote it, or from an lrn before it kept a record of its files); pass another {option('out')}")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)

@@ -15,7 +15,7 @@ from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
 from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
 from lrngpt.api.rare_tokens import undertrained
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.explorer import write_explorer
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
@@ -125,8 +125,8 @@ class Run:
         for a bad value or a run that cannot answer (by_reads with corpus, or on an import).
 
         Example: ``run.eval(split=None, by_reads=True)["train_bpb_unread"]``"""
-        positive(max_tokens, "max_tokens (--max-tokens)")
-        positive(train_tokens, "train_tokens (--train-tokens)")
+        positive(max_tokens, option('max_tokens'))
+        positive(train_tokens, option('train_tokens'))
         return evaluate_run(self.path, self.checkpoint, split, max_tokens, train_tokens, corpus,
                             device or self._device(), context=context, by_reads=by_reads)
 
@@ -223,7 +223,7 @@ class Run:
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
         if self.checkpoint == "init":
-            raise UserError("--checkpoint init: export the trained weights, last or best")
+            raise UserError(f"{option('checkpoint')} init: export the trained weights, last or best")
         return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:

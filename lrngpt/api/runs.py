@@ -20,7 +20,7 @@ from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.prepared import dry_run_prepared
 from lrngpt.data.sizing import sizing
 from lrngpt.device.distributed import Distributed
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.help import width_line
@@ -119,12 +119,12 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
     argument, a config that does not check, an `out` lrn may not write, or a resume that does not fit.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
-    positive(steps, "steps (--steps)")
+    positive(steps, option('steps'))
     cfg = resolve_config(config, set, corpus, device, resume_from=out if config is None and resume else None)
     if out is None:
-        raise UserError("give --out RUN_DIR, the directory the run writes to (out= in Python)")
+        raise UserError(f"give {option('out', 'RUN_DIR')}, the directory the run writes to (out= in Python)")
     if extend and not resume:
-        raise UserError("--extend continues a run with a new schedule; give it with --resume (resume=True)")
+        raise UserError(f"{option('extend', True)} continues a run with a new schedule; give it with {option('resume', True)}")
     summary = train_run(cfg, out, resume=resume, force=force, stop_at=steps, progress=progress, on_metric=on_metric,
                         extend=extend)
     if not Distributed.from_env().master:  # another rank of a torchrun job: rank 0 wrote the run and reports it

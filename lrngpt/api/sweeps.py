@@ -6,7 +6,7 @@ alone (never the flags it was started with).
 The steps, in the order `lrn sweep` has always taken them: the shard (--shard, else the Slurm array
 task's, else every point), the budget (lrngpt.experiments.budget.resolve_budget: planned for
 `minutes`, or the plan stored in the directory), the grid (lrngpt.experiments.grid.resolve_sweep),
-then either the dry run's plan (lrngpt.experiments.dry_run.sweep_plan) or the runner
+then either the dry run's plan (lrngpt.experiments.dry_run.dry_run_plan) or the runner
 (lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.experiments.findings.judge, which the report is given).
 """
 
@@ -23,13 +23,13 @@ from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.bf16_offer import bf16_offer
 from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
-from lrngpt.experiments.dry_run import sweep_plan
+from lrngpt.experiments.dry_run import dry_run_plan
 from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.grid import check_shard, resolve_shard, resolve_sweep
+from lrngpt.experiments.grid import SweepRequest, check_shard, resolve_shard, resolve_sweep
 from lrngpt.experiments.runner import run_sweep, summarize
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
@@ -73,42 +73,50 @@ def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
     return resolve_shard(shard, os.environ)
 
 
-def _spec(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
-          device: str | None, minutes: float | None, notes: Callable[[str], None], points_at_once: int | None = None,
-          passes: float | None = None):
-    """The resolved grid (a SweepSpec, with its budget plan when there is one) and the Budget or None."""
-    if passes is not None:
-        check_passes(passes)
-        if minutes is None:
-            raise UserError("passes= sizes the text of a budget: give minutes= with it, or leave passes out")
-
-    sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
-        f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
-    axis_items = _axis_list(axes)
-    out = Path(out)
-    budget = resolve_budget(str(name), minutes, scale, sets, axis_items, out, log=notes, points_at_once=points_at_once,
-                            passes=passes)
-    if budget is not None:
-        plan_sets, plan_axes = budget.items()
-        spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_items + plan_axes, out=out)
-        spec.budget = budget.record()
-    else:
-        spec = resolve_sweep(str(name), scale, sets, axis_items, out=out)
-    if spec.note:
-        notes(spec.note)
-    return spec, budget
-
-
-def _resolve(name, scale, out, set, axes, corpus, device, minutes, shard, notes, points_at_once, passes):
-    """What a dry run and a run of a sweep both start from: the notes' sink, this shard, the points at
-    once (checked), the resolved sweep and its budget (None without minutes)."""
-    say = notes or logging.info
+def _request(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
+             device: str | None, minutes: float | None, shard: Shard, points_at_once: int | None,
+             passes: float | None, say: Callable[[str], None]) -> SweepRequest:
+    """The one place the API's sweep arguments become a SweepRequest (checked: the shard, the points at
+    once, passes only with minutes); corpus and device join the sets as data.corpus and train.device."""
     where, note = _shard(shard)
     if note:
         say(note)
-    points_at_once = check_points_at_once(points_at_once)
-    spec, budget = _spec(name, scale, out, set, axes, corpus, device, minutes, say, points_at_once, passes)
-    return say, where, points_at_once, spec, budget
+    if passes is not None:
+        check_passes(passes)
+        if minutes is None:
+            raise UserError(f"{option('passes')} sizes the text of a budget: give {option('minutes')} with it, or "
+                            f"leave {option('passes')} out")
+    sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
+        f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
+    return SweepRequest(str(name), Path(out), scale, tuple(sets), tuple(_axis_list(axes)), minutes, where,
+                        check_points_at_once(points_at_once), passes)
+
+
+def _resolve(req: SweepRequest, say: Callable[[str], None]):
+    """What a dry run and a run of a sweep both start from: the resolved sweep (a SweepSpec, with its
+    budget plan when there is one) and the Budget (None without minutes)."""
+    sets, axes = list(req.sets), list(req.axes)
+    budget = resolve_budget(req.source, req.minutes, req.scale, sets, axes, req.out, log=say,
+                            points_at_once=req.points_at_once, passes=req.passes)
+    if budget is not None:
+        plan_sets, plan_axes = budget.items()
+        spec = resolve_sweep(req.source, "budget", sets + plan_sets, axes + plan_axes, out=req.out)
+        spec.budget = budget.to_dict()
+    else:
+        spec = resolve_sweep(req.source, req.scale, sets, axes, out=req.out)
+    if spec.note:
+        say(spec.note)
+    return spec, budget
+
+
+def _dry_run(req: SweepRequest, say: Callable[[str], None]) -> dict:
+    spec, budget = _resolve(req, say)
+    r = dry_run_plan(spec, req.out, req.shard, known=budget.point_seconds if budget is not None else None,
+                     points_at_once=req.points_at_once)
+    if budget is not None:
+        r["budget"] = budget.to_dict()
+        r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
+    return r
 
 
 def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
@@ -118,14 +126,9 @@ def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, s
     """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
     their state, steps, passes and estimated time here, how many train at once and why
     ("points_at_once", "packing"); with a budget, its plan ("budget")."""
-    say, where, points_at_once, spec, budget = _resolve(name, scale, out, set, axes, corpus, device, minutes, shard,
-                                                        notes, points_at_once, passes)
-    r = sweep_plan(spec, out, where, known=budget.point_seconds if budget is not None else None,
-                   points_at_once=points_at_once)
-    if budget is not None:
-        r["budget"] = budget.record()
-        r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
-    return r
+    say = notes or logging.info
+    return _dry_run(_request(name, scale, out, set, axes, corpus, device, minutes, shard, points_at_once, passes, say),
+                    say)
 
 
 @overload
@@ -162,14 +165,15 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
+    say = notes or logging.info
+    req = _request(name, scale, out, set, axes, corpus, device, minutes, shard, points_at_once, passes, say)
     if dry_run:
-        return plan_sweep(name, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes, points_at_once=points_at_once, passes=passes)
-    say, where, points_at_once, spec, budget = _resolve(name, scale, out, set, axes, corpus, device, minutes, shard,
-                                                        notes, points_at_once, passes)
+        return _dry_run(req, say)
+    spec, budget = _resolve(req, say)
     if budget is not None:
         say(budget_text(budget))
-    result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric, points_at_once=points_at_once)
+    result = run_sweep(spec, req.out, req.shard, progress=progress, on_metric=on_metric,
+                       points_at_once=req.points_at_once)
     sw = Sweep(out)
     sw.result = _with_findings(result)
     return sw

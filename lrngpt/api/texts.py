@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lrngpt.analysis.rare_tokens import as_text
-from lrngpt.experiments.budget import HEADROOM, budget_text, from_record
+from lrngpt.experiments.budget import HEADROOM, budget_from_dict, budget_text
 from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.dry_run import sweep_plan_text
 from lrngpt.experiments.finding import Finding
@@ -34,7 +34,7 @@ def sweep_dry_run_text(doc: dict) -> str:
     """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
     text = sweep_plan_text(doc)
     if doc.get("budget"):
-        text += "\n" + budget_text(from_record(doc["budget"]))
+        text += "\n" + budget_text(budget_from_dict(doc["budget"]))
     return text + "\n" + doc["bf16"]["line"] if (doc.get("bf16") or {}).get("line") else text
 
 

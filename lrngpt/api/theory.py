@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from lrngpt.analysis.costs import bpb_by_width, gpt_cost, mlp_cost_table, reference_table
 from lrngpt.analysis.theory import fourth_root_width, jl_dimension, random_cosine_stats
 from lrngpt.api.checks import checked
+from lrngpt.errors import option
 from lrngpt.experiments.chapter import quote
 from lrngpt.experiments.presets import WIDTHS as CHAPTER_WIDTHS
 
@@ -71,7 +72,7 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
         from lrngpt.experiments.sweepdir import SweepDir
 
         sweep_dir = SweepDir(Path(sweep if isinstance(sweep, str | Path) else sweep.path))
-        bpb = bpb_by_width(sweep_dir.summary_rows(flag="--sweep"), str(sweep_dir.summary_path("json")))
+        bpb = bpb_by_width(sweep_dir.summary_rows(flag=option('sweep')), str(sweep_dir.summary_path("json")))
     if widths is None:  # the sweep's own widths: a step between two of them is priced, none left out
         widths = sorted(bpb) if bpb is not None else CHAPTER_WIDTHS
     return mlp_cost_table(vocab, block, hidden, list(widths), bpb)

@@ -18,6 +18,7 @@ from lrngpt.api.frontend import (
     UserError,
     check_seed,
     did_you_mean,
+    in_words,
     json_safe,
 )
 
@@ -119,8 +120,20 @@ def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
 
+def said(obj: Any) -> Any:
+    """`obj` with every setting a message in it names (lrngpt.errors.option) said as lrn's option."""
+    if isinstance(obj, str):
+        return in_words(obj, cli=True)
+    if isinstance(obj, dict):
+        return {k: said(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [said(v) for v in obj]
+    return obj
+
+
 def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
+    result, text = said(result), None if text is None else said(text)
     if getattr(args, "json", False):
         result = json_safe(result)
         json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False)
@@ -150,7 +163,7 @@ def seed(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     except UserError as e:  # the one 64-bit bound (lrngpt.core.validate), said as argparse says it
-        raise argparse.ArgumentTypeError(str(e)) from None
+        raise argparse.ArgumentTypeError(e.words(cli=True)) from None
 
 
 def _number_list(text: str, kind: type, what: str, example: str) -> list:

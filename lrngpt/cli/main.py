@@ -16,7 +16,7 @@ import signal
 import sys
 
 from lrngpt.api import __version__
-from lrngpt.api.frontend import DiskFull, cli_words, os_error_exit, setup_logging
+from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
 from lrngpt.cli.common import Parser
 from lrngpt.errors import UserError
 
@@ -84,10 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         # (Python ignores it at start already; a caller that embeds us may not)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
-        with cli_words():
-            args.func(args)
+        args.func(args)
     except UserError as e:
-        print(f"lrn {args.command}: error: {e}", file=sys.stderr)
+        print(f"lrn {args.command}: error: {e.words(cli=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"lrn {args.command}: interrupted", file=sys.stderr)

@@ -34,7 +34,7 @@ from typing import IO, Any, NoReturn, overload
 
 from lrngpt.core import log as logging
 from lrngpt.core.bounded import loads_json
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
 
@@ -340,7 +340,7 @@ def _broken_link(path: Path) -> str | None:
     return None
 
 
-def check_output(path: str | Path, kind: str = "dir", flag: str = "--out", example: str = "out.txt") -> Path:
+def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
     """Refuse an output path that cannot be what the command writes, before any work.
 
     kind "dir": `path` is to be a directory; "file": a file. A broken symbolic link, a file
@@ -388,13 +388,13 @@ def _probe_file(parent: Path) -> tuple[int, Path]:
     return os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), probe
 
 
-def check_not_cwd(path: str | Path, flag: str = "--out") -> None:
+def check_not_cwd(path: str | Path, flag: str = option('out')) -> None:
     """A directory that a command replaces whole must not hold the working directory."""
     target = os.path.realpath(path)
     here = os.path.realpath(os.getcwd())
     if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
         raise UserError(f"{flag} {path} is the current directory (or holds it), which this command would "
-                        "replace; give a new directory, e.g. --out data/prepared")
+                        f"replace; give a new directory, e.g. {option('out')} data/prepared")
 
 
 def pid_alive(pid: int) -> bool:

@@ -34,12 +34,15 @@ from typing import ParamSpec, TypeVar
 
 from tqdm import tqdm
 
+from lrngpt.errors import in_words
+
 logger = logging.getLogger("lrngpt")
 logger.addHandler(logging.NullHandler())  # a library's logger: what to show is the application's choice
 
 PACKAGE = Path(__file__).resolve().parents[1]  # lrngpt/, to name a debug line's module
 NOTEBOOK_REDRAWS = 40  # a text bar in a notebook redraws at most this often over its total
 NOTEBOOK_INTERVAL_S = 2.0  # ... and never more than once in this many seconds
+_cli_words = False  # a setting in a line said as `lrn`'s option (setup(): lrn is the application)
 _forced: list[bool] = []  # the bars(...) blocks we are in, innermost last
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -71,7 +74,10 @@ class _TqdmHandler(logging.Handler):
 def setup(verbosity: int = 0) -> None:
     """The command line's handler on stderr: -1 quiet (warnings), 0 normal (info), 1 verbose (debug).
 
-    `lrn` is the application here, so its lines go to stderr only, not also to the root logger."""
+    `lrn` is the application here, so its lines go to stderr only, not also to the root logger, and a
+    setting a line names is said as lrn's option (lrngpt.errors.option), not as the API's parameter."""
+    global _cli_words
+    _cli_words = True
     level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
     logger.setLevel(level)
     if not any(isinstance(h, _TqdmHandler) for h in logger.handlers):
@@ -82,16 +88,16 @@ def setup(verbosity: int = 0) -> None:
 
 
 def info(msg: str) -> None:
-    logger.info(msg, stacklevel=2)
+    logger.info(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
 def warning(msg: str) -> None:
-    logger.warning(msg, stacklevel=2)
+    logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
 def debug(msg: str) -> None:
     """A line for `lrn -v`: what was decided and why (a cache hit, a device, a file written)."""
-    logger.debug(msg, stacklevel=2)
+    logger.debug(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
 def in_notebook() -> bool:

@@ -60,7 +60,7 @@ from lrngpt.core.record import (
     state,
     write_record,
 )
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 RUN_MARKER = ".lrn-run"  # what makes a directory a run (lrngpt.store.rundir owns its layout)
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir owns its layout)
@@ -105,7 +105,7 @@ def kind_name(kind: str) -> str:
 
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
-    with user_path(d, "--out"), contextlib.suppress(FileNotFoundError, NotADirectoryError):
+    with user_path(d, option('out')), contextlib.suppress(FileNotFoundError, NotADirectoryError):
         names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in OWN_NAMES]
         return sorted(n for n in names if not (n == HUB_RECORD[0] and hub_cache_is_ours(d)))
     return []
@@ -136,7 +136,7 @@ def _enclosing_output(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = "--out",
+def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = option('out'),
                       example: str = "out.txt", inside: Callable[[Path, str], bool] | None = None) -> Path:
     """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier output.
 
@@ -167,7 +167,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     if found != OURS:
         raise UserError(not_lrns(path, found, flag, force=not replace_own))
     if not (force or replace_own):
-        raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add --force to replace it, "
+        raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} to replace it, "
                         f"or choose another {flag}")
     return path
 
@@ -320,7 +320,7 @@ def foreign_in(d: Path, kind: str) -> list[str]:
     return c[CHANGED] + c[UNRECORDED]
 
 
-def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = "--out",
+def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = option('out'),
                      replace_own: bool = False) -> Path:
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
@@ -347,7 +347,7 @@ def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: s
         raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
                         f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
     if not (force or replace_own):
-        raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add --force to replace it, "
+        raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add {option('force', True)} to replace it, "
                         f"or choose another {flag}")
     return out
 

@@ -201,7 +201,7 @@ def stories_corpus(arg: str) -> Corpus:
     try:
         size = parse_size(size_text) if size_text else DEFAULT_SIZE
     except UserError as e:
-        raise UserError(f"stories:{arg}: {e}; {how}") from None
+        raise UserError(f"stories:{arg}: {e.text}; {how}") from None
     if ":" in seed_text:
         raise UserError(f"stories:{arg}: too many parts; {how}")
     if seed_text and not seed_text.isdigit():

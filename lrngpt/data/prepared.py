@@ -53,7 +53,7 @@ from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.splits import split_chunks, split_tail
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import DataConfig
 from lrngpt.runconfig.values import VAL_SPLIT_MODES
 from lrngpt.tokenizer.bpe import Tokenizer
@@ -146,7 +146,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
     out = check_output(out, "dir")
     if is_run(out):  # (a run from before the marker too)
-        raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another --out")
+        raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another {option('out')}")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 
 
@@ -297,9 +297,9 @@ def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | Non
     if force:
         return
     if problem:
-        raise UserError(f"{out}: {problem}; pass --force to prepare it again")
+        raise UserError(f"{out}: {problem}; pass {option('force', True)} to prepare it again")
     what = f"data for {meta.get('corpus')}" if meta else "prepared data whose meta.json is damaged"
-    raise UserError(f"{out} already holds {what}; choose another --out or pass --force to replace it")
+    raise UserError(f"{out} already holds {what}; choose another {option('out')} or pass {option('force', True)} to replace it")
 
 
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:

@@ -17,7 +17,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 
 def resolve_device(name: str = "auto") -> str:
@@ -28,11 +28,11 @@ def resolve_device(name: str = "auto") -> str:
         except (RuntimeError, ValueError):
             raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
         if name.startswith("cuda") and not torch.cuda.is_available():
-            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use --device cpu")
+            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use {option('device')} cpu")
         if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
             raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
         if name == "mps" and not torch.backends.mps.is_available():
-            raise UserError("device mps asked for, but it is not available; use --device cpu")
+            raise UserError(f"device mps asked for, but it is not available; use {option('device')} cpu")
         if name not in ("cpu", "mps") and not name.startswith("cuda"):
             raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
         logging.debug(f"device: {name}, as asked")

@@ -35,7 +35,7 @@ from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key, dry_run_prepared
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, packing
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.dry_run import estimate_points
@@ -81,7 +81,7 @@ class Budget:
     passes: float | None
     gives_up: list[str] = field(default_factory=list)
     point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
-    packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.record)
+    packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.kept)
     passes_target: float = PASSES_TARGET  # at most this many passes over the text (`lrn chapter`: the chapter's 0.12)
 
     def items(self) -> tuple[list[str], list[str]]:
@@ -89,17 +89,17 @@ class Budget:
         return ([f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.sets.items()],
                 [f"{k}={','.join(map(str, v))}" for k, v in self.axes.items()])
 
-    def record(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
 
 def check_minutes(minutes, example: int = 25) -> float:
     """A budget in minutes: positive, finite, at most MAX_MINUTES (checked before any probe)."""
     if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not math.isfinite(minutes) or minutes <= 0:
-        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes {example} (got {minutes})")
+        raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', example)} (got {minutes})")
     if minutes > MAX_MINUTES:
-        raise UserError(f"--minutes {minutes:g} is past the longest budget planned: at most --minutes {MAX_MINUTES:g} "
-                        "(a week); a longer study runs at its --scale")
+        raise UserError(f"{option('minutes', f'{minutes:g}')} is past the longest budget planned: at most {option('minutes', f'{MAX_MINUTES:g}')} "
+                        f"(a week); a longer study runs at its {option('scale')}")
     return float(minutes)
 
 
@@ -114,7 +114,7 @@ def stored_budget(out) -> dict | None:
     return b if ok else None
 
 
-def from_record(b: dict) -> Budget:
+def budget_from_dict(b: dict) -> Budget:
     known = {f.name: b[f.name] for f in fields(Budget) if f.name in b}
     return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
                      "gives_up": list(b.get("gives_up") or []), "point_seconds": dict(b.get("point_seconds") or {}),
@@ -123,7 +123,7 @@ def from_record(b: dict) -> Budget:
 
 
 def _target(v) -> float:
-    """A stored passes target, else the default (a record from before it was stored)."""
+    """A stored passes target, else the default."""
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 else PASSES_TARGET
 
 
@@ -146,23 +146,23 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
     stored = stored_budget(out)
     if minutes is not None:
         if scale:
-            raise UserError("--minutes plans its own scale; leave out --scale (or leave out --minutes)")
+            raise UserError(f"{option('minutes')} plans its own scale; leave out {option('scale')} (or leave out {option('minutes')})")
         minutes = check_minutes(minutes)
         if stored is not None and stored.get("minutes") == minutes:
-            return corrected_record(stored, out)
+            return corrected_budget(stored, out)
         if stored is not None:  # before any probe: the dry run says what the real run does
             raise UserError(other_budget(out, stored, minutes))
         return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
                            out=str(out))
     if stored is not None and not scale:
-        return corrected_record(stored, out)
+        return corrected_budget(stored, out)
     return None
 
 
-def corrected_record(stored: dict, out) -> Budget:
+def corrected_budget(stored: dict, out) -> Budget:
     """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
     for those, the estimate x that pace for the rest: lrngpt.experiments.time_ledger)."""
-    b = from_record(stored)
+    b = budget_from_dict(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
         b.point_seconds = corrected(b.point_seconds, rows)
@@ -228,7 +228,7 @@ class Planner:
         """The study's settings; a text of the user's own is read (its token counts cap the steps) and
         refused, before any probe, when it is not prepared or too short for one window."""
         if source not in STUDIES:
-            raise UserError(f"--minutes plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
+            raise UserError(f"{option('minutes')} plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
         first = resolve_sweep(source, "budget", sets, axes)
         p = cls(source, sets, axes, target, dict(parse_override(s) for s in sets), first.base,
                 first.axes.get("model.n_embd", []))
@@ -236,7 +236,7 @@ class Planner:
             corpus = p.base["data"]["corpus"]
             data = dry_run_prepared(from_dict(p.base).data)
             if data is None:
-                raise UserError(f"--minutes needs the training tokens of {corpus}: run `lrn data prepare "
+                raise UserError(f"{option('minutes')} needs the training tokens of {corpus}: run `lrn data prepare "
                                 f"--corpus {corpus}` first (it is big or downloaded)")
             p.n_user, p.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
             if p.n_user < p.seq + 1:  # before the probe: nothing to plan
@@ -367,7 +367,7 @@ class Planner:
             if steps >= (GOOD_STEPS if i == 0 and len(self.grids) > 1 else MIN_STEPS) * self.factor:
                 break
         else:
-            raise BudgetTooShort(f"--minutes {minutes:g} is too short for {self.source} here", self.smallest(extra) / 60)
+            raise BudgetTooShort(f"{option('minutes', f'{minutes:g}')} is too short for {self.source} here", self.smallest(extra) / 60)
         while "train.batch_size" not in self.user and steps >= cap and batch < CHAPTER_BATCH:
             wider = self.fit(batch * 2, grid, seconds, cap, extra)  # a budget past the chapter's steps: a bigger batch
             if wider < cap:
@@ -378,7 +378,7 @@ class Planner:
             _megabytes(plan["data.corpus"]) * 1e6 * (1 - self.base["data"]["val_fraction"]) / STORIES_BYTES_PER_TOKEN)
         budget = Budget(minutes, plan, {"model.n_embd": grid} if grid else {}, round(sum(parts.values()), 1),
                         {k: round(v, 1) for k, v in parts.items()}, steps * batch * self.seq / max(1, n_train), [],
-                        {k: round(v, 1) for k, v in each.items()}, packing.record(self.choice), self.target)
+                        {k: round(v, 1) for k, v in each.items()}, packing.kept(self.choice), self.target)
         budget.gives_up = gives_up(budget, self.widths, self.factor, self.seq, self.own_text,
                                    self.base["data"]["corpus"], n_train)
         return budget
@@ -415,7 +415,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         shown = ", ".join(map(str, p.grids[-1] or p.widths))
         sets_text = "".join(f" --set {s}" for s in sets)
         raise BudgetTooShort(
-            f"--minutes {minutes:g} is too short for {source} here now: its smallest plan at which the findings can "
+            f"{option('minutes', f'{minutes:g}')} is too short for {source} here now: its smallest plan at which the findings can "
             f"still show (d = {shown}, {MIN_STEPS * p.factor} steps of {p.batch} x {p.seq} a run) takes about "
             f"{need / 60:.1f} min on this machine{busy_note()}; what fits: `lrn sweep {source} --minutes {fits:g} "
             f"--out {out}{sets_text}` (about {need / 60:.1f} min, {1 - HEADROOM:.0%} of it kept free) or `lrn sweep "

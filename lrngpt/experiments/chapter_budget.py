@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, depth_series, packing, planted
 from lrngpt.experiments import chapter_plan as cp
 from lrngpt.experiments.budget import BATCH, HEADROOM, MIN_STEPS, SMALLEST_WIDTHS, Budget, Planner, busy_note
@@ -68,8 +68,8 @@ class Unit:
 def check_scale(scale) -> str:
     if scale is None:
         return "laptop"
-    if scale not in cp.SCALES:
-        raise UserError(f"--scale must be one of {', '.join(cp.SCALES[1:])} (or left out for the laptop plan), "
+    if scale not in cp.CHAPTER_SCALES:
+        raise UserError(f"{option('scale')} must be one of {', '.join(cp.CHAPTER_SCALES[1:])} (or left out for the laptop plan), "
                         f"got {scale!r}")
     return scale
 
@@ -77,11 +77,11 @@ def check_scale(scale) -> str:
 def check_minutes(minutes) -> float:
     minutes = budget_minutes(minutes, 60)
     if minutes < SMALLEST_MINUTES:
-        raise UserError(f"--minutes {minutes:g} is too short for the whole chapter on any machine: its fixed parts "
+        raise UserError(f"{option('minutes', f'{minutes:g}')} is too short for the whole chapter on any machine: its fixed parts "
                         f"and each study's start and summary alone take about {SMALLEST_MINUTES:g} min; `lrn chapter "
                         f"--scale tiny --out DIR` runs every part in about {clock(TINY_S)} (measured on the quiet "
                         "2-core machine; too small for the claims to show), and `lrn chapter --dry-run` with more "
-                        "--minutes says what fits here")
+                        f"{option('minutes')} says what fits here")
     return minutes
 
 
@@ -118,14 +118,14 @@ def _seeds_extra(each: dict) -> float:
 def budget_part(name: str, source: str, b: Budget) -> Part:
     """A sweep part trained as its budget planned it: the plan's steps, corpus and widths as its settings,
     at the points at once measured with it (no second probe: its estimate leaves the probe out)."""
-    return Part(name, "sweep", cp.STUDIES[name][0], round(b.est_seconds - b.parts.get("probe", 0.0), 1),
+    return Part(name, "sweep", cp.CLAIMS[name][0], round(b.est_seconds - b.parts.get("probe", 0.0), 1),
                 list(b.gives_up), source=source, scale="budget", set=b.items()[0], axes=dict(b.axes),
                 corpus=b.sets.get("data.corpus"), points_at_once=b.packing.get("points_at_once"),
-                budget=b.record(), point_seconds=dict(b.point_seconds))
+                budget=b.to_dict(), point_seconds=dict(b.point_seconds))
 
 
 def seeds_part(width: Part, sets: list[str]) -> Part:
-    return Part("seeds", "sweep", cp.STUDIES["seeds"][0], round(_seeds_extra(width.point_seconds), 1),
+    return Part("seeds", "sweep", cp.CLAIMS["seeds"][0], round(_seeds_extra(width.point_seconds), 1),
                 [f"seed 1337 is the width study's own d = {cp.SEED_WIDTH} run, reused: the same config is not "
                  "trained twice"], source="seed-variance", scale=width.scale, set=sets,
                 axes={"model.n_embd": [cp.SEED_WIDTH], "train.seed": cp.EXTRA_SEEDS}, corpus=width.corpus,
@@ -134,7 +134,7 @@ def seeds_part(width: Part, sets: list[str]) -> Part:
 
 def series_parts(series: dict) -> list[Part]:
     """The width-depth series' levels, one sweep part each (its corpus's preparation counted in the first)."""
-    parts = [Part(f"width-depth/{lv['name']}", "sweep", f"{cp.STUDIES['width-depth'][0]} ({lv['name']})",
+    parts = [Part(f"width-depth/{lv['name']}", "sweep", f"{cp.CLAIMS['width-depth'][0]} ({lv['name']})",
                   round(float(lv["est_seconds"]), 1), source=lv["source"], scale=lv["scale"], set=list(lv["set"]),
                   axes=dict(lv["axes"])) for lv in series["levels"]]
     parts[0].est_seconds = round(parts[0].est_seconds + series["parts"].get("prepare", 0.0), 1)
@@ -143,15 +143,15 @@ def series_parts(series: dict) -> list[Part]:
 
 
 def planted_part(pl: dict) -> Part:
-    return Part("planted", "planted", cp.STUDIES["planted"][0], round(float(pl["est_seconds"]), 1),
+    return Part("planted", "planted", cp.CLAIMS["planted"][0], round(float(pl["est_seconds"]), 1),
                 list(pl.get("deviations") or []), plan=pl)
 
 
 def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
-    return [Part("pip", "pip", cp.STUDIES["pip"][0], PIP_S, [] if tiny else [
+    return [Part("pip", "pip", cp.CLAIMS["pip"][0], PIP_S, [] if tiny else [
                 f"the {PIP_TOP:,} most frequent tokens as rows, as the authors' code keeps the most frequent words"],
                  corpus=corpus, vocab_size=512 if tiny else 4096, top=None if tiny else PIP_TOP),
-            Part("superposition", "superposition", cp.STUDIES["superposition"][0], SUPERPOSITION_S,
+            Part("superposition", "superposition", cp.CLAIMS["superposition"][0], SUPERPOSITION_S,
                  steps=100 if tiny else 1000)]
 
 
@@ -254,7 +254,7 @@ def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict
     sweep = resolve_sweep(source, scale, sets, [f"{k}={','.join(map(str, v))}" for k, v in axes.items()])
     est = {n: round(e["est_seconds"] or 0.0, 1) for n, e in
            estimate_points(sweep.points, log=say, probe_fn=probe_fn).items()}
-    return Part(name, "sweep", cp.STUDIES[name.split("/")[0]][0], round(sum(est.values()), 1), source=source,
+    return Part(name, "sweep", cp.CLAIMS[name.split("/")[0]][0], round(sum(est.values()), 1), source=source,
                 scale=scale, set=list(sets), axes=dict(axes), corpus=sweep.base["data"]["corpus"], point_seconds=est)
 
 

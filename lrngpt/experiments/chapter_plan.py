@@ -26,35 +26,28 @@ show, and are refused naming what fits: lrngpt.experiments.chapter_budget, which
 
 from __future__ import annotations
 
-import json
 import math
 import types
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Union, get_args, get_origin, get_type_hints
 
-from lrngpt.core.fsio import json_safe, read_json_object, user_path
-from lrngpt.core.ownership import (
-    check_dir_target,
-    lrn_kind,
-    write_manifest,
-    write_owned_file,
-)
-from lrngpt.errors import UserError
+from lrngpt.core.fsio import json_safe
+from lrngpt.errors import UserError, option
 from lrngpt.experiments import planted
 from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.summary import collect
-from lrngpt.experiments.time_ledger import append_row, read_rows
 
-PLAN_FILE, VERDICTS_FILE, TIMING_FILE = "chapter.json", "verdicts.json", "timing.jsonl"
+if TYPE_CHECKING:
+    from lrngpt.experiments.chapter_dir import ChapterDir
+
 VERSION = 1
-SCALES = ("laptop", "tiny", "full")
+CHAPTER_SCALES = ("laptop", "tiny", "full")  # the chapter's protocols (a sweep's scales: presets.SCALES)
 SEED_WIDTH, EXTRA_SEEDS = 64, [1338, 1339]  # the chapter's own check: d = 64 twice more, only the seed changed
 
-STUDIES = {  # part -> (what the chapter argues, its source)
+CLAIMS = {  # study -> (what the chapter argues, its source); a sweep preset is a study of presets.STUDIES
     "width": ("findings 1 and 2: each doubling of d saves less; no turn while hardly a token is read twice",
               "the book chapter"),
     "seeds": ("the noise: d = 64 trained twice more with only the seed changed", "the book chapter"),
@@ -80,9 +73,9 @@ def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
     return seeds_rows + [r for r in mine if ref is None or all(r.get(k) == ref.get(k) for k in keys)]
 
 
-SUPERPOSITION = Claim("superposition", STUDIES["superposition"][0], "the lecture: several features can share one "
+SUPERPOSITION = Claim("superposition", CLAIMS["superposition"][0], "the lecture: several features can share one "
                       "representation (superposition), so d numbers per token do not make d named features")
-PIP = Claim("pip", STUDIES["pip"][0], "the book chapter, on Yin & Shen (2018): their results were measured with the PIP "
+PIP = Claim("pip", CLAIMS["pip"][0], "the book chapter, on Yin & Shen (2018): their results were measured with the PIP "
             "loss and word tests, ours with the validation loss of next-token prediction")
 # where each study's premise held when measured (docs/chapter-on-a-laptop.md): the next step of "cannot show"
 CAN_SHOW = {"laptop": "the laptop plan, `lrn chapter --minutes 60 --out DIR` (its measured hour trained every width "
@@ -147,9 +140,6 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
 
 # ---- the directory: the plan, each part's time, the verdicts -------------------------------------------
 
-KIND = "chapter"
-
-
 @dataclass
 class Part:
     """One part of the chapter as planned (DIR/chapter.json): a sweep (source, scale, set, axes, points at
@@ -199,7 +189,7 @@ class ChapterPlan:
             raise ValueError("not a chapter plan")
         plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in parts]})
         times = [plan.est_seconds, *(p.est_seconds for p in plan.parts)]
-        if plan.version != VERSION or plan.scale not in SCALES or not plan.parts or (plan.scale == "laptop") != \
+        if plan.version != VERSION or plan.scale not in CHAPTER_SCALES or not plan.parts or (plan.scale == "laptop") != \
                 (plan.minutes is not None) or not all(math.isfinite(t) and t >= 0 for t in times):
             raise ValueError("not a chapter plan")
         return plan
@@ -231,89 +221,32 @@ def _is(value, hint) -> bool:
     return kind is not list or not get_args(hint) or all(_is(v, get_args(hint)[0]) for v in value)
 
 
-def stored_plan(out: Path) -> ChapterPlan | None:
-    """The plan a chapter directory was started with (None: a new directory). A plan that is not one
-    (edited, cut) is named with the fix."""
-    path = Path(out) / PLAN_FILE
-    if not path.is_file() or lrn_kind(Path(out)) != KIND:
-        return None
-    try:
-        return ChapterPlan.from_dict(read_json_object(path, "chapter plan"))
-    except (ValueError, TypeError):
-        raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); run `lrn chapter` with "
-                        "a new --out (the finished studies inside stay readable with `lrn report`)") from None
-
-
 def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path) -> None:
     if stored.scale != scale or (scale == "laptop" and minutes != stored.minutes):
         was = f"--minutes {stored.minutes:g}" if stored.minutes is not None else f"--scale {stored.scale}"
         now = f"--minutes {minutes:g}" if scale == "laptop" else f"--scale {scale}"
         raise UserError(f"{out} holds the chapter planned with {was}, not {now}: run the same command to resume it "
-                        f"(`lrn chapter {was} --out {out}`), or give a new --out")
+                        f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def check_chapter_out(out: Path) -> None:
-    """A new or empty directory (a chapter directory resumes instead: stored_plan)."""
-    check_dir_target(out, False, "chapter", KIND)
-
-
-def start(out: Path, plan: dict) -> None:
-    with user_path(out, "--out"):
-        out.mkdir(parents=True, exist_ok=True)
-    write_manifest(out, KIND)
-    write_owned_file(out / PLAN_FILE, json.dumps(json_safe(plan), indent=1), "chapter plan")
-
-
-def write_part_json(out: Path, name: str, doc: dict) -> None:
-    write_owned_file(Path(out) / name, json.dumps(json_safe(doc)), "chapter result")
-
-
-def _timing_rows(out: Path) -> list[dict]:
-    return read_rows(Path(out) / TIMING_FILE, "chapter timing", "is damaged",
-                     "the part it names runs again, resuming what it had done", required="part")
-
-
-def finished_parts(out: Path) -> set[str]:
-    return {r["part"] for r in _timing_rows(out)}
-
-
-def record_part(out: Path, part: dict, seconds: float) -> None:
-    row = {"part": part["name"], "est_seconds": part["est_seconds"], "seconds": round(seconds, 1)}
-    append_row(Path(out) / TIMING_FILE, row, "chapter timing", TIMING_FILE)
-
-
-def total_seconds(out: Path) -> float:
-    return round(sum(r["seconds"] for r in _timing_rows(out)), 1)
-
-
-def part_times(out: Path) -> dict[str, dict]:
-    return {r["part"]: r for r in _timing_rows(out)}
-
-
-# ---- the verdicts ------------------------------------------------------------------------------------
-
-def _doc(d: Path) -> dict:
-    return {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
-
-
-def width_findings(out: Path) -> list[Finding]:
+def width_findings(chapter: ChapterDir) -> list[Finding]:
     """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
     the small-data study together."""
-    width, seeds, small = (_doc(Path(out) / n) for n in ("width", "seeds", "small-data"))
+    width, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
     seeds["rows"] = seeds_reuse(width.get("rows") or [], seeds.get("rows") or [])
     return judge([width, seeds, small])
 
 
-def verdicts(out: Path, plan: ChapterPlan) -> list[dict]:
+def verdicts(chapter: ChapterDir, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
-    out = Path(out)
-    width = width_findings(out)
-    levels = [out / p.name for p in plan.parts if p.name.startswith("width-depth/")]
+    width = width_findings(chapter)
+    levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]
+    pip, toy = chapter.result("pip.json"), chapter.result("superposition.json")
+    assert pip is not None and toy is not None  # every part ran before the verdicts
     studies = {"width": width[:2], "small-data": width[2:], "width-depth": [judge_series(levels)],
-               "planted": planted.planted_findings(out / "planted"),
-               "pip": [pip_verdict(read_json_object(out / "pip.json", "PIP estimate"), "untrained" in width[0].numbers)],
-               "superposition": [superposition_verdict(read_json_object(out / "superposition.json",
-                                                                        "superposition result"))]}
+               "planted": planted.planted_findings(chapter.part("planted")),
+               "pip": [pip_verdict(pip, "untrained" in width[0].numbers)],
+               "superposition": [superposition_verdict(toy)]}
     up = {"tiny": "laptop", "laptop": "full"}.get(plan.scale)
     found = []
     for study, findings in studies.items():
@@ -323,5 +256,5 @@ def verdicts(out: Path, plan: ChapterPlan) -> list[dict]:
                 where = up if study != "width-depth" or up is None else "full"
                 f.next, f.commands = (f"run it where it can: {CAN_SHOW[where]}" if where else None), []
             found.append(f.as_dict())
-    write_part_json(out, VERDICTS_FILE, {"verdicts": found})
+    chapter.write_verdicts(found)
     return found

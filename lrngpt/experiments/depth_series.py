@@ -26,7 +26,7 @@ from typing import Any
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import BudgetTooShort, UserError
+from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
     PREPARE_S,
@@ -155,7 +155,7 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
     """The levels that fit `minutes` on this machine (JSON-able); UserError naming the smallest minutes that
     fit when even the smallest series does not. `tiny`: a seconds-long plan for tests."""
     if isinstance(minutes, bool):  # an int to Python, not a time to a user
-        raise UserError(f"--minutes must be a positive number of minutes, e.g. --minutes 15 (got {minutes})")
+        raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
     timings, probe_s = _probe(protocol, probe_fn or run_timing.probe, log)
@@ -172,7 +172,7 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
             break
     else:
         smallest = math.ceil(est * PROBE_MARGIN / 60 * 2) / 2
-        raise BudgetTooShort(f"--minutes {minutes:g} is too short for the width-depth series here: the smallest (tokens per "
+        raise BudgetTooShort(f"{option('minutes', f'{minutes:g}')} is too short for the width-depth series here: the smallest (tokens per "
                         f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in levels)}, {len(_shapes(protocol))} "
                         f"shapes x {len(SEEDS)} seeds a level) takes about {est / 60:.1f} min on this machine; give "
                         f"{smallest:g} minutes or more", smallest)

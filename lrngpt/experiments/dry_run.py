@@ -3,7 +3,7 @@
 For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
 training text (`point_passes`), the warning of a width study that reads its text more than once
 (`passes_warning`), an estimated time here from a short probe of its model (`estimate_points`), and
-the refusal of the full scale where torch sees no CUDA GPU (`check_machine`). `sweep_plan` gathers
+the refusal of the full scale where torch sees no CUDA GPU (`check_machine`). `dry_run_plan` gathers
 them for --dry-run (`sweep_plan_text`: as lines); it trains nothing and downloads nothing.
 """
 
@@ -20,11 +20,11 @@ from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.prepared import dry_run_prepared, prepare
 from lrngpt.data.sizing import REREAD_PASSES, sizing
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
 from lrngpt.experiments.packing import for_sweep, makespan, order
-from lrngpt.experiments.packing import record as packing_record
+from lrngpt.experiments.packing import kept as packing_kept
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.presets import evaluation_windows
 from lrngpt.experiments.sweepdir import SweepDir
@@ -131,13 +131,13 @@ def check_machine(sweep: SweepSpec) -> None:
     est = estimate_points(sweep.points, quick=True, log=lambda m: None)  # the refusal is one line
     total = sum(e["est_seconds"] or 0 for e in est.values())
     t = sweep.base["train"]
-    raise UserError(f"--scale full plans {len(sweep.points)} runs of {t['steps']:,} steps of {t['batch_size']} x "
+    raise UserError(f"{option('scale')} full plans {len(sweep.points)} runs of {t['steps']:,} steps of {t['batch_size']} x "
                     f"{t['seq_len']} tokens, about {clock(total)} on this machine's {resolve_device('auto')} "
-                    f"(estimated from {PROBE_STEPS} timed steps; torch sees no CUDA GPU); use --scale cpu, or "
-                    "insist with --device cpu")
+                    f"(estimated from {PROBE_STEPS} timed steps; torch sees no CUDA GPU); use {option('scale')} cpu, or "
+                    f"insist with {option('device')} cpu")
 
 
-def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
+def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
                known: dict[str, float] | None = None, points_at_once: int | None = None) -> dict:
     """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
     the training text and estimated seconds on this machine; the passes warning of a width study.
@@ -167,7 +167,7 @@ def sweep_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1
             "shapes": shapes_line([p["shape"] for p in points if "shape" in p]),
             "revision": source["revision"] if source else None, "source": source,
             "shard": f"{shard[0]}/{shard[1]}", "points": points, "est_seconds": todo,
-            "points_at_once": packing["points_at_once"], "packing": packing_record(packing),
+            "points_at_once": packing["points_at_once"], "packing": packing_kept(packing),
             "estimate": f"time per point: {PROBE_STEPS} training steps of its model timed on this machine (at "
                         f"most {MAX_PROBES} model shapes timed, the others interpolated by parameter count), "
                         "extrapolated to its steps and evaluations (an estimate)",

@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from lrngpt.core.fsio import check_regular, describe_os_error, read_json
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
 from lrngpt.runconfig.overrides import parse_axis, parse_override
@@ -46,6 +46,23 @@ MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32):
 FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
 # Short names for the run directory; other axis keys use their last part.
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """A sweep as asked for, by `lrn sweep` or lrngpt.sweep, before anything is resolved: the study preset
+    or sweep file (`source`), its directory, a scale or a budget in minutes, the --set and --axis items
+    (corpus and device among the sets), this shard (i, n), the points at once (None: measured) and a
+    budget's passes. Everything that plans or runs a sweep receives this one object."""
+    source: str
+    out: Path
+    scale: str | None = None
+    sets: tuple[str, ...] = ()
+    axes: tuple[str, ...] = ()
+    minutes: float | None = None
+    shard: tuple[int, int] = (0, 1)
+    points_at_once: int | None = None
+    passes: float | None = None
 
 
 @dataclass
@@ -282,14 +299,14 @@ def _existing_scale(out) -> str | None:
 def parse_shard(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
     if not m:
-        raise UserError(f"--shard {text!r} must look like i/n, e.g. 0/2 (shard i of n, i from 0 to n-1)")
+        raise UserError(f"{option('shard', f'{text!r}')} must look like i/n, e.g. 0/2 (shard i of n, i from 0 to n-1)")
     return check_shard((int(m[1]), int(m[2])))
 
 
 def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
     i, n = shard
     if n < 1 or not 0 <= i < n:
-        raise UserError(f"--shard {i}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
+        raise UserError(f"{option('shard', i)}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
     return i, n
 
 
@@ -307,18 +324,18 @@ def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
         if raw == "" and default is not None:
             return default
         if raw == "":
-            raise UserError(f"{name} is not set, but this looks like a Slurm array task; pass --shard i/n")
+            raise UserError(f"{name} is not set, but this looks like a Slurm array task; pass {option('shard')} i/n")
         try:
             return int(raw)
         except ValueError:
-            raise UserError(f"{name}={raw!r} is not an integer; fix the environment or pass --shard i/n") from None
+            raise UserError(f"{name}={raw!r} is not an integer; fix the environment or pass {option('shard')} i/n") from None
 
     task, count = read("SLURM_ARRAY_TASK_ID"), read("SLURM_ARRAY_TASK_COUNT")
     low, step = read("SLURM_ARRAY_TASK_MIN", 0), read("SLURM_ARRAY_TASK_STEP", 1)
     offset = task - low
     if count < 1 or step < 1 or offset < 0 or offset % step or offset // step >= count:
         raise UserError(f"SLURM_ARRAY_TASK_ID {task} is not one of the {count} tasks of an array from {low} "
-                        f"in steps of {step}; submit a range like --array=0-7, or pass --shard i/n")
+                        f"in steps of {step}; submit a range like --array=0-7, or pass {option('shard')} i/n")
     i = offset // step
     return (i, count), (f"shard {i}/{count} from Slurm: SLURM_ARRAY_TASK_ID {task}, "
                         f"SLURM_ARRAY_TASK_MIN {low}, SLURM_ARRAY_TASK_COUNT {count}")

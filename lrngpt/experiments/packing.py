@@ -137,7 +137,7 @@ def packed_seconds(seconds: dict[str, float], packing: dict) -> dict[str, float]
     return {name: s * f for name, s in seconds.items()} if packing.get("points_at_once", 1) > 1 else dict(seconds)
 
 
-def record(packing: dict) -> dict:
+def kept(packing: dict) -> dict:
     """What sweep.json, the dry run's --json and the run's result keep of the choice (numbers and the line)."""
     return {k: packing.get(k) for k in ("points_at_once", "threads", "why", "gain", "slowdown", "forced")}
 

@@ -26,7 +26,7 @@ picks full where torch sees a CUDA GPU and cpu elsewhere.
 
 from __future__ import annotations
 
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 BASE_PRESET = "mlp-chapter"
 WIDTHS = [4, 8, 16, 32, 64, 128, 256, 512]
@@ -157,7 +157,7 @@ def scale_overrides(scale: str, study: dict | None = None) -> dict:
     if own is not None:
         if check_scale(scale) not in own:
             what = "--minutes" if scale == "budget" else f"the {scale} scale"
-            raise UserError(f"{what} plans the MLP width studies; this study runs at --scale "
+            raise UserError(f"{what} plans the MLP width studies; this study runs at {option('scale')} "
                             f"{', '.join(own)}")
         return dict(own[scale])
     return dict(SCALES[check_scale(scale)])

@@ -24,7 +24,7 @@ from lrngpt.experiments import figures as figures_module
 from lrngpt.experiments.dry_run import check_machine, data_key_of, passes_warning, point_passes
 from lrngpt.experiments.grid import SweepSpec, shard_points
 from lrngpt.experiments.packing import for_sweep, order
-from lrngpt.experiments.packing import record as packing_record
+from lrngpt.experiments.packing import kept as packing_kept
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.summary import collect, csv_text, markdown
 from lrngpt.experiments.sweepdir import SweepDir
@@ -117,7 +117,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     bar.close()
     result = _finish(sweep, sweep_dir, shard, ended, started, figures)
     result.update(trained=ended.trained, skipped=ended.skipped, busy=ended.busy, shard=f"{shard[0]}/{shard[1]}",
-                  packing=packing_record(packing))
+                  packing=packing_kept(packing))
     return result
 
 

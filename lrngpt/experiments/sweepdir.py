@@ -45,7 +45,7 @@ from lrngpt.core.ownership import (
     write_owned_files,
 )
 from lrngpt.core.record import NEW, OURS, state
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.time_ledger import append_row, read_rows
 from lrngpt.runconfig.schema import from_dict
@@ -130,8 +130,8 @@ class SweepDir:
         if not self.definition_path.exists():
             if entries(out):
                 raise UserError(f"{out} holds no sweep (no {DEFINITION}) but {describe_dir(out)}; a sweep goes into "
-                                "a new or empty directory: choose another --out")
-            with user_path(out, "--out"):
+                                f"a new or empty directory: choose another {option('out')}")
+            with user_path(out, option('out')):
                 out.mkdir(parents=True, exist_ok=True)
             if create_exclusive(self.definition_path, json.dumps(definition, indent=2) + "\n"):
                 record_existing(self.definition_path, "sweep definition")
@@ -292,7 +292,7 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
     version = doc.get("version", 1)  # sweep.json before it said so is version 1
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise UserError(f"sweep definition {path}: version must be a positive whole number, got "
-                        f"{json.dumps(version)[:40]}; it is damaged: restore it, or run the sweep into a new --out")
+                        f"{json.dumps(version)[:40]}; it is damaged: restore it, or run the sweep into a new {option('out')}")
     if version > VERSION:
         raise UserError(f"sweep definition {path} is format {version}, newer than this lrn reads ({VERSION}); "
                         "upgrade lrn (pip install -U lrngpt) to read it")
@@ -300,7 +300,7 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
     def bad(field: str, want: str, value=None) -> UserError:
         value = doc.get(field) if value is None else value
         return UserError(f"sweep definition {path}: {field} must be {want}, got {json.dumps(value)[:60]}; "
-                         "it is damaged: restore it, or run the sweep into a new --out")
+                         f"it is damaged: restore it, or run the sweep into a new {option('out')}")
 
     def check(field: str, ok, want: str) -> None:
         if (field in doc or not partial) and not ok(doc.get(field)):

@@ -104,7 +104,7 @@ def _probe_worker(cfg, device: str, threads: int, max_tokens: int, steps: int, b
     try:
         _send(conn, ("done", run_timing.probe(cfg, device, max_tokens=max_tokens, steps=steps, barrier=barrier)))
     except (UserError, threading.BrokenBarrierError) as e:
-        _send(conn, ("error", str(e)))
+        _send(conn, ("error", e.text if isinstance(e, UserError) else str(e)))
     finally:
         conn.close()
 

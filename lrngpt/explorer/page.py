@@ -29,7 +29,7 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import Target, beside_runs, check_target, write_owned_file
 from lrngpt.corpora.stories import CATEGORIES
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # for readers; lrn goes by its record
@@ -50,7 +50,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     that colours the map of any corpus (default: a stories run's own categories)."""
     out = Path(out)
     if precision not in PRECISIONS:
-        raise UserError(f"--precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
+        raise UserError(f"{option('precision', f'{precision!r}')}: choose one of {', '.join(PRECISIONS)}")
     check_target(out, force, TARGET)
     if categories is not None and not isinstance(categories, dict):
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
@@ -82,7 +82,7 @@ def encode_vectors(rows: np.ndarray, precision: str) -> tuple[np.ndarray, np.nda
         return rows.astype("<f4"), None
     if precision == "float16":
         if np.abs(rows).max(initial=0) > 65504:
-            raise UserError("the table holds values beyond float16's range; use --precision float32")
+            raise UserError(f"the table holds values beyond float16's range; use {option('precision')} float32")
         return rows.astype("<f2"), None
     scale = (np.abs(rows).max(axis=1) / 127).astype("<f4")
     q = np.round(rows / np.where(scale > 0, scale, 1)[:, None])

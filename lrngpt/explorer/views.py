@@ -27,7 +27,7 @@ from lrngpt.analysis.embeddings import (
 )
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.layout import CHECKPOINT_FILES, CHECKPOINT_LABELS, CONFIG
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
@@ -103,9 +103,9 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
     run has its generator's."""
     log = log or logging.info
     if method not in METHODS:
-        raise UserError(f"--map {method!r}: choose one of {', '.join(METHODS)}")
+        raise UserError(f"{option('map', f'{method!r}')}: choose one of {', '.join(METHODS)}")
     if top is not None and top < 2:
-        raise UserError(f"--top {top}: the map needs at least 2 tokens")
+        raise UserError(f"{option('top', top)}: the map needs at least 2 tokens")
     if not sources:
         raise UserError("give at least one run directory or sweep directory")
     c = Collection(categories=categories)
@@ -250,14 +250,14 @@ def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
             # optional: its absence is said in one line
             from sklearn.manifold import TSNE
         except ImportError:
-            raise UserError("--map tsne needs scikit-learn: pip install scikit-learn (or use --map pca)") from None
+            raise UserError(f"{option('map')} tsne needs scikit-learn: pip install scikit-learn (or use {option('map')} pca)") from None
         perplexity = float(min(30, max(2, len(rows) // 4)))
         return TSNE(2, metric="cosine", init="pca", perplexity=perplexity, random_state=0).fit_transform(rows)
     try:
         # optional: its absence is said in one line
         import umap
     except ImportError:
-        raise UserError("--map umap needs umap-learn: pip install umap-learn (or use --map pca)") from None
+        raise UserError(f"{option('map')} umap needs umap-learn: pip install umap-learn (or use {option('map')} pca)") from None
     return umap.UMAP(n_components=2, metric="cosine", random_state=0).fit_transform(rows)
 
 

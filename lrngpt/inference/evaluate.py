@@ -41,7 +41,7 @@ from lrngpt.core import log as logging
 from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import TrainConfig
 from lrngpt.store.rundir import RunDir
 
@@ -206,16 +206,16 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     gap that comes from memorising the text shows between the two; one that comes from the
     validation text being different shows between the never-read targets and val."""
     if by_reads and corpus:
-        raise UserError("--by-reads needs the run's own training text; drop --corpus")
+        raise UserError(f"{option('by_reads', True)} needs the run's own training text; drop {option('corpus')}")
     log = log or logging.info
     device = resolve_device(device)
     directory = RunDir(run_dir)
     run = directory.load(checkpoint, device)
     if by_reads and run.checkpoint.get("data_key") is None:
         # an import: no batches of ours to replay, so which targets were read cannot be told
-        raise UserError(f"--by-reads replays the run's training batches, but {run_dir} has no training record "
+        raise UserError(f"{option('by_reads', True)} replays the run's training batches, but {run_dir} has no training record "
                         f"(it was not trained by lrn: {run.checkpoint.get('source') or 'an import'}); it cannot "
-                        "tell read from unread targets here: leave out --by-reads")
+                        f"tell read from unread targets here: leave out {option('by_reads', True)}")
     summary = directory.summary() if checkpoint != "init" else None  # read (and checked) before any work
     cfg = run.config
     # another corpus: a new DataConfig (built and checked as any other), the run's own stays as loaded
@@ -228,7 +228,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
     data = prepare(data_cfg, log=log) if own else prepare(data_cfg, log=log, tokenizer=run.tokenizer)
     if data.tokenizer.hash != run.tokenizer.hash:
         raise UserError(f"the prepared data for {data_cfg.corpus} uses another tokenizer than this run; "
-                        "pass --corpus to re-encode it with the run's tokenizer")
+                        f"pass {option('corpus')} to re-encode it with the run's tokenizer")
     token_bytes = run.tokenizer.token_bytes_for(cfg.data.vocab_size)
     tc = cfg.train
     seq_len = tc.seq_len

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.models.gpt import GPT, KVCache
 from lrngpt.runconfig.values import check_seed
 
@@ -39,19 +39,19 @@ class SamplingConfig:
     def __post_init__(self):
         check_seed(self.seed)
         if self.max_new_tokens < 0:
-            raise UserError(f"--max-new-tokens must not be negative (got {self.max_new_tokens})")
+            raise UserError(f"{option('max_new_tokens')} must not be negative (got {self.max_new_tokens})")
         if self.max_new_tokens > MAX_NEW_TOKENS:
-            raise UserError(f"--max-new-tokens {self.max_new_tokens:,} is above the limit of {MAX_NEW_TOKENS:,}; "
+            raise UserError(f"{option('max_new_tokens', f'{self.max_new_tokens:,}')} is above the limit of {MAX_NEW_TOKENS:,}; "
                             "ask for fewer")
         t = self.temperature
         if not isinstance(t, int | float) or math.isnan(t) or t < 0 or math.isinf(t):
-            raise UserError(f"--temperature must be 0 (greedy: the most likely token) or a positive number "
+            raise UserError(f"{option('temperature')} must be 0 (greedy: the most likely token) or a positive number "
                             f"(got {t}); use 1.0 for plain sampling")
         if self.top_k is not None and self.top_k < 1:
-            raise UserError(f"--top-k must be at least 1 (got {self.top_k})")
+            raise UserError(f"{option('top_k')} must be at least 1 (got {self.top_k})")
         p = self.top_p
         if math.isnan(p) or not 0 < p <= 1:
-            raise UserError(f"--top-p must be in (0, 1] (got {p}); 1.0 turns it off")
+            raise UserError(f"{option('top_p')} must be in (0, 1] (got {p}); 1.0 turns it off")
 
 
 def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
@@ -112,7 +112,7 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
     `on_token` as it is drawn. `crop=False` feeds the MLP the whole text each step (the same tokens,
     quadratic time: kept to prove the crop exact)."""
     if not prompt_ids:
-        raise UserError("the prompt is empty; give some text with --prompt")
+        raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     model.eval()
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
     ids = torch.tensor([prompt_ids], dtype=torch.long, device=device)
@@ -153,11 +153,11 @@ def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, us
     `on_text(i, piece)` gets sample i's text as it grows: the prompt, then the completion piece by
     piece; the pieces join to exactly the sample's "text"."""
     if not prompt:
-        raise UserError("the prompt is empty; give some text with --prompt")
+        raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     if num_samples < 1:
-        raise UserError(f"--num-samples must be at least 1 (got {num_samples})")
+        raise UserError(f"{option('num_samples')} must be at least 1 (got {num_samples})")
 
-    check_seed(cfg.seed + num_samples - 1, f"--seed {cfg.seed} + --num-samples {num_samples}: the last seed")
+    check_seed(cfg.seed + num_samples - 1, f"{option('seed', cfg.seed)} + {option('num_samples', num_samples)}: the last seed")
     ids = run.tokenizer.encode(prompt)
     out = []
     tok = run.tokenizer

@@ -22,7 +22,7 @@ from tokenizers import decoders, models, pre_tokenizers
 
 from lrngpt.core.fsio import check_output, check_regular, read_json
 from lrngpt.corpora.base import EOT
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
 from lrngpt.models.build import param_breakdown
 from lrngpt.models.gpt import GPTConfig
@@ -160,7 +160,7 @@ def _with_source(make, path: Path) -> Tokenizer:
     try:
         return make()
     except UserError as e:
-        raise UserError(f"{path}: {e}") from None
+        raise UserError(f"{path}: {e.text}") from None
 
 
 # ---- the run directory --------------------------------------------------------------------
@@ -170,7 +170,7 @@ def convert_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> di
     hf_dir, out = Path(hf_dir), check_output(out, "dir")
     src, dst = hf_dir.resolve(), out.resolve()
     if src == dst or src in dst.parents or dst in src.parents:
-        raise UserError(f"--out {out} is {'the import source' if src == dst else 'inside or around the import source'} "
+        raise UserError(f"{option('out', out)} is {'the import source' if src == dst else 'inside or around the import source'} "
                         f"{hf_dir}; lrn never writes over what it imports: choose another --out")
     RunDir(out).check_new(force, resume_hint=False)  # a directory that is not an lrn run: refused before any reading
     hf = read_hf_config(hf_dir)

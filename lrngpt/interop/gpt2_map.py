@@ -93,7 +93,7 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
             layer_norm_eps=number("layer_norm_epsilon", 1e-5),
         )
     except UserError as e:  # GPTConfig speaks of model.KEY; say which file holds the value
-        raise UserError(f"config.json: {e} (config.json's names: n_positions, n_embd, n_head, n_layer, "
+        raise UserError(f"config.json: {e.text} (config.json's names: n_positions, n_embd, n_head, n_layer, "
                         "resid_pdrop, initializer_range, layer_norm_epsilon)") from None
 
 

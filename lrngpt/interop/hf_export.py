@@ -208,7 +208,7 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
     try:
         hf_config = hf_config_from_gpt(gcfg, run.tokenizer.eot_id)
     except UserError as e:
-        raise UserError(f"{run_dir} cannot be exported as GPT-2: {e}") from None
+        raise UserError(f"{run_dir} cannot be exported as GPT-2: {e.text}") from None
     st = _safetensors()
 
     sd = run.model.state_dict()

@@ -33,7 +33,7 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, check_target, write_owned_file
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
@@ -103,10 +103,10 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
                         f"({', '.join(f'{d} is a {k}' for d, k in zip(dirs, kinds, strict=True) if k != 'sweep')}); "
                         "report a run directory on its own")
     if checkpoint is not None and checkpoint not in CHECKPOINTS:
-        raise UserError(f"--checkpoint must be last, best or init (got {checkpoint!r})")
+        raise UserError(f"{option('checkpoint')} must be last, best or init (got {checkpoint!r})")
     out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
     if out.is_dir():
-        raise UserError(f"{out} is a directory; give a file name with --out, such as {out / 'report.html'}")
+        raise UserError(f"{out} is a directory; give a file name with {option('out')}, such as {out / 'report.html'}")
     check_file_target(out, force, "report", replace_own=True, example="report.html",
                       inside=beside_runs)  # an earlier unchanged report is replaced; nothing else ever is
     if kinds == ["chapter"]:

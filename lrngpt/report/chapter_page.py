@@ -13,18 +13,14 @@ import matplotlib.pyplot as plt
 
 from lrngpt.analysis.pip_figure import figure as pip_figure
 from lrngpt.analysis.superposition import figure as superposition_figure
-from lrngpt.core.fsio import read_json_object
-from lrngpt.core.ownership import write_owned_file
-from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.figures import figure_pngs, plot_series, png_bytes
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.planted_figure import plot_planted
 from lrngpt.report.html import esc, figure, page, rows_table, slug
 from lrngpt.report.sweeps import finding_html, verdict_html
-
-PAGE = "report.html"
 
 
 def _png(fig) -> bytes:
@@ -33,43 +29,43 @@ def _png(fig) -> bytes:
     return data
 
 
-def _figures(out: Path, study: str, plan: ChapterPlan) -> list[tuple[bytes, str]]:
+def _figures(chapter: ChapterDir, study: str, plan: ChapterPlan) -> list[tuple[bytes, str]]:
     """The figures of one study, drawn from its directory; a study not run yet draws none."""
     if study == "width":
-        docs = [cp._doc(out / n) for n in ("width", "seeds", "small-data")]
+        docs = [chapter.sweep(n) for n in ("width", "seeds", "small-data")]
         return [(png, caption) for _, caption, png in figure_pngs(docs)]
     if study == "width-depth":
-        levels = [out / p.name for p in plan.parts if p.name.startswith("width-depth/")]
+        levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]
         return [(_png(plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
     if study == "planted":
-        return [(_png(plot_planted(out / "planted")), "input reads against each row's own movement, planted ids marked")]
-    if study == "pip" and (out / "pip.json").is_file():
-        result = read_json_object(out / "pip.json", "PIP estimate")
-        return [(_png(pip_figure(result)), "PIP loss by width k, and the width study's val bpb by d")]
-    if study == "superposition" and (out / "superposition.json").is_file():
-        result = read_json_object(out / "superposition.json", "superposition result")
-        return [(_png(superposition_figure(result)), "W^T W and ||W_i|| per sparsity")]
+        return [(_png(plot_planted(chapter.part("planted"))),
+                 "input reads against each row's own movement, planted ids marked")]
+    pip, toy = chapter.result("pip.json"), chapter.result("superposition.json")
+    if study == "pip" and pip is not None:
+        return [(_png(pip_figure(pip)), "PIP loss by width k, and the width study's val bpb by d")]
+    if study == "superposition" and toy is not None:
+        return [(_png(superposition_figure(toy)), "W^T W and ||W_i|| per sparsity")]
     return []
 
 
-def _study_html(out: Path, study: str, found: list[Finding], plan: ChapterPlan) -> str:
-    what, source = cp.STUDIES[study]
+def _study_html(chapter: ChapterDir, study: str, found: list[Finding], plan: ChapterPlan) -> str:
+    what, source = cp.CLAIMS[study]
     body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, found))
-    for png, caption in _figures(out, study, plan):
+    for png, caption in _figures(chapter, study, plan):
         body += figure(png, caption)
     return body
 
 
-def chapter_page(out: Path, plan: ChapterPlan, verdicts: list[dict]) -> str:
+def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -> str:
     """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them)."""
-    out, found = Path(out), [Finding.from_dict(v) for v in verdicts]
-    studies = [s for s in cp.STUDIES if s != "seeds"]
+    out, found = chapter.path, [Finding.from_dict(v) for v in verdicts]
+    studies = [s for s in cp.CLAIMS if s != "seeds"]
     lead = rows_table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
                       [[f'<a href="#{slug(f.study or "")}" style="white-space: nowrap">{esc(f.study or "")}</a>',
                         esc(f.title), verdict_html(f), esc(f.reason or "")] for f in found], raw=True)
-    times = cp.part_times(out)
+    times = chapter.timing()
     rows = [[p.name, p.est_seconds, times.get(p.name, {}).get("seconds", "not run")] for p in plan.parts]
-    spent = cp.total_seconds(out)
+    spent = chapter.seconds()
     plan_html = (rows_table(["part", "estimated seconds", "seconds"], rows)
                  + f"<p>planned {plan.est_seconds / 60:.1f} min"
                  + (f" for a budget of {plan.minutes:g} min" if plan.minutes else "")
@@ -80,39 +76,24 @@ def chapter_page(out: Path, plan: ChapterPlan, verdicts: list[dict]) -> str:
     for s in studies:
         mine = [f for f in found if f.study == s]
         if mine:
-            sections.append((s, _study_html(out, s, mine, plan)))
+            sections.append((s, _study_html(chapter, s, mine, plan)))
     sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
     title = f"The book chapter on this machine: {out.resolve().name}"
     return page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter.")
 
 
-def write_chapter_page(out: Path, plan: ChapterPlan, verdicts: list[dict], page: Path | None = None) -> Path:
-    return write_owned_file(page or Path(out) / PAGE, chapter_page(out, plan, verdicts), "report")
+def write_chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict], page: Path | None = None) -> Path:
+    return chapter.write_page(chapter_page(chapter, plan, verdicts), page)
 
 
 def is_chapter(d: Path) -> bool:
-    return cp.stored_plan(Path(d)) is not None
-
-
-def stored_verdicts(d: Path) -> list[dict]:
-    """DIR/verdicts.json as `lrn chapter` wrote it: judged once, read here (a chapter not finished has none)."""
-    path = Path(d) / cp.VERDICTS_FILE
-    if not path.is_file():
-        raise UserError(f"{d} holds a chapter that has not finished: run the same `lrn chapter` command again to "
-                        "finish it; it writes the page itself")
-    found = read_json_object(path, "chapter verdicts").get("verdicts")
-    try:
-        if not isinstance(found, list) or not all(Finding.from_dict(v).study in cp.STUDIES for v in found):
-            raise ValueError("not a list of findings")
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise UserError(f"chapter verdicts {path} are not what lrn wrote (edited or damaged): run the same "
-                        "`lrn chapter` command with a new --out") from None
-    return found
+    return ChapterDir(d).plan() is not None
 
 
 def write_chapter_report(d: Path, page: Path) -> dict:
     """`lrn report DIR` on a chapter directory: the page again, from the directory alone."""
-    plan = cp.stored_plan(Path(d))
+    chapter = ChapterDir(d)
+    plan = chapter.plan()
     assert plan is not None  # the caller found a chapter directory, which is one with its plan (is_chapter)
-    written = write_chapter_page(Path(d), plan, stored_verdicts(d), page)
+    written = write_chapter_page(chapter, plan, chapter.verdicts(cp.CLAIMS), page)
     return {"path": str(written), "sections": ["Verdicts"], "explorer": None}

@@ -350,7 +350,7 @@ def config_from(base: dict, overrides: list[str], source: str, pad_id: int | Non
         try:
             from_dict(base)
         except UserError:
-            raise UserError(f"{source}: {e}") from None
+            raise UserError(f"{source}: {e.text}") from None
         raise
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from lrngpt.core.bounded import MAX_INT_DIGITS, too_many_digits
 from lrngpt.core.validate import INT_LIMIT, show_value
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 MAX_CONFIG_BYTES = 1 << 20  # a config file (JSON or YAML): a few KB in practice
 MAX_DEPTH = 32  # lists and objects nested in one another
@@ -122,8 +122,8 @@ def check_points_at_once(value: Any) -> int | None:
     """--points-at-once N (None: chosen from a measurement): a whole number from 1 to MAX_POINTS_AT_ONCE."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                               or not 1 <= value <= MAX_POINTS_AT_ONCE):
-        raise UserError(f"--points-at-once must be a whole number from 1 to {MAX_POINTS_AT_ONCE} (1: one point after "
-                        f"another; leave it out to choose from a measurement), e.g. --points-at-once 2 (got "
+        raise UserError(f"{option('points_at_once')} must be a whole number from 1 to {MAX_POINTS_AT_ONCE} (1: one point after "
+                        f"another; leave it out to choose from a measurement), e.g. {option('points_at_once', '2')} (got "
                         f"{show_value(value)})")
     return value
 

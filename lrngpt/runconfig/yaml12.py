@@ -106,7 +106,7 @@ def load_yaml(text: str, where: str) -> Any:
     try:
         value = yaml.load(text)
     except UserError as e:
-        raise UserError(f"{where}: {e}") from None
+        raise UserError(f"{where}: {e.text}") from None
     except YAMLError as e:
         mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None) or ""
         if isinstance(e, MaxDepthExceededError):

@@ -41,7 +41,7 @@ import torch
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import from_dict
 
 SCHEMA = 1
@@ -119,7 +119,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     except RuntimeError as e:
         if _is_device_error(e):
             raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
-                            "use --device cpu") from None
+                            f"use {option('device')} cpu") from None
         raise UserError(_corrupt(path, e)) from None
     except (pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError, KeyError, AttributeError) as e:
         raise UserError(_corrupt(path, e)) from None
@@ -156,7 +156,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     try:
         payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
-        raise UserError(f"checkpoint {path}: its config is not valid ({e}); use another checkpoint") from None
+        raise UserError(f"checkpoint {path}: its config is not valid ({e.text}); use another checkpoint") from None
     logging.debug(f"checkpoint: {path} read (step {payload['step']}, schema {schema}, source "
                   f"{payload.get('source')!r}, onto {map_location})")
     return payload

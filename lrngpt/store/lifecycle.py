@@ -34,7 +34,7 @@ from lrngpt.core.ownership import (
 )
 from lrngpt.core.record import OURS, OWN_NAMES, UNRECORDED, read_record, record_problem, state
 from lrngpt.core.version import __version__
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.store.layout import (
     INIT,
     LAST,
@@ -128,7 +128,7 @@ class RunLifecycle:
                 with contextlib.suppress(OSError):  # who holds it, as the holder wrote it (where it can be read)
                     holder = (p / LOCK).read_text().split()
                 who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-                raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another --out", who) from None
+                raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another {option('out')}", who) from None
             with contextlib.suppress(OSError):  # said to a second writer (Windows locks the bytes: then unsaid)
                 (p / LOCK).write_text(f"{os.getpid()} {socket.gethostname()}\n")
         self._lock = lock
@@ -185,31 +185,31 @@ class RunLifecycle:
         p = self.path
         check_output(p, "dir")
         if self.marked():
-            hint = "--resume to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
+            hint = f"{option('resume', True)} to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
             kept = self.kept_files()
             if kept and record_problem(p):
                 raise UserError(f"{p} holds a run that lrn cannot tell as its own: the record {record_problem(p)}, "
                                 f"so it names no file; lrn reads and resumes it{' (--resume)' if hint else ''} but "
-                                "never replaces it, with or without --force: choose another --out, or remove it "
+                                f"never replaces it, with or without {option('force', True)}: choose another {option('out')}, or remove it "
                                 "yourself")
             if kept:
                 names = ", ".join(kept)
                 how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
                        else "it was changed since lrn wrote it, so it is yours now")
                 raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
-                                "such a file, with or without --force: move it out of the run to keep it (then "
-                                "--force replaces the rest), or choose another --out")
+                                f"such a file, with or without {option('force', True)}: move it out of the run to keep it (then "
+                                f"{option('force', True)} replaces the rest), or choose another {option('out')}")
             if not force and not self.is_stub():
-                raise UserError(f"{p} already holds a run; use {hint}--force to replace it (only the run's "
-                                "own files go), or another --out")
+                raise UserError(f"{p} already holds a run; use {hint}{option('force', True)} to replace it (only the run's "
+                                f"own files go), or another {option('out')}")
             return
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
-            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty --out")
+            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
         foreign = self.foreign_files()
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
-                            "--force never removes them: choose a new or empty --out")
+                            f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
 
     def remove_run_files(self) -> None:
         """Every file of the earlier run (kept_files() found none that --force may not remove), the pages

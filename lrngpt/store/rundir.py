@@ -33,7 +33,7 @@ from typing import Any
 
 from lrngpt.core.fsio import atomic_write, json_safe, read_json_object, user_path, write_json
 from lrngpt.core.ownership import record_existing, recorded
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.models.build import build_model
 from lrngpt.models.gpt import GPT
 from lrngpt.models.mlp import MLPLM
@@ -103,7 +103,7 @@ class RunDir(RunLifecycle):
         try:
             cfg = from_dict(d)
         except UserError as e:
-            raise UserError(f"{self.path / CONFIG}: {e}") from None
+            raise UserError(f"{self.path / CONFIG}: {e.text}") from None
         self._config_cache = (stamp, cfg) if stamp is not None else None
         return copy.deepcopy(cfg)
 
@@ -157,7 +157,7 @@ class RunDir(RunLifecycle):
         try:
             tok = Tokenizer.from_str(ckpt["tokenizer"])
         except UserError as e:
-            raise UserError(f"checkpoint {path}: {e}") from None
+            raise UserError(f"checkpoint {path}: {e.text}") from None
         model = build_model(cfg.model_type, cfg.model)
         try:
             model.load_state_dict(ckpt["model"])
@@ -182,7 +182,7 @@ class RunDir(RunLifecycle):
             raise UserError(f"{path} does not belong to the run in {self.path}: its "
                             f"{key.replace('model.model_type', 'model_type')} is "
                             f"{json.dumps(theirs[key])}, {CONFIG} says {json.dumps(mine.get(key))}; "
-                            f"put the run's own checkpoint back, or train again with --force")
+                            f"put the run's own checkpoint back, or train again with {option('force', True)}")
 
     # ---- writing (the process that holds the lock) -----------------------------------------
 

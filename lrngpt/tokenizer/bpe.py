@@ -27,7 +27,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_write, read_regular, user_path
 from lrngpt.corpora.base import EOT
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
 # The tokenizer trainer allocates for every token it may learn before it reads the text (10**9 aborts
@@ -43,7 +43,7 @@ GPT2_SPLIT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?
 def check_vocab_size(vocab_size: int) -> None:
     if vocab_size < MIN_VOCAB:
         raise UserError(f"vocabulary size {vocab_size} is below {MIN_VOCAB} (256 bytes + <|endoftext|>); "
-                        "use --vocab-size 257 or more")
+                        f"use {option('vocab_size', '257')} or more")
     if vocab_size > MAX_VOCAB:
         raise UserError(f"vocabulary size {vocab_size:,} is above lrn's limit of {MAX_VOCAB:,} tokens: the tokenizer "
                         "trainer allocates for every token it may learn before it reads the text, and the model "
@@ -128,7 +128,7 @@ class Tokenizer:
         try:
             tok = cls.from_str(text)
         except UserError as e:
-            raise UserError(f"{path}: {e}") from None
+            raise UserError(f"{path}: {e.text}") from None
         logging.debug(f"tokenizer: {path} ({tok.vocab_size} tokens, hash {tok.hash[:12]})")
         return tok
 

@@ -17,7 +17,7 @@ from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import PreparedData, data_key
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.device.precision import Precision, saved_dtype
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import RunConfig
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.optimizer import load_optimizer_state
@@ -71,7 +71,7 @@ def open_resume(run: RunDir, cfg: RunConfig, master: bool, device: str, precisio
     check_resumable(resume, run, cfg, device, precision, how_to_restart)
     change = schedule_change(resume.saved.train, cfg.train, resume.step)
     if change and not extend:  # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine
-        raise UserError(f"resuming {run.path}: {change}; pass --extend to continue with the new "
+        raise UserError(f"resuming {run.path}: {change}; pass {option('extend', True)} to continue with the new "
                         "schedule (recorded in the run), or resume with the run's own settings")
     resume.schedules = [dict(s) for s in resume.ckpt.get("schedules") or [] if isinstance(s, dict)]
     resume.extended = bool(change)
@@ -96,7 +96,7 @@ def check_resumable(resume: Resume, run: RunDir, cfg: RunConfig, device: str, pr
     if was is not None and was != precision.dtype:
         raise UserError(f"this run trained in {was} and would resume in {precision.dtype} "
                         f"(train.dtype={cfg.train.dtype} on {device}), which breaks the exact resume; "
-                        f"resume with --set train.dtype={was}, or start a new run in another --out")
+                        f"resume with --set train.dtype={was}, or start a new run in another {option('out')}")
     opt, rng = ckpt["optimizer"], ckpt["rng"]
     if not (isinstance(opt.get("state"), dict) and isinstance(opt.get("param_groups"), list)
             and isinstance(rng.get("torch"), torch.Tensor) and isinstance(rng.get("sampler"), torch.Tensor)):
@@ -109,10 +109,10 @@ def check_stop_at(stop_at: int, stop_flag: str, step: int) -> None:
     if stop_at >= step:
         return
     if stop_flag == "--steps":
-        raise UserError(f"--steps {stop_at} is below the checkpoint's step {step}; "
-                        f"--steps is the final global step, use {step} or more")
+        raise UserError(f"{option('steps', stop_at)} is below the checkpoint's step {step}; "
+                        f"{option('steps')} is the final global step, use {step} or more")
     raise UserError(f"train.steps={stop_at} ends before the checkpoint's step {step}, where the "
-                    f"resumed run goes on; give --set train.steps={step} or more (with --extend: the "
+                    f"resumed run goes on; give --set train.steps={step} or more (with {option('extend', True)}: the "
                     "new schedule's total steps)")
 
 
@@ -127,7 +127,7 @@ def check_same_data(resume: Resume, cfg: RunConfig, given_data: PreparedData | N
             cfg.data.corpus else f"the content of {cfg.data.corpus} changed: its files are not the ones "
                                  "it was trained on")
     raise UserError(f"the training data changed since this run started ({what}); resume with the same "
-                    "data, or start a new run in another --out")
+                    f"data, or start a new run in another {option('out')}")
 
 
 def check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
@@ -136,7 +136,7 @@ def check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] =
     if a != b:
         changed = sorted(k for k in b if a.get(k) != b[k])
         raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
-                        "resume with the same model, or start a new run in another --out")
+                        f"resume with the same model, or start a new run in another {option('out')}")
 
 
 def check_restorable(resume: Resume, cfg: RunConfig, data: PreparedData) -> None:
@@ -147,7 +147,7 @@ def check_restorable(resume: Resume, cfg: RunConfig, data: PreparedData) -> None
                 else f"(the content of {cfg.data.corpus} changed: its files are not the ones it was "
                      "trained on)")
         raise UserError(f"the corpus or its tokenization changed since this run started {what}; resume with "
-                        "the same data, or start a new run in another --out")
+                        f"the same data, or start a new run in another {option('out')}")
     if ckpt.get("tokenizer_hash") != data.tokenizer.hash:
         raise UserError("the tokenizer changed since this run started; resume with the same data settings")
     check_same_model(saved, cfg)

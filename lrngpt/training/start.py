@@ -22,7 +22,7 @@ from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import DeviceCaps, Precision, device_caps, resolve_precision, warn_if_emulated
 from lrngpt.device.precision import describe as describe_precision
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.rundir import RunDir
@@ -72,9 +72,9 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
     stop = tc.steps if stop_at is None else stop_at
     stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
     if stop < 1:
-        raise UserError(f"--steps must be at least 1 (got {stop})")
+        raise UserError(f"{option('steps')} must be at least 1 (got {stop})")
     if stop >= INT_LIMIT:
-        raise UserError(f"--steps {stop} is out of range; a step count must fit in 64 bits")
+        raise UserError(f"{option('steps', stop)} is out of range; a step count must fit in 64 bits")
     device = dist.device(resolve_device(tc.device))
     if not resume:  # a run estimated past train.max_days stops here: nothing written or downloaded
         plan_duration(cfg, stop, device, log=log, timed=not dist.enabled)

@@ -85,7 +85,7 @@ def _local(path: str, kind: str) -> None:
     try:
         check_output(path, kind, flag="MLFLOW_TRACKING_URI", example="mlflow.db")
     except UserError as e:
-        raise UserError(f"train.logger mlflow: {e}") from None
+        raise UserError(f"train.logger mlflow: {e.text}") from None
 
 
 def _reach(uri: str, parsed) -> None:

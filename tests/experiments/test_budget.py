@@ -117,7 +117,7 @@ def test_a_budget_that_cannot_fit_is_refused_before_its_packed_probe():
 def test_minutes_past_a_week_are_refused_before_any_probe(minutes):
     def never(*a, **k):
         raise AssertionError("probed before the minutes were checked")
-    with pytest.raises(UserError, match=f"is past the longest budget planned: at most --minutes {B.MAX_MINUTES:g}"):
+    with pytest.raises(UserError, match=f"is past the longest budget planned: at most minutes={B.MAX_MINUTES:g}"):
         B.plan_budget("embed-dim", minutes, [], [], probe_fn=never)
     assert B.check_minutes(B.MAX_MINUTES) == B.MAX_MINUTES
 
@@ -181,7 +181,7 @@ def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(m
     b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
     s, a = b.items()
     sweep = resolve_sweep("embed-dim", "budget", s, a)
-    sweep.budget = b.record()
+    sweep.budget = b.to_dict()
     out = tmp_path / "width"
     write_definition(sweep, out)
 

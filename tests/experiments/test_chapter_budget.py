@@ -81,8 +81,8 @@ def test_a_machine_too_slow_is_refused_after_probing_only_what_it_had_to_naming_
     assert re.search(r"`lrn chapter --scale tiny --out runs/ch` \(about [\d.]+ (s|min), too small", text)
 
 
-@pytest.mark.parametrize("minutes, needle", [(1e308, f"at most --minutes {MAX_MINUTES:g}"), (3, "on any machine"),
-                                             (float("nan"), "e.g. --minutes 60"), (True, "positive number")])
+@pytest.mark.parametrize("minutes, needle", [(1e308, f"at most minutes={MAX_MINUTES:g}"), (3, "on any machine"),
+                                             (float("nan"), "e.g. minutes=60"), (True, "positive number")])
 def test_minutes_no_plan_could_use_are_refused_before_any_probe(minutes, needle):
     with pytest.raises(UserError, match=re.escape(needle)):
         cb.check_minutes(minutes)

@@ -9,6 +9,8 @@ import pytest
 
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
+from lrngpt.experiments.chapter_dir import PLAN as PLAN_FILE
+from lrngpt.experiments.chapter_dir import TIMING, ChapterDir
 
 
 def _toy(represented: list[int], dims: int = 5) -> dict:
@@ -60,7 +62,7 @@ def test_the_width_studys_seed_1337_run_counts_among_the_seeds_only_when_it_is_t
 
 def _stored(tmp_path, plan: cp.ChapterPlan):
     d = tmp_path / "ch"
-    cp.start(d, plan.to_dict())
+    ChapterDir(d).start(plan)
     return d
 
 
@@ -70,9 +72,9 @@ PLAN = cp.ChapterPlan("laptop", 60.0, "x", [cp.Part("width", "sweep", "findings 
 
 
 def test_a_stored_plan_is_read_back_as_written_its_parts_typed(tmp_path):
-    back = cp.stored_plan(_stored(tmp_path, PLAN))
+    back = ChapterDir(_stored(tmp_path, PLAN)).plan()
     assert back == PLAN and isinstance(back.parts[0], cp.Part) and back.parts[0].axes["model.n_embd"] == [16, 64, 256]
-    assert cp.stored_plan(tmp_path / "new") is None
+    assert ChapterDir(tmp_path / "new").plan() is None
 
 
 PART = PLAN.to_dict()["parts"][0]
@@ -85,9 +87,9 @@ PART = PLAN.to_dict()["parts"][0]
                                   {"parts": [{"name": "width", "kind": "sweep"}]}])
 def test_an_edited_plan_is_refused_naming_the_file_and_the_fix(tmp_path, edit):
     d = _stored(tmp_path, PLAN)
-    (d / cp.PLAN_FILE).write_text(json.dumps({**PLAN.to_dict(), **edit}))
-    with pytest.raises(UserError, match=r"chapter plan .*chapter.json is not the plan lrn wrote .* a new --out"):
-        cp.stored_plan(d)
+    (d / PLAN_FILE).write_text(json.dumps({**PLAN.to_dict(), **edit}))
+    with pytest.raises(UserError, match=r"chapter plan .*chapter.json is not the plan lrn wrote .* a new directory for out and"):
+        ChapterDir(d).plan()
 
 
 def test_resuming_with_another_budget_names_the_command_that_resumes(tmp_path):
@@ -100,21 +102,22 @@ def test_resuming_with_another_budget_names_the_command_that_resumes(tmp_path):
 
 def test_a_part_recorded_is_finished_and_a_cut_last_line_is_not(tmp_path):
     d = _stored(tmp_path, PLAN)
-    cp.record_part(d, {"name": "width", "est_seconds": 10.0}, 12.34)
-    with open(d / cp.TIMING_FILE, "a") as f:
+    ChapterDir(d).finish("width", 10.0, 12.34)
+    with open(d / TIMING, "a") as f:
         f.write('{"part": "see')  # a kill mid-write
-    assert cp.finished_parts(d) == {"width"} and cp.total_seconds(d) == 12.3
+    again = ChapterDir(d)
+    assert set(again.timing()) == {"width"} and again.seconds() == 12.3
 
 
 def test_a_damaged_timing_line_before_the_last_is_named_with_the_fix(tmp_path):
     d = _stored(tmp_path, PLAN)
-    (d / cp.TIMING_FILE).write_text('nonsense\n{"part": "width", "est_seconds": 1, "seconds": 1}\n')
+    (d / TIMING).write_text('nonsense\n{"part": "width", "est_seconds": 1, "seconds": 1}\n')
     with pytest.raises(UserError, match=r"timing.jsonl, line 1, is damaged: delete the line"):
-        cp.finished_parts(d)
+        ChapterDir(d).timing()
 
 
 def test_non_finite_seconds_in_the_timing_record_are_refused(tmp_path):
     d = _stored(tmp_path, PLAN)
-    (d / cp.TIMING_FILE).write_text('{"part": "width", "est_seconds": 1, "seconds": NaN}\n{"part": "x"}\n')
+    (d / TIMING).write_text('{"part": "width", "est_seconds": 1, "seconds": NaN}\n{"part": "x"}\n')
     with pytest.raises(UserError, match="line 1"):
-        cp.finished_parts(d)
+        ChapterDir(d).timing()

@@ -258,10 +258,10 @@ def test_each_claim_is_credited_to_whoever_makes_it():
     from lrngpt.experiments.planted import CLAIMS as PLANTED
 
     # superposition is the lecture's remark, not the book chapter's (the toy model is Elhage et al.'s)
-    assert "lecture" in cp.STUDIES["superposition"][1] and "book chapter" not in cp.STUDIES["superposition"][1]
+    assert "lecture" in cp.CLAIMS["superposition"][1] and "book chapter" not in cp.CLAIMS["superposition"][1]
     assert cp.SUPERPOSITION.source.startswith("the lecture: ")
     # "input reads < d" is lrn's own rule; the lecture says only that a rare token may be under-trained
-    assert cp.STUDIES["planted"][1].startswith("lrn's own rule, input reads < d")
+    assert cp.CLAIMS["planted"][1].startswith("lrn's own rule, input reads < d")
     assert PLANTED["under_trained"][1].startswith("lrn's own rule, input reads < d")
     rare = (ROOT / "lrngpt" / "analysis" / "rare_tokens.py").read_text(encoding="utf-8")
     flat = " ".join(rare.split())

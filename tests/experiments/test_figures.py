@@ -48,7 +48,7 @@ def test_figures_are_valid_pngs_including_the_step_curves(tmp_path):
     paths = write_figures(tmp_path, _doc(rows))
     assert [p.name for p in paths] == ["val_bpb_by_width.png", "train_vs_val.png", "val_bpb_by_step.png"]
     assert all(_is_png(p) for p in paths)
-    assert sorted(q.name for q in (tmp_path / "figures").iterdir() if q.name != ".lrn-output") == sorted(p.name for p in paths)
+    assert sorted(q.name for q in (tmp_path / "figures").iterdir() if not q.name.startswith(".lrn-output")) == sorted(p.name for p in paths)
 
 
 def test_without_train_bpb_or_metrics_only_the_width_figure_is_drawn(tmp_path):

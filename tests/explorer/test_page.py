@@ -252,15 +252,15 @@ def test_a_stories_run_still_suggests_a_category_word(tiny_sweep, tmp_path):
 
 # ---- what is a run: lrngpt.core.ownership.is_run ----------------------------------------------------
 
-def test_a_config_json_alone_is_no_run_and_a_run_from_before_the_marker_is_shown(tiny_sweep, tmp_path):
+def test_a_config_json_alone_is_no_run_and_a_copied_run_is_shown(tiny_sweep, tmp_path):
     run_dir = runs_of(tiny_sweep)[0]
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(run_dir / "config.json", alone)
     with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-run\)"):
         write_explorer([alone], tmp_path / "alone.html", log=quiet)
-    old = shutil.copytree(run_dir, tmp_path / "old", ignore=shutil.ignore_patterns(".lrn-*"))
-    r = write_explorer([old], tmp_path / "old.html", log=quiet)  # an lrn from before the marker wrote it
+    old = shutil.copytree(run_dir, tmp_path / "old", ignore=shutil.ignore_patterns(".lrn-lock"))
+    r = write_explorer([old], tmp_path / "old.html", log=quiet)  # a run copied elsewhere
     assert [v["label"] for v in r["frames"][0]["views"]] == ["trained", "untrained"]
     # in a sweep, a point whose directory holds a config.json alone has not started: left out, unread
     sweep = shutil.copytree(tiny_sweep, tmp_path / "sweep", ignore=shutil.ignore_patterns("report*.html"))

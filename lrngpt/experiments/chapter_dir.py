@@ -1,0 +1,142 @@
+"""A chapter directory and its one owner, `ChapterDir` (beside RunDir for a run and SweepDir for a sweep).
+
+    CHAPTER_DIR/
+      chapter.json        the plan (lrngpt.experiments.chapter_plan.ChapterPlan), written once at the start
+      timing.jsonl        one row per finished part: {"part", "est_seconds", "seconds"}
+      <part>/             each sweep part is a sweep directory (SweepDir); planted/ the planted pair
+      pip.json            the PIP estimate; superposition.json the toy model's result
+      verdicts.json       every study's Finding, written when the parts are done
+      report.html         the page (lrngpt.report.chapter_page)
+      .lrn-output         the record of what lrn wrote here (kind "chapter")
+
+Every module that reads or writes these files goes through one ChapterDir, and a ChapterDir reads each
+file once: the plan, the timing rows, a part's result and a part's collected sweep are kept after their
+first read (and updated as this process writes them), so a command that plans, runs, judges and draws
+the page reads nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lrngpt.core.fsio import json_safe, read_json_object, user_path
+from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
+from lrngpt.errors import UserError, option
+from lrngpt.experiments.chapter_plan import ChapterPlan
+from lrngpt.experiments.finding import Finding
+from lrngpt.experiments.summary import collect
+from lrngpt.experiments.time_ledger import append_row, read_rows
+
+KIND = "chapter"
+PLAN, TIMING, VERDICTS, PAGE = "chapter.json", "timing.jsonl", "verdicts.json", "report.html"
+RESULTS = {"pip.json": "PIP estimate", "superposition.json": "superposition result"}
+
+
+class ChapterDir:
+    """The files of one chapter directory, each read at most once by this object."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._plan: ChapterPlan | None = None
+        self._timing: list[dict] | None = None
+        self._results: dict[str, dict] = {}
+        self._sweeps: dict[str, dict] = {}
+
+    # ---- the plan ------------------------------------------------------------------------------------
+
+    def plan(self) -> ChapterPlan | None:
+        """The plan the directory was started with (None: not a chapter directory yet). A plan that is
+        not one (edited, cut) is named with the fix."""
+        if self._plan is None:
+            path = self.path / PLAN
+            if not path.is_file() or lrn_kind(self.path) != KIND:
+                return None
+            try:
+                self._plan = ChapterPlan.from_dict(read_json_object(path, "chapter plan"))
+            except (ValueError, TypeError):
+                raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); choose a new "
+                                f"directory for {option('out')} and run the chapter again (the finished studies inside "
+                                "stay readable with `lrn report`)") from None
+        return self._plan
+
+    def check_new(self) -> None:
+        """A new or empty directory (a chapter directory resumes instead: plan())."""
+        check_dir_target(self.path, False, "chapter", KIND)
+
+    def start(self, plan: ChapterPlan) -> None:
+        with user_path(self.path, option("out")):
+            self.path.mkdir(parents=True, exist_ok=True)
+        write_manifest(self.path, KIND)
+        write_owned_file(self.path / PLAN, json.dumps(plan.to_dict(), indent=1), "chapter plan")
+        self._plan = plan
+
+    # ---- what ran, and how long -------------------------------------------------------------------------
+
+    def timing(self) -> dict[str, dict]:
+        """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
+        if self._timing is None:
+            self._timing = read_rows(self.path / TIMING, "chapter timing", "is damaged",
+                                     "the part it names runs again, resuming what it had done", required="part")
+        return {r["part"]: r for r in self._timing}
+
+    def finish(self, part: str, est_seconds: float, seconds: float) -> None:
+        """`part` finished in `seconds` (its plan said `est_seconds`): a row of timing.jsonl."""
+        row = {"part": part, "est_seconds": est_seconds, "seconds": round(seconds, 1)}
+        self.timing()  # (read before the append: the rows so far, then this one)
+        append_row(self.path / TIMING, row, "chapter timing", TIMING)
+        assert self._timing is not None
+        self._timing.append(row)
+
+    def seconds(self) -> float:
+        """The parts' seconds so far."""
+        return round(sum(r["seconds"] for r in self.timing().values()), 1)
+
+    # ---- the parts' results --------------------------------------------------------------------------------
+
+    def part(self, name: str) -> Path:
+        return self.path / name
+
+    def write_result(self, name: str, doc: dict) -> None:
+        write_owned_file(self.path / name, json.dumps(json_safe(doc)), "chapter result")
+        self._results[name] = doc
+
+    def result(self, name: str) -> dict | None:
+        """pip.json or superposition.json (None: that part has not run)."""
+        if name not in self._results:
+            path = self.path / name
+            if not path.is_file():
+                return None
+            self._results[name] = read_json_object(path, RESULTS[name])
+        return self._results[name]
+
+    def sweep(self, name: str) -> dict:
+        """A sweep part collected (its rows, so far: partial), as the judges and figures take it."""
+        if name not in self._sweeps:
+            d = self.part(name)
+            self._sweeps[name] = {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
+        return self._sweeps[name]
+
+    # ---- verdicts and page ----------------------------------------------------------------------------
+
+    def write_verdicts(self, found: list[dict]) -> None:
+        write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")
+
+    def verdicts(self, claims) -> list[dict]:
+        """verdicts.json as `lrn chapter` wrote it (a chapter not finished has none); `claims`: the studies
+        a finding may belong to."""
+        path = self.path / VERDICTS
+        if not path.is_file():
+            raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "
+                            "again to finish it; it writes the page itself")
+        found = read_json_object(path, "chapter verdicts").get("verdicts")
+        try:
+            if not isinstance(found, list) or not all(Finding.from_dict(v).study in claims for v in found):
+                raise ValueError("not a list of findings")
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise UserError(f"chapter verdicts {path} are not what lrn wrote (edited or damaged): move it away and "
+                            f"run the same `lrn chapter` command again") from None
+        return found
+
+    def write_page(self, html: str, page: Path | None = None) -> Path:
+        return write_owned_file(page or self.path / PAGE, html, "report")
