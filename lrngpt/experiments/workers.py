@@ -15,11 +15,14 @@ the worker stops as on SIGTERM: it saves at its next step and exits, so no orpha
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
+import types
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -115,10 +118,28 @@ def _launch(ctx, target, args: tuple):
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
-    proc.start()
+    with _main_left_out():
+        proc.start()
     send.close()
     watch.close()
     return proc, recv, keep
+
+
+@contextlib.contextmanager
+def _main_left_out():
+    """While a worker starts, `__main__` is a bare module, so the worker does not import the user's script
+    again (multiprocessing does, for a function or class of it that a worker might need): a worker's
+    target and arguments are lrngpt's own, and a script that calls lrngpt.sweep at its top level, with
+    no `if __name__ == "__main__":` guard, would run again in every worker and start a sweep there."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = main
 
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:

@@ -275,6 +275,25 @@ def test_a_full_disk_while_two_points_write_stops_in_one_line_and_resumes(slow_r
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
+SCRIPT = """import lrngpt
+print("top level")
+s = lrngpt.sweep("embed-dim", "tiny", out="sw", axes={"model.n_embd": [16, 32]}, set={"train.steps": 10},
+                 points_at_once=2)
+print("points at once", s.result["packing"]["points_at_once"], "points", len(s.table))
+"""
+
+
+def test_a_script_without_the_main_guard_runs_points_at_once_and_its_top_level_once(tmp_path):
+    """A worker does not import the user's script again: a top-level lrngpt.sweep (no `if __name__ ==
+    "__main__":`) ran again in every worker, started sweeps there and ended on multiprocessing's tracebacks."""
+    (tmp_path / "study.py").write_text(SCRIPT)
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "study.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.splitlines() == ["top level", "points at once 2 points 2"], r.stdout
+
+
 @pytest.mark.slow
 def test_the_packed_benchmark_runs_in_its_quick_form():
     root = Path(__file__).resolve().parents[2]
