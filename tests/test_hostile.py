@@ -2669,3 +2669,48 @@ def test_run_chapter_refuses_passes_without_minutes_and_passes_out_of_range(tmp_
         with pytest.raises(lrngpt.UserError, match=r"passes must be a number of passes over the training text in \(0, 1\]"):
             lrngpt.sweep("embed-dim", out=tmp_path / "sw", minutes=10, passes=bad, dry_run=True)
     assert not (tmp_path / "sw").exists()
+
+
+EMPTY_CASES = {  # call(tmp_dir) -> must raise UserError naming the parameter, in one line
+    "sweep(axes={k: None})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": None}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got None"),
+    "sweep(axes={k: []})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": []}, dry_run=True), "axes['model.n_embd'] is an empty list"),
+    "sweep(axes={k: 'abc'})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": "8,64"}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got str"),
+    "sweep(axes={k: 5})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": 5}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got int 5"),
+    "sweep(axes={5: [8]})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={5: [8]}, dry_run=True), "axes takes keys that are strings, got int 5"),
+    "sweep(axes=[''])": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes=[""], dry_run=True), "axes[0] is an empty string"),
+    "sweep(out='')": (lambda d: __import__("lrngpt").sweep("embed-dim", "tiny", out="", dry_run=True),
+                      "out is an empty string"),
+    "sweep(corpus='')": (lambda d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "sw", corpus="", dry_run=True),
+                         "corpus is an empty string"),
+    "plan(axes={k: None})": (lambda d: __import__("lrngpt").plan(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": None}), "axes['model.n_embd'] must be a list of values"),
+    "train(out='')": (lambda d: __import__("lrngpt").train("mlp-tiny", ""), "out is an empty string"),
+    "train(corpus=' ')": (lambda d: __import__("lrngpt").train("mlp-tiny", d / "t", corpus=" "),
+                          "corpus is an empty string"),
+    "load('')": (lambda d: __import__("lrngpt").load(""), "path is an empty string"),
+    "data_prepare('')": (lambda d: __import__("lrngpt").data_prepare(""), "corpus is an empty string"),
+    "tokenizer_train(out='')": (lambda d: __import__("lrngpt").tokenizer_train("stories:300KB", ""),
+                                "out is an empty string"),
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_CASES, ids=list(EMPTY_CASES))
+def test_an_empty_or_none_value_in_the_api_is_a_user_error_naming_the_parameter(case, tmp_path):
+    """`axes={"model.n_embd": None}` raised TypeError ('NoneType' object is not iterable); out="" swept into
+    the current directory (Path("") is "."); an empty axis said `--axis`, an option the API has not."""
+    import lrngpt
+
+    call, needle = EMPTY_CASES[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        call(tmp_path)
+    message = str(e.value)
+    assert "\n" not in message and needle in message and "--axis" not in message, message
