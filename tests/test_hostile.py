@@ -2714,3 +2714,22 @@ def test_an_empty_or_none_value_in_the_api_is_a_user_error_naming_the_parameter(
         call(tmp_path)
     message = str(e.value)
     assert "\n" not in message and needle in message and "--axis" not in message, message
+
+
+TIME_OPTIONS = {  # every option of lrn that is a time or a budget -> a command line it is valid in, the most it takes
+    ("sweep", "--minutes"): (["sweep", "embed-dim", "--out", "{d}/sw", "--dry-run"], "at most --minutes 10080"),
+    ("chapter", "--minutes"): (["chapter", "--out", "{d}/ch", "--dry-run"], "at most --minutes 10080"),
+    ("doctor", "--probe-timeout"): (["doctor"], "up to 86,400"),
+}
+
+
+def test_every_time_or_budget_option_has_an_upper_bound(tmp_path, capsys, no_probe):
+    """--minutes 1e308 (or any time past the most lrn plans or waits) is one line before any probe, for every
+    option of every command whose name says it is a time or a budget (a new one must be added here)."""
+    found = {(command, s) for command, p in PARSERS.items() for a in p._actions for s in a.option_strings
+             if re.search(r"minute|second|timeout|hour|budget|time", s)}
+    assert found == set(TIME_OPTIONS)
+    for (_, option), (argv, most) in TIME_OPTIONS.items():
+        for value in ("1e308", "1e18"):
+            one_line(lrn(capsys, *[a.format(d=tmp_path) for a in argv], option, value), 2, option, most)
+    assert not list(tmp_path.iterdir())
