@@ -2648,6 +2648,17 @@ def test_report_of_an_unfinished_or_edited_chapter_is_one_line(tmp_path, capsys)
     assert not (d / "report.html").exists()
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]"], ids=["not JSON", "a list"])
+def test_a_damaged_verdicts_json_says_lrn_wrote_it_move_it_away_not_fix_it(text, tmp_path, capsys):
+    """verdicts.json is lrn's own (the chapter's last step writes it): damaged, it is no file to fix."""
+    d = _chapter_plan(tmp_path / "ch")
+    (d / "verdicts.json").write_text(text)
+    line = one_line(lrn(capsys, "report", d), 2, f"lrn wrote chapter verdicts {d / 'verdicts.json'} and it is damaged",
+                    "move it away and run the same command again")
+    assert "fix it" not in line
+    assert not (d / "report.html").exists()
+
+
 def test_a_budget_past_a_week_is_one_line_naming_the_most_before_any_probe(tmp_path, capsys, no_probe):
     import lrngpt
 

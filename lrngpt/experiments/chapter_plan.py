@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Union, get_args, get_origin, get_type_hints
 
 from lrngpt.core.fsio import json_safe, read_json_object, user_path
+from lrngpt.core.own_json import read_own_json_object
 from lrngpt.core.ownership import (
     check_dir_target,
     lrn_kind,
@@ -311,8 +312,8 @@ def verdicts(out: Path, plan: ChapterPlan) -> list[dict]:
     levels = [out / p.name for p in plan.parts if p.name.startswith("width-depth/")]
     studies = {"width": width[:2], "small-data": width[2:], "width-depth": [judge_series(levels)],
                "planted": planted.planted_findings(out / "planted"),
-               "pip": [pip_verdict(read_json_object(out / "pip.json", "PIP estimate"), "untrained" in width[0].numbers)],
-               "superposition": [superposition_verdict(read_json_object(out / "superposition.json",
+               "pip": [pip_verdict(read_own_json_object(out / "pip.json", "PIP estimate"), "untrained" in width[0].numbers)],
+               "superposition": [superposition_verdict(read_own_json_object(out / "superposition.json",
                                                                         "superposition result"))]}
     up = {"tiny": "laptop", "laptop": "full"}.get(plan.scale)
     found = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import sys
@@ -47,13 +48,12 @@ def context():
     never hears one in its seconds of imports, nor do the workers forked from it (`_start`); this process
     hears it and stops its workers (`_stop`). Each would have printed a KeyboardInterrupt traceback."""
     if "forkserver" in multiprocessing.get_all_start_methods():
-        from multiprocessing import forkserver  # (not on Windows)
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
         if threading.current_thread() is threading.main_thread():  # signal.signal works there alone
             old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # for the milliseconds of a fork and exec
             try:
-                forkserver.ensure_running()
+                multiprocessing.forkserver.ensure_running()
             finally:
                 signal.signal(signal.SIGINT, old)
         return ctx

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 
 from lrngpt.analysis.pip_figure import figure as pip_figure
 from lrngpt.analysis.superposition import figure as superposition_figure
-from lrngpt.core.fsio import read_json_object
+from lrngpt.core.own_json import read_own_json_object
 from lrngpt.core.ownership import write_owned_file
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_plan as cp
@@ -44,10 +44,10 @@ def _figures(out: Path, study: str, plan: ChapterPlan) -> list[tuple[bytes, str]
     if study == "planted":
         return [(_png(plot_planted(out / "planted")), "input reads against each row's own movement, planted ids marked")]
     if study == "pip" and (out / "pip.json").is_file():
-        result = read_json_object(out / "pip.json", "PIP estimate")
+        result = read_own_json_object(out / "pip.json", "PIP estimate")
         return [(_png(pip_figure(result)), "PIP loss by width k, and the width study's val bpb by d")]
     if study == "superposition" and (out / "superposition.json").is_file():
-        result = read_json_object(out / "superposition.json", "superposition result")
+        result = read_own_json_object(out / "superposition.json", "superposition result")
         return [(_png(superposition_figure(result)), "W^T W and ||W_i|| per sparsity")]
     return []
 
@@ -100,7 +100,7 @@ def stored_verdicts(d: Path) -> list[dict]:
     if not path.is_file():
         raise UserError(f"{d} holds a chapter that has not finished: run the same `lrn chapter` command again to "
                         "finish it; it writes the page itself")
-    found = read_json_object(path, "chapter verdicts").get("verdicts")
+    found = read_own_json_object(path, "chapter verdicts").get("verdicts")
     try:
         if not isinstance(found, list) or not all(Finding.from_dict(v).study in cp.STUDIES for v in found):
             raise ValueError("not a list of findings")
