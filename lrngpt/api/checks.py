@@ -88,7 +88,8 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
                 for i, v in enumerate(value):
                     check(v, hint, f"{name}(): argument {i + 1} of {key}")
             else:
-                _not_blank(value, hint, key, f"{name}(): {key}")
+                if not _CLI.get():  # lrn refuses an empty option in its own words (--corpus)
+                    _not_blank(value, hint, key, f"{name}(): {key}")
                 check(value, hint, f"{name}(): {key}")
         try:
             return fn(*args, **kwargs)
