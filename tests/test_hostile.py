@@ -2651,6 +2651,17 @@ def test_report_of_an_unfinished_or_edited_chapter_is_one_line(tmp_path, capsys)
     assert not (d / "report.html").exists()
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]"], ids=["not JSON", "a list"])
+def test_a_damaged_verdicts_json_says_lrn_wrote_it_move_it_away_not_fix_it(text, tmp_path, capsys):
+    """verdicts.json is lrn's own (the chapter's last step writes it): damaged, it is no file to fix."""
+    d = _chapter_plan(tmp_path / "ch")
+    (d / "verdicts.json").write_text(text)
+    line = one_line(lrn(capsys, "report", d), 2, f"lrn wrote chapter verdicts {d / 'verdicts.json'} and it is damaged",
+                    "move it away and run the same command again")
+    assert "fix it" not in line
+    assert not (d / "report.html").exists()
+
+
 def test_a_budget_past_a_week_is_one_line_naming_the_most_before_any_probe(tmp_path, capsys, no_probe):
     import lrngpt
 
@@ -2672,3 +2683,67 @@ def test_run_chapter_refuses_passes_without_minutes_and_passes_out_of_range(tmp_
         with pytest.raises(lrngpt.UserError, match=r"passes must be a number of passes over the training text in \(0, 1\]"):
             lrngpt.sweep("embed-dim", out=tmp_path / "sw", minutes=10, passes=bad, dry_run=True)
     assert not (tmp_path / "sw").exists()
+
+
+EMPTY_CASES = {  # call(tmp_dir) -> must raise UserError naming the parameter, in one line
+    "sweep(axes={k: None})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": None}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got None"),
+    "sweep(axes={k: []})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": []}, dry_run=True), "axes['model.n_embd'] is an empty list"),
+    "sweep(axes={k: 'abc'})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": "8,64"}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got str"),
+    "sweep(axes={k: 5})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": 5}, dry_run=True),
+        "axes['model.n_embd'] must be a list of values, got int 5"),
+    "sweep(axes={5: [8]})": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes={5: [8]}, dry_run=True), "axes takes keys that are strings, got int 5"),
+    "sweep(axes=[''])": (lambda d: __import__("lrngpt").sweep(
+        "embed-dim", "tiny", out=d / "sw", axes=[""], dry_run=True), "axes[0] is an empty string"),
+    "sweep(out='')": (lambda d: __import__("lrngpt").sweep("embed-dim", "tiny", out="", dry_run=True),
+                      "out is an empty string"),
+    "sweep(corpus='')": (lambda d: __import__("lrngpt").sweep("embed-dim", "tiny", out=d / "sw", corpus="", dry_run=True),
+                         "corpus is an empty string"),
+    "plan(axes={k: None})": (lambda d: __import__("lrngpt").plan(
+        "embed-dim", "tiny", out=d / "sw", axes={"model.n_embd": None}), "axes['model.n_embd'] must be a list of values"),
+    "train(out='')": (lambda d: __import__("lrngpt").train("mlp-tiny", ""), "out is an empty string"),
+    "train(corpus=' ')": (lambda d: __import__("lrngpt").train("mlp-tiny", d / "t", corpus=" "),
+                          "corpus is an empty string"),
+    "load('')": (lambda d: __import__("lrngpt").load(""), "path is an empty string"),
+    "data_prepare('')": (lambda d: __import__("lrngpt").data_prepare(""), "corpus is an empty string"),
+    "tokenizer_train(out='')": (lambda d: __import__("lrngpt").tokenizer_train("stories:300KB", ""),
+                                "out is an empty string"),
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_CASES, ids=list(EMPTY_CASES))
+def test_an_empty_or_none_value_in_the_api_is_a_user_error_naming_the_parameter(case, tmp_path):
+    """`axes={"model.n_embd": None}` raised TypeError ('NoneType' object is not iterable); out="" swept into
+    the current directory (Path("") is "."); an empty axis said `--axis`, an option the API has not."""
+    import lrngpt
+
+    call, needle = EMPTY_CASES[case]
+    with pytest.raises(lrngpt.UserError) as e:
+        call(tmp_path)
+    message = str(e.value)
+    assert "\n" not in message and needle in message and "--axis" not in message, message
+
+
+TIME_OPTIONS = {  # every option of lrn that is a time or a budget -> a command line it is valid in, the most it takes
+    ("sweep", "--minutes"): (["sweep", "embed-dim", "--out", "{d}/sw", "--dry-run"], "at most --minutes 10080"),
+    ("chapter", "--minutes"): (["chapter", "--out", "{d}/ch", "--dry-run"], "at most --minutes 10080"),
+    ("doctor", "--probe-timeout"): (["doctor"], "up to 86,400"),
+}
+
+
+def test_every_time_or_budget_option_has_an_upper_bound(tmp_path, capsys, no_probe):
+    """--minutes 1e308 (or any time past the most lrn plans or waits) is one line before any probe, for every
+    option of every command whose name says it is a time or a budget (a new one must be added here)."""
+    found = {(command, s) for command, p in PARSERS.items() for a in p._actions for s in a.option_strings
+             if re.search(r"minute|second|timeout|hour|budget|time", s)}
+    assert found == set(TIME_OPTIONS)
+    for (_, option), (argv, most) in TIME_OPTIONS.items():
+        for value in ("1e308", "1e18"):
+            one_line(lrn(capsys, *[a.format(d=tmp_path) for a in argv], option, value), 2, option, most)
+    assert not list(tmp_path.iterdir())

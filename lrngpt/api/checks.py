@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from lrngpt.core.bounded import MAX_INT_DIGITS
-from lrngpt.errors import UserError
+from lrngpt.errors import UserError, option
 from lrngpt.runconfig.values import did_you_mean
 
 P = ParamSpec("P")
@@ -87,6 +87,7 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
                 for i, v in enumerate(value):
                     check(v, hint, f"{name}(): argument {i + 1} of {key}")
             else:
+                _not_blank(value, hint, key)
                 check(value, hint, f"{name}(): {key}")
         return fn(*args, **kwargs)
 
@@ -113,9 +114,28 @@ def _bind_error(e: TypeError, sig: inspect.Signature) -> str:
     return text + (f"; {hint.rstrip()}" if hint else "")
 
 
+# An empty string where a path or one of these is asked for names nothing (Path("") is the current directory)
+BLANK = {"corpus": "a corpus such as stories:5MB or text:PATH", "device": "a device such as auto, cpu or cuda"}
+
+
+def _not_blank(value: Any, hint: Any, key: str) -> None:
+    if isinstance(value, str) and not value.strip() and (key in BLANK or matches(Path("x"), hint)):
+        raise UserError(f"{option(key)} is an empty string: give {BLANK.get(key, 'a path')}")
+
+
 def check(value: Any, hint: Any, what: str) -> None:
-    """Raise UserError unless `value` is of the annotated type `hint`."""
+    """Raise UserError unless `value` is of the annotated type `hint`; a mapping where the hint takes one
+    is checked item by item, the message naming the key (`axes['model.n_embd'] must be a list ...`)."""
     _bounded_ints(value, what)
+    mapping = _mapping_hint(hint) if isinstance(value, abc.Mapping) else None
+    if mapping is not None:
+        key_hint, value_hint = typing.get_args(mapping) or (Any, Any)
+        for k, v in value.items():
+            if not matches(k, key_hint):
+                raise UserError(f"{what} takes keys that are {_plural(key_hint)}, got {_shown(k)}")
+            if not matches(v, value_hint):
+                raise UserError(f"{what}[{k!r}] must be {describe(value_hint)}, got {_shown(v)}")
+        return
     if not matches(value, hint):
         words = [a for h in (hint, *typing.get_args(hint)) if typing.get_origin(h) is Literal
                  for a in typing.get_args(h) if isinstance(a, str)]
@@ -132,6 +152,17 @@ def _bounded_ints(value: Any, what: str, depth: int = 0) -> None:
     if depth < 3 and isinstance(value, list | tuple | set | frozenset | abc.Mapping):
         for v in value.values() if isinstance(value, abc.Mapping) else value:
             _bounded_ints(v, what, depth + 1)
+
+
+def _mapping_hint(hint: Any) -> Any:
+    """The mapping type `hint` takes (itself, or one of its union), else None."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return next((m for m in map(_mapping_hint, typing.get_args(hint)) if m is not None), None)
+    if origin is typing.Annotated:
+        return _mapping_hint(typing.get_args(hint)[0])
+    mapping = origin if origin is not None else hint
+    return hint if isinstance(mapping, type) and issubclass(mapping, abc.Mapping) else None
 
 
 def matches(value: Any, hint: Any) -> bool:

@@ -54,8 +54,17 @@ def _axis_list(axes: Axes) -> list[str]:
     if axes is None:
         return []
     if isinstance(axes, Mapping):
-        return [f"{key}={','.join(_axis_value(key, v) for v in values)}" for key, values in axes.items()]
-    return [str(a) for a in axes]
+        listed = {key: list(values) for key, values in axes.items()}
+        for key, values in listed.items():
+            if not values:
+                raise UserError(f"axes[{key!r}] is an empty list: give it the values to sweep, e.g. "
+                                f"{{'model.n_embd': [8, 64]}}, or leave the key out")
+        return [f"{key}={','.join(_axis_value(key, v) for v in values)}" for key, values in listed.items()]
+    items = [str(a) for a in axes]
+    for i, a in enumerate(items):
+        if not a.strip():
+            raise UserError(f"axes[{i}] is an empty string: give KEY=V1,V2, e.g. 'model.n_embd=8,64'")
+    return items
 
 
 def _axis_value(key: str, value: Any) -> str:

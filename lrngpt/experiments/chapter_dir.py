@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core.fsio import json_safe, read_json_object, user_path
+from lrngpt.core.own_json import damaged, read_own_json_object
 from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter_plan import ChapterPlan
@@ -107,7 +108,7 @@ class ChapterDir:
             path = self.path / name
             if not path.is_file():
                 return None
-            self._results[name] = read_json_object(path, RESULTS[name])
+            self._results[name] = read_own_json_object(path, RESULTS[name])
         return self._results[name]
 
     def sweep(self, name: str) -> dict:
@@ -129,13 +130,12 @@ class ChapterDir:
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "
                             "again to finish it; it writes the page itself")
-        found = read_json_object(path, "chapter verdicts").get("verdicts")
+        found = read_own_json_object(path, "chapter verdicts").get("verdicts")
         try:
             if not isinstance(found, list) or not all(Finding.from_dict(v).study in claims for v in found):
                 raise ValueError("not a list of findings")
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise UserError(f"chapter verdicts {path} are not what lrn wrote (edited or damaged): move it away and "
-                            f"run the same `lrn chapter` command again") from None
+            raise damaged(path, "chapter verdicts", "not the findings lrn writes") from None
         return found
 
     def write_page(self, html: str, page: Path | None = None) -> Path:

@@ -15,11 +15,15 @@ the worker stops as on SIGTERM: it saves at its next step and exits, so no orpha
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
+import sys
 import threading
 import time
+import types
 from multiprocessing.connection import wait
 from pathlib import Path
 
@@ -30,6 +34,7 @@ from lrngpt.data.prepared import PreparedData
 from lrngpt.errors import UserError
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training import timing as run_timing
+from lrngpt.training.interrupt import StopFlag
 from lrngpt.training.trainer import train_run
 
 # What every worker needs, imported once in the fork server: the trainer, and what torch imports on the
@@ -38,17 +43,29 @@ PRELOAD = ["lrngpt.training.trainer", "torch._dynamo", "torch._refs", "torch._de
 
 
 def context():
-    """The fork server where the platform has one (Linux, macOS), else spawn (Windows)."""
+    """The fork server where the platform has one (Linux, macOS), else spawn (Windows). Ctrl-C in a
+    terminal reaches the whole process group: the server starts with SIGINT ignored (inherited), so it
+    never hears one in its seconds of imports, nor do the workers forked from it (`_start`); this process
+    hears it and stops its workers (`_stop`). Each would have printed a KeyboardInterrupt traceback."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
+        if threading.current_thread() is threading.main_thread():  # signal.signal works there alone
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # for the milliseconds of a fork and exec
+            try:
+                multiprocessing.forkserver.ensure_running()
+            finally:
+                signal.signal(signal.SIGINT, old)
         return ctx
     return multiprocessing.get_context("spawn")
 
 
 def _start(env: dict, cwd: str, threads: int, alive) -> None:
     """A worker's first steps: the sweep's environment and directory (a fork server keeps its own
-    from when it started), its threads, and the watch on the sweep process."""
+    from when it started), its threads, and the watch on the sweep process. Ctrl-C is the sweep's to
+    hear (a fork server started elsewhere passes it on): a worker stops on the SIGTERM it sends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    StopFlag.signals = (signal.SIGTERM,)
     # tqdm's default lock is a multiprocessing semaphore registered with the sweep's resource tracker: a
     # worker killed (SIGKILL) would leave it registered, and the sweep would end on a "leaked semaphore"
     # warning after its own line. A worker's bars are its own (progress is off), so a thread lock does.
@@ -115,29 +132,77 @@ def _launch(ctx, target, args: tuple):
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
-    proc.start()
+    with _main_left_out(), _ctrl_c_held() as held:
+        proc.start()
     send.close()
     watch.close()
+    if held:  # Ctrl-C while it started: it stops (SIGTERM) before the interrupt goes on up
+        proc.terminate()
+        proc.join(timeout=120)
+        recv.close()
+        keep.close()
+        raise KeyboardInterrupt
     return proc, recv, keep
+
+
+@contextlib.contextmanager
+def _ctrl_c_held():
+    """Ctrl-C held while a worker starts (a first start waits seconds for the fork server's imports):
+    interrupted there, the sweep's process would end before the worker had read what it was sent
+    (a barrier's semaphore, gone with it: the worker's traceback). Yields a list, true when it came."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield held
+        return
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+@contextlib.contextmanager
+def _main_left_out():
+    """While a worker starts, `__main__` is a bare module, so the worker does not import the user's script
+    again (multiprocessing does, for a function or class of it that a worker might need): a worker's
+    target and arguments are lrngpt's own, and a script that calls lrngpt.sweep at its top level, with
+    no `if __name__ == "__main__":` guard, would run again in every worker and start a sweep there."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is None:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = main
 
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
     """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
     ctx = context()
     barrier = ctx.Barrier(n, timeout=120)
-    workers = [_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)) for _ in range(n)]
+    workers: list = []
     results = []
-    for proc, recv, keep in workers:
-        kind, value = "killed", None
-        wait([recv, proc.sentinel])
-        try:
-            if recv.poll():  # its word, or a worker that ended without one
-                kind, value = recv.recv()
-        except (EOFError, OSError):
-            pass
-        proc.join()
-        keep.close()
-        results.append(value if kind == "done" else None)
+    try:
+        for _ in range(n):
+            workers.append(_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)))
+        for proc, recv, keep in workers:
+            kind, value = "killed", None
+            wait([recv, proc.sentinel])
+            try:
+                if recv.poll():  # its word, or a worker that ended without one
+                    kind, value = recv.recv()
+            except (EOFError, OSError):
+                pass
+            proc.join()
+            keep.close()
+            results.append(value if kind == "done" else None)
+    except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
+        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)})
+        for proc, _, _ in workers:
+            proc.join(timeout=120)
+        raise
     done = [r for r in results if r is not None]
     if len(done) < n:
         return None

@@ -7,13 +7,17 @@ import signal
 
 
 class StopFlag:
-    """Ctrl-C (SIGINT) or SIGTERM sets a flag; the loop saves between steps and stops."""
+    """Ctrl-C (SIGINT) or SIGTERM sets a flag; the loop saves between steps and stops. `signals`: the
+    signals it hears (a sweep's worker process hears SIGTERM alone: the sweep's process hears Ctrl-C
+    and stops its workers with SIGTERM, lrngpt.experiments.workers)."""
+
+    signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self):
         self.signal = None
 
     def __enter__(self):
-        self._old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        self._old = {s: signal.signal(s, self._handle) for s in self.signals}
         return self
 
     def _handle(self, signum, frame):

@@ -275,6 +275,76 @@ def test_a_full_disk_while_two_points_write_stops_in_one_line_and_resumes(slow_r
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
+SCRIPT = """import lrngpt
+print("top level")
+s = lrngpt.sweep("embed-dim", "tiny", out="sw", axes={"model.n_embd": [16, 32]}, set={"train.steps": 10},
+                 points_at_once=2)
+print("points at once", s.result["packing"]["points_at_once"], "points", len(s.table))
+"""
+
+
+def test_a_script_without_the_main_guard_runs_points_at_once_and_its_top_level_once(tmp_path):
+    """A worker does not import the user's script again: a top-level lrngpt.sweep (no `if __name__ ==
+    "__main__":`) ran again in every worker, started sweeps there and ended on multiprocessing's tracebacks."""
+    (tmp_path / "study.py").write_text(SCRIPT)
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "study.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.splitlines() == ["top level", "points at once 2 points 2"], r.stdout
+
+
+def forkserver_of(pid: int, timeout: float = 60) -> int:
+    """The pid of the fork server process `pid` started, once it imports torch and `pid` hears SIGINT
+    again (it ignores it while it starts the server: Linux, read from /proc)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        status = Path(f"/proc/{pid}/status").read_text()
+        ignored = int(next(ln for ln in status.splitlines() if ln.startswith("SigIgn:")).split()[1], 16)
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                if ppid == pid and b"forkserver" in (stat.parent / "cmdline").read_bytes() and \
+                        not ignored & (1 << (signal.SIGINT - 1)) and "libtorch" in (stat.parent / "maps").read_text():
+                    return int(stat.parent.name)
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} started no fork server")
+
+
+@pytest.mark.parametrize("marker", ["timing 2 points at once", "step 5/400"])
+def test_ctrl_c_while_points_at_once_are_probed_or_train_is_one_line(marker, tmp_path):
+    """Ctrl-C reaches the whole process group (the sweep, the fork server importing torch, every worker):
+    the sweep's process alone says it, in one line; it printed ~60 lines of KeyboardInterrupt tracebacks.
+    A cache of its own, so that the packed probe runs (not remembered) and is interrupted."""
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen([sys.executable, "-m", "lrngpt", "sweep", "embed-dim", *SLOW, "--out", str(tmp_path / "sw"),
+                              "--points-at-once", "2", "-v"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, env={**os.environ, "PYTHONPATH": str(root),
+                                                          "LRN_CACHE_DIR": str(tmp_path / "cache")})
+    before, after = [], []
+    try:
+        for line in child.stderr:
+            before.append(line)
+            if marker in line:
+                if marker.startswith("timing"):  # the fork server importing torch (for seconds)
+                    forkserver_of(child.pid)
+                os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the foreground group
+                break
+        after = child.stderr.readlines()
+        code = child.wait(timeout=120)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    err = "".join(before + after)
+    assert any(marker in line for line in before), err
+    said = [line for line in after if not line.startswith("  d")]  # not a point's own lines, already sent
+    assert code == 130 and said == ["lrn sweep: interrupted\n"], err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
 @pytest.mark.slow
 def test_the_packed_benchmark_runs_in_its_quick_form():
     root = Path(__file__).resolve().parents[2]
