@@ -2280,11 +2280,12 @@ def test_red_team_a_page_of_a_run_whose_name_is_not_utf8_is_written(command, mlp
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["train", "--config", "mlp-tiny", "--corpus=", "--out", "{t}/run"], "data.corpus is empty"),
-    (["train", "--config", "mlp-tiny", "--device=", "--out", "{t}/run"], "train.device must be"),
-    (["sweep", "embed-dim", "--scale", "tiny", "--corpus=", "--out", "{t}/sw", "--dry-run"], "data.corpus is empty"),
-    (["eval", "{run}", "--corpus="], "data.corpus is empty"),
-    (["report", "{run}", "--out="], "is a directory; give a file name with --out"),
+    (["train", "--config", "mlp-tiny", "--corpus=", "--out", "{t}/run"], "--corpus is an empty string: give a corpus"),
+    (["train", "--config", "mlp-tiny", "--device=", "--out", "{t}/run"], "--device is an empty string: give a device"),
+    (["sweep", "embed-dim", "--scale", "tiny", "--corpus=", "--out", "{t}/sw", "--dry-run"],
+     "--corpus is an empty string"),
+    (["eval", "{run}", "--corpus="], "--corpus is an empty string"),
+    (["report", "{run}", "--out="], "--out is an empty string: give a path"),
 ], ids=["train --corpus=", "train --device=", "sweep --corpus=", "eval --corpus=", "report --out="])
 def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(argv, needle, mlp_run, tmp_path,
                                                                                capsys):
@@ -2647,7 +2648,7 @@ def test_report_of_an_unfinished_or_edited_chapter_is_one_line(tmp_path, capsys)
     d = _chapter_plan(tmp_path / "ch")
     one_line(lrn(capsys, "report", d), 2, "has not finished", "run the same `lrn chapter` command again")
     (d / "verdicts.json").write_text(json.dumps({"verdicts": [{"study": "width", "verdict": 3}]}))
-    one_line(lrn(capsys, "report", d), 2, "verdicts.json", "not what lrn wrote")
+    one_line(lrn(capsys, "report", d), 2, "verdicts.json", "not the findings lrn writes", "move it away")
     assert not (d / "report.html").exists()
 
 
