@@ -123,7 +123,7 @@ def test_a_budget_plans_its_wall_time_with_points_at_once():
     assert read[1] > 1.15 * read[0]  # more steps fit in the same ten minutes (the largest run bounds a slot)
     assert two.est_seconds <= 600 and two.parts["points"] == pytest.approx(
         packing.makespan(list(two.point_seconds.values()), 2), abs=len(two.point_seconds))
-    assert two.record()["packing"]["points_at_once"] == 2
+    assert two.to_dict()["packing"]["points_at_once"] == 2
 
 
 @pytest.mark.packed_probe
