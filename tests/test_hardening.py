@@ -739,7 +739,7 @@ def test_real_permissions_on_a_users_paths_exit_2(base_run, tmp_path, capsys, ru
 
 def test_sigterm_during_data_prepare_exits_130_with_one_line_and_leaves_no_temporary_files(tmp_path):
     env = {**os.environ, "LRN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
-    code, lines = sigterm_after(["data", "prepare", "--corpus", "stories:3MB"], env, "encoding the train split", 0.2)
+    code, lines = sigterm_after(["data", "prepare", "--corpus", "stories:3MB"], env, "encoding the train split")
     assert code == 130, lines
     assert lines[-1].strip() == "lrn data: interrupted" and not any("Traceback" in x for x in lines)
     left = [p for p in (tmp_path / "cache").rglob("*") if ".tmp-" in p.name]
