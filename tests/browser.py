@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import HUNG
+
 CHROMIUM = Path(os.environ.get("LRN_CHROMIUM", "/usr/bin/chromium"))
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-quic", "--hide-scrollbars",
@@ -62,7 +64,7 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def run_chromium(args: list[str], workdir: Path, timeout: float = 90) -> tuple[str, list[str]]:
+def run_chromium(args: list[str], workdir: Path, timeout: float = HUNG) -> tuple[str, list[str]]:
     """Chromium's stdout and its console lines; a fresh profile each time, so no state carries over."""
     profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir)
     proc = subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
@@ -132,6 +134,10 @@ class Page:
 
     def __init__(self, browser, url: str, width: int = 1280, height: int = 900):
         self.page = browser.new_page(viewport={"width": width, "height": height})
+        # a loaded machine only makes the page slower: Playwright's waits (30 s by default) last until it is
+        # there, HUNG only ends one stuck for good
+        self.page.set_default_timeout(HUNG * 1000)
+        self.page.set_default_navigation_timeout(HUNG * 1000)
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
                      else None)

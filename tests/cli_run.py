@@ -33,9 +33,64 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def sigterm_after(argv: list[str], env: dict, marker: str, delay: float) -> tuple[int, list[str]]:
-    """Run `python -m lrngpt ARGV`, send SIGTERM `delay` seconds after a stderr line holding `marker`,
-    and return (exit code, every stderr line). A run that hangs is killed after 120 s."""
+# Waiting on a child process: on the event itself, never on a number of seconds (a loaded machine only
+# waits longer). HUNG only ends a test whose child is stuck for good; a slow but working machine never reaches it.
+HUNG = 600.0
+
+
+def _output(proc) -> str:
+    """What an ended child wrote to its pipes (none: nothing to show)."""
+    out, err = proc.communicate()
+    return "".join(x[-4000:] if isinstance(x, str) else x[-4000:].decode(errors="replace") for x in (out, err) if x)
+
+
+def wait_for(ready, proc, what: str = "the event") -> None:
+    """Poll `ready()` until it is true, for as long as `proc` (a subprocess.Popen) lives: no time limit. If the
+    child ends first (asked once more then), or it is stuck for HUNG seconds, the test fails with its output."""
+    import time
+
+    t0 = time.monotonic()
+    while not ready():
+        if proc.poll() is not None:
+            if ready():
+                return
+            raise AssertionError(f"process {proc.pid} ended (exit {proc.returncode}) before {what}:\n{_output(proc)}")
+        if time.monotonic() - t0 > HUNG:
+            proc.kill()
+            raise AssertionError(f"process {proc.pid} hung: no {what} in {HUNG:.0f} s:\n{_output(proc)}")
+        time.sleep(0.01)
+
+
+def read_until(proc, *markers: str, stream: str = "stderr") -> list[str]:
+    """Read the child's lines (blocking, no time limit) until one holding each marker in turn has come; return
+    every line read. The child ending first fails the test with its lines; one stuck for HUNG seconds is killed."""
+    import threading
+
+    pipe = getattr(proc, stream)
+    guard = threading.Timer(HUNG, proc.kill)
+    guard.daemon = True
+    guard.start()
+    lines: list[str] = []
+    try:
+        for marker in markers:
+            while True:
+                line = pipe.readline()
+                if not line:
+                    proc.wait()
+                    raise AssertionError(f"process {proc.pid} ended (exit {proc.returncode}) before a line holding "
+                                         f"{marker!r}:\n{''.join(lines[-30:])}")
+                lines.append(line)
+                if marker in line:
+                    break
+    finally:
+        guard.cancel()
+    return lines
+
+
+def sigterm_after(argv: list[str], env: dict, marker, delay: float = 0.0) -> tuple[int, list[str]]:
+    """Run `python -m lrngpt ARGV`, send SIGTERM the moment a stderr line holds `marker` (a tuple: each of its
+    markers in turn), and return (exit code, every stderr line). `delay` (seconds after the marker before the
+    signal) is for callers not yet moved to a marker of the moment they mean; prefer a later marker."""
     import signal
     import subprocess
     import sys
@@ -43,19 +98,17 @@ def sigterm_after(argv: list[str], env: dict, marker: str, delay: float) -> tupl
     import time
 
     child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=env)
-    guard = threading.Timer(120, child.kill)
+                             stdout=subprocess.DEVNULL, text=True, env=env)
+    guard = threading.Timer(HUNG, child.kill)  # (only a child stuck for good)
+    guard.daemon = True
     guard.start()
-    lines: list[str] = []
     try:
-        for line in child.stderr:
-            lines.append(line)
-            if marker in line:
-                time.sleep(delay)
-                child.send_signal(signal.SIGTERM)
-                break
-        lines += child.stderr.readlines()
-        code = child.wait(timeout=60)
+        lines = read_until(child, *((marker,) if isinstance(marker, str) else marker))
+        if delay:
+            time.sleep(delay)
+        child.send_signal(signal.SIGTERM)
+        lines += child.stderr.readlines()  # to its end: the child exits on the signal
+        code = child.wait()
     finally:
         guard.cancel()
         child.kill()

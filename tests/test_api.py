@@ -14,6 +14,7 @@ import pytest
 
 import lrngpt
 from lrngpt.cli.main import main
+from tests.cli_run import HUNG
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = [n for n in lrngpt.__all__ if n not in ("__version__", "Run", "Sweep", "UserError")]
@@ -29,7 +30,7 @@ def cli_sets(values: dict) -> list[str]:
 
 def python(code: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env_path = str(ROOT)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=cwd,
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HUNG, cwd=cwd,
                           env={**__import__("os").environ, "PYTHONPATH": env_path})
 
 

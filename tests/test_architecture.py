@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import HUNG
+
 PACKAGE = Path(__file__).resolve().parents[1] / "lrngpt"
 
 # Bottom to top, as the README's "Architecture" section draws them. The package's __init__ re-exports
@@ -136,7 +138,7 @@ def test_atomic_renames_live_in_fsio_only():
 def test_commands_that_need_no_torch_do_not_import_it(argv):
     code = (f"import sys\nfrom lrngpt.cli.main import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'tokenizers')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HUNG)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
 
 

@@ -99,7 +99,8 @@ def test_a_chapter_killed_mid_way_resumes_to_the_numbers_of_one_never_stopped(ch
     d, r = chapter_dir
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = ["chapter", "--scale", "tiny", "--out", str(tmp_path / "ch")]
-    code, lines = sigterm_after(argv, env, "chapter: small-data", 0.5)
+    # inside small-data's first point: its step-1 evaluation printed, its step loop running
+    code, lines = sigterm_after(argv, env, ("chapter: small-data", ": step 1: val bpb"))
     assert code == 130, "".join(lines[-5:])
     done = [json.loads(x)["part"] for x in (tmp_path / "ch" / "timing.jsonl").read_text().splitlines()]
     assert done == ["width", "seeds"]

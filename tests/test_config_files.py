@@ -185,10 +185,10 @@ def test_a_billion_laughs_is_refused_before_it_grows():
 
     text = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the work done, not how busy the machine is with other programs
     with pytest.raises(UserError, match="more than 10,000 values"):
         load_yaml(text, "laughs.yaml")
-    assert time.perf_counter() - t0 < 2
+    assert time.process_time() - t0 < 2
 
 
 def test_set_values_keep_their_meaning_within_the_bounds():

@@ -14,6 +14,7 @@ import torch
 
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST
+from tests.cli_run import HUNG
 
 
 def train_args(out, corpus, extra=()) -> list[str]:
@@ -29,7 +30,7 @@ def lrn_train(tmp_path, out, corpus, nproc=None, extra=()):
     else:
         cmd = [sys.executable, "-m", "lrngpt.cli.main", *args]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=HUNG)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
@@ -76,7 +77,7 @@ def test_two_torchrun_launches_as_two_nodes_match_one_process(tmp_path, text_cor
         env = {**os.environ, "OMP_NUM_THREADS": "1", "LRN_CACHE_DIR": str(tmp_path / f"cache-node{node}")}
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
     for proc in procs:
-        _, err = proc.communicate(timeout=300)
+        _, err = proc.communicate(timeout=HUNG)
         assert proc.returncode == 0, err[-3000:]
     single, multi = losses(tmp_path / "single"), losses(tmp_path / "multi")
     assert len(multi) == 12 and multi == pytest.approx(single, abs=1e-5)

@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli_run import HUNG
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_gpt_nsmc_script_smoke_prints_throughput_rows():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks/gpu/gpt_nsmc.py"), "--smoke"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+                          capture_output=True, text=True, timeout=HUNG, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     final = json.loads(proc.stdout.strip().splitlines()[-1])
     assert final["params"]["total"] == 2_949_504  # configs/nsmc.json's GPT
@@ -25,7 +27,7 @@ def test_run_all_smoke_runs_the_chapter_check_on_cpu_and_writes_its_results(tmp_
     through the same code the GPU runs; results in $OUT, no checkpoints copied there."""
     out = tmp_path / "out"
     proc = subprocess.run(["bash", str(ROOT / "benchmarks/gpu/run_all.sh"), "--smoke"], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "OUT": str(out), "PYTHON": sys.executable})
+                          text=True, timeout=HUNG, env={**os.environ, "OUT": str(out), "PYTHON": sys.executable})
     assert proc.returncode == 0, proc.stdout[-3000:]
     r = json.loads((out / "results.json").read_text())
     assert r["device"] == "cpu" and r["gpu"] is None and r["train_tokens"] > 0

@@ -455,22 +455,22 @@ def test_an_unreadable_checkpoint_says_permission_not_corruption(base_run, capsy
 
 
 def test_cost_gpt_with_a_huge_width_returns_at_once(capsys):
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time (here and below): the work done, not how busy the machine is
     code, out, _ = lrn(capsys, "cost", "gpt", "--vocab", 100, "--context", 10, "--n-embd", 10**12, "--heads", 7)
     assert code == 0 and "169 in all" in out
     assert_exit_2(lrn(capsys, "cost", "gpt", "--vocab", 100, "--context", 10, "--n-embd", 10**30), "above the limit")
-    assert time.perf_counter() - t0 < 5
+    assert time.process_time() - t0 < 5
 
 
 def test_head_count_advice_is_bounded_for_any_width(capsys):
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     line = assert_exit_2(lrn(capsys, "train", "--config", "gpt-default", "--set", "model.n_embd=16777215",
                              "--set", "model.n_head=2", "--dry-run"), "valid head counts for 16777215")
     assert line.count(",") <= 12 and "in all" in line
     assert_exit_2(lrn(capsys, "train", "--config", "gpt-default", "--set", "model.n_embd=1e30", "--dry-run"), "64 bits")
     assert_exit_2(lrn(capsys, "train", "--config", "gpt-default", "--set", f"model.n_embd={2**40}", "--dry-run"),
                   "above the limit")
-    assert time.perf_counter() - t0 < 5
+    assert time.process_time() - t0 < 5
 
 
 def test_mlp_sampling_feeds_only_the_last_block_and_gives_the_same_tokens(base_run):
@@ -739,7 +739,7 @@ def test_real_permissions_on_a_users_paths_exit_2(base_run, tmp_path, capsys, ru
 
 def test_sigterm_during_data_prepare_exits_130_with_one_line_and_leaves_no_temporary_files(tmp_path):
     env = {**os.environ, "LRN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
-    code, lines = sigterm_after(["data", "prepare", "--corpus", "stories:3MB"], env, "encoding the train split", 0.2)
+    code, lines = sigterm_after(["data", "prepare", "--corpus", "stories:3MB"], env, "encoding the train split")
     assert code == 130, lines
     assert lines[-1].strip() == "lrn data: interrupted" and not any("Traceback" in x for x in lines)
     left = [p for p in (tmp_path / "cache").rglob("*") if ".tmp-" in p.name]

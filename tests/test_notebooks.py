@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import HUNG
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # Per code cell: the stream outputs (stdout and stderr messages) and their bytes. Measured with the
@@ -116,7 +118,7 @@ def test_the_apis_figures_are_saved_as_images_with_no_matplotlib_magic(kernel_en
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in FIGURES])
-    nbclient.NotebookClient(nb, timeout=300, kernel_name=kernel_env).execute()
+    nbclient.NotebookClient(nb, timeout=HUNG, kernel_name=kernel_env).execute()
     saved = nbformat.reads(nbformat.writes(nb), as_version=4)
     for cell in saved.cells:
         (out,) = [o for o in cell.outputs if o.output_type == "execute_result"]
@@ -136,7 +138,7 @@ def test_a_backend_the_user_chose_keeps_its_own_way_of_drawing_figures(kernel_en
             "import lrngpt\n"
             "print(png.lookup_by_type(Figure) is before, before.__module__ if hasattr(before, '__module__') else '')")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
-    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernel_env).execute()
+    nbclient.NotebookClient(nb, timeout=HUNG, kernel_name=kernel_env).execute()
     text = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     assert text.startswith("True") and "lrngpt" not in text, nb.cells[0].outputs
 
@@ -158,7 +160,7 @@ def test_a_widget_bar_is_saved_at_its_final_state_not_at_zero(kernel_env, tmp_pa
     pytest.importorskip("ipywidgets")
     (tmp_path / "ipython" / "profile_default" / "startup" / "00-no-widgets.py").unlink()  # widgets on
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(TWO_BARS)])
-    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernel_env).execute()
+    nbclient.NotebookClient(nb, timeout=HUNG, kernel_name=kernel_env).execute()
     saved = nbformat.reads(nbformat.writes(nb), as_version=4)  # what a reader of the file gets
     texts = [o["data"]["text/plain"] for o in saved.cells[0].outputs if "text/plain" in o.get("data", {})]
     assert len(texts) == 2, saved.cells[0].outputs
@@ -182,7 +184,7 @@ def test_jupyter_nbconvert_execute_runs_a_notebook_and_saves_the_bars_final_stat
     jupyter = Path(sys.executable).parent / "jupyter"
     r = subprocess.run([str(jupyter), "nbconvert", "--to", "notebook", "--execute", str(source),
                         f"--ExecutePreprocessor.kernel_name={kernel_env}", "--output", "ran.ipynb"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+                       capture_output=True, text=True, cwd=tmp_path, timeout=HUNG)
     assert r.returncode == 0, r.stderr
     ran = nbformat.read(tmp_path / "ran.ipynb", as_version=4)
     (figure,) = [o for o in ran.cells[1].outputs if o.output_type == "execute_result"]

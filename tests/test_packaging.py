@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import HUNG
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -108,7 +110,7 @@ def test_make_installs_torch_from_its_one_variable_says_so_first_and_leaves_a_us
     log = tmp_path / "calls.log"
     env = {**os.environ, "FAKE_LOG": str(log), "HAS_TORCH": "0" if has_torch else "1"}
     r = subprocess.run(["make", "setup", *([f"TORCH={torch_arg}"] if torch_arg else [])], cwd=tmp_path,
-                       env=env, capture_output=True, text=True, timeout=60)
+                       env=env, capture_output=True, text=True, timeout=HUNG)
     assert r.returncode == 0, r.stderr
     calls = log.read_text().splitlines()
     installs = [c for c in calls if c.startswith("-m pip install -q torch")]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import HUNG
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -19,7 +21,7 @@ def test_the_quick_red_team_pass_is_clean_and_its_table_matches_its_record(tmp_p
     out = tmp_path / "red.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "red_team.py"), "--quick", "--jobs", "2",
-                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=HUNG)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     doc = json.loads(out.read_text())
     lines = r.stdout.splitlines()

@@ -19,16 +19,17 @@ from lrngpt.store.rundir import RunDir
 from lrngpt.training.trainer import train_run
 
 HOLD = """
-import sys, time
+import sys
 from lrngpt.store.rundir import RunDir
 run = RunDir(sys.argv[1]).lock()  # held while the object lives
 print("locked", flush=True)
-time.sleep(60)
+sys.stdin.read()  # until the test is done with it (it closes the pipe, or kills this process)
 """
 
 
 def test_a_second_writer_is_refused_while_the_first_holds_the_directory(tmp_path):
-    child = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "r")], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "r")], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "locked"
         with pytest.raises(UserError, match=rf"is in use by process {child.pid} on \S+; wait"):

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -18,6 +17,7 @@ from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import INIT, LAST
 from lrngpt.training.schedule import lr_at
 from lrngpt.training.trainer import train_run
+from tests.cli_run import read_until
 
 
 def weights(run_dir):
@@ -153,20 +153,15 @@ def _spawn(tmp_path, corpus, run, *extra, save_every=1):
     return subprocess.Popen([sys.executable, str(script), str(run), *extra], stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for(path, timeout=60):
-    t0 = time.time()
-    while not path.exists():
-        assert time.time() - t0 < timeout, f"{path} never appeared"
-        time.sleep(0.05)
-
-
 def test_sigkill_during_saves_leaves_a_loadable_checkpoint(tmp_path, text_corpus):
     run = tmp_path / "r"
     proc = _spawn(tmp_path, text_corpus, run)  # saves after every step: a kill lands mid-save often
-    _wait_for(run / LAST)
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    try:
+        read_until(proc, "step 20/")  # 20 steps done, each saved: the saves go on
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
     ckpt = load_checkpoint(run / LAST)
     assert ckpt["step"] >= 1
     # only the killed process's unfinished temporaries (a checkpoint's, or the ownership record's
@@ -179,14 +174,17 @@ def test_sigkill_during_saves_leaves_a_loadable_checkpoint(tmp_path, text_corpus
 def test_ctrl_c_saves_between_steps_and_resume_continues(tmp_path, text_corpus):
     run = tmp_path / "r"
     proc = _spawn(tmp_path, text_corpus, run, save_every=100000)
-    _wait_for(run / "metrics.jsonl")
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        read_until(proc, "step 10/")  # inside the step loop, where Ctrl-C saves
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate()
+    finally:
+        proc.kill()
+        proc.wait()
     assert proc.returncode != 0
     assert "interrupted at step" in err and "--resume" in err
     step = load_checkpoint(run / LAST)["step"]
-    assert step >= 1
+    assert step >= 10
     assert os.path.exists(run / "config.json")
 
 

@@ -25,7 +25,7 @@ from lrngpt.data.prepared import data_cache_dir
 from lrngpt.runconfig.schema import PRESET_DIR, load_config
 from lrngpt.store.layout import METRICS
 from lrngpt.training.trainer import train_run
-from tests.cli_run import lrn, run_cli
+from tests.cli_run import HUNG, lrn, run_cli, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -172,7 +172,7 @@ def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(runs, t
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "lrngpt", "export", str(runs["other"]), "--out", str(out), "--force"]
     t0 = time.monotonic()
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=HUNG)
     whole = time.monotonic() - t0  # how long one export takes here, start-up included
     assert digests(out) == new_files
     assert main(["export", str(runs["gpt"]), "--out", str(out), "--force"]) == 0  # back to the old one
@@ -186,13 +186,11 @@ def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(runs, t
                                  stderr=subprocess.DEVNULL)
         if i % 2 == 0:  # once its new directory exists: a kill inside the writing or the swap
             mine = f".{out.name}.tmp-{child.pid}-"
-            deadline = time.monotonic() + 120
-            while (child.poll() is None and time.monotonic() < deadline
-                   and not any(p.name.startswith(mine) for p in tmp_path.iterdir())):
-                time.sleep(0.002)
-            time.sleep(rng.uniform(0, 0.05))
+            wait_for(lambda c=child, m=mine: c.poll() is not None or any(p.name.startswith(m) for p in tmp_path.iterdir()),
+                     child, "its new directory")
+            time.sleep(rng.uniform(0, 0.05))  # (a random moment of the writing: the kill's, not a wait)
         else:  # at any moment of the whole command, start-up included, or after it ended
-            time.sleep(rng.uniform(0.2, 1.5) * whole)
+            time.sleep(rng.uniform(0.2, 1.5) * whole)  # (as long as one export took here: loaded, longer)
         mid_write += i % 2 == 0 and child.poll() is None
         child.send_signal(signal.SIGKILL)
         child.wait()

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from lrngpt.cli.main import main
+from tests.cli_run import HUNG
 
 pytest.importorskip("shtab")
 BASH = shutil.which("bash")
@@ -55,7 +56,7 @@ def test_bash_completes_presets_files_studies_keys_corpora_and_checkpoints(scrip
              'COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _lrn_complete lrn; '
              'printf "%s\\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\\n" " "; echo; }']
     lines += ["comp " + " ".join(f"'{w}'" for w in words) for words, _ in CASES]
-    done = subprocess.run([BASH, "--norc", "-c", "\n".join(lines)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([BASH, "--norc", "-c", "\n".join(lines)], capture_output=True, text=True, timeout=HUNG)
     assert done.returncode == 0, done.stderr
     got = done.stdout.splitlines()
     assert len(got) == len(CASES), done.stdout + done.stderr
@@ -71,5 +72,5 @@ def test_zsh_gets_the_same_completers(capsys):
     assert ":NAME_OR_FILE:_lrn_preset_or_file" in out and ":KEY=VALUE:_lrn_config_key" in out  # ... and used
     assert "compadd -S '' -- model_type= name= data.corpus=" in out
     if shutil.which("zsh"):
-        check = subprocess.run(["zsh", "-n"], input=out, capture_output=True, text=True, timeout=60)
+        check = subprocess.run(["zsh", "-n"], input=out, capture_output=True, text=True, timeout=HUNG)
         assert check.returncode == 0, check.stderr

@@ -14,6 +14,7 @@ import torch
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST
 from lrngpt.store.rundir import RunDir
+from tests.cli_run import HUNG, wait_for
 
 
 def lrn(*args: str) -> list[str]:
@@ -25,27 +26,28 @@ def train_args(corpus: str, out, *extra: str) -> list[str]:
                "--set", "data.vocab_size=300", *extra)
 
 
-def wait_for(cond, timeout=120.0):
-    t0 = time.time()
-    while not cond():
-        assert time.time() - t0 < timeout, "timed out"
-        time.sleep(0.05)
-
-
 def test_two_trainers_on_one_directory_one_runs_the_other_exits_2(text_corpus, tmp_path):
     out = tmp_path / "same"
     first = subprocess.Popen(train_args(text_corpus, out, "--set", "train.steps=400"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: (out / ".lrn-run").exists())
-        second = subprocess.run(train_args(text_corpus, out, "--set", "train.steps=400"),
-                                capture_output=True, text=True, timeout=120)
+        wait_for(lambda: (out / ".lrn-run").exists(), first, "its run file")
+        # the first held still while the second starts (a loaded machine could otherwise let the first
+        # finish before the second, slower to import torch, reaches the directory)
+        first.send_signal(signal.SIGSTOP)
+        try:
+            second = subprocess.run(train_args(text_corpus, out, "--set", "train.steps=400"),
+                                    capture_output=True, text=True, timeout=HUNG)
+        finally:
+            first.send_signal(signal.SIGCONT)
         assert second.returncode == 2
         lines = second.stderr.strip().splitlines()
         assert len(lines) == 1 and f"is in use by process {first.pid} on " in lines[0], second.stderr
-        assert first.wait(timeout=300) == 0
+        _, err = first.communicate()
+        assert first.returncode == 0, err
     finally:
         first.kill()
+        first.wait()
     steps = [r["step"] for r in RunDir(out).metrics() if "loss" in r]
     assert steps == sorted(set(steps))  # one writer: no interleaved rows
 
@@ -55,7 +57,7 @@ def test_sigkill_at_random_moments_then_resume_equals_a_straight_run(text_corpus
     sets = ("--set", "train.steps=60", "--set", "train.save_every=3", "--set", "train.eval_every=20",
             "--set", "train.log_every=1")
     straight = subprocess.run(train_args(text_corpus, tmp_path / "straight", *sets), capture_output=True,
-                              text=True, timeout=300)
+                              text=True, timeout=HUNG)
     assert straight.returncode == 0, straight.stderr
     run = tmp_path / "killed"
     rng = random.Random(7)
@@ -64,8 +66,8 @@ def test_sigkill_at_random_moments_then_resume_equals_a_straight_run(text_corpus
     while kills < 4:
         child = subprocess.Popen(train_args(text_corpus, run, *sets, *resume), stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
-        wait_for(lambda c=child: (run / LAST).exists() or c.poll() is not None)
-        time.sleep(rng.uniform(0.0, 0.4))
+        wait_for(lambda c=child: (run / LAST).exists() or c.poll() is not None, child, "its first checkpoint")
+        time.sleep(rng.uniform(0.0, 0.4))  # a random moment after it: the kill's, not a wait for anything
         if child.poll() is not None:
             break  # it finished before the kill
         child.send_signal(signal.SIGKILL)
@@ -73,7 +75,7 @@ def test_sigkill_at_random_moments_then_resume_equals_a_straight_run(text_corpus
         kills += 1
         resume = ("--resume",)
     final = subprocess.run(train_args(text_corpus, run, *sets, "--resume"), capture_output=True, text=True,
-                           timeout=300)
+                           timeout=HUNG)
     assert final.returncode == 0, final.stderr
     assert kills >= 1
     a, b = (load_checkpoint(d / LAST)["model"] for d in (tmp_path / "straight", run))

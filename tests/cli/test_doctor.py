@@ -46,11 +46,12 @@ def test_doctor_text_says_each_thing_in_a_line(capsys):
 
 def test_the_compile_probe_reports_a_failure_and_a_hang(monkeypatch):
     monkeypatch.setattr(doctor_mod, "COMPILE_PROBE", "raise SystemExit('no compiler: {device}')")
-    r = doctor_mod.compile_probe("cpu", timeout=60)
+    r = doctor_mod.compile_probe("cpu", timeout=600)  # (it answers at once: only a stuck machine waits)
     assert r["works"] is False and r["error"] == "no compiler: cpu"
-    monkeypatch.setattr(doctor_mod, "COMPILE_PROBE", "import time; time.sleep(30)  # {device}")
+    # a probe that never answers: compile_probe returning at all is its timeout at work
+    monkeypatch.setattr(doctor_mod, "COMPILE_PROBE", "import threading; threading.Event().wait()  # {device}")
     r = doctor_mod.compile_probe("cpu", timeout=0.5)
-    assert r["works"] is False and "no answer within 0.5 s" in r["error"] and r["seconds"] < 10
+    assert r["works"] is False and "no answer within 0.5 s" in r["error"] and r["seconds"] >= 0.5
 
 
 def test_a_bad_probe_timeout_is_one_line(capsys):

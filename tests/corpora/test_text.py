@@ -146,7 +146,7 @@ def test_one_huge_document_in_a_small_gz_is_refused_with_bounded_memory(tmp_path
     path.write_bytes(member * 1024)  # concatenated members: one stream of 1 GiB
     assert path.stat().st_size < 2 << 20
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the work done, not how busy the machine is with other programs
     try:
         with pytest.raises(UserError, match="bomb.txt.gz \\(uncompressed\\): document 1 \\(from 1\\) is longer than "
                                             "33,554,432 characters"):
@@ -155,7 +155,7 @@ def test_one_huge_document_in_a_small_gz_is_refused_with_bounded_memory(tmp_path
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 3 * LIMITS.max_document_chars and time.perf_counter() - t0 < 30, peak
+    assert peak < 3 * LIMITS.max_document_chars and time.process_time() - t0 < 30, peak
 
 
 @pytest.mark.parametrize("chunk_size", [1, 3, 64])

@@ -17,7 +17,7 @@ import torch
 
 from lrngpt.experiments import packing
 from lrngpt.experiments.grid import resolve_sweep
-from tests.cli_run import run_cli
+from tests.cli_run import HUNG, run_cli, wait_for
 
 TINY = ["--scale", "tiny", "--axis", "model.n_embd=16,32,64"]
 
@@ -153,21 +153,30 @@ def start(out: Path, *extra: str, session: bool = False) -> subprocess.Popen:
                             text=True, start_new_session=session)
 
 
-def trainers(out: Path, at_least: int = 1, timeout: float = 90) -> list[int]:
+def trainers(out: Path, sweep: subprocess.Popen, at_least: int = 1) -> list[int]:
     """The pids of the worker processes training points in `out` (their run locks), once `at_least` have
-    saved a first checkpoint."""
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        pids = []
-        for run in (out / "runs").glob("*") if (out / "runs").is_dir() else []:
-            lock = run / ".lrn-lock"
-            if (run / "ckpt_last.pt").is_file() and lock.is_file() and lock.read_text().split():
-                pids.append(int(lock.read_text().split()[0]))
-        alive = [p for p in pids if _alive(p)]
-        if len(alive) >= at_least:
-            return alive
-        time.sleep(0.1)
-    raise AssertionError(f"no {at_least} points training in {out}")
+    saved a first checkpoint: waited for as long as the sweep runs, however slowly."""
+    found: list[int] = []
+
+    def ready() -> bool:
+        found[:] = [pid for pid in _training(out) if _alive(pid)]
+        return len(found) >= at_least
+
+    wait_for(ready, sweep, f"{at_least} points training in {out}")
+    return list(found)
+
+
+def _training(out: Path) -> dict[int, Path]:
+    """pid -> run directory of each point in `out` with a checkpoint and a run lock naming a process."""
+    got = {}
+    for run in (out / "runs").glob("*") if (out / "runs").is_dir() else []:
+        try:  # (a point that ends meanwhile takes its lock away)
+            words = (run / ".lrn-lock").read_text().split() if (run / "ckpt_last.pt").is_file() else []
+        except FileNotFoundError:
+            words = []
+        if words:
+            got[int(words[0])] = run
+    return got
 
 
 def _alive(pid: int) -> bool:
@@ -178,11 +187,16 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def wait_gone(pids: list[int], timeout: float = 60) -> None:
-    t0 = time.time()
+def wait_gone(out: Path, pids: list[int]) -> None:
+    """The workers `pids` stop (for as long as they take: each ends at the latest with its point), and they
+    stopped early: none trained its point to the end."""
+    runs = {pid: run for pid, run in _training(out).items() if pid in pids}
+    t0 = time.monotonic()
     while any(_alive(p) for p in pids):
-        assert time.time() - t0 < timeout, f"workers {pids} still running"
-        time.sleep(0.1)
+        assert time.monotonic() - t0 < HUNG, f"workers {pids} hung"  # (only a machine stuck for good)
+        time.sleep(0.05)
+    finished = [run.name for run in runs.values() if (run / "summary.json").exists()]
+    assert finished == [], f"workers {pids} trained on to the end of {finished} after the sweep died"
 
 
 def resume_and_check(out: Path, reference: dict, mine: dict) -> None:
@@ -207,21 +221,21 @@ def test_a_kill_while_points_train_at_once_resumes_bit_exactly(victim, slow_refe
     mine = users_files(out)
     proc = start(out, session=True)
     try:
-        pids = trainers(out, at_least=2)
+        pids = trainers(out, proc, at_least=2)
         if victim == "one point":
             os.kill(pids[0], signal.SIGKILL)
-            _, err = proc.communicate(timeout=120)
+            _, err = proc.communicate()
             last = err.strip().splitlines()[-1]
             assert proc.returncode == 2 and "did not finish: its worker process ended (SIGKILL)" in last, err
             assert "run the same `lrn sweep` command again to resume it" in last and "Traceback" not in err
         elif victim == "the sweep":
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            wait_gone(pids)  # the workers see the sweep gone, save and stop: no orphan trains on
+            proc.wait()
+            wait_gone(out, pids)  # the workers see the sweep gone, save and stop: no orphan trains on
         else:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-            wait_gone(pids)
+            proc.wait()
+            wait_gone(out, pids)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -235,18 +249,18 @@ def test_two_sweeps_on_one_directory_with_points_at_once_share_the_points(slow_r
     out = tmp_path / "sw"
     mine = users_files(out)
     first = start(out)
-    busy = trainers(out, at_least=1)
+    busy = trainers(out, first, at_least=1)
     # the first's training workers held still while the second starts (a loaded machine could otherwise let
     # the first finish before the second, slower to import torch, reaches its points)
     for pid in busy:
         os.kill(pid, signal.SIGSTOP)
     try:
         second = start(out)
-        done_second = second.communicate(timeout=300)
+        done_second = second.communicate()
     finally:
         for pid in busy:
             os.kill(pid, signal.SIGCONT)
-    outs = [first.communicate(timeout=300), done_second]
+    outs = [first.communicate(), done_second]
     assert [p.returncode for p in (first, second)] == [0, 0], outs
     said = outs[0][1] + outs[1][1]
     assert "another process is training it" in said  # the second skipped what the first trains
@@ -264,7 +278,7 @@ def test_a_full_disk_while_two_points_write_stops_in_one_line_and_resumes(slow_r
         out = disk / "sw"
         mine = users_files(out)
         proc = start(out)
-        _, err = proc.communicate(timeout=300)
+        _, err = proc.communicate()
         last = err.strip().splitlines()[-1]
         assert proc.returncode == 1 and "Traceback" not in err, err  # lrn's disk-full exit, as in one process
         assert "disk full while writing" in last and "the earlier file is intact" in last, last
@@ -349,7 +363,7 @@ def test_ctrl_c_while_points_at_once_are_probed_or_train_is_one_line(marker, tmp
 def test_the_packed_benchmark_runs_in_its_quick_form():
     root = Path(__file__).resolve().parents[2]
     r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_packed.py"), "--quick"], capture_output=True,
-                       text=True, timeout=300, cwd=root)
+                       text=True, timeout=HUNG, cwd=root)
     assert r.returncode == 0, r.stderr
     assert "packed / one after another:" in r.stdout and "same results: yes" in r.stdout, r.stdout
     assert "tokens/s" in r.stdout and "load average:" in r.stdout

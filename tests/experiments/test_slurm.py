@@ -18,6 +18,7 @@ from lrngpt.errors import UserError
 from lrngpt.experiments.grid import resolve_shard, resolve_sweep, slurm_shard
 from lrngpt.experiments.presets import WIDTHS
 from lrngpt.experiments.sweepdir import same_sweep
+from tests.cli_run import HUNG
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "slurm.md"
 
@@ -93,7 +94,7 @@ def test_doc_sbatch_scripts_are_valid_bash_with_the_multi_node_torchrun_line():
     scripts = [b for b in doc_blocks("bash") if b.startswith("#!/bin/bash\n#SBATCH")]
     assert len(scripts) == 2
     for script in scripts:
-        check = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, timeout=30)
+        check = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, timeout=HUNG)
         assert check.returncode == 0, check.stderr
     (torchrun,) = [s for s in scripts if "torchrun" in s]
     for flag in ('--nnodes "$SLURM_NNODES"', '--node-rank "$SLURM_NODEID"', "--rdzv-backend c10d",

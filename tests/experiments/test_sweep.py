@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.runner import run_sweep, write_definition
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.training.trainer import train_run
-from tests.cli_run import run_cli
+from tests.cli_run import run_cli, wait_for
 from tests.factory import copy
 
 
@@ -247,9 +246,7 @@ def test_a_killed_sweep_reruns_without_repeating_finished_points(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", f"from lrngpt.cli.main import main; main({argv!r})"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
     first = out / "runs" / "d4-s1337-t10" / "summary.json"
-    deadline = time.monotonic() + 120
-    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for(first.exists, proc, "its first point's summary.json")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert first.exists()

@@ -40,7 +40,7 @@ def pages(tiny_sweep, tmp_path_factory):
 
 def open_page(chromium, path, **size) -> browser.Page:
     p = browser.Page(chromium, path.resolve().as_uri(), **size)
-    p.page.wait_for_selector("html[data-ready='1']", timeout=30_000)
+    p.page.wait_for_selector("html[data-ready='1']")  # (Page's default timeout: only a stuck page hits it)
     return p
 
 
