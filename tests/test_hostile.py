@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from lrngpt.cli.main import main
-from tests.cli_run import lrn, sigterm_after
+from tests.cli_run import HUNG, lrn, sigterm_after
 
 ROOT = Path(__file__).parents[1]
 TINY = ["--set", "data.vocab_size=300", "--set", "train.steps=2", "--set", "train.eval_every=1",
@@ -186,7 +186,7 @@ def _child(argv: list[str], env: dict | None = None, fsize: int | None = None, c
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
     cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "lrngpt", *argv]
-    return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=limit, timeout=120,
+    return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=limit, timeout=HUNG,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
@@ -408,10 +408,10 @@ def test_a_dry_run_of_a_huge_axis_is_refused_at_once_above_the_documented_size(t
     from lrngpt.experiments.grid import MAX_POINTS
 
     spec = _grid(tmp_path, text_corpus, {"model.n_embd": list(range(4, 100_004))})
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # this process's CPU time: what refusing at once costs, whatever else runs
     line = one_line(lrn(capsys, "sweep", spec, "--out", tmp_path / "out", "--dry-run"), 2,
                     "100,000 points", f"{MAX_POINTS:,}")
-    assert time.perf_counter() - t0 < 10 and "split" in line and not (tmp_path / "out").exists()
+    assert time.process_time() - t0 < 10 and "split" in line and not (tmp_path / "out").exists()
     assert f"more than {MAX_POINTS} points is refused" in (ROOT / "docs" / "tutorials" / "width-study.md").read_text()
 
 
@@ -469,7 +469,6 @@ def test_sample_prints_its_text_as_it_is_generated_and_the_same_text_as_json(mlp
 
 
 def test_sample_stops_quietly_when_its_reader_closes_the_pipe(mlp_run):
-    import time
 
     cmd = [sys.executable, "-m", "lrngpt", "sample", str(mlp_run), "--prompt", "Lily", "--no-stop",
            "--max-new-tokens", "16000000"]  # hours of text, unless it stops when nobody reads it
@@ -477,20 +476,18 @@ def test_sample_stops_quietly_when_its_reader_closes_the_pipe(mlp_run):
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
     import threading
 
-    guard = threading.Timer(90, child.kill)  # a sampler that prints nothing until the end must not hang the test
+    guard = threading.Timer(HUNG, child.kill)  # a sampler that prints nothing until the end must not hang the test
     guard.start()
     try:
         first = child.stdout.read(10)  # `| head -c 10`
-        t0 = time.perf_counter()
         child.stdout.close()
-        code = child.wait(timeout=60)
+        code = child.wait(timeout=HUNG)
         err = child.stderr.read().decode()
     finally:
         guard.cancel()
         child.kill()
         child.wait()
-    assert len(first) == 10 and code in (0, 141) and err == "", (code, err)
-    assert time.perf_counter() - t0 < 60
+    assert len(first) == 10 and code in (0, 141) and err == "", (code, err)  # it ended when its reader went away
 
 
 # ---- 4. advice: every option a message names is one the command has ---------------------------------
@@ -654,8 +651,8 @@ def test_sigterm_of_a_sweep_says_to_run_the_same_sweep_again_not_resume(text_cor
             "--set", "data.vocab_size=300", "--set", "train.steps=1000000", "--set", "train.eval_every=1000000",
             "--out", str(tmp_path / "sw")]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LRN_CACHE_DIR": os.environ["LRN_CACHE_DIR"]}
-    # training begins at the step-0 line: a moment later it is inside the step loop
-    code, lines = sigterm_after(argv, env, "step 0: val bpb", 1.5)
+    # the step-0 line, then a logged step: the signal lands inside the step loop
+    code, lines = sigterm_after(argv, env, ("step 0: val bpb", "step 10/"))
     said = [x for x in lines if "interrupted at step" in x]
     assert code == 130 and len(said) == 1, "".join(lines[-6:])
     assert "running the same `lrn sweep` command again" in said[0] and wrong_options(argv, said[0]) == []
@@ -1974,13 +1971,13 @@ from pathlib import Path
 from lrngpt.errors import UserError
 from lrngpt.runconfig.yaml12 import load_yaml
 load_yaml(Path(sys.argv[1]).read_text(), "small.yaml")  # the same-run reference: a small valid file
-base, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+base, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.process_time()
 try:
     load_yaml(Path(sys.argv[2]).read_text(), "laughs.yaml")
     said = None
 except UserError as e:
     said = str(e)
-print(json.dumps({"said": said, "seconds": time.perf_counter() - t0, "base_kb": base,
+print(json.dumps({"said": said, "seconds": time.process_time() - t0, "base_kb": base,
                   "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
@@ -1999,17 +1996,17 @@ def test_a_billion_laughs_yaml_is_refused_within_a_time_and_memory_bound(tmp_pat
     for argv in (["config", "show", f], ["train", "--config", f, "--out", tmp_path / "run"]):
         lrn(capsys, "-q", *argv)  # once untraced: what it imports is not what is measured
         tracemalloc.start()
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: a bomb refused costs little of it, however busy the machine
         try:
             code, _, err = lrn(capsys, "-q", *argv)
-            seconds, peak = time.perf_counter() - t0, tracemalloc.get_traced_memory()[1]
+            seconds, peak = time.process_time() - t0, tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
         assert code == 2 and "more than 10,000 values" in err and seconds < 5 and peak < 20e6, (code, err, seconds, peak)
     assert not (tmp_path / "run").exists()
     (tmp_path / "small.yaml").write_text("train:\n  steps: 3\n")
     r = subprocess.run([sys.executable, "-c", LAUGHS_CHILD, str(tmp_path / "small.yaml"), str(f)], capture_output=True,
-                       text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                       text=True, timeout=HUNG, env={**os.environ, "PYTHONPATH": str(ROOT)})
     doc = json.loads(r.stdout.strip().splitlines()[-1])
     assert "more than 10,000 values" in doc["said"] and doc["seconds"] < 5, doc
     assert (doc["peak_kb"] - doc["base_kb"]) * 1024 < 20e6, doc  # the process's peak RSS grew by < 20 MB
