@@ -150,22 +150,6 @@ def replace_file(src: str | Path, dst: str | Path) -> None:
     _fsync_dir(Path(dst).parent)
 
 
-def create_once(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write `path` whole unless it exists: built beside, then linked into place, so two processes
-    creating it at the same moment both end up reading the first one's (a key, never replaced)."""
-    tmp = temp_name(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)
-    finally:
-        _unlink(tmp)
-
-
 def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = None) -> Path:
     """Replace `path` with `data` (text is written as UTF-8)."""
     path = Path(path)

@@ -30,7 +30,7 @@ import math
 import types
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Union, get_args, get_origin, get_type_hints
+from typing import Protocol, Union, get_args, get_origin, get_type_hints
 
 from lrngpt.core.fsio import json_safe
 from lrngpt.errors import UserError, option
@@ -40,8 +40,13 @@ from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
 
-if TYPE_CHECKING:
-    from lrngpt.experiments.chapter_dir import ChapterDir
+
+class ChapterFiles(Protocol):
+    """What the verdicts read and write of a chapter directory (lrngpt.experiments.chapter_dir.ChapterDir)."""
+    def part(self, name: str) -> Path: ...
+    def sweep(self, name: str) -> dict: ...
+    def result(self, name: str) -> dict | None: ...
+    def write_verdicts(self, found: list[dict]) -> None: ...
 
 VERSION = 1
 CHAPTER_SCALES = ("laptop", "tiny", "full")  # the chapter's protocols (a sweep's scales: presets.SCALES)
@@ -229,7 +234,7 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
                         f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def width_findings(chapter: ChapterDir) -> list[Finding]:
+def width_findings(chapter: ChapterFiles) -> list[Finding]:
     """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
     the small-data study together."""
     width, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
@@ -237,7 +242,7 @@ def width_findings(chapter: ChapterDir) -> list[Finding]:
     return judge([width, seeds, small])
 
 
-def verdicts(chapter: ChapterDir, plan: ChapterPlan) -> list[dict]:
+def verdicts(chapter: ChapterFiles, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
     width = width_findings(chapter)
     levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]

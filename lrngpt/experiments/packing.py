@@ -131,12 +131,6 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
     return {**best, "why": measured}
 
 
-def packed_seconds(seconds: dict[str, float], packing: dict) -> dict[str, float]:
-    """Each point's estimated seconds when it runs packed: alone x the measured slowdown."""
-    f = packing.get("slowdown") or 1.0
-    return {name: s * f for name, s in seconds.items()} if packing.get("points_at_once", 1) > 1 else dict(seconds)
-
-
 def kept(packing: dict) -> dict:
     """What sweep.json, the dry run's --json and the run's result keep of the choice (numbers and the line)."""
     return {k: packing.get(k) for k in ("points_at_once", "threads", "why", "gain", "slowdown", "forced")}
