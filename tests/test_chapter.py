@@ -47,6 +47,25 @@ def test_the_seed_noise_counts_the_width_studys_own_run_at_d_64(chapter_dir):
     assert len(list((d / "seeds" / "runs").iterdir())) == 2  # the third seed was not trained again
 
 
+def test_a_chapter_copied_elsewhere_is_reported_resumed_and_its_page_rewritten_like_the_original(chapter_dir,
+                                                                                                  tmp_path):
+    """A chapter directory copied to another machine or home (its record with it, its lock files not): lrn
+    reads it as its own, rewrites its page and verdicts, and a run of the same command finishes it again."""
+    import shutil
+
+    d, r = chapter_dir
+    copy = Path(shutil.copytree(d, tmp_path / "elsewhere" / "ch", ignore=shutil.ignore_patterns("*.lock", ".lrn-lock")))
+    (copy / "report.html").write_text((copy / "report.html").read_text())  # new times and inodes: hashed, still lrn's
+    code, _, err = run_cli("report", str(copy))
+    assert code == 0 and (copy / "report.html").is_file(), err[-2000:]
+    (copy / "verdicts.json").unlink()  # (moved away, as a damaged one's advice says)
+    code, out, err = run_cli("chapter", "--scale", "tiny", "--out", str(copy), "--json")
+    assert code == 0, err[-2000:]
+    again = json.loads(out)
+    assert [v["verdict"] for v in again["verdicts"]] == [v["verdict"] for v in r["verdicts"]]
+    assert "chapter: width" not in err  # every part was done: nothing trained again
+
+
 @browser.requires_chromium
 def test_the_chapter_page_renders_in_headless_chromium_every_figure_decoded_and_fits_1280_pixels(chapter_dir, tmp_path):
     d, r = chapter_dir

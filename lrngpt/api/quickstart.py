@@ -61,7 +61,7 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
     kept = run.kept_files() if earlier else {}
     if kept:  # (the demo has no --force to speak of: train's refusal would name it)
         raise UserError(f"{out} holds an earlier demo whose {', '.join(kept)} lrn may not remove (changed since lrn "
-                        f"wrote it, or from an lrn before it kept a record of its files); pass another {option('out')}")
+                        f"wrote it, or not named by its record); pass another {option('out')}")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
             *(overrides or [])]
     cfg = load_config("mlp-cpu", sets)

@@ -145,7 +145,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
     not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
     out = check_output(out, "dir")
-    if is_run(out):  # (a run from before the marker too)
+    if is_run(out):
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another {option('out')}")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 
