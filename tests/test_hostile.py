@@ -2146,7 +2146,7 @@ def test_a_damaged_by_reads_record_is_named_in_one_line(damage, mlp_run, tmp_pat
     summary = json.loads((d / "runs" / "a" / "summary.json").read_text())
     summary.pop("train_bpb_read")  # a run from before summary.json held the split: by_reads.json is read
     (d / "runs" / "a" / "summary.json").write_text(json.dumps(summary))
-    (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "tiny", "points": [{"name": "a"}]}))
+    (d / "sweep.json").write_text(json.dumps({"version": 1, "name": "p", "scale": "tiny", "points": [{"name": "a"}]}))
     (d / "runs" / "a" / "by_reads.json").write_text(damage)
     one_line(lrn(capsys, "report", d), 2, "by_reads.json", "lrn eval RUN --by-reads" if damage[0] == "{" else "")
 

@@ -356,7 +356,7 @@ def test_partial_sweep_renders_with_what_is_there(text_run, tmp_path):
     (d / "runs" / "a").mkdir(parents=True)
     for name in ("config.json", "metrics.jsonl"):
         shutil.copy(text_run / name, d / "runs" / "a" / name)
-    (d / "sweep.json").write_text(json.dumps({"name": "p", "scale": "cpu", "points": [{"name": "a"}, "b"]}))
+    (d / "sweep.json").write_text(json.dumps({"version": 1, "name": "p", "scale": "cpu", "points": [{"name": "a"}, "b"]}))
     assert write_report_pages(d)["sections"] == SWEEP_SECTIONS
     page = (d / "report.html").read_text()
     assert "<td>a</td><td>-</td><td>running or killed (step 10)</td>" in section(page, "Details")

@@ -182,7 +182,7 @@ def test_an_unreadable_checkpoint_is_a_permission_error_not_corruption(tiny_conf
         load_checkpoint(run / LAST)
 
 
-def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads_as_the_first(
+def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_is_damaged(
         tiny_config, tmp_path, capsys):
     from lrngpt.store.checkpoint import load_checkpoint, save_checkpoint
 
@@ -192,7 +192,8 @@ def test_a_checkpoint_from_a_newer_lrn_is_refused_and_one_without_a_schema_reads
     assert ckpt["schema"] == 1
     del ckpt["schema"]
     save_checkpoint(ckpt, run / "ckpt_last.pt")
-    assert load_checkpoint(run / "ckpt_last.pt")["step"] == 2  # written before the field: schema 1
+    with pytest.raises(UserError, match="schema must be a positive whole number .got None.; it is damaged"):
+        load_checkpoint(run / "ckpt_last.pt")
     save_checkpoint({**ckpt, "schema": 2}, run / "ckpt_last.pt")
     assert main(["eval", str(run)]) == 2
     err = capsys.readouterr().err

@@ -289,7 +289,7 @@ POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under
 
 
 def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
-    version = doc.get("version", 1)  # sweep.json before it said so is version 1
+    version = doc.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise UserError(f"sweep definition {path}: version must be a positive whole number, got "
                         f"{json.dumps(version)[:40]}; it is damaged: restore it, or run the sweep into a new {option('out')}")

@@ -19,7 +19,7 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
                     (lrngpt.device.precision; absent before it was recorded: read from config's train.dtype)
     scaler          the float16 GradScaler's state_dict (its loss scale), else None
     source          who wrote it: "lrn train", "gpt2-import", ...
-    schema          SCHEMA (absent in checkpoints from before it existed: read as 1)
+    schema          SCHEMA (required: a checkpoint without it is damaged)
 
 Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
 disk mid-save leaves the previous checkpoint whole. torch reports a write that failed only as
@@ -125,7 +125,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise UserError(_corrupt(path, e)) from None
     if not isinstance(payload, dict) or "model" not in payload or "config" not in payload:
         raise UserError(f"{path} is not an lrn checkpoint (no model/config inside)")
-    schema = payload.get("schema", 1)  # checkpoints from before the field are schema 1
+    schema = payload.get("schema")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
         raise UserError(f"checkpoint {path}: schema must be a positive whole number (got {schema!r}); it is "
                         "damaged: use another checkpoint, or train again")

@@ -44,8 +44,6 @@ def _kind(v: Any) -> str:
 def check_summary(doc: dict, path: Path) -> dict:
     """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
     doc = dict(doc)
-    if "passes" not in doc and "epochs" in doc:  # the name summary.json used before messages' "passes"
-        doc["passes"] = doc.pop("epochs")
     for key, (kinds, required) in SUMMARY_FIELDS.items():
         if key not in doc:
             if required:

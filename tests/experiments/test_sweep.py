@@ -103,19 +103,6 @@ def test_an_old_summary_without_epochs_gets_them_from_the_cached_data_or_shows_a
     assert row["passes"] is None and "| passes - |" in format_line(row, "tiny")
 
 
-def test_a_summary_that_still_says_epochs_reads_as_passes(tiny_sweep, tmp_path):
-    import shutil
-
-    from lrngpt.store.rundir import RunDir
-
-    out, doc = tiny_sweep
-    run = shutil.copytree(out / "runs" / "d4-s1337-t30", tmp_path / "d4")
-    s = json.loads((run / "summary.json").read_text())
-    s["epochs"] = s.pop("passes")  # as summary.json named it before
-    (run / "summary.json").write_text(json.dumps(s))
-    assert RunDir(run).summary()["passes"] == pytest.approx(doc["rows"][0]["passes"])
-
-
 def test_a_width_study_reading_its_text_more_than_once_warns_once(tmp_path, text_corpus):
     code, stdout, stderr = run_cli("sweep", "embed-dim", "--scale", "tiny", "--axis", "model.n_embd=4,8",
                                    "--set", f"data.corpus={text_corpus}", "--set", "data.vocab_size=300",
@@ -499,14 +486,15 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
     assert dict(built) == {"validated": 3, "config": 3, "load_checkpoint": 3, "resolve_base": 2}, built
 
 
-def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_reads_as_the_first(tmp_path, capsys):
+def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_is_damaged(tmp_path, capsys):
     sweep = resolve_sweep("seed-variance", "tiny")
     write_definition(sweep, tmp_path)
     doc = json.loads((tmp_path / "sweep.json").read_text())
     assert doc["version"] == 1
     del doc["version"]
     (tmp_path / "sweep.json").write_text(json.dumps(doc))
-    assert SweepDir(tmp_path).definition()["name"] == "seed-variance"  # a sweep.json from before versions
+    with pytest.raises(UserError, match="version must be a positive whole number, got null; it is damaged"):
+        SweepDir(tmp_path).definition()
     (tmp_path / "sweep.json").write_text(json.dumps({**doc, "version": 2}))
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
