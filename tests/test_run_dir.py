@@ -168,7 +168,7 @@ def test_a_broken_config_json_is_named_with_the_field(tmp_path):
 
 def test_a_checkpoint_without_step_is_named(tmp_path):
     path = tmp_path / "ckpt_last.pt"
-    torch.save({"model": {}, "config": {}, "tokenizer": "{}"}, path)
+    torch.save({"schema": 1, "model": {}, "config": {}, "tokenizer": "{}"}, path)
     with pytest.raises(UserError, match="has no 'step'"):
         load_checkpoint(path)
 

@@ -491,7 +491,7 @@ def test_a_sweep_file_with_a_shape_axis_reads_as_its_shapes(tmp_path):
 def test_a_damaged_sweep_json_with_a_shape_axis_is_named(tmp_path, capsys):
     from lrngpt.experiments.sweepdir import check_definition
 
-    good = {"scale": "cpu", "name": "x", "base": {"data": {}}, "points": [],
+    good = {"version": 1, "scale": "cpu", "name": "x", "base": {"data": {}}, "points": [],
             "axes": {"model.n_layer+model.n_embd": [[2, 128], [8, 64]]}}
     assert check_definition(good, tmp_path / "sweep.json") is good
     for bad in ({"model.n_layer+model.n_embd": [[2, {"d": 128}]]}, {"model.n_layer": [[2, 128]]}):
