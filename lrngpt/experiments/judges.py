@@ -221,7 +221,7 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
     once_m = mean_or_none(e.get("read_share") for e in entries)
     twice_m = mean_or_none(e.get("read_twice_share") for e in entries)
     if passes is None and once_m is None:
-        return "passes over the training text unknown (a summary from before they were recorded)", None, None
+        return "passes over the training text unknown (the runs' summaries say none)", None, None
     once_e, twice_e = read_shares(passes) if passes is not None else (None, None)
     once, twice = (once_m, twice_m if twice_m is not None else twice_e) if once_m is not None else (once_e, twice_e)
     how = ("measured: the targets its seeded batches drew" if once_m is not None

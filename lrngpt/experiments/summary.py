@@ -74,7 +74,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
         "used_axes": used_axes_of(run), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
-        "passes": run_passes(run_dir, s, cfg), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
+        "passes": run_passes(s), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
         "values": point.get("values", {}), **split, "val_split": s.get("val_split") or _val_split(s, cfg),
         "periodic_val": [[step, v] for step, v in sorted(periodic_evals(metrics).items())],

@@ -16,7 +16,7 @@ from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, rows_
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.runconfig.schema import flat_keys
-from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
+from lrngpt.store.run_files import periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
@@ -53,7 +53,7 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
             s = max(evals)
             text += f"<p>Last periodic val bpb {fmt(evals[s], 'bpb')} at step {fmt(s, 'step')}.</p>"
         return text + facts_table(facts)
-    passes = run_passes(d, summary, cfg)
+    passes = run_passes(summary)
     val, trn, gap = summary.get("val_bpb"), summary.get("train_bpb"), summary.get("gap")
     lead = (f"val bpb <b>{fmt(untrained, 'bpb')} &rarr; {fmt(val, 'bpb')}</b> (untrained &rarr; trained, step "
             f"{fmt(summary.get('step'), 'step')})" if untrained is not None
@@ -63,8 +63,6 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
     lead += f", <b>{fmt(passes, 'passes')}</b> passes over the training text."
     text = f'<p class="lead">{lead}</p>'
     best, best_step = summary.get("best_val_bpb"), summary.get("best_step")
-    if best is None:  # a summary from before best_val_bpb: the periodic evaluations say it
-        best, best_step = best_periodic_val(metrics)
     last_step = max((s for s in evals if s > 0), default=None)
     if best is not None and last_step is not None:
         how = "from the start of" if train.get("eval_windows") == "prefix" else "spread over"

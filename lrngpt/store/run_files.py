@@ -13,7 +13,6 @@ from typing import Any
 
 from lrngpt.core import log
 from lrngpt.core.fsio import read_regular
-from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 
 # What readers rely on in summary.json: field -> (types, required). Numbers may be null (NaN).
@@ -107,20 +106,9 @@ def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
     return by_step[step], step
 
 
-def run_passes(run_dir: Path, summary: dict, cfg: dict) -> float | None:
-    """Passes over the training text: summary.json's `passes`; for a summary written before it had
-    one, tokens read / the training split of the run's prepared data (if it is still in the cache)."""
-    if isinstance(summary.get("passes"), int | float):
-        return float(summary["passes"])
-    train = cfg.get("train", {})
-    read = summary.get("tokens_seen") or summary.get("step", 0) * train.get("batch_size", 0) * (train.get("seq_len") or 0)
-    n_train = summary.get("train_split_tokens")
-    if not n_train and isinstance(summary.get("data_key"), str):
-        data = cached_prepared(summary["data_key"], cfg.get("data", {}).get("train_tokens"))
-        if data is None:
-            return None  # not in this machine's cache: shown as "-"
-        n_train = len(data.tokens("train"))
-    return read / n_train if read and n_train else None
+def run_passes(summary: dict) -> float | None:
+    """Passes over the training text, as summary.json says them (None: it has none, shown as "-")."""
+    return float(summary["passes"]) if isinstance(summary.get("passes"), int | float) else None
 
 
 def read_metrics_file(path: Path) -> list[dict]:
