@@ -28,6 +28,9 @@ def option(name: str, value: object = _UNSET) -> str:
 
 def in_words(text: str, cli: bool) -> str:
     """`text` with each option said as `lrn`'s flag (`cli`) or as the API's parameter."""
+    if _OPEN not in text:  # most lines name none (every log line passes through here)
+        return text
+
     def say(m: re.Match) -> str:
         name, value = m[1], m[2]
         if not cli:

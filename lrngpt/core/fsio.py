@@ -358,11 +358,11 @@ def _check_writable(path: Path, parent: Path, flag: str) -> None:
     try:
         fd, probe = _probe_file(parent)
     except OSError as e:
+        denied = "permission denied; choose a directory you can write to, or change its permissions"
         why = {errno.EROFS: "it is on a read-only filesystem; choose a path on a writable disk",
-               errno.EACCES: "permission denied; choose a directory you can write to, or change its permissions",
-               errno.EPERM: "permission denied; choose a directory you can write to, or change its permissions"}
-        raise UserError(f"{flag} {path}: lrn cannot create a file in {parent}: " + why.get(
-            e.errno or 0, f"{e.strerror or e}; choose a path on a disk you can write to, e.g. {flag} out/{path.name}")) from None
+               errno.EACCES: denied, errno.EPERM: denied}.get(
+            e.errno or 0, f"{e.strerror or e}; choose a path on a disk you can write to, e.g. {flag} out/{path.name}")
+        raise UserError(f"{flag} {path}: lrn cannot create a file in {parent}: {why}") from None
     os.close(fd)
     _unlink(probe)
 
