@@ -302,13 +302,13 @@ def test_a_script_without_the_main_guard_runs_points_at_once_and_its_top_level_o
     "__main__":`) ran again in every worker, started sweeps there and ended on multiprocessing's tracebacks."""
     (tmp_path / "study.py").write_text(SCRIPT)
     root = Path(__file__).resolve().parents[2]
-    r = subprocess.run([sys.executable, "study.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    r = subprocess.run([sys.executable, "study.py"], capture_output=True, text=True, timeout=HUNG, cwd=tmp_path,
                        env={**os.environ, "PYTHONPATH": str(root)})
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert r.stdout.splitlines() == ["top level", "points at once 2 points 2"], r.stdout
 
 
-def forkserver_of(pid: int, timeout: float = 60) -> int:
+def forkserver_of(pid: int, timeout: float = HUNG) -> int:
     """The pid of the fork server process `pid` started, once it imports torch and `pid` hears SIGINT
     again (it ignores it while it starts the server: Linux, read from /proc)."""
     t0 = time.time()
@@ -347,7 +347,7 @@ def test_ctrl_c_while_points_at_once_are_probed_or_train_is_one_line(marker, tmp
                 os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the foreground group
                 break
         after = child.stderr.readlines()
-        code = child.wait(timeout=120)
+        code = child.wait(timeout=HUNG)
     finally:
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
