@@ -336,7 +336,10 @@ def test_ctrl_c_while_points_at_once_are_probed_or_train_is_one_line(marker, tmp
     child = subprocess.Popen([sys.executable, "-m", "lrngpt", "sweep", "embed-dim", *SLOW, "--out", str(tmp_path / "sw"),
                               "--points-at-once", "2", "-v"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True, env={**os.environ, "PYTHONPATH": str(root),
-                                                          "LRN_CACHE_DIR": str(tmp_path / "cache")})
+                                                          "LRN_CACHE_DIR": str(tmp_path / "cache")},
+                             # a terminal's foreground command hears Ctrl-C, whatever this harness inherited
+                             # (a job started in the background of a script runs with SIGINT ignored)
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     before, after = [], []
     try:
         for line in child.stderr:
