@@ -136,7 +136,8 @@ def series_parts(series: dict) -> list[Part]:
     """The width-depth series' levels, one sweep part each (its corpus's preparation counted in the first)."""
     parts = [Part(f"width-depth/{lv['name']}", "sweep", f"{cp.CLAIMS['width-depth'][0]} ({lv['name']})",
                   round(float(lv["est_seconds"]), 1), source=lv["source"], scale=lv["scale"], set=list(lv["set"]),
-                  axes=dict(lv["axes"])) for lv in series["levels"]]
+                  axes=dict(lv["axes"]), points_at_once=(series.get("packing") or {}).get("points_at_once"))
+             for lv in series["levels"]]
     parts[0].est_seconds = round(parts[0].est_seconds + series["parts"].get("prepare", 0.0), 1)
     parts[-1].deviations = list(series.get("deviations") or [])
     return parts
@@ -178,7 +179,7 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
 
     def depth_unit(left: float) -> Unit:
         def series(seconds: float, log=None) -> dict:  # its probes said once, when it is first planned
-            return depth_series.plan_series(seconds / 60, probe_fn=probe_fn, log=log)
+            return depth_series.plan_series(seconds / 60, probe_fn=probe_fn, pack_fn=pack_fn, log=log)
         try:
             smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
         except BudgetTooShort as e:

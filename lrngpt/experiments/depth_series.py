@@ -35,6 +35,7 @@ from lrngpt.experiments.budget import (
     START_S,
     check_minutes,
 )
+from lrngpt.experiments import packing
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
 from lrngpt.runconfig.schema import from_dict
@@ -110,35 +111,49 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
     return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
 
 
-def _probe(protocol: dict, probe_fn, log) -> tuple[dict, float]:
-    """Each shape's seconds per training and evaluated token at the protocol's batch; the probe's seconds."""
+def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
+    """Each shape's seconds per training and evaluated token at the protocol's batch, how many points
+    train at once (a level's sweep trains them so: lrngpt.experiments.packing, measured on the smallest and
+    the largest shape; one after another when the caller gives a `probe_fn` without a `pack_fn`), and the
+    probes' seconds."""
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
     out = {}
-    for p in sweep.points:
-        cfg = p.config
-        device = resolve_device(cfg.train.device)
+    cfgs = [p.config for p in sweep.points]
+    device = resolve_device(cfgs[0].train.device)
+    for cfg in cfgs:
         log(f"timing {cfg.model.n_layer} x {cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
             f"{cfg.train.seq_len}) to plan the width-depth series")
-        out[(cfg.model.n_layer, cfg.model.n_embd)] = probe_fn(cfg, device, max_tokens=cfg.train.tokens_per_step,
-                                                              steps=2)
-    return out, time.perf_counter() - t0
+        out[(cfg.model.n_layer, cfg.model.n_embd)] = (probe_fn or run_timing.probe)(
+            cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
+    if probe_fn is not None and pack_fn is None:
+        choice = packing.one("the plan was timed by the caller's probe alone: one point after another")
+    else:
+        ends = sorted(cfgs, key=run_timing.params)
+        ends = [ends[0], ends[-1]]
+        choice = packing.choose(ends, [out[(c.model.n_layer, c.model.n_embd)] for c in ends],
+                                len(cfgs) * len(SEEDS), device, None, None, log, pack_fn or packing.probe_packed,
+                                probe_tokens=cfgs[0].train.tokens_per_step)
+    return out, choice, time.perf_counter() - t0
 
 
 def _axis_item(protocol: dict) -> str:
     return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in _shapes(protocol))
 
 
-def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int) -> float:
+def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: dict) -> float:
     """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
-    budget's per-point overhead, one after another, and the summary."""
+    budget's per-point overhead, on `choice`'s points at once (each slowed as the packed probe measured,
+    started largest first as the runner starts them), and the summary."""
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
-    total = START_S + SERIES_SUMMARY_S
-    for p in resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points:
-        t = timings[(p.config.model.n_layer, p.config.model.n_embd)]
-        total += run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
-    return total
+    n = choice["points_at_once"]
+    slowdown = (choice.get("slowdown") or 1.0) if n > 1 else 1.0
+    points = resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points
+    started = packing.order(points, lambda q: run_timing.params(q.config)) if n > 1 else points
+    each = [run_timing.estimate_seconds(p.config, timings[(p.config.model.n_layer, p.config.model.n_embd)], n_val)
+            * slowdown + POINT_OVERHEAD_S for p in started]
+    return START_S + SERIES_SUMMARY_S + packing.makespan(each, n)
 
 
 def _prepare_seconds(protocol: dict) -> float:
@@ -151,14 +166,15 @@ def _prepare_seconds(protocol: dict) -> float:
     return PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
 
 
-def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) -> dict:
-    """The levels that fit `minutes` on this machine (JSON-able); UserError naming the smallest minutes that
-    fit when even the smallest series does not. `tiny`: a seconds-long plan for tests."""
+def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
+    """The levels that fit `minutes` on this machine (JSON-able), with the points at once their sweeps train
+    (`packing`); UserError naming the smallest minutes that fit when even the smallest series does not.
+    `tiny`: a seconds-long plan for tests."""
     if isinstance(minutes, bool):  # an int to Python, not a time to a user
         raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
-    timings, probe_s = _probe(protocol, probe_fn or run_timing.probe, log)
+    timings, choice, probe_s = _probe(protocol, probe_fn, pack_fn, log)
     fixed = probe_s + _prepare_seconds(protocol)
     n_val = _val_tokens(protocol["corpus"], 0.05)
     levels: list[dict] = []
@@ -166,7 +182,7 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
     for top in protocol["tops"]:
         levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
         for lv in levels:
-            lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val), 1)
+            lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val, choice), 1)
         est = fixed + sum(lv["est_seconds"] for lv in levels)
         if est <= minutes * 60:
             break
@@ -179,6 +195,7 @@ def plan_series(minutes: float, *, probe_fn=None, log=None, tiny: bool = False) 
     return {"minutes": minutes, "est_seconds": round(est, 1), "parts": {"probe": round(probe_s, 1),
                                                                          "prepare": round(fixed - probe_s, 1)},
             "levels": levels, "shapes": shape_table(_shapes(protocol)), "protocol": "tiny" if tiny else "cpu",
+            "packing": packing.kept(choice),
             "timing": {f"{n}x{d}": {"train_tokens_per_s": round(1 / t["train_s_per_token"]),
                                     "eval_tokens_per_s": round(1 / t["eval_s_per_token"])}
                        for (n, d), t in timings.items()},

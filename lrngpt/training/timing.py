@@ -40,6 +40,9 @@ from lrngpt.training.optimizer import make_optimizer
 
 PROBE_STEPS = 3
 PROBE_TOKENS = 512
+# Untimed steps before a probe's timed ones: a small GPT's second and third steps still run about 1.35x its
+# steady pace on a 2-core EPYC (the fourth on is steady), which a 2-step probe would extrapolate to the run.
+WARMUP_STEPS = 3
 YEAR = 365.25 * 86400
 CACHE_NAME = "probes.json"
 # Hours, not days: a probe is the pace of this machine as it is now (a laptop on battery, another program).
@@ -122,7 +125,8 @@ def _measure(cfg: RunConfig, device: str, batch: int, steps: int, barrier) -> di
         optimizer.step()
 
     def timed(fn) -> float:
-        fn()  # warm-up: allocations and first-call costs are not the steady state
+        for _ in range(WARMUP_STEPS):  # allocations and first-call costs are not the steady state
+            fn()
         sync()
         if barrier is not None:  # probes at once: timed only while all of them run
             barrier.wait()

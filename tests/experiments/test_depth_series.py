@@ -167,3 +167,31 @@ def test_a_tiny_series_runs_through_lrngpt_sweep_and_is_judged_and_plotted(tiny_
     lv = plan["levels"][0]  # again: the finished level resumes as finished, nothing to train
     again = lrngpt.sweep(lv["source"], scale=lv["scale"], set=lv["set"], axes=lv["axes"], out=dirs[0], dry_run=True)
     assert {p["state"] for p in again["points"]} == {"finished"}
+
+
+def test_points_trained_two_at_once_are_planned_as_the_sweep_trains_them(monkeypatch):
+    """A level's sweep trains its points as the packed probe chose: the plan's estimate is the makespan of
+    the slowed points on two slots, not their sum, and each level's part trains at that number at once."""
+    from lrngpt.experiments import packing
+    from lrngpt.experiments.chapter_budget import series_parts
+
+    monkeypatch.setattr(packing, "threads_here", lambda: 2)  # two threads to split, as on the 2-core laptop
+    probe = fake_probe()[0]
+    packed_calls = []
+
+    def pack(cfg, device, n, threads, max_tokens=None):
+        packed_calls.append((cfg.model.n_layer, n, max_tokens))
+        t = probe(cfg, device, max_tokens, 2)
+        return {k: v * 1.25 for k, v in t.items()}  # two at once: each 1.25x slower, 1.6x the tokens a second
+
+    alone = plan_series(200, probe_fn=probe)
+    packed = plan_series(200, probe_fn=probe, pack_fn=pack)
+    assert alone["packing"]["points_at_once"] == 1
+    assert packed["packing"]["points_at_once"] == 2 and packed["packing"]["slowdown"] == 1.25
+    assert {c[2] for c in packed_calls} == {32 * 64}  # at the batch the alone probe timed
+    # the same level costs less at two slots: about 1.25 / 2 of the points' part
+    assert packed["levels"][-1]["tokens_per_param"] >= alone["levels"][-1]["tokens_per_param"]
+    same = [(a, b) for a in alone["levels"] for b in packed["levels"] if a["name"] == b["name"]]
+    assert same and all(b["est_seconds"] < 0.8 * a["est_seconds"] for a, b in same)
+    assert {p.points_at_once for p in series_parts(packed)} == {2}
+    assert {p.points_at_once for p in series_parts(alone)} == {1}
