@@ -27,6 +27,7 @@ from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError, option
+from lrngpt.experiments import packing
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
     PREPARE_S,
@@ -35,7 +36,6 @@ from lrngpt.experiments.budget import (
     START_S,
     check_minutes,
 )
-from lrngpt.experiments import packing
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import SHAPE_AXIS, STUDIES
 from lrngpt.runconfig.schema import from_dict
