@@ -908,7 +908,7 @@ def test_embed_undertrained_refuses_bad_input_in_one_line(case, tmp_path, capsys
 
 def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and_says_why(mlp_run, tmp_path, capsys):
     d = Path(shutil.copytree(mlp_run, tmp_path / "old"))
-    (d / "ckpt_init.pt").unlink()  # a run from before ckpt_init.pt existed
+    (d / "ckpt_init.pt").unlink()  # as an imported model has none
     before = sorted((p.name, p.stat().st_mtime_ns) for p in d.iterdir())
     code, out, err = lrn(capsys, "embed", "undertrained", d, "--top", "4", "--json")
     assert code == 0 and "Traceback" not in err and "has no ckpt_init.pt" in err
@@ -2144,7 +2144,7 @@ def test_a_damaged_by_reads_record_is_named_in_one_line(damage, mlp_run, tmp_pat
     d = tmp_path / "sweep"
     shutil.copytree(mlp_run, d / "runs" / "a")
     summary = json.loads((d / "runs" / "a" / "summary.json").read_text())
-    summary.pop("train_bpb_read")  # a run from before summary.json held the split: by_reads.json is read
+    summary.pop("train_bpb_read")  # as a run trained without a train evaluation: by_reads.json is read
     (d / "runs" / "a" / "summary.json").write_text(json.dumps(summary))
     (d / "sweep.json").write_text(json.dumps({"version": 1, "name": "p", "scale": "tiny", "points": [{"name": "a"}]}))
     (d / "runs" / "a" / "by_reads.json").write_text(damage)

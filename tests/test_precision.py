@@ -60,12 +60,10 @@ def test_apply_tf32_leaves_cpu_matmuls_alone():
     assert torch.get_float32_matmul_precision() == before
 
 
-def test_saved_dtype_reads_checkpoints_from_before_precision_was_recorded():
-    old = lambda d: {"config": {"train": {"dtype": d}}}  # noqa: E731
-    assert saved_dtype(old("float32"), "cpu") == "float32"
-    assert saved_dtype(old("bfloat16"), "cpu") == "float32"  # that version used bfloat16 on CUDA only
-    assert saved_dtype(old("bfloat16"), "cuda") == "bfloat16"
-    assert saved_dtype({"precision": {"dtype": "float16"}, **old("auto")}, "cpu") == "float16"
+def test_saved_dtype_is_the_recorded_one_and_none_without_a_record():
+    assert saved_dtype({"precision": {"dtype": "float16"}, "config": {"train": {"dtype": "auto"}}}) == "float16"
+    assert saved_dtype({"config": {"train": {"dtype": "float32"}}}) is None  # the config's wish is not a record
+    assert saved_dtype({"precision": {"dtype": "int8"}}) is None
 
 
 def test_auto_on_cpu_trains_in_float32_and_summary_records_device_and_dtype(tiny_config, tmp_path):
@@ -132,14 +130,16 @@ def test_resume_refuses_a_changed_dtype_but_not_a_same_one_written_another_way(t
     assert summary["step"] == 6 and summary["dtype"] == "float32"
 
 
-def test_a_run_from_before_auto_still_resumes(tiny_config, tmp_path):
-    """A checkpoint with dtype float32 in its config and no precision record (as older lrn wrote it)."""
+def test_a_checkpoint_without_its_precision_record_is_refused_saying_how_to_restart(tiny_config, tmp_path):
+    """An exact resume must compute in the dtype the steps so far did; a checkpoint that does not say which is
+    refused before any work, and the run is left as it was."""
     run = tmp_path / "r"
     train_run(tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32"), run, stop_at=3, progress=False)
     ckpt = torch.load(run / LAST, weights_only=True)
-    del ckpt["precision"], ckpt["scaler"]
+    del ckpt["precision"]
     torch.save(ckpt, run / LAST)
-    ckpt["config"]["train"].pop("tf32")  # nor a tf32 key: read as its default
-    torch.save(ckpt, run / LAST)
+    before = (run / LAST).read_bytes()
     cfg = tiny_config("train.steps=6", "train.eval_every=3", "train.dtype=float32")
-    assert train_run(cfg, run, resume=True, progress=False)["step"] == 6
+    with pytest.raises(UserError, match=r"cannot be resumed: it does not record the precision its steps computed in"):
+        train_run(cfg, run, resume=True, progress=False)
+    assert (run / LAST).read_bytes() == before

@@ -159,8 +159,8 @@ def load_table(run_dir, which: str = "last", *, untrained: bool = False):
 
 
 def init_table(run_dir):
-    """The untrained table (ckpt_init.pt), or None when the run has none (an imported model, a
-    run from before ckpt_init.pt); a damaged ckpt_init.pt is an error, not a missing reference."""
+    """The untrained table (ckpt_init.pt), or None when the run has none (an imported model); a damaged
+    ckpt_init.pt is an error, not a missing reference."""
     if not RunDir(run_dir).has_checkpoint("init"):
         return None
     return load_table(run_dir, "init")[1]

@@ -191,7 +191,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
             cols["out_moved"] = moved(out, out0, delta)
     else:
         result["init"] = False
-        log(f"note: {p} has no ckpt_init.pt (a run from before it existed): how far rows moved cannot be measured; "
+        log(f"note: {p} has no ckpt_init.pt (an imported model has no step-0 weights): how far rows moved cannot be measured; "
             "reads and norms only")
     result["summary"] = _summary(cols, never, flagged, targets, rounding(step))
     result["indicator"]["check"] = _indicator_check(indicator, ref, never, flagged)

@@ -243,18 +243,11 @@ def grad_scaler(precision: Precision, device: str):
     return torch.amp.GradScaler(torch.device(device).type)
 
 
-def saved_dtype(ckpt: dict, device: str) -> str | None:
-    """The dtype a checkpoint's steps were computed in: its recorded precision, or, for a checkpoint
-    from before it was recorded, what that version did (bfloat16 autocast on CUDA only)."""
+def saved_dtype(ckpt: dict) -> str | None:
+    """The dtype a checkpoint's steps were computed in, as it recorded it; None when it has no such record
+    (a resume refuses it: lrngpt.training.resume)."""
     recorded = ckpt.get("precision")
-    if isinstance(recorded, dict) and recorded.get("dtype") in DTYPES[1:]:
-        return recorded["dtype"]
-    asked = (ckpt.get("config") or {}).get("train", {}).get("dtype", "float32")
-    if asked == "float32":
-        return "float32"
-    if asked == "bfloat16":
-        return "bfloat16" if device.startswith("cuda") else "float32"
-    return None  # unknown: not checked
+    return recorded["dtype"] if isinstance(recorded, dict) and recorded.get("dtype") in DTYPES[1:] else None
 
 
 def describe(precision: Precision, caps: DeviceCaps, compile_: bool) -> str:

@@ -54,7 +54,7 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     shown = _checkpoints(run_dir, checkpoint)
     if not RunDir(run_dir).has_checkpoint(shown[0][0]):
         return ("<p>No embedding table to show: the run has no "
-                + ("ckpt_init.pt (it was written before ckpt_init.pt existed)" if shown[0][0] == "init"
+                + ("ckpt_init.pt (an imported model has no step-0 weights)" if shown[0][0] == "init"
                    else "checkpoint yet") + ".</p>")
     # a damaged checkpoint is an error, not a blank section
     runs = [(load_run(run_dir, which), heading) for which, heading in shown if RunDir(run_dir).has_checkpoint(which)]

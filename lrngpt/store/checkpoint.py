@@ -16,7 +16,7 @@ with `torch.load(weights_only=True)`. Its keys (the trainer and every importer b
     seconds         training seconds so far (steps only, not evaluations)
     schedules       the learning-rate schedule changes `--resume --extend` made: [{"step", "change", "train"}]
     precision       {"requested", "dtype", "tf32", "grad_scaler", "reason"}: what the steps computed in
-                    (lrngpt.device.precision; absent before it was recorded: read from config's train.dtype)
+                    (lrngpt.device.precision; a resume needs it)
     scaler          the float16 GradScaler's state_dict (its loss scale), else None
     source          who wrote it: "lrn train", "gpt2-import", ...
     schema          SCHEMA (required: a checkpoint without it is damaged)

@@ -24,10 +24,10 @@ SUMMARY_FIELDS = {
     "passes": (_NUMBER, False), "best_val_bpb": (_NUMBER, False), "best_step": ((int, type(None)), False),
     "val_tokens": ((int,), False), "val_bytes": ((int,), False), "train_tokens": ((int,), False),
     "tokens_seen": ((int,), False), "corpus": ((str,), False), "device": ((str,), False),
-    # what the run computed in (lrngpt.device.precision): absent in summaries from before it was recorded
+    # what the run computed in (lrngpt.device.precision)
     "device_name": ((str,), False), "capability": ((list, type(None)), False), "dtype": ((str,), False),
     "tf32": ((bool,), False), "compile": ((bool,), False),
-    # the train bpb split by what training read, and the kind of validation split (absent before recorded)
+    # the train bpb split by what training read (absent when train.train_eval_tokens is 0), the validation split's kind
     "train_bpb_read": (_NUMBER, False), "train_bpb_unread": (_NUMBER, False), "read_share": (_NUMBER, False),
     "read_twice_share": (_NUMBER, False), "val_split": ((str, type(None)), False),
 }

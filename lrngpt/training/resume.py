@@ -92,8 +92,11 @@ def check_resumable(resume: Resume, run: RunDir, cfg: RunConfig, device: str, pr
     if not ckpt.get("optimizer") or not ckpt.get("rng"):
         raise UserError(f"{run.path} was not trained here (an import has no optimizer state), so it "
                         "cannot be resumed; evaluate, sample or export it as it is")
-    was = saved_dtype(ckpt, device)
-    if was is not None and was != precision.dtype:
+    was = saved_dtype(ckpt)
+    if was is None:
+        raise UserError(f"{resume.path} cannot be resumed: it does not record the precision its steps computed in, "
+                        f"which an exact resume must match; {how_to_restart}")
+    if was != precision.dtype:
         raise UserError(f"this run trained in {was} and would resume in {precision.dtype} "
                         f"(train.dtype={cfg.train.dtype} on {device}), which breaks the exact resume; "
                         f"resume with --set train.dtype={was}, or start a new run in another {option('out')}")
