@@ -7,6 +7,7 @@ import html
 import json
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -511,3 +512,29 @@ def test_the_width_study_headline_sets_problem_10_beside_the_chapters():
     assert ("val bpb saved per million added parameters: 64 -&gt; 128 0.0639, 256 -&gt; 512 -0.0507 (no ratio: the "
             "large end saved nothing); the chapter&#x27;s Problem 10: 64 -&gt; 128 0.0639 against 256 -&gt; 512 0.0038, "
             "about 17x") in head
+
+
+def test_a_sweep_page_reads_each_file_of_the_sweep_once(sweep_dir, tmp_path, monkeypatch):
+    """`lrn report SWEEP`: its findings, summary, figures, curves and details need the same run files; each
+    owner reads a file once a command (lrngpt.core.once), so no file under the sweep is opened twice; a run's
+    weights are loaded once by each part that needs them (the used axes, the explorer, the best run's neighbours)."""
+    import builtins
+    import io
+    from collections import Counter
+
+    d = copy(sweep_dir, tmp_path / "sw")
+    opened: Counter = Counter()
+    real_open = builtins.open
+
+    def counting_open(file, mode="r", *args, **kwargs):
+        path = str(file) if isinstance(file, str | Path) else None
+        if path and "r" in mode and "+" not in mode and Path(path).resolve().is_relative_to(d.resolve()):
+            opened[Path(path).resolve().relative_to(d.resolve()).as_posix()] += 1
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(io, "open", counting_open)
+    assert main(["report", str(d), "--out", str(tmp_path / "page.html")]) == 0
+    assert opened["sweep.json"] >= 1 and any(name.endswith("summary.json") for name in opened)
+    assert {name: n for name, n in opened.items() if n > 1 and not name.endswith(".pt")} == {}
+    assert sorted(n for name, n in opened.items() if name.endswith("ckpt_last.pt")) == [2, 3]

@@ -246,3 +246,31 @@ def test_a_resume_at_the_checkpoints_step_does_not_evaluate_it_twice(tiny_config
     train_run(cfg(), tmp_path / "part", stop_at=4, resume=True, progress=False)  # the same --steps again
     assert [k for k in keys("part") if k[0] <= 4 and "final" not in k[1]] == \
         [k for k in keys("straight") if k[0] <= 4]
+
+
+def test_a_file_is_parsed_once_while_unchanged_and_again_once_replaced_or_appended(tmp_path):
+    """lrngpt.core.once: the owners' reads share one parse while the file is the same; lrn's writes (a rename,
+    an append) make it a new file; each caller gets its own copy."""
+    from lrngpt.core.fsio import atomic_write
+    from lrngpt.core.once import parsed
+
+    calls = []
+
+    def parse(p):
+        calls.append(p)
+        return {"lines": p.read_text().splitlines()}
+
+    f = tmp_path / "metrics.jsonl"
+    f.write_text("a\n")
+    first = parsed(f, "test lines", parse)
+    first["lines"].append("mine")  # the caller's copy
+    assert parsed(f, "test lines", parse) == {"lines": ["a"]} and len(calls) == 1
+    with open(f, "a") as out:
+        out.write("b\n")
+    assert parsed(f, "test lines", parse) == {"lines": ["a", "b"]} and len(calls) == 2
+    atomic_write(f, "c\nd\n")  # same size, a new file renamed into place
+    assert parsed(f, "test lines", parse) == {"lines": ["c", "d"]} and len(calls) == 3
+    assert parsed(f, "other parser", parse) == {"lines": ["c", "d"]} and len(calls) == 4
+    f.unlink()
+    with pytest.raises(FileNotFoundError):
+        parsed(f, "test lines", parse)  # a missing file: the parser's own error

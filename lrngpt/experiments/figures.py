@@ -43,8 +43,6 @@ from lrngpt.experiments.depth_judge import level_doc, level_result
 from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
 from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
-from lrngpt.store.run_files import periodic_evals
-from lrngpt.store.rundir import read_metrics
 
 PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
               "output": "output layer (the same for every d)"}
@@ -235,12 +233,12 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
 
 
 def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
-    """Periodic val bpb over the steps of every run of every sweep (from its metrics.jsonl)."""
+    """Periodic val bpb over the steps of every run of every sweep (its row's, from its metrics.jsonl)."""
     fig, (ax,) = _figure(1, width=7.5)
     runs = {}
     for doc in docs:
         for row in doc["rows"]:
-            by_step = periodic_evals(read_metrics(SweepDir(doc["out"]).run_path(row["name"])))
+            by_step = dict((int(step), v) for step, v in row.get("periodic_val") or [])
             if by_step:
                 steps = sorted(by_step)
                 name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lrngpt.analysis.embeddings import used_axes
+from lrngpt.core.once import parsed
 from lrngpt.corpora.registry import corpus_label
-from lrngpt.data.prepared import cached_prepared
-from lrngpt.data.splits import validation_kind
 from lrngpt.errors import UserError
 from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import PROBLEM10
@@ -43,9 +42,13 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
 
 
 def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
+    """The used axes of the run's last token table, worked out once a command while ckpt_last.pt is unchanged."""
     run = run if isinstance(run, RunDir) else RunDir(run)
-    model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
-    return used_axes(model.token_embedding.weight, energy)
+
+    def measure(_) -> int:
+        model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
+        return used_axes(model.token_embedding.weight, energy)
+    return parsed(run.checkpoint_path("last"), f"used axes at {energy:g} of the energy", measure)
 
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:
@@ -60,7 +63,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
     metrics = read_metrics(run_dir)
     best, best_step = best_periodic_val(metrics)
     split = {k: s.get(k) for k in BY_READS}
-    if split["train_bpb_read"] is None:  # a run from before summary.json held it: what lrn eval --by-reads kept
+    if split["train_bpb_read"] is None:  # trained with train.train_eval_tokens=0: what lrn eval --by-reads measured since
         kept = run.by_reads()
         if kept and kept.get("step") == s["step"]:
             split = {k: kept.get(k) for k in BY_READS}
@@ -76,20 +79,9 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "passes": run_passes(s), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
-        "values": point.get("values", {}), **split, "val_split": s.get("val_split") or _val_split(s, cfg),
+        "values": point.get("values", {}), **split, "val_split": s.get("val_split"),
         "periodic_val": [[step, v] for step, v in sorted(periodic_evals(metrics).items())],
     }
-
-
-def _val_split(summary: dict, cfg: dict) -> str | None:
-    """The kind of validation split of a run whose summary.json does not say: chunks when the config
-    asks for them, else what its prepared data (if still in this machine's cache) records."""
-    if cfg["data"].get("val_split") == "chunks":
-        return "chunks"
-    if not isinstance(summary.get("data_key"), str):
-        return None
-    data = cached_prepared(summary["data_key"])
-    return None if data is None else validation_kind(data.meta)
 
 
 def format_line(row: dict, scale: str | None, best: bool = False) -> str:

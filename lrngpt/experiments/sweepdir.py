@@ -35,6 +35,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json, read_json_object, user_path
+from lrngpt.core.once import parsed
 from lrngpt.core.ownership import (
     SWEEP_FILE,
     SWEEP_RUNS,
@@ -105,7 +106,8 @@ class SweepDir:
         path = self.definition_path
         if not path.exists() and not path.is_symlink():
             raise UserError(f"{self.path} holds no sweep (no {DEFINITION}); run `lrn sweep PRESET --out {self.path}`")
-        return check_definition(read_json_object(path, "sweep definition"), path, partial)
+        return parsed(path, "sweep definition" + " (partial)" * partial,
+                      lambda p: check_definition(read_json_object(p, "sweep definition"), p, partial))
 
     def scale(self) -> str | None:
         """The scale the sweep here was started at, or None (no sweep, or a damaged definition)."""

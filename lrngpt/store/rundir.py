@@ -25,13 +25,13 @@ What summary.json and metrics.jsonl must hold is checked as they are read (lrngp
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lrngpt.core.fsio import atomic_write, json_safe, read_json_object, user_path, write_json
+from lrngpt.core.once import parsed
 from lrngpt.core.ownership import record_existing, recorded
 from lrngpt.errors import UserError, option
 from lrngpt.models.build import build_model
@@ -60,10 +60,6 @@ _OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files an
 class RunDir(RunLifecycle):
     """A run directory's files, read (checked) and written; its lock and lifecycle: RunLifecycle."""
 
-    def __init__(self, path: str | Path):
-        super().__init__(path)
-        self._config_cache: tuple | None = None  # (stat of config.json, its RunConfig)
-
     def __repr__(self) -> str:
         return f"RunDir({str(self.path)!r})"
 
@@ -91,28 +87,22 @@ class RunDir(RunLifecycle):
         return read_json_object(path, "run config")
 
     def config(self) -> RunConfig:
-        """config.json as a checked RunConfig; parsed once per RunDir while the file stays the same."""
-        try:
-            st = (self.path / CONFIG).stat()
-            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        except OSError:
-            stamp = None
-        if stamp is not None and self._config_cache is not None and self._config_cache[0] == stamp:
-            return copy.deepcopy(self._config_cache[1])
+        """config.json as a checked RunConfig (parsed once while the file stays the same: lrngpt.core.once)."""
+        return parsed(self.path / CONFIG, "run config", self._parse_config)
+
+    def _parse_config(self, path: Path) -> RunConfig:
         d = self.config_dict()  # a missing or unreadable file names itself
         try:
-            cfg = from_dict(d)
+            return from_dict(d)
         except UserError as e:
-            raise UserError(f"{self.path / CONFIG}: {e.text}") from None
-        self._config_cache = (stamp, cfg) if stamp is not None else None
-        return copy.deepcopy(cfg)
+            raise UserError(f"{path}: {e.text}") from None
 
     def summary(self) -> dict | None:
         """summary.json, checked field by field, or None while the run has not finished an evaluation."""
         path = self.path / SUMMARY
         if not path.exists():
             return None
-        return check_summary(read_json_object(path, "run summary"), path)
+        return parsed(path, "run summary", lambda p: check_summary(read_json_object(p, "run summary"), p))
 
     def by_reads(self) -> dict | None:
         """What `lrn eval --by-reads` last measured on the last weights (by_reads.json), or None. A file
@@ -131,7 +121,7 @@ class RunDir(RunLifecycle):
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
         is skipped, with a warning."""
-        return read_metrics_file(self.path / METRICS)
+        return parsed(self.path / METRICS, "run metrics", read_metrics_file)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
         path = self._checkpoint_file(which)
@@ -146,7 +136,7 @@ class RunDir(RunLifecycle):
             raise UserError(f"{self.path} has no {path.name}; "
                             + ("it was stopped before its first checkpoint: start it again with "
                                f"`lrn train --config CONFIG --out {self.path}` (it replaces what is there)"
-                               if which != "init" else "it was written before ckpt_init.pt existed"))
+                               if which != "init" else "it has no step-0 weights (an imported model has none)"))
         return path
 
     def load(self, which: str = "last", device: str = "cpu") -> LoadedRun:

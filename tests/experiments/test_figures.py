@@ -3,8 +3,6 @@ corpus; what the chapter's two figures plot, read back from the figure functions
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from matplotlib.colors import to_hex
 
@@ -40,11 +38,7 @@ def _is_png(path):
 
 def test_figures_are_valid_pngs_including_the_step_curves(tmp_path):
     rows = [_row(8, 1.10, 1.06), _row(64, 0.98, 0.86), _row(64, 0.99, 0.85, seed=1338), _row(512, 1.03, 0.65)]
-    run = tmp_path / "runs" / "d8-s1337-t400"
-    run.mkdir(parents=True)
-    metrics = [{"step": 0, "val_bpb": 3.0}, {"step": 100, "val_bpb": 1.5}, {"step": 100, "val_bpb": 1.4},
-               {"step": 200, "loss": 2.0}, {"step": 400, "val_bpb": 1.1}, {"step": 400, "final": True, "val_bpb": 1.1}]
-    (run / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics) + '{"cut by a kill')
+    rows[0]["periodic_val"] = [[0, 3.0], [100, 1.4], [400, 1.1]]  # a row's periodic evaluations (gather_row's)
     paths = write_figures(tmp_path, _doc(rows))
     assert [p.name for p in paths] == ["val_bpb_by_width.png", "train_vs_val.png", "val_bpb_by_step.png"]
     assert all(_is_png(p) for p in paths)

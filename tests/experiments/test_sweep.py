@@ -480,7 +480,7 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
     assert [r["n_embd"] for r in result["rows"]] == [4, 8, 16]
     assert counts == {"prepare": 1, "fingerprint": 1}, counts
     # and the summary recovers the sweep's --set items from its base config (the base alone, twice: no point)
-    assert dict(built) == {"validated": 3, "config": 3, "load_checkpoint": 3, "resolve_base": 2}, built
+    assert dict(built) == {"validated": 3, "_parse_config": 3, "load_checkpoint": 3, "resolve_base": 2}, built
 
 
 def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_is_damaged(tmp_path, capsys):
