@@ -323,3 +323,25 @@ def test_forward_step_past_a_short_cache_names_max_len():
     cache = model.init_cache(batch_size=1, max_len=4)
     with pytest.raises(ValueError, match="exceeds the KV cache's max_len 4"):
         model.forward_step(torch.zeros(1, 5, dtype=torch.long), cache)
+
+
+@pytest.mark.parametrize("ffn", ["gelu", "swiglu"])
+def test_param_breakdown_counts_the_built_model_without_initialising_it(ffn):
+    """A plan counts a GPT's parameters hundreds of times: on the meta device with nn.init's initialisers as
+    no-ops (which would load torch's compiler, seconds on a busy machine); the count is the real model's, and
+    the initialisers are torch's own again afterwards."""
+    import subprocess
+    import sys
+
+    import lrngpt
+    from lrngpt.models.build import build_model, param_breakdown
+
+    cfg = lrngpt.config("gpt-default", **{"model.n_layer": 3, "model.n_embd": 24, "model.n_head": 2,
+                                          "model.ffn": ffn})
+    assert param_breakdown(cfg.model_type, cfg.model) == build_model(cfg.model_type, cfg.model).param_breakdown()
+    assert torch.nn.init.normal_(torch.zeros(1000), std=1.0).abs().sum() > 0  # restored
+    code = ("import sys, lrngpt; from lrngpt.models.build import param_breakdown; "
+            "c = lrngpt.config('gpt-default', **{'model.n_layer': 13, 'model.n_embd': 14, 'model.n_head': 2}); "
+            "param_breakdown(c.model_type, c.model); print('torch._dynamo' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() \
+        == "False"
