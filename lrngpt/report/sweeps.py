@@ -220,8 +220,11 @@ def sweep_details(doc: dict) -> str:
     sweep = sweep_dir.definition(partial=True)
     about = {k: v for k, v in sweep.items() if k not in ("points", "base")}
     points = sweep_points(d)
-    status = [[str(p["name"]), p.get("values"), _status(sweep_dir.run_path(str(p["name"]))),
-               (read_summary(sweep_dir.run_path(str(p["name"]))) or {}).get("val_bpb")] for p in points]
+    status = []
+    for p in points:
+        run = sweep_dir.run_path(str(p["name"]))
+        s = read_summary(run)
+        status.append([str(p["name"]), p.get("values"), _status(run, s), (s or {}).get("val_bpb")])
     parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]
     timing = ""
@@ -239,8 +242,8 @@ def sweep_details(doc: dict) -> str:
     return folded(f"Sweep {doc['label']}: definition, points, parameters, base configuration, run lines", body)
 
 
-def _status(r: Path) -> str:
-    s = read_summary(r)
+def _status(r: Path, s: dict | None) -> str:
+    """A point's state from its summary (`s`), else from how far its metrics got."""
     if s is not None:
         return "finished" if s.get("finished", True) else f"stopped at step {s.get('step')}"
     steps = [m.get("step", 0) for m in read_metrics(r)]
