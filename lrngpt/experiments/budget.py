@@ -329,8 +329,7 @@ class Planner:
         there are threads, each as fast as alone, could not fit the smallest plan in them: the caller refuses."""
         log, t0 = log or (lambda m: None), time.perf_counter()
         sweep = self.estimate(MIN_STEPS * self.factor, self.batch, None)[0]
-        sized = sorted(((run_timing.params(p.config), p.config) for p in sweep.points), key=lambda x: x[0])
-        cfgs = [sized[0][1]] + ([sized[-1][1]] if sized[-1][0] != sized[0][0] else [])
+        cfgs = packing.ends([p.config for p in sweep.points])
         device = resolve_device(cfgs[0].train.device)
         for cfg in cfgs:
             t = self.ends[run_timing.params(cfg)] = (probe_fn or run_timing.probe)(

@@ -130,8 +130,7 @@ def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
     if probe_fn is not None and pack_fn is None:
         choice = packing.one("the plan was timed by the caller's probe alone: one point after another")
     else:
-        ends = sorted(cfgs, key=run_timing.params)
-        ends = [ends[0], ends[-1]]
+        ends = packing.ends(cfgs)
         choice = packing.choose(ends, [out[(c.model.n_layer, c.model.n_embd)] for c in ends],
                                 len(cfgs) * len(SEEDS), device, None, None, log, pack_fn or packing.probe_packed,
                                 probe_tokens=cfgs[0].train.tokens_per_step)

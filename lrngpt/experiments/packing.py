@@ -60,6 +60,13 @@ def order(points: list, params: Callable) -> list:
     return sorted(points, key=lambda p: (-params(p), p.index))
 
 
+def ends(cfgs: list) -> list:
+    """The smallest and the largest model of `cfgs` by parameters (one when they are one): what a packed
+    probe times for the whole grid."""
+    sized = sorted(cfgs, key=run_timing.params)
+    return [sized[0]] + ([sized[-1]] if run_timing.params(sized[-1]) != run_timing.params(sized[0]) else [])
+
+
 def makespan(seconds: list[float], n: int) -> float:
     """The wall seconds of runs taking `seconds` (in the order they start) on `n` slots, each run started
     on the first slot to come free."""
