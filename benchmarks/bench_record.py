@@ -7,7 +7,7 @@ check `--force` makes before it removes a run, on an unchanged and on a touched 
                 and recorded (the record's replace: the file hashed once, its entry written under the
                 directory's lock, then the rename), alternating, median of 5 each: the ratio is the
                 price of the record on every checkpoint a run saves
-  check         lrngpt.core.record.state on the saved checkpoint: as written (size, mtime and inode
+  check         lrngpt.core.ownership.state on the saved checkpoint: as written (size, mtime and inode
                 match: nothing hashed) and after `touch` (the stamp moved: hashed once); wall time
                 and the bytes this process read (`rchar` of /proc/self/io)
 
@@ -34,7 +34,7 @@ def main(mb: int) -> None:
     import torch
 
     from lrngpt.core.ownership import recorded
-    from lrngpt.core.record import state
+    from lrngpt.core.ownership import state
     from lrngpt.store.checkpoint import save_checkpoint
 
     n = mb * (1 << 20) // 4 // 8

@@ -192,7 +192,7 @@ def test_a_billion_laughs_is_refused_before_it_grows():
 
 
 def test_set_values_keep_their_meaning_within_the_bounds():
-    from lrngpt.core.bounded import MAX_INT_DIGITS
+    from lrngpt.core.fsio import MAX_INT_DIGITS
     from lrngpt.runconfig.values import MAX_DEPTH
 
     assert parse_value("9" * MAX_INT_DIGITS) == int("9" * MAX_INT_DIGITS)  # at the limit: read

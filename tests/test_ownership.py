@@ -100,19 +100,19 @@ def test_an_unknown_key_suggests_the_closest(capsys):
 def _dir_with(tmp_path, name: str, *files: str):
     d = tmp_path / name
     d.mkdir()
-    for f in files:
-        (d / f).write_bytes(b"{}" if f.endswith(".json") else b"x")
+    for f in files:  # (the record: of a run)
+        (d / f).write_bytes(b'{"kind": "run"}' if f == ".lrn-output" else b"{}" if f.endswith(".json") else b"x")
     return d
 
 
-def test_a_run_is_its_marker_never_a_config_json_or_a_checkpoint_alone(tmp_path):
+def test_a_run_is_its_record_never_a_config_json_or_a_checkpoint_alone(tmp_path):
     from lrngpt.core.ownership import is_run, lrn_kind
 
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert not is_run(alone) and not RunDir(alone).holds_run() and lrn_kind(alone) is None
     assert not is_run(_dir_with(tmp_path, "empty")) and not is_run(_dir_with(tmp_path, "ckpt", "config.json",
                                                                                "ckpt_last.pt"))
-    marked = _dir_with(tmp_path, "marked", ".lrn-run")
+    marked = _dir_with(tmp_path, "marked", ".lrn-output")
     assert is_run(marked) and lrn_kind(marked) == "run" and RunDir(marked).holds_run()
 
 
@@ -120,7 +120,7 @@ def test_tokenizer_train_refuses_a_marked_run_and_not_a_lone_config_json(tmp_pat
     from lrngpt.data.prepared import tokenizer_out
 
     with pytest.raises(UserError, match="holds an lrn run"):
-        tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-run"))
+        tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-output"))
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert tokenizer_out(alone) == alone / "tokenizer.json"
 

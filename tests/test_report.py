@@ -222,7 +222,7 @@ def test_stories_run_report_shows_neighbours_of_category_words_and_purity(storie
 def test_unfinished_run_without_checkpoints_still_renders(text_run, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    for name in (".lrn-run", "config.json", "metrics.jsonl"):  # (the marker: written as a run starts)
+    for name in (".lrn-output", "config.json", "metrics.jsonl"):  # (the record, kind "run": written as a run starts)
         shutil.copy(text_run / name, run / name)
     assert write_report_pages(run)["sections"] == RUN_SECTIONS
     page = (run / "report.html").read_text()
@@ -387,10 +387,10 @@ def test_cli_refuses_a_missing_dir_and_a_dir_that_is_neither_run_nor_sweep(tmp_p
     (tmp_path / "other").mkdir()
     assert main(["report", str(tmp_path / "other")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "neither a run directory (no .lrn-run) nor a sweep directory" in err
+    assert err.count("\n") == 1 and "neither a run directory (no .lrn-output naming it a run) nor a sweep directory" in err
     (tmp_path / "other" / "config.json").write_text("{not json")  # a config.json alone is no run: never read
     assert main(["report", str(tmp_path / "other")]) == 2
-    assert "(no .lrn-run (a config.json alone is not one))" in capsys.readouterr().err
+    assert "(no .lrn-output naming it a run (a config.json alone is not one))" in capsys.readouterr().err
     assert not (tmp_path / "other" / "report.html").exists()
 
 

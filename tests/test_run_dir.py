@@ -65,13 +65,13 @@ def test_a_second_start_on_a_run_is_refused_without_force(tmp_path):
 def test_a_start_that_saved_nothing_is_replaced_without_force_and_a_failed_one_leaves_nothing(tmp_path):
     d = tmp_path / "stub"
     first = RunDir(d)
-    first.start()  # then killed: the marker, no checkpoint
+    first.start()  # then killed: the record (kind "run"), no checkpoint
     (d / "metrics.jsonl").write_text("")
     first.unlock()
     assert RunDir(d).is_stub()
     second = RunDir(d)
     second.start()  # no --force needed: nothing in it can be resumed or read
-    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-output", ".lrn-output.lock", ".lrn-run"]
+    assert sorted(p.name for p in d.iterdir()) == [".lrn-lock", ".lrn-output", ".lrn-output.lock"]
     second.abandon()  # this start failed: the directory it did not make stays, empty of lrn's run
     second.unlock()
     assert sorted(p.name for p in d.iterdir()) == [".lrn-lock"]
@@ -103,7 +103,7 @@ def test_force_removes_every_file_of_the_earlier_run_and_nothing_else(tiny_confi
     with pytest.raises(Stop):
         train_run(tiny_config("train.steps=6", "model.n_embd=8"), run, force=True, progress=False, log=boom)
     left = {p.name for p in run.iterdir()}
-    assert left == {".lrn-lock", ".lrn-run", ".lrn-output", ".lrn-output.lock", "notes.txt", "config.json",
+    assert left == {".lrn-lock", ".lrn-output", ".lrn-output.lock", "notes.txt", "config.json",
                     "tokenizer.json"}
     assert RunDir(run).config().model.n_embd == 8  # the new run's config, not the old one's
     assert (run / "notes.txt").read_text() == "mine"

@@ -360,11 +360,11 @@ def test_an_edited_meta_json_of_prepared_data_survives_force(text_corpus, tmp_pa
 def test_force_never_replaces_a_run_whose_record_is_gone_or_a_run_file_you_edited(runs, tmp_path, capsys,
                                                                                 text_corpus):
     old = Path(shutil.copytree(runs["gpt"], tmp_path / "old"))
-    (old / ".lrn-output").unlink()  # nothing names the run's files as lrn's any more
+    (old / ".lrn-output").unlink()  # no run any more: nothing names the files as lrn's
     before = shas(old)
     argv = ["train", "--config", str(old / "config.json"), "--force"]
-    refusal(lrn(capsys, *argv, "--out", old), "lrn may not remove", "lrn has no record of writing it",
-            "with or without --force")
+    refusal(lrn(capsys, *argv, "--out", old), "holds files lrn did not write (ckpt_best.pt",
+            "--force never removes them")
     assert shas(old) == before
     edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
     (edited / "config.json").write_text((edited / "config.json").read_text().replace("{", "{\n  \"note\": 1,", 1))
@@ -372,13 +372,14 @@ def test_force_never_replaces_a_run_whose_record_is_gone_or_a_run_file_you_edite
     refusal(lrn(capsys, *argv, "--out", edited), "config.json lrn may not remove",
             "it was changed since lrn wrote it", "move it out of the run")
     assert shas(edited) == before
-    code, _, err = lrn(capsys, "train", "--out", old, "--resume", "--steps", "3")  # it still resumes
-    assert code == 0, err
+    kept = shas(old)
+    refusal(lrn(capsys, "train", "--out", old, "--resume", "--steps", "3"), "holds no lrn run")
+    assert shas(old) == kept
 
 
 def test_force_over_an_unchanged_run_hashes_no_checkpoint(tiny_config, tmp_path, monkeypatch):
     """size, mtime and inode as recorded prove a file unchanged; only a file whose stamp moved is hashed."""
-    import lrngpt.core.record as record
+    import lrngpt.core.ownership as record
     from lrngpt.store.rundir import RunDir
 
     train_run(tiny_config("train.steps=2"), tmp_path / "r", progress=False, log=lambda m: None)
@@ -394,7 +395,7 @@ def test_force_over_an_unchanged_run_hashes_no_checkpoint(tiny_config, tmp_path,
 
 def test_a_kill_between_the_record_and_the_rename_leaves_a_file_lrn_still_knows(tmp_path, monkeypatch):
     import lrngpt.core.ownership as ownership
-    from lrngpt.core.record import OURS, state
+    from lrngpt.core.ownership import OURS, state
 
     page = tmp_path / "p.html"
     ownership.write_owned_file(page, "first", "report")

@@ -3,7 +3,7 @@
     DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
     DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
     DIR/lrn-export.json         what was exported (run, step, rows, width)
-    DIR/.lrn-output             the record: every file above with its sha256 (lrngpt.core.record)
+    DIR/.lrn-output             the record: every file above with its sha256 (lrngpt.core.ownership)
   with --format projector also
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables

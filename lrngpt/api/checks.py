@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
-from lrngpt.core.bounded import MAX_INT_DIGITS
+from lrngpt.core.fsio import MAX_INT_DIGITS
 from lrngpt.errors import UserError, option
 from lrngpt.runconfig.values import did_you_mean
 

@@ -1,20 +1,11 @@
 """Files: every write atomic, every OS error on a user's path a one-line UserError.
 
-`atomic_write(path, data)` and `atomic_open(path)` write to a temporary file in the same
-directory with a name unique to this process and call (`.NAME.tmp-PID-RANDOM`), fsync it,
-rename it over `path` and fsync the directory, so readers see the old file or the new one,
-never half of either, and two processes never share a temporary file. On any failure,
-SIGTERM included (the command line turns it into an exception), the temporary file is
-removed; one left by a killed process (`kill -9`) is removed by the next writer that finds
-it (`clean_stale_temps`).
-
-A full disk is reported as `DiskFull` (exit 1: it is not the user's input, but the message
-names the path and the space needed) and leaves the earlier file intact. Any other error a
-user can fix (permission denied, a read-only filesystem, a file where a directory belongs, a
-broken symbolic link, the file-size limit of `ulimit -f`) is a `UserError` naming the path:
-`user_path` on reads, the write helpers here (and `writing` around any other writer) on
-writes, `check_output` before a command starts writing. `os_error_exit` is the same mapping
-for an OSError that reaches the command line from anywhere else (a library's own file, say).
+`atomic_write`/`atomic_open` write a temporary file beside the target (`.NAME.tmp-PID-RANDOM`), fsync
+it, rename it over the target and fsync the directory: readers see the old file or the new one. On
+any failure (SIGTERM included) the temporary file goes; one left by `kill -9` is removed by the next
+writer (`clean_stale_temps`). A full disk is `DiskFull` (exit 1, the earlier file intact); an error the
+user can fix (a permission, a read-only mount, a file where a directory belongs, `ulimit -f`) is a
+UserError naming the path, said by `describe_os_error`, the one place that words them.
 """
 
 from __future__ import annotations
@@ -30,25 +21,34 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, NoReturn, overload
+from typing import IO, Any, NoReturn
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import loads_json
 from lrngpt.errors import UserError, option
 
 _TEMP = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)(-[0-9a-f]+)?$")
+MAX_INT_DIGITS = 100  # an integer lrn takes fits in 64 bits (19 digits); past 4,300 Python refuses str()
 
 
 class DiskFull(OSError):
     """No space left while writing; the earlier file is untouched."""
 
 
-# OS errors that the user fixes (a path, a permission, a mount): reported as UserError, exit 2.
-USER_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.ENOENT,
-               errno.EEXIST, errno.ELOOP, errno.ENAMETOOLONG, errno.EFBIG}
 FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
-# What the environment, never lrn's own logic, causes wherever the error comes from: os_error_exit's set
-ENVIRONMENT_ERRNOS = {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}
+_DENIED = ": permission denied; change its permissions or choose another path"
+_REASONS = {  # what the system said, as a user fixes it (said after "WHAT PATH")
+    errno.ENOENT: " does not exist (or a directory above it is missing); check the path",
+    errno.EEXIST: " already exists and is in the way; choose another path or remove it",
+    errno.EISDIR: " is a directory where a file is expected; give a file",
+    errno.ENOTDIR: " is a file (or lies under one) where a directory is expected; give a directory",
+    errno.EACCES: _DENIED, errno.EPERM: _DENIED,
+    errno.EROFS: " is on a read-only filesystem; choose another path",
+    errno.EFBIG: ": the file-size limit (ulimit -f) was hit writing it; raise it (ulimit -f unlimited, or a size "
+                 "above the file's) and run the command again",
+    errno.ELOOP: " is a symbolic link loop; fix the link",
+    errno.ENAMETOOLONG: ": the name is too long for the filesystem; choose a shorter one",
+}
+USER_ERRNOS = set(_REASONS)  # OS errors that the user fixes: a UserError, exit 2
 
 
 def disk_full_message(path: str | Path | None) -> str:
@@ -61,35 +61,77 @@ def disk_full_message(path: str | Path | None) -> str:
             "free some space and run the command again (the earlier file is intact)")
 
 
+def _path_text(name: Any) -> str | None:
+    """An OSError's filename as text (a library may give bytes that are not UTF-8, or a descriptor)."""
+    name = os.fspath(name) if isinstance(name, os.PathLike) else name
+    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else \
+        None if name is None else str(name)
+
+
+def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
+    """The one line for an OSError on `path`: what it is, the system's reason, the fix."""
+    path = _path_text(path) or ""
+    broken = _broken_link(Path(path))
+    if broken:
+        return broken.replace("PATH", f"{what} {path}")
+    if e.errno in FULL_ERRNOS:
+        return disk_full_message(path)
+    return f"{what} {path}" + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
+
+
+def _broken_link(path: Path) -> str | None:
+    """'PATH is a symbolic link to T, which does not exist; ...' when `path` or a directory above it is one."""
+    for p in (path, *path.parents):
+        try:
+            if p.is_symlink() and not p.exists():
+                where = "" if p == path else f" (in the path, {p})"
+                return (f"PATH is a symbolic link{where} to {os.readlink(p)}, which does not exist; "
+                        "create its target or remove the link")
+        except OSError:
+            return None
+    return None
+
+
 def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
-    """Raise an OSError met while writing `path` (through temporary names `own`): a full disk as
-    DiskFull, a path the user can fix as a UserError, anything else as it is."""
+    """An OSError met writing `path` (through temporary names `own`): DiskFull, a UserError naming the
+    path when it is about it, else as it is."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None else Path(_path_text(e.filename))
-    about = name is None or name in {path, *path.parents} or any(name == o or o in name.parents for o in own)
-    if e.errno in USER_ERRNOS and about:
+    name = None if e.filename is None else Path(_path_text(e.filename) or "")
+    if e.errno in USER_ERRNOS and (name is None or name in {path, *path.parents}
+                                   or any(name == o or o in name.parents for o in own)):
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
 
 
 @contextlib.contextmanager
 def writing(path: str | Path) -> Iterator[None]:
-    """Report an OSError met while the block writes `path` (or files inside it, a directory being
-    built) like the write helpers here: DiskFull, or a UserError naming the path."""
+    """Report an OSError met while the block writes `path` (or files inside it) like the helpers here."""
     try:
         yield
     except (DiskFull, UserError):
         raise
     except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path), *([Path(_path_text(e.filename))] if e.filename else []))
+        _raise_write_error(e, Path(path), *([Path(_path_text(e.filename) or "")] if e.filename else []))
+
+
+@contextlib.contextmanager
+def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
+    """Turn an OS error on a path the user gave into a UserError that says how to fix it."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        raise UserError(f"{what} {path} is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
+    except DiskFull:
+        raise
+    except OSError as e:
+        raise UserError(describe_os_error(path, e, what)) from None
 
 
 def os_error_exit(e: OSError) -> tuple[int, str] | None:
-    """(exit code, line) for an OSError that no closer handler turned into a message, when the
-    environment caused it (a full disk, a permission, a read-only mount, the file-size limit);
-    None for anything else (a bug of ours: the command line reports it as unexpected)."""
-    if e.errno not in ENVIRONMENT_ERRNOS:
+    """(exit code, line) for an OSError no closer handler worded, when the environment caused it (a
+    full disk, a permission, a read-only mount, the file-size limit); None for a bug of ours."""
+    if e.errno not in {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}:
         return None
     path = _path_text(e.filename)
     if e.errno in FULL_ERRNOS:
@@ -100,21 +142,24 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     return 2, describe_os_error(path, e, "path")
 
 
+# ---- writing ------------------------------------------------------------------------------
+
 def temp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
 
 
 def _fsync_dir(d: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):  # some filesystems do not open directories; the rename is still atomic
         fd = os.open(d, os.O_RDONLY)
-    except OSError:  # some filesystems do not open directories; the rename is still atomic
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _unlink(p: Path) -> None:
+    with contextlib.suppress(OSError):
+        p.unlink()
 
 
 Replace = Callable[[Path, Path], None]  # (temporary file, path): how a finished file takes its place
@@ -123,10 +168,8 @@ Replace = Callable[[Path, Path], None]  # (temporary file, path): how a finished
 @contextlib.contextmanager
 def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None,
                 replace: Replace | None = None) -> Iterator[IO[Any]]:
-    """A file to write that replaces `path` only when the block ends without an exception.
-
-    `replace(tmp, path)` does the final rename instead of os.replace: lrngpt.core.ownership's records
-    the new file as lrn's (and refuses a file that is not lrn's) in the same step."""
+    """A file to write that replaces `path` only when the block ends without an exception; `replace`
+    renames it instead of os.replace (lrngpt.core.ownership.recorded: records it as lrn's first)."""
     path = Path(path)
     tmp = temp_name(path)
     try:
@@ -152,18 +195,14 @@ def replace_file(src: str | Path, dst: str | Path) -> None:
 
 def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = None) -> Path:
     """Replace `path` with `data` (text is written as UTF-8)."""
-    path = Path(path)
     with atomic_open(path, "wb", replace=replace) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
-    return path
+    return Path(path)
 
 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
-    """Create `path` whole with `data` unless it exists; True when this call created it.
-
-    The content is written to a temporary file first and linked into place, so processes
-    starting together see either no file or the complete one, and exactly one of them wins.
-    """
+    """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
+    processes starting together see no file or the complete one); True when this call created it."""
     path = Path(path)
     tmp = temp_name(path)
     try:
@@ -189,244 +228,19 @@ def json_safe(obj: Any) -> Any:
         return None
     if isinstance(obj, dict):
         return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [json_safe(v) for v in obj]
-    return obj
+    return [json_safe(v) for v in obj] if isinstance(obj, list | tuple) else obj
 
 
 def write_json(path: str | Path, obj: Any, replace: Replace | None = None) -> Path:
     return atomic_write(path, json.dumps(json_safe(obj), indent=2, ensure_ascii=False) + "\n", replace)
 
 
-def read_json(path: str | Path, what: str = "file") -> Any:
-    """A JSON document; a missing, unreadable or malformed file is a UserError naming it."""
-    path = Path(path)
-    check_regular(path, what)
-    with user_path(path, what):
-        text = path.read_text(encoding="utf-8")
-    try:  # bounded: a huge integer, a repeated key or deep nesting is a UserError naming the file
-        return loads_json(text, f"{what} {path}")
-    except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
-        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
-
-
-def special_kind(path: str | Path) -> str | None:
-    """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
-    regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((kind for test, kind in kinds if test(mode)), None)
-
-
-def check_regular(path: Path, what: str = "file") -> None:
-    """Refuse a path that exists but is no regular file or directory, before opening it: reading a
-    named pipe waits for a writer for ever, a device like /dev/null reads as an empty file."""
-    kind = special_kind(path)
-    if kind:
-        raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
-
-
-def read_regular(path: str | Path, what: str = "file") -> bytes:
-    """The bytes of a regular file; a named pipe or a device (it would wait for ever, or never end), a
-    missing or unreadable path is a UserError naming what is there."""
-    path = Path(path)
-    check_regular(path, what)
-    with user_path(path, what):
-        return path.read_bytes()
-
-
-def is_regular(path: str | Path) -> bool:
-    """A regular file (no link followed): what lrn reads of its own without asking (a record, meta.json)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def read_json_object(path: str | Path, what: str = "file") -> dict:
-    doc = read_json(path, what)
-    if not isinstance(doc, dict):
-        raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
-    return doc
-
-
-@contextlib.contextmanager
-def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
-    """Turn an OS error on a path the user gave into a UserError that says how to fix it."""
-    try:
-        yield
-    except UnicodeDecodeError as e:
-        raise UserError(f"{what} {path} is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
-    except DiskFull:
-        raise
-    except OSError as e:
-        raise UserError(describe_os_error(path, e, what)) from None
-
-
-@overload
-def _path_text(name: None) -> None: ...
-@overload
-def _path_text(name: str | os.PathLike | bytes | int) -> str: ...
-def _path_text(name: Any) -> str | None:
-    """An OSError's filename as text to print: a library may give bytes (TensorBoard's writer does),
-    which need not be UTF-8, or a descriptor."""
-    if name is None or isinstance(name, str):
-        return name
-    if isinstance(name, os.PathLike):
-        name = os.fspath(name)
-    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else str(name)
-
-
-def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
-    path = _path_text(path)
-    broken = _broken_link(Path(path))
-    if broken:
-        return broken.replace("PATH", f"{what} {path}")
-    if isinstance(e, FileNotFoundError):
-        return f"{what} {path} does not exist (or a directory above it is missing); check the path"
-    if isinstance(e, FileExistsError):
-        return f"{what} {path} already exists and is in the way; choose another path or remove it"
-    if isinstance(e, IsADirectoryError):
-        return f"{what} {path} is a directory where a file is expected; give a file"
-    if isinstance(e, NotADirectoryError):
-        return f"{what} {path} is a file (or lies under one) where a directory is expected; give a directory"
-    if isinstance(e, PermissionError):
-        return f"{what} {path}: permission denied; change its permissions or choose another path"
-    if e.errno in FULL_ERRNOS:
-        return disk_full_message(path)
-    if e.errno == errno.EFBIG:
-        return (f"{what} {path}: the file-size limit (ulimit -f) was hit writing it; raise it "
-                "(ulimit -f unlimited, or a size above the file's) and run the command again")
-    if e.errno == errno.ELOOP:
-        return f"{what} {path} is a symbolic link loop; fix the link"
-    if e.errno == errno.EROFS:
-        return f"{what} {path} is on a read-only filesystem; choose another path"
-    if e.errno == errno.ENAMETOOLONG:
-        return f"{what} {path}: the name is too long for the filesystem; choose a shorter one"
-    return f"{what} {path}: {e.strerror or e}"
-
-
-def _broken_link(path: Path) -> str | None:
-    """'PATH is a symbolic link to T, which does not exist; ...' when `path` or a directory above it is one."""
-    for p in (path, *path.parents):
-        try:
-            if p.is_symlink() and not p.exists():
-                target = os.readlink(p)
-                where = "" if p == path else f" (in the path, {p})"
-                return (f"PATH is a symbolic link{where} to {target}, which does not exist; "
-                        "create its target or remove the link")
-        except OSError:
-            return None
-    return None
-
-
-def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
-    """Refuse an output path that cannot be what the command writes, before any work.
-
-    kind "dir": `path` is to be a directory; "file": a file. A broken symbolic link, a file
-    where a directory belongs (also above the path) or a directory where a file belongs is a
-    UserError that says how to fix it.
-    """
-    path = Path(path)
-    broken = _broken_link(path)
-    if broken:
-        raise UserError(broken.replace("PATH", f"{flag} {path}"))
-    if kind == "dir" and path.exists() and not path.is_dir():
-        raise UserError(f"{flag} {path} is {special_kind(path) or 'a file'}; give a directory (a new one, or one lrn "
-                        "wrote)")
-    if kind == "file" and path.is_dir():
-        raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
-            _check_writable(path, parent, flag)
-            break
-    return path
-
-
-def _check_writable(path: Path, parent: Path, flag: str) -> None:
-    """Refuse, before any work, an output whose nearest existing directory cannot take a new file: one
-    is created there and removed, and what the system says to that is the reason (a read-only disk, a
-    permission, a kernel's file system like /proc), so no list of special places is kept."""
-    if path.exists() and special_kind(path):
-        return  # (/dev/null itself is said by the caller)
-    try:
-        fd, probe = _probe_file(parent)
-    except OSError as e:
-        denied = "permission denied; choose a directory you can write to, or change its permissions"
-        why = {errno.EROFS: "it is on a read-only filesystem; choose a path on a writable disk",
-               errno.EACCES: denied, errno.EPERM: denied}.get(
-            e.errno or 0, f"{e.strerror or e}; choose a path on a disk you can write to, e.g. {flag} out/{path.name}")
-        raise UserError(f"{flag} {path}: lrn cannot create a file in {parent}: {why}") from None
-    os.close(fd)
-    _unlink(probe)
-
-
-def _probe_file(parent: Path) -> tuple[int, Path]:
-    probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    return os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), probe
-
-
-def check_not_cwd(path: str | Path, flag: str = option('out')) -> None:
-    """A directory that a command replaces whole must not hold the working directory."""
-    target = os.path.realpath(path)
-    here = os.path.realpath(os.getcwd())
-    if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
-        raise UserError(f"{flag} {path} is the current directory (or holds it), which this command would "
-                        f"replace; give a new directory, e.g. {option('out')} data/prepared")
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
-
-
-def clean_stale_temps(d: str | Path) -> list[Path]:
-    """Remove temporary files and directories that a killed process left in `d`."""
-    d = Path(d)
-    removed: list[Path] = []
-    try:
-        entries = list(d.iterdir())
-    except OSError:
-        return removed
-    for p in entries:
-        m = _TEMP.match(p.name)
-        if m and int(m["pid"]) != os.getpid() and not pid_alive(int(m["pid"])):
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                _unlink(p)
-            removed.append(p)
-    return removed
-
-
-def _unlink(p: Path) -> None:
-    with contextlib.suppress(OSError):
-        p.unlink()
-
-
 @contextlib.contextmanager
 def atomic_dir(path: str | Path) -> Iterator[Path]:
-    """A temporary directory to fill that becomes `path` when the block ends without an exception.
-
-    `path` must not exist or be a directory the caller owns (it is replaced whole); never the
-    working directory or one above it. An existing `path` is moved aside and the new directory
-    renamed into its place (two renames, portable), so a kill at any moment leaves `path` holding
-    exactly the old content or exactly the new, or, between the two renames, the old content
-    under a temporary name beside it; the old content is then removed (a kill before that leaves
-    a temporary directory, which the next writer removes). OS errors while filling it are
-    reported like any write's.
-    """
+    """A temporary directory to fill that becomes `path` (new, or a directory the caller owns, never
+    the working directory) when the block ends without an exception. The old one is moved aside, the
+    new renamed in, the old removed: a kill leaves exactly the old or the new content (or the old under
+    a temporary name, which the next writer removes)."""
     path = Path(os.path.realpath(path))  # a link to a directory: fill the directory, keep the link
     check_not_cwd(path)
     tmp = temp_name(path)
@@ -441,17 +255,177 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
             yield tmp
         except OSError as e:
             _raise_write_error(e, path, tmp)
-        if path.exists():
-            old = temp_name(path)
+        old = temp_name(path) if path.exists() else None
+        if old:
             os.replace(path, old)  # out of the way first, so the new one appears in one rename
-            os.replace(tmp, path)
+        os.replace(tmp, path)
+        if old:
             shutil.rmtree(old, ignore_errors=True)
-            how = "renamed over the old one (moved aside first)"
-        else:
-            os.replace(tmp, path)
-            how = "renamed into place"
         _fsync_dir(path.parent)
-        logging.debug(f"{path}: filled beside it and {how}")
+        logging.debug(f"{path}: filled beside it and renamed into place")
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def clean_stale_temps(d: str | Path) -> list[Path]:
+    """Remove temporary files and directories that a killed process left in `d`."""
+    removed: list[Path] = []
+    with contextlib.suppress(OSError):
+        for p in Path(d).iterdir():
+            m = _TEMP.match(p.name)
+            if m and int(m["pid"]) != os.getpid() and not _alive(int(m["pid"])):
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else _unlink(p)
+                removed.append(p)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        pass
+    return True
+
+
+# ---- before a command writes -------------------------------------------------------------
+
+def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
+    """Refuse, before any work, an output path that cannot be what the command writes (`kind`: "dir" or
+    "file"): a broken link, a file where a directory belongs (or above it), a directory where a file
+    belongs, a place no file can be created in (a read-only disk, /proc: said as the system says it)."""
+    path = Path(path)
+    broken = _broken_link(path)
+    if broken:
+        raise UserError(broken.replace("PATH", f"{flag} {path}"))
+    if kind == "dir" and path.exists() and not path.is_dir():
+        raise UserError(f"{flag} {path} is {special_kind(path) or 'a file'}; give a directory (a new one, or one "
+                        "lrn wrote)")
+    if kind == "file" and path.is_dir():
+        raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+    if parent is not None and not (path.exists() and special_kind(path)):  # (/dev/null: said by the caller)
+        probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError as e:
+            why = ("it is on a read-only filesystem" if e.errno == errno.EROFS else "permission denied"
+                   if e.errno in (errno.EACCES, errno.EPERM) else e.strerror or str(e))
+            raise UserError(f"{flag} {path}: lrn cannot create a file in {parent} ({why}); choose a directory you "
+                            f"can write to, e.g. {flag} out/{path.name}") from None
+        _unlink(probe)
+    return path
+
+
+def check_not_cwd(path: str | Path, flag: str = option('out')) -> None:
+    """A directory that a command replaces whole must not hold the working directory."""
+    target, here = os.path.realpath(path), os.path.realpath(os.getcwd())
+    if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
+        raise UserError(f"{flag} {path} is the current directory (or holds it), which this command would "
+                        f"replace; give a new directory, e.g. {option('out')} data/prepared")
+
+
+# ---- reading ------------------------------------------------------------------------------
+
+def special_kind(path: str | Path) -> str | None:
+    """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
+    regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), None)
+
+
+def check_regular(path: Path, what: str = "file") -> None:
+    """Refuse a path that is no regular file or directory before opening it: a named pipe waits for a
+    writer for ever, a device like /dev/null reads as an empty file."""
+    kind = special_kind(path)
+    if kind:
+        raise UserError(f"{what} {path} is {kind}, not a file; give a regular file")
+
+
+def is_regular(path: str | Path) -> bool:
+    """A regular file (no link followed): what lrn reads of its own without asking (a record, meta.json)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_regular(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of a regular file; anything else, missing or unreadable, a UserError naming it."""
+    check_regular(Path(path), what)
+    with user_path(path, what):
+        return Path(path).read_bytes()
+
+
+def int_digits(text: str) -> int:
+    """How many digits an integer literal has (sign, prefix and underscores left out)."""
+    body = text.strip().lstrip("+-").replace("_", "")
+    return len(body) - 2 if body[:2].lower() in ("0x", "0o", "0b") else len(body)
+
+
+def too_many_digits(digits: int, where: str) -> UserError:
+    return UserError(f"{where}: an integer of {digits:,} digits is no config value (integers fit in 64 bits, "
+                     "19 digits); write a smaller number")
+
+
+def loads_json(text: str, where: str) -> Any:
+    """json.loads within bounds: an integer past MAX_INT_DIGITS digits (refused before Python converts
+    it, in quadratic time), a key twice in one object, or nesting too deep are UserErrors naming `where`
+    (a malformed document raises json.JSONDecodeError, for the caller to place by line)."""
+    def parse_int(digits: str) -> int:
+        if len(digits) > MAX_INT_DIGITS:
+            raise too_many_digits(int_digits(digits), where)
+        return int(digits)
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            keys = [k for k, _ in pairs]
+            twice = next(k for i, k in enumerate(keys) if k in keys[:i])
+            raise UserError(f"{where}: the key {twice!r} appears twice in one object, and only one can hold; "
+                            "keep one")
+        return obj
+
+    try:
+        return json.loads(text, parse_int=parse_int, object_pairs_hook=unique)
+    except RecursionError:
+        raise UserError(f"{where}: lists and objects nested too deep to read (a config value is a few levels "
+                        "deep at most)") from None
+
+
+def damaged(path: str | Path, what: str, why: str) -> UserError:
+    """A file lrn wrote that does not read: not the user's to fix, lrn writes it again once moved away."""
+    return UserError(f"lrn wrote {what} {path} and it is damaged ({why}): move it away and run the same "
+                     "command again")
+
+
+def read_json(path: str | Path, what: str = "file", own: bool = False) -> Any:
+    """A JSON document; a missing, unreadable or malformed file is a UserError naming it (`own`: a file
+    lrn wrote, said `damaged`, never "fix it")."""
+    check_regular(Path(path), what)
+    with user_path(path, what):
+        text = Path(path).read_text(encoding="utf-8")
+    try:
+        return loads_json(text, f"{what} {path}")
+    except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)
+        if own:
+            raise damaged(path, what, f"not valid JSON at line {e.lineno}: {e.msg}") from None
+        raise UserError(f"{what} {path} is not valid JSON (line {e.lineno}: {e.msg}); fix it") from None
+
+
+def read_json_object(path: str | Path, what: str = "file", own: bool = False) -> dict:
+    doc = read_json(path, what, own)
+    if not isinstance(doc, dict):
+        if own:
+            raise damaged(path, what, f"a JSON {type(doc).__name__}, not an object")
+        raise UserError(f"{what} {path} must hold a JSON object, not {type(doc).__name__}")
+    return doc

@@ -1,82 +1,219 @@
-"""What lrn may replace: one ownership rule, called by every command that writes.
+"""What lrn may replace: the one ownership rule, and the record it is read from.
 
-lrn replaces or removes only what it wrote, and it knows what it wrote by its record
-(lrngpt.core.record): `.lrn-output` in each directory it writes into names every file it wrote
-there with its sha256. Never by a mark inside the content, which a file of yours can carry too.
+lrn writes into a directory that is new, empty or carries its record for that kind of output; inside
+it lrn replaces only files it wrote that are unchanged since; a single file is replaced only when lrn
+wrote it and it is unchanged (and then with --force, the user's word); nothing else is ever touched.
 
-- a file is lrn's while the record names it and its content still has the recorded hash; a file
-  changed since is yours, with or without --force, and a refusal says which of the two it found;
-- a run directory also carries `.lrn-run` (lrngpt.store.rundir), a sweep its sweep.json; a
-  directory lrn fills whole (an export, prepared data) has a `kind` in its record (a Hugging Face
-  export keeps it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads);
-- the record needs no key and travels with the directory: a run, a sweep or an export copied to
-  another machine or another user's home is lrn's there exactly as it was here.
+The record, `DIR/.lrn-output` (JSON, no key: it travels with the directory, and one written by hand is
+the user's word, like --force), is the directory's one marker:
 
-`--force` replaces only lrn's own unchanged output and removes only the files the record names.
-A refusal names what it found; it suggests `--force` only where `--force` would replace nothing
-but lrn's own output. A directory is built beside its target and swapped in whole
-(lrngpt.core.fsio.atomic_dir), a file is replaced in one rename, after its record entry.
+    kind      what lrn made the directory ("run", "chapter", "hf-export", "prepared data", ...), or null
+    files     name -> the sha256 of what lrn wrote there last
+    stat      name -> [size, mtime_ns, inode] as written: while they match, nothing is hashed again
+    earlier   name -> the hashes before lrn's last replace (a kill between record and rename)
+    append    name -> a size: lrn appends to the file (metrics.jsonl), its first SIZE bytes are hashed
+    what      name -> what the file is ("report", "run file", ...)
+
+A Hugging Face export keeps it as `.cache/huggingface/lrn-output`, which huggingface_hub never uploads.
+Writers change the record and rename under a lock on the directory (filelock: `.lrn-output.lock`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import stat as stat_mod
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import filelock
+
 from lrngpt.core.fsio import (
     Replace,
     atomic_dir,
     atomic_open,
+    atomic_write,
     check_output,
+    is_regular,
     replace_file,
     special_kind,
     temp_name,
     user_path,
     writing,
 )
-from lrngpt.core.record import (
-    CHANGED,
-    HUB_RECORD,
-    NEW,
-    OTHER,
-    OURS,
-    OWN_NAMES,
-    RECORD,
-    UNRECORDED,
-    check_record_slot,
-    enter,
-    forget,
-    hub_cache_is_ours,
-    locked,
-    manifest,
-    read_record,
-    record_problem,
-    sha256_file,
-    state,
-    write_record,
-)
+from lrngpt.core.version import __version__
 from lrngpt.errors import UserError, option
 
-RUN_MARKER = ".lrn-run"  # what makes a directory a run (lrngpt.store.rundir owns its layout)
-SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir owns its layout)
-KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export", "embed-export": "embedding export",
-              "prepared data": "prepared data"}
-_MASS = ("prepared data",)  # said without an article
+RECORD, LOCK = ".lrn-output", ".lrn-output.lock"
+OWN_NAMES = (RECORD, LOCK)  # the record's own files: never part of the directory's content
+HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
+NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
+_FIELDS = ("files", "stat", "earlier", "append", "what")
+PROBLEMS = {"damaged": "is damaged (not the JSON lrn writes)", "not a file": "is not a file"}
+SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir's layout)
+KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export",
+              "embed-export": "embedding export", "prepared data": "prepared data"}
+
+
+# ---- the record ---------------------------------------------------------------------------
+
+def sha256_file(path: Path, limit: int | None = None) -> str:
+    """The file's sha256 (of its first `limit` bytes when given)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while (block := f.read(1 << 20 if limit is None else min(1 << 20, limit))) and limit != 0:
+            h.update(block)
+            limit = None if limit is None else limit - len(block)
+    return h.hexdigest()
+
+
+def _record_paths(d: Path) -> tuple[Path, Path]:
+    return Path(d) / RECORD, Path(d).joinpath(*HUB_RECORD)
+
+
+def read_record(d: Path) -> dict:
+    """The record of `d`, each field a dict; an empty one where there is none or it is damaged (then
+    nothing in `d` is lrn's, the safe side: `problem` says why)."""
+    doc, problem = None, None
+    for path in _record_paths(d):
+        if os.path.lexists(path) and not is_regular(path):
+            problem = "not a file"  # a FIFO or a device named like the record: never opened
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            doc, problem = None, "damaged"
+        if doc is not None:
+            doc, problem = (doc, None) if isinstance(doc, dict) else (None, "damaged")
+            break
+    doc = doc or {}
+    out: dict[str, Any] = {f: doc[f] if isinstance(doc.get(f), dict) else {} for f in _FIELDS}
+    out["kind"] = doc.get("kind") if isinstance(doc.get("kind"), str) else None
+    out["files"] = {k: v for k, v in out["files"].items() if isinstance(v, str)}
+    out["exists"], out["problem"] = bool(doc) or problem is not None, problem
+    return out
+
+
+def record_problem(d: Path) -> str | None:
+    """Why `d`'s record names nothing, in words ('DIR/.lrn-output is damaged ...'), or None."""
+    problem = read_record(d)["problem"]
+    return f"{Path(d) / RECORD} {PROBLEMS[problem]}" if problem else None
+
+
+def check_record_slot(d: Path) -> None:
+    """Refuse, before any work, a record name taken by what lrn cannot replace (a directory, a FIFO)."""
+    for path in _record_paths(d):
+        if os.path.lexists(path) and not is_regular(path):
+            what = "a directory" if path.is_dir() and not path.is_symlink() else special_kind(path) or "a link"
+            raise UserError(f"{path} is {what}, not lrn's record; lrn keeps the record of what it writes in "
+                            f"{Path(d)} under that name: move it away, then run the command again")
+
+
+def write_record(d: Path, rec: dict) -> None:
+    check_record_slot(d)
+    path = _record_paths(d)[rec.get("kind") == "hf-export"]
+    if path.name != RECORD:  # (as huggingface_hub does: `git add .` skips it too)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path.parent / ".gitignore", "*\n")
+    doc = {"format": 4, "kind": rec.get("kind"), "lrn_version": __version__,
+           "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **{f: rec.get(f) or {} for f in _FIELDS}}
+    atomic_write(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def _hub_cache_is_ours(d: Path) -> bool:
+    """DIR/.cache holds nothing but the Hub record and its .gitignore: lrn's, replaced with the rest."""
+    cache = Path(d) / HUB_RECORD[0]
+    with contextlib.suppress(OSError):
+        ok = cache.is_dir() and not cache.is_symlink()
+        found = {p.relative_to(cache).as_posix() for p in cache.rglob("*")} if ok else {"?"}
+        return found <= {"huggingface", "huggingface/lrn-output", "huggingface/.gitignore"}
+    return False
+
+
+def _stamp(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
+    """(NEW | OURS | CHANGED | UNRECORDED | OTHER, the content's hash when known). OURS: named by the
+    record with content lrn wrote; CHANGED: named, content changed; OTHER: a directory, link or FIFO."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return NEW, None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return OTHER, None
+    rec = read_record(path.parent) if rec is None else rec
+    name, files = path.name, rec["files"]
+    hashes = [files[name]] if name in files else []
+    hashes += [h for h in rec["earlier"].get(name) or [] if isinstance(h, str)]
+    if not hashes:
+        return UNRECORDED, None
+    if name in files and rec["stat"].get(name) == _stamp(st):
+        return OURS, files[name]  # as written: unchanged, nothing hashed (a checkpoint is not read again)
+    size = rec["append"].get(name)
+    if isinstance(size, int) and name in files:
+        h = sha256_file(path, size) if st.st_size >= size else None
+        return (OURS if h == files[name] else CHANGED), h
+    h = sha256_file(path)
+    return (OURS if h in hashes else CHANGED), h
+
+
+@contextlib.contextmanager
+def locked(d: Path) -> Iterator[None]:
+    """The directory's lock while its record is read, changed and files renamed."""
+    lock = filelock.FileLock(Path(d) / LOCK)
+    try:
+        lock.acquire()
+    except OSError:  # a directory that cannot hold the lock cannot hold the record: the write names the path
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextlib.contextmanager
+def _changing(d: Path) -> Iterator[dict]:
+    """The record of `d`, locked, written back when the block ends."""
+    with locked(d):
+        rec = read_record(d)
+        yield rec
+        write_record(d, rec)
+
+
+def _enter(rec: dict, name: str, digest: str, st: os.stat_result, what: str, before: str | None = None,
+           append: bool = False) -> None:
+    """lrn wrote content `digest` (stat `st`) as `name`, replacing content `before`."""
+    rec["files"][name], rec["stat"][name], rec["what"][name] = digest, _stamp(st), what
+    rec["earlier"][name] = [before] if before and before != digest else []
+    rec["append"].pop(name, None)
+    if append:
+        rec["append"][name] = st.st_size
+
+
+# ---- what a directory is ------------------------------------------------------------------
+
+def kind_name(kind: str) -> str:
+    return KIND_NAMES.get(kind, kind)
 
 
 def _a(what: str) -> str:
-    return what if what in _MASS else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+    return what if what == "prepared data" else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
 
 
 def held(kind: str) -> str:
-    """'an lrn run', 'an lrn Hugging Face export', "lrn's prepared data": what a directory holds."""
+    """'an lrn run', "lrn's prepared data": what a directory holds."""
     name = kind_name(kind)
-    return f"lrn's {name}" if name in _MASS else f"an lrn {name}"
+    return f"lrn's {name}" if name == "prepared data" else f"an lrn {name}"
 
 
 def _names(n: list[str], most: int = 3) -> str:
@@ -84,39 +221,56 @@ def _names(n: list[str], most: int = 3) -> str:
 
 
 def is_run(d: str | Path) -> bool:
-    """Whether lrn wrote `d` as a run, the one answer every command uses: it carries the run marker
-    (a config.json alone is not a run: a Hugging Face model directory has one too)."""
-    return (Path(d) / RUN_MARKER).is_file()
+    """Whether lrn wrote `d` as a run: its record says so (a config.json alone is no run)."""
+    return read_record(Path(d))["kind"] == "run"
 
 
 def lrn_kind(d: Path) -> str | None:
-    """What lrn output a directory is: 'run' (`is_run`), 'sweep', the kind its record gives it, or None."""
+    """What lrn output a directory is: 'sweep', the kind its record gives it ('run', ...), or None."""
     d = Path(d)
-    if is_run(d):
-        return "run"
     if (d / SWEEP_FILE).is_file() and ((d / SWEEP_RUNS).is_dir() or set(entries(d)) <= {SWEEP_FILE, SWEEP_RUNS}):
         return "sweep"
     return read_record(d)["kind"]
-
-
-def kind_name(kind: str) -> str:
-    return KIND_NAMES.get(kind, kind)
 
 
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
     with user_path(d, option('out')), contextlib.suppress(FileNotFoundError, NotADirectoryError):
         names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in OWN_NAMES]
-        return sorted(n for n in names if not (n == HUB_RECORD[0] and hub_cache_is_ours(d)))
+        return sorted(n for n in names if not (n == HUB_RECORD[0] and _hub_cache_is_ours(d)))
     return []
 
 
-# ---- why a file is not lrn's ----------------------------------------------------------------
+def classify(d: Path, names: list[str]) -> dict[str, list[str]]:
+    """The names in `d` by what they are: OURS, CHANGED, UNRECORDED (a directory or link: UNRECORDED)."""
+    rec = read_record(d)
+    out: dict[str, list[str]] = {OURS: [], CHANGED: [], UNRECORDED: []}
+    for n in names:
+        try:
+            found = state(d / n, rec)[0]
+        except OSError:
+            found = UNRECORDED
+        out[found if found in out else UNRECORDED].append(n)
+    return out
+
+
+def describe_dir(d: Path, names: list[str] | None = None) -> str:
+    """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
+    kind = lrn_kind(d)
+    if kind:
+        return held(kind)
+    c = classify(d, entries(d) if names is None else names)
+    parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] * bool(c[UNRECORDED])
+    parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] * bool(c[CHANGED])
+    parts += [f"other output of lrn ({_names(c[OURS])})"] * bool(c[OURS])
+    return " and ".join(parts) or "nothing"
+
+
+# ---- the checks before any work -------------------------------------------------------------
 
 def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool = False) -> str:
-    """The refusal for a file that is not lrn's to replace: what was found, and (where the command has
-    a --force: `force`) that --force does not help."""
-    where = f"{flag} {path}" if flag else str(path)
+    """The refusal for a file that is not lrn's to replace: what was found, and (`force`: the command
+    has a --force) that --force does not help."""
     problem = record_problem(path.parent) if found == UNRECORDED else None
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
            UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file)"
@@ -124,36 +278,24 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool 
                        f"exists and lrn does not know it as its own: the record {problem}, so it names no file",
            OTHER: f"exists and is {special_kind(path) or 'a link or a directory'}, not a file lrn wrote"}[found]
     fix = fix or (f"choose another {flag}, or move the file away yourself" if flag else "move the file away yourself")
-    return f"{where} {why}; lrn never replaces it{', with or without --force' if force else ''}: {fix}"
-
-
-def _enclosing_output(path: Path) -> tuple[Path, str] | None:
-    """The lrn directory output (run, sweep, export) that `path` lies in, if any."""
-    for d in path.parents:
-        kind = lrn_kind(d) if d.is_dir() else None
-        if kind:
-            return d, kind
-    return None
+    return (f"{flag + ' ' if flag else ''}{path} {why}; lrn never replaces it"
+            f"{', with or without --force' if force else ''}: {fix}")
 
 
 def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = option('out'),
                       example: str = "out.txt", inside: Callable[[Path, str], bool] | None = None) -> Path:
-    """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier output.
-
-    `what` names the output ("report", "stories corpus"); `replace_own`: an earlier output of lrn is
-    replaced as the command runs again, which then has no --force (a page is rewritten as a run goes
-    on). A file inside a run, a sweep or an export is refused unless `inside(dir, kind)` allows it (a
-    report beside a run)."""
+    """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier `what`
+    (with `force`; always with `replace_own`, a page rewritten as a run goes on). A file inside lrn
+    directory output is refused unless `inside(dir, kind)` allows it (a report beside a run)."""
     path = check_output(path, "file", flag=flag, example=example)
     if path.parent.is_dir():
         check_record_slot(path.parent)
-    enclosing = _enclosing_output(path)
+    enclosing = next(((d, k) for d in path.parents if d.is_dir() and (k := lrn_kind(d))), None)
     if enclosing and not (inside and inside(*enclosing)):
-        d, kind = enclosing
-        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own; "
-                        f"choose a path outside it")
+        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(enclosing[1])} in {enclosing[0]}, whose files "
+                        "are its own; choose a path outside it")
     with user_path(path, flag):
-        found, _ = state(path)
+        found = state(path)[0]
     if found == NEW:
         return path
     wrote = read_record(path.parent)["what"].get(path.name)
@@ -167,23 +309,72 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     if found != OURS:
         raise UserError(not_lrns(path, found, flag, force=not replace_own))
     if not (force or replace_own):
-        raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} to replace it, "
-                        f"or choose another {flag}")
+        raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} to "
+                        f"replace it, or choose another {flag}")
     return path
 
 
 def beside_runs(d: Path, kind: str) -> bool:
-    """For check_file_target's `inside`: a page may sit in a run, a sweep or a chapter directory (not an export)."""
+    """For check_file_target's `inside`: a page may sit in a run, a sweep or a chapter directory."""
     return kind in ("run", "sweep", "chapter")
 
 
-# ---- writing files --------------------------------------------------------------------------
+def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = option('out'),
+                     replace_own: bool = False) -> Path:
+    """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
+    of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
+    out = check_output(out, "dir", flag=flag)
+    if out.is_dir():
+        check_record_slot(out)
+    names = entries(out) if out.is_dir() else []
+    if not names:
+        return out
+    found = lrn_kind(out)
+    if found and found != kind:
+        raise UserError(f"{flag} {out} holds {held(found)}; lrn never writes {_a(what)} into it: "
+                        f"choose a new or empty {flag}")
+    c = classify(out, names)
+    if found != kind or c[CHANGED] or c[UNRECORDED]:
+        if found != kind:
+            why = describe_dir(out) + (f" (the record {record_problem(out)}, so it names no file)"
+                                       if record_problem(out) else "")
+        elif c[UNRECORDED]:
+            why = f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})"
+        else:
+            why = f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})"
+        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
+                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
+    if not (force or replace_own):
+        raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add {option('force', True)} to "
+                        f"replace it, or choose another {flag}")
+    return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """One kind of output a command writes: a directory whose record says `kind` or, with kind None,
+    one file (`example`: its name said when a directory is given; `inside`: which lrn outputs it may sit in)."""
+
+    what: str
+    kind: str | None = None
+    replace_own: bool = False
+    example: str = "out.txt"
+    inside: Callable[[Path, str], bool] | None = None
+
+
+def check_target(out: str | Path, force: bool, target: Target) -> Path:
+    """check_dir_target or check_file_target: before any work and again just before writing."""
+    if target.kind is None:
+        return check_file_target(out, force, target.what, replace_own=target.replace_own, example=target.example,
+                                 inside=target.inside)
+    return check_dir_target(out, force, target.what, target.kind, replace_own=target.replace_own)
+
+
+# ---- writing ------------------------------------------------------------------------------
 
 def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
-    """A `replace` for lrngpt.core.fsio.atomic_open: under the directory's lock, refuse a file that is
-    not lrn's (when `strict`), record the new content as lrn's, then rename it into place.
-
-    A run's own files (`strict=False`) are the run writer's: recorded, never refused mid-run."""
+    """A `replace` for atomic_open: under the directory's lock, refuse a file that is not lrn's (when
+    `strict`; a run's writer is never refused mid-run), record the new content, rename it into place."""
     def replace(tmp: Path, path: Path, digest: str | None = None) -> None:  # digest: hashed as it was written
         digest, st = digest or sha256_file(tmp), os.lstat(tmp)
         with locked(path.parent):
@@ -191,9 +382,9 @@ def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
             found, before = state(path, rec)
             if strict and found not in (NEW, OURS):
                 raise UserError(not_lrns(path, found, fix="move it away, then run the command again"))
-            enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
+            _enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
             write_record(path.parent, rec)
-            replace_file(tmp, path)
+            replace_file(tmp, path)  # after the record: a kill between leaves the old content known by `earlier`
     return replace
 
 
@@ -205,9 +396,7 @@ def owned_file(path: str | Path, what: str, mode: str = "wb", encoding: str | No
 
 
 def write_owned_file(path: str | Path, data: str | bytes, what: str) -> Path:
-    with owned_file(path, what) as f:
-        # a path that is not UTF-8 (a run named with byte 0xff) reaches a page as a lone surrogate: written
-        # as \udcff, so the page stays UTF-8 and names it
+    with owned_file(path, what) as f:  # (a name that is not UTF-8 reaches a page as \udcff: written escaped)
         f.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
     return Path(path)
 
@@ -218,22 +407,20 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
     d = Path(d)
     with user_path(d, "output directory"):
         d.mkdir(parents=True, exist_ok=True)
-    temps: dict[str, Path] = {}
+    temps = {name: temp_name(d / name) for name in files}
     try:
         with writing(d), locked(d):
             rec = read_record(d)
-            before = {}
-            for name in files:
-                found, before[name] = state(d / name, rec)
+            before = {name: state(d / name, rec) for name in files}
+            for name, (found, _) in before.items():
                 if found not in (NEW, OURS):
                     raise UserError(not_lrns(d / name, found, fix=fix))
             for name, data in files.items():
-                temps[name] = tmp = temp_name(d / name)
-                with open(tmp, "wb") as f:
+                with open(temps[name], "wb") as f:
                     f.write(data)
                     f.flush()
                     os.fsync(f.fileno())
-                enter(rec, name, hashlib.sha256(data).hexdigest(), os.lstat(tmp), what, before[name])
+                _enter(rec, name, hashlib.sha256(data).hexdigest(), os.lstat(temps[name]), what, before[name][1])
             write_record(d, rec)
             for name, tmp in temps.items():
                 replace_file(tmp, d / name)
@@ -246,23 +433,21 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
 
 def record_existing(path: Path, what: str, append: bool = False) -> None:
     """Record `path` as it is now as lrn's (a file lrn appended to: metrics.jsonl)."""
-    if not path.is_file():
-        return
-    with locked(path.parent):
-        rec = read_record(path.parent)
-        enter(rec, path.name, sha256_file(path), os.lstat(path), what, None, append)
-        write_record(path.parent, rec)
+    if path.is_file():
+        with _changing(path.parent) as rec:
+            _enter(rec, path.name, sha256_file(path), os.lstat(path), what, None, append)
 
 
-def expect_append(path: Path, what: str) -> None:
-    """Record that lrn appends to `path` from its first byte (a run's metrics.jsonl, before its first row)."""
-    with locked(path.parent):
-        rec = read_record(path.parent)
-        rec["files"][path.name] = hashlib.sha256(b"").hexdigest()
-        rec["append"][path.name], rec["what"][path.name] = 0, what
-        rec["stat"].pop(path.name, None)
-        rec["earlier"].pop(path.name, None)
-        write_record(path.parent, rec)
+def mark(d: Path, kind: str | None, appended: str = "", what: str = "") -> None:
+    """Make `d` lrn's `kind` output (None: no longer one); `appended`: a file lrn appends to from its
+    first byte (a run's metrics.jsonl)."""
+    with _changing(d) as rec:
+        rec["kind"] = kind
+        if appended:
+            rec["files"][appended], rec["append"][appended] = hashlib.sha256(b"").hexdigest(), 0
+            rec["what"][appended] = what
+            rec["stat"].pop(appended, None)
+            rec["earlier"].pop(appended, None)
 
 
 def remove_owned(d: Path, names) -> None:
@@ -272,12 +457,11 @@ def remove_owned(d: Path, names) -> None:
         for name in names:
             with contextlib.suppress(FileNotFoundError):
                 (d / name).unlink()
-        forget(rec, names)
+            for field in _FIELDS:
+                rec[field].pop(name, None)
         if rec["exists"]:
             write_record(d, rec)
 
-
-# ---- directories lrn fills whole ------------------------------------------------------------
 
 def read_manifest(d: Path) -> dict | None:
     """The record of a directory lrn filled whole (it has a kind), else None."""
@@ -285,92 +469,13 @@ def read_manifest(d: Path) -> dict | None:
     return rec if rec["kind"] else None
 
 
-def classify(d: Path, names: list[str]) -> dict[str, list[str]]:
-    """The names in `d` by what they are: OURS, CHANGED, UNRECORDED (a directory or link: UNRECORDED)."""
-    rec = read_record(d)
-    out: dict[str, list[str]] = {OURS: [], CHANGED: [], UNRECORDED: []}
-    for n in names:
-        try:
-            found, _ = state(d / n, rec)
-        except OSError:
-            found = UNRECORDED
-        out[found if found in out else UNRECORDED].append(n)
-    return out
-
-
-def describe_dir(d: Path, names: list[str] | None = None) -> str:
-    """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
-    kind = lrn_kind(d)
-    if kind:
-        return held(kind)
-    c = classify(d, entries(d) if names is None else names)
-    parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] if c[UNRECORDED] else []
-    parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] if c[CHANGED] else []
-    parts += [f"other output of lrn ({_names(c[OURS])})"] if c[OURS] else []
-    return " and ".join(parts) or "nothing"
-
-
-def foreign_in(d: Path, kind: str) -> list[str]:
-    """The entries of `d` that are not lrn's `kind` output, unchanged: every name when the directory's
-    record is not of that kind."""
-    names = entries(d)
-    if read_record(d)["kind"] != kind:
-        return names
-    c = classify(d, names)
-    return c[CHANGED] + c[UNRECORDED]
-
-
-def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = option('out'),
-                     replace_own: bool = False) -> Path:
-    """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
-    of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
-    out = check_output(out, "dir", flag=flag)
-    if out.is_dir():
-        check_record_slot(out)
-    if not out.is_dir() or not entries(out):
-        return out
-    found = lrn_kind(out)
-    if found and found != kind:
-        raise UserError(f"{flag} {out} holds {held(found)}; lrn never writes {_a(what)} into it: "
-                        f"choose a new or empty {flag}")
-    foreign = foreign_in(out, kind)
-    if foreign:
-        if found == kind:
-            changed = classify(out, foreign)
-            why = (f"files that are not part of the earlier {what} ({_names(changed[UNRECORDED])})"
-                   if changed[UNRECORDED] else f"files of the earlier {what} that were changed since lrn wrote it "
-                                                f"({_names(changed[CHANGED])})")
-        else:
-            why = describe_dir(out)
-            if record_problem(out):
-                why += f" (the record {record_problem(out)}, so it names no file)"
-        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
-                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
-    if not (force or replace_own):
-        raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add {option('force', True)} to replace it, "
-                        f"or choose another {flag}")
-    return out
-
-
-@dataclass(frozen=True)
-class Target:
-    """One kind of output a command writes, with the words its refusals use: a directory whose
-    record says `kind` (check_dir_target) or, with kind None, one file (check_file_target)."""
-
-    what: str
-    kind: str | None = None
-    replace_own: bool = False
-    example: str = "out.txt"  # a file's example name, said when a directory is given
-    inside: Callable[[Path, str], bool] | None = None  # a file's: which lrn outputs it may sit in
-
-
-def check_target(out: str | Path, force: bool, target: Target) -> Path:
-    """check_dir_target or check_file_target with the target's words: a command calls it before any
-    work and again just before writing (the path may have changed meanwhile), the same both times."""
-    if target.kind is None:
-        return check_file_target(out, force, target.what, replace_own=target.replace_own, example=target.example,
-                                 inside=target.inside)
-    return check_dir_target(out, force, target.what, target.kind, replace_own=target.replace_own)
+def write_manifest(d: Path, kind: str) -> None:
+    """The record of a directory lrn filled whole: every file in it, hashed. Written last."""
+    rec: dict[str, Any] = {"kind": kind, **{f: {} for f in _FIELDS}}
+    for q in sorted(Path(d).iterdir()):
+        if q.is_file() and not q.is_symlink() and q.name not in OWN_NAMES:
+            _enter(rec, q.name, sha256_file(q), os.lstat(q), kind_name(kind))
+    write_record(d, rec)
 
 
 @contextlib.contextmanager
@@ -379,8 +484,4 @@ def owned_dir(out: str | Path, kind: str) -> Iterator[Path]:
     in one step (check_dir_target first). A kill leaves `out` exactly as it was or exactly new."""
     with atomic_dir(out) as tmp:
         yield tmp
-        manifest(tmp, kind, kind_name(kind))
-
-
-def write_manifest(d: Path, kind: str) -> None:
-    manifest(d, kind, kind_name(kind))
+        write_manifest(tmp, kind)

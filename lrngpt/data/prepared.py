@@ -13,7 +13,7 @@ Layout of a prepared directory:
     tokenizer.json   the trained tokenizer (Hugging Face format, one file)
     train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
     val.bin
-    .lrn-output      with --out: the record of every file above and its sha256 (lrngpt.core.record);
+    .lrn-output      with --out: the record of every file above and its sha256 (lrngpt.core.ownership);
                      --force replaces only prepared data whose record still matches
 """
 

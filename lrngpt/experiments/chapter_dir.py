@@ -20,8 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lrngpt.core.fsio import json_safe, read_json_object, user_path
-from lrngpt.core.own_json import damaged, read_own_json_object
+from lrngpt.core.fsio import damaged, json_safe, read_json_object, user_path
 from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter_plan import ChapterPlan
@@ -108,7 +107,7 @@ class ChapterDir:
             path = self.path / name
             if not path.is_file():
                 return None
-            self._results[name] = read_own_json_object(path, RESULTS[name])
+            self._results[name] = read_json_object(path, RESULTS[name], own=True)
         return self._results[name]
 
     def sweep(self, name: str) -> dict:
@@ -130,7 +129,7 @@ class ChapterDir:
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "
                             "again to finish it; it writes the page itself")
-        found = read_own_json_object(path, "chapter verdicts").get("verdicts")
+        found = read_json_object(path, "chapter verdicts", own=True).get("verdicts")
         try:
             if not isinstance(found, list) or not all(Finding.from_dict(v).study in claims for v in found):
                 raise ValueError("not a list of findings")

@@ -37,15 +37,17 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_output, create_exclusive, json_safe, read_json, read_json_object, user_path
 from lrngpt.core.once import parsed
 from lrngpt.core.ownership import (
+    NEW,
+    OURS,
     SWEEP_FILE,
     SWEEP_RUNS,
     describe_dir,
     entries,
     not_lrns,
     record_existing,
+    state,
     write_owned_files,
 )
-from lrngpt.core.record import NEW, OURS, state
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.presets import SCALES
 from lrngpt.experiments.time_ledger import append_row, read_rows

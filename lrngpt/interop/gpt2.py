@@ -188,7 +188,7 @@ def convert_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> di
     state = state_dict_from_hf(hf_sd, gcfg)
     cfg = from_dict(run_config_dict(gcfg))
     run = RunDir(out)
-    run.start(force, kind=SOURCE, resume_hint=False)  # --force: no file of an earlier run left behind
+    run.start(force, resume_hint=False)  # --force: no file of an earlier run left behind
     run.write_config(cfg)
     run.write_tokenizer(tokenizer)
     payload = make_payload(state, cfg.to_dict(), tokenizer, 0, source=SOURCE, hf_dir=str(hf_dir.resolve()))

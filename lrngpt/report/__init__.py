@@ -68,7 +68,7 @@ def kind_of(d: Path) -> str:
     if run.holds_run():
         return "run"
     alone = " (a config.json alone is not one)" if (run / CONFIG).is_file() else ""
-    raise UserError(f"{d} is neither a run directory (no {MARKER}{alone}) nor a sweep directory (no "
+    raise UserError(f"{d} is neither a run directory (no {MARKER} naming it a run{alone}) nor a sweep directory (no "
                     f"{sweep_dir.definition_path.name}): give the directory `lrn train --out` or `lrn sweep --out` "
                     "wrote")
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lrngpt.core.bounded import loads_json
-from lrngpt.core.fsio import check_regular, user_path
+from lrngpt.core.fsio import check_regular, loads_json, user_path
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.runconfig.values import MAX_CONFIG_BYTES
@@ -27,7 +26,7 @@ def read_config_text(path: Path) -> str:
 
 
 def read_json_config(path: Path) -> dict:
-    """A JSON config: an object, read within bounds (lrngpt.core.bounded, lrngpt.runconfig.values)."""
+    """A JSON config: an object, read within bounds (lrngpt.core.fsio.loads_json, lrngpt.runconfig.values)."""
     text = read_config_text(path)
     try:
         doc = loads_json(text, f"config file {path}")

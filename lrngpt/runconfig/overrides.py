@@ -11,7 +11,7 @@ from io import StringIO
 from typing import Any
 
 from lrngpt.core import log as logging
-from lrngpt.core.bounded import MAX_INT_DIGITS, int_digits, loads_json, too_many_digits
+from lrngpt.core.fsio import MAX_INT_DIGITS, int_digits, loads_json, too_many_digits
 from lrngpt.errors import UserError
 from lrngpt.runconfig.values import MAX_DEPTH, check_key_form, check_plain, kind_of, set_key
 from lrngpt.runconfig.width import model_keys, replace_width

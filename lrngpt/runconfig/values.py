@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from lrngpt.core.bounded import MAX_INT_DIGITS, too_many_digits
+from lrngpt.core.fsio import MAX_INT_DIGITS, too_many_digits
 from lrngpt.core.validate import INT_LIMIT, show_value
 from lrngpt.errors import UserError, option
 

@@ -16,7 +16,7 @@ import functools
 import re
 from typing import Any
 
-from lrngpt.core.bounded import MAX_INT_DIGITS, int_digits, too_many_digits
+from lrngpt.core.fsio import MAX_INT_DIGITS, int_digits, too_many_digits
 from lrngpt.errors import UserError
 from lrngpt.runconfig.values import MAX_DEPTH, MAX_VALUES, PLAIN, check_plain
 

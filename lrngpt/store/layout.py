@@ -3,9 +3,9 @@ code that reads and writes them so that a front end can name checkpoints without
 
 from __future__ import annotations
 
-from lrngpt.core.ownership import RUN_MARKER
+from lrngpt.core.ownership import RECORD
 
-MARKER, LOCK = RUN_MARKER, ".lrn-lock"  # (the marker makes a run: is_run; the lock, its one writer)
+MARKER, LOCK = RECORD, ".lrn-lock"  # (a record of kind "run" makes a run: is_run; the lock: its one writer)
 CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
 LAST, INIT, BEST = "ckpt_last.pt", "ckpt_init.pt", "ckpt_best.pt"
 CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file
@@ -17,10 +17,10 @@ BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last we
 # Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
 # it, report.html and report-explorer.html, when the record says they are unchanged).
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
-             BY_READS, MARKER)
+             BY_READS)
 # The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
 # the run only while they are as recorded. The trackers' files (written by their libraries as the
-# run goes) and the marker go with the run by name.
+# run goes) go with the run by name.
 RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, BY_READS)
 PAGES = (REPORT, "report-explorer.html")
 RUN_FILE = "run file"  # what the record calls them

@@ -1,14 +1,9 @@
-"""Who writes a run directory and how a run starts, is replaced and goes: the lock and the lifecycle
-that `RunDir` (lrngpt.store.rundir, the reading and writing of the run's files) builds on.
-
-- one writer: `lock()` takes an exclusive lock (filelock, portable) for the life of the process; a
-  second writer gets "DIR is in use by process PID on HOST" (exit 2); a dead process's lock never blocks;
-- ownership: lrn writes only into a directory that is new, empty or holds an lrn run; every file
-  it writes is recorded with its sha256 in `.lrn-output` (lrngpt.core.record); `--force` removes
-  exactly the earlier run's files (all of them), and only while the record says they are as lrn
-  wrote them: a changed file is never removed; a run that never
-  reached its first checkpoint (a start that failed or was killed: `is_stub`) holds nothing to
-  resume or read, so a new start replaces it without `--force`.
+"""Who writes a run directory and how a run starts, is replaced and goes (the run's files:
+lrngpt.store.rundir.RunDir). One writer: `lock()` holds a filelock for the life of the process, a second
+writer gets "DIR is in use by process PID on HOST" (exit 2). A run is a directory whose record
+(lrngpt.core.ownership) says kind "run"; `--force` removes exactly the earlier run's files while the
+record says they are as lrn wrote them; a run that never reached its first checkpoint (`is_stub`) is
+replaced without `--force`.
 """
 
 from __future__ import annotations
@@ -17,23 +12,25 @@ import contextlib
 import os
 import shutil
 import socket
-import time
 from pathlib import Path
 from typing import Self
 
 import filelock
 
-from lrngpt.core.fsio import check_output, clean_stale_temps, special_kind, user_path, write_json
+from lrngpt.core.fsio import check_output, clean_stale_temps, special_kind, user_path
 from lrngpt.core.ownership import (
+    OURS,
+    OWN_NAMES,
+    UNRECORDED,
     describe_dir,
-    expect_append,
     held,
     is_run,
     lrn_kind,
+    mark,
+    read_record,
     remove_owned,
+    state,
 )
-from lrngpt.core.record import OURS, OWN_NAMES, UNRECORDED, read_record, record_problem, state
-from lrngpt.core.version import __version__
 from lrngpt.errors import UserError, option
 from lrngpt.store.layout import (
     INIT,
@@ -58,8 +55,7 @@ class RunInUse(UserError):
 
 
 class RunLifecycle:
-    """A run directory as one process takes it, starts, replaces or abandons a run in it, and what
-    is there for that (a run, a stub, files that are not lrn's)."""
+    """A run directory as one process takes it, starts, replaces or abandons a run in it."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -69,33 +65,27 @@ class RunLifecycle:
     # ---- what is there -----------------------------------------------------------------
 
     def holds_run(self) -> bool:
-        """True when lrn wrote this directory as a run (lrngpt.core.ownership.is_run: its marker)."""
+        """True when lrn wrote this directory as a run (its record says so)."""
         return is_run(self.path)
 
-    def marked(self) -> bool:
-        return (self.path / MARKER).is_file()
-
     def is_stub(self) -> bool:
-        """A marked run with no checkpoint and no summary: a start that failed or was killed before it
-        saved anything."""
-        return self.marked() and not self._holds(INIT, LAST, SUMMARY)
+        """A run with no checkpoint and no summary: a start that failed or was killed before it saved anything."""
+        return self.holds_run() and not self._holds(INIT, LAST, SUMMARY)
 
     def _holds(self, *names: str) -> bool:
         return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
 
     def foreign_files(self) -> list[str]:
-        """Names in the directory that lrn did not write as this run: every name when the directory
-        is no marked run; beside a marked run, the names that are not the run's own."""
+        """Names in the directory that are not this run's own (every name when it holds no run)."""
         if not self.path.is_dir():
             return []
-        ours = (set(RUN_FILES) | {LOCK, *OWN_NAMES, *PAGES}) if self.marked() else {LOCK, *OWN_NAMES}
+        ours = {LOCK, *OWN_NAMES} | ({*RUN_FILES, *PAGES} if self.holds_run() else set())
         with user_path(self.path, "run directory"):
             names = [q.name for q in self.path.iterdir()]
         return sorted(n for n in names if n not in ours and ".tmp-" not in n)
 
     def kept_files(self) -> dict[str, str]:
-        """The run's own files that --force may not remove: changed since lrn wrote them, or written
-        that the record does not name (name -> CHANGED or UNRECORDED)."""
+        """The run's own files that --force may not remove: name -> CHANGED or UNRECORDED."""
         rec = read_record(self.path)
         found = {n: state(self.path / n, rec)[0] for n in RECORDED}
         return {n: f for n, f in found.items() if f not in (OURS, "new")}
@@ -108,7 +98,8 @@ class RunLifecycle:
             what = special_kind(p) or "a file"  # /dev/zero is a device, a FIFO a named pipe: said as such
             raise UserError(f"{p} is {what}, not a run directory; give the directory `lrn train --out` wrote")
         if not self.holds_run():
-            raise UserError(f"{p} holds no lrn run (no {MARKER}); give the directory `lrn train --out` wrote")
+            raise UserError(f"{p} holds no lrn run (no {MARKER} naming it a run); give the directory "
+                            "`lrn train --out` wrote")
 
     # ---- one writer ------------------------------------------------------------------------
 
@@ -128,7 +119,8 @@ class RunLifecycle:
                 with contextlib.suppress(OSError):  # who holds it, as the holder wrote it (where it can be read)
                     holder = (p / LOCK).read_text().split()
                 who = f"process {holder[0]} on {holder[1]}" if len(holder) >= 2 else "another process"
-                raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another {option('out')}", who) from None
+                raise RunInUse(f"{p} is in use by {who}; wait for it to finish, or use another {option('out')}",
+                               who) from None
             with contextlib.suppress(OSError):  # said to a second writer (Windows locks the bytes: then unsaid)
                 (p / LOCK).write_text(f"{os.getpid()} {socket.gethostname()}\n")
         self._lock = lock
@@ -142,10 +134,10 @@ class RunLifecycle:
 
     # ---- starting a run ------------------------------------------------------------------
 
-    def start(self, force: bool = False, kind: str = "run", resume_hint: bool = True) -> None:
+    def start(self, force: bool = False, resume_hint: bool = True) -> None:
         """Lock the directory and make it ready for a new run; with force, drop the earlier run's
-        files (and only them). Refused before the directory is touched: anything that is not a run."""
-        if not self.marked():  # before a lock file is made in someone's directory
+        files (and only them). Anything that is not a run is refused before the directory is touched."""
+        if not self.holds_run():  # before a lock file is made in someone's directory
             self.check_new(force, resume_hint)
         created = not self.path.exists()
         had_lock = (self.path / LOCK).exists()
@@ -156,20 +148,18 @@ class RunLifecycle:
             self.unlock()
             if created:
                 shutil.rmtree(self.path, ignore_errors=True)
-            elif not had_lock and not self.marked():
+            elif not had_lock and not self.holds_run():
                 (self.path / LOCK).unlink(missing_ok=True)
             raise
-        if self.marked():
+        if self.holds_run():
             self.remove_run_files()
-        write_json(self.path / MARKER, {"kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                        "lrn_version": __version__})
-        expect_append(self.path / METRICS, RUN_FILE)  # appended row by row: lrn's from its first byte
+        mark(self.path, "run", METRICS, RUN_FILE)  # metrics.jsonl, appended row by row: lrn's from its first byte
         self._started = created
 
     def abandon(self) -> None:
         """Undo this object's start when it failed before it trained (no checkpoint past step 0, no
         summary): the run's files go, and the directory too when the start made it. Nothing else."""
-        if self._started is None or not self.marked() or self._holds(LAST, SUMMARY):
+        if self._started is None or not self.holds_run() or self._holds(LAST, SUMMARY):
             return
         self.remove_run_files()
         if not read_record(self.path)["files"]:  # a record of no file: the failed start leaves no trace
@@ -184,23 +174,17 @@ class RunLifecycle:
     def check_new(self, force: bool, resume_hint: bool) -> None:
         p = self.path
         check_output(p, "dir")
-        if self.marked():
+        if self.holds_run():
             hint = f"{option('resume', True)} to continue it, " if resume_hint and self._holds(LAST, INIT) else ""
-            kept = self.kept_files()
-            if kept and record_problem(p):
-                raise UserError(f"{p} holds a run that lrn cannot tell as its own: the record {record_problem(p)}, "
-                                f"so it names no file; lrn reads and resumes it{' (--resume)' if hint else ''} but "
-                                f"never replaces it, with or without {option('force', True)}: choose another {option('out')}, or remove it "
-                                "yourself")
+            kept, force_ = self.kept_files(), option('force', True)
             if kept:
-                names = ", ".join(kept)
                 how = ("lrn has no record of writing it" if set(kept.values()) == {UNRECORDED}
                        else "it was changed since lrn wrote it, so it is yours now")
-                raise UserError(f"{p} holds a run whose {names} lrn may not remove ({how}); lrn never removes "
-                                f"such a file, with or without {option('force', True)}: move it out of the run to keep it (then "
-                                f"{option('force', True)} replaces the rest), or choose another {option('out')}")
+                raise UserError(f"{p} holds a run whose {', '.join(kept)} lrn may not remove ({how}); lrn never "
+                                f"removes such a file, with or without {force_}: move it out of the run to keep it "
+                                f"(then {force_} replaces the rest), or choose another {option('out')}")
             if not force and not self.is_stub():
-                raise UserError(f"{p} already holds a run; use {hint}{option('force', True)} to replace it (only the run's "
+                raise UserError(f"{p} already holds a run; use {hint}{force_} to replace it (only the run's "
                                 f"own files go), or another {option('out')}")
             return
         kind = lrn_kind(p) if p.is_dir() else None
@@ -213,7 +197,7 @@ class RunLifecycle:
 
     def remove_run_files(self) -> None:
         """Every file of the earlier run (kept_files() found none that --force may not remove), the pages
-        lrn wrote beside it while unchanged, and nothing else."""
+        lrn wrote beside it while unchanged, and nothing else; the directory is then no run."""
         pages = [n for n in PAGES if state(self.path / n)[0] == OURS]
         # a recorded file that is gone (an append never begun) leaves the record too
         remove_owned(self.path, [n for n in RECORDED if (self.path / n).is_file() or not (self.path / n).exists()]
@@ -224,4 +208,4 @@ class RunLifecycle:
                 shutil.rmtree(q)
             elif q.exists() or q.is_symlink():
                 q.unlink()
-
+        mark(self.path, None)

@@ -1,7 +1,7 @@
 """A run directory: what `lrn train` (or an importer) writes and every later command reads.
 
     RUN_DIR/
-      .lrn-run         the marker: this directory was made by lrn (what, when, which version)
+      .lrn-output      the record (lrngpt.core.ownership): a run (kind "run"), lrn's files and their hashes
       .lrn-lock        held (filelock) by the one process that writes the run; the OS frees it
       config.json      the resolved RunConfig (data, model, train)
       tokenizer.json   the run's tokenizer (Hugging Face format)

@@ -286,7 +286,7 @@ def test_a_config_json_alone_is_no_run_and_a_copied_run_is_read(whole_split, tmp
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(whole_split / "config.json", alone)  # lrn's model_type (mlp): no Hugging Face directory either
-    with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-run\)"):
+    with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-output naming it a run\)"):
         undertrained_tokens(alone, log=quiet)
     old = shutil.copytree(whole_split, tmp_path / "old", ignore=shutil.ignore_patterns(".lrn-lock"))
     assert undertrained_tokens(old, log=quiet)["tokens"] == undertrained_tokens(whole_split, log=quiet)["tokens"]

@@ -11,6 +11,7 @@ import time
 import pytest
 import torch
 
+from lrngpt.core.ownership import is_run
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST
 from lrngpt.store.rundir import RunDir
@@ -31,7 +32,7 @@ def test_two_trainers_on_one_directory_one_runs_the_other_exits_2(text_corpus, t
     first = subprocess.Popen(train_args(text_corpus, out, "--set", "train.steps=400"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: (out / ".lrn-run").exists(), first, "its run file")
+        wait_for(lambda: is_run(out), first, "its run record")
         # the first held still while the second starts (a loaded machine could otherwise let the first
         # finish before the second, slower to import torch, reaches the directory)
         first.send_signal(signal.SIGSTOP)

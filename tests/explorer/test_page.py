@@ -257,7 +257,7 @@ def test_a_config_json_alone_is_no_run_and_a_copied_run_is_shown(tiny_sweep, tmp
     alone = tmp_path / "alone"
     alone.mkdir()
     shutil.copy(run_dir / "config.json", alone)
-    with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-run\)"):
+    with pytest.raises(UserError, match=r"holds no lrn run \(no \.lrn-output naming it a run\)"):
         write_explorer([alone], tmp_path / "alone.html", log=quiet)
     old = shutil.copytree(run_dir, tmp_path / "old", ignore=shutil.ignore_patterns(".lrn-lock"))
     r = write_explorer([old], tmp_path / "old.html", log=quiet)  # a run copied elsewhere

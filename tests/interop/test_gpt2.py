@@ -159,7 +159,7 @@ def test_run_directory_holds_config_tokenizer_and_a_loadable_checkpoint(hf, tmp_
     out = tmp_path / "run"
     convert_gpt2(hf.dir, out)
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["ckpt_last.pt", "config.json", "tokenizer.json"]
-    assert (out / ".lrn-run").is_file()  # the marker: lrn made this directory
+    assert json.loads((out / ".lrn-output").read_text())["kind"] == "run"  # the record: lrn made this run
     cfg = from_dict(json.loads((out / "config.json").read_text()))
     m = cfg.model
     assert cfg.model_type == "gpt" and cfg.data.vocab_size == hf.tok.vocab_size

@@ -306,7 +306,7 @@ def changed_run(src: Path, dst: Path, model_type: str = "gpt", **model) -> Path:
     cfg["model"].update(model)
     cfg = from_dict(cfg)
     dst.mkdir()
-    (dst / MARKER).write_bytes((src / MARKER).read_bytes())  # a run is its marker
+    (dst / MARKER).write_bytes((src / MARKER).read_bytes())  # a run is its record (kind "run")
     RunDir(dst).write_config(cfg)
     ckpt.update(config=cfg.to_dict(), model=build_model(cfg.model_type, cfg.model).state_dict())
     save_checkpoint(ckpt, dst / LAST)
