@@ -1165,10 +1165,10 @@ ADVICE_WALK = {
                                           ["report", "{x}", "--out", "{x}/lines.txt"],
                                           ["one of the files of the lrn sweep"], ["did not write it"]),
     "train --force over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}", "--force"],
-                                                      ["lrn has no record of writing it", "with or without --force"],
+                                                      ["files lrn did not write", "--force never removes them"],
                                                       ["use --force", "add --force"]),
     "train over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}"],
-                                              ["lrn may not remove"], ["use --force", "add --force"]),
+                                              ["files lrn did not write"], ["use --force", "add --force"]),
     "train --force over a run whose config.json was edited":
         (_edited_config, ["train", *TINY_RUN, "--out", "{x}", "--force"],
          ["config.json lrn may not remove", "changed since lrn wrote it"], ["use --force", "add --force"]),
