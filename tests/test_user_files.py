@@ -150,11 +150,11 @@ def test_resume_after_the_corpus_changed_refuses_before_touching_anything(tiny_c
 
 def digests(d: Path) -> dict[str, str]:
     """Each file's sha256; the manifest's own (it carries the time of writing) by the files it names."""
-    from lrngpt.core.ownership import read_manifest
+    from lrngpt.core.ownership import read_record
 
     files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in d.iterdir() if p.is_file()}
     files.pop(".lrn-output", None)  # (an HF export keeps its manifest in .cache/huggingface/)
-    assert read_manifest(d)["files"] == files
+    assert read_record(d)["files"] == files
     return files
 
 

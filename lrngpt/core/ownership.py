@@ -54,7 +54,7 @@ OWN_NAMES = (RECORD, LOCK)  # the record's own files: never part of the director
 HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
-PROBLEMS = {"damaged": "is damaged (not the JSON lrn writes)", "not a file": "is not a file"}
+_DAMAGED = "is damaged (not the JSON lrn writes)"
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir's layout)
 KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export",
               "embed-export": "embedding export", "prepared data": "prepared data"}
@@ -82,16 +82,16 @@ def read_record(d: Path) -> dict:
     doc, problem = None, None
     for path in _record_paths(d):
         if os.path.lexists(path) and not is_regular(path):
-            problem = "not a file"  # a FIFO or a device named like the record: never opened
+            problem = "is not a file"  # a FIFO or a device named like the record: never opened
             continue
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
-            doc, problem = None, "damaged"
+            doc, problem = None, _DAMAGED
         if doc is not None:
-            doc, problem = (doc, None) if isinstance(doc, dict) else (None, "damaged")
+            doc, problem = (doc, None) if isinstance(doc, dict) else (None, _DAMAGED)
             break
     doc = doc or {}
     out: dict[str, Any] = {f: doc[f] if isinstance(doc.get(f), dict) else {} for f in _FIELDS}
@@ -104,7 +104,7 @@ def read_record(d: Path) -> dict:
 def record_problem(d: Path) -> str | None:
     """Why `d`'s record names nothing, in words ('DIR/.lrn-output is damaged ...'), or None."""
     problem = read_record(d)["problem"]
-    return f"{Path(d) / RECORD} {PROBLEMS[problem]}" if problem else None
+    return f"{Path(d) / RECORD} {problem}" if problem else None
 
 
 def check_record_slot(d: Path) -> None:
@@ -372,19 +372,30 @@ def check_target(out: str | Path, force: bool, target: Target) -> Path:
 
 # ---- writing ------------------------------------------------------------------------------
 
+def _commit(d: Path, temps: dict[str, tuple[Path, str]], what: str, strict: bool = True, fix: str = "",
+            append: bool = False) -> None:
+    """Under `d`'s lock: refuse a target that is not lrn's (when `strict`), record each finished temporary
+    file (name -> (path, sha256)) as lrn's, then rename each into place: a kill between the record and the
+    rename leaves the old content still known as lrn's (`earlier`)."""
+    with locked(d):
+        rec = read_record(d)
+        found = {name: state(d / name, rec) for name in temps}
+        for name, (was, _) in found.items():
+            if strict and was not in (NEW, OURS):
+                raise UserError(not_lrns(d / name, was, fix=fix))
+        for name, (tmp, digest) in temps.items():
+            _enter(rec, name, digest, os.lstat(tmp), what, found[name][1] if found[name][0] == OURS else None, append)
+        write_record(d, rec)
+        for name, (tmp, _) in temps.items():
+            replace_file(tmp, d / name)
+
+
 def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
-    """A `replace` for atomic_open: under the directory's lock, refuse a file that is not lrn's (when
-    `strict`; a run's writer is never refused mid-run), record the new content, rename it into place."""
-    def replace(tmp: Path, path: Path, digest: str | None = None) -> None:  # digest: hashed as it was written
-        digest, st = digest or sha256_file(tmp), os.lstat(tmp)
-        with locked(path.parent):
-            rec = read_record(path.parent)
-            found, before = state(path, rec)
-            if strict and found not in (NEW, OURS):
-                raise UserError(not_lrns(path, found, fix="move it away, then run the command again"))
-            _enter(rec, path.name, digest, st, what, before if found == OURS else None, append)
-            write_record(path.parent, rec)
-            replace_file(tmp, path)  # after the record: a kill between leaves the old content known by `earlier`
+    """A `replace` for atomic_open that commits the file as lrn's (`strict`: refusing one that is not;
+    a run's writer is never refused mid-run). `digest`: the content's hash, taken as it was written."""
+    def replace(tmp: Path, path: Path, digest: str | None = None) -> None:
+        _commit(path.parent, {path.name: (tmp, digest or sha256_file(tmp))}, what, strict,
+                "move it away, then run the command again", append)
     return replace
 
 
@@ -407,25 +418,17 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
     d = Path(d)
     with user_path(d, "output directory"):
         d.mkdir(parents=True, exist_ok=True)
-    temps = {name: temp_name(d / name) for name in files}
+    temps = {name: (temp_name(d / name), hashlib.sha256(data).hexdigest()) for name, data in files.items()}
     try:
-        with writing(d), locked(d):
-            rec = read_record(d)
-            before = {name: state(d / name, rec) for name in files}
-            for name, (found, _) in before.items():
-                if found not in (NEW, OURS):
-                    raise UserError(not_lrns(d / name, found, fix=fix))
-            for name, data in files.items():
-                with open(temps[name], "wb") as f:
-                    f.write(data)
+        with writing(d):
+            for name, (tmp, _) in temps.items():
+                with open(tmp, "wb") as f:
+                    f.write(files[name])
                     f.flush()
                     os.fsync(f.fileno())
-                _enter(rec, name, hashlib.sha256(data).hexdigest(), os.lstat(temps[name]), what, before[name][1])
-            write_record(d, rec)
-            for name, tmp in temps.items():
-                replace_file(tmp, d / name)
+            _commit(d, temps, what, fix=fix)
     finally:
-        for tmp in temps.values():
+        for tmp, _ in temps.values():
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return [d / name for name in files]
@@ -452,21 +455,12 @@ def mark(d: Path, kind: str | None, appended: str = "", what: str = "") -> None:
 
 def remove_owned(d: Path, names) -> None:
     """Remove the named files (checked as lrn's by the caller) and their entries."""
-    with locked(d):
-        rec = read_record(d)
+    with _changing(d) as rec:
         for name in names:
             with contextlib.suppress(FileNotFoundError):
                 (d / name).unlink()
             for field in _FIELDS:
                 rec[field].pop(name, None)
-        if rec["exists"]:
-            write_record(d, rec)
-
-
-def read_manifest(d: Path) -> dict | None:
-    """The record of a directory lrn filled whole (it has a kind), else None."""
-    rec = read_record(d)
-    return rec if rec["kind"] else None
 
 
 def write_manifest(d: Path, kind: str) -> None:

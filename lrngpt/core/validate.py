@@ -1,11 +1,6 @@
-"""What every config dataclass accepts: one type check for each field, and the caps on sizes.
-
-Every config dataclass (DataConfig, TrainConfig, MLPConfig, GPTConfig) calls `check_fields` first in its
-__post_init__, however it was built (a file, --set, a checkpoint, an importer, a command's options): each
-value must have its field's type (an int within 64 bits, a finite float, a str, a bool, or null where the
-type allows it). Then the class checks its ranges with the caps below (`check_size`), so nothing reaches
-torch or numpy that they would refuse or could not allocate. Here, below the models that use it; a
-config's own rules: lrngpt.runconfig.schema and lrngpt.runconfig.values.
+"""What every config dataclass accepts: one type check per field (`check_fields`, first in each
+__post_init__: an int within 64 bits, a finite float, a str, a bool, or null where allowed), and the caps
+on sizes (`check_size`), so nothing reaches torch or numpy that they would refuse or could not allocate.
 """
 
 from __future__ import annotations
@@ -30,8 +25,7 @@ MAX_CORPUS_BYTES = 10**12  # a generated corpus: 1 TB
 
 
 def show_value(value: Any, width: int = 60) -> str:
-    """A value as a message shows it: JSON, cut to `width` characters; an integer too long to print
-    (Python refuses str() past 4,300 digits) by its size; what JSON cannot write by its repr."""
+    """A value as a message shows it: JSON cut to `width`, a huge integer by its size, else its repr."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() / 3.3219) + 1:,} digits"
     try:
@@ -118,11 +112,11 @@ _WHY_LIMIT = {
 
 
 def divisors(n: int) -> list[int]:
-    """The divisors of n, in order, found up to sqrt(n) (n at most 2**48 or so stays fast)."""
+    """The divisors of n, in order (found up to sqrt(n))."""
     small = [i for i in range(1, math.isqrt(max(n, 0)) + 1) if n % i == 0]
     return small + [n // i for i in reversed(small) if i * i != n]
 
 
 def nearest(values: list[int], target: int, count: int = 12) -> list[int]:
-    """Up to `count` of `values` closest to `target`, in order (a message's list stays short)."""
+    """Up to `count` of `values` closest to `target`, in order."""
     return sorted(sorted(values, key=lambda v: (abs(v - target), v))[:count])

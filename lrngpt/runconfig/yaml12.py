@@ -1,13 +1,10 @@
 """YAML config files, read by ruamel.yaml narrowed to YAML 1.2's core schema, within bounds.
 
-ruamel.yaml's safe loader keeps YAML 1.1 habits; narrowed to the core schema
-(https://yaml.org/spec/1.2.2/#1023-core-schema), `017` is 17, `1e-3` a number, and `1:30`, `2024-01-01`,
-`1_000`, `0b101`, `yes`, `on`, `no`, `off` are strings (so `compile: yes` is refused by the true/false
-check, not read as true); only the core schema's tags are read (`!!binary`, `!!set`, `!!timestamp`,
-`!!python/...`, local tags and `<<` merge keys are refused). At most MAX_VALUES values and MAX_DEPTH
-levels (ruamel.yaml's max_depth) are composed, a key appears once in its mapping, and the value built is checked as every config
-value is (lrngpt.runconfig.values.check_plain: an alias counts each time it is used, so a "billion laughs"
-file stops there). Its pure-Python parser handles a signal (Ctrl-C, SIGTERM) while it reads.
+`017` is 17, `1e-3` a number; `1:30`, `2024-01-01`, `1_000`, `0b101`, `yes`, `on`, `no`, `off` are strings
+(so `compile: yes` is refused, not read as true); tags outside the core schema and `<<` merge keys are
+refused. At most MAX_VALUES values and MAX_DEPTH levels are composed, a key appears once, and the value
+is checked as every config value is (check_plain: an alias counts each time it is used, so a "billion
+laughs" file stops there).
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ def _fail(node_or_event: Any, what: str) -> UserError:
 
 @functools.cache
 def _core_classes() -> tuple[Any, Any, Any]:
-    """ruamel.yaml's resolver, composer and constructor narrowed to the core schema, and bounded (made
-    when the first YAML file is read: ruamel.yaml is optional)."""
+    """ruamel.yaml's resolver, composer and constructor narrowed to the core schema, bounded (made on first use)."""
     from ruamel.yaml.composer import Composer
     from ruamel.yaml.constructor import SafeConstructor
     from ruamel.yaml.resolver import BaseResolver
