@@ -411,9 +411,8 @@ def damaged(path: str | Path, what: str, why: str) -> UserError:
 def read_json(path: str | Path, what: str = "file", own: bool = False) -> Any:
     """A JSON document; a missing, unreadable or malformed file is a UserError naming it (`own`: a file
     lrn wrote, said `damaged`, never "fix it")."""
-    check_regular(Path(path), what)
     with user_path(path, what):
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular(path, what).decode("utf-8")
     try:
         return loads_json(text, f"{what} {path}")
     except json.JSONDecodeError as e:  # (never "delete it": it may be the user's own file)

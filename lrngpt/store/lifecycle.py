@@ -75,15 +75,6 @@ class RunLifecycle:
     def _holds(self, *names: str) -> bool:
         return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
 
-    def foreign_files(self) -> list[str]:
-        """Names in the directory that are not this run's own (every name when it holds no run)."""
-        if not self.path.is_dir():
-            return []
-        ours = {LOCK, *OWN_NAMES} | ({*RUN_FILES, *PAGES} if self.holds_run() else set())
-        with user_path(self.path, "run directory"):
-            names = [q.name for q in self.path.iterdir()]
-        return sorted(n for n in names if n not in ours and ".tmp-" not in n)
-
     def kept_files(self) -> dict[str, str]:
         """The run's own files that --force may not remove: name -> CHANGED or UNRECORDED."""
         rec = read_record(self.path)
@@ -190,7 +181,9 @@ class RunLifecycle:
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
             raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
-        foreign = self.foreign_files()
+        with user_path(p, "run directory"):
+            names = [q.name for q in p.iterdir()] if p.is_dir() else []
+        foreign = sorted(n for n in names if n not in {LOCK, *OWN_NAMES} and ".tmp-" not in n)
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
