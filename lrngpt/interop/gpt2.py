@@ -1,18 +1,9 @@
-"""Import a local Hugging Face GPT-2 checkpoint as an lrn run.
-
-The config and weight mapping lives in gpt2_map.py (shared with the exporter); this module
-reads the directory, checks all of it, and writes an ordinary run directory (config.json,
-tokenizer.json, ckpt_last.pt), so `lrn eval`, `lrn sample` and `lrn embed` work on the real
-GPT-2 embedding table.
-
-    HF_DIR/config.json                         model_type "gpt2", the shapes
-    HF_DIR/model.safetensors (or an index)     weights; else pytorch_model.bin
-    HF_DIR/tokenizer.json                      or vocab.json + merges.txt
-"""
+"""Import a local Hugging Face GPT-2 checkpoint (config.json; model.safetensors, a sharded index or
+pytorch_model.bin; tokenizer.json or vocab.json + merges.txt) as an ordinary lrn run directory, all of
+it checked before anything is written."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -23,7 +14,7 @@ from tokenizers import decoders, models, pre_tokenizers
 from lrngpt.core.fsio import check_output, check_regular, read_json
 from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError, option
-from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
+from lrngpt.interop.gpt2_map import gpt_config_from_hf, safetensors, state_dict_from_hf
 from lrngpt.models.build import param_breakdown
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.runconfig.schema import from_dict
@@ -62,16 +53,8 @@ def run_config_dict(gcfg: GPTConfig) -> dict:
 
 # ---- weights ------------------------------------------------------------------------------
 
-def _safetensors():
-    """safetensors.torch, or None: it is an optional extra (`pip install lrngpt[gpt2]`)."""
-    try:
-        return importlib.import_module("safetensors.torch")
-    except ImportError:
-        return None
-
-
 def _safetensors_load(path: Path) -> dict[str, torch.Tensor]:
-    st = _safetensors()
+    st = safetensors()
     if st is None:
         raise UserError(f"{path.name} needs the safetensors package: `pip install safetensors` "
                         "(or `pip install lrngpt[gpt2]`), or put pytorch_model.bin in the directory")
@@ -107,7 +90,7 @@ def _sharded(index: Path, load) -> dict[str, torch.Tensor]:
 
 def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
     """(state dict, file it came from): safetensors when the package is there, else pytorch_model.bin."""
-    has_st = _safetensors() is not None
+    has_st = safetensors() is not None
     options = [("model.safetensors", _safetensors_load), ("model.safetensors.index.json", None),
                ("pytorch_model.bin", _torch_load), ("pytorch_model.bin.index.json", None)]
     present = [(name, load) for name, load in options if (hf_dir / name).is_file()]

@@ -1,13 +1,12 @@
 """The one GPT-2 <-> lrn mapping, used by the importer (gpt2.py) and the exporter (hf_export.py).
 
-GPT-2 is our GPT with every GPT-2 switch on: pre-norm, biases on all linears, tanh-approximated
-GELU, learned positions, usually tied embeddings. Only the weight layout differs: Hugging Face
-stores GPT-2's projections as `Conv1D` with weight (in, out), the transpose of `nn.Linear`'s
-(out, in). Config keys and weight names are listed here once; both directions read them.
+GPT-2 is our GPT with every GPT-2 switch on (pre-norm, biases, tanh GELU, learned positions); only the
+layout differs: Hugging Face's `Conv1D` weights are (in, out), the transpose of `nn.Linear`'s.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 
@@ -39,6 +38,14 @@ LAYER = {
 }
 TOP = {"wte.weight": "embedding.token.weight", "wpe.weight": "embedding.position.weight",
        "ln_f.weight": "ln_f.weight", "ln_f.bias": "ln_f.bias"}
+
+
+def safetensors():
+    """safetensors.torch, or None: it is an optional extra (`pip install lrngpt[gpt2]`)."""
+    try:
+        return importlib.import_module("safetensors.torch")
+    except ImportError:
+        return None
 
 
 # ---- config -------------------------------------------------------------------------------
