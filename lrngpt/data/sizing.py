@@ -1,11 +1,5 @@
-"""How much of its training text a run reads: the one place the passes are computed.
-
-    passes = steps x batch_size x seq_len / training tokens     one pass: training tokens // (batch_size x seq_len)
-
-The trainer logs and records them, a sweep's dry run shows them per point, and `lrngpt.plan` /
-`lrn train --dry-run` size a run with them. An unknown number of training tokens (a big or
-downloaded corpus not prepared yet) gives None, not a guess.
-"""
+"""How much of its training text a run reads: the one place the passes are computed (steps x batch_size
+x seq_len / training tokens); an unknown number of training tokens gives None, not a guess."""
 
 from __future__ import annotations
 
