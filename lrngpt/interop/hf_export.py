@@ -21,7 +21,7 @@ from lrngpt.core.ownership import Target, check_target, owned_dir
 from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
-from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
+from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
 from lrngpt.store.rundir import load_run, read_summary
 from lrngpt.tokenizer.bpe import Tokenizer
 
