@@ -1,10 +1,6 @@
-"""The report's HTML pieces: numbers formatted by kind, tables, folded details, figures as data URIs
-and the stylesheet.
-
-Numbers are formatted by kind (`fmt`): ids and seeds as they are (1337), counts with separators
-(4,000), bits per byte and losses to 4 decimals, seconds to 0.1. Numbers in tables are right-aligned,
-and every table fits a 1280-pixel window. A figure is a PNG inlined as a base64 data URI, so the
-page needs no file beside it.
+"""The report's HTML pieces: numbers formatted by kind (`fmt`: ids as they are, counts with separators,
+bpb and losses to 4 decimals, seconds to 0.1), tables with numbers right-aligned, folded details,
+figures as PNG data URIs, and the stylesheet.
 """
 
 from __future__ import annotations
@@ -81,6 +77,15 @@ def rows_table(header: list[str], rows, raw: bool = False, kinds: list[str] | No
         ks = [row_kinds[i]] * len(r) if row_kinds else (kinds or [str(h).replace(" ", "_") for h in header])
         body += "<tr>" + "".join(cell(v, ks[j] if j < len(ks) else "") for j, v in enumerate(r)) + "</tr>"
     return f"<div class=\"wide\"><table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table></div>"
+
+
+def titled_table(title: str, cols: list[tuple[str, str]], rows) -> str:
+    """An <h3> title over a table whose columns are (header, kind)."""
+    return f"<h3>{esc(title)}</h3>" + rows_table([c for c, _ in cols], rows, kinds=[k for _, k in cols])
+
+
+def bullets(items) -> str:
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
 
 
 def kv_table(flat: dict) -> str:
