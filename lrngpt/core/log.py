@@ -172,12 +172,11 @@ def _bar_class():
         # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
-    notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
-    return _saved_widget_bar(auto) if notebook and issubclass(auto, notebook.tqdm) else auto
+    return _saved_widget_bar(auto) if _is_widget(auto) else auto
 
 
 def _is_widget(bar: type) -> bool:
-    notebook = sys.modules.get("tqdm.notebook")
+    notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
     return notebook is not None and issubclass(bar, notebook.tqdm)
 
 
