@@ -82,6 +82,16 @@ def warning(msg: str) -> None:
     logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
+_warned: set[str] = set()  # the warnings given once in this process
+
+
+def warning_once(msg: str) -> None:
+    """A warning given once per process: a command may read a file, or a sweep meet a device, again."""
+    if msg not in _warned:
+        _warned.add(msg)
+        logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
+
+
 def debug(msg: str) -> None:
     logger.debug(in_words(msg, cli=_cli_words), stacklevel=2)
 

@@ -160,15 +160,11 @@ def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
             "slower than float32, and not bit-identical to it; float32 (what auto picks on a CPU) is the exact default")
 
 
-_warned: set[str] = set()  # the warnings already given in this process: a sweep's points warn once
-
-
 def warn_if_emulated(precision: Precision, caps: DeviceCaps) -> str | None:
     """Warn once per process (lrngpt.core.log) when bfloat16 would be emulated; returns the warning."""
     message = emulation_warning(precision, caps)
-    if message is not None and message not in _warned:
-        _warned.add(message)
-        logging.warning(message)
+    if message is not None:
+        logging.warning_once(message)
     return message
 
 

@@ -120,18 +120,10 @@ def read_metrics_file(path: Path) -> list[dict]:
             row = json.loads(line)
         except json.JSONDecodeError:
             if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
-                _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                log.warning_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
                            "mid-write?); it is skipped")
                 continue
             raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
         rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
     return rows
 
-
-_warned: set[str] = set()
-
-
-def _warn_once(msg: str) -> None:
-    if msg not in _warned:
-        _warned.add(msg)
-        log.warning(msg)
