@@ -148,6 +148,14 @@ def search_example(vocab) -> str:
     return texts[0] if texts else " Lily"
 
 
+def head(title: str, generator: str, csp: str, style: str) -> str:
+    """A self-contained page's head (shared with lrn report's): its policy `csp`, its inline `style`."""
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{generator}\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{html.escape(title)}</title><style>{style}</style></head>\n")
+
+
 def page(title: str, data: dict, blocks: list[tuple[str, str]], placeholder: str = " Lily") -> str:
     script = _static("explorer.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
@@ -156,13 +164,7 @@ def page(title: str, data: dict, blocks: list[tuple[str, str]], placeholder: str
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     raw = "\n".join(f'<script type="application/octet-stream" id="{n}">{b}</script>' for n, b in blocks)
     t = html.escape(title)
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-{GENERATOR}
-<meta http-equiv="Content-Security-Policy" content="{csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Embedding explorer: {t}</title><style>{_static("explorer.css")}</style></head>
-<body>
+    return head(f"Embedding explorer: {title}", GENERATOR, csp, _static("explorer.css")) + f"""<body>
 <header><h1>Embedding explorer <span class="sub">{t}</span></h1>
 <p class="sub" id="about"></p></header>
 <div class="bar" role="search">

@@ -10,6 +10,8 @@ import html
 import math
 import re
 
+from lrngpt.explorer.page import head
+
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; color: #222; max-width: 1100px; margin: 0 auto; padding: 1em 2em; }
 h1 { margin-bottom: .2em; } h2 { border-bottom: 2px solid #ddd; padding-bottom: .2em; margin-top: 1.8em; }
@@ -128,9 +130,6 @@ def page(title: str, sub: str, sections: list[tuple[str, str]], notes: str = "",
     the title with `sub` (HTML) under it, a link to each section and the sections, titled."""
     nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
     body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{GENERATOR}\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1>"
+    return (head(title, GENERATOR, CSP, CSS) + f"<body><header><h1>{esc(title)}</h1>"
             f'<p class="sub">{sub}</p><nav>{nav}</nav>{notes}</header>\n{body}'
             f"<footer>{esc(footer)}</footer></body></html>\n")
