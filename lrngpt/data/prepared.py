@@ -356,26 +356,12 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
     elif splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
         split_by = "tokens"  # too few documents to split by document: the last tokens become val
         splits = split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
-    meta = {
-        "key": key,
-        "format": FORMAT_VERSION,
-        "corpus": corpus.spec,
-        "kind": corpus.kind,
-        "fingerprint": corpus.fingerprint,
-        "vocab_size": tok.vocab_size,
-        "requested_vocab_size": cfg.vocab_size,
-        "tokenizer_hash": tok.hash,
-        "eot_id": tok.eot_id,
-        "dtype": np.dtype(dtype).name,
-        "split_by": split_by,
-        "own_split": corpus.has_own_split,  # validation is the corpus's own (data.splits.validation_kind)
-        "val_fraction": cfg.val_fraction,
-        "split_seed": cfg.split_seed,
-        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLIT_MODES[0] else {}),
-        "splits": splits,
-        **extra,
-        "corpus_meta": corpus.meta,
-    }
+    meta = {"key": key, "format": FORMAT_VERSION, "corpus": corpus.spec, "kind": corpus.kind,
+            "fingerprint": corpus.fingerprint, "vocab_size": tok.vocab_size, "requested_vocab_size": cfg.vocab_size,
+            "tokenizer_hash": tok.hash, "eot_id": tok.eot_id, "dtype": np.dtype(dtype).name, "split_by": split_by,
+            "own_split": corpus.has_own_split, "val_fraction": cfg.val_fraction, "split_seed": cfg.split_seed,
+            **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLIT_MODES[0] else {}),
+            "splits": splits, **extra, "corpus_meta": corpus.meta}
     write_json(d / "meta.json", meta)
     log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
         f"vocabulary {tok.vocab_size}")
