@@ -3,13 +3,11 @@ x seq_len / training tokens); an unknown number of training tokens gives None, n
 
 from __future__ import annotations
 
-# The readings lrn warns about, named once (lrngpt.experiments.thresholds holds the findings judge's):
+# The readings lrn warns about (lrngpt.experiments.thresholds holds the findings judge's):
 REREAD_PASSES = 1.0  # past one pass a run reads part of its text twice: a width study's dry run and report say so
 MEMORISING_PASSES = 2.0  # past about two a model memorises its text and val bpb can get worse: `lrn train` warns
-# Bytes of text per token of lrn's generated stories at the chapter's 4,096-token BPE (a budget sizes
-# stories:SIZE with it, `lrn doctor` the token files of TinyStories, which the stories imitate):
-# measured: `lrn data prepare --corpus stories:20MB --vocab-size 4096` gives 4,633,822 training tokens
-# of its 19.0 MB training split (4.10 bytes a token; at stories:100MB, 23.2M tokens of 95 MB).
+# Bytes a token of lrn's stories at a 4,096-token BPE, measured: stories:20MB gives 4,633,822 training
+# tokens of its 19.0 MB training split (stories:100MB, 23.2M of 95 MB)
 STORIES_BYTES_PER_TOKEN = 4.1
 
 

@@ -40,8 +40,7 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
     merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
     config = {
         "tokenizer_class": "GPT2Tokenizer", "bos_token": EOT, "eos_token": EOT, "unk_token": EOT,
-        # eos as pad (GPT-2 has no pad token), so tok(texts, padding=True) works; left padding, the
-        # side a decoder-only model generates from
+        # eos as pad (GPT-2 has none) so padding=True works, on the left, where a decoder generates from
         "pad_token": EOT, "padding_side": "left", "add_prefix_space": False, "add_bos_token": False,
         "model_max_length": context_length, "errors": "replace",
         # GPT-2's default (true) rewrites " ," as "," when decoding; lrn decodes bytes as they are
@@ -75,7 +74,7 @@ KNOWN_DATA = {
     "nsmc": ("e9t/nsmc", "cc0-1.0"),
     "stories": (None, "mit"),  # lrn's own generator: its words and templates ship under lrn's MIT licence
 }
-# The same datasets read as `hf:ID`: their licence, by Hub id (its dataset card says it)
+# the same datasets read as `hf:ID`
 KNOWN_HUB = {dataset: licence for dataset, licence in KNOWN_DATA.values() if dataset}
 
 

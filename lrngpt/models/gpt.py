@@ -252,8 +252,7 @@ class GPT(nn.Module):
         self.config = config
         self.embedding = InputEmbedding(config)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
-        # Post-norm blocks already end in a LayerNorm; ln_f is kept for them too so that every
-        # variant has the same parameter count (one formula) and the same head input scale.
+        # kept for post-norm blocks too: one parameter formula, one head input scale for every variant
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_eps)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.apply(self._init_weights)
