@@ -133,7 +133,7 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     return result
 
 
-def _bpb(nll: float, n_bytes: int) -> float:
+def _bpb(nll: float, n_bytes: float) -> float:
     return nll / (math.log(2) * n_bytes) if n_bytes else float("nan")
 
 
