@@ -213,10 +213,6 @@ def _saved_widget_bar(widget_bar: type) -> type:
     return SavedWidgetBar
 
 
-def _text_bar_open() -> bool:
-    return any(not getattr(b, "disable", True) for b in list(tqdm._instances))
-
-
 def progress(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
              enabled: bool | None = None, leave: bool = False, **kwargs) -> tqdm:
     """A tqdm.auto bar on stderr, shown where `interactive()` (or as `enabled` says), cleared when done
@@ -224,7 +220,7 @@ def progress(total: int | None = None, desc: str = "", unit: str = "it", initial
     show = interactive() if enabled is None else enabled
     bar = _bar_class() if show else tqdm  # a hidden bar needs no widget
     if show and not _is_widget(bar) and in_notebook():
-        if _text_bar_open():
+        if any(not getattr(b, "disable", True) for b in list(tqdm._instances)):  # a text bar shows
             show, bar = False, tqdm  # one text bar at a time: the outer one (a sweep's points) says it
         else:
             kwargs.setdefault("mininterval", NOTEBOOK_INTERVAL_S)

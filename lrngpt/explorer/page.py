@@ -65,10 +65,6 @@ def _summary(v) -> dict:
 
 # ---- the page ------------------------------------------------------------------------------
 
-def _b64(arr: np.ndarray) -> str:
-    return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
-
-
 def encode_vectors(rows: np.ndarray, precision: str) -> tuple[np.ndarray, np.ndarray | None]:
     """The search rows as stored: little-endian float32 / float16, or int8 and a float32 scale per row."""
     if precision == "float32":
@@ -87,7 +83,7 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
 
     def block(arr: np.ndarray) -> str:
         name = f"lrn-b{len(blocks)}"
-        blocks.append((name, _b64(arr)))
+        blocks.append((name, base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")))
         return name
 
     vocabs = []

@@ -45,11 +45,8 @@ def fmt(v, key: str = "") -> str:
         return ", ".join(f"{k} {fmt(x, k)}" for k, x in v.items())
     if isinstance(v, list | tuple):
         return ", ".join(fmt(x, key) for x in v)
-    if not isinstance(v, int | float):
-        return str(v)
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    if key.endswith(PLAIN_KEYS) or key.startswith("seed"):
+    if not isinstance(v, int | float) or (isinstance(v, float) and not math.isfinite(v)) \
+            or key.endswith(PLAIN_KEYS) or key.startswith("seed"):
         return str(v)
     if "bpb" in key or key.endswith("loss") or key in ("mean", "spread", "std", "saved_per_doubling"):
         return f"{v:.4f}"

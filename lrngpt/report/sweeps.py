@@ -22,18 +22,14 @@ from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import read_metrics, read_summary
 
 
-def _sweep_name(d: Path) -> str:
-    SweepDir(d).definition(partial=True)  # a damaged sweep.json is named, not passed over
-    return SweepDir(d).name()
-
-
 def scale_notes(dirs: list[Path]) -> list[str]:
     """A note for each scale other than full: its steps and batch were shrunk (naming its sweeps, when
     the page shows several)."""
-    names = [_sweep_name(d) for d in dirs]
+    sweeps = [SweepDir(d).definition(partial=True) for d in dirs]  # a damaged sweep.json is named, not passed over
+    names = [SweepDir(d).name() for d in dirs]
     shrunk: dict[str, list[str]] = {}
-    for d, name in zip(dirs, names, strict=True):
-        scale = SweepDir(d).definition(partial=True).get("scale")
+    for d, name, sweep in zip(dirs, names, sweeps, strict=True):
+        scale = sweep.get("scale")
         if scale and scale != "full":
             shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
     return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")

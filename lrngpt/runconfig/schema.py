@@ -213,8 +213,9 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
     kwargs = dict(fixed)
     for key, value in values.items():
         if key not in fields:
-            raise UserError(unknown_key_message(f"{section}.{key}",
-                                                [f"{section}.{k}" for k in fields if k not in fixed]))
+            name, valid = f"{section}.{key}", [f"{section}.{k}" for k in fields if k not in fixed]
+            raise UserError(f"unknown config key {name}; {did_you_mean(name, valid)}valid keys: {', '.join(valid)} "
+                            "(lrn config show PRESET lists them)")
         if key in fixed:
             continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
         kwargs[key] = value  # checked (and coerced) once, by the dataclass's own check_fields
@@ -224,10 +225,6 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
         raise UserError(f"{section}.{required[0]} is required for this model; set it, e.g. "
                         f"--set {section}.{required[0]}=256")
     return cls(**kwargs)
-
-
-def unknown_key_message(key: str, valid: list[str]) -> str:
-    return f"unknown config key {key}; {did_you_mean(key, valid)}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
 
 
 def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:

@@ -99,7 +99,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
             raise UserError(describe_os_error(path, e, "checkpoint")) from None
         raise UserError(_corrupt(path, e)) from None
     except RuntimeError as e:
-        if _is_device_error(e):
+        if any(s in str(e) for s in ("CUDA", "device", "mps", "Expected one of")):  # cannot be placed there
             raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
                             f"use {option('device')} cpu") from None
         raise UserError(_corrupt(path, e)) from None
@@ -146,11 +146,6 @@ def non_finite_tensor(state: dict) -> str | None:
         if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
             return name
     return None
-
-
-def _is_device_error(e: RuntimeError) -> bool:
-    text = str(e)
-    return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
 
 
 def _corrupt(path: Path, e: Exception) -> str:
