@@ -78,10 +78,8 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
                  progress: bool | None = False, desc: str = "eval", mark=None,
                  windows: str = "spread") -> dict:
     """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them: capped_windows).
-
-    `progress`: a bar over the windows (None: on a terminal only); `mark`: a bool per position of
-    `tokens`, or a function from positions to bools; the result then also holds the bpb of the marked
-    and of the unmarked targets (`marked`, `unmarked`)."""
+    `mark`: a bool per position of `tokens`, or a function from positions to bools; the result then
+    also holds the bpb of the marked and of the unmarked targets (`marked`, `unmarked`)."""
     score_len, history = context_plan(model, seq_len, context)
     was_training = model.training
     model.eval()

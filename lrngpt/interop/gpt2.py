@@ -117,11 +117,8 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
 
 
 def hf_config_from_gpt(g: GPTConfig, eot_id: int) -> dict:
-    """The GPT2Config dict (config.json) of our GPT; refuses, naming the option, what GPT-2 lacks.
-
-    Biases need no check: GPT-2 has one on every linear, and a bias we do not have is exported
-    as zeros, which computes exactly what our bias-free linear does.
-    """
+    """The GPT2Config dict (config.json) of our GPT; refuses, naming the option, what GPT-2 lacks (not
+    biases: one we do not have is exported as zeros, which computes what our bias-free linear does)."""
     if g.norm_position != "pre":
         raise UserError(f"model.norm_position is {g.norm_position!r}; GPT-2 is pre-norm only, so only "
                         "runs trained with model.norm_position=pre can be exported")
@@ -192,11 +189,8 @@ def state_dict_from_hf(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[
 
 
 def state_dict_to_hf(sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, torch.Tensor]:
-    """Our GPT's state dict -> GPT2LMHeadModel's (names, Conv1D layout, float32, contiguous).
-
-    A bias our model does not have becomes zeros; a tied head is left out, as Hugging Face saves
-    it (safetensors refuses two names for one tensor, and from_pretrained re-ties it).
-    """
+    """Our GPT's state dict -> GPT2LMHeadModel's (names, Conv1D layout, float32), absent biases as zeros;
+    a tied head is left out, as Hugging Face saves it (from_pretrained re-ties it)."""
     out: dict[str, torch.Tensor] = {}
     for hf, ours in TOP.items():
         out[f"transformer.{hf}"] = sd[ours]

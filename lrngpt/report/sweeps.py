@@ -23,8 +23,7 @@ from lrngpt.store.rundir import read_metrics, read_summary
 
 
 def scale_notes(dirs: list[Path]) -> list[str]:
-    """A note for each scale other than full: its steps and batch were shrunk (naming its sweeps, when
-    the page shows several)."""
+    """A note for each scale other than full: its steps and batch were shrunk."""
     sweeps = [SweepDir(d).definition(partial=True) for d in dirs]  # a damaged sweep.json is named, not passed over
     names = [SweepDir(d).name() for d in dirs]
     shrunk: dict[str, list[str]] = {}
