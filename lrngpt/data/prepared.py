@@ -187,14 +187,11 @@ def integrity_problem(data: PreparedData) -> str | None:
     try:
         splits, dtype = meta["splits"], np.dtype(meta["dtype"])
         counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
-        if not all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key")):
-            raise TypeError
-        if dtype not in (np.uint16, np.uint32) or min(counts.values()) < 0:
+        if not (all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key"))
+                and dtype in (np.uint16, np.uint32) and min(counts.values()) >= 0
+                and all(isinstance(splits[s][k], int) and splits[s][k] >= 0
+                        for s in SPLITS for k in ("documents", "tokens", "bytes"))):
             raise ValueError
-        for split in SPLITS:
-            if not all(isinstance(splits[split][k], int) and splits[split][k] >= 0
-                       for k in ("documents", "tokens", "bytes")):
-                raise TypeError
     except (KeyError, TypeError, ValueError):
         return "meta.json lacks corpus, tokenizer_hash, dtype or split counts, or holds wrong values"
     for split, n in counts.items():

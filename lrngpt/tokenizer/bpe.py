@@ -50,7 +50,7 @@ def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
     if not isinstance(hf.model, models.BPE):  # (no JSON round trip of the whole vocabulary to learn this)
         raise UserError(f"the tokenizer is a {type(hf.model).__name__} model, not a byte-level BPE; lrn needs one "
                         "that `lrn tokenizer train` (or GPT-2) writes")
-    alphabet = _byte_alphabet()
+    alphabet = _byte_decoder().keys()
     for token, idx in hf.get_vocab(with_added_tokens=False).items():
         if idx not in special_ids and not set(token) <= alphabet:
             raise UserError(f"the tokenizer is not byte-level: token {token!r} (id {idx}) is not spelled in "
@@ -58,10 +58,6 @@ def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
 
 
 @functools.cache
-def _byte_alphabet() -> frozenset[str]:
-    return frozenset(_byte_decoder())
-
-
 def _byte_decoder() -> dict[str, int]:
     """Inverse of GPT-2's bytes_to_unicode: the printable character standing for each byte."""
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
