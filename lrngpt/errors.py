@@ -1,13 +1,6 @@
-"""The one exception type that means "the user asked for something we cannot do".
-
-The command line turns a UserError into exit code 2 and one line on stderr; anything
-else is unexpected and exits 1. Library code raises it with a message that says what is
-wrong and how to fix it.
-
-A message names a setting the user gave as data, `option(name, value)`, never as a command
-line's flag or an API's parameter: `lrn` prints it as its option (`--minutes 25`, `--no-probe`),
-the API as its parameter (`minutes=25`, `probe=False`), each at its own front door
-(`UserError.words`), so neither rewrites the other's words.
+"""UserError, the one exception meaning "the user asked for something we cannot do" (exit code 2, one
+line saying the fix). A setting it names is given as data, `option(name, value)`: `lrn` says it as its
+flag (`--minutes 25`), the API as its parameter (`minutes=25`), each at its own front door.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lrngpt.core import log as logging_module
 from lrngpt.device import precision as P
 from lrngpt.device.precision import DeviceCaps, cpu_bf16, cpu_flags, cpu_isa, resolve_precision
 from lrngpt.experiments import bf16_offer as O
@@ -72,7 +73,7 @@ def test_an_emulated_bf16_run_warns_once_and_its_summary_says_so(tiny_config, tm
     import lrngpt.training.start as T  # where a job finds its device's capabilities
 
     monkeypatch.setattr(T, "device_caps", lambda device: EMULATED_CPU)
-    monkeypatch.setattr(P, "_warned", set())
+    monkeypatch.setattr(logging_module, "_warned", set())
     cfg = lambda: tiny_config("train.steps=2", "train.eval_every=2", "train.dtype=bfloat16")  # noqa: E731
     with caplog.at_level(logging.WARNING, logger="lrngpt"):
         train_run(cfg(), tmp_path / "a", progress=False)

@@ -71,11 +71,11 @@ def test_max_tokens_spreads_windows_over_the_split_not_a_prefix():
     r = evaluate_bpb(FixedLM(logp), tokens, np.array([0, 1, 1]), seq_len=10, max_tokens=100)
     assert r["tokens"] == 99  # ten windows of the 10-token grid; the last one has 9 targets
     assert r["bpb"] == pytest.approx(1.5, abs=0.01)  # a 100-token prefix would give exactly 1.0
-    from lrngpt.inference.evaluate import spread_windows
+    from lrngpt.inference.evaluate import capped_windows
 
-    windows = spread_windows(1000, 10, 100)
+    windows = capped_windows(1000, 10, 100)
     assert windows[0][0] == 0 and windows[-1][0] + windows[-1][1] == 999  # first and last window kept
-    assert spread_windows(1000, 10, None) == window_starts(1000, 10)
+    assert capped_windows(1000, 10, None) == window_starts(1000, 10)
 
 
 def test_prefix_windows_score_exactly_the_first_max_tokens_targets():

@@ -41,8 +41,13 @@ from lrngpt.analysis.vocab import run_data, token_text
 from lrngpt.core import log as logging
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
-from lrngpt.interop.gpt2 import load_hf_tokenizer, load_hf_weights, read_hf_config
-from lrngpt.interop.gpt2_map import gpt_config_from_hf, state_dict_from_hf
+from lrngpt.interop.gpt2 import (
+    gpt_config_from_hf,
+    load_hf_tokenizer,
+    load_hf_weights,
+    read_hf_config,
+    state_dict_from_hf,
+)
 from lrngpt.models.gpt import GPT
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.schedule import lr_at

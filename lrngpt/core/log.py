@@ -1,21 +1,10 @@
 """One logger for lrn, the "lrngpt" logger, and progress bars that log lines never break.
 
-The library logs like a library: the logger has a `NullHandler` and propagates, so an
-application's own `logging.basicConfig(filename=..., level=logging.INFO)` receives lrn's lines
-and an application that configures nothing prints nothing. Every module of lrn logs through
-this one (`info`, `warning`, `debug`), never through the root logger. The command line is the
-application that installs a handler (`setup`, called by `lrn`): messages then go to stderr
-through `tqdm.write`, which clears the bars, prints the line and redraws them, so a log line
-never lands in the middle of `33%|███ | 999/3000`. `lrn -q` shows warnings and errors only,
-`lrn -v` adds debug lines, each naming the module it comes from (`debug corpora.stat_cache: ...`).
-
-Progress bars (`progress`, from `tqdm.auto`) show on a terminal and in a Jupyter kernel, unless
-lrn is quiet; a log file or a job scheduler gets log lines instead. `bars(False)` turns every
-bar off for a block (the Python API's `progress=False`), also those of `datasets` and
-`huggingface_hub` where lrn calls them (`third_party_bars`). In a notebook without ipywidgets
-tqdm falls back to text, where a bar inside a bar cannot move the cursor and would print every
-redraw of both: there one bar shows at a time (the outermost) and it redraws at most
-`NOTEBOOK_REDRAWS` times, so a cell's output stays small however long it runs.
+A library's logger: a NullHandler, propagating, so the application decides what shows. `lrn` is the
+application that installs a handler (`setup`): lines go to stderr through `tqdm.write`, so none lands
+inside a bar; -q shows warnings only, -v debug lines naming their module. Bars show on a terminal or in
+a notebook unless quiet; `bars(False)` turns them all off for a block (the API's `progress=False`). In a
+notebook's text fallback one bar shows at a time, redrawn at most NOTEBOOK_REDRAWS times.
 """
 
 from __future__ import annotations
@@ -72,10 +61,8 @@ class _TqdmHandler(logging.Handler):
 
 
 def setup(verbosity: int = 0) -> None:
-    """The command line's handler on stderr: -1 quiet (warnings), 0 normal (info), 1 verbose (debug).
-
-    `lrn` is the application here, so its lines go to stderr only, not also to the root logger, and a
-    setting a line names is said as lrn's option (lrngpt.errors.option), not as the API's parameter."""
+    """The command line's handler on stderr: -1 quiet (warnings), 0 normal (info), 1 verbose (debug);
+    lines go to stderr only and name settings as lrn's options."""
     global _cli_words
     _cli_words = True
     level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
@@ -95,8 +82,17 @@ def warning(msg: str) -> None:
     logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
+_warned: set[str] = set()  # the warnings given once in this process
+
+
+def warning_once(msg: str) -> None:
+    """A warning given once per process: a command may read a file, or a sweep meet a device, again."""
+    if msg not in _warned:
+        _warned.add(msg)
+        logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
+
+
 def debug(msg: str) -> None:
-    """A line for `lrn -v`: what was decided and why (a cache hit, a device, a file written)."""
     logger.debug(in_words(msg, cli=_cli_words), stacklevel=2)
 
 
@@ -118,8 +114,7 @@ def quiet() -> bool:
 
 
 def interactive() -> bool:
-    """Draw progress bars? As the innermost `bars(...)` block says, else on a terminal or in a
-    notebook, and not when quiet."""
+    """Draw progress bars? As the innermost `bars(...)` says, else on a terminal or notebook, not quiet."""
     if _forced:
         return _forced[-1]
     return (on_terminal() or in_notebook()) and not quiet()
@@ -132,8 +127,7 @@ def on_terminal() -> bool:
 
 @contextlib.contextmanager
 def bars(enabled: bool | None) -> Iterator[None]:
-    """Every bar in the block shows (True) or not (False), lrn's and, where lrn calls them,
-    datasets' and huggingface_hub's; None changes nothing (interactive() decides)."""
+    """Every bar in the block shows (True) or not (False); None changes nothing."""
     if enabled is None:
         yield
         return
@@ -145,8 +139,7 @@ def bars(enabled: bool | None) -> Iterator[None]:
 
 
 def honours_progress(fn: Callable[P, R]) -> Callable[P, R]:
-    """Decorator: the call's `progress` argument (True or False) holds for every bar under it, the
-    tokenizer's and the encoding's included (None: interactive() decides, as without it)."""
+    """Decorator: the call's `progress` argument holds for every bar under it (None: interactive())."""
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
@@ -159,9 +152,8 @@ def honours_progress(fn: Callable[P, R]) -> Callable[P, R]:
 
 @contextlib.contextmanager
 def third_party_bars() -> Iterator[None]:
-    """Around a call into datasets or huggingface_hub: their bars off for the call when lrn's are
-    (-q, a log file, progress=False), and as they were afterwards. Each library's own switch
-    (disable_progress_bars) is used; its environment variable, when the user set one, wins."""
+    """Around a call into datasets or huggingface_hub: their bars off for the call when lrn's are; the
+    user's own environment variable for a library wins."""
     if interactive():
         yield
         return
@@ -184,31 +176,24 @@ def third_party_bars() -> Iterator[None]:
 
 
 def _bar_class():
-    """tqdm.auto's bar: a widget in a notebook with ipywidgets (`_saved_widget_bar`), else the text
-    bar (without ipywidgets tqdm warns once and falls back to text, which a notebook shows as well)."""
+    """tqdm.auto's bar: a widget in a notebook with ipywidgets (`_saved_widget_bar`), else the text bar."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
-    notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
-    return _saved_widget_bar(auto) if notebook and issubclass(auto, notebook.tqdm) else auto
+    return _saved_widget_bar(auto) if _is_widget(auto) else auto
 
 
 def _is_widget(bar: type) -> bool:
-    notebook = sys.modules.get("tqdm.notebook")
+    notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
     return notebook is not None and issubclass(bar, notebook.tqdm)
 
 
 @functools.cache
 def _saved_widget_bar(widget_bar: type) -> type:
-    """tqdm's notebook widget, whose output ends as the bar's final text.
-
-    A notebook stores a widget's output with the text its widget had when first shown, and every
-    reader without the kernel's widget state (a code host, nbviewer, a notebook reopened later)
-    sees that text: each bar frozen at "0%". This bar is shown under a display id, and when it
-    closes its output is replaced by its last line ("100%|██████████| 300/300 [00:04, 70.1 step/s]"),
-    in the live notebook and in the saved file alike, whether or not it was to `leave`."""
+    """tqdm's notebook widget, whose saved output ends as the bar's final text, not frozen at "0%" for
+    a reader without the kernel's widget state (nbviewer, a notebook reopened later)."""
     # optional: IPython.display, reached only inside a kernel that has ipywidgets
     from IPython.display import display
 
@@ -228,19 +213,14 @@ def _saved_widget_bar(widget_bar: type) -> type:
     return SavedWidgetBar
 
 
-def _text_bar_open() -> bool:
-    return any(not getattr(b, "disable", True) for b in list(tqdm._instances))
-
-
 def progress(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
              enabled: bool | None = None, leave: bool = False, **kwargs) -> tqdm:
-    """A tqdm.auto bar on stderr, shown only where `interactive()` (or as `enabled` says); it clears
-    itself when done unless `leave`. In a notebook's text fallback, only when no other bar shows,
-    and with its redraws bounded (NOTEBOOK_REDRAWS, NOTEBOOK_INTERVAL_S)."""
+    """A tqdm.auto bar on stderr, shown where `interactive()` (or as `enabled` says), cleared when done
+    unless `leave`; in a notebook's text fallback only when no other bar shows, its redraws bounded."""
     show = interactive() if enabled is None else enabled
     bar = _bar_class() if show else tqdm  # a hidden bar needs no widget
     if show and not _is_widget(bar) and in_notebook():
-        if _text_bar_open():
+        if any(not getattr(b, "disable", True) for b in list(tqdm._instances)):  # a text bar shows
             show, bar = False, tqdm  # one text bar at a time: the outer one (a sweep's points) says it
         else:
             kwargs.setdefault("mininterval", NOTEBOOK_INTERVAL_S)

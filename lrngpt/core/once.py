@@ -1,10 +1,7 @@
 """A file's parsed content, kept while the file stays the same: a command reads each of its files once.
 
-The owners of lrn's directories (RunDir, SweepDir) read summary.json, metrics.jsonl, config.json and
-sweep.json through `parsed`, so the functions of one command that need the same file (a sweep's summary,
-its figures, its page) share one read. The key is the file's stat: lrn replaces a file by renaming a new
-one into place (a new inode) and appends to metrics.jsonl (a new size), so a changed file is read again.
-Each caller gets its own copy, free to change.
+The key is the file's stat: lrn replaces a file by renaming a new one in (a new inode) and appends to
+metrics.jsonl (a new size), so a changed file is read again. Each caller gets its own copy.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """Token arrays: corpus -> tokenizer -> train.bin / val.bin, cached and memory-mapped.
 
-`prepare(data_config)` streams the corpus twice (once to train the tokenizer on the
-training documents, once to encode), so memory does not grow with the corpus. The result
-lives in a directory keyed by a hash of the corpus fingerprint and the tokenizer settings;
-preparing the same corpus again finds it and does no work. The trained tokenizer is cached on
-its own (`tokenizers/KEY.json`, with `KEY.hash` written after it) and, like the data, used only
-when it still has the hash recorded when it was trained; anything else is trained again.
-
-Layout of a prepared directory:
-    meta.json        key, corpus, counts of documents / tokens / bytes per split, dtype, split_by
-                     (documents, tokens or chunks: what became validation, lrngpt.data.splits)
-    tokenizer.json   the trained tokenizer (Hugging Face format, one file)
-    train.bin        uint16 (or uint32) token ids, <|endoftext|> before every document
-    val.bin
-    .lrn-output      with --out: the record of every file above and its sha256 (lrngpt.core.ownership);
-                     --force replaces only prepared data whose record still matches
+`prepare(data_config)` streams the corpus twice (to train the tokenizer on the training documents, then
+to encode), so memory does not grow with it. The result lives in a directory keyed by a hash of the
+corpus fingerprint and the tokenizer settings, reused only while its files agree with meta.json; the
+tokenizer is cached on its own (tokenizers/KEY.json, with KEY.hash written after it). A prepared
+directory holds meta.json (key, corpus, per-split counts, dtype, split_by: lrngpt.data.splits),
+tokenizer.json, train.bin and val.bin (uint16 or uint32 ids, <|endoftext|> before every document) and,
+with --out, the record of what lrn wrote (--force replaces only data whose record still matches).
 """
 
 from __future__ import annotations
@@ -62,7 +54,6 @@ FORMAT_VERSION = 1
 SPLITS = ("train", "val")
 DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
 CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
-PREPARED_FILES = ("meta.json", "tokenizer.json", "train.bin", "val.bin")  # all a prepared directory holds
 
 
 def data_cache_dir() -> Path:
@@ -94,8 +85,7 @@ def data_key(corpus: Corpus, cfg: DataConfig, tokenizer: Tokenizer | None = None
 
 def check_run_data(saved_key: str | None, cfg: DataConfig, run: str, fix: str) -> None:
     """Refuse, before a tokenizer is trained on it, a corpus whose content changed since the run in `run`
-    was trained (its key is the checkpoint's data_key): its splits would be another text's, encoded with
-    another tokenizer, which is not "another tokenizer" but another corpus. None: an import, nothing to check."""
+    was trained (`saved_key`: its checkpoint's data_key; None, an import: nothing to check)."""
     if saved_key is not None and data_key(load_corpus(cfg.corpus), cfg) != saved_key:
         raise UserError(f"the content of {cfg.corpus} changed since the run in {run} was trained (its files are "
                         f"not the ones it read); {fix}")
@@ -114,8 +104,8 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
             return cached
     log(f"tokenizer: training a {cfg.vocab_size}-token BPE on {corpus.spec}")
     with logging.progress(desc="tokenizer: reading", unit="B", unit_scale=True) as bar:
-        docs = _take_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes)
-        tok = Tokenizer.train(docs if bar.disable else _counted(docs, bar), cfg.vocab_size)
+        tok = Tokenizer.train(_first_bytes(split_documents(corpus, cfg, "train"), cfg.tokenizer_bytes, bar),
+                              cfg.vocab_size)
     if tok.vocab_size < 257:
         raise UserError(f"corpus {corpus.spec} is empty: it holds no text to train a tokenizer on")
     tok.save(path)
@@ -124,9 +114,7 @@ def train_tokenizer(cfg: DataConfig, corpus: Corpus | None = None, log=None) -> 
 
 
 def _cached_tokenizer(path: Path, record: Path, log) -> Tokenizer | None:
-    """The cached tokenizer when it is the one trained for its key, verified like cached data
-    against the hash recorded when it was trained; None (train it again, never use it) for a file
-    replaced or damaged since."""
+    """The cached tokenizer when it still has the hash recorded when it was trained; else None (train again)."""
     try:
         want = record.read_text(encoding="ascii").strip()
         tok = Tokenizer.load(path)
@@ -142,8 +130,7 @@ def _cached_tokenizer(path: Path, record: Path, log) -> Tokenizer | None:
 
 
 def tokenizer_out(out: str | Path, force: bool = False) -> Path:
-    """OUT/tokenizer.json, checked before any work: never a run's tokenizer, never a file lrn did
-    not write (a user's tokenizer.json is never replaced), an earlier one of lrn's only with `force`."""
+    """OUT/tokenizer.json, checked before any work: never a run's or a user's file, lrn's own with `force`."""
     out = check_output(out, "dir")
     if is_run(out):
         raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another {option('out')}")
@@ -151,7 +138,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
 
 
 def write_tokenizer(tok: Tokenizer, out: str | Path, force: bool = False) -> Path:
-    """Save a trained tokenizer as OUT/tokenizer.json (marked as lrn's, so --force may replace it later)."""
+    """Save a trained tokenizer as OUT/tokenizer.json, recorded as lrn's."""
     path = tokenizer_out(out, force)  # again: the directory may have changed during training
     with user_path(path.parent, "output directory"):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -195,20 +182,16 @@ def _read_meta(d: Path) -> dict | None:
 
 
 def integrity_problem(data: PreparedData) -> str | None:
-    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree).
-    The tokenizer it loads to check stays loaded in `data.tokenizer`."""
+    """What is wrong with a prepared directory (None: meta.json, tokenizer and token files agree)."""
     d, meta = data.dir, data.meta
     try:
         splits, dtype = meta["splits"], np.dtype(meta["dtype"])
         counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
-        if not all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key")):
-            raise TypeError
-        if dtype not in (np.uint16, np.uint32) or min(counts.values()) < 0:
+        if not (all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key"))
+                and dtype in (np.uint16, np.uint32) and min(counts.values()) >= 0
+                and all(isinstance(splits[s][k], int) and splits[s][k] >= 0
+                        for s in SPLITS for k in ("documents", "tokens", "bytes"))):
             raise ValueError
-        for split in SPLITS:
-            if not all(isinstance(splits[split][k], int) and splits[split][k] >= 0
-                       for k in ("documents", "tokens", "bytes")):
-                raise TypeError
     except (KeyError, TypeError, ValueError):
         return "meta.json lacks corpus, tokenizer_hash, dtype or split counts, or holds wrong values"
     for split, n in counts.items():
@@ -237,8 +220,7 @@ def load_prepared(d: Path, train_tokens: int | None = None) -> PreparedData:
 
 
 def cached_prepared(key: str, train_tokens: int | None = None) -> PreparedData | None:
-    """The prepared data stored under `key` in this machine's cache, or None where it is not there
-    (prepared on another machine, a cleared cache) or does not hold what it should."""
+    """The prepared data under `key` in this machine's cache; None where it is not there, or damaged."""
     try:
         data = load_prepared(data_cache_dir() / key, train_tokens)
         return data if data.meta.get("key") == key else None
@@ -248,11 +230,8 @@ def cached_prepared(key: str, train_tokens: int | None = None) -> PreparedData |
 
 def prepare(cfg: DataConfig, out: Path | None = None, force: bool = False, log=None,
             tokenizer: Tokenizer | None = None) -> PreparedData:
-    """Prepare (or find in the cache) the token arrays for a data config.
-
-    With `tokenizer`, the corpus is encoded with it instead of a freshly trained BPE. Log lines go
-    to `log` (default lrngpt.core.log); tokenizer training and encoding show progress bars on a terminal.
-    """
+    """Prepare (or find in the cache) the token arrays for a data config; with `tokenizer`, encoded with
+    it instead of a freshly trained BPE."""
     log = log or logging.info
     in_cache = out is None
     if out is not None:
@@ -291,8 +270,7 @@ PREPARED = "prepared data"  # the kind in the record of a prepared --out
 
 
 def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | None) -> None:
-    """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force
-    (never a user's files, nanoGPT's train.bin included)."""
+    """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force."""
     check_dir_target(out, True, "prepared data", PREPARED)
     if force:
         return
@@ -303,8 +281,7 @@ def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | Non
 
 
 def dry_run_prepared(cfg: DataConfig, log=None) -> PreparedData | None:
-    """The prepared data of a config for a dry run: from the cache, or prepared now when the corpus is
-    local and small (seconds); None for a big or remote corpus that is not prepared yet."""
+    """A dry run's prepared data: cached, or prepared now for a small local corpus; else None."""
     if cfg.corpus.partition(":")[0] not in CHEAP_KINDS:
         return None
     corpus = load_corpus(cfg.corpus)
@@ -334,20 +311,16 @@ def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str
             yield doc
 
 
-def _take_bytes(docs: Iterator[str], limit: int) -> Iterator[str]:
+def _first_bytes(docs: Iterator[str], limit: int, bar) -> Iterator[str]:
+    """The documents up to `limit` characters, each one's UTF-8 bytes added to a shown progress bar."""
     total = 0
     for doc in docs:
+        if not bar.disable:
+            bar.update(len(doc.encode("utf-8")))
         yield doc
         total += len(doc)
         if total >= limit:
             return
-
-
-def _counted(docs: Iterator[str], bar) -> Iterator[str]:
-    """The documents, each one's UTF-8 bytes added to the progress bar as it is read."""
-    for doc in docs:
-        bar.update(len(doc.encode("utf-8")))
-        yield doc
 
 
 def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, log) -> dict:
@@ -380,26 +353,12 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
     elif splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
         split_by = "tokens"  # too few documents to split by document: the last tokens become val
         splits = split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
-    meta = {
-        "key": key,
-        "format": FORMAT_VERSION,
-        "corpus": corpus.spec,
-        "kind": corpus.kind,
-        "fingerprint": corpus.fingerprint,
-        "vocab_size": tok.vocab_size,
-        "requested_vocab_size": cfg.vocab_size,
-        "tokenizer_hash": tok.hash,
-        "eot_id": tok.eot_id,
-        "dtype": np.dtype(dtype).name,
-        "split_by": split_by,
-        "own_split": corpus.has_own_split,  # validation is the corpus's own (data.splits.validation_kind)
-        "val_fraction": cfg.val_fraction,
-        "split_seed": cfg.split_seed,
-        **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLIT_MODES[0] else {}),
-        "splits": splits,
-        **extra,
-        "corpus_meta": corpus.meta,
-    }
+    meta = {"key": key, "format": FORMAT_VERSION, "corpus": corpus.spec, "kind": corpus.kind,
+            "fingerprint": corpus.fingerprint, "vocab_size": tok.vocab_size, "requested_vocab_size": cfg.vocab_size,
+            "tokenizer_hash": tok.hash, "eot_id": tok.eot_id, "dtype": np.dtype(dtype).name, "split_by": split_by,
+            "own_split": corpus.has_own_split, "val_fraction": cfg.val_fraction, "split_seed": cfg.split_seed,
+            **({"val_split": cfg.val_split} if cfg.val_split != VAL_SPLIT_MODES[0] else {}),
+            "splits": splits, **extra, "corpus_meta": corpus.meta}
     write_json(d / "meta.json", meta)
     log(f"data: {splits['train']['tokens']:,} train / {splits['val']['tokens']:,} val tokens, "
         f"vocabulary {tok.vocab_size}")

@@ -10,11 +10,7 @@ from lrngpt.errors import UserError
 
 
 class BatchSampler:
-    """Random contiguous windows (batch_size x seq_len), seeded, with a state for exact resume.
-
-    Every rank draws the same global batch and keeps its own slice, so a data-parallel run
-    sees the same examples as one process with the same global batch.
-    """
+    """Random contiguous windows (batch_size x seq_len), seeded; every rank keeps its slice of one global batch."""
 
     def __init__(self, tokens: np.ndarray, batch_size: int, seq_len: int, seed: int,
                  rank: int = 0, world_size: int = 1):
@@ -27,6 +23,11 @@ class BatchSampler:
         self.rank, self.world_size = rank, world_size
         self.generator = torch.Generator().manual_seed(seed)
         self._ar = np.arange(seq_len + 1)
+
+    def _drawn(self, steps: int) -> np.ndarray:
+        """The window starts of the next `steps` global batches, in draw order."""
+        drawn = [self._global_starts().numpy() for _ in range(steps)]
+        return np.concatenate(drawn).astype(np.int64) if drawn else np.zeros(0, dtype=np.int64)
 
     def _global_starts(self) -> torch.Tensor:
         """The next global batch's window starts (every rank draws the same)."""
@@ -41,8 +42,7 @@ class BatchSampler:
     def reads(self, steps: int) -> np.ndarray:
         """How many times each position of the split was a training target in `steps` global batches
         (replayed from this sampler's seed: a fresh sampler gives the run's own windows)."""
-        drawn = [self._global_starts().numpy() for _ in range(steps)]
-        starts = np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.int64)
+        starts = self._drawn(steps)
         # a window starting at s has the targets s+1 .. s+seq_len: +1 there, -1 after, then a running sum
         # (int32: a count never exceeds steps x batch_size; a split of 10^9 tokens takes 4 GB, not 8)
         diff = np.zeros(len(self.tokens) + 1, dtype=np.int32)
@@ -51,12 +51,9 @@ class BatchSampler:
         return np.cumsum(diff[:-1], dtype=np.int32)
 
     def read_counter(self, steps: int):
-        """A function from positions of the split to how many times each was a training target in
-        `steps` global batches: `reads(steps)` at those positions, without an array the size of the
-        split (a split of hundreds of millions of tokens at `--scale full`). The windows' starts are drawn once and sorted; a
-        position p was read by the starts in [p - seq_len, p - 1]."""
-        drawn = [self._global_starts().numpy() for _ in range(steps)]
-        starts = np.sort(np.concatenate(drawn)) if drawn else np.zeros(0, dtype=np.int64)
+        """`reads(steps)` as a function of positions, without an array the size of the split: a position
+        p was read by the sorted starts in [p - seq_len, p - 1]."""
+        starts = np.sort(self._drawn(steps))
 
         def counts(positions: np.ndarray) -> np.ndarray:
             pos = np.asarray(positions, dtype=np.int64)
@@ -66,14 +63,11 @@ class BatchSampler:
         return counts
 
     def read_shares(self, steps: int) -> tuple[float, float]:
-        """The shares of the split's targets (positions 1 ..) that `steps` global batches read at least once
-        and at least twice: `(reads(steps)[1:] > 0).mean()` and `> 1`, without an array the size of the
-        split. A window starting at s reads s+1 .. s+seq_len; a sweep over the sorted ends of the windows
-        measures where one and where two or more of them overlap."""
-        drawn = [self._global_starts().numpy() for _ in range(steps)]
-        if not drawn:
+        """`(reads(steps)[1:] > 0).mean()` and `> 1`, without an array the size of the split: a sweep over
+        the sorted ends of the windows (s+1 .. s+seq_len) measures where one and two or more overlap."""
+        starts = self._drawn(steps)
+        if not len(starts):
             return 0.0, 0.0
-        starts = np.concatenate(drawn).astype(np.int64)
         edges = np.concatenate([starts + 1, starts + 1 + self.seq_len])
         order = np.argsort(edges, kind="stable")
         edges, delta = edges[order], np.concatenate([np.ones_like(starts), -np.ones_like(starts)])[order]

@@ -1,21 +1,13 @@
-"""How much of its training text a run reads: the one place the passes are computed.
-
-    passes = steps x batch_size x seq_len / training tokens     one pass: training tokens // (batch_size x seq_len)
-
-The trainer logs and records them, a sweep's dry run shows them per point, and `lrngpt.plan` /
-`lrn train --dry-run` size a run with them. An unknown number of training tokens (a big or
-downloaded corpus not prepared yet) gives None, not a guess.
-"""
+"""How much of its training text a run reads: the one place the passes are computed (steps x batch_size
+x seq_len / training tokens); an unknown number of training tokens gives None, not a guess."""
 
 from __future__ import annotations
 
-# The readings lrn warns about, named once (lrngpt.experiments.thresholds holds the findings judge's):
+# The readings lrn warns about (lrngpt.experiments.thresholds holds the findings judge's):
 REREAD_PASSES = 1.0  # past one pass a run reads part of its text twice: a width study's dry run and report say so
 MEMORISING_PASSES = 2.0  # past about two a model memorises its text and val bpb can get worse: `lrn train` warns
-# Bytes of text per token of lrn's generated stories at the chapter's 4,096-token BPE (a budget sizes
-# stories:SIZE with it, `lrn doctor` the token files of TinyStories, which the stories imitate):
-# measured: `lrn data prepare --corpus stories:20MB --vocab-size 4096` gives 4,633,822 training tokens
-# of its 19.0 MB training split (4.10 bytes a token; at stories:100MB, 23.2M tokens of 95 MB).
+# Bytes a token of lrn's stories at a 4,096-token BPE, measured: stories:20MB gives 4,633,822 training
+# tokens of its 19.0 MB training split (stories:100MB, 23.2M of 95 MB)
 STORIES_BYTES_PER_TOKEN = 4.1
 
 

@@ -1,18 +1,10 @@
 """Which part of a corpus becomes validation, and how to say so.
 
-lrngpt.data.prepared draws whole documents into validation (`data.val_split=documents`, the default). Two
-cases move tokens after encoding instead, on the arrays prepare has just written:
-
-    split_tail    too few documents to draw whole ones (one book, say): the last val_fraction of
-                  the tokens becomes validation (meta split_by "tokens")
-    split_chunks  data.val_split=chunks: the text is cut into chunks of about 1/20 of the wanted
-                  validation size and a seeded draw sends val_fraction of them to validation, so
-                  validation samples the whole text, not its ending (split_by "chunks"; meta
-                  val_chunks lists each chunk's token and byte range)
-
-`describe_validation(meta, own_split)` says which documents or which part of the text became
-validation, as `lrn data prepare` prints it; `validation_kind(meta)` says it in one word (a run's
-summary.json records it, and the findings judge names it).
+lrngpt.data.prepared draws whole documents into validation (data.val_split=documents). Two cases move
+tokens after encoding instead: `split_tail` (too few documents: the last val_fraction of the tokens,
+split_by "tokens") and `split_chunks` (data.val_split=chunks: a seeded draw of chunks of about 1/20 of
+the validation size, so validation samples the whole text). `describe_validation` says what became
+validation as `lrn data prepare` prints it, `validation_kind` in one word.
 """
 
 from __future__ import annotations
@@ -37,14 +29,16 @@ def split_tail(d: Path, dtype, splits: dict, fraction: float, token_bytes: np.nd
     """Move the last `fraction` of all tokens into val (for a corpus of one document)."""
     allt = _all_tokens(d, dtype)
     cut = len(allt) - max(1, int(len(allt) * fraction))
-    train, val = allt[:cut], allt[cut:]
-    train.tofile(d / "train.bin")
-    val.tofile(d / "val.bin")
+    return _write(d, {"train": allt[:cut], "val": allt[cut:]}, splits, token_bytes)
+
+
+def _write(d: Path, out: dict[str, np.ndarray], splits: dict, token_bytes: np.ndarray) -> dict:
+    """train.bin and val.bin written again; their counts (every document counted in train)."""
+    for split in SPLITS:
+        out[split].tofile(d / f"{split}.bin")
     docs = splits["train"]["documents"] + splits["val"]["documents"]
-    return {
-        "train": {"documents": docs, "tokens": int(train.size), "bytes": int(token_bytes[train].sum())},
-        "val": {"documents": 0, "tokens": int(val.size), "bytes": int(token_bytes[val].sum())},
-    }
+    return {split: {"documents": docs if split == "train" else 0, "tokens": int(out[split].size),
+                    "bytes": int(token_bytes[out[split]].sum())} for split in SPLITS}
 
 
 def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token_bytes: np.ndarray,
@@ -73,21 +67,14 @@ def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token
             pieces[split].append(np.array([eot_id], dtype=allt.dtype))
         pieces[split].append(piece)
         last = split
-    out = {split: np.concatenate(pieces[split]) for split in SPLITS}
-    for split in SPLITS:
-        out[split].tofile(d / f"{split}.bin")
-    docs = splits["train"]["documents"] + splits["val"]["documents"]
-    new = {"train": {"documents": docs, "tokens": int(out["train"].size),
-                     "bytes": int(token_bytes[out["train"]].sum())},
-           "val": {"documents": 0, "tokens": int(out["val"].size), "bytes": int(token_bytes[out["val"]].sum())}}
+    new = _write(d, {split: np.concatenate(pieces[split]) for split in SPLITS}, splits, token_bytes)
     chunks = [{"tokens": [i * chunk, min(n, (i + 1) * chunk)], "bytes": [byte_at[i], byte_at[i + 1]]}
               for i in sorted(val_idx)]
     return new, {"chunk_tokens": chunk, "val_chunks": chunks}
 
 
 def val_documents(n_docs: int, fraction: float, seed: int) -> list[int]:
-    """The numbers (from 0, in corpus order) of the documents data.split_documents draws into val:
-    the same seeded draw, one number per document."""
+    """The numbers (from 0, in corpus order) of the documents data.split_documents draws into val."""
     rng = random.Random(seed)
     return [i for i in range(n_docs) if rng.random() < fraction]
 
@@ -104,8 +91,7 @@ OWN_SPLIT_KINDS = ("tinystories", "nsmc")  # corpora with a validation split of 
 
 
 def validation_kind(meta: dict) -> str:
-    """What became validation, in one word: documents (a seeded draw of whole ones), tail (the end of
-    a corpus too small to draw documents from: one book), chunks, or own split."""
+    """What became validation, in one word: documents, tail (too few documents: one book), chunks, or own split."""
     by = meta.get("split_by", "documents")
     if by == "tokens":
         return "tail"

@@ -1,10 +1,6 @@
-"""Where a job runs: the device (`resolve_device`), and data-parallel training under torchrun:
-who am I, and the few collective calls training needs.
-
-torchrun sets RANK / WORLD_SIZE / LOCAL_RANK (and MASTER_ADDR / MASTER_PORT); without them
-this is one process and every call here is a no-op. gloo on CPU, nccl on CUDA. Every rank
-draws the same global batch and keeps its slice (lrngpt/data/prepared.py), so N processes compute
-what one process with the same global batch computes; rank 0 alone writes files.
+"""Where a job runs: the device (`resolve_device`), and data-parallel training under torchrun (RANK,
+WORLD_SIZE, LOCAL_RANK; without them one process and every call a no-op). gloo on CPU, nccl on CUDA;
+every rank draws the same global batch and keeps its slice, and rank 0 alone writes files.
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """Which number format a run trains in, chosen for its device (`train.dtype`, `train.tf32`).
 
-`resolve_precision(requested, caps, tf32)` is the one decision, a pure function of what was
-asked for and what the device can do (`DeviceCaps`, from `device_caps(device)`), so every
-branch, the CUDA ones included, is tested on a CPU by passing a made-up device:
-
-    auto      CUDA with bfloat16 (compute capability 8.0 on: A100, L4, H100) -> bfloat16 autocast
-              CUDA without it (T4, V100)                       -> float16 autocast + a GradScaler
-              CPU, MPS                                         -> float32
-    float32   float32; on CUDA from capability 8.0 on with train.tf32 (the default) its matmuls run
-              as TF32 (10-bit mantissa inputs, float32 sums: about 8x the plain float32 rate)
-    bfloat16  bfloat16 autocast on any device (CPU autocast on a CPU); a CUDA GPU without
-              bfloat16 is refused
-    float16   float16 autocast with a GradScaler on any device (torch.amp.GradScaler("cpu") on a CPU)
-
-Autocast keeps the weights and AdamW's state in float32 and runs matmuls in the low precision; the
-GradScaler multiplies the loss so float16 gradients do not underflow, and skips a step whose
-gradients overflowed. Its state (the scale, the growth tracker) is saved in the checkpoint, so a
-resume continues bit-exactly. `apply_tf32` sets torch's process-wide TF32 switches on CUDA.
-
-A CPU computes bfloat16 in hardware only with the instructions for it (`cpu_bf16(flags)`, a pure
-function of /proc/cpuinfo's flags: x86 avx512_bf16 or amx_bf16, aarch64 bf16); elsewhere torch
-emulates it with float32 arithmetic and conversions, typically slower than float32, and a run that
-asks for it there is warned once (`warn_if_emulated`).
+`resolve_precision(requested, caps, tf32)` is a pure function of what was asked for and what the device
+can do (`DeviceCaps`), so every branch, the CUDA ones included, is tested on a CPU with a made-up device.
+auto: bfloat16 autocast on CUDA that has it (capability 8.0 on), else float16 + a GradScaler; float32 on
+CPU and MPS. float32 matmuls run as TF32 on CUDA from 8.0 on with train.tf32. The GradScaler's state is
+checkpointed, so a resume stays bit-exact. A CPU without bfloat16 instructions (`cpu_bf16`) emulates
+it, slower than float32: a run asking for it there is warned once (`warn_if_emulated`).
 """
 
 from __future__ import annotations
@@ -116,14 +100,7 @@ def device_caps(device: str) -> DeviceCaps:
 
 def cpu_name() -> str:
     """The CPU's model name (Linux /proc/cpuinfo), else the platform's word for it."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "cpu"
+    return _cpuinfo(("model name",)) or platform.processor() or platform.machine() or "cpu"
 
 
 # x86: AVX-512 BF16 (Cooper Lake, Zen 4 on) and AMX (Sapphire Rapids on) compute bfloat16 dot products;
@@ -135,7 +112,7 @@ NAMED_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx
                "asimd", "sve", "bf16", "fphp")
 
 
-def _cpuinfo(keys: tuple[str, ...], path: str) -> str | None:
+def _cpuinfo(keys: tuple[str, ...], path: str = "/proc/cpuinfo") -> str | None:
     """The first value of any of `keys` in /proc/cpuinfo (the first CPU's), None where not readable."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -154,8 +131,7 @@ def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
 
 
 def cpu_bf16(flags) -> str:
-    """native (bfloat16 instructions), emulated (none: float32 arithmetic and conversions) or unknown
-    (no flags to read), from a CPU's flags."""
+    """native (bfloat16 instructions), emulated or unknown (no flags to read), from a CPU's flags."""
     flags = set(flags)
     if not flags:
         return "unknown"
@@ -163,8 +139,7 @@ def cpu_bf16(flags) -> str:
 
 
 def cpu_isa(flags) -> str:
-    """The CPU's vector ISA level as far as precision goes: amx, avx512_bf16, avx512, avx2 or baseline on
-    x86; sve or neon on arm; unknown without flags."""
+    """The CPU's vector ISA level as far as precision goes (unknown without flags)."""
     flags = set(flags)
     if not flags:
         return "unknown"
@@ -185,15 +160,11 @@ def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
             "slower than float32, and not bit-identical to it; float32 (what auto picks on a CPU) is the exact default")
 
 
-_warned: set[str] = set()  # the warnings already given in this process: a sweep's points warn once
-
-
 def warn_if_emulated(precision: Precision, caps: DeviceCaps) -> str | None:
     """Warn once per process (lrngpt.core.log) when bfloat16 would be emulated; returns the warning."""
     message = emulation_warning(precision, caps)
-    if message is not None and message not in _warned:
-        _warned.add(message)
-        logging.warning(message)
+    if message is not None:
+        logging.warning_once(message)
     return message
 
 
@@ -210,8 +181,7 @@ def cpu_vendor(path: str = "/proc/cpuinfo") -> str | None:
 
 
 def cpu_info(flags=None) -> dict:
-    """What `lrn doctor` says of the CPU: vendor, model, ISA level, the named flags it has, torch's CPU
-    capability (the kernels it dispatches to) and whether bfloat16 is native or emulated here."""
+    """What `lrn doctor` says of the CPU."""
     flags = cpu_flags() if flags is None else frozenset(flags)
     return {"vendor": cpu_vendor(), "name": cpu_name(), "isa": cpu_isa(flags),
             "flags": [f for f in NAMED_FLAGS if f in flags], "torch_capability": torch.backends.cpu.get_cpu_capability(),
@@ -226,8 +196,8 @@ def _memory_bytes() -> int | None:
 
 
 def apply_tf32(precision: Precision, device: str) -> None:
-    """Set torch's TF32 switches for a CUDA run (they are process-wide, so set both ways); a CPU or
-    MPS run leaves them alone (on a CPU, set_float32_matmul_precision would change its matmuls)."""
+    """Set torch's process-wide TF32 switches, both ways, for a CUDA run; others leave them alone (on a
+    CPU, set_float32_matmul_precision would change its matmuls)."""
     if not device.startswith("cuda"):
         return
     torch.backends.cuda.matmul.allow_tf32 = precision.tf32
@@ -237,15 +207,11 @@ def apply_tf32(precision: Precision, device: str) -> None:
 
 def grad_scaler(precision: Precision, device: str):
     """A GradScaler for a float16 run (None otherwise), on the device's kind (cuda, cpu, mps)."""
-    if not precision.grad_scaler:
-        return None
-
-    return torch.amp.GradScaler(torch.device(device).type)
+    return None if not precision.grad_scaler else torch.amp.GradScaler(torch.device(device).type)
 
 
 def saved_dtype(ckpt: dict) -> str | None:
-    """The dtype a checkpoint's steps were computed in, as it recorded it; None when it has no such record
-    (a resume refuses it: lrngpt.training.resume)."""
+    """The dtype a checkpoint recorded for its steps; None when it has no such record."""
     recorded = ckpt.get("precision")
     return recorded["dtype"] if isinstance(recorded, dict) and recorded.get("dtype") in DTYPES[1:] else None
 

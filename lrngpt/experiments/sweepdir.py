@@ -13,7 +13,7 @@
       figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
       timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
                           estimate, each invocation's (lrngpt.experiments.time_ledger)
-      .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.record
+      .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.ownership
 
 `SweepDir` owns these names: every module that reads or writes a sweep directory goes through
 it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and

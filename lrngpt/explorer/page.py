@@ -1,15 +1,10 @@
 """`lrn embed explore`: one self-contained HTML page to explore embedding tables.
 
-The page holds everything: its own small script and style inline (explorer.js, explorer.css
-next to this file), the numbers as JSON, and the arrays as base64 in
-`<script type="application/octet-stream">` blocks, which a browser never runs and the page
-decodes only when it shows that table. Its Content-Security-Policy allows that one script (by
-its hash) and nothing from anywhere, so the page opens offline, from file://.
-
-Search vectors are float32 by default: the page computes cosines from exactly the numbers
-`lrn embed neighbors` uses, so its neighbour lists are the same, in the same order. float16
-halves the page and int8 (a per-row scale) quarters it, but both can swap near-ties (see
-`lrn embed explore --help` for the measured sizes).
+Everything is inline: its script and style (explorer.js, explorer.css), the numbers as JSON, the arrays
+as base64 in `<script type="application/octet-stream">` blocks, which a browser never runs. Its
+Content-Security-Policy allows that one script (by hash) and nothing from anywhere, so it opens offline.
+Search vectors are float32 by default: the same neighbours as `lrn embed neighbors`, in the same order;
+float16 and int8 shrink the page but can swap near-ties.
 """
 
 from __future__ import annotations
@@ -37,17 +32,15 @@ PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-# A new file, or an earlier explorer page lrn wrote, unchanged (replaced with or without force); never
-# anything else, a run's own files included (lrngpt.core.ownership).
+# a new file, or an earlier unchanged explorer page lrn wrote; never anything else (lrngpt.core.ownership)
 TARGET = Target("explorer page", replace_own=True, example="explorer.html", inside=beside_runs)
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
                    precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last",
                    categories: str | Path | dict | None = None) -> dict:
-    """Write the page for run and sweep directories (each run's `checkpoint`: last, best or init);
-    what it holds, for --json. `categories`: a categories file (lrngpt.analysis.categories) or dict
-    that colours the map of any corpus (default: a stories run's own categories)."""
+    """Write the page for run and sweep directories (views.collect); returns what it holds, for --json.
+    `categories`: a categories file (lrngpt.analysis.categories) or dict."""
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"{option('precision', f'{precision!r}')}: choose one of {', '.join(PRECISIONS)}")
@@ -72,10 +65,6 @@ def _summary(v) -> dict:
 
 # ---- the page ------------------------------------------------------------------------------
 
-def _b64(arr: np.ndarray) -> str:
-    return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
-
-
 def encode_vectors(rows: np.ndarray, precision: str) -> tuple[np.ndarray, np.ndarray | None]:
     """The search rows as stored: little-endian float32 / float16, or int8 and a float32 scale per row."""
     if precision == "float32":
@@ -94,7 +83,7 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
 
     def block(arr: np.ndarray) -> str:
         name = f"lrn-b{len(blocks)}"
-        blocks.append((name, _b64(arr)))
+        blocks.append((name, base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")))
         return name
 
     vocabs = []
@@ -141,9 +130,8 @@ FUNCTION_WORDS = {"The", "They", "Then", "There", "Their", "These", "Those", "Th
 
 
 def search_example(vocab) -> str:
-    """The search box's example: the run's most frequent token with a category (" Lily" on the stories),
-    else its most frequent capitalised word of 4 or more letters that is not a function word (a name,
-    " David" on the Bible), else its most frequent word."""
+    """The search box's example: the most frequent token with a category (" Lily"), else capitalised word
+    of 4 or more letters that is not a function word (" David" on the Bible), else word."""
     ids = [int(i) for i in vocab.ids if int(i) < vocab.tokenizer.vocab_size]  # rows past the BPE have no text
     texts = [vocab.tokenizer.decode([i]) for i in ids]
     for i, t in zip(ids, texts, strict=True):
@@ -156,6 +144,14 @@ def search_example(vocab) -> str:
     return texts[0] if texts else " Lily"
 
 
+def head(title: str, generator: str, csp: str, style: str) -> str:
+    """A self-contained page's head (shared with lrn report's): its policy `csp`, its inline `style`."""
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{generator}\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{html.escape(title)}</title><style>{style}</style></head>\n")
+
+
 def page(title: str, data: dict, blocks: list[tuple[str, str]], placeholder: str = " Lily") -> str:
     script = _static("explorer.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
@@ -164,13 +160,7 @@ def page(title: str, data: dict, blocks: list[tuple[str, str]], placeholder: str
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     raw = "\n".join(f'<script type="application/octet-stream" id="{n}">{b}</script>' for n, b in blocks)
     t = html.escape(title)
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-{GENERATOR}
-<meta http-equiv="Content-Security-Policy" content="{csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Embedding explorer: {t}</title><style>{_static("explorer.css")}</style></head>
-<body>
+    return head(f"Embedding explorer: {title}", GENERATOR, csp, _static("explorer.css")) + f"""<body>
 <header><h1>Embedding explorer <span class="sub">{t}</span></h1>
 <p class="sub" id="about"></p></header>
 <div class="bar" role="search">

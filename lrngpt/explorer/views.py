@@ -1,12 +1,9 @@
 """What the explorer page shows, computed ahead of time in Python.
 
-A *view* is one embedding table: a run's trained table or its step-0 table (ckpt_init.pt).
-A *frame* is what the page shows at one position of its stepper: a run's trained and
-untrained tables side by side, or one width of a sweep. Every view carries a 2-D map of the
-page's tokens (PCA by default; t-SNE or UMAP when scikit-learn / umap-learn is installed),
-the numbers of `lrn embed axes` and `lrn embed purity` (k=10), its val bpb, and the rows the
-page searches. A *vocab* is what views of the same tokenizer and training data share: token
-texts and bytes (the page runs the BPE itself), frequencies, categories, the page's tokens.
+A *view* is one embedding table (a run's trained or step-0 table) with a 2-D map of the page's tokens
+(PCA; t-SNE or UMAP when installed), its used axes, purity and val bpb. A *frame* is one position of
+the page's stepper: a run's trained and untrained tables side by side, or one width of a sweep. A
+*vocab* is what views of one tokenizer and training data share: texts, bytes, frequencies, categories.
 """
 
 from __future__ import annotations
@@ -86,6 +83,12 @@ class Collection:
         return stories_categories() if has_categories(run) else None
 
 
+def check_dir(d: Path) -> None:
+    if not d.is_dir():
+        raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
+                        "(lrn train --out) or a sweep directory (lrn sweep --out)")
+
+
 def is_sweep(d: Path) -> bool:
     return SweepDir(d).holds_sweep()
 
@@ -97,10 +100,9 @@ def source_name(d: Path) -> str:
 
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
             checkpoint: str = "last", categories: dict | None = None) -> Collection:
-    """Frames and views for run directories and sweep directories, in the order given; each run's
-    `checkpoint` (last, best or init) and, for a run directory, its untrained table beside it.
-    `categories` ({"category": ["word", ...]}) colour and score any run; without them only a stories
-    run has its generator's."""
+    """Frames and views for run and sweep directories, in the order given: each run's `checkpoint` and, for
+    a run directory, its untrained table beside it. `categories` ({"category": ["word", ...]}) colour and
+    score any run (default: a stories run's own)."""
     log = log or logging.info
     if method not in METHODS:
         raise UserError(f"{option('map', f'{method!r}')}: choose one of {', '.join(METHODS)}")
@@ -110,9 +112,7 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
         raise UserError("give at least one run directory or sweep directory")
     c = Collection(categories=categories)
     for src in map(Path, sources):
-        if not src.is_dir():
-            raise UserError(f"{src} {'is not a directory' if src.exists() else 'does not exist'}; give a run "
-                            "directory (lrn train --out) or a sweep directory (lrn sweep --out)")
+        check_dir(src)
         if is_sweep(src):
             _add_sweep(c, src, top, log, checkpoint)
         else:
@@ -187,8 +187,7 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
 
 
 def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
-    """The last table's val bpb from summary.json (else the last periodic evaluation); the best
-    table's from its periodic evaluation; the untrained one's from the step-0 periodic evaluation."""
+    """A table's val bpb and where it comes from: summary.json or a periodic evaluation."""
     metrics = read_metrics(run_dir)
     evals = periodic_evals(metrics)
     if which == "init":
@@ -219,8 +218,7 @@ def _maps(c: Collection, method: str, log) -> None:
         else:
             log(f"explore: {method} of {len(rows):,} tokens for {view.label} ({view.source})")
             view.coords = _nonlinear_2d(rows, method)
-        # Successive maps of one vocabulary are turned to match the one before (PCA's axes have
-        # arbitrary signs), so stepping through widths moves points only as much as the tables differ.
+        # turned to match the vocabulary's map before (PCA's signs are arbitrary): steps move only what changed
         if view.vocab in previous:
             view.coords = procrustes(view.coords, previous[view.vocab])
         previous[view.vocab] = view.coords
@@ -246,15 +244,13 @@ def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
     if method == "tsne":
-        try:
-            # optional: its absence is said in one line
+        try:  # optional: its absence is said in one line
             from sklearn.manifold import TSNE
         except ImportError:
             raise UserError(f"{option('map')} tsne needs scikit-learn: pip install scikit-learn (or use {option('map')} pca)") from None
         perplexity = float(min(30, max(2, len(rows) // 4)))
         return TSNE(2, metric="cosine", init="pca", perplexity=perplexity, random_state=0).fit_transform(rows)
-    try:
-        # optional: its absence is said in one line
+    try:  # optional: its absence is said in one line
         import umap
     except ImportError:
         raise UserError(f"{option('map')} umap needs umap-learn: pip install umap-learn (or use {option('map')} pca)") from None

@@ -1,30 +1,12 @@
-"""Bits per byte.
+"""Bits per byte: the NLL in nats / (ln 2 * the UTF-8 bytes of the targets), special tokens excluded from
+both sums. Bytes do not depend on the tokenizer, so bpb compares runs with different vocabularies.
 
-bpb = sum of NLL in nats / (ln 2 * sum of UTF-8 bytes of the target tokens), special tokens
-excluded from both sums. Because bytes do not depend on the tokenizer, bpb compares runs
-with different vocabularies; loss per token does not.
-
-The split is cut into consecutive windows of seq_len (the same windows the model trains
-on), so every token after the first is a target exactly once. With `max_tokens` below the
-split's size, evenly spaced windows of that grid are kept by default (`windows="spread"`), not a
-prefix: a corpus in a meaningful order (State of the Union addresses by year, a book by chapter)
-would otherwise be measured on its beginning only. `windows="prefix"` keeps the first windows
-instead: the book chapter's "first 2M tokens" (train.eval_windows=prefix at --scale full).
-
-The context each target gets (`context`):
-
-    window  what training sees and what every table uses (the chapter's numbers too): each
-            seq_len window starts fresh, so the MLP pads the first block_size-1 targets' contexts
-            with <|endoftext|> and the GPT gives the first targets of a window a short context.
-    full    every target gets its true preceding tokens. The MLP is fed block_size-1 tokens
-            before each window and only the window's own seq_len targets are scored: exactly
-            the bpb of scoring each target from the block_size tokens before it. The GPT uses
-            a sliding window with stride seq_len/2: each window of seq_len tokens scores only
-            its last seq_len/2 targets, so every target after the first seq_len/2 of the split
-            sees at least seq_len/2 tokens of history (the first window scores all of its own).
-
-Only the first block_size-1 (or seq_len/2) targets of the split keep a short context: there is
-no text before them.
+The split is cut into the consecutive seq_len windows training reads, every token after the first a
+target once. A capped evaluation keeps windows spread evenly over the split (a corpus in a meaningful
+order is not measured on its beginning only), or its first ones (`windows="prefix"`: the chapter's
+"first 2M tokens"). `context`: window (each window starts fresh, as in training and every table) or
+full: every target gets its true history; the MLP is fed block_size-1 tokens before each window, the
+GPT slides windows of seq_len by seq_len/2, scoring each one's last half.
 """
 
 from __future__ import annotations
@@ -42,7 +24,7 @@ from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError, option
-from lrngpt.runconfig.schema import TrainConfig
+from lrngpt.runconfig.schema import EVAL_WINDOWS, TrainConfig
 from lrngpt.store.rundir import RunDir
 
 
@@ -74,30 +56,19 @@ def context_plan(model: nn.Module, seq_len: int, context: str = "window") -> tup
     return stride, length - stride
 
 
-def spread_windows(n_tokens: int, seq_len: int, max_tokens: int | None) -> list[tuple[int, int]]:
-    """The windows to evaluate: all of them, or about max_tokens' worth spread evenly."""
+def capped_windows(n_tokens: int, seq_len: int, max_tokens: int | None, how: str = "spread") -> list[tuple[int, int]]:
+    """The windows covering about max_tokens targets (None: all): spread evenly over the split, or
+    the first ones (prefix), the last cut to fit."""
+    if how not in EVAL_WINDOWS:
+        raise ValueError(f"windows must be one of {', '.join(EVAL_WINDOWS)} (got {how!r})")
+    if how == "prefix":
+        return window_starts(min(n_tokens, max_tokens + 1) if max_tokens is not None else n_tokens, seq_len)
     windows = window_starts(n_tokens, seq_len)
-    if max_tokens is None or max_tokens >= n_tokens - 1:
-        return windows
-    keep = max(1, math.ceil(max(1, max_tokens - 1) / seq_len))
-    if keep >= len(windows):
+    keep = 0 if max_tokens is None else max(1, math.ceil(max(1, max_tokens - 1) / seq_len))
+    if max_tokens is None or max_tokens >= n_tokens - 1 or keep >= len(windows):
         return windows
     picks = np.unique(np.linspace(0, len(windows) - 1, keep).round().astype(int))
     return [windows[i] for i in picks]
-
-
-WINDOWS = ("spread", "prefix")
-
-
-def capped_windows(n_tokens: int, seq_len: int, max_tokens: int | None, how: str = "spread") -> list[tuple[int, int]]:
-    """The windows of a capped evaluation: spread evenly (spread_windows), or the first ones (prefix)
-    covering max_tokens targets, the last cut to fit."""
-    if how == "spread":
-        return spread_windows(n_tokens, seq_len, max_tokens)
-    if how != "prefix":
-        raise ValueError(f"windows must be one of {', '.join(WINDOWS)} (got {how!r})")
-    windows = window_starts(min(n_tokens, max_tokens + 1) if max_tokens is not None else n_tokens, seq_len)
-    return windows
 
 
 @torch.inference_mode()
@@ -106,15 +77,9 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
                  autocast_dtype: torch.dtype | None = None, context: str = "window",
                  progress: bool | None = False, desc: str = "eval", mark=None,
                  windows: str = "spread") -> dict:
-    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them, spread over
-    them, or their first max_tokens with `windows="prefix"`).
-
-    `context` is window (training-shaped windows, the default) or full (see the module's doc);
-    `progress`: a bar over the windows (None: on a terminal only; False, the default, never);
-    `mark`: a bool per position of `tokens`, or a function from an array of positions to their
-    bools (for a split too big for one bool each); the result then also holds the bpb of the marked
-    and of the unmarked targets (`marked`, `unmarked`).
-    """
+    """Bits per byte and loss per token of `model` on `tokens` (about max_tokens of them: capped_windows).
+    `mark`: a bool per position of `tokens`, or a function from positions to bools; the result then
+    also holds the bpb of the marked and of the unmarked targets (`marked`, `unmarked`)."""
     score_len, history = context_plan(model, seq_len, context)
     was_training = model.training
     model.eval()
@@ -157,32 +122,26 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     bar.close()
     model.train(was_training)
     nll_total = nll_sum.item()
-    result: dict = {
-        "bpb": nll_total / (math.log(2) * n_bytes) if n_bytes else float("nan"),
-        "loss": nll_total / n_targets if n_targets else float("nan"),
-        "tokens": n_targets,
-        "bytes": n_bytes,
-    }
+    result: dict = {"bpb": _bpb(nll_total, n_bytes), "loss": nll_total / n_targets if n_targets else float("nan"),
+                    "tokens": n_targets, "bytes": n_bytes}
     if mark is not None:
         for flag, name in ((True, "marked"), (False, "unmarked")):
             nll_part, b, t = parts[flag]
-            result[name] = {"bpb": nll_part / (math.log(2) * b) if b else float("nan"), "tokens": t, "bytes": b}
+            result[name] = {"bpb": _bpb(nll_part, b), "tokens": t, "bytes": b}
     return result
+
+
+def _bpb(nll: float, n_bytes: float) -> float:
+    return nll / (math.log(2) * n_bytes) if n_bytes else float("nan")
 
 
 def train_bpb_by_reads(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, tc: TrainConfig,
                        steps: int, max_tokens: int | None, device: str = "cpu",
                        autocast_dtype: torch.dtype | None = None, context: str = "window",
                        progress: bool | None = False, desc: str = "eval train") -> tuple[dict, dict]:
-    """`model`'s bpb on the training `tokens` (about max_tokens of them, the windows of
-    train.eval_windows) and its split by reads after `steps` steps of the run `tc` configures:
-    train_bpb_read and train_bpb_unread, the targets of each (train_tokens_read, train_tokens_unread),
-    and the share of the split's targets read at least once (read_share) and twice (read_twice_share).
-
-    The run's batches are replayed from its seed (`BatchSampler.read_counter`, `read_shares`: no array
-    the size of the split) and each scored target is marked by whether one of them read it; the
-    forward passes are the plain train bpb's. A run's summary.json and `lrn eval --by-reads` both
-    measure the split here."""
+    """`model`'s train bpb and its split by reads after `steps` steps of the run `tc` configures: the bpb
+    and targets of those read and never read (the run's batches replayed from its seed) and the share
+    of the split's targets read at least once and twice."""
     seq_len = tc.seq_len
     assert seq_len is not None  # resolved when the RunConfig was built
     counter = BatchSampler(tokens, tc.batch_size, seq_len, tc.seed).read_counter(steps)
@@ -198,13 +157,9 @@ def train_bpb_by_reads(model: nn.Module, tokens: np.ndarray, token_bytes: np.nda
 def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, max_tokens: int | None = None,
                  train_tokens: int | None = None, corpus: str | None = None, device: str = "auto",
                  log=None, context: str = "window", by_reads: bool = False) -> dict:
-    """A run's val bpb (full split, or about max_tokens spread over it), train bpb and their gap.
-
-    `context` window is what training and the sweep tables measure; full gives every target its
-    true preceding tokens (see the module's doc). `by_reads` splits the train bpb into the targets
-    training read at least once and those it never read (replaying the run's seeded batches): a
-    gap that comes from memorising the text shows between the two; one that comes from the
-    validation text being different shows between the never-read targets and val."""
+    """A run's val bpb (full split, or about max_tokens of it), train bpb and their gap. `by_reads` splits
+    the train bpb into targets training read and never read: memorising shows between the two, a
+    different validation text between the never-read targets and val."""
     if by_reads and corpus:
         raise UserError(f"{option('by_reads', True)} needs the run's own training text; drop {option('corpus')}")
     log = log or logging.info
@@ -260,8 +215,7 @@ def evaluate_run(run_dir, checkpoint: str = "last", split: str | None = None, ma
 
 
 def _record_by_reads(directory, result: dict, log) -> None:
-    """Keep the split in RUN/by_reads.json, so `lrn report` (and the findings judge) can use it for a
-    run trained before summary.json carried it; a directory it cannot write to only loses that."""
+    """Keep the split in RUN/by_reads.json for `lrn report` (a run trained before summary.json held it)."""
     keys = ("step", "train_bpb", "train_tokens", "train_bpb_read", "train_bpb_unread", "train_tokens_read",
             "train_tokens_unread", "read_share", "read_twice_share")
     try:

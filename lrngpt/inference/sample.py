@@ -1,13 +1,8 @@
-"""Sampling: temperature, top-k, top-p, seed, stop at <|endoftext|>; temperature 0 is greedy decoding
-(the most likely token at every step, as transformers' `generate(do_sample=False)`).
+"""Sampling: temperature (0: greedy), top-k, top-p, seed, stop at <|endoftext|>.
 
-The GPT decodes with its KV cache (each new token costs one position, not the whole
-window); the MLP only ever looks at its last block_size tokens, so it is fed only those
-(each step costs the same however long the text grows). When a GPT's window is full, the
-context is cropped to the last context_length tokens and the cache is rebuilt each step,
-which is exactly what the no-cache path computes. `sample_texts(..., on_text=f)` hands `f` the
-text of each sample as it is generated (the UTF-8 of a character split over tokens waits for
-its last byte), so `lrn sample` prints as it goes.
+The GPT decodes with its KV cache; once its window is full the context is cropped to context_length
+and the cache rebuilt each step, exactly what the no-cache path computes. The MLP is fed only its
+last block_size tokens. `sample_texts(..., on_text=f)` streams each sample's text as it grows.
 """
 
 from __future__ import annotations
@@ -84,8 +79,7 @@ class _Decoder:
         self.model = model
         config = getattr(model, "config", None)
         self.context = getattr(config, "context_length", None)
-        # The MLP's logits for the last position depend on its last block_size ids only
-        # (earlier ones are padding): feeding just those keeps each step's cost constant.
+        # the MLP's last logits depend on its last block_size ids only: each step costs the same
         self.window = getattr(config, "block_size", None) if crop else None
         self.cached = model if use_cache and isinstance(model, GPT) else None  # the GPT has a KV cache
         self.cache: KVCache | None = None
@@ -108,9 +102,8 @@ class _Decoder:
 def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
              use_cache: bool = True, device: str = "cpu", crop: bool = True,
              on_token: Callable[[int], None] | None = None) -> list[int]:
-    """New token ids after `prompt_ids` (the prompt itself is not returned), each also handed to
-    `on_token` as it is drawn. `crop=False` feeds the MLP the whole text each step (the same tokens,
-    quadratic time: kept to prove the crop exact)."""
+    """New token ids after `prompt_ids`, each handed to `on_token` as it is drawn. `crop=False` feeds
+    the MLP the whole text each step (quadratic time: kept to prove the crop exact)."""
     if not prompt_ids:
         raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     model.eval()
@@ -148,10 +141,8 @@ def _overflow(model: nn.Module) -> str:
 
 def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, use_cache: bool = True,
                  device: str = "cpu", on_text: Callable[[int, str], None] | None = None) -> list[dict]:
-    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ...
-
-    `on_text(i, piece)` gets sample i's text as it grows: the prompt, then the completion piece by
-    piece; the pieces join to exactly the sample's "text"."""
+    """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ...;
+    `on_text(i, piece)` gets sample i's text as it grows, the pieces joining to its "text"."""
     if not prompt:
         raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     if num_samples < 1:

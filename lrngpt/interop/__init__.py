@@ -1,5 +1,2 @@
-"""Interoperability with the Hugging Face ecosystem: GPT-2 checkpoints in (gpt2.py) and out
-(hf_export.py), through one name and config mapping (gpt2_map.py).
-
-This package sits above models/config/checkpoint/run: it reads and writes run directories.
-"""
+"""Interoperability with the Hugging Face ecosystem: GPT-2 checkpoints in and out (gpt2.py, with the one
+name and config mapping; hf_export.py). It reads and writes run directories."""

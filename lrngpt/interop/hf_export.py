@@ -1,43 +1,18 @@
 """Export a GPT run as a Hugging Face GPT-2 directory (`lrn export RUN --format hf --out DIR`).
 
-The directory is what `transformers.AutoModelForCausalLM.from_pretrained(DIR)` and
-`AutoTokenizer.from_pretrained(DIR)` load with no custom code, and what `lrn import-gpt2`
-reads back:
-
-    DIR/config.json              GPT2Config (model_type gpt2), mapped by gpt2_map.py
-    DIR/model.safetensors        the weights, float32, Conv1D layout; zeros for biases we lack
-    DIR/generation_config.json   <|endoftext|> as bos, eos and pad (no max_length: see below)
-    DIR/tokenizer.json           the run's byte-level BPE (the file lrn itself reads)
-    DIR/vocab.json, merges.txt   the same BPE in GPT-2's original two files
-    DIR/tokenizer_config.json    GPT2Tokenizer, <|endoftext|> as bos/eos/unk/pad, model_max_length =
-                                 the context, split_special_tokens (see below)
-    DIR/README.md                a model card: architecture, corpus, licence, bits per byte (also as
-                                 an evaluation result), how to load it within its context
-    DIR/.cache/huggingface/      lrn's manifest (lrngpt.core.ownership), where huggingface_hub's
-                                 upload_folder and `hf upload` never upload from
-
-GPT-2's positions are learned and absolute: transformers cannot generate past n_positions tokens
-(prompt included; it fails with an IndexError), so the card's snippet sizes its generation to fit.
-generation_config.json carries no max_length: next to the snippet's max_new_tokens transformers
-warned on every call that both were set; without either, transformers generates its default 20
-new tokens, capped at n_positions. Inside the context the text equals `lrn sample`'s; past it
-`lrn sample` slides its window and transformers stops. lrn's tokenizer reads a literal
-`<|endoftext|>` inside a text as text (13 ids, so every string round-trips); `split_special_tokens`
-makes transformers' tokenizer do the same (its own default turns it into the one special id). The
-card is built with huggingface_hub's ModelCard when it is installed (its metadata validated there),
-else written as the same YAML front matter by hand.
-
-Only pre-norm GPTs with an ungated GELU (exact or tanh) or ReLU FFN are GPT-2; the rest are
-refused, naming the option. Every file is built in memory before --out changes, so a refusal
-leaves it as it was. The directory is then filled beside --out and swapped in whole
-(lrngpt.core.ownership.owned_dir), so a kill at any moment leaves exactly the old export or exactly the
-new one, never the new config.json beside the old weights. `--force` replaces only an earlier
-export that nobody changed (its record, under .cache/huggingface/, names every file with its sha256).
+DIR loads with transformers' AutoModelForCausalLM / AutoTokenizer.from_pretrained and no custom code,
+and `lrn import-gpt2` reads it back: config.json, model.safetensors (float32, Conv1D layout, zeros for
+biases we lack), generation_config.json, the BPE as tokenizer.json and as vocab.json + merges.txt,
+tokenizer_config.json (split_special_tokens: a literal <|endoftext|> is text, as in lrn) and a model
+card, README.md. GPT-2's positions are absolute: transformers cannot generate past n_positions, so the
+card's snippet sizes its generation to fit (and generation_config.json has no max_length, which would
+warn beside max_new_tokens). Only pre-norm GPTs with an ungated GELU or ReLU FFN are GPT-2; the rest are
+refused, naming the option. Every file is built in memory first, then the directory is swapped in whole
+(lrngpt.core.ownership.owned_dir); --force replaces only an earlier, unchanged export.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -46,7 +21,7 @@ from lrngpt.core.ownership import Target, check_target, owned_dir
 from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
-from lrngpt.interop.gpt2_map import LAYER, hf_config_from_gpt, state_dict_to_hf
+from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
 from lrngpt.store.rundir import load_run, read_summary
 from lrngpt.tokenizer.bpe import Tokenizer
 
@@ -54,15 +29,6 @@ FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
-CARD_TAG = "exported with `lrn export --format hf`"  # in README.md
-
-
-def _safetensors():
-    try:
-        return importlib.import_module("safetensors.torch")
-    except ImportError:
-        raise UserError("exporting needs the safetensors package: `pip install safetensors` "
-                        "(or `pip install lrngpt[gpt2]`)") from None
 
 
 TARGET = Target("Hugging Face export", KIND)
@@ -74,8 +40,7 @@ def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
     merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
     config = {
         "tokenizer_class": "GPT2Tokenizer", "bos_token": EOT, "eos_token": EOT, "unk_token": EOT,
-        # eos as pad (GPT-2 has no pad token), so tok(texts, padding=True) works; left padding, the
-        # side a decoder-only model generates from
+        # eos as pad (GPT-2 has none) so padding=True works, on the left, where a decoder generates from
         "pad_token": EOT, "padding_side": "left", "add_prefix_space": False, "add_bos_token": False,
         "model_max_length": context_length, "errors": "replace",
         # GPT-2's default (true) rewrites " ," as "," when decoding; lrn decodes bytes as they are
@@ -109,14 +74,12 @@ KNOWN_DATA = {
     "nsmc": ("e9t/nsmc", "cc0-1.0"),
     "stories": (None, "mit"),  # lrn's own generator: its words and templates ship under lrn's MIT licence
 }
-# The same datasets read as `hf:ID`: their licence, by Hub id (its dataset card says it)
+# the same datasets read as `hf:ID`
 KNOWN_HUB = {dataset: licence for dataset, licence in KNOWN_DATA.values() if dataset}
 
 
 def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
-    """The card's licence and Hub datasets for a run's corpus: known corpora name theirs, also as
-    `hf:ID`; another Hub dataset (`hf:NAME`) is listed; any other text's licence is `unknown` unless
-    --license says."""
+    """The card's licence (--license, else a known corpus's, else unknown) and Hub datasets for a corpus."""
     kind, _, arg = corpus.partition(":")
     dataset, known = KNOWN_DATA.get(kind, (None, None))  # tinystories:PATH is the same data on disk
     if kind == "hf":
@@ -196,8 +159,7 @@ itself is `tok.eos_token_id`.
 def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False,
               license: str | None = None) -> dict:
     """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary.
-    `license` (a Hub licence id such as mit) goes on the card; by default it is the corpus's when
-    known (see card_metadata), else unknown."""
+    `license` (a Hub licence id such as mit) goes on the card (default: card_metadata's)."""
     run_dir, out = Path(run_dir), Path(out)
     check_target(out, force, TARGET)  # before any work
     run = load_run(run_dir, checkpoint)
@@ -209,7 +171,10 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
         hf_config = hf_config_from_gpt(gcfg, run.tokenizer.eot_id)
     except UserError as e:
         raise UserError(f"{run_dir} cannot be exported as GPT-2: {e.text}") from None
-    st = _safetensors()
+    st = safetensors()
+    if st is None:
+        raise UserError("exporting needs the safetensors package: `pip install safetensors` "
+                        "(or `pip install lrngpt[gpt2]`)")
 
     sd = run.model.state_dict()
     tensors = state_dict_to_hf(sd, gcfg)

@@ -1,6 +1,5 @@
-"""A model from its type and config: the chapter's MLP LM ("mlp") or the seed project's GPT ("gpt").
-
-Here, not in the package's __init__, which `lrn cost` loads for FFN_KINDS without torch."""
+"""A model from its type and config (here, not in the package's __init__, which `lrn cost` loads
+without torch)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """Dropout with its mask drawn by torch.rand on CPUs where torch's own draw is slow.
 
-torch's CPU `bernoulli_` (what F.dropout and scaled_dot_product_attention's dropout use) calls MKL's
-vectorised generator only on Intel CPUs; elsewhere (AMD, ARM) it draws one double-precision number
-per element in a serial loop. There a mask from `torch.rand(...) >= p` (one float32 draw per
-element) took 0.77 of the time of the GPT's attention forward and backward at the nsmc preset's
-shape (benchmarks/bench_gpt.py). The distribution is the same (each element kept with probability
-1 - p, scaled by 1 / (1 - p)); the random stream differs, so a run is not bit-identical with one
-made by F.dropout, yet it is as reproducible: the mask comes from the global generator, which a
-checkpoint saves.
+torch's CPU `bernoulli_` (F.dropout's, and SDPA's dropout) is vectorised only on Intel CPUs with MKL;
+elsewhere one double per element in a serial loop took 0.77 of the GPT's attention forward and backward
+at the nsmc preset's shape (benchmarks/bench_gpt.py). `torch.rand(...) >= p` gives the same distribution
+from another stream, as reproducible: the global generator, which a checkpoint saves.
 """
 
 from __future__ import annotations
@@ -20,8 +16,7 @@ from torch.nn import functional as F
 
 
 def _slow_cpu_bernoulli() -> bool:
-    """True unless torch has MKL and this is an Intel CPU (read from /proc/cpuinfo on Linux; elsewhere
-    assumed not Intel, which only costs an Intel Mac the slower of two correct masks)."""
+    """True unless torch has MKL and /proc/cpuinfo says Intel (an Intel Mac gets the slower correct mask)."""
     if not torch.backends.mkl.is_available():
         return True
     try:

@@ -1,11 +1,6 @@
 """The GPT language model of the seed project: learned token + position tables, a stack of
 Transformer blocks, a final LayerNorm and a linear LM head, optionally tied to the token table.
-
 Read top to bottom: GPTConfig -> InputEmbedding -> attention -> FeedForward -> Block -> GPT.
-Per layer (D = n_embd, r = ffn_mult, no biases unless GPT-2's `bias`/`qkv_bias`):
-2 LayerNorms (2D each), qkv D x 3D, output projection D x D, FFN D x rD + rD x D
-(gated: D x 2rD + rD x D). Plus ln_f (2D), token V x D, position T x D, lm_head V x D
-(0 when tied).
 """
 
 from __future__ import annotations
@@ -37,8 +32,7 @@ GELU_APPROXIMATIONS = ("none", "tanh")
 
 
 class ContextLengthError(UserError, ValueError):
-    """A sequence longer than the position table (the sampler never makes one: it crops its
-    window to context_length first). A UserError, so the command line reports it in one line."""
+    """A sequence longer than the position table; a UserError, so the command line says it in one line."""
 
 
 @dataclass
@@ -55,14 +49,11 @@ class GPTConfig:
     qkv_bias: bool = False
     tie_embeddings: bool = False
     init_std: float = 0.02
-    # Only for importing GPT-2 checkpoints; the defaults keep the seed project's architecture.
-    bias: bool = False  # biases on the attention output projection and the FFN linears
+    bias: bool = False  # biases on the attention output and the FFN linears (GPT-2 imports have them)
     gelu_approximate: str = "none"  # GPT-2 uses "tanh"
     layer_norm_eps: float = 1e-5
-    # The width from the depth, nanochat's rule (lrngpt.models.nanochat_shape): n_embd = n_layer x
-    # aspect_ratio rounded up to a multiple of head_dim (128 unless given), n_head = n_embd / head_dim.
-    # A config file gives aspect_ratio instead of n_embd (lrngpt.runconfig.schema fills n_embd and n_head);
-    # here the two forms must agree. Without aspect_ratio, head_dim is n_embd / n_head.
+    # The width from the depth, nanochat's rule (lrngpt.models.nanochat_shape; lrngpt.runconfig.width
+    # fills n_embd and n_head from it): here both forms must agree. Else head_dim is n_embd / n_head.
     aspect_ratio: int | None = None
     head_dim: int | None = None
 
@@ -79,26 +70,17 @@ class GPTConfig:
             heads = divisors(self.n_embd)
             shown = nearest(heads, self.n_head)
             more = f" ({len(heads)} in all)" if len(shown) < len(heads) else ""
-            raise UserError(
-                f"n_embd {self.n_embd} is not divisible by n_head {self.n_head}; "
-                f"valid head counts for {self.n_embd}: {', '.join(map(str, shown))}{more}"
-            )
+            raise UserError(f"n_embd {self.n_embd} is not divisible by n_head {self.n_head}; "
+                            f"valid head counts for {self.n_embd}: {', '.join(map(str, shown))}{more}")
         if self.head_dim is not None and self.head_dim * self.n_head != self.n_embd:
             raise UserError(f"model.head_dim {self.head_dim} disagrees with model.n_embd {self.n_embd} / model.n_head "
                             f"{self.n_head} = {self.n_embd // self.n_head}; leave head_dim out (it is n_embd / n_head), "
                             "or give model.aspect_ratio, with which head_dim sets the heads")
         self.head_dim = self.n_embd // self.n_head
-        if self.ffn not in FFN_KINDS:
-            raise UserError(f"unknown ffn {self.ffn!r}; valid values: {', '.join(FFN_KINDS)}")
-        if self.norm_position not in NORM_POSITIONS:
-            raise UserError(
-                f"unknown norm_position {self.norm_position!r}; valid values: {', '.join(NORM_POSITIONS)}"
-            )
-        if self.gelu_approximate not in GELU_APPROXIMATIONS:
-            raise UserError(
-                f"unknown gelu_approximate {self.gelu_approximate!r}; "
-                f"valid values: {', '.join(GELU_APPROXIMATIONS)}"
-            )
+        for name, choices in (("ffn", FFN_KINDS), ("norm_position", NORM_POSITIONS),
+                              ("gelu_approximate", GELU_APPROXIMATIONS)):
+            if getattr(self, name) not in choices:
+                raise UserError(f"unknown {name} {getattr(self, name)!r}; valid values: {', '.join(choices)}")
         if not 0 <= self.dropout < 1:
             raise UserError(f"model.dropout must be in [0, 1), got {self.dropout!r}")
         for name in ("init_std", "layer_norm_eps"):
@@ -270,8 +252,7 @@ class GPT(nn.Module):
         self.config = config
         self.embedding = InputEmbedding(config)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
-        # Post-norm blocks already end in a LayerNorm; ln_f is kept for them too so that every
-        # variant has the same parameter count (one formula) and the same head input scale.
+        # kept for post-norm blocks too: one parameter formula, one head input scale for every variant
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_eps)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.apply(self._init_weights)

@@ -1,11 +1,6 @@
-"""The MLP language model of the book chapter (Bengio et al. 2003 style).
-
-The token at position t+1 is predicted from the `block_size` tokens ending at t: their
-embeddings are concatenated, pass through Linear -> tanh -> Linear to logits. Before the
-start of a window the context is padded with `pad_id` (the <|endoftext|> id), so every
-position of a window is a training target, as in the chapter.
-
-Parameters = V*d (embedding) + (block*d*H + H) (hidden) + (H*V + V) (output).
+"""The MLP language model of the book chapter (Bengio et al. 2003 style): the embeddings of the
+`block_size` tokens ending at t, concatenated, through Linear -> tanh -> Linear predict token t+1; a
+window's context starts padded with `pad_id` (<|endoftext|>), so every position is a target.
 """
 
 from __future__ import annotations

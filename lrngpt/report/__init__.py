@@ -1,28 +1,13 @@
-"""`lrn report DIR [DIR ...]`: a run, a sweep, several sweeps or a chapter directory (`lrn chapter`,
-lrngpt.report.chapter_page) as one self-contained HTML page.
+"""`lrn report DIR [DIR ...]`: a run, one or more sweeps, or a chapter directory (chapter_page.py) as one
+self-contained HTML page.
 
-The page leads with what a reader came for. A width study (the chapter's presets, or any sweep over
-model.n_embd) opens with "The chapter's findings": the book chapter's three findings, each with this
-run's evidence, a verdict (shows / does not show / cannot tell) and the reason in one sentence
-(lrngpt.experiments.findings; several sweeps on one page are judged together, so a seed-variance
-sweep sets the noise and a small-data sweep the third finding; the caller judges them, once, and
-gives them to write_report_pages: lrngpt.experiments.findings.judge, called by the API). Then the headline numbers (a run: val bpb untrained ->
-trained, train bpb, gap, passes over the training text, the best periodic val bpb beside the last;
-a sweep: the best width and the bpb saved per doubling), then the figures, the results table and
-the embedding neighbours; the full configuration and the per-run details follow, folded in
-<details>. Several sweep directories (`lrn report A B`: the 4x-steps sweep beside the chapter's,
-the small-data sweep beside the full-data one) share one page: one set of figures, one table, their
-runs told apart by sweep name and steps.
-
-The page is built here (`write_report_pages`, `build_report`) from the sections of a run (runs.py) or of
-sweeps (sweeps.py), the embedding neighbours (neighbours.py) and HTML pieces (html.py: numbers
-formatted by kind, tables, figures, the stylesheet).
-
-Everything is inline: the CSS, and the figures as base64 PNG data URIs. A Content-Security-Policy
-allows nothing else, so the page opens offline and a browser would refuse any stray external
-reference instead of quietly fetching it. No JavaScript. The interactive embedding explorer
-(lrngpt.explorer) is written beside it, OUT-explorer.html, and linked: it is a page of its own
-(its script, megabytes of vectors) that the report's policy keeps out.
+The page leads with what a reader came for: for a width study the book chapter's findings, each with
+its evidence and verdict (judged by the caller, lrngpt.experiments.findings.judge); then the headline
+numbers, figures, results and embedding neighbours; the configuration and per-run details folded in
+<details>. Several sweeps share one page, their runs told apart by sweep name. Sections come from
+runs.py and sweeps.py, the pieces from html.py. Everything is inline (CSS, figures as data URIs) and a
+Content-Security-Policy allows nothing else, so the page opens offline; no JavaScript. The embedding
+explorer (lrngpt.explorer), with its script and megabytes of vectors, is written beside it and linked.
 """
 
 from __future__ import annotations
@@ -37,6 +22,7 @@ from lrngpt.errors import UserError, option
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
+from lrngpt.explorer.views import check_dir
 from lrngpt.report.chapter_page import is_chapter, write_chapter_report
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
@@ -54,13 +40,10 @@ WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the
 
 def kind_of(d: Path) -> str:
     """'run', 'sweep' or 'chapter', from the files that `lrn train`, `lrn sweep` and `lrn chapter` write."""
-    if not d.is_dir():
-        raise UserError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}; give a run directory "
-                        "(lrn train --out) or a sweep directory (lrn sweep --out)")
+    check_dir(d)
     if is_chapter(d):
         return "chapter"
     sweep_dir, run = SweepDir(d), RunDir(d)
-    # a FIFO or a device under either name: said so, never opened
     check_regular(sweep_dir.definition_path, "sweep definition")
     check_regular(run / CONFIG, "run config")
     if sweep_dir.holds_sweep():
@@ -88,12 +71,8 @@ def default_out(dirs: list[Path]) -> Path:
 def write_report_pages(dirs, out: str | Path | None = None, force: bool = False, tokens: list[str] | None = None,
                        checkpoint: str | None = None, findings: list[Finding] | None = None) -> dict:
     """Write the page (default DIR/report.html) and its explorer beside it; refuse to replace a file
-    that is not an earlier report (or explorer page).
-
-    `dirs` is a run directory, or one or more sweep directories. `tokens` are the neighbour section's
-    queries (default: frequent content words); `checkpoint` (last, best, init) shows only those weights'
-    neighbours (default: the last and the best side by side when they differ); `findings` the book
-    chapter's findings judged on these sweeps (lrngpt.experiments.findings.judge, called by the API), shown first when any."""
+    that is not an earlier report. `dirs`: a run directory, or sweep directories; `tokens`: the neighbour
+    queries; `checkpoint`: only those weights' neighbours; `findings`: judged by the caller, shown first."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     if not dirs:
         raise UserError("give a run directory, or one or more sweep directories")
@@ -127,7 +106,6 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
 
 
 def _has_checkpoint(d: Path, kind: str) -> bool:
-    """A run with ckpt_last.pt, or a sweep with at least one such run: what the explorer can show."""
     if kind == "run":
         return RunDir(d).has_checkpoint("last")
     return any(SweepDir(d).run(str(p["name"])).has_checkpoint("last") for p in sweep_points(d))
@@ -135,8 +113,7 @@ def _has_checkpoint(d: Path, kind: str) -> bool:
 
 def build_report(dirs, kind: str | None = None, explorer: dict | None = None, tokens: list[str] | None = None,
                  checkpoint: str | None = None, findings: list[Finding] | None = None) -> tuple[str, list[str]]:
-    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned,
-    `findings` what was judged on these sweeps (rendered here, never judged)."""
+    """The HTML text and the titles of its sections; `explorer` is what write_explorer returned."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     kind = kind or kind_of(dirs[0])
     if kind == "run":

@@ -1,8 +1,6 @@
-"""The page of `lrn chapter`: every study's verdict first, with its reason, then each study's figure and
+"""The page of `lrn chapter`: every study's verdict and reason first, then each study's figures and
 evidence, the plan against the time it took, and what each protocol gives up against the chapter's.
-
-Built from the chapter directory alone (DIR/chapter.json, DIR/verdicts.json and the parts' own
-directories), so `lrn report DIR` writes the same page again.
+Built from the chapter directory alone, so `lrn report DIR` writes the same page again.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.figures import figure_pngs, plot_series, png_bytes
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.planted_figure import plot_planted
-from lrngpt.report.html import esc, figure, page, rows_table, slug
+from lrngpt.report.html import bullets, esc, figure, page, rows_table, slug
 from lrngpt.report.sweeps import finding_html, verdict_html
 
 
@@ -70,8 +68,7 @@ def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -
                  + f"<p>planned {plan.est_seconds / 60:.1f} min"
                  + (f" for a budget of {plan.minutes:g} min" if plan.minutes else "")
                  + f"; the parts took {spent / 60:.1f} min</p>")
-    dev = "".join(f"<h3>{esc(p.name)}</h3><ul>" + "".join(f"<li>{esc(d)}</li>" for d in p.deviations) + "</ul>"
-                  for p in plan.parts if p.deviations)
+    dev = "".join(f"<h3>{esc(p.name)}</h3>{bullets(p.deviations)}" for p in plan.parts if p.deviations)
     sections = [("Verdicts", lead)]
     for s in studies:
         mine = [f for f in found if f.study == s]

@@ -1,10 +1,6 @@
-"""The report's HTML pieces: numbers formatted by kind, tables, folded details, figures as data URIs
-and the stylesheet.
-
-Numbers are formatted by kind (`fmt`): ids and seeds as they are (1337), counts with separators
-(4,000), bits per byte and losses to 4 decimals, seconds to 0.1. Numbers in tables are right-aligned,
-and every table fits a 1280-pixel window. A figure is a PNG inlined as a base64 data URI, so the
-page needs no file beside it.
+"""The report's HTML pieces: numbers formatted by kind (`fmt`: ids as they are, counts with separators,
+bpb and losses to 4 decimals, seconds to 0.1), tables with numbers right-aligned, folded details,
+figures as PNG data URIs, and the stylesheet.
 """
 
 from __future__ import annotations
@@ -13,6 +9,8 @@ import base64
 import html
 import math
 import re
+
+from lrngpt.explorer.page import head
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; color: #222; max-width: 1100px; margin: 0 auto; padding: 1em 2em; }
@@ -47,11 +45,8 @@ def fmt(v, key: str = "") -> str:
         return ", ".join(f"{k} {fmt(x, k)}" for k, x in v.items())
     if isinstance(v, list | tuple):
         return ", ".join(fmt(x, key) for x in v)
-    if not isinstance(v, int | float):
-        return str(v)
-    if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
-    if key.endswith(PLAIN_KEYS) or key.startswith("seed"):
+    if not isinstance(v, int | float) or (isinstance(v, float) and not math.isfinite(v)) \
+            or key.endswith(PLAIN_KEYS) or key.startswith("seed"):
         return str(v)
     if "bpb" in key or key.endswith("loss") or key in ("mean", "spread", "std", "saved_per_doubling"):
         return f"{v:.4f}"
@@ -81,6 +76,15 @@ def rows_table(header: list[str], rows, raw: bool = False, kinds: list[str] | No
         ks = [row_kinds[i]] * len(r) if row_kinds else (kinds or [str(h).replace(" ", "_") for h in header])
         body += "<tr>" + "".join(cell(v, ks[j] if j < len(ks) else "") for j, v in enumerate(r)) + "</tr>"
     return f"<div class=\"wide\"><table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table></div>"
+
+
+def titled_table(title: str, cols: list[tuple[str, str]], rows) -> str:
+    """An <h3> title over a table whose columns are (header, kind)."""
+    return f"<h3>{esc(title)}</h3>" + rows_table([c for c, _ in cols], rows, kinds=[k for _, k in cols])
+
+
+def bullets(items) -> str:
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
 
 
 def kv_table(flat: dict) -> str:
@@ -123,9 +127,6 @@ def page(title: str, sub: str, sections: list[tuple[str, str]], notes: str = "",
     the title with `sub` (HTML) under it, a link to each section and the sections, titled."""
     nav = "".join(f'<a href="#{slug(t)}">{esc(t)}</a>' for t, _ in sections)
     body = "".join(f'<section id="{slug(t)}"><h2>{esc(t)}</h2>{b}</section>\n' for t, b in sections)
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n{GENERATOR}\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body><header><h1>{esc(title)}</h1>"
+    return (head(title, GENERATOR, CSP, CSS) + f"<body><header><h1>{esc(title)}</h1>"
             f'<p class="sub">{sub}</p><nav>{nav}</nav>{notes}</header>\n{body}'
             f"<footer>{esc(footer)}</footer></body></html>\n")

@@ -33,8 +33,7 @@ while who whom why will with would you your yours yourself yourselves one said s
 
 
 def _checkpoints(run_dir: Path, checkpoint: str | None) -> list[tuple[str, str]]:
-    """(which, heading) of the weights to show: the one asked for, else the last and (when it differs)
-    the best, with their val bpb from summary.json."""
+    """(which, heading) of the weights to show: the one asked for, else the last and a different best."""
     s = read_summary(run_dir) or {}
     last = f"last, step {fmt(s.get('step'), 'step')}, val bpb {fmt(s.get('val_bpb'), 'bpb')}" if s else "last"
     best = (f"best, step {fmt(s.get('best_step'), 'step')}, periodic val bpb {fmt(s.get('best_val_bpb'), 'bpb')}"
@@ -48,9 +47,7 @@ def _checkpoints(run_dir: Path, checkpoint: str | None) -> list[tuple[str, str]]
 
 
 def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> str:
-    """Nearest tokens by cosine in the embedding table, for the given tokens, the stories corpus's
-    category words, or frequent content words; the last and the best weights side by side."""
-
+    """Nearest tokens by cosine for the queries (the module's doc), the last and best weights side by side."""
     shown = _checkpoints(run_dir, checkpoint)
     if not RunDir(run_dir).has_checkpoint(shown[0][0]):
         return ("<p>No embedding table to show: the run has no "
@@ -108,9 +105,8 @@ def is_content_word(token: str) -> bool:
 
 
 def frequent_tokens(run, n: int) -> tuple[list[str], str]:
-    """The n most frequent content words (is_content_word) of the run's validation split, if its
-    prepared data is cached; else the earliest such BPE merges (ids follow merge order, and BPE merges
-    the most frequent pair first)."""
+    """The n most frequent content words of the run's validation split if its prepared data is cached,
+    else the earliest such BPE merges (BPE merges the most frequent pair first)."""
     tok, counts = run.tokenizer, None
     key = run.checkpoint.get("data_key")
     data = cached_prepared(key) if isinstance(key, str) else None  # None: fall back to merge order
@@ -131,8 +127,7 @@ def _split(token: str, pieces: list[str]) -> str:
 
 
 def neighbours_line(query: str, found: dict, untrained: bool) -> str:
-    """The chapter's cosine for `query` (NEIGHBOURS trained, UNTRAINED_NEIGHBOURS before training)
-    beside the run's own (`found`: lrngpt.analysis.embeddings.pair_cosine)."""
+    """The chapter's cosine for `query` beside the run's own (`found`: analysis.embeddings.pair_cosine)."""
     other, cos = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[query]
     head = (f"the chapter: {query!r}'s untrained neighbour {other!r} {cos:.2f}; this run, untrained: " if untrained
             else f"the chapter: {query!r} ~ {other!r} {cos:.2f} (trained); this run: ")

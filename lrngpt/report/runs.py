@@ -1,7 +1,6 @@
-"""The sections of a run's report: the headline (val bpb untrained -> trained, train bpb, gap, passes
-over the training text, the best periodic val bpb beside the last), the training curves, the
-embedding neighbours, the under-trained tokens and the details (every number of summary.json, the configuration, the periodic
-evaluations)."""
+"""The sections of a run's report: the headline (val bpb untrained -> trained, train bpb, gap, passes,
+the best periodic val bpb beside the last), the training curves, the embedding neighbours, the
+under-trained tokens (counts, how far their rows moved, the first few) and the details."""
 
 from __future__ import annotations
 
@@ -10,23 +9,26 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure  # no pyplot: no global state, no display needed (Agg)
 
+from lrngpt.analysis.rare_tokens import undertrained_tokens
 from lrngpt.corpora.registry import corpus_label
+from lrngpt.errors import UserError
 from lrngpt.experiments.figures import png_bytes
-from lrngpt.report.html import facts_table, figure, fmt, folded, kv_table, rows_table
+from lrngpt.report.html import esc, facts_table, figure, fmt, folded, kv_table, rows_table
 from lrngpt.report.neighbours import neighbours_html
-from lrngpt.report.rare_tokens import undertrained_html
 from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.run_files import periodic_evals, run_passes
 from lrngpt.store.rundir import RunDir, read_metrics, read_summary
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
+N_SHOWN = 5  # under-trained tokens listed (`lrn embed undertrained` has them all)
 
 
 def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> list[tuple[str, str]]:
     cfg = RunDir(d).config().to_dict()  # checked: a damaged config.json is named, field and all
     summary, metrics = read_summary(d), read_metrics(d)
     curves = curves_png({d.name: metrics})
-    details = (folded("Overview: every number of summary.json", _overview(cfg, summary, metrics))
+    details = (folded("Overview: every number of summary.json", kv_table(flat_keys(summary)) if summary is not None
+                        else "<p>No summary.json: the run has not finished.</p>")
                + folded("Configuration", kv_table(flat_keys(cfg)))
                + folded("Metrics: the periodic evaluations", _metrics_table(metrics)))
     return [
@@ -84,13 +86,6 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
     return text + facts_table(facts)
 
 
-def _overview(cfg: dict, summary: dict | None, metrics: list[dict]) -> str:
-    if summary is None:
-        return "<p>No summary.json: the run has not finished.</p>"
-    flat = flat_keys({k: v for k, v in summary.items()})
-    return kv_table(flat)
-
-
 def _metrics_table(metrics: list[dict]) -> str:
     by_step: dict[int, dict] = {}
     for r in metrics:
@@ -135,3 +130,44 @@ def curves_figure(runs: dict[str, list[dict]]):
             ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def _g(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"  # distances and norms: three digits say it
+
+
+def _token(t: dict) -> str:
+    return f"<code>{esc(chr(39) + t['token'] + chr(39))}</code>"  # token_text's escapes, not repr's
+
+
+def undertrained_html(run_dir: Path, checkpoint: str | None = None) -> str:
+    which = checkpoint or "last"
+    if not RunDir(run_dir).has_checkpoint(which):
+        return "<p>No under-trained tokens to show: the run has no checkpoint yet.</p>"
+    try:
+        r = undertrained_tokens(run_dir, which, log=lambda m: None)
+    except UserError as e:  # the corpus moved, say: the rest of the report still stands
+        return f"<p>No under-trained tokens to show: {esc(str(e))}</p>"
+    cmd = f"<code>lrn embed undertrained {esc(str(run_dir))}</code>"
+    shown = r["tokens"][:N_SHOWN]
+    if r["source"] != "trained":
+        rows = [[t["id"], _token(t), f"{t['indicator']:.4f}"] for t in shown]
+        note = r["note"][0].upper() + r["note"][1:]
+        return (f"<p>{esc(note)}: {fmt(r['indicator']['candidates'])} candidates, the lowest "
+                f"{r['indicator']['candidate_share']:.0%} of the indicator; {cmd} lists them.</p>"
+                + rows_table(["id", "token", "indicator"], rows, raw=True))
+    s = r["summary"]
+    lead = (f"<p>Read as input: <b>{fmt(s['never_read'])}</b> of {fmt(r['vocab'])} tokens never, "
+            f"<b>{fmt(s['under_trained'])}</b> under-trained (fewer input reads than the row's "
+            f"d = {r['n_embd']} numbers; exact counts from the run's batches replayed from its seed).")
+    if r["init"] and s["never_read"]:
+        m = s["median_moved"]
+        how = ("tied: the output head is the same matrix, so the softmax moves them: under-trained but not "
+               "untouched" if r["tied"] else "untied: no gradient reaches them")
+        lead += (f" Median distance of a row from its initial value: never read {_g(m['never_read'])} "
+                 f"({how}), under-trained {_g(m['under_trained'])}, the rest {_g(m['trained'])}.")
+    lead += f" The first {len(shown)}; {cmd} lists them all.</p>"
+    head = ["id", "token", "input reads", "target reads"] + (["moved"] if r["init"] else []) + ["norm"]
+    rows = [[t["id"], _token(t), t["input_reads"], t["target_reads"]]
+            + ([_g(t["moved"])] if r["init"] else []) + [_g(t["norm"])] for t in shown]
+    return lead + rows_table(head, rows, raw=True)

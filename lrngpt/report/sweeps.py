@@ -1,9 +1,7 @@
-"""The sections of a sweep's report, for one sweep or several on one page: for a width study, the
-book chapter's three findings, judged on these sweeps by the caller (lrngpt.experiments.findings.judge, called by the API)
-and given here to be rendered, first; the
-headline (the best width and the bpb saved per doubling), the figures, the results tables, the
-neighbours of the best run and the details (definition, points, parameters, run lines). Several
-sweeps share one set of figures and one table, their runs told apart by sweep name and steps."""
+"""The sections of a sweep's report, for one sweep or several on one page (one set of figures and one
+table, their runs told apart by sweep name and steps): for a width study the book chapter's findings
+(judged by the caller) first, then the headline (the best width, the bpb saved per doubling), figures,
+results, the best run's neighbours and the details (definition, points, parameters, run lines)."""
 
 from __future__ import annotations
 
@@ -17,25 +15,20 @@ from lrngpt.experiments.finding import FAILS, HOLDS, Finding
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.experiments.time_ledger import account_text
-from lrngpt.report.html import esc, figure, fmt, folded, kv_table, rows_table
+from lrngpt.report.html import bullets, esc, figure, fmt, folded, kv_table, titled_table
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
 from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import read_metrics, read_summary
 
 
-def _sweep_name(d: Path) -> str:
-    SweepDir(d).definition(partial=True)  # a damaged sweep.json is named, not passed over
-    return SweepDir(d).name()
-
-
 def scale_notes(dirs: list[Path]) -> list[str]:
-    """A note for each scale other than full: its steps and batch were shrunk (naming its sweeps, when
-    the page shows several)."""
-    names = [_sweep_name(d) for d in dirs]
+    """A note for each scale other than full: its steps and batch were shrunk."""
+    sweeps = [SweepDir(d).definition(partial=True) for d in dirs]  # a damaged sweep.json is named, not passed over
+    names = [SweepDir(d).name() for d in dirs]
     shrunk: dict[str, list[str]] = {}
-    for d, name in zip(dirs, names, strict=True):
-        scale = SweepDir(d).definition(partial=True).get("scale")
+    for d, name, sweep in zip(dirs, names, sweeps, strict=True):
+        scale = sweep.get("scale")
         if scale and scale != "full":
             shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
     return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
@@ -44,12 +37,9 @@ def scale_notes(dirs: list[Path]) -> list[str]:
 
 
 def sweep_docs(dirs: list[Path]) -> list[dict]:
-    """The summary document of each sweep as its run directories are now (summary.collect), labelled
-    by sweep name (the directory's name where two sweeps share one)."""
-    docs = []
-    for d in dirs:
-        doc = {**collect(d, partial=True), "out": str(d), "dir": d}  # what an early sweep.json holds
-        docs.append(doc)
+    """Each sweep's summary as its run directories are now, labelled by sweep name (and directory, where
+    two sweeps share one)."""
+    docs = [{**collect(d, partial=True), "out": str(d), "dir": d} for d in dirs]  # (an early sweep.json too)
     names = [doc["sweep"] for doc in docs]
     for doc in docs:
         doc["label"] = doc["sweep"] if names.count(doc["sweep"]) == 1 else f"{doc['sweep']} ({doc['dir'].name})"
@@ -70,14 +60,13 @@ def _capital(text: str) -> str:
 
 
 def finding_html(f: Finding) -> str:
-    """One finding: its verdict, the reason, this run's evidence, what its source says, and what could
-    change the verdict, with the commands that do it (`lrn ...` and the `lrngpt` call) and how the judge
-    checked that each undermines no finding that shows (the sweep's page and the chapter's)."""
+    """One finding: verdict, reason, evidence, source, and what could change the verdict, with the
+    commands that do it and how the judge checked them (the sweep's page and the chapter's)."""
     out = [f'<div class="finding"><h3>{esc(f.title)}: {verdict_html(f)}</h3>']
     if f.reason:
         out.append(f'<p class="lead">{esc(_capital(f.reason))}.</p>')
     if f.evidence:
-        out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in f.evidence) + "</ul>")
+        out.append(bullets(f.evidence))
     if f.claim.source:
         out.append(f'<p class="sub">{esc(_capital(f.claim.source))}.</p>')
     if f.next:
@@ -102,8 +91,7 @@ def findings_html(findings: list[Finding]) -> str:
 
 def sweep_sections(dirs: list[Path], findings: list[Finding], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
-    """The page's sections; `findings` those judged on these sweeps ([] unless one is a width study:
-    then no findings section)."""
+    """The page's sections; a findings section first when `findings` were judged (a width study)."""
     docs = sweep_docs(dirs)
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
@@ -193,21 +181,19 @@ def results_html(docs: list[dict]) -> str:
             return f"{r['used_axes']}/{r['n_embd']}"
         return r.get(key)
 
-    text = "<h3>Runs</h3>" + rows_table([c for c, _ in cols], [[cell(doc, r, k) for _, k in cols] for doc, r in rows],
-                                    kinds=[k for _, k in cols])
+    text = titled_table("Runs", cols, [[cell(doc, r, k) for _, k in cols] for doc, r in rows])
     wcols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"),
                                            ("saved per doubling", "saved_per_doubling"), ("train bpb", "train_bpb"),
                                            ("gap", "gap"), ("passes", "passes"), ("seeds", "seeds")]
     wrows = [[doc["label"] if k == "name" else e.get(k) for _, k in wcols] for doc in docs for e in doc["by_width"]]
-    text += "<h3>By width (val bpb saved per doubling)</h3>" + rows_table([c for c, _ in wcols], wrows,
-                                                                      kinds=[k for _, k in wcols])
+    text += titled_table("By width (val bpb saved per doubling)", wcols, wrows)
     groups = [(doc, g) for doc in docs for g in doc["seeds"] if len(g["seeds"]) > 1]
     if groups:
-        scols = ["sweep"] * multi + ["series", "d", "seeds", "val bpb", "mean", "max-min", "std"]
-        srows = [[doc["label"]] * multi + [g["series"], g["n_embd"], g["seeds"], g["val_bpb"], g["mean"], g["spread"],
-                                           g["std"]] for doc, g in groups]
-        text += "<h3>Over seeds</h3>" + rows_table(scols, srows, kinds=["name"] * multi + [
-            "series", "n_embd", "seeds", "val_bpb", "val_bpb", "val_bpb", "val_bpb"])
+        scols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("seeds", "seeds"),
+                                               *((c, "val_bpb") for c in ("val bpb", "mean", "max-min", "std"))]
+        srows = [[doc["label"]] * multi + [g[k] for k in ("series", "n_embd", "seeds", "val_bpb", "mean", "spread",
+                                                          "std")] for doc, g in groups]
+        text += titled_table("Over seeds", scols, srows)
     pending = [(doc["label"], p) for doc in docs for p in doc["pending"]]
     if pending:
         text += f"<p>Not finished yet: {esc(', '.join(p for _, p in pending))}.</p>"
@@ -230,11 +216,11 @@ def sweep_details(doc: dict) -> str:
     timing = ""
     if doc.get("timing"):  # a budget: its estimate against what the runs took (DIR/timing.jsonl)
         timing = f"<p><b>Time:</b> {esc(account_text(doc['timing']))}.</p>"
-    body = timing + kv_table(flat_keys(about)) + "<h3>Points</h3>" + rows_table(["run", "settings", "status", "val bpb"], status,
-                                                                   kinds=["name", "values", "status", "val_bpb"])
+    body = timing + kv_table(flat_keys(about)) + titled_table(
+        "Points", [("run", "name"), ("settings", "values"), ("status", "status"), ("val bpb", "val_bpb")], status)
     if parts:
-        body += "<h3>Parameters by part</h3>" + rows_table(["run", "embedding", "hidden", "output", "total"], parts,
-                                                       kinds=["name", "params", "params", "params", "params"])
+        body += titled_table("Parameters by part", [("run", "name"), *((c, "params") for c in (
+            "embedding", "hidden", "output", "total"))], parts)
     if isinstance(sweep.get("base"), dict):
         body += "<h3>Base configuration</h3>" + kv_table(flat_keys(sweep["base"]))
     lines = sweep_dir.lines_text()

@@ -1,5 +1,4 @@
-"""Config files as people write them, beside lrngpt.runconfig.schema's JSON: YAML files, and the output of
-`lrn config show --json` (its key rows) read back as the config it shows."""
+"""Config files as people write them: JSON, YAML, and `lrn config show --json`'s key rows."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from lrngpt.runconfig.yaml12 import load_yaml
 
 
 def read_config_text(path: Path) -> str:
-    """A config file's text: a regular file (a FIFO would wait for ever, /dev/zero never end) of at
-    most MAX_CONFIG_BYTES, UTF-8."""
+    """A config file's text: a regular file of at most MAX_CONFIG_BYTES, UTF-8."""
     check_regular(path, "config file")
     with user_path(path, "config file"):
         size = path.stat().st_size
@@ -26,7 +24,7 @@ def read_config_text(path: Path) -> str:
 
 
 def read_json_config(path: Path) -> dict:
-    """A JSON config: an object, read within bounds (lrngpt.core.fsio.loads_json, lrngpt.runconfig.values)."""
+    """A JSON config: an object, read within bounds."""
     text = read_config_text(path)
     try:
         doc = loads_json(text, f"config file {path}")
@@ -38,8 +36,7 @@ def read_json_config(path: Path) -> dict:
 
 
 def read_yaml(path: Path) -> dict:
-    """A YAML config: a mapping, read as YAML 1.2 (lrngpt.runconfig.yaml12: 1e-3 is a number, 017 is
-    17, yes is a string), within bounds."""
+    """A YAML config: a mapping, read as YAML 1.2 (1e-3 is a number, yes a string), within bounds."""
     d = load_yaml(read_config_text(path), f"config file {path}")
     if not isinstance(d, dict):
         raise UserError(f"config file {path} must hold a mapping with sections data, model, train; "
@@ -48,8 +45,7 @@ def read_yaml(path: Path) -> dict:
 
 
 def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]]:
-    """The (key, value) rows of `lrn config show --json`'s output, checked for shape; lrngpt.runconfig.schema
-    turns them into a config dict (derived keys left out)."""
+    """The (key, value) rows of `lrn config show --json`'s output, checked for shape."""
     rows = []
     if not isinstance(doc["keys"], list):
         raise UserError(f"{path}: 'keys' must be the list of {{key, value}} rows `lrn config show PRESET --json` "

@@ -1,9 +1,4 @@
-"""What each config key and named config is: the text of `lrn config list | show | keys`.
-
-`describe(cfg)` lists every key of a resolved config with its value and description;
-`key_table(model_type)` every key a config file takes, with its type and default. The
-configuration itself (the dataclasses, presets) and its validation live in lrngpt.runconfig.schema.
-"""
+"""What each config key and named config is: the text of `lrn config list | show | keys`."""
 
 from __future__ import annotations
 
@@ -16,8 +11,7 @@ from lrngpt.core.validate import field_types
 from lrngpt.runconfig.schema import DataConfig, RunConfig, TrainConfig, model_class
 from lrngpt.runconfig.values import DERIVED, SECTIONS
 
-# One line per config key: what `lrn config show` and `lrn config keys` print. The one place the
-# keys are described; tests/cli/test_config_cli.py checks that it covers every dataclass field.
+# One line per config key (`lrn config show`, `lrn config keys`); a test checks it covers every field.
 KEY_HELP = {
     "model_type": "which model: mlp (the book chapter's MLP language model) or gpt (a transformer)",
     "name": "the run's name in tables and reports (default: the preset or file name)",
@@ -137,20 +131,15 @@ def width_line(cfg: RunConfig) -> str | None:
 def key_table(model_type: str) -> list[dict]:
     """Every key a config of `model_type` takes: its type, its default (None: required or derived)
     and its description."""
-    rows: list[dict[str, Any]] = [{"key": "model_type", "type": "str", "default": "mlp"},
-                                  {"key": "name", "type": "str", "default": ""}]
+    rows: list[dict[str, Any]] = [{"key": "model_type", "type": "str", "default": "mlp", "required": False},
+                                  {"key": "name", "type": "str", "default": "", "required": False}]
     for section, cls in (("data", DataConfig), ("model", model_class(model_type)), ("train", TrainConfig)):
         hints = field_types(cls)
         for f in dataclasses.fields(cls):
-            has_default = f.default is not dataclasses.MISSING
-            rows.append({"key": f"{section}.{f.name}", "type": _type_name(hints[f.name]),
-                         "default": f.default if has_default else None, "required": not has_default})
-    for row in rows:
-        row.setdefault("required", False)
-        row["derived"] = DERIVED.get(row["key"])
-        row["required"] = row["required"] and row["derived"] is None
-        row["help"] = KEY_HELP[row["key"]]
-    return rows
+            key, has_default = f"{section}.{f.name}", f.default is not dataclasses.MISSING
+            rows.append({"key": key, "type": _type_name(hints[f.name]), "default": f.default if has_default else None,
+                         "required": not has_default and key not in DERIVED})
+    return [{**row, "derived": DERIVED.get(row["key"]), "help": KEY_HELP[row["key"]]} for row in rows]
 
 
 def _type_name(annotation: Any) -> str:

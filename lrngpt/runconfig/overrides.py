@@ -1,6 +1,5 @@
-"""`--set section.key=value` and `--axis section.key=v1,v2`: the value read as JSON, else a Python
-literal (True, .5, 1_000), else the plain string, within the bounds of lrngpt.runconfig.values; and a
-config dict with the --set items applied (lrngpt.runconfig.schema validates the result)."""
+"""`--set section.key=value` and `--axis section.key=v1,v2`: values read as JSON, else a Python literal,
+else the plain string; and a config dict with the --set items applied (schema validates the result)."""
 
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config fil
 
 
 def parse_value(raw: str, what: str = "--set value") -> Any:
-    """A --set value: JSON when it parses (numbers, true, null, "quoted"), else a Python literal
-    (True, None, .5, 1_000, 'quoted'), else the plain string (stories:5MB). Read within the bounds
-    of lrngpt.runconfig.values: a literal that is no config value (b'bytes', {1, 2}, 1j), an integer of
-    more than MAX_INT_DIGITS digits or lists nested past MAX_DEPTH is a UserError naming `what`."""
+    """A --set value: JSON when it parses, else a Python literal (True, .5, 1_000), else the plain string
+    (stories:5MB), within the bounds of lrngpt.runconfig.values (else a UserError naming `what`)."""
     if len(raw) > MAX_SET_CHARS:
         raise UserError(f"{what} is {len(raw):,} characters, above the limit of {MAX_SET_CHARS:,}; put long "
                         "values in a config file")
@@ -38,9 +35,7 @@ def parse_value(raw: str, what: str = "--set value") -> Any:
 
 
 def _literal(raw: str, what: str) -> Any:
-    """A Python literal, else the plain string; its integers are counted before Python converts them
-    (4,300 digits and more it refuses, and the conversion costs quadratic time)."""
-
+    """A Python literal, else the plain string; its integers are counted before Python converts them."""
     try:
         for token in tokenize.generate_tokens(StringIO(raw).readline):
             text = token.string

@@ -1,11 +1,9 @@
 """Run configuration: the one place that validates what a user asks for.
 
-A run is `RunConfig(model_type, data, model, train)`. It is read from a JSON or YAML file
-(sections data, model, train; or the output of `lrn config show --json`, whose key rows read back
-as the same config) or a named preset (lrngpt/runconfig/presets/*.json: the MLP presets, gpt-default, and
-the seed project's GPT configs cpu and nsmc), changed with `--set section.key=value`
-(lrngpt.runconfig.overrides; the dict's sections and key names: lrngpt.runconfig.values), validated in
-the dataclasses' __post_init__, and saved as config.json in the run directory.
+A run is `RunConfig(model_type, data, model, train)`, made by `from_dict` from a JSON or YAML file (or
+`lrn config show --json`'s output) or a preset (presets/*.json), with `--set section.key=value`
+applied (lrngpt.runconfig.overrides); the dataclasses' __post_init__ check the values, and it is saved
+as config.json in the run directory.
 """
 
 from __future__ import annotations
@@ -68,8 +66,7 @@ def parse_loggers(text: str) -> tuple[str, ...]:
 
 
 def join_loggers(value: Any) -> Any:
-    """train.logger given as a list (a JSON or YAML config, --set with a JSON list) -> the comma-separated
-    text config.json keeps; anything else is left for the type check."""
+    """train.logger given as a list -> the comma-separated text config.json keeps (else left as it is)."""
     if not isinstance(value, list | tuple):
         return value
     if not value or not all(isinstance(n, str) and n.strip() and "," not in n for n in value):
@@ -84,9 +81,7 @@ class DataConfig:
     vocab_size: int = 4096
     val_fraction: float = 0.05
     split_seed: int = 0
-    # documents: a seeded draw of whole documents (the last val_fraction of the tokens when the corpus
-    # has too few); chunks: seeded chunks from all over the text, for a corpus of one document
-    val_split: str = "documents"
+    val_split: str = "documents"  # or chunks (lrn config keys says what each does)
     train_tokens: int | None = None  # use only this prefix of the training tokens
     tokenizer_bytes: int = 100_000_000  # the tokenizer trains on at most this much text
 
@@ -104,10 +99,9 @@ class DataConfig:
         if self.val_split not in VAL_SPLIT_MODES:
             raise UserError(f"data.val_split must be one of {', '.join(VAL_SPLIT_MODES)} (got {self.val_split!r}); "
                             "chunks draws seeded chunks of the text into validation, for a one-document corpus")
-        if self.train_tokens is not None and self.train_tokens < 2:
-            raise UserError(f"data.train_tokens must be at least 2 (got {self.train_tokens})")
-        if self.tokenizer_bytes < 1:
-            raise UserError(f"data.tokenizer_bytes must be at least 1 (got {self.tokenizer_bytes})")
+        for name, low in (("train_tokens", 2), ("tokenizer_bytes", 1)):
+            if getattr(self, name) is not None and getattr(self, name) < low:
+                raise UserError(f"data.{name} must be at least {low} (got {getattr(self, name)})")
 
 
 @dataclass
@@ -140,27 +134,20 @@ class TrainConfig:
     def __post_init__(self):
         self.logger = join_loggers(self.logger)
         check_fields(self, "train")
-        for name in ("steps", "eval_every", "log_every"):
-            if getattr(self, name) < 1:
-                raise UserError(f"train.{name} must be at least 1 (got {getattr(self, name)})")
         check_size("train.batch_size", self.batch_size)
         if self.seq_len is not None:
             check_size("train.seq_len", self.seq_len)
-        if not self.lr > 0:
-            raise UserError(f"train.lr must be positive (got {self.lr})")
-        if not 0 <= self.min_lr <= self.lr:
-            raise UserError(f"train.min_lr must be between 0 and train.lr (got {self.min_lr})")
-        for name in ("warmup_steps", "save_every", "train_eval_tokens"):
-            if getattr(self, name) < 0:
-                raise UserError(f"train.{name} must not be negative (got {getattr(self, name)})")
-        if self.max_days < 0:
-            raise UserError(f"train.max_days must not be negative (got {self.max_days}); 0 means no limit")
-        for name in ("weight_decay", "grad_clip"):
-            if getattr(self, name) < 0:
-                raise UserError(f"train.{name} must not be negative (got {getattr(self, name)}); 0 turns it off")
-        for name in ("beta1", "beta2"):
-            if not 0 <= getattr(self, name) < 1:
-                raise UserError(f"train.{name} must be in [0, 1) (got {getattr(self, name)})")
+        for names, ok, rule in (
+                (("steps", "eval_every", "log_every"), lambda v: v >= 1, "must be at least 1 (got {})"),
+                (("lr",), lambda v: v > 0, "must be positive (got {})"),
+                (("min_lr",), lambda v: 0 <= v <= self.lr, "must be between 0 and train.lr (got {})"),
+                (("warmup_steps", "save_every", "train_eval_tokens"), lambda v: v >= 0, "must not be negative (got {})"),
+                (("max_days",), lambda v: v >= 0, "must not be negative (got {}); 0 means no limit"),
+                (("weight_decay", "grad_clip"), lambda v: v >= 0, "must not be negative (got {}); 0 turns it off"),
+                (("beta1", "beta2"), lambda v: 0 <= v < 1, "must be in [0, 1) (got {})")):
+            for name in names:
+                if not ok(getattr(self, name)):
+                    raise UserError(f"train.{name} {rule.format(getattr(self, name))}")
         if self.eval_tokens is not None and self.eval_tokens < 2:
             raise UserError("train.eval_tokens must be at least 2 (or null for the full split)")
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
@@ -195,9 +182,7 @@ class RunConfig:
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise UserError(f"name must be a string, got {show_value(self.name)}")
-        if self.model_type not in MODEL_TYPES:
-            raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)} (got {self.model_type!r})")
-        if self.model_type == "gpt":
+        if self.model_type == "gpt":  # (from_dict, the one way a RunConfig is made, checked model_type)
             if self.train.seq_len is None:
                 self.train.seq_len = self.model.context_length
             if self.train.seq_len > self.model.context_length:
@@ -228,8 +213,9 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
     kwargs = dict(fixed)
     for key, value in values.items():
         if key not in fields:
-            raise UserError(unknown_key_message(f"{section}.{key}",
-                                                [f"{section}.{k}" for k in fields if k not in fixed]))
+            name, valid = f"{section}.{key}", [f"{section}.{k}" for k in fields if k not in fixed]
+            raise UserError(f"unknown config key {name}; {did_you_mean(name, valid)}valid keys: {', '.join(valid)} "
+                            "(lrn config show PRESET lists them)")
         if key in fixed:
             continue  # derived (vocab_size from data, pad_id from the tokenizer): a saved config holds them
         kwargs[key] = value  # checked (and coerced) once, by the dataclass's own check_fields
@@ -239,10 +225,6 @@ def _build(cls, values: Any, section: str, fixed: dict | None = None):
         raise UserError(f"{section}.{required[0]} is required for this model; set it, e.g. "
                         f"--set {section}.{required[0]}=256")
     return cls(**kwargs)
-
-
-def unknown_key_message(key: str, valid: list[str]) -> str:
-    return f"unknown config key {key}; {did_you_mean(key, valid)}valid keys: {', '.join(valid)} (lrn config show PRESET lists them)"
 
 
 def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
@@ -291,11 +273,8 @@ CONFIG_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def read_config_dict(config: str) -> dict:
-    """A JSON or YAML file path, or the name of a preset.
-
-    `configs/cpu.json` and `configs/nsmc.json`, where the seed project's configs used to live,
-    read the presets `cpu` and `nsmc` when no such file exists (from any directory).
-    """
+    """A JSON or YAML file path, or the name of a preset; `configs/NAME.json` (where the seed project's
+    configs lived) reads the preset NAME when no such file exists."""
     path = Path(config)
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
@@ -330,8 +309,7 @@ def read_config_dict(config: str) -> dict:
 
 
 def flat_keys(d: dict, prefix: str = "") -> dict:
-    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: nested keys named as `--set` names them (the
-    trackers' hyperparameters, the advice's changed keys, the report's tables)."""
+    """{"model": {"n_embd": 64}} -> {"model.n_embd": 64}: nested keys named as `--set` names them."""
     out = {}
     for key, value in d.items():
         if isinstance(value, dict):
@@ -342,8 +320,7 @@ def flat_keys(d: dict, prefix: str = "") -> dict:
 
 
 def config_from(base: dict, overrides: list[str], source: str, pad_id: int | None = None) -> RunConfig:
-    """`base` (read from `source`) with the --set overrides applied. An error that `base` has by
-    itself names `source`: the file, not a --set, is at fault."""
+    """`base` (read from `source`) with the --set overrides applied; an error of `base` itself names `source`."""
     try:
         return from_dict(apply_overrides(base, overrides), pad_id=pad_id)
     except UserError as e:
@@ -369,10 +346,8 @@ def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
 
 
 def validated(cfg: RunConfig) -> RunConfig:
-    """`cfg` checked again as a whole, as a config file is: a field changed after the config was
-    built (`cfg.train.lr = "fast"`) fails here with the message `--set train.lr=fast` gives, not
-    deep inside torch. Returns a new, checked RunConfig (model.vocab_size follows data.vocab_size,
-    which it is derived from; the MLP keeps its pad_id)."""
+    """`cfg` checked again as a config file is: a field changed after it was built (`cfg.train.lr = "fast"`)
+    fails with the message `--set train.lr=fast` gives. A new RunConfig; the MLP keeps its pad_id."""
     if not isinstance(cfg, RunConfig):
         raise UserError(f"a config must be a RunConfig (lrngpt.config(NAME) makes one), got {type(cfg).__name__}")
     d = cfg.to_dict()

@@ -1,14 +1,9 @@
-"""The rules of a config dict beside lrngpt.runconfig.schema's dataclasses: its sections and top-level keys,
-the keys lrn derives itself, the form of a `section.key` name and putting a value at one; what a value may
-be, wherever it comes from (a JSON or YAML file, `--set`, the Python API); and the checks of what lrn is
-asked for that no config dataclass holds (seeds, points at once, a choice).
-
-A config value is plain data: null, true/false, an integer, a number, a string, or a list or string-keyed
-object of those, within limits on the nesting, the number of values (a YAML alias counts each time it is
-used) and an integer's digits, so a hostile input costs milliseconds and one line naming what is wrong,
-never minutes, gigabytes, a RecursionError or `ValueError: Exceeds the limit (4300 digits)`. A config has
-a few dozen values, a few levels deep, and integers of at most 19 digits, so the limits never touch a
-real one. No torch here: the CLI's options use these checks before anything heavy loads.
+"""The rules of a config dict beside lrngpt.runconfig.schema's dataclasses: its sections and keys, the
+keys lrn derives (DERIVED: a user who sets one is told what to set instead), `section.key` names, and
+what a value may be, wherever it comes from: plain data (null, true/false, numbers, strings, lists and
+string-keyed objects) within limits on nesting, count (each use of a YAML alias counted) and digits, so
+a hostile input costs milliseconds and one line. Also the checks of what no config dataclass holds
+(seeds, points at once). No torch here: the CLI's options use these before anything heavy loads.
 """
 
 from __future__ import annotations
@@ -28,17 +23,14 @@ VAL_SPLIT_MODES = ("documents", "chunks")  # data.val_split (the first is the de
 MAX_POINTS_AT_ONCE = 64  # a sweep's points trained at once (`lrn sweep --points-at-once`): worker processes
 SECTIONS = ("data", "model", "train")
 TOP_KEYS = ("model_type", "name")
-# Keys the code derives; a user who sets them is told what to set instead.
 DERIVED = {
     "model.vocab_size": "it is data.vocab_size (the tokenizer's size); set data.vocab_size instead",
     "model.pad_id": "it is the tokenizer's <|endoftext|> id, which lrn sets itself; leave it out",
 }
 
 
-
 def kind_of(value: Any) -> str:
-    """What a value is, for a message: null, true/false, a number, a list or object, or what no config
-    value is (bytes, a set, a complex number, a Python object)."""
+    """What a value is, for a message (null, a number, ..., or what no config value is: bytes, a set)."""
     names = {type(None): "null", bool: "true/false", int: "a number", float: "a number", list: "a list or object",
              tuple: "a list or object", dict: "a list or object", bytes: "bytes (b'...')", bytearray: "bytes",
              set: "a set", frozenset: "a set", complex: "a complex number", type(Ellipsis): "an Ellipsis (...)"}
@@ -47,10 +39,8 @@ def kind_of(value: Any) -> str:
 
 
 def check_plain(value: Any, where: str) -> None:
-    """Refuse anything but plain data within the limits, naming where it sits: `where` (a file, a
-    --set; "" for none) and the path inside it (train.steps, model.sizes[2]).
-
-    Walks without recursion, so a cyclic or deeply nested value is refused, not a RecursionError."""
+    """Refuse anything but plain data within the limits, naming `where` (a file, a --set; "" for none)
+    and the path inside it; walks without recursion, so a cyclic value is refused, not a RecursionError."""
     def place(path: str) -> str:
         path = path if len(path) <= 60 else path[:57] + "..."  # (a deep path says little more)
         return f"{where}: {path}" if where and path else where or path or "the value"
@@ -129,7 +119,6 @@ def check_points_at_once(value: Any) -> int | None:
 
 
 def did_you_mean(word: str, choices) -> str:
-    """"did you mean X? " for the closest of `choices` to a mistyped `word` (difflib, the same
-    cutoff everywhere: keys, presets, commands, choices, options), "" when none is close."""
+    """"did you mean X? " for the closest of `choices` to a mistyped `word` (one cutoff everywhere), else ""."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]}? " if close else ""

@@ -1,6 +1,5 @@
-"""A GPT's width, given as model.n_embd (with n_head) or as model.aspect_ratio (nanochat's rule,
-lrngpt.models.nanochat_shape): filling it in, and one layer of settings replacing the way an
-earlier layer gave it."""
+"""A GPT's width, given as model.n_embd (with n_head) or model.aspect_ratio (nanochat's rule): filled
+in, and one layer of settings replacing the way an earlier one gave it."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from lrngpt.models import NANOCHAT_HEAD_DIM, nanochat_shape
 
 
 def fill_width(model: dict) -> dict:
-    """A GPT model section that gives model.aspect_ratio with n_embd and n_head filled in by nanochat's
-    rule (lrngpt.models.nanochat_shape); GPTConfig checks that any it already holds agree."""
+    """A GPT model section with aspect_ratio: n_embd and n_head filled in by nanochat's rule (GPTConfig
+    checks that any it already holds agree)."""
     if model.get("aspect_ratio") is None or ("n_embd" in model and "n_head" in model):
         return model
     values: dict[str, Any] = {}
@@ -27,11 +26,9 @@ def fill_width(model: dict) -> dict:
 
 
 def replace_width(model: dict, keys: set[str], where: str) -> None:
-    """One layer of settings (`keys`, the model keys it sets) about to go over `model`, an earlier layer's
-    model section: the width is given one way. A layer that gives model.aspect_ratio (or changes the
-    rule's n_layer or head_dim) replaces the n_embd and n_head it had; one that gives model.n_embd drops
-    the aspect ratio; one that gives n_head drops a head_dim that was n_embd / n_head. Both in one layer is
-    the user's contradiction: an error naming both."""
+    """One layer of settings (`keys`: the model keys it sets) about to go over `model`, an earlier layer's:
+    the width stays given one way. aspect_ratio (or the rule's n_layer, head_dim) replaces n_embd and
+    n_head; n_embd drops the aspect ratio; n_head drops a head_dim that was n_embd / n_head."""
     if {"n_embd", "aspect_ratio"} <= keys:
         raise UserError(f"{where} gives both model.n_embd and model.aspect_ratio, which both set the width; give "
                         "one of them (aspect_ratio: n_embd = n_layer x aspect_ratio, rounded up to a multiple of "

@@ -1,30 +1,12 @@
-"""Checkpoints: one schema, written atomically, read as untrusted input.
+"""Checkpoints: one schema (`make_payload`), written atomically, read as untrusted input.
 
-A checkpoint is one torch file holding only tensors and plain Python values, so it loads
-with `torch.load(weights_only=True)`. Its keys (the trainer and every importer build it with
-`make_payload`):
-
-    model           the model's state_dict                                  (required)
-    config          the RunConfig as a dict (config.json of the run)          (required)
-    tokenizer       the tokenizer as a JSON string                            (required)
-    step            the global step the weights are at                        (required)
-    tokenizer_hash  the tokenizer's content hash (what decides the ids)
-    data_key        the prepared data's key (None: not trained here, e.g. an import)
-    optimizer       AdamW's state_dict (None when there is nothing to resume)
-    rng             {"torch", "sampler", "cuda"}: every random state, for exact resume
-    best_val, best_step   the best periodic val bpb so far and its step
-    seconds         training seconds so far (steps only, not evaluations)
-    schedules       the learning-rate schedule changes `--resume --extend` made: [{"step", "change", "train"}]
-    precision       {"requested", "dtype", "tf32", "grad_scaler", "reason"}: what the steps computed in
-                    (lrngpt.device.precision; a resume needs it)
-    scaler          the float16 GradScaler's state_dict (its loss scale), else None
-    source          who wrote it: "lrn train", "gpt2-import", ...
-    schema          SCHEMA (required: a checkpoint without it is damaged)
-
-Writing goes through `fsio.atomic_open` (temp file, fsync, rename), so a crash or a full
-disk mid-save leaves the previous checkpoint whole. torch reports a write that failed only as
-`RuntimeError: [enforce fail at inline_container.cc]`; the file torch writes to keeps the
-OSError underneath (a full disk, the file-size limit), which is what the user is told.
+A checkpoint holds only tensors and plain values, so it loads with `torch.load(weights_only=True)`.
+Required: model (the state_dict), config (the RunConfig as a dict), tokenizer (its JSON), step and
+schema. Besides: tokenizer_hash, data_key (None: not trained here), optimizer, rng (every random
+state, for exact resume), best_val and best_step, seconds, schedules (what `--resume --extend`
+changed), precision (what the steps computed in), scaler (float16's GradScaler) and source.
+torch reports a failed write as a RuntimeError naming no cause; the OSError under it is what the
+user is told.
 """
 
 from __future__ import annotations
@@ -46,6 +28,8 @@ from lrngpt.runconfig.schema import from_dict
 
 SCHEMA = 1
 REQUIRED = ("model", "config", "tokenizer", "step")
+RETRY = "use another checkpoint, or train again"
+DAMAGED = f"it is damaged: {RETRY}"
 
 
 def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, source: str,
@@ -63,9 +47,8 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
 
 
 class _KeepsWriteError:
-    """A file for torch.save that remembers the OSError a write met (torch replaces it with its own
-    RuntimeError that names no cause), and hashes what goes through it (torch writes its zip in one
-    pass, so this is the file's sha256: the record's, without reading the checkpoint again)."""
+    """A file for torch.save that keeps the OSError a write met and the sha256 of what it wrote (torch
+    writes its zip in one pass: the record's digest without reading the file again)."""
 
     def __init__(self, f):
         self.f, self.error = f, None
@@ -85,8 +68,7 @@ class _KeepsWriteError:
 
 
 def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | None = None) -> None:
-    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place (RunDir's
-    records it as the run's, with the sha256 computed as it was written)."""
+    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
     start = time.perf_counter()
     out: _KeepsWriteError  # made once atomic_open gives the file; put runs after it wrote
@@ -117,7 +99,7 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
             raise UserError(describe_os_error(path, e, "checkpoint")) from None
         raise UserError(_corrupt(path, e)) from None
     except RuntimeError as e:
-        if _is_device_error(e):
+        if any(s in str(e) for s in ("CUDA", "device", "mps", "Expected one of")):  # cannot be placed there
             raise UserError(f"checkpoint {path} cannot be placed on {map_location} ({str(e).splitlines()[0]}); "
                             f"use {option('device')} cpu") from None
         raise UserError(_corrupt(path, e)) from None
@@ -127,15 +109,13 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise UserError(f"{path} is not an lrn checkpoint (no model/config inside)")
     schema = payload.get("schema")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
-        raise UserError(f"checkpoint {path}: schema must be a positive whole number (got {schema!r}); it is "
-                        "damaged: use another checkpoint, or train again")
+        raise UserError(f"checkpoint {path}: schema must be a positive whole number (got {schema!r}); {DAMAGED}")
     if schema > SCHEMA:
         raise UserError(f"checkpoint {path} is schema {schema}, newer than this lrn reads ({SCHEMA}); upgrade lrn "
                         "(pip install -U lrngpt) to read it")
     missing = [k for k in REQUIRED if k not in payload]
     if missing:
-        raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: "
-                        "use another checkpoint, or train again")
+        raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: {RETRY}")
     if not isinstance(payload["step"], int) or isinstance(payload["step"], bool) or payload["step"] < 0:
         raise UserError(f"checkpoint {path}: step must be a non-negative integer (got {payload['step']!r})")
     if not isinstance(payload["config"], dict) or not isinstance(payload["tokenizer"], str):
@@ -143,16 +123,14 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
     model = payload["model"]
     if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in model.items()):
-        raise UserError(f"checkpoint {path}: model must map parameter names to tensors; it is damaged: "
-                        "use another checkpoint, or train again")
+        raise UserError(f"checkpoint {path}: model must map parameter names to tensors; {DAMAGED}")
     bad = non_finite_tensor(model)
     if bad:  # lrn train stops before a NaN loss reaches a checkpoint: these weights were damaged after
         raise UserError(f"checkpoint {path}: tensor {bad!r} holds NaN or infinite values; the weights are "
                         "damaged: use another of the run's checkpoints (ckpt_best.pt), or train again")
     for key in ("optimizer", "rng"):
         if not isinstance(payload.get(key), dict | None):
-            raise UserError(f"checkpoint {path}: {key} must be a dict or None; it is damaged: "
-                            "use another checkpoint, or train again")
+            raise UserError(f"checkpoint {path}: {key} must be a dict or None; {DAMAGED}")
     try:
         payload["run_config"] = from_dict(payload["config"])  # parsed and checked once, for every reader
     except UserError as e:
@@ -163,17 +141,11 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
 
 
 def non_finite_tensor(state: dict) -> str | None:
-    """The name of the first floating-point tensor holding a NaN or an infinity (None: all finite);
-    such weights make every score NaN and rank NaN tokens first as neighbours."""
+    """The name of the first floating-point tensor holding a NaN or an infinity (None: all finite)."""
     for name, t in state.items():
         if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
             return name
     return None
-
-
-def _is_device_error(e: RuntimeError) -> bool:
-    text = str(e)
-    return any(s in text for s in ("CUDA", "device", "mps", "Expected one of"))
 
 
 def _corrupt(path: Path, e: Exception) -> str:

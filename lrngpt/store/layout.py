@@ -1,5 +1,5 @@
 """The names of a run directory's files (what each holds: lrngpt/store/rundir.py), apart from the
-code that reads and writes them so that a front end can name checkpoints without loading it."""
+code that reads them, so that a front end can name checkpoints without loading it."""
 
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ CHECKPOINT_LABELS = {"last": "trained", "best": "best", "init": "untrained"}  # 
 TENSORBOARD, REPORT = "tensorboard", "report.html"
 TRACKERS, METRICS_CSV, WANDB = "trackers.json", "metrics.csv", "wandb"  # lrngpt.training.trackers
 BY_READS = "by_reads.json"  # what `lrn eval --by-reads` measured on the last weights (for lrn report)
-# Everything a run writes; `--force` removes these and nothing else (and the pages lrn wrote beside
-# it, report.html and report-explorer.html, when the record says they are unchanged).
+# Everything a run writes: `--force` removes these (and its unchanged PAGES beside it), nothing else.
 RUN_FILES = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, TENSORBOARD, TRACKERS, METRICS_CSV, WANDB,
              BY_READS)
-# The files RunDir itself writes, each recorded with its sha256 as it is written: `--force` removes
-# the run only while they are as recorded. The trackers' files (written by their libraries as the
-# run goes) go with the run by name.
+# What RunDir writes, recorded with its sha256: `--force` removes a run only while they are as recorded
+# (the trackers' files go with it by name).
 RECORDED = (CONFIG, TOKENIZER, METRICS, SUMMARY, INIT, LAST, BEST, BY_READS)
 PAGES = (REPORT, "report-explorer.html")
 RUN_FILE = "run file"  # what the record calls them

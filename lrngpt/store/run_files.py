@@ -1,9 +1,5 @@
-"""What the files of a run directory must hold, checked as RunDir reads them.
-
-summary.json's fields (`check_summary`) and each row of metrics.jsonl (`check_metric`): a file
-that does not hold what lrn writes is a UserError naming the file, the line or the field, and
-saying how to recover.
-"""
+"""What summary.json (`check_summary`) and each metrics.jsonl row (`check_metric`) must hold, checked as
+RunDir reads them: anything else is a UserError naming the file, line or field and how to recover."""
 
 from __future__ import annotations
 
@@ -65,7 +61,6 @@ def check_summary(doc: dict, path: Path) -> dict:
 
 
 def _evaluate_again(path: Path) -> str:
-    """How a damaged summary.json is written again: the run's final evaluation, from its checkpoint."""
     return (f"move it away and run `lrn train --out {Path(path).parent} --resume` (a sweep's point: the same "
             "`lrn sweep` command), which evaluates the run again")
 
@@ -97,8 +92,7 @@ def periodic_evals(metrics: list[dict]) -> dict[int, float]:
 
 
 def best_periodic_val(metrics: list[dict]) -> tuple[float | None, int | None]:
-    """Lowest val bpb among the periodic evaluations after step 0 (about eval_tokens, spread), and
-    its step (the earliest, on a tie)."""
+    """Lowest periodic val bpb after step 0 and its step (the earliest, on a tie)."""
     by_step = {s: v for s, v in periodic_evals(metrics).items() if s > 0}
     if not by_step:
         return None, None
@@ -112,8 +106,8 @@ def run_passes(summary: dict) -> float | None:
 
 
 def read_metrics_file(path: Path) -> list[dict]:
-    """The rows of a metrics.jsonl, checked ([] when there is none); only a last line that is not JSON
-    (cut by a kill mid-write) is skipped, with a warning."""
+    """The rows of a metrics.jsonl, checked ([] when there is none); a last line that is not JSON (cut by
+    a kill mid-write) is skipped, with a warning."""
     if not path.exists():
         return []
     lines = read_regular(path, "metrics file").decode("utf-8", errors="replace").splitlines()
@@ -126,19 +120,10 @@ def read_metrics_file(path: Path) -> list[dict]:
             row = json.loads(line)
         except json.JSONDecodeError:
             if i == last:  # a line cut by a kill mid-write (or garbage): skipped, and said once
-                _warn_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
+                log.warning_once(f"metrics file {path}, line {i + 1} (the last), is not JSON (cut short by a kill "
                            "mid-write?); it is skipped")
                 continue
             raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
         rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
     return rows
 
-
-_warned: set[str] = set()
-
-
-def _warn_once(msg: str) -> None:
-    """One warning per message per process: a command may read the same file several times."""
-    if msg not in _warned:
-        _warned.add(msg)
-        log.warning(msg)

@@ -1,12 +1,9 @@
-"""Byte-level BPE tokenizer.
+"""Byte-level BPE tokenizer, trained with Hugging Face `tokenizers` and saved as its tokenizer.json.
 
-Trained with Hugging Face `tokenizers` and saved as its one-file `tokenizer.json`.
-Encoding goes through a `tiktoken` Encoding built from the same vocabulary: token ranks
-are the Hugging Face ids, which BPE training assigns in merge order, so tiktoken's
-"merge the lowest-ranked pair" reproduces the trained merges (tests compare both on
-random Unicode and real text). `<|endoftext|>` is the one special token: the data
-pipeline puts it before every document, and `encode` treats the literal text
-`<|endoftext|>` inside a document as ordinary text, so any string round-trips.
+Encoding goes through a `tiktoken` Encoding of the same vocabulary (ranks are the Hugging Face ids,
+assigned in merge order, so tiktoken reproduces the trained merges; tests compare both). <|endoftext|>
+is the one special token, put before every document; the literal text inside a document is ordinary
+text, so any string round-trips.
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ import json
 import time
 from collections.abc import Iterable, Iterator
 from functools import cached_property
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -30,10 +28,7 @@ from lrngpt.corpora.base import EOT
 from lrngpt.errors import UserError, option
 
 MIN_VOCAB = 257  # 256 byte tokens + <|endoftext|>
-# The tokenizer trainer allocates for every token it may learn before it reads the text (10**9 aborts
-# its native code with a 70 GB allocation), and the model keeps a row per token in its embedding and
-# output layers: 2**20 is 20 times GPT-2's 50,257 and still a few hundred MB to train. Token arrays
-# are uint16 up to 65,536 tokens, uint32 above.
+# the trainer allocates for every token it may learn up front (10**9: a 70 GB abort); 2**20 is 20x GPT-2's
 MAX_VOCAB = 2**20
 
 # GPT-2's pre-tokenizer split, the one `tokenizers`' ByteLevel(use_regex=True) applies.
@@ -51,12 +46,11 @@ def check_vocab_size(vocab_size: int) -> None:
 
 
 def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
-    """lrn's token arrays and bits per byte need a byte-level BPE: every ordinary token spelled in
-    GPT-2's byte alphabet (what `tokenizer train` and GPT-2 write)."""
+    """lrn's token arrays and bits per byte need a byte-level BPE: ordinary tokens in GPT-2's byte alphabet."""
     if not isinstance(hf.model, models.BPE):  # (no JSON round trip of the whole vocabulary to learn this)
         raise UserError(f"the tokenizer is a {type(hf.model).__name__} model, not a byte-level BPE; lrn needs one "
                         "that `lrn tokenizer train` (or GPT-2) writes")
-    alphabet = _byte_alphabet()
+    alphabet = _byte_decoder().keys()
     for token, idx in hf.get_vocab(with_added_tokens=False).items():
         if idx not in special_ids and not set(token) <= alphabet:
             raise UserError(f"the tokenizer is not byte-level: token {token!r} (id {idx}) is not spelled in "
@@ -64,10 +58,6 @@ def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
 
 
 @functools.cache
-def _byte_alphabet() -> frozenset[str]:
-    return frozenset(_byte_decoder())
-
-
 def _byte_decoder() -> dict[str, int]:
     """Inverse of GPT-2's bytes_to_unicode: the printable character standing for each byte."""
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
@@ -184,8 +174,7 @@ class Tokenizer:
         return out
 
     def token_bytes_for(self, rows: int) -> np.ndarray:
-        """`token_bytes` for a model table of `rows` rows: rows past the vocabulary (a corpus with
-        fewer merges than data.vocab_size) carry no bytes, like special tokens."""
+        """`token_bytes` for a model table of `rows` rows: rows past the vocabulary carry no bytes."""
         return np.pad(self.token_bytes, (0, max(0, rows - self.vocab_size)))
 
     # ---- encode / decode ------------------------------------------------------------
@@ -199,13 +188,8 @@ class Tokenizer:
 
     def encode_documents(self, docs: Iterable[str], batch: int = 1024) -> Iterator[list[int]]:
         """Each document's ids with <|endoftext|> in front: the layout of the token arrays."""
-        buf: list[str] = []
-        for doc in docs:
-            buf.append(doc)
-            if len(buf) == batch:
-                yield from ([self.eot_id, *ids] for ids in self.encode_batch(buf))
-                buf = []
-        if buf:
+        docs = iter(docs)
+        while buf := list(islice(docs, batch)):
             yield from ([self.eot_id, *ids] for ids in self.encode_batch(buf))
 
     def decode(self, ids: Iterable[int]) -> str:

@@ -27,7 +27,7 @@ from lrngpt.analysis.vocab import run_data
 from lrngpt.cli.main import main
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
-from lrngpt.report.rare_tokens import undertrained_html
+from lrngpt.report.runs import undertrained_html
 from lrngpt.store.rundir import load_run
 from tests.cli_run import lrn
 
