@@ -1,11 +1,5 @@
-"""What the findings judge tells a student to run next, as commands: `lrn ...` and the matching
-`lrngpt.*` call.
-
-A `Move` is one change to this sweep (another study beside it, the same study with more `--set`
-items, or `lrn eval --by-reads` on its runs); `command(move, meta)` writes it out for the sweep the
-judge read (its study or file, its scale or budget, the --set items it was run with, its --out).
-Which moves are safe is decided in lrngpt.experiments.findings, which checks each against the
-findings that show; this module only writes them down.
+"""What the findings judge tells a student to run next: a `Move` written out (`command`) as `lrn ...`
+and the matching `lrngpt.*` call. Which moves are safe is decided in lrngpt.experiments.findings.
 """
 
 from __future__ import annotations

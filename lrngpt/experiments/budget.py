@@ -1,25 +1,10 @@
 """A study planned to fit a time budget on this machine: `lrn sweep STUDY --minutes N`.
 
-The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, context 6, hidden 512, windows of 256,
-its learning rates and initialisation). From a probe of the grid's smallest and largest model at the
-planned batch (lrngpt.training.timing, remembered a few hours), `Planner` chooses:
-
-    batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only past the chapter's steps
-    steps   as many as fit (x the study's steps factor), at most the chapter's
-    widths  the study's with GOOD_STEPS each, else 4, 16, 64, 256, else SMALLEST_WIDTHS (16, 64, 256) at
-            MIN_STEPS: the smallest plan at which the findings can still show
-    corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET passes (finding 2's FEW_PASSES);
-            a text of your own caps the steps there instead, and one too small for MIN_STEPS is read up
-            to OWN_TEXT_PASSES: the plan says what that costs the findings
-    evals   4 periodic ones of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k), the
-            whole validation split at the end
-
-The estimate is the sweep's wall clock: start-up, the probe, data preparation (when not cached), each
-point's steps and evaluations plus POINT_OVERHEAD_S, the summary; upper bounds measured on the 2-core
-machine while it was shared. A plan fills at most HEADROOM of the budget. A budget too short for the
-smallest plan is refused before the packed probe, naming the commands that fit here now with their
-estimates. The plan is stored in DIR/sweep.json (`budget`): the same command again resumes it, its
-estimates corrected by the pace of the runs so far (DIR/timing.jsonl, lrngpt.experiments.time_ledger).
+From a probe of the grid's smallest and largest model, `Planner` chooses the steps, batch, widths
+(down to SMALLEST_WIDTHS at MIN_STEPS: the smallest plan at which the findings can still show), the
+corpus size (at most the passes finding 2 asks for) and evaluation sizes, filling at most HEADROOM of
+the budget. The plan is stored in DIR/sweep.json (`budget`); the same command resumes it, its
+estimates corrected by the pace so far (lrngpt.experiments.time_ledger).
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""The book chapter on choosing the embedding width: the numbers lrn compares with and the sentences
-it quotes, in one place.
+"""The book chapter on choosing the embedding width: the numbers lrn compares with and the sentences it
+quotes, in one place.
 
-The chapter trains its MLP language model (previous 6 tokens, hidden 512, a 4,096-token byte-level
-BPE) at d = 4 ... 512 for 4,000 steps of 64 x 256, on a training text of 550 million tokens; it
-does not name that text (lrn's `--scale full` reads TinyStoriesV2-GPT4 for it: lrn's choice). It
-names one seed, 1337, and trains d = 64 "twice more with only the seed changed", without naming
-those seeds.
-
-QUOTES holds every sentence lrn presents as the chapter's: the chapter's own (Korean) words and
-their English, translated as they stand. Texts that say "the chapter: ..." quote from here
-(`quote(key)`); tests/experiments/test_chapter_quotes.py checks that each English sentence carries
-exactly the numbers of its Korean one, and, given the chapter's text, that the Korean is verbatim.
-Figures lrn works out from the chapter's (passes, shares of targets read) are lrn's, and are never
-put inside a quote.
+QUOTES holds every sentence lrn presents as the chapter's, its (Korean) words and their English;
+tests/experiments/test_chapter_quotes.py checks that each English one carries exactly the numbers of
+its Korean one. Figures lrn works out from the chapter's (passes, shares read) are never inside a quote.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, the shares of a
-budget that move, and the refusal that names what fits. Nothing here reads or writes a file: the plan is a
-`ChapterPlan` (lrngpt.experiments.chapter_plan), which the chapter's directory stores.
+"""The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, and the
+refusal that names what fits. Nothing here reads or writes a file.
 
-For `--minutes N` (the laptop plan): (1) the budgeted units (width with its seeds, small-data, width-depth,
-planted) are probed in turn, each giving the seconds of its smallest protocol at which its claim can still
-show (`Unit.smallest`; `smallest_that_can_show` says which); as soon as those, the planning and the fixed
-parts pass HEADROOM of the budget, probing stops and the budget is refused naming what fits here now, with
-its estimate (a unit not probed counted at REFERENCE_S times the probed ones' pace). (2) Each unit gets its
-smallest, and what is left is shared by SHARES in their order (`share_out`): what a unit does not use goes
-to the units after it, so the width study, last, takes whatever the others did not need. A busy machine
-plans so too, shrunk, and says what it gave up (`ChapterPlan.shrunk`, each part's deviations).
-`--scale tiny` and `--scale full` plan each study at that scale from a probe of its points, no budget.
+For `--minutes N` the budgeted units are probed in turn, each giving the seconds of its smallest
+protocol at which its claim can still show; past HEADROOM of the budget the plan is refused. Each
+unit gets its smallest, and what is left is shared by SHARES in their order (`share_out`).
 """
 
 from __future__ import annotations

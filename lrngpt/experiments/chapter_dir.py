@@ -1,18 +1,6 @@
-"""A chapter directory and its one owner, `ChapterDir` (beside RunDir for a run and SweepDir for a sweep).
-
-    CHAPTER_DIR/
-      chapter.json        the plan (lrngpt.experiments.chapter_plan.ChapterPlan), written once at the start
-      timing.jsonl        one row per finished part: {"part", "est_seconds", "seconds"}
-      <part>/             each sweep part is a sweep directory (SweepDir); planted/ the planted pair
-      pip.json            the PIP estimate; superposition.json the toy model's result
-      verdicts.json       every study's Finding, written when the parts are done
-      report.html         the page (lrngpt.report.chapter_page)
-      .lrn-output         the record of what lrn wrote here (kind "chapter")
-
-Every module that reads or writes these files goes through one ChapterDir, and a ChapterDir reads each
-file once: the plan, the timing rows, a part's result and a part's collected sweep are kept after their
-first read (and updated as this process writes them), so a command that plans, runs, judges and draws
-the page reads nothing twice.
+"""A chapter directory and its one owner, `ChapterDir`: chapter.json (the plan), timing.jsonl (a row a
+finished part), each part's directory, pip.json, superposition.json, verdicts.json and report.html.
+A ChapterDir reads each file at most once (kept, and updated as it writes).
 """
 
 from __future__ import annotations

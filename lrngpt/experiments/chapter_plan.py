@@ -1,27 +1,7 @@
-"""The book chapter on a laptop (`lrn chapter`): every study the chapter argues, planned to fit one
-time budget, each at a protocol where its claim can show on this machine.
-
-The parts, in the order they run (the plan in DIR/chapter.json; each part resumes on its own):
-
-    width          findings 1 and 2: the chapter's MLP at d = 4, 16, 64, 256 (a `--minutes` budget,
-                   lrngpt.experiments.budget), on a generated text big enough that each run reads at
-                   most the chapter's own 0.12 passes (CHAPTER_PASSES): finding 2 is about a model that
-                   hardly ever reads a token twice, and at the budget's usual 0.25 the read targets'
-                   memorising alone put the gap above its noise (measured: docs/chapter-on-a-laptop.md)
-    seeds          the noise every verdict is judged against: the width plan's d = 64 run at two more
-                   seeds; its seed 1337 is the width study's own run (reused, not trained again)
-    small-data     finding 3: a prefix read about 16 times (the chapter's small-data sweep), a budget
-    width-depth    finding 4 (Kaplan et al. 2020): shapes of one non-embedding parameter count at a
-                   series of tokens per parameter, its trend judged (lrngpt.experiments.depth_series)
-    planted        under-trained tokens: a GPT tied and untied with tokens planted to be read 0, 1, 10
-                   and 1,000 times, the indicator's precision and recall (lrngpt.experiments.planted)
-    pip            Yin & Shen's PIP-optimal width of the width study's text beside its measured best
-    superposition  the toy model of Elhage et al. (2022): more features than dimensions once sparse
-
-How the parts share a budget, shrink toward the smallest protocol at which their claims can still
-show, and are refused naming what fits: lrngpt.experiments.chapter_budget, which makes the plan
-(`ChapterPlan`, its `Part`s). `--scale full` runs each study at the chapter's own scale (a GPU job),
-`--scale tiny` in seconds (tests).
+"""The book chapter on a laptop (`lrn chapter`): its parts (width, seeds, small-data, width-depth,
+planted, pip, superposition), the plan stored in DIR/chapter.json, and the verdicts judged on them.
+How the parts share a budget: lrngpt.experiments.chapter_budget; docs/chapter-on-a-laptop.md has the
+measurements behind each protocol.
 """
 
 from __future__ import annotations

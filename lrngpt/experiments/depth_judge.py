@@ -1,12 +1,6 @@
-"""The width-depth scale series judged: does the spread across shapes shrink as the runs read more?
-
-Each level of lrngpt.experiments.depth_series is one width-depth sweep, its spread and noise finding
-4's change and seed noise (lrngpt.experiments.shape_findings). Only levels whose shapes trained count
-(finding 4 there not "cannot show at this scale"); the trend is judged on the lowest and the highest
-of them by tokens per non-embedding parameter. Verdicts: "cannot show at this scale" with fewer than
-MIN_LEVELS such levels; "shows" when finding 4 shows at the highest; "moving toward the claim" when the
-spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond it or stays flat;
-"cannot tell" otherwise.
+"""The width-depth scale series judged: does the spread across shapes shrink as the runs read more
+tokens per non-embedding parameter? Only levels whose shapes trained count; the trend is judged on
+the lowest and the highest of them.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Width against depth as a scale series: the laptop protocol where Kaplan et al.'s claim can show.
 
-The book chapter cites Kaplan et al. (2020, "Scaling Laws for Neural Language Models"): at a fixed
-non-embedding parameter count, changing d_model / n_layer 40-fold changes the loss only a little
-(within 3%). The width-depth study at --scale cpu reads 2.4 tokens per non-embedding parameter and
-the shapes come out 70% apart; the claim is about models trained far longer. On 2 cores a model that
-reads many tokens per parameter must be small, so this protocol shrinks the shapes to about 31K
-non-embedding parameters (SHAPES: 12 L d^2 + 4 L d + 2 d of 31,332 to 31,518, 0.59% apart; d / L from
-51 down to 1.08, 47x) and the vocabulary to 512, and trains the same shapes at increasing tokens per
-non-embedding parameter (the levels). Each level is one ordinary sweep of the width-depth study
-(`lrngpt.sweep(level["source"], scale=level["scale"], set=level["set"], axes=level["axes"], out=...)`:
-resumable, dry-run, timing.jsonl); lrngpt.experiments.depth_judge reads the finished levels.
-
-`plan_series(minutes)` probes each shape on this machine (lrngpt.training.timing.probe) and keeps the
-largest top level of TOPS whose LEVELS levels (the top, a quarter of it, a sixteenth: RATIO apart) fit
-`minutes`, two seeds a shape at every level (the noise each level is judged against). docs/
-width-depth-study.md ("On a laptop: a scale series") has the measurements that chose it.
+Small shapes (SHAPES: about 31K non-embedding parameters, d / L 51 down to 1.08) trained at increasing
+tokens per parameter (the levels, RATIO apart), each level one ordinary width-depth sweep.
+`plan_series(minutes)` keeps the largest top level of TOPS whose levels fit (docs/width-depth-study.md
+has the measurements that chose it); lrngpt.experiments.depth_judge judges the finished levels.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Planning a sweep: what `lrn sweep --dry-run` shows, and what a run checks before it starts.
-
-For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
-training text (`point_passes`), the warning of a width study that reads its text more than once
-(`passes_warning`), an estimated time here from a short probe of its model (`estimate_points`), and
-the refusal of the full scale where torch sees no CUDA GPU (`check_machine`). `dry_run_plan` gathers
-them for --dry-run (`sweep_plan_text`: as lines); it trains nothing and downloads nothing.
+"""Planning a sweep: what `lrn sweep --dry-run` shows (passes, a width study's warning, time estimates
+from a short probe) and what a run checks before it starts (`check_machine`). Trains and downloads nothing.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
-"""PNG figures of one sweep or several (matplotlib, Agg: no display needed, no global pyplot state).
+"""PNG figures of one sweep or several (matplotlib Agg: no display, no global pyplot state).
 
-    figures/val_bpb_by_width.png   the chapter's Figure 1: val bpb against d on a log2 axis, one curve per
-                                   sweep and series (a 4x-steps sweep given beside it is overlaid), and a
-                                   panel of the parameters per width stacked by part: embedding, hidden
-                                   and the output layer, which does not depend on d; for a width study, the
-                                   book chapter's val bpb by width as a dotted reference curve (its text,
-                                   550M training tokens, and its reading, 0.12 passes, in the legend)
-    figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
-                                   series, with a grey line at the full-data val bpb of each width when a
-                                   full-data sweep is given beside it (without a small-data series: every
-                                   series' train and val bpb)
-    figures/val_bpb_by_step.png    periodic val bpb over the steps of every run (metrics.jsonl)
-    plot_series                    the width-depth scale series (lrn chapter's page): val bpb by shape per
-                                   level, and the spread across shapes against tokens per parameter
-    figures/val_bpb_by_shape.png   a shape study (width against depth at a fixed budget): val bpb against
-                                   d_model / n_layer on a log axis, seed min-max bars, and the band of 3%
-                                   above the lowest that the finding allows (in place of the two by width)
-
-A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
-list of them and return the Figure and the numbers they drew, so tests check what is plotted.
-`figure_files` draws one sweep's figures for DIR/figures (SweepDir.write_summary writes them);
-`figure_pngs` draws several sweeps' for a report. Every title names the scale and the corpus.
+The `plot_*` functions take summary documents (lrngpt.experiments.summary.collect) and return the
+Figure and the numbers they drew, so tests check what is plotted. Every title names the scale and
+the corpus.
 """
 
 from __future__ import annotations

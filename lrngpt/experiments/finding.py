@@ -1,14 +1,6 @@
-"""One claim judged on a student's runs: a `Finding`, made by one constructor (`Finding.judged`) in
-every judge (judges, shape_findings, depth_judge, planted, chapter_plan), read by the pages, the lines
-and the API (`as_dict` is what --json prints and DIR/verdicts.json keeps; `from_dict` reads it back).
-Its sentences are rendered from the numbers they cite by `say`: a word that depends on a sign comes
-from the number ("{gap:above|below|level with}"), a `Span` whose ends read the same is one number.
-
-Verdicts, one meaning each: shows / does not show (the runs test the claim: it holds / fails beyond
-the noise); cannot tell (they could, but what they measured cannot decide: the next step says what
-would); cannot show at this scale (they cannot test it, its premise fails here: the next step names
-where it can); moving / not moving toward the claim (a series' trend); works / fails (an indicator
-against a known answer); within 5% / apart (a prediction beside a measurement).
+"""One claim judged on a student's runs: a `Finding`, made by its one constructor (`Finding.judged`)
+in every judge; `as_dict` is what --json prints and DIR/verdicts.json keeps, `from_dict` reads it.
+Its sentences come from `say`: a word that depends on a sign comes from the number.
 """
 
 from __future__ import annotations

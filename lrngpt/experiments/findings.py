@@ -1,37 +1,10 @@
-"""The book chapter's three findings on the embedding width, judged on a student's own sweeps.
+"""The book chapter's findings 1-3 on the embedding width, judged on a student's own sweeps (one
+judge each: lrngpt.experiments.judges; the rules: docs/embedding-width-study.md).
 
-The chapter (lrngpt.experiments.chapter: its numbers and its words) finds: 1. each doubling of the
-width saves less val bpb; 2. with enough data (its model "hardly ever had occasion to read the same
-text twice": 0.12 passes) val bpb does not turn up to d = 512 and train bpb sits slightly above it;
-3. on a 4M-token prefix read about 16 times val bpb turns (lowest at d = 128) while train bpb keeps
-falling.
-
-`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: `rows`, `sweep` or
-`label`, `preset`, `axes`, `meta`) and returns a Finding per finding (lrngpt.experiments.finding),
-its `commands` each {"cli", "api", "why", "checked"}. Pure functions of plain data.
-
-Which series is which: a series (one sweep's runs at one steps / prefix setting) with a training
-prefix or at least MANY_PASSES passes is small-data, judged by finding 3; the other series with
-the most widths is the full-data series, judged by findings 1 and 2; runs at one width over several
-seeds give the noise (lrngpt.experiments.noise). The rules, each on the whole curve with the noise
-propagated to what it tests (lrngpt.experiments.trend; thresholds: lrngpt.experiments.thresholds):
-
-    premise  every width trained (lrngpt.experiments.judges.untrained), else "cannot show at this
-             scale", naming where it can
-    1  shows when the first saving is above its noise, no saving exceeds the one before beyond it,
-       and the savings' slope against log2 d is below zero beyond its noise (savings that do not
-       fall: does not show where seeds measured the noise, cannot tell where none did)
-    2  shows when its premise holds (at most FEW_PASSES passes, or the read and never-read targets
-       score alike), val bpb never rises beyond the noise past its lowest width, and every gap, and
-       the line through them at the widest width, is within the noise of zero or below; else the
-       reason splits the largest gap into val vs never-read (a harder validation text, only where
-       validation is drawn unlike the training text) and never-read vs read (memorising)
-    3  shows when val bpb rises beyond the noise past its lowest width while train bpb never rises
-       beyond its noise from one width to the next
-
-Every move a judge suggests is checked against the findings that show before it becomes a command
-(`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at that step;
-more steps must keep finding 2's premise (or come with a larger text).
+A series (one sweep's runs at one steps / prefix setting) with a training prefix or at least
+MANY_PASSES passes is small-data (finding 3); the other series with the most widths is the full-data
+one (findings 1 and 2); seeds at one width give the noise. Every move a judge suggests is checked
+against the findings that show before it becomes a command (`advise`).
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
 """The grid of a sweep: its definition, points, their names and shards (no training here).
 
-`resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
-file into a `SweepSpec` whose points each hold a validated RunConfig, resolved once;
-`shard_points` gives one shard of it. The runner is lrngpt.experiments.runner, the directory's
-owner lrngpt.experiments.sweepdir.SweepDir.
-
-A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
-"study": a study preset whose derived settings apply (optional), "set": {"train.lr": 0.02},
-"axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
-Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
-a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
-one is refused, with the time it would take, unless the device is set (`--device cpu`). What
---dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.dry_run.
-
-The base config is resolved in this order: base -> scale -> file "set" -> command-line
---set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
-the point's axis values. Points are the product of the axes in their order; point k
-belongs to shard k mod n, so machines or GPUs sharing DIR split the grid without talking.
-
-Under a Slurm job array (SLURM_ARRAY_TASK_ID / _COUNT / _MIN set) without --shard, array task k
-runs shard k of COUNT (`slurm_shard`), so `sbatch --array=0-7` spreads a grid over 8 jobs.
+A sweep file is JSON: {"name", "base" (a preset or config; default mlp-chapter), "study", "set",
+"axes", "scale"}. The base config is resolved in this order: base -> study -> scale -> file "set" ->
+--set -> derived settings -> the point's axis values. Point k belongs to shard k mod n, so machines
+sharing DIR split the grid without talking; a Slurm array task k runs shard k of its COUNT.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked
-out (its docstring: the rules). Each returns a Finding with the moves that could change its verdict,
-which the findings module checks against the other findings and writes out as commands.
+"""The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked.
 
-A claim about trained models cannot show where no width trained: a width whose train bpb (the text
-it reads; its val bpb where train bpb was not measured) is still above TRAINED x its untrained val
-bpb (step 0) has learned little beyond token frequencies, and its findings are "cannot show at this
-scale", with the scale that trains it as the next step. (Train bpb, not val: a validation text unlike
-the training text, a book's ending, keeps val bpb high however well a model learned.)
+A claim about trained models cannot show where no width trained: a width whose train bpb is still
+above TRAINED x its untrained val bpb has learned little beyond token frequencies (train bpb, not val:
+a validation text unlike the training text keeps val bpb high however well a model learned).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The noise of a sweep's numbers, from the seeds of one setting (a seed-variance sweep beside it).
-
-For each kind of number the findings judge tests (val bpb, train bpb, the gap val - train, and
-never-read - read train bpb), the noise sigma of one measurement is the largest max - min over the
-seeds of one setting among the sweeps given, at least NOISE_FLOOR; where no seeds measured that
-kind, NOISE_WITHOUT_SEEDS (lrngpt.experiments.thresholds says why these values).
+"""The noise of a sweep's numbers: per kind, the largest max - min over the seeds of one setting, at
+least NOISE_FLOOR; NOISE_WITHOUT_SEEDS where no seeds measured it (lrngpt.experiments.thresholds).
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
-"""How many of a sweep's points train at once, chosen from a measurement (`lrn sweep`, its dry run, its budget).
+"""How many of a sweep's points train at once, chosen from a measurement, never assumed.
 
-A width study's small points (d = 4 to 64) keep few of a machine's cores busy with torch's intra-op
-threads, so a sweep that trains them one after another leaves cores idle. N points at once, each in
-its own worker process with T // N of the T threads (lrngpt.experiments.workers), can read more
-tokens per second. Whether they do depends on the machine, so it is measured, never assumed:
-
-    alone   the grid's smallest and largest model, timed in this process with all T threads
-            (lrngpt.training.timing.probe: the same probe as the dry run's and the budget's)
-    packed  the same two models, each timed as N copies at once in N worker processes of T // N
-            threads (`probe_packed`), started together at a barrier so that they really share the cores
-
-The gain of N is N x the alone seconds per training token over the packed ones (summed over the two
-models). The sweep packs the N with the best gain when it is at least PACK_GAIN; it trains one point
-after another when the gain is smaller, when there is one point to train, when the points train on a
-GPU, when torch has one thread, or when the points take less than MIN_PACK_SECONDS together (starting
-worker processes costs seconds). `--points-at-once N` forces N (1: one after another, as before). A
-point's numbers do not depend on it: its seed decides them, and torch's CPU kernels give the same bits
-at 1 and 2 threads (tests/experiments/test_packing.py shows it for the sweeps' models).
-
-The choice is a dict (`record`): points_at_once, threads (each point's), why (one line), gain and
-slowdown (a point's seconds packed over alone, which the estimates scale by) where measured. The
-planned wall time of points at once is `makespan`: the points, largest first (`order`), each started
-on the first free slot, as the runner starts them.
+The grid's smallest and largest model are timed alone with all T threads and as N copies at once of
+T // N threads (`probe_packed`); the gain of N is N x alone over packed seconds per token. A sweep
+packs the best N when its gain is at least PACK_GAIN, and trains one point after another otherwise
+(one point, a GPU, one thread, or less than MIN_PACK_SECONDS of work). A point's numbers do not depend
+on it (tests/experiments/test_packing.py).
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """The planted-tokens study: a small GPT, tied and untied, trained on a stories split in which chosen
-ids are read as input exactly 0, 1, 10 and 1,000 times; indicators of under-trained tokens scored on
-that known answer and on the whole vocabulary against the replayed counts.
-
-    plan = planted_plan(scale="cpu")            # the protocol, its measured time estimate, deviations
-    result = run_planted(Path("out"), plan)     # out/data, out/tied, out/untied, out/planted.json
-    planted_scores(Path("out"))                 # works / fails per indicator, tying and truth
-    planted_findings(Path("out"))               # own movement's four Findings (tied, untied x two truths)
-    plot_planted(Path("out"))                   # input reads against own movement (figure)
-
-The planted split is a prepared-data directory of its own (out/data: the corpus's tokenizer and
-validation split, the training split with the planted ids, meta.json whose key names the plant),
-given to the trainer as its data; a run trained on it records that key, so it can only be resumed
-with it, and nothing else reads it. The ids, the indicator and the scores: lrngpt.analysis.planted.
+ids are read as input exactly 0, 1, 10 and 1,000 times; the indicators of under-trained tokens
+(lrngpt.analysis.planted) scored on that known answer and on the whole vocabulary.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
-"""The book chapter's embedding-width sweeps and the scales that shrink them.
+"""The book chapter's embedding-width studies and the scales that shrink them.
 
-A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plus settings
-derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a
-set of overrides applied to the base config before those derivations:
-
-    full  the chapter's protocol: tinystories (TinyStoriesV2-GPT4 at a pinned dataset revision,
-          downloaded once, 2.2 GB), 4,000 steps of batch 64 x 256, periodic val bpb on the first
-          2M validation tokens, train bpb on the first 2M training tokens, the final val bpb on
-          the whole validation split (a GPU job). Settings the chapter does not state (the
-          embedding init, AdamW's betas, min_lr, ...) are mlp-chapter's own choices, listed with
-          the --set that undoes each in docs/embedding-width-study.md
-    cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
-          400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
-          (capped evaluations spread over the splits)
-    tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
-    budget  the chapter's model in N minutes on this machine (`lrn sweep STUDY --minutes N`): steps,
-          batch, corpus size, evaluations and widths planned from a measured probe
-          (lrngpt.experiments.budget); these are only its defaults
-
-A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
-(the widths, seeds, steps factor) stays the chapter's (a budget too short for all the widths keeps
-four of them, and its dry run says so). Without a scale, lrngpt.experiments.grid's `default_scale`
-picks full where torch sees a CUDA GPU and cpu elsewhere.
+A study names a grid (`axes`) over the chapter's MLP plus settings derived from the run length; a
+scale (full: the chapter's protocol, a GPU job; cpu: about 30 minutes on 2 cores; tiny: seconds, for
+tests; budget: planned from a probe, lrngpt.experiments.budget) only shrinks length, batch, corpus and
+evaluation sizes, never what the study varies. docs/embedding-width-study.md lists each scale.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""Running a sweep: `run_sweep(sweep, out, shard)` trains the points of one shard that are not
-finished yet (resuming partial ones) and then writes the summary (`summarize`).
-
-The grid (resolving presets and sweep files into points, shards) is lrngpt.experiments.grid;
-the directory (sweep.json, runs/, the summary files) is owned by
-lrngpt.experiments.sweepdir.SweepDir; the dry run's plan is lrngpt.experiments.dry_run. Each
-distinct data configuration of the shard is prepared once and handed to every point that
-trains on it.
+"""Running a sweep: `run_sweep` trains one shard's unfinished points (resuming partial ones), then
+writes the summary (`summarize`). Each distinct data configuration is prepared once.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
-"""Width against depth at a fixed budget, judged on a student's own sweep.
+"""Width against depth at a fixed budget (finding 4), judged on one shape sweep's summary document.
 
-The book chapter on choosing the embedding width cites Kaplan et al. (2020, "Scaling Laws for Neural
-Language Models"): with the non-embedding parameter count held fixed, the loss changes only a little
-while the ratio of width to depth (d_model / n_layer) varies 40-fold; 6 layers x 4,288 came within 3%
-of 48 layers x 1,600 (GPT-2's largest model). The `width-depth` study (lrngpt.experiments.presets)
-trains such shapes; `judge_shapes(doc)` judges that finding on its summary document
-(lrngpt.experiments.summary.collect: only `rows`, `sweep`/`label` and `preset`/`axes` are read) and
-returns one finding shaped like lrngpt.experiments.findings' (number 4). Pure functions of plain data.
-
-A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds (one tokenizer, one
-validation text: bpb is the loss times one constant). The change is (worst - best) / best; the noise
-the largest max - min over one shape's seeds, over the best. The finding shows when change + noise
-<= MAX_CHANGE, does not show when change - noise > MAX_CHANGE, and cannot tell in between or without
-seeds, shapes, span or an equal budget (the thresholds: below; docs/width-depth-study.md derives
-them). Where a shape has not trained past token frequencies (lrngpt.experiments.judges.untrained),
-the shapes differ by how little each has learned yet: it cannot show at that scale.
+Kaplan et al. (2020): with the non-embedding parameters fixed, the loss changes by at most 3% while
+d_model / n_layer varies 40-fold. The change is (worst - best) / best of the shapes' seed-mean val bpb,
+the noise the largest seed max - min over the best; it shows when change + noise <= MAX_CHANGE
+(docs/width-depth-study.md derives the thresholds).
 """
 
 from __future__ import annotations

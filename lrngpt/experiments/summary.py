@@ -1,10 +1,5 @@
-"""A sweep's results: one line per run, tables by width and by seed.
-
-`collect(DIR)` gathers a row from every run directory of DIR/sweep.json that has a summary.json
-(whatever shards have finished so far) into one summary document, and writes nothing: the
-runner (lrngpt.experiments.runner.summarize) writes DIR/lines.txt, summary.{md,csv,json} and the
-figures from it. Every output names the scale and the corpus, and every row the passes it made
-over its training text (`passes`).
+"""A sweep's results: one line per run, tables by width and by seed. `collect(DIR)` gathers the
+finished runs into one summary document and writes nothing (lrngpt.experiments.runner writes it).
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
-"""A sweep directory and its owner, `SweepDir` (beside lrngpt.store.rundir.RunDir for one run).
+"""A sweep directory and its one owner, `SweepDir`: sweep.json (the definition, written once by the
+first shard, checked field by field, its version honoured), runs/<name>/ (one run directory a point),
+lines.txt, summary.md|csv|json, figures/*.png and a budget's timing.jsonl.
 
-    SWEEP_DIR/
-      sweep.json          the definition: version, name, preset (study name or null), source,
-                          scale, about, base (the resolved config dict), axes,
-                          points [{"index", "name", "values", "steps"}] (budget: a --minutes plan)
-      runs/<name>/        one run directory per point (lrngpt.store.rundir), named like d64-s1337-t4000
-                          (width, seed, steps; -<key><value> per other axis)
-      lines.txt           one line per finished run, in the chapter's format
-      summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width, mean and
-                          spread over seeds (summary.json rows carry n_embd and val_bpb, as
-                          lrngpt.analysis.costs.bpb_by_width expects)
-      figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
-      timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
-                          estimate, each invocation's (lrngpt.experiments.time_ledger)
-      .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.record
-
-`SweepDir` owns these names: every module that reads or writes a sweep directory goes through
-it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and
-checked field by field in one place (`definition`), and its `version` is honoured: a file from
-a newer lrn is refused rather than misread. A point counts as finished when its summary.json
-says finished at the point's steps; one with ckpt_last.pt but no finished summary resumes.
-
-The summary files and figures are rewritten whenever the sweep runs, and only while they are as
-lrn wrote them (the record): a lines.txt you edited is yours; a sweep says so before it trains,
-keeps it as it is and writes the other files; --summary-only refuses and writes none.
+The summary files are rewritten whenever the sweep runs, and only while they are as lrn wrote them:
+a lines.txt you edited is kept (--summary-only refuses instead).
 """
 
 from __future__ import annotations

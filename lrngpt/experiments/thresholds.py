@@ -1,23 +1,10 @@
-"""Every threshold of the findings judge (lrngpt.experiments.findings) and of a budget's reading, named
-once (docs/embedding-width-study.md derives each value; the budget plans for the FEW_PASSES the judge
-asks of finding 2). The noise sigma is the largest max - min of a value over the seeds of one setting
-(at least NOISE_FLOOR; without seeds NOISE_WITHOUT_SEEDS); what a judge tests is a linear combination
-of such numbers, beyond the noise when above Z x sigma x its coefficients' length (lrngpt.experiments.trend).
+"""Every threshold of the findings judge and of a budget's reading, named once (their derivation:
+docs/embedding-width-study.md).
 
-Taking the range of two or three seeds as sigma is deliberate: the range of three normal draws is on
-average 1.69 standard deviations, so Z x range = 3.4 standard deviations, about Student's t at 95%
-one-sided for the two degrees of freedom three seeds give (2.92). A smaller noise would trust three
-seeds more than they allow.
-
-Two thresholds, so that noise can hide a finding but never invent one. A test whose passing keeps a
-finding from showing (val bpb rises past its lowest width, for finding 2; a gap above zero; train
-bpb rising, for finding 3) uses Z = 2. A test whose passing makes a finding show (the savings' slope
-below zero and the first saving above the noise, for finding 1; the turn, for finding 3) uses
-Z_STRICT = 3, and so does the largest of several differences (a saving larger than the one before:
-one of six noisy differences passes Z = 2 by chance in about one curve in ten). Three seeds can
-read the noise low: with their range at the noise itself, Z = 2 would let one curve in forty
-without diminishing returns show them; Z_STRICT = 3, about one in a thousand (the property tests,
-tests/experiments/test_findings_properties.py, measure it on generated curves).
+The noise sigma is the largest max - min over the seeds of one setting. Two z's, so that noise can
+hide a finding but never invent one: a test whose passing keeps a finding from showing uses Z; one
+whose passing makes it show uses Z_STRICT (tests/experiments/test_findings_properties.py measures
+the false-showing rate on generated curves).
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""A ledger of a budgeted sweep's actual times: what it records, and the plan corrected by it.
-
-Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`) and what happened in
-DIR/timing.jsonl, through SweepDir (its owner), one JSON object a line, appended, each with the
-"invocation" (the process) that wrote it, so a killed one still counts:
-
-    {"event": "point", "name", "seconds", "estimate", "at"}   a run trained, its wall time and the plan's
-    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one invocation's runs ended
-    {"event": "summary", "seconds", "at"}                     its summary and figures took this
-
-A row whose seconds or estimate is no time a run can take (NaN, Infinity, negative, past MAX_RECORD_S)
-is damaged: `check_row` names the file, the line and the fix, for every reader alike (SweepDir.timing).
-The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the points
-trained so far, and `corrected` scales the estimates of the points still to run by it.
+"""A budgeted sweep's actual times (DIR/timing.jsonl, one JSON object a line, appended; each row with
+the "invocation" that wrote it) and the plan corrected by them: `pace` is measured over estimated
+seconds of the points trained so far, `corrected` scales the rest by it. A row whose times are no
+times (NaN, negative, past MAX_RECORD_S) is named with the fix (`check_row`).
 """
 
 from __future__ import annotations

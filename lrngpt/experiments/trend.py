@@ -1,11 +1,6 @@
-"""The findings judge's arithmetic: savings, slopes and fitted values of a curve over the widths, each
-with its noise.
-
-Every quantity the judge tests is a linear combination of numbers measured once per width (val bpb,
-gaps), whose noise sigma is the same at every width and independent between widths (the seeds of
-one run do not carry over to the next width). So an `Estimate` is its value and the coefficients
-that made it: its noise is sigma x the length of the coefficient vector, and it is beyond the noise
-when it exceeds Z times that (lrngpt.experiments.thresholds). Pure functions of lists of floats.
+"""The findings judge's arithmetic: an `Estimate` is a value and the coefficients that made it from
+numbers measured once per width, each with the same independent noise sigma, so its noise is sigma x
+the coefficients' length.
 """
 
 from __future__ import annotations

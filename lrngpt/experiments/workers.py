@@ -1,16 +1,8 @@
-"""Worker processes for points at once: each trains one sweep point (or times one probe) with its share of
-the threads, and tells the sweep what it says through a pipe (lrngpt.experiments.packing chooses how many).
+"""Worker processes for points at once: each trains one sweep point (or times one probe) with its share
+of the threads, forked from a fork server that imported torch once, and reports over a pipe.
 
-A worker is forked from a fork server that has imported torch and the trainer once (`context`), so
-starting one costs a fork, not an interpreter start. It takes the sweep's environment and working
-directory, sets torch's intra-op threads, and calls the same `train` as a point trained in the sweep's
-own process: its run directory, lock (RunInUse), checkpoints and resume are the same. Its lines and
-metrics rows come back over its pipe; the sweep prints them under the point's name.
-
-Faults: a worker killed (SIGKILL, the OOM killer) leaves its run as its last checkpoint left it; the
-sweep lets the other points running finish, starts no new one, and stops with one line naming it (the
-same command resumes it). A sweep process that dies closes the `alive` pipe each worker watches, and
-the worker stops as on SIGTERM: it saves at its next step and exits, so no orphan trains on.
+A worker killed leaves its run at its last checkpoint; the sweep lets the others finish and stops
+naming it. A sweep that dies closes the `alive` pipe, and each worker stops as on SIGTERM.
 """
 
 from __future__ import annotations
