@@ -12,12 +12,8 @@ import math
 from typing import Any
 
 VAL_BPB = {4: 1.1734, 8: 1.0882, 16: 1.0247, 32: 0.9751, 64: 0.9326, 128: 0.9033, 256: 0.8864, 512: 0.8795}
-TRAIN_BPB = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose lines it prints
-GAP = {4: -0.0051, 64: -0.0033, 512: -0.0021}  # val - train at those widths
 SEED_VAL_BPB = [0.9326, 0.9327, 0.9323]  # d = 64: seed 1337 and two more it does not name
 LONG = {16: (1.0045, 1.0085), 64: (0.9200, 0.9230), 256: (0.8689, 0.8710)}  # 16,000 steps: (val, train)
-SMALL_VAL = {8: 1.0998, 32: 1.0030, 64: 0.9806, 128: 0.9781, 256: 0.9972, 512: 1.0326}
-SMALL_TRAIN = {8: 1.0625, 64: 0.8579, 128: 0.7984, 256: 0.7312, 512: 0.6541}
 TRAIN_TOKENS = 550_000_000
 STEPS, BATCH, SEQ_LEN = 4000, 64, 256
 READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, depth_series, packing, planted
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.budget import BATCH, HEADROOM, MIN_STEPS, SMALLEST_WIDTHS, Budget, Planner, busy_note
+from lrngpt.experiments.budget import HEADROOM, Budget, Planner, busy_note
 from lrngpt.experiments.budget import check_minutes as budget_minutes
 from lrngpt.experiments.chapter_plan import ChapterPlan, Part
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.experiments.presets import STUDIES
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
@@ -76,18 +75,6 @@ def check_minutes(minutes) -> float:
                         "2-core machine; too small for the claims to show), and `lrn chapter --dry-run` with more "
                         f"{option('minutes')} says what fits here")
     return minutes
-
-
-def smallest_that_can_show(part: str) -> dict:
-    """The smallest protocol the laptop plan shrinks `part` to, the one at which its claim can still show (a
-    verdict's premise names it: below it, "cannot show at this scale"); {} for a part that does not shrink."""
-    if part in ("width", "seeds", "small-data"):
-        widths = STUDIES["embed-dim-small-data" if part == "small-data" else "embed-dim"]["axes"]["model.n_embd"]
-        return {"widths": [w for w in SMALLEST_WIDTHS if w in widths], "steps": MIN_STEPS, "batch": BATCH,
-                "seq_len": chapter.SEQ_LEN}
-    if part.startswith("width-depth"):
-        return {"tokens_per_param": depth_series.PROTOCOLS["cpu"]["tops"][-1], "levels": depth_series.LEVELS}
-    return {"steps": planted.PROTOCOLS["cpu"]["min_steps"]} if part == "planted" else {}
 
 
 def memo(probe_fn=None):
@@ -206,9 +193,9 @@ def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> C
     planning = time.perf_counter() - started
     at_smallest = [n for n in SHARES if sum(p.est_seconds for p in parts[n]) <= probed[n].smallest * 1.02]
     return ChapterPlan("laptop", minutes, out, ordered + fixed_parts(ordered[0].corpus, False),
-                       round(fixed + planning + sum(p.est_seconds for p in ordered), 1), planning_seconds=round(
-                           planning, 1), shrunk=[f"{n} at its smallest protocol at which its claim can still show"
-                                                 for n in at_smallest] + [busy_note("")] * bool(at_smallest and busy_note()))
+                       round(fixed + planning + sum(p.est_seconds for p in ordered), 1),
+                       shrunk=[f"{n} at its smallest protocol at which its claim can still show" for n in at_smallest]
+                       + [busy_note("")] * bool(at_smallest and busy_note()))
 
 
 def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
@@ -267,5 +254,5 @@ def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=No
     parts += [planted_part(planted.planted_plan(None, scale="tiny" if tiny else "cpu", probe_fn=probe_fn)),
               *fixed_parts(width.corpus, tiny)]
     planning = time.perf_counter() - started
-    return ChapterPlan(scale, None, out, parts, round(START_S + planning + REPORT_S + sum(p.est_seconds for p in parts),
-                                                      1), planning_seconds=round(planning, 1))
+    return ChapterPlan(scale, None, out, parts,
+                       round(START_S + planning + REPORT_S + sum(p.est_seconds for p in parts), 1))

@@ -159,7 +159,6 @@ class ChapterPlan:
     parts: list[Part]
     est_seconds: float
     version: int = VERSION
-    planning_seconds: float | None = None
     shrunk: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:

@@ -16,7 +16,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lrngpt.core.ownership import write_owned_files
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
@@ -24,7 +23,6 @@ from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
 from lrngpt.experiments.depth_judge import level_doc, level_result
 from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
-from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
 
 PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
               "output": "output layer (the same for every d)"}
@@ -264,13 +262,6 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
         if drawn is not None:
             files[f"{name}.png"] = png_bytes(drawn[0])
     return files
-
-
-def write_figures(out: Path, doc: dict) -> list[Path]:
-    """Draw one sweep's figures into its figures folder (SweepDir.figures_dir), recorded as lrn's (only
-    over figures lrn wrote, unchanged)."""
-    files = figure_files(out, doc)
-    return write_owned_files(SweepDir(out).figures_dir, files, FIGURE_FILE) if files else []
 
 
 def plot_series(dirs: list[Path]) -> Figure:

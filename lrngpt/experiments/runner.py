@@ -40,11 +40,6 @@ from lrngpt.training.timing import clock
 from lrngpt.training.trainer import train_run
 
 
-def write_definition(sweep: SweepSpec, out: Path) -> None:
-    """Create DIR/sweep.json, or check that DIR holds this same sweep (SweepDir.create_or_check)."""
-    SweepDir(out).create_or_check(sweep.definition())
-
-
 def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, dict[str, bytes]]:
     """The summary of DIR's existing run directories, and its figures as {NAME.png: PNG}; nothing written."""
     sweep_dir = SweepDir(out)
