@@ -28,9 +28,8 @@ def offer_line(bf16: str, speedup: float | None) -> str | None:
 
 def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
                measure: Callable[..., dict] | None = None) -> dict | None:
-    """What the plan says of bfloat16 here: {"bf16": native | emulated | unknown, "speedup", "seconds",
-    "line"}; None where it does not apply (no CPU point, or a dtype other than auto / float32 asked
-    for). `caps` and `measure` are this CPU's and the probe, unless given (tests give made-up ones)."""
+    """What the plan says of bfloat16 here ({"bf16", "speedup", "seconds", "line"}); None where it
+    does not apply. `caps` and `measure`: this CPU's and the probe unless given (tests)."""
     cpu = [p for p in points if p.config.train.dtype in ("auto", "float32") and _on_cpu(p)]
     if not cpu:
         return None

@@ -125,9 +125,8 @@ def check_passes(passes) -> float:
 
 def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: list[str], axes: list[str], out,
                    log=None, points_at_once: int | None = None, passes: float | None = None) -> Budget | None:
-    """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` when it holds a
-    budgeted sweep and no other scale is asked for (so running the command again resumes the same
-    points); None for a sweep without a budget. Both front ends (lrn sweep, lrngpt.sweep) call this."""
+    """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` (so the same
+    command resumes it); None for a sweep without a budget."""
     stored = stored_budget(out)
     if minutes is not None:
         if scale:
@@ -145,8 +144,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 
 
 def corrected_budget(stored: dict, out) -> Budget:
-    """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
-    for those, the estimate x that pace for the rest: lrngpt.experiments.time_ledger)."""
+    """The stored plan, its estimates corrected by the pace of the runs so far."""
     b = budget_from_dict(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
@@ -155,8 +153,7 @@ def corrected_budget(stored: dict, out) -> Budget:
 
 
 def other_budget(out, stored: dict, minutes: float) -> str:
-    """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
-    (never "delete it": its finished runs are the point of running it again)."""
+    """The refusal for --minutes N over a sweep planned for other minutes (never "delete it")."""
     sweep_dir = SweepDir(out)
     points = sweep_dir.definition(partial=True).get("points") or []
     done = 0
@@ -181,10 +178,8 @@ Extra = Callable[[dict], float] | None  # seconds a caller adds to a plan, from 
 
 @dataclass
 class Planner:
-    """One study planned into a time budget: its settings, its probe on this machine and the estimates made
-    from them (`lrn sweep STUDY --minutes N`; `lrn chapter` plans its width and small-data parts with it).
-    `probe` times the grid's ends, `smallest` is the smallest plan at which the findings can still show,
-    `plan` the most that fits in some seconds."""
+    """One study planned into a time budget: `probe` times the grid's ends, `smallest` is the smallest
+    plan at which the findings can still show, `plan` the most that fits (`lrn chapter` uses it too)."""
     source: str
     sets: list[str]
     axes: list[str]
@@ -210,8 +205,8 @@ class Planner:
 
     @classmethod
     def of(cls, source: str, sets: list[str], axes: list[str], target: float = PASSES_TARGET) -> Planner:
-        """The study's settings; a text of the user's own is read (its token counts cap the steps) and
-        refused, before any probe, when it is not prepared or too short for one window."""
+        """The study's settings; a text of the user's own is refused before any probe when it is not prepared
+        or too short for one window."""
         if source not in STUDIES:
             raise UserError(f"{option('minutes')} plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
         first = resolve_sweep(source, "budget", sets, axes)
@@ -253,8 +248,7 @@ class Planner:
         return {k: v for k, v in out.items() if k not in self.user}
 
     def estimate(self, steps: int, batch: int, grid: list[int] | None):
-        """The sweep of `steps` of `batch` over `grid` (None: the study's widths), its --set items, the
-        estimated seconds of each part and of each point (none before the probe)."""
+        """The sweep of `steps` of `batch` over `grid`, its --set items, and the seconds of each part and point."""
         plan = self.sets_for(steps, batch)
         s, _ = Budget(0.0, plan, {}, 0, {}, None).items()
         sweep = resolve_sweep(self.source, "budget", self.sets + s,
@@ -294,8 +288,8 @@ class Planner:
         return lo * self.factor
 
     def step_cap(self, batch: int) -> int:
-        """The most steps per run: the chapter's, and for the user's own text what reads it at most the target
-        (a text too small for MIN_STEPS there: up to OWN_TEXT_PASSES, and the plan says what that costs)."""
+        """The most steps per run: the chapter's, and for the user's own text what reads it at most the
+        target (a text too small for MIN_STEPS: up to OWN_TEXT_PASSES, said in gives_up)."""
         cap = CHAPTER_STEPS * self.factor
         if self.n_user is not None:
             few = int(self.target * self.n_user // (batch * self.seq)) // self.factor * self.factor
@@ -308,10 +302,8 @@ class Planner:
 
     def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
               seconds: float | None = None) -> None:
-        """Time the grid's smallest and largest model at the planned batch, then how many points train at once
-        (lrngpt.experiments.packing.choose: a packed probe of the same two; none when a `probe_fn` is given
-        without a `pack_fn`). With `seconds`, the packed probe is skipped when even as many points at once as
-        there are threads, each as fast as alone, could not fit the smallest plan in them: the caller refuses."""
+        """Time the grid's ends at the planned batch, then choose the points at once (packing.choose). With
+        `seconds`, the packed probe is skipped when no packing could fit the smallest plan: the caller refuses."""
         log, t0 = log or (lambda m: None), time.perf_counter()
         sweep = self.estimate(MIN_STEPS * self.factor, self.batch, None)[0]
         cfgs = packing.ends([p.config for p in sweep.points])
@@ -342,9 +334,8 @@ class Planner:
         return self.seconds(MIN_STEPS * self.factor, self.batch, self.grids[-1], extra)
 
     def plan(self, seconds: float, minutes: float, extra: Extra = None) -> Budget:
-        """The most that fits `seconds` (a budget of `minutes`): all the widths with GOOD_STEPS each, else fewer
-        widths down to the smallest grid at MIN_STEPS, then a batch doubled toward the chapter's when the
-        steps reach theirs; BudgetTooShort when even the smallest does not fit."""
+        """The most that fits `seconds`: all the widths at GOOD_STEPS, else fewer down to MIN_STEPS, then a
+        batch doubled toward the chapter's; BudgetTooShort when even the smallest does not fit."""
         batch, cap = self.batch, self.step_cap(self.batch)
         for i, grid in enumerate(self.grids):
             steps = self.fit(batch, grid, seconds, cap, extra)
@@ -369,8 +360,7 @@ class Planner:
 
 
 def tiny_seconds(source: str, probe_fn=None) -> float:
-    """The study at --scale tiny here: its points from a probe of its smallest and largest (tiny) model,
-    its start, corpus and summary (a refusal's estimate of the command that fits in seconds)."""
+    """The study at --scale tiny here, estimated from a probe (a refusal's command that fits in seconds)."""
     sweep = resolve_sweep(source, "tiny", [], [])
     est = estimate_points(sweep.points, quick=True, log=lambda m: None, probe_fn=probe_fn)
     return START_S + PREPARE_S + SUMMARY_S + sum((e["est_seconds"] or 0.0) + POINT_OVERHEAD_S for e in est.values())
@@ -384,11 +374,8 @@ def busy_note(lead: str = "; ") -> str:
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
                 points_at_once: int | None = None, pack_fn=None, passes: float | None = None, out: str = "DIR") -> Budget:
-    """The plan for `source` (a study) in `minutes` on this machine, filling at most HEADROOM of them. The
-    points run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's
-    by default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
-    so (`packing.makespan`). A budget too small for the smallest plan that can show the findings is refused,
-    naming the commands that fit here now, with their estimates (`out` in them)."""
+    """The plan for study `source` in `minutes` here, filling at most HEADROOM of them; refused, naming
+    the commands that fit (`out` in them), when the smallest plan that can show the findings does not."""
     minutes, target = check_minutes(minutes), check_passes(passes)
     p = Planner.of(source, sets, axes, target)
     seconds = minutes * 60 * HEADROOM

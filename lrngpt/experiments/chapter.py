@@ -103,6 +103,5 @@ def quote(key: str) -> str:
 
 
 def read_shares(passes: float) -> tuple[float, float]:
-    """Expected share of training targets read at least once, and twice or more, at `passes`: windows
-    are drawn uniformly at random, so each target is read a Poisson number of times with mean passes."""
+    """Expected shares of training targets read at least once and twice or more at `passes` (Poisson)."""
     return 1 - math.exp(-passes), 1 - math.exp(-passes) * (1 + passes)

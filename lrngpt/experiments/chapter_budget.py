@@ -50,8 +50,7 @@ SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary al
 
 @dataclass
 class Unit:
-    """A budgeted part of the chapter once probed: the seconds of its smallest protocol at which its claim
-    can still show, and its parts planned into some seconds (at least those)."""
+    """A budgeted part once probed: its smallest protocol's seconds, and its parts planned into some seconds."""
     name: str
     smallest: float
     fit: Callable[[float], list[Part]]
@@ -96,8 +95,7 @@ def _seeds_extra(each: dict) -> float:
 
 
 def budget_part(name: str, source: str, b: Budget) -> Part:
-    """A sweep part trained as its budget planned it: the plan's steps, corpus and widths as its settings,
-    at the points at once measured with it (no second probe: its estimate leaves the probe out)."""
+    """A sweep part trained as its budget planned it (its estimate leaves the probe out)."""
     return Part(name, "sweep", cp.CLAIMS[name][0], round(b.est_seconds - b.parts.get("probe", 0.0), 1),
                 list(b.gives_up), source=source, scale="budget", set=b.items()[0], axes=dict(b.axes),
                 corpus=b.sets.get("data.corpus"), points_at_once=b.packing.get("points_at_once"),
@@ -139,8 +137,7 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
 # ---- the laptop plan: a budget --------------------------------------------------------------------
 
 def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
-    """Each budgeted unit, probed when called with the seconds it may take (the width study skips its packed
-    probe when even that could not fit them)."""
+    """Each budgeted unit, probed when called with the seconds it may take."""
     width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
 
     def width_unit(left: float) -> Unit:
@@ -174,8 +171,7 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
 
 
 def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> ChapterPlan:
-    """The chapter in `minutes` here (the module's docstring says how); UserError naming what fits when the
-    smallest protocols do not."""
+    """The chapter in `minutes` here; UserError naming what fits when the smallest protocols do not."""
     started, pack_fn = time.perf_counter(), pack_fn or (None if probe_fn else packing.probe_packed)
     probe_fn = memo(probe_fn)
     fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
@@ -199,8 +195,7 @@ def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> C
 
 
 def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
-    """Each unit's parts in `seconds`: its smallest, and of what they leave its share by SHARES, planned in
-    SHARES' order; what a unit does not use goes on to the units after it."""
+    """Each unit's parts in `seconds`: its smallest plus its SHARES of the rest; what one leaves goes on."""
     surplus = seconds - sum(u.smallest for u in units.values())
     parts: dict[str, list[Part]] = {}
     for i, (name, share) in enumerate(SHARES.items()):
@@ -211,8 +206,7 @@ def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
 
 
 def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) -> str:
-    """The budget refused, with what fits here now: the minutes (the units not probed at REFERENCE_S times
-    the probed ones' pace), the width study alone, --scale tiny."""
+    """The budget refused, with what fits here now (units not probed counted at the probed ones' pace)."""
     pace = sum(smallest.values()) / sum(REFERENCE_S[n] for n in smallest)
     need = {n: smallest.get(n, REFERENCE_S[n] * pace) for n in REFERENCE_S}
     total = fixed + sum(need.values())
@@ -240,8 +234,7 @@ def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict
 
 
 def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=None) -> ChapterPlan:
-    """Each study at `scale` (tiny: seconds; full: the chapter's, a GPU job), its estimate from a probe of its
-    points; `corpus` the text of every sweep instead of the scale's."""
+    """Each study at `scale` (tiny: seconds; full: a GPU job), estimated from a probe of its points."""
     started, probe_fn, tiny = time.perf_counter(), memo(probe_fn), scale == "tiny"
     text = [f"data.corpus={corpus}"] if corpus else []
     width = _scale_sweep("width", "embed-dim", scale, text, {"model.n_embd": WIDTHS} if tiny else {}, say, probe_fn)

@@ -35,8 +35,8 @@ class ChapterDir:
     # ---- the plan ------------------------------------------------------------------------------------
 
     def plan(self) -> ChapterPlan | None:
-        """The plan the directory was started with (None: not a chapter directory yet). A plan that is
-        not one (edited, cut) is named with the fix."""
+        """The plan the directory was started with (None: not a chapter directory yet); a damaged one is
+        named with the fix."""
         if self._plan is None:
             path = self.path / PLAN
             if not path.is_file() or lrn_kind(self.path) != KIND:
@@ -112,8 +112,7 @@ class ChapterDir:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")
 
     def verdicts(self, claims) -> list[dict]:
-        """verdicts.json as `lrn chapter` wrote it (a chapter not finished has none); `claims`: the studies
-        a finding may belong to."""
+        """verdicts.json as `lrn chapter` wrote it; `claims`: the studies a finding may belong to."""
         path = self.path / VERDICTS
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "

@@ -49,8 +49,7 @@ CLAIMS = {  # study -> (what the chapter argues, its source); a sweep preset is 
 
 
 def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
-    """The seeds part's rows with the width study's run at its width and first seed added: the same
-    config, trained once (their series label, steps and corpus must match to be counted together)."""
+    """The seeds part's rows with the width study's run at SEED_WIDTH added (the same config, trained once)."""
     have = {r.get("seed") for r in seeds_rows}
     mine = [r for r in width_rows if r.get("n_embd") == SEED_WIDTH and r.get("seed") not in have]
     keys = ("steps", "corpus", "batch_size", "train_tokens")
@@ -69,9 +68,8 @@ CAN_SHOW = {"laptop": "the laptop plan, `lrn chapter --minutes 60 --out DIR` (it
 
 
 def superposition_verdict(result: dict) -> Finding:
-    """Shows when sparse features leave more features represented than there are dimensions, and more
-    than dense ones do: the toy model's point. Its premise: dense, the toy keeps at most one feature a
-    dimension (as PCA would); a toy that keeps more has not trained to that picture yet."""
+    """Shows when sparse features leave more features represented than dimensions, and more than dense
+    ones do; a toy that keeps more than one feature a dimension when dense has not trained yet."""
     rows, dims = sorted(result["sparsities"], key=lambda r: r["sparsity"]), result["dims"]
     dense, sparse = rows[0]["represented"], max(r["represented"] for r in rows)
     at = next(r["sparsity"] for r in rows if r["represented"] == sparse)
@@ -91,9 +89,7 @@ def superposition_verdict(result: dict) -> Finding:
 
 
 def pip_verdict(result: dict, untrained: bool = False) -> Finding:
-    """The prediction beside the measured best width: not a finding that shows or fails, a comparison
-    the chapter itself qualifies (the models and the yardsticks differ). Its premise: the width study's
-    widths trained, or its best width says nothing yet."""
+    """The prediction beside the measured best width: a comparison, not a finding that shows or fails."""
     k = result["optimal"]["k"]
     s = result.get("sweep") or {}
     d = s.get("best_width")
@@ -127,9 +123,8 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
 
 @dataclass
 class Part:
-    """One part of the chapter as planned (DIR/chapter.json): a sweep (source, scale, set, axes, points at
-    once; a budget's `budget` record and `point_seconds`), the planted pair (`plan`), the PIP estimate
-    (corpus, vocab_size, top) or the superposition toy (steps)."""
+    """One part as planned: a sweep (source, scale, set, axes, budget), the planted pair (`plan`), the
+    PIP estimate (corpus, vocab_size, top) or the superposition toy (steps)."""
     name: str
     kind: str
     what: str
@@ -151,8 +146,7 @@ class Part:
 
 @dataclass
 class ChapterPlan:
-    """The chapter planned: its parts in the order they run, the estimate of the whole (the parts, the
-    start, the planning and the page) and what the plan gave up to fit (`shrunk`)."""
+    """The chapter planned: its parts in order, the whole's estimate and what it gave up to fit (`shrunk`)."""
     scale: str
     minutes: float | None
     out: str
@@ -166,8 +160,7 @@ class ChapterPlan:
 
     @classmethod
     def from_dict(cls, doc) -> ChapterPlan:
-        """The plan `to_dict` wrote; ValueError for anything else (a field of another type, a time that is no
-        time, an unknown scale or version, no parts)."""
+        """The plan `to_dict` wrote; ValueError for anything else."""
         parts = doc.get("parts") if isinstance(doc, dict) else None
         if not isinstance(parts, list):
             raise ValueError("not a chapter plan")
@@ -214,8 +207,7 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
 
 
 def width_findings(chapter: ChapterFiles) -> list[Finding]:
-    """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
-    the small-data study together."""
+    """Findings 1-3 on the width, seeds (the width study's seed-1337 run among them) and small-data studies."""
     width, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
     seeds["rows"] = seeds_reuse(width.get("rows") or [], seeds.get("rows") or [])
     return judge([width, seeds, small])

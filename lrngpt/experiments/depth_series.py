@@ -59,8 +59,7 @@ CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding par
 
 
 def non_embedding(n_layer: int, n_embd: int) -> int:
-    """A pre-norm GPT's blocks and final LayerNorm: 12 L d^2 (attention 4 d^2, MLP 8 d^2) + 4 L d (two
-    LayerNorms a block, weight and bias; no linear biases) + 2 d (the final LayerNorm)."""
+    """A pre-norm GPT's blocks and final LayerNorm: 12 L d^2 + 4 L d + 2 d (no linear biases)."""
     return 12 * n_layer * n_embd ** 2 + 4 * n_layer * n_embd + 2 * n_embd
 
 
@@ -80,8 +79,7 @@ def _sets(protocol: dict, steps: int) -> dict:
 
 
 def level(tokens_per_param: float, protocol: dict) -> dict:
-    """One level: its steps (tokens per parameter x the mean non-embedding parameters over the tokens a
-    step reads, at least the protocol's min_steps) as a sweep of the width-depth study."""
+    """One level as a sweep of the width-depth study, its steps from the tokens per parameter."""
     table = shape_table(_shapes(protocol))
     params = sum(s["non_embedding"] for s in table) / len(table)
     per_step = protocol["set"]["train.batch_size"] * protocol["set"]["model.context_length"]
@@ -101,10 +99,7 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
 
 
 def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
-    """Each shape's seconds per training and evaluated token at the protocol's batch, how many points
-    train at once (a level's sweep trains them so: lrngpt.experiments.packing, measured on the smallest and
-    the largest shape; one after another when the caller gives a `probe_fn` without a `pack_fn`), and the
-    probes' seconds."""
+    """Each shape's timing, the points at once a level trains (packing), and the probes' seconds."""
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
@@ -131,9 +126,7 @@ def _axis_item(protocol: dict) -> str:
 
 
 def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: dict) -> float:
-    """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
-    budget's per-point overhead, on `choice`'s points at once (each slowed as the packed probe measured,
-    started largest first as the runner starts them), and the summary."""
+    """A level's sweep: start-up, each point from its shape's probe on `choice`'s slots, the summary."""
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
     n = choice["points_at_once"]
     slowdown = (choice.get("slowdown") or 1.0) if n > 1 else 1.0
@@ -155,9 +148,7 @@ def _prepare_seconds(protocol: dict) -> float:
 
 
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
-    """The levels that fit `minutes` on this machine (JSON-able), with the points at once their sweeps train
-    (`packing`); UserError naming the smallest minutes that fit when even the smallest series does not.
-    `tiny`: a seconds-long plan for tests."""
+    """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
     if isinstance(minutes, bool):  # an int to Python, not a time to a user
         raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
     minutes, log = check_minutes(minutes), log or (lambda m: None)

@@ -91,8 +91,7 @@ def _parts(entry: dict) -> dict[str, int]:
 
 
 def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
-    """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part.
-    None for shape studies alone: their widths change with the depth (plot_val_by_shape)."""
+    """Val bpb by width per series (bars: seed min-max), parameters stacked by part; None for shape studies."""
     if _shapes_only(docs):
         return None
     fig, (ax, axp) = _figure(2)
@@ -265,8 +264,7 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
 
 
 def plot_series(dirs: list[Path]) -> Figure:
-    """Left: mean val bpb by d_model / n_layer, one line per level; right: the spread against tokens per
-    non-embedding parameter with its seed noise, and Kaplan et al.'s 3%."""
+    """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter."""
     levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
     fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)

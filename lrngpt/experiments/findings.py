@@ -23,8 +23,7 @@ EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread",
 
 
 def is_width_study(doc: dict) -> bool:
-    """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
-    its widths change with the depth, lrngpt.experiments.shape_findings)."""
+    """A width preset, or any sweep with model.n_embd as an axis (not a shape study)."""
     return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
 
@@ -63,8 +62,7 @@ def series_of(docs: list[dict]) -> list[dict]:
 # ---- the moves, checked against the findings that show --------------------------------------------
 
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
-    """The full-data series as its runs' periodic val bpb had it at the last evaluation at or before
-    `steps` that every width made (step 0 is the untrained model: not a curve)."""
+    """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
     common = None
     for e in full["entries"]:
         have = {int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
@@ -130,8 +128,7 @@ def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) ->
 
 
 def judge(docs: list[dict]) -> list[Finding]:
-    """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
-    finding on each shape study among them ([] when there are none)."""
+    """Findings 1-3 on the width-study sweeps among `docs`, then finding 4 on each shape study."""
     shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
     docs = [d for d in docs if is_width_study(d)]
     if not docs:

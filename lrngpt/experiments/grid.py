@@ -34,10 +34,8 @@ ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "
 
 @dataclass(frozen=True)
 class SweepRequest:
-    """A sweep as asked for, by `lrn sweep` or lrngpt.sweep, before anything is resolved: the study preset
-    or sweep file (`source`), its directory, a scale or a budget in minutes, the --set and --axis items
-    (corpus and device among the sets), this shard (i, n), the points at once (None: measured) and a
-    budget's passes. Everything that plans or runs a sweep receives this one object."""
+    """A sweep as asked for (by `lrn sweep` or lrngpt.sweep) before anything is resolved: everything that
+    plans or runs a sweep receives this one object."""
     source: str
     out: Path
     scale: str | None = None
@@ -174,8 +172,7 @@ def _run_name(cfg: dict, values: dict) -> str:
 
 def resolve_base(source: str, scale: str | None = None, sets: list[str] | None = None,
                  out: str | Path | None = None) -> tuple:
-    """The base config of a sweep (scale, file and --set overrides and the derived settings applied,
-    no points): (base, scale, name, preset, study, file doc, note)."""
+    """A sweep's base config, no points: (base, scale, name, preset, study, file doc, note)."""
     cli_sets = dict(parse_override(item) for item in sets or [])
     path = Path(source)
     if source in presets.STUDIES:
@@ -226,12 +223,8 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
 
 def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
                   axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
-    """A study preset name or a sweep file -> the resolved grid (every point validated).
-
-    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
-    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
-    file, the sweep in `out` keeps its own, and a new one gets default_scale().
-    """
+    """A study preset or a sweep file -> the resolved grid, every point validated. Without a scale, the
+    sweep in `out` keeps its own and a new one gets default_scale()."""
     for item in sets or []:
         parse_override(item)  # a bad --set is named before a bad --axis, as it always was
     cli_axes = dict(parse_axis(item) for item in axes or [])
@@ -295,11 +288,7 @@ def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
 
 
 def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
-    """(shard, how it was found) of a Slurm array task, None outside an array job.
-
-    Task ids run MIN, MIN+STEP, ... (`--array=1-8` gives 1..8, `--array=0-14:2` gives 0, 2, ..);
-    task k of the array is shard k of COUNT, so an array of n tasks covers the grid once.
-    """
+    """(shard, how it was found) of a Slurm array task (task k of COUNT: shard k), None outside one."""
     if not env.get("SLURM_ARRAY_TASK_ID") and not env.get("SLURM_ARRAY_TASK_COUNT"):
         return None
 
@@ -326,8 +315,7 @@ def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
 
 
 def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
-    """--shard i/n when given; else the Slurm array task's shard; else 0/1. Returns (shard, a note
-    saying where the shard came from when it was not given)."""
+    """--shard i/n, else the Slurm array task's shard, else 0/1; with a note where it came from."""
     if text is not None:
         return parse_shard(text), None
     return slurm_shard(env) or ((0, 1), None)

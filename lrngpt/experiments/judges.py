@@ -60,9 +60,7 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_
 # ---- the premise: trained widths ------------------------------------------------------------------
 
 def untrained(entries: list[dict]) -> dict[int, float]:
-    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies (train
-    bpb, else val bpb, above TRAINED x their step-0 val bpb; a row without a step-0 evaluation counts as
-    trained)."""
+    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
     out = {}
     for e in entries:
         start = next((v for s, v in e.get("periodic") or [] if s == 0 and v), None)
@@ -211,8 +209,7 @@ def _curve_text(t: dict) -> str:
 
 
 def _reading(series: dict) -> tuple[str, float | None, float | None]:
-    """'N passes: X% of the training targets read ...', the share read and the share read twice or more
-    (measured where the rows carry them, else the Poisson estimate)."""
+    """The reading as a sentence, the share read and the share read twice (measured, else Poisson)."""
     entries, passes = series["entries"], series["passes"]
     once_m = mean_or_none(e.get("read_share") for e in entries)
     twice_m = mean_or_none(e.get("read_twice_share") for e in entries)
@@ -228,9 +225,7 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
 
 
 def split_gap(entries: list[dict]) -> dict | None:
-    """The gap (val - train) at each width as (val - never-read) + (never-read - train): what the
-    validation text adds, and what reading did (never-read - read: memorising). None when the rows do
-    not carry read / never-read train bpb."""
+    """The gap at each width split into (val - never-read) and (never-read - train); None without them."""
     rows = [e for e in entries if e.get("train_bpb_read") is not None and e.get("train_bpb_unread") is not None
             and e.get("train_bpb") is not None]
     if not rows:
@@ -253,10 +248,8 @@ def _split_text(s: dict) -> str:
 
 
 def reading_moves(series: dict) -> list[Move]:
-    """Less reading of the training text: fewer steps (checked against finding 1 by the caller) or a
-    larger text; for a budget, only the larger text (the plan chooses its own steps). Read under
-    FEW_PASSES already, less still: half the passes, which halves the share of targets read, so a gap
-    from memorising what was read shrinks with it."""
+    """Less reading of the training text: fewer steps or a larger text (a budget: only the text); read under
+    FEW_PASSES already, half the passes."""
     passes, steps, meta = series["passes"], series.get("steps"), series["meta"]
     if not passes or not steps:
         return []
@@ -297,8 +290,7 @@ def by_reads_move(series: dict) -> Move:
 
 
 def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Finding:
-    """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below, with
-    its premise (few passes, or read and never-read targets alike)."""
+    """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below."""
     if full is None or len(full["entries"]) < 3:
         return _too_few(2, full, "a turn needs three widths or more")
     entries = full["entries"]
@@ -353,8 +345,7 @@ def _read_share(share: float, passes: float | None, twice: float | None, about: 
 
 def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
                      noise: Noise) -> Finding:
-    """A turn or a positive gap: finding 2 does not show, with the reason (reading its text too often, a
-    harder validation text, memorising) and the moves that could change it."""
+    """A turn or a positive gap: finding 2 does not show, with the reason and the moves."""
     turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
     share, twice = numbers["read_share"], numbers["read_twice_share"]
     what = " and ".join([f"val bpb turns at d = {turn['best']}"] * turn["turned"]

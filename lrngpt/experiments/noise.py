@@ -17,8 +17,7 @@ KIND_NAMES = {"val": "val bpb", "train": "train bpb", "gap": "the gap", "memoris
 
 @dataclass
 class Noise:
-    """The noise of one measured number per kind (val, train, gap, memorising): the largest seed
-    range of one setting, at least NOISE_FLOOR; NOISE_WITHOUT_SEEDS where no seeds measured it."""
+    """The noise of one measured number per kind (val, train, gap, memorising)."""
     spreads: dict  # kind -> {"spread", "seeds", "n_embd", "series", "sweep"}
 
     def sigma(self, kind: str = "val") -> float:

@@ -83,9 +83,7 @@ def config_of(plan: dict, tied: bool) -> RunConfig:
 
 
 def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None) -> dict:
-    """The protocol as plain data, with a time estimate from a measured probe (both runs; `probe_fn`, else
-    lrngpt.training.timing.probe); `minutes`: fewer steps when the pair would not fit (never below the
-    protocol's min_steps)."""
+    """The protocol as plain data with a time estimate from a probe; `minutes`: fewer steps to fit."""
     if scale not in PROTOCOLS:
         raise UserError(f"unknown scale {scale!r}; choose one of {', '.join(PROTOCOLS)}")
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
@@ -112,8 +110,7 @@ def _plant_key(base: PreparedData, plan: dict) -> str:
 
 
 def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
-    """out/data (made once; found again on a rerun): the corpus's prepared data with ids planted into
-    its training split; returns it with {count: [ids]}."""
+    """out/data (made once): the prepared data with ids planted into its training split, and the groups."""
     cfg = config_of(plan, True)
     base = prepare(cfg.data, log=log)
     key, d = _plant_key(base, plan), out / "data"
@@ -192,8 +189,7 @@ def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> d
 
 
 def run_planted(out: Path, plan: dict, log=None) -> dict:
-    """Train the pair into out/tied and out/untied on the planted split (a rerun skips finished runs,
-    resumes a killed one) and write out/planted.json with every indicator's scores."""
+    """Train the pair into out/tied and out/untied (resuming) and write out/planted.json with the scores."""
     log = log or logging.info
     out = Path(out)
     if not isinstance(plan, dict) or plan.get("scale") not in PROTOCOLS or "overrides" not in plan:
@@ -259,8 +255,7 @@ def _read(out: Path) -> dict:
 
 
 def planted_scores(out: Path) -> dict:
-    """{indicator: {tying: {"verdict", "planted", "vocabulary", "never_read": {...}}}} from out/planted.json:
-    works / fails against input reads < d, and against never read, with precision and recall."""
+    """{indicator: {tying: verdict, precision and recall}} from out/planted.json, per truth."""
     r = _read(out)
     verdicts: dict[str, dict[str, dict]] = {}
     for name in ("tied", "untied"):
@@ -274,8 +269,7 @@ def planted_scores(out: Path) -> dict:
 
 
 def planted_findings(out: Path) -> list[Finding]:
-    """Own movement against input reads < d and against never read, tied and untied: four Findings, each
-    with every indicator's scores on that GPT as its evidence."""
+    """Own movement against input reads < d and against never read, tied and untied: four Findings."""
     scores = planted_scores(out)
     found = []
     for truth, (text, source) in CLAIMS.items():

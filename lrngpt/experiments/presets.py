@@ -92,9 +92,7 @@ SHAPE_STUDIES = ("width-depth",)
 
 
 def evaluation_windows(train: dict) -> dict:
-    """Which tokens a resolved train section's evaluations score (the dry run shows it). --scale full
-    measures as the chapter does: periodic val bpb on the first 2M validation tokens, train bpb on the
-    first 2M training tokens, the final val bpb on the whole validation split."""
+    """Which tokens a resolved train section's evaluations score (the dry run shows it)."""
     how = train.get("eval_windows", "spread")
 
     def tokens(n, split: str) -> str:
@@ -146,10 +144,7 @@ def scale_overrides(scale: str, study: dict | None = None) -> dict:
 
 
 def derived_overrides(study: dict, scale: str, train: dict, explicit: set[str]) -> dict:
-    """Settings that follow from the run length, unless the user set the key explicitly.
-
-    `train` is the resolved train section after scale and user overrides.
-    """
+    """Settings that follow from the run length (`train`: resolved), unless the user set the key."""
     out: dict = {}
     steps = train["steps"]
     factor = study.get("steps_factor")

@@ -52,9 +52,8 @@ def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, di
 
 
 def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures (only over
-    files that are lrn's, unchanged: SweepDir.write_summary; `strict`: else refuse; not strict: keep
-    them as they are, listed in "kept")."""
+    """Gather DIR's runs and write lines, tables and figures over files that are lrn's; `strict`: else
+    refuse, not strict: keep them (listed in "kept")."""
     doc, pngs = summary_and_figures(out, figures)
     kept = SweepDir(out).write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
     doc["kept"] = [str(p) for p in kept]
@@ -65,14 +64,8 @@ def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dic
 def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None, figures: bool = True,
               points_at_once: int | None = None) -> dict:
-    """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
-
-    Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
-    runs read their text more than once says so in one line before the first run. `on_metric` gets
-    every metrics row of every run as it is written, with the point's name under "run"; `figures`
-    False leaves out the PNGs (the tables and lines are written all the same). `points_at_once`: how
-    many points train at once (None: chosen from a measurement, lrngpt.experiments.packing; a budget's
-    plan keeps the number it was planned with)."""
+    """Train this shard's unfinished points (resuming partial ones), then summarize DIR. `on_metric` gets
+    every metrics row with the point's name under "run"; `points_at_once` None: measured."""
     log = log or logging.info
     sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
     mine = shard_points(sweep, shard)
@@ -111,8 +104,7 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
 
 
 def _check_before_writing(sweep: SweepSpec, mine: list) -> None:
-    """What stops the sweep before it writes anything: a download that cannot happen, a machine too
-    small for the scale, a point that cannot end within its train.max_days."""
+    """What stops the sweep before it writes anything: a download, the machine, a point's max_days."""
     for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
@@ -136,8 +128,7 @@ def _plan_points(sweep: SweepSpec, todo: list, points_at_once: int | None, prepa
 
 @dataclass
 class _Ends:
-    """How this invocation's points ended (trained, skipped as finished, busy in another process): each
-    said as it ends, counted, and under a budget (`plan`: run name -> estimated seconds) timed against it."""
+    """How this invocation's points ended, each said, counted, and timed against a budget's `plan`."""
     sweep_dir: SweepDir
     tag: str
     log: Callable[[str], None]
@@ -170,8 +161,7 @@ class _Ends:
 
 def _finish(sweep: SweepSpec, sweep_dir: SweepDir, shard: tuple[int, int], ended: _Ends, started: float,
             figures: bool) -> dict:
-    """The summary of DIR; under a budget, the invocation's and the summary's seconds recorded and the
-    account of the plan against them."""
+    """The summary of DIR; under a budget, the seconds recorded and the account of the plan."""
     if ended.plan and sweep.budget:  # before the summary, so that its files hold the account
         sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
                                  "estimate": sweep.budget.get("est_seconds"), "trained": ended.trained,
@@ -214,8 +204,7 @@ def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepa
 
 
 def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared) -> None:
-    """The points trained several at once, each in a worker process (lrngpt.experiments.workers), largest
-    first; a point that failed or was killed stops the sweep, once the others running have ended."""
+    """The points trained several at once in worker processes; a failure stops the sweep once the rest end."""
     by_name = {p.name: p for p in todo}
     jobs = []
     for p in order(todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 
 
 def mean_or_none(values: Iterable[object]) -> float | None:
-    """The mean of the numbers among `values` (None, a bool or anything not a number left out); None
-    when there is none, so a setting whose seeds measured nothing says so rather than 0."""
+    """The mean of the numbers among `values`; None when there is none (so nothing measured says so)."""
     numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     return sum(numbers) / len(numbers) if numbers else None

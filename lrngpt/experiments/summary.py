@@ -80,8 +80,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
 
 
 def format_line(row: dict, scale: str | None, best: bool = False) -> str:
-    """The chapter's line, in English, with the passes over the training text, and the scale and
-    corpus at the end."""
+    """The chapter's line, in English, with the passes, the scale and the corpus."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
     line = (f"d={row['n_embd']:>4} | steps {row['steps']:>6,} | seed {row['seed']} | "
             f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
@@ -145,13 +144,8 @@ def _doubling(entries: dict[int, dict], d: int) -> dict | None:
 
 
 def per_million(entries: list[dict]) -> dict | None:
-    """Problem 10 of the book chapter on one series of by_width: the val bpb saved per million added
-    parameters by the doubling at the small end against the one at the large end, and how many times
-    the first is the second.
-
-    The chapter compares 64 -> 128 with 256 -> 512 (0.0293 / 0.458752 = 0.0639 against 0.0069 /
-    1.835008 = 0.0038); a sweep that lacks either doubling is read at its own first and last d -> 2d.
-    None where it has fewer than two doublings."""
+    """Problem 10 on one by_width series: val bpb saved per million added parameters at the small end
+    (64 -> 128) against the large end (256 -> 512), else its own first and last doubling."""
     by_d = {e["n_embd"]: e for e in entries}
     doublings = [x for x in (_doubling(by_d, d) for d in sorted(by_d)) if x is not None]
     if len(doublings) < 2:
@@ -247,9 +241,7 @@ def csv_text(doc: dict) -> str:
 
 
 def collect(out: str | Path, partial: bool = False) -> dict:
-    """The summary document of DIR from its run directories as they are now; writes nothing.
-
-    `partial`: read sweep.json as a report does (see SweepDir.definition)."""
+    """The summary document of DIR from its run directories now; writes nothing (`partial`: as a report)."""
     sweep_dir = SweepDir(out)
     out = sweep_dir.path
     definition = sweep_dir.definition(partial)

@@ -79,10 +79,7 @@ class SweepDir:
     # ---- sweep.json ------------------------------------------------------------------------
 
     def definition(self, partial: bool = False) -> dict:
-        """sweep.json, checked field by field (a UserError names the file and the field).
-
-        `partial`: what a report can still show: fields may be missing and points may be bare
-        names, but whatever is there has the right type."""
+        """sweep.json, checked field by field; `partial`: fields may be missing, points bare names."""
         path = self.definition_path
         if not path.exists() and not path.is_symlink():
             raise UserError(f"{self.path} holds no sweep (no {DEFINITION}); run `lrn sweep PRESET --out {self.path}`")
@@ -104,10 +101,7 @@ class SweepDir:
         return name if isinstance(name, str) and name else self.path.resolve().name
 
     def create_or_check(self, definition: dict) -> None:
-        """Create sweep.json, or check that the directory holds this same sweep.
-
-        Shards may start together on an empty directory: exactly one creates the file, and every
-        shard then compares against what is there."""
+        """Create sweep.json (exactly one of shards started together does), or check it is this sweep."""
         out = check_output(self.path, "dir")
         if not self.definition_path.exists():
             if entries(out):
@@ -124,9 +118,7 @@ class SweepDir:
     # ---- the points ------------------------------------------------------------------------
 
     def point_state(self, name: str, steps: int) -> str:
-        """finished (summary at the wanted step), partial (a checkpoint to resume) or new.
-
-        Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl."""
+        """finished, partial (a checkpoint to resume) or new; reads and checks the point's files."""
         run = self.run(name)
         if run.holds_run() and (run / CONFIG).exists():  # (a config.json alone is no run: starting it is refused)
             run.config()
@@ -148,18 +140,14 @@ class SweepDir:
         append_row(self.timing_path, row, "timing record", TIMING_FILE)
 
     def timing(self) -> list[dict]:
-        """timing.jsonl's rows ([] without one): the one reader of the record (the dry run, a resume, the
-        summary). A line that is not a JSON object, or whose times are not times (NaN, Infinity, 1e308:
-        lrngpt.experiments.time_ledger.check_row), is named with the fix; a last line cut by a kill mid-write
-        is dropped."""
+        """timing.jsonl's rows ([] without one): the one reader of the record (time_ledger.read_rows)."""
         return read_rows(self.timing_path, "timing record", "is not a JSON object; it is damaged",
                          "the file only records times")
 
     # ---- the summary files -----------------------------------------------------------------
 
     def lines_text(self, most: int = MAX_LINES_BYTES) -> str:
-        """lines.txt as text ("" without one), its first `most` bytes and a last line saying how much
-        was left out: a page shows it whole, and a file grown huge (or not lrn's) must not make it so."""
+        """lines.txt as text, its first `most` bytes (a file grown huge must not make a page so)."""
         path = self.path / LINES
         if not path.is_file():  # (a FIFO or a device there is no lines.txt: never opened, never waited on)
             return ""
@@ -173,9 +161,7 @@ class SweepDir:
                 + f"... ({size - len(cut):,} more bytes of {path} not shown)\n")
 
     def summary_rows(self, flag: str = "") -> list:
-        """The rows of summary.json (what `lrn cost mlp --sweep` prices): its `rows`, or the file itself
-        when it is a list (a table written by hand); not a list: []. `flag` names the option that
-        gave the directory in a refusal."""
+        """The rows of summary.json (or the file itself when a list); `flag` names the option in a refusal."""
         where = f"{flag} {self.path}" if flag else str(self.path)
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{where} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
@@ -192,8 +178,7 @@ class SweepDir:
                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
 
     def kept_summary_files(self, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
-        """The summary files that are not lrn's to replace (path -> the refusal), checked before any
-        training. `strict`: refuse the first that is not, before anything is written."""
+        """The summary files not lrn's to replace (path -> the refusal); `strict`: refuse the first."""
         kept = {}
         for path in self.summary_files() if paths is None else paths:
             found, _ = state(path)
@@ -205,9 +190,8 @@ class SweepDir:
 
     def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
                       figures: dict[str, bytes] | None = None, strict: bool = True) -> list[Path]:
-        """lines.txt, summary.md|csv|json and figures/*.png, each only where it is new or lrn's unchanged
-        output. `strict` (--summary-only): refuse if any is not, leaving every one as it was; else write
-        the others and return those kept as they are (a sweep's runs matter more than its lines.txt)."""
+        """The summary files and figures, each only where new or lrn's unchanged; `strict`: refuse if any is
+        not, else write the others and return those kept."""
         files = summary_bytes(doc, lines, markdown, csv)
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
@@ -251,8 +235,7 @@ RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every",
 
 
 def same_sweep(a: dict, b: dict) -> bool:
-    """Whether two sweep definitions (sweep.json) describe the same sweep: runtime settings aside,
-    a key added to the config since one was written read as its default."""
+    """Two definitions of the same sweep: runtime settings aside, a key added since read as its default."""
     return a == b or _normal(a) == _normal(b)
 
 

@@ -80,8 +80,7 @@ def slope(xs: list[float], qs: list[Estimate]) -> Estimate:
 
 
 def fitted_last(xs: list[float], values: list[float]) -> Estimate:
-    """The least-squares line through (xs, values), at the last x: where a curve ends, less noisy
-    than its last point alone (two points: the last point itself)."""
+    """The least-squares line through (xs, values) at the last x: less noisy than the last point alone."""
     n = len(xs)
     mean = sum(xs) / n
     sxx = sum((x - mean) ** 2 for x in xs)
