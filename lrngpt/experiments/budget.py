@@ -46,10 +46,6 @@ BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
 GOOD_STEPS, EVALS = 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
 SMALLEST_WIDTHS = [16, 64, 256]  # the fewest findings 1 and 2 can show on: two savings to compare, a turn to see
-# HEADROOM (thresholds): a plan fills at most 88% of its budget. The quiet 2-core machine's hour planned 58.7 of
-# 60 minutes and took 56.6; probed steps vary 13% between invocations (8.3 and 9.4 min for one plan, a minute
-# apart), and a browser tab beside the run takes a tenth of two cores: 12% kept free covers either, not both at
-# their worst.
 PROBE_MARGIN = 1.0  # the width-depth series' refusal margin: the headroom is kept once, for the whole plan
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
 CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,

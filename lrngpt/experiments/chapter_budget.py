@@ -30,19 +30,14 @@ CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's 
 WIDTHS = [4, 16, 64, 256]  # the tiny scale's width study: every other doubling
 SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
 PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
-# Seconds of the fixed parts, upper bounds measured on the quiet 2-core machine (AMD EPYC, Zen 1, 2 cores;
-# docs/chapter-on-a-laptop.md): the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the
-# page and this process's start. The planning's own seconds are measured as it plans.
+# seconds of the fixed parts, upper bounds measured on the quiet 2-core machine (docs/chapter-on-a-laptop.md)
 PIP_S, SUPERPOSITION_S, REPORT_S, START_S = 45.0, 15.0, 20.0, 5.0
 SEEDS_S = 6.0  # the seeds sweep's start and summary beside its two runs
-# Each unit's share of the minutes beyond the smallest protocols, in the order they are planned: the width
-# study (its seeds inside) last, so that it takes what the others leave (the width-depth series' next level
-# costs twice the one before; the planted pair reaches the seed project's steps within half a minute).
+# each unit's share of the minutes beyond the smallest protocols, in planning order: the width study last, so
+# that it takes what the others leave
 SHARES = {"planted": 0.04, "width-depth": 0.24, "small-data": 0.16, "width": 0.56}
-# Seconds of each unit's smallest protocol on the quiet 2-core machine, from its measured hour scaled to those
-# protocols (width: 3 widths x 100 steps and the two seeds; small-data: its smallest as refused there; the
-# series at 32 tokens a parameter; planted at 120 steps), and of the tiny chapter. A refusal counts a unit it
-# did not probe at its time here times the pace of the units it did.
+# seconds of each unit's smallest protocol, and of the tiny chapter, on the quiet 2-core machine (a refusal
+# counts a unit it did not probe at its time here times the pace of the units it did)
 REFERENCE_S = {"width": 470.0, "small-data": 650.0, "width-depth": 500.0, "planted": 16.0}
 TINY_S = 120.0
 SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary alone: no machine fits fewer
@@ -134,8 +129,6 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
                  steps=100 if tiny else 1000)]
 
 
-# ---- the laptop plan: a budget --------------------------------------------------------------------
-
 def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
     """Each budgeted unit, probed when called with the seconds it may take."""
     width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
@@ -222,8 +215,6 @@ def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) 
             f"{smallest['width'] / 60:.0f} min with its seeds), or `lrn chapter --scale tiny --out {out}` (about "
             f"{clock(TINY_S * pace)}, too small for the claims to show)")
 
-
-# ---- the tiny and full scales: each study at its scale -------------------------------------------
 
 def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict, say, probe_fn) -> Part:
     sweep = resolve_sweep(source, scale, sets, [f"{k}={','.join(map(str, v))}" for k, v in axes.items()])

@@ -32,8 +32,6 @@ class ChapterDir:
         self._results: dict[str, dict] = {}
         self._sweeps: dict[str, dict] = {}
 
-    # ---- the plan ------------------------------------------------------------------------------------
-
     def plan(self) -> ChapterPlan | None:
         """The plan the directory was started with (None: not a chapter directory yet); a damaged one is
         named with the fix."""
@@ -60,8 +58,6 @@ class ChapterDir:
         write_owned_file(self.path / PLAN, json.dumps(plan.to_dict(), indent=1), "chapter plan")
         self._plan = plan
 
-    # ---- what ran, and how long -------------------------------------------------------------------------
-
     def timing(self) -> dict[str, dict]:
         """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
         if self._timing is None:
@@ -80,8 +76,6 @@ class ChapterDir:
     def seconds(self) -> float:
         """The parts' seconds so far."""
         return round(sum(r["seconds"] for r in self.timing().values()), 1)
-
-    # ---- the parts' results --------------------------------------------------------------------------------
 
     def part(self, name: str) -> Path:
         return self.path / name
@@ -105,8 +99,6 @@ class ChapterDir:
             d = self.part(name)
             self._sweeps[name] = {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
         return self._sweeps[name]
-
-    # ---- verdicts and page ----------------------------------------------------------------------------
 
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")

@@ -119,8 +119,6 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
     return out
 
 
-# ---- the directory: the plan, each part's time, the verdicts -------------------------------------------
-
 @dataclass
 class Part:
     """One part as planned: a sweep (source, scale, set, axes, budget), the planted pair (`plan`), the

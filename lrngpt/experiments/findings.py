@@ -59,8 +59,6 @@ def series_of(docs: list[dict]) -> list[dict]:
     return out
 
 
-# ---- the moves, checked against the findings that show --------------------------------------------
-
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
     """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
     common = None

@@ -85,8 +85,6 @@ class SweepSpec:
                            for p in self.points], **({"budget": self.budget} if self.budget else {})}
 
 
-# ---- resolving a preset or file into points ------------------------------------------------
-
 def _set(d: dict, key: str, value, what: str) -> None:
     if key in TOP_KEYS:
         raise UserError(f"{what} key {key!r} must be data.KEY, model.KEY or train.KEY (e.g. model.n_embd)")
@@ -270,8 +268,6 @@ def _existing_scale(out) -> str | None:
     scale = SweepDir(out).scale()
     return scale if isinstance(scale, str) and scale in presets.SCALES else None
 
-
-# ---- sharding ------------------------------------------------------------------------------
 
 def parse_shard(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))

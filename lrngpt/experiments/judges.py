@@ -57,8 +57,6 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_
                src=noise.source("val"), s=sigma, what=what, w=est.norm)
 
 
-# ---- the premise: trained widths ------------------------------------------------------------------
-
 def untrained(entries: list[dict]) -> dict[int, float]:
     """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
     out = {}
@@ -93,8 +91,6 @@ def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[s
     return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
                           scale_move(series))
 
-
-# ---- finding 1 ------------------------------------------------------------------------------------
 
 def seed_move(kind: str = "val") -> Move:
     return Move(f"add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of "
@@ -185,8 +181,6 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
 
 
-# ---- finding 2 ------------------------------------------------------------------------------------
-
 def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
     """Where `key` is lowest, and how far it rises at a wider width (turned: beyond z x the noise)."""
     ds, vs = [e["n_embd"] for e in entries], [e[key] for e in entries]
@@ -259,9 +253,7 @@ def reading_moves(series: dict) -> list[Move]:
     corpus = series["entries"][0].get("corpus") or ""
     out = []
     if need:
-        # a command that runs as printed: a student with one book has no larger text of theirs to name, so
-        # the generated stories of that size stand in (95% of them train), and the sentence says how to
-        # put a larger text of their own there instead
+        # a command that runs as printed: the generated stories of that size stand in for a larger text
         bigger = f"stories:{int(need * STORIES_BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
         own = "" if corpus.startswith("stories:") else (
             f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of "
@@ -395,8 +387,6 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
     return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
                           [] if noise.measured("val") else [seed_move()])
 
-
-# ---- finding 3 ------------------------------------------------------------------------------------
 
 def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Finding:
     """Finding 3 on the small-data series: val bpb turns while train bpb keeps falling, beyond the noise."""

@@ -102,8 +102,6 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     return plan
 
 
-# ---- the planted split ---------------------------------------------------------------------
-
 def _plant_key(base: PreparedData, plan: dict) -> str:
     what = [base.key, plan["steps"], plan["seed"], plan["protocol"]["batch"], plan["protocol"]["context"], plan["groups"]]
     return f"{base.key}-planted-{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]}"
@@ -145,8 +143,6 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     log(f"planted: {want} ids into {d}/train.bin at {sum(len(p) for p in where.values()):,} positions")
     return load_prepared(d), groups
 
-
-# ---- the runs and their scores ---------------------------------------------------------------
 
 def _train_one(cfg: RunConfig, path: Path, data: PreparedData, log) -> None:
     """Train, resume a killed run, or skip a finished one (as a sweep's runner does for its points)."""
@@ -206,8 +202,6 @@ def run_planted(out: Path, plan: dict, log=None) -> dict:
     write_json(out / RESULT, result)
     return result
 
-
-# ---- the finding ---------------------------------------------------------------------------
 
 def _pct(x) -> str:
     return "-" if x is None else f"{x:.0%}"

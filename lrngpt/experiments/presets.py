@@ -36,9 +36,8 @@ SCALES: dict[str, dict] = {
 }
 CLI_SCALES = [s for s in SCALES if s != "budget"]  # budget is chosen with --minutes
 
-# What each study varies. `steps_factor` multiplies the (scaled) steps; `reads` cuts the
-# training split to steps*batch*seq_len/reads tokens, so the model reads it `reads` times
-# (the chapter's own 4M tokens at full scale), with `evals` periodic evaluations per run.
+# `steps_factor` multiplies the (scaled) steps; `reads` cuts the training split so the model reads it `reads`
+# times (the chapter's 4M tokens at full scale), with `evals` periodic evaluations a run
 STUDIES: dict[str, dict] = {
     "embed-dim": {
         "axes": {"model.n_embd": WIDTHS, "train.seed": [1337]},
@@ -60,14 +59,9 @@ STUDIES: dict[str, dict] = {
     },
 }
 
-# Width against depth at a fixed budget (the chapter's citation of Kaplan et al. 2020, "Scaling Laws for
-# Neural Language Models": at a fixed non-embedding parameter count the loss barely changes while
-# d_model / n_layer varies 40-fold). A shape study has its own base GPT, settings and scales; its grid is
-# one linked axis (the keys joined by "+" advance together, one shape a value) times the seeds.
-# The shapes: heads of 8 everywhere and non-embedding parameters (blocks and the final LayerNorm, 12 L d^2
-# + 4 L d + 2 d) of 345,984 to 348,560 (0.74% apart), d / L from 60 down to 1.14 (52.5x); the docs and
-# tests/experiments/test_width_depth.py show the arithmetic. The CPU is why they are small: the deepest
-# (28 layers) is the slowest per token there, and no deeper shape is needed for 40x.
+# Width against depth at a fixed budget (Kaplan et al. 2020): its own base GPT, settings and scales, and one
+# linked axis (keys joined by "+" advance together) of shapes 0.74% apart in non-embedding parameters, d / L
+# from 60 down to 1.14 (tests/experiments/test_width_depth.py shows the arithmetic)
 SHAPE_AXIS = "model.n_layer+model.n_embd+model.n_head"
 WIDTH_DEPTH_SHAPES = [[2, 120, 15], [7, 64, 8], [18, 40, 5], [28, 32, 4]]
 STUDIES["width-depth"] = {

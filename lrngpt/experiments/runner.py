@@ -147,8 +147,7 @@ class _Ends:
                      "again when it ends to gather it")
             self.busy.append(p.name)
         elif kind == "done":
-            # the run's chapter-format line (its used axes need the weights) is printed once, with the
-            # others, when the sweep ends; here only what summary.json holds
+            # (its chapter-format line needs the weights: printed with the others when the sweep ends)
             s = self.sweep_dir.run(p.name).summary()
             assert s is not None, "a point that trained has its summary"
             bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score

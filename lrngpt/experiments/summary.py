@@ -95,8 +95,6 @@ def format_line(row: dict, scale: str | None, best: bool = False) -> str:
     return line + f" | {row['seconds']:.0f}s | {scale} scale, {corpus_label(row.get('corpus'))}"
 
 
-# ---- tables ----------------------------------------------------------------------------------
-
 def series_label(row: dict) -> str:
     """What a curve over width holds fixed: steps, training prefix, other swept keys."""
     label = f"steps {row['steps']:,}"

@@ -48,8 +48,6 @@ class SweepDir:
     def __repr__(self) -> str:
         return f"SweepDir({str(self.path)!r})"
 
-    # ---- layout ----------------------------------------------------------------------------
-
     @property
     def definition_path(self) -> Path:
         return self.path / DEFINITION
@@ -75,8 +73,6 @@ class SweepDir:
 
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()
-
-    # ---- sweep.json ------------------------------------------------------------------------
 
     def definition(self, partial: bool = False) -> dict:
         """sweep.json, checked field by field; `partial`: fields may be missing, points bare names."""
@@ -115,8 +111,6 @@ class SweepDir:
         if not same_sweep(old, definition):
             raise UserError(different_sweep(self, old, definition))
 
-    # ---- the points ------------------------------------------------------------------------
-
     def point_state(self, name: str, steps: int) -> str:
         """finished, partial (a checkpoint to resume) or new; reads and checks the point's files."""
         run = self.run(name)
@@ -128,8 +122,6 @@ class SweepDir:
             return "finished"
         # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
         return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
-
-    # ---- a budget's record ------------------------------------------------------------------
 
     @property
     def timing_path(self) -> Path:
@@ -143,8 +135,6 @@ class SweepDir:
         """timing.jsonl's rows ([] without one): the one reader of the record (time_ledger.read_rows)."""
         return read_rows(self.timing_path, "timing record", "is not a JSON object; it is damaged",
                          "the file only records times")
-
-    # ---- the summary files -----------------------------------------------------------------
 
     def lines_text(self, most: int = MAX_LINES_BYTES) -> str:
         """lines.txt as text, its first `most` bytes (a file grown huge must not make a page so)."""

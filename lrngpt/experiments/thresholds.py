@@ -18,15 +18,11 @@ NOISE_FLOOR = 0.0004  # bpb: the smallest seed range measured (the chapter's thr
 FEW_PASSES = 0.25  # passes: at most this, finding 2's premise holds (2.6% of targets read twice; the chapter 0.7%)
 MANY_PASSES = 4.0  # passes: a series reading its text this often is a small-data series (the chapter's: 16)
 MIN_STEPS = 100  # steps: the fewest a budgeted run is planned with (fewer and the curves say nothing)
-# a width has trained once its train bpb (else val bpb) is at most this share of its untrained val bpb (step 0):
-# token frequencies alone score 0.83 of the untrained bpb on the stories at vocabulary 512 and 0.69 at 4,096
-# (measured: the unigram of the training split on the validation split), so below 0.6 a model reads its context;
-# the cpu scale's widths end near 0.1-0.2 of it, --scale tiny's 30 steps at 0.75-0.85 ("cannot show at this scale")
+# trained: train bpb at most this share of the untrained val bpb (token frequencies alone score 0.69 to 0.83)
 TRAINED = 0.6
 OWN_TEXT_PASSES = REREAD_PASSES  # passes: a budget's ceiling for a text too small for MIN_STEPS under FEW_PASSES (one pass)
-# A budget (`lrn sweep STUDY --minutes N`, `lrn chapter`): a plan fills at most HEADROOM of its minutes (why:
-# lrngpt.experiments.budget), and none past MAX_MINUTES is planned. The times lrn's help texts give were measured
-# on QUIET_MACHINE.
+# a plan fills at most HEADROOM of its minutes: probed steps vary 13% between invocations, and a browser tab
+# takes a tenth of two cores (the help texts' times were measured on QUIET_MACHINE)
 HEADROOM = 0.88
 MAX_MINUTES = 7 * 24 * 60.0  # a week: past it a study runs at its --scale, not a budget planned from seconds of probes
 QUIET_MACHINE = "a quiet 2-core machine (AMD EPYC, Zen 1; nothing else running)"
