@@ -86,11 +86,8 @@ def check_minutes(minutes, example: int = 25) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
-    try:
-        doc = SweepDir(out).definition(partial=True)
-    except UserError:
-        return None
-    b = doc.get("budget") if isinstance(doc, dict) and doc.get("scale") == "budget" else None
+    doc = SweepDir(out).known()
+    b = doc.get("budget") if doc.get("scale") == "budget" else None
     ok = isinstance(b, dict) and isinstance(b.get("sets"), dict) and isinstance(b.get("axes"), dict)
     return b if ok else None
 

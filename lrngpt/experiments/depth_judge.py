@@ -14,6 +14,7 @@ from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.shape_findings import MAX_CHANGE, judge_shapes, non_embedding
+from lrngpt.experiments.stats import lsq_slope
 from lrngpt.experiments.sweepdir import SweepDir
 
 TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
@@ -80,11 +81,7 @@ def judge_levels(levels: list[dict]) -> Finding:
     low, high = usable[0], usable[-1]
     shrink = low["spread"] - high["spread"]
     noise = math.hypot(low["noise"], high["noise"])
-    xs = [math.log2(lv["tokens_per_param"]) for lv in usable]
-    ys = [lv["spread"] for lv in usable]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+    slope = lsq_slope([math.log2(lv["tokens_per_param"]) for lv in usable], [lv["spread"] for lv in usable])
     numbers["trend"] = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
                         "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
                                                                  for lv in usable]}

@@ -48,6 +48,14 @@ def _figure(ncols: int = 1, width: float = 5.5) -> tuple[Figure, list]:
     return fig, list(axes)
 
 
+def _dress(ax, xlabel: str | None, ylabel: str, legend: int = 8, **legend_kw) -> None:
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend, **legend_kw)
+
+
 def _width_axis(ax, widths: list[int]) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xticks(widths)
@@ -111,8 +119,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(cds, [CHAPTER_VAL_BPB[d] for d in cds], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
         chapter = {"label": CHAPTER_LABEL, "n_embd": cds, "val_bpb": [CHAPTER_VAL_BPB[d] for d in cds]}
     _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
-    ax.legend(fontsize=8)
-    ax.set_ylabel("validation bits per byte")
+    _dress(ax, None, "validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
     # parameters do not depend on the steps: the first sweep that has a width gives its parts
     per_width: dict[int, dict[str, int]] = {}
@@ -170,8 +177,7 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(ds, vs, color=REFERENCE_GREY, lw=2, alpha=0.8, label=f"val with the full text ({label})")
         reference = {"label": label, "n_embd": ds, "val_bpb": vs}
     _width_axis(ax, _widths(docs))
-    ax.set_ylabel("bits per byte")
-    ax.legend(fontsize=8)
+    _dress(ax, None, "bits per byte")
     what = "small-data train vs val bpb by width" if small else "train vs val bpb by width"
     ax.set_title(_title(docs, what, sep="\n"), fontsize=10)
     return fig, {"curves": curves, "reference": reference}
@@ -202,10 +208,7 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
     if not curves:
         return None
     ax.set_xscale("log")
-    ax.set_xlabel("d_model / n_layer (log axis); labels: n_layer x n_embd")
-    ax.set_ylabel("validation bits per byte")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _dress(ax, "d_model / n_layer (log axis); labels: n_layer x n_embd", "validation bits per byte")
     ax.set_title(_title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"),
                  fontsize=10)
     return fig, {"curves": curves}
@@ -225,10 +228,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
                 runs[name] = {"step": steps, "val_bpb": [by_step[s] for s in steps]}
     if not runs:
         return None
-    ax.set_xlabel("step")
-    ax.set_ylabel("val bpb (periodic evals)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    _dress(ax, "step", "val bpb (periodic evals)", 7, ncol=2)
     ax.set_title(_title(docs, "val bpb over steps", sep="\n"), fontsize=10)
     return fig, {"runs": runs}
 
@@ -266,26 +266,18 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
 def plot_series(dirs: list[Path]) -> Figure:
     """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter."""
     levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
-    fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = _figure(2)
     for lv in levels:
         entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
         left.plot([e["ratio"] for e in entries], [e["val_bpb"] for e in entries], marker="o",
                   label=f"{lv['name']} ({lv['tokens_per_param'] or 0:.3g} tokens / param)")
     left.set_xscale("log")
-    left.set_xlabel("d_model / n_layer (log axis)")
-    left.set_ylabel("validation bits per byte (mean over seeds)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8)
+    _dress(left, "d_model / n_layer (log axis)", "validation bits per byte (mean over seeds)")
     done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
     right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
                    yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
     right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
     right.set_xscale("log", base=2)
-    right.set_xlabel("tokens per non-embedding parameter (log axis)")
-    right.set_ylabel("spread across shapes, % (bars: seed noise)")
-    right.grid(alpha=0.3)
-    right.legend(fontsize=8)
+    _dress(right, "tokens per non-embedding parameter (log axis)", "spread across shapes, % (bars: seed noise)")
     fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)
     return fig

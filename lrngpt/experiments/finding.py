@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from lrngpt.experiments.advice import Move
+from lrngpt.experiments.thresholds import TRAINED
 
 
 class Verdict(StrEnum):
@@ -65,6 +66,16 @@ _WORDS = _Words()
 def say(template: str, **numbers) -> str:
     """A sentence from its numbers: str.format, plus "{x:up|down|level}" and "{x:~.4f}" (|x|)."""
     return _WORDS.format(template, **numbers)
+
+
+def untrained_because(stale: dict, total: int, none: str, tail: str, prefix: str = "") -> str:
+    """Why a claim about trained models cannot show: the `stale` of `total` (name -> its share of the
+    untrained bpb) have not trained past token frequencies."""
+    who = none if len(stale) == total else \
+        f"{prefix}{', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
+    return say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the training "
+               "text, above " + tail, who=who, it="it scores" if len(stale) == 1 else "they score",
+               r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares, seconds_text
-from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Claim, Finding, Span, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.noise import KIND_NAMES, Noise
 from lrngpt.experiments.stats import mean_or_none
@@ -82,12 +82,8 @@ def scale_move(series: dict) -> list[Move]:
 
 
 def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
-    all_ = len(stale) == len(series["entries"])
-    who = "no width has" if all_ else f"d = {', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
-    because = say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
-                  "training text, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
-                  "models", it="it scores" if len(stale) == 1 else "they score",
-                  who=who, r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
+    because = untrained_because(stale, len(series["entries"]), "no width has", "the {t:.0%} a model reaches once it "
+                                "reads its context; the claim is about trained models", prefix="d = ")
     return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
                           scale_move(series))
 

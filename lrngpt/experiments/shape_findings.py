@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 
-from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Claim, Finding, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.presets import SHAPE_STUDIES
+from lrngpt.experiments.stats import lsq_slope
 from lrngpt.experiments.thresholds import TRAINED
 
 MAX_CHANGE = 0.03  # the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
@@ -58,14 +59,6 @@ def shapes(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda s: -s["ratio"])
 
 
-def _slope(entries: list[dict]) -> float:
-    """Least-squares val bpb per doubling of d/L (positive: the wider, shallower shapes score worse)."""
-    xs, ys = [math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
-
-
 def _name(e: dict) -> str:
     return f"{e['n_layer']} x {e['n_embd']} (d/L {e['ratio']:.3g})"
 
@@ -102,7 +95,7 @@ def judge_shapes(doc: dict) -> Finding:
                               next="add a wider-shallower or a deeper-narrower shape")
     best, worst = min(entries, key=lambda e: e["val_bpb"]), max(entries, key=lambda e: e["val_bpb"])
     change = (worst["val_bpb"] - best["val_bpb"]) / best["val_bpb"]
-    slope = _slope(entries)
+    slope = lsq_slope([math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries])  # per doubling
     seeded = [e for e in entries if len(e["seeds"]) > 1]
     numbers.update(change=change, best=best, worst=worst, slope_per_doubling=slope)
     evidence.append(say("lowest at {b}, highest at {w}: the loss changes by {c:.2%}; least squares {s:+.4f} bpb per "
@@ -121,13 +114,9 @@ def judge_shapes(doc: dict) -> Finding:
     stale = {_name(e): e["of_untrained"] for e in entries if (e["of_untrained"] or 0) > TRAINED}
     if stale:
         numbers["untrained"] = stale
-        return Finding.judged(CLAIM, V.CANNOT_SHOW, [say(
-            "{which} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
-            "training text, above {t:.0%}, so the shapes differ by how little each has learned yet",
-            it="it scores" if len(stale) == 1 else "they score", r=Span(min(stale.values()),
-            max(stale.values())), t=TRAINED, which="no shape has" if len(stale) == len(entries) else
-            f"{', '.join(stale)} {'has' if len(stale) == 1 else 'have'} not")], evidence, numbers,
-            next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
+        return Finding.judged(CLAIM, V.CANNOT_SHOW, [untrained_because(
+            stale, len(entries), "no shape has", "{t:.0%}, so the shapes differ by how little each has learned yet")],
+            evidence, numbers, next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
     if not spread:
         return Finding.judged(CLAIM, V.CANNOT_TELL, ["one seed per shape: no noise to judge the change against"],
                               evidence, numbers, next=SEEDS_NEXT)

@@ -84,16 +84,17 @@ class SweepDir:
 
     def scale(self) -> str | None:
         """The scale the sweep here was started at, or None (no sweep, or a damaged definition)."""
+        return self.known().get("scale")
+
+    def known(self) -> dict:
+        """sweep.json as far as it reads ({}: no sweep, or a damaged definition)."""
         try:
-            return self.definition(partial=True).get("scale")
+            return self.definition(partial=True)
         except UserError:
-            return None
+            return {}
 
     def name(self) -> str:
-        try:
-            name = self.definition(partial=True).get("name")
-        except UserError:
-            name = None
+        name = self.known().get("name")
         return name if isinstance(name, str) and name else self.path.resolve().name
 
     def create_or_check(self, definition: dict) -> None:
