@@ -30,10 +30,6 @@ def cli_value(v) -> str:
     return v if isinstance(v, str) else json.dumps(v)
 
 
-def _sets_cli(sets: dict) -> str:
-    return "".join(f" --set {k}={cli_value(v)}" for k, v in sets.items())
-
-
 def command(move: Move, meta: dict) -> dict:
     """{"cli", "api", "why", "checked"} of `move` for the sweep described by `meta` (lrngpt.experiments.summary.sweep_meta)."""
     meta = move.meta or meta
@@ -53,7 +49,7 @@ def command(move: Move, meta: dict) -> dict:
     new = f"{out}{move.suffix}"
     axes = dict(meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again
     axes = {k: v for k, v in {**axes, **move.axes}.items() if v is not None}
-    cli = f"lrn sweep {study}{how}{_sets_cli(sets)}" + "".join(
+    cli = f"lrn sweep {study}{how}" + "".join(f" --set {k}={cli_value(v)}" for k, v in sets.items()) + "".join(
         f" --axis {k}={','.join(map(cli_value, v))}" for k, v in axes.items()) + f" --out {new}"
     if move.beside:
         cli += f" && lrn report {out} {new}"

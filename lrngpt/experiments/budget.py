@@ -97,12 +97,8 @@ def budget_from_dict(b: dict) -> Budget:
     return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
                      "gives_up": list(b.get("gives_up") or []), "point_seconds": dict(b.get("point_seconds") or {}),
                      "packing": dict(b["packing"]) if isinstance(b.get("packing"), dict) else {},
-                     "passes_target": _target(b.get("passes_target"))})
-
-
-def _target(v) -> float:
-    """A stored passes target, else the default."""
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 else PASSES_TARGET
+                     "passes_target": float(t) if isinstance(t := b.get("passes_target"), int | float)
+                     and not isinstance(t, bool) and 0 < t <= 1 else PASSES_TARGET})
 
 
 def check_passes(passes) -> float:

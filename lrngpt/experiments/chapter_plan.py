@@ -204,16 +204,11 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
                         f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def width_findings(chapter: ChapterFiles) -> list[Finding]:
-    """Findings 1-3 on the width, seeds (the width study's seed-1337 run among them) and small-data studies."""
-    width, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
-    seeds["rows"] = seeds_reuse(width.get("rows") or [], seeds.get("rows") or [])
-    return judge([width, seeds, small])
-
-
 def verdicts(chapter: ChapterFiles, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
-    width = width_findings(chapter)
+    wide, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
+    seeds["rows"] = seeds_reuse(wide.get("rows") or [], seeds.get("rows") or [])
+    width = judge([wide, seeds, small])  # findings 1-3, the width study's seed-1337 run among the seeds
     levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]
     pip, toy = chapter.result("pip.json"), chapter.result("superposition.json")
     assert pip is not None and toy is not None  # every part ran before the verdicts

@@ -37,10 +37,6 @@ def png_bytes(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _nan(values: list) -> list[float]:
-    return [math.nan if v is None else v for v in values]
-
-
 def _figure(ncols: int = 1, width: float = 5.5) -> tuple[Figure, list]:
     fig = Figure(figsize=(width * ncols, 4.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
@@ -167,7 +163,7 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ds = [e["n_embd"] for e in entries]
         vals, trains = [e["val_bpb"] for e in entries], [e["train_bpb"] for e in entries]
         line = ax.plot(ds, vals, marker="o", label=f"val ({label})")[0]
-        ax.plot(ds, _nan(trains), marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
+        ax.plot(ds, [math.nan if v is None else v for v in trains], marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
         curves.append({"label": label, "n_embd": ds, "val_bpb": vals, "train_bpb": trains})
     ref = _reference(docs, {s[2][0]["steps"] for s in small}) if small else None
     reference = None

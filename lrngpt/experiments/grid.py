@@ -193,8 +193,8 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
                         "(or a sweep file .json)")
     note = None
     if not (scale or doc.get("scale")):
-        scale = _existing_scale(out)
-        if not scale:
+        scale = SweepDir(out).scale() if out is not None else None
+        if scale not in presets.SCALES:
             scale, note = default_scale(study)
     scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
@@ -260,13 +260,6 @@ def default_scale(study: dict | None = None) -> tuple[str, str | None]:
                    f"{cpu['train.steps']} steps of {cpu['train.batch_size']} x {seq(cpu)}) instead of full "
                    f"({full.get('train.steps', 4000):,} steps of {full.get('train.batch_size', 64)} x {seq(full)} per "
                    "point); --scale full --device cpu insists")
-
-
-def _existing_scale(out) -> str | None:
-    if out is None:
-        return None
-    scale = SweepDir(out).scale()
-    return scale if isinstance(scale, str) and scale in presets.SCALES else None
 
 
 def parse_shard(text: str) -> tuple[int, int]:

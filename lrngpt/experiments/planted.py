@@ -102,16 +102,12 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     return plan
 
 
-def _plant_key(base: PreparedData, plan: dict) -> str:
-    what = [base.key, plan["steps"], plan["seed"], plan["protocol"]["batch"], plan["protocol"]["context"], plan["groups"]]
-    return f"{base.key}-planted-{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]}"
-
-
 def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     """out/data (made once): the prepared data with ids planted into its training split, and the groups."""
     cfg = config_of(plan, True)
     base = prepare(cfg.data, log=log)
-    key, d = _plant_key(base, plan), out / "data"
+    what = [base.key, plan["steps"], plan["seed"], plan["protocol"]["batch"], plan["protocol"]["context"], plan["groups"]]
+    key, d = f"{base.key}-planted-{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]}", out / "data"
     if (d / "meta.json").is_file():
         data = load_prepared(d)
         if data.meta.get("key") == key:

@@ -40,22 +40,16 @@ from lrngpt.training.timing import clock
 from lrngpt.training.trainer import train_run
 
 
-def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, dict[str, bytes]]:
-    """The summary of DIR's existing run directories, and its figures as {NAME.png: PNG}; nothing written."""
+def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
+    """Gather DIR's runs and write lines, tables and figures over files that are lrn's; `strict`: else
+    refuse, not strict: keep them (listed in "kept")."""
     sweep_dir = SweepDir(out)
     doc = collect(sweep_dir.path)
     pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
         pngs = figures_module.figure_files(sweep_dir.path, doc)  # looked up when called: tests stand in for it
         doc["figures"] = [str(sweep_dir.figures_dir / name) for name in pngs]
-    return doc, pngs
-
-
-def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
-    """Gather DIR's runs and write lines, tables and figures over files that are lrn's; `strict`: else
-    refuse, not strict: keep them (listed in "kept")."""
-    doc, pngs = summary_and_figures(out, figures)
-    kept = SweepDir(out).write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
+    kept = sweep_dir.write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
     doc["kept"] = [str(p) for p in kept]
     return doc
 
@@ -187,14 +181,11 @@ def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepa
     run = sweep_dir.run(p.name)
     log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of {len(sweep.points)})")
 
-    def point_row(row: dict) -> None:  # every metrics row, with the point's name
-        on_metric({"run": p.name, **row})
-
     t0 = time.perf_counter()
     try:
         train_run(p.config, run.path, resume=state == "partial", force=state == "new",
               log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              on_metric=None if on_metric is None else point_row,
+              on_metric=None if on_metric is None else lambda row: on_metric({"run": p.name, **row}),
               data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))
     except RunInUse as e:
         ended(p, "busy", e.who, time.perf_counter() - t0)
@@ -212,7 +203,8 @@ def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, 
             f"{len(sweep.points)}, {packing['points_at_once']} at once)")
         jobs.append({"name": p.name, "config": p.config, "path": str(run.path), "resume": state == "partial",
                      "force": state == "new", "hparams": p.values, **_point_words(sweep, run),
-                     "data": _data_ref(prepared.get(data_key_of(p)))})
+                     "data": None if (data := prepared.get(data_key_of(p))) is None else  # not the arrays
+                     (str(data.dir), data.meta, data.train_tokens_limit)})
     failures = []
 
     def on_end(name, kind, value, seconds):
@@ -230,11 +222,6 @@ def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, 
         how = f"its worker process ended ({value})" if kind == "killed" else "it was stopped (SIGTERM or Ctrl-C)"
         raise UserError(f"point {name} did not finish: {how}; its run directory holds its last checkpoint: run the "
                         "same `lrn sweep` command again to resume it")
-
-
-def _data_ref(data) -> tuple | None:
-    """What a worker needs to open the data prepared here (its directory, meta and cut), not the arrays."""
-    return None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)
 
 
 def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:

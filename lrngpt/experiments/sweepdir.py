@@ -163,15 +163,13 @@ class SweepDir:
         rows = doc.get("rows", []) if isinstance(doc, dict) else doc
         return rows if isinstance(rows, list) else []
 
-    def summary_files(self) -> list[Path]:
-        """Every file the summary writes (figures included): what must be lrn's before a sweep starts."""
-        return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
-                *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
-
     def kept_summary_files(self, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
-        """The summary files not lrn's to replace (path -> the refusal); `strict`: refuse the first."""
+        """The summary files (all, figures included, by default) not lrn's to replace (path -> the refusal);
+        `strict`: refuse the first."""
         kept = {}
-        for path in self.summary_files() if paths is None else paths:
+        every = [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
+                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
+        for path in every if paths is None else paths:
             found, _ = state(path)
             if found not in (NEW, OURS):
                 kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
@@ -183,7 +181,9 @@ class SweepDir:
                       figures: dict[str, bytes] | None = None, strict: bool = True) -> list[Path]:
         """The summary files and figures, each only where new or lrn's unchanged; `strict`: refuse if any is
         not, else write the others and return those kept."""
-        files = summary_bytes(doc, lines, markdown, csv)
+        files = {LINES: "".join(line + "\n" for line in lines).encode("utf-8"),  # strict JSON: a NaN bpb is null
+                 SUMMARIES["md"]: markdown.encode("utf-8"), SUMMARIES["csv"]: csv.encode("utf-8"),
+                 SUMMARIES["json"]: (json.dumps(json_safe(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
         kept = self.kept_summary_files(list(rendered), strict)
@@ -197,13 +197,6 @@ class SweepDir:
 
 SUMMARY_FIX = ("keep it under another name (or move it away), then run the same `lrn sweep` command again: the summary "
                "is written afresh from the runs")
-
-
-def summary_bytes(doc: dict, lines: list[str], markdown: str, csv: str) -> dict[str, bytes]:
-    """{name: bytes} of the summary files (strict JSON: a NaN bpb is written as null)."""
-    return {LINES: "".join(line + "\n" for line in lines).encode("utf-8"),
-            SUMMARIES["md"]: markdown.encode("utf-8"), SUMMARIES["csv"]: csv.encode("utf-8"),
-            SUMMARIES["json"]: (json.dumps(json_safe(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
 
 
 def different_sweep(sweep_dir: SweepDir, old: dict, new: dict) -> str:

@@ -37,14 +37,8 @@ class Estimate:
         return Estimate(self.value - other.value, tuple(a - b for a, b in zip(self.coeffs, other.coeffs, strict=True)))
 
 
-def _unit(n: int, i: int, scale: float = 1.0) -> list[float]:
-    out = [0.0] * n
-    out[i] = scale
-    return out
-
-
 def point(values: list[float], i: int) -> Estimate:
-    return Estimate(values[i], tuple(_unit(len(values), i)))
+    return Estimate(values[i], tuple(float(k == i) for k in range(len(values))))
 
 
 def difference(values: list[float], i: int, j: int) -> Estimate:
