@@ -48,8 +48,6 @@ FEW_WIDTHS = [4, 16, 64, 256]
 SMALLEST_WIDTHS = [16, 64, 256]  # the fewest findings 1 and 2 can show on: two savings to compare, a turn to see
 PROBE_MARGIN = 1.0  # the width-depth series' refusal margin: the headroom is kept once, for the whole plan
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
-CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
-           "passes": round(chapter.PASSES, 2)}
 
 
 @dataclass
@@ -343,9 +341,34 @@ class Planner:
         budget = Budget(minutes, plan, {"model.n_embd": grid} if grid else {}, round(sum(parts.values()), 1),
                         {k: round(v, 1) for k, v in parts.items()}, steps * batch * self.seq / max(1, n_train), [],
                         {k: round(v, 1) for k, v in each.items()}, packing.kept(self.choice), self.target)
-        budget.gives_up = gives_up(budget, self.widths, self.factor, self.seq, self.own_text,
-                                   self.base["data"]["corpus"], n_train)
+        budget.gives_up = self.gives_up(budget, n_train)
         return budget
+
+    def gives_up(self, b: Budget, n_train: int) -> list[str]:
+        """What the plan gives up against the chapter, one line each."""
+        steps, batch, factor, seq = b.sets.get("train.steps"), b.sets.get("train.batch_size"), self.factor, self.seq
+        out = []
+        if steps is not None and steps < CHAPTER_STEPS * factor:
+            out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER_STEPS * factor:,} "
+                       f"({steps / (CHAPTER_STEPS * factor):.0%})")
+        if batch is not None and batch < CHAPTER_BATCH:
+            out.append(f"batch {batch} x {seq} instead of {CHAPTER_BATCH} x {chapter.SEQ_LEN}: each run reads "
+                       f"{(steps or 0) * batch * seq:,} tokens instead of {chapter.READ * factor:,}")
+        if b.axes.get("model.n_embd"):
+            out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
+                       f"instead of {len(self.widths)} (d = {', '.join(map(str, self.widths))})")
+        corpus = self.base["data"]["corpus"]
+        text = corpus if self.own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
+        t, passes = b.passes_target, b.passes
+        assert passes is not None, "a plan just made knows its passes"
+        within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
+            f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
+        out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {chapter.TRAIN_TOKENS:,}: "
+                   f"{passes:.2f} passes, {within} (the chapter: {round(chapter.PASSES, 2)})")
+        out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
+        out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train "
+                   f"bpb on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
+        return out
 
 
 def tiny_seconds(source: str, probe_fn=None) -> float:
@@ -382,32 +405,6 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             f"{source} --scale tiny --out {out}` (about {clock(tiny_seconds(source, probe_fn))}, too small for the "
             "findings to show)", fits)
     return p.plan(seconds, minutes)
-
-
-def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, corpus: str, n_train: int) -> list[str]:
-    """What the plan gives up against the chapter, one line each."""
-    steps, batch = b.sets.get("train.steps"), b.sets.get("train.batch_size")
-    out = []
-    if steps is not None and steps < CHAPTER["steps"] * factor:
-        out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER['steps'] * factor:,} "
-                   f"({steps / (CHAPTER['steps'] * factor):.0%})")
-    if batch is not None and batch < CHAPTER["batch"]:
-        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x {chapter.SEQ_LEN}: each run reads "
-                   f"{(steps or 0) * batch * seq:,} tokens instead of {CHAPTER['read'] * factor:,}")
-    if b.axes.get("model.n_embd"):
-        out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
-                   f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
-    text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-    t, passes = b.passes_target, b.passes
-    assert passes is not None, "a plan just made knows its passes"
-    within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
-        f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
-    out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {CHAPTER['train_tokens']:,}: "
-               f"{passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
-    out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
-    out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train bpb "
-               f"on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
-    return out
 
 
 def findings_cost(passes: float, read: int, n_train: int) -> list[str]:

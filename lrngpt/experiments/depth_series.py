@@ -98,8 +98,9 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
     return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
 
 
-def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
-    """Each shape's timing, the points at once a level trains (packing), and the probes' seconds."""
+def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float, float]:
+    """Each shape's timing, the points at once a level trains (packing), the probes' seconds, and the
+    seconds of preparing the corpus when the shared cache does not hold it yet."""
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
@@ -118,7 +119,10 @@ def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
         choice = packing.choose(ends, [out[(c.model.n_layer, c.model.n_embd)] for c in ends],
                                 len(cfgs) * len(SEEDS), device, None, None, log, pack_fn or packing.probe_packed,
                                 probe_tokens=cfgs[0].train.tokens_per_step)
-    return out, choice, time.perf_counter() - t0
+    probe_s, data = time.perf_counter() - t0, from_dict(sweep.base).data
+    prepare_s = 0.0 if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None else \
+        PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
+    return out, choice, probe_s, prepare_s
 
 
 def _axis_item(protocol: dict) -> str:
@@ -137,24 +141,14 @@ def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: 
     return START_S + SERIES_SUMMARY_S + packing.makespan(each, n)
 
 
-def _prepare_seconds(protocol: dict) -> float:
-    """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
-    lv = level(protocol["tops"][-1], protocol)
-    base = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"]).base
-    data = from_dict(base).data
-    if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None:
-        return 0.0
-    return PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
-
-
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
     """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
     if isinstance(minutes, bool):  # an int to Python, not a time to a user
         raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
-    timings, choice, probe_s = _probe(protocol, probe_fn, pack_fn, log)
-    fixed = probe_s + _prepare_seconds(protocol)
+    timings, choice, probe_s, prepare_s = _probe(protocol, probe_fn, pack_fn, log)
+    fixed = probe_s + prepare_s
     n_val = _val_tokens(protocol["corpus"], 0.05)
     levels: list[dict] = []
     est = 0.0
