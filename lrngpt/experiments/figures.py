@@ -238,25 +238,14 @@ PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, an
 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
-    out = []
-    for name, plot, caption in PLOTS:
-        drawn = plot(docs)
-        if drawn is not None:
-            if drawn[1].get("chapter"):
-                caption += f"; dotted: {CHAPTER_NOTE}"
-            out.append((name, caption, png_bytes(drawn[0])))
-    return out
+    drawn = [(name, caption, plot(docs)) for name, plot, caption in PLOTS]
+    return [(name, caption + f"; dotted: {CHAPTER_NOTE}" * bool(d[1].get("chapter")), png_bytes(d[0]))
+            for name, caption, d in drawn if d is not None]
 
 
 def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
     """{NAME.png: PNG} of the figures one sweep (in `out`) has data for."""
-    doc = {**doc, "out": str(out)}
-    files = {}
-    for name, plot, _ in PLOTS:
-        drawn = plot([doc])
-        if drawn is not None:
-            files[f"{name}.png"] = png_bytes(drawn[0])
-    return files
+    return {f"{name}.png": png for name, _, png in figure_pngs([{**doc, "out": str(out)}])}
 
 
 def plot_series(dirs: list[Path]) -> Figure:

@@ -16,7 +16,7 @@ from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.stats import mean_or_none
-from lrngpt.experiments.summary import by_width, series_label
+from lrngpt.experiments.summary import by_width, settings
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
@@ -37,9 +37,7 @@ def series_of(docs: list[dict]) -> list[dict]:
     out = []
     for doc in docs:
         rows = doc.get("rows") or []
-        groups: dict[tuple, list[dict]] = {}
-        for r in rows:
-            groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
+        groups = settings(rows)
         per: dict[str, list[dict]] = {}
         for e in by_width(rows):
             if e["val_bpb"] is None:  # no bytes to score: not a point of the curve

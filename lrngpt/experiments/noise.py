@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lrngpt.experiments.summary import series_label
+from lrngpt.experiments.summary import settings
 from lrngpt.experiments.thresholds import NOISE_FLOOR, NOISE_WITHOUT_SEEDS
 
 KINDS = {"val": lambda r: r.get("val_bpb"), "train": lambda r: r.get("train_bpb"), "gap": lambda r: r.get("gap"),
@@ -46,10 +46,7 @@ class Noise:
 def seed_noise(docs: list[dict]) -> Noise:
     spreads: dict[str, dict] = {}
     for doc in docs:
-        groups: dict[tuple, list[dict]] = {}
-        for r in doc.get("rows") or []:
-            groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
-        for (label, d), group in groups.items():
+        for (label, d), group in settings(doc.get("rows") or []).items():
             for kind, get in KINDS.items():
                 pairs = [(r["seed"], get(r)) for r in group if get(r) is not None]
                 if len(pairs) < 2:

@@ -106,6 +106,14 @@ def series_label(row: dict) -> str:
     return label
 
 
+def settings(rows: list[dict]) -> dict[tuple[str, int], list[dict]]:
+    """The rows by setting (series label, width): the seeds of one setting together."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
+    return groups
+
+
 def by_width(rows: list[dict]) -> list[dict]:
     """Per series and width: seed means and the val bpb saved per doubling of the width."""
     series: dict[str, dict[int, list[dict]]] = {}
@@ -168,11 +176,8 @@ def per_million_text(eff: dict) -> str:
 
 def seed_stats(rows: list[dict]) -> list[dict]:
     """Mean, max-min and standard deviation (n-1) of val bpb over the seeds of each setting."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
     out = []
-    for (label, d), group in groups.items():
+    for (label, d), group in settings(rows).items():
         vals = [r["val_bpb"] for r in group if r["val_bpb"] is not None]  # null: no bytes to score
         if not vals:
             continue

@@ -173,15 +173,11 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
         for _ in range(n):
             workers.append(_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)))
         for proc, recv, keep in workers:
-            kind, value = "killed", None
+            w = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False}
             wait([recv, proc.sentinel])
-            try:
-                if recv.poll():  # its word, or a worker that ended without one
-                    kind, value = recv.recv()
-            except (EOFError, OSError):
-                pass
-            proc.join()
-            keep.close()
+            if recv.poll():  # its word, or a worker that ended without one
+                _read(w, "", None, None)
+            kind, value = _reap(w)
             results.append(value if kind == "done" else None)
     except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
         _stop({i: {"proc": w[0]} for i, w in enumerate(workers)})
