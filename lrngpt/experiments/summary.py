@@ -265,18 +265,12 @@ def collect(out: str | Path, partial: bool = False) -> dict:
             "pending": pending, "lines": lines, "out": str(out), "table": str(sweep_dir.summary_path("md")),
             "tables": {k: str(sweep_dir.summary_path(k)) for k in ("md", "csv", "json")}, "figures": [],
             "meta": sweep_meta(definition, out),  # what it was run with: the findings' commands repeat it
-            "timing": _timing(sweep_dir, definition)}
-
-
-def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
-    """A budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger); None without a budget."""
-    budget = definition.get("budget")
-    return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None
+            # a budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger)
+            "timing": account(b, sweep_dir.timing()) if isinstance(b := definition.get("budget"), dict) else None}
 
 
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
-
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
     budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
     meta = {"source": source, "preset": definition.get("preset"), "scale": scale, "out": None if out is None else
