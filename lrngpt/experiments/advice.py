@@ -16,7 +16,7 @@ class Move:
     study: str | None = None  # another study to run beside this sweep; None: this sweep's own
     sets: dict = field(default_factory=dict)  # --set items it adds
     suffix: str = "-next"  # its --out: this sweep's + suffix
-    beside: bool = True  # judged beside this sweep (lrn report DIR DIR2), not instead of it
+    beside: bool = False  # judged beside this sweep (lrn report DIR DIR2), not instead of it
     checked: str | None = None  # how the judge checked that it undermines no finding that shows
     eval_run: str | None = None  # lrn eval RUN --by-reads on this run instead of a sweep
     minutes: float | None = None  # a budgeted sweep's new budget (its plan chooses the steps)

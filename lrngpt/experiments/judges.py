@@ -72,13 +72,13 @@ def scale_move(series: dict) -> list[Move]:
     """Where the widths train: the next scale up, four times a budget's minutes, or four times the steps."""
     meta, steps = series["meta"], series.get("steps")
     if meta.get("minutes"):
-        return [Move("give the study four times the --minutes, so each width trains longer",
-                     minutes=4 * meta["minutes"], suffix="-longer", beside=False)]
+        return [Move("give the study four times the --minutes, so each width trains longer", minutes=4 * meta["minutes"],
+                     suffix="-longer")]
     if meta.get("scale") in UP:
         up, how = UP[meta["scale"]]
-        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}", beside=False)]
-    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer",
-                 beside=False)] if steps else []
+        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}")]
+    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer")] \
+        if steps else []
 
 
 def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
@@ -90,20 +90,20 @@ def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[s
 
 def seed_move(kind: str = "val") -> Move:
     return Move(f"add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of "
-                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds",
+                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds", beside=True,
                 checked="a sweep beside this one: it changes none of this sweep's runs")
 
 
 def widths_move(study: str | None = "embed-dim") -> Move:
     """More widths: the study's own grid (the embed-dim study: d = 4 ... 512; None: the sweep's own study)."""
     return Move("run at least three widths, each double the last (the study's own: d = 4 ... 512)", sets={},
-                suffix="-widths", beside=False, checked="the same settings at more widths", study=study,
+                suffix="-widths", checked="the same settings at more widths", study=study,
                 axes={"model.n_embd": None})
 
 
 def small_move() -> Move:
     return Move("run the small-data study with this sweep's settings (its training text cut to a prefix read "
-                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small",
+                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
                 checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
 
 
@@ -146,7 +146,7 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     if stale:
         return _cannot_show(1, stale, full, evidence, numbers)
     longer = Move("train every width twice as long, so the savings can grow above the noise",
-                  sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", beside=False, tag="longer")
+                  sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
         (a, b, s), doublings = steps[0], T.octaves(widths)[1] - T.octaves(widths)[0]
         because = say("the first doubling ({a}->{b}) {s:saves|loses|saves} only {s:~.4f}, within the noise ({n}): val "
@@ -255,18 +255,17 @@ def reading_moves(series: dict) -> list[Move]:
             f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of "
             "that size (a larger text of yours: --set data.corpus=text:PATH)")
         out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {target:.2g} "
-                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text",
-                        beside=False, tag="more-text"))
+                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text", tag="more-text"))
     fewer = int(steps * target / passes)
     if not meta.get("minutes") and 1 <= fewer < steps:
         out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {target:.2g} passes",
-                           sets={"train.steps": fewer}, suffix="-fewer-steps", beside=False, tag="fewer-steps"))
+                           sets={"train.steps": fewer}, suffix="-fewer-steps", tag="fewer-steps"))
     return out
 
 
 def chunks_move() -> Move:
     return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or another "
-                "text", sets={"data.val_split": "chunks"}, suffix="-chunks", beside=False,
+                "text", sets={"data.val_split": "chunks"}, suffix="-chunks",
                 checked="the same steps, batch and widths, and a training text within 5% of this one: finding 1's "
                         "savings are measured the same way", tag="chunks")
 
@@ -285,8 +284,8 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
     if any(e["train_bpb"] is None for e in entries):
         return Finding.judged(CLAIMS[2], V.CANNOT_TELL, ["the runs measured no train bpb (train.train_eval_tokens is 0)"],
                               moves=[Move("measure train bpb on 200,000 training tokens", suffix="-train-bpb",
-                                          sets={"train.train_eval_tokens": 200_000}, beside=False,
-                                          checked="an evaluation more: the runs train the same")])
+                                          sets={"train.train_eval_tokens": 200_000}, checked="an evaluation more: "
+                                          "the runs train the same")])
     sv, sg, sm = noise.sigma("val"), noise.sigma("gap"), noise.sigma("memorising")
     widths, gaps = [e["n_embd"] for e in entries], [e["gap"] for e in entries]
     turn = _turn(entries, "val_bpb", sv)
@@ -419,7 +418,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
         return Finding.judged(CLAIMS[3], V.SHOWS, [], evidence, numbers)
     check = "a small-data sweep: findings 1 and 2 are judged on another"
     longer = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * small["steps"]},
-                   suffix="-longer", beside=False, checked=check)] if small.get("steps") else []
+                   suffix="-longer", checked=check)] if small.get("steps") else []
     if up:
         a, b = up[0]
         return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
@@ -431,7 +430,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
             f"val bpb does not turn: it read its text only {passes:.2f} times, where the chapter read its prefix about "
             "16 times"], evidence, numbers,
             [Move("read a shorter prefix, about 16 times", sets={"data.train_tokens": max(2, int(tt * passes / 16))},
-                  suffix="-shorter-prefix", beside=False, checked=check)])
+                  suffix="-shorter-prefix", checked=check)])
     grew, g = T.difference(gaps, 0, len(gaps) - 1).above(sg), {"g0": gaps[0], "g1": gaps[-1], "t0": trains[0],
                                                                 "t1": trains[-1]}
     memorised = say("the gap grows {g0:+.4f} -> {g1:+.4f} while train bpb falls {t0:.4f} -> {t1:.4f}: the wide tables "
