@@ -45,9 +45,6 @@ class SweepDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def __repr__(self) -> str:
-        return f"SweepDir({str(self.path)!r})"
-
     @property
     def definition_path(self) -> Path:
         return self.path / DEFINITION
