@@ -208,15 +208,6 @@ def _verdict(s: dict) -> str:
     return "works" if all(v is not None and v >= WORKS for v in vals) else "fails"
 
 
-def _check_scores(s: dict) -> None:
-    for truth in TRUTHS:
-        for where in ("planted", "vocabulary"):
-            for k in ("precision", "recall"):
-                v = s[truth][where][k]
-                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
-                    raise ValueError(f"{k} {v!r} is not a share")
-
-
 def _read(out: Path) -> dict:
     """out/planted.json, checked: a file edited into something else is one line saying so."""
     path = Path(out) / RESULT
@@ -225,7 +216,11 @@ def _read(out: Path) -> dict:
         for name in ("tied", "untied"):
             run = r["runs"][name]
             for s in run["scores"].values():
-                _check_scores(s)
+                for truth, where, k in ((t, w, k) for t in TRUTHS for w in ("planted", "vocabulary")
+                                        for k in ("precision", "recall")):
+                    v = s[truth][where][k]
+                    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
+                        raise ValueError(f"{k} {v!r} is not a share")
             if not isinstance(run["reads_exact"], bool) or not all(
                     isinstance(run[k], int) and not isinstance(run[k], bool) and run[k] >= 0 for k in ("n_embd", "step", "vocab")):
                 raise ValueError("reads_exact, n_embd, step or vocab is not what run_planted writes")
