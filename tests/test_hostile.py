@@ -2121,12 +2121,12 @@ def test_a_hostile_value_through_the_python_api_is_a_user_error(case):
 
 def test_a_damaged_timing_record_is_named_in_one_line(tmp_path, capsys):
     from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.experiments.runner import write_definition
+    from lrngpt.experiments.sweepdir import SweepDir
 
     sweep = resolve_sweep("embed-dim", "budget", ["train.steps=10"], ["model.n_embd=4,8"])
     sweep.budget = {"minutes": 1.0, "sets": {"train.steps": 10}, "axes": {}, "est_seconds": 50.0,
                     "point_seconds": {p.name: 20.0 for p in sweep.points}}
-    write_definition(sweep, tmp_path / "sw")
+    SweepDir(tmp_path / "sw").create_or_check(sweep.definition())
     (tmp_path / "sw" / "timing.jsonl").write_text('["not", "an object"]\n{"event": "run", "seconds": 3}\n')
     line = one_line(lrn(capsys, "report", tmp_path / "sw"), 2, "timing record", "line 1", "delete the line")
     assert str(tmp_path / "sw" / "timing.jsonl") in line
@@ -2447,12 +2447,12 @@ def test_the_apis_points_at_once_is_checked_like_the_option(value, tmp_path):
 def test_a_timing_row_whose_seconds_are_not_a_time_is_refused_alike_by_the_dry_run_and_the_resume(
         seconds, tmp_path, capsys):
     from lrngpt.experiments.grid import resolve_sweep
-    from lrngpt.experiments.runner import write_definition
+    from lrngpt.experiments.sweepdir import SweepDir
 
     sweep = resolve_sweep("embed-dim", "budget", ["train.steps=10"], ["model.n_embd=4,8"])
     sweep.budget = {"minutes": 1.0, "sets": {"train.steps": 10}, "axes": {}, "est_seconds": 50.0,
                     "point_seconds": {p.name: 20.0 for p in sweep.points}}
-    write_definition(sweep, tmp_path / "sw")
+    SweepDir(tmp_path / "sw").create_or_check(sweep.definition())
     record = tmp_path / "sw" / "timing.jsonl"
     record.write_text(f'{{"event": "point", "name": "{sweep.points[0].name}", "seconds": 3, "estimate": 20}}\n'
                       f'{{"event": "point", "name": "{sweep.points[1].name}", "seconds": {seconds}, "estimate": 20}}\n'

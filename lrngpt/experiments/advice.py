@@ -1,11 +1,5 @@
-"""What the findings judge tells a student to run next, as commands: `lrn ...` and the matching
-`lrngpt.*` call.
-
-A `Move` is one change to this sweep (another study beside it, the same study with more `--set`
-items, or `lrn eval --by-reads` on its runs); `command(move, meta)` writes it out for the sweep the
-judge read (its study or file, its scale or budget, the --set items it was run with, its --out).
-Which moves are safe is decided in lrngpt.experiments.findings, which checks each against the
-findings that show; this module only writes them down.
+"""What the findings judge tells a student to run next: a `Move` written out (`command`) as `lrn ...`
+and the matching `lrngpt.*` call. Which moves are safe is decided in lrngpt.experiments.findings.
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ class Move:
     study: str | None = None  # another study to run beside this sweep; None: this sweep's own
     sets: dict = field(default_factory=dict)  # --set items it adds
     suffix: str = "-next"  # its --out: this sweep's + suffix
-    beside: bool = True  # judged beside this sweep (lrn report DIR DIR2), not instead of it
+    beside: bool = False  # judged beside this sweep (lrn report DIR DIR2), not instead of it
     checked: str | None = None  # how the judge checked that it undermines no finding that shows
     eval_run: str | None = None  # lrn eval RUN --by-reads on this run instead of a sweep
     minutes: float | None = None  # a budgeted sweep's new budget (its plan chooses the steps)
@@ -34,10 +28,6 @@ class Move:
 
 def cli_value(v) -> str:
     return v if isinstance(v, str) else json.dumps(v)
-
-
-def _sets_cli(sets: dict) -> str:
-    return "".join(f" --set {k}={cli_value(v)}" for k, v in sets.items())
 
 
 def command(move: Move, meta: dict) -> dict:
@@ -59,7 +49,7 @@ def command(move: Move, meta: dict) -> dict:
     new = f"{out}{move.suffix}"
     axes = dict(meta.get("axes") or {}) if move.study in (None, meta.get("source")) else {}  # its own grid, again
     axes = {k: v for k, v in {**axes, **move.axes}.items() if v is not None}
-    cli = f"lrn sweep {study}{how}{_sets_cli(sets)}" + "".join(
+    cli = f"lrn sweep {study}{how}" + "".join(f" --set {k}={cli_value(v)}" for k, v in sets.items()) + "".join(
         f" --axis {k}={','.join(map(cli_value, v))}" for k, v in axes.items()) + f" --out {new}"
     if move.beside:
         cli += f" && lrn report {out} {new}"

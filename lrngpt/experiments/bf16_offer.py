@@ -1,11 +1,6 @@
-"""The budget plan's offer of bfloat16 on a CPU that has bfloat16 instructions (`lrn sweep --minutes N --dry-run`).
-
-`train.dtype=auto` stays float32 on every CPU: the tables and findings were measured in it, and
-bfloat16 is not bit-identical to it. Where the CPU computes bfloat16 in hardware (avx512_bf16,
-amx_bf16, arm bf16: lrngpt.device.precision.cpu_bf16), the dry run times a few training steps of the
-plan's largest model in both dtypes (lrngpt.training.precision_probe) and, when bfloat16 is at
-least MIN_SPEEDUP times faster per step, says so in one line naming the setting. Where bfloat16 is
-emulated (most CPUs before 2020-2022) nothing is probed and nothing is offered.
+"""The budget plan's offer of bfloat16 where the CPU computes it in hardware (`lrn sweep --minutes N
+--dry-run`): `train.dtype=auto` stays float32 on every CPU (bfloat16 is not bit-identical), so the dry
+run times the plan's largest model in both and names the setting when bfloat16 is MIN_SPEEDUP faster.
 """
 
 from __future__ import annotations
@@ -33,9 +28,8 @@ def offer_line(bf16: str, speedup: float | None) -> str | None:
 
 def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
                measure: Callable[..., dict] | None = None) -> dict | None:
-    """What the plan says of bfloat16 here: {"bf16": native | emulated | unknown, "speedup", "seconds",
-    "line"}; None where it does not apply (no CPU point, or a dtype other than auto / float32 asked
-    for). `caps` and `measure` are this CPU's and the probe, unless given (tests give made-up ones)."""
+    """What the plan says of bfloat16 here ({"bf16", "speedup", "seconds", "line"}); None where it
+    does not apply. `caps` and `measure`: this CPU's and the probe unless given (tests)."""
     cpu = [p for p in points if p.config.train.dtype in ("auto", "float32") and _on_cpu(p)]
     if not cpu:
         return None

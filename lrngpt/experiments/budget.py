@@ -1,25 +1,10 @@
 """A study planned to fit a time budget on this machine: `lrn sweep STUDY --minutes N`.
 
-The chapter's model stays as it is (mlp-chapter: vocabulary 4,096, context 6, hidden 512, windows of 256,
-its learning rates and initialisation). From a probe of the grid's smallest and largest model at the
-planned batch (lrngpt.training.timing, remembered a few hours), `Planner` chooses:
-
-    batch   16 x 256 (the cpu scale's); doubled toward the chapter's 64 only past the chapter's steps
-    steps   as many as fit (x the study's steps factor), at most the chapter's
-    widths  the study's with GOOD_STEPS each, else 4, 16, 64, 256, else SMALLEST_WIDTHS (16, 64, 256) at
-            MIN_STEPS: the smallest plan at which the findings can still show
-    corpus  stories:SIZE, big enough that a run reads at most PASSES_TARGET passes (finding 2's FEW_PASSES);
-            a text of your own caps the steps there instead, and one too small for MIN_STEPS is read up
-            to OWN_TEXT_PASSES: the plan says what that costs the findings
-    evals   4 periodic ones of read/20 tokens (10k to 50k), train bpb over read/4 (20k to 200k), the
-            whole validation split at the end
-
-The estimate is the sweep's wall clock: start-up, the probe, data preparation (when not cached), each
-point's steps and evaluations plus POINT_OVERHEAD_S, the summary; upper bounds measured on the 2-core
-machine while it was shared. A plan fills at most HEADROOM of the budget. A budget too short for the
-smallest plan is refused before the packed probe, naming the commands that fit here now with their
-estimates. The plan is stored in DIR/sweep.json (`budget`): the same command again resumes it, its
-estimates corrected by the pace of the runs so far (DIR/timing.jsonl, lrngpt.experiments.time_ledger).
+From a probe of the grid's smallest and largest model, `Planner` chooses the steps, batch, widths
+(down to SMALLEST_WIDTHS at MIN_STEPS: the smallest plan at which the findings can still show), the
+corpus size (at most the passes finding 2 asks for) and evaluation sizes, filling at most HEADROOM of
+the budget. The plan is stored in DIR/sweep.json (`budget`); the same command resumes it, its
+estimates corrected by the pace so far (lrngpt.experiments.time_ledger).
 """
 
 from __future__ import annotations
@@ -61,14 +46,8 @@ BATCH, CHAPTER_BATCH, CHAPTER_STEPS = 16, chapter.BATCH, chapter.STEPS
 GOOD_STEPS, EVALS = 300, 4
 FEW_WIDTHS = [4, 16, 64, 256]
 SMALLEST_WIDTHS = [16, 64, 256]  # the fewest findings 1 and 2 can show on: two savings to compare, a turn to see
-# HEADROOM (thresholds): a plan fills at most 88% of its budget. The quiet 2-core machine's hour planned 58.7 of
-# 60 minutes and took 56.6; probed steps vary 13% between invocations (8.3 and 9.4 min for one plan, a minute
-# apart), and a browser tab beside the run takes a tenth of two cores: 12% kept free covers either, not both at
-# their worst.
 PROBE_MARGIN = 1.0  # the width-depth series' refusal margin: the headroom is kept once, for the whole plan
 START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.0, 4.0, 10.0
-CHAPTER = {"steps": chapter.STEPS, "batch": chapter.BATCH, "read": chapter.READ, "train_tokens": chapter.TRAIN_TOKENS,
-           "passes": round(chapter.PASSES, 2)}
 
 
 @dataclass
@@ -105,11 +84,8 @@ def check_minutes(minutes, example: int = 25) -> float:
 
 def stored_budget(out) -> dict | None:
     """The plan a budgeted sweep in `out` was started with (None: none there)."""
-    try:
-        doc = SweepDir(out).definition(partial=True)
-    except UserError:
-        return None
-    b = doc.get("budget") if isinstance(doc, dict) and doc.get("scale") == "budget" else None
+    doc = SweepDir(out).known()
+    b = doc.get("budget") if doc.get("scale") == "budget" else None
     ok = isinstance(b, dict) and isinstance(b.get("sets"), dict) and isinstance(b.get("axes"), dict)
     return b if ok else None
 
@@ -119,12 +95,8 @@ def budget_from_dict(b: dict) -> Budget:
     return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
                      "gives_up": list(b.get("gives_up") or []), "point_seconds": dict(b.get("point_seconds") or {}),
                      "packing": dict(b["packing"]) if isinstance(b.get("packing"), dict) else {},
-                     "passes_target": _target(b.get("passes_target"))})
-
-
-def _target(v) -> float:
-    """A stored passes target, else the default."""
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 else PASSES_TARGET
+                     "passes_target": float(t) if isinstance(t := b.get("passes_target"), int | float)
+                     and not isinstance(t, bool) and 0 < t <= 1 else PASSES_TARGET})
 
 
 def check_passes(passes) -> float:
@@ -140,9 +112,8 @@ def check_passes(passes) -> float:
 
 def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: list[str], axes: list[str], out,
                    log=None, points_at_once: int | None = None, passes: float | None = None) -> Budget | None:
-    """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` when it holds a
-    budgeted sweep and no other scale is asked for (so running the command again resumes the same
-    points); None for a sweep without a budget. Both front ends (lrn sweep, lrngpt.sweep) call this."""
+    """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` (so the same
+    command resumes it); None for a sweep without a budget."""
     stored = stored_budget(out)
     if minutes is not None:
         if scale:
@@ -160,8 +131,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
 
 
 def corrected_budget(stored: dict, out) -> Budget:
-    """The stored plan, its runs' estimates corrected by what the runs trained so far took (measured
-    for those, the estimate x that pace for the rest: lrngpt.experiments.time_ledger)."""
+    """The stored plan, its estimates corrected by the pace of the runs so far."""
     b = budget_from_dict(stored)
     rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
@@ -170,8 +140,7 @@ def corrected_budget(stored: dict, out) -> Budget:
 
 
 def other_budget(out, stored: dict, minutes: float) -> str:
-    """The refusal for --minutes N over a sweep planned for other minutes: resume it, or a new --out
-    (never "delete it": its finished runs are the point of running it again)."""
+    """The refusal for --minutes N over a sweep planned for other minutes (never "delete it")."""
     sweep_dir = SweepDir(out)
     points = sweep_dir.definition(partial=True).get("points") or []
     done = 0
@@ -196,10 +165,8 @@ Extra = Callable[[dict], float] | None  # seconds a caller adds to a plan, from 
 
 @dataclass
 class Planner:
-    """One study planned into a time budget: its settings, its probe on this machine and the estimates made
-    from them (`lrn sweep STUDY --minutes N`; `lrn chapter` plans its width and small-data parts with it).
-    `probe` times the grid's ends, `smallest` is the smallest plan at which the findings can still show,
-    `plan` the most that fits in some seconds."""
+    """One study planned into a time budget: `probe` times the grid's ends, `smallest` is the smallest
+    plan at which the findings can still show, `plan` the most that fits (`lrn chapter` uses it too)."""
     source: str
     sets: list[str]
     axes: list[str]
@@ -225,8 +192,8 @@ class Planner:
 
     @classmethod
     def of(cls, source: str, sets: list[str], axes: list[str], target: float = PASSES_TARGET) -> Planner:
-        """The study's settings; a text of the user's own is read (its token counts cap the steps) and
-        refused, before any probe, when it is not prepared or too short for one window."""
+        """The study's settings; a text of the user's own is refused before any probe when it is not prepared
+        or too short for one window."""
         if source not in STUDIES:
             raise UserError(f"{option('minutes')} plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
         first = resolve_sweep(source, "budget", sets, axes)
@@ -268,8 +235,7 @@ class Planner:
         return {k: v for k, v in out.items() if k not in self.user}
 
     def estimate(self, steps: int, batch: int, grid: list[int] | None):
-        """The sweep of `steps` of `batch` over `grid` (None: the study's widths), its --set items, the
-        estimated seconds of each part and of each point (none before the probe)."""
+        """The sweep of `steps` of `batch` over `grid`, its --set items, and the seconds of each part and point."""
         plan = self.sets_for(steps, batch)
         s, _ = Budget(0.0, plan, {}, 0, {}, None).items()
         sweep = resolve_sweep(self.source, "budget", self.sets + s,
@@ -309,8 +275,8 @@ class Planner:
         return lo * self.factor
 
     def step_cap(self, batch: int) -> int:
-        """The most steps per run: the chapter's, and for the user's own text what reads it at most the target
-        (a text too small for MIN_STEPS there: up to OWN_TEXT_PASSES, and the plan says what that costs)."""
+        """The most steps per run: the chapter's, and for the user's own text what reads it at most the
+        target (a text too small for MIN_STEPS: up to OWN_TEXT_PASSES, said in gives_up)."""
         cap = CHAPTER_STEPS * self.factor
         if self.n_user is not None:
             few = int(self.target * self.n_user // (batch * self.seq)) // self.factor * self.factor
@@ -323,10 +289,8 @@ class Planner:
 
     def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
               seconds: float | None = None) -> None:
-        """Time the grid's smallest and largest model at the planned batch, then how many points train at once
-        (lrngpt.experiments.packing.choose: a packed probe of the same two; none when a `probe_fn` is given
-        without a `pack_fn`). With `seconds`, the packed probe is skipped when even as many points at once as
-        there are threads, each as fast as alone, could not fit the smallest plan in them: the caller refuses."""
+        """Time the grid's ends at the planned batch, then choose the points at once (packing.choose). With
+        `seconds`, the packed probe is skipped when no packing could fit the smallest plan: the caller refuses."""
         log, t0 = log or (lambda m: None), time.perf_counter()
         sweep = self.estimate(MIN_STEPS * self.factor, self.batch, None)[0]
         cfgs = packing.ends([p.config for p in sweep.points])
@@ -357,9 +321,8 @@ class Planner:
         return self.seconds(MIN_STEPS * self.factor, self.batch, self.grids[-1], extra)
 
     def plan(self, seconds: float, minutes: float, extra: Extra = None) -> Budget:
-        """The most that fits `seconds` (a budget of `minutes`): all the widths with GOOD_STEPS each, else fewer
-        widths down to the smallest grid at MIN_STEPS, then a batch doubled toward the chapter's when the
-        steps reach theirs; BudgetTooShort when even the smallest does not fit."""
+        """The most that fits `seconds`: all the widths at GOOD_STEPS, else fewer down to MIN_STEPS, then a
+        batch doubled toward the chapter's; BudgetTooShort when even the smallest does not fit."""
         batch, cap = self.batch, self.step_cap(self.batch)
         for i, grid in enumerate(self.grids):
             steps = self.fit(batch, grid, seconds, cap, extra)
@@ -378,14 +341,38 @@ class Planner:
         budget = Budget(minutes, plan, {"model.n_embd": grid} if grid else {}, round(sum(parts.values()), 1),
                         {k: round(v, 1) for k, v in parts.items()}, steps * batch * self.seq / max(1, n_train), [],
                         {k: round(v, 1) for k, v in each.items()}, packing.kept(self.choice), self.target)
-        budget.gives_up = gives_up(budget, self.widths, self.factor, self.seq, self.own_text,
-                                   self.base["data"]["corpus"], n_train)
+        budget.gives_up = self.gives_up(budget, n_train)
         return budget
+
+    def gives_up(self, b: Budget, n_train: int) -> list[str]:
+        """What the plan gives up against the chapter, one line each."""
+        steps, batch, factor, seq = b.sets.get("train.steps"), b.sets.get("train.batch_size"), self.factor, self.seq
+        out = []
+        if steps is not None and steps < CHAPTER_STEPS * factor:
+            out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER_STEPS * factor:,} "
+                       f"({steps / (CHAPTER_STEPS * factor):.0%})")
+        if batch is not None and batch < CHAPTER_BATCH:
+            out.append(f"batch {batch} x {seq} instead of {CHAPTER_BATCH} x {chapter.SEQ_LEN}: each run reads "
+                       f"{(steps or 0) * batch * seq:,} tokens instead of {chapter.READ * factor:,}")
+        if b.axes.get("model.n_embd"):
+            out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
+                       f"instead of {len(self.widths)} (d = {', '.join(map(str, self.widths))})")
+        corpus = self.base["data"]["corpus"]
+        text = corpus if self.own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
+        t, passes = b.passes_target, b.passes
+        assert passes is not None, "a plan just made knows its passes"
+        within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
+            f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
+        out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {chapter.TRAIN_TOKENS:,}: "
+                   f"{passes:.2f} passes, {within} (the chapter: {round(chapter.PASSES, 2)})")
+        out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
+        out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train "
+                   f"bpb on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
+        return out
 
 
 def tiny_seconds(source: str, probe_fn=None) -> float:
-    """The study at --scale tiny here: its points from a probe of its smallest and largest (tiny) model,
-    its start, corpus and summary (a refusal's estimate of the command that fits in seconds)."""
+    """The study at --scale tiny here, estimated from a probe (a refusal's command that fits in seconds)."""
     sweep = resolve_sweep(source, "tiny", [], [])
     est = estimate_points(sweep.points, quick=True, log=lambda m: None, probe_fn=probe_fn)
     return START_S + PREPARE_S + SUMMARY_S + sum((e["est_seconds"] or 0.0) + POINT_OVERHEAD_S for e in est.values())
@@ -399,11 +386,8 @@ def busy_note(lead: str = "; ") -> str:
 
 def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], probe_fn=None, log=None,
                 points_at_once: int | None = None, pack_fn=None, passes: float | None = None, out: str = "DIR") -> Budget:
-    """The plan for `source` (a study) in `minutes` on this machine, filling at most HEADROOM of them. The
-    points run `points_at_once` at a time, or as many as a packed probe (`pack_fn`, lrngpt.experiments.packing's
-    by default; none when a `probe_fn` is given without one) shows to be faster, and the wall time is planned
-    so (`packing.makespan`). A budget too small for the smallest plan that can show the findings is refused,
-    naming the commands that fit here now, with their estimates (`out` in them)."""
+    """The plan for study `source` in `minutes` here, filling at most HEADROOM of them; refused, naming
+    the commands that fit (`out` in them), when the smallest plan that can show the findings does not."""
     minutes, target = check_minutes(minutes), check_passes(passes)
     p = Planner.of(source, sets, axes, target)
     seconds = minutes * 60 * HEADROOM
@@ -421,32 +405,6 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
             f"{source} --scale tiny --out {out}` (about {clock(tiny_seconds(source, probe_fn))}, too small for the "
             "findings to show)", fits)
     return p.plan(seconds, minutes)
-
-
-def gives_up(b: Budget, widths: list, factor: int, seq: int, own_text: bool, corpus: str, n_train: int) -> list[str]:
-    """What the plan gives up against the chapter, one line each."""
-    steps, batch = b.sets.get("train.steps"), b.sets.get("train.batch_size")
-    out = []
-    if steps is not None and steps < CHAPTER["steps"] * factor:
-        out.append(f"{steps:,} steps per run instead of the chapter's {CHAPTER['steps'] * factor:,} "
-                   f"({steps / (CHAPTER['steps'] * factor):.0%})")
-    if batch is not None and batch < CHAPTER["batch"]:
-        out.append(f"batch {batch} x {seq} instead of {CHAPTER['batch']} x {chapter.SEQ_LEN}: each run reads "
-                   f"{(steps or 0) * batch * seq:,} tokens instead of {CHAPTER['read'] * factor:,}")
-    if b.axes.get("model.n_embd"):
-        out.append(f"{len(b.axes['model.n_embd'])} widths (d = {', '.join(map(str, b.axes['model.n_embd']))}) "
-                   f"instead of {len(widths)} (d = {', '.join(map(str, widths))})")
-    text = corpus if own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-    t, passes = b.passes_target, b.passes
-    assert passes is not None, "a plan just made knows its passes"
-    within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
-        f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
-    out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {CHAPTER['train_tokens']:,}: "
-               f"{passes:.2f} passes, {within} (the chapter: {CHAPTER['passes']})")
-    out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
-    out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train bpb "
-               f"on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
-    return out
 
 
 def findings_cost(passes: float, read: int, n_train: int) -> list[str]:

@@ -1,18 +1,9 @@
-"""The book chapter on choosing the embedding width: the numbers lrn compares with and the sentences
-it quotes, in one place.
+"""The book chapter on choosing the embedding width: the numbers lrn compares with and the sentences it
+quotes, in one place.
 
-The chapter trains its MLP language model (previous 6 tokens, hidden 512, a 4,096-token byte-level
-BPE) at d = 4 ... 512 for 4,000 steps of 64 x 256, on a training text of 550 million tokens; it
-does not name that text (lrn's `--scale full` reads TinyStoriesV2-GPT4 for it: lrn's choice). It
-names one seed, 1337, and trains d = 64 "twice more with only the seed changed", without naming
-those seeds.
-
-QUOTES holds every sentence lrn presents as the chapter's: the chapter's own (Korean) words and
-their English, translated as they stand. Texts that say "the chapter: ..." quote from here
-(`quote(key)`); tests/experiments/test_chapter_quotes.py checks that each English sentence carries
-exactly the numbers of its Korean one, and, given the chapter's text, that the Korean is verbatim.
-Figures lrn works out from the chapter's (passes, shares of targets read) are lrn's, and are never
-put inside a quote.
+QUOTES holds every sentence lrn presents as the chapter's, its (Korean) words and their English;
+tests/experiments/test_chapter_quotes.py checks that each English one carries exactly the numbers of
+its Korean one. Figures lrn works out from the chapter's (passes, shares read) are never inside a quote.
 """
 
 from __future__ import annotations
@@ -21,12 +12,8 @@ import math
 from typing import Any
 
 VAL_BPB = {4: 1.1734, 8: 1.0882, 16: 1.0247, 32: 0.9751, 64: 0.9326, 128: 0.9033, 256: 0.8864, 512: 0.8795}
-TRAIN_BPB = {4: 1.1785, 64: 0.9359, 512: 0.8816}  # the widths whose lines it prints
-GAP = {4: -0.0051, 64: -0.0033, 512: -0.0021}  # val - train at those widths
 SEED_VAL_BPB = [0.9326, 0.9327, 0.9323]  # d = 64: seed 1337 and two more it does not name
 LONG = {16: (1.0045, 1.0085), 64: (0.9200, 0.9230), 256: (0.8689, 0.8710)}  # 16,000 steps: (val, train)
-SMALL_VAL = {8: 1.0998, 32: 1.0030, 64: 0.9806, 128: 0.9781, 256: 0.9972, 512: 1.0326}
-SMALL_TRAIN = {8: 1.0625, 64: 0.8579, 128: 0.7984, 256: 0.7312, 512: 0.6541}
 TRAIN_TOKENS = 550_000_000
 STEPS, BATCH, SEQ_LEN = 4000, 64, 256
 READ = STEPS * BATCH * SEQ_LEN  # 65,536,000 tokens in 4,000 steps (the chapter: "6,554만", 65.54 million)
@@ -116,6 +103,5 @@ def quote(key: str) -> str:
 
 
 def read_shares(passes: float) -> tuple[float, float]:
-    """Expected share of training targets read at least once, and twice or more, at `passes`: windows
-    are drawn uniformly at random, so each target is read a Poisson number of times with mean passes."""
+    """Expected shares of training targets read at least once and twice or more at `passes` (Poisson)."""
     return 1 - math.exp(-passes), 1 - math.exp(-passes) * (1 + passes)

@@ -1,16 +1,9 @@
-"""The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, the shares of a
-budget that move, and the refusal that names what fits. Nothing here reads or writes a file: the plan is a
-`ChapterPlan` (lrngpt.experiments.chapter_plan), which the chapter's directory stores.
+"""The chapter planned on this machine (`lrn chapter`): each part's protocol and estimate, and the
+refusal that names what fits. Nothing here reads or writes a file.
 
-For `--minutes N` (the laptop plan): (1) the budgeted units (width with its seeds, small-data, width-depth,
-planted) are probed in turn, each giving the seconds of its smallest protocol at which its claim can still
-show (`Unit.smallest`; `smallest_that_can_show` says which); as soon as those, the planning and the fixed
-parts pass HEADROOM of the budget, probing stops and the budget is refused naming what fits here now, with
-its estimate (a unit not probed counted at REFERENCE_S times the probed ones' pace). (2) Each unit gets its
-smallest, and what is left is shared by SHARES in their order (`share_out`): what a unit does not use goes
-to the units after it, so the width study, last, takes whatever the others did not need. A busy machine
-plans so too, shrunk, and says what it gave up (`ChapterPlan.shrunk`, each part's deviations).
-`--scale tiny` and `--scale full` plan each study at that scale from a probe of its points, no budget.
+For `--minutes N` the budgeted units are probed in turn, each giving the seconds of its smallest
+protocol at which its claim can still show; past HEADROOM of the budget the plan is refused. Each
+unit gets its smallest, and what is left is shared by SHARES in their order (`share_out`).
 """
 
 from __future__ import annotations
@@ -24,12 +17,11 @@ from dataclasses import dataclass
 from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, depth_series, packing, planted
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.budget import BATCH, HEADROOM, MIN_STEPS, SMALLEST_WIDTHS, Budget, Planner, busy_note
+from lrngpt.experiments.budget import HEADROOM, Budget, Planner, busy_note
 from lrngpt.experiments.budget import check_minutes as budget_minutes
 from lrngpt.experiments.chapter_plan import ChapterPlan, Part
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.experiments.presets import STUDIES
 from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
@@ -38,19 +30,14 @@ CHAPTER_PASSES = round(chapter.PASSES, 2)  # 0.12: the chapter's reading (lrn's 
 WIDTHS = [4, 16, 64, 256]  # the tiny scale's width study: every other doubling
 SMALL_TINY_WIDTHS = [8, 64, 512]  # the tiny scale's small-data widths: three, for seconds
 PIP_TOP = 1000  # the authors' code keeps the most frequent words (text8's 10,000); a laptop text has fewer
-# Seconds of the fixed parts, upper bounds measured on the quiet 2-core machine (AMD EPYC, Zen 1, 2 cores;
-# docs/chapter-on-a-laptop.md): the PIP estimate on the 1,000 most frequent tokens, the superposition toy, the
-# page and this process's start. The planning's own seconds are measured as it plans.
+# seconds of the fixed parts, upper bounds measured on the quiet 2-core machine (docs/chapter-on-a-laptop.md)
 PIP_S, SUPERPOSITION_S, REPORT_S, START_S = 45.0, 15.0, 20.0, 5.0
 SEEDS_S = 6.0  # the seeds sweep's start and summary beside its two runs
-# Each unit's share of the minutes beyond the smallest protocols, in the order they are planned: the width
-# study (its seeds inside) last, so that it takes what the others leave (the width-depth series' next level
-# costs twice the one before; the planted pair reaches the seed project's steps within half a minute).
+# each unit's share of the minutes beyond the smallest protocols, in planning order: the width study last, so
+# that it takes what the others leave
 SHARES = {"planted": 0.04, "width-depth": 0.24, "small-data": 0.16, "width": 0.56}
-# Seconds of each unit's smallest protocol on the quiet 2-core machine, from its measured hour scaled to those
-# protocols (width: 3 widths x 100 steps and the two seeds; small-data: its smallest as refused there; the
-# series at 32 tokens a parameter; planted at 120 steps), and of the tiny chapter. A refusal counts a unit it
-# did not probe at its time here times the pace of the units it did.
+# seconds of each unit's smallest protocol, and of the tiny chapter, on the quiet 2-core machine (a refusal
+# counts a unit it did not probe at its time here times the pace of the units it did)
 REFERENCE_S = {"width": 470.0, "small-data": 650.0, "width-depth": 500.0, "planted": 16.0}
 TINY_S = 120.0
 SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary alone: no machine fits fewer
@@ -58,8 +45,7 @@ SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary al
 
 @dataclass
 class Unit:
-    """A budgeted part of the chapter once probed: the seconds of its smallest protocol at which its claim
-    can still show, and its parts planned into some seconds (at least those)."""
+    """A budgeted part once probed: its smallest protocol's seconds, and its parts planned into some seconds."""
     name: str
     smallest: float
     fit: Callable[[float], list[Part]]
@@ -85,18 +71,6 @@ def check_minutes(minutes) -> float:
     return minutes
 
 
-def smallest_that_can_show(part: str) -> dict:
-    """The smallest protocol the laptop plan shrinks `part` to, the one at which its claim can still show (a
-    verdict's premise names it: below it, "cannot show at this scale"); {} for a part that does not shrink."""
-    if part in ("width", "seeds", "small-data"):
-        widths = STUDIES["embed-dim-small-data" if part == "small-data" else "embed-dim"]["axes"]["model.n_embd"]
-        return {"widths": [w for w in SMALLEST_WIDTHS if w in widths], "steps": MIN_STEPS, "batch": BATCH,
-                "seq_len": chapter.SEQ_LEN}
-    if part.startswith("width-depth"):
-        return {"tokens_per_param": depth_series.PROTOCOLS["cpu"]["tops"][-1], "levels": depth_series.LEVELS}
-    return {"steps": planted.PROTOCOLS["cpu"]["min_steps"]} if part == "planted" else {}
-
-
 def memo(probe_fn=None):
     """`probe_fn` (the remembered probe, lrngpt.training.timing.probe, by default) asked once a shape here."""
     seen: dict[str, dict] = {}
@@ -116,8 +90,7 @@ def _seeds_extra(each: dict) -> float:
 
 
 def budget_part(name: str, source: str, b: Budget) -> Part:
-    """A sweep part trained as its budget planned it: the plan's steps, corpus and widths as its settings,
-    at the points at once measured with it (no second probe: its estimate leaves the probe out)."""
+    """A sweep part trained as its budget planned it (its estimate leaves the probe out)."""
     return Part(name, "sweep", cp.CLAIMS[name][0], round(b.est_seconds - b.parts.get("probe", 0.0), 1),
                 list(b.gives_up), source=source, scale="budget", set=b.items()[0], axes=dict(b.axes),
                 corpus=b.sets.get("data.corpus"), points_at_once=b.packing.get("points_at_once"),
@@ -156,11 +129,8 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
                  steps=100 if tiny else 1000)]
 
 
-# ---- the laptop plan: a budget --------------------------------------------------------------------
-
 def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
-    """Each budgeted unit, probed when called with the seconds it may take (the width study skips its packed
-    probe when even that could not fit them)."""
+    """Each budgeted unit, probed when called with the seconds it may take."""
     width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
 
     def width_unit(left: float) -> Unit:
@@ -194,8 +164,7 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
 
 
 def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> ChapterPlan:
-    """The chapter in `minutes` here (the module's docstring says how); UserError naming what fits when the
-    smallest protocols do not."""
+    """The chapter in `minutes` here; UserError naming what fits when the smallest protocols do not."""
     started, pack_fn = time.perf_counter(), pack_fn or (None if probe_fn else packing.probe_packed)
     probe_fn = memo(probe_fn)
     fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
@@ -213,14 +182,13 @@ def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> C
     planning = time.perf_counter() - started
     at_smallest = [n for n in SHARES if sum(p.est_seconds for p in parts[n]) <= probed[n].smallest * 1.02]
     return ChapterPlan("laptop", minutes, out, ordered + fixed_parts(ordered[0].corpus, False),
-                       round(fixed + planning + sum(p.est_seconds for p in ordered), 1), planning_seconds=round(
-                           planning, 1), shrunk=[f"{n} at its smallest protocol at which its claim can still show"
-                                                 for n in at_smallest] + [busy_note("")] * bool(at_smallest and busy_note()))
+                       round(fixed + planning + sum(p.est_seconds for p in ordered), 1),
+                       shrunk=[f"{n} at its smallest protocol at which its claim can still show" for n in at_smallest]
+                       + [busy_note("")] * bool(at_smallest and busy_note()))
 
 
 def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
-    """Each unit's parts in `seconds`: its smallest, and of what they leave its share by SHARES, planned in
-    SHARES' order; what a unit does not use goes on to the units after it."""
+    """Each unit's parts in `seconds`: its smallest plus its SHARES of the rest; what one leaves goes on."""
     surplus = seconds - sum(u.smallest for u in units.values())
     parts: dict[str, list[Part]] = {}
     for i, (name, share) in enumerate(SHARES.items()):
@@ -231,8 +199,7 @@ def share_out(units: dict[str, Unit], seconds: float) -> dict[str, list[Part]]:
 
 
 def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) -> str:
-    """The budget refused, with what fits here now: the minutes (the units not probed at REFERENCE_S times
-    the probed ones' pace), the width study alone, --scale tiny."""
+    """The budget refused, with what fits here now (units not probed counted at the probed ones' pace)."""
     pace = sum(smallest.values()) / sum(REFERENCE_S[n] for n in smallest)
     need = {n: smallest.get(n, REFERENCE_S[n] * pace) for n in REFERENCE_S}
     total = fixed + sum(need.values())
@@ -249,8 +216,6 @@ def refusal(minutes: float, out: str, smallest: dict[str, float], fixed: float) 
             f"{clock(TINY_S * pace)}, too small for the claims to show)")
 
 
-# ---- the tiny and full scales: each study at its scale -------------------------------------------
-
 def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict, say, probe_fn) -> Part:
     sweep = resolve_sweep(source, scale, sets, [f"{k}={','.join(map(str, v))}" for k, v in axes.items()])
     est = {n: round(e["est_seconds"] or 0.0, 1) for n, e in
@@ -260,8 +225,7 @@ def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict
 
 
 def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=None) -> ChapterPlan:
-    """Each study at `scale` (tiny: seconds; full: the chapter's, a GPU job), its estimate from a probe of its
-    points; `corpus` the text of every sweep instead of the scale's."""
+    """Each study at `scale` (tiny: seconds; full: a GPU job), estimated from a probe of its points."""
     started, probe_fn, tiny = time.perf_counter(), memo(probe_fn), scale == "tiny"
     text = [f"data.corpus={corpus}"] if corpus else []
     width = _scale_sweep("width", "embed-dim", scale, text, {"model.n_embd": WIDTHS} if tiny else {}, say, probe_fn)
@@ -274,5 +238,5 @@ def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=No
     parts += [planted_part(planted.planted_plan(None, scale="tiny" if tiny else "cpu", probe_fn=probe_fn)),
               *fixed_parts(width.corpus, tiny)]
     planning = time.perf_counter() - started
-    return ChapterPlan(scale, None, out, parts, round(START_S + planning + REPORT_S + sum(p.est_seconds for p in parts),
-                                                      1), planning_seconds=round(planning, 1))
+    return ChapterPlan(scale, None, out, parts,
+                       round(START_S + planning + REPORT_S + sum(p.est_seconds for p in parts), 1))

@@ -1,18 +1,6 @@
-"""A chapter directory and its one owner, `ChapterDir` (beside RunDir for a run and SweepDir for a sweep).
-
-    CHAPTER_DIR/
-      chapter.json        the plan (lrngpt.experiments.chapter_plan.ChapterPlan), written once at the start
-      timing.jsonl        one row per finished part: {"part", "est_seconds", "seconds"}
-      <part>/             each sweep part is a sweep directory (SweepDir); planted/ the planted pair
-      pip.json            the PIP estimate; superposition.json the toy model's result
-      verdicts.json       every study's Finding, written when the parts are done
-      report.html         the page (lrngpt.report.chapter_page)
-      .lrn-output         the record of what lrn wrote here (kind "chapter")
-
-Every module that reads or writes these files goes through one ChapterDir, and a ChapterDir reads each
-file once: the plan, the timing rows, a part's result and a part's collected sweep are kept after their
-first read (and updated as this process writes them), so a command that plans, runs, judges and draws
-the page reads nothing twice.
+"""A chapter directory and its one owner, `ChapterDir`: chapter.json (the plan), timing.jsonl (a row a
+finished part), each part's directory, pip.json, superposition.json, verdicts.json and report.html.
+A ChapterDir reads each file at most once (kept, and updated as it writes).
 """
 
 from __future__ import annotations
@@ -43,11 +31,9 @@ class ChapterDir:
         self._results: dict[str, dict] = {}
         self._sweeps: dict[str, dict] = {}
 
-    # ---- the plan ------------------------------------------------------------------------------------
-
     def plan(self) -> ChapterPlan | None:
-        """The plan the directory was started with (None: not a chapter directory yet). A plan that is
-        not one (edited, cut) is named with the fix."""
+        """The plan the directory was started with (None: not a chapter directory yet); a damaged one is
+        named with the fix."""
         if self._plan is None:
             path = self.path / PLAN
             if not path.is_file() or lrn_kind(self.path) != KIND:
@@ -71,8 +57,6 @@ class ChapterDir:
         write_owned_file(self.path / PLAN, json.dumps(plan.to_dict(), indent=1), "chapter plan")
         self._plan = plan
 
-    # ---- what ran, and how long -------------------------------------------------------------------------
-
     def timing(self) -> dict[str, dict]:
         """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
         if self._timing is None:
@@ -91,8 +75,6 @@ class ChapterDir:
     def seconds(self) -> float:
         """The parts' seconds so far."""
         return round(sum(r["seconds"] for r in self.timing().values()), 1)
-
-    # ---- the parts' results --------------------------------------------------------------------------------
 
     def part(self, name: str) -> Path:
         return self.path / name
@@ -117,14 +99,11 @@ class ChapterDir:
             self._sweeps[name] = {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
         return self._sweeps[name]
 
-    # ---- verdicts and page ----------------------------------------------------------------------------
-
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")
 
     def verdicts(self, claims) -> list[dict]:
-        """verdicts.json as `lrn chapter` wrote it (a chapter not finished has none); `claims`: the studies
-        a finding may belong to."""
+        """verdicts.json as `lrn chapter` wrote it; `claims`: the studies a finding may belong to."""
         path = self.path / VERDICTS
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "

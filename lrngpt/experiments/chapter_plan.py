@@ -1,27 +1,7 @@
-"""The book chapter on a laptop (`lrn chapter`): every study the chapter argues, planned to fit one
-time budget, each at a protocol where its claim can show on this machine.
-
-The parts, in the order they run (the plan in DIR/chapter.json; each part resumes on its own):
-
-    width          findings 1 and 2: the chapter's MLP at d = 4, 16, 64, 256 (a `--minutes` budget,
-                   lrngpt.experiments.budget), on a generated text big enough that each run reads at
-                   most the chapter's own 0.12 passes (CHAPTER_PASSES): finding 2 is about a model that
-                   hardly ever reads a token twice, and at the budget's usual 0.25 the read targets'
-                   memorising alone put the gap above its noise (measured: docs/chapter-on-a-laptop.md)
-    seeds          the noise every verdict is judged against: the width plan's d = 64 run at two more
-                   seeds; its seed 1337 is the width study's own run (reused, not trained again)
-    small-data     finding 3: a prefix read about 16 times (the chapter's small-data sweep), a budget
-    width-depth    finding 4 (Kaplan et al. 2020): shapes of one non-embedding parameter count at a
-                   series of tokens per parameter, its trend judged (lrngpt.experiments.depth_series)
-    planted        under-trained tokens: a GPT tied and untied with tokens planted to be read 0, 1, 10
-                   and 1,000 times, the indicator's precision and recall (lrngpt.experiments.planted)
-    pip            Yin & Shen's PIP-optimal width of the width study's text beside its measured best
-    superposition  the toy model of Elhage et al. (2022): more features than dimensions once sparse
-
-How the parts share a budget, shrink toward the smallest protocol at which their claims can still
-show, and are refused naming what fits: lrngpt.experiments.chapter_budget, which makes the plan
-(`ChapterPlan`, its `Part`s). `--scale full` runs each study at the chapter's own scale (a GPU job),
-`--scale tiny` in seconds (tests).
+"""The book chapter on a laptop (`lrn chapter`): its parts (width, seeds, small-data, width-depth,
+planted, pip, superposition), the plan stored in DIR/chapter.json, and the verdicts judged on them.
+How the parts share a budget: lrngpt.experiments.chapter_budget; docs/chapter-on-a-laptop.md has the
+measurements behind each protocol.
 """
 
 from __future__ import annotations
@@ -69,8 +49,7 @@ CLAIMS = {  # study -> (what the chapter argues, its source); a sweep preset is 
 
 
 def seeds_reuse(width_rows: list[dict], seeds_rows: list[dict]) -> list[dict]:
-    """The seeds part's rows with the width study's run at its width and first seed added: the same
-    config, trained once (their series label, steps and corpus must match to be counted together)."""
+    """The seeds part's rows with the width study's run at SEED_WIDTH added (the same config, trained once)."""
     have = {r.get("seed") for r in seeds_rows}
     mine = [r for r in width_rows if r.get("n_embd") == SEED_WIDTH and r.get("seed") not in have]
     keys = ("steps", "corpus", "batch_size", "train_tokens")
@@ -89,9 +68,8 @@ CAN_SHOW = {"laptop": "the laptop plan, `lrn chapter --minutes 60 --out DIR` (it
 
 
 def superposition_verdict(result: dict) -> Finding:
-    """Shows when sparse features leave more features represented than there are dimensions, and more
-    than dense ones do: the toy model's point. Its premise: dense, the toy keeps at most one feature a
-    dimension (as PCA would); a toy that keeps more has not trained to that picture yet."""
+    """Shows when sparse features leave more features represented than dimensions, and more than dense
+    ones do; a toy that keeps more than one feature a dimension when dense has not trained yet."""
     rows, dims = sorted(result["sparsities"], key=lambda r: r["sparsity"]), result["dims"]
     dense, sparse = rows[0]["represented"], max(r["represented"] for r in rows)
     at = next(r["sparsity"] for r in rows if r["represented"] == sparse)
@@ -111,9 +89,7 @@ def superposition_verdict(result: dict) -> Finding:
 
 
 def pip_verdict(result: dict, untrained: bool = False) -> Finding:
-    """The prediction beside the measured best width: not a finding that shows or fails, a comparison
-    the chapter itself qualifies (the models and the yardsticks differ). Its premise: the width study's
-    widths trained, or its best width says nothing yet."""
+    """The prediction beside the measured best width: a comparison, not a finding that shows or fails."""
     k = result["optimal"]["k"]
     s = result.get("sweep") or {}
     d = s.get("best_width")
@@ -143,13 +119,10 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
     return out
 
 
-# ---- the directory: the plan, each part's time, the verdicts -------------------------------------------
-
 @dataclass
 class Part:
-    """One part of the chapter as planned (DIR/chapter.json): a sweep (source, scale, set, axes, points at
-    once; a budget's `budget` record and `point_seconds`), the planted pair (`plan`), the PIP estimate
-    (corpus, vocab_size, top) or the superposition toy (steps)."""
+    """One part as planned: a sweep (source, scale, set, axes, budget), the planted pair (`plan`), the
+    PIP estimate (corpus, vocab_size, top) or the superposition toy (steps)."""
     name: str
     kind: str
     what: str
@@ -171,15 +144,13 @@ class Part:
 
 @dataclass
 class ChapterPlan:
-    """The chapter planned: its parts in the order they run, the estimate of the whole (the parts, the
-    start, the planning and the page) and what the plan gave up to fit (`shrunk`)."""
+    """The chapter planned: its parts in order, the whole's estimate and what it gave up to fit (`shrunk`)."""
     scale: str
     minutes: float | None
     out: str
     parts: list[Part]
     est_seconds: float
     version: int = VERSION
-    planning_seconds: float | None = None
     shrunk: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -187,8 +158,7 @@ class ChapterPlan:
 
     @classmethod
     def from_dict(cls, doc) -> ChapterPlan:
-        """The plan `to_dict` wrote; ValueError for anything else (a field of another type, a time that is no
-        time, an unknown scale or version, no parts)."""
+        """The plan `to_dict` wrote; ValueError for anything else."""
         parts = doc.get("parts") if isinstance(doc, dict) else None
         if not isinstance(parts, list):
             raise ValueError("not a chapter plan")
@@ -234,17 +204,11 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
                         f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def width_findings(chapter: ChapterFiles) -> list[Finding]:
-    """Findings 1-3, judged on the width study, the seeds (the width study's seed-1337 run among them) and
-    the small-data study together."""
-    width, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
-    seeds["rows"] = seeds_reuse(width.get("rows") or [], seeds.get("rows") or [])
-    return judge([width, seeds, small])
-
-
 def verdicts(chapter: ChapterFiles, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
-    width = width_findings(chapter)
+    wide, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
+    seeds["rows"] = seeds_reuse(wide.get("rows") or [], seeds.get("rows") or [])
+    width = judge([wide, seeds, small])  # findings 1-3, the width study's seed-1337 run among the seeds
     levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]
     pip, toy = chapter.result("pip.json"), chapter.result("superposition.json")
     assert pip is not None and toy is not None  # every part ran before the verdicts

@@ -1,12 +1,6 @@
-"""The width-depth scale series judged: does the spread across shapes shrink as the runs read more?
-
-Each level of lrngpt.experiments.depth_series is one width-depth sweep, its spread and noise finding
-4's change and seed noise (lrngpt.experiments.shape_findings). Only levels whose shapes trained count
-(finding 4 there not "cannot show at this scale"); the trend is judged on the lowest and the highest
-of them by tokens per non-embedding parameter. Verdicts: "cannot show at this scale" with fewer than
-MIN_LEVELS such levels; "shows" when finding 4 shows at the highest; "moving toward the claim" when the
-spread shrinks beyond its noise; "not moving toward the claim" when it grows beyond it or stays flat;
-"cannot tell" otherwise.
+"""The width-depth scale series judged: does the spread across shapes shrink as the runs read more
+tokens per non-embedding parameter? Only levels whose shapes trained count; the trend is judged on
+the lowest and the highest of them.
 """
 
 from __future__ import annotations
@@ -20,6 +14,7 @@ from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.shape_findings import MAX_CHANGE, judge_shapes, non_embedding
+from lrngpt.experiments.stats import lsq_slope
 from lrngpt.experiments.sweepdir import SweepDir
 
 TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
@@ -86,11 +81,7 @@ def judge_levels(levels: list[dict]) -> Finding:
     low, high = usable[0], usable[-1]
     shrink = low["spread"] - high["spread"]
     noise = math.hypot(low["noise"], high["noise"])
-    xs = [math.log2(lv["tokens_per_param"]) for lv in usable]
-    ys = [lv["spread"] for lv in usable]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+    slope = lsq_slope([math.log2(lv["tokens_per_param"]) for lv in usable], [lv["spread"] for lv in usable])
     numbers["trend"] = {"low": low["name"], "high": high["name"], "shrink": shrink, "noise": noise, "z": TREND_Z,
                         "slope_per_doubling": slope, "spreads": [[lv["tokens_per_param"], lv["spread"], lv["noise"]]
                                                                  for lv in usable]}

@@ -1,20 +1,9 @@
 """Width against depth as a scale series: the laptop protocol where Kaplan et al.'s claim can show.
 
-The book chapter cites Kaplan et al. (2020, "Scaling Laws for Neural Language Models"): at a fixed
-non-embedding parameter count, changing d_model / n_layer 40-fold changes the loss only a little
-(within 3%). The width-depth study at --scale cpu reads 2.4 tokens per non-embedding parameter and
-the shapes come out 70% apart; the claim is about models trained far longer. On 2 cores a model that
-reads many tokens per parameter must be small, so this protocol shrinks the shapes to about 31K
-non-embedding parameters (SHAPES: 12 L d^2 + 4 L d + 2 d of 31,332 to 31,518, 0.59% apart; d / L from
-51 down to 1.08, 47x) and the vocabulary to 512, and trains the same shapes at increasing tokens per
-non-embedding parameter (the levels). Each level is one ordinary sweep of the width-depth study
-(`lrngpt.sweep(level["source"], scale=level["scale"], set=level["set"], axes=level["axes"], out=...)`:
-resumable, dry-run, timing.jsonl); lrngpt.experiments.depth_judge reads the finished levels.
-
-`plan_series(minutes)` probes each shape on this machine (lrngpt.training.timing.probe) and keeps the
-largest top level of TOPS whose LEVELS levels (the top, a quarter of it, a sixteenth: RATIO apart) fit
-`minutes`, two seeds a shape at every level (the noise each level is judged against). docs/
-width-depth-study.md ("On a laptop: a scale series") has the measurements that chose it.
+Small shapes (SHAPES: about 31K non-embedding parameters, d / L 51 down to 1.08) trained at increasing
+tokens per parameter (the levels, RATIO apart), each level one ordinary width-depth sweep.
+`plan_series(minutes)` keeps the largest top level of TOPS whose levels fit (docs/width-depth-study.md
+has the measurements that chose it); lrngpt.experiments.depth_judge judges the finished levels.
 """
 
 from __future__ import annotations
@@ -70,8 +59,7 @@ CHAPTER = ("the chapter, citing Kaplan et al. (2020): with the non-embedding par
 
 
 def non_embedding(n_layer: int, n_embd: int) -> int:
-    """A pre-norm GPT's blocks and final LayerNorm: 12 L d^2 (attention 4 d^2, MLP 8 d^2) + 4 L d (two
-    LayerNorms a block, weight and bias; no linear biases) + 2 d (the final LayerNorm)."""
+    """A pre-norm GPT's blocks and final LayerNorm: 12 L d^2 + 4 L d + 2 d (no linear biases)."""
     return 12 * n_layer * n_embd ** 2 + 4 * n_layer * n_embd + 2 * n_embd
 
 
@@ -91,8 +79,7 @@ def _sets(protocol: dict, steps: int) -> dict:
 
 
 def level(tokens_per_param: float, protocol: dict) -> dict:
-    """One level: its steps (tokens per parameter x the mean non-embedding parameters over the tokens a
-    step reads, at least the protocol's min_steps) as a sweep of the width-depth study."""
+    """One level as a sweep of the width-depth study, its steps from the tokens per parameter."""
     table = shape_table(_shapes(protocol))
     params = sum(s["non_embedding"] for s in table) / len(table)
     per_step = protocol["set"]["train.batch_size"] * protocol["set"]["model.context_length"]
@@ -111,11 +98,9 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
     return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
 
 
-def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
-    """Each shape's seconds per training and evaluated token at the protocol's batch, how many points
-    train at once (a level's sweep trains them so: lrngpt.experiments.packing, measured on the smallest and
-    the largest shape; one after another when the caller gives a `probe_fn` without a `pack_fn`), and the
-    probes' seconds."""
+def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float, float]:
+    """Each shape's timing, the points at once a level trains (packing), the probes' seconds, and the
+    seconds of preparing the corpus when the shared cache does not hold it yet."""
     t0 = time.perf_counter()
     lv = level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
@@ -134,7 +119,10 @@ def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float]:
         choice = packing.choose(ends, [out[(c.model.n_layer, c.model.n_embd)] for c in ends],
                                 len(cfgs) * len(SEEDS), device, None, None, log, pack_fn or packing.probe_packed,
                                 probe_tokens=cfgs[0].train.tokens_per_step)
-    return out, choice, time.perf_counter() - t0
+    probe_s, data = time.perf_counter() - t0, from_dict(sweep.base).data
+    prepare_s = 0.0 if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None else \
+        PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
+    return out, choice, probe_s, prepare_s
 
 
 def _axis_item(protocol: dict) -> str:
@@ -142,9 +130,7 @@ def _axis_item(protocol: dict) -> str:
 
 
 def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: dict) -> float:
-    """A level's sweep: start-up, each point's steps and evaluations from its shape's probe plus the
-    budget's per-point overhead, on `choice`'s points at once (each slowed as the packed probe measured,
-    started largest first as the runner starts them), and the summary."""
+    """A level's sweep: start-up, each point from its shape's probe on `choice`'s slots, the summary."""
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
     n = choice["points_at_once"]
     slowdown = (choice.get("slowdown") or 1.0) if n > 1 else 1.0
@@ -155,26 +141,14 @@ def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: 
     return START_S + SERIES_SUMMARY_S + packing.makespan(each, n)
 
 
-def _prepare_seconds(protocol: dict) -> float:
-    """Preparing the corpus at the protocol's vocabulary, when the shared cache does not hold it yet."""
-    lv = level(protocol["tops"][-1], protocol)
-    base = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"]).base
-    data = from_dict(base).data
-    if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None:
-        return 0.0
-    return PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
-
-
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
-    """The levels that fit `minutes` on this machine (JSON-able), with the points at once their sweeps train
-    (`packing`); UserError naming the smallest minutes that fit when even the smallest series does not.
-    `tiny`: a seconds-long plan for tests."""
+    """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
     if isinstance(minutes, bool):  # an int to Python, not a time to a user
         raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
     minutes, log = check_minutes(minutes), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
-    timings, choice, probe_s = _probe(protocol, probe_fn, pack_fn, log)
-    fixed = probe_s + _prepare_seconds(protocol)
+    timings, choice, probe_s, prepare_s = _probe(protocol, probe_fn, pack_fn, log)
+    fixed = probe_s + prepare_s
     n_val = _val_tokens(protocol["corpus"], 0.05)
     levels: list[dict] = []
     est = 0.0

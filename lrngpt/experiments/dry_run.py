@@ -1,10 +1,5 @@
-"""Planning a sweep: what `lrn sweep --dry-run` shows, and what a run checks before it starts.
-
-For a resolved sweep (lrngpt.experiments.grid) and one shard of it: each point's passes over its
-training text (`point_passes`), the warning of a width study that reads its text more than once
-(`passes_warning`), an estimated time here from a short probe of its model (`estimate_points`), and
-the refusal of the full scale where torch sees no CUDA GPU (`check_machine`). `dry_run_plan` gathers
-them for --dry-run (`sweep_plan_text`: as lines); it trains nothing and downloads nothing.
+"""Planning a sweep: what `lrn sweep --dry-run` shows (passes, a width study's warning, time estimates
+from a short probe) and what a run checks before it starts (`check_machine`). Trains and downloads nothing.
 """
 
 from __future__ import annotations
@@ -39,10 +34,8 @@ def data_key_of(p: Point) -> str:
 
 
 def point_passes(points: list[Point], log, dry_run: bool = False, prepared: dict | None = None) -> dict[str, dict]:
-    """Per point: the training tokens of its prepared data (prepared now if not cached: training needs
-    it anyway; a dry run leaves a big corpus unprepared and its passes None), the tokens its steps
-    read, and how many passes over the training text that is. Each distinct data configuration is
-    prepared once; `prepared` (data_key_of -> PreparedData) receives them, for the runner to hand on."""
+    """Per point: its training tokens, the tokens its steps read and the passes (a dry run leaves a big
+    corpus unprepared: None). `prepared` receives each data configuration, prepared once."""
     prepared = {} if prepared is None else prepared
     out = {}
     for p in points:
@@ -76,13 +69,8 @@ MAX_PROBES = 8  # model shapes timed per estimate; the others are interpolated b
 
 def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = None, quick: bool = False,
                     log=None, probe_fn=None) -> dict[str, dict]:
-    """Estimated seconds per point from a measured probe of its model on its device (lrngpt.training.timing.probe,
-    or `probe_fn`).
-
-    Points of one model shape share one probe. At most MAX_PROBES shapes are timed (`quick`: two,
-    the smallest and the largest; the refusal of a full sweep needs no more), spread over the
-    parameter counts; the time per token of the others is interpolated linearly in their parameter
-    count between the nearest timed shapes, so a huge axis costs MAX_PROBES probes, not one a value."""
+    """Estimated seconds per point from a probe of its model. At most MAX_PROBES shapes are timed (`quick`:
+    two), the others interpolated by parameter count, so a huge axis costs MAX_PROBES probes."""
 
     log = log or logging.info
     shapes: dict[str, tuple] = {}
@@ -139,13 +127,8 @@ def check_machine(sweep: SweepSpec) -> None:
 
 def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
                known: dict[str, float] | None = None, points_at_once: int | None = None) -> dict:
-    """What `lrn sweep --dry-run` shows: this shard's points with their state, steps, passes over
-    the training text and estimated seconds on this machine; the passes warning of a width study.
-    It downloads nothing: a remote corpus is named with its pinned revision. `known`: estimated
-    seconds per point already measured (a budget plan's), instead of probing again. How many points
-    train at once and why (`points_at_once`, `packing`): as the run will choose
-    (lrngpt.experiments.packing); the total is their wall time so (each point's estimate is its time
-    when it runs packed)."""
+    """What `lrn sweep --dry-run` shows: this shard's points, their state, passes and estimates, and the
+    points at once as the run will choose them. Downloads nothing; `known`: estimates already made."""
 
     log = log or logging.info
     out = Path(out)
@@ -179,8 +162,7 @@ def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0,
 
 
 def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], forced: int | None) -> tuple[dict, float | None]:
-    """The dry run's points at once (the runner's choice: lrngpt.experiments.packing.for_sweep), each
-    unfinished point's estimate as it runs packed, and their wall time so."""
+    """The dry run's points at once, each unfinished point's estimate packed, and their wall time."""
     todo = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
     packing = for_sweep(sweep.budget, todo, forced, {p["name"]: p["val_split_tokens"] for p in points})
     # a budget's estimates are its packed ones already
@@ -194,8 +176,7 @@ def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], forced: int
 
 
 def gpt_shape(cfg) -> dict:
-    """A GPT point's shape: depth, width, heads, non-embedding parameters (blocks and final LayerNorm,
-    counted on the meta device) and d_model / n_layer."""
+    """A GPT point's depth, width, heads, non-embedding parameters and d_model / n_layer."""
     m = cfg.model
     return {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head,
             "non_embedding": param_breakdown("gpt", m)["blocks"], "ratio": m.n_embd / m.n_layer}
@@ -216,8 +197,7 @@ SHAPE_COLUMNS = ("#", "n_layer", "n_embd", "heads", "non-embedding", "d/L", "poi
 
 
 def shape_table(points: list[dict]) -> list[str]:
-    """The plan's shapes as a table, one row per point: its index, depth, width, heads, non-embedding
-    parameters and d_model / n_layer, then its name ([] when no point is a GPT)."""
+    """The plan's GPT shapes as a table, one row per point ([] when no point is a GPT)."""
     rows = [(str(p["index"]), str(s["n_layer"]), str(s["n_embd"]), str(s["n_head"]), f"{s['non_embedding']:,}",
              f"{s['ratio']:.3g}", p["name"]) for p in points if (s := p.get("shape"))]
     if not rows:

@@ -1,26 +1,8 @@
-"""PNG figures of one sweep or several (matplotlib, Agg: no display needed, no global pyplot state).
+"""PNG figures of one sweep or several (matplotlib Agg: no display, no global pyplot state).
 
-    figures/val_bpb_by_width.png   the chapter's Figure 1: val bpb against d on a log2 axis, one curve per
-                                   sweep and series (a 4x-steps sweep given beside it is overlaid), and a
-                                   panel of the parameters per width stacked by part: embedding, hidden
-                                   and the output layer, which does not depend on d; for a width study, the
-                                   book chapter's val bpb by width as a dotted reference curve (its text,
-                                   550M training tokens, and its reading, 0.12 passes, in the legend)
-    figures/train_vs_val.png       the chapter's Figure 2: train and val bpb against d of the small-data
-                                   series, with a grey line at the full-data val bpb of each width when a
-                                   full-data sweep is given beside it (without a small-data series: every
-                                   series' train and val bpb)
-    figures/val_bpb_by_step.png    periodic val bpb over the steps of every run (metrics.jsonl)
-    plot_series                    the width-depth scale series (lrn chapter's page): val bpb by shape per
-                                   level, and the spread across shapes against tokens per parameter
-    figures/val_bpb_by_shape.png   a shape study (width against depth at a fixed budget): val bpb against
-                                   d_model / n_layer on a log axis, seed min-max bars, and the band of 3%
-                                   above the lowest that the finding allows (in place of the two by width)
-
-A summary document (lrngpt.experiments.summary.collect) is one sweep; the `plot_*` functions take a
-list of them and return the Figure and the numbers they drew, so tests check what is plotted.
-`figure_files` draws one sweep's figures for DIR/figures (SweepDir.write_summary writes them);
-`figure_pngs` draws several sweeps' for a report. Every title names the scale and the corpus.
+The `plot_*` functions take summary documents (lrngpt.experiments.summary.collect) and return the
+Figure and the numbers they drew, so tests check what is plotted. Every title names the scale and
+the corpus.
 """
 
 from __future__ import annotations
@@ -34,7 +16,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from lrngpt.core.ownership import write_owned_files
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
@@ -42,7 +23,6 @@ from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
 from lrngpt.experiments.depth_judge import level_doc, level_result
 from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
-from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
 
 PART_NAMES = {"embedding": "embedding (V x d)", "hidden": "hidden layer",
               "output": "output layer (the same for every d)"}
@@ -57,15 +37,19 @@ def png_bytes(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _nan(values: list) -> list[float]:
-    return [math.nan if v is None else v for v in values]
-
-
 def _figure(ncols: int = 1, width: float = 5.5) -> tuple[Figure, list]:
     fig = Figure(figsize=(width * ncols, 4.2), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)[0]
     return fig, list(axes)
+
+
+def _dress(ax, xlabel: str | None, ylabel: str, legend: int = 8, **legend_kw) -> None:
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend, **legend_kw)
 
 
 def _width_axis(ax, widths: list[int]) -> None:
@@ -111,8 +95,7 @@ def _parts(entry: dict) -> dict[str, int]:
 
 
 def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
-    """Figure 1: val bpb by width per sweep and series (bars: seed min-max); parameters stacked by part.
-    None for shape studies alone: their widths change with the depth (plot_val_by_shape)."""
+    """Val bpb by width per series (bars: seed min-max), parameters stacked by part; None for shape studies."""
     if _shapes_only(docs):
         return None
     fig, (ax, axp) = _figure(2)
@@ -132,8 +115,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(cds, [CHAPTER_VAL_BPB[d] for d in cds], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
         chapter = {"label": CHAPTER_LABEL, "n_embd": cds, "val_bpb": [CHAPTER_VAL_BPB[d] for d in cds]}
     _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
-    ax.legend(fontsize=8)
-    ax.set_ylabel("validation bits per byte")
+    _dress(ax, None, "validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
     # parameters do not depend on the steps: the first sweep that has a width gives its parts
     per_width: dict[int, dict[str, int]] = {}
@@ -181,7 +163,7 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ds = [e["n_embd"] for e in entries]
         vals, trains = [e["val_bpb"] for e in entries], [e["train_bpb"] for e in entries]
         line = ax.plot(ds, vals, marker="o", label=f"val ({label})")[0]
-        ax.plot(ds, _nan(trains), marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
+        ax.plot(ds, [math.nan if v is None else v for v in trains], marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
         curves.append({"label": label, "n_embd": ds, "val_bpb": vals, "train_bpb": trains})
     ref = _reference(docs, {s[2][0]["steps"] for s in small}) if small else None
     reference = None
@@ -191,8 +173,7 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(ds, vs, color=REFERENCE_GREY, lw=2, alpha=0.8, label=f"val with the full text ({label})")
         reference = {"label": label, "n_embd": ds, "val_bpb": vs}
     _width_axis(ax, _widths(docs))
-    ax.set_ylabel("bits per byte")
-    ax.legend(fontsize=8)
+    _dress(ax, None, "bits per byte")
     what = "small-data train vs val bpb by width" if small else "train vs val bpb by width"
     ax.set_title(_title(docs, what, sep="\n"), fontsize=10)
     return fig, {"curves": curves, "reference": reference}
@@ -223,10 +204,7 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
     if not curves:
         return None
     ax.set_xscale("log")
-    ax.set_xlabel("d_model / n_layer (log axis); labels: n_layer x n_embd")
-    ax.set_ylabel("validation bits per byte")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _dress(ax, "d_model / n_layer (log axis); labels: n_layer x n_embd", "validation bits per byte")
     ax.set_title(_title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"),
                  fontsize=10)
     return fig, {"curves": curves}
@@ -246,10 +224,7 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
                 runs[name] = {"step": steps, "val_bpb": [by_step[s] for s in steps]}
     if not runs:
         return None
-    ax.set_xlabel("step")
-    ax.set_ylabel("val bpb (periodic evals)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    _dress(ax, "step", "val bpb (periodic evals)", 7, ncol=2)
     ax.set_title(_title(docs, "val bpb over steps", sep="\n"), fontsize=10)
     return fig, {"runs": runs}
 
@@ -263,58 +238,31 @@ PLOTS = [("val_bpb_by_width", plot_val_by_width, "val bpb by embedding width, an
 
 def figure_pngs(docs: list[dict]) -> list[tuple[str, str, bytes]]:
     """(name, caption, PNG) of every figure the sweeps have data for, drawn together."""
-    out = []
-    for name, plot, caption in PLOTS:
-        drawn = plot(docs)
-        if drawn is not None:
-            if drawn[1].get("chapter"):
-                caption += f"; dotted: {CHAPTER_NOTE}"
-            out.append((name, caption, png_bytes(drawn[0])))
-    return out
+    drawn = [(name, caption, plot(docs)) for name, plot, caption in PLOTS]
+    return [(name, caption + f"; dotted: {CHAPTER_NOTE}" * bool(d[1].get("chapter")), png_bytes(d[0]))
+            for name, caption, d in drawn if d is not None]
 
 
 def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
     """{NAME.png: PNG} of the figures one sweep (in `out`) has data for."""
-    doc = {**doc, "out": str(out)}
-    files = {}
-    for name, plot, _ in PLOTS:
-        drawn = plot([doc])
-        if drawn is not None:
-            files[f"{name}.png"] = png_bytes(drawn[0])
-    return files
-
-
-def write_figures(out: Path, doc: dict) -> list[Path]:
-    """Draw one sweep's figures into its figures folder (SweepDir.figures_dir), recorded as lrn's (only
-    over figures lrn wrote, unchanged)."""
-    files = figure_files(out, doc)
-    return write_owned_files(SweepDir(out).figures_dir, files, FIGURE_FILE) if files else []
+    return {f"{name}.png": png for name, _, png in figure_pngs([{**doc, "out": str(out)}])}
 
 
 def plot_series(dirs: list[Path]) -> Figure:
-    """Left: mean val bpb by d_model / n_layer, one line per level; right: the spread against tokens per
-    non-embedding parameter with its seed noise, and Kaplan et al.'s 3%."""
+    """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter."""
     levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
-    fig = Figure(figsize=(11, 4.2), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = _figure(2)
     for lv in levels:
         entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
         left.plot([e["ratio"] for e in entries], [e["val_bpb"] for e in entries], marker="o",
                   label=f"{lv['name']} ({lv['tokens_per_param'] or 0:.3g} tokens / param)")
     left.set_xscale("log")
-    left.set_xlabel("d_model / n_layer (log axis)")
-    left.set_ylabel("validation bits per byte (mean over seeds)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8)
+    _dress(left, "d_model / n_layer (log axis)", "validation bits per byte (mean over seeds)")
     done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
     right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
                    yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
     right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
     right.set_xscale("log", base=2)
-    right.set_xlabel("tokens per non-embedding parameter (log axis)")
-    right.set_ylabel("spread across shapes, % (bars: seed noise)")
-    right.grid(alpha=0.3)
-    right.legend(fontsize=8)
+    _dress(right, "tokens per non-embedding parameter (log axis)", "spread across shapes, % (bars: seed noise)")
     fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)
     return fig

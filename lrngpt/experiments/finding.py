@@ -1,14 +1,6 @@
-"""One claim judged on a student's runs: a `Finding`, made by one constructor (`Finding.judged`) in
-every judge (judges, shape_findings, depth_judge, planted, chapter_plan), read by the pages, the lines
-and the API (`as_dict` is what --json prints and DIR/verdicts.json keeps; `from_dict` reads it back).
-Its sentences are rendered from the numbers they cite by `say`: a word that depends on a sign comes
-from the number ("{gap:above|below|level with}"), a `Span` whose ends read the same is one number.
-
-Verdicts, one meaning each: shows / does not show (the runs test the claim: it holds / fails beyond
-the noise); cannot tell (they could, but what they measured cannot decide: the next step says what
-would); cannot show at this scale (they cannot test it, its premise fails here: the next step names
-where it can); moving / not moving toward the claim (a series' trend); works / fails (an indicator
-against a known answer); within 5% / apart (a prediction beside a measurement).
+"""One claim judged on a student's runs: a `Finding`, made by its one constructor (`Finding.judged`)
+in every judge; `as_dict` is what --json prints and DIR/verdicts.json keeps, `from_dict` reads it.
+Its sentences come from `say`: a word that depends on a sign comes from the number.
 """
 
 from __future__ import annotations
@@ -19,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from lrngpt.experiments.advice import Move
+from lrngpt.experiments.thresholds import TRAINED
 
 
 class Verdict(StrEnum):
@@ -73,6 +66,16 @@ _WORDS = _Words()
 def say(template: str, **numbers) -> str:
     """A sentence from its numbers: str.format, plus "{x:up|down|level}" and "{x:~.4f}" (|x|)."""
     return _WORDS.format(template, **numbers)
+
+
+def untrained_because(stale: dict, total: int, none: str, tail: str, prefix: str = "") -> str:
+    """Why a claim about trained models cannot show: the `stale` of `total` (name -> its share of the
+    untrained bpb) have not trained past token frequencies."""
+    who = none if len(stale) == total else \
+        f"{prefix}{', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
+    return say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the training "
+               "text, above " + tail, who=who, it="it scores" if len(stale) == 1 else "they score",
+               r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
 
 
 @dataclass

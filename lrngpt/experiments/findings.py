@@ -1,37 +1,10 @@
-"""The book chapter's three findings on the embedding width, judged on a student's own sweeps.
+"""The book chapter's findings 1-3 on the embedding width, judged on a student's own sweeps (one
+judge each: lrngpt.experiments.judges; the rules: docs/embedding-width-study.md).
 
-The chapter (lrngpt.experiments.chapter: its numbers and its words) finds: 1. each doubling of the
-width saves less val bpb; 2. with enough data (its model "hardly ever had occasion to read the same
-text twice": 0.12 passes) val bpb does not turn up to d = 512 and train bpb sits slightly above it;
-3. on a 4M-token prefix read about 16 times val bpb turns (lowest at d = 128) while train bpb keeps
-falling.
-
-`judge(docs)` takes summary documents (lrngpt.experiments.summary.collect: `rows`, `sweep` or
-`label`, `preset`, `axes`, `meta`) and returns a Finding per finding (lrngpt.experiments.finding),
-its `commands` each {"cli", "api", "why", "checked"}. Pure functions of plain data.
-
-Which series is which: a series (one sweep's runs at one steps / prefix setting) with a training
-prefix or at least MANY_PASSES passes is small-data, judged by finding 3; the other series with
-the most widths is the full-data series, judged by findings 1 and 2; runs at one width over several
-seeds give the noise (lrngpt.experiments.noise). The rules, each on the whole curve with the noise
-propagated to what it tests (lrngpt.experiments.trend; thresholds: lrngpt.experiments.thresholds):
-
-    premise  every width trained (lrngpt.experiments.judges.untrained), else "cannot show at this
-             scale", naming where it can
-    1  shows when the first saving is above its noise, no saving exceeds the one before beyond it,
-       and the savings' slope against log2 d is below zero beyond its noise (savings that do not
-       fall: does not show where seeds measured the noise, cannot tell where none did)
-    2  shows when its premise holds (at most FEW_PASSES passes, or the read and never-read targets
-       score alike), val bpb never rises beyond the noise past its lowest width, and every gap, and
-       the line through them at the widest width, is within the noise of zero or below; else the
-       reason splits the largest gap into val vs never-read (a harder validation text, only where
-       validation is drawn unlike the training text) and never-read vs read (memorising)
-    3  shows when val bpb rises beyond the noise past its lowest width while train bpb never rises
-       beyond its noise from one width to the next
-
-Every move a judge suggests is checked against the findings that show before it becomes a command
-(`advise`): fewer steps must leave finding 1 showing on the runs' own periodic val bpb at that step;
-more steps must keep finding 2's premise (or come with a larger text).
+A series (one sweep's runs at one steps / prefix setting) with a training prefix or at least
+MANY_PASSES passes is small-data (finding 3); the other series with the most widths is the full-data
+one (findings 1 and 2); seeds at one width give the noise. Every move a judge suggests is checked
+against the findings that show before it becomes a command (`advise`).
 """
 
 from __future__ import annotations
@@ -43,15 +16,14 @@ from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.stats import mean_or_none
-from lrngpt.experiments.summary import by_width, series_label
+from lrngpt.experiments.summary import by_width, settings
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
 
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
 
 
 def is_width_study(doc: dict) -> bool:
-    """One of the chapter's width presets, or any sweep with model.n_embd as an axis (not a shape study:
-    its widths change with the depth, lrngpt.experiments.shape_findings)."""
+    """A width preset, or any sweep with model.n_embd as an axis (not a shape study)."""
     return not is_shape_study(doc) and (doc.get("preset") in STUDIES or "model.n_embd" in (doc.get("axes") or {}))
 
 
@@ -65,9 +37,7 @@ def series_of(docs: list[dict]) -> list[dict]:
     out = []
     for doc in docs:
         rows = doc.get("rows") or []
-        groups: dict[tuple, list[dict]] = {}
-        for r in rows:
-            groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
+        groups = settings(rows)
         per: dict[str, list[dict]] = {}
         for e in by_width(rows):
             if e["val_bpb"] is None:  # no bytes to score: not a point of the curve
@@ -87,11 +57,8 @@ def series_of(docs: list[dict]) -> list[dict]:
     return out
 
 
-# ---- the moves, checked against the findings that show --------------------------------------------
-
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
-    """The full-data series as its runs' periodic val bpb had it at the last evaluation at or before
-    `steps` that every width made (step 0 is the untrained model: not a curve)."""
+    """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
     common = None
     for e in full["entries"]:
         have = {int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
@@ -157,8 +124,7 @@ def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) ->
 
 
 def judge(docs: list[dict]) -> list[Finding]:
-    """The three findings judged on the width-study sweeps among `docs`, then the width-against-depth
-    finding on each shape study among them ([] when there are none)."""
+    """Findings 1-3 on the width-study sweeps among `docs`, then finding 4 on each shape study."""
     shape = [judge_shapes(d) for d in docs if is_shape_study(d)]
     docs = [d for d in docs if is_width_study(d)]
     if not docs:

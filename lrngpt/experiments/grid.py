@@ -1,25 +1,9 @@
 """The grid of a sweep: its definition, points, their names and shards (no training here).
 
-`resolve_sweep(source, scale)` turns a study preset (lrngpt.experiments.presets) or a sweep
-file into a `SweepSpec` whose points each hold a validated RunConfig, resolved once;
-`shard_points` gives one shard of it. The runner is lrngpt.experiments.runner, the directory's
-owner lrngpt.experiments.sweepdir.SweepDir.
-
-A sweep file is JSON: {"name": ..., "base": PRESET_OR_CONFIG_DICT (default mlp-chapter),
-"study": a study preset whose derived settings apply (optional), "set": {"train.lr": 0.02},
-"axes": {"model.n_embd": [16, 64], "train.seed": [1337, 1338]}, "scale": "cpu"}.
-Without a scale (none given, none in the file, none in DIR/sweep.json) a machine whose torch sees
-a CUDA GPU gets `full` and any other `cpu`, with a line saying so; `full` on a machine without
-one is refused, with the time it would take, unless the device is set (`--device cpu`). What
---dry-run shows (steps, passes, estimated time per point) is lrngpt.experiments.dry_run.
-
-The base config is resolved in this order: base -> scale -> file "set" -> command-line
---set -> derived settings (4x steps, small-data prefix; not for keys set explicitly) ->
-the point's axis values. Points are the product of the axes in their order; point k
-belongs to shard k mod n, so machines or GPUs sharing DIR split the grid without talking.
-
-Under a Slurm job array (SLURM_ARRAY_TASK_ID / _COUNT / _MIN set) without --shard, array task k
-runs shard k of COUNT (`slurm_shard`), so `sbatch --array=0-7` spreads a grid over 8 jobs.
+A sweep file is JSON: {"name", "base" (a preset or config; default mlp-chapter), "study", "set",
+"axes", "scale"}. The base config is resolved in this order: base -> study -> scale -> file "set" ->
+--set -> derived settings -> the point's axis values. Point k belongs to shard k mod n, so machines
+sharing DIR split the grid without talking; a Slurm array task k runs shard k of its COUNT.
 """
 
 from __future__ import annotations
@@ -50,10 +34,8 @@ ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "
 
 @dataclass(frozen=True)
 class SweepRequest:
-    """A sweep as asked for, by `lrn sweep` or lrngpt.sweep, before anything is resolved: the study preset
-    or sweep file (`source`), its directory, a scale or a budget in minutes, the --set and --axis items
-    (corpus and device among the sets), this shard (i, n), the points at once (None: measured) and a
-    budget's passes. Everything that plans or runs a sweep receives this one object."""
+    """A sweep as asked for (by `lrn sweep` or lrngpt.sweep) before anything is resolved: everything that
+    plans or runs a sweep receives this one object."""
     source: str
     out: Path
     scale: str | None = None
@@ -102,8 +84,6 @@ class SweepSpec:
                 "points": [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps}
                            for p in self.points], **({"budget": self.budget} if self.budget else {})}
 
-
-# ---- resolving a preset or file into points ------------------------------------------------
 
 def _set(d: dict, key: str, value, what: str) -> None:
     if key in TOP_KEYS:
@@ -190,8 +170,7 @@ def _run_name(cfg: dict, values: dict) -> str:
 
 def resolve_base(source: str, scale: str | None = None, sets: list[str] | None = None,
                  out: str | Path | None = None) -> tuple:
-    """The base config of a sweep (scale, file and --set overrides and the derived settings applied,
-    no points): (base, scale, name, preset, study, file doc, note)."""
+    """A sweep's base config, no points: (base, scale, name, preset, study, file doc, note)."""
     cli_sets = dict(parse_override(item) for item in sets or [])
     path = Path(source)
     if source in presets.STUDIES:
@@ -214,8 +193,8 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
                         "(or a sweep file .json)")
     note = None
     if not (scale or doc.get("scale")):
-        scale = _existing_scale(out)
-        if not scale:
+        scale = SweepDir(out).scale() if out is not None else None
+        if scale not in presets.SCALES:
             scale, note = default_scale(study)
     scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
@@ -242,12 +221,8 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
 
 def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None = None,
                   axes: list[str] | None = None, out: str | Path | None = None) -> SweepSpec:
-    """A study preset name or a sweep file -> the resolved grid (every point validated).
-
-    `sets` are extra `section.key=value` overrides, `axes` replace or add axes
-    (`section.key=v1,v2`); both as on the command line. Without a scale from the caller or the
-    file, the sweep in `out` keeps its own, and a new one gets default_scale().
-    """
+    """A study preset or a sweep file -> the resolved grid, every point validated. Without a scale, the
+    sweep in `out` keeps its own and a new one gets default_scale()."""
     for item in sets or []:
         parse_override(item)  # a bad --set is named before a bad --axis, as it always was
     cli_axes = dict(parse_axis(item) for item in axes or [])
@@ -287,15 +262,6 @@ def default_scale(study: dict | None = None) -> tuple[str, str | None]:
                    "point); --scale full --device cpu insists")
 
 
-def _existing_scale(out) -> str | None:
-    if out is None:
-        return None
-    scale = SweepDir(out).scale()
-    return scale if isinstance(scale, str) and scale in presets.SCALES else None
-
-
-# ---- sharding ------------------------------------------------------------------------------
-
 def parse_shard(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
     if not m:
@@ -311,11 +277,7 @@ def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
 
 
 def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
-    """(shard, how it was found) of a Slurm array task, None outside an array job.
-
-    Task ids run MIN, MIN+STEP, ... (`--array=1-8` gives 1..8, `--array=0-14:2` gives 0, 2, ..);
-    task k of the array is shard k of COUNT, so an array of n tasks covers the grid once.
-    """
+    """(shard, how it was found) of a Slurm array task (task k of COUNT: shard k), None outside one."""
     if not env.get("SLURM_ARRAY_TASK_ID") and not env.get("SLURM_ARRAY_TASK_COUNT"):
         return None
 
@@ -342,8 +304,7 @@ def slurm_shard(env) -> tuple[tuple[int, int], str] | None:
 
 
 def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
-    """--shard i/n when given; else the Slurm array task's shard; else 0/1. Returns (shard, a note
-    saying where the shard came from when it was not given)."""
+    """--shard i/n, else the Slurm array task's shard, else 0/1; with a note where it came from."""
     if text is not None:
         return parse_shard(text), None
     return slurm_shard(env) or ((0, 1), None)

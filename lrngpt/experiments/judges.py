@@ -1,12 +1,8 @@
-"""The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked
-out (its docstring: the rules). Each returns a Finding with the moves that could change its verdict,
-which the findings module checks against the other findings and writes out as commands.
+"""The book chapter's findings 1-3, one judge each, on the series lrngpt.experiments.findings picked.
 
-A claim about trained models cannot show where no width trained: a width whose train bpb (the text
-it reads; its val bpb where train bpb was not measured) is still above TRAINED x its untrained val
-bpb (step 0) has learned little beyond token frequencies, and its findings are "cannot show at this
-scale", with the scale that trains it as the next step. (Train bpb, not val: a validation text unlike
-the training text, a book's ending, keeps val bpb high however well a model learned.)
+A claim about trained models cannot show where no width trained: a width whose train bpb is still
+above TRAINED x its untrained val bpb has learned little beyond token frequencies (train bpb, not val:
+a validation text unlike the training text keeps val bpb high however well a model learned).
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares, seconds_text
-from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Claim, Finding, Span, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.noise import KIND_NAMES, Noise
 from lrngpt.experiments.stats import mean_or_none
@@ -61,12 +57,8 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_
                src=noise.source("val"), s=sigma, what=what, w=est.norm)
 
 
-# ---- the premise: trained widths ------------------------------------------------------------------
-
 def untrained(entries: list[dict]) -> dict[int, float]:
-    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies (train
-    bpb, else val bpb, above TRAINED x their step-0 val bpb; a row without a step-0 evaluation counts as
-    trained)."""
+    """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
     out = {}
     for e in entries:
         start = next((v for s, v in e.get("periodic") or [] if s == 0 and v), None)
@@ -80,44 +72,38 @@ def scale_move(series: dict) -> list[Move]:
     """Where the widths train: the next scale up, four times a budget's minutes, or four times the steps."""
     meta, steps = series["meta"], series.get("steps")
     if meta.get("minutes"):
-        return [Move("give the study four times the --minutes, so each width trains longer",
-                     minutes=4 * meta["minutes"], suffix="-longer", beside=False)]
+        return [Move("give the study four times the --minutes, so each width trains longer", minutes=4 * meta["minutes"],
+                     suffix="-longer")]
     if meta.get("scale") in UP:
         up, how = UP[meta["scale"]]
-        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}", beside=False)]
-    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer",
-                 beside=False)] if steps else []
+        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}")]
+    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer")] \
+        if steps else []
 
 
 def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
-    all_ = len(stale) == len(series["entries"])
-    who = "no width has" if all_ else f"d = {', '.join(map(str, stale))} {'has' if len(stale) == 1 else 'have'} not"
-    because = say("{who} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
-                  "training text, above the {t:.0%} a model reaches once it reads its context; the claim is about trained "
-                  "models", it="it scores" if len(stale) == 1 else "they score",
-                  who=who, r=Span(min(stale.values()), max(stale.values())), t=TRAINED)
+    because = untrained_because(stale, len(series["entries"]), "no width has", "the {t:.0%} a model reaches once it "
+                                "reads its context; the claim is about trained models", prefix="d = ")
     return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
                           scale_move(series))
 
 
-# ---- finding 1 ------------------------------------------------------------------------------------
-
 def seed_move(kind: str = "val") -> Move:
     return Move(f"add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of "
-                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds",
+                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds", beside=True,
                 checked="a sweep beside this one: it changes none of this sweep's runs")
 
 
 def widths_move(study: str | None = "embed-dim") -> Move:
     """More widths: the study's own grid (the embed-dim study: d = 4 ... 512; None: the sweep's own study)."""
     return Move("run at least three widths, each double the last (the study's own: d = 4 ... 512)", sets={},
-                suffix="-widths", beside=False, checked="the same settings at more widths", study=study,
+                suffix="-widths", checked="the same settings at more widths", study=study,
                 axes={"model.n_embd": None})
 
 
 def small_move() -> Move:
     return Move("run the small-data study with this sweep's settings (its training text cut to a prefix read "
-                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small",
+                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
                 checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
 
 
@@ -160,7 +146,7 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     if stale:
         return _cannot_show(1, stale, full, evidence, numbers)
     longer = Move("train every width twice as long, so the savings can grow above the noise",
-                  sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", beside=False, tag="longer")
+                  sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
         (a, b, s), doublings = steps[0], T.octaves(widths)[1] - T.octaves(widths)[0]
         because = say("the first doubling ({a}->{b}) {s:saves|loses|saves} only {s:~.4f}, within the noise ({n}): val "
@@ -191,8 +177,6 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
 
 
-# ---- finding 2 ------------------------------------------------------------------------------------
-
 def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
     """Where `key` is lowest, and how far it rises at a wider width (turned: beyond z x the noise)."""
     ds, vs = [e["n_embd"] for e in entries], [e[key] for e in entries]
@@ -215,8 +199,7 @@ def _curve_text(t: dict) -> str:
 
 
 def _reading(series: dict) -> tuple[str, float | None, float | None]:
-    """'N passes: X% of the training targets read ...', the share read and the share read twice or more
-    (measured where the rows carry them, else the Poisson estimate)."""
+    """The reading as a sentence, the share read and the share read twice (measured, else Poisson)."""
     entries, passes = series["entries"], series["passes"]
     once_m = mean_or_none(e.get("read_share") for e in entries)
     twice_m = mean_or_none(e.get("read_twice_share") for e in entries)
@@ -232,9 +215,7 @@ def _reading(series: dict) -> tuple[str, float | None, float | None]:
 
 
 def split_gap(entries: list[dict]) -> dict | None:
-    """The gap (val - train) at each width as (val - never-read) + (never-read - train): what the
-    validation text adds, and what reading did (never-read - read: memorising). None when the rows do
-    not carry read / never-read train bpb."""
+    """The gap at each width split into (val - never-read) and (never-read - train); None without them."""
     rows = [e for e in entries if e.get("train_bpb_read") is not None and e.get("train_bpb_unread") is not None
             and e.get("train_bpb") is not None]
     if not rows:
@@ -257,10 +238,8 @@ def _split_text(s: dict) -> str:
 
 
 def reading_moves(series: dict) -> list[Move]:
-    """Less reading of the training text: fewer steps (checked against finding 1 by the caller) or a
-    larger text; for a budget, only the larger text (the plan chooses its own steps). Read under
-    FEW_PASSES already, less still: half the passes, which halves the share of targets read, so a gap
-    from memorising what was read shrinks with it."""
+    """Less reading of the training text: fewer steps or a larger text (a budget: only the text); read under
+    FEW_PASSES already, half the passes."""
     passes, steps, meta = series["passes"], series.get("steps"), series["meta"]
     if not passes or not steps:
         return []
@@ -270,26 +249,23 @@ def reading_moves(series: dict) -> list[Move]:
     corpus = series["entries"][0].get("corpus") or ""
     out = []
     if need:
-        # a command that runs as printed: a student with one book has no larger text of theirs to name, so
-        # the generated stories of that size stand in (95% of them train), and the sentence says how to
-        # put a larger text of their own there instead
+        # a command that runs as printed: the generated stories of that size stand in for a larger text
         bigger = f"stories:{int(need * STORIES_BYTES_PER_TOKEN / 0.95 / 1e6) + 1}MB"
         own = "" if corpus.startswith("stories:") else (
             f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of "
             "that size (a larger text of yours: --set data.corpus=text:PATH)")
         out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {target:.2g} "
-                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text",
-                        beside=False, tag="more-text"))
+                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text", tag="more-text"))
     fewer = int(steps * target / passes)
     if not meta.get("minutes") and 1 <= fewer < steps:
         out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {target:.2g} passes",
-                           sets={"train.steps": fewer}, suffix="-fewer-steps", beside=False, tag="fewer-steps"))
+                           sets={"train.steps": fewer}, suffix="-fewer-steps", tag="fewer-steps"))
     return out
 
 
 def chunks_move() -> Move:
     return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or another "
-                "text", sets={"data.val_split": "chunks"}, suffix="-chunks", beside=False,
+                "text", sets={"data.val_split": "chunks"}, suffix="-chunks",
                 checked="the same steps, batch and widths, and a training text within 5% of this one: finding 1's "
                         "savings are measured the same way", tag="chunks")
 
@@ -301,16 +277,15 @@ def by_reads_move(series: dict) -> Move:
 
 
 def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Finding:
-    """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below, with
-    its premise (few passes, or read and never-read targets alike)."""
+    """Finding 2 on the full-data series: no turn and the gap within the noise of zero or below."""
     if full is None or len(full["entries"]) < 3:
         return _too_few(2, full, "a turn needs three widths or more")
     entries = full["entries"]
     if any(e["train_bpb"] is None for e in entries):
         return Finding.judged(CLAIMS[2], V.CANNOT_TELL, ["the runs measured no train bpb (train.train_eval_tokens is 0)"],
                               moves=[Move("measure train bpb on 200,000 training tokens", suffix="-train-bpb",
-                                          sets={"train.train_eval_tokens": 200_000}, beside=False,
-                                          checked="an evaluation more: the runs train the same")])
+                                          sets={"train.train_eval_tokens": 200_000}, checked="an evaluation more: "
+                                          "the runs train the same")])
     sv, sg, sm = noise.sigma("val"), noise.sigma("gap"), noise.sigma("memorising")
     widths, gaps = [e["n_embd"] for e in entries], [e["gap"] for e in entries]
     turn = _turn(entries, "val_bpb", sv)
@@ -357,8 +332,7 @@ def _read_share(share: float, passes: float | None, twice: float | None, about: 
 
 def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
                      noise: Noise) -> Finding:
-    """A turn or a positive gap: finding 2 does not show, with the reason (reading its text too often, a
-    harder validation text, memorising) and the moves that could change it."""
+    """A turn or a positive gap: finding 2 does not show, with the reason and the moves."""
     turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
     share, twice = numbers["read_share"], numbers["read_twice_share"]
     what = " and ".join([f"val bpb turns at d = {turn['best']}"] * turn["turned"]
@@ -409,8 +383,6 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
                           [] if noise.measured("val") else [seed_move()])
 
 
-# ---- finding 3 ------------------------------------------------------------------------------------
-
 def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Finding:
     """Finding 3 on the small-data series: val bpb turns while train bpb keeps falling, beyond the noise."""
     if small is None:
@@ -446,7 +418,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
         return Finding.judged(CLAIMS[3], V.SHOWS, [], evidence, numbers)
     check = "a small-data sweep: findings 1 and 2 are judged on another"
     longer = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * small["steps"]},
-                   suffix="-longer", beside=False, checked=check)] if small.get("steps") else []
+                   suffix="-longer", checked=check)] if small.get("steps") else []
     if up:
         a, b = up[0]
         return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
@@ -458,7 +430,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
             f"val bpb does not turn: it read its text only {passes:.2f} times, where the chapter read its prefix about "
             "16 times"], evidence, numbers,
             [Move("read a shorter prefix, about 16 times", sets={"data.train_tokens": max(2, int(tt * passes / 16))},
-                  suffix="-shorter-prefix", beside=False, checked=check)])
+                  suffix="-shorter-prefix", checked=check)])
     grew, g = T.difference(gaps, 0, len(gaps) - 1).above(sg), {"g0": gaps[0], "g1": gaps[-1], "t0": trains[0],
                                                                 "t1": trains[-1]}
     memorised = say("the gap grows {g0:+.4f} -> {g1:+.4f} while train bpb falls {t0:.4f} -> {t1:.4f}: the wide tables "

@@ -1,16 +1,12 @@
-"""The noise of a sweep's numbers, from the seeds of one setting (a seed-variance sweep beside it).
-
-For each kind of number the findings judge tests (val bpb, train bpb, the gap val - train, and
-never-read - read train bpb), the noise sigma of one measurement is the largest max - min over the
-seeds of one setting among the sweeps given, at least NOISE_FLOOR; where no seeds measured that
-kind, NOISE_WITHOUT_SEEDS (lrngpt.experiments.thresholds says why these values).
+"""The noise of a sweep's numbers: per kind, the largest max - min over the seeds of one setting, at
+least NOISE_FLOOR; NOISE_WITHOUT_SEEDS where no seeds measured it (lrngpt.experiments.thresholds).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lrngpt.experiments.summary import series_label
+from lrngpt.experiments.summary import settings
 from lrngpt.experiments.thresholds import NOISE_FLOOR, NOISE_WITHOUT_SEEDS
 
 KINDS = {"val": lambda r: r.get("val_bpb"), "train": lambda r: r.get("train_bpb"), "gap": lambda r: r.get("gap"),
@@ -21,8 +17,7 @@ KIND_NAMES = {"val": "val bpb", "train": "train bpb", "gap": "the gap", "memoris
 
 @dataclass
 class Noise:
-    """The noise of one measured number per kind (val, train, gap, memorising): the largest seed
-    range of one setting, at least NOISE_FLOOR; NOISE_WITHOUT_SEEDS where no seeds measured it."""
+    """The noise of one measured number per kind (val, train, gap, memorising)."""
     spreads: dict  # kind -> {"spread", "seeds", "n_embd", "series", "sweep"}
 
     def sigma(self, kind: str = "val") -> float:
@@ -51,10 +46,7 @@ class Noise:
 def seed_noise(docs: list[dict]) -> Noise:
     spreads: dict[str, dict] = {}
     for doc in docs:
-        groups: dict[tuple, list[dict]] = {}
-        for r in doc.get("rows") or []:
-            groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
-        for (label, d), group in groups.items():
+        for (label, d), group in settings(doc.get("rows") or []).items():
             for kind, get in KINDS.items():
                 pairs = [(r["seed"], get(r)) for r in group if get(r) is not None]
                 if len(pairs) < 2:

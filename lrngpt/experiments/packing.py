@@ -1,27 +1,10 @@
-"""How many of a sweep's points train at once, chosen from a measurement (`lrn sweep`, its dry run, its budget).
+"""How many of a sweep's points train at once, chosen from a measurement, never assumed.
 
-A width study's small points (d = 4 to 64) keep few of a machine's cores busy with torch's intra-op
-threads, so a sweep that trains them one after another leaves cores idle. N points at once, each in
-its own worker process with T // N of the T threads (lrngpt.experiments.workers), can read more
-tokens per second. Whether they do depends on the machine, so it is measured, never assumed:
-
-    alone   the grid's smallest and largest model, timed in this process with all T threads
-            (lrngpt.training.timing.probe: the same probe as the dry run's and the budget's)
-    packed  the same two models, each timed as N copies at once in N worker processes of T // N
-            threads (`probe_packed`), started together at a barrier so that they really share the cores
-
-The gain of N is N x the alone seconds per training token over the packed ones (summed over the two
-models). The sweep packs the N with the best gain when it is at least PACK_GAIN; it trains one point
-after another when the gain is smaller, when there is one point to train, when the points train on a
-GPU, when torch has one thread, or when the points take less than MIN_PACK_SECONDS together (starting
-worker processes costs seconds). `--points-at-once N` forces N (1: one after another, as before). A
-point's numbers do not depend on it: its seed decides them, and torch's CPU kernels give the same bits
-at 1 and 2 threads (tests/experiments/test_packing.py shows it for the sweeps' models).
-
-The choice is a dict (`record`): points_at_once, threads (each point's), why (one line), gain and
-slowdown (a point's seconds packed over alone, which the estimates scale by) where measured. The
-planned wall time of points at once is `makespan`: the points, largest first (`order`), each started
-on the first free slot, as the runner starts them.
+The grid's smallest and largest model are timed alone with all T threads and as N copies at once of
+T // N threads (`probe_packed`); the gain of N is N x alone over packed seconds per token. A sweep
+packs the best N when its gain is at least PACK_GAIN, and trains one point after another otherwise
+(one point, a GPU, one thread, or less than MIN_PACK_SECONDS of work). A point's numbers do not depend
+on it (tests/experiments/test_packing.py).
 """
 
 from __future__ import annotations
@@ -55,21 +38,18 @@ def split_threads(threads: int, n: int) -> int:
 
 
 def order(points: list, params: Callable) -> list:
-    """The points as a packed sweep starts them: the largest model first (the longest run), then by index,
-    so that the last slot to finish holds a short run."""
+    """The points as a packed sweep starts them: the largest model first, then by index."""
     return sorted(points, key=lambda p: (-params(p), p.index))
 
 
 def ends(cfgs: list) -> list:
-    """The smallest and the largest model of `cfgs` by parameters (one when they are one): what a packed
-    probe times for the whole grid."""
+    """The smallest and the largest model of `cfgs` by parameters (one when they are one)."""
     sized = sorted(cfgs, key=run_timing.params)
     return [sized[0]] + ([sized[-1]] if run_timing.params(sized[-1]) != run_timing.params(sized[0]) else [])
 
 
 def makespan(seconds: list[float], n: int) -> float:
-    """The wall seconds of runs taking `seconds` (in the order they start) on `n` slots, each run started
-    on the first slot to come free."""
+    """The wall seconds of runs taking `seconds`, each started on the first of `n` slots to come free."""
     slots = [0.0] * max(1, n)
     for s in seconds:
         i = slots.index(min(slots))
@@ -84,11 +64,8 @@ def one(why: str, forced: int | None = None) -> dict:
 
 def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: int | None, serial_s: float | None,
            log=None, packed_fn: Callable | None = None, probe_tokens: int | None = None) -> dict:
-    """How many of `n_points` points train at once. `ends`: the configs of the grid's smallest and largest
-    model (one when they are one); `alone`: their probe at all threads (lrngpt.training.timing.probe);
-    `serial_s`: the points' estimated seconds one after another (None: not known); `forced`: the user's
-    --points-at-once. `packed_fn` (probe_packed by default) times N copies at once, at `probe_tokens`
-    tokens a step when given (as `alone` was timed; else each model's batch)."""
+    """How many of `n_points` train at once, from `alone` (the grid's `ends` probed at all threads) and a
+    packed probe of N copies (`packed_fn`); `forced`: --points-at-once."""
     log = log or (lambda m: None)
     threads = threads_here()
     if forced == 1:
@@ -148,9 +125,7 @@ def text(packing: dict) -> str:
 
 
 def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None = None, steps: int = 2) -> dict | None:
-    """`n` copies of `cfg`'s probe at once, each in a worker process of `threads` threads, timed from a
-    common start: the mean seconds per training and per evaluated token (remembered as the probe alone
-    is: lrngpt.training.timing.cached); None when a worker failed."""
+    """`n` copies of `cfg`'s probe at once in workers of `threads` threads (remembered); None on a failure."""
     tokens = max_tokens or cfg.train.tokens_per_step
     batch = max(1, min(cfg.train.batch_size, tokens // cfg.train.seq_len))
     return run_timing.cached(["packed", n, threads, run_timing.shape(cfg, device, batch), steps],
@@ -158,9 +133,7 @@ def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None 
 
 
 def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | None = None) -> dict:
-    """The choice for a sweep's points still to train (the runner's and the dry run's): the smallest and
-    the largest model probed alone at their batch, the points' seconds one after another estimated
-    from it, then `choose`. Nothing is probed when the answer needs no measurement."""
+    """The choice for a sweep's points still to train; nothing is probed when no measurement is needed."""
     if not points:
         return one("no point to train", forced)
     params = {p.name: run_timing.params(p.config) for p in points}
@@ -182,9 +155,7 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
 
 
 def for_sweep(budget: dict | None, todo: list, forced: int | None, val_tokens: dict | None = None, log=None) -> dict:
-    """How many of a sweep's points still to train run at once (the runner's and the dry run's one choice):
-    `forced`, else its budget's plan's (then "planned": its estimates are packed ones already), else
-    measured now (`choose_for`)."""
+    """The points at once of a sweep: `forced`, else its budget's plan's, else measured now."""
     stored = (budget or {}).get("packing")
     if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
         n = max(1, min(stored["points_at_once"], len(todo) or 1))

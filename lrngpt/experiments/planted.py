@@ -1,17 +1,6 @@
 """The planted-tokens study: a small GPT, tied and untied, trained on a stories split in which chosen
-ids are read as input exactly 0, 1, 10 and 1,000 times; indicators of under-trained tokens scored on
-that known answer and on the whole vocabulary against the replayed counts.
-
-    plan = planted_plan(scale="cpu")            # the protocol, its measured time estimate, deviations
-    result = run_planted(Path("out"), plan)     # out/data, out/tied, out/untied, out/planted.json
-    planted_scores(Path("out"))                 # works / fails per indicator, tying and truth
-    planted_findings(Path("out"))               # own movement's four Findings (tied, untied x two truths)
-    plot_planted(Path("out"))                   # input reads against own movement (figure)
-
-The planted split is a prepared-data directory of its own (out/data: the corpus's tokenizer and
-validation split, the training split with the planted ids, meta.json whose key names the plant),
-given to the trainer as its data; a run trained on it records that key, so it can only be resumed
-with it, and nothing else reads it. The ids, the indicator and the scores: lrngpt.analysis.planted.
+ids are read as input exactly 0, 1, 10 and 1,000 times; the indicators of under-trained tokens
+(lrngpt.analysis.planted) scored on that known answer and on the whole vocabulary.
 """
 
 from __future__ import annotations
@@ -94,9 +83,7 @@ def config_of(plan: dict, tied: bool) -> RunConfig:
 
 
 def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None) -> dict:
-    """The protocol as plain data, with a time estimate from a measured probe (both runs; `probe_fn`, else
-    lrngpt.training.timing.probe); `minutes`: fewer steps when the pair would not fit (never below the
-    protocol's min_steps)."""
+    """The protocol as plain data with a time estimate from a probe; `minutes`: fewer steps to fit."""
     if scale not in PROTOCOLS:
         raise UserError(f"unknown scale {scale!r}; choose one of {', '.join(PROTOCOLS)}")
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
@@ -115,19 +102,12 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     return plan
 
 
-# ---- the planted split ---------------------------------------------------------------------
-
-def _plant_key(base: PreparedData, plan: dict) -> str:
-    what = [base.key, plan["steps"], plan["seed"], plan["protocol"]["batch"], plan["protocol"]["context"], plan["groups"]]
-    return f"{base.key}-planted-{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]}"
-
-
 def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
-    """out/data (made once; found again on a rerun): the corpus's prepared data with ids planted into
-    its training split; returns it with {count: [ids]}."""
+    """out/data (made once): the prepared data with ids planted into its training split, and the groups."""
     cfg = config_of(plan, True)
     base = prepare(cfg.data, log=log)
-    key, d = _plant_key(base, plan), out / "data"
+    what = [base.key, plan["steps"], plan["seed"], plan["protocol"]["batch"], plan["protocol"]["context"], plan["groups"]]
+    key, d = f"{base.key}-planted-{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]}", out / "data"
     if (d / "meta.json").is_file():
         data = load_prepared(d)
         if data.meta.get("key") == key:
@@ -159,8 +139,6 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     log(f"planted: {want} ids into {d}/train.bin at {sum(len(p) for p in where.values()):,} positions")
     return load_prepared(d), groups
 
-
-# ---- the runs and their scores ---------------------------------------------------------------
 
 def _train_one(cfg: RunConfig, path: Path, data: PreparedData, log) -> None:
     """Train, resume a killed run, or skip a finished one (as a sweep's runner does for its points)."""
@@ -203,8 +181,7 @@ def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> d
 
 
 def run_planted(out: Path, plan: dict, log=None) -> dict:
-    """Train the pair into out/tied and out/untied on the planted split (a rerun skips finished runs,
-    resumes a killed one) and write out/planted.json with every indicator's scores."""
+    """Train the pair into out/tied and out/untied (resuming) and write out/planted.json with the scores."""
     log = log or logging.info
     out = Path(out)
     if not isinstance(plan, dict) or plan.get("scale") not in PROTOCOLS or "overrides" not in plan:
@@ -222,8 +199,6 @@ def run_planted(out: Path, plan: dict, log=None) -> dict:
     return result
 
 
-# ---- the finding ---------------------------------------------------------------------------
-
 def _pct(x) -> str:
     return "-" if x is None else f"{x:.0%}"
 
@@ -231,15 +206,6 @@ def _pct(x) -> str:
 def _verdict(s: dict) -> str:
     vals = [s[w][k] for w in ("planted", "vocabulary") for k in ("precision", "recall")]
     return "works" if all(v is not None and v >= WORKS for v in vals) else "fails"
-
-
-def _check_scores(s: dict) -> None:
-    for truth in TRUTHS:
-        for where in ("planted", "vocabulary"):
-            for k in ("precision", "recall"):
-                v = s[truth][where][k]
-                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
-                    raise ValueError(f"{k} {v!r} is not a share")
 
 
 def _read(out: Path) -> dict:
@@ -250,7 +216,11 @@ def _read(out: Path) -> dict:
         for name in ("tied", "untied"):
             run = r["runs"][name]
             for s in run["scores"].values():
-                _check_scores(s)
+                for truth, where, k in ((t, w, k) for t in TRUTHS for w in ("planted", "vocabulary")
+                                        for k in ("precision", "recall")):
+                    v = s[truth][where][k]
+                    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
+                        raise ValueError(f"{k} {v!r} is not a share")
             if not isinstance(run["reads_exact"], bool) or not all(
                     isinstance(run[k], int) and not isinstance(run[k], bool) and run[k] >= 0 for k in ("n_embd", "step", "vocab")):
                 raise ValueError("reads_exact, n_embd, step or vocab is not what run_planted writes")
@@ -270,8 +240,7 @@ def _read(out: Path) -> dict:
 
 
 def planted_scores(out: Path) -> dict:
-    """{indicator: {tying: {"verdict", "planted", "vocabulary", "never_read": {...}}}} from out/planted.json:
-    works / fails against input reads < d, and against never read, with precision and recall."""
+    """{indicator: {tying: verdict, precision and recall}} from out/planted.json, per truth."""
     r = _read(out)
     verdicts: dict[str, dict[str, dict]] = {}
     for name in ("tied", "untied"):
@@ -285,8 +254,7 @@ def planted_scores(out: Path) -> dict:
 
 
 def planted_findings(out: Path) -> list[Finding]:
-    """Own movement against input reads < d and against never read, tied and untied: four Findings, each
-    with every indicator's scores on that GPT as its evidence."""
+    """Own movement against input reads < d and against never read, tied and untied: four Findings."""
     scores = planted_scores(out)
     found = []
     for truth, (text, source) in CLAIMS.items():

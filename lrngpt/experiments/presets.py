@@ -1,27 +1,9 @@
-"""The book chapter's embedding-width sweeps and the scales that shrink them.
+"""The book chapter's embedding-width studies and the scales that shrink them.
 
-A study preset names a grid (`axes`) over the chapter's MLP (`mlp-chapter`), plus settings
-derived from the run length (4x the steps, a training prefix read ~16 times). A scale is a
-set of overrides applied to the base config before those derivations:
-
-    full  the chapter's protocol: tinystories (TinyStoriesV2-GPT4 at a pinned dataset revision,
-          downloaded once, 2.2 GB), 4,000 steps of batch 64 x 256, periodic val bpb on the first
-          2M validation tokens, train bpb on the first 2M training tokens, the final val bpb on
-          the whole validation split (a GPU job). Settings the chapter does not state (the
-          embedding init, AdamW's betas, min_lr, ...) are mlp-chapter's own choices, listed with
-          the --set that undoes each in docs/embedding-width-study.md
-    cpu   the whole `embed-dim` sweep in about 30 minutes on a 2-core laptop: stories:5MB,
-          400 steps of batch 16 x 256, 50k-token periodic evals, train bpb over 200k tokens
-          (capped evaluations spread over the splits)
-    tiny  seconds, for tests: stories:300KB, vocabulary 512, hidden 64, 30 steps of 8 x 64
-    budget  the chapter's model in N minutes on this machine (`lrn sweep STUDY --minutes N`): steps,
-          batch, corpus size, evaluations and widths planned from a measured probe
-          (lrngpt.experiments.budget); these are only its defaults
-
-A scale only shrinks length, batch, corpus and evaluation sizes; what the study varies
-(the widths, seeds, steps factor) stays the chapter's (a budget too short for all the widths keeps
-four of them, and its dry run says so). Without a scale, lrngpt.experiments.grid's `default_scale`
-picks full where torch sees a CUDA GPU and cpu elsewhere.
+A study names a grid (`axes`) over the chapter's MLP plus settings derived from the run length; a
+scale (full: the chapter's protocol, a GPU job; cpu: about 30 minutes on 2 cores; tiny: seconds, for
+tests; budget: planned from a probe, lrngpt.experiments.budget) only shrinks length, batch, corpus and
+evaluation sizes, never what the study varies. docs/embedding-width-study.md lists each scale.
 """
 
 from __future__ import annotations
@@ -54,9 +36,8 @@ SCALES: dict[str, dict] = {
 }
 CLI_SCALES = [s for s in SCALES if s != "budget"]  # budget is chosen with --minutes
 
-# What each study varies. `steps_factor` multiplies the (scaled) steps; `reads` cuts the
-# training split to steps*batch*seq_len/reads tokens, so the model reads it `reads` times
-# (the chapter's own 4M tokens at full scale), with `evals` periodic evaluations per run.
+# `steps_factor` multiplies the (scaled) steps; `reads` cuts the training split so the model reads it `reads`
+# times (the chapter's 4M tokens at full scale), with `evals` periodic evaluations a run
 STUDIES: dict[str, dict] = {
     "embed-dim": {
         "axes": {"model.n_embd": WIDTHS, "train.seed": [1337]},
@@ -78,14 +59,9 @@ STUDIES: dict[str, dict] = {
     },
 }
 
-# Width against depth at a fixed budget (the chapter's citation of Kaplan et al. 2020, "Scaling Laws for
-# Neural Language Models": at a fixed non-embedding parameter count the loss barely changes while
-# d_model / n_layer varies 40-fold). A shape study has its own base GPT, settings and scales; its grid is
-# one linked axis (the keys joined by "+" advance together, one shape a value) times the seeds.
-# The shapes: heads of 8 everywhere and non-embedding parameters (blocks and the final LayerNorm, 12 L d^2
-# + 4 L d + 2 d) of 345,984 to 348,560 (0.74% apart), d / L from 60 down to 1.14 (52.5x); the docs and
-# tests/experiments/test_width_depth.py show the arithmetic. The CPU is why they are small: the deepest
-# (28 layers) is the slowest per token there, and no deeper shape is needed for 40x.
+# Width against depth at a fixed budget (Kaplan et al. 2020): its own base GPT, settings and scales, and one
+# linked axis (keys joined by "+" advance together) of shapes 0.74% apart in non-embedding parameters, d / L
+# from 60 down to 1.14 (tests/experiments/test_width_depth.py shows the arithmetic)
 SHAPE_AXIS = "model.n_layer+model.n_embd+model.n_head"
 WIDTH_DEPTH_SHAPES = [[2, 120, 15], [7, 64, 8], [18, 40, 5], [28, 32, 4]]
 STUDIES["width-depth"] = {
@@ -110,9 +86,7 @@ SHAPE_STUDIES = ("width-depth",)
 
 
 def evaluation_windows(train: dict) -> dict:
-    """Which tokens a resolved train section's evaluations score (the dry run shows it). --scale full
-    measures as the chapter does: periodic val bpb on the first 2M validation tokens, train bpb on the
-    first 2M training tokens, the final val bpb on the whole validation split."""
+    """Which tokens a resolved train section's evaluations score (the dry run shows it)."""
     how = train.get("eval_windows", "spread")
 
     def tokens(n, split: str) -> str:
@@ -164,10 +138,7 @@ def scale_overrides(scale: str, study: dict | None = None) -> dict:
 
 
 def derived_overrides(study: dict, scale: str, train: dict, explicit: set[str]) -> dict:
-    """Settings that follow from the run length, unless the user set the key explicitly.
-
-    `train` is the resolved train section after scale and user overrides.
-    """
+    """Settings that follow from the run length (`train`: resolved), unless the user set the key."""
     out: dict = {}
     steps = train["steps"]
     factor = study.get("steps_factor")

@@ -1,11 +1,5 @@
-"""Running a sweep: `run_sweep(sweep, out, shard)` trains the points of one shard that are not
-finished yet (resuming partial ones) and then writes the summary (`summarize`).
-
-The grid (resolving presets and sweep files into points, shards) is lrngpt.experiments.grid;
-the directory (sweep.json, runs/, the summary files) is owned by
-lrngpt.experiments.sweepdir.SweepDir; the dry run's plan is lrngpt.experiments.dry_run. Each
-distinct data configuration of the shard is prepared once and handed to every point that
-trains on it.
+"""Running a sweep: `run_sweep` trains one shard's unfinished points (resuming partial ones), then
+writes the summary (`summarize`). Each distinct data configuration is prepared once.
 """
 
 from __future__ import annotations
@@ -46,28 +40,16 @@ from lrngpt.training.timing import clock
 from lrngpt.training.trainer import train_run
 
 
-def write_definition(sweep: SweepSpec, out: Path) -> None:
-    """Create DIR/sweep.json, or check that DIR holds this same sweep (SweepDir.create_or_check)."""
-    SweepDir(out).create_or_check(sweep.definition())
-
-
-def summary_and_figures(out: str | Path, figures: bool = True) -> tuple[dict, dict[str, bytes]]:
-    """The summary of DIR's existing run directories, and its figures as {NAME.png: PNG}; nothing written."""
+def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
+    """Gather DIR's runs and write lines, tables and figures over files that are lrn's; `strict`: else
+    refuse, not strict: keep them (listed in "kept")."""
     sweep_dir = SweepDir(out)
     doc = collect(sweep_dir.path)
     pngs: dict[str, bytes] = {}
     if figures and doc["rows"]:
         pngs = figures_module.figure_files(sweep_dir.path, doc)  # looked up when called: tests stand in for it
         doc["figures"] = [str(sweep_dir.figures_dir / name) for name in pngs]
-    return doc, pngs
-
-
-def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dict:
-    """Gather rows from DIR's existing run directories; write lines, tables and figures (only over
-    files that are lrn's, unchanged: SweepDir.write_summary; `strict`: else refuse; not strict: keep
-    them as they are, listed in "kept")."""
-    doc, pngs = summary_and_figures(out, figures)
-    kept = SweepDir(out).write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
+    kept = sweep_dir.write_summary(doc, doc["lines"], markdown(doc), csv_text(doc), pngs, strict=strict)
     doc["kept"] = [str(p) for p in kept]
     return doc
 
@@ -76,14 +58,8 @@ def summarize(out: str | Path, figures: bool = True, strict: bool = True) -> dic
 def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1), log=None,
               progress: bool | None = None, on_metric=None, figures: bool = True,
               points_at_once: int | None = None) -> dict:
-    """Train this shard's unfinished points (resuming partial ones), then summarize DIR.
-
-    Refuses the full scale on a machine without a CUDA GPU (check_machine); a width study whose
-    runs read their text more than once says so in one line before the first run. `on_metric` gets
-    every metrics row of every run as it is written, with the point's name under "run"; `figures`
-    False leaves out the PNGs (the tables and lines are written all the same). `points_at_once`: how
-    many points train at once (None: chosen from a measurement, lrngpt.experiments.packing; a budget's
-    plan keeps the number it was planned with)."""
+    """Train this shard's unfinished points (resuming partial ones), then summarize DIR. `on_metric` gets
+    every metrics row with the point's name under "run"; `points_at_once` None: measured."""
     log = log or logging.info
     sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
     mine = shard_points(sweep, shard)
@@ -102,28 +78,26 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     packing = _plan_points(sweep, todo, points_at_once, prepared, tag, log)
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
-    # a budget: each run timed against its estimate
-    ended = _Ends(sweep_dir, tag, log, (sweep.budget or {}).get("point_seconds") or {}, todo, invocation_id(), bar)
+    run = _Shard(sweep, sweep_dir, tag, log, states, todo, prepared, on_metric, progress, bar, invocation_id())
     for p in mine:
         if states[p.name] == "finished":
             log(f"{tag} skip {p.name}: finished at step {p.steps}")
-            ended.skipped.append(p.name)
+            run.skipped.append(p.name)
             bar.update()
     if packing["points_at_once"] > 1:
-        _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared)
+        run.train_packed(packing)
     else:
         for p in todo:
-            _train_here(sweep, p, states[p.name], sweep_dir, tag, log, progress, on_metric, prepared, ended)
+            run.train_here(p)
     bar.close()
-    result = _finish(sweep, sweep_dir, shard, ended, started, figures)
-    result.update(trained=ended.trained, skipped=ended.skipped, busy=ended.busy, shard=f"{shard[0]}/{shard[1]}",
+    result = run.finish(shard, started, figures)
+    result.update(trained=run.trained, skipped=run.skipped, busy=run.busy, shard=f"{shard[0]}/{shard[1]}",
                   packing=packing_kept(packing))
     return result
 
 
 def _check_before_writing(sweep: SweepSpec, mine: list) -> None:
-    """What stops the sweep before it writes anything: a download that cannot happen, a machine too
-    small for the scale, a point that cannot end within its train.max_days."""
+    """What stops the sweep before it writes anything: a download, the machine, a point's max_days."""
     for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
         fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
     check_machine(sweep)
@@ -146,132 +120,121 @@ def _plan_points(sweep: SweepSpec, todo: list, points_at_once: int | None, prepa
 
 
 @dataclass
-class _Ends:
-    """How this invocation's points ended (trained, skipped as finished, busy in another process): each
-    said as it ends, counted, and under a budget (`plan`: run name -> estimated seconds) timed against it."""
+class _Shard:
+    """This invocation's points: trained here or in workers, each end said, counted, and under a budget
+    (its plan's point_seconds) timed against the plan."""
+    sweep: SweepSpec
     sweep_dir: SweepDir
     tag: str
     log: Callable[[str], None]
-    plan: dict
+    states: dict[str, str]
     todo: list
-    inv: str  # this invocation's id in the timing record
+    prepared: dict
+    on_metric: Callable | None
+    progress: bool | None
     bar: Any
+    inv: str  # this invocation's id in the timing record
     trained: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
 
-    def __call__(self, p, kind: str, value, seconds: float) -> None:
+    @property
+    def plan(self) -> dict:
+        return (self.sweep.budget or {}).get("point_seconds") or {}
+
+    def ended(self, p, kind: str, value, seconds: float) -> None:
         """A point's end, however it trained: said, counted, timed against the plan."""
         if kind == "busy":  # the same sweep started twice: each point is trained by one of them
             self.log(f"{self.tag} skip {p.name}: another process is training it ({value}); run the same command "
                      "again when it ends to gather it")
             self.busy.append(p.name)
         elif kind == "done":
-            # the run's chapter-format line (its used axes need the weights) is printed once, with the
-            # others, when the sweep ends; here only what summary.json holds
+            # (its chapter-format line needs the weights: printed with the others when the sweep ends)
             s = self.sweep_dir.run(p.name).summary()
             assert s is not None, "a point that trained has its summary"
             bpb = "n/a" if s["val_bpb"] is None else f"{s['val_bpb']:.4f}"  # null: no bytes to score
-            self.log(f"{self.tag} done {p.name}: val bpb {bpb}, {_passes(s['passes'])}, {s['seconds']:.0f}s")
+            passes = "passes -" if s["passes"] is None else f"{s['passes']:.2f} passes"
+            self.log(f"{self.tag} done {p.name}: val bpb {bpb}, {passes}, {s['seconds']:.0f}s")
             self.trained.append(p.name)
             if p.name in self.plan:
-                self.log(f"{self.tag} {_against_plan(self.sweep_dir, p.name, seconds, self.plan, self.todo, self.inv)}")
+                self.log(f"{self.tag} {self.against_plan(p.name, seconds)}")
         self.bar.update()
 
+    def against_plan(self, name: str, seconds: float) -> str:
+        """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
+        plan = self.plan
+        self.sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
+                                      "estimate": plan[name], "at": now(), "invocation": self.inv})
+        rows = self.sweep_dir.timing()
+        left = [p.name for p in self.todo if p.name not in points_run(rows) and p.name in plan]
+        rest = corrected({n: plan[n] for n in left}, rows)
+        runs = "the run left takes" if len(left) == 1 else f"the {len(left)} runs left take"
+        return (f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}; at this pace "
+                f"({pace(rows):.2f}x the estimates) {runs} about {clock(sum(rest.values()))}"
+                if left else f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}")
 
-def _finish(sweep: SweepSpec, sweep_dir: SweepDir, shard: tuple[int, int], ended: _Ends, started: float,
-            figures: bool) -> dict:
-    """The summary of DIR; under a budget, the invocation's and the summary's seconds recorded and the
-    account of the plan against them."""
-    if ended.plan and sweep.budget:  # before the summary, so that its files hold the account
-        sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
-                                 "estimate": sweep.budget.get("est_seconds"), "trained": ended.trained,
-                                 "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": ended.inv})
-    t0 = time.perf_counter()
-    result = summarize(sweep_dir.path, figures, strict=False)
-    if ended.plan and sweep.budget:
-        sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1), "at": now(),
-                                 "invocation": ended.inv})
-        result["timing"] = account(sweep.budget, sweep_dir.timing())
-        ended.log(f"{ended.tag} {account_text(result['timing'])}")
-    return result
+    def job(self, p, at_once: str = "") -> dict:
+        """A point's training, as train_run takes it (said as it starts)."""
+        run, state = self.sweep_dir.run(p.name), self.states[p.name]
+        self.log(f"{self.tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of "
+                 f"{len(self.sweep.points)}{at_once})")
+        return dict(resume=state == "partial", force=state == "new", hparams=p.values,
+                    data=self.prepared.get(data_key_of(p)), warn_passes=not self.sweep.width_study,
+                    how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this "
+                                    "point)",
+                    how_to_restart=f"move {run.path} away and run the same `lrn sweep` command again: it trains "
+                                   "that point afresh")
 
+    def train_here(self, p) -> None:
+        """One point trained in this process, with all of torch's threads (one point after another)."""
+        job, t0, on_metric = self.job(p), time.perf_counter(), self.on_metric
+        try:
+            train_run(p.config, self.sweep_dir.run_path(p.name), **job, progress=self.progress,
+                      log=lambda msg, name=p.name: self.log(f"  {name}: {msg}"),
+                      on_metric=None if on_metric is None else lambda row: on_metric({"run": p.name, **row}))
+        except RunInUse as e:
+            self.ended(p, "busy", e.who, time.perf_counter() - t0)
+            return
+        self.ended(p, "done", None, time.perf_counter() - t0)
 
-def _point_words(sweep: SweepSpec, run) -> dict:
-    return dict(warn_passes=not sweep.width_study,
-                how_to_continue="continue it by running the same `lrn sweep` command again (it resumes this point)",
-                how_to_restart=f"move {run.path} away and run the same `lrn sweep` command again: it trains that "
-                               "point afresh")
+    def train_packed(self, packing: dict) -> None:
+        """The points trained several at once in worker processes; a failure stops the sweep once the rest end."""
+        by_name, jobs, failures = {p.name: p for p in self.todo}, [], []
+        for p in order(self.todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):
+            job = self.job(p, f", {packing['points_at_once']} at once")
+            data = job["data"]  # a worker opens it again: its directory, meta and cut, not the arrays
+            jobs.append({**job, "name": p.name, "config": p.config, "path": str(self.sweep_dir.run_path(p.name)),
+                         "data": None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)})
 
+        def on_end(name, kind, value, seconds):
+            if kind in ("done", "busy"):
+                self.ended(by_name[name], kind, value, seconds)
+            else:
+                failures.append((name, kind, value))
 
-def _train_here(sweep, p, state, sweep_dir, tag, log, progress, on_metric, prepared, ended) -> None:
-    """One point trained in this process, with all of torch's threads (one point after another)."""
-    run = sweep_dir.run(p.name)
-    log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of {len(sweep.points)})")
+        on_metric = self.on_metric
+        run_points(jobs, packing["points_at_once"], packing["threads"], lambda name, msg: self.log(f"  {name}: {msg}"),
+                   None if on_metric is None else lambda name, row: on_metric({"run": name, **row}), on_end)
+        if failures:
+            name, kind, value = failures[0]
+            if kind == "raise":  # as the point would have raised it in this process (a UserError, a full disk)
+                raise value
+            how = f"its worker process ended ({value})" if kind == "killed" else "it was stopped (SIGTERM or Ctrl-C)"
+            raise UserError(f"point {name} did not finish: {how}; its run directory holds its last checkpoint: run "
+                            "the same `lrn sweep` command again to resume it")
 
-    def point_row(row: dict) -> None:  # every metrics row, with the point's name
-        on_metric({"run": p.name, **row})
-
-    t0 = time.perf_counter()
-    try:
-        train_run(p.config, run.path, resume=state == "partial", force=state == "new",
-              log=lambda msg, name=p.name: log(f"  {name}: {msg}"), progress=progress,
-              on_metric=None if on_metric is None else point_row,
-              data=prepared.get(data_key_of(p)), hparams=p.values, **_point_words(sweep, run))
-    except RunInUse as e:
-        ended(p, "busy", e.who, time.perf_counter() - t0)
-        return
-    ended(p, "done", None, time.perf_counter() - t0)
-
-
-def _train_packed(sweep, todo, states, packing, sweep_dir, tag, log, on_metric, ended, prepared) -> None:
-    """The points trained several at once, each in a worker process (lrngpt.experiments.workers), largest
-    first; a point that failed or was killed stops the sweep, once the others running have ended."""
-    by_name = {p.name: p for p in todo}
-    jobs = []
-    for p in order(todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):
-        run, state = sweep_dir.run(p.name), states[p.name]
-        log(f"{tag} {'resume' if state == 'partial' else 'train'} {p.name} (point {p.index + 1} of "
-            f"{len(sweep.points)}, {packing['points_at_once']} at once)")
-        jobs.append({"name": p.name, "config": p.config, "path": str(run.path), "resume": state == "partial",
-                     "force": state == "new", "hparams": p.values, **_point_words(sweep, run),
-                     "data": _data_ref(prepared.get(data_key_of(p)))})
-    failures = []
-
-    def on_end(name, kind, value, seconds):
-        if kind in ("done", "busy"):
-            ended(by_name[name], kind, value, seconds)
-        else:
-            failures.append((name, kind, value))
-
-    run_points(jobs, packing["points_at_once"], packing["threads"], lambda name, msg: log(f"  {name}: {msg}"),
-               None if on_metric is None else lambda name, row: on_metric({"run": name, **row}), on_end)
-    if failures:
-        name, kind, value = failures[0]
-        if kind == "raise":  # as the point would have raised it in this process (a UserError, a full disk)
-            raise value
-        how = f"its worker process ended ({value})" if kind == "killed" else "it was stopped (SIGTERM or Ctrl-C)"
-        raise UserError(f"point {name} did not finish: {how}; its run directory holds its last checkpoint: run the "
-                        "same `lrn sweep` command again to resume it")
-
-
-def _data_ref(data) -> tuple | None:
-    """What a worker needs to open the data prepared here (its directory, meta and cut), not the arrays."""
-    return None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)
-
-
-def _against_plan(sweep_dir: SweepDir, name: str, seconds: float, plan: dict, todo: list, inv: str) -> str:
-    """Record a budgeted run's wall time beside its estimate; the plan for the rest, at the pace so far."""
-    sweep_dir.append_timing({"event": "point", "name": name, "seconds": round(seconds, 1),
-                             "estimate": plan[name], "at": now(), "invocation": inv})
-    rows = sweep_dir.timing()
-    left = [p.name for p in todo if p.name not in points_run(rows) and p.name in plan]
-    rest = corrected({n: plan[n] for n in left}, rows)
-    runs = "the run left takes" if len(left) == 1 else f"the {len(left)} runs left take"
-    return (f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}; at this pace "
-            f"({pace(rows):.2f}x the estimates) {runs} about {clock(sum(rest.values()))}"
-            if left else f"{name} took {clock(seconds)} against the plan's {clock(plan[name])}")
-
-
-def _passes(passes) -> str:
-    return "passes -" if passes is None else f"{passes:.2f} passes"
+    def finish(self, shard: tuple[int, int], started: float, figures: bool) -> dict:
+        """The summary of DIR; under a budget, the seconds recorded and the account of the plan."""
+        budget, timed = self.sweep.budget or {}, bool(self.plan and self.sweep.budget)
+        if timed:  # before the summary, so that its files hold the account
+            self.sweep_dir.append_timing({"event": "run", "seconds": round(time.perf_counter() - started, 1),
+                                          "estimate": budget.get("est_seconds"), "trained": self.trained,
+                                          "shard": f"{shard[0]}/{shard[1]}", "at": now(), "invocation": self.inv})
+        t0 = time.perf_counter()
+        result = summarize(self.sweep_dir.path, figures, strict=False)
+        if timed:
+            self.sweep_dir.append_timing({"event": "summary", "seconds": round(time.perf_counter() - t0, 1),
+                                          "at": now(), "invocation": self.inv})
+            result["timing"] = account(budget, self.sweep_dir.timing())
+            self.log(f"{self.tag} {account_text(result['timing'])}")
+        return result

@@ -1,29 +1,19 @@
-"""Width against depth at a fixed budget, judged on a student's own sweep.
+"""Width against depth at a fixed budget (finding 4), judged on one shape sweep's summary document.
 
-The book chapter on choosing the embedding width cites Kaplan et al. (2020, "Scaling Laws for Neural
-Language Models"): with the non-embedding parameter count held fixed, the loss changes only a little
-while the ratio of width to depth (d_model / n_layer) varies 40-fold; 6 layers x 4,288 came within 3%
-of 48 layers x 1,600 (GPT-2's largest model). The `width-depth` study (lrngpt.experiments.presets)
-trains such shapes; `judge_shapes(doc)` judges that finding on its summary document
-(lrngpt.experiments.summary.collect: only `rows`, `sweep`/`label` and `preset`/`axes` are read) and
-returns one finding shaped like lrngpt.experiments.findings' (number 4). Pure functions of plain data.
-
-A shape is a (n_layer, n_embd) pair; its val bpb is the mean over its seeds (one tokenizer, one
-validation text: bpb is the loss times one constant). The change is (worst - best) / best; the noise
-the largest max - min over one shape's seeds, over the best. The finding shows when change + noise
-<= MAX_CHANGE, does not show when change - noise > MAX_CHANGE, and cannot tell in between or without
-seeds, shapes, span or an equal budget (the thresholds: below; docs/width-depth-study.md derives
-them). Where a shape has not trained past token frequencies (lrngpt.experiments.judges.untrained),
-the shapes differ by how little each has learned yet: it cannot show at that scale.
+Kaplan et al. (2020): with the non-embedding parameters fixed, the loss changes by at most 3% while
+d_model / n_layer varies 40-fold. The change is (worst - best) / best of the shapes' seed-mean val bpb,
+the noise the largest seed max - min over the best; it shows when change + noise <= MAX_CHANGE
+(docs/width-depth-study.md derives the thresholds).
 """
 
 from __future__ import annotations
 
 import math
 
-from lrngpt.experiments.finding import Claim, Finding, Span, say
+from lrngpt.experiments.finding import Claim, Finding, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.presets import SHAPE_STUDIES
+from lrngpt.experiments.stats import lsq_slope
 from lrngpt.experiments.thresholds import TRAINED
 
 MAX_CHANGE = 0.03  # the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
@@ -69,14 +59,6 @@ def shapes(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda s: -s["ratio"])
 
 
-def _slope(entries: list[dict]) -> float:
-    """Least-squares val bpb per doubling of d/L (positive: the wider, shallower shapes score worse)."""
-    xs, ys = [math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
-
-
 def _name(e: dict) -> str:
     return f"{e['n_layer']} x {e['n_embd']} (d/L {e['ratio']:.3g})"
 
@@ -113,7 +95,7 @@ def judge_shapes(doc: dict) -> Finding:
                               next="add a wider-shallower or a deeper-narrower shape")
     best, worst = min(entries, key=lambda e: e["val_bpb"]), max(entries, key=lambda e: e["val_bpb"])
     change = (worst["val_bpb"] - best["val_bpb"]) / best["val_bpb"]
-    slope = _slope(entries)
+    slope = lsq_slope([math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries])  # per doubling
     seeded = [e for e in entries if len(e["seeds"]) > 1]
     numbers.update(change=change, best=best, worst=worst, slope_per_doubling=slope)
     evidence.append(say("lowest at {b}, highest at {w}: the loss changes by {c:.2%}; least squares {s:+.4f} bpb per "
@@ -132,13 +114,9 @@ def judge_shapes(doc: dict) -> Finding:
     stale = {_name(e): e["of_untrained"] for e in entries if (e["of_untrained"] or 0) > TRAINED}
     if stale:
         numbers["untrained"] = stale
-        return Finding.judged(CLAIM, V.CANNOT_SHOW, [say(
-            "{which} trained past token frequencies: {it} {r:.0%} of the untrained model's bpb on the "
-            "training text, above {t:.0%}, so the shapes differ by how little each has learned yet",
-            it="it scores" if len(stale) == 1 else "they score", r=Span(min(stale.values()),
-            max(stale.values())), t=TRAINED, which="no shape has" if len(stale) == len(entries) else
-            f"{', '.join(stale)} {'has' if len(stale) == 1 else 'have'} not")], evidence, numbers,
-            next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
+        return Finding.judged(CLAIM, V.CANNOT_SHOW, [untrained_because(
+            stale, len(entries), "no shape has", "{t:.0%}, so the shapes differ by how little each has learned yet")],
+            evidence, numbers, next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
     if not spread:
         return Finding.judged(CLAIM, V.CANNOT_TELL, ["one seed per shape: no noise to judge the change against"],
                               evidence, numbers, next=SEEDS_NEXT)

@@ -1,10 +1,5 @@
-"""A sweep's results: one line per run, tables by width and by seed.
-
-`collect(DIR)` gathers a row from every run directory of DIR/sweep.json that has a summary.json
-(whatever shards have finished so far) into one summary document, and writes nothing: the
-runner (lrngpt.experiments.runner.summarize) writes DIR/lines.txt, summary.{md,csv,json} and the
-figures from it. Every output names the scale and the corpus, and every row the passes it made
-over its training text (`passes`).
+"""A sweep's results: one line per run, tables by width and by seed. `collect(DIR)` gathers the
+finished runs into one summary document and writes nothing (lrngpt.experiments.runner writes it).
 """
 
 from __future__ import annotations
@@ -85,8 +80,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
 
 
 def format_line(row: dict, scale: str | None, best: bool = False) -> str:
-    """The chapter's line, in English, with the passes over the training text, and the scale and
-    corpus at the end."""
+    """The chapter's line, in English, with the passes, the scale and the corpus."""
     parts = ", ".join(f"{k.replace('_', ' ')} {v:>9,}" for k, v in row["breakdown"].items())
     line = (f"d={row['n_embd']:>4} | steps {row['steps']:>6,} | seed {row['seed']} | "
             f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
@@ -101,8 +95,6 @@ def format_line(row: dict, scale: str | None, best: bool = False) -> str:
     return line + f" | {row['seconds']:.0f}s | {scale} scale, {corpus_label(row.get('corpus'))}"
 
 
-# ---- tables ----------------------------------------------------------------------------------
-
 def series_label(row: dict) -> str:
     """What a curve over width holds fixed: steps, training prefix, other swept keys."""
     label = f"steps {row['steps']:,}"
@@ -112,6 +104,14 @@ def series_label(row: dict) -> str:
         if key not in ("model.n_embd", "train.seed", "train.steps", "data.train_tokens"):
             label += f", {key}={value}"
     return label
+
+
+def settings(rows: list[dict]) -> dict[tuple[str, int], list[dict]]:
+    """The rows by setting (series label, width): the seeds of one setting together."""
+    groups: dict[tuple[str, int], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
+    return groups
 
 
 def by_width(rows: list[dict]) -> list[dict]:
@@ -150,13 +150,8 @@ def _doubling(entries: dict[int, dict], d: int) -> dict | None:
 
 
 def per_million(entries: list[dict]) -> dict | None:
-    """Problem 10 of the book chapter on one series of by_width: the val bpb saved per million added
-    parameters by the doubling at the small end against the one at the large end, and how many times
-    the first is the second.
-
-    The chapter compares 64 -> 128 with 256 -> 512 (0.0293 / 0.458752 = 0.0639 against 0.0069 /
-    1.835008 = 0.0038); a sweep that lacks either doubling is read at its own first and last d -> 2d.
-    None where it has fewer than two doublings."""
+    """Problem 10 on one by_width series: val bpb saved per million added parameters at the small end
+    (64 -> 128) against the large end (256 -> 512), else its own first and last doubling."""
     by_d = {e["n_embd"]: e for e in entries}
     doublings = [x for x in (_doubling(by_d, d) for d in sorted(by_d)) if x is not None]
     if len(doublings) < 2:
@@ -181,11 +176,8 @@ def per_million_text(eff: dict) -> str:
 
 def seed_stats(rows: list[dict]) -> list[dict]:
     """Mean, max-min and standard deviation (n-1) of val bpb over the seeds of each setting."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((series_label(r), r["n_embd"]), []).append(r)
     out = []
-    for (label, d), group in groups.items():
+    for (label, d), group in settings(rows).items():
         vals = [r["val_bpb"] for r in group if r["val_bpb"] is not None]  # null: no bytes to score
         if not vals:
             continue
@@ -252,9 +244,7 @@ def csv_text(doc: dict) -> str:
 
 
 def collect(out: str | Path, partial: bool = False) -> dict:
-    """The summary document of DIR from its run directories as they are now; writes nothing.
-
-    `partial`: read sweep.json as a report does (see SweepDir.definition)."""
+    """The summary document of DIR from its run directories now; writes nothing (`partial`: as a report)."""
     sweep_dir = SweepDir(out)
     out = sweep_dir.path
     definition = sweep_dir.definition(partial)
@@ -275,18 +265,12 @@ def collect(out: str | Path, partial: bool = False) -> dict:
             "pending": pending, "lines": lines, "out": str(out), "table": str(sweep_dir.summary_path("md")),
             "tables": {k: str(sweep_dir.summary_path(k)) for k in ("md", "csv", "json")}, "figures": [],
             "meta": sweep_meta(definition, out),  # what it was run with: the findings' commands repeat it
-            "timing": _timing(sweep_dir, definition)}
-
-
-def _timing(sweep_dir: SweepDir, definition: dict) -> dict | None:
-    """A budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger); None without a budget."""
-    budget = definition.get("budget")
-    return account(budget, sweep_dir.timing()) if isinstance(budget, dict) else None
+            # a budgeted sweep's estimate against its record (lrngpt.experiments.time_ledger)
+            "timing": account(b, sweep_dir.timing()) if isinstance(b := definition.get("budget"), dict) else None}
 
 
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
-
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
     budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
     meta = {"source": source, "preset": definition.get("preset"), "scale": scale, "out": None if out is None else

@@ -1,29 +1,9 @@
-"""A sweep directory and its owner, `SweepDir` (beside lrngpt.store.rundir.RunDir for one run).
+"""A sweep directory and its one owner, `SweepDir`: sweep.json (the definition, written once by the
+first shard, checked field by field, its version honoured), runs/<name>/ (one run directory a point),
+lines.txt, summary.md|csv|json, figures/*.png and a budget's timing.jsonl.
 
-    SWEEP_DIR/
-      sweep.json          the definition: version, name, preset (study name or null), source,
-                          scale, about, base (the resolved config dict), axes,
-                          points [{"index", "name", "values", "steps"}] (budget: a --minutes plan)
-      runs/<name>/        one run directory per point (lrngpt.store.rundir), named like d64-s1337-t4000
-                          (width, seed, steps; -<key><value> per other axis)
-      lines.txt           one line per finished run, in the chapter's format
-      summary.md|csv|json the tables: per-run rows, bpb saved per doubling of the width, mean and
-                          spread over seeds (summary.json rows carry n_embd and val_bpb, as
-                          lrngpt.analysis.costs.bpb_by_width expects)
-      figures/*.png       val bpb by width (+ parameters), train vs val, val bpb by step
-      timing.jsonl        a budgeted sweep's record against its plan: each run's wall time beside its
-                          estimate, each invocation's (lrngpt.experiments.time_ledger)
-      .lrn-output         the record of what lrn wrote here (and figures/.lrn-output): lrngpt.core.ownership
-
-`SweepDir` owns these names: every module that reads or writes a sweep directory goes through
-it. sweep.json is written once (by whichever shard comes first: `create_or_check`), read and
-checked field by field in one place (`definition`), and its `version` is honoured: a file from
-a newer lrn is refused rather than misread. A point counts as finished when its summary.json
-says finished at the point's steps; one with ckpt_last.pt but no finished summary resumes.
-
-The summary files and figures are rewritten whenever the sweep runs, and only while they are as
-lrn wrote them (the record): a lines.txt you edited is yours; a sweep says so before it trains,
-keeps it as it is and writes the other files; --summary-only refuses and writes none.
+The summary files are rewritten whenever the sweep runs, and only while they are as lrn wrote them:
+a lines.txt you edited is kept (--summary-only refuses instead).
 """
 
 from __future__ import annotations
@@ -67,11 +47,6 @@ class SweepDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def __repr__(self) -> str:
-        return f"SweepDir({str(self.path)!r})"
-
-    # ---- layout ----------------------------------------------------------------------------
-
     @property
     def definition_path(self) -> Path:
         return self.path / DEFINITION
@@ -98,13 +73,8 @@ class SweepDir:
     def holds_sweep(self) -> bool:
         return self.definition_path.is_file()
 
-    # ---- sweep.json ------------------------------------------------------------------------
-
     def definition(self, partial: bool = False) -> dict:
-        """sweep.json, checked field by field (a UserError names the file and the field).
-
-        `partial`: what a report can still show: fields may be missing and points may be bare
-        names, but whatever is there has the right type."""
+        """sweep.json, checked field by field; `partial`: fields may be missing, points bare names."""
         path = self.definition_path
         if not path.exists() and not path.is_symlink():
             raise UserError(f"{self.path} holds no sweep (no {DEFINITION}); run `lrn sweep PRESET --out {self.path}`")
@@ -113,23 +83,21 @@ class SweepDir:
 
     def scale(self) -> str | None:
         """The scale the sweep here was started at, or None (no sweep, or a damaged definition)."""
+        return self.known().get("scale")
+
+    def known(self) -> dict:
+        """sweep.json as far as it reads ({}: no sweep, or a damaged definition)."""
         try:
-            return self.definition(partial=True).get("scale")
+            return self.definition(partial=True)
         except UserError:
-            return None
+            return {}
 
     def name(self) -> str:
-        try:
-            name = self.definition(partial=True).get("name")
-        except UserError:
-            name = None
+        name = self.known().get("name")
         return name if isinstance(name, str) and name else self.path.resolve().name
 
     def create_or_check(self, definition: dict) -> None:
-        """Create sweep.json, or check that the directory holds this same sweep.
-
-        Shards may start together on an empty directory: exactly one creates the file, and every
-        shard then compares against what is there."""
+        """Create sweep.json (exactly one of shards started together does), or check it is this sweep."""
         out = check_output(self.path, "dir")
         if not self.definition_path.exists():
             if entries(out):
@@ -143,12 +111,8 @@ class SweepDir:
         if not same_sweep(old, definition):
             raise UserError(different_sweep(self, old, definition))
 
-    # ---- the points ------------------------------------------------------------------------
-
     def point_state(self, name: str, steps: int) -> str:
-        """finished (summary at the wanted step), partial (a checkpoint to resume) or new.
-
-        Reads (and so checks) the files a sweep relies on: summary.json, config.json, metrics.jsonl."""
+        """finished, partial (a checkpoint to resume) or new; reads and checks the point's files."""
         run = self.run(name)
         if run.holds_run() and (run / CONFIG).exists():  # (a config.json alone is no run: starting it is refused)
             run.config()
@@ -159,8 +123,6 @@ class SweepDir:
         # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
         return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
 
-    # ---- a budget's record ------------------------------------------------------------------
-
     @property
     def timing_path(self) -> Path:
         return self.path / TIMING
@@ -170,18 +132,12 @@ class SweepDir:
         append_row(self.timing_path, row, "timing record", TIMING_FILE)
 
     def timing(self) -> list[dict]:
-        """timing.jsonl's rows ([] without one): the one reader of the record (the dry run, a resume, the
-        summary). A line that is not a JSON object, or whose times are not times (NaN, Infinity, 1e308:
-        lrngpt.experiments.time_ledger.check_row), is named with the fix; a last line cut by a kill mid-write
-        is dropped."""
+        """timing.jsonl's rows ([] without one): the one reader of the record (time_ledger.read_rows)."""
         return read_rows(self.timing_path, "timing record", "is not a JSON object; it is damaged",
                          "the file only records times")
 
-    # ---- the summary files -----------------------------------------------------------------
-
     def lines_text(self, most: int = MAX_LINES_BYTES) -> str:
-        """lines.txt as text ("" without one), its first `most` bytes and a last line saying how much
-        was left out: a page shows it whole, and a file grown huge (or not lrn's) must not make it so."""
+        """lines.txt as text, its first `most` bytes (a file grown huge must not make a page so)."""
         path = self.path / LINES
         if not path.is_file():  # (a FIFO or a device there is no lines.txt: never opened, never waited on)
             return ""
@@ -195,9 +151,7 @@ class SweepDir:
                 + f"... ({size - len(cut):,} more bytes of {path} not shown)\n")
 
     def summary_rows(self, flag: str = "") -> list:
-        """The rows of summary.json (what `lrn cost mlp --sweep` prices): its `rows`, or the file itself
-        when it is a list (a table written by hand); not a list: []. `flag` names the option that
-        gave the directory in a refusal."""
+        """The rows of summary.json (or the file itself when a list); `flag` names the option in a refusal."""
         where = f"{flag} {self.path}" if flag else str(self.path)
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{where} is a file; give the sweep directory (what `lrn sweep --out` wrote)")
@@ -208,16 +162,13 @@ class SweepDir:
         rows = doc.get("rows", []) if isinstance(doc, dict) else doc
         return rows if isinstance(rows, list) else []
 
-    def summary_files(self) -> list[Path]:
-        """Every file the summary writes (figures included): what must be lrn's before a sweep starts."""
-        return [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
-                *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
-
     def kept_summary_files(self, paths: list[Path] | None = None, strict: bool = False) -> dict[Path, str]:
-        """The summary files that are not lrn's to replace (path -> the refusal), checked before any
-        training. `strict`: refuse the first that is not, before anything is written."""
+        """The summary files (all, figures included, by default) not lrn's to replace (path -> the refusal);
+        `strict`: refuse the first."""
         kept = {}
-        for path in self.summary_files() if paths is None else paths:
+        every = [self.path / LINES, *(self.summary_path(k) for k in SUMMARIES),
+                 *(self.figures_dir / f"{n}.png" for n in FIGURE_NAMES)]
+        for path in every if paths is None else paths:
             found, _ = state(path)
             if found not in (NEW, OURS):
                 kept[path] = not_lrns(path, found, fix=SUMMARY_FIX)
@@ -227,10 +178,11 @@ class SweepDir:
 
     def write_summary(self, doc: dict, lines: list[str], markdown: str, csv: str,
                       figures: dict[str, bytes] | None = None, strict: bool = True) -> list[Path]:
-        """lines.txt, summary.md|csv|json and figures/*.png, each only where it is new or lrn's unchanged
-        output. `strict` (--summary-only): refuse if any is not, leaving every one as it was; else write
-        the others and return those kept as they are (a sweep's runs matter more than its lines.txt)."""
-        files = summary_bytes(doc, lines, markdown, csv)
+        """The summary files and figures, each only where new or lrn's unchanged; `strict`: refuse if any is
+        not, else write the others and return those kept."""
+        files = {LINES: "".join(line + "\n" for line in lines).encode("utf-8"),  # strict JSON: a NaN bpb is null
+                 SUMMARIES["md"]: markdown.encode("utf-8"), SUMMARIES["csv"]: csv.encode("utf-8"),
+                 SUMMARIES["json"]: (json.dumps(json_safe(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
         figures = figures or {}
         rendered = {**{self.path / n: b for n, b in files.items()}, **{self.figures_dir / n: b for n, b in figures.items()}}
         kept = self.kept_summary_files(list(rendered), strict)
@@ -244,13 +196,6 @@ class SweepDir:
 
 SUMMARY_FIX = ("keep it under another name (or move it away), then run the same `lrn sweep` command again: the summary "
                "is written afresh from the runs")
-
-
-def summary_bytes(doc: dict, lines: list[str], markdown: str, csv: str) -> dict[str, bytes]:
-    """{name: bytes} of the summary files (strict JSON: a NaN bpb is written as null)."""
-    return {LINES: "".join(line + "\n" for line in lines).encode("utf-8"),
-            SUMMARIES["md"]: markdown.encode("utf-8"), SUMMARIES["csv"]: csv.encode("utf-8"),
-            SUMMARIES["json"]: (json.dumps(json_safe(doc), indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
 
 
 def different_sweep(sweep_dir: SweepDir, old: dict, new: dict) -> str:
@@ -273,8 +218,7 @@ RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every",
 
 
 def same_sweep(a: dict, b: dict) -> bool:
-    """Whether two sweep definitions (sweep.json) describe the same sweep: runtime settings aside,
-    a key added to the config since one was written read as its default."""
+    """Two definitions of the same sweep: runtime settings aside, a key added since read as its default."""
     return a == b or _normal(a) == _normal(b)
 
 

@@ -1,17 +1,7 @@
-"""A ledger of a budgeted sweep's actual times: what it records, and the plan corrected by it.
-
-Every `lrn sweep STUDY --minutes N` keeps its plan in DIR/sweep.json (`budget`) and what happened in
-DIR/timing.jsonl, through SweepDir (its owner), one JSON object a line, appended, each with the
-"invocation" (the process) that wrote it, so a killed one still counts:
-
-    {"event": "point", "name", "seconds", "estimate", "at"}   a run trained, its wall time and the plan's
-    {"event": "run", "seconds", "estimate", "trained", "shard", "at"}   one invocation's runs ended
-    {"event": "summary", "seconds", "at"}                     its summary and figures took this
-
-A row whose seconds or estimate is no time a run can take (NaN, Infinity, negative, past MAX_RECORD_S)
-is damaged: `check_row` names the file, the line and the fix, for every reader alike (SweepDir.timing).
-The machine as it is corrects the plan: `pace` is the measured over the estimated seconds of the points
-trained so far, and `corrected` scales the estimates of the points still to run by it.
+"""A budgeted sweep's actual times (DIR/timing.jsonl, one JSON object a line, appended; each row with
+the "invocation" that wrote it) and the plan corrected by them: `pace` is measured over estimated
+seconds of the points trained so far, `corrected` scales the rest by it. A row whose times are no
+times (NaN, negative, past MAX_RECORD_S) is named with the fix (`check_row`).
 """
 
 from __future__ import annotations
@@ -44,9 +34,7 @@ COMMAND_START_S = 300.0  # a process older than this when its sweep begins is a 
 
 
 def invocation_seconds() -> float:
-    """How long this sweep's invocation has been going when its runs begin: since the process started
-    for a command (interpreter start-up, the budget's probe and data preparation: what the plan's
-    estimate counts), 0 in a long-lived process (a notebook), whose start is not the sweep's."""
+    """Seconds since this process started for a command; 0 in a long-lived one (a notebook)."""
     age = process_seconds()
     return age if age is not None and age < COMMAND_START_S else 0.0
 
@@ -56,8 +44,7 @@ TIMED = ("seconds", "estimate")
 
 
 def check_row(row: dict, path, line: int) -> dict:
-    """A timing.jsonl row whose times are times (finite, 0 to MAX_RECORD_S seconds, or null); else one line
-    naming the file, the line and the fix."""
+    """A timing.jsonl row whose times are times; else one line naming the file, the line and the fix."""
     for key in TIMED:
         v = row.get(key)
         if v is None:
@@ -99,9 +86,7 @@ def invocation_id() -> str:
 
 
 def account(budget: dict, rows: list[dict]) -> dict:
-    """The plan against the record: estimated and actual seconds, the pace, the points measured. An
-    invocation's seconds are its "run" row's and its summary's; one killed before its run row counts
-    the runs it trained (at least what it took)."""
+    """The plan against the record: estimated and actual seconds, the pace, the points measured."""
     per: dict[str, dict] = {}
     for i, r in enumerate(rows):
         if _num(r.get("seconds")) and r.get("event") in ("point", "run", "summary"):
@@ -134,17 +119,15 @@ def _num(v) -> bool:
 
 
 def append_row(path: Path, row: dict, what: str, record_name: str) -> None:
-    """One line of an appended timing record (a sweep's timing.jsonl, a chapter's), then recorded as lrn's
-    (an append-only file of the record, like a run's metrics.jsonl)."""
+    """One line of an appended timing record, then recorded as lrn's."""
     with user_path(path, what), open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(json_safe(row)) + "\n")
     record_existing(path, record_name, append=True)
 
 
 def read_rows(path: Path, what: str, damaged: str, fix: str, required: str | None = None) -> list[dict]:
-    """The rows of an appended timing record ([] without one): the one reader of the format. A line that is
-    not a JSON object (with a string `required` key, when given), or whose times are not times (check_row),
-    is named with the fix; a last line cut by a kill mid-write is dropped."""
+    """The rows of an appended timing record ([] without one); a damaged line is named with the fix, a
+    last line cut by a kill dropped."""
     if not path.is_file():
         return []
     with user_path(path, what):

@@ -1,11 +1,6 @@
-"""The findings judge's arithmetic: savings, slopes and fitted values of a curve over the widths, each
-with its noise.
-
-Every quantity the judge tests is a linear combination of numbers measured once per width (val bpb,
-gaps), whose noise sigma is the same at every width and independent between widths (the seeds of
-one run do not carry over to the next width). So an `Estimate` is its value and the coefficients
-that made it: its noise is sigma x the length of the coefficient vector, and it is beyond the noise
-when it exceeds Z times that (lrngpt.experiments.thresholds). Pure functions of lists of floats.
+"""The findings judge's arithmetic: an `Estimate` is a value and the coefficients that made it from
+numbers measured once per width, each with the same independent noise sigma, so its noise is sigma x
+the coefficients' length.
 """
 
 from __future__ import annotations
@@ -42,14 +37,8 @@ class Estimate:
         return Estimate(self.value - other.value, tuple(a - b for a, b in zip(self.coeffs, other.coeffs, strict=True)))
 
 
-def _unit(n: int, i: int, scale: float = 1.0) -> list[float]:
-    out = [0.0] * n
-    out[i] = scale
-    return out
-
-
 def point(values: list[float], i: int) -> Estimate:
-    return Estimate(values[i], tuple(_unit(len(values), i)))
+    return Estimate(values[i], tuple(float(k == i) for k in range(len(values))))
 
 
 def difference(values: list[float], i: int, j: int) -> Estimate:
@@ -85,8 +74,7 @@ def slope(xs: list[float], qs: list[Estimate]) -> Estimate:
 
 
 def fitted_last(xs: list[float], values: list[float]) -> Estimate:
-    """The least-squares line through (xs, values), at the last x: where a curve ends, less noisy
-    than its last point alone (two points: the last point itself)."""
+    """The least-squares line through (xs, values) at the last x: less noisy than the last point alone."""
     n = len(xs)
     mean = sum(xs) / n
     sxx = sum((x - mean) ** 2 for x in xs)

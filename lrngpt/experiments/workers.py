@@ -1,16 +1,8 @@
-"""Worker processes for points at once: each trains one sweep point (or times one probe) with its share of
-the threads, and tells the sweep what it says through a pipe (lrngpt.experiments.packing chooses how many).
+"""Worker processes for points at once: each trains one sweep point (or times one probe) with its share
+of the threads, forked from a fork server that imported torch once, and reports over a pipe.
 
-A worker is forked from a fork server that has imported torch and the trainer once (`context`), so
-starting one costs a fork, not an interpreter start. It takes the sweep's environment and working
-directory, sets torch's intra-op threads, and calls the same `train` as a point trained in the sweep's
-own process: its run directory, lock (RunInUse), checkpoints and resume are the same. Its lines and
-metrics rows come back over its pipe; the sweep prints them under the point's name.
-
-Faults: a worker killed (SIGKILL, the OOM killer) leaves its run as its last checkpoint left it; the
-sweep lets the other points running finish, starts no new one, and stops with one line naming it (the
-same command resumes it). A sweep process that dies closes the `alive` pipe each worker watches, and
-the worker stops as on SIGTERM: it saves at its next step and exits, so no orphan trains on.
+A worker killed leaves its run at its last checkpoint; the sweep lets the others finish and stops
+naming it. A sweep that dies closes the `alive` pipe, and each worker stops as on SIGTERM.
 """
 
 from __future__ import annotations
@@ -43,10 +35,8 @@ PRELOAD = ["lrngpt.training.trainer", "torch._dynamo", "torch._refs", "torch._de
 
 
 def context():
-    """The fork server where the platform has one (Linux, macOS), else spawn (Windows). Ctrl-C in a
-    terminal reaches the whole process group: the server starts with SIGINT ignored (inherited), so it
-    never hears one in its seconds of imports, nor do the workers forked from it (`_start`); this process
-    hears it and stops its workers (`_stop`). Each would have printed a KeyboardInterrupt traceback."""
+    """The fork server where there is one, else spawn. It starts with SIGINT ignored, so Ctrl-C reaches
+    this process alone, which stops its workers (each would print a KeyboardInterrupt traceback)."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
@@ -61,9 +51,7 @@ def context():
 
 
 def _start(env: dict, cwd: str, threads: int, alive) -> None:
-    """A worker's first steps: the sweep's environment and directory (a fork server keeps its own
-    from when it started), its threads, and the watch on the sweep process. Ctrl-C is the sweep's to
-    hear (a fork server started elsewhere passes it on): a worker stops on the SIGTERM it sends."""
+    """A worker's first steps: the sweep's environment, directory and threads, and the watch on the sweep."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     StopFlag.signals = (signal.SIGTERM,)
     # tqdm's default lock is a multiprocessing semaphore registered with the sweep's resource tracker: a
@@ -127,8 +115,8 @@ def _probe_worker(cfg, device: str, threads: int, max_tokens: int, steps: int, b
 
 
 def _launch(ctx, target, args: tuple):
-    """A worker with its message pipe and its `alive` pipe; the sweep's copies of the worker's ends closed
-    (so that a dead worker reads as end of file, and a dead sweep as end of file to the worker)."""
+    """A worker with its message and `alive` pipes; the sweep's copies of the worker's ends closed (so a
+    dead end reads as end of file)."""
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
@@ -147,9 +135,8 @@ def _launch(ctx, target, args: tuple):
 
 @contextlib.contextmanager
 def _ctrl_c_held():
-    """Ctrl-C held while a worker starts (a first start waits seconds for the fork server's imports):
-    interrupted there, the sweep's process would end before the worker had read what it was sent
-    (a barrier's semaphore, gone with it: the worker's traceback). Yields a list, true when it came."""
+    """Ctrl-C held while a worker starts, so the sweep does not end before the worker read what it was
+    sent. Yields a list, true when it came."""
     held: list[int] = []
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield held
@@ -163,10 +150,8 @@ def _ctrl_c_held():
 
 @contextlib.contextmanager
 def _main_left_out():
-    """While a worker starts, `__main__` is a bare module, so the worker does not import the user's script
-    again (multiprocessing does, for a function or class of it that a worker might need): a worker's
-    target and arguments are lrngpt's own, and a script that calls lrngpt.sweep at its top level, with
-    no `if __name__ == "__main__":` guard, would run again in every worker and start a sweep there."""
+    """While a worker starts, `__main__` is a bare module: a script that calls lrngpt.sweep at its top
+    level without a `__main__` guard would otherwise run again in every worker."""
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
@@ -188,15 +173,11 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
         for _ in range(n):
             workers.append(_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)))
         for proc, recv, keep in workers:
-            kind, value = "killed", None
+            w = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False}
             wait([recv, proc.sentinel])
-            try:
-                if recv.poll():  # its word, or a worker that ended without one
-                    kind, value = recv.recv()
-            except (EOFError, OSError):
-                pass
-            proc.join()
-            keep.close()
+            if recv.poll():  # its word, or a worker that ended without one
+                _read(w, "", None, None)
+            kind, value = _reap(w)
             results.append(value if kind == "done" else None)
     except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
         _stop({i: {"proc": w[0]} for i, w in enumerate(workers)})
@@ -211,13 +192,8 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
 
 
 def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
-    """Train `jobs` (dicts: name, config, path, resume, force, ...) `n` at a time, each in a worker of
-    `threads` threads, in the order given. `on_line(name, line)` gets each line a worker says,
-    `on_metric(name, row)` its metrics rows, `on_end(name, kind, value, seconds)` each end as it comes
-    (seconds: from its worker's start). Returns {name: (kind, value)}: done, busy (another process trains
-    it: who), stopped, raise (the exception it raised) or killed (its signal). A failure starts no new
-    point; the points running finish (an exception: are stopped as by SIGTERM, saving first, as the
-    sweep's own process stops at one)."""
+    """Train `jobs` `n` at a time in workers of `threads` threads, reporting lines, metrics and each end
+    (done, busy, stopped, raise, killed). A failure starts no new point; an exception stops the rest."""
     ctx = context()
     pending, ends = list(jobs), {}
     running: dict[str, dict] = {}

@@ -176,14 +176,14 @@ def test_the_dry_run_prints_the_plan_and_what_it_gives_up(monkeypatch, tmp_path)
 
 def test_running_again_on_the_same_out_resumes_the_stored_plan_without_probing(monkeypatch, tmp_path):
     import lrngpt.training.timing as run_timing
-    from lrngpt.experiments.runner import write_definition
+    from lrngpt.experiments.sweepdir import SweepDir
 
     b = B.plan_budget("embed-dim", 3, [], [], probe_fn=probe_at(2e-6))
     s, a = b.items()
     sweep = resolve_sweep("embed-dim", "budget", s, a)
     sweep.budget = b.to_dict()
     out = tmp_path / "width"
-    write_definition(sweep, out)
+    SweepDir(out).create_or_check(sweep.definition())
 
     def no_probe(*args, **kwargs):
         raise AssertionError("a stored plan is not planned again")

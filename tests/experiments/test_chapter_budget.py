@@ -11,6 +11,7 @@ import pytest
 
 from lrngpt.errors import UserError
 from lrngpt.experiments import chapter_budget as cb
+from lrngpt.experiments import depth_series, planted
 from lrngpt.experiments.budget import HEADROOM, MAX_MINUTES, MIN_STEPS, SMALLEST_WIDTHS
 from lrngpt.experiments.chapter_plan import Part
 from lrngpt.models.build import param_breakdown
@@ -89,14 +90,18 @@ def test_minutes_no_plan_could_use_are_refused_before_any_probe(minutes, needle)
     assert cb.check_minutes(cb.SMALLEST_MINUTES) == cb.SMALLEST_MINUTES
 
 
-def test_each_part_names_the_smallest_protocol_it_shrinks_to_and_the_plan_shrinks_no_further():
-    assert cb.smallest_that_can_show("width") == {"widths": SMALLEST_WIDTHS, "steps": MIN_STEPS, "batch": 16,
-                                                  "seq_len": 256}
-    assert cb.smallest_that_can_show("small-data")["widths"] == SMALLEST_WIDTHS
-    assert cb.smallest_that_can_show("width-depth/tpp-4")["levels"] == 3 and cb.smallest_that_can_show("pip") == {}
+def smallest_that_can_show(part: str) -> dict:
+    """The smallest protocol the laptop plan may shrink `part` to: below it, "cannot show at this scale"."""
+    if part in ("width", "seeds", "small-data"):
+        return {"widths": SMALLEST_WIDTHS, "steps": MIN_STEPS}
+    return {"steps": planted.PROTOCOLS["cpu"]["min_steps"]} if part == "planted" else {}
+
+
+def test_the_laptop_plan_shrinks_no_part_below_the_smallest_protocol_at_which_its_claim_can_show():
     plan = cb.plan_laptop(60, "ch", lambda m: None, probe_fn=probe_at(4e-4))
+    assert sum(p.name.startswith("width-depth/") for p in plan.parts) == depth_series.LEVELS
     for part in plan.parts:
-        least = cb.smallest_that_can_show(part.name)
+        least = smallest_that_can_show(part.name)
         if part.budget:
             assert part.budget["sets"]["train.steps"] >= least["steps"]  # no widths axis: all of the study's
             assert set(least["widths"]) <= set(part.axes.get("model.n_embd", least["widths"]))

@@ -6,14 +6,16 @@ from __future__ import annotations
 import pytest
 from matplotlib.colors import to_hex
 
+from lrngpt.core.ownership import write_owned_files
 from lrngpt.experiments.figures import (
     REFERENCE_GREY,
+    figure_files,
     figure_pngs,
     plot_train_vs_val,
     plot_val_by_width,
-    write_figures,
 )
 from lrngpt.experiments.summary import by_width, seed_stats
+from lrngpt.experiments.sweepdir import FIGURE_FILE, SweepDir
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -29,6 +31,12 @@ def _row(d, val, train, seed=1337, steps=400, train_tokens=102_400):
 def _doc(rows, scale="cpu", name="embed-dim-small-data"):
     return {"sweep": name, "scale": scale, "rows": rows, "by_width": by_width(rows), "seeds": seed_stats(rows),
             "corpus": "stories:5MB"}
+
+
+def write_figures(out, doc):
+    """One sweep's figures written as the summary writes them (SweepDir.write_summary)."""
+    files = figure_files(out, doc)
+    return write_owned_files(SweepDir(out).figures_dir, files, FIGURE_FILE) if files else []
 
 
 def _is_png(path):

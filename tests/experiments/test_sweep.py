@@ -17,7 +17,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import parse_shard, resolve_sweep, shard_points
 from lrngpt.experiments.presets import SCALES
-from lrngpt.experiments.runner import run_sweep, write_definition
+from lrngpt.experiments.runner import run_sweep
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.training.trainer import train_run
 from tests.cli_run import run_cli, wait_for
@@ -209,7 +209,7 @@ def test_a_partial_point_resumes_from_its_checkpoint(tmp_path):
     sweep = resolve_sweep("embed-dim", "tiny", ["train.steps=6"], ["model.n_embd=8"])
     point = sweep.points[0]
     run_dir = tmp_path / "runs" / point.name
-    write_definition(sweep, tmp_path)  # as a sweep killed mid-point leaves it
+    SweepDir(tmp_path).create_or_check(sweep.definition())  # as a sweep killed mid-point leaves it
     train_run(point.config, run_dir, stop_at=4, log=lambda m: None, progress=False)
     assert point_state(run_dir, point.steps) == "partial"
     logs: list[str] = []
@@ -324,23 +324,23 @@ def test_an_out_dir_holding_another_sweep_is_refused(tiny_sweep, tmp_path):
 def test_shards_starting_together_share_one_definition(tmp_path):
     sweep = resolve_sweep("seed-variance", "tiny")
     (tmp_path / f".sweep.json.tmp-{os.getpid() + 1}").write_text("another shard, mid-write")
-    write_definition(sweep, tmp_path)
-    write_definition(sweep, tmp_path)  # the second shard finds the same sweep: no error
+    SweepDir(tmp_path).create_or_check(sweep.definition())
+    SweepDir(tmp_path).create_or_check(sweep.definition())  # the second shard finds the same sweep: no error
     assert json.loads((tmp_path / "sweep.json").read_text())["points"][2]["name"] == "d64-s1339-t30"
-    write_definition(resolve_sweep("seed-variance", "tiny", ["train.device=cuda:1"]), tmp_path)  # another GPU
+    SweepDir(tmp_path).create_or_check(resolve_sweep("seed-variance", "tiny", ["train.device=cuda:1"]).definition())  # another GPU
     with pytest.raises(UserError, match="holds a different sweep"):
-        write_definition(resolve_sweep("seed-variance", "cpu"), tmp_path)
+        SweepDir(tmp_path).create_or_check(resolve_sweep("seed-variance", "cpu").definition())
 
 
 def test_a_config_key_added_since_the_sweep_began_reads_as_its_default(tmp_path):
     sweep = resolve_sweep("seed-variance", "tiny", ["model.emb_init_std=null"])
-    write_definition(sweep, tmp_path)
+    SweepDir(tmp_path).create_or_check(sweep.definition())
     doc = json.loads((tmp_path / "sweep.json").read_text())
     del doc["base"]["model"]["emb_init_std"]  # as written before the key existed
     (tmp_path / "sweep.json").write_text(json.dumps(doc))
-    write_definition(sweep, tmp_path)  # same sweep: the missing key was the default
+    SweepDir(tmp_path).create_or_check(sweep.definition())  # same sweep: the missing key was the default
     with pytest.raises(UserError, match="holds a different sweep"):
-        write_definition(resolve_sweep("seed-variance", "tiny", ["model.emb_init_std=0.5"]), tmp_path)
+        SweepDir(tmp_path).create_or_check(resolve_sweep("seed-variance", "tiny", ["model.emb_init_std=0.5"]).definition())
 
 
 def test_dry_run_lists_points_and_their_state(tiny_sweep):
@@ -366,7 +366,7 @@ def test_without_scale_a_cpu_only_machine_plans_the_cpu_scale_and_says_so(monkey
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert resolve_sweep("embed-dim").scale == "full" and resolve_sweep("embed-dim").note is None
     # a directory keeps its own scale: a summary or a resume on another machine is the same sweep
-    write_definition(resolve_sweep("seed-variance", "tiny"), tmp_path)
+    SweepDir(tmp_path).create_or_check(resolve_sweep("seed-variance", "tiny").definition())
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert resolve_sweep("seed-variance", out=tmp_path).scale == "tiny"
 
@@ -485,7 +485,7 @@ def test_a_sweep_resolves_each_point_once_and_prepares_each_data_configuration_o
 
 def test_sweep_json_from_a_newer_lrn_is_refused_and_one_without_a_version_is_damaged(tmp_path, capsys):
     sweep = resolve_sweep("seed-variance", "tiny")
-    write_definition(sweep, tmp_path)
+    SweepDir(tmp_path).create_or_check(sweep.definition())
     doc = json.loads((tmp_path / "sweep.json").read_text())
     assert doc["version"] == 1
     del doc["version"]
