@@ -6,7 +6,7 @@ import argparse
 import math
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_json, emit
+from lrngpt.cli.common import command, emit
 
 FIELDS = """fields (--json):
   lrn, python, platform, torch   versions; cuda / cudnn: the CUDA and cuDNN torch was built with (null: a CPU build)
@@ -36,20 +36,18 @@ def _seconds(text: str) -> float:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "doctor", help="what this machine gives a run: devices, precision, compile, cache, full-scale cost",
-        description="Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
-                    "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
-                    "train.dtype=auto picks, the CPU's ISA level and whether bfloat16 is native or emulated on it, whether torch.compile works here (a tiny probe in a child process), "
-                    "the threads, the cache directory and its free disk, and the estimated time and disk of "
-                    "`lrn sweep embed-dim --scale full` here.",
-        epilog=FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
+    p = command(
+        sub, "doctor", cmd_doctor, "what this machine gives a run: devices, precision, compile, cache, full-scale cost",
+        "Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
+        "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
+        "train.dtype=auto picks, the CPU's ISA level and whether bfloat16 is native or emulated on it, whether torch.compile works here (a tiny probe in a child process), "
+        "the threads, the cache directory and its free disk, and the estimated time and disk of "
+        "`lrn sweep embed-dim --scale full` here.",
+        FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
     p.add_argument("--no-probe", action="store_true",
                    help="skip the torch.compile probe (on a CPU it compiles C++ and can take a minute)")
     p.add_argument("--probe-timeout", type=_seconds, default=120.0, metavar="SECONDS",
                    help="give up on the torch.compile probe after this long (it is then reported as failing)")
-    add_json(p)
-    p.set_defaults(func=cmd_doctor)
 
 
 def cmd_doctor(args) -> None:

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, add_json, emit, positive_int
+from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, command, emit, positive_int
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "eval", help="bits per byte of a trained run",
-        description="Validation bits per byte over the full validation split, training bpb over "
-                    "train.train_eval_tokens tokens spread over the training split, their gap (val - train: "
-                    "positive means the model fits its training text better than new text) and the passes the "
-                    "run made over its training text. Bits per byte do not depend on the tokenizer, so runs with "
-                    "different vocabularies compare.",
-        epilog="examples:\n  lrn eval runs/mlp64 --json\n"
-               "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
-               "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
-               "  lrn eval runs/mlp64 --by-reads   # train bpb of the targets read vs never read in training\n"
-               "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
+    p = command(
+        sub, "eval", cmd_eval, "bits per byte of a trained run",
+        "Validation bits per byte over the full validation split, training bpb over train.train_eval_tokens "
+        "tokens spread over the training split, their gap (val - train: positive means the model fits its "
+        "training text better than new text) and the passes the run made over its training text. Bits per byte "
+        "do not depend on the tokenizer, so runs with different vocabularies compare.",
+        "examples:\n  lrn eval runs/mlp64 --json\n"
+        "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
+        "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
+        "  lrn eval runs/mlp64 --by-reads   # train bpb of the targets read vs never read in training\n"
+        "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--split", choices=["val", "train"], default=None,
                    help="only this split (default: both, and their gap)")
@@ -39,8 +38,6 @@ def register(sub) -> None:
                         "read (the run's batches replayed from its seed): memorising vs. a different text")
     add_corpus(p, help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
     add_device(p)
-    add_json(p)
-    p.set_defaults(func=cmd_eval)
 
 
 def cmd_eval(args) -> None:

@@ -1,10 +1,9 @@
 """Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it; a
-request too big for the memory there is counts, and so do what the machine refuses that the
-user can change: a permission, a read-only mount, the file-size limit, no temporary directory),
-1 a full disk or an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted
-(Ctrl-C or SIGTERM; temporary files removed).
+Exit codes: 0 success, 2 bad input (one line saying what and how to fix it; also too big a request for
+the memory, and what the machine refuses that the user can change: a permission, a read-only mount,
+the file-size limit, no temporary directory), 1 a full disk or an unexpected failure (LRN_DEBUG=1 shows
+the traceback), 130 interrupted (Ctrl-C or SIGTERM; temporary files removed).
 """
 
 from __future__ import annotations
@@ -50,24 +49,26 @@ def build_parser() -> Parser:
     sub.required = True
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
-    _quiet_anywhere(sub)
+    _common_options(sub)
     return parser
 
 
-def _quiet_anywhere(sub) -> None:
-    """-q / -v after the command too (`lrn train -q ...`): every command takes them, and sets them
-    only when given (SUPPRESS), so `lrn -q train` keeps working."""
+def _common_options(sub) -> None:
+    """--json last on every command that prints a result; -q / -v after the command too (`lrn train -q`),
+    set only when given (SUPPRESS), so `lrn -q train` keeps working."""
     for parser in sub.choices.values():
+        if parser.takes_json:
+            parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="only warnings and errors on stderr (as lrn -q)")
         parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                             help="also print debug lines on stderr (as lrn -v)")
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
-                _quiet_anywhere(action)
+                _common_options(action)
 
 
-def _terminate(signum, frame):
+def _terminate(signum, _frame):
     # SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C, so every `finally` removes its temp files
     raise KeyboardInterrupt
 
