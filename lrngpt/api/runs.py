@@ -1,9 +1,5 @@
 """Runs from Python, on the path `lrn train` takes: `plan` (what a run or a sweep will read and cost,
-nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`.
-
-The config of a run is put together once (lrngpt.api.configs.resolve_config), sized once
-(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train_run).
-"""
+nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ from typing import TYPE_CHECKING
 from lrngpt.api.checks import Checkpoint, checked, positive
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
-from lrngpt.api.sweeps import Axes, Notes, Shard, plan_sweep
+from lrngpt.api.sweeps import Axes, Notes, Shard, sweep
 from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.prepared import dry_run_prepared
 from lrngpt.data.sizing import sizing
@@ -88,8 +84,8 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
         assert isinstance(what, str | Path)  # (is_sweep_source says so; for the type checker)
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
-        return plan_sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes, points_at_once=points_at_once)
+        return sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
+                     shard=shard, notes=notes, points_at_once=points_at_once, dry_run=True)
     given = [n for n, v in (("scale", scale), ("axes", axes), ("minutes", minutes), ("shard", shard),
                             ("points_at_once", points_at_once)) if v is not None]
     if given:

@@ -31,7 +31,7 @@ def run_plan_text(r: dict) -> str:
 
 
 def sweep_dry_run_text(doc: dict) -> str:
-    """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
+    """A sweep's dry run (sweep(dry_run=True)'s document) as lines, the budget's plan after them."""
     text = sweep_plan_text(doc)
     if doc.get("budget"):
         text += "\n" + budget_text(budget_from_dict(doc["budget"]))
