@@ -11,16 +11,14 @@ from lrngpt.cli.common import add_set, command, emit, group
 
 def register(sub) -> None:
     cmds = group(sub, "config", "list the named configs, show a resolved config with every key explained",
-        "A run is configured by a preset name or a JSON or YAML file (sections data, model, train), "
-        "changed with --set section.key=value. These commands show what a config holds before "
-        "anything is trained.",
+        "A run is configured by a preset name or a JSON or YAML file (sections data, model, train), changed "
+        "with --set section.key=value. These commands show what a config holds before anything is trained.",
         "examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
         "  lrn config keys --model-type gpt")
 
     command(cmds, "list", cmd_list, "the presets and the seed project's configs, by name",
-        "Every config that --config takes by name: the MLP presets, gpt-default, and the seed "
-        "project's GPT configs cpu and nsmc (shipped inside the package, so they work from any "
-        "directory after pip install).",
+        "Every config that --config takes by name: the MLP presets, gpt-default, and the seed project's GPT "
+        "configs cpu and nsmc (shipped inside the package, so they work from any directory after pip install).",
         "examples:\n  lrn config list\n  lrn config list --json")
 
     s = command(cmds, "show", cmd_show, "every key of a resolved config: value and description",

@@ -20,9 +20,8 @@ def register(subparsers) -> None:
         "--layers 12 --tied\n  lrn cost models")
 
     mlp = command(sub, "mlp", run_mlp, "parameter table of the MLP LM over widths",
-        "Parameters of the MLP LM for each width d: V*d + (block*d*H + H) + "
-        "(H*V + V), and what each step up in width adds. The defaults are the book "
-        "chapter's MLP; with --sweep, what each step saved in val bpb.",
+        "Parameters of the MLP LM for each width d: V*d + (block*d*H + H) + (H*V + V), and what each step up in "
+        "width adds. The defaults are the book chapter's MLP; with --sweep, what each step saved in val bpb.",
         "examples:\n  lrn cost mlp\n  lrn cost mlp --vocab 8192 --n-embd 32,64,128\n"
         "  lrn cost mlp --sweep runs/embed-dim --json")
     mlp.add_argument("--vocab", type=positive_int, default=4096, help="vocabulary size V")
@@ -55,9 +54,8 @@ def register(subparsers) -> None:
                      help="sequence length N for the MAC terms (default: the context length)")
 
     command(sub, "models", run_models, "embedding tables of GPT-2, BERT, Llama-3, GPT-3",
-        "One V*d table of each model against the whole model, the pair of "
-        "input and output tables when untied, and what tying them saves; each "
-        "model's depth and width / depth (GPT-2's four sizes, small to XL).",
+        "One V*d table of each model against the whole model, the pair of input and output tables when untied, "
+        "and what tying them saves; each model's depth and width / depth (GPT-2's four sizes, small to XL).",
         "examples:\n  lrn cost models\n  lrn cost models --json")
 
 

@@ -27,10 +27,9 @@ def register(sub) -> None:
     add_force(s, "--out when it is an earlier stories file lrn wrote")
 
     q = command(cmds, "prepare", cmd_prepare, "train the tokenizer and write memory-mapped token arrays",
-        "Split the corpus into train and validation documents (its own split when it has one), "
-        "train a byte-level BPE on the training split and encode both splits into train.bin and "
-        "val.bin. The result is cached by corpus content and settings: preparing the same thing "
-        "again does no work.",
+        "Split the corpus into train and validation documents (its own split when it has one), train a "
+        "byte-level BPE on the training split and encode both splits into train.bin and val.bin. The result is "
+        "cached by corpus content and settings: preparing the same thing again does no work.",
         "examples:\n  lrn data prepare --corpus stories:5MB\n"
         "  lrn data prepare --corpus text:my_books/ --vocab-size 8192 --out data/books --json\n"
         "  lrn data prepare --corpus text:bible.txt --val-split chunks   # one long text: validation from all over it")

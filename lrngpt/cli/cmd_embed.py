@@ -82,9 +82,8 @@ def register(sub) -> None:
     add_checkpoint(n)
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     a = command(cmds, "axes", cmd_axes, "singular directions holding a share of the table's energy",
-        "Used axes: how many singular directions of the embedding table hold the given share of its "
-        "energy (the sum of squared singular values). A table that uses few of its d axes could "
-        "have been narrower.",
+        "Used axes: how many singular directions of the embedding table hold the given share of its energy (the "
+        "sum of squared singular values). A table that uses few of its d axes could have been narrower.",
         AXES_EPILOG)
     a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
@@ -100,11 +99,10 @@ def register(sub) -> None:
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
     add_checkpoint(q)
     u = command(cmds, "undertrained", cmd_undertrained, "how often each token was read, how far its row moved, the under-trained ones",
-        "Per token: how often the run read it as input and as target (exact: the run's batches "
-        "replayed from its seed), how far its row moved from ckpt_init.pt, and its norm; the tokens "
-        "read fewer times than the row has numbers (input reads < d) are under-trained. For an "
-        "import or a Hugging Face GPT-2 directory (no training record): Land & Bartolo's indicator "
-        "ranks glitch-token candidates instead.",
+        "Per token: how often the run read it as input and as target (exact: the run's batches replayed from "
+        "its seed), how far its row moved from ckpt_init.pt, and its norm; the tokens read fewer times than the "
+        "row has numbers (input reads < d) are under-trained. For an import or a Hugging Face GPT-2 directory "
+        "(no training record): Land & Bartolo's indicator ranks glitch-token candidates instead.",
         UNDERTRAINED_EPILOG)
     u.add_argument("run_dir", metavar="RUN",
                    help="a run directory (lrn train --out, lrn import-gpt2 --out) or a local Hugging Face GPT-2 "
@@ -112,10 +110,9 @@ def register(sub) -> None:
     u.add_argument("--top", type=positive_int, default=20, metavar="N", help="how many tokens to list")
     add_checkpoint(u)
     e = command(cmds, "export", cmd_export, "write the table as TSV, or for TensorBoard's projector",
-        "Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text "
-        "with its bytes escaped, id, frequency in the training split, category). --format projector "
-        "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
-        "tables under PROJECTOR.",
+        "Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text with its bytes "
+        "escaped, id, frequency in the training split, category). --format projector adds the step-0 table and "
+        "projector_config.pbtxt, so `tensorboard --logdir DIR` shows both tables under PROJECTOR.",
         "examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
         "  tensorboard --logdir runs/demo/projector\n"
         "  lrn embed export runs/demo --out demo-tsv --top 1000")

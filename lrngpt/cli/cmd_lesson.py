@@ -27,14 +27,12 @@ def register(subparsers) -> None:
     lk.add_argument("--vocab", type=positive_int, default=300, help="table rows V")
     lk.add_argument("--seed", type=seed, default=0, help="random seed of the table and the ids")
     command(sub, "lookup-grad", run_lookup_grad, "repeated ids sum their gradients",
-        "The hand example of the seed project's notes (ids [2,0,2]) through "
-        "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
-        "of both upstream gradients.",
+        "The hand example of the seed project's notes (ids [2,0,2]) through nn.Embedding's backward, next to "
+        "the hand computation: row 2 gets the sum of both upstream gradients.",
         "examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")
     ty = command(sub, "tying", run_tying, "rows no input looked up can still change",
-        "One optimizer step on a batch that looks up only some rows of a tiny "
-        "model's table: which unused rows change under plain SGD, a tied LM head, "
-        "AdamW weight decay, and SGD momentum.",
+        "One optimizer step on a batch that looks up only some rows of a tiny model's table: which unused rows "
+        "change under plain SGD, a tied LM head, AdamW weight decay, and SGD momentum.",
         "examples:\n  lrn lesson tying\n  lrn lesson tying --vocab 32 --used 4 --json")
     ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V")
     ty.add_argument("--n-embd", type=positive_int, default=8, help="table width d")
@@ -66,11 +64,10 @@ def register(subparsers) -> None:
     rn.add_argument("--seed", type=seed, default=0, help="seed of the permutation")
     sp = command(sub, "superposition", run_superposition, "n sparse features in d < n dimensions: the toy model of superposition",
         "The toy model of Elhage et al. (2022, Toy Models of Superposition): N features, each 0 with "
-        "probability S (the sparsity) and else uniform in [0, 1], pass through d dimensions and back, "
-        "x' = ReLU(W^T W x + b), trained on the squared error weighted by importance 0.7^i; one model per "
-        "sparsity, trained together in seconds. Per sparsity: how many features are represented "
-        "(||W_i|| > 0.5), their interference sum_j (W_i/||W_i|| . W_j)^2, and d / ||W||_F^2 (dimensions "
-        "per feature).",
+        "probability S (the sparsity) and else uniform in [0, 1], pass through d dimensions and back, x' = "
+        "ReLU(W^T W x + b), trained on the squared error weighted by importance 0.7^i; one model per sparsity, "
+        "trained together in seconds. Per sparsity: how many features are represented (||W_i|| > 0.5), their "
+        "interference sum_j (W_i/||W_i|| . W_j)^2, and d / ||W||_F^2 (dimensions per feature).",
         "examples:\n  lrn lesson superposition\n  lrn lesson superposition --features 40 --dims 10 --json\n"
         "  lrn lesson superposition --sparsity 0,0.9,0.999 --out superposition.png")
     sp.add_argument("--features", type=positive_int, default=20, metavar="N", help="features n (the paper's 20)")

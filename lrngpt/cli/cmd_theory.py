@@ -19,9 +19,8 @@ def register(subparsers) -> None:
         "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
 
     rc = command(sub, "random-cosine", run_random_cosine, "cosines of N random vectors in d dimensions",
-        "For each width d: the std of the cosines of all N(N-1)/2 pairs of N "
-        "Gaussian vectors next to 1/sqrt(d), the maximum, and the share with "
-        "|cos| > 0.5. Exact over all pairs, in bounded memory.",
+        "For each width d: the std of the cosines of all N(N-1)/2 pairs of N Gaussian vectors next to "
+        "1/sqrt(d), the maximum, and the share with |cos| > 0.5. Exact over all pairs, in bounded memory.",
         "examples:\n  lrn theory random-cosine\n"
         "  lrn theory random-cosine --n 1000 --dims 2,3,4 --seed 1 --json")
     rc.add_argument("--n", type=int, default=4096,
@@ -44,13 +43,12 @@ def register(subparsers) -> None:
     fr.add_argument("--n", type=int, required=True, help="number of categories, e.g. the vocabulary size")
 
     pp = command(sub, "pip", run_pip, "the PIP-loss-optimal width of a corpus, before training (Yin & Shen 2018)",
-        "Yin & Shen's dimensionality selection (NeurIPS 2018, On the Dimensionality of Word Embedding) "
-        "on the training split of a prepared corpus (its tokenizer and token arrays, cached): the PMI "
-        "matrix of the tokens within --window of each other, its spectrum, the noise estimated from two "
-        "halves of the text (sigma = std(PMI_1 - PMI_2) / 2), the signal spectrum above 2 sigma sqrt(n), "
-        "and the PIP loss of every width k with its bias and variance (Monte Carlo, as the authors' "
-        "code) beside the paper's upper bound. With --sweep, the measured best width of a width sweep "
-        "beside the prediction.",
+        "Yin & Shen's dimensionality selection (NeurIPS 2018, On the Dimensionality of Word Embedding) on the "
+        "training split of a prepared corpus (its tokenizer and token arrays, cached): the PMI matrix of the "
+        "tokens within --window of each other, its spectrum, the noise estimated from two halves of the text "
+        "(sigma = std(PMI_1 - PMI_2) / 2), the signal spectrum above 2 sigma sqrt(n), and the PIP loss of every "
+        "width k with its bias and variance (Monte Carlo, as the authors' code) beside the paper's upper bound. "
+        "With --sweep, the measured best width of a width sweep beside the prediction.",
         "examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
         "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
     pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
