@@ -1,13 +1,11 @@
-"""What `lrn` prints for the API's documents: each function turns one result (a plan, a finished sweep,
-the machine report, the under-trained tokens) into the lines a terminal shows, so the text of a
-result has one home and a notebook can print the same lines. The documents themselves are what
-`--json` prints."""
+"""What `lrn` prints for the API's documents (a plan, a finished sweep, the machine report), so the text
+of a result has one home and a notebook can print the same lines; --json prints the documents."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.analysis.rare_tokens import as_text
+from lrngpt.analysis.rare_tokens import as_text as undertrained_text  # noqa: F401 (`lrn embed undertrained`)
 from lrngpt.experiments.budget import HEADROOM, budget_from_dict, budget_text
 from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.dry_run import sweep_plan_text
@@ -106,8 +104,3 @@ def doctor_text(r: dict) -> str:
                  f"{f['points']} points, {gb(f['disk_bytes'])} of disk (download {gb(f['disk']['download'])}, "
                  f"token arrays {gb(f['disk']['token_arrays'])}, checkpoints {gb(f['disk']['checkpoints'])})")
     return "\n".join(lines)
-
-
-def undertrained_text(result: dict) -> str:
-    """What `lrn embed undertrained` prints for undertrained()'s document."""
-    return as_text(result)
