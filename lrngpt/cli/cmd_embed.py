@@ -7,12 +7,9 @@ from lrngpt.api.frontend import CHECKPOINT_LABELS, EXPORT_FORMATS, MAPS, PRECISI
 from lrngpt.cli.common import add_checkpoint, add_out, command, emit, group, positive_int
 
 EXPLORE_EPILOG = """\
-Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
-plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
-untrained): 3.0 MB. The book chapter's width sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
-token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
-because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
-the top-10 lists and float16 2.8%.
+Page size: 4 bytes per token and width with float32 (2 float16, 1 int8), x 4/3 for base64: the demo
+run 3.0 MB, the book chapter's width sweep 22.6 MB (int8 6.1 MB). float32 is the default because its
+neighbour lists equal `lrn embed neighbors` (on the demo run int8 reorders 53% of the top-10 lists).
 
 examples:
   lrn embed explore runs/demo --out demo.html                # trained vs untrained
@@ -20,42 +17,24 @@ examples:
   lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each
   lrn embed explore runs/bible --categories words.json --out bible.html   # your text, your word categories"""
 
-
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
 
 PURITY_EPILOG = """\
-A category word's k nearest neighbours among all category words, by cosine: the share in its own
-category, for the chosen weights and for the untrained table (ckpt_init.pt), beside the chance
-level of a random table. Words the BPE splits into several tokens are listed and not scored; a
-category with fewer than 2 single-token words is dropped with a note.
-
+Words the BPE splits are listed, not scored; a category with fewer than 2 one-token words is dropped.
 A categories file, JSON:            or TSV (category<TAB>word a line):
   {"month": ["January", "March"],     month   January
-   "war": ["army", "navy"]}           month   March
-                                      war     army
+   "war": ["army", "navy"]}           war     army
 
 examples:
   lrn embed purity runs/mlp64                              # a stories run: its generator's categories
   lrn embed purity runs/sotu --categories words.json       # any corpus: categories you write
   lrn embed purity runs/sotu --categories words.tsv --checkpoint best"""
 
-AXES_EPILOG = """\
-Three figures, so the trained one has a reference: the chosen table, the untrained table of the
-same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.randn, seed 0).
-
-examples:
-  lrn embed axes runs/mlp64
-  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json"""
-
-
 UNDERTRAINED_EPILOG = """\
-Without tying, a never-read token's row gets no gradient and stays where it started (moved 0,
-weight decay's shrinking factored out); with tying the softmax moves it anyway, as the
-lecture on embedding tables says: "under-trained but not necessarily untouched". The indicator
-(1 - cosine of the unembedding row, first principal component removed, to the mean of the
-single-byte tokens no UTF-8 text holds) is graded against the read counts on a trained run.
+Without tying, a never-read token's row gets no gradient and stays where it started; with tying the
+softmax moves it anyway: "under-trained but not necessarily untouched" (the lecture on embedding tables).
 
 examples:
   lrn embed undertrained runs/demo
@@ -83,8 +62,9 @@ def register(sub) -> None:
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
     a = command(cmds, "axes", cmd_axes, "singular directions holding a share of the table's energy",
         "Used axes: how many singular directions of the embedding table hold the given share of its energy (the "
-        "sum of squared singular values). A table that uses few of its d axes could have been narrower.",
-        AXES_EPILOG)
+        "sum of squared singular values), beside the untrained table's (ckpt_init.pt) and a random Gaussian "
+        "table's of the same shape. A table that uses few of its d axes could have been narrower.",
+        "examples:\n  lrn embed axes runs/mlp64\n  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json")
     a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
     add_checkpoint(a)
