@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-import math
-
 import lrngpt.api as api
 from lrngpt.cli.common import command, emit
 
@@ -25,16 +22,6 @@ FIELDS = """fields (--json):
                      and disk_bytes (download, token_arrays, checkpoints)"""
 
 
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (v > 0 and math.isfinite(v)):  # inf, nan included: the probe's timeout is a real wait
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
-    return v
-
-
 def register(sub) -> None:
     p = command(
         sub, "doctor", cmd_doctor, "what this machine gives a run: devices, precision, compile, cache, full-scale cost",
@@ -46,7 +33,7 @@ def register(sub) -> None:
         FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
     p.add_argument("--no-probe", action="store_true",
                    help="skip the torch.compile probe (on a CPU it compiles C++ and can take a minute)")
-    p.add_argument("--probe-timeout", type=_seconds, default=120.0, metavar="SECONDS",
+    p.add_argument("--probe-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the torch.compile probe after this long (it is then reported as failing)")
 
 

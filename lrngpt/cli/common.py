@@ -68,26 +68,23 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        m = re.fullmatch(r"unrecognized arguments: (.*)", message)
+        parser, m = self, re.fullmatch(r"unrecognized arguments: (.*)", message)
         if m and Parser._deepest is not None:
             parser = Parser._deepest
             message += option_hint(m[1].split(), parser, self)
-            print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
-            raise SystemExit(2)
-        message += dash_value_hint(message, Parser._argv)
-        m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
-        if m:
+        elif m := re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message):
             choices = re.findall(r"'([^']*)'", m[3])
             hint = did_you_mean(m[2], choices)
             what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
             message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        else:
+            message += dash_value_hint(message, Parser._argv)
+        print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
 def dash_value_hint(message: str, argv: list[str]) -> str:
-    """"; a value that starts with - is read as an option: write --sparsity=-0.5,0.9" when argparse
-    found no value after an option because the value began with a dash."""
+    """The fix when argparse found no value after an option because the value began with a dash."""
     m = re.fullmatch(r"argument (\S+): expected one argument", message)
     if not m:
         return ""
@@ -99,8 +96,7 @@ def dash_value_hint(message: str, argv: list[str]) -> str:
 
 
 def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:
-    """"; did you mean --temperature?" for the first mistyped option among `tokens`, from the options of
-    `parsers` (the subcommand's and lrn's own)."""
+    """"; did you mean --temperature?" for the first mistyped option among `tokens`."""
     options = list(dict.fromkeys(o for p in parsers for a in p._actions for o in a.option_strings
                                  if o.startswith("--")))
     for token in tokens:
