@@ -47,6 +47,13 @@ def override_list(overrides: Overrides, what: str = "set") -> list[str]:
     return items
 
 
+def run_sets(set: Overrides, corpus: str | None, device: str | None) -> list[str]:
+    """The overrides, then corpus and device as data.corpus and train.device (an empty one is refused, as
+    --set would refuse it, not taken for the default)."""
+    return override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
+        f"train.device={device}"] * (device is not None)
+
+
 def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConfig:
     """A checked run config: a preset name (`lrn config list`), a JSON or YAML file or a RunConfig, with
     overrides (the keys of `lrn config keys`) as `set={"model.n_embd": 128}`, `set=["model.n_embd=128"]`
@@ -66,8 +73,7 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
                    device: str | None = None, resume_from: str | Path | None = None) -> RunConfig:
     """`cfg` (a preset, a file or a RunConfig; None: the config.json of the run `resume_from`) with the
     overrides, then the corpus and the device, as `--set` would."""
-    items = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
-        f"train.device={device}"] * (device is not None)  # an empty one ("$UNSET") is refused, not the default
+    items = run_sets(set, corpus, device)
     if isinstance(cfg, RunConfig):
         return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:

@@ -40,19 +40,17 @@ MAX_PROBE_TIMEOUT = 86400  # seconds: subprocess's timeout takes no infinity, an
 
 def compile_probe(device: str, timeout: float) -> dict:
     """Whether torch.compile compiles and runs a tiny function on `device` here, and how long it took."""
-    t0 = time.perf_counter()
+    t0, error = time.perf_counter(), None
     compiler = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
     try:
         proc = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(device=device)], capture_output=True,
                               text=True, timeout=timeout)
+        ok = proc.returncode == 0 and proc.stdout.strip().endswith("OK")
+        if not ok:
+            lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip()]
+            error = lines[-1][:300] if lines else f"exit code {proc.returncode}"
     except subprocess.TimeoutExpired:
-        return {"probed": True, "works": False, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
-                "error": f"no answer within {timeout:g} s (the compiler may still work, slowly; --probe-timeout)"}
-    ok = proc.returncode == 0 and proc.stdout.strip().endswith("OK")
-    error = None
-    if not ok:
-        lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip()]
-        error = lines[-1][:300] if lines else f"exit code {proc.returncode}"
+        ok, error = False, f"no answer within {timeout:g} s (the compiler may still work, slowly; --probe-timeout)"
     return {"probed": True, "works": ok, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
             "error": error}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 from lrngpt.api.checks import check, checked
-from lrngpt.api.configs import Overrides, override_list
+from lrngpt.api.configs import Overrides, run_sets
 from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
@@ -115,9 +115,7 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
         if minutes is None:
             raise UserError(f"{option('passes')} sizes the text of a budget: give {option('minutes')} with it, or "
                             f"leave {option('passes')} out")
-    # corpus and device join the sets as data.corpus and train.device (an empty one is refused, as lrn train does)
-    sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
-        f"train.device={device}"] * (device is not None)
+    sets = run_sets(set, corpus, device)
     axis_list, at_once, out = _axis_list(axes), check_points_at_once(points_at_once), Path(out)
     budget = resolve_budget(str(name), minutes, scale, sets, axis_list, out, log=say, points_at_once=at_once,
                             passes=passes)

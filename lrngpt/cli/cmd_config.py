@@ -15,12 +15,10 @@ def register(sub) -> None:
         "with --set section.key=value. These commands show what a config holds before anything is trained.",
         "examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
         "  lrn config keys --model-type gpt")
-
     command(cmds, "list", cmd_list, "the presets and the seed project's configs, by name",
         "Every config that --config takes by name: the MLP presets, gpt-default, and the seed project's GPT "
         "configs cpu and nsmc (shipped inside the package, so they work from any directory after pip install).",
         "examples:\n  lrn config list\n  lrn config list --json")
-
     s = command(cmds, "show", cmd_show, "every key of a resolved config: value and description",
         "Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and "
         "print every key with its value and a one-line description. Derived keys (set by lrn, "
@@ -30,7 +28,6 @@ def register(sub) -> None:
     s.add_argument("config", metavar="PRESET_OR_FILE",
                    help="a name from `lrn config list`, a JSON or YAML config file, or the output of lrn config show --json")
     add_set(s, "a value as `lrn train --set` does")
-
     k = command(cmds, "keys", cmd_keys, "every key a config takes: type, default, description",
         "The keys of a config file, with their types, the defaults that apply when a file leaves "
         "them out, and what they do. Model keys differ between mlp and gpt.",

@@ -18,7 +18,6 @@ def register(subparsers) -> None:
         "and the embedding tables of well-known models.",
         "examples:\n  lrn cost mlp\n  lrn cost gpt --vocab 50257 --context 1024 --n-embd 768 --heads 12 "
         "--layers 12 --tied\n  lrn cost models")
-
     mlp = command(sub, "mlp", run_mlp, "parameter table of the MLP LM over widths",
         "Parameters of the MLP LM for each width d: V*d + (block*d*H + H) + (H*V + V), and what each step up in "
         "width adds. The defaults are the book chapter's MLP; with --sweep, what each step saved in val bpb.",
@@ -33,7 +32,6 @@ def register(subparsers) -> None:
     mlp.add_argument("--sweep", metavar="DIR",
                      help="a sweep directory with summary.json: add bpb saved per step and per million "
                           "parameters (default: parameters only)")
-
     gpt = command(sub, "gpt", run_gpt, "parameters, bytes and MAC terms of a GPT",
         "Parameter breakdown, training memory, the leading MAC terms of one "
         "forward and their ratio when the width doubles, and the head split.",
@@ -52,7 +50,6 @@ def register(subparsers) -> None:
     gpt.add_argument("--batch", type=positive_int, default=1, help="batch B for the MAC terms")
     gpt.add_argument("--length", type=positive_int,
                      help="sequence length N for the MAC terms (default: the context length)")
-
     command(sub, "models", run_models, "embedding tables of GPT-2, BERT, Llama-3, GPT-3",
         "One V*d table of each model against the whole model, the pair of input and output tables when untied, "
         "and what tying them saves; each model's depth and width / depth (GPT-2's four sizes, small to XL).",

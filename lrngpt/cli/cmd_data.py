@@ -14,7 +14,6 @@ def register(sub) -> None:
         "training finds them without work).",
         "examples:\n  lrn data stories --size 5MB --out stories.txt\n"
         "  lrn data prepare --corpus stories:5MB --vocab-size 4096")
-
     s = command(cmds, "stories", cmd_stories, "write the embedded stories corpus to a file",
         "Generate children's stories with the embedded generator (the corpus `stories:SIZE` reads) "
         "and write them to one UTF-8 file, documents separated by <|endoftext|>. The same size and "
@@ -25,7 +24,6 @@ def register(sub) -> None:
     s.add_argument("--seed", type=seed, default=0, help="seed of the generator; another seed, other stories")
     add_out(s, "the file to write (documents separated by <|endoftext|>)", metavar="FILE")
     add_force(s, "--out when it is an earlier stories file lrn wrote")
-
     q = command(cmds, "prepare", cmd_prepare, "train the tokenizer and write memory-mapped token arrays",
         "Split the corpus into train and validation documents (its own split when it has one), train a "
         "byte-level BPE on the training split and encode both splits into train.bin and val.bin. The result is "

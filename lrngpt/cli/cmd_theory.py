@@ -17,7 +17,6 @@ def register(subparsers) -> None:
         "examples:\n  lrn theory random-cosine --n 4096 --dims 4,8,16,64,256\n"
         "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096\n"
         "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
-
     rc = command(sub, "random-cosine", run_random_cosine, "cosines of N random vectors in d dimensions",
         "For each width d: the std of the cosines of all N(N-1)/2 pairs of N Gaussian vectors next to "
         "1/sqrt(d), the maximum, and the share with |cos| > 0.5. Exact over all pairs, in bounded memory.",
@@ -27,7 +26,6 @@ def register(subparsers) -> None:
                     help="number of vectors (4096 is the book chapter's vocabulary size)")
     rc.add_argument("--dims", type=int_list, default=[4, 8, 16, 64, 256], help="comma-separated widths d")
     rc.add_argument("--seed", type=seed, default=0, help="random seed of the vectors")
-
     jl = command(sub, "jl", run_jl, "Johnson-Lindenstrauss width bound",
         "Width k that keeps all pairwise distances of N points within 1 +- eps "
         "(Dasgupta-Gupta): k >= 24 ln N / (3 eps^2 - 2 eps^3).",
@@ -36,21 +34,17 @@ def register(subparsers) -> None:
     jl.add_argument("--eps", type=float, required=True,
                     help="allowed distortion, strictly between 0 and 1 (below about 1e-150 the bound "
                          "outgrows a float)")
-
     fr = command(sub, "fourth-root", run_fourth_root, "the fourth-root rule of thumb",
         "Embedding width = N ** 0.25 (TensorFlow feature columns' rule of thumb).",
         "examples:\n  lrn theory fourth-root --n 4096\n  lrn theory fourth-root --n 50257 --json")
     fr.add_argument("--n", type=int, required=True, help="number of categories, e.g. the vocabulary size")
-
     pp = command(sub, "pip", run_pip, "the PIP-loss-optimal width of a corpus, before training (Yin & Shen 2018)",
-        "Yin & Shen's dimensionality selection (NeurIPS 2018, On the Dimensionality of Word Embedding) on the "
-        "training split of a prepared corpus (its tokenizer and token arrays, cached): the PMI matrix of the "
-        "tokens within --window of each other, its spectrum, the noise estimated from two halves of the text "
-        "(sigma = std(PMI_1 - PMI_2) / 2), the signal spectrum above 2 sigma sqrt(n), and the PIP loss of every "
-        "width k with its bias and variance (Monte Carlo, as the authors' code) beside the paper's upper bound. "
-        "With --sweep, the measured best width of a width sweep beside the prediction.",
-        "examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
-        "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
+                 "Yin & Shen's dimensionality selection (NeurIPS 2018) on the training split of a prepared corpus: "
+                 "the PMI matrix of the tokens within --window of each other, its spectrum, the noise estimated "
+                 "from two halves of the text, and the PIP loss of every width k with its bias and variance beside "
+                 "the paper's upper bound. With --sweep, the measured best width of a width sweep beside it.",
+                 "examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
+                 "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
     pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
     pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the book chapter's 4096)")
     pp.add_argument("--window", type=positive_int, default=6,
@@ -61,9 +55,8 @@ def register(subparsers) -> None:
     pp.add_argument("--train-tokens", type=positive_int, metavar="N",
                     help="only the first N training tokens, as data.train_tokens (default: the whole split)")
     pp.add_argument("--top", type=positive_int, metavar="N",
-                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 most frequent "
-                         "words (default: every token that occurs); a small text leaves most pairs of rare tokens "
-                         "unseen, which pulls the noise estimate down")
+                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 (default: "
+                         "every token that occurs; a small text leaves most pairs of rare tokens unseen)")
     pp.add_argument("--seed", type=seed, default=0, help="random seed of the Monte Carlo noise")
     pp.add_argument("--sweep", metavar="DIR", help="a width sweep (lrn sweep --out DIR): its best width beside the "
                                                   "prediction")

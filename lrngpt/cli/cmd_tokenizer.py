@@ -14,7 +14,6 @@ def register(sub) -> None:
         "examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
         "  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
         "  lrn tokenizer show runs/demo ' Lily'")
-
     t = command(cmds, "train", cmd_train, "train a byte-level BPE on a corpus's training split",
         "Train a byte-level BPE on the training split of a corpus (the same split `lrn data "
         "prepare` makes) and write DIR/tokenizer.json. Byte-level: every string encodes, nothing is "
@@ -26,7 +25,6 @@ def register(sub) -> None:
                    help="tokens in the vocabulary: 256 bytes, <|endoftext|> and the merges")
     add_out(t, "the directory to write tokenizer.json into")
     add_force(t, "DIR/tokenizer.json when lrn wrote it")
-
     e = command(cmds, "encode", cmd_encode, "text -> token ids",
         "Encode a text with a tokenizer and print its token ids. The literal text <|endoftext|> "
         "inside it is ordinary text, so every string round-trips through decode.",
@@ -34,14 +32,12 @@ def register(sub) -> None:
         "  lrn tokenizer encode --tokenizer runs/demo --text 'Once upon a time' --json")
     e.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
     e.add_argument("--text", required=True, help="the text to encode (quote it in the shell)")
-
     d = command(cmds, "decode", cmd_decode, "token ids -> text",
         "Decode comma-separated token ids back into text with a tokenizer.",
         "examples:\n  lrn tokenizer decode --tokenizer tok/ --ids 12,345,6\n"
         "  lrn tokenizer decode --tokenizer runs/demo --ids 1191,1012 --json")
     d.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
     d.add_argument("--ids", required=True, help="comma-separated token ids, e.g. 1,2,3")
-
     s = command(cmds, "show", cmd_show, "id -> token text and bytes; text -> ids",
         "Look up tokens both ways: a whole number is an id and shows its token's text (bytes that are "
         "no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows its ids "
