@@ -9,6 +9,7 @@ from pathlib import Path
 from lrngpt.analysis.embeddings import load_table, pair_cosine, purity, run_axes, run_neighbors
 from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
+from lrngpt.api.outputs import paths_of
 from lrngpt.api.results import Run, as_run
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
@@ -92,8 +93,5 @@ def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path
     """Write the interactive explorer page (`lrn embed explore`) for runs or sweep directories.
 
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
-    many = [sources] if isinstance(sources, HasPath | str | Path) else list(sources)
-    if not many:
-        raise UserError("give at least one run or sweep directory")
-    paths = [s.path if isinstance(s, HasPath) else Path(s) for s in many]
+    paths = paths_of(sources, "give at least one run or sweep directory")
     return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=_categories(categories))

@@ -17,10 +17,11 @@ from lrngpt.report import kind_of, write_report_pages
 from lrngpt.report.sweeps import sweep_docs
 
 
-def _paths(dirs) -> list[Path]:
+def paths_of(dirs, empty: str = "give a run directory, or one or more sweep directories") -> list[Path]:
+    """One or several Runs, Sweeps or directories as paths (UserError `empty` for none)."""
     many = [dirs] if isinstance(dirs, str | Path | HasPath) else list(dirs)
     if not many:
-        raise UserError("give a run directory, or one or more sweep directories")
+        raise UserError(empty)
     return [Path(d.path if isinstance(d, HasPath) else d) for d in many]
 
 
@@ -32,7 +33,7 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     book chapter's findings judged on them ("findings").
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
-    paths = _paths(dirs)
+    paths = paths_of(dirs)
     sweeps = all(kind_of(p) == "sweep" for p in paths)  # else the writer below says what is wrong, as it did
     findings = judge(sweep_docs(paths)) if sweeps else None
     result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint,

@@ -23,11 +23,9 @@ def register(sub) -> None:
         "  lrn chapter --scale tiny --out runs/chapter-check --json  # seconds: every part, tiny")
     add_out(p, "the directory of the book chapter's studies: one folder per study, the plan, the verdicts and the page")
     p.add_argument("--minutes", type=float, metavar="N",
-                   help=f"fit the whole book chapter into N minutes on this machine (default 60, at most "
-                        f"{MAX_MINUTES:g}), filling at most {HEADROOM * 100:.0f}%% of them: the hour of 60 was "
-                        f"planned and measured on {QUIET_MACHINE}; a slower or busier machine shrinks each study "
-                        "toward the smallest protocol at which its claim can still show, and a budget too short for "
-                        "those is refused naming the commands that fit here, with their estimates")
+                   help=f"fit the whole book chapter into N minutes here (default 60, at most {MAX_MINUTES:g}), filling "
+                        f"at most {HEADROOM * 100:.0f}%% of them (the hour measured on {QUIET_MACHINE}); a slower "
+                        "machine shrinks each study toward the smallest protocol at which its claim can still show")
     p.add_argument("--scale", choices=["tiny", "full"],
                    help="full: each study at the book chapter's own scale (a GPU job); tiny: seconds, for a check "
                         "(default: the laptop plan for --minutes)")

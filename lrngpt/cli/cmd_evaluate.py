@@ -29,10 +29,8 @@ def register(sub) -> None:
                         "(default: the run's train.train_eval_tokens)")
     add_checkpoint(p)
     p.add_argument("--context", choices=["window", "full"], default="window",
-                   help="window: each seq_len window starts fresh, as in training, the sweep tables and the "
-                        "book chapter's numbers (the MLP pads the first block_size-1 contexts of a window); "
-                        "full: every target gets its true preceding tokens (the GPT: windows overlapping by "
-                        "half, scoring only their second half)")
+                   help="window: each seq_len window starts fresh, as in training and the book chapter's numbers; "
+                        "full: every target gets its true preceding tokens (the GPT: windows overlapping by half)")
     p.add_argument("--by-reads", action="store_true",
                    help="split the train bpb into the targets training read at least once and those it never "
                         "read (the run's batches replayed from its seed): memorising vs. a different text")

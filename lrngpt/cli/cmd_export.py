@@ -22,9 +22,8 @@ def register(sub) -> None:
     add_checkpoint(p, ("last", "best"), what="which weights to export")
     add_force(p, "an earlier export in --out that nobody changed; it is swapped for the new one whole")
     p.add_argument("--license", metavar="ID",
-                   help="the licence on the model card, a Hub licence id (mit, apache-2.0, cc-by-4.0, ...); "
-                        "default: the corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, "
-                        "stories mit), else unknown")
+                   help="the licence on the model card, a Hub licence id (mit, apache-2.0, ...); default: the "
+                        "corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, stories mit)")
 
 
 def cmd_export(args) -> None:

@@ -29,27 +29,23 @@ def register(sub) -> None:
     p.add_argument("source", metavar="STUDY_OR_FILE", help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
     add_out(p, "the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=CLI_SCALES,
-                   help="full: the book chapter's protocol, on TinyStories (a GPU job; refused on a machine without "
-                        f"one unless --device is given); cpu: about 30 min for embed-dim, measured on {QUIET_MACHINE}; "
-                        "tiny: seconds (default: the file's scale, else DIR's, else full with a CUDA GPU and cpu "
-                        "without)")
+                   help="full: the book chapter's protocol (a GPU job); cpu: about 30 min for embed-dim on "
+                        f"{QUIET_MACHINE}; tiny: seconds (default: the file's, else DIR's, else full with a CUDA GPU)")
     p.add_argument("--minutes", type=float, metavar="N", help=BUDGET_HELP)
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
     p.add_argument("--points-at-once", type=int, metavar="N",
                    help="train N points at a time, each in its own process with its share of the CPU threads "
-                        "(1: one after another; default: chosen from a measurement of the grid's smallest and largest "
-                        "model trained alone and packed, said in the dry run; a budget plans with it)")
+                        "(default: chosen from a measurement of the smallest and largest model, said in the dry run)")
     add_set(p, "a base config value")
     add_corpus(p, sets_config=True)
     p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
                    help="replace or add an axis, e.g. --axis model.n_embd=8,64,512")
     add_device(p, sets_config=True)
     p.add_argument("--dry-run", action="store_true",
-                   help="list this shard's points: state, steps, passes over the training text and an estimated "
-                        "time from 3 timed training steps of each model here, the corpus and its revision; train "
-                        "and download nothing (a small local corpus is prepared to count its tokens)")
+                   help="list this shard's points: state, steps, passes and the time 3 timed steps of each model "
+                        "estimate here; train and download nothing")
     p.add_argument("--summary-only", action="store_true",
                    help="only gather the summary (and the findings) from the run directories in DIR, read from "
                         "DIR alone: the other options are not needed and not used")

@@ -32,14 +32,12 @@ def register(sub) -> None:
                    help="stop at this global step; the schedule still follows train.steps (default: train.steps)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its ckpt_last.pt")
     p.add_argument("--extend", action="store_true",
-                   help="with --resume: accept a new learning-rate schedule (another train.steps, warmup_steps, lr "
-                        "or min_lr) from the checkpoint's step on, recorded in the run; without it such a resume "
-                        "is refused, since the rate would jump")
+                   help="with --resume: accept a new learning-rate schedule (train.steps, warmup_steps, lr or "
+                        "min_lr) from the checkpoint's step on; without it such a resume is refused")
     add_force(p, "an earlier lrn run in --out: its files go, so two runs never mix")
     p.add_argument("--dry-run", action="store_true",
-                   help="print the parameter breakdown, the training tokens, the tokens the steps read, the passes "
-                        "over the training text and the steps of one pass; train nothing, download nothing (a "
-                        "small local corpus is prepared, and cached, to count its tokens)")
+                   help="print the parameters, the training tokens, the tokens the steps read, the passes and the "
+                        "steps of one pass; train and download nothing")
 
 
 def bpb(v, fmt: str = ".4f") -> str:  # summary.json holds null where there were no bytes to score
