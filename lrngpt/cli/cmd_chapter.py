@@ -10,13 +10,10 @@ from lrngpt.cli.common import add_out, command, emit, stderr_note
 def register(sub) -> None:
     p = command(
         sub, "chapter", cmd_chapter, "every study of the book chapter in one command, planned to a time budget here",
-        "Run every study the book chapter on choosing the embedding width argues, each at a protocol where its "
-        "claim can show on this machine, within --minutes (default 60): the width study's findings 1 and 2 (at the "
-        "book chapter's own 0.12 passes over a generated text), the seed noise, the small-data finding 3, width "
-        "against depth (Kaplan et al. 2020) as a series of tokens per parameter whose trend is judged, "
-        "under-trained tokens on planted tokens (a GPT tied and untied), the PIP-optimal width beside the measured "
-        "best, and superposition. Each part is planned from a measured probe; the same command again resumes "
-        "after a kill. DIR/report.html opens with every verdict and its reason.",
+        "Run every study the book chapter on choosing the embedding width argues (the width findings, seed noise, "
+        "small data, width against depth, under-trained tokens, the PIP-optimal width, superposition), each at a "
+        "protocol where its claim can show on this machine within --minutes, planned from measured probes; again, "
+        "it resumes. DIR/report.html opens with every verdict and its reason.",
         "examples:\n  lrn chapter --minutes 60 --out runs/chapter --dry-run   # the plan and its estimate\n"
         "  lrn chapter --minutes 60 --out runs/chapter             # the hour\n"
         "  lrn chapter --scale full --out runs/chapter-full        # the book chapter's scale: a GPU job\n"

@@ -14,11 +14,9 @@ from lrngpt.cli.common import add_out, add_set, command, emit
 def register(sub) -> None:
     p = command(
         sub, "demo", cmd_demo, "train the book chapter's MLP LM on the stories corpus and show what it learned",
-        "Generates the stories corpus (5 MB), trains a 4096-token BPE and the book chapter's MLP language model at "
-        "d=64 (the mlp-cpu preset cut to fewer steps), then prints validation bits per byte before and after "
-        "training, a few samples and the nearest neighbours of ' Lily'. About 4 minutes on a quiet 2-core machine "
-        "(an AMD EPYC, Zen 1, nothing else running), longer on a laptop that other programs share. It replaces "
-        "only its own earlier run.",
+        "Generates the stories corpus, trains a 4096-token BPE and the book chapter's MLP language model at d=64 "
+        "(mlp-cpu, fewer steps), then prints validation bits per byte before and after, samples and the nearest "
+        "neighbours of ' Lily'. About 4 minutes on a quiet 2-core machine. It replaces only its own earlier run.",
         "examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
     add_out(p, "the run directory to write (an earlier demo run there is replaced; anything else is refused)",
             metavar="RUN_DIR", required=False, default="runs/demo")

@@ -9,12 +9,9 @@ from lrngpt.cli.common import add_checkpoint, add_out, command, emit
 def register(sub) -> None:
     p = command(
         sub, "report", cmd_report, "a run or sweep directory (or several sweeps) as one self-contained HTML page",
-        "Write one HTML file that leads with the headline numbers and the figures (then results, embedding "
-        "neighbours, and the configuration and per-run details folded), every image inside it, so it opens "
-        "offline; beside it OUT-explorer.html, the embedding explorer (lrn embed explore) it links to. Several "
-        "sweep directories share one page: one set of figures (the 4x-steps curve overlaid, the full-data val bpb "
-        "as a grey line under the small-data curves) and one table. A width study's page opens with the book "
-        "chapter's three findings, each judged on the sweeps given (shows, does not show or cannot tell, and why): "
+        "Write one HTML file (every image inside, so it opens offline) that leads with the headline numbers and "
+        "figures, and beside it OUT-explorer.html, the embedding explorer. Several sweep directories share one "
+        "page. A width study's page opens with the book chapter's three findings, each judged on the sweeps given: "
         "give its seed-variance and small-data sweeps too; --json carries them ('findings').",
         "examples:\n"
         "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"

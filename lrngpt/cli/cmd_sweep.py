@@ -14,12 +14,10 @@ def register(sub) -> None:
     p = command(
         sub, "sweep", cmd_sweep, "run a grid of training runs (the embedding-width study) and tabulate it",
         "Train one run per point of a grid (config keys x seeds), skipping finished points and resuming killed "
-        "ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and DIR/figures/*.png; for a width study, judge "
-        "the book chapter's three findings on it ('findings' in --json). Studies of the book chapter on choosing "
-        f"the embedding width: {', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale "
-        "full is the book chapter's protocol (on TinyStories, a pinned revision, 2.2 GB; a GPU job); cpu and tiny "
-        "shrink length, batch and corpus, never what the study varies. In a Slurm job array, each task runs its "
-        "own shard.",
+        "ones, then write DIR/summary.{md,csv,json} and figures; for a width study, judge the book chapter's three "
+        f"findings on it. Studies: {', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). cpu and "
+        "tiny scales shrink length, batch and corpus, never what the study varies. In a Slurm job array, each task "
+        "runs its own shard.",
         "examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
         "  lrn sweep embed-dim --minutes 25 --out runs/width --dry-run     # the plan for an evening, nothing run\n"
         "  lrn sweep embed-dim --scale full --out runs/embed-dim-full --dry-run   # the grid, nothing run\n"

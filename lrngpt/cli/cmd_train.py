@@ -9,11 +9,8 @@ from lrngpt.cli.common import add_corpus, add_device, add_force, add_out, add_se
 def register(sub) -> None:
     p = command(
         sub, "train", cmd_train, "train an MLP or GPT language model",
-        "Train one model from a named config or a JSON or YAML file, changed with --set. Names: mlp-chapter (the "
-        "book chapter's MLP and protocol, on TinyStories), mlp-cpu, mlp-tiny, gpt-default, and the seed project's "
-        "GPT configs cpu and nsmc (lrn config list says what each is; lrn config show NAME lists every key). The "
-        "run directory gets the config, the tokenizer, metrics and checkpoints; --steps stops early and --resume "
-        "continues bit-exactly.",
+        "Train one model from a named config (lrn config list) or a JSON or YAML file, changed with --set. The run "
+        "directory gets the config, the tokenizer, metrics and checkpoints; --resume continues bit-exactly.",
         "examples:\n  lrn train --config mlp-cpu --out runs/mlp64\n"
         "  lrn train --config mlp-cpu --set model.n_embd=128 --out runs/mlp128\n"
         "  lrn train --config cpu --out runs/gpt-cpu                 # the seed project's small GPT\n"
