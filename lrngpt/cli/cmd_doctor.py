@@ -25,11 +25,9 @@ FIELDS = """fields (--json):
 def register(sub) -> None:
     p = command(
         sub, "doctor", cmd_doctor, "what this machine gives a run: devices, precision, compile, cache, full-scale cost",
-        "Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
-        "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
-        "train.dtype=auto picks, the CPU's ISA level and whether bfloat16 is native or emulated on it, whether torch.compile works here (a tiny probe in a child process), "
-        "the threads, the cache directory and its free disk, and the estimated time and disk of "
-        "`lrn sweep embed-dim --scale full` here.",
+        "Report what a run gets on this machine, training and downloading nothing: versions, devices and their "
+        "precision, the CPU, whether torch.compile works here (a tiny probe in a child process), threads, cache "
+        "and the estimated time and disk of `lrn sweep embed-dim --scale full` here.",
         FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
     p.add_argument("--no-probe", action="store_true",
                    help="skip the torch.compile probe (on a CPU it compiles C++ and can take a minute)")

@@ -9,10 +9,9 @@ from lrngpt.cli.common import add_checkpoint, add_force, add_out, command, emit
 def register(sub) -> None:
     p = command(
         sub, "export", cmd_export, "export a GPT run as a Hugging Face GPT-2 directory (transformers, model hubs)",
-        "Write a GPT run as a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizer.json, "
-        "vocab.json + merges.txt, tokenizer_config.json, generation_config.json, README.md) that transformers' "
-        "AutoModelForCausalLM and AutoTokenizer load with no custom code, and `lrn import-gpt2` reads back. "
-        "Only pre-norm GPTs with a GELU or ReLU FFN are GPT-2; other runs are refused, naming the option.",
+        "Write a GPT run as a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizers, README.md) "
+        "that transformers loads with no custom code and `lrn import-gpt2` reads back. Only pre-norm GPTs with a "
+        "GELU or ReLU FFN are GPT-2; other runs are refused, naming the option.",
         "examples:\n  lrn export runs/gpt-cpu --format hf --out exports/gpt-cpu\n"
         "  lrn export runs/gpt-cpu --out exports/gpt-cpu-best --checkpoint best --json")
     p.add_argument("run_dir", help="the run directory to export (a GPT run)")
