@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.analysis.rare_tokens import as_text as undertrained_text  # noqa: F401 (`lrn embed undertrained`)
+from lrngpt.analysis.rare_tokens import as_text
 from lrngpt.experiments.budget import HEADROOM, budget_from_dict, budget_text
 from lrngpt.experiments.chapter_plan import ChapterPlan
 from lrngpt.experiments.dry_run import sweep_plan_text
@@ -104,3 +104,8 @@ def doctor_text(r: dict) -> str:
                  f"{f['points']} points, {gb(f['disk_bytes'])} of disk (download {gb(f['disk']['download'])}, "
                  f"token arrays {gb(f['disk']['token_arrays'])}, checkpoints {gb(f['disk']['checkpoints'])})")
     return "\n".join(lines)
+
+
+def undertrained_text(result: dict) -> str:
+    """What `lrn embed undertrained` prints for undertrained()'s document."""
+    return as_text(result)
