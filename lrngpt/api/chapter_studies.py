@@ -5,14 +5,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, cast
 
 from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
-from lrngpt.api.sweeps import sweep
+from lrngpt.api.sweeps import Notes, sweep
 from lrngpt.api.texts import chapter_plan_text
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
@@ -23,7 +22,6 @@ from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.chapter_plan import Part
 from lrngpt.report.chapter_page import write_chapter_page
 
-Notes = Callable[[str], None] | None
 Scale = Literal["tiny", "full"] | None
 
 

@@ -4,14 +4,13 @@ nothing trained), `train` (a run, a resume, an extension with a new schedule) an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lrngpt.api.checks import Checkpoint, checked, positive
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
-from lrngpt.api.sweeps import Axes, Notes, Shard, sweep
+from lrngpt.api.sweeps import Axes, MetricCallback, Notes, Shard, sweep
 from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.prepared import dry_run_prepared
 from lrngpt.data.sizing import sizing
@@ -26,7 +25,6 @@ from lrngpt.training.trainer import train_run
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
 
-MetricCallback = Callable[[dict], None] | None
 SWEEP_FILE_KEYS = {"axes", "base", "study"}  # what a sweep file has and a config file never does
 
 
