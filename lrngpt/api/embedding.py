@@ -3,26 +3,18 @@ directory and returns what its command prints with --json; checkpoint None: the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from lrngpt.analysis.embeddings import load_table, pair_cosine, purity, run_axes, run_neighbors
+from lrngpt.analysis.embeddings import load_table, pair_cosine, run_neighbors
 from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.outputs import paths_of
-from lrngpt.api.results import Run, as_run
+from lrngpt.api.results import Categories, Run, as_run, categories_arg
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.explorer import write_explorer
 from lrngpt.report.neighbours import neighbours_line
-
-Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
-
-
-def _categories(categories: Categories) -> dict | str | Path | None:
-    if isinstance(categories, Mapping):
-        return {str(name): list(words) for name, words in categories.items()}
-    return categories
 
 
 @checked
@@ -58,8 +50,7 @@ def embed_axes(run: Run | str | Path, energy: float = 0.9, checkpoint: Checkpoin
     the untrained table's and a random one's.
 
     Example: ``lrngpt.embed_axes("runs/demo", energy=0.99)["used_axes"]``"""
-    r = as_run(run, checkpoint)
-    return run_axes(r.path, energy, checkpoint=r.checkpoint)
+    return as_run(run, checkpoint).axes(energy)
 
 
 @checked
@@ -70,9 +61,7 @@ def embed_purity(run: Run | str | Path, categories: Categories = None, k: int = 
     or None for a stories run's own.
 
     Example: ``lrngpt.embed_purity("runs/mine", {"month": ["January", "March"], "war": ["army", "navy"]})``"""
-    positive(k, "k (-k)")
-    r = as_run(run, checkpoint)
-    return purity(r.path, k, _categories(categories), r.checkpoint)
+    return as_run(run, checkpoint).purity(categories, k)
 
 
 @checked
@@ -94,4 +83,4 @@ def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path
 
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
     paths = paths_of(sources, "give at least one run or sweep directory")
-    return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=_categories(categories))
+    return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=categories_arg(categories))

@@ -161,8 +161,7 @@ class Run:
 
         Example: ``run.purity({"month": ["January", "March"], "number": ["two", "three"]})["trained"]["overall"]``"""
         positive(k, "k (-k)")
-        cats = {str(n): list(w) for n, w in categories.items()} if isinstance(categories, Mapping) else categories
-        return purity(self.path, k, cats, self.checkpoint)
+        return purity(self.path, k, categories_arg(categories), self.checkpoint)
 
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
@@ -208,6 +207,14 @@ class Run:
 
 
 RunLike = Run | str | Path  # a Run, or a run directory
+Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
+
+
+def categories_arg(categories: Categories) -> dict | str | Path | None:
+    """Word categories as the analysis takes them: a mapping as a plain dict of lists."""
+    if isinstance(categories, Mapping):
+        return {str(name): list(words) for name, words in categories.items()}
+    return categories
 
 
 def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
