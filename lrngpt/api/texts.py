@@ -106,6 +106,5 @@ def doctor_text(r: dict) -> str:
     return "\n".join(lines)
 
 
-def undertrained_text(result: dict) -> str:
-    """What `lrn embed undertrained` prints for undertrained()'s document."""
+def undertrained_text(result: dict) -> str:  # what `lrn embed undertrained` prints
     return as_text(result)
