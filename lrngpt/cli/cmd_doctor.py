@@ -9,10 +9,9 @@ FIELDS = """fields (--json):
   lrn, python, platform, torch   versions; cuda / cudnn: the CUDA and cuDNN torch was built with (null: a CPU build)
   devices            every device torch sees: name, memory_bytes, capability (CUDA compute capability),
                      bf16 / fp16 (autocast works there), bf16_fast (bfloat16 in hardware), tf32 (TF32 matmuls)
-  cpu                vendor, name, isa (amx / avx512_bf16 / avx512 / avx2 / baseline; arm: sve / neon), flags
-                     (the named ones it has), torch_capability (the kernels torch dispatches to), bf16
-                     (native: bfloat16 instructions; emulated: none, train.dtype=bfloat16 typically slower;
-                     unknown), fp16_units (float16 arithmetic in hardware)
+  cpu                vendor, name, isa (amx / avx512_bf16 / avx512 / avx2 / baseline; arm: sve / neon), flags,
+                     torch_capability (torch's kernels), bf16 (native / emulated: typically slower / unknown),
+                     fp16_units (float16 arithmetic in hardware)
   default_device     where train.device=auto runs
   precision          what train.dtype=auto resolves to there: dtype, tf32, grad_scaler, reason
   compile            the torch.compile probe: works, seconds, c_compiler (inductor needs one on a CPU), error
