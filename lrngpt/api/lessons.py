@@ -12,8 +12,8 @@ from lrngpt.analysis.lessons import lookup, lookup_grad, renumber, softmax_bottl
 from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
+from lrngpt.api.outputs import paths_of
 from lrngpt.api.results import Run
-from lrngpt.api.results import run_dir as _dir
 from lrngpt.api.sweeps import Sweep
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_file_target, write_owned_file
@@ -56,7 +56,7 @@ def lesson_softmax_bottleneck(run: Run | str | Path | None = None, contexts: int
     models (`lrn lesson softmax-bottleneck`).
 
     Example: ``lrngpt.lesson_softmax_bottleneck()["models"][0]["rank"]``"""
-    return softmax_bottleneck(_dir(run), contexts, random_contexts, seed)
+    return softmax_bottleneck(None if run is None else paths_of(run)[0], contexts, random_contexts, seed)
 
 
 @checked
@@ -65,7 +65,7 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
     run or (None) a toy MLP trained here (`lrn lesson renumber`).
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
-    return renumber(_dir(run), seed, max_tokens, log=logging.info)
+    return renumber(None if run is None else paths_of(run)[0], seed, max_tokens, log=logging.info)
 
 
 @checked

@@ -224,9 +224,3 @@ def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
             return run
         return Run(run.path, checkpoint, run.device)
     return Run(run, checkpoint or "last")
-
-
-def run_dir(run: RunLike | None) -> Path | None:
-    if run is not None and not isinstance(run, Run | str | Path):
-        raise UserError(f"give a Run or a run directory, got {type(run).__name__}")
-    return None if run is None else run.path if isinstance(run, Run) else Path(run)
