@@ -20,11 +20,9 @@ COMPLETERS = {
 def register(sub) -> None:
     p = command(
         sub, "completion", cmd_completion, "print the shell completion script (bash, zsh, tcsh)",
-        "Print a completion script for your shell, generated from lrn's own parser, so every "
-        "command, subcommand, option and choice completes with TAB, and so do the values lrn knows "
-        "by name: presets and config files after --config, studies and sweep files after lrn sweep, "
-        "config keys after --set and --axis, corpus kinds after --corpus (bash and zsh). Needs the "
-        "shtab package (pip install 'lrngpt[completion]').",
+        "Print a completion script for your shell, from lrn's own parser: commands, options and choices complete "
+        "with TAB, and (bash, zsh) presets, studies, config keys and corpus kinds. Needs the shtab package "
+        "(pip install 'lrngpt[completion]').",
         "examples:\n"
         "  lrn completion bash > ~/.local/share/bash-completion/completions/lrn\n"
         "  lrn completion zsh > ~/.zfunc/_lrn        # with fpath+=(~/.zfunc) before compinit\n"

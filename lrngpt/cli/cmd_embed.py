@@ -79,10 +79,9 @@ def register(sub) -> None:
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
     add_checkpoint(q)
     u = command(cmds, "undertrained", cmd_undertrained, "how often each token was read, how far its row moved, the under-trained ones",
-        "Per token: how often the run read it as input and as target (exact: the run's batches replayed from "
-        "its seed), how far its row moved from ckpt_init.pt, and its norm; the tokens read fewer times than the "
-        "row has numbers (input reads < d) are under-trained. For an import or a Hugging Face GPT-2 directory "
-        "(no training record): Land & Bartolo's indicator ranks glitch-token candidates instead.",
+        "Per token: how often the run read it (its batches replayed from its seed), how far its row moved from "
+        "ckpt_init.pt, and its norm; tokens with input reads < d are under-trained. For an import or a Hugging "
+        "Face GPT-2 directory: Land & Bartolo's indicator ranks glitch-token candidates instead.",
         UNDERTRAINED_EPILOG)
     u.add_argument("run_dir", metavar="RUN",
                    help="a run directory (lrn train --out, lrn import-gpt2 --out) or a local Hugging Face GPT-2 "
@@ -105,10 +104,9 @@ def register(sub) -> None:
                    help="only the N tokens most frequent in the training split (default: every row)")
     add_checkpoint(e)
     x = command(cmds, "explore", cmd_explore, "an interactive page: map, neighbour search, widths or trained vs untrained",
-        "Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
-        "most frequent tokens coloured by category, a search box whose neighbour lists equal "
-        "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
-        "sweep directory a stepper through its widths with used axes, purity and val bpb.",
+        "Write one self-contained HTML page (works from file://): a 2-D map of the most frequent tokens, a "
+        "neighbour search equal to `lrn embed neighbors`, a run's trained and untrained tables side by side, "
+        "or a stepper through a sweep's widths.",
         EXPLORE_EPILOG)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")

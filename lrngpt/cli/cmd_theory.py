@@ -10,10 +10,8 @@ from lrngpt.cli.common import command, emit, group, int_list, positive_int, seed
 
 def register(subparsers) -> None:
     sub = group(subparsers, "theory", "width theory: random cosines, JL bound, fourth-root rule",
-        "The calculations behind the book chapter on choosing the embedding width: how close "
-        "random vectors of width d come to each other, how wide a table must be to keep N points' "
-        "distances (Johnson-Lindenstrauss), the fourth-root rule of thumb, and the PIP-loss-optimal "
-        "width of a corpus (Yin & Shen 2018), predicted before any training.",
+        "The calculations behind the book chapter on choosing the embedding width: random cosines, the "
+        "Johnson-Lindenstrauss bound, the fourth-root rule, and the PIP-loss-optimal width of a corpus.",
         "examples:\n  lrn theory random-cosine --n 4096 --dims 4,8,16,64,256\n"
         "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096\n"
         "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
