@@ -20,9 +20,8 @@ def register(sub) -> None:
         "configs cpu and nsmc (shipped inside the package, so they work from any directory after pip install).",
         "examples:\n  lrn config list\n  lrn config list --json")
     s = command(cmds, "show", cmd_show, "every key of a resolved config: value and description",
-        "Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and "
-        "print every key with its value and a one-line description. Derived keys (set by lrn, "
-        "not by you) are marked with what sets them.",
+        "Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and print "
+        "every key with its value and a one-line description; derived keys say what sets them.",
         "examples:\n  lrn config show mlp-cpu\n  lrn config show cpu --set train.steps=100 --json\n"
         "  lrn config show my-config.json")
     s.add_argument("config", metavar="PRESET_OR_FILE",

@@ -9,15 +9,13 @@ from lrngpt.cli.common import add_corpus, add_force, add_out, command, emit, gro
 
 def register(sub) -> None:
     cmds = group(sub, "data", "generate the stories corpus, prepare token arrays",
-        "The corpus side of the pipeline: write the embedded stories generator's text to a file, or "
-        "turn any corpus into a trained tokenizer and memory-mapped token arrays (cached, so "
-        "training finds them without work).",
+        "The corpus side of the pipeline: write the embedded stories generator's text to a file, or turn any "
+        "corpus into a trained tokenizer and memory-mapped token arrays (cached).",
         "examples:\n  lrn data stories --size 5MB --out stories.txt\n"
         "  lrn data prepare --corpus stories:5MB --vocab-size 4096")
     s = command(cmds, "stories", cmd_stories, "write the embedded stories corpus to a file",
-        "Generate children's stories with the embedded generator (the corpus `stories:SIZE` reads) "
-        "and write them to one UTF-8 file, documents separated by <|endoftext|>. The same size and "
-        "seed give the same bytes.",
+        "Generate children's stories with the embedded generator (the corpus `stories:SIZE` reads) into one "
+        "UTF-8 file, documents separated by <|endoftext|>; the same size and seed give the same bytes.",
         "examples:\n  lrn data stories --size 5MB --out stories.txt\n"
         "  lrn data stories --size 512KB --seed 3 --out small.txt --json")
     s.add_argument("--size", default="5MB", help="how much text to write, e.g. 5MB, 512KB or 100000 (bytes)")

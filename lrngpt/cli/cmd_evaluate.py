@@ -10,9 +10,8 @@ def register(sub) -> None:
     p = command(
         sub, "eval", cmd_eval, "bits per byte of a trained run",
         "Validation bits per byte over the full validation split, training bpb over train.train_eval_tokens "
-        "tokens spread over the training split, their gap (val - train: positive means the model fits its "
-        "training text better than new text) and the passes the run made over its training text. Bits per byte "
-        "do not depend on the tokenizer, so runs with different vocabularies compare.",
+        "tokens, their gap (val - train) and the passes the run made over its training text. Bits per byte do "
+        "not depend on the tokenizer, so runs with different vocabularies compare.",
         "examples:\n  lrn eval runs/mlp64 --json\n"
         "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
         "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
