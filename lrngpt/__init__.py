@@ -7,17 +7,10 @@
     sweep = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths")
     sweep.table, sweep.findings, sweep.figure()                # a DataFrame (with pandas), verdicts, a Figure
 
-Runs and sweeps: config, plan, train, load, Run, sweep, load_sweep, Sweep, table, write_report. Every
-`lrn` command has its function: config_list/show/keys, data_stories/prepare, tokenizer_train/encode/
-decode/show, embed_neighbors/axes/purity/export/explore, export_hf, import_gpt2, demo, doctor; the
-lecture's lessons, the chapter's theory and the cost formulas, as plain data: lesson_*, theory_*, cost_*;
-under-trained tokens of a run or an imported model: undertrained, and the planted study's figure:
-planted_tokens_figure; width against depth: width_from_depth, width_depth_finding.
-Bad input raises UserError with the one-line message `lrn` prints. Log lines go to the "lrngpt"
-logger (logging.basicConfig(level=logging.INFO) shows them); progress bars show in a notebook.
-
-The names load on first use (lrngpt.api), so `import lrngpt` imports neither torch nor matplotlib;
-type checkers read them from the TYPE_CHECKING import below, with their real signatures.
+Every `lrn` command has its function (config_list, data_prepare, tokenizer_train, embed_neighbors,
+export_hf, doctor, ...; the lessons, theory and costs as plain data: lesson_*, theory_*, cost_*). Bad
+input raises UserError with the one-line message `lrn` prints; log lines go to the "lrngpt" logger.
+The names load on first use (lrngpt.api), so `import lrngpt` imports neither torch nor matplotlib.
 """
 
 import os as _os  # (private names: `lrngpt`'s public names are __all__ alone)

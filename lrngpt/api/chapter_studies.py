@@ -1,24 +1,17 @@
-"""`lrn chapter` and `lrngpt.run_chapter`: every study of the book chapter in one command, planned to one time
-budget on this machine (the protocol: lrngpt.experiments.chapter_plan; the plan: lrngpt.experiments.chapter_budget),
-resumable part by part, with one page that opens with every verdict.
-
-Each sweep part runs through the call a user makes alone (`sweep`), into DIR/<part>, so each is a sweep
-directory that `lrn report` and `lrngpt.load_sweep` read. DIR/chapter.json holds the plan, DIR/timing.jsonl
-each part's seconds beside its estimate, DIR/verdicts.json the verdicts and DIR/report.html the page. Run
-again on the same DIR, it resumes: a finished part is skipped, a killed one resumed by its own machinery.
-"""
+"""`lrn chapter` and `lrngpt.run_chapter`: every study of the book chapter, planned to one time budget here
+(lrngpt.experiments.chapter_plan, chapter_budget), resumable part by part. Each sweep part runs through
+`sweep` into DIR/<part>, a sweep directory `lrn report` reads."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, cast
 
 from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
-from lrngpt.api.sweeps import sweep
+from lrngpt.api.sweeps import Notes, sweep
 from lrngpt.api.texts import chapter_plan_text
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
@@ -29,7 +22,6 @@ from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.chapter_plan import Part
 from lrngpt.report.chapter_page import write_chapter_page
 
-Notes = Callable[[str], None] | None
 Scale = Literal["tiny", "full"] | None
 
 
@@ -51,14 +43,10 @@ def _run_part(part: Part, chapter: ChapterDir, say, progress: bool | None) -> No
 @checked
 def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = None, dry_run: bool = False,
                 corpus: str | None = None, progress: bool | None = None, notes: Notes = None) -> dict:
-    """Every study of the book chapter in one call (`lrn chapter --minutes 60 --out DIR`): the width
-    study's findings 1 and 2 at the chapter's own 0.12 passes, the seed noise, the small-data finding 3,
-    width against depth as a series of tokens per parameter, under-trained tokens on planted tokens, the
-    PIP prediction beside the measured best width, and superposition, each planned from a measured probe
-    to fit `minutes` (default 60) here. `scale` "full" runs each study at the chapter's scale instead (a GPU
-    job), "tiny" in seconds; `corpus` (with a scale) is the text of every sweep instead of the scale's (a GPU
-    machine without the download: "stories:100MB"). With dry_run=True, the plan and its estimate (probes only, nothing trained or
-    written). Run again on the same `out`, it resumes. Returns {"plan", "verdicts", "report", "seconds", "text"}.
+    """Every study of the book chapter in one call (`lrn chapter --minutes 60 --out DIR`), each planned from a
+    measured probe to fit `minutes` (default 60) here; `scale` "full" runs each at the chapter's scale (a GPU
+    job), "tiny" in seconds; `corpus` (with a scale) the text of every sweep. dry_run=True: the plan and its
+    estimate only. Again on the same `out`, it resumes. Returns {"plan", "verdicts", "report", "seconds", "text"}.
 
     Example: ``r = lrngpt.run_chapter("runs/chapter", minutes=60, dry_run=True); r["plan"]["est_seconds"]``"""
     say = notes or logging.info

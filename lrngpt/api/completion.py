@@ -1,12 +1,5 @@
-"""The values `lrn completion` completes besides commands, options and choices: the names lrn knows.
-
-`completion_values()` is what a shell offers after `--config` (the presets; the shell adds .json /
-.yaml files), after `lrn sweep` (the studies; the shell adds .json files), after `--set` and
-`--axis` (every key of a config, both model types, with its `=`; derived keys are left out, they
-cannot be set) and after `--corpus` (the corpus kinds, with the `:` of those that take a path).
-Read from the registries themselves (presets/, the study table, the config schema, the corpus
-kinds), so a new preset or key completes without a change here.
-"""
+"""The values `lrn completion` completes besides commands, options and choices, read from the registries
+themselves (presets, studies, config keys, corpus kinds), so a new preset or key completes unchanged."""
 
 from __future__ import annotations
 
@@ -20,8 +13,8 @@ STANDALONE_KINDS = ("stories", "tinystories", "nsmc")
 
 
 def completion_values() -> dict[str, list[str]]:
-    """{"configs": presets, "studies": sweep presets, "keys": "section.key=" for --set / --axis,
-    "corpora": corpus kinds ("stories", "text:", ...)}."""
+    """{"configs": presets, "studies", "keys": "section.key=" for --set / --axis (derived keys cannot be
+    set), "corpora": corpus kinds ("stories", "text:", ...)}."""
     keys = dict.fromkeys(r["key"] for model_type in ("mlp", "gpt") for r in key_table(model_type)
                          if not r["derived"])
     corpora = [*STANDALONE_KINDS, *(f"{kind}:" for kind in KINDS)]

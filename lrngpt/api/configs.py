@@ -1,10 +1,5 @@
-"""Configs: `config` (a checked RunConfig from a preset, a file or another config, with overrides)
-and what `lrn config list | show | keys` print (`config_list`, `config_show`, `config_keys`).
-
-`resolve_config` is the one place a run's config is put together from what a front end was given:
-a preset, a file or a RunConfig, else (for a resume) the run's own config.json; then the overrides,
-the corpus and the device. `lrngpt.train`, `lrngpt.plan` and `lrn train` all go through it.
-"""
+"""Configs: `config` (a checked RunConfig), what `lrn config list | show | keys` print, and
+`resolve_config`, the one place a run's config is put together (lrngpt.train, lrngpt.plan)."""
 
 from __future__ import annotations
 
@@ -52,14 +47,17 @@ def override_list(overrides: Overrides, what: str = "set") -> list[str]:
     return items
 
 
-def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConfig:
-    """A checked run config: a preset name (`lrn config list`), a JSON or YAML file or a RunConfig,
-    with overrides.
+def run_sets(set: Overrides, corpus: str | None, device: str | None) -> list[str]:
+    """The overrides, then corpus and device as data.corpus and train.device (an empty one is refused, as
+    --set would refuse it, not taken for the default)."""
+    return override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
+        f"train.device={device}"] * (device is not None)
 
-    Overrides are the keys of `lrn config keys`, given as `set={"model.n_embd": 128}`, as
-    `set=["model.n_embd=128"]` (the --set form) or as keyword arguments `**{"model.n_embd": 128}`.
-    Raises UserError for a name that is no preset or file, a bad key or value (the message `--set`
-    gives) or an argument of the wrong type.
+
+def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConfig:
+    """A checked run config: a preset name (`lrn config list`), a JSON or YAML file or a RunConfig, with
+    overrides (the keys of `lrn config keys`) as `set={"model.n_embd": 128}`, `set=["model.n_embd=128"]`
+    or keyword arguments `**{"model.n_embd": 128}`. Raises UserError as `--set` does.
 
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
     items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
@@ -73,10 +71,9 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
 
 def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
                    device: str | None = None, resume_from: str | Path | None = None) -> RunConfig:
-    """The config a run trains with: `cfg` (a preset, a file or a RunConfig; None with `resume_from`: the
-    config.json of that run) with the overrides, then the corpus and the device, as `--set` would."""
-    items = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
-        f"train.device={device}"] * (device is not None)  # an empty one ("$UNSET") is refused, not the default
+    """`cfg` (a preset, a file or a RunConfig; None: the config.json of the run `resume_from`) with the
+    overrides, then the corpus and the device, as `--set` would."""
+    items = run_sets(set, corpus, device)
     if isinstance(cfg, RunConfig):
         return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:
@@ -104,8 +101,7 @@ def config_list() -> list[dict]:
 
 @checked
 def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
-    """Every key of a resolved config with its value and description (`lrn config show`); derived keys
-    say what sets them. Raises UserError as config() does.
+    """Every key of a resolved config with its value and description (`lrn config show`).
 
     Example: ``{r["key"]: r["value"] for r in lrngpt.config_show("mlp-cpu")["keys"]}["model.n_embd"]``"""
     items = override_list(set, "config_show(): set")
@@ -118,8 +114,8 @@ def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
 
 @checked
 def config_keys(model_type: ModelType = "mlp") -> list[dict]:
-    """Every key a config of `model_type` takes: type, default, whether required or derived, description
-    (`lrn config keys`). Raises UserError for a model type other than mlp or gpt.
+    """Every key a config of `model_type` takes: type, default, required or derived, description
+    (`lrn config keys`).
 
     Example: ``[r["key"] for r in lrngpt.config_keys("gpt")][:3]``"""
     return key_table(model_type)

@@ -1,11 +1,6 @@
-"""Corpora and tokenizers, as `lrn data` and `lrn tokenizer` answer: the stories generator as a
-file, a corpus prepared into cached token arrays, a byte-level BPE trained, text encoded and
-decoded, tokens looked up. Each returns the document its command prints with --json.
-
-A corpus is a string: stories[:SIZE[:SEED]], text:PATH[,PATH...], tinystories[:DIR], nsmc[:PATH],
-jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]
-(CORPUS_FORMS). A tokenizer is a directory with tokenizer.json, a run directory or the file.
-"""
+"""Corpora and tokenizers, as `lrn data` and `lrn tokenizer` answer; each returns what its command prints
+with --json. A corpus is a string (frontend.CORPUS_FORMS); a tokenizer a directory with tokenizer.json,
+a run directory or the file."""
 
 from __future__ import annotations
 
@@ -32,10 +27,8 @@ assert VAL_SPLIT_MODES == ("documents", "chunks")
 
 @checked
 def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force: bool = False) -> dict:
-    """Write the embedded stories generator's text (the corpus `stories:SIZE` reads) to the file `out`,
-    documents separated by <|endoftext|> (`lrn data stories`); the same size and seed give the same
-    bytes. `size` like 5MB, 512KB or a number of bytes; `force` replaces an earlier stories file lrn
-    wrote (never a file you made). Raises UserError for a bad size or seed, or an `out` it may not write.
+    """Write the embedded stories generator's text (the corpus `stories:SIZE` reads) to the file `out`
+    (`lrn data stories`); the same size (5MB, 512KB or bytes) and seed give the same bytes.
 
     Example: ``lrngpt.data_stories("stories.txt", size="512KB", seed=3)["documents"]``"""
     return write_stories(out, parse_size(str(size)), check_seed(seed, option('seed')), force)
@@ -45,12 +38,9 @@ def data_stories(out: str | Path, size: str | int = "5MB", seed: int = 0, force:
 def data_prepare(corpus: str, vocab_size: int = 4096, val_fraction: float = 0.05, split_seed: int = 0,
                  val_split: ValSplit = "documents", out: str | Path | None = None, force: bool = False,
                  verify: bool = False) -> dict:
-    """Split a corpus into train and validation documents, train a byte-level BPE on the training split
-    and write memory-mapped token arrays (`lrn data prepare`), cached by corpus content and settings so
-    the same call again does no work. `out` another directory than the cache (`force` replaces other
-    prepared data there); `verify` hashes the corpus files again even when they look unchanged. Returns
-    the directory, key, splits and what became validation ("validation", and in words "validation_note").
-    Raises UserError for a corpus it cannot read or a bad setting.
+    """Split a corpus, train a byte-level BPE on its training split and write memory-mapped token arrays
+    (`lrn data prepare`), cached by corpus content and settings; `out` another directory than the cache;
+    `verify` hashes the corpus files again. Returns the directory, key, splits and what became validation.
 
     Example: ``lrngpt.data_prepare("text:bible.txt", val_split="chunks")["splits"]["val"]["tokens"]``"""
     if verify:
@@ -66,10 +56,8 @@ def data_prepare(corpus: str, vocab_size: int = 4096, val_fraction: float = 0.05
 
 @checked
 def tokenizer_train(corpus: str, out: str | Path, vocab_size: int = 4096, force: bool = False) -> dict:
-    """Train a byte-level BPE on the training split of a corpus (the split data_prepare makes) and write
-    out/tokenizer.json (`lrn tokenizer train`); `force` replaces a tokenizer.json lrn wrote there (never
-    one you made). Raises UserError for a corpus it cannot read, a vocabulary under 257 or an `out` it
-    may not write (checked before the training).
+    """Train a byte-level BPE on the training split of a corpus and write out/tokenizer.json (`lrn tokenizer
+    train`); `force` replaces one lrn wrote there.
 
     Example: ``lrngpt.tokenizer_train("stories:1MB", "tok/", vocab_size=1024)["path"]``"""
     tokenizer_out(out, force)  # refuse before the (slow) training, and again before writing
@@ -80,9 +68,7 @@ def tokenizer_train(corpus: str, out: str | Path, vocab_size: int = 4096, force:
 
 @checked
 def tokenizer_encode(tokenizer: str | Path, text: str) -> list[int]:
-    """The token ids of `text` (`lrn tokenizer encode`); the literal text <|endoftext|> inside it is
-    ordinary text, so every string round-trips through tokenizer_decode. Raises UserError for a
-    tokenizer it cannot read.
+    """The token ids of `text` (`lrn tokenizer encode`); every string round-trips through tokenizer_decode.
 
     Example: ``lrngpt.tokenizer_encode("runs/demo", "Lily saw a cat")``"""
     return Tokenizer.load(tokenizer).encode(text)
@@ -90,8 +76,7 @@ def tokenizer_encode(tokenizer: str | Path, text: str) -> list[int]:
 
 @checked
 def tokenizer_decode(tokenizer: str | Path, ids: Sequence[int] | str) -> str:
-    """The text of token ids (`lrn tokenizer decode`): a list of ints or "12,345,6". Raises UserError
-    for ids that are not integers or outside the vocabulary, or a tokenizer it cannot read.
+    """The text of token ids (`lrn tokenizer decode`): a list of ints or "12,345,6".
 
     Example: ``lrngpt.tokenizer_decode("runs/demo", [1191, 1012])``"""
     if isinstance(ids, str):
@@ -104,9 +89,8 @@ def tokenizer_decode(tokenizer: str | Path, ids: Sequence[int] | str) -> str:
 
 @checked
 def tokenizer_show(tokenizer: str | Path, items: Sequence[str | int], as_text: bool = False) -> dict:
-    """Look tokens up both ways (`lrn tokenizer show`): a whole number is an id and shows its token's text
-    (bytes that are no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows
-    its ids and tokens (`as_text`: every item is text). Raises UserError for an id outside the vocabulary.
+    """Look tokens up both ways (`lrn tokenizer show`): a whole number is an id, anything else text
+    (`as_text`: every item is text).
 
     Example: ``lrngpt.tokenizer_show("runs/demo", [1191, " Lily"])["results"][0]["token"]``"""
     return show(tokenizer, [str(i) for i in items], as_text)

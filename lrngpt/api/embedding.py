@@ -1,38 +1,27 @@
-"""The learned embedding table of a run, as `lrn embed neighbors | axes | purity | export | explore`
-answer: each function takes a Run or a run directory (and its options) and returns the document
-the command prints with --json. `Run.neighbors`, `Run.axes`, `Run.purity` and `Run.explore` call
-these with the Run's own checkpoint."""
+"""The learned embedding table of a run, as `lrn embed ...` answers: each function takes a Run or a run
+directory and returns what its command prints with --json; checkpoint None: the Run's own, else last."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from lrngpt.analysis.embeddings import load_table, pair_cosine, purity, run_axes, run_neighbors
+from lrngpt.analysis.embeddings import load_table, pair_cosine, run_neighbors
 from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
-from lrngpt.api.results import Run, as_run
+from lrngpt.api.outputs import paths_of
+from lrngpt.api.results import Categories, Run, as_run, categories_arg
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.explorer import write_explorer
 from lrngpt.report.neighbours import neighbours_line
 
-Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
-
-
-def _categories(categories: Categories) -> dict | str | Path | None:
-    if isinstance(categories, Mapping):
-        return {str(name): list(words) for name, words in categories.items()}
-    return categories
-
 
 @checked
 def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
                     checkpoint: Checkpoint | None = None) -> dict:
-    """The k nearest tokens by cosine of each token or word (`lrn embed neighbors`): "results", one per
-    query, with its pieces and neighbours; a word the BPE splits is looked up by the mean of its pieces.
-    checkpoint None: the Run's own (a directory: last); init is the untrained table. Raises UserError
-    for no tokens, an empty token or k < 1.
+    """The k nearest tokens by cosine of each token or word (`lrn embed neighbors`); a word the BPE splits is
+    looked up by the mean of its pieces.
 
     Example: ``lrngpt.embed_neighbors("runs/demo", [" Lily", " red"], k=5)["results"][1]["neighbors"]``"""
     positive(k, "k (-k)")
@@ -49,44 +38,37 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
 
 
 def chapter_lines(tokenizer, table, queries: Sequence[str], untrained: bool) -> list[str]:
-    """For each query the book chapter names a neighbour of (" Lily" ~ " Mia" 0.95 trained, " Luna"'s
-    " pretending" 0.48 untrained), the chapter's cosine beside this table's (the tokenizer's, the table
-    a float tensor (V, d))."""
+    """The book chapter's cosine of each query it names (" Lily" ~ " Mia" trained, " Luna" untrained) beside
+    this table's (a float tensor (V, d))."""
     pairs = UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS
     return [neighbours_line(q, pair_cosine(tokenizer, table, q, pairs[q][0]), untrained) for q in queries]
 
 
 @checked
 def embed_axes(run: Run | str | Path, energy: float = 0.9, checkpoint: Checkpoint | None = None) -> dict:
-    """Used axes (`lrn embed axes`): how many singular directions of the table hold `energy` of its
-    energy, beside the untrained table's and a random Gaussian table's. Raises UserError for an energy
-    outside (0, 1].
+    """Used axes (`lrn embed axes`): how many singular directions hold `energy` of the table's energy, beside
+    the untrained table's and a random one's.
 
     Example: ``lrngpt.embed_axes("runs/demo", energy=0.99)["used_axes"]``"""
-    r = as_run(run, checkpoint)
-    return run_axes(r.path, energy, checkpoint=r.checkpoint)
+    return as_run(run, checkpoint).axes(energy)
 
 
 @checked
 def embed_purity(run: Run | str | Path, categories: Categories = None, k: int = 10,
                  checkpoint: Checkpoint | None = None) -> dict:
-    """Category purity (`lrn embed purity`): the share of each category word's k nearest category tokens
-    in its own category, for the chosen weights, the untrained table and chance. `categories`: a mapping
-    {"name": [words]}, a JSON or TSV file, or None for a stories run's own. Raises UserError for
-    categories it cannot read or score, or k < 1.
+    """Category purity (`lrn embed purity`): the share of each category word's k nearest category tokens in
+    its own category, trained, untrained and chance. `categories`: {"name": [words]}, a JSON or TSV file,
+    or None for a stories run's own.
 
     Example: ``lrngpt.embed_purity("runs/mine", {"month": ["January", "March"], "war": ["army", "navy"]})``"""
-    positive(k, "k (-k)")
-    r = as_run(run, checkpoint)
-    return purity(r.path, k, _categories(categories), r.checkpoint)
+    return as_run(run, checkpoint).purity(categories, k)
 
 
 @checked
 def embed_export(run: Run | str | Path, out: str | Path, format: ExportFormat = "tsv",
                  top: int | None = None, checkpoint: Checkpoint | None = None) -> dict:
-    """Write the table as out/vectors.tsv and out/metadata.tsv (`lrn embed export`); `format` projector
-    adds the untrained table and TensorBoard's projector config; `top` keeps the most frequent tokens.
-    An earlier export nobody changed is replaced; a directory holding anything else never is (UserError).
+    """Write the table as out/vectors.tsv and out/metadata.tsv (`lrn embed export`); `format` projector adds
+    the untrained table and TensorBoard's config; `top` keeps the most frequent tokens.
 
     Example: ``lrngpt.embed_export("runs/demo", "runs/demo/projector", format="projector")``"""
     r = as_run(run, checkpoint)
@@ -97,13 +79,8 @@ def embed_export(run: Run | str | Path, out: str | Path, format: ExportFormat = 
 def embed_explore(sources: Sequence[HasPath | str | Path] | HasPath | str | Path, out: str | Path, top: int | None = None,
                   map: MapMethod = "pca", precision: Precision = "float32", checkpoint: Checkpoint = "last",
                   categories: Categories = None) -> dict:
-    """Write the interactive explorer page (`lrn embed explore`) for runs or sweep directories: a 2-D
-    map, a neighbour search equal to embed_neighbors, trained vs untrained, or a stepper through a
-    sweep's widths. An earlier page is replaced, any other file never (UserError).
+    """Write the interactive explorer page (`lrn embed explore`) for runs or sweep directories.
 
     Example: ``lrngpt.embed_explore(["runs/demo"], "demo.html", top=2000)["bytes"]``"""
-    many = [sources] if isinstance(sources, HasPath | str | Path) else list(sources)
-    if not many:
-        raise UserError("give at least one run or sweep directory")
-    paths = [s.path if isinstance(s, HasPath) else Path(s) for s in many]
-    return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=_categories(categories))
+    paths = paths_of(sources, "give at least one run or sweep directory")
+    return write_explorer(paths, out, top, map, precision, checkpoint=checkpoint, categories=categories_arg(categories))

@@ -1,8 +1,5 @@
-"""What a front end needs besides the workflows: the choices and defaults its help texts name, the
-logging set-up of an application, JSON that is strict, the suggestion for a mistyped word, the
-errors it maps to exit codes. `lrn` (lrngpt/cli/) imports these from here and nothing from the
-library below the API, so both front ends name the same studies, scales, checkpoints and corpora.
-Nothing here imports torch: `lrn --help` reads it."""
+"""What `lrn` needs besides the workflows, so it imports nothing below the API: the choices and defaults
+its help names, logging, strict JSON, suggestions, the errors it maps. No torch: `lrn --help` reads it."""
 
 from __future__ import annotations
 
@@ -46,12 +43,8 @@ EXPORT_FORMATS = get_args(ExportFormat)
 assert set(CHECKPOINT_MEANING) == set(CHECKPOINTS)
 
 BUDGET_HELP = (f"fit the study into N minutes on this machine (at most {MAX_MINUTES:g}), keeping the book chapter's "
-               "model (vocabulary 4,096, context 6, hidden 512): steps, batch, corpus size and widths are planned from "
-               f"a measured probe so that each run reads at most {FEW_PASSES} passes of its text (a text of your own "
-               f"too small for {MIN_STEPS} steps there is read up to {OWN_TEXT_PASSES:g} pass, and the plan says what "
-               f"that costs the findings), filling at most {HEADROOM * 100:.0f}%% of N; a short budget shrinks to the smallest "
-               "plan at which the findings can still show (3 widths, 100 steps). --dry-run prints the plan and what it "
-               "gives up; the probes are remembered a few hours, so a second dry run answers in seconds. A budget too "
-               "short is refused naming the commands that fit here now, with their estimates. Again on the same --out "
-               "(with or without --minutes) it resumes the stored plan, its estimates corrected by the runs done so "
-               "far; DIR/timing.jsonl records each run's time beside its estimate")
+               "model: steps, batch, corpus size and widths are planned from a measured probe so that each run reads at "
+               f"most {FEW_PASSES} passes of its text (a text of your own too small for {MIN_STEPS} steps: up to "
+               f"{OWN_TEXT_PASSES:g} pass), filling at most {HEADROOM * 100:.0f}%% of N; a short budget shrinks to the "
+               "smallest plan at which the findings can still show, a budget too short is refused naming what fits. "
+               "--dry-run prints the plan and what it gives up. Again on the same --out it resumes the stored plan")

@@ -1,14 +1,5 @@
-"""The lecture's lessons and the PIP estimate as plain data: dicts, lists and floats (no tensors), the
-numbers `lrn lesson` and `lrn theory pip` print, and their figures. Each wraps one function of
-lrngpt.analysis; the arguments are the commands' options, with their defaults. (The theory that
-needs no torch and the cost formulas: lrngpt/api/theory.py.)
-
-    import lrngpt
-    lrngpt.lesson_lookup()["equal"]                 # True: lookup is a one-hot product
-
-Every function raises UserError, with the line `lrn` prints, for an argument of the wrong type or a
-value the command refuses (a size below 1, eps outside (0, 1), a run directory that holds no run).
-"""
+"""The lecture's lessons and the PIP estimate as plain data, the numbers `lrn lesson` and `lrn theory pip`
+print, and their figures; each wraps one function of lrngpt.analysis, with the commands' defaults."""
 
 from __future__ import annotations
 
@@ -21,8 +12,8 @@ from lrngpt.analysis.lessons import lookup, lookup_grad, renumber, softmax_bottl
 from lrngpt.analysis.pip import corpus_estimate
 from lrngpt.analysis.superposition import train_toy
 from lrngpt.api.checks import checked
+from lrngpt.api.outputs import paths_of
 from lrngpt.api.results import Run
-from lrngpt.api.results import run_dir as _dir
 from lrngpt.api.sweeps import Sweep
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_file_target, write_owned_file
@@ -44,8 +35,7 @@ def lesson_lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int
 
 @checked
 def lesson_lookup_grad() -> dict:
-    """Which rows get gradients: ids [2, 0, 2] through nn.Embedding's backward beside the hand sum
-    (row 2 used twice gets both upstream gradients, row 1 unused gets none; `lrn lesson lookup-grad`).
+    """Ids [2, 0, 2] through nn.Embedding's backward beside the hand sum (`lrn lesson lookup-grad`).
 
     Example: ``lrngpt.lesson_lookup_grad()["grad"]``"""
     return lookup_grad()
@@ -53,8 +43,7 @@ def lesson_lookup_grad() -> dict:
 
 @checked
 def lesson_tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dict:
-    """One optimizer step on a batch that looks up only some rows: which unused rows still move under
-    tying, weight decay or momentum (`lrn lesson tying`); one dict per setting under "settings".
+    """Which unused rows one optimizer step moves under tying, weight decay or momentum (`lrn lesson tying`).
 
     Example: ``[(s["setting"], s["unused_changed"]) for s in lrngpt.lesson_tying()["settings"]]``"""
     return tying(vocab, n_embd, used, seed)
@@ -63,20 +52,20 @@ def lesson_tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0)
 @checked
 def lesson_softmax_bottleneck(run: Run | str | Path | None = None, contexts: int | None = None, random_contexts: bool = False,
                               seed: int = 0) -> dict:
-    """The rank of log-probabilities over many contexts against its bound, for a run (a Run or a
-    directory) or, with run None, a small random MLP and GPT (`lrn lesson softmax-bottleneck`).
+    """The rank of log-probabilities over many contexts against its bound, for a run or (None) small random
+    models (`lrn lesson softmax-bottleneck`).
 
     Example: ``lrngpt.lesson_softmax_bottleneck()["models"][0]["rank"]``"""
-    return softmax_bottleneck(_dir(run), contexts, random_contexts, seed)
+    return softmax_bottleneck(None if run is None else paths_of(run)[0], contexts, random_contexts, seed)
 
 
 @checked
 def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_tokens: int = 20_000) -> dict:
-    """Ids are names: bpb with the table's rows permuted alone, and with the ids relabelled
-    consistently, for a run or (run None) a toy MLP trained in-process (`lrn lesson renumber`).
+    """Ids are names: bpb with the table's rows permuted, and with the ids relabelled consistently, for a
+    run or (None) a toy MLP trained here (`lrn lesson renumber`).
 
     Example: ``lrngpt.lesson_renumber("runs/demo")``"""
-    return renumber(_dir(run), seed, max_tokens, log=logging.info)
+    return renumber(None if run is None else paths_of(run)[0], seed, max_tokens, log=logging.info)
 
 
 @checked
@@ -84,14 +73,13 @@ def lesson_superposition(features: int = 20, dims: int = 5,
                          sparsity: Sequence[float] = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999), steps: int = 1000,
                          batch: int = 1024, seed: int = 0, out: str | Path | None = None,
                          force: bool = False) -> dict:
-    """The toy model of superposition (Elhage et al. 2022): `features` sparse features through `dims`
-    dimensions, x' = ReLU(W^T W x + b), one model per sparsity; per sparsity how many features are
-    represented (||W_i|| > 0.5), their interference and ||W_i|| (`lrn lesson superposition`). With
-    `out`, the figure is written there as a PNG (`force`: replacing an earlier one of lrn's; a file lrn
-    did not write is never replaced).
+    """The toy model of superposition (Elhage et al. 2022; `lrn lesson superposition`): `features` sparse
+    features through `dims` dimensions, one model per sparsity; per sparsity how many features are
+    represented, their interference and ||W_i||. With `out`, the figure is written there as a PNG.
 
     Example: ``[(s["sparsity"], s["represented"]) for s in lrngpt.lesson_superposition()["sparsities"]]``"""
-    target = _figure_target(out, force) if out is not None else None
+    # checked before any training: a new path, or (with force) a figure lrn wrote there before
+    target = check_file_target(out, force, "figure", example="superposition.png") if out is not None else None
     result = train_toy(features, dims, sparsity, steps=steps, batch=batch, seed=seed)
     if target is not None:
         write_owned_file(target, png_bytes(lesson_superposition_figure(result)), "figure")
@@ -99,15 +87,9 @@ def lesson_superposition(features: int = 20, dims: int = 5,
     return result
 
 
-def _figure_target(out: str | Path, force: bool) -> Path:
-    """Checked before any training: a new path, or (with force) a figure lrn wrote there before."""
-    return check_file_target(out, force, "figure", example="superposition.png")
-
-
 @checked
 def lesson_superposition_figure(result: dict) -> Figure:
-    """The lesson's figure as a matplotlib Figure: W^T W and ||W_i|| per sparsity, each bar coloured by
-    the feature's interference.
+    """The lesson's figure: W^T W and ||W_i|| per sparsity, each bar coloured by the feature's interference.
 
     Example: ``lrngpt.lesson_superposition_figure(lrngpt.lesson_superposition()).savefig("sup.png")``"""
     rows = result.get("sparsities")
@@ -123,11 +105,9 @@ def lesson_superposition_figure(result: dict) -> Figure:
 def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: float = 0.5,
                train_tokens: int | None = None, seed: int = 0, top: int | None = None,
                sweep: Sweep | str | Path | None = None) -> dict:
-    """The PIP-loss-optimal embedding width of a corpus, before any training (Yin & Shen 2018): the
-    co-occurrence PMI matrix of the prepared training split at `window` tokens, its spectrum, the
-    noise from two halves of the text, the PIP loss by width with its bias and variance, and the
-    paper's bound; `top` keeps only the most frequent tokens; with `sweep` (a Sweep or its directory)
-    the measured best width beside it (`lrn theory pip`). Prepares (and caches) the data.
+    """The PIP-loss-optimal embedding width of a corpus before any training (Yin & Shen 2018; `lrn theory
+    pip`): the PMI spectrum, its noise, the PIP loss by width and the paper's bound; with `sweep` (a Sweep
+    or its directory) the measured best width beside it. Prepares (and caches) the data.
 
     Example: ``r = lrngpt.theory_pip("stories:5MB"); r["optimal"]["k"], r["within"]["5%"]``"""
     sweep_dir = None if sweep is None else Path(sweep) if isinstance(sweep, str | Path) else sweep.path
@@ -141,8 +121,7 @@ def theory_pip(corpus: str, vocab_size: int = 4096, window: int = 6, alpha: floa
 
 @checked
 def theory_pip_figure(result: dict) -> Figure:
-    """The PIP loss by k of a theory_pip result, and with `sweep=` its val bpb by d on a second axis (log-2
-    widths), the PIP-optimal k and the measured best d marked, as a matplotlib Figure.
+    """The PIP loss by k of a theory_pip result (with `sweep=`, its val bpb by d too) as a Figure.
 
     Example: ``lrngpt.theory_pip_figure(lrngpt.theory_pip("stories:5MB", sweep="runs/embed-dim")).savefig("pip.png")``"""
     return pip_figure.figure(result)

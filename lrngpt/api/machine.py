@@ -1,16 +1,5 @@
-"""What this machine gives a run: `lrn doctor`.
-
-`doctor()` gathers, without training or downloading anything: the versions (lrn, Python, torch,
-CUDA, cuDNN), every device torch sees with its memory, compute capability and bfloat16 / float16 /
-TF32 support, the CPU's vendor, ISA level (avx2 / avx512 / avx512_bf16 / amx) and whether bfloat16 is
-native or emulated on it (`cpu_info`), what `train.dtype=auto` resolves to on the default device
-(lrngpt.device.precision), whether `torch.compile` works here (a tiny function compiled in a child
-process with a time limit: on a CPU inductor needs a C++ compiler, and a missing or broken one is
-reported, not raised), the threads, the cache directory with its free disk, and what `lrn sweep embed-dim
---scale full` would cost here: its time from the dry run's probe (lrngpt.experiments.dry_run,
-estimate: a few timed float32 training steps of the smallest and largest model) and its disk
-(the TinyStories download, its token arrays, the runs' checkpoints).
-"""
+"""What this machine gives a run: `lrn doctor`. The torch.compile probe runs in a child process with a
+time limit: on a CPU inductor needs a C++ compiler, and a missing or broken one is reported, not raised."""
 
 from __future__ import annotations
 
@@ -39,8 +28,7 @@ from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.models.build import param_breakdown
 from lrngpt.training.timing import PROBE_STEPS, read_only_cache
 
-# A tiny function through torch.compile, in a child process (a hung or crashing compiler cannot take
-# lrn doctor with it); it prints OK when the compiled result equals eager.
+# a tiny function through torch.compile (a hung or crashing compiler cannot take lrn doctor with it)
 COMPILE_PROBE = ("import torch\n"
                  "f = lambda x: torch.tanh(x @ x.T) * 2 + 1\n"
                  "x = torch.randn(8, 8, device={device!r})\n"
@@ -52,19 +40,17 @@ MAX_PROBE_TIMEOUT = 86400  # seconds: subprocess's timeout takes no infinity, an
 
 def compile_probe(device: str, timeout: float) -> dict:
     """Whether torch.compile compiles and runs a tiny function on `device` here, and how long it took."""
-    t0 = time.perf_counter()
+    t0, error = time.perf_counter(), None
     compiler = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++") or shutil.which("clang++")
     try:
         proc = subprocess.run([sys.executable, "-c", COMPILE_PROBE.format(device=device)], capture_output=True,
                               text=True, timeout=timeout)
+        ok = proc.returncode == 0 and proc.stdout.strip().endswith("OK")
+        if not ok:
+            lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip()]
+            error = lines[-1][:300] if lines else f"exit code {proc.returncode}"
     except subprocess.TimeoutExpired:
-        return {"probed": True, "works": False, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
-                "error": f"no answer within {timeout:g} s (the compiler may still work, slowly; --probe-timeout)"}
-    ok = proc.returncode == 0 and proc.stdout.strip().endswith("OK")
-    error = None
-    if not ok:
-        lines = [line for line in (proc.stderr or proc.stdout).strip().splitlines() if line.strip()]
-        error = lines[-1][:300] if lines else f"exit code {proc.returncode}"
+        ok, error = False, f"no answer within {timeout:g} s (the compiler may still work, slowly; --probe-timeout)"
     return {"probed": True, "works": ok, "seconds": round(time.perf_counter() - t0, 1), "c_compiler": compiler,
             "error": error}
 
@@ -124,10 +110,9 @@ def full_scale_cost(device: str) -> dict:
 
 @checked
 def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
-    """What this machine gives a run (`lrn doctor`, see the module's doc): versions, devices, precision,
-    the torch.compile probe (`probe=False` skips it; given up after `probe_timeout` seconds, a positive,
-    finite number up to a day), threads, cache and the full-scale sweep's cost here; nothing trained or
-    downloaded. Raises UserError for a timeout <= 0, infinite or longer than a day.
+    """What this machine gives a run (`lrn doctor`): versions, devices, precision, the torch.compile probe
+    (`probe=False` skips it; given up after `probe_timeout` seconds, at most a day), threads, cache and the
+    full-scale sweep's cost here; nothing trained or downloaded.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
     if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \

@@ -1,6 +1,5 @@
-"""Pages and files made from runs and sweeps: the HTML report (`lrn report`, with a width study's
-findings read from its directories alone), the Hugging Face export (`lrn export`) and the GPT-2
-import (`lrn import-gpt2`). Each returns the document its command prints with --json."""
+"""The HTML report (`lrn report`), the Hugging Face export (`lrn export`) and the GPT-2 import (`lrn
+import-gpt2`); each returns what its command prints with --json."""
 
 from __future__ import annotations
 
@@ -18,24 +17,23 @@ from lrngpt.report import kind_of, write_report_pages
 from lrngpt.report.sweeps import sweep_docs
 
 
-def _paths(dirs) -> list[Path]:
+def paths_of(dirs, empty: str = "give a run directory, or one or more sweep directories") -> list[Path]:
+    """One or several Runs, Sweeps or directories as paths (UserError `empty` for none)."""
     many = [dirs] if isinstance(dirs, str | Path | HasPath) else list(dirs)
     if not many:
-        raise UserError("give a run directory, or one or more sweep directories")
+        raise UserError(empty)
     return [Path(d.path if isinstance(d, HasPath) else d) for d in many]
 
 
 @checked
 def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
                  out: str | Path | None = None, tokens: Sequence[str] | None = None, checkpoint: Checkpoint | None = None) -> dict:
-    """Write the self-contained HTML report of a run, or of one or more sweeps on one page (`lrn report`;
-    default DIR/report.html, for several sweeps FIRST/report-with-OTHERS.html) and its explorer beside
-    it; `dirs` are Runs, Sweeps or their directories. Returns path, sections and explorer, and for sweeps
-    the book chapter's findings judged on them ("findings": [] when none is a width study), read from the
-    directories alone. An earlier report is replaced, any other file never (UserError).
+    """Write the HTML report of a run, or of one or more sweeps on one page, and its explorer (`lrn report`);
+    `dirs` are Runs, Sweeps or their directories. Returns path, sections and explorer, and for sweeps the
+    book chapter's findings judged on them ("findings").
 
     Example: ``lrngpt.write_report(["runs/embed-dim", "runs/embed-dim-small"])["findings"][2]["verdict"]``"""
-    paths = _paths(dirs)
+    paths = paths_of(dirs)
     sweeps = all(kind_of(p) == "sweep" for p in paths)  # else the writer below says what is wrong, as it did
     findings = judge(sweep_docs(paths)) if sweeps else None
     result = write_report_pages(paths, out, tokens=list(tokens) if tokens else None, checkpoint=checkpoint,
@@ -45,14 +43,11 @@ def write_report(dirs: Sequence[HasPath | str | Path] | HasPath | str | Path,
     return result
 
 
-
 @checked
 def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last", "best"] | None = None, force: bool = False,
               license: str | None = None) -> dict:
-    """Write a GPT run as a Hugging Face GPT-2 directory (`lrn export --format hf`) that transformers loads
-    with no custom code; `checkpoint` last or best (None: the Run's own, a directory's last); `license` a
-    Hub licence id for the model card. Raises UserError for a run GPT-2 cannot express (naming the
-    option) or an `out` that is not new, empty or an earlier export (with force).
+    """Write a GPT run as a Hugging Face GPT-2 directory that transformers loads (`lrn export --format hf`);
+    `checkpoint` None: the Run's own, else last; `license` a Hub licence id for the model card.
 
     Example: ``lrngpt.export_hf("runs/gpt-cpu", "exports/gpt-cpu", checkpoint="best")["params"]``"""
     r = as_run(run, checkpoint)
@@ -63,9 +58,8 @@ def export_hf(run: Run | str | Path, out: str | Path, checkpoint: Literal["last"
 
 @checked
 def import_gpt2(hf_dir: str | Path, out: str | Path, force: bool = False) -> dict:
-    """Read a local Hugging Face GPT-2 directory (config.json, weights, tokenizer) into the run directory
-    `out` (`lrn import-gpt2`); nothing is downloaded; lrngpt.load(out) then reads it. `force` replaces
-    an lrn run in `out` (only its files). Raises UserError for a directory it cannot read as GPT-2.
+    """Read a local Hugging Face GPT-2 directory into the run directory `out` (`lrn import-gpt2`), which
+    lrngpt.load(out) then reads; `force` replaces an lrn run in `out`.
 
     Example: ``lrngpt.load(lrngpt.import_gpt2("path/to/hf-gpt2", "runs/gpt2")["run_dir"])``"""
     return convert_gpt2(hf_dir, out, force=force)

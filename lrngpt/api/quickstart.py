@@ -1,10 +1,4 @@
-"""The demo: the main job on the embedded stories corpus, in a few minutes on a laptop CPU (about 4 on a quiet 2-core machine).
-
-Prepares the stories corpus and a 4096-token BPE, trains the chapter's MLP LM at d=64
-(the `mlp-cpu` preset cut to DEMO_STEPS), and shows what it learned: validation bits per
-byte before and after, a few samples, and the nearest neighbours of " Lily" in the learned
-embedding table. It may replace its own earlier run, never anything else.
-"""
+"""The demo: the main job on the embedded stories corpus, in a few minutes on a laptop CPU."""
 
 from __future__ import annotations
 
@@ -30,40 +24,27 @@ if TYPE_CHECKING:
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
 
-def _is_earlier_demo(run) -> bool:
-    """Whether the run in `run` (a RunDir that holds one) is a demo's."""
-    try:
-        return run.config_dict().get("name") == DEMO_NAME
-    except UserError:
-        return False
-
-
 @checked
 def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides = None) -> dict:
     """The main job on the embedded stories corpus (`lrn demo`): the mlp-cpu preset cut to `steps`, trained
-    into `out`, then validation bpb untrained and trained, samples and the neighbours of " Lily". It
-    replaces only an earlier demo's run; `set` overrides keys of the preset as config() does. Raises
-    UserError for steps < 1, a bad override or an `out` that holds anything but an earlier demo.
+    into `out` (replacing only an earlier demo's run), then validation bpb untrained and trained, samples and
+    the neighbours of " Lily"; `set` overrides keys of the preset as config() does.
 
     Example: ``r = lrngpt.demo("runs/demo", steps=50); r["val_bpb_untrained"], r["val_bpb"]``"""
-    return run_demo(out, steps, override_list(set, "demo(): set"))
-
-
-def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | None = None, log=None) -> dict:
-    out = Path(out)
-    log = log or logging.info
+    overrides = override_list(set, "demo(): set")
+    out, log = Path(out), logging.info
     if steps < 1:
         raise UserError(f"{option('steps')} must be at least 1 (got {steps})")
     run = RunDir(out)
     earlier = run.holds_run()
-    if earlier and not _is_earlier_demo(run):
+    if earlier and not _is_demo(run):
         raise UserError(f"{out} holds a run that is not an earlier demo; pass another {option('out')}")
     kept = run.kept_files() if earlier else {}
     if kept:  # (the demo has no --force to speak of: train's refusal would name it)
         raise UserError(f"{out} holds an earlier demo whose {', '.join(kept)} lrn may not remove (changed since lrn "
                         f"wrote it, or not named by its record); pass another {option('out')}")
     sets = [f"name={DEMO_NAME}", "train.device=cpu", f"train.steps={steps}", "train.train_eval_tokens=100000",
-            *(overrides or [])]
+            *overrides]
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
     summary = train_run(cfg, out, force=earlier, log=log)
@@ -90,3 +71,10 @@ def run_demo(out: str | Path, steps: int = DEMO_STEPS, overrides: list[str] | No
         "chapter": chapter,
         "run_dir": str(out),
     }
+
+
+def _is_demo(run: RunDir) -> bool:
+    try:
+        return run.config_dict().get("name") == DEMO_NAME
+    except UserError:
+        return False

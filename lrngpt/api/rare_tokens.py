@@ -1,11 +1,4 @@
-"""Under-trained tokens as plain data: `lrngpt.undertrained` is what `lrn embed undertrained` prints.
-
-    import lrngpt
-    r = lrngpt.undertrained("runs/demo", top=10)
-    r["summary"]["never_read"], r["summary"]["median_moved"]
-    lrngpt.table(r["tokens"])                 # a DataFrame with pandas: id, token, reads, moved, norm, ...
-    lrngpt.planted_tokens_figure("runs/chapter/planted")   # the planted-tokens study's figure (lrn chapter's part)
-"""
+"""Under-trained tokens as plain data (`lrn embed undertrained`), and the planted-tokens study's figure."""
 
 from __future__ import annotations
 
@@ -22,13 +15,10 @@ from lrngpt.experiments.planted_figure import plot_planted
 @checked
 def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | None = None,
                  top: int | None = None) -> dict:
-    """Per token: how often the run read it (input and target, exact, replayed from the run's seed),
-    how far its row moved from ckpt_init.pt and its norm; the under-trained ones (input reads < d)
-    first. For an import or a local Hugging Face GPT-2 directory (no training record): Land & Bartolo's
-    indicator, glitch-token candidates first. `run_or_path`: a Run, a run directory or an HF directory;
-    `checkpoint`: last, best or init (default: a Run's own, else last); `top`: keep that many rows
-    of "tokens" (default: every token). Raises UserError for a path that holds no run or HF GPT-2
-    directory, a checkpoint other than last, best or init, or top < 1.
+    """Per token: how often the run read it (exact, replayed from its seed), how far its row moved from
+    ckpt_init.pt and its norm, the under-trained ones (input reads < d) first; for an import or a local
+    Hugging Face GPT-2 directory, Land & Bartolo's indicator. `checkpoint` None: a Run's own, else last;
+    `top`: keep that many rows of "tokens".
 
     Example: ``lrngpt.table(lrngpt.undertrained("runs/demo", top=20)["tokens"])``"""
     if isinstance(run_or_path, str | Path):
@@ -48,15 +38,10 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     return result
 
 
-
-
 @checked
 def planted_tokens_figure(out: str | Path) -> Figure:
-    """The planted-tokens study's figure: each token's input reads against its row's own movement from
-    ckpt_init.pt, tied and untied side by side, the ids planted to be read 0, 1, 10 and 1,000 times
-    marked, d and the indicator's threshold drawn. `out`: the study's directory (`lrn chapter`'s
-    `planted/`, or `lrngpt.experiments.planted.run_planted`'s). Raises UserError for a directory
-    without a planted.json that run_planted wrote.
+    """The planted-tokens study's figure: each token's input reads against its row's movement, tied and
+    untied side by side; `out`: the study's directory (`lrn chapter`'s `planted/`).
 
     Example: ``lrngpt.planted_tokens_figure("runs/chapter/planted").savefig("planted.png")``"""
     return plot_planted(Path(out))

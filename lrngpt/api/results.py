@@ -1,8 +1,5 @@
-"""What the Python API returns for a run: `Run` reads its directory as `lrn` does (eval, sample,
-embed, report, export), renders the report's headline and curves inline in Jupyter
-(`_repr_html_`), and gives tables through `table` (a DataFrame when pandas is importable). The
-functions of lrngpt/api/embedding.py and outputs.py take a Run or a run directory (`as_run`); the
-methods here call the same library functions with the Run's checkpoint and device."""
+"""What the Python API returns for a run: `Run` reads its directory as `lrn` does and renders the report's
+headline and curves in Jupyter; `table` gives rows as a DataFrame when pandas is importable."""
 
 from __future__ import annotations
 
@@ -35,11 +32,8 @@ if TYPE_CHECKING:
 
 @checked
 def table(rows: Sequence[Mapping[str, Any]]) -> Any:
-    """`rows` as a pandas DataFrame when pandas is importable, else the list of dicts itself.
-
-    Example: ``lrngpt.table([{"d": 4, "bpb": 2.1}])``"""
+    """`rows` as a pandas DataFrame when pandas is importable, else the list of dicts itself. Example: ``lrngpt.table([{"d": 4, "bpb": 2.1}])``"""
     try:
-        # optional: its absence is said in one line
         import pandas
     except ImportError:
         return list(rows)
@@ -47,12 +41,9 @@ def table(rows: Sequence[Mapping[str, Any]]) -> Any:
 
 
 class Run:
-    """A run directory and one of its checkpoints; every method reads it as `lrn` does.
-
-    `device` is where its weights load and its evaluations and samples run: auto (a CUDA GPU, else
-    MPS, else the CPU), cpu, cuda, cuda:N or mps. `result` is what the call that made this object
-    did: for lrngpt.train the summary it returned (with already_finished when there was nothing to
-    do; None on the ranks of a torchrun job other than 0), None for lrngpt.load.
+    """A run directory and one of its checkpoints; every method reads it as `lrn` does. `device`: where
+    its weights load and run (auto, cpu, cuda, cuda:N or mps). `result`: for lrngpt.train the summary it
+    returned (None on the ranks of a torchrun job other than 0), None for lrngpt.load.
 
     Example: ``run = lrngpt.load("runs/tiny"); run.summary["val_bpb"]; run.neighbors(" Lily")``"""
 
@@ -77,14 +68,13 @@ class Run:
 
     @property
     def summary(self) -> Any:
-        """summary.json (val/train bpb, gap, passes, best periodic val bpb, ...) as a dict, None until the run
-        finishes (typed Any, so `run.summary["val_bpb"]` checks as written). Example: ``run.summary["val_bpb"]``"""
+        """summary.json as a dict (val/train bpb, gap, passes, ...), None until the run finishes (typed Any, so
+        `run.summary["val_bpb"]` checks as written). Example: ``run.summary["val_bpb"]``"""
         return self._dir.summary()
 
     @property
     def metrics(self) -> Any:
-        """metrics.jsonl's rows (training logs, periodic and final evaluations): a DataFrame with pandas,
-        else a list of dicts. Example: ``run.metrics.dropna(subset=["val_bpb"])``"""
+        """metrics.jsonl's rows as a table. Example: ``run.metrics.dropna(subset=["val_bpb"])``"""
         return table(self._dir.metrics())
 
     def _device(self) -> str:
@@ -116,13 +106,9 @@ class Run:
     def eval(self, split: Split | None = "val", context: Context = "window", max_tokens: int | None = None,
              train_tokens: int | None = None, corpus: str | None = None, by_reads: bool = False,
              device: str | None = None) -> dict:
-        """Bits per byte of this checkpoint (`lrn eval`): split val, train, or None for both and their gap;
-        context window (as training measures) or full (every target with its true history); about
-        `max_tokens` tokens spread over the split (default all), `train_tokens` of the training text (default
-        the run's train.train_eval_tokens); `corpus` another text, encoded with the run's tokenizer;
-        `by_reads` splits the train bpb into the targets training read at least once and those it never
-        read (train_bpb_read, train_bpb_unread, read_share); `device` None: the Run's. Raises UserError
-        for a bad value or a run that cannot answer (by_reads with corpus, or on an import).
+        """Bits per byte of this checkpoint (`lrn eval`, whose options these are): split val, train, or None for
+        both and their gap; context window or full; `corpus` another text, encoded with the run's tokenizer;
+        `by_reads` splits the train bpb into the targets training read and those it never read.
 
         Example: ``run.eval(split=None, by_reads=True)["train_bpb_unread"]``"""
         positive(max_tokens, option('max_tokens'))
@@ -134,12 +120,9 @@ class Run:
     def samples(self, prompt: str, num_samples: int = 1, max_new_tokens: int = 100, temperature: float = 1.0,
                 top_k: int | None = None, top_p: float = 1.0, seed: int = 0, stop_at_eot: bool = True,
                 use_cache: bool = True, on_text: Callable[[int, str], None] | None = None) -> dict:
-        """`lrn sample`: `num_samples` continuations of the prompt with seeds seed, seed+1, ...: "samples"
-        (text, completion, tokens, seed each), the settings, the checkpoint and its step. `stop_at_eot`
-        False goes on past <|endoftext|>; `use_cache` False recomputes the GPT's window at every token
-        (same tokens); `on_text(i, piece)` sees sample i's text as it grows; `temperature=0` is greedy (the
-        most likely token each step). Raises UserError for a bad setting (an empty prompt, a negative or
-        NaN temperature, top_k < 1, top_p outside (0, 1], ...).
+        """`lrn sample`: `num_samples` continuations of the prompt with seeds seed, seed+1, ...: "samples" (text,
+        completion, tokens, seed each), the settings and the step. `on_text(i, piece)` sees sample i grow;
+        `temperature=0` is greedy. Raises UserError for a bad setting (an empty prompt, top_k < 1, ...).
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)
@@ -151,17 +134,14 @@ class Run:
     @checked
     def sample(self, prompt: str, max_new_tokens: int = 100, temperature: float = 1.0, top_k: int | None = None,
                top_p: float = 1.0, seed: int = 0) -> str:
-        """The prompt and its continuation (`lrn sample`); the same seed gives the same text. Raises
-        UserError as samples() does.
+        """The prompt and its continuation (`lrn sample`); the same seed gives the same text.
 
         Example: ``run.sample("Once upon a time", max_new_tokens=40, temperature=0.8, top_k=40, seed=1)``"""
         return self.samples(prompt, 1, max_new_tokens, temperature, top_k, top_p, seed)["samples"][0]["text"]
 
     @checked
     def neighbors(self, token: str, k: int = 10) -> list[dict]:
-        """The k nearest tokens by cosine in the embedding table (`lrn embed neighbors`), as
-        [{"id", "token", "cosine"}]; a word the BPE splits is looked up by the mean of its pieces.
-        Raises UserError for an empty token or k < 1.
+        """The k nearest tokens by cosine (`lrn embed neighbors`), as [{"id", "token", "cosine"}].
 
         Example: ``run.neighbors(" Lily", k=5)``"""
         positive(k, "k (-k)")
@@ -170,22 +150,18 @@ class Run:
 
     @checked
     def axes(self, energy: float = 0.9) -> dict:
-        """Used axes of the table, beside the untrained and a random table's (`lrn embed axes`). Raises
-        UserError for an energy outside (0, 1].
+        """Used axes of the table, beside the untrained and a random table's (`lrn embed axes`).
 
         Example: ``run.axes()["used_axes"]``"""
         return run_axes(self.path, energy, checkpoint=self.checkpoint)
 
     @checked
     def purity(self, categories: Mapping[str, Sequence[str]] | str | Path | None = None, k: int = 10) -> dict:
-        """Category purity of the table (`lrn embed purity`): categories as {"name": [words]}, a JSON or
-        TSV file, or None for a stories run's own; trained, untrained and chance. Raises UserError for
-        categories it cannot read or score, or k < 1.
+        """Category purity of the table (`lrn embed purity`), as lrngpt.embed_purity.
 
         Example: ``run.purity({"month": ["January", "March"], "number": ["two", "three"]})["trained"]["overall"]``"""
         positive(k, "k (-k)")
-        cats = {str(n): list(w) for n, w in categories.items()} if isinstance(categories, Mapping) else categories
-        return purity(self.path, k, cats, self.checkpoint)
+        return purity(self.path, k, categories_arg(categories), self.checkpoint)
 
     def figure(self) -> Figure | None:
         """The training curves (loss, periodic val bpb against step) as a matplotlib Figure, None before
@@ -194,32 +170,28 @@ class Run:
 
     @checked
     def report(self, out: str | Path | None = None) -> str:
-        """Write the HTML report (`lrn report`; default RUN/report.html) and its explorer; the path. An
-        earlier report is replaced, any other file never (UserError).
+        """Write the HTML report (`lrn report`; default RUN/report.html) and its explorer; the path.
 
         Example: ``run.report()``"""
         return write_report_pages([self.path], out, checkpoint=self.checkpoint)["path"]
 
     @checked
     def explore(self, out: str | Path, top: int | None = None) -> str:
-        """Write the embedding explorer page (`lrn embed explore`); its path. Raises UserError as
-        embed_explore does.
+        """Write the embedding explorer page (`lrn embed explore`); its path.
 
         Example: ``run.explore("tiny-explorer.html")``"""
         return write_explorer([self.path], out, top, checkpoint=self.checkpoint)["path"]
 
     @checked
     def undertrained(self, top: int | None = None) -> dict:
-        """Per token: input and target reads, distance moved from ckpt_init.pt, norm; the under-trained
-        ones first (`lrn embed undertrained`, lrngpt.undertrained). Raises UserError for top < 1.
+        """The under-trained tokens first (`lrn embed undertrained`), as lrngpt.undertrained.
 
         Example: ``lrngpt.table(run.undertrained(top=20)["tokens"])``"""
         return undertrained(self, top=top)
 
     @checked
     def export_hf(self, out: str | Path, force: bool = False, license: str | None = None) -> str:
-        """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export --format hf`); its path.
-        Raises UserError for a run GPT-2 cannot express or an `out` lrn may not replace.
+        """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export`), as lrngpt.export_hf; its path.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
         if self.checkpoint == "init":
@@ -235,6 +207,14 @@ class Run:
 
 
 RunLike = Run | str | Path  # a Run, or a run directory
+Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
+
+
+def categories_arg(categories: Categories) -> dict | str | Path | None:
+    """Word categories as the analysis takes them: a mapping as a plain dict of lists."""
+    if isinstance(categories, Mapping):
+        return {str(name): list(words) for name, words in categories.items()}
+    return categories
 
 
 def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
@@ -244,9 +224,3 @@ def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
             return run
         return Run(run.path, checkpoint, run.device)
     return Run(run, checkpoint or "last")
-
-
-def run_dir(run: RunLike | None) -> Path | None:
-    if run is not None and not isinstance(run, Run | str | Path):
-        raise UserError(f"give a Run or a run directory, got {type(run).__name__}")
-    return None if run is None else run.path if isinstance(run, Run) else Path(run)

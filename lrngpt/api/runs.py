@@ -1,21 +1,16 @@
 """Runs from Python, on the path `lrn train` takes: `plan` (what a run or a sweep will read and cost,
-nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`.
-
-The config of a run is put together once (lrngpt.api.configs.resolve_config), sized once
-(lrngpt.data.sizing) and trained by the one training loop (lrngpt.training.trainer.train_run).
-"""
+nothing trained), `train` (a run, a resume, an extension with a new schedule) and `load`."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lrngpt.api.checks import Checkpoint, checked, positive
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
-from lrngpt.api.sweeps import Axes, Notes, Shard, plan_sweep
+from lrngpt.api.sweeps import Axes, MetricCallback, Notes, Shard, sweep
 from lrngpt.corpora.registry import pinned_source
 from lrngpt.data.prepared import dry_run_prepared
 from lrngpt.data.sizing import sizing
@@ -30,7 +25,6 @@ from lrngpt.training.trainer import train_run
 if TYPE_CHECKING:
     from lrngpt.runconfig.schema import RunConfig
 
-MetricCallback = Callable[[dict], None] | None
 SWEEP_FILE_KEYS = {"axes", "base", "study"}  # what a sweep file has and a config file never does
 
 
@@ -51,11 +45,8 @@ def is_sweep_source(what: object) -> bool:
 
 
 def plan_run(cfg: RunConfig) -> dict:
-    """What a run of `cfg` reads and holds, nothing trained or downloaded: its parameters by part, the
-    config, the corpus (and its pinned revision), the training and validation tokens (None for a big
-    or downloaded corpus not prepared yet; a small local one is prepared, and cached, to count them),
-    the tokens its steps read, the passes over the training text and the steps of one pass; for a GPT,
-    `shape`: its depth, width and heads in one line (and how model.aspect_ratio gave the width)."""
+    """What a run of `cfg` reads and holds (plan()'s document of a run); a small local corpus is prepared,
+    and cached, to count its tokens."""
     data = dry_run_prepared(cfg.data, log=lambda m: None)
     source = pinned_source(cfg.data.corpus)
     tc = cfg.train
@@ -70,26 +61,19 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
          set: Overrides = None, axes: Axes = None, corpus: str | None = None, device: str | None = None,
          minutes: float | None = None, shard: Shard = None, notes: Notes = None,
          points_at_once: int | None = None) -> dict:
-    """What a run or a sweep will read and cost, nothing trained or downloaded (`lrn train --dry-run`,
-    `lrn sweep --dry-run`).
-
-    A run (`what` a RunConfig, a preset or a config file; None: the run in `out`, as a resume would
-    continue it): parameters by part, the config, the corpus and its revision, train_tokens,
-    val_tokens, tokens_read, passes over the training text and one_pass_steps (None for a big or
-    downloaded corpus not prepared yet). A sweep (`what` a study preset or a sweep file, `out` its
-    directory; the arguments of sweep()): this shard's points with their state, steps, passes and
-    estimated time on this machine, how many train at once and why (`points_at_once`), and the budget's
-    plan with `minutes`. Raises UserError for a bad
-    argument, an option that does not apply (scale, axes, minutes or shard for a run), or a config or
-    grid that does not resolve.
+    """What a run or a sweep will read and cost, nothing trained or downloaded (`lrn train --dry-run`, `lrn
+    sweep --dry-run`). A run (`what` a RunConfig, a preset or a config file; None: the run in `out`, as a
+    resume would continue it): parameters by part, the config, the corpus and its revision, train_tokens,
+    val_tokens, tokens_read, passes and one_pass_steps (None for a big corpus not prepared yet). A sweep
+    (`what` a study preset or a sweep file, `out` its directory): sweep(dry_run=True)'s plan.
 
     Example: ``lrngpt.plan(lrngpt.config("mlp-tiny"))["one_pass_steps"], lrngpt.plan("embed-dim", scale="tiny", out="runs/w")["points"]``"""
     if is_sweep_source(what):
         assert isinstance(what, str | Path)  # (is_sweep_source says so; for the type checker)
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
-        return plan_sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
-                          shard=shard, notes=notes, points_at_once=points_at_once)
+        return sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
+                     shard=shard, notes=notes, points_at_once=points_at_once, dry_run=True)
     given = [n for n, v in (("scale", scale), ("axes", axes), ("minutes", minutes), ("shard", shard),
                             ("points_at_once", points_at_once)) if v is not None]
     if given:
@@ -103,20 +87,11 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
           extend: bool = False, force: bool = False, steps: int | None = None, set: Overrides = None,
           corpus: str | None = None, device: str | None = None, on_metric: MetricCallback = None,
           progress: bool | None = None) -> Run:
-    """Train `config` into the run directory `out` (`lrn train --config ... --out OUT`); a Run whose
-    `result` is the summary the training returned.
-
-    `config` is a RunConfig (lrngpt.config), a preset or a config file, checked again first (a field
-    changed after it was built fails as --set would); `set` overrides its keys as config() does,
-    `corpus` and `device` are data.corpus and train.device. `resume=True` continues `out` from its
-    last checkpoint, bit-exactly on CPU (config None: the run's own config.json); a finished run does
-    nothing (result["already_finished"]). `extend=True`, with resume, accepts a new learning-rate
-    schedule (another train.steps, warmup_steps, lr or min_lr) from the checkpoint's step on, recorded
-    in the run; without it such a resume is refused. `force=True` replaces an earlier lrn run in `out`
-    (only its files). `steps` stops at that global step (the schedule follows train.steps);
-    `on_metric(row)` gets every row as it is written to metrics.jsonl. A progress bar shows in a
-    notebook or on a terminal; log lines go to the "lrngpt" logger. Raises UserError for a bad
-    argument, a config that does not check, an `out` lrn may not write, or a resume that does not fit.
+    """Train `config` (a RunConfig, a preset or a config file) into the run directory `out` (`lrn train`); a
+    Run whose `result` is the training's summary. `set` overrides keys as config() does, `corpus` and
+    `device` are data.corpus and train.device; `resume=True` continues `out` bit-exactly (config None: the
+    run's own); `extend=True`, with resume, accepts a new learning-rate schedule; `force=True` replaces an
+    earlier lrn run in `out`; `steps` stops at that global step; `on_metric(row)` gets every metrics row.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
     positive(steps, option('steps'))
@@ -135,8 +110,7 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
 
 
 def _unreported(out: str | Path) -> Run:
-    """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here
-    (where it is shared, the methods read it as on rank 0)."""
+    """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here."""
     run = Run.__new__(Run)
     run.path, run.checkpoint, run.device, run.result = Path(out), "last", "auto", None
     run._dir, run._loaded, run._resolved = RunDir(out), None, None
@@ -145,10 +119,8 @@ def _unreported(out: str | Path) -> Run:
 
 @checked
 def load(path: str | Path, checkpoint: Checkpoint = "last", device: str = "auto") -> Run:
-    """A finished or running run directory (`lrn train --out`) with the weights `checkpoint`: last,
-    best (the best periodic val bpb) or init (untrained), loaded on `device` (auto: a CUDA GPU, else
-    MPS, else the CPU; or cpu, cuda, cuda:N, mps) on first use. Raises UserError for a path that holds
-    no run or a checkpoint name other than last, best or init.
+    """A run directory (`lrn train --out`) with the weights `checkpoint` (last, best or init), loaded on
+    `device` (auto, cpu, cuda, cuda:N or mps) on first use.
 
     Example: ``best = lrngpt.load("runs/mlp64", checkpoint="best"); best.eval()["val_bpb"]``"""
     return Run(path, checkpoint, device)

@@ -1,9 +1,4 @@
-"""Width against depth: nanochat's width-from-depth rule and the width-depth study's finding, as plain data.
-
-`width_from_depth` is the rule `model.aspect_ratio` applies (lrngpt.models.nanochat_shape);
-`width_depth_finding` judges Kaplan et al.'s finding, as the book chapter cites it, on a width-depth
-sweep (lrngpt.experiments.shape_findings; `lrn sweep width-depth` prints the same judgement).
-"""
+"""Width against depth: nanochat's width-from-depth rule and the width-depth study's finding, as plain data."""
 
 from __future__ import annotations
 
@@ -24,9 +19,8 @@ def _at_least_one(name: str, value: int) -> int:
 
 @checked
 def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) -> dict:
-    """nanochat's rule: the width n_layer x aspect_ratio rounded up to a multiple of head_dim, and
-    width / head_dim heads; what `--set model.aspect_ratio=A` gives a GPT config. Raises UserError for
-    a value that is not a whole number of at least 1.
+    """nanochat's rule, as `--set model.aspect_ratio=A` applies it: the width n_layer x aspect_ratio rounded
+    up to a multiple of head_dim, and width / head_dim heads.
 
     Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
     n_layer, aspect_ratio, head_dim = (_at_least_one(k, v) for k, v in
@@ -39,9 +33,8 @@ def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) 
 
 @checked
 def width_depth_finding(sweep: HasPath | str | Path) -> dict:
-    """The width-against-depth finding judged on a sweep (a Sweep or its directory): the verdict, the
-    reason, the evidence and the numbers (the shapes, the change, the seed noise). Raises UserError for
-    a directory that holds no sweep.
+    """Kaplan et al.'s width-against-depth finding judged on a sweep (a Sweep or its directory), as `lrn
+    sweep width-depth` judges it: verdict, reason, evidence and numbers.
 
     Example: ``f = lrngpt.width_depth_finding("runs/width-depth"); f["verdict"], f["numbers"]["change"]``"""
     path = Path(sweep.path if isinstance(sweep, HasPath) else sweep)

@@ -1,13 +1,6 @@
-"""Sweeps from Python, on the path `lrn sweep` takes: `sweep` runs a study preset or a sweep file
-(with a time budget, a dry run, a shard), `load_sweep` reads a sweep directory, and `Sweep` gives
-its table, figures, runs, report and the book chapter's findings, all read from the directory
-alone (never the flags it was started with).
-
-The steps, in the order `lrn sweep` has always taken them: the shard (--shard, else the Slurm array
-task's, else every point), the budget (lrngpt.experiments.budget.resolve_budget: planned for
-`minutes`, or the plan stored in the directory), the grid (lrngpt.experiments.grid.resolve_sweep),
-then either the dry run's plan (lrngpt.experiments.dry_run.dry_run_plan) or the runner
-(lrngpt.experiments.runner.run_sweep) and the findings (lrngpt.experiments.findings.judge, which the report is given).
+"""Sweeps from Python, on the path `lrn sweep` takes: `sweep` runs a study preset or a sweep file (with a
+time budget, a dry run, a shard), `load_sweep` reads a sweep directory, and `Sweep` gives its table,
+figures, runs, report and the book chapter's findings, all read from the directory alone.
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
 from lrngpt.api.checks import check, checked
-from lrngpt.api.configs import Overrides, override_list
+from lrngpt.api.configs import Overrides, run_sets
 from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
 from lrngpt.core import log as logging
@@ -29,7 +22,7 @@ from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
 from lrngpt.experiments.dry_run import dry_run_plan
 from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.grid import SweepRequest, check_shard, resolve_shard, resolve_sweep
+from lrngpt.experiments.grid import check_shard, resolve_shard, resolve_sweep
 from lrngpt.experiments.runner import run_sweep, summarize
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
@@ -82,64 +75,6 @@ def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
     return resolve_shard(shard, os.environ)
 
 
-def _request(name: str | Path, scale: str | None, out: str | Path, set: Overrides, axes: Axes, corpus: str | None,
-             device: str | None, minutes: float | None, shard: Shard, points_at_once: int | None,
-             passes: float | None, say: Callable[[str], None]) -> SweepRequest:
-    """The one place the API's sweep arguments become a SweepRequest (checked: the shard, the points at
-    once, passes only with minutes); corpus and device join the sets as data.corpus and train.device."""
-    where, note = _shard(shard)
-    if note:
-        say(note)
-    if passes is not None:
-        check_passes(passes)
-        if minutes is None:
-            raise UserError(f"{option('passes')} sizes the text of a budget: give {option('minutes')} with it, or "
-                            f"leave {option('passes')} out")
-    sets = override_list(set) + [f"data.corpus={corpus}"] * (corpus is not None) + [
-        f"train.device={device}"] * (device is not None)  # an empty one is refused, as lrn train does
-    return SweepRequest(str(name), Path(out), scale, tuple(sets), tuple(_axis_list(axes)), minutes, where,
-                        check_points_at_once(points_at_once), passes)
-
-
-def _resolve(req: SweepRequest, say: Callable[[str], None]):
-    """What a dry run and a run of a sweep both start from: the resolved sweep (a SweepSpec, with its
-    budget plan when there is one) and the Budget (None without minutes)."""
-    sets, axes = list(req.sets), list(req.axes)
-    budget = resolve_budget(req.source, req.minutes, req.scale, sets, axes, req.out, log=say,
-                            points_at_once=req.points_at_once, passes=req.passes)
-    if budget is not None:
-        plan_sets, plan_axes = budget.items()
-        spec = resolve_sweep(req.source, "budget", sets + plan_sets, axes + plan_axes, out=req.out)
-        spec.budget = budget.to_dict()
-    else:
-        spec = resolve_sweep(req.source, req.scale, sets, axes, out=req.out)
-    if spec.note:
-        say(spec.note)
-    return spec, budget
-
-
-def _dry_run(req: SweepRequest, say: Callable[[str], None]) -> dict:
-    spec, budget = _resolve(req, say)
-    r = dry_run_plan(spec, req.out, req.shard, known=budget.point_seconds if budget is not None else None,
-                     points_at_once=req.points_at_once)
-    if budget is not None:
-        r["budget"] = budget.to_dict()
-        r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
-    return r
-
-
-def plan_sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None,
-               axes: Axes = None, corpus: str | None = None, device: str | None = None, minutes: float | None = None,
-               shard: Shard = None, notes: Notes = None, points_at_once: int | None = None,
-               passes: float | None = None) -> dict:
-    """The dry run of a sweep (what lrngpt.plan and sweep(dry_run=True) return): this shard's points with
-    their state, steps, passes and estimated time here, how many train at once and why
-    ("points_at_once", "packing"); with a budget, its plan ("budget")."""
-    say = notes or logging.info
-    return _dry_run(_request(name, scale, out, set, axes, corpus, device, minutes, shard, points_at_once, passes, say),
-                    say)
-
-
 @overload
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
@@ -155,34 +90,53 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
           dry_run: bool = False, on_metric: MetricCallback = None, progress: bool | None = None,
           notes: Notes = None, points_at_once: int | None = None, passes: float | None = None) -> Sweep | dict:
-    """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long,
-    embed-dim-small-data, seed-variance, width-depth) or a sweep file; finished points are skipped,
-    killed ones resumed. Returns a Sweep whose `result` is what `lrn sweep --json` prints (findings included), or,
-    with dry_run=True, the plan (lrngpt.plan's), training and downloading nothing.
+    """Run a sweep (`lrn sweep NAME --out OUT`): a study preset (embed-dim, embed-dim-long, embed-dim-small-data,
+    seed-variance, width-depth) or a sweep file; finished points are skipped, killed ones resumed. Returns a
+    Sweep whose `result` is what `lrn sweep --json` prints, or with dry_run=True the plan (lrngpt.plan's):
+    each point's state, steps, passes and estimated time here, how many train at once and why, the budget.
 
-    `scale` full, cpu or tiny (None: the file's, else the directory's, else full with a CUDA GPU and
-    cpu without); `minutes` fits the study into that many minutes on this machine instead (leave
-    scale out); `set` overrides base config keys as in config(), `corpus` and `device` are
-    data.corpus and train.device; `axes` replaces axes, {"model.n_embd": [8, 64]}, keys linked with +
-    taking a list per value ({"model.n_layer+model.n_embd+model.n_head": [[2, 120, 15], ...]}); `shard` "i/n" or
-    (i, n) runs the points k with k mod n == i; `on_metric(row)` gets every run's metrics rows, the
-    point's name under "run"; `notes(line)` the lines said while planning (the scale chosen, the shard,
-    the budget), by default the "lrngpt" logger; `points_at_once` N trains N points at a time, each in a
-    worker process with its share of the threads (1: one after another; None: chosen from a measurement);
-    `passes` (with `minutes`) the most passes a run may read its generated text, in (0, 1] (default 0.25; the
-    chapter's own reading is 0.12: a bigger text, the same steps). Raises UserError for a bad argument, a grid that does
-    not resolve, a budget too short (naming the smallest that fits), or an `out` holding another sweep.
+    `scale` full, cpu or tiny (None: the file's, else the directory's, else full with a CUDA GPU and cpu
+    without); `minutes` fits the study into that many minutes here instead; `set` overrides base config
+    keys as in config(), `corpus` and `device` are data.corpus and train.device; `axes` replaces axes,
+    {"model.n_embd": [8, 64]} (keys linked with + take a list per value); `shard` "i/n" or (i, n) runs the
+    points k with k mod n == i; `on_metric(row)` gets every run's metrics rows (the point under "run");
+    `notes(line)` the planning lines (default: the "lrngpt" logger); `points_at_once` N trains N points at a
+    time, each in a worker process (None: chosen from a measurement); `passes` (with `minutes`) the most
+    passes a run may read its generated text, in (0, 1] (default 0.25). Raises UserError for a bad
+    argument, a grid that does not resolve, a budget too short, or an `out` holding another sweep.
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
     say = notes or logging.info
-    req = _request(name, scale, out, set, axes, corpus, device, minutes, shard, points_at_once, passes, say)
+    where, note = _shard(shard)
+    if note:
+        say(note)
+    if passes is not None:
+        check_passes(passes)
+        if minutes is None:
+            raise UserError(f"{option('passes')} sizes the text of a budget: give {option('minutes')} with it, or "
+                            f"leave {option('passes')} out")
+    sets = run_sets(set, corpus, device)
+    axis_list, at_once, out = _axis_list(axes), check_points_at_once(points_at_once), Path(out)
+    budget = resolve_budget(str(name), minutes, scale, sets, axis_list, out, log=say, points_at_once=at_once,
+                            passes=passes)
+    if budget is not None:  # the budget's plan: its scale, sets and axes on top of the given ones
+        plan_sets, plan_axes = budget.items()
+        spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_list + plan_axes, out=out)
+        spec.budget = budget.to_dict()
+    else:
+        spec = resolve_sweep(str(name), scale, sets, axis_list, out=out)
+    if spec.note:
+        say(spec.note)
     if dry_run:
-        return _dry_run(req, say)
-    spec, budget = _resolve(req, say)
+        r = dry_run_plan(spec, out, where, known=budget.point_seconds if budget is not None else None,
+                         points_at_once=at_once)
+        if budget is not None:
+            r["budget"] = budget.to_dict()
+            r["bf16"] = bf16_offer(spec.points)  # a CPU with bfloat16 instructions: its measured gain, offered
+        return r
     if budget is not None:
         say(budget_text(budget))
-    result = run_sweep(spec, req.out, req.shard, progress=progress, on_metric=on_metric,
-                       points_at_once=req.points_at_once)
+    result = run_sweep(spec, out, where, progress=progress, on_metric=on_metric, points_at_once=at_once)
     sw = Sweep(out)
     sw.result = _with_findings(result)
     return sw
@@ -195,17 +149,15 @@ def _with_findings(doc: dict) -> dict:
 
 @checked
 def load_sweep(path: str | Path) -> Sweep:
-    """A sweep directory (`lrn sweep --out`) as it is now, finished or not. Raises UserError for a
-    directory that holds no sweep or a damaged sweep.json.
+    """A sweep directory (`lrn sweep --out`) as it is now, finished or not; UserError for no sweep there.
 
     Example: ``lrngpt.load_sweep("runs/embed-dim").findings[0]["verdict"]``"""
     return Sweep(path)
 
 
 class Sweep:
-    """A sweep directory: its definition, the finished runs' table, figures, runs and the book
-    chapter's findings, all read from the directory alone. `result` is what the call that made this
-    object did (lrngpt.sweep's run, or summarize()), None for load_sweep.
+    """A sweep directory: its definition, the finished runs' table, figures, runs and the book chapter's
+    findings, read from the directory alone. `result`: what lrngpt.sweep or summarize() returned, else None.
 
     Example: ``sw = lrngpt.load_sweep("runs/widths"); sw.table[["n_embd", "val_bpb"]]; sw.findings``"""
 
@@ -235,26 +187,20 @@ class Sweep:
 
     @property
     def table(self) -> Any:
-        """The results table, one row per finished run: a DataFrame with pandas, else a list of dicts.
-
-        Example: ``sw.table.sort_values("val_bpb")``"""
+        """The results table, one row per finished run (a DataFrame with pandas). Example: ``sw.table.sort_values("val_bpb")``"""
         return table([{c: r.get(c) for c in self.COLUMNS} for r in self.rows])
 
     @property
     def findings(self) -> list[dict]:
-        """The book chapter's three findings judged on this sweep alone, as `lrn sweep` and `lrn report DIR`
-        judge them: finding, verdict (shows, does not show, cannot tell, cannot show at this scale), reason,
-        evidence, next; for a
-        width-depth study the one finding it cites from Kaplan et al. (number 4); [] when the sweep is
-        neither. Judge several sweeps together with lrngpt.report([...])["findings"].
+        """The book chapter's findings judged on this sweep alone, as `lrn report DIR` does: finding, verdict,
+        reason, evidence, next (a width-depth study: Kaplan et al.'s, number 4; else []).
 
         Example: ``[(f["number"], f["verdict"]) for f in lrngpt.load_sweep("runs/embed-dim").findings]``"""
         return [f.as_dict() for f in judge([self._doc()])]
 
     @checked
     def summarize(self) -> dict:
-        """Gather the finished runs into DIR/lines.txt, summary.{md,csv,json} and the figures again (`lrn
-        sweep --summary-only`), from the directory alone; the summary with its findings.
+        """Gather the finished runs into the summary files and figures again (`lrn sweep --summary-only`).
 
         Example: ``lrngpt.load_sweep("runs/embed-dim").summarize()["table"]``"""
         self.result = _with_findings(summarize(self.path))
@@ -262,8 +208,7 @@ class Sweep:
 
     @checked
     def figure(self, name: FigureName = "val_bpb_by_width") -> Figure | None:
-        """One of the chapter's figures as a matplotlib Figure: val_bpb_by_width, train_vs_val,
-        val_bpb_by_shape (a width-depth study) or val_bpb_by_step (None while the sweep has no data for it).
+        """One of the chapter's figures as a matplotlib Figure (None while the sweep has no data for it).
 
         Example: ``sw.figure("train_vs_val")``"""
         plots = {n: plot for n, plot, _ in PLOTS}
@@ -273,7 +218,6 @@ class Sweep:
     @checked
     def run(self, point: str | int) -> Run:
         """One point's Run, by its name (d64-s1337-t30) or its width (64: the first run of that width).
-        Raises UserError when no finished run has that name or width.
 
         Example: ``sw.run(64).neighbors(" red")``"""
         if isinstance(point, int):
@@ -285,16 +229,12 @@ class Sweep:
 
     @checked
     def report(self, out: str | Path | None = None) -> str:
-        """Write the sweep's HTML report (`lrn report`; default SWEEP/report.html) and explorer; the path.
-
-        Example: ``sw.report()``"""
+        """Write the sweep's HTML report (`lrn report`) and explorer; the path. Example: ``sw.report()``"""
         return write_report([self.path], out)["path"]
 
     @checked
     def explore(self, out: str | Path, top: int | None = None) -> str:
-        """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`); its path.
-
-        Example: ``sw.explore("widths.html")``"""
+        """Write the explorer page stepping through the widths (`lrn embed explore SWEEP`). Example: ``sw.explore("widths.html")``"""
         return write_explorer([self.path], out, top)["path"]
 
     def _repr_html_(self) -> str:
@@ -307,7 +247,4 @@ class Sweep:
         judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
         return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
                 f"{sweep_headline([doc])}{judged}{fig}{results_html([doc])}</div>")
-
-
-# ---- what `lrn sweep` prints ---------------------------------------------------------------------
 

@@ -1,7 +1,5 @@
-"""What `lrn` prints for the API's documents: each function turns one result (a plan, a finished sweep,
-the machine report, the under-trained tokens) into the lines a terminal shows, so the text of a
-result has one home and a notebook can print the same lines. The documents themselves are what
-`--json` prints."""
+"""What `lrn` prints for the API's documents (a plan, a finished sweep, the machine report), so the text
+of a result has one home and a notebook can print the same lines; --json prints the documents."""
 
 from __future__ import annotations
 
@@ -31,7 +29,7 @@ def run_plan_text(r: dict) -> str:
 
 
 def sweep_dry_run_text(doc: dict) -> str:
-    """A sweep's dry run (plan_sweep's document) as lines, the budget's plan after them."""
+    """A sweep's dry run (sweep(dry_run=True)'s document) as lines, the budget's plan after them."""
     text = sweep_plan_text(doc)
     if doc.get("budget"):
         text += "\n" + budget_text(budget_from_dict(doc["budget"]))
@@ -108,6 +106,5 @@ def doctor_text(r: dict) -> str:
     return "\n".join(lines)
 
 
-def undertrained_text(result: dict) -> str:
-    """What `lrn embed undertrained` prints for undertrained()'s document."""
+def undertrained_text(result: dict) -> str:  # what `lrn embed undertrained` prints
     return as_text(result)

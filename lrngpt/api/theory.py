@@ -1,14 +1,5 @@
-"""The chapter's theory and the cost formulas as plain data: floats, lists and dicts, the numbers
-`lrn theory` and `lrn cost` print. Each wraps one function of lrngpt.analysis (theory.py, costs.py),
-which load neither torch nor matplotlib, so these commands start as fast as `lrn --help`.
-
-    import lrngpt
-    lrngpt.theory_fourth_root(4096)                 # 8.0
-    lrngpt.cost_models()[0]["table_share"]          # GPT-2 small's token table, share of the model
-
-Every function raises UserError, with the line `lrn` prints, for an argument of the wrong type or a
-value the command refuses (a size below 1, eps outside (0, 1)).
-"""
+"""The chapter's theory and the cost formulas as plain data, the numbers `lrn theory` and `lrn cost` print;
+each wraps one function of lrngpt.analysis, and none loads torch or matplotlib."""
 
 from __future__ import annotations
 
@@ -29,8 +20,7 @@ if TYPE_CHECKING:
 
 @checked
 def theory_random_cosine(n: int = 4096, dims: Sequence[int] = (4, 8, 16, 64, 256), seed: int = 0) -> list[dict]:
-    """Cosines of all pairs of n Gaussian vectors, one row per width d: their std beside 1/sqrt(d)
-    (`lrn theory random-cosine`).
+    """Cosines of all pairs of n Gaussian vectors, per width d: their std beside 1/sqrt(d) (`lrn theory random-cosine`).
 
     Example: ``lrngpt.theory_random_cosine(n=1000, dims=[16, 256])``"""
     return random_cosine_stats(n, list(dims), seed=seed)
@@ -60,15 +50,12 @@ def theory_fourth_root(n: int) -> float:
 @checked
 def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Sequence[int] | None = None,
              sweep: Sweep | str | Path | None = None) -> dict:
-    """The chapter's parameter table of the MLP LM by width, with what each step up adds; with a
-    sweep (a Sweep or its directory) also the val bpb saved per million added parameters (`lrn cost mlp`).
-    `widths` None: the sweep's own widths with a sweep, else the chapter's 4 ... 512.
+    """The MLP LM's parameters by width, with what each step up adds (`lrn cost mlp`); with a sweep (a Sweep
+    or its directory) the val bpb saved per million added parameters. `widths` None: the sweep's, else 4 ... 512.
 
     Example: ``[(r["n_embd"], r["total"]) for r in lrngpt.cost_mlp(widths=[16, 64])["rows"]]``"""
     bpb = None
-    if sweep is not None:  # the sweep's summary.json, read by its owner
-        # the sweep's reader loads torch (through the config schema): only with a sweep, so that
-        # `lrn cost` without one starts as light as `lrn --help`
+    if sweep is not None:  # (its reader loads torch: imported only with a sweep)
         from lrngpt.experiments.sweepdir import SweepDir
 
         sweep_dir = SweepDir(Path(sweep if isinstance(sweep, str | Path) else sweep.path))
@@ -82,8 +69,7 @@ def cost_mlp(vocab: int = 4096, block: int = 6, hidden: int = 512, widths: Seque
 def cost_gpt(vocab: int, context: int, n_embd: int = 256, heads: int = 8, layers: int = 6, ffn: str = "gelu",
              ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False, batch: int = 1,
              length: int | None = None) -> dict:
-    """A GPT's parameters by part, bytes to train it, the leading matrix terms and how they grow when
-    the width doubles (`lrn cost gpt`).
+    """A GPT's parameters by part, bytes to train it, the leading matrix terms as the width doubles (`lrn cost gpt`).
 
     Example: ``lrngpt.cost_gpt(50257, 1024, n_embd=768, heads=12, layers=12, tied=True)["params"]["total"]``"""
     return gpt_cost(vocab, context, n_embd, heads, layers, ffn, ffn_mult, tied, qkv_bias, batch, length)
@@ -91,8 +77,7 @@ def cost_gpt(vocab: int, context: int, n_embd: int = 256, heads: int = 8, layers
 
 @checked
 def cost_models() -> list[dict]:
-    """The token tables of GPT-2's four sizes (small to XL), BERT-base, Llama-3-8B and GPT-3 175B against
-    their whole models, what tying saves, and each model's depth and width / depth (`lrn cost models`).
+    """The token tables of well-known models against the whole models, and what tying saves (`lrn cost models`).
 
     Example: ``{r["model"]: r["table"] for r in lrngpt.cost_models()}``"""
     return reference_table()

@@ -4,31 +4,25 @@ from __future__ import annotations
 
 import lrngpt.api as api
 from lrngpt.api.frontend import HEADROOM, MAX_MINUTES, QUIET_MACHINE
-from lrngpt.cli.common import add_json, add_out, emit, stderr_note
+from lrngpt.cli.common import add_out, command, emit, stderr_note
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "chapter", help="every study of the book chapter in one command, planned to a time budget here",
-        description="Run every study the book chapter on choosing the embedding width argues, each at a protocol "
-                    "where its claim can show on this machine, within --minutes (default 60): the width study's "
-                    "findings 1 and 2 (at the book chapter's own 0.12 passes over a generated text), the seed noise, the "
-                    "small-data finding 3, width against depth (Kaplan et al. 2020) as a series of tokens per "
-                    "parameter whose trend is judged, under-trained tokens on planted tokens (a GPT tied and untied), "
-                    "the PIP-optimal width beside the measured best, and superposition. Each part is planned from a "
-                    "measured probe; the same command again resumes after a kill. DIR/report.html opens with every "
-                    "verdict and its reason.",
-        epilog="examples:\n  lrn chapter --minutes 60 --out runs/chapter --dry-run   # the plan and its estimate\n"
-               "  lrn chapter --minutes 60 --out runs/chapter             # the hour\n"
-               "  lrn chapter --scale full --out runs/chapter-full        # the book chapter's scale: a GPU job\n"
-               "  lrn chapter --scale tiny --out runs/chapter-check --json  # seconds: every part, tiny")
+    p = command(
+        sub, "chapter", cmd_chapter, "every study of the book chapter in one command, planned to a time budget here",
+        "Run every study the book chapter on choosing the embedding width argues (the width findings, seed noise, "
+        "small data, width against depth, under-trained tokens, the PIP-optimal width, superposition), each at a "
+        "protocol where its claim can show on this machine within --minutes, planned from measured probes; again, "
+        "it resumes. DIR/report.html opens with every verdict and its reason.",
+        "examples:\n  lrn chapter --minutes 60 --out runs/chapter --dry-run   # the plan and its estimate\n"
+        "  lrn chapter --minutes 60 --out runs/chapter             # the hour\n"
+        "  lrn chapter --scale full --out runs/chapter-full        # the book chapter's scale: a GPU job\n"
+        "  lrn chapter --scale tiny --out runs/chapter-check --json  # seconds: every part, tiny")
     add_out(p, "the directory of the book chapter's studies: one folder per study, the plan, the verdicts and the page")
     p.add_argument("--minutes", type=float, metavar="N",
-                   help=f"fit the whole book chapter into N minutes on this machine (default 60, at most {MAX_MINUTES:g}), "
-                        f"filling at most {HEADROOM * 100:.0f}%% of them: the hour of 60 was planned and measured on "
-                        f"{QUIET_MACHINE}; a slower or busier machine shrinks each study toward the smallest protocol at "
-                        "which its claim can still show, and a budget too short for those is refused naming the "
-                        "commands that fit here, with their estimates")
+                   help=f"fit the whole book chapter into N minutes here (default 60, at most {MAX_MINUTES:g}), filling "
+                        f"at most {HEADROOM * 100:.0f}%% of them (the hour measured on {QUIET_MACHINE}); a slower "
+                        "machine shrinks each study toward the smallest protocol at which its claim can still show")
     p.add_argument("--scale", choices=["tiny", "full"],
                    help="full: each study at the book chapter's own scale (a GPU job); tiny: seconds, for a check "
                         "(default: the laptop plan for --minutes)")
@@ -38,14 +32,9 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="print the plan (each part, its estimate, what it gives up) from measured probes, "
                         "remembered a few hours so that a second dry run answers in seconds; train and write nothing")
-    add_json(p)
-    p.set_defaults(func=cmd_chapter)
 
 
 def cmd_chapter(args) -> None:
     r = api.run_chapter(args.out, minutes=args.minutes, scale=args.scale, dry_run=args.dry_run,
-                    corpus=args.corpus, notes=stderr_note("chapter"))
-    if args.dry_run:
-        emit(args, r["plan"], r["text"])
-        return
-    emit(args, {k: r[k] for k in ("verdicts", "report", "seconds")}, r["text"])
+                        corpus=args.corpus, notes=stderr_note("chapter"))
+    emit(args, r["plan"] if args.dry_run else {k: r[k] for k in ("verdicts", "report", "seconds")}, r["text"])

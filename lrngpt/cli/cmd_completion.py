@@ -1,17 +1,12 @@
-"""`lrn completion bash|zsh|tcsh`: the shell completion script of every command, option and value (shtab).
-
-shtab writes the commands, options and choices (`--checkpoint last|best|init`, `--scale`, ...) from
-lrn's own parser; the values it cannot see there come from lrngpt.api.completion and complete
-through shtab's custom completers: `--config` and `lrn config show` take a preset or a .json /
-.yaml file, `lrn sweep` a study or a .json file, `--set` / `--axis` a config key (`model.n_embd=`,
-no space after the `=`), `--corpus` a corpus kind (`text:`). tcsh gets the commands and options only.
-"""
+"""`lrn completion bash|zsh|tcsh`: the shell completion script (shtab, from lrn's own parser), with
+custom completers for the values it cannot see there (lrngpt.api.completion); tcsh gets no values."""
 
 from __future__ import annotations
 
 import argparse
 
 import lrngpt.api as api
+from lrngpt.cli.common import command
 from lrngpt.errors import UserError
 
 SHELLS = ("bash", "zsh", "tcsh")
@@ -23,19 +18,16 @@ COMPLETERS = {
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "completion", help="print the shell completion script (bash, zsh, tcsh)",
-        description="Print a completion script for your shell, generated from lrn's own parser, so every "
-                    "command, subcommand, option and choice completes with TAB, and so do the values lrn knows "
-                    "by name: presets and config files after --config, studies and sweep files after lrn sweep, "
-                    "config keys after --set and --axis, corpus kinds after --corpus (bash and zsh). Needs the "
-                    "shtab package (pip install 'lrngpt[completion]').",
-        epilog="examples:\n"
-               "  lrn completion bash > ~/.local/share/bash-completion/completions/lrn\n"
-               "  lrn completion zsh > ~/.zfunc/_lrn        # with fpath+=(~/.zfunc) before compinit\n"
-               "  eval \"$(lrn completion bash)\"              # this shell only")
+    p = command(
+        sub, "completion", cmd_completion, "print the shell completion script (bash, zsh, tcsh)",
+        "Print a completion script for your shell, from lrn's own parser: commands, options and choices complete "
+        "with TAB, and (bash, zsh) presets, studies, config keys and corpus kinds. Needs the shtab package "
+        "(pip install 'lrngpt[completion]').",
+        "examples:\n"
+        "  lrn completion bash > ~/.local/share/bash-completion/completions/lrn\n"
+        "  lrn completion zsh > ~/.zfunc/_lrn        # with fpath+=(~/.zfunc) before compinit\n"
+        "  eval \"$(lrn completion bash)\"              # this shell only", json=False)
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    p.set_defaults(func=cmd_completion)
 
 
 def _words(values: list[str]) -> str:

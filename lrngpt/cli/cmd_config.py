@@ -6,49 +6,32 @@ import json
 
 import lrngpt.api as api
 from lrngpt.api.frontend import MODEL_TYPES
-from lrngpt.cli.common import Parser, add_json, add_set, emit
+from lrngpt.cli.common import add_set, command, emit, group
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "config", help="list the named configs, show a resolved config with every key explained",
-        description="A run is configured by a preset name or a JSON or YAML file (sections data, model, train), "
-                    "changed with --set section.key=value. These commands show what a config holds before "
-                    "anything is trained.",
-        epilog="examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
-               "  lrn config keys --model-type gpt")
-    cmds = p.add_subparsers(dest="config_command", metavar="COMMAND", required=True, parser_class=Parser)
-
-    ls = cmds.add_parser(
-        "list", help="the presets and the seed project's configs, by name",
-        description="Every config that --config takes by name: the MLP presets, gpt-default, and the seed "
-                    "project's GPT configs cpu and nsmc (shipped inside the package, so they work from any "
-                    "directory after pip install).",
-        epilog="examples:\n  lrn config list\n  lrn config list --json")
-    add_json(ls)
-    ls.set_defaults(func=cmd_list)
-
-    s = cmds.add_parser(
-        "show", help="every key of a resolved config: value and description",
-        description="Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and "
-                    "print every key with its value and a one-line description. Derived keys (set by lrn, "
-                    "not by you) are marked with what sets them.",
-        epilog="examples:\n  lrn config show mlp-cpu\n  lrn config show cpu --set train.steps=100 --json\n"
-               "  lrn config show my-config.json")
+    cmds = group(sub, "config", "list the named configs, show a resolved config with every key explained",
+        "A run is configured by a preset name or a JSON or YAML file (sections data, model, train), changed "
+        "with --set section.key=value. These commands show what a config holds before anything is trained.",
+        "examples:\n  lrn config list\n  lrn config show mlp-cpu --set model.n_embd=128\n"
+        "  lrn config keys --model-type gpt")
+    command(cmds, "list", cmd_list, "the presets and the seed project's configs, by name",
+        "Every config that --config takes by name: the MLP presets, gpt-default, and the seed project's GPT "
+        "configs cpu and nsmc (shipped inside the package, so they work from any directory after pip install).",
+        "examples:\n  lrn config list\n  lrn config list --json")
+    s = command(cmds, "show", cmd_show, "every key of a resolved config: value and description",
+        "Resolve a preset or a JSON or YAML file with the --set overrides, exactly as `lrn train` does, and print "
+        "every key with its value and a one-line description; derived keys say what sets them.",
+        "examples:\n  lrn config show mlp-cpu\n  lrn config show cpu --set train.steps=100 --json\n"
+        "  lrn config show my-config.json")
     s.add_argument("config", metavar="PRESET_OR_FILE",
                    help="a name from `lrn config list`, a JSON or YAML config file, or the output of lrn config show --json")
     add_set(s, "a value as `lrn train --set` does")
-    add_json(s)
-    s.set_defaults(func=cmd_show)
-
-    k = cmds.add_parser(
-        "keys", help="every key a config takes: type, default, description",
-        description="The keys of a config file, with their types, the defaults that apply when a file leaves "
-                    "them out, and what they do. Model keys differ between mlp and gpt.",
-        epilog="examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json")
+    k = command(cmds, "keys", cmd_keys, "every key a config takes: type, default, description",
+        "The keys of a config file, with their types, the defaults that apply when a file leaves "
+        "them out, and what they do. Model keys differ between mlp and gpt.",
+        "examples:\n  lrn config keys\n  lrn config keys --model-type gpt --json")
     k.add_argument("--model-type", choices=MODEL_TYPES, default="mlp", help="whose model keys to list")
-    add_json(k)
-    k.set_defaults(func=cmd_keys)
 
 
 def _value(v) -> str:

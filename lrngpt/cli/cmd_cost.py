@@ -6,27 +6,23 @@ import argparse
 
 import lrngpt.api as api
 from lrngpt.api.frontend import CHAPTER_WIDTHS, FFN_KINDS, nearest
-from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int
+from lrngpt.cli.common import command, emit, group, int_list, positive_int
 
 TIED = {True: "yes", False: "no", None: "?"}
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "cost", help="parameter, memory and compute cost of a width",
-        description="What the embedding width costs, computed from the formulas before anything is built: the "
-                    "MLP LM's parameter table over widths, a GPT's parameters, bytes and leading compute terms, "
-                    "and the embedding tables of well-known models.",
-        epilog="examples:\n  lrn cost mlp\n  lrn cost gpt --vocab 50257 --context 1024 --n-embd 768 --heads 12 "
-               "--layers 12 --tied\n  lrn cost models")
-    sub = p.add_subparsers(dest="cost_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
-
-    mlp = sub.add_parser("mlp", help="parameter table of the MLP LM over widths",
-                         description="Parameters of the MLP LM for each width d: V*d + (block*d*H + H) + "
-                                     "(H*V + V), and what each step up in width adds. The defaults are the book "
-                                     "chapter's MLP; with --sweep, what each step saved in val bpb.",
-                         epilog="examples:\n  lrn cost mlp\n  lrn cost mlp --vocab 8192 --n-embd 32,64,128\n"
-                                "  lrn cost mlp --sweep runs/embed-dim --json")
+    sub = group(subparsers, "cost", "parameter, memory and compute cost of a width",
+        "What the embedding width costs, computed from the formulas before anything is built: the "
+        "MLP LM's parameter table over widths, a GPT's parameters, bytes and leading compute terms, "
+        "and the embedding tables of well-known models.",
+        "examples:\n  lrn cost mlp\n  lrn cost gpt --vocab 50257 --context 1024 --n-embd 768 --heads 12 "
+        "--layers 12 --tied\n  lrn cost models")
+    mlp = command(sub, "mlp", run_mlp, "parameter table of the MLP LM over widths",
+        "Parameters of the MLP LM for each width d: V*d + (block*d*H + H) + (H*V + V), and what each step up in "
+        "width adds. The defaults are the book chapter's MLP; with --sweep, what each step saved in val bpb.",
+        "examples:\n  lrn cost mlp\n  lrn cost mlp --vocab 8192 --n-embd 32,64,128\n"
+        "  lrn cost mlp --sweep runs/embed-dim --json")
     mlp.add_argument("--vocab", type=positive_int, default=4096, help="vocabulary size V")
     mlp.add_argument("--block", type=positive_int, default=6, help="previous tokens the model sees")
     mlp.add_argument("--hidden", type=positive_int, default=512, help="hidden width H")
@@ -36,15 +32,12 @@ def register(subparsers) -> None:
     mlp.add_argument("--sweep", metavar="DIR",
                      help="a sweep directory with summary.json: add bpb saved per step and per million "
                           "parameters (default: parameters only)")
-    add_json(mlp)
-    mlp.set_defaults(func=run_mlp)
-
-    gpt = sub.add_parser("gpt", help="parameters, bytes and MAC terms of a GPT",
-                         description="Parameter breakdown, training memory, the leading MAC terms of one "
-                                     "forward and their ratio when the width doubles, and the head split.",
-                         epilog="examples:\n  lrn cost gpt --vocab 4096 --context 256\n"
-                                "  lrn cost gpt --vocab 50257 --context 1024 --n-embd 768 --heads 12 --layers 12 "
-                                "--tied --json")
+    gpt = command(sub, "gpt", run_gpt, "parameters, bytes and MAC terms of a GPT",
+        "Parameter breakdown, training memory, the leading MAC terms of one "
+        "forward and their ratio when the width doubles, and the head split.",
+        "examples:\n  lrn cost gpt --vocab 4096 --context 256\n"
+        "  lrn cost gpt --vocab 50257 --context 1024 --n-embd 768 --heads 12 --layers 12 "
+        "--tied --json")
     gpt.add_argument("--vocab", type=positive_int, required=True, help="vocabulary size V")
     gpt.add_argument("--context", type=positive_int, required=True, help="context length T (position table rows)")
     gpt.add_argument("--n-embd", type=positive_int, default=256, help="model width D")
@@ -57,16 +50,10 @@ def register(subparsers) -> None:
     gpt.add_argument("--batch", type=positive_int, default=1, help="batch B for the MAC terms")
     gpt.add_argument("--length", type=positive_int,
                      help="sequence length N for the MAC terms (default: the context length)")
-    add_json(gpt)
-    gpt.set_defaults(func=run_gpt)
-
-    models = sub.add_parser("models", help="embedding tables of GPT-2, BERT, Llama-3, GPT-3",
-                            description="One V*d table of each model against the whole model, the pair of "
-                                        "input and output tables when untied, and what tying them saves; each "
-                                        "model's depth and width / depth (GPT-2's four sizes, small to XL).",
-                            epilog="examples:\n  lrn cost models\n  lrn cost models --json")
-    add_json(models)
-    models.set_defaults(func=run_models)
+    command(sub, "models", run_models, "embedding tables of GPT-2, BERT, Llama-3, GPT-3",
+        "One V*d table of each model against the whole model, the pair of input and output tables when untied, "
+        "and what tying them saves; each model's depth and width / depth (GPT-2's four sizes, small to XL).",
+        "examples:\n  lrn cost models\n  lrn cost models --json")
 
 
 def run_mlp(args: argparse.Namespace) -> None:

@@ -8,24 +8,20 @@ from pathlib import Path
 
 import lrngpt.api as api
 from lrngpt.api.frontend import DEMO_STEPS
-from lrngpt.cli.common import add_json, add_out, add_set, emit
+from lrngpt.cli.common import add_out, add_set, command, emit
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "demo", help="train the book chapter's MLP LM on the stories corpus and show what it learned",
-        description="Generates the stories corpus (5 MB), trains a 4096-token BPE and the book chapter's MLP "
-                    "language model at d=64 (the mlp-cpu preset cut to fewer steps), then prints validation bits "
-                    "per byte before and after training, a few samples and the nearest neighbours of ' Lily'. "
-                    "About 4 minutes on a quiet 2-core machine (an AMD EPYC, Zen 1, nothing else running), "
-                    "longer on a laptop that other programs share. It replaces only its own earlier run.",
-        epilog="examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
+    p = command(
+        sub, "demo", cmd_demo, "train the book chapter's MLP LM on the stories corpus and show what it learned",
+        "Generates the stories corpus, trains a 4096-token BPE and the book chapter's MLP language model at d=64 "
+        "(mlp-cpu, fewer steps), then prints validation bits per byte before and after, samples and the nearest "
+        "neighbours of ' Lily'. About 4 minutes on a quiet 2-core machine. It replaces only its own earlier run.",
+        "examples:\n  lrn demo\n  lrn demo --out runs/demo2 --steps 400 --json")
     add_out(p, "the run directory to write (an earlier demo run there is replaced; anything else is refused)",
             metavar="RUN_DIR", required=False, default="runs/demo")
     p.add_argument("--steps", type=int, default=DEMO_STEPS, help="training steps of the MLP")
     add_set(p, "a config value of the mlp-cpu preset")
-    add_json(p)
-    p.set_defaults(func=cmd_demo)
 
 
 def cmd_demo(args) -> None:
@@ -34,16 +30,9 @@ def cmd_demo(args) -> None:
         f"MLP language model, d=64, {r['params']['total']:,} parameters, {r['steps']} steps in {r['seconds']:.0f}s",
         f"validation bits per byte on the full validation split: untrained {r['val_bpb_untrained']:.4f} -> "
         f"trained {r['val_bpb']:.4f} (the training log's periodic figures are estimates on fewer tokens)",
-        "",
-        "samples:",
-        *(_sample_text(s) for s in r["samples"]),
-        "",
-        "nearest neighbours of ' Lily' (cosine): "
-        + ", ".join(f"{t!r} {c:.2f}" for t, c in r["neighbors"][" Lily"]),
-        *r["chapter"],
-        "",
-        f"run directory: {r['run_dir']}",
-        next_line(r["run_dir"]),
+        "", "samples:", *(_sample_text(s) for s in r["samples"]), "",
+        "nearest neighbours of ' Lily' (cosine): " + ", ".join(f"{t!r} {c:.2f}" for t, c in r["neighbors"][" Lily"]),
+        *r["chapter"], "", f"run directory: {r['run_dir']}", next_line(r["run_dir"]),
     ]
     emit(args, r, "\n".join(lines))
 
@@ -55,8 +44,8 @@ def _sample_text(text: str) -> str:
 
 
 def next_line(run_dir: str) -> str:
-    """What to type next, right from any folder: absolute paths, and the activate script of the
-    environment this lrn runs in (none outside a virtual environment: lrn is on the PATH there)."""
+    """What to type next, from any folder: absolute paths, and the activate script of this lrn's virtual
+    environment (none outside one: lrn is on the PATH there)."""
     run = shlex.quote(str(Path(run_dir).resolve()))
     activate = Path(sys.prefix) / "bin" / "activate"
     if sys.prefix != sys.base_prefix and activate.is_file():

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
-import math
-
 import lrngpt.api as api
-from lrngpt.cli.common import add_json, emit
+from lrngpt.cli.common import command, emit
 
 FIELDS = """fields (--json):
   lrn, python, platform, torch   versions; cuda / cudnn: the CUDA and cuDNN torch was built with (null: a CPU build)
   devices            every device torch sees: name, memory_bytes, capability (CUDA compute capability),
                      bf16 / fp16 (autocast works there), bf16_fast (bfloat16 in hardware), tf32 (TF32 matmuls)
-  cpu                vendor, name, isa (amx / avx512_bf16 / avx512 / avx2 / baseline; arm: sve / neon), flags
-                     (the named ones it has), torch_capability (the kernels torch dispatches to), bf16
-                     (native: bfloat16 instructions; emulated: none, train.dtype=bfloat16 typically slower;
-                     unknown), fp16_units (float16 arithmetic in hardware)
+  cpu                vendor, name, isa (amx / avx512_bf16 / avx512 / avx2 / baseline; arm: sve / neon), flags,
+                     torch_capability (torch's kernels), bf16 (native / emulated: typically slower / unknown),
+                     fp16_units (float16 arithmetic in hardware)
   default_device     where train.device=auto runs
   precision          what train.dtype=auto resolves to there: dtype, tf32, grad_scaler, reason
   compile            the torch.compile probe: works, seconds, c_compiler (inductor needs one on a CPU), error
@@ -25,31 +21,17 @@ FIELDS = """fields (--json):
                      and disk_bytes (download, token_arrays, checkpoints)"""
 
 
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (v > 0 and math.isfinite(v)):  # inf, nan included: the probe's timeout is a real wait
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
-    return v
-
-
 def register(sub) -> None:
-    p = sub.add_parser(
-        "doctor", help="what this machine gives a run: devices, precision, compile, cache, full-scale cost",
-        description="Report what a run gets on this machine, training and downloading nothing: torch and CUDA "
-                    "versions, each device with its memory, capability and bfloat16 / float16 / TF32 support, what "
-                    "train.dtype=auto picks, the CPU's ISA level and whether bfloat16 is native or emulated on it, whether torch.compile works here (a tiny probe in a child process), "
-                    "the threads, the cache directory and its free disk, and the estimated time and disk of "
-                    "`lrn sweep embed-dim --scale full` here.",
-        epilog=FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
+    p = command(
+        sub, "doctor", cmd_doctor, "what this machine gives a run: devices, precision, compile, cache, full-scale cost",
+        "Report what a run gets on this machine, training and downloading nothing: versions, devices and their "
+        "precision, the CPU, whether torch.compile works here (a tiny probe in a child process), threads, cache "
+        "and the estimated time and disk of `lrn sweep embed-dim --scale full` here.",
+        FIELDS + "\n\nexamples:\n  lrn doctor\n  lrn doctor --json --no-probe     # seconds: no compile probe")
     p.add_argument("--no-probe", action="store_true",
                    help="skip the torch.compile probe (on a CPU it compiles C++ and can take a minute)")
-    p.add_argument("--probe-timeout", type=_seconds, default=120.0, metavar="SECONDS",
+    p.add_argument("--probe-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="give up on the torch.compile probe after this long (it is then reported as failing)")
-    add_json(p)
-    p.set_defaults(func=cmd_doctor)
 
 
 def cmd_doctor(args) -> None:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import lrngpt.api as api
 from lrngpt.api.frontend import CHECKPOINT_LABELS, EXPORT_FORMATS, MAPS, PRECISIONS
-from lrngpt.cli.common import Parser, add_checkpoint, add_json, add_out, emit, positive_int
+from lrngpt.cli.common import add_checkpoint, add_out, command, emit, group, positive_int
 
 EXPLORE_EPILOG = """\
-Page size: 4 bytes per token and width with --precision float32 (2 with float16, 1 with int8
-plus a scale per row), times 4/3 for base64. The demo run (4,096 tokens, d=64, trained and
-untrained): 3.0 MB. The book chapter's width sweep, 4,096 tokens x widths 4..512 (1,020 numbers per
-token): 22.6 MB with float32, 11.5 MB with float16, 6.1 MB with int8. float32 is the default
-because its neighbour lists equal `lrn embed neighbors`: on the demo run int8 reorders 53% of
-the top-10 lists and float16 2.8%.
+Page size: 4 bytes per token and width with float32 (2 float16, 1 int8), x 4/3 for base64: the demo
+run 3.0 MB, the book chapter's width sweep 22.6 MB (int8 6.1 MB). float32 is the default because its
+neighbour lists equal `lrn embed neighbors` (on the demo run int8 reorders 53% of the top-10 lists).
 
 examples:
   lrn embed explore runs/demo --out demo.html                # trained vs untrained
@@ -20,42 +17,24 @@ examples:
   lrn embed explore runs/a runs/b --out ab.html --top 2000   # several runs, 2,000 tokens each
   lrn embed explore runs/bible --categories words.json --out bible.html   # your text, your word categories"""
 
-
 CATEGORIES_HELP = ('word categories: a JSON object {"category": ["word", ...]} or TSV lines category<TAB>word; '
                    "a word is looked up after a space (' word'). Default: the stories categories, for a stories run "
                    "only")
 
 PURITY_EPILOG = """\
-A category word's k nearest neighbours among all category words, by cosine: the share in its own
-category, for the chosen weights and for the untrained table (ckpt_init.pt), beside the chance
-level of a random table. Words the BPE splits into several tokens are listed and not scored; a
-category with fewer than 2 single-token words is dropped with a note.
-
+Words the BPE splits are listed, not scored; a category with fewer than 2 one-token words is dropped.
 A categories file, JSON:            or TSV (category<TAB>word a line):
   {"month": ["January", "March"],     month   January
-   "war": ["army", "navy"]}           month   March
-                                      war     army
+   "war": ["army", "navy"]}           war     army
 
 examples:
   lrn embed purity runs/mlp64                              # a stories run: its generator's categories
   lrn embed purity runs/sotu --categories words.json       # any corpus: categories you write
   lrn embed purity runs/sotu --categories words.tsv --checkpoint best"""
 
-AXES_EPILOG = """\
-Three figures, so the trained one has a reference: the chosen table, the untrained table of the
-same run (ckpt_init.pt) and a random Gaussian table of the same shape (torch.randn, seed 0).
-
-examples:
-  lrn embed axes runs/mlp64
-  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json"""
-
-
 UNDERTRAINED_EPILOG = """\
-Without tying, a never-read token's row gets no gradient and stays where it started (moved 0,
-weight decay's shrinking factored out); with tying the softmax moves it anyway, as the
-lecture on embedding tables says: "under-trained but not necessarily untouched". The indicator
-(1 - cosine of the unembedding row, first principal component removed, to the mean of the
-single-byte tokens no UTF-8 text holds) is graded against the read counts on a trained run.
+Without tying, a never-read token's row gets no gradient and stays where it started; with tying the
+softmax moves it anyway: "under-trained but not necessarily untouched" (the lecture on embedding tables).
 
 examples:
   lrn embed undertrained runs/demo
@@ -65,100 +44,57 @@ examples:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("embed", help="dissect a run's embedding table",
-                       description="The learned token table of a run: nearest neighbours, used axes, category "
-                                   "purity; export for TensorBoard's projector; an interactive explorer page.",
-                       epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
-                              "  lrn embed explore runs/demo --out demo.html")
-    cmds = p.add_subparsers(dest="embed_command", metavar="COMMAND", required=True, parser_class=Parser)
-    _add_neighbors(cmds)
-    _add_axes(cmds)
-    _add_purity(cmds)
-    _add_undertrained(cmds)
-    _add_export(cmds)
-    _add_explore(cmds)
-
-
-def _add_neighbors(cmds) -> None:
-    """`lrn embed neighbors`: nearest tokens by cosine."""
-    n = cmds.add_parser(
-        "neighbors", help="nearest tokens by cosine",
-        description="The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
-                    "word the BPE splits into several tokens is looked up by the mean of their rows.",
-        epilog="examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
-               "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
+    cmds = group(sub, "embed", "dissect a run's embedding table",
+        "The learned token table of a run: nearest neighbours, used axes, category "
+        "purity; export for TensorBoard's projector; an interactive explorer page.",
+        "examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+        "  lrn embed explore runs/demo --out demo.html")
+    n = command(cmds, "neighbors", cmd_neighbors, "nearest tokens by cosine",
+        "The k tokens whose rows of the embedding table are closest by cosine to a token's row. A "
+        "word the BPE splits into several tokens is looked up by the mean of their rows.",
+        "examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
+        "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
     n.add_argument("run_dir", help="a run directory (lrn train --out)")
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
     n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
     add_checkpoint(n)
     n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
-    add_json(n)
-    n.set_defaults(func=cmd_neighbors)
-
-
-def _add_axes(cmds) -> None:
-    """`lrn embed axes`: the used axes of the table."""
-    a = cmds.add_parser(
-        "axes", help="singular directions holding a share of the table's energy",
-        description="Used axes: how many singular directions of the embedding table hold the given share of its "
-                    "energy (the sum of squared singular values). A table that uses few of its d axes could "
-                    "have been narrower.",
-        epilog=AXES_EPILOG)
+    a = command(cmds, "axes", cmd_axes, "singular directions holding a share of the table's energy",
+        "Used axes: how many singular directions of the embedding table hold the given share of its energy (the "
+        "sum of squared singular values), beside the untrained table's (ckpt_init.pt) and a random Gaussian "
+        "table's of the same shape. A table that uses few of its d axes could have been narrower.",
+        "examples:\n  lrn embed axes runs/mlp64\n  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json")
     a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
     add_checkpoint(a)
     a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
-    add_json(a)
-    a.set_defaults(func=cmd_axes)
-
-
-def _add_purity(cmds) -> None:
-    """`lrn embed purity`: category words' neighbours in their own category."""
-    q = cmds.add_parser(
-        "purity", help="share of category words' neighbours in their own category",
-        description="For each category word that is one token (the stories corpus's categories, or your own "
-                    "with --categories), the share of its k nearest category tokens in its own category; for "
-                    "the chosen weights, the untrained table and chance level.",
-        epilog=PURITY_EPILOG)
+    q = command(cmds, "purity", cmd_purity, "share of category words' neighbours in their own category",
+        "For each category word that is one token (the stories corpus's categories, or your own "
+        "with --categories), the share of its k nearest category tokens in its own category; for "
+        "the chosen weights, the untrained table and chance level.",
+        PURITY_EPILOG)
     q.add_argument("run_dir", help="a run directory (lrn train --out)")
     q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
     add_checkpoint(q)
-    add_json(q)
-    q.set_defaults(func=cmd_purity)
-
-
-def _add_undertrained(cmds) -> None:
-    """`lrn embed undertrained`: read counts, row moves, the under-trained tokens."""
-    u = cmds.add_parser(
-        "undertrained", help="how often each token was read, how far its row moved, the under-trained ones",
-        description="Per token: how often the run read it as input and as target (exact: the run's batches "
-                    "replayed from its seed), how far its row moved from ckpt_init.pt, and its norm; the tokens "
-                    "read fewer times than the row has numbers (input reads < d) are under-trained. For an "
-                    "import or a Hugging Face GPT-2 directory (no training record): Land & Bartolo's indicator "
-                    "ranks glitch-token candidates instead.",
-        epilog=UNDERTRAINED_EPILOG)
+    u = command(cmds, "undertrained", cmd_undertrained, "how often each token was read, how far its row moved, the under-trained ones",
+        "Per token: how often the run read it (its batches replayed from its seed), how far its row moved from "
+        "ckpt_init.pt, and its norm; tokens with input reads < d are under-trained. For an import or a Hugging "
+        "Face GPT-2 directory: Land & Bartolo's indicator ranks glitch-token candidates instead.",
+        UNDERTRAINED_EPILOG)
     u.add_argument("run_dir", metavar="RUN",
                    help="a run directory (lrn train --out, lrn import-gpt2 --out) or a local Hugging Face GPT-2 "
                         "directory")
     u.add_argument("--top", type=positive_int, default=20, metavar="N", help="how many tokens to list")
     add_checkpoint(u)
-    add_json(u)
-    u.set_defaults(func=cmd_undertrained)
-
-
-def _add_export(cmds) -> None:
-    """`lrn embed export`: the table as TSV or for TensorBoard's projector."""
-    e = cmds.add_parser(
-        "export", help="write the table as TSV, or for TensorBoard's projector",
-        description="Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text "
-                    "with its bytes escaped, id, frequency in the training split, category). --format projector "
-                    "adds the step-0 table and projector_config.pbtxt, so `tensorboard --logdir DIR` shows both "
-                    "tables under PROJECTOR.",
-        epilog="examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
-               "  tensorboard --logdir runs/demo/projector\n"
-               "  lrn embed export runs/demo --out demo-tsv --top 1000")
+    e = command(cmds, "export", cmd_export, "write the table as TSV, or for TensorBoard's projector",
+        "Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text with its bytes "
+        "escaped, id, frequency in the training split, category). --format projector adds the step-0 table and "
+        "projector_config.pbtxt, so `tensorboard --logdir DIR` shows both tables under PROJECTOR.",
+        "examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
+        "  tensorboard --logdir runs/demo/projector\n"
+        "  lrn embed export runs/demo --out demo-tsv --top 1000")
     e.add_argument("run_dir", help="a run directory (lrn train --out)")
     add_out(e, "directory to write (created if missing); an earlier export nobody changed is replaced, a "
                "directory holding anything else never is")
@@ -167,19 +103,11 @@ def _add_export(cmds) -> None:
     e.add_argument("--top", type=positive_int, metavar="N",
                    help="only the N tokens most frequent in the training split (default: every row)")
     add_checkpoint(e)
-    add_json(e)
-    e.set_defaults(func=cmd_export)
-
-
-def _add_explore(cmds) -> None:
-    """`lrn embed explore`: the interactive page."""
-    x = cmds.add_parser(
-        "explore", help="an interactive page: map, neighbour search, widths or trained vs untrained",
-        description="Write one self-contained HTML page (no network, works from file://) with a 2-D map of the "
-                    "most frequent tokens coloured by category, a search box whose neighbour lists equal "
-                    "`lrn embed neighbors`, and for a run its trained and untrained tables side by side, for a "
-                    "sweep directory a stepper through its widths with used axes, purity and val bpb.",
-        epilog=EXPLORE_EPILOG)
+    x = command(cmds, "explore", cmd_explore, "an interactive page: map, neighbour search, widths or trained vs untrained",
+        "Write one self-contained HTML page (works from file://): a 2-D map of the most frequent tokens, a "
+        "neighbour search equal to `lrn embed neighbors`, a run's trained and untrained tables side by side, "
+        "or a stepper through a sweep's widths.",
+        EXPLORE_EPILOG)
     x.add_argument("sources", nargs="+", metavar="RUN",
                    help="run directories (lrn train --out) or sweep directories (lrn sweep --out)")
     add_out(x, "the HTML file to write; an earlier explorer page is replaced, any other file never", metavar="FILE")
@@ -194,8 +122,6 @@ def _add_explore(cmds) -> None:
     x.add_argument("--categories", metavar="FILE",
                    help=CATEGORIES_HELP.replace("Default: ", "They colour the map and give each table its purity. "
                                                 "Default: ", 1))
-    add_json(x)
-    x.set_defaults(func=cmd_explore)
 
 
 

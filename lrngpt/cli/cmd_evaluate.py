@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, add_json, emit, positive_int
+from lrngpt.cli.common import add_checkpoint, add_corpus, add_device, command, emit, positive_int
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "eval", help="bits per byte of a trained run",
-        description="Validation bits per byte over the full validation split, training bpb over "
-                    "train.train_eval_tokens tokens spread over the training split, their gap (val - train: "
-                    "positive means the model fits its training text better than new text) and the passes the "
-                    "run made over its training text. Bits per byte do not depend on the tokenizer, so runs with "
-                    "different vocabularies compare.",
-        epilog="examples:\n  lrn eval runs/mlp64 --json\n"
-               "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
-               "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
-               "  lrn eval runs/mlp64 --by-reads   # train bpb of the targets read vs never read in training\n"
-               "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
+    p = command(
+        sub, "eval", cmd_eval, "bits per byte of a trained run",
+        "Validation bits per byte over the full validation split, training bpb over train.train_eval_tokens "
+        "tokens, their gap (val - train) and the passes the run made over its training text. Bits per byte do "
+        "not depend on the tokenizer, so runs with different vocabularies compare.",
+        "examples:\n  lrn eval runs/mlp64 --json\n"
+        "  lrn eval runs/mlp64 --checkpoint init --split val     # the untrained weights\n"
+        "  lrn eval runs/mlp64 --context full --split val        # every target with its true history\n"
+        "  lrn eval runs/mlp64 --by-reads   # train bpb of the targets read vs never read in training\n"
+        "  lrn eval runs/mlp64 --corpus text:other.txt --split val")
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--split", choices=["val", "train"], default=None,
                    help="only this split (default: both, and their gap)")
@@ -30,17 +28,13 @@ def register(sub) -> None:
                         "(default: the run's train.train_eval_tokens)")
     add_checkpoint(p)
     p.add_argument("--context", choices=["window", "full"], default="window",
-                   help="window: each seq_len window starts fresh, as in training, the sweep tables and the "
-                        "book chapter's numbers (the MLP pads the first block_size-1 contexts of a window); "
-                        "full: every target gets its true preceding tokens (the GPT: windows overlapping by "
-                        "half, scoring only their second half)")
+                   help="window: each seq_len window starts fresh, as in training and the book chapter's numbers; "
+                        "full: every target gets its true preceding tokens (the GPT: windows overlapping by half)")
     p.add_argument("--by-reads", action="store_true",
                    help="split the train bpb into the targets training read at least once and those it never "
                         "read (the run's batches replayed from its seed): memorising vs. a different text")
     add_corpus(p, help="evaluate on another corpus, encoded with the run's tokenizer (default: the run's own)")
     add_device(p)
-    add_json(p)
-    p.set_defaults(func=cmd_eval)
 
 
 def cmd_eval(args) -> None:

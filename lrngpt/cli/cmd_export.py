@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_checkpoint, add_force, add_json, add_out, emit
+from lrngpt.cli.common import add_checkpoint, add_force, add_out, command, emit
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "export", help="export a GPT run as a Hugging Face GPT-2 directory (transformers, model hubs)",
-        description="Write a GPT run as a Hugging Face GPT-2 directory (config.json, model.safetensors, "
-                    "tokenizer.json, vocab.json + merges.txt, tokenizer_config.json, generation_config.json, "
-                    "README.md) that transformers' AutoModelForCausalLM and AutoTokenizer load with no "
-                    "custom code, and `lrn import-gpt2` reads back. Only pre-norm GPTs with a GELU or ReLU "
-                    "FFN are GPT-2; other runs are refused, naming the option.",
-        epilog="examples:\n  lrn export runs/gpt-cpu --format hf --out exports/gpt-cpu\n"
-               "  lrn export runs/gpt-cpu --out exports/gpt-cpu-best --checkpoint best --json")
+    p = command(
+        sub, "export", cmd_export, "export a GPT run as a Hugging Face GPT-2 directory (transformers, model hubs)",
+        "Write a GPT run as a Hugging Face GPT-2 directory (config.json, model.safetensors, tokenizers, README.md) "
+        "that transformers loads with no custom code and `lrn import-gpt2` reads back. Only pre-norm GPTs with a "
+        "GELU or ReLU FFN are GPT-2; other runs are refused, naming the option.",
+        "examples:\n  lrn export runs/gpt-cpu --format hf --out exports/gpt-cpu\n"
+        "  lrn export runs/gpt-cpu --out exports/gpt-cpu-best --checkpoint best --json")
     p.add_argument("run_dir", help="the run directory to export (a GPT run)")
     p.add_argument("--format", choices=["hf"], default="hf",
                    help="hf: a Hugging Face transformers GPT-2 directory, the only format so far")
@@ -23,11 +21,8 @@ def register(sub) -> None:
     add_checkpoint(p, ("last", "best"), what="which weights to export")
     add_force(p, "an earlier export in --out that nobody changed; it is swapped for the new one whole")
     p.add_argument("--license", metavar="ID",
-                   help="the licence on the model card, a Hub licence id (mit, apache-2.0, cc-by-4.0, ...); "
-                        "default: the corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, "
-                        "stories mit), else unknown")
-    add_json(p)
-    p.set_defaults(func=cmd_export)
+                   help="the licence on the model card, a Hub licence id (mit, apache-2.0, ...); default: the "
+                        "corpus's when lrn knows it (tinystories cdla-sharing-1.0, nsmc cc0-1.0, stories mit)")
 
 
 def cmd_export(args) -> None:

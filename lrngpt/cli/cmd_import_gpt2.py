@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_force, add_json, add_out, emit
+from lrngpt.cli.common import add_force, add_out, command, emit
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "import-gpt2", help="import a local Hugging Face GPT-2 directory as a run",
-        description="Read a local Hugging Face GPT-2 directory (config.json; model.safetensors or "
-                    "pytorch_model.bin; tokenizer.json or vocab.json + merges.txt) and write an lrn run "
-                    "directory that lrn eval, sample and embed accept. Nothing is downloaded.",
-        epilog="examples:\n  lrn import-gpt2 path/to/hf-gpt2 --out runs/gpt2\n"
-               "  lrn import-gpt2 exports/gpt-cpu --out runs/gpt-cpu-back --force --json")
+    p = command(
+        sub, "import-gpt2", cmd_import_gpt2, "import a local Hugging Face GPT-2 directory as a run",
+        "Read a local Hugging Face GPT-2 directory (config.json; model.safetensors or "
+        "pytorch_model.bin; tokenizer.json or vocab.json + merges.txt) and write an lrn run "
+        "directory that lrn eval, sample and embed accept. Nothing is downloaded.",
+        "examples:\n  lrn import-gpt2 path/to/hf-gpt2 --out runs/gpt2\n"
+        "  lrn import-gpt2 exports/gpt-cpu --out runs/gpt-cpu-back --force --json")
     p.add_argument("hf_dir", help="the Hugging Face model directory (config.json, weights, tokenizer)")
     add_out(p, "the run directory to write", metavar="RUN_DIR")
     add_force(p, "an lrn run already in --out (only its own files go)")
-    add_json(p)
-    p.set_defaults(func=cmd_import_gpt2)
 
 
 def cmd_import_gpt2(args) -> None:

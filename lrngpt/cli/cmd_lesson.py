@@ -1,123 +1,70 @@
-"""`lrn lesson`: the lessons of the lecture on embedding tables (and the book chapter's softmax
-bottleneck), run on real torch modules."""
+"""`lrn lesson`: the lessons of the lecture on embedding tables, run on real torch modules."""
 
 from __future__ import annotations
 
 import argparse
 
 import lrngpt.api as api
-from lrngpt.cli.common import Parser, add_json, emit, float_list, positive_int, seed
+from lrngpt.cli.common import add_force, command, emit, float_list, group, positive_int, seed
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "lesson", help="runnable checks of the embedding lessons",
-        description="The claims of the lecture on embedding tables, checked on real torch modules: a lookup is "
-                    "a one-hot product, repeated ids sum their gradients, which rows an optimizer step can "
-                    "change, that ids are only names, and superposition (more features than dimensions); and the "
-                    "book chapter's softmax bottleneck (Yang et al. 2017, \"Breaking the Softmax Bottleneck\").",
-        epilog="examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
-               "  lrn lesson superposition --out superposition.png")
-    sub = p.add_subparsers(dest="lesson_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
-    _add_lookup(sub)
-    _add_lookup_grad(sub)
-    _add_tying(sub)
-    _add_softmax_bottleneck(sub)
-    _add_renumber(sub)
-    _add_superposition(sub)
-
-
-def _add_lookup(sub) -> None:
-    """`lrn lesson lookup`: lookup equals one-hot times E."""
-    lk = sub.add_parser("lookup", help="lookup equals one-hot times E; token + position shapes",
-                        description="Looks up random (B,T) ids with nn.Embedding and with one_hot(ids) @ E, "
-                                    "compares them, and adds the position table as InputEmbedding does.",
-                        epilog="examples:\n  lrn lesson lookup\n  lrn lesson lookup --batch 1 --length 8 --json")
+    sub = group(
+        subparsers, "lesson", "runnable checks of the embedding lessons",
+        "The claims of the lecture on embedding tables, checked on real torch modules: a lookup is a one-hot "
+        "product, repeated ids sum their gradients, which rows an optimizer step can change, ids are only names, "
+        "superposition; and the book chapter's softmax bottleneck (Yang et al. 2017).",
+        "examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
+        "  lrn lesson superposition --out superposition.png")
+    lk = command(sub, "lookup", run_lookup, "lookup equals one-hot times E; token + position shapes",
+                 "Looks up random (B,T) ids with nn.Embedding and with one_hot(ids) @ E, compares them, and adds "
+                 "the position table as InputEmbedding does.",
+                 "examples:\n  lrn lesson lookup\n  lrn lesson lookup --batch 1 --length 8 --json")
     lk.add_argument("--batch", type=positive_int, default=2, help="batch size B of the ids")
     lk.add_argument("--length", type=positive_int, default=4, help="sequence length T of the ids")
     lk.add_argument("--n-embd", type=positive_int, default=256, help="table width D")
     lk.add_argument("--vocab", type=positive_int, default=300, help="table rows V")
     lk.add_argument("--seed", type=seed, default=0, help="random seed of the table and the ids")
-    add_json(lk)
-    lk.set_defaults(func=run_lookup)
-
-
-def _add_lookup_grad(sub) -> None:
-    """`lrn lesson lookup-grad`: repeated ids sum their gradients."""
-    lg = sub.add_parser("lookup-grad", help="repeated ids sum their gradients",
-                        description="The hand example of the seed project's notes (ids [2,0,2]) through "
-                                    "nn.Embedding's backward, next to the hand computation: row 2 gets the sum "
-                                    "of both upstream gradients.",
-                        epilog="examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")
-    add_json(lg)
-    lg.set_defaults(func=run_lookup_grad)
-
-
-def _add_tying(sub) -> None:
-    """`lrn lesson tying`: rows no input looked up can still change."""
-    ty = sub.add_parser("tying", help="rows no input looked up can still change",
-                        description="One optimizer step on a batch that looks up only some rows of a tiny "
-                                    "model's table: which unused rows change under plain SGD, a tied LM head, "
-                                    "AdamW weight decay, and SGD momentum.",
-                        epilog="examples:\n  lrn lesson tying\n  lrn lesson tying --vocab 32 --used 4 --json")
+    command(sub, "lookup-grad", run_lookup_grad, "repeated ids sum their gradients",
+            "Ids [2,0,2] through nn.Embedding's backward, next to the hand computation: row 2 gets the sum of "
+            "both upstream gradients.", "examples:\n  lrn lesson lookup-grad\n  lrn lesson lookup-grad --json")
+    ty = command(sub, "tying", run_tying, "rows no input looked up can still change",
+                 "One optimizer step on a batch that looks up only some rows of a tiny model's table: which unused "
+                 "rows change under plain SGD, a tied LM head, AdamW weight decay, and SGD momentum.",
+                 "examples:\n  lrn lesson tying\n  lrn lesson tying --vocab 32 --used 4 --json")
     ty.add_argument("--vocab", type=positive_int, default=16, help="table rows V")
     ty.add_argument("--n-embd", type=positive_int, default=8, help="table width d")
     ty.add_argument("--used", type=positive_int, default=6, help="the batch draws ids from rows 0..used-1")
     ty.add_argument("--seed", type=seed, default=0, help="random seed of the model and the batch")
-    add_json(ty)
-    ty.set_defaults(func=run_tying)
-
-
-def _add_softmax_bottleneck(sub) -> None:
-    """`lrn lesson softmax-bottleneck`: the rank of the log-probabilities."""
-    sb = sub.add_parser(
-        "softmax-bottleneck", help="log-probabilities over many contexts have rank <= width + 1 (+1 with a bias)",
-        description="Collects the vector entering the output layer (h), the logits and the log-probabilities for "
-                    "many contexts, in float64, and measures their numerical rank. The log-probabilities of N "
-                    "contexts x V tokens are h W^T + b - normaliser: rank at most width + 1, plus 1 when the output "
-                    "layer has a bias (the book chapter's MLP: n_hidden + 2; the GPT: n_embd + 1): the book chapter's "
-                    "theory 3, after Yang et al. (2017, \"Breaking the Softmax Bottleneck\"). Without RUN, a "
-                    "small random MLP and GPT built in-process.",
-        epilog="examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000")
+    sb = command(sub, "softmax-bottleneck", run_softmax_bottleneck,
+                 "log-probabilities over many contexts have rank <= width + 1 (+1 with a bias)",
+                 "The numerical rank, in float64, of the vector entering the output layer (h), the logits and the "
+                 "log-probabilities over many contexts: h W^T + b - normaliser has rank at most width + 1, plus 1 "
+                 "with an output bias (the book chapter's theory 3). Without RUN, a small random MLP and GPT.",
+                 "examples:\n  lrn lesson softmax-bottleneck\n  lrn lesson softmax-bottleneck runs/demo --contexts 2000")
     sb.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: small random models)")
     sb.add_argument("--contexts", type=positive_int, metavar="N",
                     help="how many contexts (default: twice the bound, at least 256)")
     sb.add_argument("--random", action="store_true",
                     help="random token ids as contexts instead of the run's validation split (default: the split)")
     sb.add_argument("--seed", type=seed, default=0, help="random seed of the models and the contexts")
-    add_json(sb)
-    sb.set_defaults(func=run_softmax_bottleneck)
-
-
-def _add_renumber(sub) -> None:
-    """`lrn lesson renumber`: ids are names."""
-    rn = sub.add_parser(
-        "renumber", help="ids are names: permuting table rows breaks a model, relabelling ids changes nothing",
-        description="Measures bpb on the validation split three times: the model as trained; with the rows of its "
-                    "embedding table permuted (the ids now look up other tokens' rows); and relabelled, the same "
-                    "permutation applied to the table rows, the output rows and the ids of the text. Without RUN, "
-                    "a small MLP trained in-process on a 64-token Markov chain (bits per token).",
-        epilog="examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json")
+    rn = command(sub, "renumber", run_renumber,
+                 "ids are names: permuting table rows breaks a model, relabelling ids changes nothing",
+                 "Bpb on the validation split as trained; with the table's rows permuted (ids look up other "
+                 "tokens' rows); and relabelled (table rows, output rows and the text's ids permuted alike). "
+                 "Without RUN, a small MLP trained here on a 64-token Markov chain (bits per token).",
+                 "examples:\n  lrn lesson renumber\n  lrn lesson renumber runs/demo --json")
     rn.add_argument("run_dir", nargs="?", metavar="RUN", help="a run directory (default: a toy model trained here)")
     rn.add_argument("--max-tokens", type=positive_int, default=20_000, metavar="N",
                     help="validation tokens to measure on, spread over the split")
     rn.add_argument("--seed", type=seed, default=0, help="seed of the permutation")
-    add_json(rn)
-    rn.set_defaults(func=run_renumber)
-
-
-def _add_superposition(sub) -> None:
-    """`lrn lesson superposition`: the toy model of superposition."""
-    sp = sub.add_parser(
-        "superposition", help="n sparse features in d < n dimensions: the toy model of superposition",
-        description="The toy model of Elhage et al. (2022, Toy Models of Superposition): N features, each 0 with "
-                    "probability S (the sparsity) and else uniform in [0, 1], pass through d dimensions and back, "
-                    "x' = ReLU(W^T W x + b), trained on the squared error weighted by importance 0.7^i; one model per "
-                    "sparsity, trained together in seconds. Per sparsity: how many features are represented "
-                    "(||W_i|| > 0.5), their interference sum_j (W_i/||W_i|| . W_j)^2, and d / ||W||_F^2 (dimensions "
-                    "per feature).",
-        epilog="examples:\n  lrn lesson superposition\n  lrn lesson superposition --features 40 --dims 10 --json\n"
-               "  lrn lesson superposition --sparsity 0,0.9,0.999 --out superposition.png")
+    sp = command(sub, "superposition", run_superposition,
+                 "n sparse features in d < n dimensions: the toy model of superposition",
+                 "Elhage et al.'s toy model (2022): N features, each 0 with probability S (the sparsity), through d "
+                 "dimensions and back, x' = ReLU(W^T W x + b), one model per sparsity, in seconds. Per sparsity: "
+                 "the features represented (||W_i|| > 0.5), their interference and the dimensions per feature.",
+                 "examples:\n  lrn lesson superposition\n  lrn lesson superposition --features 40 --dims 10 --json\n"
+                 "  lrn lesson superposition --sparsity 0,0.9,0.999 --out superposition.png")
     sp.add_argument("--features", type=positive_int, default=20, metavar="N", help="features n (the paper's 20)")
     sp.add_argument("--dims", type=positive_int, default=5, metavar="D", help="hidden dimensions d < n (the paper's 5)")
     sp.add_argument("--sparsity", type=float_list, default=[0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999], metavar="S,...",
@@ -125,10 +72,7 @@ def _add_superposition(sub) -> None:
     sp.add_argument("--steps", type=positive_int, default=1000, help="Adam steps (lr 1e-2, batch 1024)")
     sp.add_argument("--seed", type=seed, default=0, help="random seed of the weights and the data")
     sp.add_argument("--out", metavar="PNG", help="write the figure there (W^T W and ||W_i|| per sparsity)")
-    sp.add_argument("--force", action="store_true",
-                    help="replace an earlier figure lrn wrote at --out (a file lrn did not write is never replaced)")
-    add_json(sp)
-    sp.set_defaults(func=run_superposition)
+    add_force(sp, "an earlier figure lrn wrote at --out")
 
 
 def _shape(s: list[int]) -> str:
@@ -228,8 +172,7 @@ def run_superposition(args: argparse.Namespace) -> None:
 
 
 def superposition_sentence(r: dict) -> str:
-    """The lesson's one closing sentence, from the numbers: does the densest setting keep about d
-    features and the sparsest more than d?"""
+    """The closing sentence: does the densest setting keep about d features and the sparsest more than d?"""
     d, n, rows = r["dims"], r["features"], r["sparsities"]
     dense, sparse = min(rows, key=lambda s: s["sparsity"]), max(rows, key=lambda s: s["sparsity"])
     if sparse["represented"] > d >= dense["represented"] - 1 and sparse is not dense:

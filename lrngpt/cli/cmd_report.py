@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_checkpoint, add_json, add_out, emit
+from lrngpt.cli.common import add_checkpoint, add_out, command, emit
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="a run or sweep directory (or several sweeps) as one self-contained HTML page",
-                       description="Write one HTML file that leads with the headline numbers and the figures "
-                                   "(then results, embedding neighbours, and the configuration and per-run details "
-                                   "folded), with every image inside it, so it opens offline; and beside it "
-                                   "OUT-explorer.html, the interactive embedding explorer (lrn embed explore), which "
-                                   "the report links to. Several sweep directories share one page: one set of "
-                                   "figures (the 4x-steps curve overlaid, the full-data val bpb as a grey line "
-                                   "under the small-data curves) and one table. A width study's page opens with the book "
-                                   "chapter's three findings, each judged on the sweeps given (shows, does not show "
-                                   "or cannot tell, and why): give its seed-variance and small-data sweeps too; "
-                                   "--json carries them ('findings'), read from the directories alone.",
-                       epilog="examples:\n"
-                              "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"
-                              "  lrn report runs/embed-dim runs/embed-dim-long   # both sweeps on one page\n"
-                              "  lrn report runs/small runs/full  # small-data curves over the full-data val bpb\n"
-                              '  lrn report runs/mine --token " Lily" --token " happy" --checkpoint best')
+    p = command(
+        sub, "report", cmd_report, "a run or sweep directory (or several sweeps) as one self-contained HTML page",
+        "Write one HTML file (every image inside, so it opens offline) that leads with the headline numbers and "
+        "figures, and beside it OUT-explorer.html, the embedding explorer. Several sweep directories share one "
+        "page. A width study's page opens with the book chapter's three findings, each judged on the sweeps given: "
+        "give its seed-variance and small-data sweeps too; --json carries them ('findings').",
+        "examples:\n"
+        "  lrn report runs/embed-dim        # runs/embed-dim/report.html + report-explorer.html\n"
+        "  lrn report runs/embed-dim runs/embed-dim-long   # both sweeps on one page\n"
+        "  lrn report runs/small runs/full  # small-data curves over the full-data val bpb\n"
+        '  lrn report runs/mine --token " Lily" --token " happy" --checkpoint best')
     p.add_argument("dirs", nargs="+", metavar="DIR",
                    help="a run directory (lrn train --out), or one or more sweep directories (lrn sweep --out)")
     add_out(p, "the HTML file to write; an earlier page lrn wrote is replaced, any other file never (default "
@@ -32,8 +27,6 @@ def register(sub) -> None:
                         "(repeatable; default: frequent content words, or the stories corpus's category words)")
     add_checkpoint(p, default=None, what="the weights whose neighbours are shown",
                    extra=" (default: the last, and the best beside it when they differ)")
-    add_json(p)
-    p.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> None:

@@ -5,18 +5,17 @@ from __future__ import annotations
 import sys
 
 import lrngpt.api as api
-from lrngpt.cli.common import add_checkpoint, add_device, add_json, emit, positive_int, seed
+from lrngpt.cli.common import add_checkpoint, add_device, command, emit, positive_int, seed
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sample", help="generate text from a trained run",
-                       description="Continue a prompt with the run's model: temperature, then top-k, then "
-                                   "top-p (nucleus) filtering; a fixed seed gives the same text every time. "
-                                   "--temperature 0 is greedy decoding: the most likely token at every step.",
-                       epilog='examples:\n  lrn sample runs/mlp64 --prompt "Once upon a time"\n'
-                              '  lrn sample runs/mlp64 --prompt "Lily saw a" --temperature 0.8 --top-k 40 '
-                              '--num-samples 3 --json\n'
-                              '  lrn sample runs/gpt-cpu --prompt "Once upon a time" --temperature 0   # greedy')
+    p = command(sub, "sample", cmd_sample, "generate text from a trained run",
+        "Continue a prompt with the run's model: temperature, then top-k, then top-p (nucleus) filtering; "
+        "a fixed seed gives the same text every time. --temperature 0 is greedy decoding: the most likely "
+        "token at every step.",
+        'examples:\n  lrn sample runs/mlp64 --prompt "Once upon a time"\n'
+        '  lrn sample runs/mlp64 --prompt "Lily saw a" --temperature 0.8 --top-k 40 --num-samples 3 --json\n'
+        '  lrn sample runs/gpt-cpu --prompt "Once upon a time" --temperature 0   # greedy')
     p.add_argument("run_dir", help="a run directory (lrn train --out)")
     p.add_argument("--prompt", required=True, help="the text to continue")
     p.add_argument("--max-new-tokens", type=int, default=100, help="tokens to generate at most")
@@ -30,8 +29,6 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="GPT: recompute the whole window at every token instead of using the KV cache (same tokens, slower)")
     add_checkpoint(p)
     add_device(p)
-    add_json(p)
-    p.set_defaults(func=cmd_sample)
 
 
 def cmd_sample(args) -> None:
@@ -46,9 +43,8 @@ def cmd_sample(args) -> None:
 
 
 def _printer():
-    """on_text for sample_texts: each piece printed at once, samples apart by a --- line. A reader
-    sees the text grow, and one that closes the pipe (`| head`) stops the sampling at the next token
-    (BrokenPipeError: the command line exits quietly)."""
+    """on_text: each piece printed at once, samples apart by a --- line; a reader that closes the pipe
+    (`| head`) stops the sampling at the next token (BrokenPipeError: lrn exits quietly)."""
     current = [0]
 
     def write(i: int, piece: str) -> None:

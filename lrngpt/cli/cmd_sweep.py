@@ -4,59 +4,49 @@ from __future__ import annotations
 
 import lrngpt.api as api
 from lrngpt.api.frontend import BUDGET_HELP, CLI_SCALES, QUIET_MACHINE, STUDIES
-from lrngpt.cli.common import add_corpus, add_device, add_json, add_out, add_set, emit, stderr_note
+from lrngpt.cli.common import add_corpus, add_device, add_out, add_set, command, emit, stderr_note
 
 KEYS = ("rows", "table", "figures", "scale", "sweep", "preset", "corpus", "about", "by_width", "seeds", "pending",
-        "tables", "lines", "trained", "skipped", "busy", "kept", "shard", "findings", "packing")  # of the summary, what --json prints
+        "tables", "lines", "trained", "skipped", "busy", "kept", "shard", "findings", "packing")  # what --json prints
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "sweep", help="run a grid of training runs (the embedding-width study) and tabulate it",
-        description="Train one run per point of a grid (config keys x seeds), skipping finished points and "
-                    "resuming killed ones, then write DIR/lines.txt, DIR/summary.{md,csv,json} and "
-                    f"DIR/figures/*.png; for a width study, judge the book chapter's three findings on it (the closing "
-                    "lines; 'findings' in --json). Studies of the book chapter on choosing the embedding width: "
-                    f"{', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). --scale full is "
-                    "the book chapter's protocol (on TinyStories, lrn's choice of text: a pinned revision, 2.2 GB; its "
-                    "shape, schedule and evaluation windows; a GPU job); cpu and tiny shrink length, batch and corpus, never what the study varies. In a Slurm "
-                    "job array, each task runs its own shard.",
-        epilog="examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
-               "  lrn sweep embed-dim --minutes 25 --out runs/width --dry-run     # the plan for an evening, nothing run\n"
-               "  lrn sweep embed-dim --scale full --out runs/embed-dim-full --dry-run   # the grid, nothing run\n"
-               "  lrn sweep embed-dim --scale cpu --out runs/wide --axis model.n_embd=64,1024\n"
-               "  lrn sweep embed-dim --scale cpu --out runs/mine --corpus text:my.txt   # the study on your text\n"
-               "  lrn sweep embed-dim --out runs/embed-dim --summary-only --json          # from DIR alone")
-    p.add_argument("source", metavar="STUDY_OR_FILE",
-                   help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
+    p = command(
+        sub, "sweep", cmd_sweep, "run a grid of training runs (the embedding-width study) and tabulate it",
+        "Train one run per point of a grid (config keys x seeds), skipping finished points and resuming killed "
+        "ones, then write DIR/summary.{md,csv,json} and figures; for a width study, judge the book chapter's three "
+        f"findings on it. Studies: {', '.join(STUDIES)}; or a sweep file (JSON with base, set, axes, scale). cpu and "
+        "tiny scales shrink length, batch and corpus, never what the study varies. In a Slurm job array, each task "
+        "runs its own shard.",
+        "examples:\n  lrn sweep embed-dim --scale cpu --out runs/embed-dim\n"
+        "  lrn sweep embed-dim --minutes 25 --out runs/width --dry-run     # the plan for an evening, nothing run\n"
+        "  lrn sweep embed-dim --scale full --out runs/embed-dim-full --dry-run   # the grid, nothing run\n"
+        "  lrn sweep embed-dim --scale cpu --out runs/wide --axis model.n_embd=64,1024\n"
+        "  lrn sweep embed-dim --scale cpu --out runs/mine --corpus text:my.txt   # the study on your text\n"
+        "  lrn sweep embed-dim --out runs/embed-dim --summary-only --json          # from DIR alone")
+    p.add_argument("source", metavar="STUDY_OR_FILE", help=f"a study ({', '.join(STUDIES)}) or a sweep file (.json)")
     add_out(p, "the sweep directory (shared by all shards)")
     p.add_argument("--scale", choices=CLI_SCALES,
-                   help="full: the book chapter's protocol, on TinyStories (a GPU job; refused on a machine without "
-                        f"one unless --device is given); cpu: about 30 min for embed-dim, measured on {QUIET_MACHINE}; tiny: seconds "
-                        "(default: the file's scale, else DIR's, else full with a CUDA GPU and cpu without)")
-    p.add_argument("--minutes", type=float, metavar="N",
-                   help=BUDGET_HELP)
+                   help="full: the book chapter's protocol (a GPU job); cpu: about 30 min for embed-dim on "
+                        f"{QUIET_MACHINE}; tiny: seconds (default: the file's, else DIR's, else full with a CUDA GPU)")
+    p.add_argument("--minutes", type=float, metavar="N", help=BUDGET_HELP)
     p.add_argument("--shard", metavar="I/N",
                    help="run only the points k with k mod N == I (default: in a Slurm job array, task k of "
                         "SLURM_ARRAY_TASK_COUNT, counted from SLURM_ARRAY_TASK_MIN; else 0/1, every point)")
     p.add_argument("--points-at-once", type=int, metavar="N",
                    help="train N points at a time, each in its own process with its share of the CPU threads "
-                        "(1: one after another; default: chosen from a measurement of the grid's smallest and largest "
-                        "model trained alone and packed, said in the dry run; a budget plans with it)")
+                        "(default: chosen from a measurement of the smallest and largest model, said in the dry run)")
     add_set(p, "a base config value")
     add_corpus(p, sets_config=True)
     p.add_argument("--axis", dest="axes", action="append", default=[], metavar="KEY=V1,V2",
                    help="replace or add an axis, e.g. --axis model.n_embd=8,64,512")
     add_device(p, sets_config=True)
     p.add_argument("--dry-run", action="store_true",
-                   help="list this shard's points: state, steps, passes over the training text and an estimated "
-                        "time from 3 timed training steps of each model here, the corpus and its revision; train "
-                        "and download nothing (a small local corpus is prepared to count its tokens)")
+                   help="list this shard's points: state, steps, passes and the time 3 timed steps of each model "
+                        "estimate here; train and download nothing")
     p.add_argument("--summary-only", action="store_true",
                    help="only gather the summary (and the findings) from the run directories in DIR, read from "
                         "DIR alone: the other options are not needed and not used")
-    add_json(p)
-    p.set_defaults(func=cmd_sweep)
 
 
 def cmd_sweep(args) -> None:
@@ -68,7 +58,6 @@ def cmd_sweep(args) -> None:
                     points_at_once=args.points_at_once)
         if args.dry_run:
             r = api.sweep(args.source, dry_run=True, **what)
-            emit(args, r, api.texts.sweep_dry_run_text(r))
-            return
+            return emit(args, r, api.texts.sweep_dry_run_text(r))
         doc = api.sweep(args.source, **what).result or {}
     emit(args, {k: doc[k] for k in KEYS if k in doc}, api.texts.sweep_summary_text(doc, args.out))

@@ -5,63 +5,44 @@ from __future__ import annotations
 import argparse
 
 import lrngpt.api as api
-from lrngpt.cli.common import Parser, add_json, emit, int_list, positive_int, seed
+from lrngpt.cli.common import command, emit, group, int_list, positive_int, seed
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "theory", help="width theory: random cosines, JL bound, fourth-root rule",
-        description="The calculations behind the book chapter on choosing the embedding width: how close "
-                    "random vectors of width d come to each other, how wide a table must be to keep N points' "
-                    "distances (Johnson-Lindenstrauss), the fourth-root rule of thumb, and the PIP-loss-optimal "
-                    "width of a corpus (Yin & Shen 2018), predicted before any training.",
-        epilog="examples:\n  lrn theory random-cosine --n 4096 --dims 4,8,16,64,256\n"
-               "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096\n"
-               "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
-    sub = p.add_subparsers(dest="theory_command", metavar="SUBCOMMAND", required=True, parser_class=Parser)
-
-    rc = sub.add_parser("random-cosine", help="cosines of N random vectors in d dimensions",
-                        description="For each width d: the std of the cosines of all N(N-1)/2 pairs of N "
-                                    "Gaussian vectors next to 1/sqrt(d), the maximum, and the share with "
-                                    "|cos| > 0.5. Exact over all pairs, in bounded memory.",
-                        epilog="examples:\n  lrn theory random-cosine\n"
-                               "  lrn theory random-cosine --n 1000 --dims 2,3,4 --seed 1 --json")
+    sub = group(subparsers, "theory", "width theory: random cosines, JL bound, fourth-root rule",
+        "The calculations behind the book chapter on choosing the embedding width: random cosines, the "
+        "Johnson-Lindenstrauss bound, the fourth-root rule, and the PIP-loss-optimal width of a corpus.",
+        "examples:\n  lrn theory random-cosine --n 4096 --dims 4,8,16,64,256\n"
+        "  lrn theory jl --n 4096 --eps 0.5\n  lrn theory fourth-root --n 4096\n"
+        "  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu")
+    rc = command(sub, "random-cosine", run_random_cosine, "cosines of N random vectors in d dimensions",
+        "For each width d: the std of the cosines of all N(N-1)/2 pairs of N Gaussian vectors next to "
+        "1/sqrt(d), the maximum, and the share with |cos| > 0.5. Exact over all pairs, in bounded memory.",
+        "examples:\n  lrn theory random-cosine\n"
+        "  lrn theory random-cosine --n 1000 --dims 2,3,4 --seed 1 --json")
     rc.add_argument("--n", type=int, default=4096,
                     help="number of vectors (4096 is the book chapter's vocabulary size)")
     rc.add_argument("--dims", type=int_list, default=[4, 8, 16, 64, 256], help="comma-separated widths d")
     rc.add_argument("--seed", type=seed, default=0, help="random seed of the vectors")
-    add_json(rc)
-    rc.set_defaults(func=run_random_cosine)
-
-    jl = sub.add_parser("jl", help="Johnson-Lindenstrauss width bound",
-                        description="Width k that keeps all pairwise distances of N points within 1 +- eps "
-                                    "(Dasgupta-Gupta): k >= 24 ln N / (3 eps^2 - 2 eps^3).",
-                        epilog="examples:\n  lrn theory jl --n 4096 --eps 0.5\n  lrn theory jl --n 50257 --eps 0.1 --json")
+    jl = command(sub, "jl", run_jl, "Johnson-Lindenstrauss width bound",
+        "Width k that keeps all pairwise distances of N points within 1 +- eps "
+        "(Dasgupta-Gupta): k >= 24 ln N / (3 eps^2 - 2 eps^3).",
+        "examples:\n  lrn theory jl --n 4096 --eps 0.5\n  lrn theory jl --n 50257 --eps 0.1 --json")
     jl.add_argument("--n", type=int, required=True, help="number of points (at least 2)")
     jl.add_argument("--eps", type=float, required=True,
                     help="allowed distortion, strictly between 0 and 1 (below about 1e-150 the bound "
                          "outgrows a float)")
-    add_json(jl)
-    jl.set_defaults(func=run_jl)
-
-    fr = sub.add_parser("fourth-root", help="the fourth-root rule of thumb",
-                        description="Embedding width = N ** 0.25 (TensorFlow feature columns' rule of thumb).",
-                        epilog="examples:\n  lrn theory fourth-root --n 4096\n  lrn theory fourth-root --n 50257 --json")
+    fr = command(sub, "fourth-root", run_fourth_root, "the fourth-root rule of thumb",
+        "Embedding width = N ** 0.25 (TensorFlow feature columns' rule of thumb).",
+        "examples:\n  lrn theory fourth-root --n 4096\n  lrn theory fourth-root --n 50257 --json")
     fr.add_argument("--n", type=int, required=True, help="number of categories, e.g. the vocabulary size")
-    add_json(fr)
-    fr.set_defaults(func=run_fourth_root)
-
-    pp = sub.add_parser(
-        "pip", help="the PIP-loss-optimal width of a corpus, before training (Yin & Shen 2018)",
-        description="Yin & Shen's dimensionality selection (NeurIPS 2018, On the Dimensionality of Word Embedding) "
-                    "on the training split of a prepared corpus (its tokenizer and token arrays, cached): the PMI "
-                    "matrix of the tokens within --window of each other, its spectrum, the noise estimated from two "
-                    "halves of the text (sigma = std(PMI_1 - PMI_2) / 2), the signal spectrum above 2 sigma sqrt(n), "
-                    "and the PIP loss of every width k with its bias and variance (Monte Carlo, as the authors' "
-                    "code) beside the paper's upper bound. With --sweep, the measured best width of a width sweep "
-                    "beside the prediction.",
-        epilog="examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
-               "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
+    pp = command(sub, "pip", run_pip, "the PIP-loss-optimal width of a corpus, before training (Yin & Shen 2018)",
+                 "Yin & Shen's dimensionality selection (NeurIPS 2018) on the training split of a prepared corpus: "
+                 "the PMI matrix of the tokens within --window of each other, its spectrum, the noise estimated "
+                 "from two halves of the text, and the PIP loss of every width k with its bias and variance beside "
+                 "the paper's upper bound. With --sweep, the measured best width of a width sweep beside it.",
+                 "examples:\n  lrn theory pip stories:5MB\n  lrn theory pip stories:5MB --sweep runs/embed-dim-cpu\n"
+                 "  lrn theory pip stories:5MB --top 1000 --train-tokens 102400 --json")
     pp.add_argument("corpus", metavar="CORPUS", help="a corpus spec, as data.corpus: stories:5MB, text:PATH, ...")
     pp.add_argument("--vocab-size", type=positive_int, default=4096, help="the BPE's vocabulary (the book chapter's 4096)")
     pp.add_argument("--window", type=positive_int, default=6,
@@ -72,14 +53,11 @@ def register(subparsers) -> None:
     pp.add_argument("--train-tokens", type=positive_int, metavar="N",
                     help="only the first N training tokens, as data.train_tokens (default: the whole split)")
     pp.add_argument("--top", type=positive_int, metavar="N",
-                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 most frequent "
-                         "words (default: every token that occurs); a small text leaves most pairs of rare tokens "
-                         "unseen, which pulls the noise estimate down")
+                    help="only the N most frequent tokens as rows, as the authors' code keeps text8's 10,000 (default: "
+                         "every token that occurs; a small text leaves most pairs of rare tokens unseen)")
     pp.add_argument("--seed", type=seed, default=0, help="random seed of the Monte Carlo noise")
     pp.add_argument("--sweep", metavar="DIR", help="a width sweep (lrn sweep --out DIR): its best width beside the "
                                                   "prediction")
-    add_json(pp)
-    pp.set_defaults(func=run_pip)
 
 
 def run_random_cosine(args: argparse.Namespace) -> None:

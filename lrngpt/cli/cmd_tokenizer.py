@@ -3,70 +3,52 @@
 from __future__ import annotations
 
 import lrngpt.api as api
-from lrngpt.cli.common import Parser, add_corpus, add_force, add_json, add_out, emit
+from lrngpt.cli.common import add_corpus, add_force, add_out, command, emit, group
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "tokenizer", help="train a byte-level BPE, encode and decode text, look up tokens",
-        description="Byte-level BPE tokenizers (one tokenizer.json, Hugging Face format): train one on a corpus, "
-                    "turn text into ids and back, look up what an id stands for. Every place that takes a "
-                    "tokenizer also takes a run directory, whose tokenizer it uses.",
-        epilog="examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
-               "  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
-               "  lrn tokenizer show runs/demo ' Lily'")
-    cmds = p.add_subparsers(dest="tokenizer_command", metavar="COMMAND", required=True, parser_class=Parser)
-
-    t = cmds.add_parser(
-        "train", help="train a byte-level BPE on a corpus's training split",
-        description="Train a byte-level BPE on the training split of a corpus (the same split `lrn data "
-                    "prepare` makes) and write DIR/tokenizer.json. Byte-level: every string encodes, nothing is "
-                    "unknown; <|endoftext|> is the one special token.",
-        epilog="examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
-               "  lrn tokenizer train --corpus text:my_books/ --vocab-size 8192 --out tok8k/ --json")
+    cmds = group(sub, "tokenizer", "train a byte-level BPE, encode and decode text, look up tokens",
+        "Byte-level BPE tokenizers (one tokenizer.json, Hugging Face format): train one on a corpus, "
+        "turn text into ids and back, look up what an id stands for. Every place that takes a "
+        "tokenizer also takes a run directory, whose tokenizer it uses.",
+        "examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
+        "  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
+        "  lrn tokenizer show runs/demo ' Lily'")
+    t = command(cmds, "train", cmd_train, "train a byte-level BPE on a corpus's training split",
+        "Train a byte-level BPE on the training split of a corpus (the same split `lrn data "
+        "prepare` makes) and write DIR/tokenizer.json. Byte-level: every string encodes, nothing is "
+        "unknown; <|endoftext|> is the one special token.",
+        "examples:\n  lrn tokenizer train --corpus stories:5MB --out tok/\n"
+        "  lrn tokenizer train --corpus text:my_books/ --vocab-size 8192 --out tok8k/ --json")
     add_corpus(t, required=True)
     t.add_argument("--vocab-size", type=int, default=4096,
                    help="tokens in the vocabulary: 256 bytes, <|endoftext|> and the merges")
     add_out(t, "the directory to write tokenizer.json into")
     add_force(t, "DIR/tokenizer.json when lrn wrote it")
-    add_json(t)
-    t.set_defaults(func=cmd_train)
-
-    e = cmds.add_parser(
-        "encode", help="text -> token ids",
-        description="Encode a text with a tokenizer and print its token ids. The literal text <|endoftext|> "
-                    "inside it is ordinary text, so every string round-trips through decode.",
-        epilog="examples:\n  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
-               "  lrn tokenizer encode --tokenizer runs/demo --text 'Once upon a time' --json")
+    e = command(cmds, "encode", cmd_encode, "text -> token ids",
+        "Encode a text with a tokenizer and print its token ids. The literal text <|endoftext|> "
+        "inside it is ordinary text, so every string round-trips through decode.",
+        "examples:\n  lrn tokenizer encode --tokenizer tok/ --text 'Lily saw a cat'\n"
+        "  lrn tokenizer encode --tokenizer runs/demo --text 'Once upon a time' --json")
     e.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
     e.add_argument("--text", required=True, help="the text to encode (quote it in the shell)")
-    add_json(e)
-    e.set_defaults(func=cmd_encode)
-
-    d = cmds.add_parser(
-        "decode", help="token ids -> text",
-        description="Decode comma-separated token ids back into text with a tokenizer.",
-        epilog="examples:\n  lrn tokenizer decode --tokenizer tok/ --ids 12,345,6\n"
-               "  lrn tokenizer decode --tokenizer runs/demo --ids 1191,1012 --json")
+    d = command(cmds, "decode", cmd_decode, "token ids -> text",
+        "Decode comma-separated token ids back into text with a tokenizer.",
+        "examples:\n  lrn tokenizer decode --tokenizer tok/ --ids 12,345,6\n"
+        "  lrn tokenizer decode --tokenizer runs/demo --ids 1191,1012 --json")
     d.add_argument("--tokenizer", required=True, help="a directory with tokenizer.json, or a run directory")
     d.add_argument("--ids", required=True, help="comma-separated token ids, e.g. 1,2,3")
-    add_json(d)
-    d.set_defaults(func=cmd_decode)
-
-    s = cmds.add_parser(
-        "show", help="id -> token text and bytes; text -> ids",
-        description="Look up tokens both ways: a whole number is an id and shows its token's text (bytes that are "
-                    "no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows its ids "
-                    "and tokens. Works on any run, an imported GPT-2 included.",
-        epilog="examples:\n  lrn tokenizer show runs/gpt2 15717 ' berry'      # id 15717 is ' berry'\n"
-               "  lrn tokenizer show runs/demo ' Lily' 'Lilyxyzzy' 0\n"
-               "  lrn tokenizer show runs/demo 2024 --text                # the digits as text")
+    s = command(cmds, "show", cmd_show, "id -> token text and bytes; text -> ids",
+        "Look up tokens both ways: a whole number is an id and shows its token's text (bytes that are "
+        "no whole UTF-8 character escaped as \\xNN) and bytes; anything else is text and shows its ids "
+        "and tokens. Works on any run, an imported GPT-2 included.",
+        "examples:\n  lrn tokenizer show runs/gpt2 15717 ' berry'      # id 15717 is ' berry'\n"
+        "  lrn tokenizer show runs/demo ' Lily' 'Lilyxyzzy' 0\n"
+        "  lrn tokenizer show runs/demo 2024 --text                # the digits as text")
     s.add_argument("tokenizer", metavar="RUN_OR_TOKENIZER",
                    help="a run directory, a directory with tokenizer.json, or a tokenizer.json file")
     s.add_argument("items", nargs="+", metavar="ID_OR_TEXT", help="ids (whole numbers) or texts, in any mix")
     s.add_argument("--text", action="store_true", help="read every item as text, numbers too (default: numbers are ids)")
-    add_json(s)
-    s.set_defaults(func=cmd_show)
 
 
 def cmd_train(args) -> None:

@@ -1,6 +1,5 @@
-"""Shared pieces of the command line: one-line errors, --json output, and each option that several
-commands take defined once (--out, --force, --device, --checkpoint, --corpus, --set, --json), so it
-reads and behaves the same everywhere. The choices and defaults come from lrngpt.api.frontend."""
+"""Shared pieces of the command line: the parsers (one-line errors, help with each default once), --json
+output, and each option several commands take, defined once (choices and defaults: lrngpt.api.frontend)."""
 
 from __future__ import annotations
 
@@ -24,14 +23,8 @@ from lrngpt.api.frontend import (
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """The one help formatter of `lrn`.
-
-    Descriptions and epilogs with their own line breaks (examples) are kept as written; one-line
-    descriptions wrap to the terminal. Every option's help ends with its default exactly once:
-    added here as "(default: X)" unless the help text already states it (a default that needs
-    words, like "(default: every row)"); on/off flags have none (they are off unless given), and
-    options that may be given several times say so: "(repeatable; default: none)".
-    """
+    """Texts with their own line breaks (examples) kept as written, others wrapped; every option's help
+    ends with its default once: "(default: X)" unless the text states it, none for on/off flags."""
 
     def _fill_text(self, text, width, indent):
         if "\n" in text:
@@ -63,6 +56,7 @@ class Parser(argparse.ArgumentParser):
 
     _deepest: Parser | None = None  # the (sub)command parser that parsed last: unknown options are its
     _argv: list[str] = []  # the words it parsed: a value read as an option is found there
+    takes_json = False  # a command that prints a result: --json (lrngpt.cli.main adds it)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
@@ -74,26 +68,23 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        m = re.fullmatch(r"unrecognized arguments: (.*)", message)
+        parser, m = self, re.fullmatch(r"unrecognized arguments: (.*)", message)
         if m and Parser._deepest is not None:
             parser = Parser._deepest
             message += option_hint(m[1].split(), parser, self)
-            print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
-            raise SystemExit(2)
-        message += dash_value_hint(message, Parser._argv)
-        m = re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message)
-        if m:
+        elif m := re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message):
             choices = re.findall(r"'([^']*)'", m[3])
             hint = did_you_mean(m[2], choices)
             what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
             message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        else:
+            message += dash_value_hint(message, Parser._argv)
+        print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
 def dash_value_hint(message: str, argv: list[str]) -> str:
-    """"; a value that starts with - is read as an option: write --sparsity=-0.5,0.9" when argparse
-    found no value after an option because the value began with a dash."""
+    """The fix when argparse found no value after an option because the value began with a dash."""
     m = re.fullmatch(r"argument (\S+): expected one argument", message)
     if not m:
         return ""
@@ -105,8 +96,7 @@ def dash_value_hint(message: str, argv: list[str]) -> str:
 
 
 def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:
-    """"; did you mean --temperature?" for the first mistyped option among `tokens`, from the options of
-    `parsers` (the subcommand's and lrn's own)."""
+    """"; did you mean --temperature?" for the first mistyped option among `tokens`."""
     options = list(dict.fromkeys(o for p in parsers for a in p._actions for o in a.option_strings
                                  if o.startswith("--")))
     for token in tokens:
@@ -116,8 +106,19 @@ def option_hint(tokens: list[str], *parsers: argparse.ArgumentParser) -> str:
     return ""
 
 
-def add_json(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+def command(sub, name: str, func, help: str, description: str, epilog: str, json: bool = True) -> Parser:
+    """A command's parser: its summary, description, examples and handler; --json (added last, by
+    lrngpt.cli.main) unless json=False."""
+    p = sub.add_parser(name, help=help, description=description, epilog=epilog)
+    p.set_defaults(func=func)
+    p.takes_json = json
+    return p
+
+
+def group(sub, name: str, help: str, description: str, epilog: str):
+    """A command of subcommands (`lrn embed`): the subparsers action its subcommands are added to."""
+    p = sub.add_parser(name, help=help, description=description, epilog=epilog)
+    return p.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True, parser_class=Parser)
 
 
 def said(obj: Any) -> Any:
@@ -186,8 +187,7 @@ def float_list(text: str) -> list[float]:
 
 def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
                    what: str = "which weights", extra: str = "") -> None:
-    """The one --checkpoint option: its choices are lrngpt.api.frontend.CHECKPOINTS (or a subset), each
-    explained the same way in every command."""
+    """The one --checkpoint option: CHECKPOINTS (or a subset), each explained the same way everywhere."""
     choices = tuple(choices or CHECKPOINTS)
     assert set(choices) <= set(CHECKPOINTS)
     meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
@@ -196,19 +196,16 @@ def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None =
 
 def add_out(p: argparse.ArgumentParser, what: str, metavar: str = "DIR", required: bool = True,
             default: str | None = None) -> None:
-    """The one --out option: where the command writes `what` (a directory or a file, as metavar says)."""
     p.add_argument("--out", metavar=metavar, required=required, default=default, help=what)
 
 
 def add_force(p: argparse.ArgumentParser, what: str) -> None:
-    """The one --force option; `what` says what it replaces. lrn never replaces what it did not write
-    (lrngpt/core/ownership.py), so every --force here replaces only an earlier output of lrn's."""
+    """--force replaces only an earlier output of lrn's (lrngpt/core/ownership.py); `what` names it."""
     p.add_argument("--force", action="store_true", help=f"replace {what} (never a file or directory lrn did not write)")
 
 
 def add_device(p: argparse.ArgumentParser, sets_config: bool = False) -> None:
-    """The one --device option: where this command runs torch. For a command that trains it is the
-    config's train.device, so the run records it (and its default is the config's)."""
+    """--device: where torch runs; for a command that trains, the config's train.device (recorded in the run)."""
     if sets_config:
         p.add_argument("--device", help=f"where to run: {DEVICES}; the same as --set train.device=DEV "
                                         "(default: the config's train.device)")
@@ -218,14 +215,12 @@ def add_device(p: argparse.ArgumentParser, sets_config: bool = False) -> None:
 
 def add_corpus(p: argparse.ArgumentParser, sets_config: bool = False, help: str | None = None,
                required: bool = False) -> None:
-    """The one --corpus option: a corpus string of any form lrn reads."""
     text = help or (f"the corpus, one of {CORPUS_FORMS}" + (
         "; the same as --set data.corpus=CORPUS (default: the config's data.corpus)" if sets_config else ""))
     p.add_argument("--corpus", metavar="CORPUS", required=required, help=text)
 
 
 def add_set(p: argparse.ArgumentParser, what: str = "a config value") -> None:
-    """The one --set option (repeatable KEY=VALUE config overrides)."""
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help=f"override {what}, e.g. --set model.n_embd=128 or train.compile=True (JSON, else a Python "
                         "literal, else a string); the keys: lrn config keys")

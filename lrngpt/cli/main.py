@@ -1,10 +1,9 @@
 """Entry point of `lrn`: builds the parser from the command groups and maps errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr saying what and how to fix it; a
-request too big for the memory there is counts, and so do what the machine refuses that the
-user can change: a permission, a read-only mount, the file-size limit, no temporary directory),
-1 a full disk or an unexpected failure (LRN_DEBUG=1 shows the traceback), 130 interrupted
-(Ctrl-C or SIGTERM; temporary files removed).
+Exit codes: 0 success, 2 bad input (one line saying what and how to fix it; also too big a request for
+the memory, and what the machine refuses that the user can change: a permission, a read-only mount,
+the file-size limit, no temporary directory), 1 a full disk or an unexpected failure (LRN_DEBUG=1 shows
+the traceback), 130 interrupted (Ctrl-C or SIGTERM; temporary files removed).
 """
 
 from __future__ import annotations
@@ -50,24 +49,26 @@ def build_parser() -> Parser:
     sub.required = True
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
-    _quiet_anywhere(sub)
+    _common_options(sub)
     return parser
 
 
-def _quiet_anywhere(sub) -> None:
-    """-q / -v after the command too (`lrn train -q ...`): every command takes them, and sets them
-    only when given (SUPPRESS), so `lrn -q train` keeps working."""
+def _common_options(sub) -> None:
+    """--json last on every command that prints a result; -q / -v after the command too (`lrn train -q`),
+    set only when given (SUPPRESS), so `lrn -q train` keeps working."""
     for parser in sub.choices.values():
+        if parser.takes_json:
+            parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="only warnings and errors on stderr (as lrn -q)")
         parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                             help="also print debug lines on stderr (as lrn -v)")
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
-                _quiet_anywhere(action)
+                _common_options(action)
 
 
-def _terminate(signum, frame):
+def _terminate(signum, _frame):
     # SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C, so every `finally` removes its temp files
     raise KeyboardInterrupt
 
@@ -85,58 +86,45 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         args.func(args)
-    except UserError as e:
-        print(f"lrn {args.command}: error: {e.words(cli=True)}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(f"lrn {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # `lrn ... | head`: the reader went away; not an error of ours.
+    except BrokenPipeError:  # `lrn ... | head`: the reader went away; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except DiskFull as e:
-        print(f"lrn {args.command}: error: {e.strerror}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        mapped = _environment_error(e)
-        if mapped is None:
-            return _unexpected(args, e)
-        print(f"lrn {args.command}: error: {mapped[1]}", file=sys.stderr)
-        return mapped[0]
     except Exception as e:
-        if _out_of_memory(e):  # what the user asked for does not fit: too big a batch, model or length
-            print(f"lrn {args.command}: error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller "
-                  "batch, model, length or vocabulary", file=sys.stderr)
-            return 2
-        return _unexpected(args, e)
+        mapped = _failure(e)
+        if mapped is None:
+            if os.environ.get("LRN_DEBUG"):
+                raise
+            mapped = 1, f"unexpected error: {type(e).__name__}: {_first_line(e)} (set LRN_DEBUG=1 for the traceback)"
+        print(f"lrn {args.command}: {mapped[1]}", file=sys.stderr)
+        return mapped[0]
     return 0
 
 
-def _unexpected(args, e: Exception) -> int:
-    if os.environ.get("LRN_DEBUG"):
-        raise e
-    print(f"lrn {args.command}: unexpected error: {type(e).__name__}: {_first_line(e)} "
-          "(set LRN_DEBUG=1 for the traceback)", file=sys.stderr)
-    return 1
-
-
-def _environment_error(e: OSError) -> tuple[int, str] | None:
-    """An OSError that the machine, not lrn, caused, as (exit code, line); None when it is ours."""
+def _failure(e: Exception) -> tuple[int, str] | None:
+    """The exit code and line of a failure lrn can name: bad input, a full disk, what the machine refused
+    (an OSError it did not cause), too little memory for what was asked; None for one of ours."""
+    if isinstance(e, UserError):
+        return 2, f"error: {e.words(cli=True)}"
+    if isinstance(e, DiskFull):
+        return 1, f"error: {e.strerror}"
     if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
         # tempfile found no writable place: torch and others need one as they start
         where = os.environ.get("TMPDIR")
         now = f"TMPDIR is {where!r}; " if where else ""
-        return 2, (f"no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
+        return 2, (f"error: no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
                    "writable either); set TMPDIR to a writable directory, e.g. TMPDIR=$HOME/tmp")
-    return os_error_exit(e)
-
-
-def _out_of_memory(e: Exception) -> bool:
-    # MemoryError (Python, numpy), torch.OutOfMemoryError (a GPU), torch's CPU allocator's RuntimeError;
+    if isinstance(e, OSError):
+        mapped = os_error_exit(e)
+        return None if mapped is None else (mapped[0], f"error: {mapped[1]}")
+    # MemoryError (Python, numpy), torch.OutOfMemoryError (a GPU), torch's CPU allocator's RuntimeError,
     # matched by name and text so that this module need not import torch
-    return (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
-            or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e)))
+    if (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
+            or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e))):
+        return 2, (f"error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller batch, model, length "
+                   "or vocabulary")
+    return None
 
 
 def _first_line(e: Exception) -> str:
