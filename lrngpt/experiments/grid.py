@@ -32,21 +32,6 @@ FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
 
 
-@dataclass(frozen=True)
-class SweepRequest:
-    """A sweep as asked for (by `lrn sweep` or lrngpt.sweep) before anything is resolved: everything that
-    plans or runs a sweep receives this one object."""
-    source: str
-    out: Path
-    scale: str | None = None
-    sets: tuple[str, ...] = ()
-    axes: tuple[str, ...] = ()
-    minutes: float | None = None
-    shard: tuple[int, int] = (0, 1)
-    points_at_once: int | None = None
-    passes: float | None = None
-
-
 @dataclass
 class Point:
     """One run of the grid: its axis values and its config, a RunConfig validated once."""
