@@ -13,7 +13,7 @@ def register(subparsers) -> None:
         subparsers, "lesson", "runnable checks of the embedding lessons",
         "The claims of the lecture on embedding tables, checked on real torch modules: a lookup is a one-hot "
         "product, repeated ids sum their gradients, which rows an optimizer step can change, ids are only names, "
-        "superposition; and the book chapter's softmax bottleneck (Yang et al. 2017).",
+        "superposition; and the book chapter's softmax bottleneck (Yang et al. 2017, \"Breaking the Softmax Bottleneck\").",
         "examples:\n  lrn lesson lookup\n  lrn lesson tying --json\n  lrn lesson renumber runs/demo\n"
         "  lrn lesson superposition --out superposition.png")
     lk = command(sub, "lookup", run_lookup, "lookup equals one-hot times E; token + position shapes",
