@@ -11,19 +11,17 @@ or TSV, one `category<TAB>word` a line (blank lines and lines starting with # ar
 
 A word is looked up as it reads inside running text, after a space: "Lincoln" is the token
 " Lincoln". A word that already starts with a space is taken as written. The stories corpus's
-categories (lrngpt.corpora.stories.CATEGORIES) ship as such a file, stories_categories.json next
-to the generator; it is the default only for a run trained on the stories corpus.
+categories ship as such a file, stories_categories.json, which the generator reads too; it is the
+default only for a run trained on the stories corpus.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 from lrngpt.core.fsio import read_regular
-from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError, option
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
@@ -34,20 +32,6 @@ def stories_categories() -> dict[str, list[str]]:
     """The stories corpus's categories, as shipped in lrngpt/corpora/stories_categories.json."""
     text = resources.files("lrngpt.corpora").joinpath(STORIES_FILE).read_text(encoding="utf-8")
     return parse_json(text, STORIES_FILE)
-
-
-def categories_json(categories: Mapping[str, Sequence[str]]) -> str:
-    """The JSON file text: one category a line, so a diff shows which words changed."""
-    lines = [f"  {json.dumps(name)}: {json.dumps(list(words), ensure_ascii=False)}"
-             for name, words in categories.items()]
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def write_stories_categories(path: str | Path | None = None) -> Path:
-    """Regenerate stories_categories.json from CATEGORIES (after the generator's words change)."""
-    path = Path(path) if path else Path(__file__).resolve().parent.parent / "corpora" / STORIES_FILE
-    path.write_text(categories_json(CATEGORIES), encoding="utf-8")
-    return path
 
 
 def load_categories(path: str | Path) -> dict[str, list[str]]:

@@ -1,21 +1,21 @@
 """`stories[:SIZE[:SEED]]`: the embedded corpus, a seeded generator of simple children's stories.
 
-Every story has a cast (a child, a friend, a parent, a pet, a toy, a place...) drawn from word
-CATEGORIES, an arc (lost toy, new friend, rainy day, sharing, trip, fear, birthday, ...) made of
-beats, and a few filler sentences. A slot draws uniformly from its category, so every word of a
-category appears in the same sentence frames as the others: that shared context is what lets a
-language model's embeddings cluster names with names and colours with colours, which the
-embedding analyses then check (`category_of`, meta["categories"]). The words, their inflection
-and the word pools are lrngpt.corpora.stories_words; the intro, fillers and arcs are
-lrngpt.corpora.stories_templates; this module casts, compiles and generates.
+A story is a cast (a child, a friend, a parent, a pet, a toy, a place...) drawn from word
+CATEGORIES, the intro, an arc (lost toy, new friend, rainy day, ...) and a few filler sentences.
+A slot draws uniformly from its category, so every word of a category appears in the same frames
+as the others: that shared context is what lets a model's embeddings cluster names with names,
+which the embedding analyses check (meta["categories"]). The words and templates are
+lrngpt.corpora.stories_words (read from stories.txt); this module casts, compiles and generates.
 
-The vocabulary is deliberately wide (inflected verbs, plurals, adjectives, comparatives, days,
-months...) so a byte-level BPE trained on a few MB of it reaches 4,096 tokens: BPE never merges
-across words, so the vocabulary it can reach is bounded by the distinct word forms it sees.
+An arc is paragraphs (blank-line separated) of beats (lines). A beat's alternatives are separated
+by " | " (a line starting with "| " continues the beat above); "? " makes a beat optional and "~"
+is one filler sentence. {Name}, {toy}... are story-level (the cast); {any_colour}, {a_any_animal},
+{vt_ed}, {adj_thing}... draw fresh for each sentence (a trailing digit gives a second draw).
 
-Speed is the other constraint (a 100 MB corpus must not take minutes): templates are compiled
-once into `str.format_map` strings plus the list of slots they draw fresh per sentence, and a
-story is one join. All text is ASCII, so len(text) is its UTF-8 size.
+The vocabulary is wide (inflections, plurals, comparatives...) so a byte-level BPE trained on a
+few MB reaches 4,096 tokens (BPE never merges across words). Templates are compiled once into
+`str.format_map` strings plus their fresh slots, so 100 MB takes seconds. All text is ASCII, so
+len(text) is its UTF-8 size.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ from pathlib import Path
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import check_file_target, owned_file
 from lrngpt.corpora.base import EOT, Corpus, parse_size
-from lrngpt.corpora.stories_templates import ARCS, FILLERS, INTRO
 from lrngpt.corpora.stories_words import (
+    ARCS,
     BAD,
     CATEGORIES,
     FEARS,
+    FILLERS,
     FRESH,
     GIRLS,
     GOOD,
+    INTRO,
     SOUNDS,
     plural,
     verb_forms,
