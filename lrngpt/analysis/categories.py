@@ -1,18 +1,10 @@
 """Word categories for category purity: a file the user writes, or the stories corpus's own.
 
-A categories file is either JSON, one object of lists:
-
-    {"president": ["Lincoln", "Washington", "Jefferson"], "month": ["January", "February"]}
-
-or TSV, one `category<TAB>word` a line (blank lines and lines starting with # are skipped):
-
-    president	Lincoln
-    month	January
-
-A word is looked up as it reads inside running text, after a space: "Lincoln" is the token
-" Lincoln". A word that already starts with a space is taken as written. The stories corpus's
-categories ship as such a file, stories_categories.json, which the generator reads too; it is the
-default only for a run trained on the stories corpus.
+A categories file is JSON, one object of lists ({"month": ["January", "February"], ...}), or TSV,
+one `category<TAB>word` a line (blank lines and lines starting with # skipped). A word is looked
+up as it reads after a space ("Lincoln" is the token " Lincoln") unless it starts with one. The
+stories corpus's categories ship as stories_categories.json (the generator reads it too), the
+default only for a run trained on that corpus.
 """
 
 from __future__ import annotations

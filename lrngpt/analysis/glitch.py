@@ -1,34 +1,21 @@
 """Land & Bartolo's indicator of under-trained tokens, for a model without a training record.
 
-"Fishing for Magikarp: Automatically Detecting Under-trained Tokens in Large Language Models"
-(Land & Bartolo, 2024) finds glitch-token candidates from the weights alone. A token the model
-never saw as a target still gets, at every step, the softmax's push down on its logit, which points
-the same way for every such token; so the unembedding rows of never-seen tokens end up close
-together. The indicator, for the unembedding matrix U (V x h, the output head's rows):
+"Fishing for Magikarp" (Land & Bartolo, 2024): a token never seen as a target still gets the
+softmax's push down on its logit at every step, the same way for every such token, so their
+unembedding rows end up close together. For the unembedding U (V x h):
 
-    1. take the first principal component p of U (from the centred rows) and remove it from every
-       row, U' = U - (U p) p^T: it is a direction nearly all rows share and it drowns the rest;
+    1. remove U's first principal component p (of the centred rows) from every row: U' = U - (U p) p^T;
     2. u_ref = the mean of U' over reference tokens known to be unused;
     3. indicator_i = 1 - cos(U'_i, u_ref): low = near the unused tokens = a candidate.
 
-This follows the authors' released code (magikarp/utils.py, `cosine_distance_without_first_pc`):
-the component is found on the centred rows and removed from the uncentred ones. Their code also
-computes three siblings, kept here under INDICATORS to be graded against a trained run's counts: the
-plain cosine distance, the cosine distance of the centred rows, and the L2 distance to u_ref (and, for
-an untied model, the input row's L2 norm, their default there). The first-component removal
-assumes the unused tokens are a small minority: when nearly half a vocabulary was never read (the
-lab's tiny runs), the first component is their shared drift itself, and removing it removes the
-signal; `lrn embed undertrained` shows that grading on such a run.
+As the authors' code (magikarp/utils.py) does; its three siblings are kept under INDICATORS to be
+graded against a trained run's counts. The removal assumes unused tokens are a small minority: when
+nearly half a vocabulary was never read (the lab's tiny runs), the first component is their drift
+and removing it removes the signal.
 
-The reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes that no UTF-8 text
-contains (0xC0, 0xC1 and 0xF5-0xFF), which every byte-level BPE holds and no text can produce (for
-GPT-2 the authors use ids 177-187, bytes 0xF5-0xFF), plus any table rows past the tokenizer's
-vocabulary (data.vocab_size above what the BPE learned).
-
-Simplified here: the paper's second stage, verifying each candidate by prompting the model to
-repeat it, is left out, and so are its tokenizer checks (tokens that re-encode differently). The
-candidates are the tokens under the share of lowest indicators the authors' code sends to
-verification by default (CANDIDATE_SHARE); they are candidates, not verified glitch tokens.
+Reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes no UTF-8 text holds
+(0xC0, 0xC1, 0xF5-0xFF), plus table rows past the tokenizer's vocabulary. The paper's verification
+by prompting is left out: the candidates (the CANDIDATE_SHARE lowest) are not verified glitch tokens.
 """
 
 from __future__ import annotations
