@@ -1,17 +1,12 @@
 """Hash a corpus once: fingerprints recognised by the files' stat, as git's index does.
 
-A corpus's fingerprint is a sha256 over every byte of its files (`text.fingerprint_files`);
-for a 2 GB corpus that is seconds of reading on every `lrn data prepare`, `lrn train` and sweep
-point that only needs to find its cached token arrays. `cached_fingerprint(kind, files, compute)`
-computes it once and remembers it, in this process and in `CACHE_DIR/fingerprints.json`, under
-the files' path, size, mtime_ns, ctime_ns, inode and device. A later call whose files all stat
-the same returns the remembered fingerprint without opening them; any changed stat computes it
-again. `LRN_VERIFY=1` (or `set_verify(True)`, `lrn data prepare --verify`) always re-hashes.
-
-Racy files (git's "racily clean" entries): a file whose mtime is within `RACY_NS` of the moment
-hashing began could be changed again within the filesystem's timestamp granularity without its
-stat changing, so such a fingerprint is computed but not remembered. The cache file is written
-atomically (lrngpt.core.fsio); a damaged or unwritable one is ignored (everything is hashed, as before).
+A fingerprint is a sha256 over every byte of the files (`text.fingerprint_files`): seconds for a
+2 GB corpus on every prepare, train and sweep point. `cached_fingerprint` remembers it, in this
+process and in `CACHE_DIR/fingerprints.json`, under each file's path, size, mtime_ns, ctime_ns,
+inode and device; any changed stat hashes again, and `LRN_VERIFY=1` (`set_verify(True)`,
+`lrn data prepare --verify`) always does. A file whose mtime is within `RACY_NS` of the hash's
+start could change again without its stat changing (git's "racily clean"): not remembered. A
+damaged or unwritable cache file is ignored.
 """
 
 from __future__ import annotations

@@ -134,12 +134,10 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
 
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
                     where: str = "the text") -> Iterator[str]:
-    """Split a stream of text on `sep`, also when a separator straddles two chunks.
+    """Split a stream of text on `sep`, also when a separator straddles two chunks; yields raw pieces.
 
-    Yields raw pieces (unstripped, possibly empty). The unsearched `tail` is kept no longer than
-    len(sep) - 1 characters: anything before that was already searched together with enough
-    following text to see a whole separator. A piece longer than `max_chars` is a UserError
-    naming `where` and the document, raised as soon as it is that long (memory stays bounded).
+        The unsearched tail is kept to len(sep) - 1 characters. A piece longer than `max_chars` is a
+        UserError naming `where` and the document as soon as it is that long (memory stays bounded).
     """
     done: list[str] = []  # searched pieces of the current document
     size = 0  # their characters
