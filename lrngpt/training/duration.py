@@ -1,18 +1,11 @@
 """How long a run will take, said before it starts, and a run past train.max_days refused.
 
-`--set train.steps=99999999999999` used to start training with no word of the time it would take.
-Now a run that could be long is timed first: a few training steps of its own model and batch on
-its device (lrngpt.training.timing.probe), extrapolated to its steps and evaluations. The estimate
-is logged, and a run estimated to take more than train.max_days days (default 7) is refused before
-anything is written or downloaded, with the estimate and the two ways on: fewer train.steps, or a
-higher train.max_days (0: no limit). Like a scheduler's time limit, it is a guard against a typo,
-not a stop: a run that starts is never cut short.
-
-Which runs are timed: those that would take more than TIME_ABOVE_S even on the fastest hardware
-(OPTIMISTIC_STEP_S a step at least, OPTIMISTIC_FLOPS at most); a shorter one costs little to start
-and its progress line shows its ETA. Under torchrun the processes cannot each time their own steps
-and still agree, so there only the optimistic bound refuses; a sweep checks every point against it
-before it writes anything, and each point's training then times itself.
+A run that could be long is timed first (lrngpt.training.timing.probe) and its estimate logged; one
+estimated past train.max_days (default 7; 0: no limit) is refused before anything is written or
+downloaded, naming fewer train.steps or a higher train.max_days. A guard against a typo, not a
+stop: a run that starts is never cut short. Only runs that would take more than TIME_ABOVE_S even
+on the fastest hardware (OPTIMISTIC_STEP_S, OPTIMISTIC_FLOPS) are timed. Under torchrun the
+processes cannot each time themselves and agree, so only the optimistic bound refuses there.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""The start of a training job, everything before its model: the processes, the step to stop at,
-the device and what it computes in, the duration plan, the corpus fetched, the run directory taken
-(or a resume's checkpoint checked), the data prepared. `start_job` does it in the order a refusal
-must come in: nothing is written or downloaded for a run estimated past train.max_days, and the run
-directory is taken before the data is prepared; a start that fails after taking it leaves no run
-behind (one that --force would have to replace).
+"""The start of a training job, everything before its model: processes, the step to stop at, device
+and dtype, the duration plan, the corpus fetched, the run directory taken (or a resume's checkpoint
+checked), the data prepared. `start_job` keeps the order a refusal must come in: nothing is
+written or downloaded for a run past train.max_days, and a start that fails after taking the run
+directory leaves no run behind.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""How long a run takes on this machine: a short measured probe, extrapolated (a sweep's dry run
-and budget plan, and a long `lrn train` before it starts: lrngpt.training.duration).
+"""How long a run takes on this machine: a short measured probe, extrapolated (a sweep's dry run and
+budget plan, and a long `lrn train` before it starts: lrngpt.training.duration).
 
-`probe(cfg, device)` builds the point's model on the device, takes one warm-up and PROBE_STEPS
-timed training steps (forward, backward, AdamW) on random token ids, and times as many
-forward passes for the evaluations. A probe step holds at most PROBE_TOKENS tokens (the batch is
-cut to fit), and the time per token is scaled back up to the point's batch, so a full-scale point
-is probed in seconds. `estimate_seconds` extrapolates to the point's steps and evaluations. It is
-an estimate: a busy machine, a warm cache or a bigger batch's better use of the cores change it.
-
-A probe is remembered (`cached`) in CACHE_DIR/probes.json under this machine (its CPU, core count,
-torch's threads and torch's version), the model's shape, batch and steps, so a second dry run answers
-in seconds. A remembered probe is used while it is younger than CACHE_TTL_S and 1 + the load average
-per core is within a factor LOAD_SLACK of what it was (a machine that got busier or quieter is timed
-again). A cache that is damaged or cannot be written is no cache: the probe runs.
+`probe(cfg, device)` times PROBE_STEPS training steps (after warm-up) and as many forward passes of
+the point's model on random ids, at most PROBE_TOKENS a step, scaled back to the point's batch;
+`estimate_seconds` extrapolates to its steps and evaluations (an estimate: load, caches and a
+bigger batch's better use of the cores change it). A probe is remembered in CACHE_DIR/probes.json
+under this machine (CPU, cores, threads, torch), the model's shape, batch and steps, while younger
+than CACHE_TTL_S and while 1 + the load per core stays within LOAD_SLACK of what it was; a damaged
+or unwritable cache is no cache.
 """
 
 from __future__ import annotations
