@@ -84,12 +84,9 @@ def lookup_text(word: str) -> str:
 
 
 def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict:
-    """Token ids of the categories' single-token words.
-
-    Returns {"ids": {category: [id, ...]} for categories with at least 2 such words,
-    "dropped": {category: single-token words} for the others, "split_words": words the BPE
-    cuts into several tokens (not scored), "repeated": words whose token an earlier word of
-    the file already took (a token counts once, in its first category)}.
+    """Token ids of the categories' single-token words: {"ids": {category: [id, ...]} (2 such words or
+        more), "dropped": {category: words} (fewer), "split_words": words the BPE cuts (not scored),
+        "repeated": words whose token an earlier word took (a token counts once, in its first category)}.
     """
     ids: dict[str, list[int]] = {}
     split: list[str] = []

@@ -68,12 +68,10 @@ def mlp_params(vocab: int, block: int, hidden: int, n_embd: int) -> dict:
 
 def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
                    bpb: dict[int, float] | None = None) -> dict:
-    """The chapter's parameter table, with what each step up in width adds.
+    """The chapter's parameter table, with what each step up in width adds ((V + block*H) per unit of d).
 
-    Each unit of width adds V (one embedding column) + block*H (hidden weights) parameters,
-    so doubling d adds (V + block*H) * d. With `bpb` (val bits per byte by width) each row
-    also gets the bpb saved over the previous row, that saving per million added parameters (the
-    price of the step) and the saving per doubling (a step of 4 -> 16 is two doublings).
+        With `bpb` (val bpb by width) each row also gets the bpb saved over the previous row, per million
+        added parameters and per doubling of d.
     """
     if not widths:
         raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
@@ -99,10 +97,8 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
 
 
 def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
-    """Validation bpb by width from a sweep's summary rows (what SweepDir.summary_rows reads).
-
-    Rows without both n_embd and val_bpb (an unfinished run, a row of something else) are
-    skipped, extra fields are ignored, and several rows of one width (seeds) are averaged.
+    """Validation bpb by width from a sweep's summary rows, seeds averaged; rows without both n_embd and
+        val_bpb are skipped.
     """
     found: dict[int, list[float]] = {}
     for row in rows:
@@ -211,12 +207,10 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 # ------------------------------------------------------------------------------------ reference models
 
 def reference_table() -> list[dict]:
-    """The reference table: one V*d table against the whole model, and what tying saves; each model's
-    depth and its width / depth (GPT-2's four sizes: 64 down to 33.3).
+    """One V*d table against the whole model, what tying saves, and depth and width / depth per model.
 
-    Shares of the pair and of the saving are taken of the model as it would be untied (the
-    published total, plus one more table where the real model ties), so that for Llama-3-8B
-    they read 13% and 6.5% as in the lecture.
+        Shares are of the model as if untied (one more table where it ties), so Llama-3-8B reads 13%
+        and 6.5% as in the lecture.
     """
     rows = []
     for name, d, vocab, total, tied, source, layers in REFERENCE_MODELS:

@@ -46,9 +46,8 @@ def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
 
 
 def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
-    """How many singular directions of the centred table hold `energy` of the squared singular values.
-
-    Same as the number of principal components that explain that share of the variance.
+    """How many singular directions of the centred table hold `energy` of the squared singular values
+        (the principal components that explain that share of the variance).
     """
     if not 0.0 < energy <= 1.0:
         raise UserError(f"{option('energy', energy)}: must be in (0, 1], e.g. 0.9")
@@ -63,12 +62,10 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 
 
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
-    """Share of each category word's k nearest neighbours (among all category words) in its own category.
+    """Share of each category word's k nearest neighbours (among the other category words) in its own category.
 
-    Neighbours are searched only among the category words' tokens, the word itself left out.
-    A random table scores the chance level in expectation: for a word of a category with
-    n_cat words out of N, (n_cat - 1) / (N - 1); `chance` is that averaged over the words,
-    as `overall` is the purity averaged over the words.
+        `chance` is what a random table scores in expectation, (n_cat - 1) / (N - 1) averaged over the
+        words, as `overall` averages the purity.
     """
     t = _check_table(table)
     owner: dict[int, str] = {}
@@ -149,10 +146,8 @@ RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 
 def load_table(run_dir, which: str = "last", *, untrained: bool = False):
-    """A run (lrngpt.store.rundir.LoadedRun) and its token embedding table, float32 (V, d).
-
-    which: "last" (ckpt_last.pt), "best" (ckpt_best.pt, the best periodic val bpb; the last
-    weights when the run has none) or "init" (ckpt_init.pt, step 0); untrained=True is "init".
+    """A run (LoadedRun) and its token table, float32 (V, d). which: "last", "best" (the best periodic val
+        bpb; the last weights when none) or "init" (step 0); untrained=True is "init".
     """
     run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
@@ -184,10 +179,8 @@ def has_categories(run) -> bool:
 
 
 def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
-    """The categories to score a run with, and where they come from.
-
-    categories: a file path (JSON or TSV, see lrngpt.analysis.categories), a dict, or None:
-    the stories categories for a stories run, else an error that asks for --categories FILE.
+    """The categories to score a run with, and where they come from: a file path (lrngpt.analysis.categories),
+        a dict, or None (the stories categories for a stories run, else an error asking for --categories).
     """
     if categories is None:
         if not has_categories(run):
@@ -201,10 +194,8 @@ def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
 
 
 def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
-    """Category purity of a run's table (`checkpoint`) and, when ckpt_init.pt exists, of its untrained one.
-
-    Words that the BPE splits are listed and not scored; a category with fewer than 2
-    single-token words is dropped with a note; fewer than 2 categories left is an error.
+    """Category purity of a run's table (`checkpoint`) and, with ckpt_init.pt, of its untrained one; words
+        the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped.
     """
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)

@@ -116,12 +116,12 @@ def _row(i: int, tokenizer, **cols) -> dict:
 
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
-    """Every token of a run with its reads, row movement and norm, and the under-trained ones first.
+    """Every token of a run with its reads, row movement and norm, the under-trained ones first.
 
-    `path`: a run directory (lrn train, lrn import-gpt2) or a local Hugging Face GPT-2 directory. A run
-    trained here gets exact read counts and the rule; one with no training record (an import, an HF
-    directory) gets Land & Bartolo's indicator and its candidates instead. The indicator is computed
-    for both, so on a trained run it is graded against the counts (result["indicator"]["check"])."""
+        `path`: a run directory or a local Hugging Face GPT-2 directory. A run trained here gets exact
+        read counts and the rule, graded against Land & Bartolo's indicator (result["indicator"]["check"]);
+        one with no training record gets the indicator's candidates instead.
+    """
 
     log = log or logging.info
     p = Path(path)
@@ -199,10 +199,9 @@ def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
 
 
 def rounding(steps: int) -> float:
-    """Relative distance below which a row counts as not moved: float32 rounds each step's decay
-    multiplication by at most half an ulp (2**-24 relative); independent roundings add like a random
-    walk, so sqrt(steps) of them, with a margin of 8. Learning moves a row by far more (a tied
-    never-read row: a tenth of its norm or more after a few hundred steps)."""
+    """Relative distance below which a row counts as not moved: half an ulp (2**-24) per step's decay,
+        adding like a random walk (sqrt(steps)), times a margin of 8; learning moves a row far more.
+    """
     return 8 * 2.0**-24 * (steps + 1) ** 0.5
 
 

@@ -25,11 +25,8 @@ MAX_PAIR_WORK = 10**12  # pairs x width multiply-adds: minutes on a laptop, not 
 
 
 def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHUNK) -> list[dict]:
-    """Statistics of the cosines of all n*(n-1)/2 distinct pairs of n Gaussian vectors, per width d.
-
-    One row per d: std of the cosines, 1/sqrt(d) beside it, the maximum, and the share of
-    pairs with |cos| > 0.5 (the chapter's "look related" line). The Gram matrix is never held
-    whole: `chunk` rows at a time, upper triangle only (each pair once, the diagonal left out).
+    """Per width d: std (beside 1/sqrt(d)), max and share of |cos| > 0.5 of all n(n-1)/2 pairs of n
+        Gaussian vectors; the Gram matrix is never held whole (`chunk` rows at a time, each pair once).
     """
     # torch: `lrn theory fourth-root` loads this module
     import torch

@@ -28,10 +28,8 @@ SUFFIXES = (".txt", ".txt.gz")
 
 @contextlib.contextmanager
 def open_bytes(path: Path, raw: bool = False) -> Iterator[BinaryIO]:
-    """The file's bytes, decompressed when its name ends in .gz (unless `raw`).
-
-    An error while opening or reading it is a UserError naming the file: permission denied, a
-    directory, a truncated or corrupt .gz.
+    """The file's bytes, decompressed when its name ends in .gz (unless `raw`); an error opening or
+        reading it (permission, a directory, a corrupt .gz) is a UserError naming the file.
     """
     path = Path(path)
     try:

@@ -62,11 +62,10 @@ def read_only_cache() -> Iterator[None]:
 
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
           barrier=None) -> dict:
-    """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
-    timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
-    uses the cores less well and overstates the time per token), remembered (`cached`). `barrier` (a
-    multiprocessing Barrier): each timed part starts when every probe sharing it is ready (points at
-    once), never remembered: the caller remembers the packed probe."""
+    """Seconds per training and per evaluated token of `cfg`'s model on `device`, from `steps` timed
+        steps of at most `max_tokens` tokens, remembered (`cached`). With `barrier` (packed probes) each
+        timed part starts when every probe sharing it is ready; not remembered (the caller does).
+    """
     seq_len = cfg.train.seq_len
     assert seq_len is not None  # a RunConfig resolves it
     batch = max(1, min(cfg.train.batch_size, max_tokens // seq_len))

@@ -307,16 +307,13 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
           hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    `cfg` is checked again first (`config.validated`, in start_job). A resume whose train.steps, warmup_steps, lr
-    or min_lr differ from the checkpoint's is refused (the schedule would jump) unless `extend`: then
-    it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
-    summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
-    about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
-    replaces the advice of an interrupted run (`lrn train --out DIR --resume`), `how_to_restart` that of a
-    checkpoint too damaged to resume (start again with --force); `on_metric` is called
-    with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
-    `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner); `hparams`
-    (a sweep point's swept keys and values) go to the trackers of train.logger as hyperparameters."""
+        A resume whose schedule (train.steps, warmup_steps, lr, min_lr) differs from the checkpoint's is
+        refused unless `extend`: then the new schedule runs from the checkpoint's step, recorded in
+        config.json, the checkpoints and summary.json. `warn_passes=False`: no warning about reading the
+        text many times (a sweep warns once); `how_to_continue` / `how_to_restart`: the advice of an
+        interrupted run / a checkpoint too damaged to resume; `on_metric(row)`: each metrics.jsonl row;
+        `data`: cfg.data prepared already; `hparams`: a sweep point's swept keys, for the trackers.
+    """
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
