@@ -85,9 +85,8 @@ def lookup_text(word: str) -> str:
 
 def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict:
     """Token ids of the categories' single-token words: {"ids": {category: [id, ...]} (2 such words or
-        more), "dropped": {category: words} (fewer), "split_words": words the BPE cuts (not scored),
-        "repeated": words whose token an earlier word took (a token counts once, in its first category)}.
-    """
+    more), "dropped": {category: words} (fewer), "split_words": words the BPE cuts (not scored),
+    "repeated": words whose token an earlier word took (a token counts once, in its first category)}."""
     ids: dict[str, list[int]] = {}
     split: list[str] = []
     repeated: list[str] = []

@@ -70,9 +70,8 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
                    bpb: dict[int, float] | None = None) -> dict:
     """The chapter's parameter table, with what each step up in width adds ((V + block*H) per unit of d).
 
-        With `bpb` (val bpb by width) each row also gets the bpb saved over the previous row, per million
-        added parameters and per doubling of d.
-    """
+    With `bpb` (val bpb by width) each row also gets the bpb saved over the previous row, per million
+    added parameters and per doubling of d."""
     if not widths:
         raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
     rows = [mlp_params(vocab, block, hidden, d) for d in widths]
@@ -98,8 +97,7 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
 
 def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
     """Validation bpb by width from a sweep's summary rows, seeds averaged; rows without both n_embd and
-        val_bpb are skipped.
-    """
+    val_bpb are skipped."""
     found: dict[int, list[float]] = {}
     for row in rows:
         if not isinstance(row, dict):
@@ -209,9 +207,8 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 def reference_table() -> list[dict]:
     """One V*d table against the whole model, what tying saves, and depth and width / depth per model.
 
-        Shares are of the model as if untied (one more table where it ties), so Llama-3-8B reads 13%
-        and 6.5% as in the lecture.
-    """
+    Shares are of the model as if untied (one more table where it ties), so Llama-3-8B reads 13%
+    and 6.5% as in the lecture."""
     rows = []
     for name, d, vocab, total, tied, source, layers in REFERENCE_MODELS:
         table = vocab * d

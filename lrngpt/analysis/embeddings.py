@@ -47,8 +47,7 @@ def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
 
 def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
     """How many singular directions of the centred table hold `energy` of the squared singular values
-        (the principal components that explain that share of the variance).
-    """
+    (the principal components that explain that share of the variance)."""
     if not 0.0 < energy <= 1.0:
         raise UserError(f"{option('energy', energy)}: must be in (0, 1], e.g. 0.9")
     t = _check_table(table)
@@ -64,9 +63,8 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
     """Share of each category word's k nearest neighbours (among the other category words) in its own category.
 
-        `chance` is what a random table scores in expectation, (n_cat - 1) / (N - 1) averaged over the
-        words, as `overall` averages the purity.
-    """
+    `chance` is what a random table scores in expectation, (n_cat - 1) / (N - 1) averaged over the
+    words, as `overall` averages the purity."""
     t = _check_table(table)
     owner: dict[int, str] = {}
     for name, ids in category_ids.items():
@@ -147,8 +145,7 @@ RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 def load_table(run_dir, which: str = "last", *, untrained: bool = False):
     """A run (LoadedRun) and its token table, float32 (V, d). which: "last", "best" (the best periodic val
-        bpb; the last weights when none) or "init" (step 0); untrained=True is "init".
-    """
+    bpb; the last weights when none) or "init" (step 0); untrained=True is "init"."""
     run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
 
@@ -180,8 +177,7 @@ def has_categories(run) -> bool:
 
 def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
     """The categories to score a run with, and where they come from: a file path (lrngpt.analysis.categories),
-        a dict, or None (the stories categories for a stories run, else an error asking for --categories).
-    """
+    a dict, or None (the stories categories for a stories run, else an error asking for --categories)."""
     if categories is None:
         if not has_categories(run):
             raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
@@ -195,8 +191,7 @@ def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
 
 def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
     """Category purity of a run's table (`checkpoint`) and, with ckpt_init.pt, of its untrained one; words
-        the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped.
-    """
+    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped."""
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)
     cats, source = run_categories(run, categories)

@@ -118,10 +118,9 @@ def _row(i: int, tokenizer, **cols) -> dict:
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     """Every token of a run with its reads, row movement and norm, the under-trained ones first.
 
-        `path`: a run directory or a local Hugging Face GPT-2 directory. A run trained here gets exact
-        read counts and the rule, graded against Land & Bartolo's indicator (result["indicator"]["check"]);
-        one with no training record gets the indicator's candidates instead.
-    """
+    `path`: a run directory or a local Hugging Face GPT-2 directory. A run trained here gets exact
+    read counts and the rule, graded against Land & Bartolo's indicator (result["indicator"]["check"]);
+    one with no training record gets the indicator's candidates instead."""
 
     log = log or logging.info
     p = Path(path)
@@ -200,8 +199,7 @@ def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
 
 def rounding(steps: int) -> float:
     """Relative distance below which a row counts as not moved: half an ulp (2**-24) per step's decay,
-        adding like a random walk (sqrt(steps)), times a margin of 8; learning moves a row far more.
-    """
+    adding like a random walk (sqrt(steps)), times a margin of 8; learning moves a row far more."""
     return 8 * 2.0**-24 * (steps + 1) ** 0.5
 
 

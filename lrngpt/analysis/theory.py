@@ -26,8 +26,7 @@ MAX_PAIR_WORK = 10**12  # pairs x width multiply-adds: minutes on a laptop, not 
 
 def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHUNK) -> list[dict]:
     """Per width d: std (beside 1/sqrt(d)), max and share of |cos| > 0.5 of all n(n-1)/2 pairs of n
-        Gaussian vectors; the Gram matrix is never held whole (`chunk` rows at a time, each pair once).
-    """
+    Gaussian vectors; the Gram matrix is never held whole (`chunk` rows at a time, each pair once)."""
     # torch: `lrn theory fourth-root` loads this module
     import torch
 

@@ -106,8 +106,7 @@ def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str
 def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
              progress: bool | None = None) -> Path:
     """Fetch `url` into `dest` (resuming `<dest>.part`), check size/sha256 when given, return `dest`; a
-        `dest` that matches is returned without the network. `progress` None: a bar on a terminal.
-    """
+    `dest` that matches is returned without the network. `progress` None: a bar on a terminal."""
     dest = Path(dest)
     part, bad = dest.with_name(dest.name + ".part"), dest.with_name(dest.name + ".bad")
     if dest.exists():

@@ -29,8 +29,7 @@ SUFFIXES = (".txt", ".txt.gz")
 @contextlib.contextmanager
 def open_bytes(path: Path, raw: bool = False) -> Iterator[BinaryIO]:
     """The file's bytes, decompressed when its name ends in .gz (unless `raw`); an error opening or
-        reading it (permission, a directory, a corrupt .gz) is a UserError naming the file.
-    """
+    reading it (permission, a directory, a corrupt .gz) is a UserError naming the file."""
     path = Path(path)
     try:
         with (gzip.open(path, "rb") if path.name.endswith(".gz") and not raw else open(path, "rb")) as f:
@@ -134,9 +133,8 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
                     where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also when a separator straddles two chunks; yields raw pieces.
 
-        The unsearched tail is kept to len(sep) - 1 characters. A piece longer than `max_chars` is a
-        UserError naming `where` and the document as soon as it is that long (memory stays bounded).
-    """
+    The unsearched tail is kept to len(sep) - 1 characters. A piece longer than `max_chars` is a
+    UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
     done: list[str] = []  # searched pieces of the current document
     size = 0  # their characters
     tail = ""

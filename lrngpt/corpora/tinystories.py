@@ -63,8 +63,7 @@ def _local_files(path: str) -> tuple[Path, Path]:
 
 def downloaded_files() -> tuple[Path, Path]:
     """The two files in the cache, downloaded (and checked) when missing; offline, one line names the
-    missing files, the cache directory and the ways on.
-    """
+    missing files, the cache directory and the ways on."""
     directory = cache_path()
     try:
         train, valid = (pinned_file(REPOSITORY, name, REVISION, directory, size=size, sha256=sha256,

@@ -63,9 +63,8 @@ def read_only_cache() -> Iterator[None]:
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
           barrier=None) -> dict:
     """Seconds per training and per evaluated token of `cfg`'s model on `device`, from `steps` timed
-        steps of at most `max_tokens` tokens, remembered (`cached`). With `barrier` (packed probes) each
-        timed part starts when every probe sharing it is ready; not remembered (the caller does).
-    """
+    steps of at most `max_tokens` tokens, remembered (`cached`). With `barrier` (packed probes) each
+    timed part starts when every probe sharing it is ready; not remembered (the caller does)."""
     seq_len = cfg.train.seq_len
     assert seq_len is not None  # a RunConfig resolves it
     batch = max(1, min(cfg.train.batch_size, max_tokens // seq_len))
