@@ -59,28 +59,35 @@ def _stat_key(kind: str, files: list[tuple[Path, str]]) -> tuple[str, int] | Non
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest(), newest
 
 
-def _read() -> dict:
+def read_entries(name: str) -> dict:
+    """The "entries" object of the JSON cache file `name` in cache_dir() ({} when damaged or absent)."""
     try:
-        doc = json.loads(cache_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        entries = json.loads((cache_dir() / name).read_text(encoding="utf-8"))["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
         return {}
-    entries = doc.get("entries") if isinstance(doc, dict) else None
-    return {k: v for k, v in entries.items() if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)} \
-        if isinstance(entries, dict) else {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def write_entries(name: str, entries: dict, **fields) -> None:
+    """Write the JSON cache file `name`; one that cannot be written (read-only, full) is no cache."""
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        write_json(cache_dir() / name, {"version": 1, **fields, "entries": entries})
+    except (OSError, UserError) as e:
+        logging.debug(f"{name} not written ({type(e).__name__}: {e})")
+
+
+def _read() -> dict:
+    return {k: v for k, v in read_entries(CACHE_NAME).items()
+            if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)}
 
 
 def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
-
     entries = _read()
     entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}
     if len(entries) > MAX_ENTRIES:
         entries = dict(sorted(entries.items(), key=lambda kv: kv[1].get("at", 0))[-MAX_ENTRIES:])
-    try:
-        path = cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json(path, {"version": 1, "entries": entries})
-    except (OSError, UserError) as e:  # a cache that cannot be written (read-only, full) is no cache: hash again
-        logging.debug(f"fingerprint cache not written ({type(e).__name__}: {e})")
+    write_entries(CACHE_NAME, entries)
 
 
 def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callable[[], str]) -> str:

@@ -23,12 +23,9 @@ from contextvars import ContextVar
 
 import torch
 
-from lrngpt.core import log as logging
-from lrngpt.core.fsio import write_json
-from lrngpt.corpora.download import cache_dir
+from lrngpt.corpora.stat_cache import read_entries, write_entries
 from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import cpu_name
-from lrngpt.errors import UserError
 from lrngpt.models.build import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig
 from lrngpt.training.optimizer import make_optimizer
@@ -151,14 +148,6 @@ def load_per_core() -> float:
         return 0.0
 
 
-def _entries() -> dict:
-    try:
-        entries = json.loads((cache_dir() / CACHE_NAME).read_text(encoding="utf-8"))["entries"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return entries if isinstance(entries, dict) else {}
-
-
 def _fresh(entry, load: float) -> bool:
     t = entry.get("timing") if isinstance(entry, dict) else None
     times = [entry.get("at"), entry.get("load"), *(t.get(k) for k in ("train_s_per_token", "eval_s_per_token"))] \
@@ -172,18 +161,14 @@ def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
     """The probe `what` (JSON-able: its kind, shape, steps) remembered for this machine, else `measure()`
     remembered (a None, a probe that could not run, is not)."""
     key = hashlib.sha256(json.dumps([machine(), *what], sort_keys=True).encode()).hexdigest()
-    load, entries = load_per_core(), _entries()
+    load, entries = load_per_core(), read_entries(CACHE_NAME)
     if _fresh(entries.get(key), load):  # said as its age ("remembered_s")
         return {**entries[key]["timing"], "remembered_s": round(time.time() - entries[key]["at"])}
     timing = measure()
     if timing is not None and _REMEMBER.get():
         kept = {k: v for k, v in entries.items() if _fresh(v, load)}
         kept[key] = {"at": time.time(), "load": load, "timing": timing}
-        try:
-            cache_dir().mkdir(parents=True, exist_ok=True)
-            write_json(cache_dir() / CACHE_NAME, {"version": 1, "machine": machine(), "entries": kept})
-        except (OSError, UserError) as e:  # read-only, full: no cache, the next dry run probes again
-            logging.debug(f"probe cache not written ({type(e).__name__}: {e})")
+        write_entries(CACHE_NAME, kept, machine=machine())
     return timing
 
 
