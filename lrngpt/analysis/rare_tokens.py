@@ -116,11 +116,9 @@ def _row(i: int, tokenizer, **cols) -> dict:
 
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
-    """Every token of a run with its reads, row movement and norm, the under-trained ones first.
-
-    `path`: a run directory or a local Hugging Face GPT-2 directory. A run trained here gets exact
-    read counts and the rule, graded against Land & Bartolo's indicator (result["indicator"]["check"]);
-    one with no training record gets the indicator's candidates instead."""
+    """Every token of a run (or a local Hugging Face GPT-2 directory) with its reads, row movement and
+    norm, the under-trained ones first; with no training record, Land & Bartolo's candidates instead.
+    """
 
     log = log or logging.info
     p = Path(path)
