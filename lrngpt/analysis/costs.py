@@ -69,8 +69,7 @@ def mlp_params(vocab: int, block: int, hidden: int, n_embd: int) -> dict:
 def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
                    bpb: dict[int, float] | None = None) -> dict:
     """The chapter's parameter table, each step up in width adding (V + block*H) per unit of d; with `bpb`
-    (val bpb by width) also the bpb saved over the previous row, per million parameters and per doubling.
-    """
+    (val bpb by width) also the bpb saved over the previous row, per million parameters and per doubling."""
     if not widths:
         raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
     rows = [mlp_params(vocab, block, hidden, d) for d in widths]
@@ -152,8 +151,7 @@ def memory_bytes(params: int) -> dict:
 def leading_terms(vocab: int, context: int, n_embd: int, batch: int, length: int,
                   ffn: str = "gelu", ffn_mult: float = 4) -> dict:
     """The leading matrix terms of one full-sequence forward (biases and norms left out): projection and
-    FFN (4 + 2r) B N D^2 (4 + 3r gated), attention pairs 2 B N^2 D, lm_head B N D V.
-    """
+    FFN (4 + 2r) B N D^2 (4 + 3r gated), attention pairs 2 B N^2 D, lm_head B N D V."""
     hidden = ffn_hidden(n_embd, ffn_mult)
     ffn_matrix = (3 if ffn in GATED else 2) * n_embd * hidden
     block_matrix = 4 * n_embd * n_embd + ffn_matrix
@@ -203,8 +201,7 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 
 def reference_table() -> list[dict]:
     """One V*d table against the whole model, what tying saves, and depth and width / depth per model;
-    shares are of the model as if untied, so Llama-3-8B reads 13% and 6.5% as in the lecture.
-    """
+    shares are of the model as if untied, so Llama-3-8B reads 13% and 6.5% as in the lecture."""
     rows = []
     for name, d, vocab, total, tied, source, layers in REFERENCE_MODELS:
         table = vocab * d

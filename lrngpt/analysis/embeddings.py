@@ -62,8 +62,7 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
     """Share of each category word's k nearest neighbours (among the other category words) in its own
-    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is.
-    """
+    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is."""
     t = _check_table(table)
     owner: dict[int, str] = {}
     for name, ids in category_ids.items():

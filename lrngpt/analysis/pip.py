@@ -162,8 +162,7 @@ def monte_carlo(lam: np.ndarray, n: int, sigma: float, alpha: float, kmax: int, 
 
 def theorem_bound(lam: np.ndarray, n: int, sigma: float, alpha: float) -> dict:
     """The paper's main theorem for k = 0..r: sqrt(sum_{i>k} l_i^4a) + 2 sqrt(2n) a sigma sqrt(sum_{i<=k}
-    l_i^(4a-2)) + sqrt(2) sigma sum_{i<=k} (l_i^2a - l_{i+1}^2a) sqrt(sum_{r<=i<s} (l_r - l_s)^-2).
-    """
+    l_i^(4a-2)) + sqrt(2) sigma sum_{i<=k} (l_i^2a - l_{i+1}^2a) sqrt(sum_{r<=i<s} (l_r - l_s)^-2)."""
     r = len(lam)
     a4 = lam ** (4 * alpha)
     bias = np.sqrt(np.maximum(a4.sum() - np.concatenate([[0.0], np.cumsum(a4)]), 0.0))

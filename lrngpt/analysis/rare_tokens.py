@@ -117,8 +117,7 @@ def _row(i: int, tokenizer, **cols) -> dict:
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     """Every token of a run (or a local Hugging Face GPT-2 directory) with its reads, row movement and
-    norm, the under-trained ones first; with no training record, Land & Bartolo's candidates instead.
-    """
+    norm, the under-trained ones first; with no training record, Land & Bartolo's candidates instead."""
 
     log = log or logging.info
     p = Path(path)

@@ -171,8 +171,7 @@ def generate_stories(size_bytes: int, seed: int = 0) -> Iterator[str]:
 
 def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool = False) -> dict:
     """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`); a file there
-    is replaced only when lrn wrote it, unchanged, and with `force` (lrngpt.core.ownership).
-    """
+    is replaced only when lrn wrote it, unchanged, and with `force` (lrngpt.core.ownership)."""
 
     out = check_file_target(out, force, "stories corpus", example="stories.txt")
     with user_path(out.parent, "output directory"):

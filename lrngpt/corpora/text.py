@@ -66,8 +66,7 @@ MAX_WALK_ENTRIES = 100_000  # names a corpus directory's walk looks at: a corpus
 
 def walk(top: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
     """The files under `top` ending in one of `suffixes`, bounded: on `top`'s file system only (like
-    `find -xdev`: never /proc nor another disk), an unreadable directory named, at most MAX_WALK_ENTRIES.
-    """
+    `find -xdev`: never /proc nor another disk), an unreadable directory named, at most MAX_WALK_ENTRIES."""
     seen = 0
 
     def unreadable(e: OSError) -> None:
@@ -131,8 +130,7 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
                     where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also across chunks; raw pieces. A piece longer than `max_chars`
-    is a UserError naming `where` and the document as soon as it is that long (memory stays bounded).
-    """
+    is a UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
     done: list[str] = []  # searched pieces of the current document
     size = 0  # their characters
     tail = ""
@@ -181,8 +179,7 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(line number from 1, raw line) of a binary file, read CHUNK_SIZE bytes at a time (readline is slow
-    on gzip); a line past `max_bytes` (LIMITS.max_line_bytes) is a UserError as soon as it is read.
-    """
+    on gzip); a line past `max_bytes` (LIMITS.max_line_bytes) is a UserError as soon as it is read."""
     limit = LIMITS.max_line_bytes if max_bytes is None else max_bytes
     pending: list[bytes] = []  # pieces of the line being read, and their bytes
     lineno, size = 0, 0
@@ -211,8 +208,7 @@ def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iter
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
     """sha256 over the corpus kind and each file's name and bytes, in reading order; files whose stat is
-    unchanged since an earlier call are not read again (lrngpt.corpora.stat_cache).
-    """
+    unchanged since an earlier call are not read again (lrngpt.corpora.stat_cache)."""
     return cached_fingerprint(kind, files, lambda: hash_files(kind, files))
 
 

@@ -148,8 +148,7 @@ def _csv_text(rows) -> str:
 
 class Trackers:
     """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint. `rows`:
-    on a resume, the rows of metrics.jsonl up to `resume_step`, sent to the trackers that lack them.
-    """
+    on a resume, the rows of metrics.jsonl up to `resume_step`, sent to the trackers that lack them."""
 
     def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
                  resume_step: int | None = None, hparams: dict | None = None, name: str = "",

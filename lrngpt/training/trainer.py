@@ -224,8 +224,7 @@ class Trainer:
 
     def _start_trackers(self) -> None:
         """The trackers of train.logger, once the run has a checkpoint: a start killed before leaves no tracker
-        run behind, one killed after resumes them (each sent what it lacks of metrics.jsonl).
-        """
+        run behind, one killed after resumes them (each sent what it lacks of metrics.jsonl)."""
         if not self.dist.master or not self.cfg.train.loggers:
             return
         try:
