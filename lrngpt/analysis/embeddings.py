@@ -219,11 +219,6 @@ def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = Fals
             "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
-def random_table(shape, seed: int = RANDOM_SEED) -> torch.Tensor:
-    """A Gaussian table of `shape`: torch.randn from a generator seeded with `seed`."""
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
-
-
 def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
     """`lrn embed axes`: used axes of a run's table, with two references of the same shape:
     the untrained table (ckpt_init.pt; None when the run has none) and a random Gaussian table
@@ -234,6 +229,7 @@ def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: 
               "energy": energy, "step": run.step, "checkpoint": which}
     init = init_table(run_dir)
     result["untrained_used_axes"] = None if init is None else used_axes(init, energy)
-    result["random_used_axes"] = used_axes(random_table(table.shape), energy)
+    gaussian = torch.randn(*table.shape, generator=torch.Generator().manual_seed(RANDOM_SEED))
+    result["random_used_axes"] = used_axes(gaussian, energy)
     result["random_seed"] = RANDOM_SEED
     return result

@@ -190,10 +190,6 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     return result
 
 
-def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
-    return float(np.median(values[mask])) if mask.any() else None
-
-
 def rounding(steps: int) -> float:
     """Relative distance below which a row counts as not moved: half an ulp (2**-24) per step's decay,
     adding like a random walk (sqrt(steps)), times a margin of 8; learning moves a row far more."""
@@ -207,7 +203,8 @@ def _summary(cols: dict, never: np.ndarray, flagged: np.ndarray, targets: np.nda
                  "never_a_target": int((targets == 0).sum())}
     for key in ("moved", "out_moved", "norm"):
         if key in cols:
-            out[f"median_{key}"] = {g: _median(cols[key], m) for g, m in groups.items()}
+            out[f"median_{key}"] = {g: float(np.median(cols[key][m])) if m.any() else None
+                                     for g, m in groups.items()}
     if "moved" in cols and never.any():
         out["never_read_max_moved"] = float(cols["moved"][never].max())
         out["never_read_moved_rows"] = int((cols["moved"][never] > tol * cols["norm"][never]).sum())

@@ -25,9 +25,8 @@ def _sections() -> dict[str, str]:
 
 
 _TEXT = _sections()
-CATEGORIES: dict[str, tuple[str, ...]] = {
-    name: tuple(words)
-    for name, words in json.loads(_DATA.joinpath("stories_categories.json").read_text(encoding="utf-8")).items()}
+_SHIPPED = json.loads(_DATA.joinpath("stories_categories.json").read_text(encoding="utf-8"))
+CATEGORIES: dict[str, tuple[str, ...]] = {name: tuple(words) for name, words in _SHIPPED.items()}
 GIRLS = tuple(_TEXT["girls"].split())
 BOYS = tuple(n for n in CATEGORIES["name"] if n not in GIRLS)
 # a template keeps its exact text (with the newlines around it): the corpus fingerprint hashes it

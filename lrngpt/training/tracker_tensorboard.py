@@ -115,8 +115,9 @@ class TensorBoardSink:
             # own event file, not to the sub-directory add_hparams would make)
             file_writer = self.writer.file_writer
             assert file_writer is not None  # SummaryWriter makes it when it starts
-            for summary in hparams_summary({k: _hparam(v) for k, v in hparams.items()},
-                                           {"val/bpb": 0.0, "final/val_bpb": 0.0}):
+            shown = {k: v if isinstance(v, int | float | str | bool) else json.dumps(v)  # what the tab takes
+                     for k, v in hparams.items()}
+            for summary in hparams_summary(shown, {"val/bpb": 0.0, "final/val_bpb": 0.0}):
                 file_writer.add_summary(summary)
         self.directory = directory
 
@@ -132,8 +133,3 @@ class TensorBoardSink:
     def close(self, failed: bool) -> None:
         with writing(self.directory):
             self.writer.close()
-
-
-def _hparam(value):
-    """A value TensorBoard's hparams take: numbers, strings and bools as they are, anything else as JSON."""
-    return value if isinstance(value, int | float | str | bool) else json.dumps(value)

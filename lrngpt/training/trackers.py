@@ -120,8 +120,10 @@ class _CSV:
             raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
                             "move the directory away and run the command again")
         # a resume rewrites it from metrics.jsonl (cut back to the checkpoint), a new run starts it
-        atomic_write(self.path, _csv_text([["step", "tag", "value"],
-                                           *([step, tag, repr(v)] for step, values in rows for tag, v in values.items())]))
+        text = io.StringIO()
+        csv.writer(text).writerows([["step", "tag", "value"],
+                                    *([step, tag, repr(v)] for step, row in rows for tag, v in row.items())])
+        atomic_write(self.path, text.getvalue())
         with user_path(self.path, "CSV tracker file"):
             self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
@@ -136,12 +138,6 @@ class _CSV:
 
     def close(self, failed: bool) -> None:
         self.file.close()
-
-
-def _csv_text(rows) -> str:
-    buf = io.StringIO()
-    csv.writer(buf).writerows(rows)
-    return buf.getvalue()
 
 
 # ---- all of them --------------------------------------------------------------------------------

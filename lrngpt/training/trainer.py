@@ -223,8 +223,8 @@ class Trainer:
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
 
     def _start_trackers(self) -> None:
-        """The trackers of train.logger, once the run has a checkpoint: a start killed before leaves no tracker
-        run behind, one killed after resumes them (each sent what it lacks of metrics.jsonl)."""
+        """The trackers of train.logger, once the run has a checkpoint: a start killed before leaves no
+        tracker run behind, one killed after resumes them (each sent what it lacks of metrics.jsonl)."""
         if not self.dist.master or not self.cfg.train.loggers:
             return
         try:
