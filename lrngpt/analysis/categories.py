@@ -78,11 +78,6 @@ def parse_tsv(text: str, where) -> dict[str, list[str]]:
     return out
 
 
-def lookup_text(word: str) -> str:
-    """The text a word is as a token inside running text: after a space."""
-    return word if word.startswith(" ") else " " + word
-
-
 def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict:
     """Token ids of the categories' single-token words: {"ids": {category: [id, ...]} (2 such words or
     more), "dropped": {category: words} (fewer), "split_words": words the BPE cuts (not scored),
@@ -94,7 +89,7 @@ def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, .
     for name, words in categories.items():
         ids[name] = []
         for w in words:
-            t = tokenizer.encode(lookup_text(w))
+            t = tokenizer.encode(w if w.startswith(" ") else " " + w)  # as it reads in running text
             if len(t) != 1:
                 split.append(w)
             elif t[0] in seen:

@@ -41,13 +41,6 @@ def reference_ids(tokenizer, rows: int) -> list[int]:
     return out + list(range(tokenizer.vocab_size, rows))
 
 
-def first_component(u: torch.Tensor) -> torch.Tensor:
-    """The unit first principal direction of the rows of u (h,), from the centred rows' h x h scatter."""
-    c = u - u.mean(dim=0, keepdim=True)
-    _, vectors = torch.linalg.eigh(c.T @ c)  # h x h: cheap even for GPT-2's 50,257 x 768
-    return vectors[:, -1]
-
-
 MAIN = "cosine_no_first_pc"  # the paper's indicator
 INDICATORS = {
     MAIN: "1 - cosine to the reference mean, first principal component removed (the paper's)",
@@ -76,7 +69,8 @@ def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.nd
     """1 - cosine of each row (first principal component removed) to the mean reference row."""
     _check(unembedding, reference)
     u = unembedding.detach().double()
-    p = first_component(u)
+    c = u - u.mean(dim=0, keepdim=True)
+    p = torch.linalg.eigh(c.T @ c)[1][:, -1]  # the first principal direction (h x h: cheap even for GPT-2)
     u = u - torch.outer(u @ p, p)
     return _cosine_distance(u, u[reference].mean(dim=0))
 

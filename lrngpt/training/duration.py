@@ -64,7 +64,8 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
     evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
     seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
-    said = f"about {clock(seconds)} on {device} (timed here: {_ms(per_step)} a step)"
+    a_step = f"{per_step * 1e3:.3g} ms" if per_step < 10 else f"{per_step:.3g} s"
+    said = f"about {clock(seconds)} on {device} (timed here: {a_step} a step)"
     if limit is not None and seconds > limit:
         raise UserError(_too_long(cfg, steps, said, what))
     if log is not None:
@@ -78,7 +79,3 @@ def _too_long(cfg: RunConfig, steps: int, said: str, what: str) -> str:
     return (f"{what} ({steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens) would take {said}, more than "
             f"train.max_days={tc.max_days:g} days; lower train.steps, or raise train.max_days (0: no limit) to "
             "train anyway")
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms" if seconds < 10 else f"{seconds:.3g} s"

@@ -7,16 +7,10 @@ a run resumes on the implementation it was made with (`load_optimizer_state`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import torch
 from torch import nn
 
 FUSED_DEVICES = ("cpu", "cuda")  # where torch's fused AdamW runs on float parameters
-
-
-def uses_fused(params: Sequence[torch.Tensor]) -> bool:
-    return bool(params) and all(p.device.type in FUSED_DEVICES and p.is_floating_point() for p in params)
 
 
 def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
@@ -26,7 +20,7 @@ def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
         {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
         {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
     ]
-    fused = uses_fused(params)
+    fused = bool(params) and all(p.device.type in FUSED_DEVICES and p.is_floating_point() for p in params)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=fused or None)
 
 

@@ -67,7 +67,7 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
     cfg = validated(cfg)  # a field changed after the config was built is checked like --set
     tc = cfg.train
     dist = Distributed.from_env()
-    log = (log or logging.info) if dist.master else _quiet
+    log = (log or logging.info) if dist.master else (lambda msg: None)  # rank 0 says it for the job
     stop = tc.steps if stop_at is None else stop_at
     stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
     if stop < 1:
@@ -105,10 +105,6 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
         close_run(run, dist, abandon=True)  # a start that failed leaves no run behind to replace with --force
         raise
     return Job(cfg, run, dist, device, caps, precision, data, token_bytes, stop, log, how_to_restart, checkpoint)
-
-
-def _quiet(msg: str) -> None:
-    """The log of a rank other than 0: rank 0 says it for the job."""
 
 
 def _prepare_data(cfg: RunConfig, given: PreparedData | None, dist: Distributed, log) -> PreparedData:

@@ -34,8 +34,7 @@ from lrngpt.training.tracker_mlflow import MLflowSink
 from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
 
-EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
-         "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
+PACKAGED = ("tensorboard", "wandb", "mlflow")  # loggers whose package (and lrngpt extra) has their name
 MAX_STATE_BYTES = 1 << 20  # trackers.json holds two ids and a URI; anything near this was not written by lrn
 
 
@@ -54,19 +53,14 @@ def tags(row: dict) -> dict[str, float]:
     return out
 
 
-def _import(name: str):
-    module, extra = EXTRA[name]
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise UserError(f"train.logger {name} needs the {module} package: pip install 'lrngpt[{extra}]'") from None
-
-
 def check(names: tuple[str, ...]) -> None:
     """What would stop a tracker at its start (its package, its settings), found before any work."""
     for n in names:
-        if n in EXTRA:
-            _import(n)
+        try:
+            if n in PACKAGED:
+                importlib.import_module(n)
+        except ImportError:
+            raise UserError(f"train.logger {n} needs the {n} package: pip install 'lrngpt[{n}]'") from None
         if n == "wandb":
             tracker_wandb.check()
         elif n == "mlflow":
