@@ -1,7 +1,5 @@
-"""What a width costs: parameter counts, bytes, leading MAC terms (the lecture on embedding tables, the book chapter on width).
-
-The formulas here count the models of lrngpt.models exactly (a test compares them), so a
-user can price a configuration before building it.
+"""What a width costs: parameter counts, bytes, leading MAC terms (the lecture on embedding tables, the
+book chapter on width). The formulas count lrngpt.models exactly (a test compares them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Dissecting an embedding table (V, d): cosine neighbours, used axes, category purity.
-
-The first half is pure functions on tensors; the second half applies them to a run directory
-(its tokenizer and checkpoints), which is what `lrn embed`, the report and the explorer call.
+"""Dissecting an embedding table (V, d): cosine neighbours, used axes, category purity; pure functions
+on tensors, then their application to a run directory (`lrn embed`, the report, the explorer).
 """
 
 from __future__ import annotations

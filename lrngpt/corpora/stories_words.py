@@ -60,9 +60,8 @@ def _double_final(w: str) -> bool:
             and w[-3] not in _VOWELS)
 
 
-def plural(w: str) -> str:
-    if w in _IRREGULAR_PLURAL:
-        return _IRREGULAR_PLURAL[w]
+def _add_s(w: str) -> str:
+    """The regular plural, which is also the regular 3rd person singular: boxes, puppies, cats."""
     if w.endswith(("s", "sh", "ch", "x", "z")):
         return w + "es"
     if w.endswith("y") and w[-2] not in _VOWELS:
@@ -70,16 +69,13 @@ def plural(w: str) -> str:
     return w + "s"
 
 
+def plural(w: str) -> str:
+    return _IRREGULAR_PLURAL.get(w) or _add_s(w)
+
+
 def verb_forms(w: str) -> tuple[str, str, str, str]:
     """(base, 3rd person singular, past, -ing)."""
-    if w in _IRREGULAR_3SG:
-        s = _IRREGULAR_3SG[w]
-    elif w.endswith(("s", "sh", "ch", "x", "z")):
-        s = w + "es"
-    elif w.endswith("y") and w[-2] not in _VOWELS:
-        s = w[:-1] + "ies"
-    else:
-        s = w + "s"
+    s = _IRREGULAR_3SG.get(w) or _add_s(w)
     if w.endswith("ie"):
         ing = w[:-2] + "ying"
     elif w.endswith("e") and not w.endswith(("ee", "oe", "ye")):

@@ -1,15 +1,11 @@
 """Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
 
 `train_run(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
-Everything random is seeded from `train.seed`: the model init, the batch sampler's own
-generator, dropout (the global torch RNG); all of them are saved in every checkpoint, so a
-run that is stopped and resumed on CPU ends bit-for-bit where a straight run would.
-`train.steps` fixes the learning-rate schedule; `stop_at` (the CLI's --steps) is the global
-step to stop at, so a run can be cut into pieces without changing what it computes.
-
-The job starts in lrngpt.training.start (run directory, data), a resume is checked and restored in
-lrngpt.training.resume, and summary.json is assembled in lrngpt.training.run_summary; the Trainer
-builds the model on what the start prepared and runs the loop.
+Everything random (model init, the sampler's generator, dropout) is seeded from `train.seed` and
+saved in every checkpoint, so a run stopped and resumed on CPU ends bit-for-bit where a straight
+run would. `train.steps` fixes the schedule; `stop_at` (--steps) is the global step to stop at.
+The start is lrngpt.training.start, the resume's checks lrngpt.training.resume, summary.json
+lrngpt.training.run_summary; the Trainer builds the model and runs the loop.
 """
 
 from __future__ import annotations
