@@ -48,6 +48,7 @@ def test_wheel_builds_without_warnings_and_runs_from_a_fresh_venv(tmp_path):
         names = z.namelist()
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "lrngpt/py.typed" in names  # type checkers read lrngpt's annotations
+    assert {"lrngpt/corpora/stories.txt", "lrngpt/corpora/stories_categories.json"} <= set(names)
     assert "Classifier: Typing :: Typed" in meta
     assert "Provides-Extra: wandb" in meta and "Provides-Extra: umap" in meta
 

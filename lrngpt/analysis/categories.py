@@ -1,29 +1,19 @@
 """Word categories for category purity: a file the user writes, or the stories corpus's own.
 
-A categories file is either JSON, one object of lists:
-
-    {"president": ["Lincoln", "Washington", "Jefferson"], "month": ["January", "February"]}
-
-or TSV, one `category<TAB>word` a line (blank lines and lines starting with # are skipped):
-
-    president	Lincoln
-    month	January
-
-A word is looked up as it reads inside running text, after a space: "Lincoln" is the token
-" Lincoln". A word that already starts with a space is taken as written. The stories corpus's
-categories (lrngpt.corpora.stories.CATEGORIES) ship as such a file, stories_categories.json next
-to the generator; it is the default only for a run trained on the stories corpus.
+A categories file is JSON, one object of lists ({"month": ["January", "February"], ...}), or TSV,
+one `category<TAB>word` a line (blank lines and lines starting with # skipped). A word is looked
+up as it reads after a space ("Lincoln" is the token " Lincoln") unless it starts with one. The
+stories corpus's categories ship as stories_categories.json (the generator reads it too), the
+default only for a run trained on that corpus.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 from lrngpt.core.fsio import read_regular
-from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError, option
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
@@ -34,20 +24,6 @@ def stories_categories() -> dict[str, list[str]]:
     """The stories corpus's categories, as shipped in lrngpt/corpora/stories_categories.json."""
     text = resources.files("lrngpt.corpora").joinpath(STORIES_FILE).read_text(encoding="utf-8")
     return parse_json(text, STORIES_FILE)
-
-
-def categories_json(categories: Mapping[str, Sequence[str]]) -> str:
-    """The JSON file text: one category a line, so a diff shows which words changed."""
-    lines = [f"  {json.dumps(name)}: {json.dumps(list(words), ensure_ascii=False)}"
-             for name, words in categories.items()]
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def write_stories_categories(path: str | Path | None = None) -> Path:
-    """Regenerate stories_categories.json from CATEGORIES (after the generator's words change)."""
-    path = Path(path) if path else Path(__file__).resolve().parent.parent / "corpora" / STORIES_FILE
-    path.write_text(categories_json(CATEGORIES), encoding="utf-8")
-    return path
 
 
 def load_categories(path: str | Path) -> dict[str, list[str]]:
@@ -102,19 +78,10 @@ def parse_tsv(text: str, where) -> dict[str, list[str]]:
     return out
 
 
-def lookup_text(word: str) -> str:
-    """The text a word is as a token inside running text: after a space."""
-    return word if word.startswith(" ") else " " + word
-
-
 def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, ...]]) -> dict:
-    """Token ids of the categories' single-token words.
-
-    Returns {"ids": {category: [id, ...]} for categories with at least 2 such words,
-    "dropped": {category: single-token words} for the others, "split_words": words the BPE
-    cuts into several tokens (not scored), "repeated": words whose token an earlier word of
-    the file already took (a token counts once, in its first category)}.
-    """
+    """Token ids of the categories' single-token words: {"ids": {category: [id, ...]} (2 such words or
+    more), "dropped": {category: words} (fewer), "split_words": words the BPE cuts (not scored),
+    "repeated": words whose token an earlier word took (a token counts once, in its first category)}."""
     ids: dict[str, list[int]] = {}
     split: list[str] = []
     repeated: list[str] = []
@@ -122,7 +89,7 @@ def resolve(tokenizer, categories: dict[str, list[str]] | dict[str, tuple[str, .
     for name, words in categories.items():
         ids[name] = []
         for w in words:
-            t = tokenizer.encode(lookup_text(w))
+            t = tokenizer.encode(w if w.startswith(" ") else " " + w)  # as it reads in running text
             if len(t) != 1:
                 split.append(w)
             elif t[0] in seen:

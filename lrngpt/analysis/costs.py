@@ -1,7 +1,5 @@
-"""What a width costs: parameter counts, bytes, leading MAC terms (the lecture on embedding tables, the book chapter on width).
-
-The formulas here count the models of lrngpt.models exactly (a test compares them), so a
-user can price a configuration before building it.
+"""What a width costs: parameter counts, bytes, leading MAC terms (the lecture on embedding tables, the
+book chapter on width). The formulas count lrngpt.models exactly (a test compares them).
 """
 
 from __future__ import annotations
@@ -68,13 +66,8 @@ def mlp_params(vocab: int, block: int, hidden: int, n_embd: int) -> dict:
 
 def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
                    bpb: dict[int, float] | None = None) -> dict:
-    """The chapter's parameter table, with what each step up in width adds.
-
-    Each unit of width adds V (one embedding column) + block*H (hidden weights) parameters,
-    so doubling d adds (V + block*H) * d. With `bpb` (val bits per byte by width) each row
-    also gets the bpb saved over the previous row, that saving per million added parameters (the
-    price of the step) and the saving per doubling (a step of 4 -> 16 is two doublings).
-    """
+    """The chapter's parameter table, each step up in width adding (V + block*H) per unit of d; with `bpb`
+    (val bpb by width) also the bpb saved over the previous row, per million parameters and per doubling."""
     if not widths:
         raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
     rows = [mlp_params(vocab, block, hidden, d) for d in widths]
@@ -99,11 +92,8 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
 
 
 def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
-    """Validation bpb by width from a sweep's summary rows (what SweepDir.summary_rows reads).
-
-    Rows without both n_embd and val_bpb (an unfinished run, a row of something else) are
-    skipped, extra fields are ignored, and several rows of one width (seeds) are averaged.
-    """
+    """Validation bpb by width from a sweep's summary rows, seeds averaged; rows without both n_embd and
+    val_bpb are skipped."""
     found: dict[int, list[float]] = {}
     for row in rows:
         if not isinstance(row, dict):
@@ -158,11 +148,8 @@ def memory_bytes(params: int) -> dict:
 
 def leading_terms(vocab: int, context: int, n_embd: int, batch: int, length: int,
                   ffn: str = "gelu", ffn_mult: float = 4) -> dict:
-    """The leading matrix terms of one full-sequence forward, biases and norms left out.
-
-    projection_ffn_macs = (4 + 2r) B N D^2 (4 + 3r for gated FFNs, whose first projection is
-    twice as wide); attention_pair_macs = 2 B N^2 D (scores and the weighted sum); lm_head = B N D V.
-    """
+    """The leading matrix terms of one full-sequence forward (biases and norms left out): projection and
+    FFN (4 + 2r) B N D^2 (4 + 3r gated), attention pairs 2 B N^2 D, lm_head B N D V."""
     hidden = ffn_hidden(n_embd, ffn_mult)
     ffn_matrix = (3 if ffn in GATED else 2) * n_embd * hidden
     block_matrix = 4 * n_embd * n_embd + ffn_matrix
@@ -211,13 +198,8 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
 # ------------------------------------------------------------------------------------ reference models
 
 def reference_table() -> list[dict]:
-    """The reference table: one V*d table against the whole model, and what tying saves; each model's
-    depth and its width / depth (GPT-2's four sizes: 64 down to 33.3).
-
-    Shares of the pair and of the saving are taken of the model as it would be untied (the
-    published total, plus one more table where the real model ties), so that for Llama-3-8B
-    they read 13% and 6.5% as in the lecture.
-    """
+    """One V*d table against the whole model, what tying saves, and depth and width / depth per model;
+    shares are of the model as if untied, so Llama-3-8B reads 13% and 6.5% as in the lecture."""
     rows = []
     for name, d, vocab, total, tied, source, layers in REFERENCE_MODELS:
         table = vocab * d

@@ -1,7 +1,5 @@
-"""Dissecting an embedding table (V, d): cosine neighbours, used axes, category purity.
-
-The first half is pure functions on tensors; the second half applies them to a run directory
-(its tokenizer and checkpoints), which is what `lrn embed`, the report and the explorer call.
+"""Dissecting an embedding table (V, d): cosine neighbours, used axes, category purity; pure functions
+on tensors, then their application to a run directory (`lrn embed`, the report, the explorer).
 """
 
 from __future__ import annotations
@@ -46,10 +44,8 @@ def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
 
 
 def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
-    """How many singular directions of the centred table hold `energy` of the squared singular values.
-
-    Same as the number of principal components that explain that share of the variance.
-    """
+    """How many singular directions of the centred table hold `energy` of the squared singular values
+    (the principal components that explain that share of the variance)."""
     if not 0.0 < energy <= 1.0:
         raise UserError(f"{option('energy', energy)}: must be in (0, 1], e.g. 0.9")
     t = _check_table(table)
@@ -63,13 +59,8 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 
 
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
-    """Share of each category word's k nearest neighbours (among all category words) in its own category.
-
-    Neighbours are searched only among the category words' tokens, the word itself left out.
-    A random table scores the chance level in expectation: for a word of a category with
-    n_cat words out of N, (n_cat - 1) / (N - 1); `chance` is that averaged over the words,
-    as `overall` is the purity averaged over the words.
-    """
+    """Share of each category word's k nearest neighbours (among the other category words) in its own
+    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is."""
     t = _check_table(table)
     owner: dict[int, str] = {}
     for name, ids in category_ids.items():
@@ -149,11 +140,8 @@ RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 
 def load_table(run_dir, which: str = "last", *, untrained: bool = False):
-    """A run (lrngpt.store.rundir.LoadedRun) and its token embedding table, float32 (V, d).
-
-    which: "last" (ckpt_last.pt), "best" (ckpt_best.pt, the best periodic val bpb; the last
-    weights when the run has none) or "init" (ckpt_init.pt, step 0); untrained=True is "init".
-    """
+    """A run (LoadedRun) and its token table, float32 (V, d). which: "last", "best" (the best periodic val
+    bpb; the last weights when none) or "init" (step 0); untrained=True is "init"."""
     run = load_run(run_dir, "init" if untrained else which)
     return run, run.model.token_embedding.weight.detach().float()
 
@@ -184,11 +172,8 @@ def has_categories(run) -> bool:
 
 
 def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
-    """The categories to score a run with, and where they come from.
-
-    categories: a file path (JSON or TSV, see lrngpt.analysis.categories), a dict, or None:
-    the stories categories for a stories run, else an error that asks for --categories FILE.
-    """
+    """The categories to score a run with, and where they come from: a file path (lrngpt.analysis.categories),
+    a dict, or None (the stories categories for a stories run, else an error asking for --categories)."""
     if categories is None:
         if not has_categories(run):
             raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
@@ -201,11 +186,8 @@ def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
 
 
 def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
-    """Category purity of a run's table (`checkpoint`) and, when ckpt_init.pt exists, of its untrained one.
-
-    Words that the BPE splits are listed and not scored; a category with fewer than 2
-    single-token words is dropped with a note; fewer than 2 categories left is an error.
-    """
+    """Category purity of a run's table (`checkpoint`) and, with ckpt_init.pt, of its untrained one; words
+    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped."""
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)
     cats, source = run_categories(run, categories)
@@ -235,11 +217,6 @@ def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = Fals
             "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
-def random_table(shape, seed: int = RANDOM_SEED) -> torch.Tensor:
-    """A Gaussian table of `shape`: torch.randn from a generator seeded with `seed`."""
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
-
-
 def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
     """`lrn embed axes`: used axes of a run's table, with two references of the same shape:
     the untrained table (ckpt_init.pt; None when the run has none) and a random Gaussian table
@@ -250,6 +227,7 @@ def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: 
               "energy": energy, "step": run.step, "checkpoint": which}
     init = init_table(run_dir)
     result["untrained_used_axes"] = None if init is None else used_axes(init, energy)
-    result["random_used_axes"] = used_axes(random_table(table.shape), energy)
+    gaussian = torch.randn(*table.shape, generator=torch.Generator().manual_seed(RANDOM_SEED))
+    result["random_used_axes"] = used_axes(gaussian, energy)
     result["random_seed"] = RANDOM_SEED
     return result

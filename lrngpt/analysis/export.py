@@ -8,11 +8,8 @@
     DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
     DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
 
-Rows are in id order; --top N keeps the N tokens most frequent in the training split. The
-token column is the token's text with its bytes escaped (lrngpt.analysis.vocab.token_text),
-so it never holds a tab or newline. `tensorboard --logdir DIR` shows the tables under
-PROJECTOR: TensorBoard reads a projector_config.pbtxt at the root of the logdir as a run named
-"." whose tensors are TSV files, no checkpoint needed.
+Rows are in id order (--top N: the N most frequent in the training split); the token column is
+lrngpt.analysis.vocab.token_text, never a tab or newline. `tensorboard --logdir DIR` shows them.
 """
 
 from __future__ import annotations

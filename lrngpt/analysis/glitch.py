@@ -1,34 +1,21 @@
 """Land & Bartolo's indicator of under-trained tokens, for a model without a training record.
 
-"Fishing for Magikarp: Automatically Detecting Under-trained Tokens in Large Language Models"
-(Land & Bartolo, 2024) finds glitch-token candidates from the weights alone. A token the model
-never saw as a target still gets, at every step, the softmax's push down on its logit, which points
-the same way for every such token; so the unembedding rows of never-seen tokens end up close
-together. The indicator, for the unembedding matrix U (V x h, the output head's rows):
+"Fishing for Magikarp" (Land & Bartolo, 2024): a token never seen as a target still gets the
+softmax's push down on its logit at every step, the same way for every such token, so their
+unembedding rows end up close together. For the unembedding U (V x h):
 
-    1. take the first principal component p of U (from the centred rows) and remove it from every
-       row, U' = U - (U p) p^T: it is a direction nearly all rows share and it drowns the rest;
+    1. remove U's first principal component p (of the centred rows) from every row: U' = U - (U p) p^T;
     2. u_ref = the mean of U' over reference tokens known to be unused;
     3. indicator_i = 1 - cos(U'_i, u_ref): low = near the unused tokens = a candidate.
 
-This follows the authors' released code (magikarp/utils.py, `cosine_distance_without_first_pc`):
-the component is found on the centred rows and removed from the uncentred ones. Their code also
-computes three siblings, kept here under INDICATORS to be graded against a trained run's counts: the
-plain cosine distance, the cosine distance of the centred rows, and the L2 distance to u_ref (and, for
-an untied model, the input row's L2 norm, their default there). The first-component removal
-assumes the unused tokens are a small minority: when nearly half a vocabulary was never read (the
-lab's tiny runs), the first component is their shared drift itself, and removing it removes the
-signal; `lrn embed undertrained` shows that grading on such a run.
+As the authors' code (magikarp/utils.py) does; its three siblings are kept under INDICATORS to be
+graded against a trained run's counts. The removal assumes unused tokens are a small minority: when
+nearly half a vocabulary was never read (the lab's tiny runs), the first component is their drift
+and removing it removes the signal.
 
-The reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes that no UTF-8 text
-contains (0xC0, 0xC1 and 0xF5-0xFF), which every byte-level BPE holds and no text can produce (for
-GPT-2 the authors use ids 177-187, bytes 0xF5-0xFF), plus any table rows past the tokenizer's
-vocabulary (data.vocab_size above what the BPE learned).
-
-Simplified here: the paper's second stage, verifying each candidate by prompting the model to
-repeat it, is left out, and so are its tokenizer checks (tokens that re-encode differently). The
-candidates are the tokens under the share of lowest indicators the authors' code sends to
-verification by default (CANDIDATE_SHARE); they are candidates, not verified glitch tokens.
+Reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes no UTF-8 text holds
+(0xC0, 0xC1, 0xF5-0xFF), plus table rows past the tokenizer's vocabulary. The paper's verification
+by prompting is left out: the candidates (the CANDIDATE_SHARE lowest) are not verified glitch tokens.
 """
 
 from __future__ import annotations
@@ -52,13 +39,6 @@ def reference_ids(tokenizer, rows: int) -> list[int]:
         if len(raw) == 1 and raw[0] in UNUSED_UTF8_BYTES:
             out.append(i)
     return out + list(range(tokenizer.vocab_size, rows))
-
-
-def first_component(u: torch.Tensor) -> torch.Tensor:
-    """The unit first principal direction of the rows of u (h,), from the centred rows' h x h scatter."""
-    c = u - u.mean(dim=0, keepdim=True)
-    _, vectors = torch.linalg.eigh(c.T @ c)  # h x h: cheap even for GPT-2's 50,257 x 768
-    return vectors[:, -1]
 
 
 MAIN = "cosine_no_first_pc"  # the paper's indicator
@@ -89,7 +69,8 @@ def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.nd
     """1 - cosine of each row (first principal component removed) to the mean reference row."""
     _check(unembedding, reference)
     u = unembedding.detach().double()
-    p = first_component(u)
+    c = u - u.mean(dim=0, keepdim=True)
+    p = torch.linalg.eigh(c.T @ c)[1][:, -1]  # the first principal direction (h x h: cheap even for GPT-2)
     u = u - torch.outer(u @ p, p)
     return _cosine_distance(u, u[reference].mean(dim=0))
 

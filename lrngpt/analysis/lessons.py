@@ -1,14 +1,9 @@
 """The lessons of the lecture on embedding tables (and one of the book chapter's) as runnable checks on
-real torch modules.
-
-- lookup: nn.Embedding(ids) equals one_hot(ids) @ E; token + position shapes.
-- lookup_grad: repeated ids sum their gradients in nn.Embedding's own backward.
-- tying: rows no input looked up still change under tying, weight decay or momentum.
-- softmax_bottleneck: the book chapter's theory 3, after Yang et al. (2017, "Breaking the Softmax
-  Bottleneck"): log-probabilities over many contexts have rank at most the width of the vector
-  entering the output layer, plus one for an output bias, plus one for the normaliser.
-- renumber: ids are names: permuting the table's rows alone breaks a model, relabelling the ids
-  consistently (table rows, output rows and the text) changes nothing.
+real torch modules: `lookup` (nn.Embedding(ids) equals one_hot(ids) @ E), `lookup_grad` (repeated
+ids sum their gradients), `tying` (unread rows still change under tying, weight decay or momentum),
+`softmax_bottleneck` (Yang et al. 2017: log-probabilities over many contexts have rank at most the
+width entering the output layer, + 1 for an output bias, + 1 for the normaliser) and `renumber`
+(permuting the table's rows alone breaks a model; relabelling ids consistently changes nothing).
 """
 
 from __future__ import annotations

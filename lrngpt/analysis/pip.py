@@ -1,32 +1,22 @@
 """Choosing the width before training: the PIP loss of Yin & Shen (NeurIPS 2018, "On the
 Dimensionality of Word Embedding"), computed from a corpus's token arrays.
 
-An embedding of a matrix M = U D V^T is E = U[:, :k] D[:k]^alpha. Two embeddings compare by their
-pairwise inner products, the PIP loss ||E1 E1^T - E2 E2^T|| (Frobenius), which no rotation of either
-changes. Estimated from noisy counts, a k-wide embedding loses the signal of the directions it drops
-(bias) and takes in the noise of the weak directions it keeps (variance); the PIP-optimal k balances
-the two. The steps, as in the paper and its authors' code:
+An embedding of M = U D V^T is E = U[:, :k] D[:k]^alpha; two compare by the PIP loss
+||E1 E1^T - E2 E2^T|| (Frobenius). A k-wide embedding of noisy counts loses the directions it drops
+(bias) and takes in the noise of the weak ones it keeps (variance); the PIP-optimal k balances them.
+As in the paper and its authors' code:
 
-1. counts N_ij: how often token j stands within `window` tokens of token i, on either side (the
-   skip-gram window); PMI_ij = log(N_ij N / (N_i N_j)), 0 where a pair never occurs. Rows are the
-   tokens that occur, or with `top` the most frequent ones (the authors' code keeps text8's 10,000 most
-   frequent words): a small text leaves most pairs of rare tokens unseen, and those zeros agree in
-   both halves, so they pull the noise estimate down.
-2. the spectrum: the PMI matrix is symmetric, so its singular values are |eigenvalues| (eigvalsh).
-3. the noise: the text split into two halves (alternating chunks, as the authors split text8). Each
-   half's PMI is M + Z_h with twice the full text's noise variance, so the two halves differ by noise
-   of std 2 sigma: sigma = std(PMI_1 - PMI_2) / 2.
-4. the signal spectrum: the singular values soft-thresholded at 2 sigma sqrt(n), the edge of an
-   n x n noise matrix's spectrum; how many stay above it is the signal rank.
-5. the PIP loss of every k by Monte Carlo (the authors' estimator): the estimated spectrum plus
-   Gaussian noise of std sigma, its k-wide embedding against the noiseless one. The noise is
-   rotation-invariant, so the signal's singular vectors may be the first axes. The lowest k wins.
-6. beside it the paper's main theorem, an upper bound on the expected loss, bias + variance:
-   sqrt(sum_{i>k} l_i^4a) + 2 sqrt(2n) a sigma sqrt(sum_{i<=k} l_i^(4a-2))
-   + sqrt(2) sigma sum_{i<=k} (l_i^2a - l_{i+1}^2a) sqrt(sum_{r<=i<s} (l_r - l_s)^-2).
+1. PMI_ij = log(N_ij N / (N_i N_j)) of skip-gram `window` counts, 0 where a pair never occurs; rows
+   are the tokens that occur, or the `top` most frequent (unseen rare pairs agree in both halves
+   and would pull the noise estimate down);
+2. the spectrum: |eigenvalues| of the symmetric PMI matrix;
+3. the noise: two halves of the text (alternating chunks) differ by noise of std 2 sigma;
+4. the signal spectrum: singular values soft-thresholded at 2 sigma sqrt(n), the noise edge;
+5. the PIP loss of every k by Monte Carlo, the signal plus N(0, sigma^2) noise; the lowest k wins;
+6. beside it the paper's upper bound on the expected loss (`theorem_bound`).
 
-Memory: the n x n matrices are float32 (67 MB at n = 4,096) and at most four live at once; pairs are
-counted with np.unique over pair ids in blocks of tokens, never as an n^2 int64 histogram.
+Memory: the n x n matrices are float32 and at most four live at once; pairs are counted with
+np.unique over pair ids in blocks, never as an n^2 int64 histogram.
 """
 
 from __future__ import annotations
@@ -171,7 +161,8 @@ def monte_carlo(lam: np.ndarray, n: int, sigma: float, alpha: float, kmax: int, 
 
 
 def theorem_bound(lam: np.ndarray, n: int, sigma: float, alpha: float) -> dict:
-    """The paper's main theorem for k = 0..r: bias, the singular-value and the subspace variance terms."""
+    """The paper's main theorem for k = 0..r: sqrt(sum_{i>k} l_i^4a) + 2 sqrt(2n) a sigma sqrt(sum_{i<=k}
+    l_i^(4a-2)) + sqrt(2) sigma sum_{i<=k} (l_i^2a - l_{i+1}^2a) sqrt(sum_{r<=i<s} (l_r - l_s)^-2)."""
     r = len(lam)
     a4 = lam ** (4 * alpha)
     bias = np.sqrt(np.maximum(a4.sum() - np.concatenate([[0.0], np.cumsum(a4)]), 0.0))

@@ -1,10 +1,5 @@
 """The PIP prediction (lrngpt.analysis.pip) as a figure: the PIP loss by k and, beside a width sweep,
-its val bpb by d on a second axis, both on one log-2 width axis.
-
-The two curves answer different questions (the sentence `lrngpt.analysis.pip.far_apart` says which
-numbers set them apart): the PIP loss how well a k-wide factorisation of the text's PMI matrix
-recovers the noiseless one under the text's noise, the sweep where the MLP's validation loss of
-next-token prediction stops falling at the steps it trained.
+its val bpb by d on a second axis, on one log-2 width axis (two yardsticks: pip.far_apart).
 """
 
 from __future__ import annotations

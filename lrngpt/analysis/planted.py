@@ -1,30 +1,19 @@
 """Planted tokens: a training split in which chosen ids are read as input an exact, known number of
 times, and indicators of under-trained tokens scored against that answer.
 
-Planting. The batch sampler draws window starts from the split's length and its seed only, so
-overwriting ids does not change which positions a run reads: the replayed sampler
-(BatchSampler.reads) gives how many times each position is read as input (position p is an input
-as often as p+1 is a target), before and after the change. An id the text never has read as input
-(its every occurrence at a position read 0 times) is written at positions whose input reads add up
-to exactly the wanted count, so after training it was read exactly that often. The 0 group is
-written at positions read neither as input nor as target: present in the text, never read.
+Planting: the sampler's window starts depend on the split's length and seed only, so overwriting
+ids keeps the positions a run reads (BatchSampler.reads). An id the text never has read as input
+is written at positions whose input reads add up to the wanted count; the 0 group at positions
+read neither as input nor as target.
 
-The indicator, "own movement": m_i = W_i - delta W0_i (the row's movement from ckpt_init.pt, weight
-decay removed, as lrngpt.analysis.rare_tokens.moved measures it); g = the mean of m over the
-reference tokens (the byte tokens no UTF-8 text holds, lrngpt.analysis.glitch.reference_ids), the
-shared drift that a tied table gives every never-read row; own_i = ||m_i - (m_i . g^) g^||, the
-movement left once the shared drift is taken out. Untied, g is 0 and own_i is the movement itself.
-Its threshold needs nothing but the two checkpoints: a row is flagged when its own movement is at most
-OWN_FACTOR times the largest own movement among the reference tokens (rows no text can have read),
-plus float32's rounding of the weight decay (lrngpt.analysis.rare_tokens.rounding) times the row's
-initial length, which is all an untied never-read row moves (OWN_RULE). The factor was chosen by
-measurement on the planted GPT pair (README, "The embedding table").
-
-What it can and cannot see: AdamW scales each coordinate's step by its own history, so a row read
-once already moves a large part of what a row read a thousand times moves; the movement's size
-separates never-read rows (and some read once) from the rest, not 10 reads from 1,000. Scored
-against input reads < d it therefore misses the rows read a few times; scored against never-read
-(reads == 0) it is the indicator to use. Both are scored (TRUTHS).
+The indicator, "own movement": m_i = W_i - delta W0_i (lrngpt.analysis.rare_tokens.moved), g the
+mean of m over the reference tokens (lrngpt.analysis.glitch.reference_ids: the shared drift of a
+tied table), own_i = ||m_i - (m_i . g^) g^||. A row is flagged when own_i is at most OWN_FACTOR
+times the largest among the reference tokens, plus float32's rounding of the weight decay times
+the row's initial length (OWN_RULE; the factor measured on the planted GPT pair, README "The
+embedding table"). AdamW's per-coordinate scaling moves a row read once nearly as far as one read
+a thousand times, so it finds never-read rows, not 10 reads from 1,000: both truths are scored
+(TRUTHS).
 """
 
 from __future__ import annotations

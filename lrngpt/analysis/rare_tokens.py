@@ -1,31 +1,20 @@
 """Under-trained tokens of a run: how often it read each token, how far each row moved from its
 initial value, and which tokens the run leaves under-trained (`lrn embed undertrained`).
 
-Reads are exact, not estimated: the batch sampler is replayed from the run's seed for the
-checkpoint's steps (as `lrn eval --by-reads` does), which gives how many times each position of the
-training split was a target; a window's inputs are its targets shifted by one, so position p was an
-input as often as p+1 was a target. The MLP also looks up <|endoftext|> block_size-1 times per
-window as padding; those count as input reads of that row.
+Reads are exact: the batch sampler is replayed from the run's seed for the checkpoint's steps (as
+`lrn eval --by-reads` does); position p was an input as often as p+1 was a target. The MLP's
+<|endoftext|> padding (block_size-1 per window) counts as input reads of that row.
 
-The rule, once (UNDER_TRAINED): a token is under-trained when the run read it as input fewer times
-than its row has numbers, input reads < d. Why d: the input path gives row i a gradient only at
-a step whose batch holds token i, so with plain SGD the row's change is a sum of at most r_i
-vectors (r_i <= its input reads) and lies in an r_i-dimensional subspace. With r_i < d, at least
-d - r_i directions of the row are still exactly its random initial values: the book chapter's
-rare token with "few chances to fill those many numbers", at its limit, fewer chances than
-numbers. AdamW rescales each coordinate, so the subspace is no longer exact, but the row still got
-only r_i signals of its own. A token read 0 times is `never_read`: without tying its row got no
-gradient at all and AdamW leaves it exactly where it started (its moments stay 0).
+The rule (UNDER_TRAINED): input reads < d. The input path gives row i a gradient only at a step
+whose batch holds token i, so with plain SGD its change lies in an r_i-dimensional subspace (r_i
+its reads): with r_i < d, d - r_i directions are still their random initial values, fewer chances
+than numbers. (AdamW blurs the subspace, but the row still got only r_i signals.) A token read 0
+times is `never_read`: untied, its row got no gradient at all. Tied, the softmax pushes every row
+at every step, so never-read rows still move, all much the same way: the shared drift Land &
+Bartolo's indicator (lrngpt.analysis.glitch) looks for in a model with no training record.
 
-Tying: the output head is the same matrix, and the softmax gives every row a gradient at every
-step (it pushes down the logit of every token that is not the target), so rows of never-read
-tokens still move, all in much the same direction: the lecture's "a rare token may be
-under-trained but is not necessarily untouched". That shared drift is what Land & Bartolo's
-indicator (lrngpt.analysis.glitch) looks for in a model with no training record.
-
-Movement: `moved` is ||W_i - delta W0_i||, where W0 is ckpt_init.pt's row and delta the product of
-(1 - lr_t x weight_decay) over the steps (1 without weight decay): AdamW's decay alone shrinks a
-row that gets no gradient by exactly that factor, which is not learning.
+Movement: `moved` is ||W_i - delta W0_i||, delta the product of (1 - lr_t x weight_decay) over the
+steps: the decay alone shrinks a row with no gradient by exactly that, which is not learning.
 """
 
 from __future__ import annotations
@@ -132,12 +121,8 @@ def _row(i: int, tokenizer, **cols) -> dict:
 
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
-    """Every token of a run with its reads, row movement and norm, and the under-trained ones first.
-
-    `path`: a run directory (lrn train, lrn import-gpt2) or a local Hugging Face GPT-2 directory. A run
-    trained here gets exact read counts and the rule; one with no training record (an import, an HF
-    directory) gets Land & Bartolo's indicator and its candidates instead. The indicator is computed
-    for both, so on a trained run it is graded against the counts (result["indicator"]["check"])."""
+    """Every token of a run (or a local Hugging Face GPT-2 directory) with its reads, row movement and
+    norm, the under-trained ones first; with no training record, Land & Bartolo's candidates instead."""
 
     log = log or logging.info
     p = Path(path)
@@ -210,15 +195,9 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     return result
 
 
-def _median(values: np.ndarray, mask: np.ndarray) -> float | None:
-    return float(np.median(values[mask])) if mask.any() else None
-
-
 def rounding(steps: int) -> float:
-    """Relative distance below which a row counts as not moved: float32 rounds each step's decay
-    multiplication by at most half an ulp (2**-24 relative); independent roundings add like a random
-    walk, so sqrt(steps) of them, with a margin of 8. Learning moves a row by far more (a tied
-    never-read row: a tenth of its norm or more after a few hundred steps)."""
+    """Relative distance below which a row counts as not moved: half an ulp (2**-24) per step's decay,
+    adding like a random walk (sqrt(steps)), times a margin of 8; learning moves a row far more."""
     return 8 * 2.0**-24 * (steps + 1) ** 0.5
 
 
@@ -229,7 +208,8 @@ def _summary(cols: dict, never: np.ndarray, flagged: np.ndarray, targets: np.nda
                  "never_a_target": int((targets == 0).sum())}
     for key in ("moved", "out_moved", "norm"):
         if key in cols:
-            out[f"median_{key}"] = {g: _median(cols[key], m) for g, m in groups.items()}
+            out[f"median_{key}"] = {g: float(np.median(cols[key][m])) if m.any() else None
+                                     for g, m in groups.items()}
     if "moved" in cols and never.any():
         out["never_read_max_moved"] = float(cols["moved"][never].max())
         out["never_read_moved_rows"] = int((cols["moved"][never] > tol * cols["norm"][never]).sum())

@@ -1,18 +1,12 @@
 """Superposition: the toy model of Elhage et al. (2022, "Toy Models of Superposition").
 
-n features, each 0 with probability S (the sparsity) and else uniform in [0, 1], pass through d < n
-dimensions and back: x' = ReLU(W^T W x + b), W of shape (d, n), trained on the importance-weighted
-squared error sum_i I_i (x_i - x'_i)^2 with I_i = decay^i. Column W_i is where feature i lives:
-||W_i|| near 1 means the model represents it, near 0 that it gave it up. With dense features the
-model keeps the d most important ones, orthogonal, and drops the rest, as PCA would; with sparse
-features it stores more than d in d dimensions, at the price of interference between them,
-sum_{j != i} (W_i/||W_i|| . W_j)^2, which the ReLU and the bias filter out while features rarely
-fire together. The paper's setting: n = 20, d = 5, importance 0.7^i, batch 1024, Adam; its notebook
-trains at lr 1e-3 for 10,000 steps, here lr 1e-2 for 1,000 steps reaches the same picture (measured:
-the same number of features represented at every sparsity, within one).
-
-Every sparsity trains as one instance of a batched model, so the whole sweep is one training loop
-(the paper's notebook does the same): seconds on a CPU.
+n features (0 with probability S, else uniform in [0, 1]) pass through d < n dimensions and back,
+x' = ReLU(W^T W x + b), trained on sum_i I_i (x_i - x'_i)^2 with I_i = decay^i. ||W_i|| near 1: the
+model represents feature i. Dense features: it keeps the d most important, orthogonal (as PCA);
+sparse ones: more than d, at the price of interference sum_{j != i} (W_i/||W_i|| . W_j)^2. The
+paper's setting (n = 20, d = 5, 0.7^i, batch 1024, Adam), at lr 1e-2 for 1,000 steps instead of
+its 1e-3 for 10,000 (measured: the same picture, within one feature). Every sparsity is one
+instance of a batched model, so the sweep is one training loop: seconds on a CPU.
 """
 
 from __future__ import annotations

@@ -25,12 +25,8 @@ MAX_PAIR_WORK = 10**12  # pairs x width multiply-adds: minutes on a laptop, not 
 
 
 def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHUNK) -> list[dict]:
-    """Statistics of the cosines of all n*(n-1)/2 distinct pairs of n Gaussian vectors, per width d.
-
-    One row per d: std of the cosines, 1/sqrt(d) beside it, the maximum, and the share of
-    pairs with |cos| > 0.5 (the chapter's "look related" line). The Gram matrix is never held
-    whole: `chunk` rows at a time, upper triangle only (each pair once, the diagonal left out).
-    """
+    """Per width d: std (beside 1/sqrt(d)), max and share of |cos| > 0.5 of all n(n-1)/2 pairs of n
+    Gaussian vectors; the Gram matrix is never held whole (`chunk` rows at a time, each pair once)."""
     # torch: `lrn theory fourth-root` loads this module
     import torch
 
@@ -92,29 +88,6 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     mean = total / pairs
     return {"std": math.sqrt(max(total_sq / pairs - mean * mean, 0.0)), "max": biggest,
             "share_abs_gt_0_5": above / pairs, "count_abs_gt_0_5": int(above), "pairs": pairs}
-
-
-def share_abs_cos_exact(d: int, threshold: float = 0.5, steps: int = 20_000) -> float:
-    """P(|cos| > threshold) for two independent Gaussian vectors in d dimensions.
-
-    cos^2 ~ Beta(1/2, (d-1)/2); with cos = cos(theta) the angle has density proportional to
-    sin(theta)^(d-2) on [0, pi], so the tail is a ratio of two smooth integrals (Simpson's
-    rule; no scipy needed). d = 1: the two vectors are always parallel or opposite.
-    """
-    if d < 1:
-        raise UserError(f"d {d}: must be at least 1")
-    if not 0.0 <= threshold < 1.0:
-        raise UserError(f"threshold {threshold}: must be in [0, 1)")
-    if d == 1:
-        return 1.0
-
-    def integral(hi: float) -> float:  # int_0^hi sin(t)^(d-2) dt, composite Simpson
-        h = hi / steps
-        f = [math.sin(i * h) ** (d - 2) for i in range(steps + 1)]  # 0.0 ** 0 == 1.0 covers d = 2
-        return h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
-
-    # |cos| > t means theta < acos(t) or theta > pi - acos(t): twice the left tail, by symmetry.
-    return 2 * integral(math.acos(threshold)) / (2 * integral(math.pi / 2))
 
 
 def jl_dimension(n: int, eps: float) -> float:

@@ -1,9 +1,8 @@
 """A run's vocabulary as people read it: each token's text with its bytes escaped, how often
 it occurs in the training split, and `lrn tokenizer show`'s id <-> text lookup.
 
-Token text: a byte-level BPE token is bytes, not always whole characters (" \\xe2\\x80" is the
-first two bytes of a curly quote), so `token_text` keeps what is readable UTF-8 and writes the
-rest as escapes; the result never holds a tab or a newline, so it fits a TSV cell or a label.
+A byte-level BPE token is bytes, not always whole characters, so `token_text` keeps readable
+UTF-8 and escapes the rest: never a tab or newline, so it fits a TSV cell or a label.
 """
 
 from __future__ import annotations

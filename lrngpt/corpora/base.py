@@ -15,10 +15,9 @@ EOT = "<|endoftext|>"
 
 @dataclass
 class DocumentLimits:
-    """One document is read, tokenized and trained on whole, and the BPE trainer holds about 100 bytes a
-    character of one document at once (a 17 MB document: 1.7 GB): past these, a document is refused with
-    its file, not read until the machine runs out of memory (a 1 MB .gz can hold a 1 GB line). One object
-    read at each use, so a test lowers a limit where it is defined (monkeypatch.setattr(LIMITS, ...))."""
+    """One document is trained on whole, and the BPE trainer holds about 100 bytes a character of it, so a
+    longer one is refused with its file (a 1 MB .gz can hold a 1 GB line). One object read at each use,
+    so a test lowers a limit where it is defined (monkeypatch.setattr(LIMITS, ...))."""
 
     max_document_chars: int = 1 << 25  # 33,554,432 characters: a long book is 3 million
     max_line_bytes: int = 1 << 27  # a JSONL or TSV line (JSON escapes make a document's line longer than its text)

@@ -1,17 +1,13 @@
 """Resumable, checked downloads into the cache directory (standard library urllib only).
 
-A download streams into `<dest>.part`; the next attempt (or the next run) resumes it with an HTTP Range
-request, and starts over from zero when the server ignores Range (200), cannot serve it (416) or sends a
-part that does not start where the file stopped (206 with another Content-Range). A file of known size is
-never read past it (one byte more says it is the wrong file): a mirror that streams without end stops
-there instead of filling the disk. Once complete, the file's size and sha256 are checked: a good file is
-renamed to `dest`; a bad one is moved aside to `<dest>.bad` (replacing an older one) and never used, so
-the next run downloads afresh while the user can still inspect what arrived. An existing `dest` that no
-longer matches is moved aside the same way and fetched again.
-
-huggingface_hub's http_get (used for the Hub's files, lrngpt.corpora.hub_file) and pooch do not do all of
-this: pooch never resumes; http_get appends a 206 that starts elsewhere and writes an endless body to disk
-before it compares sizes.
+A download streams into `<dest>.part`; the next attempt (or run) resumes it with an HTTP Range
+request, and starts over when the server ignores Range (200), cannot serve it (416) or sends a part
+that does not start where the file stopped. A file of known size is never read past it (a mirror
+that streams without end stops there). A complete file's size and sha256 are checked: a good one
+is renamed to `dest`, a bad one moved aside to `<dest>.bad` and never used; a `dest` that no longer
+matches is moved aside the same way and fetched again. (huggingface_hub's http_get, used for Hub
+files in lrngpt.corpora.hub_file, appends a 206 that starts elsewhere and writes an endless body
+before it compares sizes; pooch never resumes.)
 """
 
 from __future__ import annotations
@@ -109,11 +105,8 @@ def _fetch(url: str, part: Path, progress: bool | None, size: int | None) -> str
 
 def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
              progress: bool | None = None) -> Path:
-    """Fetch `url` into `dest` (resuming `<dest>.part`), check size/sha256 when given, return `dest`.
-
-    A progress bar shows on a terminal (`progress` None), or as `progress` says. An existing `dest`
-    that matches is returned without touching the network.
-    """
+    """Fetch `url` into `dest` (resuming `<dest>.part`), check size/sha256 when given, return `dest`; a
+    `dest` that matches is returned without the network. `progress` None: a bar on a terminal."""
     dest = Path(dest)
     part, bad = dest.with_name(dest.name + ".part"), dest.with_name(dest.name + ".bad")
     if dest.exists():
@@ -159,9 +152,3 @@ def download(url: str, dest: Path, *, size: int | None, sha256: str | None,
     replace_file(part, dest)
     return dest
 
-
-def download_files(base_url: str, subdir: str, expected: dict[str, tuple[int | None, str | None]]) -> list[Path]:
-    """Each file named in `expected` (name -> size, sha256), fetched from `base_url`/name into
-    cache_dir()/subdir (a file already there and right is not fetched again)."""
-    return [download(f"{base_url.rstrip('/')}/{name}", cache_dir() / subdir / name, size=size, sha256=sha256)
-            for name, (size, sha256) in expected.items()]

@@ -1,30 +1,16 @@
 """`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of COLUMN.
 
-NAME is a dataset on the Hub (`roneneldan/TinyStories`), a local directory of data files that
-`datasets.load_dataset` reads (train.jsonl + validation.jsonl, *.parquet, ...), or a directory
-written by `Dataset.save_to_disk` / `DatasetDict.save_to_disk`. Empty parts take their default:
-`hf:NAME::train:story` names the split and the column but no config. COLUMN defaults to `text`.
-`@REV` pins a Hub dataset to a revision (a commit sha, a tag or a branch), as `tinystories` is
-pinned: `hf:roneneldan/TinyStories@f54c09f...`; a commit is the only revision whose bytes never change.
+NAME is a Hub dataset, a local directory of data files `datasets.load_dataset` reads, or a
+`save_to_disk` directory. Empty parts take their default (COLUMN: `text`). `@REV` pins a Hub
+dataset to a revision (only a commit never changes). `?stream` streams the rows instead of
+converting the whole dataset into the Arrow cache; a streamed Hub dataset needs `@REV` (its
+fingerprint is its name and revision, no files to hash), a streamed local directory is
+fingerprinted by its files.
 
-`?stream` streams the rows (`load_dataset(..., streaming=True)`) instead of downloading and
-converting the whole dataset into the Arrow cache first: for a dataset larger than the disk, or a
-prefix of one (data.tokenizer_bytes, data.train_tokens still read the stream from its start).
-A streamed Hub dataset needs `@REV` (its fingerprint is name, revision, config, splits and
-column: no files to hash, so only a pinned revision keeps the token cache true); a streamed local
-directory is fingerprinted by its files' bytes. A save_to_disk directory is already memory-mapped
-Arrow and is not streamed.
-
-Splits: with SPLIT, that split is the corpus and the pipeline draws the validation documents from
-it. Without, a dataset with a `train` split trains on it and validates on its own `validation`
-(else `valid`, `val`, `test`) split when it has one, as tinystories and nsmc do; a dataset with a
-single split uses that.
-
-Needs the optional `datasets` package (`pip install lrngpt[hf]`). Data lives in its cache
-(HF_DATASETS_CACHE, HF_HOME) as memory-mapped Arrow files and is read a batch of rows at a time,
-so a large dataset is never held in memory; with HF_DATASETS_OFFLINE=1 (or HF_HUB_OFFLINE=1)
-only what is cached or local loads. The fingerprint hashes those Arrow files, the column and which
-split plays which part: a second prepare of the same dataset finds its token arrays.
+Splits: with SPLIT, that split is the corpus (the pipeline draws the validation documents);
+without, `train` trains and its own `validation` (else `valid`, `val`, `test`) validates, or a
+single split is used. Needs `datasets` (lrngpt[hf]); rows are read a batch at a time from the
+memory-mapped Arrow cache, and the fingerprint hashes those files, the column and the splits' roles.
 """
 
 from __future__ import annotations

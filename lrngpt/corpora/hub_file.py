@@ -1,22 +1,12 @@
 """One file of a Hugging Face dataset at a pinned commit, downloaded by huggingface_hub and checked.
 
 `pinned_file(...)` returns `directory/filename` holding exactly the pinned bytes (size and sha256):
-
-- already there and right: returned without the network (its sha256 is remembered by the file's
-  stat, lrngpt.corpora.stat_cache, so a 2.2 GB file is hashed once, not on every load);
-- otherwise one HEAD request first asks the server what it serves for `resolve/<revision>/<file>`:
-  another size, another sha256 (the Hub's ETag of a large file is its sha256) or another commit
-  is refused before a byte is downloaded; no answer is `Unreachable` at once (huggingface_hub
-  itself would retry for about 25 s before saying so);
-- then `huggingface_hub.hf_hub_download` fetches it into `directory` (`local_dir`): it resumes
-  an interrupted transfer (its partial file and records live in `directory/.cache/huggingface/`),
-  retries a dropped connection, and uses Xet storage where the Hub has it;
-- the file is checked again against the pinned size and sha256; a wrong one is moved aside to
-  `<file>.bad` (replacing an older one) and never used.
-
-The endpoint is huggingface.co, `HF_ENDPOINT` (huggingface_hub's own variable) or the caller's
-mirror; `HF_HUB_OFFLINE=1` downloads nothing. huggingface_hub's progress bar shows where lrn's
-bars do (lrngpt.core.log.third_party_bars).
+a file already right is returned without the network (its sha256 remembered by its stat,
+lrngpt.corpora.stat_cache); otherwise one HEAD request refuses another size, sha256 (a large file's
+ETag) or commit before a byte is downloaded, and no answer is `Unreachable` at once (not after
+huggingface_hub's 25 s of retries); then `hf_hub_download` fetches it into `directory` (resumable,
+retried, Xet) and the file is checked again, a wrong one moved aside to `<file>.bad`. The endpoint
+is huggingface.co, `HF_ENDPOINT` or the caller's mirror; `HF_HUB_OFFLINE=1` downloads nothing.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`nsmc[:PATH]`: the Naver Sentiment Movie Corpus, one review per document, labels kept.
 
-Files are `id<TAB>document<TAB>label` with one header line (label 0 = negative, 1 = positive),
-optionally gzipped. PATH is a directory holding ratings_train.txt and ratings_test.txt (the test
-file becomes the validation split), or a single such file (then the pipeline makes the split).
-Without PATH both files are downloaded from the NSMC GitHub repository into cache_dir()/nsmc;
-set LRN_NSMC_URL to use a mirror.
+Files are `id<TAB>document<TAB>label` with a header line (label 0 negative, 1 positive), maybe
+gzipped. PATH is a directory holding ratings_train.txt and ratings_test.txt (the validation
+split), or one such file (the pipeline makes the split); without PATH both are downloaded.
 """
 
 from __future__ import annotations
@@ -17,14 +15,12 @@ from typing import NamedTuple
 
 from lrngpt.core.fsio import check_regular
 from lrngpt.corpora.base import Corpus
-from lrngpt.corpora.download import download_files
+from lrngpt.corpora.download import cache_dir, download
 from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
 from lrngpt.errors import UserError
 
 URL = "https://raw.githubusercontent.com/e9t/nsmc/master"
 TRAIN, TEST = "ratings_train.txt", "ratings_test.txt"
-# No published size or sha256 for these files was found, so downloads are not checked (None).
-EXPECTED: dict[str, tuple[int | None, str | None]] = {TRAIN: (None, None), TEST: (None, None)}
 
 
 class Review(NamedTuple):
@@ -70,7 +66,11 @@ def _label_counts(path: Path) -> dict:
 
 
 def downloaded_files() -> tuple[Path, Path]:
-    train, test = download_files(os.environ.get("LRN_NSMC_URL", URL), "nsmc", EXPECTED)  # tests: a local server
+    """Both files in cache_dir()/nsmc, from LRN_NSMC_URL (a mirror; the tests' local server) or GitHub;
+    no size or sha256 of them is published, so nothing is pinned."""
+    base = os.environ.get("LRN_NSMC_URL", URL).rstrip("/")
+    train, test = (download(f"{base}/{name}", cache_dir() / "nsmc" / name, size=None, sha256=None)
+                   for name in (TRAIN, TEST))
     return train, test
 
 

@@ -1,19 +1,12 @@
 """`jsonl:PATH[:FIELD]` and `parquet:PATH[:COLUMN]`: one document per record.
 
-JSON Lines: every non-blank line is a JSON object and its FIELD (default `text`) a string.
-Parquet: every row's COLUMN (default `text`) is a string; files are read a batch of rows at a
-time (pyarrow, the optional `parquet` extra), through a 1 MiB read buffer with no pre-buffering:
-pyarrow's defaults read a whole column chunk of a row group into memory first (about the file's
-compressed size for a file written with default row groups), so memory grew with the file. PATH is a file, or a directory whose .jsonl /
-.jsonl.gz (or .parquet) files are read recursively in sorted order. Documents are stripped and
-empty ones dropped, as for text files; the pipeline draws the validation split. A record that
-breaks the rules stops `lrn data prepare` with its file and line (or row); the fingerprint hashes
-the files' bytes and the field name, so a changed file or another field prepares anew.
-
-A JSON string may escape half of a UTF-16 surrogate pair alone ("\\ud800"), which is no Unicode
-character and has no UTF-8: such a record is refused with its file and line, as Hugging Face
-`datasets` (pyarrow's JSON reader) refuses it, rather than silently changed. (Parquet and Arrow
-strings are UTF-8 already and cannot hold one.)
+JSON Lines: every non-blank line is a JSON object whose FIELD (default `text`) is a string.
+Parquet: every row's COLUMN (default `text`) is a string, read a batch of rows at a time through a
+1 MiB buffer with no pre-buffering (pyarrow's defaults read a whole column chunk, so memory grew
+with the file). PATH is a file or a directory read recursively in sorted order. A record that
+breaks the rules stops with its file and line (or row); a lone UTF-16 surrogate escape ("\\ud800",
+no Unicode character) is refused as `datasets` refuses it. The fingerprint hashes the files' bytes
+and the field name.
 """
 
 from __future__ import annotations
@@ -78,12 +71,6 @@ def column_texts(batches: Iterable[list], where: str, column: str) -> Iterator[s
             row += 1
 
 
-def _nonempty(kind: str, arg: str, docs, field: str) -> None:
-    if next(iter(docs()), None) is None:
-        raise UserError(f"{kind}:{arg} has no documents: no record has a non-empty {field!r}; "
-                        "give files that contain text")
-
-
 # ---- JSON Lines ---------------------------------------------------------------------------
 
 def _json_int(digits: str) -> int | float:
@@ -122,22 +109,29 @@ def jsonl_documents(path: Path, field: str) -> Iterator[str]:
                 yield text
 
 
-def jsonl_corpus(arg: str) -> Corpus:
-    """The corpus for `jsonl:PATH[:FIELD]`."""
-    path, field = split_spec("jsonl", arg, "FIELD")
-    files = find_files([path], JSONL_SUFFIXES)
+def _records_corpus(kind: str, arg: str, files: list, field: str, read, meta: dict) -> Corpus:
+    """The corpus of `files`, each read by `read(path, field)`; refused when no record has text."""
     paths = [f for f, _ in files]
 
     def docs() -> Iterator[str]:
         for p in paths:
-            yield from jsonl_documents(p, field)
+            yield from read(p, field)
 
-    _nonempty("jsonl", arg, docs, field)
+    if next(iter(docs()), None) is None:
+        raise UserError(f"{kind}:{arg} has no documents: no record has a non-empty {field!r}; "
+                        "give files that contain text")
     return Corpus(
-        spec=f"jsonl:{arg}", kind="jsonl", fingerprint=fingerprint_files(f"jsonl\0{field}", files),
+        spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(f"{kind}\0{field}", files),
         train_docs=docs, val_docs=None,
-        meta={"files": [str(p) for p in paths], "field": field, "bytes": sum(p.stat().st_size for p in paths)},
+        meta={"files": [str(p) for p in paths], **meta, "bytes": sum(p.stat().st_size for p in paths)},
     )
+
+
+def jsonl_corpus(arg: str) -> Corpus:
+    """The corpus for `jsonl:PATH[:FIELD]`."""
+    path, field = split_spec("jsonl", arg, "FIELD")
+    return _records_corpus("jsonl", arg, find_files([path], JSONL_SUFFIXES), field, jsonl_documents,
+                           {"field": field})
 
 
 # ---- Parquet ------------------------------------------------------------------------------
@@ -155,7 +149,6 @@ def _pyarrow_parquet():
 def _open_parquet(path: Path, column: str):
     """The file, checked: readable, has `column`, and the column holds strings."""
     pq = _pyarrow_parquet()
-    # numpy: loaded only when this runs
     import pyarrow as pa
 
     try:
@@ -179,7 +172,6 @@ def parquet_documents(path: Path, column: str) -> Iterator[str]:
     """The column's values a batch of rows at a time, so a big file never sits in memory whole
     (benchmarks/bench_parquet_memory.py measures it against `text:`). A page that does not
     decompress or decode (a damaged file) is a UserError naming the file and the rows read."""
-    # numpy: loaded only when this runs
     import pyarrow as pa
 
     pf = _open_parquet(path, column)
@@ -204,19 +196,7 @@ def parquet_corpus(arg: str) -> Corpus:
     """The corpus for `parquet:PATH[:COLUMN]`."""
     path, column = split_spec("parquet", arg, "COLUMN")
     files = find_files([path], PARQUET_SUFFIXES)
-    paths = [f for f, _ in files]
-    rows = sum(_open_parquet(p, column).metadata.num_rows for p in paths)  # checks every file's schema
-
-    def docs() -> Iterator[str]:
-        for p in paths:
-            yield from parquet_documents(p, column)
-
+    rows = sum(_open_parquet(p, column).metadata.num_rows for p, _ in files)  # checks every file's schema
     if rows == 0:
         raise UserError(f"parquet:{arg} has no rows; give files that contain text")
-    _nonempty("parquet", arg, docs, column)
-    return Corpus(
-        spec=f"parquet:{arg}", kind="parquet", fingerprint=fingerprint_files(f"parquet\0{column}", files),
-        train_docs=docs, val_docs=None,
-        meta={"files": [str(p) for p in paths], "column": column, "rows": rows,
-              "bytes": sum(p.stat().st_size for p in paths)},
-    )
+    return _records_corpus("parquet", arg, files, column, parquet_documents, {"column": column, "rows": rows})

@@ -1,16 +1,5 @@
-"""A corpus string, and the loader of each kind it names.
-
-    stories[:SIZE[:SEED]]      the embedded generator (default about 5 MB, seed 0)
-    text:PATH[,PATH...]        UTF-8 .txt / .txt.gz files or directories of them
-    tinystories[:PATH]         TinyStoriesV2-GPT4 train/valid files (downloaded at a pinned revision
-                               if no PATH)
-    nsmc[:PATH]                NSMC ratings_train/ratings_test (downloaded if no PATH)
-    jsonl:PATH[:FIELD]         JSON Lines, one document per line in FIELD (default text)
-    parquet:PATH[:COLUMN]      Parquet files, one document per row of COLUMN (default text)
-    hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]   a Hugging Face dataset (Hub, local files,
-                               save_to_disk), at a revision, streamed
-
-Every kind's loader takes what follows `KIND:` and returns a `Corpus` (lrngpt.corpora.base).
+"""A corpus string (`KIND[:ARG]`, the kinds in docs/reference/corpora.md and in `_load`'s message),
+and the loader of each kind: it takes what follows `KIND:` and returns a `Corpus` (lrngpt.corpora.base).
 """
 
 from __future__ import annotations

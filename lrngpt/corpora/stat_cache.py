@@ -1,17 +1,12 @@
 """Hash a corpus once: fingerprints recognised by the files' stat, as git's index does.
 
-A corpus's fingerprint is a sha256 over every byte of its files (`text.fingerprint_files`);
-for a 2 GB corpus that is seconds of reading on every `lrn data prepare`, `lrn train` and sweep
-point that only needs to find its cached token arrays. `cached_fingerprint(kind, files, compute)`
-computes it once and remembers it, in this process and in `CACHE_DIR/fingerprints.json`, under
-the files' path, size, mtime_ns, ctime_ns, inode and device. A later call whose files all stat
-the same returns the remembered fingerprint without opening them; any changed stat computes it
-again. `LRN_VERIFY=1` (or `set_verify(True)`, `lrn data prepare --verify`) always re-hashes.
-
-Racy files (git's "racily clean" entries): a file whose mtime is within `RACY_NS` of the moment
-hashing began could be changed again within the filesystem's timestamp granularity without its
-stat changing, so such a fingerprint is computed but not remembered. The cache file is written
-atomically (lrngpt.core.fsio); a damaged or unwritable one is ignored (everything is hashed, as before).
+A fingerprint is a sha256 over every byte of the files (`text.fingerprint_files`): seconds for a
+2 GB corpus on every prepare, train and sweep point. `cached_fingerprint` remembers it, in this
+process and in `CACHE_DIR/fingerprints.json`, under each file's path, size, mtime_ns, ctime_ns,
+inode and device; any changed stat hashes again, and `LRN_VERIFY=1` (`set_verify(True)`,
+`lrn data prepare --verify`) always does. A file whose mtime is within `RACY_NS` of the hash's
+start could change again without its stat changing (git's "racily clean"): not remembered. A
+damaged or unwritable cache file is ignored.
 """
 
 from __future__ import annotations
@@ -64,28 +59,35 @@ def _stat_key(kind: str, files: list[tuple[Path, str]]) -> tuple[str, int] | Non
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest(), newest
 
 
-def _read() -> dict:
+def read_entries(name: str) -> dict:
+    """The "entries" object of the JSON cache file `name` in cache_dir() ({} when damaged or absent)."""
     try:
-        doc = json.loads(cache_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        entries = json.loads((cache_dir() / name).read_text(encoding="utf-8"))["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
         return {}
-    entries = doc.get("entries") if isinstance(doc, dict) else None
-    return {k: v for k, v in entries.items() if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)} \
-        if isinstance(entries, dict) else {}
+    return entries if isinstance(entries, dict) else {}
+
+
+def write_entries(name: str, entries: dict, **fields) -> None:
+    """Write the JSON cache file `name`; one that cannot be written (read-only, full) is no cache."""
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        write_json(cache_dir() / name, {"version": 1, **fields, "entries": entries})
+    except (OSError, UserError) as e:
+        logging.debug(f"{name} not written ({type(e).__name__}: {e})")
+
+
+def _read() -> dict:
+    return {k: v for k, v in read_entries(CACHE_NAME).items()
+            if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)}
 
 
 def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
-
     entries = _read()
     entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}
     if len(entries) > MAX_ENTRIES:
         entries = dict(sorted(entries.items(), key=lambda kv: kv[1].get("at", 0))[-MAX_ENTRIES:])
-    try:
-        path = cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json(path, {"version": 1, "entries": entries})
-    except (OSError, UserError) as e:  # a cache that cannot be written (read-only, full) is no cache: hash again
-        logging.debug(f"fingerprint cache not written ({type(e).__name__}: {e})")
+    write_entries(CACHE_NAME, entries)
 
 
 def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callable[[], str]) -> str:

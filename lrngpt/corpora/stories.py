@@ -1,21 +1,17 @@
 """`stories[:SIZE[:SEED]]`: the embedded corpus, a seeded generator of simple children's stories.
 
-Every story has a cast (a child, a friend, a parent, a pet, a toy, a place...) drawn from word
-CATEGORIES, an arc (lost toy, new friend, rainy day, sharing, trip, fear, birthday, ...) made of
-beats, and a few filler sentences. A slot draws uniformly from its category, so every word of a
-category appears in the same sentence frames as the others: that shared context is what lets a
-language model's embeddings cluster names with names and colours with colours, which the
-embedding analyses then check (`category_of`, meta["categories"]). The words, their inflection
-and the word pools are lrngpt.corpora.stories_words; the intro, fillers and arcs are
-lrngpt.corpora.stories_templates; this module casts, compiles and generates.
+A story is a cast (a child, a friend, a pet, a toy, a place...) drawn from word CATEGORIES, the
+intro, an arc (lost toy, new friend, rainy day, ...) and filler sentences. A slot draws uniformly
+from its category, so every word of a category shares the same frames: what lets a model's
+embeddings cluster names with names, which the embedding analyses check (meta["categories"]). The
+words and templates are lrngpt.corpora.stories_words (stories.txt); this module casts and generates.
 
-The vocabulary is deliberately wide (inflected verbs, plurals, adjectives, comparatives, days,
-months...) so a byte-level BPE trained on a few MB of it reaches 4,096 tokens: BPE never merges
-across words, so the vocabulary it can reach is bounded by the distinct word forms it sees.
-
-Speed is the other constraint (a 100 MB corpus must not take minutes): templates are compiled
-once into `str.format_map` strings plus the list of slots they draw fresh per sentence, and a
-story is one join. All text is ASCII, so len(text) is its UTF-8 size.
+An arc is paragraphs (blank-line separated) of beats (lines). A beat's alternatives are separated
+by " | " (a line starting with "| " continues the beat above); "? " makes a beat optional and "~"
+is one filler sentence. {Name}, {toy}... are story-level (the cast); {any_colour}, {a_any_animal},
+{vt_ed}... draw fresh for each sentence (a trailing digit gives a second draw). The vocabulary is
+wide so a byte-level BPE on a few MB reaches 4,096 tokens; templates are compiled once into
+`str.format_map` strings, so 100 MB takes seconds. All text is ASCII: len(text) is its UTF-8 size.
 """
 
 from __future__ import annotations
@@ -29,14 +25,16 @@ from pathlib import Path
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import check_file_target, owned_file
 from lrngpt.corpora.base import EOT, Corpus, parse_size
-from lrngpt.corpora.stories_templates import ARCS, FILLERS, INTRO
 from lrngpt.corpora.stories_words import (
+    ARCS,
     BAD,
     CATEGORIES,
     FEARS,
+    FILLERS,
     FRESH,
     GIRLS,
     GOOD,
+    INTRO,
     SOUNDS,
     plural,
     verb_forms,
@@ -168,10 +166,8 @@ def generate_stories(size_bytes: int, seed: int = 0) -> Iterator[str]:
 
 
 def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool = False) -> dict:
-    """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`).
-
-    A file that is there is replaced only when lrn wrote it and nobody changed it since (and with
-    `force`); the new file is recorded as lrn's (lrngpt.core.ownership)."""
+    """Write the stories to one UTF-8 file, documents separated by EOT (`lrn data stories`); a file there
+    is replaced only when lrn wrote it, unchanged, and with `force` (lrngpt.core.ownership)."""
 
     out = check_file_target(out, force, "stories corpus", example="stories.txt")
     with user_path(out.parent, "output directory"):

@@ -28,11 +28,8 @@ SUFFIXES = (".txt", ".txt.gz")
 
 @contextlib.contextmanager
 def open_bytes(path: Path, raw: bool = False) -> Iterator[BinaryIO]:
-    """The file's bytes, decompressed when its name ends in .gz (unless `raw`).
-
-    An error while opening or reading it is a UserError naming the file: permission denied, a
-    directory, a truncated or corrupt .gz.
-    """
+    """The file's bytes, decompressed when its name ends in .gz (unless `raw`); an error opening or
+    reading it (permission, a directory, a corrupt .gz) is a UserError naming the file."""
     path = Path(path)
     try:
         with (gzip.open(path, "rb") if path.name.endswith(".gz") and not raw else open(path, "rb")) as f:
@@ -68,10 +65,8 @@ MAX_WALK_ENTRIES = 100_000  # names a corpus directory's walk looks at: a corpus
 
 
 def walk(top: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
-    """The files under `top` whose names end in one of `suffixes` (links to directories not followed),
-    bounded: the walk stays on the file system `top` is on (like `find -xdev`: a walk of / never enters
-    the kernel's /proc or /sys, nor another disk), an unreadable directory is named, and past
-    MAX_WALK_ENTRIES names the walk stops with the fix."""
+    """The files under `top` ending in one of `suffixes`, bounded: on `top`'s file system only (like
+    `find -xdev`: never /proc nor another disk), an unreadable directory named, at most MAX_WALK_ENTRIES."""
     seen = 0
 
     def unreadable(e: OSError) -> None:
@@ -134,13 +129,8 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
 
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
                     where: str = "the text") -> Iterator[str]:
-    """Split a stream of text on `sep`, also when a separator straddles two chunks.
-
-    Yields raw pieces (unstripped, possibly empty). The unsearched `tail` is kept no longer than
-    len(sep) - 1 characters: anything before that was already searched together with enough
-    following text to see a whole separator. A piece longer than `max_chars` is a UserError
-    naming `where` and the document, raised as soon as it is that long (memory stays bounded).
-    """
+    """Split a stream of text on `sep`, also across chunks; raw pieces. A piece longer than `max_chars`
+    is a UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
     done: list[str] = []  # searched pieces of the current document
     size = 0  # their characters
     tail = ""
@@ -188,10 +178,8 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 
 def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(line number from 1, raw line with its newline) of a binary file, read CHUNK_SIZE bytes at a
-    time: a line longer than `max_bytes` (LIMITS.max_line_bytes) is a UserError naming the file and the
-    line as soon as that much of it is read (a .gz of a few MB can hold a line of gigabytes).
-    (Not readline(size): on a gzip stream it is many times slower.)"""
+    """(line number from 1, raw line) of a binary file, read CHUNK_SIZE bytes at a time (readline is slow
+    on gzip); a line past `max_bytes` (LIMITS.max_line_bytes) is a UserError as soon as it is read."""
     limit = LIMITS.max_line_bytes if max_bytes is None else max_bytes
     pending: list[bytes] = []  # pieces of the line being read, and their bytes
     lineno, size = 0, 0
@@ -219,10 +207,8 @@ def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iter
 
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
-    """sha256 over the corpus kind and each file's name and raw bytes, in reading order (streamed).
-
-    Computed once: files whose stat (path, size, mtime, inode) is unchanged since an earlier
-    call, in this process or an earlier one, are not read again (lrngpt.corpora.stat_cache)."""
+    """sha256 over the corpus kind and each file's name and bytes, in reading order; files whose stat is
+    unchanged since an earlier call are not read again (lrngpt.corpora.stat_cache)."""
     return cached_fingerprint(kind, files, lambda: hash_files(kind, files))
 
 

@@ -1,13 +1,9 @@
 """`tinystories[:PATH]`: the TinyStoriesV2-GPT4 train/valid files, with their own split.
 
-PATH is a directory holding TinyStoriesV2-GPT4-train.txt and -valid.txt (or .txt.gz). Without PATH
-both files are downloaded into cache_dir()/tinystories (about 2.2 GB) from the Hugging Face dataset
-repository at one pinned revision, so every download is the same bytes, by huggingface_hub's
-hf_hub_download (resumable, retried, Xet where the Hub has it; lrngpt.corpora.hub_file checks the
-size and sha256 around it). LRN_TINYSTORIES_URL names a mirror of huggingface.co that serves the
-same paths (`<mirror>/datasets/roneneldan/TinyStories/resolve/<revision>/<file>`), for this corpus
-only; HF_ENDPOINT, huggingface_hub's own variable, does the same for every Hub download; the tests
-point them at a local server. HF_HUB_OFFLINE=1 downloads nothing.
+PATH is a directory holding TinyStoriesV2-GPT4-train.txt and -valid.txt (or .txt.gz). Without it
+both are downloaded (about 2.2 GB) into cache_dir()/tinystories from the Hugging Face dataset at one
+pinned revision (lrngpt.corpora.hub_file). LRN_TINYSTORIES_URL names a mirror of huggingface.co
+for this corpus only, HF_ENDPOINT for every Hub download; HF_HUB_OFFLINE=1 downloads nothing.
 """
 
 from __future__ import annotations
@@ -28,11 +24,9 @@ REVISION = "f54c09fd23315a6f9c86f9dc80f725de7d8f9c64"
 ENDPOINT = "https://huggingface.co"
 CACHE_SUBDIR = "tinystories"  # under cache_dir()
 TRAIN, VALID = "TinyStoriesV2-GPT4-train.txt", "TinyStoriesV2-GPT4-valid.txt"
-# (bytes, sha256) of the two files at REVISION: the size and oid of their Git LFS pointers in the
-# dataset repository at that commit, which is what Hugging Face publishes for each file (the file's
-# page under /blob/<REVISION>/ shows both). Several independent projects that downloaded the files
-# at this revision report the same sizes and sha256. Not measured on this machine (it has no
-# network); a file that differs fails the check loudly and is never used.
+# (bytes, sha256) of the two files at REVISION: their Git LFS pointers' size and oid, as Hugging Face
+# publishes them (and other projects report). Not measured here (no network); a file that differs is
+# refused and never used.
 EXPECTED = {
     TRAIN: (2_227_753_162, "6418d412de72888f52b5142c761ac21a582f7d1166f0bfbdb5f03ccfdec90443"),
     VALID: (22_502_601, "6874bae9a4c1a4e7edcf0e53b86c17817e9cf881fc75ff2368da457b80c0585d"),
@@ -68,11 +62,8 @@ def _local_files(path: str) -> tuple[Path, Path]:
 
 
 def downloaded_files() -> tuple[Path, Path]:
-    """The two files in the cache, downloaded (and checked) when missing.
-
-    Offline with a file missing, one UserError line names the missing files, the cache directory
-    and the two ways on: put the files there, or train on another corpus.
-    """
+    """The two files in the cache, downloaded (and checked) when missing; offline, one line names the
+    missing files, the cache directory and the ways on."""
     directory = cache_path()
     try:
         train, valid = (pinned_file(REPOSITORY, name, REVISION, directory, size=size, sha256=sha256,

@@ -1,18 +1,11 @@
 """How long a run will take, said before it starts, and a run past train.max_days refused.
 
-`--set train.steps=99999999999999` used to start training with no word of the time it would take.
-Now a run that could be long is timed first: a few training steps of its own model and batch on
-its device (lrngpt.training.timing.probe), extrapolated to its steps and evaluations. The estimate
-is logged, and a run estimated to take more than train.max_days days (default 7) is refused before
-anything is written or downloaded, with the estimate and the two ways on: fewer train.steps, or a
-higher train.max_days (0: no limit). Like a scheduler's time limit, it is a guard against a typo,
-not a stop: a run that starts is never cut short.
-
-Which runs are timed: those that would take more than TIME_ABOVE_S even on the fastest hardware
-(OPTIMISTIC_STEP_S a step at least, OPTIMISTIC_FLOPS at most); a shorter one costs little to start
-and its progress line shows its ETA. Under torchrun the processes cannot each time their own steps
-and still agree, so there only the optimistic bound refuses; a sweep checks every point against it
-before it writes anything, and each point's training then times itself.
+A run that could be long is timed first (lrngpt.training.timing.probe) and its estimate logged; one
+estimated past train.max_days (default 7; 0: no limit) is refused before anything is written or
+downloaded, naming fewer train.steps or a higher train.max_days. A guard against a typo, not a
+stop: a run that starts is never cut short. Only runs that would take more than TIME_ABOVE_S even
+on the fastest hardware (OPTIMISTIC_STEP_S, OPTIMISTIC_FLOPS) are timed. Under torchrun the
+processes cannot each time themselves and agree, so only the optimistic bound refuses there.
 """
 
 from __future__ import annotations
@@ -71,7 +64,8 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
     evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
     seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
-    said = f"about {clock(seconds)} on {device} (timed here: {_ms(per_step)} a step)"
+    a_step = f"{per_step * 1e3:.3g} ms" if per_step < 10 else f"{per_step:.3g} s"
+    said = f"about {clock(seconds)} on {device} (timed here: {a_step} a step)"
     if limit is not None and seconds > limit:
         raise UserError(_too_long(cfg, steps, said, what))
     if log is not None:
@@ -85,7 +79,3 @@ def _too_long(cfg: RunConfig, steps: int, said: str, what: str) -> str:
     return (f"{what} ({steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens) would take {said}, more than "
             f"train.max_days={tc.max_days:g} days; lower train.steps, or raise train.max_days (0: no limit) to "
             "train anyway")
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms" if seconds < 10 else f"{seconds:.3g} s"

@@ -1,25 +1,16 @@
 """The optimizer: AdamW with nanoGPT's weight-decay groups (training and the timing probe share it).
 
-It is torch's fused AdamW (one kernel per parameter tensor) wherever torch has one for the parameters'
-device: on a CPU the default for-loop AdamW launches about ten small kernels per tensor, which at the
-cpu preset's shape was 5x the fused one's time and a tenth of the whole training step
-(benchmarks/bench_gpt.py). The fused kernel rounds differently from the for-loop one, so a run
-started before this change and resumed after it is not bit-exact with either; a run resumes on the
-implementation it was made with here (`load_optimizer_state`).
+Torch's fused AdamW wherever torch has one for the device: on a CPU the for-loop AdamW was 5x its
+time and a tenth of the cpu preset's step (benchmarks/bench_gpt.py). The two round differently, so
+a run resumes on the implementation it was made with (`load_optimizer_state`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import torch
 from torch import nn
 
 FUSED_DEVICES = ("cpu", "cuda")  # where torch's fused AdamW runs on float parameters
-
-
-def uses_fused(params: Sequence[torch.Tensor]) -> bool:
-    return bool(params) and all(p.device.type in FUSED_DEVICES and p.is_floating_point() for p in params)
 
 
 def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
@@ -29,7 +20,7 @@ def make_optimizer(model: nn.Module, cfg) -> torch.optim.AdamW:
         {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
         {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
     ]
-    fused = uses_fused(params)
+    fused = bool(params) and all(p.device.type in FUSED_DEVICES and p.is_floating_point() for p in params)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=fused or None)
 
 

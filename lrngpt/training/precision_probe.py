@@ -1,10 +1,8 @@
 """Seconds per training step in float32 and in bfloat16 autocast, measured side by side.
 
-`dtype_step_seconds(cfg, device)` builds the config's model once and times its training step
-(forward, backward, AdamW on random token ids of the real batch) in each dtype, in interleaved
-rounds, so both see the same machine load; the median round of each is its figure. A budget's dry
-run uses it to say what `train.dtype=bfloat16` would gain on a CPU with bfloat16 instructions
-(lrngpt.experiments.bf16_offer); benchmarks/bench_bf16.py measures whole runs instead.
+`dtype_step_seconds(cfg, device)` times the config's model's training step in each dtype in
+interleaved rounds (both see the same load), the median round each: what a budget's dry run says
+`train.dtype=bfloat16` would gain on a CPU with bfloat16 instructions (lrngpt.experiments.bf16_offer).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Resuming a run: the checkpoint it continues from, what it must share with the run so far (model,
-data, dtype, schedule), checked before any work, and the training state restored from it.
-
-Every check that can be made from the checkpoint alone runs in `open_resume`, before the data is
-prepared or the model built; the ones that need the prepared data (`check_restorable`) and the
-restore itself (`restore_state`) follow once the trainer has them.
+data, dtype, schedule), and the training state restored. `open_resume` checks what the checkpoint
+alone can say, before the data is prepared; `check_restorable` and `restore_state` follow.
 """
 
 from __future__ import annotations

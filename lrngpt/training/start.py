@@ -1,9 +1,8 @@
-"""The start of a training job, everything before its model: the processes, the step to stop at,
-the device and what it computes in, the duration plan, the corpus fetched, the run directory taken
-(or a resume's checkpoint checked), the data prepared. `start_job` does it in the order a refusal
-must come in: nothing is written or downloaded for a run estimated past train.max_days, and the run
-directory is taken before the data is prepared; a start that fails after taking it leaves no run
-behind (one that --force would have to replace).
+"""The start of a training job, everything before its model: processes, the step to stop at, device
+and dtype, the duration plan, the corpus fetched, the run directory taken (or a resume's checkpoint
+checked), the data prepared. `start_job` keeps the order a refusal must come in: nothing is
+written or downloaded for a run past train.max_days, and a start that fails after taking the run
+directory leaves no run behind.
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
     cfg = validated(cfg)  # a field changed after the config was built is checked like --set
     tc = cfg.train
     dist = Distributed.from_env()
-    log = (log or logging.info) if dist.master else _quiet
+    log = (log or logging.info) if dist.master else (lambda msg: None)  # rank 0 says it for the job
     stop = tc.steps if stop_at is None else stop_at
     stop_flag = "--steps" if stop_at is not None else "train.steps"  # what a refusal names: what was given
     if stop < 1:
@@ -106,10 +105,6 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
         close_run(run, dist, abandon=True)  # a start that failed leaves no run behind to replace with --force
         raise
     return Job(cfg, run, dist, device, caps, precision, data, token_bytes, stop, log, how_to_restart, checkpoint)
-
-
-def _quiet(msg: str) -> None:
-    """The log of a rank other than 0: rank 0 says it for the job."""
 
 
 def _prepare_data(cfg: RunConfig, given: PreparedData | None, dist: Distributed, log) -> PreparedData:

@@ -1,18 +1,13 @@
-"""How long a run takes on this machine: a short measured probe, extrapolated (a sweep's dry run
-and budget plan, and a long `lrn train` before it starts: lrngpt.training.duration).
+"""How long a run takes on this machine: a short measured probe, extrapolated (a sweep's dry run and
+budget plan, and a long `lrn train` before it starts: lrngpt.training.duration).
 
-`probe(cfg, device)` builds the point's model on the device, takes one warm-up and PROBE_STEPS
-timed training steps (forward, backward, AdamW) on random token ids, and times as many
-forward passes for the evaluations. A probe step holds at most PROBE_TOKENS tokens (the batch is
-cut to fit), and the time per token is scaled back up to the point's batch, so a full-scale point
-is probed in seconds. `estimate_seconds` extrapolates to the point's steps and evaluations. It is
-an estimate: a busy machine, a warm cache or a bigger batch's better use of the cores change it.
-
-A probe is remembered (`cached`) in CACHE_DIR/probes.json under this machine (its CPU, core count,
-torch's threads and torch's version), the model's shape, batch and steps, so a second dry run answers
-in seconds. A remembered probe is used while it is younger than CACHE_TTL_S and 1 + the load average
-per core is within a factor LOAD_SLACK of what it was (a machine that got busier or quieter is timed
-again). A cache that is damaged or cannot be written is no cache: the probe runs.
+`probe(cfg, device)` times PROBE_STEPS training steps (after warm-up) and as many forward passes of
+the point's model on random ids, at most PROBE_TOKENS a step, scaled back to the point's batch;
+`estimate_seconds` extrapolates to its steps and evaluations (an estimate: load, caches and a
+bigger batch's better use of the cores change it). A probe is remembered in CACHE_DIR/probes.json
+under this machine (CPU, cores, threads, torch), the model's shape, batch and steps, while younger
+than CACHE_TTL_S and while 1 + the load per core stays within LOAD_SLACK of what it was; a damaged
+or unwritable cache is no cache.
 """
 
 from __future__ import annotations
@@ -28,12 +23,9 @@ from contextvars import ContextVar
 
 import torch
 
-from lrngpt.core import log as logging
-from lrngpt.core.fsio import write_json
-from lrngpt.corpora.download import cache_dir
+from lrngpt.corpora.stat_cache import read_entries, write_entries
 from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import cpu_name
-from lrngpt.errors import UserError
 from lrngpt.models.build import build_model, param_breakdown
 from lrngpt.runconfig.schema import RunConfig
 from lrngpt.training.optimizer import make_optimizer
@@ -67,11 +59,9 @@ def read_only_cache() -> Iterator[None]:
 
 def probe(cfg: RunConfig, device: str = "cpu", max_tokens: int = PROBE_TOKENS, steps: int = PROBE_STEPS,
           barrier=None) -> dict:
-    """Seconds per training token and per evaluated token of `cfg`'s model on `device`, from `steps`
-    timed steps of at most `max_tokens` tokens (a budget plan probes its real batch: a cut batch
-    uses the cores less well and overstates the time per token), remembered (`cached`). `barrier` (a
-    multiprocessing Barrier): each timed part starts when every probe sharing it is ready (points at
-    once), never remembered: the caller remembers the packed probe."""
+    """Seconds per training and per evaluated token of `cfg`'s model on `device`, from `steps` timed
+    steps of at most `max_tokens` tokens, remembered (`cached`). With `barrier` (packed probes) each
+    timed part starts when every probe sharing it is ready; not remembered (the caller does)."""
     seq_len = cfg.train.seq_len
     assert seq_len is not None  # a RunConfig resolves it
     batch = max(1, min(cfg.train.batch_size, max_tokens // seq_len))
@@ -158,14 +148,6 @@ def load_per_core() -> float:
         return 0.0
 
 
-def _entries() -> dict:
-    try:
-        entries = json.loads((cache_dir() / CACHE_NAME).read_text(encoding="utf-8"))["entries"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return entries if isinstance(entries, dict) else {}
-
-
 def _fresh(entry, load: float) -> bool:
     t = entry.get("timing") if isinstance(entry, dict) else None
     times = [entry.get("at"), entry.get("load"), *(t.get(k) for k in ("train_s_per_token", "eval_s_per_token"))] \
@@ -179,18 +161,14 @@ def cached(what: list, measure: Callable[[], dict | None]) -> dict | None:
     """The probe `what` (JSON-able: its kind, shape, steps) remembered for this machine, else `measure()`
     remembered (a None, a probe that could not run, is not)."""
     key = hashlib.sha256(json.dumps([machine(), *what], sort_keys=True).encode()).hexdigest()
-    load, entries = load_per_core(), _entries()
+    load, entries = load_per_core(), read_entries(CACHE_NAME)
     if _fresh(entries.get(key), load):  # said as its age ("remembered_s")
         return {**entries[key]["timing"], "remembered_s": round(time.time() - entries[key]["at"])}
     timing = measure()
     if timing is not None and _REMEMBER.get():
         kept = {k: v for k, v in entries.items() if _fresh(v, load)}
         kept[key] = {"at": time.time(), "load": load, "timing": timing}
-        try:
-            cache_dir().mkdir(parents=True, exist_ok=True)
-            write_json(cache_dir() / CACHE_NAME, {"version": 1, "machine": machine(), "entries": kept})
-        except (OSError, UserError) as e:  # read-only, full: no cache, the next dry run probes again
-            logging.debug(f"probe cache not written ({type(e).__name__}: {e})")
+        write_entries(CACHE_NAME, kept, machine=machine())
     return timing
 
 

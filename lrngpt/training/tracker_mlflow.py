@@ -1,16 +1,10 @@
 """MLflow for train.logger: one MLflow run per lrn run, each (tag, step) once after any kill.
 
-MLflow writes what `log_batch` sends before the call returns (a file store's files, a database's
-transaction, a server's answer), so its store is the record of what was sent: a resume asks it
-for each tag's history (`held`) and sends the rows of metrics.jsonl it lacks, then skips what it
-holds of the steps it trains again. The run keeps its id in RUN_DIR/trackers.json; a store that
-does not know it (another MLFLOW_TRACKING_URI) gets a new run, sent the whole history.
-
-Where MLflow would fail or wait is checked first (`check`, before the run directory is taken): a
-database URI without SQLAlchemy, a file store MLflow 3 keeps behind MLFLOW_ALLOW_FILE_STORE, a
-local path that cannot be a store; a server's first answers are awaited at most CONNECT_TIMEOUT
-seconds, without MLflow's retries (MLflow's defaults wait minutes), unless
-MLFLOW_HTTP_REQUEST_TIMEOUT or MLFLOW_HTTP_REQUEST_MAX_RETRIES say otherwise.
+MLflow's store holds what `log_batch` sent once the call returns, so a resume asks it for each
+tag's history and sends only what it lacks. A store that does not know the kept run id gets a new
+run, sent the whole history. `check` finds what would stop MLflow (a database URI without
+SQLAlchemy, a refused file store, a bad local path, a server that does not answer within
+CONNECT_TIMEOUT, without MLflow's minutes of retries) before the run directory is taken.
 """
 
 from __future__ import annotations
@@ -25,14 +19,11 @@ from urllib.parse import unquote, urlparse
 
 from lrngpt.core.fsio import check_output
 from lrngpt.errors import UserError
+from lrngpt.training.tracker_wandb import first_line
 
 CONNECT_TIMEOUT = 10  # seconds for each of a server's first answers
 DATABASES = ("sqlite", "postgresql", "mysql", "mssql")  # MLflow reads these through SQLAlchemy (and Alembic)
 LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a local database, no server
-
-
-def _first_line(e: BaseException) -> str:
-    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
 
 
 def _describe(e: BaseException, uri: str) -> str:
@@ -42,13 +33,12 @@ def _describe(e: BaseException, uri: str) -> str:
         if "timed out" in text.lower() or "Timeout" in text:
             return f"the tracking server did not answer within {_timeout():g}s"
         return "the request to the tracking server failed (" + ("connection refused" if "refused" in text else
-                                                                _first_line(e)[:120]) + ")"
-    return _first_line(e)
+                                                                first_line(e)[:120]) + ")"
+    return first_line(e)
 
 
 def check() -> str:
     """The tracking URI MLflow will use, once what would stop it at its start is ruled out."""
-    # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
     import mlflow
 
     uri = mlflow.get_tracking_uri()  # MLFLOW_TRACKING_URI, or MLflow's default (sqlite:///mlflow.db here)
@@ -123,7 +113,6 @@ def _quick_answers() -> Iterator[None]:
 
 class MLflowSink:
     def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
-        # mlflow: optional (lrn-gpt[mlflow]), needed only by train.logger mlflow
         import mlflow
         from mlflow.tracking import MlflowClient
 

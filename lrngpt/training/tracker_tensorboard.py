@@ -1,15 +1,9 @@
 """TensorBoard for train.logger: RUN_DIR/tensorboard, each step once in every reader after any kill.
 
-A killed run leaves event files holding steps past its checkpoint, and the last record may be cut
-short. TensorBoard's loaders disagree on what to do with them: the default (fast) loader drops a
-series' points at or past a step written again, `--load_fast=false` keeps what a purge event does
-not cover, and a plain reader of the records (`tf.compat.v1.train.summary_iterator`) keeps
-everything. So a resume does not lean on any of them: it reads back what the files hold
-(`held_events`, through TensorBoard's own event-file loader, which stops at a cut record), keeps
-the scalars up to the checkpoint once each, adds the rows of metrics.jsonl that never reached a
-file, and writes that as one event file in step order, in place of the old ones
-(`consolidate`). The writer then appends only steps past the checkpoint, in a new file. A kill
-in the middle of that leaves files that the next resume consolidates the same way.
+A killed run leaves event files with steps past its checkpoint (and maybe a cut last record), which
+TensorBoard's loaders treat differently. So a resume rewrites the files as one (`consolidate`): the
+scalars up to the checkpoint once each, plus the rows of metrics.jsonl no file held; the writer
+then appends the steps past it in a new file.
 """
 
 from __future__ import annotations
@@ -37,7 +31,6 @@ def event_files(directory: Path) -> list[Path]:
 
 def held_events(directory: Path) -> list:
     """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
-    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
 
     events = []
@@ -61,7 +54,6 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
     those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
     event (the hparams summaries) once. Returns how many scalars were added."""
-    # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
@@ -112,21 +104,20 @@ class TensorBoardSink:
             probe.unlink()
         if resume_step is not None:
             consolidate(directory, resume_step, rows)
-        # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
         from torch.utils.tensorboard import SummaryWriter
 
         with writing(directory):
             self.writer = SummaryWriter(log_dir=str(directory))
         if hparams and resume_step is None:
-            # tensorboard: optional (lrn-gpt[tensorboard]), needed only by train.logger tensorboard
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's
             # own event file, not to the sub-directory add_hparams would make)
             file_writer = self.writer.file_writer
             assert file_writer is not None  # SummaryWriter makes it when it starts
-            for summary in hparams_summary({k: _hparam(v) for k, v in hparams.items()},
-                                           {"val/bpb": 0.0, "final/val_bpb": 0.0}):
+            shown = {k: v if isinstance(v, int | float | str | bool) else json.dumps(v)  # what the tab takes
+                     for k, v in hparams.items()}
+            for summary in hparams_summary(shown, {"val/bpb": 0.0, "final/val_bpb": 0.0}):
                 file_writer.add_summary(summary)
         self.directory = directory
 
@@ -142,8 +133,3 @@ class TensorBoardSink:
     def close(self, failed: bool) -> None:
         with writing(self.directory):
             self.writer.close()
-
-
-def _hparam(value):
-    """A value TensorBoard's hparams take: numbers, strings and bools as they are, anything else as JSON."""
-    return value if isinstance(value, int | float | str | bool) else json.dumps(value)

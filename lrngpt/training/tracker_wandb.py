@@ -1,17 +1,10 @@
 """W&B for train.logger: one W&B run per lrn run, each step once in its history after any kill.
 
-W&B's service process writes the run's transaction log (`RUN_DIR/wandb/*-ID/run-ID.wandb`, what
-`wandb sync` uploads) in whole 32 KiB blocks, and dies with its parent: after a `kill -9` the
-log holds a prefix of what was logged, often none of the last few hundred steps. So lrn never
-records a step as sent on W&B's behalf. A resume reads back what the earlier segments' logs hold
-(`held_steps`: the history rows whose records are whole and pass their checksum, as the format
-defines them) and sends the rows of metrics.jsonl past the last one held before the steps it
-trains. Online, W&B's server says which step it holds (`run.step`), and that counts instead.
-
-A configuration W&B would refuse, or stop at, is found before the run directory is taken
-(`check`): a WANDB_* setting W&B does not accept, an online mode without an API key (W&B would
-prompt on a terminal and fail elsewhere). Starting the run waits at most WANDB_INIT_TIMEOUT
-seconds (lrn's default INIT_TIMEOUT, not W&B's 90).
+W&B's service writes the run's transaction log (`RUN_DIR/wandb/*-ID/run-ID.wandb`) in 32 KiB
+blocks and dies with its parent, so after a `kill -9` the log holds only a prefix. A resume reads
+back the steps the logs hold (`held_steps`: whole records that pass their checksum) and sends the
+rows past the last one; online, the server's `run.step` counts instead. `check` finds a WANDB_*
+setting W&B refuses or an online mode without an API key before the run directory is taken.
 """
 
 from __future__ import annotations
@@ -43,14 +36,13 @@ _FULL, _FIRST, _MIDDLE, _LAST = 1, 2, 3, 4
 _SEED = [zlib.crc32(bytes([kind])) for kind in range(5)]  # each record's checksum starts from its type's
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
 
 
 def settings():
     """W&B's settings as wandb.init reads them (its settings file, then WANDB_* variables), read afresh
     (W&B's own copy is kept for the process), or a UserError naming the variable W&B refuses."""
-    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     import wandb
 
     try:
@@ -74,7 +66,7 @@ def settings():
             got = os.environ.get(env, err.get("input"))
             raise UserError(f"train.logger wandb: {env}={got!r} is not a W&B setting ({err.get('msg')}); "
                             f"fix or unset it ({FIX})") from None
-        raise UserError(f"train.logger wandb: W&B's settings cannot be read ({_first_line(e)}); {FIX}") from None
+        raise UserError(f"train.logger wandb: W&B's settings cannot be read ({first_line(e)}); {FIX}") from None
 
 
 def check() -> None:
@@ -91,7 +83,7 @@ def check() -> None:
     except ImportError:  # an older W&B: its key lives in the environment or ~/.netrc
         auth = os.environ.get("WANDB_API_KEY") or _netrc_key(s.base_url)
     except Exception as e:  # a key in the wrong form
-        raise UserError(f"train.logger wandb: {_first_line(e)}; fix WANDB_API_KEY (or run `wandb login`), "
+        raise UserError(f"train.logger wandb: {first_line(e)}; fix WANDB_API_KEY (or run `wandb login`), "
                         f"or {FIX}") from None
     if not auth:
         raise UserError(f"train.logger wandb: W&B is online (WANDB_MODE={os.environ.get('WANDB_MODE', '') or 'unset'}) "
@@ -155,7 +147,6 @@ def logs(run_dir: Path, run_id: str) -> list[Path]:
 
 def history(path: Path) -> Iterator[dict]:
     """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
-    # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
     from wandb.proto import wandb_internal_pb2
 
     for data in records(path):
@@ -175,7 +166,6 @@ def held_steps(run_dir: Path, run_id: str) -> set[int]:
 
 class WandBSink:
     def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
-        # wandb: optional (lrn-gpt[wandb]), needed only by train.logger wandb
         import wandb
 
         run_id = saved.get("id")
@@ -186,7 +176,7 @@ class WandBSink:
                                   dir=str(run_dir), id=run_id, resume="allow",  # no id: W&B makes one, kept
                                   config=config, settings=wandb.Settings(init_timeout=timeout))
         except Exception as e:  # W&B's own errors (CommError, UsageError, ...) and its settings' ValueErrors
-            raise UserError(f"train.logger wandb: W&B did not start ({type(e).__name__}: {_first_line(e)}); "
+            raise UserError(f"train.logger wandb: W&B did not start ({type(e).__name__}: {first_line(e)}); "
                             f"check WANDB_BASE_URL and the network (WANDB_INIT_TIMEOUT={timeout:g}s), or {FIX}") from None
         if not ID.fullmatch(self.run.id or ""):
             raise UserError(f"train.logger wandb: W&B gave the run id {self.run.id!r}, which lrn cannot keep "

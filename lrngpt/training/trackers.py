@@ -1,35 +1,15 @@
 """Experiment trackers: the training metric stream, also sent to TensorBoard, W&B, MLflow or a CSV file.
 
-`train.logger` names them (validated in lrngpt.runconfig.schema.parse_loggers: `none`, `all`, or
-any of `tensorboard,wandb,mlflow,csv`, comma-separated or a list; `train.tensorboard=true` still
-adds TensorBoard). Every tracker is fed from the one stream of rows the Trainer writes to
-metrics.jsonl (`Trainer.metric`), so they all hold the same numbers, under grouped tags:
-`train/loss`, `train/bpb`, `train/lr`, `train/tokens_per_s`, `val/bpb`, `val/loss`,
-`final/val_bpb`, `final/train_bpb`.
+`train.logger` names them (lrngpt.runconfig.schema.parse_loggers). Every tracker is fed the rows
+the Trainer writes to metrics.jsonl, under grouped tags (`train/loss`, `val/bpb`, `final/val_bpb`...).
 
-Each step once, after any kill: metrics.jsonl is the record, and a tracker's own files or store
-say what it holds. A resume (which cuts metrics.jsonl back to its checkpoint) reads back what each
-tracker durably holds and sends it the rows it lacks, before it trains on:
-- TensorBoard (`RUN_DIR/tensorboard`, lrngpt.training.tracker_tensorboard): the event files are
-  read back and rewritten as one, the steps up to the checkpoint once each; the writer then
-  appends the steps past it.
-- W&B (lrngpt.training.tracker_wandb): its transaction logs in RUN_DIR/wandb are read back (online,
-  its server's step); the rows past the last held step are sent again.
-- MLflow (lrngpt.training.tracker_mlflow): its store is asked for each tag's history; the missing
-  (tag, step) pairs are sent, the held ones never again.
-- CSV (`RUN_DIR/metrics.csv`, one `step,tag,value` row per number): rewritten from metrics.jsonl.
-The run ids of W&B and MLflow are kept in `RUN_DIR/trackers.json`, written before the tracker
-run is made, so a kill at any moment leaves no second tracker run behind. Steps a killed run had
-already sent past its checkpoint keep the numbers it sent: the same as the resumed run computes
-(resume is bit-exact on CPU), but for `train/tokens_per_s`, a timing. A run killed after its last
-step but before its trackers closed has them completed by `lrn train --resume` (`complete`).
-
-Where a tracker would fail or wait at its start is checked before the run directory is taken
-(`check`): a missing package, a W&B or MLflow setting it refuses; a server is awaited for a
-bounded time. A sweep point logs its swept keys as hyperparameters (TensorBoard's HPARAMS tab,
-W&B's config, MLflow's params, beside the whole config). W&B reads its usual environment
-(`WANDB_PROJECT`, default `lrn-gpt`; `WANDB_MODE=offline`); MLflow its tracking URI and experiment
-(`MLFLOW_TRACKING_URI`, `MLFLOW_EXPERIMENT_NAME`, default `lrn-gpt`).
+Each step once, after any kill: metrics.jsonl is the record. A resume (which cuts metrics.jsonl back
+to its checkpoint) reads back what each tracker durably holds and sends it the rows it lacks (each
+tracker module says how); the CSV file (`RUN_DIR/metrics.csv`) is rewritten. W&B's and MLflow's
+run ids are kept in `RUN_DIR/trackers.json` before the tracker run is made, so a kill leaves no
+second run behind. A run killed after its last step has its trackers completed by
+`lrn train --resume` (`complete`). What would stop a tracker at its start is checked before the
+run directory is taken (`check`). A sweep point logs its swept keys as hyperparameters.
 """
 
 from __future__ import annotations
@@ -54,8 +34,7 @@ from lrngpt.training.tracker_mlflow import MLflowSink
 from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
 
-EXTRA = {"tensorboard": ("tensorboard", "tensorboard"), "wandb": ("wandb", "wandb"),
-         "mlflow": ("mlflow", "mlflow")}  # logger: (module, extra of lrngpt that brings it)
+PACKAGED = ("tensorboard", "wandb", "mlflow")  # loggers whose package (and lrngpt extra) has their name
 MAX_STATE_BYTES = 1 << 20  # trackers.json holds two ids and a URI; anything near this was not written by lrn
 
 
@@ -74,19 +53,14 @@ def tags(row: dict) -> dict[str, float]:
     return out
 
 
-def _import(name: str):
-    module, extra = EXTRA[name]
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise UserError(f"train.logger {name} needs the {module} package: pip install 'lrngpt[{extra}]'") from None
-
-
 def check(names: tuple[str, ...]) -> None:
     """What would stop a tracker at its start (its package, its settings), found before any work."""
     for n in names:
-        if n in EXTRA:
-            _import(n)
+        try:
+            if n in PACKAGED:
+                importlib.import_module(n)
+        except ImportError:
+            raise UserError(f"train.logger {n} needs the {n} package: pip install 'lrngpt[{n}]'") from None
         if n == "wandb":
             tracker_wandb.check()
         elif n == "mlflow":
@@ -140,8 +114,10 @@ class _CSV:
             raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
                             "move the directory away and run the command again")
         # a resume rewrites it from metrics.jsonl (cut back to the checkpoint), a new run starts it
-        atomic_write(self.path, _csv_text([["step", "tag", "value"],
-                                           *([step, tag, repr(v)] for step, values in rows for tag, v in values.items())]))
+        text = io.StringIO()
+        csv.writer(text).writerows([["step", "tag", "value"],
+                                    *([step, tag, repr(v)] for step, row in rows for tag, v in row.items())])
+        atomic_write(self.path, text.getvalue())
         with user_path(self.path, "CSV tracker file"):
             self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
@@ -158,19 +134,11 @@ class _CSV:
         self.file.close()
 
 
-def _csv_text(rows) -> str:
-    buf = io.StringIO()
-    csv.writer(buf).writerows(rows)
-    return buf.getvalue()
-
-
 # ---- all of them --------------------------------------------------------------------------------
 
 class Trackers:
-    """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint.
-
-    `rows`: on a resume (`resume_step` set), the rows of metrics.jsonl up to it, each sent to the
-    trackers that do not hold it."""
+    """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint. `rows`:
+    on a resume, the rows of metrics.jsonl up to `resume_step`, sent to the trackers that lack them."""
 
     def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
                  resume_step: int | None = None, hparams: dict | None = None, name: str = "",

@@ -1,15 +1,11 @@
 """Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
 
 `train_run(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
-Everything random is seeded from `train.seed`: the model init, the batch sampler's own
-generator, dropout (the global torch RNG); all of them are saved in every checkpoint, so a
-run that is stopped and resumed on CPU ends bit-for-bit where a straight run would.
-`train.steps` fixes the learning-rate schedule; `stop_at` (the CLI's --steps) is the global
-step to stop at, so a run can be cut into pieces without changing what it computes.
-
-The job starts in lrngpt.training.start (run directory, data), a resume is checked and restored in
-lrngpt.training.resume, and summary.json is assembled in lrngpt.training.run_summary; the Trainer
-builds the model on what the start prepared and runs the loop.
+Everything random (model init, the sampler's generator, dropout) is seeded from `train.seed` and
+saved in every checkpoint, so a run stopped and resumed on CPU ends bit-for-bit where a straight
+run would. `train.steps` fixes the schedule; `stop_at` (--steps) is the global step to stop at.
+The start is lrngpt.training.start, the resume's checks lrngpt.training.resume, summary.json
+lrngpt.training.run_summary; the Trainer builds the model and runs the loop.
 """
 
 from __future__ import annotations
@@ -223,9 +219,8 @@ class Trainer:
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
 
     def _start_trackers(self) -> None:
-        """The trackers of train.logger, once the run has a checkpoint: a start killed before it leaves
-        no tracker run behind, and one killed after it resumes them (a resume sends each what it lacks
-        of metrics.jsonl, cut back to the checkpoint already)."""
+        """The trackers of train.logger, once the run has a checkpoint: a start killed before leaves no
+        tracker run behind, one killed after resumes them (each sent what it lacks of metrics.jsonl)."""
         if not self.dist.master or not self.cfg.train.loggers:
             return
         try:
@@ -307,16 +302,12 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
           hparams: dict | None = None) -> dict:
     """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
 
-    `cfg` is checked again first (`config.validated`, in start_job). A resume whose train.steps, warmup_steps, lr
-    or min_lr differ from the checkpoint's is refused (the schedule would jump) unless `extend`: then
-    it follows the new schedule from the checkpoint's step, and config.json, the checkpoints and
-    summary.json's schedule_changes record it. `warn_passes=False` leaves out the run's own warning
-    about reading its text many times (a sweep that warns once for all its points); `how_to_continue`
-    replaces the advice of an interrupted run (`lrn train --out DIR --resume`), `how_to_restart` that of a
-    checkpoint too damaged to resume (start again with --force); `on_metric` is called
-    with each row as it is written to metrics.jsonl (`lrn train` and `lrngpt.train` share this function);
-    `data`: the prepared data of cfg.data when the caller has it already (a sweep's runner); `hparams`
-    (a sweep point's swept keys and values) go to the trackers of train.logger as hyperparameters."""
+    A resume whose schedule (train.steps, warmup_steps, lr, min_lr) differs from the checkpoint's is
+    refused unless `extend`: then the new schedule runs from the checkpoint's step, recorded in
+    config.json, the checkpoints and summary.json. `warn_passes=False`: no warning about reading the
+    text many times (a sweep warns once); `how_to_continue` / `how_to_restart`: the advice of an
+    interrupted run / a checkpoint too damaged to resume; `on_metric(row)`: each metrics.jsonl row;
+    `data`: cfg.data prepared already; `hparams`: a sweep point's swept keys, for the trackers."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None

@@ -12,7 +12,6 @@ from lrngpt.analysis.theory import (
     fourth_root_width,
     jl_dimension,
     random_cosine_stats,
-    share_abs_cos_exact,
 )
 from lrngpt.errors import UserError
 
@@ -23,6 +22,29 @@ PAIRS = N * (N - 1) // 2  # 8,386,560, the chapter's count
 @pytest.fixture(scope="module")
 def chapter_rows():
     return {r["d"]: r for r in random_cosine_stats(N, [4, 8, 16, 64, 256], seed=0)}
+
+
+def share_abs_cos_exact(d: int, threshold: float = 0.5, steps: int = 20_000) -> float:
+    """P(|cos| > threshold) for two independent Gaussian vectors in d dimensions.
+
+    cos^2 ~ Beta(1/2, (d-1)/2); with cos = cos(theta) the angle has density proportional to
+    sin(theta)^(d-2) on [0, pi], so the tail is a ratio of two smooth integrals (Simpson's
+    rule; no scipy needed). d = 1: the two vectors are always parallel or opposite.
+    """
+    if d < 1:
+        raise ValueError(f"d {d}: must be at least 1")
+    if not 0.0 <= threshold < 1.0:
+        raise ValueError(f"threshold {threshold}: must be in [0, 1)")
+    if d == 1:
+        return 1.0
+
+    def integral(hi: float) -> float:  # int_0^hi sin(t)^(d-2) dt, composite Simpson
+        h = hi / steps
+        f = [math.sin(i * h) ** (d - 2) for i in range(steps + 1)]  # 0.0 ** 0 == 1.0 covers d = 2
+        return h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    # |cos| > t means theta < acos(t) or theta > pi - acos(t): twice the left tail, by symmetry.
+    return 2 * integral(math.acos(threshold)) / (2 * integral(math.pi / 2))
 
 
 def test_exact_share_matches_closed_forms():

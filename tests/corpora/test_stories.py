@@ -10,7 +10,7 @@ from lrngpt.corpora import stories_words as W
 from lrngpt.corpora.base import EOT
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.stories import CATEGORIES, generate_stories, stories_corpus
-from lrngpt.corpora.stories_words import BOYS, GIRLS, category_of, compare_forms, plural, verb_forms
+from lrngpt.corpora.stories_words import BOYS, GIRLS, compare_forms, plural, verb_forms
 from lrngpt.errors import UserError
 
 MINIMUMS = {"name": 40, "colour": 12, "animal": 25, "object": 40, "place": 15, "feeling": 10}
@@ -73,6 +73,15 @@ def test_category_sizes_meet_the_minimums_and_entries_are_single_words():
     assert [w for w, n in lower.items() if n > 1] == []  # a word (and so a token) has one category
 
 
+_CATEGORY_OF = {w: cat for cat, words in CATEGORIES.items() for w in words}
+
+
+def category_of(word: str) -> str | None:
+    """The category of a word (" Lily" and "Lily" alike; case-insensitive as a fallback), else None."""
+    w = word.strip()
+    return _CATEGORY_OF.get(w) or {x.lower(): cat for x, cat in _CATEGORY_OF.items()}.get(w.lower())
+
+
 def test_category_of_finds_words_with_or_without_the_leading_space():
     assert category_of(" Lily") == "name"
     assert category_of("red") == "colour"
@@ -95,7 +104,7 @@ def test_words_of_a_category_share_sentence_frames(two_mb_words):
     # frame with 3 other words of its category (all others for tiny categories)
     frames: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     for i in range(1, len(two_mb_words) - 1):
-        cat = W._CATEGORY_OF.get(two_mb_words[i])
+        cat = _CATEGORY_OF.get(two_mb_words[i])
         if cat:
             frames[cat][two_mb_words[i - 1], two_mb_words[i + 1]].add(two_mb_words[i])
     for cat, words in CATEGORIES.items():
