@@ -87,22 +87,50 @@ def test_logger_names_are_validated_and_tensorboard_true_is_an_alias(tiny_config
 
 # A warm interpreter that forks each `lrn` run: the imports (torch, W&B, MLflow, TensorBoard: some 10 s
 # of CPU) are paid once, not once per killed process. Nothing in it has started a thread or a tracker.
+# A run's gate (test-only, installed in the child before main): "module:Owner.function" wrapped so that
+# when `when(*args)` holds (before the call, or after it with `after`), the child writes ERR.held and
+# waits there for its SIGKILL: the kill lands at that moment however slowly the machine runs.
 FORK_SERVER = r"""
-import importlib, json, os, sys
+import importlib, json, os, sys, threading
 for name in sys.argv[1:]:
     try:
         importlib.import_module(name)
     except ImportError:
         pass
 from lrngpt.cli.main import main
+
+def install(gate, held):
+    module, _, path = gate["at"].partition(":")
+    owner = importlib.import_module(module)
+    *outer, name = path.split(".")
+    for part in outer:
+        owner = getattr(owner, part)
+    function, when, after = getattr(owner, name), eval(gate["when"]), gate.get("after", False)
+
+    def hold():
+        open(held, "w").close()
+        threading.Event().wait()  # until the test's SIGKILL
+
+    def gated(*args, **kwargs):
+        if not after and when(*args, **kwargs):
+            hold()
+        out = function(*args, **kwargs)
+        if after and when(*args, **kwargs):
+            hold()
+        return out
+    setattr(owner, name, gated)
+    os.environ.update(gate.get("env", {}))
+
 for line in sys.stdin:
-    argv, err = json.loads(line)
+    argv, err, gate = json.loads(line)
     pid = os.fork()
     if pid == 0:
         os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
         os.dup2(os.open(os.devnull, os.O_RDWR), 1)
         code = 1
         try:
+            if gate:
+                install(gate, err + ".held")
             code = main(argv)
         finally:
             sys.stderr.flush()
@@ -116,18 +144,20 @@ WARM = ["torch", "torch._dynamo", "lrngpt.cli.main", "lrngpt.api", "lrngpt.train
 
 
 class WarmLrn:
-    """`run(argv, ready)`: one `lrn ARGV` forked from the warm interpreter; SIGKILLed the moment
-    `ready(stderr lines)` is true (None: it runs to its end). Returns (exit code, stderr lines)."""
+    """`run(argv, ready, gate)`: one `lrn ARGV` forked from the warm interpreter, `gate` installed in it;
+    SIGKILLed the moment `ready(stderr lines, held at its gate)` is true (None: it runs to its end).
+    Returns (exit code, stderr lines)."""
 
     def __init__(self, env: dict, tmp: Path):
         self.tmp, self.n = tmp, 0
         self.server = subprocess.Popen([sys.executable, "-c", FORK_SERVER, *WARM], env=env, text=True,
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
-    def run(self, argv: list[str], ready) -> tuple[int, list[str]]:
+    def run(self, argv: list[str], ready, gate: dict | None = None) -> tuple[int, list[str]]:
         self.n += 1
         err = self.tmp / f"stderr-{self.n}.txt"
-        self.server.stdin.write(json.dumps([argv, str(err)]) + "\n")
+        held = Path(f"{err}.held")
+        self.server.stdin.write(json.dumps([argv, str(err), gate]) + "\n")
         self.server.stdin.flush()
         pid = int(self.server.stdout.readline())
         answer: list[str] = []
@@ -136,7 +166,7 @@ class WarmLrn:
         t0 = time.monotonic()
         while waiter.is_alive():  # for as long as the child runs, however slowly
             lines = err.read_text().splitlines(keepends=True) if err.exists() else []
-            if ready is not None and ready(lines):
+            if ready is not None and ready(lines, held.exists()):
                 os.kill(pid, signal.SIGKILL)
                 break
             if time.monotonic() - t0 > HUNG:  # (only a child stuck for good)
@@ -154,11 +184,13 @@ class WarmLrn:
 
 @pytest.fixture(scope="module")
 def killed(text_corpus, tmp_path_factory):
-    """One run fed to all four trackers, SIGKILLed at its first line (before any checkpoint: started
-    again with the same command), in its training at a seeded random step (plus a random moment after
-    that step's line), once W&B's log holds a step past the checkpoint, and as summary.json appears
-    (its trackers closing); each time continued with `lrn train --resume` (never --force), the last
-    time to completion. Returns (run directory, environment, [(kill, exit code, last metrics step)])."""
+    """One run fed to all four trackers, SIGKILLed before its first checkpoint (a stub: started again
+    with the same command), in its training at a seeded random step (plus a random moment after that
+    step's line), once W&B's log holds a step past the checkpoint, and once summary.json is written
+    and its trackers are closing; each time continued with `lrn train --resume` (never --force), the
+    last time to completion. Each kill but the random one lands at a gate where the run waits for it,
+    and the random one has a gate a few steps on: no run ends before its kill, however slow the
+    machine. Returns (run directory, environment, [(kill, exit code, last metrics step)])."""
     for module in ("tensorboard", "wandb", "mlflow"):
         pytest.importorskip(module)
     tmp = tmp_path_factory.mktemp("killed")
@@ -177,44 +209,58 @@ def killed(text_corpus, tmp_path_factory):
         argv += ["--set", f"{key}={value}"]
     rng = random.Random(30)
     first = rng.randint(KILL_EVAL + 5, 2 * KILL_EVAL + 10)
+    trainer = "lrngpt.training.trainer:Trainer."
 
     def at_step(step: int, delay: float):
         seen: list[float] = []
 
-        def ready(lines):
+        def ready(lines, held):
             if not seen and any(line.startswith(f"step {step}/") for line in lines):
                 seen.append(time.monotonic())
-            return bool(seen) and time.monotonic() - seen[0] >= delay
+            return held or bool(seen) and time.monotonic() - seen[0] >= delay
         return ready
 
-    earlier: list[set] = []  # the logs of the segments before this one (the first call sees only those)
+    earlier: list[set] = []  # the logs of the segments before this one
 
-    def past_checkpoint(lines):
+    def past_checkpoint(lines, held):
         """W&B's log of this segment holds a step past the last checkpoint: the steps a resume must not
         send again (after the issue's kill at 2,322, steps 2,001-2,310 were there twice)."""
-        logs = set((run / "wandb").glob("offline-run-*/run-*.wandb"))
-        if not earlier:
-            earlier.append(logs)
-        mine = sorted(logs - earlier[0])
+        mine = sorted(set((run / "wandb").glob("offline-run-*/run-*.wandb")) - earlier[-1])
         evals = [int(line.split()[1].rstrip(":")) for line in lines if line.startswith("step ") and ": val bpb" in line]
         evals += [int(line.split()[-1]) for line in lines if line.startswith("resumed from ")]  # "... at step N"
-        if not evals or not mine or mine[-1].stat().st_size < 32768:
+        if not held or not evals or not mine:
             return False
         steps = [json.loads(i.value_json) for r in wandb_records(mine[-1]) if r.WhichOneof("record_type") == "history"
                  for i in r.history.item if (i.key or "/".join(i.nested_key)) == "_step"]
         return bool(steps) and max(steps) > max(evals) > 0
 
-    kills = [("at once (its first line)", lambda lines: bool(lines)),  # a stub: started again without --force
-             (f"step {first} + {1000 * (delay := rng.uniform(0, 0.05)):.0f} ms", at_step(first, delay)),
-             ("W&B holds a step past the checkpoint", past_checkpoint),
-             ("summary.json appears", lambda lines: (run / "summary.json").exists()), ("none", None)]
+    def at_gate(lines, held):
+        return held
+
+    # (kill, its gate, when it lands). The W&B kill holds the run halfway to its next checkpoint, the
+    # row of that step sent, while W&B's service (told to flush its log every 0.1 s, not every 15 s)
+    # writes the steps past the checkpoint; the closing kill holds it as it closes W&B, TensorBoard closed.
+    kills = [("before its first checkpoint", {"at": "lrngpt.store.rundir:RunDir.save_checkpoint",
+                                              "when": "lambda *a, **k: True"}, at_gate),
+             (f"step {first} + {1000 * (delay := rng.uniform(0, 0.05)):.0f} ms",
+              {"at": trainer + "metric", "when": f"lambda self, row: 'loss' in row and row['step'] == {first + 5}"},
+              at_step(first, delay)),
+             ("W&B holds a step past the checkpoint",
+              {"at": trainer + "metric", "after": True, "env": {"WANDB__TRANSACTION_LOG_FLUSH_INTERVAL": "0.1"},
+               "when": f"lambda self, row: 'loss' in row and row['step'] % {KILL_EVAL} == {KILL_EVAL // 2}"},
+              past_checkpoint),
+             ("summary.json written, its trackers closing",
+              {"at": "lrngpt.training.tracker_wandb:WandBSink.close", "when": "lambda *a, **k: True"}, at_gate),
+             ("none", None, None)]
     seen = []
     lrn = WarmLrn(env, tmp)
     try:
-        for what, ready in kills:
+        for what, gate, ready in kills:
             resume = any((run / n).exists() for n in ("ckpt_init.pt", "ckpt_last.pt"))  # never --force
-            code, lines = lrn.run(argv + (["--resume"] if resume else []), ready)
+            earlier.append(set((run / "wandb").glob("offline-run-*/run-*.wandb")))
+            code, lines = lrn.run(argv + (["--resume"] if resume else []), ready, gate)
             assert code == (0 if ready is None else -signal.SIGKILL), (what, "".join(lines[-5:]))
+            assert "summary.json" not in what or (run / "summary.json").exists()
             last = max((r["step"] for r in rows(run)), default=None) if (run / "metrics.jsonl").exists() else None
             seen.append((what, code, last))
     finally:
