@@ -68,15 +68,15 @@ def _path_text(name: Any) -> str | None:
         None if name is None else str(name)
 
 
-def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
-    """The one line for an OSError on `path`: what it is, the system's reason, the fix."""
-    path = _path_text(path) or ""
-    broken = _broken_link(Path(path))
-    if broken:
-        return broken.replace("PATH", f"{what} {path}")
+def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -> str:
+    """The one line for an OSError on `path` (None: not known): what it is, the system's reason, the fix."""
+    path = _path_text(path)
     if e.errno in FULL_ERRNOS:
         return disk_full_message(path)
-    return f"{what} {path}" + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
+    broken = path and _broken_link(Path(path))
+    if broken:
+        return broken.replace("PATH", f"{what} {path}")
+    return (f"{what} {path}" if path else "a path lrn uses") + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
 
 
 def _broken_link(path: Path) -> str | None:
@@ -133,13 +133,7 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     full disk, a permission, a read-only mount, the file-size limit); None for a bug of ours."""
     if e.errno not in {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}:
         return None
-    path = _path_text(e.filename)
-    if e.errno in FULL_ERRNOS:
-        return 1, disk_full_message(path)
-    if path is None:
-        return 2, (f"{e.strerror or e}; " + ("raise the file-size limit (ulimit -f unlimited) and run the command again"
-                                            if e.errno == errno.EFBIG else "check the permissions of the paths given"))
-    return 2, describe_os_error(path, e, "path")
+    return (1 if e.errno in FULL_ERRNOS else 2), describe_os_error(_path_text(e.filename), e)
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -295,7 +289,7 @@ def _alive(pid: int) -> bool:
 def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
     """Refuse, before any work, an output path that cannot be what the command writes (`kind`: "dir" or
     "file"): a broken link, a file where a directory belongs (or above it), a directory where a file
-    belongs, a place no file can be created in (a read-only disk, /proc: said as the system says it)."""
+    belongs (a place no file can be created in is said by the write, as the system says it)."""
     path = Path(path)
     broken = _broken_link(path)
     if broken:
@@ -308,16 +302,6 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'),
     parent = next((p for p in path.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
-    if parent is not None and not (path.exists() and special_kind(path)):  # (/dev/null: said by the caller)
-        probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except OSError as e:
-            why = ("it is on a read-only filesystem" if e.errno == errno.EROFS else "permission denied"
-                   if e.errno in (errno.EACCES, errno.EPERM) else e.strerror or str(e))
-            raise UserError(f"{flag} {path}: lrn cannot create a file in {parent} ({why}); choose a directory you "
-                            f"can write to, e.g. {flag} out/{path.name}") from None
-        _unlink(probe)
     return path
 
 

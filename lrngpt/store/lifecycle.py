@@ -19,10 +19,12 @@ import filelock
 
 from lrngpt.core.fsio import check_output, clean_stale_temps, special_kind, user_path
 from lrngpt.core.ownership import (
+    NEW,
     OURS,
     OWN_NAMES,
     UNRECORDED,
     describe_dir,
+    entries,
     held,
     is_run,
     lrn_kind,
@@ -79,7 +81,7 @@ class RunLifecycle:
         """The run's own files that --force may not remove: name -> CHANGED or UNRECORDED."""
         rec = read_record(self.path)
         found = {n: state(self.path / n, rec)[0] for n in RECORDED}
-        return {n: f for n, f in found.items() if f not in (OURS, "new")}
+        return {n: f for n, f in found.items() if f not in (OURS, NEW)}
 
     def check_is_run(self) -> None:
         p = self.path
@@ -181,9 +183,7 @@ class RunLifecycle:
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
             raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
-        with user_path(p, "run directory"):
-            names = [q.name for q in p.iterdir()] if p.is_dir() else []
-        foreign = sorted(n for n in names if n not in {LOCK, *OWN_NAMES} and ".tmp-" not in n)
+        foreign = [n for n in entries(p) if n != LOCK] if p.is_dir() else []
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
