@@ -289,7 +289,7 @@ def _alive(pid: int) -> bool:
 def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
     """Refuse, before any work, an output path that cannot be what the command writes (`kind`: "dir" or
     "file"): a broken link, a file where a directory belongs (or above it), a directory where a file
-    belongs (a place no file can be created in is said by the write, as the system says it)."""
+    belongs, a place no file can be created in (a read-only disk, /proc: said as the system says it)."""
     path = Path(path)
     broken = _broken_link(path)
     if broken:
@@ -302,6 +302,16 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'),
     parent = next((p for p in path.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+    if parent is not None and not (path.exists() and special_kind(path)):  # (/dev/null: said by the caller)
+        probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError as e:
+            why = ("it is on a read-only filesystem" if e.errno == errno.EROFS else "permission denied"
+                   if e.errno in (errno.EACCES, errno.EPERM) else e.strerror or str(e))
+            raise UserError(f"{flag} {path}: lrn cannot create a file in {parent} ({why}); choose a directory you "
+                            f"can write to, e.g. {flag} out/{path.name}") from None
+        _unlink(probe)
     return path
 
 
