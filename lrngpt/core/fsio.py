@@ -1,11 +1,6 @@
-"""Files: every write atomic, every OS error on a user's path a one-line UserError.
-
-`atomic_write`/`atomic_open` write a temporary file beside the target (`.NAME.tmp-PID-RANDOM`), fsync
-it, rename it over the target and fsync the directory: readers see the old file or the new one. On
-any failure (SIGTERM included) the temporary file goes; one left by `kill -9` is removed by the next
-writer (`clean_stale_temps`). A full disk is `DiskFull` (exit 1, the earlier file intact); an error the
-user can fix (a permission, a read-only mount, a file where a directory belongs, `ulimit -f`) is a
-UserError naming the path, said by `describe_os_error`, the one place that words them.
+"""Files: every write atomic (a temporary `.NAME.tmp-PID-RANDOM` beside the target, fsynced and
+renamed over it), every OS error on a user's path one line (`describe_os_error` words them all): a
+full disk is `DiskFull` (exit 1, the earlier file intact), an error the user can fix a UserError.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""What lrn may replace: the one ownership rule, and the record it is read from.
+"""What lrn may replace (the rule: docs/explanation/ownership.md), and the record it is read from.
 
-lrn writes into a directory that is new, empty or carries its record for that kind of output; inside
-it lrn replaces only files it wrote that are unchanged since; a single file is replaced only when lrn
-wrote it and it is unchanged (and then with --force, the user's word); nothing else is ever touched.
-
-The record, `DIR/.lrn-output` (JSON, no key: it travels with the directory, and one written by hand is
-the user's word, like --force), is the directory's one marker:
+The record, `DIR/.lrn-output` (JSON, no key: it travels with the directory), is its one marker:
 
     kind      what lrn made the directory ("run", "chapter", "hf-export", "prepared data", ...), or null
     files     name -> the sha256 of what lrn wrote there last

@@ -1,9 +1,5 @@
-"""Who writes a run directory and how a run starts, is replaced and goes (the run's files:
-lrngpt.store.rundir.RunDir). One writer: `lock()` holds a filelock for the life of the process, a second
-writer gets "DIR is in use by process PID on HOST" (exit 2). A run is a directory whose record
-(lrngpt.core.ownership) says kind "run"; `--force` removes exactly the earlier run's files while the
-record says they are as lrn wrote them; a run that never reached its first checkpoint (`is_stub`) is
-replaced without `--force`.
+"""Who writes a run directory (one process: a filelock held for its life) and how a run starts, is
+replaced and goes; a run that never reached its first checkpoint (`is_stub`) is replaced without --force.
 """
 
 from __future__ import annotations
