@@ -1163,7 +1163,7 @@ ADVICE_WALK = {
                                              ["did not write"]),
     "a report over a sweep's lines.txt": (lambda t, finished_sweep, **_: finished_sweep[0],
                                           ["report", "{x}", "--out", "{x}/lines.txt"],
-                                          ["one of the files of the lrn sweep"], ["did not write it"]),
+                                          ["lies inside the lrn sweep"], ["did not write it"]),
     "train --force over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}", "--force"],
                                                       ["files lrn did not write", "--force never removes them"],
                                                       ["use --force", "add --force"]),

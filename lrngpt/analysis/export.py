@@ -22,7 +22,7 @@ import numpy as np
 from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import Target, check_target, owned_dir
+from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.errors import UserError, option
 from lrngpt.store.layout import CHECKPOINT_LABELS
 from lrngpt.store.rundir import RunDir
@@ -36,7 +36,6 @@ KIND = "embed-export"
 
 # A new or empty directory, or an earlier export nobody changed (replaced with or without force, as an
 # earlier report is); never anything else.
-TARGET = Target("embedding export", KIND, replace_own=True)
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:
@@ -52,7 +51,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     if top is not None and top < 1:
         raise UserError(f"{option('top', top)}: must be at least 1")
     out = Path(out)
-    check_target(out, force, TARGET)
+    check_dir_target(out, force, KIND, replace_own=True)
     run, table = load_table(run_dir, checkpoint)
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
@@ -60,7 +59,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     logging.debug(f"embedding export: {len(keep):,} of {rows:,} rows of {run.dir} (step {run.step}, {checkpoint}), "
                   f"{'counted' if counts is not None else 'no'} training counts")
     cats = token_categories(tok) if has_categories(run) else {}
-    check_target(out, force, TARGET)  # again, just before writing
+    check_dir_target(out, force, KIND, replace_own=True)  # again, just before writing
     with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export
         write_vectors(tmp / "vectors.tsv", table.numpy()[keep])
         lines = ["token\tid\tfrequency\tcategory"]

@@ -1,8 +1,6 @@
-"""Every argument of the public API checked against its annotation before any work: a wrong type, an
-empty path or None where none is taken raises UserError naming the function and the parameter
-(`load(): path must be a path (str or Path), got None`); values (ranges, names) are checked by the
-library, whose errors name each setting as data (lrngpt.errors.option). The annotations are resolved
-on a function's first call, so `import lrngpt` stays free of torch.
+"""Every argument of the public API checked against its annotation before any work (`load(): path
+must be a path (str or Path), got None`); annotations are resolved on first call, so `import lrngpt`
+loads no torch.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Files: every write atomic, every OS error on a user's path a one-line UserError.
-
-`atomic_write`/`atomic_open` write a temporary file beside the target (`.NAME.tmp-PID-RANDOM`), fsync
-it, rename it over the target and fsync the directory: readers see the old file or the new one. On
-any failure (SIGTERM included) the temporary file goes; one left by `kill -9` is removed by the next
-writer (`clean_stale_temps`). A full disk is `DiskFull` (exit 1, the earlier file intact); an error the
-user can fix (a permission, a read-only mount, a file where a directory belongs, `ulimit -f`) is a
-UserError naming the path, said by `describe_os_error`, the one place that words them.
+"""Files: every write atomic (a temporary `.NAME.tmp-PID-RANDOM` beside the target, fsynced and
+renamed over it), every OS error on a user's path one line (`describe_os_error` words them all): a
+full disk is `DiskFull` (exit 1, the earlier file intact), an error the user can fix a UserError.
 """
 
 from __future__ import annotations
@@ -68,15 +63,15 @@ def _path_text(name: Any) -> str | None:
         None if name is None else str(name)
 
 
-def describe_os_error(path: str | Path, e: OSError, what: str = "path") -> str:
-    """The one line for an OSError on `path`: what it is, the system's reason, the fix."""
-    path = _path_text(path) or ""
-    broken = _broken_link(Path(path))
-    if broken:
-        return broken.replace("PATH", f"{what} {path}")
+def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -> str:
+    """The one line for an OSError on `path` (None: not known): what it is, the system's reason, the fix."""
+    path = _path_text(path)
     if e.errno in FULL_ERRNOS:
         return disk_full_message(path)
-    return f"{what} {path}" + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
+    broken = path and _broken_link(Path(path))
+    if broken:
+        return broken.replace("PATH", f"{what} {path}")
+    return (f"{what} {path}" if path else "a path lrn uses") + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
 
 
 def _broken_link(path: Path) -> str | None:
@@ -133,13 +128,7 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     full disk, a permission, a read-only mount, the file-size limit); None for a bug of ours."""
     if e.errno not in {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}:
         return None
-    path = _path_text(e.filename)
-    if e.errno in FULL_ERRNOS:
-        return 1, disk_full_message(path)
-    if path is None:
-        return 2, (f"{e.strerror or e}; " + ("raise the file-size limit (ulimit -f unlimited) and run the command again"
-                                            if e.errno == errno.EFBIG else "check the permissions of the paths given"))
-    return 2, describe_os_error(path, e, "path")
+    return (1 if e.errno in FULL_ERRNOS else 2), describe_os_error(_path_text(e.filename), e)
 
 
 # ---- writing ------------------------------------------------------------------------------

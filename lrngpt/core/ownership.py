@@ -1,11 +1,6 @@
-"""What lrn may replace: the one ownership rule, and the record it is read from.
+"""What lrn may replace (the rule: docs/explanation/ownership.md), and the record it is read from.
 
-lrn writes into a directory that is new, empty or carries its record for that kind of output; inside
-it lrn replaces only files it wrote that are unchanged since; a single file is replaced only when lrn
-wrote it and it is unchanged (and then with --force, the user's word); nothing else is ever touched.
-
-The record, `DIR/.lrn-output` (JSON, no key: it travels with the directory, and one written by hand is
-the user's word, like --force), is the directory's one marker:
+The record, `DIR/.lrn-output` (JSON, no key: it travels with the directory), is its one marker:
 
     kind      what lrn made the directory ("run", "chapter", "hf-export", "prepared data", ...), or null
     files     name -> the sha256 of what lrn wrote there last
@@ -26,17 +21,15 @@ import json
 import os
 import stat as stat_mod
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import filelock
 
 from lrngpt.core.fsio import (
     Replace,
     atomic_dir,
-    atomic_open,
     atomic_write,
     check_output,
     is_regular,
@@ -169,16 +162,10 @@ def state(path: Path, rec: dict | None = None) -> tuple[str, str | None]:
 @contextlib.contextmanager
 def locked(d: Path) -> Iterator[None]:
     """The directory's lock while its record is read, changed and files renamed."""
-    lock = filelock.FileLock(Path(d) / LOCK)
-    try:
-        lock.acquire()
-    except OSError:  # a directory that cannot hold the lock cannot hold the record: the write names the path
+    with contextlib.ExitStack() as stack:
+        with contextlib.suppress(OSError):  # a directory that cannot hold the lock cannot hold the record either:
+            stack.enter_context(filelock.FileLock(Path(d) / LOCK))  # the write says the path
         yield
-        return
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 @contextlib.contextmanager
@@ -282,92 +269,59 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool 
             f"{', with or without --force' if force else ''}: {fix}")
 
 
-def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = option('out'),
-                      example: str = "out.txt", inside: Callable[[Path, str], bool] | None = None) -> Path:
-    """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier `what`
-    (with `force`; always with `replace_own`, a page rewritten as a run goes on). A file inside lrn
-    directory output is refused unless `inside(dir, kind)` allows it (a report beside a run)."""
-    path = check_output(path, "file", flag=flag, example=example)
-    if path.parent.is_dir():
-        check_record_slot(path.parent)
-    enclosing = next(((d, k) for d in path.parents if d.is_dir() and (k := lrn_kind(d))), None)
-    if enclosing and not (inside and inside(*enclosing)):
-        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(enclosing[1])} in {enclosing[0]}, whose files "
-                        "are its own; choose a path outside it")
-    with user_path(path, flag):
-        found = state(path)[0]
-    if found == NEW:
-        return path
-    wrote = read_record(path.parent)["what"].get(path.name)
-    if enclosing and not (wrote == what and found in (OURS, CHANGED)):
-        raise UserError(f"{flag} {path} is one of the files of the lrn {kind_name(enclosing[1])} in {enclosing[0]} "
-                        f"(or one lrn has no record of writing there); lrn never replaces it with {_a(what)}"
-                        f"{'' if replace_own else ', with or without --force'}: choose another {flag}")
-    if found == OURS and wrote not in (None, what):
-        raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
-                        f"choose another {flag}")
-    if found != OURS:
-        raise UserError(not_lrns(path, found, flag, force=not replace_own))
+def _earlier(flag: str, path: Path, what: str, force: bool, replace_own: bool) -> Path:
+    """`path` holds lrn's earlier unchanged `what`: replaced with --force (always with `replace_own`)."""
     if not (force or replace_own):
         raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} to "
                         f"replace it, or choose another {flag}")
     return path
 
 
-def beside_runs(d: Path, kind: str) -> bool:
-    """For check_file_target's `inside`: a page may sit in a run, a sweep or a chapter directory."""
-    return kind in ("run", "sweep", "chapter")
+def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = option('out'),
+                      example: str = "out.txt") -> Path:
+    """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier `what`
+    (with `force`; always with `replace_own`: a page, rewritten as a run goes on, which alone may sit
+    in a run, sweep or chapter directory)."""
+    path = check_output(path, "file", flag=flag, example=example)
+    if path.parent.is_dir():
+        check_record_slot(path.parent)
+    with user_path(path, flag):
+        found = state(path)[0]
+    wrote = read_record(path.parent)["what"].get(path.name) if found != NEW else None
+    d, kind = next(((d, k) for d in path.parents if d.is_dir() and (k := lrn_kind(d))), (None, None))
+    if kind and not (replace_own and kind in ("run", "sweep", "chapter") and (found == NEW or wrote == what)):
+        raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own (only a "
+                        "report or an explorer page goes beside them); choose a path outside it")
+    if found == NEW:
+        return path
+    if found == OURS and wrote not in (None, what):
+        raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
+                        f"choose another {flag}")
+    if found != OURS:
+        raise UserError(not_lrns(path, found, flag, force=not replace_own))
+    return _earlier(flag, path, what, force, replace_own)
 
 
-def check_dir_target(out: str | Path, force: bool, what: str, kind: str, flag: str = option('out'),
-                     replace_own: bool = False) -> Path:
+def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool = False,
+                     flag: str = option('out')) -> Path:
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
-    out = check_output(out, "dir", flag=flag)
+    out, what = check_output(out, "dir", flag=flag), kind_name(kind)
     if out.is_dir():
         check_record_slot(out)
     names = entries(out) if out.is_dir() else []
     if not names:
         return out
-    found = lrn_kind(out)
-    if found and found != kind:
-        raise UserError(f"{flag} {out} holds {held(found)}; lrn never writes {_a(what)} into it: "
-                        f"choose a new or empty {flag}")
-    c = classify(out, names)
-    if found != kind or c[CHANGED] or c[UNRECORDED]:
-        if found != kind:
-            why = describe_dir(out) + (f" (the record {record_problem(out)}, so it names no file)"
-                                       if record_problem(out) else "")
-        elif c[UNRECORDED]:
-            why = f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})"
-        else:
-            why = f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})"
-        raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged output"
-                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
-    if not (force or replace_own):
-        raise UserError(f"{flag} {out} holds an earlier {what} that lrn wrote; add {option('force', True)} to "
-                        f"replace it, or choose another {flag}")
-    return out
-
-
-@dataclass(frozen=True)
-class Target:
-    """One kind of output a command writes: a directory whose record says `kind` or, with kind None,
-    one file (`example`: its name said when a directory is given; `inside`: which lrn outputs it may sit in)."""
-
-    what: str
-    kind: str | None = None
-    replace_own: bool = False
-    example: str = "out.txt"
-    inside: Callable[[Path, str], bool] | None = None
-
-
-def check_target(out: str | Path, force: bool, target: Target) -> Path:
-    """check_dir_target or check_file_target: before any work and again just before writing."""
-    if target.kind is None:
-        return check_file_target(out, force, target.what, replace_own=target.replace_own, example=target.example,
-                                 inside=target.inside)
-    return check_dir_target(out, force, target.what, target.kind, replace_own=target.replace_own)
+    c, problem = classify(out, names), record_problem(out)
+    if lrn_kind(out) != kind:
+        why = describe_dir(out, names) + (f" (the record {problem}, so it names no file)" if problem else "")
+    elif c[UNRECORDED] or c[CHANGED]:
+        why = (f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})" if c[UNRECORDED] else
+               f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})")
+    else:
+        return _earlier(flag, out, what, force, replace_own)
+    raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged {what}"
+                    f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -399,17 +353,11 @@ def recorded(what: str, strict: bool = True, append: bool = False) -> Replace:
     return replace
 
 
-@contextlib.contextmanager
-def owned_file(path: str | Path, what: str, mode: str = "wb", encoding: str | None = None) -> Iterator[IO[Any]]:
-    """Write `path` (checked with check_file_target first) and record it as lrn's in the same step."""
-    with atomic_open(Path(path), mode, encoding=encoding, replace=recorded(what)) as f:
-        yield f
-
-
 def write_owned_file(path: str | Path, data: str | bytes, what: str) -> Path:
-    with owned_file(path, what) as f:  # (a name that is not UTF-8 reaches a page as \udcff: written escaped)
-        f.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
-    return Path(path)
+    """Write `path` (checked with check_file_target first) and record it as lrn's in the same step."""
+    # (a name that is not UTF-8 reaches a page as \udcff: written escaped)
+    return atomic_write(path, data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data,
+                        recorded(what))
 
 
 def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: str = "") -> list[Path]:

@@ -22,8 +22,8 @@ import string
 from collections.abc import Iterator
 from pathlib import Path
 
-from lrngpt.core.fsio import user_path
-from lrngpt.core.ownership import check_file_target, owned_file
+from lrngpt.core.fsio import atomic_open, user_path
+from lrngpt.core.ownership import check_file_target, recorded
 from lrngpt.corpora.base import EOT, Corpus, parse_size
 from lrngpt.corpora.stories_words import (
     ARCS,
@@ -173,7 +173,7 @@ def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool =
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
-    with owned_file(out, "stories corpus", "w", encoding="utf-8") as f:
+    with atomic_open(out, "w", encoding="utf-8", replace=recorded("stories corpus")) as f:
         for i, doc in enumerate(generate_stories(size_bytes, seed)):
             if i:
                 f.write(f"\n{EOT}\n")

@@ -271,7 +271,7 @@ PREPARED = "prepared data"  # the kind in the record of a prepared --out
 
 def _check_replace(out: Path, force: bool, meta: dict | None, problem: str | None) -> None:
     """--out holds something: replaced only when it is prepared data lrn wrote, unchanged, and with --force."""
-    check_dir_target(out, True, "prepared data", PREPARED)
+    check_dir_target(out, True, PREPARED)
     if force:
         return
     if problem:

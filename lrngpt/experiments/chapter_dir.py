@@ -48,7 +48,7 @@ class ChapterDir:
 
     def check_new(self) -> None:
         """A new or empty directory (a chapter directory resumes instead: plan())."""
-        check_dir_target(self.path, False, "chapter", KIND)
+        check_dir_target(self.path, False, KIND)
 
     def start(self, plan: ChapterPlan) -> None:
         with user_path(self.path, option("out")):

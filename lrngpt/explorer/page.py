@@ -22,7 +22,7 @@ import numpy as np
 from lrngpt.analysis.categories import load_categories
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
-from lrngpt.core.ownership import Target, beside_runs, check_target, write_owned_file
+from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError, option
 from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
@@ -32,8 +32,9 @@ PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-# a new file, or an earlier unchanged explorer page lrn wrote; never anything else (lrngpt.core.ownership)
-TARGET = Target("explorer page", replace_own=True, example="explorer.html", inside=beside_runs)
+def check_page(out: Path, force: bool) -> Path:
+    """A new file, or an earlier unchanged explorer page lrn wrote; never anything else."""
+    return check_file_target(out, force, "explorer page", replace_own=True, example="explorer.html")
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
@@ -44,7 +45,7 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"{option('precision', f'{precision!r}')}: choose one of {', '.join(PRECISIONS)}")
-    check_target(out, force, TARGET)
+    check_page(out, force)
     if categories is not None and not isinstance(categories, dict):
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)

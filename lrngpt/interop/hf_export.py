@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.ownership import Target, check_target, owned_dir
+from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
@@ -31,7 +31,6 @@ FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenize
 KIND = "hf-export"
 
 
-TARGET = Target("Hugging Face export", KIND)
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
@@ -161,7 +160,7 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
     """Write the run's `checkpoint` weights as a Hugging Face GPT-2 directory; returns a summary.
     `license` (a Hub licence id such as mit) goes on the card (default: card_metadata's)."""
     run_dir, out = Path(run_dir), Path(out)
-    check_target(out, force, TARGET)  # before any work
+    check_dir_target(out, force, KIND)  # before any work
     run = load_run(run_dir, checkpoint)
     if run.config.model_type != "gpt":
         raise UserError(f"{run_dir} is not a GPT run (model_type {run.config.model_type!r}); only GPT runs "
@@ -190,7 +189,7 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
-    check_target(out, force, TARGET)  # again, just before writing: the directory may have changed meanwhile
+    check_dir_target(out, force, KIND)  # again, just before writing: the directory may have changed meanwhile
     with owned_dir(out, KIND) as tmp:
         for name in FILES:
             (tmp / name).write_bytes(blobs[name])

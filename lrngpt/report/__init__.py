@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
-from lrngpt.core.ownership import beside_runs, check_file_target, check_target, write_owned_file
+from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
@@ -86,11 +86,11 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name with {option('out')}, such as {out / 'report.html'}")
-    check_file_target(out, force, "report", replace_own=True, example="report.html",
-                      inside=beside_runs)  # an earlier unchanged report is replaced; nothing else ever is
+    # an earlier unchanged report is replaced; nothing else ever is
+    check_file_target(out, force, "report", replace_own=True, example="report.html")
     if kinds == ["chapter"]:
         return write_chapter_report(dirs[0], out)
-    check_target(explorer_path(out), force, explorer.TARGET)
+    explorer.check_page(explorer_path(out), force)
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     ready = [d for d in dirs if _has_checkpoint(d, kinds[0])]

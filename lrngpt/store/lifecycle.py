@@ -1,9 +1,5 @@
-"""Who writes a run directory and how a run starts, is replaced and goes (the run's files:
-lrngpt.store.rundir.RunDir). One writer: `lock()` holds a filelock for the life of the process, a second
-writer gets "DIR is in use by process PID on HOST" (exit 2). A run is a directory whose record
-(lrngpt.core.ownership) says kind "run"; `--force` removes exactly the earlier run's files while the
-record says they are as lrn wrote them; a run that never reached its first checkpoint (`is_stub`) is
-replaced without `--force`.
+"""Who writes a run directory (one process: a filelock held for its life) and how a run starts, is
+replaced and goes; a run that never reached its first checkpoint (`is_stub`) is replaced without --force.
 """
 
 from __future__ import annotations
@@ -19,10 +15,12 @@ import filelock
 
 from lrngpt.core.fsio import check_output, clean_stale_temps, special_kind, user_path
 from lrngpt.core.ownership import (
+    NEW,
     OURS,
     OWN_NAMES,
     UNRECORDED,
     describe_dir,
+    entries,
     held,
     is_run,
     lrn_kind,
@@ -79,7 +77,7 @@ class RunLifecycle:
         """The run's own files that --force may not remove: name -> CHANGED or UNRECORDED."""
         rec = read_record(self.path)
         found = {n: state(self.path / n, rec)[0] for n in RECORDED}
-        return {n: f for n, f in found.items() if f not in (OURS, "new")}
+        return {n: f for n, f in found.items() if f not in (OURS, NEW)}
 
     def check_is_run(self) -> None:
         p = self.path
@@ -181,9 +179,7 @@ class RunLifecycle:
         kind = lrn_kind(p) if p.is_dir() else None
         if kind:
             raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
-        with user_path(p, "run directory"):
-            names = [q.name for q in p.iterdir()] if p.is_dir() else []
-        foreign = sorted(n for n in names if n not in {LOCK, *OWN_NAMES} and ".tmp-" not in n)
+        foreign = [n for n in entries(p) if n != LOCK] if p.is_dir() else []
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
