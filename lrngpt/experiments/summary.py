@@ -115,29 +115,24 @@ def settings(rows: list[dict]) -> dict[tuple[str, int], list[dict]]:
 
 
 def by_width(rows: list[dict]) -> list[dict]:
-    """Per series and width: seed means and the val bpb saved per doubling of the width."""
-    series: dict[str, dict[int, list[dict]]] = {}
-    for r in rows:
-        series.setdefault(series_label(r), {}).setdefault(r["n_embd"], []).append(r)
-    table = []
-    for label, widths in series.items():
-        prev = None
-        for d in sorted(widths):
-            group = widths[d]
-            entry = {"series": label, "n_embd": d, "steps": group[0]["steps"],
-                     "train_tokens": group[0]["train_tokens"], "params": group[0]["params"],
-                     "embedding": group[0]["embedding"], "seeds": [r["seed"] for r in group],
-                     "val_bpb": mean_or_none([r["val_bpb"] for r in group]),
-                     "train_bpb": mean_or_none([r["train_bpb"] for r in group]), "gap": mean_or_none([r["gap"] for r in group]),
-                     "used_axes": mean_or_none([r["used_axes"] for r in group]),
-                     "passes": mean_or_none([r.get("passes") for r in group]),
-                     "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
-                     "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
-            if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
-                # a gap of several doublings (16 -> 64) is shared out per doubling
-                entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
-            table.append(entry)
-            prev = entry
+    """Per series (in the order they come) and width: seed means and the val bpb saved per doubling of the width."""
+    groups = settings(rows)
+    order = {label: i for i, label in enumerate(dict.fromkeys(label for label, _ in groups))}
+    table: list[dict] = []
+    prev: dict[str, dict] = {}  # each series' last entry
+    for (label, d), group in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        first = group[0]
+        entry = {"series": label, "n_embd": d, **{k: first[k] for k in ("steps", "train_tokens", "params", "embedding")},
+                 "seeds": [r["seed"] for r in group],
+                 **{k: mean_or_none([r.get(k) for r in group]) for k in ("val_bpb", "train_bpb", "gap", "used_axes", "passes")},
+                 "breakdown": first.get("breakdown"), "corpus": first.get("corpus"),
+                 "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
+        p = prev.get(label)
+        if p is not None and p["val_bpb"] is not None and entry["val_bpb"] is not None:
+            # a gap of several doublings (16 -> 64) is shared out per doubling
+            entry["saved_per_doubling"] = (p["val_bpb"] - entry["val_bpb"]) / math.log2(d / p["n_embd"])
+        table.append(entry)
+        prev[label] = entry
     return table
 
 

@@ -257,8 +257,8 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
         "preset": (lambda v: isinstance(v, str | None), "a string or null"),
         "about": (lambda v: isinstance(v, str | None), "a string"),
         "points": (lambda v: isinstance(v, list), "a list of {index, name, values, steps}")}
-    for field, (ok, want) in fields.items():
-        if (field in doc or not partial) and not ok(doc.get(field)):
+    for field, (valid, want) in fields.items():
+        if (field in doc or not partial) and not valid(doc.get(field)):
             raise bad(field, want)
     for i, point in enumerate(doc.get("points") or []):
         if partial:  # a report needs a name (a bare one will do); values when there are any

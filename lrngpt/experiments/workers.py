@@ -120,7 +120,7 @@ def _launch(ctx, target, args: tuple):
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
-    with _main_left_out(), _ctrl_c_held() as held:
+    with _starting() as held:
         proc.start()
     send.close()
     watch.close()
@@ -134,33 +134,25 @@ def _launch(ctx, target, args: tuple):
 
 
 @contextlib.contextmanager
-def _ctrl_c_held():
-    """Ctrl-C held while a worker starts, so the sweep does not end before the worker read what it was
-    sent. Yields a list, true when it came."""
+def _starting():
+    """While a worker starts: Ctrl-C held, so the sweep does not end before the worker read what it was sent
+    (yields a list, true when it came), and `__main__` a bare module, so a script that calls lrngpt.sweep at
+    its top level without a `__main__` guard does not run again in every worker."""
     held: list[int] = []
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield held
-        return
-    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
-        yield held
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-@contextlib.contextmanager
-def _main_left_out():
-    """While a worker starts, `__main__` is a bare module: a script that calls lrngpt.sweep at its top
-    level without a `__main__` guard would otherwise run again in every worker."""
+    catch = threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum)) if catch else None
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        yield
+        yield held
     finally:
         if main is None:
             sys.modules.pop("__main__", None)
         else:
             sys.modules["__main__"] = main
+        if catch:
+            signal.signal(signal.SIGINT, old)
 
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
