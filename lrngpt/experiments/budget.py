@@ -106,7 +106,8 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
                    log=None, points_at_once: int | None = None, passes: float | None = None) -> Budget | None:
     """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` (so the same
     command resumes it); None for a sweep without a budget."""
-    doc = SweepDir(out).known()
+    sweep_dir = SweepDir(out)
+    doc = sweep_dir.known()
     stored = doc.get("budget") if doc.get("scale") == "budget" else None
     if not (isinstance(stored, dict) and isinstance(stored.get("sets"), dict) and isinstance(stored.get("axes"), dict)):
         stored = None
@@ -114,41 +115,29 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
         if scale:
             raise UserError(f"{option('minutes')} plans its own scale; leave out {option('scale')} (or leave out {option('minutes')})")
         minutes = check_minutes(minutes)
-        if stored is not None and stored.get("minutes") == minutes:
-            return corrected_budget(stored, out)
-        if stored is not None:  # before any probe: the dry run says what the real run does
-            raise UserError(other_budget(out, stored, minutes))
-        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
-                           out=str(out))
-    if stored is not None and not scale:
-        return corrected_budget(stored, out)
-    return None
-
-
-def corrected_budget(stored: dict, out) -> Budget:
-    """The stored plan, its estimates corrected by the pace of the runs so far."""
-    b = budget_from_dict(stored)
-    rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
+        if stored is None:
+            return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
+                               out=str(out))
+        if stored.get("minutes") != minutes:  # refused before any probe (the dry run says what the run does)
+            points, done = sweep_dir.definition(partial=True).get("points") or [], 0
+            for p in points:
+                try:
+                    done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+                except (UserError, KeyError, TypeError):
+                    pass
+            old = stored.get("minutes")
+            old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
+            raise UserError(f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its "
+                            f"points and steps come from that plan, so --minutes {minutes:g} would be another sweep: "
+                            f"run the same command with {old} (or without --minutes) to resume it, or give another "
+                            f"--out to plan one for {minutes:g} minutes")  # (never "delete it")
+    elif stored is None or scale:
+        return None
+    b = budget_from_dict(stored)  # the stored plan, its estimates corrected by the pace of the runs so far
+    rows = sweep_dir.timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
         b.point_seconds = corrected(b.point_seconds, rows)
     return b
-
-
-def other_budget(out, stored: dict, minutes: float) -> str:
-    """The refusal for --minutes N over a sweep planned for other minutes (never "delete it")."""
-    sweep_dir = SweepDir(out)
-    points = sweep_dir.definition(partial=True).get("points") or []
-    done = 0
-    for p in points:
-        try:
-            done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
-        except (UserError, KeyError, TypeError):
-            pass
-    old = stored.get("minutes")
-    old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
-    return (f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its points and steps "
-            f"come from that plan, so --minutes {minutes:g} would be another sweep: run the same command with {old} "
-            f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
 def _megabytes(corpus: str) -> int:

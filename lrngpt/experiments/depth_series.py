@@ -15,7 +15,7 @@ from typing import Any
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import BudgetTooShort, UserError, option
+from lrngpt.errors import BudgetTooShort, option
 from lrngpt.experiments import packing
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
@@ -104,9 +104,7 @@ def _axis_item(protocol: dict) -> str:
 
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
     """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
-    if isinstance(minutes, bool):  # an int to Python, not a time to a user
-        raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
-    minutes, log = check_minutes(minutes), log or (lambda m: None)
+    minutes, log = check_minutes(minutes, 15), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
     # each shape's timing and the points at once a level trains (packing), then the seconds of preparing the
     # corpus when the shared cache does not hold it yet

@@ -107,12 +107,6 @@ def widths_move(study: str | None = "embed-dim") -> Move:
                 axes={"model.n_embd": None})
 
 
-def small_move() -> Move:
-    return Move("run the small-data study with this sweep's settings (its training text cut to a prefix read "
-                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
-                checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
-
-
 def _too_few(n: int, full: dict | None, why: str) -> Finding:
     what = "no full-data series" if full is None else f"only {len(full['entries'])} widths"
     return Finding.judged(CLAIMS[n], V.CANNOT_TELL, [f"{what}: {why}"], moves=[widths_move()])
@@ -233,15 +227,6 @@ def split_gap(entries: list[dict]) -> dict | None:
             "at": rows[k]["n_embd"], "k": k, "cause": "validation text" if other[k] >= reading[k] else "memorising"}
 
 
-def _split_text(s: dict) -> str:
-    o, m, w = s["other_text"], s["memorising"], s["widths"]
-    return say("the gap split by what training read (train bpb of the targets it read and of those it never read), "
-               "d = {a} to {b}: val bpb minus the never-read targets' {o:+.4f} (above zero where the validation text "
-               "reads harder than training text never read), never-read minus read {m:+.4f} (above zero where "
-               "reading lowered the read targets: memorising)", a=w[0], b=w[-1], o=Span(o[0], o[-1]),
-               m=Span(m[0], m[-1]))
-
-
 def reading_moves(series: dict) -> list[Move]:
     """Less reading of the training text: fewer steps or a larger text (a budget: only the text); read under
     FEW_PASSES already, half the passes."""
@@ -306,7 +291,14 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                 + (f", largest {max(gaps):+.4f}" if max(gaps) > max(gaps[0], gaps[-1]) else "")
                 + f"; the line through the gaps reaches {end.value:+.4f} at d = {widths[-1]} (its noise "
                   f"{end.noise(sg):.4f})", noise.text("gap")]
-    evidence += ([_split_text(split)] if split else []) + [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
+    if split:
+        o, m, w = split["other_text"], split["memorising"], split["widths"]
+        evidence.append(say("the gap split by what training read (train bpb of the targets it read and of those it never "
+                            "read), d = {a} to {b}: val bpb minus the never-read targets' {o:+.4f} (above zero where the "
+                            "validation text reads harder than training text never read), never-read minus read {m:+.4f} "
+                            "(above zero where reading lowered the read targets: memorising)", a=w[0], b=w[-1],
+                            o=Span(o[0], o[-1]), m=Span(m[0], m[-1])))
+    evidence += [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
     for s in others:
         if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
             t = _turn(s["entries"], "val_bpb", sv)
@@ -389,7 +381,10 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
     """Finding 3 on the small-data series: val bpb turns while train bpb keeps falling, beyond the noise."""
     if small is None:
         return Finding.judged(CLAIMS[3], V.CANNOT_TELL, ["no small-data series here: no sweep trains on a short prefix "
-                                                         "read many times"], moves=[small_move()])
+                                                         "read many times"], moves=[Move(
+            "run the small-data study with this sweep's settings (its training text cut to a prefix read about 16 "
+            "times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
+            checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")])
     entries = small["entries"]
     if len(entries) < 3 or any(e["train_bpb"] is None for e in entries):
         why = f"only {len(entries)} widths" if len(entries) < 3 else "the runs measured no train bpb"

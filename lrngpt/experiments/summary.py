@@ -36,16 +36,6 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
                "n_layer"]  # n_layer: a GPT's depth (a shape study)
 
 
-def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
-    """The used axes of the run's last token table, worked out once a command while ckpt_last.pt is unchanged."""
-    run = run if isinstance(run, RunDir) else RunDir(run)
-
-    def measure(_) -> int:
-        model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
-        return used_axes(model.token_embedding.weight, energy)
-    return parsed(run.checkpoint_path("last"), f"used axes at {energy:g} of the energy", measure)
-
-
 def gather_row(run_dir: Path, point: dict) -> dict | None:
     """The row of one run directory, or None while it has no summary.json."""
     run_dir = Path(run_dir)
@@ -55,6 +45,10 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         return None
     cfg = run.config().to_dict()  # checked: a damaged config.json is named, field and all
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
+
+    def measure(_) -> int:  # the last token table's used axes, once a command while ckpt_last.pt is unchanged
+        model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
+        return used_axes(model.token_embedding.weight, 0.9)
     metrics = read_metrics(run_dir)
     best, best_step = best_periodic_val(metrics)
     split = {k: s.get(k) for k in BY_READS}
@@ -70,7 +64,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
         # the chapter's sign: val - train, positive when new text is harder than the training text
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
-        "used_axes": used_axes_of(run), "seconds": s["seconds"],
+        "used_axes": parsed(run.checkpoint_path("last"), "used axes at 0.9 of the energy", measure), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "passes": run_passes(s), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),

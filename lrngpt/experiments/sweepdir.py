@@ -46,10 +46,7 @@ MAX_LINES_BYTES = 1 << 20  # lines.txt shown on a page: a line a run, so about t
 class SweepDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
-
-    @property
-    def definition_path(self) -> Path:
-        return self.path / DEFINITION
+        self.definition_path, self.timing_path = self.path / DEFINITION, self.path / TIMING
 
     def run_path(self, name: str) -> Path:
         return self.path / RUNS / str(name)
@@ -131,10 +128,6 @@ class SweepDir:
             return "finished"
         # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
         return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
-
-    @property
-    def timing_path(self) -> Path:
-        return self.path / TIMING
 
     def append_timing(self, row: dict) -> None:
         """One line of timing.jsonl (appended: shards that share the directory each add theirs)."""

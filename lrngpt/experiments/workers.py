@@ -172,9 +172,7 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
             kind, value = _reap(w)
             results.append(value if kind == "done" else None)
     except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
-        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)})
-        for proc, _, _ in workers:
-            proc.join(timeout=120)
+        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)}, join=True)
         raise
     done = [r for r in results if r is not None]
     if len(done) < n:
@@ -214,9 +212,7 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
                 if end[0] == "raise":
                     _stop(running)
     except BaseException:  # Ctrl-C or an error here: the workers save and stop, then it goes on up
-        _stop(running)
-        for w in running.values():
-            w["proc"].join(timeout=120)
+        _stop(running, join=True)
         raise
     return ends
 
@@ -248,7 +244,8 @@ def _reap(w: dict) -> tuple:
     return "killed", signal.Signals(-code).name if code < 0 else f"exit code {code}"
 
 
-def _stop(running: dict) -> None:
+def _stop(running: dict, join: bool = False) -> None:
+    """SIGTERM to each worker still alive (it saves and stops); `join`: then wait for each."""
     for w in running.values():
         proc = w["proc"]
         if proc.is_alive():
@@ -256,3 +253,5 @@ def _stop(running: dict) -> None:
                 os.kill(proc.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+    for w in running.values() if join else ():
+        w["proc"].join(timeout=120)
