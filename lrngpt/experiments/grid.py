@@ -82,20 +82,6 @@ FILE_TYPES: dict[str, tuple[type, ...]] = {
     "scale": (str, type(None)), "about": (str,)}
 
 
-def _read_file(path: Path) -> dict:
-    doc = read_json(path, "sweep file")
-    if not isinstance(doc, dict):
-        raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
-    unknown = sorted(set(doc) - set(FILE_TYPES))
-    if unknown:
-        raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_TYPES))}")
-    for key, kinds in FILE_TYPES.items():
-        if key in doc and not isinstance(doc[key], kinds):
-            want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
-            raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
-    return doc
-
-
 def _layer(d: dict, overrides: dict, what: str) -> None:
     """One layer of settings over the config dict `d`; the width is given one way (lrngpt.runconfig.width.replace_width)."""
     if isinstance(d.get("model"), dict):
@@ -152,7 +138,16 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
             if path.is_dir():
                 raise UserError(f"sweep file {source} is a directory; give a sweep file (.json) or a study")
             raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "sweep file"))
-        doc, preset, name = _read_file(path), None, path.stem
+        doc, preset, name = read_json(path, "sweep file"), None, path.stem
+        if not isinstance(doc, dict):
+            raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
+        unknown = sorted(set(doc) - set(FILE_TYPES))
+        if unknown:
+            raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_TYPES))}")
+        for key, kinds in FILE_TYPES.items():
+            if key in doc and not isinstance(doc[key], kinds):
+                want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
+                raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
                             f"{', '.join(presets.STUDIES)}")
