@@ -130,19 +130,16 @@ def by_width(rows: list[dict]) -> list[dict]:
     return table
 
 
-def _doubling(entries: dict[int, dict], d: int) -> dict | None:
-    a, b = entries.get(d), entries.get(2 * d)
-    if a is None or b is None or a["val_bpb"] is None or b["val_bpb"] is None or b["params"] <= a["params"]:
-        return None
-    saved, added = a["val_bpb"] - b["val_bpb"], b["params"] - a["params"]
-    return {"from": d, "to": 2 * d, "saved": saved, "added": added, "per_million": saved / (added / 1e6)}
-
-
 def per_million(entries: list[dict]) -> dict | None:
     """Problem 10 on one by_width series: val bpb saved per million added parameters at the small end
     (64 -> 128) against the large end (256 -> 512), else its own first and last doubling."""
     by_d = {e["n_embd"]: e for e in entries}
-    doublings = [x for x in (_doubling(by_d, d) for d in sorted(by_d)) if x is not None]
+    doublings: list[dict] = []
+    for d, a in sorted(by_d.items()):  # each d -> 2d where both scored and the parameters grew
+        b = by_d.get(2 * d)
+        if b is not None and a["val_bpb"] is not None and b["val_bpb"] is not None and b["params"] > a["params"]:
+            saved, added = a["val_bpb"] - b["val_bpb"], b["params"] - a["params"]
+            doublings.append({"from": d, "to": 2 * d, "saved": saved, "added": added, "per_million": saved / (added / 1e6)})
     if len(doublings) < 2:
         return None
     at = {x["from"]: x for x in doublings}
