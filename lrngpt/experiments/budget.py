@@ -82,14 +82,6 @@ def check_minutes(minutes, example: int = 25) -> float:
     return float(minutes)
 
 
-def stored_budget(out) -> dict | None:
-    """The plan a budgeted sweep in `out` was started with (None: none there)."""
-    doc = SweepDir(out).known()
-    b = doc.get("budget") if doc.get("scale") == "budget" else None
-    ok = isinstance(b, dict) and isinstance(b.get("sets"), dict) and isinstance(b.get("axes"), dict)
-    return b if ok else None
-
-
 def budget_from_dict(b: dict) -> Budget:
     known = {f.name: b[f.name] for f in fields(Budget) if f.name in b}
     return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
@@ -114,46 +106,38 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
                    log=None, points_at_once: int | None = None, passes: float | None = None) -> Budget | None:
     """The budget plan of a sweep: planned now for `minutes`, or the one stored in `out` (so the same
     command resumes it); None for a sweep without a budget."""
-    stored = stored_budget(out)
+    sweep_dir = SweepDir(out)
+    doc = sweep_dir.known()
+    stored = doc.get("budget") if doc.get("scale") == "budget" else None
+    if not (isinstance(stored, dict) and isinstance(stored.get("sets"), dict) and isinstance(stored.get("axes"), dict)):
+        stored = None
     if minutes is not None:
         if scale:
             raise UserError(f"{option('minutes')} plans its own scale; leave out {option('scale')} (or leave out {option('minutes')})")
         minutes = check_minutes(minutes)
-        if stored is not None and stored.get("minutes") == minutes:
-            return corrected_budget(stored, out)
-        if stored is not None:  # before any probe: the dry run says what the real run does
-            raise UserError(other_budget(out, stored, minutes))
-        return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
-                           out=str(out))
-    if stored is not None and not scale:
-        return corrected_budget(stored, out)
-    return None
-
-
-def corrected_budget(stored: dict, out) -> Budget:
-    """The stored plan, its estimates corrected by the pace of the runs so far."""
-    b = budget_from_dict(stored)
-    rows = SweepDir(out).timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
+        if stored is None:
+            return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
+                               out=str(out))
+        if stored.get("minutes") != minutes:  # refused before any probe (the dry run says what the run does)
+            points, done = sweep_dir.definition(partial=True).get("points") or [], 0
+            for p in points:
+                try:
+                    done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+                except (UserError, KeyError, TypeError):
+                    pass
+            old = stored.get("minutes")
+            old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
+            raise UserError(f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its "
+                            f"points and steps come from that plan, so --minutes {minutes:g} would be another sweep: "
+                            f"run the same command with {old} (or without --minutes) to resume it, or give another "
+                            f"--out to plan one for {minutes:g} minutes")  # (never "delete it")
+    elif stored is None or scale:
+        return None
+    b = budget_from_dict(stored)  # the stored plan, its estimates corrected by the pace of the runs so far
+    rows = sweep_dir.timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
     if b.point_seconds and pace(rows) is not None:
         b.point_seconds = corrected(b.point_seconds, rows)
     return b
-
-
-def other_budget(out, stored: dict, minutes: float) -> str:
-    """The refusal for --minutes N over a sweep planned for other minutes (never "delete it")."""
-    sweep_dir = SweepDir(out)
-    points = sweep_dir.definition(partial=True).get("points") or []
-    done = 0
-    for p in points:
-        try:
-            done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
-        except (UserError, KeyError, TypeError):
-            pass
-    old = stored.get("minutes")
-    old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
-    return (f"{out} holds a sweep planned for {old} ({done} of {len(points)} points finished); its points and steps "
-            f"come from that plan, so --minutes {minutes:g} would be another sweep: run the same command with {old} "
-            f"(or without --minutes) to resume it, or give another --out to plan one for {minutes:g} minutes")
 
 
 def _megabytes(corpus: str) -> int:
@@ -221,8 +205,9 @@ class Planner:
                 out.append(grid)
         return out
 
-    def sets_for(self, steps: int, batch: int) -> dict:
-        """The --set items of `steps` of `batch`: evaluations sized to what a run reads, the stories to the target."""
+    def estimate(self, steps: int, batch: int, grid: list[int] | None):
+        """The sweep of `steps` of `batch` over `grid`, its --set items (evaluations sized to what a run reads, the
+        stories to the target), and the seconds of each part and point."""
         read = steps * batch * self.seq
         out: dict[str, Any] = {"train.steps": steps, "train.batch_size": batch,
                                "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
@@ -232,11 +217,7 @@ class Planner:
         if not self.own_text:
             mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - self.base["data"]["val_fraction"]) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
-        return {k: v for k, v in out.items() if k not in self.user}
-
-    def estimate(self, steps: int, batch: int, grid: list[int] | None):
-        """The sweep of `steps` of `batch` over `grid`, its --set items, and the seconds of each part and point."""
-        plan = self.sets_for(steps, batch)
+        plan = {k: v for k, v in out.items() if k not in self.user}
         s, _ = Budget(0.0, plan, {}, 0, {}, None).items()
         sweep = resolve_sweep(self.source, "budget", self.sets + s,
                               self.axes + ([f"model.n_embd={','.join(map(str, grid))}"] if grid else []))
@@ -274,19 +255,6 @@ class Planner:
             lo, hi = (mid, hi) if self.seconds(mid * self.factor, batch, grid, extra) <= seconds else (lo, mid - 1)
         return lo * self.factor
 
-    def step_cap(self, batch: int) -> int:
-        """The most steps per run: the chapter's, and for the user's own text what reads it at most the
-        target (a text too small for MIN_STEPS: up to OWN_TEXT_PASSES, said in gives_up)."""
-        cap = CHAPTER_STEPS * self.factor
-        if self.n_user is not None:
-            few = int(self.target * self.n_user // (batch * self.seq)) // self.factor * self.factor
-            if few >= MIN_STEPS * self.factor:
-                cap = min(cap, few)
-            else:  # a small text: read more often than finding 2's premise allows, and said so (gives_up)
-                once = int(OWN_TEXT_PASSES * self.n_user // (batch * self.seq)) // self.factor * self.factor
-                cap = min(cap, max(MIN_STEPS * self.factor, once))
-        return cap
-
     def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
               seconds: float | None = None) -> None:
         """Time the grid's ends at the planned batch, then choose the points at once (packing.choose). With
@@ -322,8 +290,14 @@ class Planner:
 
     def plan(self, seconds: float, minutes: float, extra: Extra = None) -> Budget:
         """The most that fits `seconds`: all the widths at GOOD_STEPS, else fewer down to MIN_STEPS, then a
-        batch doubled toward the chapter's; BudgetTooShort when even the smallest does not fit."""
-        batch, cap = self.batch, self.step_cap(self.batch)
+        batch doubled toward the chapter's; BudgetTooShort when even the smallest does not fit. The steps are at
+        most the chapter's, and on the user's own text what reads it at most the target (a text too small for
+        MIN_STEPS: up to OWN_TEXT_PASSES, said in gives_up)."""
+        batch, cap = self.batch, CHAPTER_STEPS * self.factor
+        if self.n_user is not None:
+            few = int(self.target * self.n_user // (batch * self.seq)) // self.factor * self.factor
+            once = int(OWN_TEXT_PASSES * self.n_user // (batch * self.seq)) // self.factor * self.factor
+            cap = min(cap, few if few >= MIN_STEPS * self.factor else max(MIN_STEPS * self.factor, once))
         for i, grid in enumerate(self.grids):
             steps = self.fit(batch, grid, seconds, cap, extra)
             if steps >= (GOOD_STEPS if i == 0 and len(self.grids) > 1 else MIN_STEPS) * self.factor:
@@ -365,17 +339,19 @@ class Planner:
             f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
         out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {chapter.TRAIN_TOKENS:,}: "
                    f"{passes:.2f} passes, {within} (the chapter: {round(chapter.PASSES, 2)})")
-        out += findings_cost(passes, (steps or 0) * (batch or BATCH) * seq, n_train)
+        if passes > PASSES_TARGET:  # what reading more than finding 2's premise allows costs the findings
+            (once, twice), need = read_shares(passes), (steps or 0) * (batch or BATCH) * seq / PASSES_TARGET
+            out.append(f"finding 2 (no turn with enough data) rests on hardly a token read twice: at {passes:.2f} passes "
+                       f"(about {once:.0%} of the targets read, {twice:.0%} twice or more) the judge can say only that it "
+                       f"cannot tell or does not show; it needs a text of at least {need:,.0f} training tokens "
+                       f"({need / max(1, n_train):.1f}x this one) for these steps")
+            out.append(f"at {passes:.1f} passes (at least {MANY_PASSES:g}) the judge reads this sweep as a small-data "
+                       "study: finding 3, not findings 1 and 2" if passes >= MANY_PASSES else "finding 1 (each doubling "
+                       "saves less) is judged as before, and each run's train bpb is split into the targets it read and "
+                       "those it never read, so the reason names memorising where it is")
         out.append(f"periodic evaluations on {b.sets.get('train.eval_tokens', 50_000):,} validation tokens and train "
                    f"bpb on {b.sets.get('train.train_eval_tokens', 200_000):,} instead of 2,000,000 each")
         return out
-
-
-def tiny_seconds(source: str, probe_fn=None) -> float:
-    """The study at --scale tiny here, estimated from a probe (a refusal's command that fits in seconds)."""
-    sweep = resolve_sweep(source, "tiny", [], [])
-    est = estimate_points(sweep.points, quick=True, log=lambda m: None, probe_fn=probe_fn)
-    return START_S + PREPARE_S + SUMMARY_S + sum((e["est_seconds"] or 0.0) + POINT_OVERHEAD_S for e in est.values())
 
 
 def busy_note(lead: str = "; ") -> str:
@@ -397,33 +373,17 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
         fits = math.ceil(need / HEADROOM / 60 * 2) / 2
         shown = ", ".join(map(str, p.grids[-1] or p.widths))
         sets_text = "".join(f" --set {s}" for s in sets)
+        tiny = estimate_points(resolve_sweep(source, "tiny", [], []).points, quick=True, log=lambda m: None,
+                               probe_fn=probe_fn)  # the refusal's command that fits in seconds
+        tiny_s = START_S + PREPARE_S + SUMMARY_S + sum((e["est_seconds"] or 0.0) + POINT_OVERHEAD_S for e in tiny.values())
         raise BudgetTooShort(
             f"{option('minutes', f'{minutes:g}')} is too short for {source} here now: its smallest plan at which the findings can "
             f"still show (d = {shown}, {MIN_STEPS * p.factor} steps of {p.batch} x {p.seq} a run) takes about "
             f"{need / 60:.1f} min on this machine{busy_note()}; what fits: `lrn sweep {source} --minutes {fits:g} "
             f"--out {out}{sets_text}` (about {need / 60:.1f} min, {1 - HEADROOM:.0%} of it kept free) or `lrn sweep "
-            f"{source} --scale tiny --out {out}` (about {clock(tiny_seconds(source, probe_fn))}, too small for the "
+            f"{source} --scale tiny --out {out}` (about {clock(tiny_s)}, too small for the "
             "findings to show)", fits)
     return p.plan(seconds, minutes)
-
-
-def findings_cost(passes: float, read: int, n_train: int) -> list[str]:
-    """What reading a text more than finding 2's premise allows costs the chapter's findings, one line each."""
-    if passes <= PASSES_TARGET:
-        return []
-    once, twice = read_shares(passes)
-    need = read / PASSES_TARGET
-    out = [f"finding 2 (no turn with enough data) rests on hardly a token read twice: at {passes:.2f} passes (about "
-           f"{once:.0%} of the targets read, {twice:.0%} twice or more) the judge can say only that it cannot tell or "
-           f"does not show; it needs a text of at least {need:,.0f} training tokens ({need / max(1, n_train):.1f}x this "
-           "one) for these steps"]
-    if passes >= MANY_PASSES:
-        out.append(f"at {passes:.1f} passes (at least {MANY_PASSES:g}) the judge reads this sweep as a small-data study: "
-                   "finding 3, not findings 1 and 2")
-    else:
-        out.append("finding 1 (each doubling saves less) is judged as before, and each run's train bpb is split into "
-                   "the targets it read and those it never read, so the reason names memorising where it is")
-    return out
 
 
 def budget_text(b: Budget) -> str:

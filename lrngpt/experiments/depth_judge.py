@@ -6,6 +6,7 @@ the lowest and the highest of them.
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 from lrngpt.core.fsio import read_json_object
@@ -66,18 +67,18 @@ def judge_levels(levels: list[dict]) -> Finding:
     if skipped:
         evidence.append(f"no spread with noise at {', '.join(skipped)} (too few shapes or seeds finished)")
     numbers: dict = {"levels": levels, "trend": None}
+    found = partial(Finding.judged, CLAIM, evidence=evidence, numbers=numbers)  # each at the numbers it ends with
     stale = [lv for lv in usable if lv["verdict"] == V.CANNOT_SHOW]
     usable = [lv for lv in usable if lv not in stale]
     if len(usable) < MIN_LEVELS and stale:
-        return Finding.judged(CLAIM, V.CANNOT_SHOW, [
+        return found(V.CANNOT_SHOW, [
             f"{'only one level' if usable else 'no level'} trained every shape past token frequencies "
             f"({', '.join(lv['name'] for lv in stale)} did not): a trend needs {MIN_LEVELS} levels, and untrained shapes "
             "differ by how little each has learned"],
-            evidence, numbers, next="levels at more tokens per parameter (a larger budget), or the study at --scale full on a GPU")
+            next="levels at more tokens per parameter (a larger budget), or the study at --scale full on a GPU")
     if len(usable) < MIN_LEVELS:
-        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"{len(usable)} level(s) with a spread and its noise: a trend "
-                                                     f"needs {MIN_LEVELS}"], evidence, numbers,
-                              next="finish the series' levels (two seeds a shape each)")
+        return found(V.CANNOT_TELL, [f"{len(usable)} level(s) with a spread and its noise: a trend needs {MIN_LEVELS}"],
+                     next="finish the series' levels (two seeds a shape each)")
     low, high = usable[0], usable[-1]
     shrink = low["spread"] - high["spread"]
     noise = math.hypot(low["noise"], high["noise"])
@@ -89,24 +90,20 @@ def judge_levels(levels: list[dict]) -> Finding:
                     f"{abs(shrink):.2%} (noise {noise:.2%}); least squares {slope:+.2%} per doubling of tokens per "
                     "parameter")
     if high["verdict"] == V.SHOWS:
-        return Finding.judged(CLAIM, V.SHOWS, [], evidence, numbers)
+        return found(V.SHOWS)
     beyond = TREND_Z * noise
     if shrink > beyond:
-        return Finding.judged(CLAIM, V.MOVING, [f"the spread shrinks by {shrink:.2%}, beyond its noise of {beyond:.2%}, "
-                                                f"but is still {high['spread']:.2%} at {high['name']} (the claim: at most "
-                                                f"{MAX_CHANGE:.0%})"], evidence, numbers,
-                              next="train longer: a level with more tokens per parameter (--minutes)")
+        return found(V.MOVING, [f"the spread shrinks by {shrink:.2%}, beyond its noise of {beyond:.2%}, but is still "
+                                f"{high['spread']:.2%} at {high['name']} (the claim: at most {MAX_CHANGE:.0%})"],
+                     next="train longer: a level with more tokens per parameter (--minutes)")
     if -shrink > beyond:
-        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread grows by {-shrink:.2%}, beyond its noise of "
-                                                    f"{beyond:.2%}"], evidence, numbers, next=WIDTH_NEXT)
+        return found(V.NOT_MOVING, [f"the spread grows by {-shrink:.2%}, beyond its noise of {beyond:.2%}"], next=WIDTH_NEXT)
     flat = FLAT_SHARE * low["spread"]
     if abs(shrink) < flat and beyond < flat:
-        return Finding.judged(CLAIM, V.NOT_MOVING, [f"the spread stays at {high['spread']:.2%} (it changed by "
-                                                    f"{abs(shrink):.2%}, less than {FLAT_SHARE:.0%} of itself, with a "
-                                                    f"noise of {beyond:.2%})"], evidence, numbers, next=WIDTH_NEXT)
-    return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the spread changes by {shrink:+.2%}, within its noise of "
-                                                 f"{beyond:.2%}"], evidence, numbers,
-                          next="add seeds to each level (the noise), or a level with more tokens per parameter")
+        return found(V.NOT_MOVING, [f"the spread stays at {high['spread']:.2%} (it changed by {abs(shrink):.2%}, less "
+                                    f"than {FLAT_SHARE:.0%} of itself, with a noise of {beyond:.2%})"], next=WIDTH_NEXT)
+    return found(V.CANNOT_TELL, [f"the spread changes by {shrink:+.2%}, within its noise of {beyond:.2%}"],
+                 next="add seeds to each level (the noise), or a level with more tokens per parameter")
 
 
 def judge_series(dirs: list[Path]) -> Finding:

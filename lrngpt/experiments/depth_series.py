@@ -15,7 +15,7 @@ from typing import Any
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import BudgetTooShort, UserError, option
+from lrngpt.errors import BudgetTooShort, option
 from lrngpt.experiments import packing
 from lrngpt.experiments.budget import (
     POINT_OVERHEAD_S,
@@ -98,64 +98,49 @@ def _val_tokens(corpus: str, val_fraction: float) -> int:
     return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
 
 
-def _probe(protocol: dict, probe_fn, pack_fn, log) -> tuple[dict, dict, float, float]:
-    """Each shape's timing, the points at once a level trains (packing), the probes' seconds, and the
-    seconds of preparing the corpus when the shared cache does not hold it yet."""
-    t0 = time.perf_counter()
-    lv = level(protocol["tops"][-1], protocol)
+def _axis_item(protocol: dict) -> str:
+    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in _shapes(protocol))
+
+
+def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
+    """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
+    minutes, log = check_minutes(minutes, 15), log or (lambda m: None)
+    protocol = PROTOCOLS["tiny" if tiny else "cpu"]
+    # each shape's timing and the points at once a level trains (packing), then the seconds of preparing the
+    # corpus when the shared cache does not hold it yet
+    t0, lv = time.perf_counter(), level(protocol["tops"][-1], protocol)
     sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
-    out = {}
+    timings = {}
     cfgs = [p.config for p in sweep.points]
     device = resolve_device(cfgs[0].train.device)
     for cfg in cfgs:
         log(f"timing {cfg.model.n_layer} x {cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
             f"{cfg.train.seq_len}) to plan the width-depth series")
-        out[(cfg.model.n_layer, cfg.model.n_embd)] = (probe_fn or run_timing.probe)(
+        timings[(cfg.model.n_layer, cfg.model.n_embd)] = (probe_fn or run_timing.probe)(
             cfg, device, max_tokens=cfg.train.tokens_per_step, steps=2)
     if probe_fn is not None and pack_fn is None:
         choice = packing.one("the plan was timed by the caller's probe alone: one point after another")
     else:
         ends = packing.ends(cfgs)
-        choice = packing.choose(ends, [out[(c.model.n_layer, c.model.n_embd)] for c in ends],
+        choice = packing.choose(ends, [timings[(c.model.n_layer, c.model.n_embd)] for c in ends],
                                 len(cfgs) * len(SEEDS), device, None, None, log, pack_fn or packing.probe_packed,
                                 probe_tokens=cfgs[0].train.tokens_per_step)
     probe_s, data = time.perf_counter() - t0, from_dict(sweep.base).data
-    prepare_s = 0.0 if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None else \
-        PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6)
-    return out, choice, probe_s, prepare_s
-
-
-def _axis_item(protocol: dict) -> str:
-    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in _shapes(protocol))
-
-
-def _level_seconds(lv: dict, protocol: dict, timings: dict, n_val: int, choice: dict) -> float:
-    """A level's sweep: start-up, each point from its shape's probe on `choice`'s slots, the summary."""
+    fixed = probe_s + (0.0 if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None else
+                       PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6))
+    n_val, at_once = _val_tokens(protocol["corpus"], 0.05), choice["points_at_once"]
+    slowdown = (choice.get("slowdown") or 1.0) if at_once > 1 else 1.0
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
-    n = choice["points_at_once"]
-    slowdown = (choice.get("slowdown") or 1.0) if n > 1 else 1.0
-    points = resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points
-    started = packing.order(points, lambda q: run_timing.params(q.config)) if n > 1 else points
-    each = [run_timing.estimate_seconds(p.config, timings[(p.config.model.n_layer, p.config.model.n_embd)], n_val)
-            * slowdown + POINT_OVERHEAD_S for p in started]
-    return START_S + SERIES_SUMMARY_S + packing.makespan(each, n)
-
-
-def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
-    """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
-    if isinstance(minutes, bool):  # an int to Python, not a time to a user
-        raise UserError(f"{option('minutes')} must be a positive number of minutes, e.g. {option('minutes', '15')} (got {minutes})")
-    minutes, log = check_minutes(minutes), log or (lambda m: None)
-    protocol = PROTOCOLS["tiny" if tiny else "cpu"]
-    timings, choice, probe_s, prepare_s = _probe(protocol, probe_fn, pack_fn, log)
-    fixed = probe_s + prepare_s
-    n_val = _val_tokens(protocol["corpus"], 0.05)
     levels: list[dict] = []
     est = 0.0
     for top in protocol["tops"]:
         levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
-        for lv in levels:
-            lv["est_seconds"] = round(_level_seconds(lv, protocol, timings, n_val, choice), 1)
+        for lv in levels:  # start-up, each point from its shape's probe on the packed slots, the summary
+            points = resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points
+            started = packing.order(points, lambda q: run_timing.params(q.config)) if at_once > 1 else points
+            each = [run_timing.estimate_seconds(p.config, timings[(p.config.model.n_layer, p.config.model.n_embd)],
+                                                n_val) * slowdown + POINT_OVERHEAD_S for p in started]
+            lv["est_seconds"] = round(START_S + SERIES_SUMMARY_S + packing.makespan(each, at_once), 1)
         est = fixed + sum(lv["est_seconds"] for lv in levels)
         if est <= minutes * 60:
             break

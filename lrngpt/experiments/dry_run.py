@@ -141,9 +141,20 @@ def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0,
         est = estimate_points(mine, {n: v["val_split_tokens"] for n, v in passes.items()}, log=lambda m: None)
     points = [{"index": p.index, "name": p.name, "values": p.values, "steps": p.steps,
                "state": SweepDir(out).point_state(p.name, p.steps), **passes[p.name], **est[p.name],
-               **({"shape": gpt_shape(p.config)} if p.config.model_type == "gpt" else {})}
+               **({"shape": {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head,  # a GPT's
+                             "non_embedding": param_breakdown("gpt", m)["blocks"], "ratio": m.n_embd / m.n_layer}}
+                  if (m := p.config.model) and p.config.model_type == "gpt" else {})}
               for p in mine]
-    packing, todo = _packed(sweep, mine, points, points_at_once)
+    # the points at once, each unfinished point's estimate packed (a budget's are packed already), their wall time
+    unfinished = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
+    packing = for_sweep(sweep.budget, unfinished, points_at_once, {p["name"]: p["val_split_tokens"] for p in points})
+    slowdown = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 and not packing.get("planned") else 1.0
+    by_name = {p["name"]: p for p in points}
+    for q in unfinished:
+        if by_name[q.name]["est_seconds"] is not None:
+            by_name[q.name]["est_seconds"] *= slowdown
+    times = [by_name[q.name]["est_seconds"] for q in order(unfinished, lambda q: run_timing.params(q.config))]
+    todo = None if None in times else makespan(times, packing["points_at_once"])
     corpus = sweep.base["data"]["corpus"]
     source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,
@@ -159,27 +170,6 @@ def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0,
             "warning": passes_warning(sweep, [p["passes"] for p in points]),
             "refused": refuses_machine(sweep),
             "evaluation": evaluation_windows((mine[0] if mine else sweep.points[0]).config.to_dict()["train"])}
-
-
-def _packed(sweep: SweepSpec, mine: list[Point], points: list[dict], forced: int | None) -> tuple[dict, float | None]:
-    """The dry run's points at once, each unfinished point's estimate packed, and their wall time."""
-    todo = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
-    packing = for_sweep(sweep.budget, todo, forced, {p["name"]: p["val_split_tokens"] for p in points})
-    # a budget's estimates are its packed ones already
-    scale = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 and not packing.get("planned") else 1.0
-    by_name = {p["name"]: p for p in points}
-    for q in todo:
-        if by_name[q.name]["est_seconds"] is not None:
-            by_name[q.name]["est_seconds"] *= scale
-    times = [by_name[q.name]["est_seconds"] for q in order(todo, lambda q: run_timing.params(q.config))]
-    return packing, None if None in times else makespan(times, packing["points_at_once"])
-
-
-def gpt_shape(cfg) -> dict:
-    """A GPT point's depth, width, heads, non-embedding parameters and d_model / n_layer."""
-    m = cfg.model
-    return {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head,
-            "non_embedding": param_breakdown("gpt", m)["blocks"], "ratio": m.n_embd / m.n_layer}
 
 
 def shapes_line(shapes: list[dict]) -> str | None:

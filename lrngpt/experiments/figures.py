@@ -87,13 +87,6 @@ def _widths(docs: list[dict]) -> list[int]:
     return sorted({e["n_embd"] for d in docs for e in d["by_width"]})
 
 
-def _parts(entry: dict) -> dict[str, int]:
-    """The parameters of a width by part; a summary without a breakdown: embedding and the rest."""
-    if isinstance(entry.get("breakdown"), dict) and entry["breakdown"]:
-        return {k: int(v) for k, v in entry["breakdown"].items()}
-    return {"embedding": entry["embedding"], "other": entry["params"] - entry["embedding"]}
-
-
 def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Val bpb by width per series (bars: seed min-max), parameters stacked by part; None for shape studies."""
     if _shapes_only(docs):
@@ -117,11 +110,13 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
     _dress(ax, None, "validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
-    # parameters do not depend on the steps: the first sweep that has a width gives its parts
+    # parameters do not depend on the steps: the first sweep that has a width gives its parts (a summary
+    # without a breakdown: embedding and the rest)
     per_width: dict[int, dict[str, int]] = {}
-    for _, _, entries in _series(docs):
-        for e in entries:
-            per_width.setdefault(e["n_embd"], _parts(e))
+    for e in (e for _, _, entries in _series(docs) for e in entries):
+        b = e.get("breakdown")
+        per_width.setdefault(e["n_embd"], {k: int(v) for k, v in b.items()} if isinstance(b, dict) and b else
+                             {"embedding": e["embedding"], "other": e["params"] - e["embedding"]})
     names = list(dict.fromkeys(k for parts in per_width.values() for k in parts))
     stacks = {k: [per_width[d].get(k, 0) for d in widths] for k in names}
     bottom = [0] * len(widths)
@@ -142,15 +137,6 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     return fig, {"curves": curves, "params": {"n_embd": widths, **stacks}, "chapter": chapter}
 
 
-def _reference(docs: list[dict], small_steps: set[int]) -> tuple[str, list[dict]] | None:
-    """The full-data series to draw in grey: the same steps as the small-data series when there is one."""
-    full = [(label, entries) for label, _, entries in _series(docs) if not entries[0].get("train_tokens")]
-    if not full:
-        return None
-    same = [f for f in full if f[1][0]["steps"] in small_steps]
-    return (same or full)[0]
-
-
 def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Figure 2: the small-data series' train and val bpb by width, the full-data val bpb in grey."""
     series = [s for s in _series(docs) if any(e["train_bpb"] is not None for e in s[2])]
@@ -165,10 +151,11 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         line = ax.plot(ds, vals, marker="o", label=f"val ({label})")[0]
         ax.plot(ds, [math.nan if v is None else v for v in trains], marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
         curves.append({"label": label, "n_embd": ds, "val_bpb": vals, "train_bpb": trains})
-    ref = _reference(docs, {s[2][0]["steps"] for s in small}) if small else None
-    reference = None
-    if ref is not None:
-        label, entries = ref
+    # the full-data series in grey: the same steps as the small-data series when there is one
+    full = [(label, entries) for label, _, entries in _series(docs) if not entries[0].get("train_tokens")]
+    reference, steps = None, {s[2][0]["steps"] for s in small}
+    if small and full:
+        label, entries = ([f for f in full if f[1][0]["steps"] in steps] or full)[0]
         ds, vs = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
         ax.plot(ds, vs, color=REFERENCE_GREY, lw=2, alpha=0.8, label=f"val with the full text ({label})")
         reference = {"label": label, "n_embd": ds, "val_bpb": vs}

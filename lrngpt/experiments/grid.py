@@ -27,7 +27,6 @@ from lrngpt.runconfig.values import TOP_KEYS, check_key_form, check_shape, set_k
 from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_POINTS = 512  # points one sweep takes (the chapter's studies have 8 to 32): a dry run of that many answers in seconds
-FILE_KEYS = {"name", "base", "study", "set", "axes", "scale", "about"}
 # Short names for the run directory; other axis keys use their last part.
 ALIASES = {"data.train_tokens": "tt", "train.lr": "lr", "model.n_hidden": "h", "model.block_size": "b"}
 
@@ -77,24 +76,10 @@ def _set(d: dict, key: str, value, what: str) -> None:
     set_key(d, key, value)
 
 
-# What each key of a sweep file may hold
+# The keys of a sweep file and what each may hold
 FILE_TYPES: dict[str, tuple[type, ...]] = {
     "name": (str, type(None)), "base": (str, dict), "study": (str, type(None)), "set": (dict,), "axes": (dict,),
     "scale": (str, type(None)), "about": (str,)}
-
-
-def _read_file(path: Path) -> dict:
-    doc = read_json(path, "sweep file")
-    if not isinstance(doc, dict):
-        raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
-    unknown = sorted(set(doc) - FILE_KEYS)
-    if unknown:
-        raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_KEYS))}")
-    for key, kinds in FILE_TYPES.items():
-        if key in doc and not isinstance(doc[key], kinds):
-            want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
-            raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
-    return doc
 
 
 def _layer(d: dict, overrides: dict, what: str) -> None:
@@ -105,20 +90,6 @@ def _layer(d: dict, overrides: dict, what: str) -> None:
         _set(d, key, value, what)
 
 
-def linked_keys(key: str) -> list[str]:
-    """The keys of an axis: one, or several joined by "+" that advance together (a shape: n_layer+n_embd)."""
-    return key.split("+")
-
-
-def point_values(combo: dict) -> dict:
-    """A point's values, key by key: a linked axis's value (a list) spread over its keys."""
-    out: dict = {}
-    for key, value in combo.items():
-        keys = linked_keys(key)
-        out.update(zip(keys, value, strict=True) if len(keys) > 1 else [(key, value)])
-    return out
-
-
 def _check_axes(axes, where: str) -> dict[str, list]:
     if not isinstance(axes, dict) or not axes:
         raise UserError(f"{where}: the grid is empty; give axes like {{\"model.n_embd\": [16, 64]}}")
@@ -126,7 +97,7 @@ def _check_axes(axes, where: str) -> dict[str, list]:
     for key, values in axes.items():
         if not isinstance(values, list) or not values:
             raise UserError(f"{where}: axis {key} has no values (the grid is empty); give a non-empty list")
-        keys = linked_keys(key)
+        keys = key.split("+")  # several joined by "+" advance together (a shape: n_layer+n_embd)
         for part in keys:
             _set({}, part, None, "axis")
             if part in seen:
@@ -167,7 +138,16 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
             if path.is_dir():
                 raise UserError(f"sweep file {source} is a directory; give a sweep file (.json) or a study")
             raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "sweep file"))
-        doc, preset, name = _read_file(path), None, path.stem
+        doc, preset, name = read_json(path, "sweep file"), None, path.stem
+        if not isinstance(doc, dict):
+            raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
+        unknown = sorted(set(doc) - set(FILE_TYPES))
+        if unknown:
+            raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_TYPES))}")
+        for key, kinds in FILE_TYPES.items():
+            if key in doc and not isinstance(doc[key], kinds):
+                want = " or ".join({str: "a string", dict: "an object", type(None): "null"}[k] for k in kinds)
+                raise UserError(f"sweep file {path}: {key} must be {want}, got {json.dumps(doc[key])[:40]}")
         if doc.get("study") is not None and doc["study"] not in presets.STUDIES:
             raise UserError(f"sweep file {source}: unknown study {doc['study']!r}; studies: "
                             f"{', '.join(presets.STUDIES)}")
@@ -220,7 +200,9 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
                         "takes; give fewer values, or split the grid into several sweep files")
     points = []
     for index, combo in enumerate(itertools.product(*grid.values())):
-        values = point_values(dict(zip(grid, combo, strict=True)))
+        values: dict = {}  # key by key: a linked axis's value (a list) spread over its keys
+        for key, value in zip(grid, combo, strict=True):
+            values.update(zip(key.split("+"), value, strict=True) if "+" in key else [(key, value)])
         cfg = json.loads(json.dumps(base))
         _layer(cfg, values, "axis")
         resolved = from_dict(cfg)  # validates: unknown keys and bad values fail here, before training

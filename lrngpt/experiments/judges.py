@@ -81,11 +81,17 @@ def scale_move(series: dict) -> list[Move]:
         if steps else []
 
 
-def _cannot_show(n: int, stale: dict[int, float], series: dict, evidence: list[str], numbers: dict) -> Finding:
+def _judged(n: int, series: dict, evidence: list[str], numbers: dict):
+    """The maker of finding n's verdicts on `series`, and its cannot-show one where no width trained (else None)."""
+    def found(verdict: V, because=(), moves=()) -> Finding:
+        return Finding.judged(CLAIMS[n], verdict, because, evidence, numbers, moves)
+    stale = untrained(series["entries"])
+    if not stale:
+        return found, None
     because = untrained_because(stale, len(series["entries"]), "no width has", "the {t:.0%} a model reaches once it "
                                 "reads its context; the claim is about trained models", prefix="d = ")
-    return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
-                          scale_move(series))
+    return found, Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
+                                 scale_move(series))
 
 
 def seed_move(kind: str = "val") -> Move:
@@ -99,12 +105,6 @@ def widths_move(study: str | None = "embed-dim") -> Move:
     return Move("run at least three widths, each double the last (the study's own: d = 4 ... 512)", sets={},
                 suffix="-widths", checked="the same settings at more widths", study=study,
                 axes={"model.n_embd": None})
-
-
-def small_move() -> Move:
-    return Move("run the small-data study with this sweep's settings (its training text cut to a prefix read "
-                "about 16 times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
-                checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")
 
 
 def _too_few(n: int, full: dict | None, why: str) -> Finding:
@@ -142,9 +142,9 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     numbers = {"saved_per_doubling": [{"from": a, "to": b, "saved": s} for a, b, s in steps], "noise": sigma,
                "seed_spread": spread["spread"] if spread else None, "slope": slope.value,
                "slope_noise": slope.noise(sigma)}
-    stale = untrained(entries)
-    if stale:
-        return _cannot_show(1, stale, full, evidence, numbers)
+    found, cannot = _judged(1, full, evidence, numbers)
+    if cannot:
+        return cannot
     longer = Move("train every width twice as long, so the savings can grow above the noise",
                   sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
@@ -152,29 +152,28 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
         because = say("the first doubling ({a}->{b}) {s:saves|loses|saves} only {s:~.4f}, within the noise ({n}): val "
                       "bpb hardly changes with the width here", a=a, b=b, s=s,
                       n=_noise(saved[0], sigma, noise, f"a saving over {doublings:g} doubling{'s' * (doublings != 1)}"))
-        return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
+        return found(V.DOES_NOT_SHOW, [because], [longer])
     if real:
         i = real[0]
         (a, b, p), (c, d, q) = steps[i], steps[i + 1]
         because = say("the doubling {c}->{d} {q:saves|loses|saves} {q:~.4f}, more than {a}->{b} ({p:.4f}) by {r:.4f}, "
                       "beyond the noise ({n})", a=a, b=b, c=c, d=d, p=p, q=q, r=q - p,
                       n=_noise(saved[i + 1] - saved[i], sigma, noise, "the difference of two savings"))
-        return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers)
+        return found(V.DOES_NOT_SHOW, [because])
     if slope.below(sigma, Z_STRICT):
         if rises and not measured:
             (a, b, p), (c, d, q) = steps[rises[0]], steps[rises[0] + 1]
             because = say("the doubling {c}->{d} saves {r:.4f} more than {a}->{b}, within the usual seed noise but "
                           "with no seed spread here to judge it", a=a, b=b, c=c, d=d, r=q - p)
-            return Finding.judged(CLAIMS[1], V.CANNOT_TELL, [because], evidence, numbers, [seed_move()])
-        return Finding.judged(CLAIMS[1], V.SHOWS, [], evidence, numbers, [] if measured else [seed_move()])
+            return found(V.CANNOT_TELL, [because], [seed_move()])
+        return found(V.SHOWS, [], [] if measured else [seed_move()])
     grows = slope.above(sigma)
     because = say("the savings per doubling {how} over d = {a} ... {b} ({s0:.4f} -> {s1:.4f}: a slope of {v:+.4f} per "
                   "doubling, its noise {n:.4f})", how="grow with the width" if grows else "do not fall beyond the noise",
                   a=widths[0], b=widths[-1], s0=steps[0][2], s1=steps[-1][2], v=slope.value, n=slope.noise(sigma))
     if not measured and not grows:
-        return Finding.judged(CLAIMS[1], V.CANNOT_TELL, [because + " and no seed spread measures the noise"],
-                              evidence, numbers, [seed_move()])
-    return Finding.judged(CLAIMS[1], V.DOES_NOT_SHOW, [because], evidence, numbers, [longer])
+        return found(V.CANNOT_TELL, [because + " and no seed spread measures the noise"], [seed_move()])
+    return found(V.DOES_NOT_SHOW, [because], [longer])
 
 
 def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
@@ -226,15 +225,6 @@ def split_gap(entries: list[dict]) -> dict | None:
     k = max(range(len(rows)), key=lambda i: rows[i]["gap"])  # where the gap is largest
     return {"widths": [e["n_embd"] for e in rows], "other_text": other, "memorising": memo, "reading": reading,
             "at": rows[k]["n_embd"], "k": k, "cause": "validation text" if other[k] >= reading[k] else "memorising"}
-
-
-def _split_text(s: dict) -> str:
-    o, m, w = s["other_text"], s["memorising"], s["widths"]
-    return say("the gap split by what training read (train bpb of the targets it read and of those it never read), "
-               "d = {a} to {b}: val bpb minus the never-read targets' {o:+.4f} (above zero where the validation text "
-               "reads harder than training text never read), never-read minus read {m:+.4f} (above zero where "
-               "reading lowered the read targets: memorising)", a=w[0], b=w[-1], o=Span(o[0], o[-1]),
-               m=Span(m[0], m[-1]))
 
 
 def reading_moves(series: dict) -> list[Move]:
@@ -301,7 +291,14 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                 + (f", largest {max(gaps):+.4f}" if max(gaps) > max(gaps[0], gaps[-1]) else "")
                 + f"; the line through the gaps reaches {end.value:+.4f} at d = {widths[-1]} (its noise "
                   f"{end.noise(sg):.4f})", noise.text("gap")]
-    evidence += ([_split_text(split)] if split else []) + [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
+    if split:
+        o, m, w = split["other_text"], split["memorising"], split["widths"]
+        evidence.append(say("the gap split by what training read (train bpb of the targets it read and of those it never "
+                            "read), d = {a} to {b}: val bpb minus the never-read targets' {o:+.4f} (above zero where the "
+                            "validation text reads harder than training text never read), never-read minus read {m:+.4f} "
+                            "(above zero where reading lowered the read targets: memorising)", a=w[0], b=w[-1],
+                            o=Span(o[0], o[-1]), m=Span(m[0], m[-1])))
+    evidence += [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
     for s in others:
         if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
             t = _turn(s["entries"], "val_bpb", sv)
@@ -311,18 +308,18 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
                "premise": (passes is not None and passes <= FEW_PASSES) or alike, "val_split": val_split,
                "split": split}
-    stale = untrained(entries)
-    if stale:
-        return _cannot_show(2, stale, full, evidence, numbers)
+    found, cannot = _judged(2, full, evidence, numbers)
+    if cannot:
+        return cannot
     if not turn["turned"] and gap_ok:
         if numbers["premise"]:
-            return Finding.judged(CLAIMS[2], V.SHOWS, [], evidence, numbers, [] if noise.measured("val") else [seed_move()])
+            return found(V.SHOWS, [], [] if noise.measured("val") else [seed_move()])
         why = "its passes over the training text are unknown" if share is None else _read_share(share, passes, twice)
-        return Finding.judged(CLAIMS[2], V.CANNOT_TELL, [
+        return found(V.CANNOT_TELL, [
             f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its premise: "
             f"{why}, where the chapter's model hardly ever read a token twice (about {CH_READ:.0%} of its targets, "
-            f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], evidence, numbers, reading_moves(full))
-    return _no_turn_differs(full, evidence, numbers, gaps, gap_ok, noise)
+            f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], reading_moves(full))
+    return _no_turn_differs(full, found, numbers, gaps, gap_ok, noise)
 
 
 def _read_share(share: float, passes: float | None, twice: float | None, about: str = "") -> str:
@@ -330,8 +327,7 @@ def _read_share(share: float, passes: float | None, twice: float | None, about: 
             + (f", {about}{twice:.0%} twice or more" if twice is not None else "") + ")")
 
 
-def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[float], gap_ok: bool,
-                     noise: Noise) -> Finding:
+def _no_turn_differs(full: dict, found, numbers: dict, gaps: list[float], gap_ok: bool, noise: Noise) -> Finding:
     """A turn or a positive gap: finding 2 does not show, with the reason and the moves."""
     turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
     share, twice = numbers["read_share"], numbers["read_twice_share"]
@@ -352,42 +348,43 @@ def _no_turn_differs(full: dict, evidence: list[str], numbers: dict, gaps: list[
                 "read, though validation is {where}, drawn as the training text is: not a harder text, but what "
                 "reading did around the never-read targets (they sit among read ones); the read targets score "
                 "{m:~.4f} {m:below|above|level with} them{also}", what=what, where=SPLITS[val_split], also=also, **nums)
-            return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers, less)
+            return found(V.DOES_NOT_SHOW, [because], less)
         if split["cause"] == "validation text":
             where = f"; validation is {SPLITS[val_split]}" if val_split in SPLITS else ""
             because = say("{what}, and most of the gap is a harder validation text, not memorising: at d = {at} val bpb "
                           "sits {o:~.4f} {o:above|below|level with} the training targets it never read, and reading {r:lowered|raised|"
                           "changed} the train bpb by only {r:~.4f} (read targets {m:~.4f} {m:below|above|level with} never-read ones)"
                           "{where}{also}", what=what, where=where, also=also, **nums)
-            return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
-                                  [chunks_move()] * (val_split in ("tail", "own split")) + less * heavy)
+            return found(V.DOES_NOT_SHOW, [because],
+                         [chunks_move()] * (val_split in ("tail", "own split")) + less * heavy)
         mem = say("the targets it read score {m:~.4f} {m:below|above|level with} those it never read at d = {at} "
                   "({m:memorising|not memorising|not memorising}), the validation text {o:~.4f} "
                   "{o:above|below|level with} the never-read ones", **nums)
         because = f"{read}: {mem}" if read else f"{what}: {mem}, even at {_passes(passes)} passes"
-        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers, less)
+        return found(V.DOES_NOT_SHOW, [because], less)
     if read:
         tail = (f"; its validation is {SPLITS['tail']}, which can read unlike the rest: the read / never-read "
                 "split tells" if val_split == "tail" and split is None else "")
-        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [read + tail], evidence, numbers,
-                              less + [by_reads_move(full)] * (split is None and not gap_ok))
+        return found(V.DOES_NOT_SHOW, [read + tail], less + [by_reads_move(full)] * (split is None and not gap_ok))
     if not gap_ok:
-        return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [
+        return found(V.DOES_NOT_SHOW, [
             f"{what} though it read little of its text twice: its validation text is harder to predict than its "
-            "training text, or it memorised what it read"], evidence, numbers,
+            "training text, or it memorised what it read"],
             [by_reads_move(full)] + [chunks_move()] * (val_split == "tail"))
     because = say("{what}: val bpb rises {r:.4f} from d = {a} to d = {b}, beyond the noise ({z:g} x {n:.4f}), with the "
                   "gap at or below zero", what=what, r=turn["rise"], a=turn["best"], b=turn["peak"], z=Z,
                   n=turn["rise_noise"])
-    return Finding.judged(CLAIMS[2], V.DOES_NOT_SHOW, [because], evidence, numbers,
-                          [] if noise.measured("val") else [seed_move()])
+    return found(V.DOES_NOT_SHOW, [because], [] if noise.measured("val") else [seed_move()])
 
 
 def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Finding:
     """Finding 3 on the small-data series: val bpb turns while train bpb keeps falling, beyond the noise."""
     if small is None:
         return Finding.judged(CLAIMS[3], V.CANNOT_TELL, ["no small-data series here: no sweep trains on a short prefix "
-                                                         "read many times"], moves=[small_move()])
+                                                         "read many times"], moves=[Move(
+            "run the small-data study with this sweep's settings (its training text cut to a prefix read about 16 "
+            "times) and judge the two together", study="embed-dim-small-data", suffix="-small", beside=True,
+            checked="a sweep beside this one: findings 1 and 2 stay judged on this sweep's runs")])
     entries = small["entries"]
     if len(entries) < 3 or any(e["train_bpb"] is None for e in entries):
         why = f"only {len(entries)} widths" if len(entries) < 3 else "the runs measured no train bpb"
@@ -411,24 +408,24 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
                                 label=full["label"], s=Span(min(above), max(above))))
     numbers = {"passes": passes, "turn": turn, "noise": sv, "train_noise": st,
                "train_bpb": {e["n_embd"]: e["train_bpb"] for e in entries}}
-    stale = untrained(entries)
-    if stale:
-        return _cannot_show(3, stale, small, evidence, numbers)
+    found, cannot = _judged(3, small, evidence, numbers)
+    if cannot:
+        return cannot
     if turn["turned"] and not up:
-        return Finding.judged(CLAIMS[3], V.SHOWS, [], evidence, numbers)
+        return found(V.SHOWS, [])
     check = "a small-data sweep: findings 1 and 2 are judged on another"
     longer = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * small["steps"]},
                    suffix="-longer", checked=check)] if small.get("steps") else []
     if up:
         a, b = up[0]
-        return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
+        return found(V.DOES_NOT_SHOW, [
             f"train bpb rises from d = {a['n_embd']} ({a['train_bpb']:.4f}) to d = {b['n_embd']} ({b['train_bpb']:.4f}), "
-            "beyond its noise: the wider tables did not fit even their training text"], evidence, numbers, longer)
+            "beyond its noise: the wider tables did not fit even their training text"], longer)
     tt = small.get("train_tokens")
     if passes is not None and passes < MANY_PASSES and tt:
-        return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [
+        return found(V.DOES_NOT_SHOW, [
             f"val bpb does not turn: it read its text only {passes:.2f} times, where the chapter read its prefix about "
-            "16 times"], evidence, numbers,
+            "16 times"],
             [Move("read a shorter prefix, about 16 times", sets={"data.train_tokens": max(2, int(tt * passes / 16))},
                   suffix="-shorter-prefix", checked=check)])
     grew, g = T.difference(gaps, 0, len(gaps) - 1).above(sg), {"g0": gaps[0], "g1": gaps[-1], "t0": trains[0],
@@ -438,5 +435,5 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
                     "the gap grows {g0:+.4f} -> {g1:+.4f}, but train bpb does not fall ({t0:.4f} -> {t1:.4f})" if grew
                     else "the gap stays within its noise ({g0:+.4f} -> {g1:+.4f}): these widths did not memorise the "
                     "prefix", **g)
-    return Finding.judged(CLAIMS[3], V.DOES_NOT_SHOW, [f"val bpb does not turn by d = {turn['last']} at "
-                                                       f"{_passes(passes)} passes: {memorised}"], evidence, numbers, longer)
+    return found(V.DOES_NOT_SHOW, [f"val bpb does not turn by d = {turn['last']} at {_passes(passes)} passes: {memorised}"],
+                 longer)

@@ -132,8 +132,14 @@ def probe_packed(cfg, device: str, n: int, threads: int, max_tokens: int | None 
                              lambda: probe_at_once(cfg, device, n, threads, tokens, steps))
 
 
-def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | None = None) -> dict:
-    """The choice for a sweep's points still to train; nothing is probed when no measurement is needed."""
+def for_sweep(budget: dict | None, points: list, forced: int | None, val_tokens: dict | None = None, log=None) -> dict:
+    """The points at once of a sweep's `points` still to train: `forced`, else its budget's plan's, else measured
+    now (nothing is probed when no measurement is needed)."""
+    stored = (budget or {}).get("packing")
+    if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
+        n = max(1, min(stored["points_at_once"], len(points) or 1))
+        return {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
+                "why": f"the budget's plan: {stored.get('why')}", "planned": True}
     if not points:
         return one("no point to train", forced)
     params = {p.name: run_timing.params(p.config) for p in points}
@@ -152,13 +158,3 @@ def choose_for(points: list, forced: int | None, log=None, val_tokens: dict | No
                  for p in points)
     return choose([p.config for p in ends], alone, len(points), device, forced, serial, log,
                   probe_tokens=run_timing.PROBE_TOKENS)
-
-
-def for_sweep(budget: dict | None, todo: list, forced: int | None, val_tokens: dict | None = None, log=None) -> dict:
-    """The points at once of a sweep: `forced`, else its budget's plan's, else measured now."""
-    stored = (budget or {}).get("packing")
-    if forced is None and isinstance(stored, dict) and isinstance(stored.get("points_at_once"), int):
-        n = max(1, min(stored["points_at_once"], len(todo) or 1))
-        return {**stored, "points_at_once": n, "threads": split_threads(threads_here(), n),
-                "why": f"the budget's plan: {stored.get('why')}", "planned": True}
-    return choose_for(todo, forced, log, val_tokens)

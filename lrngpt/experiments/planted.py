@@ -140,20 +140,6 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     return load_prepared(d), groups
 
 
-def _train_one(cfg: RunConfig, path: Path, data: PreparedData, log) -> None:
-    """Train, resume a killed run, or skip a finished one (as a sweep's runner does for its points)."""
-    run = RunDir(path)
-    s = run.summary() if run.holds_run() else None
-    if s and s.get("finished") and s.get("step") == cfg.train.steps:
-        log(f"planted: skip {path}: finished at step {cfg.train.steps}")
-        return
-    partial = run.holds_run() and any(run.checkpoint_path(w).is_file() for w in ("last", "init"))
-    log(f"planted: {'resume' if partial else 'train'} {path}")
-    train_run(cfg, path, resume=partial, force=run.holds_run() and not partial, log=log, progress=False,
-          warn_passes=False, data=data,
-          how_to_continue="continue it by calling run_planted again with the same out directory")
-
-
 def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> dict:
     """Every indicator of one run scored against its replayed reads."""
     run, init = RunDir(path).load("last"), RunDir(path).load("init")
@@ -192,8 +178,17 @@ def run_planted(out: Path, plan: dict, log=None) -> dict:
               "groups": {str(k): v for k, v in groups.items()}, "rules": {"own_movement": OWN_RULE, "reference": REF_RULE}, "truths": TRUTHS,
               "indicators": {"own_movement": "own movement from ckpt_init.pt, the reference tokens' drift removed",
                              **INDICATORS}, "main": MAIN, "runs": {}}
-    for name, tied in (("tied", True), ("untied", False)):
-        _train_one(config_of(plan, tied), out / name, data, log)
+    for name, tied in (("tied", True), ("untied", False)):  # trained, resumed, or skipped once finished
+        cfg, run = config_of(plan, tied), RunDir(out / name)
+        s = run.summary() if run.holds_run() else None
+        if s and s.get("finished") and s.get("step") == cfg.train.steps:
+            log(f"planted: skip {run.path}: finished at step {cfg.train.steps}")
+        else:
+            partial = run.holds_run() and any(run.checkpoint_path(w).is_file() for w in ("last", "init"))
+            log(f"planted: {'resume' if partial else 'train'} {run.path}")
+            train_run(cfg, run.path, resume=partial, force=run.holds_run() and not partial, log=log, progress=False,
+                      warn_passes=False, data=data,
+                      how_to_continue="continue it by calling run_planted again with the same out directory")
         result["runs"][name] = score_run(out / name, data, groups)
     write_json(out / RESULT, result)
     return result

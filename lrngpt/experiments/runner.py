@@ -63,7 +63,12 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     log = log or logging.info
     sweep_dir = SweepDir(check_output(out, "dir"))  # before any download or timing
     mine = shard_points(sweep, shard)
-    _check_before_writing(sweep, mine)
+    for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
+        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
+    check_machine(sweep)
+    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
+        # anything (bounded from below, untimed: each point's training times itself as it starts)
+        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
     sweep_dir.create_or_check(sweep.definition())
     tag = f"[{sweep.name}, {sweep.scale} scale]"
     for why in sweep_dir.kept_summary_files().values():
@@ -75,7 +80,14 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
                   + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
-    packing = _plan_points(sweep, todo, points_at_once, prepared, tag, log)
+    passes = point_passes(todo, log, prepared=prepared) if todo else {}
+    warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
+    if warning:
+        log(warning)
+    packing = for_sweep(sweep.budget, todo, points_at_once,  # forced, else the budget's plan's, else measured now
+                        {n: v["val_split_tokens"] for n, v in passes.items()}, logging.debug)
+    if todo:
+        log(f"{tag} {packing_text(packing)}")
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     run = _Shard(sweep, sweep_dir, tag, log, states, todo, prepared, on_metric, progress, bar, invocation_id())
@@ -94,29 +106,6 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     result.update(trained=run.trained, skipped=run.skipped, busy=run.busy, shard=f"{shard[0]}/{shard[1]}",
                   packing=packing_kept(packing))
     return result
-
-
-def _check_before_writing(sweep: SweepSpec, mine: list) -> None:
-    """What stops the sweep before it writes anything: a download, the machine, a point's max_days."""
-    for corpus in dict.fromkeys(p.config.data.corpus for p in mine):
-        fetch(corpus)  # a download that cannot happen stops the sweep before it writes anything
-    check_machine(sweep)
-    for p in mine:  # a point that cannot end within its train.max_days stops the sweep before it writes
-        # anything (bounded from below, untimed: each point's training times itself as it starts)
-        plan_duration(p.config, p.steps, p.config.train.device, timed=False, what=f"point {p.name}")
-
-
-def _plan_points(sweep: SweepSpec, todo: list, points_at_once: int | None, prepared: dict, tag: str, log) -> dict:
-    """The passes each point to train reads (warned about when too many) and how many train at once."""
-    passes = point_passes(todo, log, prepared=prepared) if todo else {}
-    warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
-    if warning:
-        log(warning)
-    packing = for_sweep(sweep.budget, todo, points_at_once,  # forced, else the budget's plan's, else measured now
-                        {n: v["val_split_tokens"] for n, v in passes.items()}, logging.debug)
-    if todo:
-        log(f"{tag} {packing_text(packing)}")
-    return packing
 
 
 @dataclass

@@ -9,6 +9,7 @@ the noise the largest seed max - min over the best; it shows when change + noise
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from lrngpt.experiments.finding import Claim, Finding, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
@@ -77,22 +78,20 @@ def judge_shapes(doc: dict) -> Finding:
     span = max(e["ratio"] for e in entries) / min(e["ratio"] for e in entries)
     params = [e["non_embedding"] for e in entries]
     numbers: dict = {"span": span, "shapes": entries}
+    found = partial(Finding.judged, CLAIM, evidence=evidence, numbers=numbers)  # each at the numbers it ends with
     if any(p is None for p in params):
-        return Finding.judged(CLAIM, V.CANNOT_TELL, ["the rows do not say their non-embedding parameters (a GPT's "
-                                                     "blocks)"], evidence, numbers)
+        return found(V.CANNOT_TELL, ["the rows do not say their non-embedding parameters (a GPT's blocks)"])
     unequal = max(params) / min(params) - 1
     evidence.append(f"non-embedding parameters {min(params):,} to {max(params):,} ({unequal:.2%} apart); "
                     f"d/L spans {span:.1f}x")
     numbers["params_apart"] = unequal
     if unequal > PARAMS_TOLERANCE:
-        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the shapes' non-embedding parameters differ by {unequal:.1%}, "
-                                                     f"more than {PARAMS_TOLERANCE:.0%}: the budget was not held fixed"],
-                              evidence, numbers, next="give each depth the width that keeps 12 n_layer d^2 equal (the "
-                              "width-depth preset's shapes)")
+        return found(V.CANNOT_TELL, [f"the shapes' non-embedding parameters differ by {unequal:.1%}, more than "
+                                     f"{PARAMS_TOLERANCE:.0%}: the budget was not held fixed"],
+                     next="give each depth the width that keeps 12 n_layer d^2 equal (the width-depth preset's shapes)")
     if span < RATIO_SPAN:
-        return Finding.judged(CLAIM, V.CANNOT_TELL, [f"d/L spans only {span:.1f}x, short of the {RATIO_SPAN:.0f}x the "
-                                                     "finding is about"], evidence, numbers,
-                              next="add a wider-shallower or a deeper-narrower shape")
+        return found(V.CANNOT_TELL, [f"d/L spans only {span:.1f}x, short of the {RATIO_SPAN:.0f}x the finding is about"],
+                     next="add a wider-shallower or a deeper-narrower shape")
     best, worst = min(entries, key=lambda e: e["val_bpb"]), max(entries, key=lambda e: e["val_bpb"])
     change = (worst["val_bpb"] - best["val_bpb"]) / best["val_bpb"]
     slope = lsq_slope([math.log2(e["ratio"]) for e in entries], [e["val_bpb"] for e in entries])  # per doubling
@@ -114,23 +113,21 @@ def judge_shapes(doc: dict) -> Finding:
     stale = {_name(e): e["of_untrained"] for e in entries if (e["of_untrained"] or 0) > TRAINED}
     if stale:
         numbers["untrained"] = stale
-        return Finding.judged(CLAIM, V.CANNOT_SHOW, [untrained_because(
-            stale, len(entries), "no shape has", "{t:.0%}, so the shapes differ by how little each has learned yet")],
-            evidence, numbers, next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
+        return found(V.CANNOT_SHOW, [untrained_because(stale, len(entries), "no shape has", "{t:.0%}, so the shapes "
+                                                       "differ by how little each has learned yet")],
+                     next="train longer: the study at the next scale up (--scale cpu, then --scale full on a GPU)")
     if not spread:
-        return Finding.judged(CLAIM, V.CANNOT_TELL, ["one seed per shape: no noise to judge the change against"],
-                              evidence, numbers, next=SEEDS_NEXT)
+        return found(V.CANNOT_TELL, ["one seed per shape: no noise to judge the change against"], next=SEEDS_NEXT)
     if change + noise <= MAX_CHANGE:
-        return Finding.judged(CLAIM, V.SHOWS, [], evidence, numbers)
+        return found(V.SHOWS)
     if change - noise > MAX_CHANGE:
-        return Finding.judged(CLAIM, V.DOES_NOT_SHOW, [
-            f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond the {MAX_CHANGE:.0%} and "
-            f"the seed noise of {noise:.2%}"], evidence, numbers,
-            next="train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and " if per else "")
-            + "Kaplan et al.'s finding is about models trained far longer (--scale full reads 40x the tokens of "
-            "--scale cpu, on a GPU)")
-    return Finding.judged(CLAIM, V.CANNOT_TELL, [f"the change of {change:.2%} is within the seed noise ({noise:.2%}) "
-                                                 f"of the {MAX_CHANGE:.0%}"], evidence, numbers, next=SEEDS_NEXT)
+        return found(V.DOES_NOT_SHOW, [f"val bpb is {change:.1%} higher at {_name(worst)} than at {_name(best)}, beyond "
+                                       f"the {MAX_CHANGE:.0%} and the seed noise of {noise:.2%}"],
+                     next="train longer: " + (f"these runs read {per:.2g} tokens per non-embedding parameter, and "
+                                              if per else "") + "Kaplan et al.'s finding is about models trained far "
+                     "longer (--scale full reads 40x the tokens of --scale cpu, on a GPU)")
+    return found(V.CANNOT_TELL, [f"the change of {change:.2%} is within the seed noise ({noise:.2%}) of the "
+                                 f"{MAX_CHANGE:.0%}"], next=SEEDS_NEXT)
 
 
 def shape_table(rows: list[dict]) -> list[str]:

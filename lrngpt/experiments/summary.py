@@ -36,16 +36,6 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
                "n_layer"]  # n_layer: a GPT's depth (a shape study)
 
 
-def used_axes_of(run: RunDir | Path, energy: float = 0.9) -> int:
-    """The used axes of the run's last token table, worked out once a command while ckpt_last.pt is unchanged."""
-    run = run if isinstance(run, RunDir) else RunDir(run)
-
-    def measure(_) -> int:
-        model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
-        return used_axes(model.token_embedding.weight, energy)
-    return parsed(run.checkpoint_path("last"), f"used axes at {energy:g} of the energy", measure)
-
-
 def gather_row(run_dir: Path, point: dict) -> dict | None:
     """The row of one run directory, or None while it has no summary.json."""
     run_dir = Path(run_dir)
@@ -55,6 +45,10 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         return None
     cfg = run.config().to_dict()  # checked: a damaged config.json is named, field and all
     breakdown = {k: v for k, v in s["params"].items() if k != "total"}
+
+    def measure(_) -> int:  # the last token table's used axes, once a command while ckpt_last.pt is unchanged
+        model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
+        return used_axes(model.token_embedding.weight, 0.9)
     metrics = read_metrics(run_dir)
     best, best_step = best_periodic_val(metrics)
     split = {k: s.get(k) for k in BY_READS}
@@ -70,7 +64,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
         "val_bpb": s["val_bpb"], "train_bpb": s["train_bpb"],
         # the chapter's sign: val - train, positive when new text is harder than the training text
         "gap": None if s["train_bpb"] is None or s["val_bpb"] is None else s["val_bpb"] - s["train_bpb"],
-        "used_axes": used_axes_of(run), "seconds": s["seconds"],
+        "used_axes": parsed(run.checkpoint_path("last"), "used axes at 0.9 of the energy", measure), "seconds": s["seconds"],
         "train_tokens": cfg["data"]["train_tokens"], "eval_tokens": cfg["train"]["eval_tokens"],
         "passes": run_passes(s), "tokens_read": s.get("tokens_seen"), "corpus": cfg["data"]["corpus"],
         "best_val_bpb": best, "best_val_step": best_step, "finished": bool(s["finished"]),
@@ -115,45 +109,37 @@ def settings(rows: list[dict]) -> dict[tuple[str, int], list[dict]]:
 
 
 def by_width(rows: list[dict]) -> list[dict]:
-    """Per series and width: seed means and the val bpb saved per doubling of the width."""
-    series: dict[str, dict[int, list[dict]]] = {}
-    for r in rows:
-        series.setdefault(series_label(r), {}).setdefault(r["n_embd"], []).append(r)
-    table = []
-    for label, widths in series.items():
-        prev = None
-        for d in sorted(widths):
-            group = widths[d]
-            entry = {"series": label, "n_embd": d, "steps": group[0]["steps"],
-                     "train_tokens": group[0]["train_tokens"], "params": group[0]["params"],
-                     "embedding": group[0]["embedding"], "seeds": [r["seed"] for r in group],
-                     "val_bpb": mean_or_none([r["val_bpb"] for r in group]),
-                     "train_bpb": mean_or_none([r["train_bpb"] for r in group]), "gap": mean_or_none([r["gap"] for r in group]),
-                     "used_axes": mean_or_none([r["used_axes"] for r in group]),
-                     "passes": mean_or_none([r.get("passes") for r in group]),
-                     "breakdown": group[0].get("breakdown"), "corpus": group[0].get("corpus"),
-                     "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
-            if prev is not None and prev["val_bpb"] is not None and entry["val_bpb"] is not None:
-                # a gap of several doublings (16 -> 64) is shared out per doubling
-                entry["saved_per_doubling"] = (prev["val_bpb"] - entry["val_bpb"]) / math.log2(d / prev["n_embd"])
-            table.append(entry)
-            prev = entry
+    """Per series (in the order they come) and width: seed means and the val bpb saved per doubling of the width."""
+    groups = settings(rows)
+    order = {label: i for i, label in enumerate(dict.fromkeys(label for label, _ in groups))}
+    table: list[dict] = []
+    prev: dict[str, dict] = {}  # each series' last entry
+    for (label, d), group in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        first = group[0]
+        entry = {"series": label, "n_embd": d, **{k: first[k] for k in ("steps", "train_tokens", "params", "embedding")},
+                 "seeds": [r["seed"] for r in group],
+                 **{k: mean_or_none([r.get(k) for r in group]) for k in ("val_bpb", "train_bpb", "gap", "used_axes", "passes")},
+                 "breakdown": first.get("breakdown"), "corpus": first.get("corpus"),
+                 "seconds": mean_or_none([r["seconds"] for r in group]), "saved_per_doubling": None}
+        p = prev.get(label)
+        if p is not None and p["val_bpb"] is not None and entry["val_bpb"] is not None:
+            # a gap of several doublings (16 -> 64) is shared out per doubling
+            entry["saved_per_doubling"] = (p["val_bpb"] - entry["val_bpb"]) / math.log2(d / p["n_embd"])
+        table.append(entry)
+        prev[label] = entry
     return table
-
-
-def _doubling(entries: dict[int, dict], d: int) -> dict | None:
-    a, b = entries.get(d), entries.get(2 * d)
-    if a is None or b is None or a["val_bpb"] is None or b["val_bpb"] is None or b["params"] <= a["params"]:
-        return None
-    saved, added = a["val_bpb"] - b["val_bpb"], b["params"] - a["params"]
-    return {"from": d, "to": 2 * d, "saved": saved, "added": added, "per_million": saved / (added / 1e6)}
 
 
 def per_million(entries: list[dict]) -> dict | None:
     """Problem 10 on one by_width series: val bpb saved per million added parameters at the small end
     (64 -> 128) against the large end (256 -> 512), else its own first and last doubling."""
     by_d = {e["n_embd"]: e for e in entries}
-    doublings = [x for x in (_doubling(by_d, d) for d in sorted(by_d)) if x is not None]
+    doublings: list[dict] = []
+    for d, a in sorted(by_d.items()):  # each d -> 2d where both scored and the parameters grew
+        b = by_d.get(2 * d)
+        if b is not None and a["val_bpb"] is not None and b["val_bpb"] is not None and b["params"] > a["params"]:
+            saved, added = a["val_bpb"] - b["val_bpb"], b["params"] - a["params"]
+            doublings.append({"from": d, "to": 2 * d, "saved": saved, "added": added, "per_million": saved / (added / 1e6)})
     if len(doublings) < 2:
         return None
     at = {x["from"]: x for x in doublings}

@@ -46,10 +46,7 @@ MAX_LINES_BYTES = 1 << 20  # lines.txt shown on a page: a line a run, so about t
 class SweepDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
-
-    @property
-    def definition_path(self) -> Path:
-        return self.path / DEFINITION
+        self.definition_path, self.timing_path = self.path / DEFINITION, self.path / TIMING
 
     def run_path(self, name: str) -> Path:
         return self.path / RUNS / str(name)
@@ -108,8 +105,17 @@ class SweepDir:
             if create_exclusive(self.definition_path, json.dumps(definition, indent=2) + "\n"):
                 record_existing(self.definition_path, "sweep definition")
         old = self.definition()
-        if not same_sweep(old, definition):
-            raise UserError(different_sweep(self, old, definition))
+        if same_sweep(old, definition):
+            return
+        was, now = old.get("budget") or {}, definition.get("budget") or {}  # never "delete it": its finished runs
+        if was and now and was.get("minutes") == now.get("minutes") and old.get("source") == definition.get("source"):
+            raise UserError(f"{self.path} holds the plan another `lrn sweep {old.get('source')} --minutes "
+                            f"{now['minutes']:g}` made a moment earlier (each start times this machine, so two starts "
+                            "at once plan slightly differently); run the same command again: it resumes that plan, "
+                            "leaving the points another process is training to it")
+        raise UserError(f"{self.path} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); to "
+                        f"continue it, run the command it was started with (its settings are in "
+                        f"{self.path / DEFINITION}); for this one, choose another --out")
 
     def point_state(self, name: str, steps: int) -> str:
         """finished, partial (a checkpoint to resume) or new; reads and checks the point's files."""
@@ -122,10 +128,6 @@ class SweepDir:
             return "finished"
         # (a point stopped before its first periodic checkpoint resumes from its step-0 one, trackers and all)
         return "partial" if any(run.checkpoint_path(w).is_file() for w in ("last", "init")) else "new"
-
-    @property
-    def timing_path(self) -> Path:
-        return self.path / TIMING
 
     def append_timing(self, row: dict) -> None:
         """One line of timing.jsonl (appended: shards that share the directory each add theirs)."""
@@ -198,20 +200,6 @@ SUMMARY_FIX = ("keep it under another name (or move it away), then run the same 
                "is written afresh from the runs")
 
 
-def different_sweep(sweep_dir: SweepDir, old: dict, new: dict) -> str:
-    """The refusal for a directory that holds another sweep: never "delete it" (its finished runs)."""
-    out = sweep_dir.path
-    was, now = old.get("budget") or {}, new.get("budget") or {}
-    if was and now and was.get("minutes") == now.get("minutes") and old.get("source") == new.get("source"):
-        return (f"{out} holds the plan another `lrn sweep {old.get('source')} --minutes {now['minutes']:g}` made a "
-                "moment earlier (each start times this machine, so two starts at once plan slightly differently); "
-                "run the same command again: it resumes that plan, leaving the points another process is training "
-                "to it")
-    return (f"{out} holds a different sweep ({old.get('name')}, scale {old.get('scale')}); to continue it, run the "
-            f"command it was started with (its settings are in {out / DEFINITION}); for this one, choose another "
-            "--out")
-
-
 # How a run is executed, not what it computes: shards on different devices share one sweep.
 # The precision is one of them: auto resolves per device (a resume refuses a change that breaks exactness).
 RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every", "tensorboard", "logger")
@@ -219,18 +207,17 @@ RUNTIME_KEYS = ("device", "dtype", "tf32", "compile", "log_every", "save_every",
 
 def same_sweep(a: dict, b: dict) -> bool:
     """Two definitions of the same sweep: runtime settings aside, a key added since read as its default."""
-    return a == b or _normal(a) == _normal(b)
-
-
-def _normal(d: dict) -> dict:
-    d = json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")}))
-    try:  # a key added to the config since the sweep began reads as its default, its old behaviour
-        d["base"] = from_dict(d["base"]).to_dict()
-    except (UserError, TypeError, AttributeError):
-        pass  # a key that no longer exists: compared as written, so it differs
-    for key in RUNTIME_KEYS:
-        (d.get("base") or {}).get("train", {}).pop(key, None)
-    return d
+    if a == b:
+        return True
+    a, b = (json.loads(json.dumps({k: d.get(k) for k in ("scale", "base", "axes")})) for d in (a, b))
+    for d in (a, b):
+        try:  # a key added to the config since the sweep began reads as its default, its old behaviour
+            d["base"] = from_dict(d["base"]).to_dict()
+        except (UserError, TypeError, AttributeError):
+            pass  # a key that no longer exists: compared as written, so it differs
+        for key in RUNTIME_KEYS:
+            (d.get("base") or {}).get("train", {}).pop(key, None)
+    return a == b
 
 
 POINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a directory name under runs/, never a path
@@ -250,24 +237,22 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
         return UserError(f"sweep definition {path}: {field} must be {want}, got {json.dumps(value)[:60]}; "
                          f"it is damaged: restore it, or run the sweep into a new {option('out')}")
 
-    def check(field: str, ok, want: str) -> None:
-        if (field in doc or not partial) and not ok(doc.get(field)):
+    fields = {  # scale: str first, as a dict or a list is not hashable and `in` would raise TypeError
+        "scale": (lambda v: isinstance(v, str) and v in SCALES, f"one of {', '.join(SCALES)}"),
+        "name": (lambda v: isinstance(v, str), "a string"),
+        "base": (lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict), "a config object with a data section"),
+        "axes": (lambda v: isinstance(v, dict) and all(
+            isinstance(k, str) and isinstance(vs, list) and all(
+                _scalar(x) or ("+" in k and isinstance(x, list) and all(map(_scalar, x))) for x in vs)
+            for k, vs in v.items()),
+            "an object of key: [values] (numbers, strings or booleans; lists of them for linked keys a+b)"),
+        "source": (lambda v: isinstance(v, str | None), "a string"),
+        "preset": (lambda v: isinstance(v, str | None), "a string or null"),
+        "about": (lambda v: isinstance(v, str | None), "a string"),
+        "points": (lambda v: isinstance(v, list), "a list of {index, name, values, steps}")}
+    for field, (valid, want) in fields.items():
+        if (field in doc or not partial) and not valid(doc.get(field)):
             raise bad(field, want)
-
-    check("scale", lambda v: isinstance(v, str) and v in SCALES, f"one of {', '.join(SCALES)}")  # str first: a
-    # dict or a list is not hashable, and `in` would raise TypeError instead of this line
-    check("name", lambda v: isinstance(v, str), "a string")
-    check("base", lambda v: isinstance(v, dict) and isinstance(v.get("data"), dict),
-          "a config object with a data section")
-    check("axes", lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(vs, list)
-                                                         and all(_scalar(x) or ("+" in k and isinstance(x, list)
-                                                                                and all(map(_scalar, x))) for x in vs)
-                                                         for k, vs in v.items()),
-          "an object of key: [values] (numbers, strings or booleans; lists of them for linked keys a+b)")
-    check("source", lambda v: isinstance(v, str | None), "a string")
-    check("preset", lambda v: isinstance(v, str | None), "a string or null")
-    check("about", lambda v: isinstance(v, str | None), "a string")
-    check("points", lambda v: isinstance(v, list), "a list of {index, name, values, steps}")
     for i, point in enumerate(doc.get("points") or []):
         if partial:  # a report needs a name (a bare one will do); values when there are any
             name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None

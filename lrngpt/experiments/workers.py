@@ -120,7 +120,7 @@ def _launch(ctx, target, args: tuple):
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
-    with _main_left_out(), _ctrl_c_held() as held:
+    with _starting() as held:
         proc.start()
     send.close()
     watch.close()
@@ -134,33 +134,25 @@ def _launch(ctx, target, args: tuple):
 
 
 @contextlib.contextmanager
-def _ctrl_c_held():
-    """Ctrl-C held while a worker starts, so the sweep does not end before the worker read what it was
-    sent. Yields a list, true when it came."""
+def _starting():
+    """While a worker starts: Ctrl-C held, so the sweep does not end before the worker read what it was sent
+    (yields a list, true when it came), and `__main__` a bare module, so a script that calls lrngpt.sweep at
+    its top level without a `__main__` guard does not run again in every worker."""
     held: list[int] = []
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield held
-        return
-    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
-        yield held
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-@contextlib.contextmanager
-def _main_left_out():
-    """While a worker starts, `__main__` is a bare module: a script that calls lrngpt.sweep at its top
-    level without a `__main__` guard would otherwise run again in every worker."""
+    catch = threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum)) if catch else None
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        yield
+        yield held
     finally:
         if main is None:
             sys.modules.pop("__main__", None)
         else:
             sys.modules["__main__"] = main
+        if catch:
+            signal.signal(signal.SIGINT, old)
 
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
@@ -180,9 +172,7 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
             kind, value = _reap(w)
             results.append(value if kind == "done" else None)
     except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
-        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)})
-        for proc, _, _ in workers:
-            proc.join(timeout=120)
+        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)}, join=True)
         raise
     done = [r for r in results if r is not None]
     if len(done) < n:
@@ -222,9 +212,7 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
                 if end[0] == "raise":
                     _stop(running)
     except BaseException:  # Ctrl-C or an error here: the workers save and stop, then it goes on up
-        _stop(running)
-        for w in running.values():
-            w["proc"].join(timeout=120)
+        _stop(running, join=True)
         raise
     return ends
 
@@ -256,7 +244,8 @@ def _reap(w: dict) -> tuple:
     return "killed", signal.Signals(-code).name if code < 0 else f"exit code {code}"
 
 
-def _stop(running: dict) -> None:
+def _stop(running: dict, join: bool = False) -> None:
+    """SIGTERM to each worker still alive (it saves and stops); `join`: then wait for each."""
     for w in running.values():
         proc = w["proc"]
         if proc.is_alive():
@@ -264,3 +253,5 @@ def _stop(running: dict) -> None:
                 os.kill(proc.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
+    for w in running.values() if join else ():
+        w["proc"].join(timeout=120)
