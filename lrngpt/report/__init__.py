@@ -1,13 +1,7 @@
-"""`lrn report DIR [DIR ...]`: a run, one or more sweeps, or a chapter directory (chapter_page.py) as one
-self-contained HTML page.
-
-The page leads with what a reader came for: for a width study the book chapter's findings, each with
-its evidence and verdict (judged by the caller, lrngpt.experiments.findings.judge); then the headline
-numbers, figures, results and embedding neighbours; the configuration and per-run details folded in
-<details>. Several sweeps share one page, their runs told apart by sweep name. Sections come from
-runs.py and sweeps.py, the pieces from html.py. Everything is inline (CSS, figures as data URIs) and a
-Content-Security-Policy allows nothing else, so the page opens offline; no JavaScript. The embedding
-explorer (lrngpt.explorer), with its script and megabytes of vectors, is written beside it and linked.
+"""`lrn report DIR [DIR ...]`: a run, one or more sweeps, or a chapter directory as one self-contained
+HTML page that leads with what a reader came for (a width study: the chapter's findings) and folds the
+details. Everything is inline and a Content-Security-Policy allows nothing else, so it opens offline; the
+embedding explorer (lrngpt.explorer), with its script and megabytes of vectors, is written beside it.
 """
 
 from __future__ import annotations

@@ -124,8 +124,7 @@ class RunDir(RunLifecycle):
         return parsed(self.path / METRICS, "run metrics", read_metrics_file)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
-        path = self._checkpoint_file(which)
-        return load_checkpoint(path, map_location)
+        return load_checkpoint(self._checkpoint_file(which), map_location)
 
     def _checkpoint_file(self, which: str) -> Path:
         path = self.checkpoint_path(which)
