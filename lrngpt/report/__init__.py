@@ -13,11 +13,12 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import beside_runs, check_file_target, check_target, write_owned_file
 from lrngpt.errors import UserError, option
+from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
 from lrngpt.explorer.views import check_dir
-from lrngpt.report.chapter_page import is_chapter, write_chapter_report
+from lrngpt.report.chapter_page import write_chapter_report
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
@@ -35,7 +36,7 @@ WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the
 def kind_of(d: Path) -> str:
     """'run', 'sweep' or 'chapter', from the files that `lrn train`, `lrn sweep` and `lrn chapter` write."""
     check_dir(d)
-    if is_chapter(d):
+    if ChapterDir(d).plan() is not None:
         return "chapter"
     sweep_dir, run = SweepDir(d), RunDir(d)
     check_regular(sweep_dir.definition_path, "sweep definition")
