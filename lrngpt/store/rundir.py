@@ -222,11 +222,6 @@ def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> L
     return RunDir(run_dir).load(which, device)
 
 
-def read_summary(run_dir: str | Path) -> dict | None:
-    """summary.json, or None while it is missing (a damaged one is a UserError naming the field)."""
-    return RunDir(run_dir).summary()
-
-
 def read_metrics(run_dir: str | Path) -> list[dict]:
     return RunDir(run_dir).metrics()
 
