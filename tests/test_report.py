@@ -25,7 +25,7 @@ from lrngpt.report import (
     write_report_pages,
 )
 from lrngpt.report.neighbours import STOPWORDS
-from lrngpt.store.rundir import read_metrics, read_summary
+from lrngpt.store.rundir import RunDir, read_metrics
 from tests import browser
 from tests.factory import copy
 
@@ -107,7 +107,7 @@ def test_run_report_leads_with_the_headline_and_folds_config_and_metrics(text_ru
     check_self_contained(page, "r-explorer.html")
     assert '<a href="r-explorer.html">' in section(page, "Embedding explorer")
     assert '<meta name="generator" content="lrn embed explore">' in (tmp_path / "r-explorer.html").read_text()[:4096]
-    summary = read_summary(text_run)
+    summary = RunDir(text_run).summary()
     evals = [m for m in read_metrics(text_run) if "val_bpb" in m and not m.get("final")]
     assert [m["step"] for m in evals] == [0, 5, 10]
     head = section(page, "Headline")
@@ -135,7 +135,7 @@ def test_numbers_are_formatted_by_kind(text_run, tmp_path):
     assert f'<td>train.seed</td><td class="num">{cfg["train"]["seed"]}</td>' in details  # an id: 1337, not 1,337
     assert '<td>train.eval_tokens</td><td class="num">5,000</td>' in details  # a count
     assert f'<td>train.lr</td><td class="num">{cfg["train"]["lr"]:g}</td>' in details
-    summary = read_summary(text_run)
+    summary = RunDir(text_run).summary()
     assert f'<td>seconds</td><td class="num">{summary["seconds"]:.1f}</td>' in details
     assert f'<td>val_bpb</td><td class="num">{summary["val_bpb"]:.4f}</td>' in details
     assert f'<td>val_tokens</td><td class="num">{summary["val_tokens"]:,}</td>' in details
@@ -154,7 +154,7 @@ def test_default_neighbours_are_frequent_content_words_and_token_chooses(text_ru
     write_report_pages(text_run, tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text()
     # the queries are the validation split's most frequent content words, counted here independently
-    summary = read_summary(text_run)
+    summary = RunDir(text_run).summary()
     tok = Tokenizer.load(text_run / "tokenizer.json")
     val = load_prepared(data_cache_dir() / summary["data_key"]).tokens("val")
     counts = np.bincount(np.asarray(val, dtype=np.int64), minlength=tok.vocab_size)
@@ -212,7 +212,7 @@ def test_stories_run_report_shows_neighbours_of_category_words_and_purity(storie
     nb = section((tmp_path / "r.html").read_text(), "Embedding neighbours")
     queries = [html.unescape(q) for q in re.findall(r"<tr><td><code>(.*?)</code></td>", nb)]
     assert queries == [repr(w) for w in (" Lily", " Tom", " red", " cat", " apple", " park")]
-    s = read_summary(stories_run)
+    s = RunDir(stories_run).summary()
     columns = 1 if s["best_step"] == s["step"] else 2  # the best weights beside the last when they differ
     assert all(len(re.findall(r"&nbsp;-?\d\.\d\d", row)) == 8 * columns for row in nb.split("<tr>")[2:])
     p = purity(stories_run)
@@ -480,7 +480,7 @@ def test_a_config_json_alone_is_no_run_and_a_copied_run_is_reported(text_run, tm
     old = shutil.copytree(text_run, tmp_path / "old", ignore=shutil.ignore_patterns("report*.html", ".lrn-lock"))
     assert kind_of(old) == "run"  # a run copied elsewhere, its marker and record with it
     page, sections = build_report(old)
-    assert sections[0] == "Headline" and f"{read_summary(text_run)['val_bpb']:.4f}" in page
+    assert sections[0] == "Headline" and f"{RunDir(text_run).summary()['val_bpb']:.4f}" in page
 
 
 def test_a_huge_lines_txt_is_shown_cut_not_copied_into_the_page(sweep_dir, tmp_path):

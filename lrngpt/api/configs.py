@@ -12,14 +12,7 @@ from lrngpt.api.checks import check, checked
 from lrngpt.errors import UserError, option
 from lrngpt.models.kinds import ModelType
 from lrngpt.runconfig.help import PRESET_ABOUT, describe, key_table
-from lrngpt.runconfig.schema import (
-    RunConfig,
-    config_from,
-    load_config,
-    preset_names,
-    read_config_dict,
-    validated,
-)
+from lrngpt.runconfig.schema import RunConfig, config_from, load_config, preset_names, validated
 from lrngpt.runconfig.values import check_plain
 from lrngpt.store.rundir import RunDir
 
@@ -66,7 +59,7 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
     if not isinstance(name_or_path, str | Path):
         raise UserError(f"config(): name_or_path must be a preset name, a .json or .yaml path or a RunConfig, "
                         f"got {type(name_or_path).__name__}")
-    return config_from(read_config_dict(str(name_or_path)), items, str(name_or_path))
+    return config_from(str(name_or_path), items)
 
 
 def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
@@ -77,7 +70,7 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
     if isinstance(cfg, RunConfig):
         return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:
-        return config_from(read_config_dict(str(cfg)), items, str(cfg))
+        return config_from(str(cfg), items)
     if resume_from is not None:
         run = RunDir(resume_from)
         run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"
@@ -106,7 +99,7 @@ def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
     Example: ``{r["key"]: r["value"] for r in lrngpt.config_show("mlp-cpu")["keys"]}["model.n_embd"]``"""
     items = override_list(set, "config_show(): set")
     name = str(name_or_path)
-    cfg = config_from(read_config_dict(name), items, name)
+    cfg = config_from(name, items)
     preset = name if name in preset_names() else None
     return {"config": name, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,
             "overrides": items, "keys": describe(cfg)}

@@ -106,5 +106,4 @@ def doctor_text(r: dict) -> str:
     return "\n".join(lines)
 
 
-def undertrained_text(result: dict) -> str:  # what `lrn embed undertrained` prints
-    return as_text(result)
+undertrained_text = as_text  # what `lrn embed undertrained` prints

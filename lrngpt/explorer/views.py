@@ -28,7 +28,7 @@ from lrngpt.errors import UserError, option
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.store.layout import CHECKPOINT_FILES, CHECKPOINT_LABELS, CONFIG
 from lrngpt.store.run_files import best_periodic_val, periodic_evals
-from lrngpt.store.rundir import RunDir, read_metrics, read_summary
+from lrngpt.store.rundir import RunDir, read_metrics
 from lrngpt.tokenizer.bpe import Tokenizer
 
 METHODS = ("pca", "tsne", "umap")
@@ -192,7 +192,7 @@ def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
     evals = periodic_evals(metrics)
     if which == "init":
         return (evals[0], "periodic evaluation at step 0") if 0 in evals else (None, "not evaluated")
-    s = read_summary(run_dir)
+    s = RunDir(run_dir).summary()
     if which == "best":
         if isinstance(s, dict) and isinstance(s.get("best_val_bpb"), int | float):
             return float(s["best_val_bpb"]), f"best periodic evaluation, at step {s.get('best_step')}"

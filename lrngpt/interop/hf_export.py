@@ -22,7 +22,7 @@ from lrngpt.corpora.base import EOT
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
-from lrngpt.store.rundir import load_run, read_summary
+from lrngpt.store.rundir import RunDir, load_run
 from lrngpt.tokenizer.bpe import Tokenizer
 
 FORMATS = ("hf",)
@@ -185,7 +185,7 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
         "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot},
                                              indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
-        "README.md": model_card(run, hf_config, params, read_summary(run_dir), checkpoint, license),
+        "README.md": model_card(run, hf_config, params, RunDir(run_dir).summary(), checkpoint, license),
     }
     blobs = {name: text.encode("utf-8") for name, text in texts.items()}
     blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes

@@ -1,13 +1,7 @@
-"""`lrn report DIR [DIR ...]`: a run, one or more sweeps, or a chapter directory (chapter_page.py) as one
-self-contained HTML page.
-
-The page leads with what a reader came for: for a width study the book chapter's findings, each with
-its evidence and verdict (judged by the caller, lrngpt.experiments.findings.judge); then the headline
-numbers, figures, results and embedding neighbours; the configuration and per-run details folded in
-<details>. Several sweeps share one page, their runs told apart by sweep name. Sections come from
-runs.py and sweeps.py, the pieces from html.py. Everything is inline (CSS, figures as data URIs) and a
-Content-Security-Policy allows nothing else, so the page opens offline; no JavaScript. The embedding
-explorer (lrngpt.explorer), with its script and megabytes of vectors, is written beside it and linked.
+"""`lrn report DIR [DIR ...]`: a run, one or more sweeps, or a chapter directory as one self-contained
+HTML page that leads with what a reader came for (a width study: the chapter's findings) and folds the
+details. Everything is inline and a Content-Security-Policy allows nothing else, so it opens offline; the
+embedding explorer (lrngpt.explorer), with its script and megabytes of vectors, is written beside it.
 """
 
 from __future__ import annotations
@@ -19,11 +13,12 @@ from lrngpt.core import log as logging
 from lrngpt.core.fsio import check_regular, user_path
 from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.errors import UserError, option
+from lrngpt.experiments.chapter_dir import ChapterDir
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
 from lrngpt.explorer.views import check_dir
-from lrngpt.report.chapter_page import is_chapter, write_chapter_report
+from lrngpt.report.chapter_page import write_chapter_report
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
@@ -41,7 +36,7 @@ WIDTH_SWEEP_SECTIONS = [FINDINGS_SECTION, *SWEEP_SECTIONS]  # a width study: the
 def kind_of(d: Path) -> str:
     """'run', 'sweep' or 'chapter', from the files that `lrn train`, `lrn sweep` and `lrn chapter` write."""
     check_dir(d)
-    if is_chapter(d):
+    if ChapterDir(d).plan() is not None:
         return "chapter"
     sweep_dir, run = SweepDir(d), RunDir(d)
     check_regular(sweep_dir.definition_path, "sweep definition")

@@ -46,14 +46,6 @@ def _figures(chapter: ChapterDir, study: str, plan: ChapterPlan) -> list[tuple[b
     return []
 
 
-def _study_html(chapter: ChapterDir, study: str, found: list[Finding], plan: ChapterPlan) -> str:
-    what, source = cp.CLAIMS[study]
-    body = f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, found))
-    for png, caption in _figures(chapter, study, plan):
-        body += figure(png, caption)
-    return body
-
-
 def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -> str:
     """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them)."""
     out, found = chapter.path, [Finding.from_dict(v) for v in verdicts]
@@ -70,10 +62,11 @@ def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -
                  + f"; the parts took {spent / 60:.1f} min</p>")
     dev = "".join(f"<h3>{esc(p.name)}</h3>{bullets(p.deviations)}" for p in plan.parts if p.deviations)
     sections = [("Verdicts", lead)]
-    for s in studies:
-        mine = [f for f in found if f.study == s]
+    for s in studies:  # each study: its claim, its findings, its figures
+        mine, (what, source) = [f for f in found if f.study == s], cp.CLAIMS[s]
         if mine:
-            sections.append((s, _study_html(chapter, s, mine, plan)))
+            sections.append((s, f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, mine))
+                             + "".join(figure(png, caption) for png, caption in _figures(chapter, s, plan))))
     sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
     title = f"The book chapter on this machine: {out.resolve().name}"
     return page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter.")
@@ -83,14 +76,10 @@ def write_chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[di
     return chapter.write_page(chapter_page(chapter, plan, verdicts), page)
 
 
-def is_chapter(d: Path) -> bool:
-    return ChapterDir(d).plan() is not None
-
-
 def write_chapter_report(d: Path, page: Path) -> dict:
     """`lrn report DIR` on a chapter directory: the page again, from the directory alone."""
     chapter = ChapterDir(d)
     plan = chapter.plan()
-    assert plan is not None  # the caller found a chapter directory, which is one with its plan (is_chapter)
+    assert plan is not None  # the caller found a chapter directory, which is one with its plan (kind_of)
     written = write_chapter_page(chapter, plan, chapter.verdicts(cp.CLAIMS), page)
     return {"path": str(written), "sections": ["Verdicts"], "explorer": None}

@@ -16,7 +16,7 @@ from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
 from lrngpt.report.html import code, esc, fmt, rows_table
-from lrngpt.store.rundir import RunDir, load_run, read_summary
+from lrngpt.store.rundir import RunDir, load_run
 
 N_FREQUENT, K_NEIGHBOURS = 5, 8  # frequent words queried when none are given; neighbours per query
 
@@ -34,7 +34,7 @@ while who whom why will with would you your yours yourself yourselves one said s
 
 def _checkpoints(run_dir: Path, checkpoint: str | None) -> list[tuple[str, str]]:
     """(which, heading) of the weights to show: the one asked for, else the last and a different best."""
-    s = read_summary(run_dir) or {}
+    s = RunDir(run_dir).summary() or {}
     last = f"last, step {fmt(s.get('step'), 'step')}, val bpb {fmt(s.get('val_bpb'), 'bpb')}" if s else "last"
     best = (f"best, step {fmt(s.get('best_step'), 'step')}, periodic val bpb {fmt(s.get('best_val_bpb'), 'bpb')}"
             if s and s.get("best_val_bpb") is not None else "best")

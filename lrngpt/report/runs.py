@@ -17,15 +17,16 @@ from lrngpt.report.html import esc, facts_table, figure, fmt, folded, kv_table, 
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.run_files import periodic_evals, run_passes
-from lrngpt.store.rundir import RunDir, read_metrics, read_summary
+from lrngpt.store.rundir import RunDir
 
 MAX_METRIC_ROWS = 25  # the periodic evaluations listed in the details, evenly spaced
 N_SHOWN = 5  # under-trained tokens listed (`lrn embed undertrained` has them all)
 
 
 def run_sections(d: Path, tokens: list[str] | None = None, checkpoint: str | None = None) -> list[tuple[str, str]]:
-    cfg = RunDir(d).config().to_dict()  # checked: a damaged config.json is named, field and all
-    summary, metrics = read_summary(d), read_metrics(d)
+    run = RunDir(d)
+    cfg = run.config().to_dict()  # checked: a damaged config.json is named, field and all
+    summary, metrics = run.summary(), run.metrics()
     curves = curves_png({d.name: metrics})
     details = (folded("Overview: every number of summary.json", kv_table(flat_keys(summary)) if summary is not None
                         else "<p>No summary.json: the run has not finished.</p>")

@@ -19,7 +19,7 @@ from lrngpt.report.html import bullets, esc, figure, fmt, folded, kv_table, titl
 from lrngpt.report.neighbours import neighbours_html
 from lrngpt.report.runs import curves_png
 from lrngpt.runconfig.schema import flat_keys
-from lrngpt.store.rundir import read_metrics, read_summary
+from lrngpt.store.rundir import RunDir, read_metrics
 
 
 def scale_notes(dirs: list[Path]) -> list[str]:
@@ -209,7 +209,7 @@ def sweep_details(doc: dict) -> str:
     status = []
     for p in points:
         run = sweep_dir.run_path(str(p["name"]))
-        s = read_summary(run)
+        s = RunDir(run).summary()
         status.append([str(p["name"]), p.get("values"), _status(run, s), (s or {}).get("val_bpb")])
     parts = [[r["name"], *(r["breakdown"].get(k) for k in ("embedding", "hidden", "output")), r["params"]]
              for r in doc["rows"] if isinstance(r.get("breakdown"), dict)]

@@ -319,10 +319,14 @@ def flat_keys(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def config_from(base: dict, overrides: list[str], source: str, pad_id: int | None = None) -> RunConfig:
-    """`base` (read from `source`) with the --set overrides applied; an error of `base` itself names `source`."""
+def config_from(base: dict | str, overrides: list[str] | None = None, source: str = "",
+                pad_id: int | None = None) -> RunConfig:
+    """`base` (a preset name or a file, read here; or a dict read from `source`) with the --set overrides
+    applied: the one path every config is read by. An error of `base` itself names its source."""
+    if isinstance(base, str):
+        source, base = base, read_config_dict(base)
     try:
-        return from_dict(apply_overrides(base, overrides), pad_id=pad_id)
+        return from_dict(apply_overrides(base, overrides or []), pad_id=pad_id)
     except UserError as e:
         try:
             from_dict(base)
@@ -332,7 +336,7 @@ def config_from(base: dict, overrides: list[str], source: str, pad_id: int | Non
 
 
 def load_config(config: str, overrides: list[str] | None = None, pad_id: int | None = None) -> RunConfig:
-    return from_dict(apply_overrides(read_config_dict(config), overrides or []), pad_id=pad_id)
+    return config_from(config, overrides, pad_id=pad_id)
 
 
 def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:

@@ -124,8 +124,7 @@ class RunDir(RunLifecycle):
         return parsed(self.path / METRICS, "run metrics", read_metrics_file)
 
     def checkpoint(self, which: str = "last", map_location: Any = "cpu") -> dict:
-        path = self._checkpoint_file(which)
-        return load_checkpoint(path, map_location)
+        return load_checkpoint(self._checkpoint_file(which), map_location)
 
     def _checkpoint_file(self, which: str) -> Path:
         path = self.checkpoint_path(which)
@@ -221,11 +220,6 @@ class LoadedRun:
 
 def load_run(run_dir: str | Path, which: str = "last", device: str = "cpu") -> LoadedRun:
     return RunDir(run_dir).load(which, device)
-
-
-def read_summary(run_dir: str | Path) -> dict | None:
-    """summary.json, or None while it is missing (a damaged one is a UserError naming the field)."""
-    return RunDir(run_dir).summary()
 
 
 def read_metrics(run_dir: str | Path) -> list[dict]:

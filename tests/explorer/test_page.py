@@ -18,7 +18,7 @@ from lrngpt.cli.main import main
 from lrngpt.errors import UserError
 from lrngpt.explorer import write_explorer
 from lrngpt.explorer.views import pca_2d, procrustes
-from lrngpt.store.rundir import load_run, read_summary
+from lrngpt.store.rundir import RunDir, load_run
 
 
 def read_page(path) -> tuple[dict, dict[str, bytes], str]:
@@ -66,7 +66,7 @@ def test_sweep_page_holds_each_widths_exact_rows_and_its_numbers(tiny_sweep, tmp
         table = load_run(run_dir).model.token_embedding.weight.detach().numpy()
         rows = np.frombuffer(blocks[v["vectors"]], dtype="<f4").reshape(-1, v["d"])
         assert np.array_equal(rows, table[vocab["ids"]])  # float32, bit for bit, in the page's order
-        assert v["val_bpb"] == read_summary(run_dir)["val_bpb"]
+        assert v["val_bpb"] == RunDir(run_dir).summary()["val_bpb"]
         assert main(["embed", "axes", str(run_dir), "--json"]) == 0
         assert v["used_axes"] == json.loads(capsys.readouterr().out)["used_axes"]
         assert main(["embed", "purity", str(run_dir), "--json"]) == 0
