@@ -30,6 +30,7 @@ import numpy as np
 import psutil
 import torch
 
+from lrngpt.analysis.costs import bpb_series
 from lrngpt.core.fsio import read_json
 from lrngpt.data.prepared import prepare
 from lrngpt.device.memory import check_memory
@@ -346,18 +347,11 @@ def sweep_best(sweep_dir) -> dict:
         raise UserError(f"{option('sweep', d)}: no summary.json there; run `lrn sweep embed-dim ... --out {d}` first")
     doc = read_json(d / "summary.json", "sweep summary")
     rows = doc.get("rows") if isinstance(doc, dict) else None
-    series: dict[tuple, dict[int, list[float]]] = {}
-    for row in rows if isinstance(rows, list) else []:
-        if not isinstance(row, dict):
-            continue
-        w, v = row.get("n_embd"), row.get("val_bpb")
-        if isinstance(w, int) and not isinstance(w, bool) and isinstance(v, (int, float)) and math.isfinite(v):
-            key = (row.get("steps"), row.get("train_tokens"), row.get("corpus"))
-            series.setdefault(key, {}).setdefault(w, []).append(float(v))
+    series = bpb_series(rows if isinstance(rows, list) else [],
+                        lambda row: (row.get("steps"), row.get("train_tokens"), row.get("corpus")))
     if not series:
         raise UserError(f"{d / 'summary.json'}: no finished rows with n_embd and val_bpb; is it a width sweep?")
-    (steps, train_tokens, corpus), by = max(series.items(), key=lambda kv: len(kv[1]))
-    bpb = {w: sum(vs) / len(vs) for w, vs in sorted(by.items())}
+    (steps, train_tokens, corpus), bpb = max(series.items(), key=lambda kv: len(kv[1]))
     best = min(bpb, key=lambda w: bpb[w])
     return {"dir": str(d), "scale": doc.get("scale"), "corpus": corpus, "steps": steps, "train_tokens": train_tokens,
             "val_bpb": bpb, "best_width": best, "best_val_bpb": bpb[best]}
