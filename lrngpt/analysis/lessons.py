@@ -1,9 +1,6 @@
-"""The lessons of the lecture on embedding tables (and one of the book chapter's) as runnable checks on
-real torch modules: `lookup` (nn.Embedding(ids) equals one_hot(ids) @ E), `lookup_grad` (repeated
-ids sum their gradients), `tying` (unread rows still change under tying, weight decay or momentum),
-`softmax_bottleneck` (Yang et al. 2017: log-probabilities over many contexts have rank at most the
-width entering the output layer, + 1 for an output bias, + 1 for the normaliser) and `renumber`
-(permuting the table's rows alone breaks a model; relabelling ids consistently changes nothing).
+"""The lecture's lessons on embedding tables as runnable checks on real torch modules: `lookup`,
+`lookup_grad`, `tying`, `softmax_bottleneck` (Yang et al. 2017: the log-probability matrix's rank is
+bounded by the output layer's width + bias + normaliser) and `renumber`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Choosing the width before training: the PIP loss of Yin & Shen (NeurIPS 2018, "On the
-Dimensionality of Word Embedding"), computed from a corpus's token arrays.
-
-An embedding of M = U D V^T is E = U[:, :k] D[:k]^alpha; two compare by the PIP loss
-||E1 E1^T - E2 E2^T|| (Frobenius). A k-wide embedding of noisy counts loses the directions it drops
-(bias) and takes in the noise of the weak ones it keeps (variance); the PIP-optimal k balances them.
-As in the paper and its authors' code:
-
-1. PMI_ij = log(N_ij N / (N_i N_j)) of skip-gram `window` counts, 0 where a pair never occurs; rows
-   are the tokens that occur, or the `top` most frequent (unseen rare pairs agree in both halves
-   and would pull the noise estimate down);
-2. the spectrum: |eigenvalues| of the symmetric PMI matrix;
-3. the noise: two halves of the text (alternating chunks) differ by noise of std 2 sigma;
-4. the signal spectrum: singular values soft-thresholded at 2 sigma sqrt(n), the noise edge;
-5. the PIP loss of every k by Monte Carlo, the signal plus N(0, sigma^2) noise; the lowest k wins;
-6. beside it the paper's upper bound on the expected loss (`theorem_bound`).
-
-Memory: the n x n matrices are float32 and at most four live at once; pairs are counted with
-np.unique over pair ids in blocks, never as an n^2 int64 histogram.
+Dimensionality of Word Embedding") from a corpus's token arrays, as in the paper and its authors'
+code: the PMI matrix of skip-gram `window` counts (rows: the tokens that occur, or the `top` most
+frequent), its spectrum, the noise from two halves of the text (alternating chunks), the signal
+spectrum soft-thresholded at the noise edge, and the PIP loss of every k by Monte Carlo (the lowest
+k wins), beside the paper's upper bound (`theorem_bound`). The n x n matrices are float32, at most
+four alive; pairs are counted with np.unique in blocks, never as an n^2 histogram.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Superposition: the toy model of Elhage et al. (2022, "Toy Models of Superposition").
-
-n features (0 with probability S, else uniform in [0, 1]) pass through d < n dimensions and back,
-x' = ReLU(W^T W x + b), trained on sum_i I_i (x_i - x'_i)^2 with I_i = decay^i. ||W_i|| near 1: the
-model represents feature i. Dense features: it keeps the d most important, orthogonal (as PCA);
-sparse ones: more than d, at the price of interference sum_{j != i} (W_i/||W_i|| . W_j)^2. The
-paper's setting (n = 20, d = 5, 0.7^i, batch 1024, Adam), at lr 1e-2 for 1,000 steps instead of
-its 1e-3 for 10,000 (measured: the same picture, within one feature). Every sparsity is one
-instance of a batched model, so the sweep is one training loop: seconds on a CPU.
+"""Superposition: the toy model of Elhage et al. (2022), x' = ReLU(W^T W x + b) for n sparse features
+through d < n dimensions, loss weighted by decay^i. The paper's setting (n = 20, d = 5, 0.7^i, batch
+1024, Adam) at lr 1e-2 for 1,000 steps instead of 1e-3 for 10,000 (measured: the same picture); every
+sparsity is one instance of a batched model, so the sweep is one training loop.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of COLUMN.
-
-NAME is a Hub dataset, a local directory of data files `datasets.load_dataset` reads, or a
-`save_to_disk` directory. Empty parts take their default (COLUMN: `text`). `@REV` pins a Hub
-dataset to a revision (only a commit never changes). `?stream` streams the rows instead of
-converting the whole dataset into the Arrow cache; a streamed Hub dataset needs `@REV` (its
-fingerprint is its name and revision, no files to hash), a streamed local directory is
-fingerprinted by its files.
-
-Splits: with SPLIT, that split is the corpus (the pipeline draws the validation documents);
-without, `train` trains and its own `validation` (else `valid`, `val`, `test`) validates, or a
-single split is used. Needs `datasets` (lrngpt[hf]); rows are read a batch at a time from the
-memory-mapped Arrow cache, and the fingerprint hashes those files, the column and the splits' roles.
+"""`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of
+COLUMN (default `text`). NAME is a Hub dataset, a local directory `datasets.load_dataset` reads, or a
+`save_to_disk` directory. `?stream` streams the rows instead of converting them into the Arrow cache;
+a streamed Hub dataset needs `@REV` (its fingerprint is name and revision). With SPLIT that split is
+the corpus; without, `train` trains and its own validation split validates. Needs lrngpt[hf].
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The stories corpus's words: the categories a story draws its cast from, the inflection that makes
-plurals, verb forms and comparatives of them, and the word pools (FRESH) that template slots such
-as {any_colour} or {vt_ed} draw from afresh in every sentence (lrngpt.corpora.stories). The words and
-the templates are data: stories_categories.json and stories.txt beside this module.
+"""The stories corpus's words: its categories, their inflections and the FRESH pools slots such as
+{any_colour} draw from (data: stories_categories.json and stories.txt beside this module).
 """
 
 from __future__ import annotations

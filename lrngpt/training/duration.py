@@ -1,11 +1,6 @@
-"""How long a run will take, said before it starts, and a run past train.max_days refused.
-
-A run that could be long is timed first (lrngpt.training.timing.probe) and its estimate logged; one
-estimated past train.max_days (default 7; 0: no limit) is refused before anything is written or
-downloaded, naming fewer train.steps or a higher train.max_days. A guard against a typo, not a
-stop: a run that starts is never cut short. Only runs that would take more than TIME_ABOVE_S even
-on the fastest hardware (OPTIMISTIC_STEP_S, OPTIMISTIC_FLOPS) are timed. Under torchrun the
-processes cannot each time themselves and agree, so only the optimistic bound refuses there.
+"""How long a run will take, said before it starts; a run estimated past train.max_days refused before
+anything is written (a guard against a typo: a started run is never cut short). Only runs longer than
+TIME_ABOVE_S even on the fastest hardware are timed; under torchrun only the optimistic bound refuses.
 """
 
 from __future__ import annotations

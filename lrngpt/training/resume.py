@@ -1,6 +1,5 @@
-"""Resuming a run: the checkpoint it continues from, what it must share with the run so far (model,
-data, dtype, schedule), and the training state restored. `open_resume` checks what the checkpoint
-alone can say, before the data is prepared; `check_restorable` and `restore_state` follow.
+"""Resuming a run: `open_resume` checks what the checkpoint alone can say before the data is prepared;
+`check_restorable` and `restore_state` follow.
 """
 
 from __future__ import annotations

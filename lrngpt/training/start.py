@@ -1,8 +1,5 @@
-"""The start of a training job, everything before its model: processes, the step to stop at, device
-and dtype, the duration plan, the corpus fetched, the run directory taken (or a resume's checkpoint
-checked), the data prepared. `start_job` keeps the order a refusal must come in: nothing is
-written or downloaded for a run past train.max_days, and a start that fails after taking the run
-directory leaves no run behind.
+"""The start of a training job, everything before its model, in the order a refusal must come in:
+nothing written or downloaded for a run past train.max_days, and a failed start leaves no run behind.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""TensorBoard for train.logger: RUN_DIR/tensorboard, each step once in every reader after any kill.
-
-A killed run leaves event files with steps past its checkpoint (and maybe a cut last record), which
-TensorBoard's loaders treat differently. So a resume rewrites the files as one (`consolidate`): the
-scalars up to the checkpoint once each, plus the rows of metrics.jsonl no file held; the writer
-then appends the steps past it in a new file.
+"""TensorBoard for train.logger: a killed run leaves event files past its checkpoint (maybe a cut last
+record), which TensorBoard's loaders treat differently, so a resume rewrites them as one (`consolidate`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
-
-`train_run(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
-Everything random (model init, the sampler's generator, dropout) is seeded from `train.seed` and
-saved in every checkpoint, so a run stopped and resumed on CPU ends bit-for-bit where a straight
-run would. `train.steps` fixes the schedule; `stop_at` (--steps) is the global step to stop at.
-The start is lrngpt.training.start, the resume's checks lrngpt.training.resume, summary.json
-lrngpt.training.run_summary; the Trainer builds the model and runs the loop.
+"""Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume (everything random
+is seeded from `train.seed` and saved in every checkpoint, so a resumed CPU run ends bit-for-bit
+where a straight run would).
 """
 
 from __future__ import annotations
