@@ -16,9 +16,7 @@ from lrngpt.models import GATED_FFNS as GATED
 MAX_COST_SIZE = 2**40
 
 def gpt2_params(n_embd: int, n_layer: int, vocab: int = 50_257, context: int = 1_024) -> int:
-    """Parameters of a released GPT-2 checkpoint, counted from its shape: token and position tables,
-    per block two LayerNorms (4d), qkv (3d^2 + 3d), output projection (d^2 + d), MLP (8d^2 + 5d), a final
-    LayerNorm (2d), the head tied to the token table. 768 x 12: 124,439,808."""
+    """Parameters of a released GPT-2 checkpoint (head tied), from its shape; 768 x 12: 124,439,808."""
     return (vocab + context) * n_embd + n_layer * (12 * n_embd * n_embd + 13 * n_embd) + 2 * n_embd
 
 

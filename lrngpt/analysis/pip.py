@@ -308,9 +308,8 @@ FAR_APART = 2.0  # the measured best width and k this many times apart, or more:
 
 
 def far_apart(result: dict, best: dict) -> str | None:
-    """Why the PIP-optimal k and the sweep's best width d differ, from this text's numbers (tokens,
-    signal rank, noise edge) and the sweep's (steps, d); None when they are within FAR_APART of each
-    other, or when no width beats no embedding (k = 0, said by its own line)."""
+    """Why the PIP-optimal k and the sweep's best width d differ; None when within FAR_APART of each
+    other or when k = 0 (said by its own line)."""
     k, d = result["optimal"]["k"], best["best_width"]
     if k < 1 or d < 1 or max(k, d) / min(k, d) <= FAR_APART:
         return None

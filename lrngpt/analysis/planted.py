@@ -136,9 +136,8 @@ def precision_recall(flagged: np.ndarray, truth: np.ndarray) -> dict:
 
 
 def score(flagged: np.ndarray, inputs: np.ndarray, width: int, planted: list[int], outside: np.ndarray) -> dict:
-    """Precision and recall of `flagged` against each of TRUTHS (input reads < width, never read): on
-    the planted ids, and on every id in `outside` (the vocabulary without the reference tokens, which
-    are flagged by definition)."""
+    """Precision and recall of `flagged` against each of TRUTHS, on the planted ids and on `outside`
+    (the vocabulary without the reference tokens, flagged by definition)."""
     out = {}
     for name, truth in (("under_trained", inputs < width), ("never_read", inputs == 0)):
         out[name] = {"planted": precision_recall(flagged[planted], truth[planted]),

@@ -165,9 +165,8 @@ def _open_parquet(path: Path, column: str):
 
 
 def parquet_documents(path: Path, column: str) -> Iterator[str]:
-    """The column's values a batch of rows at a time, so a big file never sits in memory whole
-    (benchmarks/bench_parquet_memory.py measures it against `text:`). A page that does not
-    decompress or decode (a damaged file) is a UserError naming the file and the rows read."""
+    """The column's values a batch of rows at a time (benchmarks/bench_parquet_memory.py); a damaged
+    page is a UserError naming the file and the rows read."""
     import pyarrow as pa
 
     pf = _open_parquet(path, column)

@@ -58,9 +58,8 @@ def close_run(run: RunDir, dist: Distributed, abandon: bool = False) -> None:
 def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
               stop_at: int | None = None, log=None, extend: bool = False,
               how_to_restart: str = "start again with --force", data: PreparedData | None = None) -> Job:
-    """Start `cfg` in `run_dir` (or check that its checkpoint can continue, with `resume`) and prepare its
-    data; `stop_at` given is --steps (what a refusal names), None is train.steps; `data`: prepared
-    already (a sweep prepares each data configuration once)."""
+    """Start `cfg` in `run_dir` (or check its checkpoint can continue, with `resume`) and prepare its
+    data; `stop_at`: --steps (None: train.steps); `data`: prepared already (a sweep's)."""
     cfg = validated(cfg)  # a field changed after the config was built is checked like --set
     tc = cfg.train
     dist = Distributed.from_env()

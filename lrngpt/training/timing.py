@@ -69,9 +69,8 @@ _PARAMS: dict[str, int] = {}
 
 
 def params(cfg: RunConfig) -> int:
-    """`cfg`'s model's parameter count, counted once a shape in this process: the MLP's from its formula (V d +
-    block d H + H + H V + V, as MLPConfig checks it), a GPT's by building it on the meta device, uninitialised
-    (lrngpt.models.build.param_breakdown; a plan asks hundreds of times)."""
+    """`cfg`'s model's parameter count, counted once a shape in this process (a plan asks hundreds of
+    times): the MLP's from its formula, a GPT's built on the meta device."""
     m = cfg.model
     if cfg.model_type == "mlp":
         return m.vocab_size * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden + m.n_hidden * m.vocab_size \

@@ -47,9 +47,8 @@ def _scalar(event) -> tuple[str, float] | None:
 
 
 def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> int:
-    """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
-    those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
-    event (the hparams summaries) once. Returns how many scalars were added."""
+    """Rewrite `directory`'s event files as one: each scalar up to `resume_step` once, the `rows` of
+    metrics.jsonl no file held added, other events once. Returns how many scalars were added."""
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 

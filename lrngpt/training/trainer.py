@@ -295,14 +295,10 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
           extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
           on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
           hparams: dict | None = None) -> dict:
-    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
-
-    A resume whose schedule (train.steps, warmup_steps, lr, min_lr) differs from the checkpoint's is
-    refused unless `extend`: then the new schedule runs from the checkpoint's step, recorded in
-    config.json, the checkpoints and summary.json. `warn_passes=False`: no warning about reading the
-    text many times (a sweep warns once); `how_to_continue` / `how_to_restart`: the advice of an
-    interrupted run / a checkpoint too damaged to resume; `on_metric(row)`: each metrics.jsonl row;
-    `data`: cfg.data prepared already; `hparams`: a sweep point's swept keys, for the trackers."""
+    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary. A resume with
+    another schedule is refused unless `extend` (the new one then runs from the checkpoint's step).
+    `warn_passes=False`: no warning about many passes (a sweep warns once); `on_metric(row)`: each
+    metrics.jsonl row; `hparams`: a sweep point's swept keys, for the trackers."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None
