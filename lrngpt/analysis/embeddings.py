@@ -138,10 +138,9 @@ def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
 RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 
-def load_table(run_dir, which: str = "last", *, untrained: bool = False):
-    """A run (LoadedRun) and its token table, float32 (V, d). which: "last", "best" (the best periodic val
-    bpb; the last weights when none) or "init" (step 0); untrained=True is "init"."""
-    run = load_run(run_dir, "init" if untrained else which)
+def load_table(run_dir, which: str = "last"):
+    """A run (LoadedRun) and its token table, float32 (V, d); which: "last", "best" or "init" (step 0)."""
+    run = load_run(run_dir, which)
     return run, run.model.token_embedding.weight.detach().float()
 
 

@@ -152,13 +152,6 @@ def check_restorable(resume: Resume, cfg: RunConfig, data: PreparedData) -> None
     check_same_model(saved, cfg)
 
 
-def truncate_metrics(run: RunDir, step: int, log) -> None:
-    """metrics.jsonl cut back to the checkpoint's step: the rows past it are redone."""
-    dropped = run.truncate_metrics(step)
-    if dropped:
-        log(f"metrics: dropped {dropped} rows after step {step} (they are computed again)")
-
-
 def restore_state(resume: Resume, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
                   scaler: torch.amp.GradScaler | None, sampler: BatchSampler, how_to_restart: str) -> State:
     """The weights, the optimizer, the loss scale and every RNG as the checkpoint left them: on CPU the

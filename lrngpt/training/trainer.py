@@ -28,7 +28,7 @@ from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.interrupt import StopFlag
 from lrngpt.training.optimizer import make_optimizer
-from lrngpt.training.resume import State, check_restorable, restore_state, truncate_metrics
+from lrngpt.training.resume import State, check_restorable, restore_state
 from lrngpt.training.run_summary import final_line, precision_summary, summary_document
 from lrngpt.training.schedule import lr_at
 from lrngpt.training.start import Job, start_job
@@ -67,8 +67,9 @@ class Trainer:
             self.state = restore_state(self.resume, self.model, self.optimizer, self.scaler, self.sampler,
                                        job.how_to_restart)
             self.log(f"resumed from {self.resume.path} at step {self.state.step}")
-            if self.dist.master:  # only once every check of the resume has passed
-                truncate_metrics(self.run_dir, self.state.step, self.log)
+            # only once every check of the resume has passed: the rows past the checkpoint are redone
+            if self.dist.master and (dropped := self.run_dir.truncate_metrics(self.state.step)):
+                self.log(f"metrics: dropped {dropped} rows after step {self.state.step} (they are computed again)")
         # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
         self.resumed_rows = self.run_dir.metrics() if self.resume is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)
