@@ -63,15 +63,14 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
         files = ["vectors.tsv", "metadata.tsv"]
         tensors = [{"name": f"{run.dir.name} {CHECKPOINT_LABELS.get(checkpoint, checkpoint)} (step {run.step})",
                     "path": "vectors.tsv"}]
-        if fmt == "projector" and checkpoint != "init":
+        if fmt == "projector":
             # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
-            if RunDir(run_dir).has_checkpoint("init"):
+            if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
                 init_run, init = load_table(run_dir, "init")
                 write_vectors(tmp / "vectors_init.tsv", init.numpy()[keep])
                 tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})",
                                 "path": "vectors_init.tsv"})
                 files.append("vectors_init.tsv")
-        if fmt == "projector":
             (tmp / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
             files.append("projector_config.pbtxt")
         result = {"run": str(run_dir), "step": run.step, "checkpoint": checkpoint, "format": fmt, "out": str(out),

@@ -87,7 +87,6 @@ def check() -> None:
 
 
 def _netrc_key(base_url: str) -> str | None:
-
     try:
         found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")
     except (OSError, netrc.NetrcParseError):
