@@ -97,7 +97,8 @@ def bpb_series(rows: list, key=lambda row: None) -> dict:
         if not isinstance(row, dict):
             continue
         d, v = row.get("n_embd"), row.get("val_bpb")
-        if isinstance(d, int) and not isinstance(d, bool) and isinstance(v, (int, float)) and math.isfinite(v):
+        if (isinstance(d, int) and not isinstance(d, bool) and isinstance(v, (int, float))
+                and math.isfinite(v)):
             found.setdefault(key(row), {}).setdefault(d, []).append(float(v))
     return {k: {d: sum(vs) / len(vs) for d, vs in sorted(by.items())} for k, by in found.items()}
 

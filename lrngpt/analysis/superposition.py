@@ -63,38 +63,33 @@ def train_toy(features: int = 20, dims: int = 5, sparsity=SPARSITIES, steps: int
     # (benchmarks/bench_superposition.py prints the ratio; on a busy 2-core machine 2 threads were 10x slower)
     torch.set_num_threads(1)
     try:
-        return _train(features, dims, sparsities, steps, batch, decay, lr, seed)
+        n_inst = len(sparsities)
+        gen = torch.Generator().manual_seed(seed)
+        w = torch.empty(n_inst, dims, features)
+        for i in range(n_inst):  # Xavier normal per instance, from the one generator
+            w[i] = torch.randn(dims, features, generator=gen) * math.sqrt(2.0 / (dims + features))
+        w.requires_grad_(True)
+        b = torch.zeros(n_inst, features, requires_grad=True)
+        importance = decay ** torch.arange(features, dtype=torch.float32)
+        p_on = 1.0 - torch.tensor(sparsities).reshape(n_inst, 1, 1)
+        opt = torch.optim.Adam([w, b], lr=lr)
+        for _ in range(steps):
+            shape = (n_inst, batch, features)
+            u = torch.rand(shape, generator=gen)  # on below p, then u / p is uniform on [0, 1)
+            x = torch.where(u < p_on, u / p_on, 0.0)
+            h = torch.einsum("idn,ibn->ibd", w, x)
+            out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
+            loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
+        return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
+            "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
+            "lr": lr, "seed": seed})
     finally:
         torch.set_num_threads(threads)
-
-
-def _train(features: int, dims: int, sparsities: list[float], steps: int, batch: int, decay: float, lr: float,
-           seed: int) -> dict:
-    n_inst = len(sparsities)
-    gen = torch.Generator().manual_seed(seed)
-    w = torch.empty(n_inst, dims, features)
-    for i in range(n_inst):  # Xavier normal per instance, from the one generator
-        w[i] = torch.randn(dims, features, generator=gen) * math.sqrt(2.0 / (dims + features))
-    w.requires_grad_(True)
-    b = torch.zeros(n_inst, features, requires_grad=True)
-    importance = decay ** torch.arange(features, dtype=torch.float32)
-    p_on = 1.0 - torch.tensor(sparsities).reshape(n_inst, 1, 1)
-    opt = torch.optim.Adam([w, b], lr=lr)
-    for _ in range(steps):
-        shape = (n_inst, batch, features)
-        u = torch.rand(shape, generator=gen)  # one draw per entry: on below p, then u / p is uniform on [0, 1)
-        x = torch.where(u < p_on, u / p_on, 0.0)
-        h = torch.einsum("idn,ibn->ibd", w, x)
-        out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
-        loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
-    return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
-        "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
-        "lr": lr, "seed": seed})
 
 
 def measure(w: torch.Tensor, b: torch.Tensor, sparsities: list[float], losses: list[float], setting: dict) -> dict:

@@ -69,7 +69,8 @@ class Trainer:
             self.log(f"resumed from {self.resume.path} at step {self.state.step}")
             # only once every check of the resume has passed: the rows past the checkpoint are redone
             if self.dist.master and (dropped := self.run_dir.truncate_metrics(self.state.step)):
-                self.log(f"metrics: dropped {dropped} rows after step {self.state.step} (they are computed again)")
+                self.log(f"metrics: dropped {dropped} rows after step {self.state.step} "
+                         "(they are computed again)")
         # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
         self.resumed_rows = self.run_dir.metrics() if self.resume is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)

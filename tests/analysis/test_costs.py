@@ -161,7 +161,8 @@ def test_lrn_cost_and_pip_sweep_read_one_sweep_to_the_same_bpb_by_width(tmp_path
     from lrngpt.analysis.pip import sweep_best
 
     rows = [{"n_embd": w, "val_bpb": 1.0 + 1 / w + s / 1000, "seed": s, "steps": 300, "corpus": "stories:1MB"}
-            for w in (8, 16, 32) for s in (0, 1)] + [{"n_embd": 64, "val_bpb": None}, {"n_embd": True, "val_bpb": 2.0}]
+            for w in (8, 16, 32) for s in (0, 1)]
+    rows += [{"n_embd": 64, "val_bpb": None}, {"n_embd": True, "val_bpb": 2.0}]
     (tmp_path / "summary.json").write_text(json.dumps({"rows": rows}))
     best = sweep_best(tmp_path)
     assert best["val_bpb"] == bpb_by_width(rows)
