@@ -1,10 +1,6 @@
-"""Word categories for category purity: a file the user writes, or the stories corpus's own.
-
-A categories file is JSON, one object of lists ({"month": ["January", "February"], ...}), or TSV,
-one `category<TAB>word` a line (blank lines and lines starting with # skipped). A word is looked
-up as it reads after a space ("Lincoln" is the token " Lincoln") unless it starts with one. The
-stories corpus's categories ship as stories_categories.json (the generator reads it too), the
-default only for a run trained on that corpus.
+"""Word categories for category purity: a user's file (JSON {"month": ["January", ...]} or TSV
+`category<TAB>word` lines, # comments) or the stories corpus's own (stories_categories.json, the
+default for a run on that corpus). A word is looked up as it reads after a space unless it starts with one.
 """
 
 from __future__ import annotations

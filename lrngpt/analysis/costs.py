@@ -16,9 +16,7 @@ from lrngpt.models import GATED_FFNS as GATED
 MAX_COST_SIZE = 2**40
 
 def gpt2_params(n_embd: int, n_layer: int, vocab: int = 50_257, context: int = 1_024) -> int:
-    """Parameters of a released GPT-2 checkpoint, counted from its shape: token and position tables,
-    per block two LayerNorms (4d), qkv (3d^2 + 3d), output projection (d^2 + d), MLP (8d^2 + 5d), a final
-    LayerNorm (2d), the head tied to the token table. 768 x 12: 124,439,808."""
+    """Parameters of a released GPT-2 checkpoint (head tied), from its shape; 768 x 12: 124,439,808."""
     return (vocab + context) * n_embd + n_layer * (12 * n_embd * n_embd + 13 * n_embd) + 2 * n_embd
 
 
@@ -91,19 +89,26 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
             "params_per_width_unit": vocab + block * hidden, "rows": rows}
 
 
-def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
-    """Validation bpb by width from a sweep's summary rows, seeds averaged; rows without both n_embd and
-    val_bpb are skipped."""
-    found: dict[int, list[float]] = {}
+def bpb_series(rows: list, key=lambda row: None) -> dict:
+    """Mean val bpb by width (seeds averaged) of a sweep's summary rows, per series `key(row)`; rows
+    without an int n_embd and a finite val_bpb are skipped."""
+    found: dict = {}
     for row in rows:
         if not isinstance(row, dict):
             continue
         d, v = row.get("n_embd"), row.get("val_bpb")
-        if isinstance(d, int) and isinstance(v, (int, float)) and math.isfinite(v):
-            found.setdefault(d, []).append(float(v))
-    if not found:
+        if (isinstance(d, int) and not isinstance(d, bool) and isinstance(v, (int, float))
+                and math.isfinite(v)):
+            found.setdefault(key(row), {}).setdefault(d, []).append(float(v))
+    return {k: {d: sum(vs) / len(vs) for d, vs in sorted(by.items())} for k, by in found.items()}
+
+
+def bpb_by_width(rows: list, where: str = "the sweep summary") -> dict[int, float]:
+    """Validation bpb by width from a sweep's summary rows, seeds averaged (`bpb_series`)."""
+    series = bpb_series(rows)
+    if not series:
         raise UserError(f"{where}: no rows with both n_embd and val_bpb")
-    return {d: sum(vs) / len(vs) for d, vs in found.items()}
+    return series[None]
 
 
 # ------------------------------------------------------------------------------------------------- GPT

@@ -98,9 +98,8 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
 
 
 def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
-    """The cosine of two tokens' rows and the query's nearest neighbour with its cosine: what a
-    sentence such as "' Lily' ~ ' Mia' 0.95" compares. A word this BPE splits has no row of its own:
-    its pieces are given ("split") and the figures that need its row are None."""
+    """The cosine of two tokens' rows and the query's nearest neighbour; a word the BPE splits has no
+    row: its pieces are given ("split") and the figures that need its row are None."""
     ids_q, ids_o = tokenizer.encode(query), tokenizer.encode(other)
     split = {t: [tokenizer.id_to_token(i) for i in ids] for t, ids in ((query, ids_q), (other, ids_o)) if len(ids) != 1}
     out: dict[str, Any] = {"query": query, "other": other, "split": split, "cosine": None, "nearest": None,
@@ -139,10 +138,9 @@ def token_neighbors(tokenizer, table: torch.Tensor, text: str, k: int) -> dict:
 RANDOM_SEED = 0  # the seed of the random Gaussian reference table of `run_axes`
 
 
-def load_table(run_dir, which: str = "last", *, untrained: bool = False):
-    """A run (LoadedRun) and its token table, float32 (V, d). which: "last", "best" (the best periodic val
-    bpb; the last weights when none) or "init" (step 0); untrained=True is "init"."""
-    run = load_run(run_dir, "init" if untrained else which)
+def load_table(run_dir, which: str = "last"):
+    """A run (LoadedRun) and its token table, float32 (V, d); which: "last", "best" or "init" (step 0)."""
+    run = load_run(run_dir, which)
     return run, run.model.token_embedding.weight.detach().float()
 
 
@@ -218,9 +216,8 @@ def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = Fals
 
 
 def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
-    """`lrn embed axes`: used axes of a run's table, with two references of the same shape:
-    the untrained table (ckpt_init.pt; None when the run has none) and a random Gaussian table
-    (seed RANDOM_SEED). Used axes do not depend on the scale, so N(0, 1) stands for any N(0, s^2)."""
+    """`lrn embed axes`: used axes of a run's table beside the untrained table's (None without
+    ckpt_init.pt) and a random Gaussian table's (scale-free, so N(0, 1) stands for any N(0, s^2))."""
     which = "init" if untrained else checkpoint
     run, table = load_table(run_dir, which)
     result = {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "vocab": table.shape[0],

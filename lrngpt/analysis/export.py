@@ -1,15 +1,7 @@
-"""`lrn embed export`: a run's embedding table as TSV files, or as what TensorBoard's projector reads.
-
-    DIR/vectors.tsv             one row per token: its d numbers, tab-separated (the trained table)
-    DIR/metadata.tsv            a header (token, id, frequency, category), then one line per row
-    DIR/lrn-export.json         what was exported (run, step, rows, width)
-    DIR/.lrn-output             the record: every file above with its sha256 (lrngpt.core.ownership)
-  with --format projector also
-    DIR/vectors_init.tsv        the step-0 table, same rows (when the run has ckpt_init.pt)
-    DIR/projector_config.pbtxt  TensorBoard's projector config naming both tables
-
-Rows are in id order (--top N: the N most frequent in the training split); the token column is
-lrngpt.analysis.vocab.token_text, never a tab or newline. `tensorboard --logdir DIR` shows them.
+"""`lrn embed export`: a run's embedding table as TSV files (vectors.tsv, metadata.tsv with token, id,
+frequency, category; lrn-export.json; the .lrn-output record), or with --format projector also the
+step-0 table (vectors_init.tsv) and projector_config.pbtxt for `tensorboard --logdir DIR`. Rows are
+in id order (--top N: the N most frequent in the training split).
 """
 
 from __future__ import annotations
@@ -70,15 +62,14 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
         files = ["vectors.tsv", "metadata.tsv"]
         tensors = [{"name": f"{run.dir.name} {CHECKPOINT_LABELS.get(checkpoint, checkpoint)} (step {run.step})",
                     "path": "vectors.tsv"}]
-        if fmt == "projector" and checkpoint != "init":
+        if fmt == "projector":
             # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
-            if RunDir(run_dir).has_checkpoint("init"):
+            if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
                 init_run, init = load_table(run_dir, "init")
                 write_vectors(tmp / "vectors_init.tsv", init.numpy()[keep])
                 tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})",
                                 "path": "vectors_init.tsv"})
                 files.append("vectors_init.tsv")
-        if fmt == "projector":
             (tmp / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
             files.append("projector_config.pbtxt")
         result = {"run": str(run_dir), "step": run.step, "checkpoint": checkpoint, "format": fmt, "out": str(out),

@@ -1,21 +1,10 @@
-"""Land & Bartolo's indicator of under-trained tokens, for a model without a training record.
-
-"Fishing for Magikarp" (Land & Bartolo, 2024): a token never seen as a target still gets the
-softmax's push down on its logit at every step, the same way for every such token, so their
-unembedding rows end up close together. For the unembedding U (V x h):
-
-    1. remove U's first principal component p (of the centred rows) from every row: U' = U - (U p) p^T;
-    2. u_ref = the mean of U' over reference tokens known to be unused;
-    3. indicator_i = 1 - cos(U'_i, u_ref): low = near the unused tokens = a candidate.
-
-As the authors' code (magikarp/utils.py) does; its three siblings are kept under INDICATORS to be
-graded against a trained run's counts. The removal assumes unused tokens are a small minority: when
-nearly half a vocabulary was never read (the lab's tiny runs), the first component is their drift
-and removing it removes the signal.
-
-Reference tokens (`reference_ids`): the single-byte tokens of the 13 bytes no UTF-8 text holds
-(0xC0, 0xC1, 0xF5-0xFF), plus table rows past the tokenizer's vocabulary. The paper's verification
-by prompting is left out: the candidates (the CANDIDATE_SHARE lowest) are not verified glitch tokens.
+"""Land & Bartolo's indicator of under-trained tokens ("Fishing for Magikarp", 2024), for a model
+without a training record: a token never seen as a target gets the same softmax push on every step,
+so such unembedding rows end up close together. As the authors' code (magikarp/utils.py): remove U's
+first principal component, average the rows of known-unused reference tokens (`reference_ids`: the
+13 bytes no UTF-8 text holds, plus rows past the vocabulary), indicator_i = 1 - cos(U'_i, u_ref).
+When nearly half a vocabulary was never read, the first component is their drift and removing it
+removes the signal. The paper's verification by prompting is left out.
 """
 
 from __future__ import annotations

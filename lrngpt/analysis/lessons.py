@@ -1,9 +1,6 @@
-"""The lessons of the lecture on embedding tables (and one of the book chapter's) as runnable checks on
-real torch modules: `lookup` (nn.Embedding(ids) equals one_hot(ids) @ E), `lookup_grad` (repeated
-ids sum their gradients), `tying` (unread rows still change under tying, weight decay or momentum),
-`softmax_bottleneck` (Yang et al. 2017: log-probabilities over many contexts have rank at most the
-width entering the output layer, + 1 for an output bias, + 1 for the normaliser) and `renumber`
-(permuting the table's rows alone breaks a model; relabelling ids consistently changes nothing).
+"""The lecture's lessons on embedding tables as runnable checks on real torch modules: `lookup`,
+`lookup_grad`, `tying`, `softmax_bottleneck` (Yang et al. 2017: the log-probability matrix's rank is
+bounded by the output layer's width + bias + normaliser) and `renumber`.
 """
 
 from __future__ import annotations
@@ -228,16 +225,20 @@ def softmax_bottleneck(run_dir=None, contexts: int | None = None, random_context
     return {"source": source, "run": None if run_dir is None else str(run_dir), "models": results}
 
 
-def _val_windows(run, n: int, seq_len: int, log) -> torch.Tensor:
-    """n windows of seq_len tokens spread evenly over the run's validation split."""
+def _val_tokens(run, log, fix: str) -> np.ndarray:
     data = run_data(run, log)
     if data is None:
-        raise UserError(f"{run.dir} has no validation split of its own (an imported model); add --random")
-    val = np.asarray(data.tokens("val"))
+        raise UserError(f"{run.dir} has no validation split of its own (an imported model){fix}")
+    return np.asarray(data.tokens("val"), dtype=np.int64)
+
+
+def _val_windows(run, n: int, seq_len: int, log) -> torch.Tensor:
+    """n windows of seq_len tokens spread evenly over the run's validation split."""
+    val = _val_tokens(run, log, "; add --random")
     if len(val) < seq_len:
         raise UserError(f"the validation split has {len(val)} tokens, fewer than one window of {seq_len}; add --random")
     starts = np.linspace(0, len(val) - seq_len, n).round().astype(np.int64)
-    return torch.from_numpy(val[starts[:, None] + np.arange(seq_len)].astype(np.int64))
+    return torch.from_numpy(val[starts[:, None] + np.arange(seq_len)])
 
 
 # ---------------------------------------------------------------------------------------- renumber
@@ -268,12 +269,8 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
     if run_dir is None:
         model, tokens, token_bytes, seq_len, unit = _toy_model(seed, log or logging.info)
     else:
-
         run = load_run(run_dir)
-        data = run_data(run, log)
-        if data is None:
-            raise UserError(f"{run_dir} has no validation split of its own (an imported model) to measure on")
-        model, tokens, unit = run.model, np.asarray(data.tokens("val"), dtype=np.int64), "bits per byte"
+        model, tokens, unit = run.model, _val_tokens(run, log, " to measure on"), "bits per byte"
         seq_len = run.config.train.seq_len
         token_bytes = run.tokenizer.token_bytes_for(model.token_embedding.weight.shape[0])
     rows = model.token_embedding.weight.shape[0]

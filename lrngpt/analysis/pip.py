@@ -1,22 +1,10 @@
 """Choosing the width before training: the PIP loss of Yin & Shen (NeurIPS 2018, "On the
-Dimensionality of Word Embedding"), computed from a corpus's token arrays.
-
-An embedding of M = U D V^T is E = U[:, :k] D[:k]^alpha; two compare by the PIP loss
-||E1 E1^T - E2 E2^T|| (Frobenius). A k-wide embedding of noisy counts loses the directions it drops
-(bias) and takes in the noise of the weak ones it keeps (variance); the PIP-optimal k balances them.
-As in the paper and its authors' code:
-
-1. PMI_ij = log(N_ij N / (N_i N_j)) of skip-gram `window` counts, 0 where a pair never occurs; rows
-   are the tokens that occur, or the `top` most frequent (unseen rare pairs agree in both halves
-   and would pull the noise estimate down);
-2. the spectrum: |eigenvalues| of the symmetric PMI matrix;
-3. the noise: two halves of the text (alternating chunks) differ by noise of std 2 sigma;
-4. the signal spectrum: singular values soft-thresholded at 2 sigma sqrt(n), the noise edge;
-5. the PIP loss of every k by Monte Carlo, the signal plus N(0, sigma^2) noise; the lowest k wins;
-6. beside it the paper's upper bound on the expected loss (`theorem_bound`).
-
-Memory: the n x n matrices are float32 and at most four live at once; pairs are counted with
-np.unique over pair ids in blocks, never as an n^2 int64 histogram.
+Dimensionality of Word Embedding") from a corpus's token arrays, as in the paper and its authors'
+code: the PMI matrix of skip-gram `window` counts (rows: the tokens that occur, or the `top` most
+frequent), its spectrum, the noise from two halves of the text (alternating chunks), the signal
+spectrum soft-thresholded at the noise edge, and the PIP loss of every k by Monte Carlo (the lowest
+k wins), beside the paper's upper bound (`theorem_bound`). The n x n matrices are float32, at most
+four alive; pairs are counted with np.unique in blocks, never as an n^2 histogram.
 """
 
 from __future__ import annotations
@@ -30,6 +18,7 @@ import numpy as np
 import psutil
 import torch
 
+from lrngpt.analysis.costs import bpb_series
 from lrngpt.core.fsio import read_json
 from lrngpt.data.prepared import prepare
 from lrngpt.device.memory import check_memory
@@ -319,9 +308,8 @@ FAR_APART = 2.0  # the measured best width and k this many times apart, or more:
 
 
 def far_apart(result: dict, best: dict) -> str | None:
-    """Why the PIP-optimal k and the sweep's best width d differ, from this text's numbers (tokens,
-    signal rank, noise edge) and the sweep's (steps, d); None when they are within FAR_APART of each
-    other, or when no width beats no embedding (k = 0, said by its own line)."""
+    """Why the PIP-optimal k and the sweep's best width d differ; None when within FAR_APART of each
+    other or when k = 0 (said by its own line)."""
     k, d = result["optimal"]["k"], best["best_width"]
     if k < 1 or d < 1 or max(k, d) / min(k, d) <= FAR_APART:
         return None
@@ -346,18 +334,11 @@ def sweep_best(sweep_dir) -> dict:
         raise UserError(f"{option('sweep', d)}: no summary.json there; run `lrn sweep embed-dim ... --out {d}` first")
     doc = read_json(d / "summary.json", "sweep summary")
     rows = doc.get("rows") if isinstance(doc, dict) else None
-    series: dict[tuple, dict[int, list[float]]] = {}
-    for row in rows if isinstance(rows, list) else []:
-        if not isinstance(row, dict):
-            continue
-        w, v = row.get("n_embd"), row.get("val_bpb")
-        if isinstance(w, int) and not isinstance(w, bool) and isinstance(v, (int, float)) and math.isfinite(v):
-            key = (row.get("steps"), row.get("train_tokens"), row.get("corpus"))
-            series.setdefault(key, {}).setdefault(w, []).append(float(v))
+    series = bpb_series(rows if isinstance(rows, list) else [],
+                        lambda row: (row.get("steps"), row.get("train_tokens"), row.get("corpus")))
     if not series:
         raise UserError(f"{d / 'summary.json'}: no finished rows with n_embd and val_bpb; is it a width sweep?")
-    (steps, train_tokens, corpus), by = max(series.items(), key=lambda kv: len(kv[1]))
-    bpb = {w: sum(vs) / len(vs) for w, vs in sorted(by.items())}
+    (steps, train_tokens, corpus), bpb = max(series.items(), key=lambda kv: len(kv[1]))
     best = min(bpb, key=lambda w: bpb[w])
     return {"dir": str(d), "scale": doc.get("scale"), "corpus": corpus, "steps": steps, "train_tokens": train_tokens,
             "val_bpb": bpb, "best_width": best, "best_val_bpb": bpb[best]}

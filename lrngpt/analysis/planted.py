@@ -1,19 +1,11 @@
 """Planted tokens: a training split in which chosen ids are read as input an exact, known number of
-times, and indicators of under-trained tokens scored against that answer.
+times (the sampler's window starts depend on the split's length and seed only, so overwriting ids
+keeps the positions a run reads), and indicators of under-trained tokens scored against that answer.
 
-Planting: the sampler's window starts depend on the split's length and seed only, so overwriting
-ids keeps the positions a run reads (BatchSampler.reads). An id the text never has read as input
-is written at positions whose input reads add up to the wanted count; the 0 group at positions
-read neither as input nor as target.
-
-The indicator, "own movement": m_i = W_i - delta W0_i (lrngpt.analysis.rare_tokens.moved), g the
-mean of m over the reference tokens (lrngpt.analysis.glitch.reference_ids: the shared drift of a
-tied table), own_i = ||m_i - (m_i . g^) g^||. A row is flagged when own_i is at most OWN_FACTOR
-times the largest among the reference tokens, plus float32's rounding of the weight decay times
-the row's initial length (OWN_RULE; the factor measured on the planted GPT pair, README "The
-embedding table"). AdamW's per-coordinate scaling moves a row read once nearly as far as one read
-a thousand times, so it finds never-read rows, not 10 reads from 1,000: both truths are scored
-(TRUTHS).
+"Own movement": each row's movement (rare_tokens.moved) less its component along the reference
+tokens' shared drift; flagged when at most OWN_FACTOR times the references' largest plus float32's
+rounding (OWN_RULE, measured on the planted GPT pair). AdamW moves a row read once nearly as far as
+one read a thousand times, so it finds never-read rows, not 10 reads from 1,000: both truths are scored.
 """
 
 from __future__ import annotations
@@ -144,9 +136,8 @@ def precision_recall(flagged: np.ndarray, truth: np.ndarray) -> dict:
 
 
 def score(flagged: np.ndarray, inputs: np.ndarray, width: int, planted: list[int], outside: np.ndarray) -> dict:
-    """Precision and recall of `flagged` against each of TRUTHS (input reads < width, never read): on
-    the planted ids, and on every id in `outside` (the vocabulary without the reference tokens, which
-    are flagged by definition)."""
+    """Precision and recall of `flagged` against each of TRUTHS, on the planted ids and on `outside`
+    (the vocabulary without the reference tokens, flagged by definition)."""
     out = {}
     for name, truth in (("under_trained", inputs < width), ("never_read", inputs == 0)):
         out[name] = {"planted": precision_recall(flagged[planted], truth[planted]),

@@ -1,20 +1,9 @@
-"""Under-trained tokens of a run: how often it read each token, how far each row moved from its
-initial value, and which tokens the run leaves under-trained (`lrn embed undertrained`).
-
-Reads are exact: the batch sampler is replayed from the run's seed for the checkpoint's steps (as
-`lrn eval --by-reads` does); position p was an input as often as p+1 was a target. The MLP's
-<|endoftext|> padding (block_size-1 per window) counts as input reads of that row.
-
-The rule (UNDER_TRAINED): input reads < d. The input path gives row i a gradient only at a step
-whose batch holds token i, so with plain SGD its change lies in an r_i-dimensional subspace (r_i
-its reads): with r_i < d, d - r_i directions are still their random initial values, fewer chances
-than numbers. (AdamW blurs the subspace, but the row still got only r_i signals.) A token read 0
-times is `never_read`: untied, its row got no gradient at all. Tied, the softmax pushes every row
-at every step, so never-read rows still move, all much the same way: the shared drift Land &
-Bartolo's indicator (lrngpt.analysis.glitch) looks for in a model with no training record.
-
-Movement: `moved` is ||W_i - delta W0_i||, delta the product of (1 - lr_t x weight_decay) over the
-steps: the decay alone shrinks a row with no gradient by exactly that, which is not learning.
+"""Under-trained tokens of a run (`lrn embed undertrained`): exact reads per token (the run's batch
+sampler replayed, as `lrn eval --by-reads` does), how far each row moved, and which rows stay
+under-trained. The rule (UNDER_TRAINED) is input reads < d: with plain SGD a row read r times changed
+only in an r-dimensional subspace. Untied, a never-read row gets no gradient; tied, the softmax moves
+every row, the shared drift lrngpt.analysis.glitch looks for. `moved` is ||W_i - delta W0_i||, delta
+the weight decay's product over the steps: decay alone shrinks a row by exactly that.
 """
 
 from __future__ import annotations

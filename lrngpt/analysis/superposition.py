@@ -1,12 +1,7 @@
-"""Superposition: the toy model of Elhage et al. (2022, "Toy Models of Superposition").
-
-n features (0 with probability S, else uniform in [0, 1]) pass through d < n dimensions and back,
-x' = ReLU(W^T W x + b), trained on sum_i I_i (x_i - x'_i)^2 with I_i = decay^i. ||W_i|| near 1: the
-model represents feature i. Dense features: it keeps the d most important, orthogonal (as PCA);
-sparse ones: more than d, at the price of interference sum_{j != i} (W_i/||W_i|| . W_j)^2. The
-paper's setting (n = 20, d = 5, 0.7^i, batch 1024, Adam), at lr 1e-2 for 1,000 steps instead of
-its 1e-3 for 10,000 (measured: the same picture, within one feature). Every sparsity is one
-instance of a batched model, so the sweep is one training loop: seconds on a CPU.
+"""Superposition: the toy model of Elhage et al. (2022), x' = ReLU(W^T W x + b) for n sparse features
+through d < n dimensions, loss weighted by decay^i. The paper's setting (n = 20, d = 5, 0.7^i, batch
+1024, Adam) at lr 1e-2 for 1,000 steps instead of 1e-3 for 10,000 (measured: the same picture); every
+sparsity is one instance of a batched model, so the sweep is one training loop.
 """
 
 from __future__ import annotations
@@ -68,38 +63,33 @@ def train_toy(features: int = 20, dims: int = 5, sparsity=SPARSITIES, steps: int
     # (benchmarks/bench_superposition.py prints the ratio; on a busy 2-core machine 2 threads were 10x slower)
     torch.set_num_threads(1)
     try:
-        return _train(features, dims, sparsities, steps, batch, decay, lr, seed)
+        n_inst = len(sparsities)
+        gen = torch.Generator().manual_seed(seed)
+        w = torch.empty(n_inst, dims, features)
+        for i in range(n_inst):  # Xavier normal per instance, from the one generator
+            w[i] = torch.randn(dims, features, generator=gen) * math.sqrt(2.0 / (dims + features))
+        w.requires_grad_(True)
+        b = torch.zeros(n_inst, features, requires_grad=True)
+        importance = decay ** torch.arange(features, dtype=torch.float32)
+        p_on = 1.0 - torch.tensor(sparsities).reshape(n_inst, 1, 1)
+        opt = torch.optim.Adam([w, b], lr=lr)
+        for _ in range(steps):
+            shape = (n_inst, batch, features)
+            u = torch.rand(shape, generator=gen)  # on below p, then u / p is uniform on [0, 1)
+            x = torch.where(u < p_on, u / p_on, 0.0)
+            h = torch.einsum("idn,ibn->ibd", w, x)
+            out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
+            loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
+        return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
+            "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
+            "lr": lr, "seed": seed})
     finally:
         torch.set_num_threads(threads)
-
-
-def _train(features: int, dims: int, sparsities: list[float], steps: int, batch: int, decay: float, lr: float,
-           seed: int) -> dict:
-    n_inst = len(sparsities)
-    gen = torch.Generator().manual_seed(seed)
-    w = torch.empty(n_inst, dims, features)
-    for i in range(n_inst):  # Xavier normal per instance, from the one generator
-        w[i] = torch.randn(dims, features, generator=gen) * math.sqrt(2.0 / (dims + features))
-    w.requires_grad_(True)
-    b = torch.zeros(n_inst, features, requires_grad=True)
-    importance = decay ** torch.arange(features, dtype=torch.float32)
-    p_on = 1.0 - torch.tensor(sparsities).reshape(n_inst, 1, 1)
-    opt = torch.optim.Adam([w, b], lr=lr)
-    for _ in range(steps):
-        shape = (n_inst, batch, features)
-        u = torch.rand(shape, generator=gen)  # one draw per entry: on below p, then u / p is uniform on [0, 1)
-        x = torch.where(u < p_on, u / p_on, 0.0)
-        h = torch.einsum("idn,ibn->ibd", w, x)
-        out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
-        loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
-    return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
-        "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
-        "lr": lr, "seed": seed})
 
 
 def measure(w: torch.Tensor, b: torch.Tensor, sparsities: list[float], losses: list[float], setting: dict) -> dict:

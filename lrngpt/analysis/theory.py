@@ -1,11 +1,5 @@
-"""Theory of the embedding width (the book chapter on choosing it): random-vector cosines, the JL bound, the fourth-root rule.
-
-Three small calculations that say how many dimensions a vocabulary of N tokens needs:
-- N random vectors in d dimensions look unrelated (|cos| small) only when d is large enough;
-  their pairwise cosines have std 1/sqrt(d).
-- The Johnson-Lindenstrauss lemma (Dasgupta-Gupta constants) bounds the width that keeps
-  every pairwise distance within 1 +- eps: k >= 24 ln N / (3 eps^2 - 2 eps^3).
-- The TensorFlow feature-column rule of thumb: width = N ** 0.25.
+"""Theory of the embedding width (the book chapter on choosing it): random-vector cosines (std
+1/sqrt(d)), the Johnson-Lindenstrauss bound (Dasgupta-Gupta constants) and the fourth-root rule.
 """
 
 from __future__ import annotations

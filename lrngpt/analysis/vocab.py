@@ -1,8 +1,5 @@
-"""A run's vocabulary as people read it: each token's text with its bytes escaped, how often
-it occurs in the training split, and `lrn tokenizer show`'s id <-> text lookup.
-
-A byte-level BPE token is bytes, not always whole characters, so `token_text` keeps readable
-UTF-8 and escapes the rest: never a tab or newline, so it fits a TSV cell or a label.
+"""A run's vocabulary as people read it: each token's text (`token_text`: readable UTF-8, the rest
+escaped, never a tab or newline), its count in the training split, and `lrn tokenizer show`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""What every corpus is and may hold: the `Corpus` type, the end-of-text separator, the limits on one
-document and one line, and a corpus size (`parse_size`). Each kind's loader (lrngpt.corpora.registry
-names them) builds a Corpus from these; nothing here reads a file."""
+"""What every corpus is and may hold: `Corpus`, the end-of-text separator, the limits on one document
+and one line, and `parse_size`."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ EOT = "<|endoftext|>"
 
 @dataclass
 class DocumentLimits:
-    """One document is trained on whole, and the BPE trainer holds about 100 bytes a character of it, so a
-    longer one is refused with its file (a 1 MB .gz can hold a 1 GB line). One object read at each use,
-    so a test lowers a limit where it is defined (monkeypatch.setattr(LIMITS, ...))."""
+    """The BPE trainer holds about 100 bytes a character of a document, so a longer one is refused
+    (a 1 MB .gz can hold a 1 GB line); one object read at each use, so a test can lower a limit."""
 
     max_document_chars: int = 1 << 25  # 33,554,432 characters: a long book is 3 million
     max_line_bytes: int = 1 << 27  # a JSONL or TSV line (JSON escapes make a document's line longer than its text)
@@ -28,9 +26,8 @@ LIMITS = DocumentLimits()
 
 @dataclass(frozen=True)
 class Corpus:
-    """Documents as an iterator of strings (streamed, so memory does not grow with the corpus), its own
-    validation split when it has one, and a fingerprint that changes when its content changes (it keys
-    the token cache and guards --resume)."""
+    """Documents streamed as strings, the corpus's own validation split if any, and a fingerprint of
+    its content (it keys the token cache and guards --resume)."""
 
     spec: str
     kind: str

@@ -1,13 +1,9 @@
 """Resumable, checked downloads into the cache directory (standard library urllib only).
 
-A download streams into `<dest>.part`; the next attempt (or run) resumes it with an HTTP Range
-request, and starts over when the server ignores Range (200), cannot serve it (416) or sends a part
-that does not start where the file stopped. A file of known size is never read past it (a mirror
-that streams without end stops there). A complete file's size and sha256 are checked: a good one
-is renamed to `dest`, a bad one moved aside to `<dest>.bad` and never used; a `dest` that no longer
-matches is moved aside the same way and fetched again. (huggingface_hub's http_get, used for Hub
-files in lrngpt.corpora.hub_file, appends a 206 that starts elsewhere and writes an endless body
-before it compares sizes; pooch never resumes.)
+A download streams into `<dest>.part` and resumes with an HTTP Range request, starting over when the
+server ignores or cannot serve it or sends a part that starts elsewhere; a file of known size is
+never read past it. A complete file's size and sha256 are checked: a bad one moves to `<dest>.bad`.
+(huggingface_hub's http_get appends a misplaced 206 and reads endless bodies; pooch never resumes.)
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of COLUMN.
-
-NAME is a Hub dataset, a local directory of data files `datasets.load_dataset` reads, or a
-`save_to_disk` directory. Empty parts take their default (COLUMN: `text`). `@REV` pins a Hub
-dataset to a revision (only a commit never changes). `?stream` streams the rows instead of
-converting the whole dataset into the Arrow cache; a streamed Hub dataset needs `@REV` (its
-fingerprint is its name and revision, no files to hash), a streamed local directory is
-fingerprinted by its files.
-
-Splits: with SPLIT, that split is the corpus (the pipeline draws the validation documents);
-without, `train` trains and its own `validation` (else `valid`, `val`, `test`) validates, or a
-single split is used. Needs `datasets` (lrngpt[hf]); rows are read a batch at a time from the
-memory-mapped Arrow cache, and the fingerprint hashes those files, the column and the splits' roles.
+"""`hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`: a Hugging Face dataset, one document per row of
+COLUMN (default `text`). NAME is a Hub dataset, a local directory `datasets.load_dataset` reads, or a
+`save_to_disk` directory. `?stream` streams the rows instead of converting them into the Arrow cache;
+a streamed Hub dataset needs `@REV` (its fingerprint is name and revision). With SPLIT that split is
+the corpus; without, `train` trains and its own validation split validates. Needs lrngpt[hf].
 """
 
 from __future__ import annotations
@@ -150,27 +142,22 @@ def choose_splits(splits: dict, split: str | None, spec: str) -> tuple[str, str 
 
 def _check_column(ds, column: str, where: str) -> None:
     datasets = _datasets()
-    if isinstance(ds, datasets.IterableDataset):
-        return _check_streamed_column(ds, column, where)
-    if column not in ds.column_names:
-        raise UserError(f"{where} has no column {column!r} (columns: {', '.join(ds.column_names)}); "
+    streamed = isinstance(ds, datasets.IterableDataset)
+    first = next(iter(ds.take(1)), None) if streamed else None  # a stream's columns: its first row's
+    if streamed and first is None:
+        raise UserError(f"{where} has no rows; choose another split or dataset")
+    columns = list(first or ()) if streamed else ds.column_names
+    if column not in columns:
+        raise UserError(f"{where} has no column {column!r} (columns: {', '.join(columns)}); "
                         "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
+    if streamed:
+        return
     feature = ds.features[column]
     if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
         raise UserError(f"{where}: column {column!r} holds {feature}, not strings; name a text column "
                         "with hf:NAME:CONFIG:SPLIT:COLUMN")
     if ds.num_rows == 0:
         raise UserError(f"{where} has no rows; choose another split or dataset")
-
-
-def _check_streamed_column(ds, column: str, where: str) -> None:
-    """A stream's columns are known from its first row (its features may be None until then)."""
-    first = next(iter(ds.take(1)), None)
-    if first is None:
-        raise UserError(f"{where} has no rows; choose another split or dataset")
-    if column not in first:
-        raise UserError(f"{where} has no column {column!r} (columns: {', '.join(first)}); "
-                        "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
 
 
 def documents(ds, column: str, where: str) -> Iterator[str]:

@@ -1,12 +1,9 @@
 """One file of a Hugging Face dataset at a pinned commit, downloaded by huggingface_hub and checked.
 
-`pinned_file(...)` returns `directory/filename` holding exactly the pinned bytes (size and sha256):
-a file already right is returned without the network (its sha256 remembered by its stat,
-lrngpt.corpora.stat_cache); otherwise one HEAD request refuses another size, sha256 (a large file's
-ETag) or commit before a byte is downloaded, and no answer is `Unreachable` at once (not after
-huggingface_hub's 25 s of retries); then `hf_hub_download` fetches it into `directory` (resumable,
-retried, Xet) and the file is checked again, a wrong one moved aside to `<file>.bad`. The endpoint
-is huggingface.co, `HF_ENDPOINT` or the caller's mirror; `HF_HUB_OFFLINE=1` downloads nothing.
+`pinned_file` returns a file holding exactly the pinned bytes (size and sha256): one already right
+needs no network (lrngpt.corpora.stat_cache); otherwise one HEAD request refuses another size, sha256
+or commit before a byte comes, and no answer is `Unreachable` at once (not after huggingface_hub's
+retries). `HF_ENDPOINT` or a mirror is used; `HF_HUB_OFFLINE=1` downloads nothing.
 """
 
 from __future__ import annotations

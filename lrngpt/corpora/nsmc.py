@@ -1,8 +1,5 @@
-"""`nsmc[:PATH]`: the Naver Sentiment Movie Corpus, one review per document, labels kept.
-
-Files are `id<TAB>document<TAB>label` with a header line (label 0 negative, 1 positive), maybe
-gzipped. PATH is a directory holding ratings_train.txt and ratings_test.txt (the validation
-split), or one such file (the pipeline makes the split); without PATH both are downloaded.
+"""`nsmc[:PATH]`: the Naver Sentiment Movie Corpus (`id<TAB>document<TAB>label`, maybe gzipped), one
+review per document; PATH is a directory with ratings_train.txt and ratings_test.txt, or one file.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""`jsonl:PATH[:FIELD]` and `parquet:PATH[:COLUMN]`: one document per record.
+"""`jsonl:PATH[:FIELD]` and `parquet:PATH[:COLUMN]`: one document per record (default field `text`).
 
-JSON Lines: every non-blank line is a JSON object whose FIELD (default `text`) is a string.
-Parquet: every row's COLUMN (default `text`) is a string, read a batch of rows at a time through a
-1 MiB buffer with no pre-buffering (pyarrow's defaults read a whole column chunk, so memory grew
-with the file). PATH is a file or a directory read recursively in sorted order. A record that
-breaks the rules stops with its file and line (or row); a lone UTF-16 surrogate escape ("\\ud800",
-no Unicode character) is refused as `datasets` refuses it. The fingerprint hashes the files' bytes
-and the field name.
+PATH is a file or a directory read recursively in sorted order. Parquet is read a batch at a time
+through a 1 MiB buffer without pre-buffering (pyarrow's defaults read a whole column chunk). A bad
+record stops with its file and line (or row); a lone UTF-16 surrogate is refused as `datasets` does.
 """
 
 from __future__ import annotations
@@ -169,9 +165,8 @@ def _open_parquet(path: Path, column: str):
 
 
 def parquet_documents(path: Path, column: str) -> Iterator[str]:
-    """The column's values a batch of rows at a time, so a big file never sits in memory whole
-    (benchmarks/bench_parquet_memory.py measures it against `text:`). A page that does not
-    decompress or decode (a damaged file) is a UserError naming the file and the rows read."""
+    """The column's values a batch of rows at a time (benchmarks/bench_parquet_memory.py); a damaged
+    page is a UserError naming the file and the rows read."""
     import pyarrow as pa
 
     pf = _open_parquet(path, column)

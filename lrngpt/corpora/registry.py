@@ -1,6 +1,4 @@
-"""A corpus string (`KIND[:ARG]`, the kinds in docs/reference/corpora.md and in `_load`'s message),
-and the loader of each kind: it takes what follows `KIND:` and returns a `Corpus` (lrngpt.corpora.base).
-"""
+"""A corpus string (`KIND[:ARG]`, docs/reference/corpora.md) and each kind's loader of ARG."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """Hash a corpus once: fingerprints recognised by the files' stat, as git's index does.
 
-A fingerprint is a sha256 over every byte of the files (`text.fingerprint_files`): seconds for a
-2 GB corpus on every prepare, train and sweep point. `cached_fingerprint` remembers it, in this
-process and in `CACHE_DIR/fingerprints.json`, under each file's path, size, mtime_ns, ctime_ns,
-inode and device; any changed stat hashes again, and `LRN_VERIFY=1` (`set_verify(True)`,
-`lrn data prepare --verify`) always does. A file whose mtime is within `RACY_NS` of the hash's
-start could change again without its stat changing (git's "racily clean"): not remembered. A
-damaged or unwritable cache file is ignored.
+`cached_fingerprint` remembers a sha256 (in this process and CACHE_DIR/fingerprints.json) under each
+file's path, size, mtime_ns, ctime_ns, inode and device; `LRN_VERIFY=1` always hashes. A file whose
+mtime is within `RACY_NS` of the hash's start is not remembered (git's "racily clean").
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """`stories[:SIZE[:SEED]]`: the embedded corpus, a seeded generator of simple children's stories.
 
-A story is a cast (a child, a friend, a pet, a toy, a place...) drawn from word CATEGORIES, the
-intro, an arc (lost toy, new friend, rainy day, ...) and filler sentences. A slot draws uniformly
-from its category, so every word of a category shares the same frames: what lets a model's
-embeddings cluster names with names, which the embedding analyses check (meta["categories"]). The
-words and templates are lrngpt.corpora.stories_words (stories.txt); this module casts and generates.
-
-An arc is paragraphs (blank-line separated) of beats (lines). A beat's alternatives are separated
-by " | " (a line starting with "| " continues the beat above); "? " makes a beat optional and "~"
-is one filler sentence. {Name}, {toy}... are story-level (the cast); {any_colour}, {a_any_animal},
-{vt_ed}... draw fresh for each sentence (a trailing digit gives a second draw). The vocabulary is
-wide so a byte-level BPE on a few MB reaches 4,096 tokens; templates are compiled once into
-`str.format_map` strings, so 100 MB takes seconds. All text is ASCII: len(text) is its UTF-8 size.
+A slot draws uniformly from its word category, so every word of a category shares the same frames:
+what lets embeddings cluster names with names (meta["categories"]). Words and templates are data
+(lrngpt.corpora.stories_words, stories.txt). An arc is paragraphs of beats (lines); " | " separates
+alternatives ("| " continues a beat), "? " makes a beat optional, "~" is a filler sentence; {Name}
+is story-level, {any_colour}-like slots draw per sentence (a trailing digit: a second draw).
+Templates compile once to `str.format_map` strings. All text is ASCII: len(text) is its UTF-8 size.
 """
 
 from __future__ import annotations

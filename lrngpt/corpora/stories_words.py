@@ -1,7 +1,5 @@
-"""The stories corpus's words: the categories a story draws its cast from, the inflection that makes
-plurals, verb forms and comparatives of them, and the word pools (FRESH) that template slots such
-as {any_colour} or {vt_ed} draw from afresh in every sentence (lrngpt.corpora.stories). The words and
-the templates are data: stories_categories.json and stories.txt beside this module.
+"""The stories corpus's words: its categories, their inflections and the FRESH pools slots such as
+{any_colour} draw from (data: stories_categories.json and stories.txt beside this module).
 """
 
 from __future__ import annotations
@@ -37,19 +35,8 @@ ARCS = {k[4:]: f"\n{v}\n" for k, v in _TEXT.items() if k.startswith("arc ")}
 # ---- inflection (regular English rules, irregular forms listed) ---------------------------------
 
 _VOWELS = "aeiou"
-_IRREGULAR_PLURAL = {"mouse": "mice", "sheep": "sheep", "fish": "fish", "deer": "deer", "goose": "geese",
-                     "wolf": "wolves", "leaf": "leaves", "scarf": "scarves", "shelf": "shelves",
-                     "elf": "elves", "foot": "feet", "octopus": "octopuses",
-                     "potato": "potatoes", "tomato": "tomatoes", "mango": "mangoes", "child": "children"}
-_IRREGULAR_PAST = {"run": "ran", "swim": "swam", "sing": "sang", "draw": "drew", "read": "read", "dig": "dug",
-                   "slide": "slid", "spin": "spun", "swing": "swung", "hold": "held", "find": "found",
-                   "hide": "hid", "throw": "threw", "catch": "caught", "shake": "shook", "keep": "kept",
-                   "bring": "brought", "buy": "bought", "make": "made", "build": "built", "eat": "ate",
-                   "cut": "cut", "feed": "fed", "meet": "met", "fly": "flew", "ride": "rode", "win": "won",
-                   "lose": "lost", "sweep": "swept", "blow": "blew", "grow": "grew", "bite": "bit",
-                   "take": "took", "give": "gave", "hang": "hung", "sell": "sold", "teach": "taught",
-                   "wake": "woke", "ring": "rang", "think": "thought", "know": "knew", "hear": "heard",
-                   "forget": "forgot", "write": "wrote", "creep": "crept", "leap": "leapt", "sew": "sewed"}
+_IRREGULAR_PLURAL, _IRREGULAR_PAST = (dict(line.split() for line in _TEXT[k].splitlines())
+                                     for k in ("irregular_plural", "irregular_past"))
 _IRREGULAR_3SG = {"go": "goes", "do": "does", "have": "has"}
 
 

@@ -1,8 +1,5 @@
-"""`text:PATH[,PATH...]`: UTF-8 text files (.txt, .txt.gz) or directories of them.
-
-Documents are separated by the literal `<|endoftext|>` (the TinyStoriesV2 convention); a file
-without one is a single document. Files are streamed in chunks, so a multi-GB file never sits in
-memory whole (only the document being assembled does).
+"""`text:PATH[,PATH...]`: UTF-8 text files (.txt, .txt.gz) or directories of them, streamed in chunks;
+documents are separated by the literal `<|endoftext|>` (a file without one is one document).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""`tinystories[:PATH]`: the TinyStoriesV2-GPT4 train/valid files, with their own split.
-
-PATH is a directory holding TinyStoriesV2-GPT4-train.txt and -valid.txt (or .txt.gz). Without it
-both are downloaded (about 2.2 GB) into cache_dir()/tinystories from the Hugging Face dataset at one
-pinned revision (lrngpt.corpora.hub_file). LRN_TINYSTORIES_URL names a mirror of huggingface.co
-for this corpus only, HF_ENDPOINT for every Hub download; HF_HUB_OFFLINE=1 downloads nothing.
+"""`tinystories[:PATH]`: the TinyStoriesV2-GPT4 train/valid files, with their own split; without PATH
+downloaded (about 2.2 GB) from the Hub at a pinned revision. LRN_TINYSTORIES_URL names a mirror.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""How long a run will take, said before it starts, and a run past train.max_days refused.
-
-A run that could be long is timed first (lrngpt.training.timing.probe) and its estimate logged; one
-estimated past train.max_days (default 7; 0: no limit) is refused before anything is written or
-downloaded, naming fewer train.steps or a higher train.max_days. A guard against a typo, not a
-stop: a run that starts is never cut short. Only runs that would take more than TIME_ABOVE_S even
-on the fastest hardware (OPTIMISTIC_STEP_S, OPTIMISTIC_FLOPS) are timed. Under torchrun the
-processes cannot each time themselves and agree, so only the optimistic bound refuses there.
+"""How long a run will take, said before it starts; a run estimated past train.max_days refused before
+anything is written (a guard against a typo: a started run is never cut short). Only runs longer than
+TIME_ABOVE_S even on the fastest hardware are timed; under torchrun only the optimistic bound refuses.
 """
 
 from __future__ import annotations
@@ -24,9 +19,8 @@ DAY = 86400.0
 
 
 def params_at_least(cfg: RunConfig) -> int:
-    """A lower bound on the model's parameters, from its config alone (building even a meta-device
-    model costs seconds the first time): the tables and the weight matrices of the MLP's layers or
-    the GPT's blocks (biases and norms left out)."""
+    """A lower bound on the model's parameters from its config alone (tables and weight matrices;
+    building even a meta-device model costs seconds the first time)."""
     m, vocab = cfg.model, cfg.data.vocab_size
     if cfg.model_type == "mlp":
         return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
@@ -44,9 +38,8 @@ def optimistic_seconds(cfg: RunConfig, steps: int) -> float:
 
 def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool = True,
                   what: str = "this run") -> float | None:
-    """Estimated seconds for `steps` more steps of `cfg` on `device` (auto resolved), or None when the run is short
-    enough not to be timed; refuses (UserError) a run estimated past train.max_days. `timed=False`
-    (torchrun) refuses on the optimistic bound only."""
+    """Estimated seconds for `steps` more steps, or None for a run too short to time; a run estimated
+    past train.max_days is refused. `timed=False` (torchrun): the optimistic bound only."""
     tc = cfg.train
     if steps <= 0:
         return None

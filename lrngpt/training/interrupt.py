@@ -7,9 +7,8 @@ import signal
 
 
 class StopFlag:
-    """Ctrl-C (SIGINT) or SIGTERM sets a flag; the loop saves between steps and stops. `signals`: the
-    signals it hears (a sweep's worker process hears SIGTERM alone: the sweep's process hears Ctrl-C
-    and stops its workers with SIGTERM, lrngpt.experiments.workers)."""
+    """The flag `signals` set (a sweep's worker hears SIGTERM alone: its parent hears Ctrl-C and
+    stops the workers with SIGTERM)."""
 
     signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 

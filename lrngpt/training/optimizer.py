@@ -1,8 +1,5 @@
-"""The optimizer: AdamW with nanoGPT's weight-decay groups (training and the timing probe share it).
-
-Torch's fused AdamW wherever torch has one for the device: on a CPU the for-loop AdamW was 5x its
-time and a tenth of the cpu preset's step (benchmarks/bench_gpt.py). The two round differently, so
-a run resumes on the implementation it was made with (`load_optimizer_state`).
+"""AdamW with nanoGPT's weight-decay groups, fused wherever torch has it (the CPU for-loop version
+was 5x slower); the two round differently, so a run resumes on the one it was made with.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Seconds per training step in float32 and in bfloat16 autocast, measured side by side.
-
-`dtype_step_seconds(cfg, device)` times the config's model's training step in each dtype in
-interleaved rounds (both see the same load), the median round each: what a budget's dry run says
-`train.dtype=bfloat16` would gain on a CPU with bfloat16 instructions (lrngpt.experiments.bf16_offer).
+"""Seconds per training step in float32 and in bfloat16 autocast, timed in interleaved rounds (median
+each), for a budget's bfloat16 offer (lrngpt.experiments.bf16_offer).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Resuming a run: the checkpoint it continues from, what it must share with the run so far (model,
-data, dtype, schedule), and the training state restored. `open_resume` checks what the checkpoint
-alone can say, before the data is prepared; `check_restorable` and `restore_state` follow.
+"""Resuming a run: `open_resume` checks what the checkpoint alone can say before the data is prepared;
+`check_restorable` and `restore_state` follow.
 """
 
 from __future__ import annotations
@@ -151,13 +150,6 @@ def check_restorable(resume: Resume, cfg: RunConfig, data: PreparedData) -> None
     if ckpt.get("tokenizer_hash") != data.tokenizer.hash:
         raise UserError("the tokenizer changed since this run started; resume with the same data settings")
     check_same_model(saved, cfg)
-
-
-def truncate_metrics(run: RunDir, step: int, log) -> None:
-    """metrics.jsonl cut back to the checkpoint's step: the rows past it are redone."""
-    dropped = run.truncate_metrics(step)
-    if dropped:
-        log(f"metrics: dropped {dropped} rows after step {step} (they are computed again)")
 
 
 def restore_state(resume: Resume, model: torch.nn.Module, optimizer: torch.optim.Optimizer,

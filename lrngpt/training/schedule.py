@@ -1,8 +1,4 @@
 """The learning-rate schedule: linear warmup, then a cosine to train.min_lr at train.steps.
-
-`lr_at(step, train_config)` is the rate of the step after `step`; `schedule_change` says, in one
-clause, how resuming a run with other schedule settings would change it (a resume refuses that
-unless `--extend`, lrngpt.training.trainer).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The start of a training job, everything before its model: processes, the step to stop at, device
-and dtype, the duration plan, the corpus fetched, the run directory taken (or a resume's checkpoint
-checked), the data prepared. `start_job` keeps the order a refusal must come in: nothing is
-written or downloaded for a run past train.max_days, and a start that fails after taking the run
-directory leaves no run behind.
+"""The start of a training job, everything before its model, in the order a refusal must come in:
+nothing written or downloaded for a run past train.max_days, and a failed start leaves no run behind.
 """
 
 from __future__ import annotations
@@ -61,9 +58,8 @@ def close_run(run: RunDir, dist: Distributed, abandon: bool = False) -> None:
 def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool = False,
               stop_at: int | None = None, log=None, extend: bool = False,
               how_to_restart: str = "start again with --force", data: PreparedData | None = None) -> Job:
-    """Start `cfg` in `run_dir` (or check that its checkpoint can continue, with `resume`) and prepare its
-    data; `stop_at` given is --steps (what a refusal names), None is train.steps; `data`: prepared
-    already (a sweep prepares each data configuration once)."""
+    """Start `cfg` in `run_dir` (or check its checkpoint can continue, with `resume`) and prepare its
+    data; `stop_at`: --steps (None: train.steps); `data`: prepared already (a sweep's)."""
     cfg = validated(cfg)  # a field changed after the config was built is checked like --set
     tc = cfg.train
     dist = Distributed.from_env()

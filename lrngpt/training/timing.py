@@ -1,13 +1,6 @@
-"""How long a run takes on this machine: a short measured probe, extrapolated (a sweep's dry run and
-budget plan, and a long `lrn train` before it starts: lrngpt.training.duration).
-
-`probe(cfg, device)` times PROBE_STEPS training steps (after warm-up) and as many forward passes of
-the point's model on random ids, at most PROBE_TOKENS a step, scaled back to the point's batch;
-`estimate_seconds` extrapolates to its steps and evaluations (an estimate: load, caches and a
-bigger batch's better use of the cores change it). A probe is remembered in CACHE_DIR/probes.json
-under this machine (CPU, cores, threads, torch), the model's shape, batch and steps, while younger
-than CACHE_TTL_S and while 1 + the load per core stays within LOAD_SLACK of what it was; a damaged
-or unwritable cache is no cache.
+"""How long a run takes on this machine: a short measured probe (`probe`), extrapolated
+(`estimate_seconds`). Probes are cached in CACHE_DIR/probes.json under this machine, the model's
+shape, batch and steps, while younger than CACHE_TTL_S and the load per core within LOAD_SLACK.
 """
 
 from __future__ import annotations
@@ -76,9 +69,8 @@ _PARAMS: dict[str, int] = {}
 
 
 def params(cfg: RunConfig) -> int:
-    """`cfg`'s model's parameter count, counted once a shape in this process: the MLP's from its formula (V d +
-    block d H + H + H V + V, as MLPConfig checks it), a GPT's by building it on the meta device, uninitialised
-    (lrngpt.models.build.param_breakdown; a plan asks hundreds of times)."""
+    """`cfg`'s model's parameter count, counted once a shape in this process (a plan asks hundreds of
+    times): the MLP's from its formula, a GPT's built on the meta device."""
     m = cfg.model
     if cfg.model_type == "mlp":
         return m.vocab_size * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden + m.n_hidden * m.vocab_size \

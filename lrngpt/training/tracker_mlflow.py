@@ -1,10 +1,5 @@
-"""MLflow for train.logger: one MLflow run per lrn run, each (tag, step) once after any kill.
-
-MLflow's store holds what `log_batch` sent once the call returns, so a resume asks it for each
-tag's history and sends only what it lacks. A store that does not know the kept run id gets a new
-run, sent the whole history. `check` finds what would stop MLflow (a database URI without
-SQLAlchemy, a refused file store, a bad local path, a server that does not answer within
-CONNECT_TIMEOUT, without MLflow's minutes of retries) before the run directory is taken.
+"""MLflow for train.logger: one MLflow run per lrn run; a resume asks the store for each tag's history
+and sends only what it lacks. `check` finds what would stop MLflow before the run directory is taken.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""TensorBoard for train.logger: RUN_DIR/tensorboard, each step once in every reader after any kill.
-
-A killed run leaves event files with steps past its checkpoint (and maybe a cut last record), which
-TensorBoard's loaders treat differently. So a resume rewrites the files as one (`consolidate`): the
-scalars up to the checkpoint once each, plus the rows of metrics.jsonl no file held; the writer
-then appends the steps past it in a new file.
+"""TensorBoard for train.logger: a killed run leaves event files past its checkpoint (maybe a cut last
+record), which TensorBoard's loaders treat differently, so a resume rewrites them as one (`consolidate`).
 """
 
 from __future__ import annotations
@@ -51,9 +47,8 @@ def _scalar(event) -> tuple[str, float] | None:
 
 
 def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> int:
-    """Rewrite `directory`'s event files as one: the scalars at steps up to `resume_step` once each,
-    those metrics.jsonl has (`rows`: (step, {tag: value})) and no file held added; every other
-    event (the hparams summaries) once. Returns how many scalars were added."""
+    """Rewrite `directory`'s event files as one: each scalar up to `resume_step` once, the `rows` of
+    metrics.jsonl no file held added, other events once. Returns how many scalars were added."""
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 

@@ -1,10 +1,6 @@
-"""W&B for train.logger: one W&B run per lrn run, each step once in its history after any kill.
-
-W&B's service writes the run's transaction log (`RUN_DIR/wandb/*-ID/run-ID.wandb`) in 32 KiB
-blocks and dies with its parent, so after a `kill -9` the log holds only a prefix. A resume reads
-back the steps the logs hold (`held_steps`: whole records that pass their checksum) and sends the
-rows past the last one; online, the server's `run.step` counts instead. `check` finds a WANDB_*
-setting W&B refuses or an online mode without an API key before the run directory is taken.
+"""W&B for train.logger. W&B's service writes its transaction log in 32 KiB blocks and dies with its
+parent, so after a kill the log holds a prefix: a resume reads back the steps it holds (`held_steps`)
+and sends the rest; online, the server's `run.step` counts instead.
 """
 
 from __future__ import annotations
@@ -91,7 +87,6 @@ def check() -> None:
 
 
 def _netrc_key(base_url: str) -> str | None:
-
     try:
         found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")
     except (OSError, netrc.NetrcParseError):

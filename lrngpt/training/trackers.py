@@ -1,15 +1,10 @@
-"""Experiment trackers: the training metric stream, also sent to TensorBoard, W&B, MLflow or a CSV file.
+"""Experiment trackers (`train.logger`): the rows of metrics.jsonl also sent to TensorBoard, W&B,
+MLflow or a CSV file, under grouped tags (`train/loss`, `val/bpb`, `final/val_bpb`...).
 
-`train.logger` names them (lrngpt.runconfig.schema.parse_loggers). Every tracker is fed the rows
-the Trainer writes to metrics.jsonl, under grouped tags (`train/loss`, `val/bpb`, `final/val_bpb`...).
-
-Each step once, after any kill: metrics.jsonl is the record. A resume (which cuts metrics.jsonl back
-to its checkpoint) reads back what each tracker durably holds and sends it the rows it lacks (each
-tracker module says how); the CSV file (`RUN_DIR/metrics.csv`) is rewritten. W&B's and MLflow's
-run ids are kept in `RUN_DIR/trackers.json` before the tracker run is made, so a kill leaves no
-second run behind. A run killed after its last step has its trackers completed by
-`lrn train --resume` (`complete`). What would stop a tracker at its start is checked before the
-run directory is taken (`check`). A sweep point logs its swept keys as hyperparameters.
+Each step once after any kill: a resume sends each tracker what it lacks of metrics.jsonl (each
+module says how). W&B's and MLflow's run ids are kept in RUN_DIR/trackers.json before the tracker
+run is made, so a kill leaves no second run; `complete` finishes the trackers of a run killed after
+its last step.
 """
 
 from __future__ import annotations

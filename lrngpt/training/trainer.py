@@ -1,11 +1,6 @@
-"""Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume.
-
-`train_run(cfg, run_dir)` runs one job from step 0, or from ckpt_last.pt with `resume=True`.
-Everything random (model init, the sampler's generator, dropout) is seeded from `train.seed` and
-saved in every checkpoint, so a run stopped and resumed on CPU ends bit-for-bit where a straight
-run would. `train.steps` fixes the schedule; `stop_at` (--steps) is the global step to stop at.
-The start is lrngpt.training.start, the resume's checks lrngpt.training.resume, summary.json
-lrngpt.training.run_summary; the Trainer builds the model and runs the loop.
+"""Training: AdamW, warmup + cosine, clipping, periodic evaluations, exact resume (everything random
+is seeded from `train.seed` and saved in every checkpoint, so a resumed CPU run ends bit-for-bit
+where a straight run would).
 """
 
 from __future__ import annotations
@@ -33,7 +28,7 @@ from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.interrupt import StopFlag
 from lrngpt.training.optimizer import make_optimizer
-from lrngpt.training.resume import State, check_restorable, restore_state, truncate_metrics
+from lrngpt.training.resume import State, check_restorable, restore_state
 from lrngpt.training.run_summary import final_line, precision_summary, summary_document
 from lrngpt.training.schedule import lr_at
 from lrngpt.training.start import Job, start_job
@@ -72,8 +67,10 @@ class Trainer:
             self.state = restore_state(self.resume, self.model, self.optimizer, self.scaler, self.sampler,
                                        job.how_to_restart)
             self.log(f"resumed from {self.resume.path} at step {self.state.step}")
-            if self.dist.master:  # only once every check of the resume has passed
-                truncate_metrics(self.run_dir, self.state.step, self.log)
+            # only once every check of the resume has passed: the rows past the checkpoint are redone
+            if self.dist.master and (dropped := self.run_dir.truncate_metrics(self.state.step)):
+                self.log(f"metrics: dropped {dropped} rows after step {self.state.step} "
+                         "(they are computed again)")
         # what metrics.jsonl holds up to the checkpoint: what the trackers may lack, what was evaluated there
         self.resumed_rows = self.run_dir.metrics() if self.resume is not None and self.dist.master else []
         self.ddp_model = self.dist.wrap(self.model, self.device)
@@ -300,14 +297,10 @@ def train_run(cfg: RunConfig, run_dir: str | Path, resume: bool = False, force: 
           extend: bool = False, how_to_continue: str | None = None, how_to_restart: str | None = None,
           on_metric: Callable[[dict], None] | None = None, data: PreparedData | None = None,
           hparams: dict | None = None) -> dict:
-    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary.
-
-    A resume whose schedule (train.steps, warmup_steps, lr, min_lr) differs from the checkpoint's is
-    refused unless `extend`: then the new schedule runs from the checkpoint's step, recorded in
-    config.json, the checkpoints and summary.json. `warn_passes=False`: no warning about reading the
-    text many times (a sweep warns once); `how_to_continue` / `how_to_restart`: the advice of an
-    interrupted run / a checkpoint too damaged to resume; `on_metric(row)`: each metrics.jsonl row;
-    `data`: cfg.data prepared already; `hparams`: a sweep point's swept keys, for the trackers."""
+    """Train `cfg` into `run_dir` (or continue it with resume); returns the summary. A resume with
+    another schedule is refused unless `extend` (the new one then runs from the checkpoint's step).
+    `warn_passes=False`: no warning about many passes (a sweep warns once); `on_metric(row)`: each
+    metrics.jsonl row; `hparams`: a sweep point's swept keys, for the trackers."""
     stop = cfg.train.steps if stop_at is None else stop_at
     if resume:  # a finished run: say so, do no work
         done = RunDir(run_dir).summary() if RunDir(run_dir).holds_run() else None

@@ -152,3 +152,19 @@ def test_reference_models_match_seed_000():
     assert rows["GPT-3 175B"]["table"] == 617_558_016
     assert round(100 * rows["GPT-3 175B"]["table_share"], 2) == 0.35
     assert all(r["source"] for r in rows.values())
+
+
+def test_lrn_cost_and_pip_sweep_read_one_sweep_to_the_same_bpb_by_width(tmp_path):
+    """`lrn theory cost --sweep` and `lrn theory pip --sweep` share one reader (costs.bpb_series)."""
+    import json
+
+    from lrngpt.analysis.pip import sweep_best
+
+    rows = [{"n_embd": w, "val_bpb": 1.0 + 1 / w + s / 1000, "seed": s, "steps": 300, "corpus": "stories:1MB"}
+            for w in (8, 16, 32) for s in (0, 1)]
+    rows += [{"n_embd": 64, "val_bpb": None}, {"n_embd": True, "val_bpb": 2.0}]
+    (tmp_path / "summary.json").write_text(json.dumps({"rows": rows}))
+    best = sweep_best(tmp_path)
+    assert best["val_bpb"] == bpb_by_width(rows)
+    assert bpb_by_width(rows) == {w: pytest.approx(1.0 + 1 / w + 0.0005) for w in (8, 16, 32)}
+    assert best["best_width"] == 32 and best["steps"] == 300
