@@ -1,6 +1,7 @@
-"""The lecture's lessons on embedding tables as runnable checks on real torch modules: `lookup`,
-`lookup_grad`, `tying`, `softmax_bottleneck` (Yang et al. 2017: the log-probability matrix's rank is
-bounded by the output layer's width + bias + normaliser) and `renumber`.
+"""The lecture's lessons on embedding tables (and one of the book chapter's) as runnable checks on real
+torch modules: `lookup`, `lookup_grad`, `tying`, `renumber`, and `softmax_bottleneck`, the book chapter's
+theory 3 after Yang et al. (2017, "Breaking the Softmax Bottleneck"): the log-probability matrix's rank
+is bounded by the output layer's width + bias + normaliser.
 """
 
 from __future__ import annotations

@@ -1,9 +1,15 @@
 """Under-trained tokens of a run (`lrn embed undertrained`): exact reads per token (the run's batch
 sampler replayed, as `lrn eval --by-reads` does), how far each row moved, and which rows stay
-under-trained. The rule (UNDER_TRAINED) is input reads < d: with plain SGD a row read r times changed
-only in an r-dimensional subspace. Untied, a never-read row gets no gradient; tied, the softmax moves
-every row, the shared drift lrngpt.analysis.glitch looks for. `moved` is ||W_i - delta W0_i||, delta
-the weight decay's product over the steps: decay alone shrinks a row by exactly that.
+under-trained.
+
+The rule, once (UNDER_TRAINED): a token is under-trained when the run read it as input fewer times
+than its row has numbers, input reads < d. With plain SGD a row read r times changed only in an
+r-dimensional subspace, so with r < d some directions of the row are still its random initial values
+(AdamW rescales each coordinate, but the row still got only r signals of its own). Untied, a
+never-read row gets no gradient at all; tied, the softmax moves every row, all in much the same
+direction: the lecture's "a rare token may be under-trained but is not necessarily untouched", the
+shared drift lrngpt.analysis.glitch looks for. `moved` is ||W_i - delta W0_i||, delta the weight
+decay's product over the steps: decay alone shrinks a row by exactly that, which is not learning.
 """
 
 from __future__ import annotations
