@@ -87,15 +87,13 @@ def read_until(proc, *markers: str, stream: str = "stderr") -> list[str]:
     return lines
 
 
-def sigterm_after(argv: list[str], env: dict, marker, delay: float = 0.0) -> tuple[int, list[str]]:
+def sigterm_after(argv: list[str], env: dict, marker) -> tuple[int, list[str]]:
     """Run `python -m lrngpt ARGV`, send SIGTERM the moment a stderr line holds `marker` (a tuple: each of its
-    markers in turn), and return (exit code, every stderr line). `delay` (seconds after the marker before the
-    signal) is for callers not yet moved to a marker of the moment they mean; prefer a later marker."""
+    markers in turn), and return (exit code, every stderr line)."""
     import signal
     import subprocess
     import sys
     import threading
-    import time
 
     child = subprocess.Popen([sys.executable, "-m", "lrngpt", *argv], stderr=subprocess.PIPE,
                              stdout=subprocess.DEVNULL, text=True, env=env)
@@ -104,8 +102,6 @@ def sigterm_after(argv: list[str], env: dict, marker, delay: float = 0.0) -> tup
     guard.start()
     try:
         lines = read_until(child, *((marker,) if isinstance(marker, str) else marker))
-        if delay:
-            time.sleep(delay)
         child.send_signal(signal.SIGTERM)
         lines += child.stderr.readlines()  # to its end: the child exits on the signal
         code = child.wait()
