@@ -312,10 +312,10 @@ def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool 
     names = entries(out) if out.is_dir() else []
     if not names:
         return out
-    c, problem = classify(out, names), record_problem(out)
     if lrn_kind(out) != kind:
+        problem = record_problem(out)
         why = describe_dir(out, names) + (f" (the record {problem}, so it names no file)" if problem else "")
-    elif c[UNRECORDED] or c[CHANGED]:
+    elif (c := classify(out, names))[UNRECORDED] or c[CHANGED]:
         why = (f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})" if c[UNRECORDED] else
                f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})")
     else:
