@@ -9,13 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -158,51 +155,74 @@ def digests(d: Path) -> dict[str, str]:
     return files
 
 
+# `lrn ARGV` in a child that holds still at one MOMENT of replacing its --out directory: it writes HELD
+# and waits there for the test's SIGKILL, so the kill lands at that moment however slowly the machine runs.
+GATED_LRN = r"""
+import os, pathlib, sys, threading
+moment, held, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+out = os.path.realpath(argv[argv.index("--out") + 1])
+temp = os.path.join(os.path.dirname(out), "." + os.path.basename(out) + ".tmp-")
+write_bytes, replace, writes = pathlib.Path.write_bytes, os.replace, [0]
+
+def hold():
+    open(held, "w").close()
+    threading.Event().wait()  # until the SIGKILL
+
+def gated_write(self, data):
+    n = write_bytes(self, data)
+    if str(self).startswith(temp):
+        writes[0] += 1
+        if moment == f"after file {writes[0]}":
+            hold()
+    return n
+
+def gated_replace(src, dst):
+    if moment == "writing the record" and str(dst).startswith(temp):
+        hold()
+    replace(src, dst)
+    if (moment == "old moved aside" and str(src) == out) or (moment == "new renamed in" and str(dst) == out):
+        hold()
+
+pathlib.Path.write_bytes, os.replace = gated_write, gated_replace
+from lrngpt.cli.main import main
+sys.exit(main(argv))
+"""
+
+
 @pytest.mark.slow
-def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(runs, tmp_path):
-    """SIGKILL `lrn export --force` over an earlier export at random moments: the directory always
-    holds one whole export, and the next export leaves no temporary file behind."""
+@pytest.mark.parametrize("moment", ["start-up", "after file 1", "after file 4", "after file 8", "writing the record",
+                                    "old moved aside", "new renamed in", "the end"])
+def test_a_killed_export_leaves_exactly_the_old_or_exactly_the_new_model(moment, runs, tmp_path):
+    """SIGKILL `lrn export --force` over an earlier export at each moment of its writing: the directory
+    holds one whole export, the old or the new (in the one instant between the two renames, the new one
+    whole under its temporary name), and the next export leaves no temporary file behind."""
     transformers = pytest.importorskip("transformers")
-    out = tmp_path / "hf"
+    out, new = tmp_path / "hf", tmp_path / "hf-new"
     assert main(["export", str(runs["gpt"]), "--out", str(out)]) == 0
-    new = tmp_path / "hf-new"
     assert main(["export", str(runs["other"]), "--out", str(new)]) == 0
     old_files, new_files = digests(out), digests(new)
     assert old_files["model.safetensors"] != new_files["model.safetensors"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "lrngpt", "export", str(runs["other"]), "--out", str(out), "--force"]
-    t0 = time.monotonic()
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=HUNG)
-    whole = time.monotonic() - t0  # how long one export takes here, start-up included
-    assert digests(out) == new_files
-    assert main(["export", str(runs["gpt"]), "--out", str(out), "--force"]) == 0  # back to the old one
-    rng = random.Random(0)
-    seen = {"old": 0, "new": 0}
-    mid_write = 0
-    for i in range(10):
-        before = "old" if digests(out) == old_files else "new"
-        other = runs["other"] if before == "old" else runs["gpt"]
-        child = subprocess.Popen([*cmd[:4], str(other), *cmd[5:]], env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        if i % 2 == 0:  # once its new directory exists: a kill inside the writing or the swap
-            mine = f".{out.name}.tmp-{child.pid}-"
-            wait_for(lambda c=child, m=mine: c.poll() is not None or any(p.name.startswith(m) for p in tmp_path.iterdir()),
-                     child, "its new directory")
-            time.sleep(rng.uniform(0, 0.05))  # (a random moment of the writing: the kill's, not a wait)
-        else:  # at any moment of the whole command, start-up included, or after it ended
-            time.sleep(rng.uniform(0.2, 1.5) * whole)  # (as long as one export took here: loaded, longer)
-        mid_write += i % 2 == 0 and child.poll() is None
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-        now = digests(out)
-        assert now in (old_files, new_files), "a killed export left a mix of two exports"
-        seen["old" if now == old_files else "new"] += 1
+    held = tmp_path / "held"
+    argv = ["export", str(runs["other"]), "--out", str(out), "--force"]
+    child = subprocess.Popen([sys.executable, "-c", GATED_LRN, moment, str(held), *argv], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if moment == "the end":
+        assert child.wait(timeout=HUNG) == 0, child.stdout.read()
+    elif moment != "start-up":
+        wait_for(held.exists, child, f"the moment {moment!r}")
+    child.kill()
+    child.wait()
+    temps = [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+    if moment == "old moved aside":
+        assert not out.exists() and [digests(p) for p in temps].count(new_files) == 1
+    else:
+        want = new_files if moment in ("new renamed in", "the end") else old_files
+        assert digests(out) == want, "a killed export left a mix of two exports"
     assert main(["export", str(runs["gpt"]), "--out", str(out), "--force"]) == 0
+    assert digests(out) == old_files
     assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]  # the next export cleaned up
     assert not [p.name for p in out.iterdir() if ".tmp-" in p.name]
-    model = transformers.AutoModelForCausalLM.from_pretrained(out)
-    assert model.config.n_embd == 16
-    assert seen["old"] + seen["new"] == 10 and mid_write >= 1, (seen, mid_write)  # some kills hit the writing
+    assert transformers.AutoModelForCausalLM.from_pretrained(out).config.n_embd == 16
 
 
 @pytest.fixture

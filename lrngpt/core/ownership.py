@@ -423,7 +423,8 @@ def write_manifest(d: Path, kind: str) -> None:
 @contextlib.contextmanager
 def owned_dir(out: str | Path, kind: str) -> Iterator[Path]:
     """A temporary directory to fill; when the block ends it gets its record and replaces `out`
-    in one step (check_dir_target first). A kill leaves `out` exactly as it was or exactly new."""
+    (check_dir_target first). A kill leaves `out` exactly as it was or exactly new; in the one instant
+    between moving the old aside and renaming the new in, the new one whole under its temporary name."""
     with atomic_dir(out) as tmp:
         yield tmp
         write_manifest(tmp, kind)
