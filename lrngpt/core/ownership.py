@@ -39,6 +39,7 @@ from lrngpt.core.fsio import (
     user_path,
     writing,
 )
+from lrngpt.core.once import parsed
 from lrngpt.core.version import __version__
 from lrngpt.errors import UserError, option
 
@@ -77,8 +78,8 @@ def read_record(d: Path) -> dict:
         if os.path.lexists(path) and not is_regular(path):
             problem = "is not a file"  # a FIFO or a device named like the record: never opened
             continue
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+        try:  # (read once a command while it stays the same: a check asks of it several times)
+            doc = parsed(path, "record", lambda p: json.loads(p.read_text(encoding="utf-8")))
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
