@@ -110,3 +110,44 @@ def sigterm_after(argv: list[str], env: dict, marker) -> tuple[int, list[str]]:
         child.kill()
         child.wait()
     return code, lines
+
+
+# `lrn ARGV` in a child held at one moment: the function AT ("module:Owner.function") is wrapped so that
+# when WHEN(*args) holds (before the call, or after it with "after"), the child creates HELD and waits
+# there for the test's SIGKILL: the kill lands at that moment however fast or slowly the machine runs.
+GATED_LRN = r"""
+import importlib, sys, threading
+at, when, after, held, argv = sys.argv[1], eval(sys.argv[2]), sys.argv[3] == "after", sys.argv[4], sys.argv[5:]
+module, _, path = at.partition(":")
+owner = importlib.import_module(module)
+*outer, name = path.split(".")
+for part in outer:
+    owner = getattr(owner, part)
+function = getattr(owner, name)
+
+def hold():
+    open(held, "w").close()
+    threading.Event().wait()  # until the SIGKILL
+
+def gated(*args, **kwargs):
+    if not after and when(*args, **kwargs):
+        hold()
+    out = function(*args, **kwargs)
+    if after and when(*args, **kwargs):
+        hold()
+    return out
+
+setattr(owner, name, gated)
+from lrngpt.cli.main import main
+sys.exit(main(argv))
+"""
+
+
+def held_at(argv: list[str], at: str, when: str, held, after: bool = False, **popen):
+    """`lrn ARGV` started in a child (a subprocess.Popen) that holds at AT once WHEN holds (see GATED_LRN);
+    the caller waits for `held` (a path) to exist, then kills it."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-c", GATED_LRN, at, when, "after" if after else "before", str(held),
+                             *map(str, argv)], **popen)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import random
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
@@ -15,7 +13,7 @@ from lrngpt.core.ownership import is_run
 from lrngpt.store.checkpoint import load_checkpoint
 from lrngpt.store.layout import LAST
 from lrngpt.store.rundir import RunDir
-from tests.cli_run import HUNG, wait_for
+from tests.cli_run import HUNG, held_at, wait_for
 
 
 def lrn(*args: str) -> list[str]:
@@ -53,32 +51,32 @@ def test_two_trainers_on_one_directory_one_runs_the_other_exits_2(text_corpus, t
     assert steps == sorted(set(steps))  # one writer: no interleaved rows
 
 
+# Where each kill lands, in turn, each run resumed from what the one before left: between two checkpoints,
+# as a checkpoint begins, just after one, and inside one (its temporary file written, not yet renamed in).
+KILLS = [("lrngpt.training.trainer:Trainer.metric", "lambda self, row: row['step'] == 7 and 'loss' in row", False),
+         ("lrngpt.store.rundir:RunDir.save_checkpoint", "lambda self, payload, *a: payload['step'] == 30", False),
+         ("lrngpt.store.rundir:RunDir.save_checkpoint", "lambda self, payload, *a: payload['step'] == 42", True),
+         ("os:replace", "lambda src, dst: str(dst).endswith('ckpt_last.pt')", False)]
+
+
 @pytest.mark.slow
-def test_sigkill_at_random_moments_then_resume_equals_a_straight_run(text_corpus, tmp_path):
+def test_sigkill_at_each_moment_then_resume_equals_a_straight_run(text_corpus, tmp_path):
     sets = ("--set", "train.steps=60", "--set", "train.save_every=3", "--set", "train.eval_every=20",
             "--set", "train.log_every=1")
     straight = subprocess.run(train_args(text_corpus, tmp_path / "straight", *sets), capture_output=True,
                               text=True, timeout=HUNG)
     assert straight.returncode == 0, straight.stderr
     run = tmp_path / "killed"
-    rng = random.Random(7)
-    kills = 0
-    resume: tuple[str, ...] = ()
-    while kills < 4:
-        child = subprocess.Popen(train_args(text_corpus, run, *sets, *resume), stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        wait_for(lambda c=child: (run / LAST).exists() or c.poll() is not None, child, "its first checkpoint")
-        time.sleep(rng.uniform(0.0, 0.4))  # a random moment after it: the kill's, not a wait for anything
-        if child.poll() is not None:
-            break  # it finished before the kill
+    for i, (at, when, after) in enumerate(KILLS):
+        held = tmp_path / f"held-{i}"
+        child = held_at(train_args(text_corpus, run, *sets, *("--resume",) * (i > 0))[3:], at, when, held, after,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        wait_for(held.exists, child, f"its moment {when}")
         child.send_signal(signal.SIGKILL)
         child.wait()
-        kills += 1
-        resume = ("--resume",)
     final = subprocess.run(train_args(text_corpus, run, *sets, "--resume"), capture_output=True, text=True,
                            timeout=HUNG)
     assert final.returncode == 0, final.stderr
-    assert kills >= 1
     a, b = (load_checkpoint(d / LAST)["model"] for d in (tmp_path / "straight", run))
     assert all(torch.equal(a[k], b[k]) for k in a)
     rows = lambda d: [(r["step"], "loss" in r, "val_bpb" in r) for r in RunDir(d).metrics()]  # noqa: E731
