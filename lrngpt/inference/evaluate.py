@@ -30,12 +30,7 @@ from lrngpt.store.rundir import RunDir
 
 def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
     """(start, length) of consecutive windows covering targets 1..n_tokens-1."""
-    out, s = [], 0
-    while s < n_tokens - 1:
-        length = min(seq_len, n_tokens - 1 - s)
-        out.append((s, length))
-        s += length
-    return out
+    return [(s, min(seq_len, n_tokens - 1 - s)) for s in range(0, n_tokens - 1, seq_len)]
 
 
 CONTEXTS = ("window", "full")
