@@ -30,12 +30,7 @@ from lrngpt.store.rundir import RunDir
 
 def window_starts(n_tokens: int, seq_len: int) -> list[tuple[int, int]]:
     """(start, length) of consecutive windows covering targets 1..n_tokens-1."""
-    out, s = [], 0
-    while s < n_tokens - 1:
-        length = min(seq_len, n_tokens - 1 - s)
-        out.append((s, length))
-        s += length
-    return out
+    return [(s, min(seq_len, n_tokens - 1 - s)) for s in range(0, n_tokens - 1, seq_len)]
 
 
 CONTEXTS = ("window", "full")
@@ -86,7 +81,7 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
     nll_sum = torch.zeros((), dtype=torch.float64, device=device)
     n_bytes = n_targets = 0
-    parts = {True: [0.0, 0, 0], False: [0.0, 0, 0]}  # marked / unmarked: nll, bytes, targets
+    parts = {"marked": [0.0, 0, 0], "unmarked": [0.0, 0, 0]}  # nll, bytes, targets
     picked = capped_windows(len(tokens), score_len, max_tokens, windows)
     logging.debug(f"{desc}: {len(picked):,} windows of {score_len} scored tokens ({windows}, context {context}, "
                   f"{history} of history) from {len(tokens):,} tokens, batch {batch_size}, on {device}")
@@ -114,10 +109,10 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
                 pos = idx[:, 1 + fed :].reshape(-1)
                 marked = torch.as_tensor(np.asarray(mark(pos) if callable(mark) else mark[pos], dtype=bool),
                                          device=device)
-                for flag, m in ((True, counted & marked), (False, counted & ~marked)):
-                    parts[flag][0] += nll[m].double().sum().item()
-                    parts[flag][1] += int(weight[m].sum())
-                    parts[flag][2] += int(m.sum())
+                for name, m in (("marked", counted & marked), ("unmarked", counted & ~marked)):
+                    parts[name][0] += nll[m].double().sum().item()
+                    parts[name][1] += int(weight[m].sum())
+                    parts[name][2] += int(m.sum())
         bar.update(len(group))
     bar.close()
     model.train(was_training)
@@ -125,9 +120,7 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     result: dict = {"bpb": _bpb(nll_total, n_bytes), "loss": nll_total / n_targets if n_targets else float("nan"),
                     "tokens": n_targets, "bytes": n_bytes}
     if mark is not None:
-        for flag, name in ((True, "marked"), (False, "unmarked")):
-            nll_part, b, t = parts[flag]
-            result[name] = {"bpb": _bpb(nll_part, b), "tokens": t, "bytes": b}
+        result |= {name: {"bpb": _bpb(nll_part, b), "tokens": t, "bytes": b} for name, (nll_part, b, t) in parts.items()}
     return result
 
 

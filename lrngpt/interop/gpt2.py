@@ -142,11 +142,22 @@ def hf_config_from_gpt(g: GPTConfig, eot_id: int) -> dict:
 
 # ---- weights ------------------------------------------------------------------------------
 
+def weight_names(n_layer: int) -> dict[str, tuple[str, bool]]:
+    """Each of our GPT's weights (lm_head aside) -> (its Hugging Face name under `transformer.`, whether
+    the Conv1D weight is transposed): TOP, then LAYER for each block; the one table both ways read."""
+    names = {ours: (hf, False) for hf, ours in TOP.items()}
+    for i in range(n_layer):
+        names |= {f"blocks.{i}.{ours}": (f"h.{i}.{hf}", transpose) for hf, (ours, transpose) in LAYER.items()}
+    return names
+
+
 def state_dict_from_hf(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, torch.Tensor]:
     """Hugging Face GPT-2 weights -> our GPT's state dict (float32, Conv1D weights transposed),
     checked key by key and shape by shape against the model the config describes."""
     with torch.device("meta"):
         expected = GPT(gcfg).state_dict()
+    names = weight_names(gcfg.n_layer)
+    from_hf = {hf: (ours, transpose) for ours, (hf, transpose) in names.items()}
     ours: dict[str, torch.Tensor] = {}
     source: dict[str, tuple[str, bool]] = {}  # our key -> (file key, transposed?) for error messages
     lm_head = None
@@ -157,16 +168,12 @@ def state_dict_from_hf(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[
         if name == "lm_head.weight":
             lm_head = tensor
             continue
-        m = re.fullmatch(r"h\.(\d+)\.(.+)", name)
-        if name in TOP:
-            target, transpose = TOP[name], False
-        elif m and m.group(2) in LAYER:
-            target, transpose = LAYER[m.group(2)]
-            target = f"blocks.{m.group(1)}.{target}"
-        else:
+        if name not in from_hf:
+            m = re.fullmatch(r"h\.\d+\.(.+)", name)
+            if m and m.group(1) in LAYER:  # a block past n_layer
+                raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
             raise UserError(f"unexpected weight {key!r}; this is not a plain GPT-2 checkpoint")
-        if target not in expected:
-            raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
+        target, transpose = from_hf[name]
         ours[target] = (tensor.t() if transpose else tensor).float().contiguous()
         source[target] = (key, transpose)
     if gcfg.tie_embeddings:
@@ -177,7 +184,8 @@ def state_dict_from_hf(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[
         source["lm_head.weight"] = ("lm_head.weight", False)
     missing = [k for k in expected if k not in ours]
     if missing:
-        raise UserError(f"the weights lack {hf_name(missing[0])!r} (and {len(missing) - 1} more) that "
+        in_file = names.get(missing[0], ("lm_head.weight", False))[0]  # the file's name of it
+        raise UserError(f"the weights lack {in_file!r} (and {len(missing) - 1} more) that "
                         f"config.json implies (n_layer {gcfg.n_layer}); the file is incomplete or not GPT-2")
     for k, want in expected.items():
         if ours[k].shape != want.shape:
@@ -192,29 +200,15 @@ def state_dict_to_hf(sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, 
     """Our GPT's state dict -> GPT2LMHeadModel's (names, Conv1D layout, float32), absent biases as zeros;
     a tied head is left out, as Hugging Face saves it (from_pretrained re-ties it)."""
     out: dict[str, torch.Tensor] = {}
-    for hf, ours in TOP.items():
-        out[f"transformer.{hf}"] = sd[ours]
-    for i in range(gcfg.n_layer):
-        for hf, (ours, transpose) in LAYER.items():
-            key = f"blocks.{i}.{ours}"
-            if key in sd:
-                tensor = sd[key].t() if transpose else sd[key]
-            else:  # an absent bias: zeros the width of its weight's output
-                tensor = torch.zeros(sd[key.removesuffix("bias") + "weight"].shape[0])
-            out[f"transformer.h.{i}.{hf}"] = tensor
+    for ours, (hf, transpose) in weight_names(gcfg.n_layer).items():
+        if ours in sd:
+            tensor = sd[ours].t() if transpose else sd[ours]
+        else:  # an absent bias: zeros the width of its weight's output
+            tensor = torch.zeros(sd[ours.removesuffix("bias") + "weight"].shape[0])
+        out[f"transformer.{hf}"] = tensor
     if not gcfg.tie_embeddings:
         out["lm_head.weight"] = sd["lm_head.weight"]
     return {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in out.items()}
-
-
-def hf_name(our_key: str) -> str:
-    """The Hugging Face name of one of our keys (messages speak the file's language)."""
-    reverse = {ours: hf for hf, ours in TOP.items()} | {"lm_head.weight": "lm_head.weight"}
-    m = re.fullmatch(r"blocks\.(\d+)\.(.+)", our_key)
-    if m:
-        reverse |= {f"blocks.{m.group(1)}.{ours}": f"h.{m.group(1)}.{hf}" for hf, (ours, _) in LAYER.items()}
-    return reverse.get(our_key, our_key)
-
 
 
 # ---- reading a Hugging Face directory -------------------------------------------------------------------------------

@@ -119,7 +119,7 @@ def model_card(run, hf_config: dict, params: int, summary: dict | None, checkpoi
     bpb = f"{value:.4f} ({how})" if value is not None else "not measured"
     lic, datasets = card_metadata(c.data.corpus, license)
     ctx = hf_config["n_positions"]
-    text = f"""---
+    return f"""---
 {_front_matter(name, lic, datasets, c.data.corpus, value)}
 ---
 
@@ -152,7 +152,6 @@ itself is `tok.eos_token_id`.
 
 `PATH` is this directory, or its id on a model hub.
 """
-    return text
 
 
 def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last", force: bool = False,

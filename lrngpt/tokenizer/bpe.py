@@ -153,11 +153,8 @@ class Tokenizer:
     @cached_property
     def _tiktoken(self) -> tiktoken.Encoding:
         decode_char = _byte_decoder()
-        ranks = {}
-        for token, idx in self.hf.get_vocab(with_added_tokens=False).items():
-            if idx in self.special_ids:
-                continue
-            ranks[bytes(decode_char[c] for c in token)] = idx
+        ranks = {bytes(decode_char[c] for c in token): idx
+                 for token, idx in self.hf.get_vocab(with_added_tokens=False).items() if idx not in self.special_ids}
         return tiktoken.Encoding(
             name=f"lrn-{self.hash}",
             pat_str=GPT2_SPLIT,
