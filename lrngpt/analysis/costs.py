@@ -81,7 +81,7 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
             row["bpb_saved_per_million"] = (saved / (row["added"] / 1e6)
                                             if saved is not None and row["added"] else None)
             # a step of 4x in width is two doublings: the price of one is the saving over log2 of the step
-            doublings: float | None = math.log2(row["n_embd"] / prev["n_embd"]) if prev is not None and prev["n_embd"] > 0 else None
+            doublings: float | None = None if prev is None else math.log2(row["n_embd"] / prev["n_embd"])
             row["doublings"] = doublings
             row["bpb_saved_per_doubling"] = saved / doublings if saved is not None and doublings else None
         prev = row

@@ -80,9 +80,7 @@ def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch
 
 def candidates(indicator: np.ndarray, reference: list[int], share: float = CANDIDATE_SHARE) -> np.ndarray:
     """Ids whose indicator is at or under the `share` quantile of the non-reference tokens, lowest first."""
-    mask = np.ones(len(indicator), dtype=bool)
-    mask[reference] = False
-    ids = np.flatnonzero(mask)
+    ids = np.setdiff1d(np.arange(len(indicator)), reference)
     if not len(ids):
         return ids
     cut = np.quantile(indicator[ids], share)
