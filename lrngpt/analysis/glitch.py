@@ -20,13 +20,9 @@ CANDIDATE_SHARE = 0.02  # the authors' code verifies the 2% of tokens with the l
 
 def reference_ids(tokenizer, rows: int) -> list[int]:
     """Ids no text can produce: the single-byte tokens of UNUSED_UTF8_BYTES, and rows >= the vocabulary."""
-    out = []
-    for i in range(min(rows, tokenizer.vocab_size)):
-        if i in tokenizer.special_ids:
-            continue
-        raw = tokenizer.decode_bytes([i])
-        if len(raw) == 1 and raw[0] in UNUSED_UTF8_BYTES:
-            out.append(i)
+    unused = {bytes([b]) for b in UNUSED_UTF8_BYTES}
+    out = [i for i in range(min(rows, tokenizer.vocab_size))
+           if i not in tokenizer.special_ids and tokenizer.decode_bytes([i]) in unused]
     return out + list(range(tokenizer.vocab_size, rows))
 
 

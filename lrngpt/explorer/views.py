@@ -37,7 +37,6 @@ PURITY_K = 10  # as `lrn embed purity`
 
 @dataclass
 class Vocab:
-    key: str
     tokenizer: Tokenizer
     rows: int  # table rows: the vocabulary, or more for a padded table
     counts: np.ndarray | None
@@ -155,12 +154,11 @@ def _vocab(c: Collection, run, rows: int, top, log) -> int:
     key = f"{run.tokenizer.hash}/{run.checkpoint.get('data_key')}/{rows}"
     if key not in c._vocab_keys:
         counts, note = train_counts(run, rows, log)
-        order = frequency_order(counts, rows)
-        ids = order[: min(top or rows, rows)]
+        ids = frequency_order(counts, rows)[:top]  # top None: every row
         given = c.run_categories(run)
         cats = token_categories(run.tokenizer, given) if given is not None else {}
         c._vocab_keys[key] = len(c.vocabs)
-        c.vocabs.append(Vocab(key, run.tokenizer, rows, counts, note, np.asarray(ids), cats))
+        c.vocabs.append(Vocab(run.tokenizer, rows, counts, note, ids, cats))
     return c._vocab_keys[key]
 
 
