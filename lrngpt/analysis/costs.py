@@ -180,9 +180,8 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
              ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False,
              batch: int = 1, length: int | None = None) -> dict:
     """Everything `lrn cost gpt` reports: parameters, bytes, leading terms and their ratio at 2D."""
-    _check_positive(heads=heads, batch=batch)
     length = context if length is None else length
-    _check_positive(length=length)
+    _check_positive(heads=heads, batch=batch, length=length)
     if length > context:
         raise UserError(f"{option('length', length)} is longer than {option('context', context)}; the position table has no row for it")
     params = gpt_params(vocab, context, n_embd, n_layer, ffn, ffn_mult, tied, qkv_bias)
