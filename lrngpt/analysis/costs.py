@@ -81,7 +81,7 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
             row["bpb_saved_per_million"] = (saved / (row["added"] / 1e6)
                                             if saved is not None and row["added"] else None)
             # a step of 4x in width is two doublings: the price of one is the saving over log2 of the step
-            doublings: float | None = math.log2(row["n_embd"] / prev["n_embd"]) if prev is not None and prev["n_embd"] > 0 else None
+            doublings: float | None = None if prev is None else math.log2(row["n_embd"] / prev["n_embd"])
             row["doublings"] = doublings
             row["bpb_saved_per_doubling"] = saved / doublings if saved is not None and doublings else None
         prev = row
@@ -180,9 +180,8 @@ def gpt_cost(vocab: int, context: int, n_embd: int, heads: int, n_layer: int, ff
              ffn_mult: float = 4, tied: bool = False, qkv_bias: bool = False,
              batch: int = 1, length: int | None = None) -> dict:
     """Everything `lrn cost gpt` reports: parameters, bytes, leading terms and their ratio at 2D."""
-    _check_positive(heads=heads, batch=batch)
     length = context if length is None else length
-    _check_positive(length=length)
+    _check_positive(heads=heads, batch=batch, length=length)
     if length > context:
         raise UserError(f"{option('length', length)} is longer than {option('context', context)}; the position table has no row for it")
     params = gpt_params(vocab, context, n_embd, n_layer, ffn, ffn_mult, tied, qkv_bias)

@@ -4,6 +4,7 @@ on tensors, then their application to a run directory (`lrn embed`, the report, 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import torch
@@ -34,10 +35,7 @@ def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
         raise UserError(f"-k {k}: must be at least 1")
     unit = F.normalize(t, dim=1)  # a zero row gets cosine 0 with everything
     cos = unit @ unit[token_id]
-    cos[token_id] = float("-inf")
-    for i in exclude:
-        if 0 <= i < vocab:
-            cos[i] = float("-inf")
+    cos[[token_id, *(i for i in exclude if 0 <= i < vocab)]] = float("-inf")
     k = min(k, int(torch.isfinite(cos).sum()))
     values, ids = torch.topk(cos, k)
     return [(int(i), float(v)) for i, v in zip(ids, values, strict=True)]
@@ -83,18 +81,14 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
     cos = unit @ unit.T
     cos.fill_diagonal_(float("-inf"))
     nearest = torch.topk(cos, k, dim=1).indices
-    sizes = {name: sum(1 for w in words if owner[w] == name) for name in category_ids}
+    sizes = dict(Counter(owner.values()))  # in the order of category_ids, each of which has a word
     scores: dict[str, list[float]] = {name: [] for name in category_ids}
-    chance = []
     for row, w in enumerate(words):
-        name = owner[w]
-        same = sum(owner[words[j]] == name for j in nearest[row].tolist())
-        scores[name].append(same / k)
-        chance.append((sizes[name] - 1) / (n - 1))
+        scores[owner[w]].append(sum(owner[words[j]] == owner[w] for j in nearest[row].tolist()) / k)
     every = [s for v in scores.values() for s in v]
     return {"per_category": {name: sum(v) / len(v) for name, v in scores.items()},
-            "overall": sum(every) / n, "chance": sum(chance) / n, "k": k, "n_words": n,
-            "sizes": sizes}
+            "overall": sum(every) / n, "chance": sum((sizes[owner[w]] - 1) / (n - 1) for w in words) / n,
+            "k": k, "n_words": n, "sizes": sizes}
 
 
 def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
@@ -152,16 +146,15 @@ def init_table(run_dir):
     return load_table(run_dir, "init")[1]
 
 
-def category_token_ids(tokenizer, categories: dict | None = None) -> tuple[dict[str, list[int]], list[str]]:
+def category_token_ids(tokenizer, categories: dict | None = None) -> dict[str, list[int]]:
     """Single-token ids of ' word' for every category word (default: the stories categories),
-    categories with fewer than 2 of them left out; and the words the BPE splits."""
-    r = resolve_categories(tokenizer, stories_categories() if categories is None else categories)
-    return r["ids"], r["split_words"]
+    categories with fewer than 2 of them left out."""
+    return resolve_categories(tokenizer, stories_categories() if categories is None else categories)["ids"]
 
 
 def token_categories(tokenizer, categories: dict | None = None) -> dict[int, str]:
     """Category of each token that `purity` scores (' Lily' -> 'name'); other tokens have none."""
-    return {i: name for name, ids in category_token_ids(tokenizer, categories)[0].items() for i in ids}
+    return {i: name for name, ids in category_token_ids(tokenizer, categories).items() for i in ids}
 
 
 def has_categories(run) -> bool:

@@ -21,13 +21,9 @@ from lrngpt.store.rundir import RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"
-FILES = ("vectors.tsv", "vectors_init.tsv", "metadata.tsv", "projector_config.pbtxt", MARKER)
-
-
+# the --out it writes: a new or empty directory, or an earlier export nobody changed (replaced with or
+# without force, as an earlier report is); never anything else
 KIND = "embed-export"
-
-# A new or empty directory, or an earlier export nobody changed (replaced with or without force, as an
-# earlier report is); never anything else.
 
 
 def write_vectors(path: Path, rows: np.ndarray) -> None:

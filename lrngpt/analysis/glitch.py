@@ -20,13 +20,9 @@ CANDIDATE_SHARE = 0.02  # the authors' code verifies the 2% of tokens with the l
 
 def reference_ids(tokenizer, rows: int) -> list[int]:
     """Ids no text can produce: the single-byte tokens of UNUSED_UTF8_BYTES, and rows >= the vocabulary."""
-    out = []
-    for i in range(min(rows, tokenizer.vocab_size)):
-        if i in tokenizer.special_ids:
-            continue
-        raw = tokenizer.decode_bytes([i])
-        if len(raw) == 1 and raw[0] in UNUSED_UTF8_BYTES:
-            out.append(i)
+    unused = {bytes([b]) for b in UNUSED_UTF8_BYTES}
+    out = [i for i in range(min(rows, tokenizer.vocab_size))
+           if i not in tokenizer.special_ids and tokenizer.decode_bytes([i]) in unused]
     return out + list(range(tokenizer.vocab_size, rows))
 
 
@@ -80,9 +76,7 @@ def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch
 
 def candidates(indicator: np.ndarray, reference: list[int], share: float = CANDIDATE_SHARE) -> np.ndarray:
     """Ids whose indicator is at or under the `share` quantile of the non-reference tokens, lowest first."""
-    mask = np.ones(len(indicator), dtype=bool)
-    mask[reference] = False
-    ids = np.flatnonzero(mask)
+    ids = np.setdiff1d(np.arange(len(indicator)), reference)
     if not len(ids):
         return ids
     cut = np.quantile(indicator[ids], share)

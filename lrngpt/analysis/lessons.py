@@ -82,20 +82,6 @@ SETTINGS = [
 ]
 
 
-class TinyLM(nn.Module):
-    """Embedding table -> LM head: the smallest model where tying means something."""
-
-    def __init__(self, vocab: int, n_embd: int, tied: bool):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, n_embd)
-        self.lm_head = nn.Linear(n_embd, vocab, bias=False)
-        if tied:
-            self.lm_head.weight = self.wte.weight
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.lm_head(self.wte(ids))
-
-
 def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dict:
     """One optimizer step on a batch that looks up only rows 0..used-1; which other rows moved?"""
     if vocab < 2 or n_embd < 1:
@@ -113,7 +99,7 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
     unused = torch.ones(vocab, dtype=torch.bool)
     unused[used_rows] = False
 
-    def step(model: TinyLM, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> None:
+    def step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> None:
         opt.zero_grad()
         logits = model(x)
         F.cross_entropy(logits.reshape(-1, vocab), y.flatten()).backward()
@@ -122,7 +108,11 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
     results = []
     for name, description in SETTINGS:
         torch.manual_seed(seed)
-        model = TinyLM(vocab, n_embd, tied=(name == "tied"))
+        # embedding table -> LM head: the smallest model where tying means something
+        wte, lm_head = nn.Embedding(vocab, n_embd), nn.Linear(n_embd, vocab, bias=False)
+        if name == "tied":
+            lm_head.weight = wte.weight
+        model = nn.Sequential(wte, lm_head)
         params = model.parameters()
         opt: torch.optim.Optimizer
         if name.startswith("adamw"):
@@ -131,9 +121,9 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
             opt = torch.optim.SGD(params, lr=0.1, momentum=0.9 if name == "sgd_momentum" else 0.0)
         if name == "sgd_momentum":  # an earlier batch touched every row, filling the momentum buffer
             step(model, opt, every_row, every_row.roll(1, dims=1))
-        before = model.wte.weight.detach().clone()
+        before = wte.weight.detach().clone()
         step(model, opt, ids, targets)
-        moved = (model.wte.weight.detach() != before).any(dim=1)
+        moved = (wte.weight.detach() != before).any(dim=1)
         results.append({"setting": name, "description": description,
                         "unused_rows": int(unused.sum()), "unused_changed": int((moved & unused).sum()),
                         "used_rows": len(used_rows), "used_changed": int((moved & ~unused).sum())})

@@ -48,9 +48,8 @@ def check_options(window: int, alpha: float, top: int | None = None) -> None:
 # ------------------------------------------------------------------------------------ counts and PMI
 
 def _add(flat: np.ndarray, ids: np.ndarray) -> None:
-    if ids.size:
-        u, c = np.unique(ids, return_counts=True)
-        flat[u] += c.astype(flat.dtype)
+    u, c = np.unique(ids, return_counts=True)
+    flat[u] += c.astype(flat.dtype)
 
 
 def count_pairs(tokens: np.ndarray, remap: np.ndarray, n: int, window: int, chunk_len: int):
@@ -78,8 +77,8 @@ def count_pairs(tokens: np.ndarray, remap: np.ndarray, n: int, window: int, chun
             parts[0].append(ids[kept & same & ~odd])
             parts[1].append(ids[kept & same & odd])
             crossing.append(ids[kept & ~same])
-        for h in (0, 1):
-            _add(halves[h], np.concatenate(parts[h]) if parts[h] else np.zeros(0, np.int64))
+        for h in (0, 1):  # d = 1 always appends (m = e - s > 0): neither list is empty
+            _add(halves[h], np.concatenate(parts[h]))
     return halves, (np.concatenate(crossing) if crossing else np.zeros(0, np.int64))
 
 

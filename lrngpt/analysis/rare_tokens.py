@@ -81,11 +81,6 @@ def moved(now: torch.Tensor, init: torch.Tensor, delta: float) -> np.ndarray:
     return (now - delta * init).norm(dim=1).numpy()
 
 
-def under_trained(input_reads: np.ndarray, width: int) -> np.ndarray:
-    """The rule (UNDER_TRAINED): input reads < d."""
-    return input_reads < width
-
-
 # ---- a run, an import, or a Hugging Face directory -------------------------------------------
 
 def _is_hf_dir(p: Path) -> bool:
@@ -161,7 +156,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     train = run_data(run, log).tokens("train")
     pad, per_window = (mc.pad_id, mc.block_size - 1) if cfg.model_type == "mlp" else (None, 0)
     inputs, targets = replay_reads(train, tc.batch_size, tc.seq_len, tc.seed, step, rows, pad, per_window)
-    flagged = under_trained(inputs, width)
+    flagged = inputs < width  # the rule, UNDER_TRAINED
     never = inputs == 0
     result["rule"] = {"text": UNDER_TRAINED, "min_reads": width}
     result["reads"] = {"steps": step, "batch_size": tc.batch_size, "seq_len": tc.seq_len, "seed": tc.seed,

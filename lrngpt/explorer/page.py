@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from lrngpt.analysis.categories import load_categories
+from lrngpt.analysis.vocab import token_text
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import check_file_target, write_owned_file
 from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError, option
-from lrngpt.explorer.views import Collection, collect, source_name, vocab_texts
+from lrngpt.explorer.views import Collection, collect, source_name
 
 GENERATOR = '<meta name="generator" content="lrn embed explore">'  # for readers; lrn goes by its record
 PRECISIONS = ("float32", "float16", "int8")
@@ -91,16 +92,15 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
     for v in c.vocabs:
         tok = v.tokenizer
         raw = [tok.decode_bytes([i]) for i in range(tok.vocab_size)]
-        present = set(v.categories.values())
+        found = dict.fromkeys(v.categories.values())
         # the stories categories in the generator's order; a file's own in the order its tokens come
-        names = [n for n in CATEGORIES if n in present] + \
-            [n for n in dict.fromkeys(v.categories.values()) if n not in CATEGORIES]
+        names = [n for n in CATEGORIES if n in found] + [n for n in found if n not in CATEGORIES]
         cat = [-1] * v.rows
         for i, name in v.categories.items():
             cat[i] = names.index(name)
         vocabs.append({
-            "rows": v.rows, "ids": v.ids.tolist(), "texts": vocab_texts(v), "note": v.note,
-            "freq": None if v.counts is None else v.counts.tolist(), "categories": names,
+            "rows": v.rows, "ids": v.ids.tolist(), "texts": [token_text(tok, i) for i in range(v.rows)],
+            "note": v.note, "freq": None if v.counts is None else v.counts.tolist(), "categories": names,
             "cat": cat if names else None, "special": sorted(tok.special_ids),
             "bytes": block(np.frombuffer(b"".join(raw), dtype=np.uint8)), "lengths": [len(b) for b in raw]})
     views = []

@@ -22,7 +22,7 @@ from lrngpt.analysis.embeddings import (
     token_categories,
     used_axes,
 )
-from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
+from lrngpt.analysis.vocab import frequency_order, train_counts
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.sweepdir import SweepDir
@@ -37,7 +37,6 @@ PURITY_K = 10  # as `lrn embed purity`
 
 @dataclass
 class Vocab:
-    key: str
     tokenizer: Tokenizer
     rows: int  # table rows: the vocabulary, or more for a padded table
     counts: np.ndarray | None
@@ -89,13 +88,9 @@ def check_dir(d: Path) -> None:
                         "(lrn train --out) or a sweep directory (lrn sweep --out)")
 
 
-def is_sweep(d: Path) -> bool:
-    return SweepDir(d).holds_sweep()
-
-
 def source_name(d: Path) -> str:
     """A sweep's own name (sweep.json), else the directory's name."""
-    return SweepDir(d).name() if is_sweep(d) else Path(d).resolve().name
+    return SweepDir(d).name() if SweepDir(d).holds_sweep() else Path(d).resolve().name
 
 
 def collect(sources: list[str | Path], top: int | None = None, method: str = "pca", log=None,
@@ -113,7 +108,7 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
     c = Collection(categories=categories)
     for src in map(Path, sources):
         check_dir(src)
-        if is_sweep(src):
+        if SweepDir(src).holds_sweep():
             _add_sweep(c, src, top, log, checkpoint)
         else:
             _add_run(c, src, top, log, checkpoint)
@@ -159,12 +154,11 @@ def _vocab(c: Collection, run, rows: int, top, log) -> int:
     key = f"{run.tokenizer.hash}/{run.checkpoint.get('data_key')}/{rows}"
     if key not in c._vocab_keys:
         counts, note = train_counts(run, rows, log)
-        order = frequency_order(counts, rows)
-        ids = order[: min(top or rows, rows)]
+        ids = frequency_order(counts, rows)[:top]  # top None: every row
         given = c.run_categories(run)
         cats = token_categories(run.tokenizer, given) if given is not None else {}
         c._vocab_keys[key] = len(c.vocabs)
-        c.vocabs.append(Vocab(key, run.tokenizer, rows, counts, note, np.asarray(ids), cats))
+        c.vocabs.append(Vocab(run.tokenizer, rows, counts, note, ids, cats))
     return c._vocab_keys[key]
 
 
@@ -176,7 +170,7 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
     purity = chance = None
     given = c.run_categories(run)
     if given is not None:
-        ids, _ = category_token_ids(run.tokenizer, given)
+        ids = category_token_ids(run.tokenizer, given)
         if len(ids) >= 2:
             p = category_purity(table, ids, PURITY_K)
             purity, chance = p["overall"], p["chance"]
@@ -255,7 +249,3 @@ def _nonlinear_2d(rows: np.ndarray, method: str) -> np.ndarray:
     except ImportError:
         raise UserError(f"{option('map')} umap needs umap-learn: pip install umap-learn (or use {option('map')} pca)") from None
     return umap.UMAP(n_components=2, metric="cosine", random_state=0).fit_transform(rows)
-
-
-def vocab_texts(v: Vocab) -> list[str]:
-    return [token_text(v.tokenizer, i) for i in range(v.rows)]
