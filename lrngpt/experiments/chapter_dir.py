@@ -11,7 +11,7 @@ from pathlib import Path
 from lrngpt.core.fsio import damaged, json_safe, read_json_object, user_path
 from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
 from lrngpt.errors import UserError, option
-from lrngpt.experiments.chapter_plan import ChapterPlan
+from lrngpt.experiments.chapter_plan import CLAIMS, ChapterPlan
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.time_ledger import append_row, read_rows
@@ -102,15 +102,15 @@ class ChapterDir:
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")
 
-    def verdicts(self, claims) -> list[dict]:
-        """verdicts.json as `lrn chapter` wrote it; `claims`: the studies a finding may belong to."""
+    def verdicts(self) -> list[dict]:
+        """verdicts.json as `lrn chapter` wrote it, each finding of a study the chapter claims."""
         path = self.path / VERDICTS
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "
                             "again to finish it; it writes the page itself")
         found = read_json_object(path, "chapter verdicts", own=True).get("verdicts")
         try:
-            if not isinstance(found, list) or not all(Finding.from_dict(v).study in claims for v in found):
+            if not isinstance(found, list) or not all(Finding.from_dict(v).study in CLAIMS for v in found):
                 raise ValueError("not a list of findings")
         except (KeyError, TypeError, ValueError, AttributeError):
             raise damaged(path, "chapter verdicts", "not the findings lrn writes") from None
