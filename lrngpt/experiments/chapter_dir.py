@@ -27,7 +27,7 @@ class ChapterDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._plan: ChapterPlan | None = None
-        self._timing: list[dict] | None = None
+        self._timing: dict[str, dict] | None = None
         self._results: dict[str, dict] = {}
         self._sweeps: dict[str, dict] = {}
 
@@ -60,17 +60,17 @@ class ChapterDir:
     def timing(self) -> dict[str, dict]:
         """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
         if self._timing is None:
-            self._timing = read_rows(self.path / TIMING, "chapter timing", "is damaged",
-                                     "the part it names runs again, resuming what it had done", required="part")
-        return {r["part"]: r for r in self._timing}
+            self._timing = {r["part"]: r for r in read_rows(
+                self.path / TIMING, "chapter timing", "is damaged", "the part it names runs again, resuming what it "
+                "had done", required="part")}
+        return self._timing
 
     def finish(self, part: str, est_seconds: float, seconds: float) -> None:
         """`part` finished in `seconds` (its plan said `est_seconds`): a row of timing.jsonl."""
         row = {"part": part, "est_seconds": est_seconds, "seconds": round(seconds, 1)}
-        self.timing()  # (read before the append: the rows so far, then this one)
+        done = self.timing()  # (read before the append: the rows so far, then this one)
         append_row(self.path / TIMING, row, "chapter timing", TIMING)
-        assert self._timing is not None
-        self._timing.append(row)
+        done[part] = row
 
     def seconds(self) -> float:
         """The parts' seconds so far."""
