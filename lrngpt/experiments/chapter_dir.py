@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from lrngpt.core.fsio import damaged, json_safe, read_json_object, user_path
+from lrngpt.core.once import parsed
 from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter_plan import CLAIMS, ChapterPlan
@@ -39,7 +40,8 @@ class ChapterDir:
             if not path.is_file() or lrn_kind(self.path) != KIND:
                 return None
             try:
-                self._plan = ChapterPlan.from_dict(read_json_object(path, "chapter plan"))
+                # (parsed: `lrn report` asks kind_of, then the page, each with its own ChapterDir)
+                self._plan = parsed(path, "chapter plan", lambda p: ChapterPlan.from_dict(read_json_object(p, "chapter plan")))
             except (ValueError, TypeError):
                 raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); choose a new "
                                 f"directory for {option('out')} and run the chapter again (the finished studies inside "
