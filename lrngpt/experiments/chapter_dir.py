@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 from lrngpt.core.fsio import damaged, json_safe, read_json_object, user_path
+from lrngpt.core.once import parsed
 from lrngpt.core.ownership import check_dir_target, lrn_kind, write_manifest, write_owned_file
 from lrngpt.errors import UserError, option
-from lrngpt.experiments.chapter_plan import ChapterPlan
+from lrngpt.experiments.chapter_plan import CLAIMS, ChapterPlan
 from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.time_ledger import append_row, read_rows
@@ -27,7 +28,7 @@ class ChapterDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._plan: ChapterPlan | None = None
-        self._timing: list[dict] | None = None
+        self._timing: dict[str, dict] | None = None
         self._results: dict[str, dict] = {}
         self._sweeps: dict[str, dict] = {}
 
@@ -39,7 +40,8 @@ class ChapterDir:
             if not path.is_file() or lrn_kind(self.path) != KIND:
                 return None
             try:
-                self._plan = ChapterPlan.from_dict(read_json_object(path, "chapter plan"))
+                # (parsed: `lrn report` asks kind_of, then the page, each with its own ChapterDir)
+                self._plan = parsed(path, "chapter plan", lambda p: ChapterPlan.from_dict(read_json_object(p, "chapter plan")))
             except (ValueError, TypeError):
                 raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); choose a new "
                                 f"directory for {option('out')} and run the chapter again (the finished studies inside "
@@ -60,17 +62,17 @@ class ChapterDir:
     def timing(self) -> dict[str, dict]:
         """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
         if self._timing is None:
-            self._timing = read_rows(self.path / TIMING, "chapter timing", "is damaged",
-                                     "the part it names runs again, resuming what it had done", required="part")
-        return {r["part"]: r for r in self._timing}
+            self._timing = {r["part"]: r for r in read_rows(
+                self.path / TIMING, "chapter timing", "is damaged", "the part it names runs again, resuming what it "
+                "had done", required="part")}
+        return self._timing
 
     def finish(self, part: str, est_seconds: float, seconds: float) -> None:
         """`part` finished in `seconds` (its plan said `est_seconds`): a row of timing.jsonl."""
         row = {"part": part, "est_seconds": est_seconds, "seconds": round(seconds, 1)}
-        self.timing()  # (read before the append: the rows so far, then this one)
+        done = self.timing()  # (read before the append: the rows so far, then this one)
         append_row(self.path / TIMING, row, "chapter timing", TIMING)
-        assert self._timing is not None
-        self._timing.append(row)
+        done[part] = row
 
     def seconds(self) -> float:
         """The parts' seconds so far."""
@@ -102,15 +104,15 @@ class ChapterDir:
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")
 
-    def verdicts(self, claims) -> list[dict]:
-        """verdicts.json as `lrn chapter` wrote it; `claims`: the studies a finding may belong to."""
+    def verdicts(self) -> list[dict]:
+        """verdicts.json as `lrn chapter` wrote it, each finding of a study the chapter claims."""
         path = self.path / VERDICTS
         if not path.is_file():
             raise UserError(f"{self.path} holds a chapter that has not finished: run the same `lrn chapter` command "
                             "again to finish it; it writes the page itself")
         found = read_json_object(path, "chapter verdicts", own=True).get("verdicts")
         try:
-            if not isinstance(found, list) or not all(Finding.from_dict(v).study in claims for v in found):
+            if not isinstance(found, list) or not all(Finding.from_dict(v).study in CLAIMS for v in found):
                 raise ValueError("not a list of findings")
         except (KeyError, TypeError, ValueError, AttributeError):
             raise damaged(path, "chapter verdicts", "not the findings lrn writes") from None

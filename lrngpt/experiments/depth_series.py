@@ -72,23 +72,18 @@ def shape_table(shapes: list[list[int]] | None = None) -> list[dict]:
             for n, d, h in shapes or SHAPES]
 
 
-def _sets(protocol: dict, steps: int) -> dict:
-    return {**protocol["set"], "data.corpus": protocol["corpus"], "train.steps": steps,
-            "train.warmup_steps": max(1, round(steps * WARMUP_SHARE)), "train.eval_every": max(1, steps // EVALS),
-            "train.log_every": max(1, steps // EVALS)}
-
-
 def level(tokens_per_param: float, protocol: dict) -> dict:
     """One level as a sweep of the width-depth study, its steps from the tokens per parameter."""
-    table = shape_table(_shapes(protocol))
-    params = sum(s["non_embedding"] for s in table) / len(table)
+    shapes = _shapes(protocol)
+    params = sum(s["non_embedding"] for s in shape_table(shapes)) / len(shapes)
     per_step = protocol["set"]["train.batch_size"] * protocol["set"]["model.context_length"]
     steps = max(protocol["min_steps"], round(tokens_per_param * params / per_step))
-    sets = _sets(protocol, steps)
-    name = f"tpp-{tokens_per_param:g}"
-    return {"name": name, "tokens_per_param": float(tokens_per_param), "source": SOURCE, "scale": protocol["scale"],
-            "set": [f"{k}={v}" for k, v in sets.items()], "axes": {SHAPE_AXIS: [list(s) for s in _shapes(protocol)],
-                                                                    "train.seed": list(SEEDS)},
+    sets = {**protocol["set"], "data.corpus": protocol["corpus"], "train.steps": steps,
+            "train.warmup_steps": max(1, round(steps * WARMUP_SHARE)), "train.eval_every": max(1, steps // EVALS),
+            "train.log_every": max(1, steps // EVALS)}
+    return {"name": f"tpp-{tokens_per_param:g}", "tokens_per_param": float(tokens_per_param), "source": SOURCE,
+            "scale": protocol["scale"], "set": [f"{k}={v}" for k, v in sets.items()],
+            "axes": {SHAPE_AXIS: [list(s) for s in shapes], "train.seed": list(SEEDS)},
             "steps": steps, "tokens_read": steps * per_step}
 
 

@@ -20,7 +20,6 @@ from lrngpt.corpora.registry import corpus_label
 from lrngpt.experiments.chapter import LABEL as CHAPTER_LABEL
 from lrngpt.experiments.chapter import NOTE as CHAPTER_NOTE
 from lrngpt.experiments.chapter import VAL_BPB as CHAPTER_VAL_BPB
-from lrngpt.experiments.depth_judge import level_doc, level_result
 from lrngpt.experiments.findings import is_width_study
 from lrngpt.experiments.shape_findings import MAX_CHANGE, is_shape_study, shapes
 
@@ -57,14 +56,13 @@ def _width_axis(ax, widths: list[int]) -> None:
     ax.set_xticks(widths)
     ax.set_xticklabels([str(d) for d in widths])
     ax.set_xlabel("embedding width d (log2 axis)")
-    ax.grid(alpha=0.3)
 
 
 def _label(doc: dict) -> str:
     return str(doc.get("label") or doc["sweep"])
 
 
-def _series(docs: list[dict]) -> list[tuple[str, dict, list[dict]]]:
+def by_series(docs: list[dict]) -> list[tuple[str, dict, list[dict]]]:
     """(curve label, its sweep's doc, its by_width entries) per sweep and series, in order."""
     out = []
     for doc in docs:
@@ -94,7 +92,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     fig, (ax, axp) = _figure(2)
     widths = _widths(docs)
     curves = []
-    for label, doc, entries in _series(docs):
+    for label, doc, entries in by_series(docs):
         spread = {(g["series"], g["n_embd"]): (min(g["val_bpb"]), max(g["val_bpb"])) for g in doc["seeds"]}
         ds = [e["n_embd"] for e in entries]
         vs = [e["val_bpb"] for e in entries]
@@ -104,16 +102,15 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
         curves.append({"label": label, "n_embd": ds, "val_bpb": vs})
     chapter: dict[str, Any] | None = None
     if any(is_width_study(d) for d in docs):  # the shape to compare with: bpb of another text do not compare
-        cds = list(CHAPTER_VAL_BPB)
-        ax.plot(cds, [CHAPTER_VAL_BPB[d] for d in cds], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
-        chapter = {"label": CHAPTER_LABEL, "n_embd": cds, "val_bpb": [CHAPTER_VAL_BPB[d] for d in cds]}
+        chapter = {"label": CHAPTER_LABEL, "n_embd": list(CHAPTER_VAL_BPB), "val_bpb": list(CHAPTER_VAL_BPB.values())}
+        ax.plot(chapter["n_embd"], chapter["val_bpb"], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
     _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
     _dress(ax, None, "validation bits per byte")
     ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
     # parameters do not depend on the steps: the first sweep that has a width gives its parts (a summary
     # without a breakdown: embedding and the rest)
     per_width: dict[int, dict[str, int]] = {}
-    for e in (e for _, _, entries in _series(docs) for e in entries):
+    for e in (e for _, _, entries in by_series(docs) for e in entries):
         b = e.get("breakdown")
         per_width.setdefault(e["n_embd"], {k: int(v) for k, v in b.items()} if isinstance(b, dict) and b else
                              {"embedding": e["embedding"], "other": e["params"] - e["embedding"]})
@@ -139,7 +136,7 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
 
 def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Figure 2: the small-data series' train and val bpb by width, the full-data val bpb in grey."""
-    series = [s for s in _series(docs) if any(e["train_bpb"] is not None for e in s[2])]
+    series = [s for s in by_series(docs) if any(e["train_bpb"] is not None for e in s[2])]
     if not series or _shapes_only(docs):
         return None
     small = [s for s in series if s[2][0].get("train_tokens")]
@@ -152,7 +149,7 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(ds, [math.nan if v is None else v for v in trains], marker="s", ls="--", color=line.get_color(), label=f"train ({label})")
         curves.append({"label": label, "n_embd": ds, "val_bpb": vals, "train_bpb": trains})
     # the full-data series in grey: the same steps as the small-data series when there is one
-    full = [(label, entries) for label, _, entries in _series(docs) if not entries[0].get("train_tokens")]
+    full = [(label, entries) for label, _, entries in by_series(docs) if not entries[0].get("train_tokens")]
     reference, steps = None, {s[2][0]["steps"] for s in small}
     if small and full:
         label, entries = ([f for f in full if f[1][0]["steps"] in steps] or full)[0]
@@ -235,9 +232,10 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
     return {f"{name}.png": png for name, _, png in figure_pngs([{**doc, "out": str(out)}])}
 
 
-def plot_series(dirs: list[Path]) -> Figure:
-    """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter."""
-    levels = sorted((level_result(level_doc(d)) for d in dirs), key=lambda lv: lv["tokens_per_param"] or 0)
+def plot_series(results: list[dict]) -> Figure:
+    """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter;
+    `results`: the levels' (depth_judge.level_result), as the series finding keeps them in its numbers."""
+    levels = sorted(results, key=lambda lv: lv["tokens_per_param"] or 0)
     fig, (left, right) = _figure(2)
     for lv in levels:
         entries = sorted(lv["shapes"], key=lambda e: e["ratio"])
@@ -248,7 +246,7 @@ def plot_series(dirs: list[Path]) -> Figure:
     done = [lv for lv in levels if lv["spread"] is not None and lv["tokens_per_param"]]
     right.errorbar([lv["tokens_per_param"] for lv in done], [100 * lv["spread"] for lv in done],
                    yerr=[100 * (lv["noise"] or 0) for lv in done], marker="o", capsize=3)
-    right.axhline(100 * MAX_CHANGE, color="#888888", linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
+    right.axhline(100 * MAX_CHANGE, color=REFERENCE_GREY, linestyle="--", label=f"Kaplan et al.: {MAX_CHANGE:.0%}")
     right.set_xscale("log", base=2)
     _dress(right, "tokens per non-embedding parameter (log axis)", "spread across shapes, % (bars: seed noise)")
     fig.suptitle("width against depth at a fixed non-embedding parameter count: the scale series", fontsize=10)

@@ -158,7 +158,7 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
                         "(or a sweep file .json)")
     note = None
     if not (scale or doc.get("scale")):
-        scale = SweepDir(out).scale() if out is not None else None
+        scale = SweepDir(out).known().get("scale") if out is not None else None
         if scale not in presets.SCALES:
             scale, note = default_scale(study)
     scale = presets.check_scale(scale or doc.get("scale"))

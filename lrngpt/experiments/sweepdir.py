@@ -78,10 +78,6 @@ class SweepDir:
         return parsed(path, "sweep definition" + " (partial)" * partial,
                       lambda p: check_definition(read_json_object(p, "sweep definition"), p, partial))
 
-    def scale(self) -> str | None:
-        """The scale the sweep here was started at, or None (no sweep, or a damaged definition)."""
-        return self.known().get("scale")
-
     def known(self) -> dict:
         """sweep.json as far as it reads ({}: no sweep, or a damaged definition)."""
         try:
@@ -90,8 +86,7 @@ class SweepDir:
             return {}
 
     def name(self) -> str:
-        name = self.known().get("name")
-        return name if isinstance(name, str) and name else self.path.resolve().name
+        return self.known().get("name") or self.path.resolve().name  # (known() checked it is a string)
 
     def create_or_check(self, definition: dict) -> None:
         """Create sweep.json (exactly one of shards started together does), or check it is this sweep."""

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from lrngpt.analysis.pip_figure import figure as pip_figure
 from lrngpt.analysis.superposition import figure as superposition_figure
 from lrngpt.experiments import chapter_plan as cp
@@ -21,33 +19,29 @@ from lrngpt.report.html import bullets, esc, figure, page, rows_table, slug
 from lrngpt.report.sweeps import finding_html, verdict_html
 
 
-def _png(fig) -> bytes:
-    data = png_bytes(fig)
-    plt.close(fig)
-    return data
-
-
-def _figures(chapter: ChapterDir, study: str, plan: ChapterPlan) -> list[tuple[bytes, str]]:
-    """The figures of one study, drawn from its directory; a study not run yet draws none."""
+def _figures(chapter: ChapterDir, study: str, found: list[Finding]) -> list[tuple[bytes, str]]:
+    """The figures of one study, drawn from its directory (the width-depth levels: from its finding,
+    which holds them; their summaries are not read again); a study not run yet draws none."""
     if study == "width":
         docs = [chapter.sweep(n) for n in ("width", "seeds", "small-data")]
         return [(png, caption) for _, caption, png in figure_pngs(docs)]
     if study == "width-depth":
-        levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]
-        return [(_png(plot_series(levels)), "val bpb by shape at each number of tokens per parameter")]
+        return [(png_bytes(plot_series(found[0].numbers["levels"])),
+                 "val bpb by shape at each number of tokens per parameter")]
     if study == "planted":
-        return [(_png(plot_planted(chapter.part("planted"))),
+        return [(png_bytes(plot_planted(chapter.part("planted"))),
                  "input reads against each row's own movement, planted ids marked")]
     pip, toy = chapter.result("pip.json"), chapter.result("superposition.json")
     if study == "pip" and pip is not None:
-        return [(_png(pip_figure(pip)), "PIP loss by width k, and the width study's val bpb by d")]
+        return [(png_bytes(pip_figure(pip)), "PIP loss by width k, and the width study's val bpb by d")]
     if study == "superposition" and toy is not None:
-        return [(_png(superposition_figure(toy)), "W^T W and ||W_i|| per sparsity")]
+        return [(png_bytes(superposition_figure(toy)), "W^T W and ||W_i|| per sparsity")]
     return []
 
 
-def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -> str:
-    """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them)."""
+def write_chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict], path: Path | None = None) -> Path:
+    """The page from the verdicts' documents (DIR/verdicts.json, as cp.verdicts returns them), written to
+    `path` (default DIR/report.html)."""
     out, found = chapter.path, [Finding.from_dict(v) for v in verdicts]
     studies = [s for s in cp.CLAIMS if s != "seeds"]
     lead = rows_table(["study", "claim", "verdict", "reason"],  # each study links to its evidence and figures
@@ -66,14 +60,10 @@ def chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict]) -
         mine, (what, source) = [f for f in found if f.study == s], cp.CLAIMS[s]
         if mine:
             sections.append((s, f"<p><b>{esc(what)}</b> ({esc(source)})</p>" + "".join(map(finding_html, mine))
-                             + "".join(figure(png, caption) for png, caption in _figures(chapter, s, plan))))
+                             + "".join(figure(png, caption) for png, caption in _figures(chapter, s, mine))))
     sections += [("Plan and time", plan_html), ("Protocols against the chapter's", dev or "<p>none</p>")]
     title = f"The book chapter on this machine: {out.resolve().name}"
-    return page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter.")
-
-
-def write_chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[dict], page: Path | None = None) -> Path:
-    return chapter.write_page(chapter_page(chapter, plan, verdicts), page)
+    return chapter.write_page(page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter."), path)
 
 
 def write_chapter_report(d: Path, page: Path) -> dict:
@@ -81,5 +71,5 @@ def write_chapter_report(d: Path, page: Path) -> dict:
     chapter = ChapterDir(d)
     plan = chapter.plan()
     assert plan is not None  # the caller found a chapter directory, which is one with its plan (kind_of)
-    written = write_chapter_page(chapter, plan, chapter.verdicts(cp.CLAIMS), page)
+    written = write_chapter_page(chapter, plan, chapter.verdicts(), page)
     return {"path": str(written), "sections": ["Verdicts"], "explorer": None}

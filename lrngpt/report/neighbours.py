@@ -81,11 +81,11 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
     text += rows_table(["query", "tokens", *(f"neighbours ({h})" for _, h in runs)], rows, raw=True)
     # the book chapter's cosine for the queries it names (" Lily" ~ " Mia" trained), beside this table's
     untrained = shown[0][0] == "init"
-    named = [q for q in queries if q in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]
+    chapter = UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS
     table0 = run.model.token_embedding.weight.detach().float()
-    for q in named:
-        other = (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)[q][0]
-        text += f'<p class="sub">{esc(neighbours_line(q, pair_cosine(run.tokenizer, table0, q, other), untrained))}.</p>'
+    for q in (q for q in queries if q in chapter):
+        found = pair_cosine(run.tokenizer, table0, q, chapter[q][0])
+        text += f'<p class="sub">{esc(neighbours_line(q, found, untrained))}.</p>'
     if stories and not tokens and (checkpoint in (None, "last")):
         try:
             p = purity(run_dir, log=lambda m: None)  # the page says what it scored; stderr stays for errors

@@ -10,7 +10,7 @@ from pathlib import Path
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import REREAD_PASSES
 from lrngpt.experiments.chapter import PREMISE
-from lrngpt.experiments.figures import figure_pngs
+from lrngpt.experiments.figures import by_series, figure_pngs
 from lrngpt.experiments.finding import FAILS, HOLDS, Finding
 from lrngpt.experiments.summary import collect, per_million, per_million_text
 from lrngpt.experiments.sweepdir import SweepDir
@@ -128,9 +128,7 @@ def sweep_points(d: Path) -> list[dict]:
 def sweep_headline(docs: list[dict]) -> str:
     items = []
     for doc in docs:
-        groups: dict[str, list[dict]] = {}
-        for e in doc["by_width"]:
-            groups.setdefault(e["series"], []).append(e)
+        groups = {series: entries for series, _, entries in by_series([doc])}
         where = f"{doc['scale']} scale, {corpus_label(doc.get('corpus'))}"
         done = f"{len(doc['rows'])} of {doc['points']} runs finished"
         if not groups:

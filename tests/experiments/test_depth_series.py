@@ -162,7 +162,7 @@ def test_a_tiny_series_runs_through_lrngpt_sweep_and_is_judged_and_plotted(tiny_
     tpp = [lv["tokens_per_param"] for lv in f.numbers["levels"]]
     assert tpp[1] > tpp[0] > 0
     assert all(len(lv["shapes"]) == 3 and lv["noise"] is not None for lv in f.numbers["levels"])
-    fig = plot_series(dirs)
+    fig = plot_series(f.numbers["levels"])
     assert isinstance(fig, Figure) and len(fig.axes[0].lines) == 2
     lv = plan["levels"][0]  # again: the finished level resumes as finished, nothing to train
     again = lrngpt.sweep(lv["source"], scale=lv["scale"], set=lv["set"], axes=lv["axes"], out=dirs[0], dry_run=True)
