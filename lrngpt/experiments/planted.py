@@ -30,6 +30,7 @@ from lrngpt.analysis.planted import (
 from lrngpt.analysis.rare_tokens import decay_factor, replay_reads, tables
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import atomic_dir, read_json, write_json
+from lrngpt.core.once import parsed
 from lrngpt.data.prepared import PreparedData, load_prepared, prepare
 from lrngpt.errors import UserError
 from lrngpt.experiments.finding import Claim, Finding
@@ -204,8 +205,12 @@ def _verdict(s: dict) -> str:
 
 
 def _read(out: Path) -> dict:
-    """out/planted.json, checked: a file edited into something else is one line saying so."""
-    path = Path(out) / RESULT
+    """out/planted.json, checked: a file edited into something else is one line saying so (read once a
+    command: the findings and the figure both ask)."""
+    return parsed(Path(out) / RESULT, "planted result", _checked)
+
+
+def _checked(path: Path) -> dict:
     r = read_json(path, "planted result")
     try:
         for name in ("tied", "untied"):
