@@ -59,10 +59,8 @@ def series_of(docs: list[dict]) -> list[dict]:
 
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
     """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
-    common = None
-    for e in full["entries"]:
-        have = {int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
-        common = have if common is None else common & have
+    common = set.intersection(*({int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
+                                for e in full["entries"]))
     if not common:
         return None
     t = max(common)

@@ -80,8 +80,7 @@ def format_line(row: dict, scale: str | None, best: bool = False) -> str:
             f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
     if row["train_bpb"] is not None:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
-    passes = row.get("passes")
-    line += f" | passes {'-' if passes is None else format(passes, '.2f')}"
+    line += f" | passes {_f(row.get('passes'), '.2f') or '-'}"
     line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
     if best and row["best_val_bpb"] is not None:
         first = f"{row['eval_tokens']:,} val tokens" if row['eval_tokens'] else "full val"
@@ -187,18 +186,18 @@ def markdown(doc: dict) -> str:
             + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
     if is_shape_study(doc):  # first: a shape study's series are its shapes, one width each
         out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
-    series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
-    for label in series:
+    for label in dict.fromkeys(e["series"] for e in doc["by_width"]):  # each series, in the order it comes
+        entries = [e for e in doc["by_width"] if e["series"] == label]
         out += [f"## {label} ({scale} scale, {corpus})", "",
                 "| d | params | embedding | val bpb | saved per doubling | train bpb | gap (val-train) "
                 "| passes | used axes (90%) | seconds | seeds |",
                 "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-        for e in (e for e in doc["by_width"] if e["series"] == label):
+        for e in entries:
             out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {_f(e['val_bpb'])} | "
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
                        f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
-        eff = per_million([e for e in doc["by_width"] if e["series"] == label])
+        eff = per_million(entries)
         if eff:
             out += ["", "Problem 10 on this series: " + per_million_text(eff) + "."]
         out.append("")
