@@ -257,21 +257,21 @@ def collect(out: str | Path, partial: bool = False) -> dict:
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
-    budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
+    budget = b if isinstance(b := definition.get("budget"), dict) else {}
     meta = {"source": source, "preset": definition.get("preset"), "scale": scale, "out": None if out is None else
-            str(out), "minutes": (budget or {}).get("minutes"), "sets": None}
+            str(out), "minutes": budget.get("minutes"), "sets": None}
     base = definition.get("base")
     if not isinstance(source, str) or not isinstance(scale, str) or not isinstance(base, dict):
         return meta
-    plan = [f"{k}={cli_value(v)}" for k, v in ((budget or {}).get("sets") or {}).items()]
+    plan = [f"{k}={cli_value(v)}" for k, v in (budget.get("sets") or {}).items()]
     try:
         ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
     mine, theirs = flat_keys(base), flat_keys(ref)
     meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
-                    and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
+                    and theirs.get(k, object()) != v and k not in (budget.get("sets") or {})}
     axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})
-    planned = (budget or {}).get("axes") or {}
+    planned = budget.get("axes") or {}
     meta["axes"] = {k: v for k, v in axes.items() if study.get(k) != v and k not in planned}
     return meta
