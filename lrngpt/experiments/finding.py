@@ -69,8 +69,7 @@ def say(template: str, **numbers) -> str:
 
 
 def of_untrained(row: dict, periodic: list | None) -> float | None:
-    """Its train bpb (val bpb where it has none) over the untrained model's val bpb (the step-0
-    evaluation in `periodic`); None without that evaluation."""
+    """Train bpb (val bpb where it has none) over the untrained model's val bpb (`periodic`'s step 0), else None."""
     start = next((v for s, v in periodic or [] if s == 0 and v), None)
     return None if start is None else (row["val_bpb"] if row.get("train_bpb") is None else row["train_bpb"]) / start
 

@@ -132,8 +132,7 @@ def judge(docs: list[dict]) -> list[Finding]:
     full_candidates = [s for s in series if not s["small"] and len(s["entries"]) >= 2]
     # the series with the most widths (ties: the fewest passes, the first given)
     full = min(full_candidates, key=lambda s: (-len(s["entries"]), s["passes"] or 0.0), default=None)
-    smalls = [s for s in series if s["small"]]
-    small = max(smalls, key=lambda s: len(s["entries"]), default=None)
+    small = max((s for s in series if s["small"]), key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
     for move in found[2].moves:
