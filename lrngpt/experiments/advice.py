@@ -55,8 +55,8 @@ def command(move: Move, meta: dict) -> dict:
         cli += f" && lrn report {out} {new}"
     kw = [f'"{study}"', f"minutes={minutes:g}" if minutes else f'scale="{scale}"' if scale else "scale=None"]
     if sets:
-        kw.append("set={" + ", ".join(f'"{k}": {json.dumps(v)}' for k, v in sets.items()) + "}")
+        kw.append(f"set={json.dumps(sets)}")
     if axes:
-        kw.append("axes={" + ", ".join(f'"{k}": {json.dumps(v)}' for k, v in axes.items()) + "}")
+        kw.append(f"axes={json.dumps(axes)}")
     kw.append(f'out="{new}"')
     return {"cli": cli, "api": f"lrngpt.sweep({', '.join(kw)})", "why": move.why, "checked": move.checked}

@@ -15,7 +15,7 @@ from lrngpt.experiments.depth_series import CHAPTER as PROTOCOL
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.shape_findings import MAX_CHANGE, judge_shapes, non_embedding
-from lrngpt.experiments.stats import lsq_slope
+from lrngpt.experiments.stats import lsq_slope, mean_or_none
 from lrngpt.experiments.sweepdir import SweepDir
 
 TREND_Z = 1.0  # moved: the ends differ by more than TREND_Z x sqrt(noise_low^2 + noise_high^2)
@@ -43,8 +43,7 @@ def level_doc(path: str | Path) -> dict:
 
 def tokens_per_param(rows: list[dict]) -> float | None:
     """Tokens a run read over its non-embedding parameters, the mean over the rows that say both."""
-    per = [r["tokens_read"] / non_embedding(r) for r in rows if r.get("tokens_read") and non_embedding(r)]
-    return sum(per) / len(per) if per else None
+    return mean_or_none(r["tokens_read"] / non_embedding(r) for r in rows if r.get("tokens_read") and non_embedding(r))
 
 
 def level_result(doc: dict) -> dict:

@@ -59,10 +59,8 @@ def series_of(docs: list[dict]) -> list[dict]:
 
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
     """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
-    common = None
-    for e in full["entries"]:
-        have = {int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
-        common = have if common is None else common & have
+    common = set.intersection(*({int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
+                                for e in full["entries"]))
     if not common:
         return None
     t = max(common)
@@ -134,8 +132,7 @@ def judge(docs: list[dict]) -> list[Finding]:
     full_candidates = [s for s in series if not s["small"] and len(s["entries"]) >= 2]
     # the series with the most widths (ties: the fewest passes, the first given)
     full = min(full_candidates, key=lambda s: (-len(s["entries"]), s["passes"] or 0.0), default=None)
-    smalls = [s for s in series if s["small"]]
-    small = max(smalls, key=lambda s: len(s["entries"]), default=None)
+    small = max((s for s in series if s["small"]), key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
     for move in found[2].moves:

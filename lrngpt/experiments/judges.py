@@ -13,9 +13,9 @@ from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
 from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares, seconds_text
-from lrngpt.experiments.finding import Claim, Finding, Span, say, untrained_because
+from lrngpt.experiments.finding import Claim, Finding, Span, of_untrained, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
-from lrngpt.experiments.noise import KIND_NAMES, Noise
+from lrngpt.experiments.noise import Noise
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, TRAINED, Z_STRICT, Z
 
@@ -51,21 +51,16 @@ def _passes(p: float | None) -> str:
     return "-" if p is None else f"{p:.2f}"
 
 
-def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str, z: float = Z_STRICT) -> str:
+def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str) -> str:
     """'3 x 0.0130, the seed spread 0.0184 carried through a saving over 2 doublings (x 0.71)'."""
-    return say("{z:g} x {n:.4f}, {src} {s:.4f} carried through {what} (x {w:.2f})", z=z, n=est.noise(sigma),
+    return say("{z:g} x {n:.4f}, {src} {s:.4f} carried through {what} (x {w:.2f})", z=Z_STRICT, n=est.noise(sigma),
                src=noise.source("val"), s=sigma, what=what, w=est.norm)
 
 
 def untrained(entries: list[dict]) -> dict[int, float]:
     """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
-    out = {}
-    for e in entries:
-        start = next((v for s, v in e.get("periodic") or [] if s == 0 and v), None)
-        score = e["val_bpb"] if e.get("train_bpb") is None else e["train_bpb"]
-        if start and score > TRAINED * start:
-            out[e["n_embd"]] = score / start
-    return out
+    ratios = {e["n_embd"]: of_untrained(e, e.get("periodic")) for e in entries}
+    return {d: r for d, r in ratios.items() if r is not None and r > TRAINED}
 
 
 def scale_move(series: dict) -> list[Move]:
@@ -94,10 +89,12 @@ def _judged(n: int, series: dict, evidence: list[str], numbers: dict):
                                  scale_move(series))
 
 
-def seed_move(kind: str = "val") -> Move:
-    return Move(f"add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of "
-                f"{KIND_NAMES[kind]}", study="seed-variance", suffix="-seeds", beside=True,
-                checked="a sweep beside this one: it changes none of this sweep's runs")
+def seed_moves(noise: Noise) -> list[Move]:
+    """A seed-variance sweep beside this one where no seeds measured the noise of val bpb."""
+    return [] if noise.measured("val") else [Move(
+        "add a seed-variance sweep with this sweep's settings (three seeds at d = 64) to measure the noise of val bpb",
+        study="seed-variance", suffix="-seeds", beside=True, checked="a sweep beside this one: it changes none of this "
+        "sweep's runs")]
 
 
 def widths_move(study: str | None = "embed-dim") -> Move:
@@ -165,20 +162,20 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
             (a, b, p), (c, d, q) = steps[rises[0]], steps[rises[0] + 1]
             because = say("the doubling {c}->{d} saves {r:.4f} more than {a}->{b}, within the usual seed noise but "
                           "with no seed spread here to judge it", a=a, b=b, c=c, d=d, r=q - p)
-            return found(V.CANNOT_TELL, [because], [seed_move()])
-        return found(V.SHOWS, [], [] if measured else [seed_move()])
+            return found(V.CANNOT_TELL, [because], seed_moves(noise))
+        return found(V.SHOWS, [], seed_moves(noise))
     grows = slope.above(sigma)
     because = say("the savings per doubling {how} over d = {a} ... {b} ({s0:.4f} -> {s1:.4f}: a slope of {v:+.4f} per "
                   "doubling, its noise {n:.4f})", how="grow with the width" if grows else "do not fall beyond the noise",
                   a=widths[0], b=widths[-1], s0=steps[0][2], s1=steps[-1][2], v=slope.value, n=slope.noise(sigma))
     if not measured and not grows:
-        return found(V.CANNOT_TELL, [because + " and no seed spread measures the noise"], [seed_move()])
+        return found(V.CANNOT_TELL, [because + " and no seed spread measures the noise"], seed_moves(noise))
     return found(V.DOES_NOT_SHOW, [because], [longer])
 
 
-def _turn(entries: list[dict], key: str, sigma: float, z: float = Z) -> dict:
-    """Where `key` is lowest, and how far it rises at a wider width (turned: beyond z x the noise)."""
-    ds, vs = [e["n_embd"] for e in entries], [e[key] for e in entries]
+def _turn(entries: list[dict], sigma: float, z: float = Z) -> dict:
+    """Where val bpb is lowest, and how far it rises at a wider width (turned: beyond z x the noise)."""
+    ds, vs = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
     i = min(range(len(vs)), key=lambda k: (vs[k], k))
     j = max(range(i, len(vs)), key=lambda k: (vs[k], -k))
     rise = T.difference(vs, i, j)
@@ -278,14 +275,13 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                                           "the runs train the same")])
     sv, sg, sm = noise.sigma("val"), noise.sigma("gap"), noise.sigma("memorising")
     widths, gaps = [e["n_embd"] for e in entries], [e["gap"] for e in entries]
-    turn = _turn(entries, "val_bpb", sv)
+    turn = _turn(entries, sv)
     end = T.fitted_last(T.octaves(widths), gaps)
-    gap_ok = not any(T.point(gaps, i).above(sg) for i in range(len(gaps))) and not end.above(sg)
+    gap_ok = max(gaps) <= Z * sg and not end.above(sg)  # no gap, nor the line's end, above zero beyond the noise
     reading, share, twice = _reading(full)
     split = split_gap(entries)
     passes, val_split = full["passes"], entries[0].get("val_split")
-    alike = split is not None and not any(T.point(split["memorising"], i).above(sm)
-                                          for i in range(len(split["memorising"])))
+    alike = split is not None and max(split["memorising"]) <= Z * sm
     evidence = [reading, _curve_text(turn),
                 f"gap (val - train) {gaps[0]:+.4f} at d = {widths[0]} -> {gaps[-1]:+.4f} at d = {widths[-1]}"
                 + (f", largest {max(gaps):+.4f}" if max(gaps) > max(gaps[0], gaps[-1]) else "")
@@ -301,7 +297,7 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
     evidence += [f"validation: {SPLITS.get(val_split, val_split)}"] * bool(val_split)
     for s in others:
         if len(s["entries"]) >= 2 and all(e["train_bpb"] is not None for e in s["entries"]):
-            t = _turn(s["entries"], "val_bpb", sv)
+            t = _turn(s["entries"], sv)
             evidence.append(f"{s['label']} ({_passes(s['passes'])} passes): lowest val bpb at d = {t['best']}, gap "
                             f"{s['entries'][0]['gap']:+.4f} -> {s['entries'][-1]['gap']:+.4f}")
     numbers = {"passes": passes, "read_share": share, "read_twice_share": twice, "turn": turn, "noise": sv,
@@ -313,7 +309,7 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
         return cannot
     if not turn["turned"] and gap_ok:
         if numbers["premise"]:
-            return found(V.SHOWS, [], [] if noise.measured("val") else [seed_move()])
+            return found(V.SHOWS, [], seed_moves(noise))
         why = "its passes over the training text are unknown" if share is None else _read_share(share, passes, twice)
         return found(V.CANNOT_TELL, [
             f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its premise: "
@@ -374,7 +370,7 @@ def _no_turn_differs(full: dict, found, numbers: dict, gaps: list[float], gap_ok
     because = say("{what}: val bpb rises {r:.4f} from d = {a} to d = {b}, beyond the noise ({z:g} x {n:.4f}), with the "
                   "gap at or below zero", what=what, r=turn["rise"], a=turn["best"], b=turn["peak"], z=Z,
                   n=turn["rise_noise"])
-    return found(V.DOES_NOT_SHOW, [because], [] if noise.measured("val") else [seed_move()])
+    return found(V.DOES_NOT_SHOW, [because], seed_moves(noise))
 
 
 def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Finding:
@@ -390,7 +386,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
         why = f"only {len(entries)} widths" if len(entries) < 3 else "the runs measured no train bpb"
         return Finding.judged(CLAIMS[3], V.CANNOT_TELL, [f"{why} in {small['label']}"], moves=[widths_move(None)])
     sv, st, sg = noise.sigma("val"), noise.sigma("train"), noise.sigma("gap")
-    turn = _turn(entries, "val_bpb", sv, Z_STRICT)  # a turn makes it show
+    turn = _turn(entries, sv, Z_STRICT)  # a turn makes it show
     trains, gaps = [e["train_bpb"] for e in entries], [e["gap"] for e in entries]
     up = [(entries[i], entries[i + 1]) for i in range(len(entries) - 1) if T.difference(trains, i, i + 1).above(st)]
     passes, (first, last) = small["passes"], (entries[0]["n_embd"], entries[-1]["n_embd"])

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from lrngpt.experiments.finding import Claim, Finding, say, untrained_because
+from lrngpt.experiments.finding import Claim, Finding, of_untrained, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.presets import SHAPE_STUDIES
-from lrngpt.experiments.stats import lsq_slope
+from lrngpt.experiments.stats import lsq_slope, mean_or_none
 from lrngpt.experiments.thresholds import TRAINED
 
 MAX_CHANGE = 0.03  # the loss may change by at most 3% across the shapes (Kaplan et al.'s 3%)
@@ -50,10 +50,8 @@ def shapes(rows: list[dict]) -> list[dict]:
     out = []
     for (n_layer, n_embd), group in groups.items():
         vals = [r["val_bpb"] for r in group]
-        starts = [(r["val_bpb"] if r.get("train_bpb") is None else r["train_bpb"], v)
-                  for r in group for s, v in r.get("periodic_val") or [] if s == 0 and v]
         out.append({"n_layer": n_layer, "n_embd": n_embd, "ratio": n_embd / n_layer,
-                    "of_untrained": sum(a / b for a, b in starts) / len(starts) if starts else None,
+                    "of_untrained": mean_or_none(of_untrained(r, r.get("periodic_val")) for r in group),
                     "non_embedding": non_embedding(group[0]), "seeds": [r.get("seed") for r in group],
                     "val_bpb": sum(vals) / len(vals), "val_bpbs": vals, "spread": max(vals) - min(vals),
                     "tokens_read": group[0].get("tokens_read")})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 
 
@@ -13,6 +14,4 @@ def mean_or_none(values: Iterable[object]) -> float | None:
 
 def lsq_slope(xs: list[float], ys: list[float]) -> float:
     """The least-squares slope of `ys` against `xs` (0 where the xs do not vary)."""
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+    return statistics.linear_regression(xs, ys).slope if len(set(xs)) > 1 else 0.0

@@ -80,8 +80,7 @@ def format_line(row: dict, scale: str | None, best: bool = False) -> str:
             f"params {row['params']:>10,} ({parts}) | val bpb {_f(row['val_bpb']) or 'n/a'}")
     if row["train_bpb"] is not None:
         line += f" | train bpb {row['train_bpb']:.4f} (gap {row['gap']:+.4f})"
-    passes = row.get("passes")
-    line += f" | passes {'-' if passes is None else format(passes, '.2f')}"
+    line += f" | passes {_f(row.get('passes'), '.2f') or '-'}"
     line += f" | used axes (90%) {row['used_axes']:>3}/{row['n_embd']}"
     if best and row["best_val_bpb"] is not None:
         first = f"{row['eval_tokens']:,} val tokens" if row['eval_tokens'] else "full val"
@@ -187,18 +186,18 @@ def markdown(doc: dict) -> str:
             + (f"; pending: {', '.join(doc['pending'])}" if doc["pending"] else "") + ".", ""]
     if is_shape_study(doc):  # first: a shape study's series are its shapes, one width each
         out += [f"## By shape ({scale} scale, {corpus})", "", *shape_table(doc["rows"]), ""]
-    series = list(dict.fromkeys(e["series"] for e in doc["by_width"]))
-    for label in series:
+    for label in dict.fromkeys(e["series"] for e in doc["by_width"]):  # each series, in the order it comes
+        entries = [e for e in doc["by_width"] if e["series"] == label]
         out += [f"## {label} ({scale} scale, {corpus})", "",
                 "| d | params | embedding | val bpb | saved per doubling | train bpb | gap (val-train) "
                 "| passes | used axes (90%) | seconds | seeds |",
                 "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-        for e in (e for e in doc["by_width"] if e["series"] == label):
+        for e in entries:
             out.append(f"| {e['n_embd']} | {e['params']:,} | {e['embedding']:,} | {_f(e['val_bpb'])} | "
                        f"{_f(e['saved_per_doubling'])} | {_f(e['train_bpb'])} | {_f(e['gap'], '+.4f')} | "
                        f"{_f(e.get('passes'), '.2f') or '-'} | {e['used_axes']:.0f}/{e['n_embd']} | "
                        f"{e['seconds']:.0f} | {', '.join(map(str, e['seeds']))} |")
-        eff = per_million([e for e in doc["by_width"] if e["series"] == label])
+        eff = per_million(entries)
         if eff:
             out += ["", "Problem 10 on this series: " + per_million_text(eff) + "."]
         out.append("")
@@ -258,21 +257,21 @@ def collect(out: str | Path, partial: bool = False) -> dict:
 def sweep_meta(definition: dict, out: str | Path | None) -> dict:
     """What the sweep in `out` was run with: source, scale, budget minutes, its --set items, out."""
     source, scale = definition.get("source") or definition.get("preset"), definition.get("scale")
-    budget = definition.get("budget") if isinstance(definition.get("budget"), dict) else None
+    budget = b if isinstance(b := definition.get("budget"), dict) else {}
     meta = {"source": source, "preset": definition.get("preset"), "scale": scale, "out": None if out is None else
-            str(out), "minutes": (budget or {}).get("minutes"), "sets": None}
+            str(out), "minutes": budget.get("minutes"), "sets": None}
     base = definition.get("base")
     if not isinstance(source, str) or not isinstance(scale, str) or not isinstance(base, dict):
         return meta
-    plan = [f"{k}={cli_value(v)}" for k, v in ((budget or {}).get("sets") or {}).items()]
+    plan = [f"{k}={cli_value(v)}" for k, v in (budget.get("sets") or {}).items()]
     try:
         ref = resolve_base(source, scale, plan)[0]  # the base alone: no point is built
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return meta  # a sweep file moved away, or a preset this lrn no longer has: no --set items
     mine, theirs = flat_keys(base), flat_keys(ref)
     meta["sets"] = {k: v for k, v in mine.items() if k != "name" and k not in DERIVED
-                    and theirs.get(k, object()) != v and k not in ((budget or {}).get("sets") or {})}
+                    and theirs.get(k, object()) != v and k not in (budget.get("sets") or {})}
     axes, study = definition.get("axes") or {}, STUDIES.get(source, {}).get("axes", {})
-    planned = (budget or {}).get("axes") or {}
+    planned = budget.get("axes") or {}
     meta["axes"] = {k: v for k, v in axes.items() if study.get(k) != v and k not in planned}
     return meta
