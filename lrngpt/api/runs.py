@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lrngpt.api.checks import Checkpoint, checked, positive
+from lrngpt.api.checks import Checkpoint, checked
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
 from lrngpt.api.sweeps import Axes, MetricCallback, Notes, Shard, sweep
@@ -94,7 +94,6 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
     earlier lrn run in `out`; `steps` stops at that global step; `on_metric(row)` gets every metrics row.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
-    positive(steps, option('steps'))
     cfg = resolve_config(config, set, corpus, device, resume_from=out if config is None and resume else None)
     if out is None:
         raise UserError(f"give {option('out', 'RUN_DIR')}, the directory the run writes to (out= in Python)")
@@ -113,7 +112,7 @@ def _unreported(out: str | Path) -> Run:
     """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here."""
     run = Run.__new__(Run)
     run.path, run.checkpoint, run.device, run.result = Path(out), "last", "auto", None
-    run._dir, run._loaded, run._resolved = RunDir(out), None, None
+    run._dir = RunDir(out)
     return run
 
 
