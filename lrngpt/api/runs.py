@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from lrngpt.api.checks import Checkpoint, checked
 from lrngpt.api.configs import Overrides, resolve_config
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 SWEEP_FILE_KEYS = {"axes", "base", "study"}  # what a sweep file has and a config file never does
 
 
-def is_sweep_source(what: object) -> bool:
+def is_sweep_source(what: object) -> TypeGuard[str | Path]:
     """Whether `what` names a sweep (a study preset or a sweep file) rather than a run's config."""
     if not isinstance(what, str | Path):
         return False
@@ -69,7 +69,6 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
 
     Example: ``lrngpt.plan(lrngpt.config("mlp-tiny"))["one_pass_steps"], lrngpt.plan("embed-dim", scale="tiny", out="runs/w")["points"]``"""
     if is_sweep_source(what):
-        assert isinstance(what, str | Path)  # (is_sweep_source says so; for the type checker)
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
         return sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
