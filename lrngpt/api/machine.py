@@ -115,8 +115,7 @@ def doctor(probe: bool = True, probe_timeout: float = 120.0) -> dict:
     full-scale sweep's cost here; nothing trained or downloaded.
 
     Example: ``lrngpt.doctor(probe=False)["default_device"]``"""
-    if isinstance(probe_timeout, bool) or not isinstance(probe_timeout, int | float) \
-            or not (math.isfinite(probe_timeout) and 0 < probe_timeout <= MAX_PROBE_TIMEOUT):
+    if not (math.isfinite(probe_timeout) and 0 < probe_timeout <= MAX_PROBE_TIMEOUT):  # (a number: @checked)
         raise UserError(f"{option('probe_timeout')} must be a positive, finite number of seconds up to {MAX_PROBE_TIMEOUT:,} "
                         f"(a day), got {probe_timeout!r}; {option('probe', False)} skips the probe")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,8 +54,6 @@ class Run:
         self.result: Any = None  # a dict, or None (typed Any so `run.result["step"]` checks as written)
         self._dir = RunDir(self.path)
         self._dir.check_is_run()
-        self._loaded: Any = None
-        self._resolved: str | None = None
 
     def __repr__(self) -> str:
         s = self.summary
@@ -77,30 +76,28 @@ class Run:
         """metrics.jsonl's rows as a table. Example: ``run.metrics.dropna(subset=["val_bpb"])``"""
         return table(self._dir.metrics())
 
+    @cached_property
     def _device(self) -> str:
-        if self._resolved is None:
-            self._resolved = resolve_device(self.device)
-        return self._resolved
+        return resolve_device(self.device)
 
-    def _load(self):
-        if self._loaded is None:
-            self._loaded = self._dir.load(self.checkpoint, self._device())
-        return self._loaded
+    @cached_property
+    def _loaded(self) -> Any:
+        return self._dir.load(self.checkpoint, self._device)
 
     @property
     def model(self) -> nn.Module:
         """The torch module of this checkpoint, in eval mode. Example: ``sum(p.numel() for p in run.model.parameters())``"""
-        return self._load().model
+        return self._loaded.model
 
     @property
     def tokenizer(self) -> Tokenizer:
         """The run's BPE. Example: ``run.tokenizer.encode(" Lily")``"""
-        return self._load().tokenizer
+        return self._loaded.tokenizer
 
     @property
     def step(self) -> int:
         """The global step of this checkpoint. Example: ``run.step``"""
-        return self._load().step
+        return self._loaded.step
 
     @checked
     def eval(self, split: Split | None = "val", context: Context = "window", max_tokens: int | None = None,
@@ -114,7 +111,7 @@ class Run:
         positive(max_tokens, option('max_tokens'))
         positive(train_tokens, option('train_tokens'))
         return evaluate_run(self.path, self.checkpoint, split, max_tokens, train_tokens, corpus,
-                            device or self._device(), context=context, by_reads=by_reads)
+                            device or self._device, context=context, by_reads=by_reads)
 
     @checked
     def samples(self, prompt: str, num_samples: int = 1, max_new_tokens: int = 100, temperature: float = 1.0,
@@ -126,8 +123,8 @@ class Run:
 
         Example: ``[s["text"] for s in run.samples("Lily saw a", num_samples=3, top_k=40)["samples"]]``"""
         cfg = SamplingConfig(max_new_tokens, temperature, top_k, top_p, seed, stop_at_eot=stop_at_eot)
-        loaded = self._load()
-        texts = sample_texts(loaded, prompt, cfg, num_samples, use_cache, self._device(), on_text=on_text)
+        loaded = self._loaded
+        texts = sample_texts(loaded, prompt, cfg, num_samples, use_cache, self._device, on_text=on_text)
         return {"samples": texts, "settings": {**asdict(cfg), "num_samples": num_samples, "use_cache": use_cache},
                 "checkpoint": self.checkpoint, "step": loaded.step, "run_dir": str(self.path)}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
-from lrngpt.api.checks import Checkpoint, checked, positive
+from lrngpt.api.checks import Checkpoint, checked
 from lrngpt.api.configs import Overrides, resolve_config
 from lrngpt.api.results import Run
 from lrngpt.api.sweeps import Axes, MetricCallback, Notes, Shard, sweep
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 SWEEP_FILE_KEYS = {"axes", "base", "study"}  # what a sweep file has and a config file never does
 
 
-def is_sweep_source(what: object) -> bool:
+def is_sweep_source(what: object) -> TypeGuard[str | Path]:
     """Whether `what` names a sweep (a study preset or a sweep file) rather than a run's config."""
     if not isinstance(what, str | Path):
         return False
@@ -69,7 +69,6 @@ def plan(what: RunConfig | str | Path | None, scale: str | None = None, *, out: 
 
     Example: ``lrngpt.plan(lrngpt.config("mlp-tiny"))["one_pass_steps"], lrngpt.plan("embed-dim", scale="tiny", out="runs/w")["points"]``"""
     if is_sweep_source(what):
-        assert isinstance(what, str | Path)  # (is_sweep_source says so; for the type checker)
         if out is None:
             raise UserError("plan() of a sweep needs out=, its directory (lrn sweep --out DIR)")
         return sweep(what, scale, out=out, set=set, axes=axes, corpus=corpus, device=device, minutes=minutes,
@@ -94,7 +93,6 @@ def train(config: RunConfig | str | Path | None, out: str | Path | None = None, 
     earlier lrn run in `out`; `steps` stops at that global step; `on_metric(row)` gets every metrics row.
 
     Example: ``run = lrngpt.train(lrngpt.config("mlp-tiny"), out="runs/tiny", on_metric=print)``"""
-    positive(steps, option('steps'))
     cfg = resolve_config(config, set, corpus, device, resume_from=out if config is None and resume else None)
     if out is None:
         raise UserError(f"give {option('out', 'RUN_DIR')}, the directory the run writes to (out= in Python)")
@@ -113,7 +111,7 @@ def _unreported(out: str | Path) -> Run:
     """The Run of another rank: its directory may live on rank 0's machine only, so nothing is read here."""
     run = Run.__new__(Run)
     run.path, run.checkpoint, run.device, run.result = Path(out), "last", "auto", None
-    run._dir, run._loaded, run._resolved = RunDir(out), None, None
+    run._dir = RunDir(out)
     return run
 
 

@@ -11,20 +11,15 @@ from lrngpt.experiments.summary import collect
 from lrngpt.models import nanochat_shape
 
 
-def _at_least_one(name: str, value: int) -> int:
-    if value < 1:
-        raise UserError(f"{name} must be a whole number of at least 1, got {value!r}")
-    return value
-
-
 @checked
 def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) -> dict:
     """nanochat's rule, as `--set model.aspect_ratio=A` applies it: the width n_layer x aspect_ratio rounded
     up to a multiple of head_dim, and width / head_dim heads.
 
     Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
-    n_layer, aspect_ratio, head_dim = (_at_least_one(k, v) for k, v in
-                                       (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)))
+    for name, value in (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)):
+        if value < 1:
+            raise UserError(f"{name} must be a whole number of at least 1, got {value!r}")
     n_embd, n_head = nanochat_shape(n_layer, aspect_ratio, head_dim)
     return {"n_layer": n_layer, "aspect_ratio": aspect_ratio, "head_dim": head_dim, "n_embd": n_embd, "n_head": n_head,
             "rule": f"{n_layer} x {aspect_ratio} = {n_layer * aspect_ratio:,}, rounded up to a multiple of {head_dim}: "

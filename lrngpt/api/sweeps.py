@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, overload
 
-from lrngpt.api.checks import check, checked
+from lrngpt.api.checks import checked
 from lrngpt.api.configs import Overrides, run_sets
 from lrngpt.api.outputs import write_report
 from lrngpt.api.results import Run, table
@@ -43,7 +43,6 @@ assert get_args(FigureName) == FIGURE_NAMES  # the names a checker sees are the 
 
 
 def _axis_list(axes: Axes) -> list[str]:
-    check(axes, Axes, "axes")
     if axes is None:
         return []
     if isinstance(axes, Mapping):
@@ -69,7 +68,7 @@ def _axis_value(key: str, value: Any) -> str:
 
 def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
     if isinstance(shard, tuple):
-        if len(shard) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard):
+        if len(shard) != 2:  # (its items are integers: sweep() checks them against Shard)
             raise UserError(f"shard must be (i, n), two integers, or 'i/n', got {shard!r}")
         return check_shard(shard), None
     return resolve_shard(shard, os.environ)

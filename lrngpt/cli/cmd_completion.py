@@ -93,7 +93,7 @@ def attach_completers(parser) -> None:
     """Give every option and positional named in COMPLETERS its completer, in every subcommand."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            for sub in dict.fromkeys(action.choices.values()):  # aliases share a parser
+            for sub in action.choices.values():
                 attach_completers(sub)
             continue
         names = [*action.option_strings] or [action.metavar or action.dest]

@@ -45,8 +45,7 @@ def build_parser() -> Parser:
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="only warnings and errors on stderr: no progress bars, no log lines")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print debug lines on stderr")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    sub.required = True
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
     _common_options(sub)
