@@ -21,10 +21,9 @@ DAY = 86400.0
 def params_at_least(cfg: RunConfig) -> int:
     """A lower bound on the model's parameters from its config alone (tables and weight matrices;
     building even a meta-device model costs seconds the first time)."""
-    m, vocab = cfg.model, cfg.data.vocab_size
-    if cfg.model_type == "mlp":
-        return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
-    d = m.n_embd
+    if cfg.model_type == "mlp":  # its exact count is a formula
+        return run_timing.params(cfg)
+    m, vocab, d = cfg.model, cfg.data.vocab_size, cfg.model.n_embd
     block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
     return (vocab + m.context_length) * d + m.n_layer * block + (0 if m.tie_embeddings else vocab * d)
 

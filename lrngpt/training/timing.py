@@ -90,9 +90,9 @@ def _measure(cfg: RunConfig, device: str, batch: int, steps: int, barrier) -> di
     seq_len = cfg.train.seq_len
     assert seq_len is not None
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
-    params = param_breakdown(cfg.model_type, cfg.model)["total"]
-    check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
-                 f"timing a model of {params:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
+    n = params(cfg)
+    check_memory(training_memory(n, batch, seq_len, cfg.data.vocab_size),
+                 f"timing a model of {n:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
                  "lower the model's size, train.batch_size or train.seq_len", device)
     model, optimizer, x, y = probe_setup(cfg, device, batch)
 
