@@ -10,10 +10,10 @@ it, slower than float32: a run asking for it there is warned once (`warn_if_emul
 
 from __future__ import annotations
 
-import os
 import platform
 from dataclasses import asdict, dataclass
 
+import psutil
 import torch
 
 from lrngpt.core import log as logging
@@ -94,7 +94,7 @@ def device_caps(device: str) -> DeviceCaps:
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
     status = cpu_bf16(cpu_flags())
-    return DeviceCaps("cpu", cpu_name(), None, True, _memory_bytes(),
+    return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total,
                       None if status == "unknown" else status == "native")
 
 
@@ -186,13 +186,6 @@ def cpu_info(flags=None) -> dict:
     return {"vendor": cpu_vendor(), "name": cpu_name(), "isa": cpu_isa(flags),
             "flags": [f for f in NAMED_FLAGS if f in flags], "torch_capability": torch.backends.cpu.get_cpu_capability(),
             "bf16": cpu_bf16(flags), "fp16_units": bool(flags & FP16_FLAGS)}
-
-
-def _memory_bytes() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def apply_tf32(precision: Precision, device: str) -> None:
