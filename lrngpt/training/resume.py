@@ -166,7 +166,7 @@ def restore_state(resume: Resume, model: torch.nn.Module, optimizer: torch.optim
         torch.set_rng_state(ckpt["rng"]["torch"])
         if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
             torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
-        return State(step=int(ckpt["step"]), best_val=float(ckpt.get("best_val", float("inf"))),
+        return State(step=resume.step, best_val=float(ckpt.get("best_val", float("inf"))),
                      best_step=int(ckpt.get("best_step", 0)), seconds=float(ckpt.get("seconds", 0.0)))
     except DAMAGED as e:
         raise UserError(f"{resume.path} cannot be resumed: its training state is "

@@ -21,7 +21,7 @@ DATABASES = ("sqlite", "postgresql", "mysql", "mssql")  # MLflow reads these thr
 LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a local database, no server
 
 
-def _describe(e: BaseException, uri: str) -> str:
+def _describe(e: BaseException) -> str:
     """MLflow's error in a few words: a server that did not answer is said so, not as urllib3's retry log."""
     text = str(e)
     if "API request to" in text and "failed with exception" in text:
@@ -137,7 +137,7 @@ class MLflowSink:
                 self.held = {tag: {m.step for m in self.client.get_metric_history(self.run_id, tag)}
                              for tag in {*tags, *run.data.metrics}}
         except (mlflow.exceptions.MlflowException, ImportError, OSError, ValueError) as e:  # ImportError: a driver
-            raise UserError(f"train.logger mlflow: {_describe(e, uri)}; check MLFLOW_TRACKING_URI ({uri}) and that "
+            raise UserError(f"train.logger mlflow: {_describe(e)}; check MLFLOW_TRACKING_URI ({uri}) and that "
                             f"its server answers, or use a local store: {LOCAL}") from None
         self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
 

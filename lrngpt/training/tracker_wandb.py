@@ -160,22 +160,19 @@ def held_steps(run_dir: Path, run_id: str) -> set[int]:
 
 
 class WandBSink:
-    def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
+    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str):
+        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed."""
         import wandb
 
-        run_id = saved.get("id")
-        held = held_steps(run_dir, run_id) if run_id else set()  # before this segment's log exists
+        held = held_steps(run_dir, run_id)  # before this segment's log exists
         timeout = float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
         try:
             self.run = wandb.init(project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name,
-                                  dir=str(run_dir), id=run_id, resume="allow",  # no id: W&B makes one, kept
+                                  dir=str(run_dir), id=run_id, resume="allow",
                                   config=config, settings=wandb.Settings(init_timeout=timeout))
         except Exception as e:  # W&B's own errors (CommError, UsageError, ...) and its settings' ValueErrors
             raise UserError(f"train.logger wandb: W&B did not start ({type(e).__name__}: {first_line(e)}); "
                             f"check WANDB_BASE_URL and the network (WANDB_INIT_TIMEOUT={timeout:g}s), or {FIX}") from None
-        if not ID.fullmatch(self.run.id or ""):
-            raise UserError(f"train.logger wandb: W&B gave the run id {self.run.id!r}, which lrn cannot keep "
-                            "(letters, digits, - and _ only); unset WANDB_RUN_ID or give it such an id")
         if getattr(self.run, "offline", False) or getattr(self.run, "disabled", False):
             self.done = max(held, default=-1)
         else:  # the server's history is what counts; W&B drops a step below the one it holds
@@ -183,7 +180,6 @@ class WandBSink:
                 self.done = int(self.run.step) - 1
             except Exception:  # a mode without a step of its own ("shared")
                 self.done = -1
-        self.state = {"id": self.run.id}
 
     def log(self, step: int, values: dict) -> None:
         if step > self.done:

@@ -171,10 +171,8 @@ class Trackers:
             made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
             self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
             self._save_state()
-        sink = WandBSink(run_dir, self.state["wandb"], {**config, **({"swept": sorted(hparams)} if hparams else {})},
-                         name)
-        self.state["wandb"] = sink.state
-        self._save_state()
+        sink = WandBSink(run_dir, self.state["wandb"]["id"],
+                         {**config, **({"swept": sorted(hparams)} if hparams else {})}, name)
         for step, values in sent:  # what its logs lack (the sink skips the steps they hold)
             sink.log(step, values)
         return sink
