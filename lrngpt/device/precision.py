@@ -5,7 +5,7 @@ can do (`DeviceCaps`), so every branch, the CUDA ones included, is tested on a C
 auto: bfloat16 autocast on CUDA that has it (capability 8.0 on), else float16 + a GradScaler; float32 on
 CPU and MPS. float32 matmuls run as TF32 on CUDA from 8.0 on with train.tf32. The GradScaler's state is
 checkpointed, so a resume stays bit-exact. A CPU without bfloat16 instructions (`cpu_bf16`) emulates
-it, slower than float32: a run asking for it there is warned once (`warn_if_emulated`).
+it, slower than float32: a run asking for it there is warned (`emulation_warning`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 import psutil
 import torch
 
-from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DTYPES, check_dtype
 
@@ -158,14 +157,6 @@ def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
            else "may have no bfloat16 instructions (its flags could not be read)")
     return (f"warning: train.dtype=bfloat16 on {caps.name}, which {why}: bfloat16 is emulated here, typically "
             "slower than float32, and not bit-identical to it; float32 (what auto picks on a CPU) is the exact default")
-
-
-def warn_if_emulated(precision: Precision, caps: DeviceCaps) -> str | None:
-    """Warn once per process (lrngpt.core.log) when bfloat16 would be emulated; returns the warning."""
-    message = emulation_warning(precision, caps)
-    if message is not None:
-        logging.warning_once(message)
-    return message
 
 
 def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:

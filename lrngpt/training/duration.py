@@ -40,9 +40,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     """Estimated seconds for `steps` more steps, or None for a run too short to time; a run estimated
     past train.max_days is refused. `timed=False` (torchrun): the optimistic bound only."""
     tc = cfg.train
-    if steps <= 0:
-        return None
-    floor = optimistic_seconds(cfg, steps)
+    floor = optimistic_seconds(cfg, steps)  # (no steps left: 0, not timed)
     if floor < TIME_ABOVE_S:
         return None
     limit = tc.max_days * DAY if tc.max_days > 0 else None

@@ -188,19 +188,13 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 
 
-def eval_tokens_of(cfg: RunConfig, val_tokens: int | None = None) -> int:
-    """Tokens a run evaluates: step 0, the periodic evaluations, the final full val split, train bpb."""
+def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
+    """The probe's time per token, extrapolated to the run's training steps and the tokens it evaluates:
+    step 0, the periodic evaluations, the final full val split, train bpb."""
     tc = cfg.train
     periodic = tc.eval_tokens or val_tokens or 0
-    n_evals = 1 + tc.steps // max(1, tc.eval_every)
-    return n_evals * periodic + (val_tokens or periodic) + (tc.train_eval_tokens or 0)
-
-
-def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
-    """The probe's time per token, extrapolated to the run's training steps and evaluations."""
-    tc = cfg.train
-    train = tc.steps * tc.tokens_per_step * timing["train_s_per_token"]
-    return train + eval_tokens_of(cfg, val_tokens) * timing["eval_s_per_token"]
+    evaluated = (1 + tc.steps // max(1, tc.eval_every)) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
+    return tc.steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
 
 
 def clock(seconds: float) -> str:
