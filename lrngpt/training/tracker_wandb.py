@@ -1,5 +1,5 @@
 """W&B for train.logger. W&B's service writes its transaction log in 32 KiB blocks and dies with its
-parent, so after a kill the log holds a prefix: a resume reads back the steps it holds (`held_steps`)
+parent, so after a kill the log holds a prefix: a resume reads back the steps it holds (`history`)
 and sends the rest; online, the server's `run.step` counts instead.
 """
 
@@ -154,17 +154,13 @@ def history(path: Path) -> Iterator[dict]:
             yield {item.key or "/".join(item.nested_key): json.loads(item.value_json) for item in record.history.item}
 
 
-def held_steps(run_dir: Path, run_id: str) -> set[int]:
-    """The steps whose history rows the segments' logs hold."""
-    return {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
-
-
 class WandBSink:
     def __init__(self, run_dir: Path, run_id: str, config: dict, name: str):
         """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed."""
         import wandb
 
-        held = held_steps(run_dir, run_id)  # before this segment's log exists
+        # the steps whose history rows the segments' logs hold, read before this segment's log exists
+        held = {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
         timeout = float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
         try:
             self.run = wandb.init(project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name,
