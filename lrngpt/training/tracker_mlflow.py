@@ -147,10 +147,8 @@ class MLflowSink:
         except Exception:  # not in this store (another tracking URI): MLflow raises its own error or a store's
             return None
 
-    def _made(self, exp_id: str, token: str | None):
+    def _made(self, exp_id: str, token: str):
         """The run a start killed before it kept the run's id made (tagged with the token kept before)."""
-        if not token:
-            return None
         found = self.client.search_runs([exp_id], filter_string=f"tags.`lrn.token` = '{token}'", max_results=1)
         return found[0] if found else None
 
