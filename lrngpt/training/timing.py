@@ -193,7 +193,7 @@ def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None
     step 0, the periodic evaluations, the final full val split, train bpb."""
     tc = cfg.train
     periodic = tc.eval_tokens or val_tokens or 0
-    evaluated = (1 + tc.steps // max(1, tc.eval_every)) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
+    evaluated = (1 + tc.steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
     return tc.steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
 
 
