@@ -121,7 +121,7 @@ class MLflowSink:
                 exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
                 token = saved.get("token")
                 run_id = saved.get("run_id")
-                run = self._existing(run_id) if run_id else self._made(exp_id, token)
+                run = self._existing(run_id) if run_id else self._made(exp_id, saved["token"])
                 if run is None:
                     run_tags = {**({"lrn.token": token} if token else {}),
                                 **({"lrn.swept": ",".join(swept)} if swept else {})}
