@@ -108,9 +108,9 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------
 
-    def evaluate(self, max_tokens: int | None = None) -> dict:
-        """The val split's bpb on `max_tokens` of it (train.eval_windows says which; None: all of it)."""
-        return evaluate_bpb(self.model, self.data.tokens("val"), self.token_bytes, self.seq_len,
+    def evaluate(self, split: str = "val", max_tokens: int | None = None) -> dict:
+        tokens = self.data.tokens(split)
+        return evaluate_bpb(self.model, tokens, self.token_bytes, self.seq_len,
                             batch_size=self.cfg.train.batch_size, max_tokens=max_tokens,
                             device=self.device, autocast_dtype=self.autocast_dtype,
                             windows=self.cfg.train.eval_windows)
@@ -207,7 +207,7 @@ class Trainer:
             self.save("init")
         self._start_trackers()
         if self.state.step == 0 and not self._evaluated_already():
-            ev = self.evaluate(self.cfg.train.eval_tokens)
+            ev = self.evaluate("val", self.cfg.train.eval_tokens)
             self.metric({"step": 0, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
             self.log(f"step 0: val bpb {ev['bpb']:.4f} (untrained; periodic estimate on {ev['tokens']:,} tokens)")
 
@@ -247,7 +247,7 @@ class Trainer:
 
     def _periodic_eval(self) -> None:
         st = self.state
-        ev = self.evaluate(self.cfg.train.eval_tokens)
+        ev = self.evaluate("val", self.cfg.train.eval_tokens)
         self.metric({"step": st.step, "val_bpb": ev["bpb"], "val_loss": ev["loss"]})
         where = "from the start of" if self.cfg.train.eval_windows == "prefix" else "spread over"
         self.log(f"step {st.step}: val bpb {ev['bpb']:.4f} (periodic estimate on {ev['tokens']:,} tokens {where} "
@@ -260,7 +260,7 @@ class Trainer:
     def finish(self) -> dict:
         """Full evaluation at the final step, written to summary.json."""
         tc, job = self.cfg.train, self.job
-        val = self.evaluate()
+        val = self.evaluate("val")
         trn, reads = (train_bpb_by_reads(self.model, self.data.tokens("train"), self.token_bytes, tc, self.state.step,
                                          tc.train_eval_tokens, device=self.device, autocast_dtype=self.autocast_dtype,
                                          desc="eval") if tc.train_eval_tokens else (None, {}))
