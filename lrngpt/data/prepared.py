@@ -44,14 +44,13 @@ from lrngpt.core.ownership import (
 from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir
 from lrngpt.corpora.registry import load_corpus
-from lrngpt.data.splits import split_chunks, split_tail
+from lrngpt.data.splits import SPLITS, split_chunks, split_tail
 from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import DataConfig
 from lrngpt.runconfig.values import VAL_SPLIT_MODES
 from lrngpt.tokenizer.bpe import Tokenizer
 
 FORMAT_VERSION = 1
-SPLITS = ("train", "val")
 DRY_RUN_PREPARE_BYTES = 20_000_000  # a dry run prepares a corpus up to this size to count its tokens
 CHEAP_KINDS = ("stories", "text", "jsonl", "parquet")  # corpora that open without a download
 
@@ -350,7 +349,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
     if cfg.val_split == "chunks" and not corpus.has_own_split:
         split_by = "chunks"  # seeded chunks from all over the text (lrngpt.data.splits)
         splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)
-    elif splits["val"]["documents"] == 0 or splits["train"]["documents"] == 0:
+    elif splits["val"]["documents"] == 0:
         split_by = "tokens"  # too few documents to split by document: the last tokens become val
         splits = split_tail(d, dtype, splits, cfg.val_fraction, token_bytes)
     meta = {"key": key, "format": FORMAT_VERSION, "corpus": corpus.spec, "kind": corpus.kind,

@@ -55,9 +55,7 @@ def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token
                         "data.val_split=chunks; give it more text, or use data.val_split=documents")
     m = min(k - 1, max(1, round(k * fraction)))
     val_idx = set(random.Random(seed).sample(range(k), m))
-    byte_at = [0]
-    for i in range(k):
-        byte_at.append(byte_at[-1] + int(token_bytes[allt[i * chunk:(i + 1) * chunk]].sum()))
+    byte_at = [0, *np.cumsum(np.add.reduceat(token_bytes[allt], np.arange(0, n, chunk))).tolist()]  # chunk i's bytes start
     pieces: dict[str, list[np.ndarray]] = {s: [] for s in SPLITS}
     last = None
     for i in range(k):

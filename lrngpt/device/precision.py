@@ -5,18 +5,17 @@ can do (`DeviceCaps`), so every branch, the CUDA ones included, is tested on a C
 auto: bfloat16 autocast on CUDA that has it (capability 8.0 on), else float16 + a GradScaler; float32 on
 CPU and MPS. float32 matmuls run as TF32 on CUDA from 8.0 on with train.tf32. The GradScaler's state is
 checkpointed, so a resume stays bit-exact. A CPU without bfloat16 instructions (`cpu_bf16`) emulates
-it, slower than float32: a run asking for it there is warned once (`warn_if_emulated`).
+it, slower than float32: a run asking for it there is warned (`emulation_warning`).
 """
 
 from __future__ import annotations
 
-import os
 import platform
 from dataclasses import asdict, dataclass
 
+import psutil
 import torch
 
-from lrngpt.core import log as logging
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import DTYPES, check_dtype
 
@@ -94,7 +93,7 @@ def device_caps(device: str) -> DeviceCaps:
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
     status = cpu_bf16(cpu_flags())
-    return DeviceCaps("cpu", cpu_name(), None, True, _memory_bytes(),
+    return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total,
                       None if status == "unknown" else status == "native")
 
 
@@ -160,14 +159,6 @@ def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
             "slower than float32, and not bit-identical to it; float32 (what auto picks on a CPU) is the exact default")
 
 
-def warn_if_emulated(precision: Precision, caps: DeviceCaps) -> str | None:
-    """Warn once per process (lrngpt.core.log) when bfloat16 would be emulated; returns the warning."""
-    message = emulation_warning(precision, caps)
-    if message is not None:
-        logging.warning_once(message)
-    return message
-
-
 def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:
     """What a bfloat16 run's summary records: native, emulated or unknown; None for another dtype."""
     if precision.dtype != "bfloat16":
@@ -186,13 +177,6 @@ def cpu_info(flags=None) -> dict:
     return {"vendor": cpu_vendor(), "name": cpu_name(), "isa": cpu_isa(flags),
             "flags": [f for f in NAMED_FLAGS if f in flags], "torch_capability": torch.backends.cpu.get_cpu_capability(),
             "bf16": cpu_bf16(flags), "fp16_units": bool(flags & FP16_FLAGS)}
-
-
-def _memory_bytes() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def apply_tf32(precision: Precision, device: str) -> None:

@@ -21,10 +21,9 @@ DAY = 86400.0
 def params_at_least(cfg: RunConfig) -> int:
     """A lower bound on the model's parameters from its config alone (tables and weight matrices;
     building even a meta-device model costs seconds the first time)."""
-    m, vocab = cfg.model, cfg.data.vocab_size
-    if cfg.model_type == "mlp":
-        return vocab * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden * vocab
-    d = m.n_embd
+    if cfg.model_type == "mlp":  # its exact count is a formula
+        return run_timing.params(cfg)
+    m, vocab, d = cfg.model, cfg.data.vocab_size, cfg.model.n_embd
     block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
     return (vocab + m.context_length) * d + m.n_layer * block + (0 if m.tie_embeddings else vocab * d)
 
@@ -41,9 +40,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     """Estimated seconds for `steps` more steps, or None for a run too short to time; a run estimated
     past train.max_days is refused. `timed=False` (torchrun): the optimistic bound only."""
     tc = cfg.train
-    if steps <= 0:
-        return None
-    floor = optimistic_seconds(cfg, steps)
+    floor = optimistic_seconds(cfg, steps)  # (no steps left: 0, not timed)
     if floor < TIME_ABOVE_S:
         return None
     limit = tc.max_days * DAY if tc.max_days > 0 else None

@@ -28,8 +28,7 @@ class Resume:
     """The checkpoint a resume continues from, read once, and the schedule changes it carries on."""
 
     ckpt: dict
-    which: str  # "last", or "init" for a run stopped before its first periodic checkpoint
-    path: Path
+    path: Path  # ckpt_last.pt, or ckpt_init.pt for a run stopped before its first periodic checkpoint
     schedules: list[dict] = field(default_factory=list)  # the --extend changes: {"step", "change", "train"}
     extended: bool = False  # this resume changes the schedule (--extend)
 
@@ -63,7 +62,7 @@ def open_resume(run: RunDir, cfg: RunConfig, master: bool, device: str, precisio
         run.metrics()  # read (and checked) now: a damaged metrics.jsonl stops the resume before any work
     # a run stopped before its first periodic checkpoint continues from its step-0 one
     which = "last" if run.has_checkpoint("last") or not run.has_checkpoint("init") else "init"
-    resume = Resume(run.checkpoint(which), which, run.checkpoint_path(which))
+    resume = Resume(run.checkpoint(which), run.checkpoint_path(which))
     check_resumable(resume, run, cfg, device, precision, how_to_restart)
     change = schedule_change(resume.saved.train, cfg.train, resume.step)
     if change and not extend:  # a new train.steps (or warmup, lr, min_lr) silently restarts the cosine
@@ -166,7 +165,7 @@ def restore_state(resume: Resume, model: torch.nn.Module, optimizer: torch.optim
         torch.set_rng_state(ckpt["rng"]["torch"])
         if torch.cuda.is_available() and ckpt["rng"].get("cuda"):
             torch.cuda.set_rng_state_all(ckpt["rng"]["cuda"])
-        return State(step=int(ckpt["step"]), best_val=float(ckpt.get("best_val", float("inf"))),
+        return State(step=resume.step, best_val=float(ckpt.get("best_val", float("inf"))),
                      best_step=int(ckpt.get("best_step", 0)), seconds=float(ckpt.get("seconds", 0.0)))
     except DAMAGED as e:
         raise UserError(f"{resume.path} cannot be resumed: its training state is "

@@ -16,7 +16,7 @@ from lrngpt.corpora.registry import fetch
 from lrngpt.data.prepared import PreparedData, prepare
 from lrngpt.device.distributed import Distributed, resolve_device
 from lrngpt.device.memory import check_memory, training_memory
-from lrngpt.device.precision import DeviceCaps, Precision, device_caps, resolve_precision, warn_if_emulated
+from lrngpt.device.precision import DeviceCaps, Precision, device_caps, emulation_warning, resolve_precision
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError, option
 from lrngpt.models.build import param_breakdown
@@ -91,8 +91,8 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
             plan_duration(cfg, stop - checkpoint.step, device, log=log, timed=not dist.enabled)
         # the run's first line, once the directory is taken and a resume's checks have passed
         log(describe_precision(precision, caps, tc.compile))
-        if dist.master:
-            warn_if_emulated(precision, caps)
+        if dist.master and (emulated := emulation_warning(precision, caps)) is not None:
+            logging.warning_once(emulated)  # said once per process
         data = _prepare_data(cfg, data, dist, log)
         cfg = with_pad_id(cfg, data.tokenizer.eot_id)
         token_bytes = _token_bytes(cfg, data, log)

@@ -90,9 +90,9 @@ def _measure(cfg: RunConfig, device: str, batch: int, steps: int, barrier) -> di
     seq_len = cfg.train.seq_len
     assert seq_len is not None
     # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
-    params = param_breakdown(cfg.model_type, cfg.model)["total"]
-    check_memory(training_memory(params, batch, seq_len, cfg.data.vocab_size),
-                 f"timing a model of {params:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
+    n = params(cfg)
+    check_memory(training_memory(n, batch, seq_len, cfg.data.vocab_size),
+                 f"timing a model of {n:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
                  "lower the model's size, train.batch_size or train.seq_len", device)
     model, optimizer, x, y = probe_setup(cfg, device, batch)
 
@@ -188,19 +188,13 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 
 
-def eval_tokens_of(cfg: RunConfig, val_tokens: int | None = None) -> int:
-    """Tokens a run evaluates: step 0, the periodic evaluations, the final full val split, train bpb."""
+def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
+    """The probe's time per token, extrapolated to the run's training steps and the tokens it evaluates:
+    step 0, the periodic evaluations, the final full val split, train bpb."""
     tc = cfg.train
     periodic = tc.eval_tokens or val_tokens or 0
-    n_evals = 1 + tc.steps // max(1, tc.eval_every)
-    return n_evals * periodic + (val_tokens or periodic) + (tc.train_eval_tokens or 0)
-
-
-def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
-    """The probe's time per token, extrapolated to the run's training steps and evaluations."""
-    tc = cfg.train
-    train = tc.steps * tc.tokens_per_step * timing["train_s_per_token"]
-    return train + eval_tokens_of(cfg, val_tokens) * timing["eval_s_per_token"]
+    evaluated = (1 + tc.steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
+    return tc.steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
 
 
 def clock(seconds: float) -> str:

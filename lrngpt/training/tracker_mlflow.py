@@ -21,7 +21,7 @@ DATABASES = ("sqlite", "postgresql", "mysql", "mssql")  # MLflow reads these thr
 LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a local database, no server
 
 
-def _describe(e: BaseException, uri: str) -> str:
+def _describe(e: BaseException) -> str:
     """MLflow's error in a few words: a server that did not answer is said so, not as urllib3's retry log."""
     text = str(e)
     if "API request to" in text and "failed with exception" in text:
@@ -121,7 +121,7 @@ class MLflowSink:
                 exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
                 token = saved.get("token")
                 run_id = saved.get("run_id")
-                run = self._existing(run_id) if run_id else self._made(exp_id, token)
+                run = self._existing(run_id) if run_id else self._made(exp_id, saved["token"])
                 if run is None:
                     run_tags = {**({"lrn.token": token} if token else {}),
                                 **({"lrn.swept": ",".join(swept)} if swept else {})}
@@ -137,7 +137,7 @@ class MLflowSink:
                 self.held = {tag: {m.step for m in self.client.get_metric_history(self.run_id, tag)}
                              for tag in {*tags, *run.data.metrics}}
         except (mlflow.exceptions.MlflowException, ImportError, OSError, ValueError) as e:  # ImportError: a driver
-            raise UserError(f"train.logger mlflow: {_describe(e, uri)}; check MLFLOW_TRACKING_URI ({uri}) and that "
+            raise UserError(f"train.logger mlflow: {_describe(e)}; check MLFLOW_TRACKING_URI ({uri}) and that "
                             f"its server answers, or use a local store: {LOCAL}") from None
         self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
 
@@ -147,10 +147,8 @@ class MLflowSink:
         except Exception:  # not in this store (another tracking URI): MLflow raises its own error or a store's
             return None
 
-    def _made(self, exp_id: str, token: str | None):
+    def _made(self, exp_id: str, token: str):
         """The run a start killed before it kept the run's id made (tagged with the token kept before)."""
-        if not token:
-            return None
         found = self.client.search_runs([exp_id], filter_string=f"tags.`lrn.token` = '{token}'", max_results=1)
         return found[0] if found else None
 

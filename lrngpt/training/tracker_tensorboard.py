@@ -19,23 +19,6 @@ from lrngpt.store.layout import TENSORBOARD
 PREFIX = "events.out.tfevents."  # TensorBoard reads the files whose names start so, in name order
 
 
-def event_files(directory: Path) -> list[Path]:
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.name.startswith(PREFIX) and ".tmp-" not in p.name)
-
-
-def held_events(directory: Path) -> list:
-    """Every event the files in `directory` hold, file by file in name order, up to a cut record."""
-    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
-
-    events = []
-    for path in event_files(directory):
-        with user_path(path, "TensorBoard event file"):  # an unreadable file names itself
-            events.extend(LegacyEventFileLoader(str(path)).Load())
-    return events
-
-
 def _scalar(event) -> tuple[str, float] | None:
     """(tag, value) of an event that holds one scalar as add_scalar writes it, else None."""
     if not event.HasField("summary"):
@@ -46,29 +29,33 @@ def _scalar(event) -> tuple[str, float] | None:
     return None
 
 
-def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> int:
+def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> None:
     """Rewrite `directory`'s event files as one: each scalar up to `resume_step` once, the `rows` of
-    metrics.jsonl no file held added, other events once. Returns how many scalars were added."""
+    metrics.jsonl (up to `resume_step`) no file held added, other events once."""
+    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
-    files = event_files(directory)
+    files = sorted(p for p in directory.iterdir() if p.name.startswith(PREFIX) and ".tmp-" not in p.name)
+    held = []  # every event the files hold, file by file in name order, up to a cut record
+    for path in files:
+        with user_path(path, "TensorBoard event file"):  # an unreadable file names itself
+            held.extend(LegacyEventFileLoader(str(path)).Load())
     scalars: dict[tuple[str, int], Any] = {}  # (TensorBoard's Event protos: no types to read)
     others: dict[bytes, Any] = {}
-    for event in held_events(directory):
+    for event in held:
         scalar = _scalar(event)
         if scalar is not None:
             if event.step <= resume_step:
                 scalars.setdefault((scalar[0], event.step), event)
         elif not event.file_version and not event.HasField("session_log"):  # (a writer writes its own)
             others.setdefault(event.SerializeToString(), event)
-    now, added = time.time(), 0
+    now = time.time()
     for step, values in rows:
         for tag, value in values.items():
-            if step <= resume_step and (tag, step) not in scalars:
+            if (tag, step) not in scalars:
                 summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
                 scalars[(tag, step)] = event_pb2.Event(wall_time=now, step=step, summary=summary)
-                added += 1
     events = [event_pb2.Event(wall_time=now, file_version="brain.Event:2"), *others.values(),
               *sorted(scalars.values(), key=lambda e: e.step)]  # (sorted is stable: tags keep their order)
 
@@ -82,7 +69,6 @@ def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[st
     for old in files[1:]:
         with writing(old):
             old.unlink()
-    return added
 
 
 class TensorBoardSink:

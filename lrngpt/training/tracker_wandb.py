@@ -1,5 +1,5 @@
 """W&B for train.logger. W&B's service writes its transaction log in 32 KiB blocks and dies with its
-parent, so after a kill the log holds a prefix: a resume reads back the steps it holds (`held_steps`)
+parent, so after a kill the log holds a prefix: a resume reads back the steps it holds (`history`)
 and sends the rest; online, the server's `run.step` counts instead.
 """
 
@@ -154,28 +154,21 @@ def history(path: Path) -> Iterator[dict]:
             yield {item.key or "/".join(item.nested_key): json.loads(item.value_json) for item in record.history.item}
 
 
-def held_steps(run_dir: Path, run_id: str) -> set[int]:
-    """The steps whose history rows the segments' logs hold."""
-    return {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
-
-
 class WandBSink:
-    def __init__(self, run_dir: Path, saved: dict, config: dict, name: str):
+    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str):
+        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed."""
         import wandb
 
-        run_id = saved.get("id")
-        held = held_steps(run_dir, run_id) if run_id else set()  # before this segment's log exists
+        # the steps whose history rows the segments' logs hold, read before this segment's log exists
+        held = {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
         timeout = float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
         try:
             self.run = wandb.init(project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name,
-                                  dir=str(run_dir), id=run_id, resume="allow",  # no id: W&B makes one, kept
+                                  dir=str(run_dir), id=run_id, resume="allow",
                                   config=config, settings=wandb.Settings(init_timeout=timeout))
         except Exception as e:  # W&B's own errors (CommError, UsageError, ...) and its settings' ValueErrors
             raise UserError(f"train.logger wandb: W&B did not start ({type(e).__name__}: {first_line(e)}); "
                             f"check WANDB_BASE_URL and the network (WANDB_INIT_TIMEOUT={timeout:g}s), or {FIX}") from None
-        if not ID.fullmatch(self.run.id or ""):
-            raise UserError(f"train.logger wandb: W&B gave the run id {self.run.id!r}, which lrn cannot keep "
-                            "(letters, digits, - and _ only); unset WANDB_RUN_ID or give it such an id")
         if getattr(self.run, "offline", False) or getattr(self.run, "disabled", False):
             self.done = max(held, default=-1)
         else:  # the server's history is what counts; W&B drops a step below the one it holds
@@ -183,7 +176,6 @@ class WandBSink:
                 self.done = int(self.run.step) - 1
             except Exception:  # a mode without a step of its own ("shared")
                 self.done = -1
-        self.state = {"id": self.run.id}
 
     def log(self, step: int, values: dict) -> None:
         if step > self.done:

@@ -135,7 +135,7 @@ class Trackers:
     """The trackers of one run, fed one metrics row at a time (`log`); `flush` before a checkpoint. `rows`:
     on a resume, the rows of metrics.jsonl up to `resume_step`, sent to the trackers that lack them."""
 
-    def __init__(self, names: tuple[str, ...] = (), run_dir: str | Path | None = None, config: dict | None = None,
+    def __init__(self, names: tuple[str, ...] = (), run_dir: Path | None = None, config: dict | None = None,
                  resume_step: int | None = None, hparams: dict | None = None, name: str = "",
                  rows: list[dict] | None = None):
         self.sinks: list[Any] = []  # TensorBoardSink, WandBSink, MLflowSink, _CSV: log, flush, close
@@ -143,12 +143,11 @@ class Trackers:
         if not names:
             return
         assert run_dir is not None  # a run with trackers has its directory
-        run_dir = Path(run_dir)
         self.state_path = run_dir / STATE
         self.state = read_state(self.state_path) if resume_step is not None else {}
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
-        hparams = dict(hparams or {})
+        hparams = hparams or {}
         params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
         sent = [] if resume_step is None else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
@@ -171,10 +170,8 @@ class Trackers:
             made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
             self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
             self._save_state()
-        sink = WandBSink(run_dir, self.state["wandb"], {**config, **({"swept": sorted(hparams)} if hparams else {})},
-                         name)
-        self.state["wandb"] = sink.state
-        self._save_state()
+        sink = WandBSink(run_dir, self.state["wandb"]["id"],
+                         {**config, **({"swept": sorted(hparams)} if hparams else {})}, name)
         for step, values in sent:  # what its logs lack (the sink skips the steps they hold)
             sink.log(step, values)
         return sink

@@ -108,10 +108,6 @@ class Trainer:
 
     # ---- the loop ------------------------------------------------------------------------
 
-    @property
-    def tokens_per_step(self) -> int:
-        return self.cfg.train.tokens_per_step
-
     def evaluate(self, split: str = "val", max_tokens: int | None = None) -> dict:
         tokens = self.data.tokens(split)
         return evaluate_bpb(self.model, tokens, self.token_bytes, self.seq_len,
@@ -170,7 +166,7 @@ class Trainer:
                 bar.update(1)
                 if st.step % tc.log_every == 0 or st.step == self.stop_at:
                     # training time only: evals and saves between logs do not count
-                    tps = (st.step - n_last) * self.tokens_per_step / max(st.seconds - s_last, 1e-9)
+                    tps = (st.step - n_last) * tc.tokens_per_step / max(st.seconds - s_last, 1e-9)
                     s_last, n_last = st.seconds, st.step
                     lr = lr_at(st.step - 1, tc)
                     self.metric({"step": st.step, "loss": loss, "train_bpb": bpb, "lr": lr,
@@ -233,7 +229,7 @@ class Trainer:
         """What the run will read, and a warning when it reads its text many times over."""
         tc = self.cfg.train
         n_train = len(self.data.tokens("train"))
-        size = sizing(tc.steps, self.tokens_per_step, n_train)
+        size = sizing(tc.steps, tc.tokens_per_step, n_train)
         total, passes = size["tokens_read"], size["passes"]
         self.log(f"model {self.cfg.model_type}: {self.params['total']:,} parameters "
                  + ", ".join(f"{k} {v:,}" for k, v in self.params.items() if k != "total"))
