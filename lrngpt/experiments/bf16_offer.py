@@ -11,7 +11,7 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.device.precision import DeviceCaps, device_caps
 from lrngpt.errors import UserError
 from lrngpt.experiments.grid import Point
-from lrngpt.models.build import param_breakdown
+from lrngpt.training import timing as run_timing
 from lrngpt.training.precision_probe import dtype_step_seconds
 
 MIN_SPEEDUP = 1.1  # below this a few probed steps cannot tell bfloat16 from float32 on a loaded machine
@@ -37,7 +37,7 @@ def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
     status = "unknown" if caps.bf16_native is None else "native" if caps.bf16_native else "emulated"
     if status != "native":
         return {"bf16": status, "speedup": None, "seconds": None, "line": None}
-    largest = max(cpu, key=lambda p: param_breakdown(p.config.model_type, p.config.model)["total"])
+    largest = max(cpu, key=lambda p: run_timing.params(p.config))
     seconds = (measure or dtype_step_seconds)(largest.config, "cpu")
     speedup = seconds["float32"] / seconds["bfloat16"] if seconds["bfloat16"] > 0 else None
     return {"bf16": status, "speedup": speedup, "seconds": seconds, "line": offer_line(status, speedup)}

@@ -95,8 +95,7 @@ def check_passes(passes) -> float:
     """The most passes a budget may read its text: a number in (0, 1]."""
     if passes is None:
         return PASSES_TARGET
-    if isinstance(passes, bool) or not isinstance(passes, int | float) or not math.isfinite(passes) \
-            or not 0 < passes <= 1:
+    if isinstance(passes, bool) or not isinstance(passes, int | float) or not 0 < passes <= 1:  # NaN too
         raise UserError(f"passes must be a number of passes over the training text in (0, 1], e.g. 0.12 (the "
                         f"chapter's) or {PASSES_TARGET} (the default), got {passes!r}")
     return float(passes)
@@ -224,8 +223,7 @@ class Planner:
         corpus = sweep.base["data"]["corpus"]
         if self.own_text:
             n_val, prep = self.n_val_user, 0.0
-        else:
-            mb = _megabytes(corpus)
+        else:  # the stories of `mb` megabytes planned above
             n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / STORIES_BYTES_PER_TOKEN)
             if corpus not in self.cached:
                 self.cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) \

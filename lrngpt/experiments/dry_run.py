@@ -75,9 +75,8 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     log = log or logging.info
     shapes: dict[str, tuple] = {}
     for p in points:
-        cfg, tc = p.config, p.config.train
-        key = json.dumps([cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, tc.batch_size, tc.seq_len, tc.device],
-                         sort_keys=True)
+        cfg = p.config
+        key = json.dumps(run_timing.shape(cfg, cfg.train.device, cfg.train.batch_size), sort_keys=True)
         if key not in shapes:  # one model built (to count its parameters) per shape, not per point
             shapes[key] = (cfg, run_timing.params(cfg), [])
         shapes[key][2].append(p)

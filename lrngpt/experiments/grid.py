@@ -164,14 +164,10 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     scale = presets.check_scale(scale or doc.get("scale"))
     if isinstance(base_src, str):
         base = read_config_dict(base_src)
-    elif isinstance(base_src, dict):
+    else:  # an object (FILE_TYPES refused anything else)
         base = json.loads(json.dumps(base_src))
         check_shape(base, f"sweep file {source}: base: ")
-    else:
-        raise UserError(f"sweep file {source}: base must be a preset name or a config object")
     file_sets = doc.get("set", {})
-    if not isinstance(file_sets, dict):
-        raise UserError(f"sweep file {source}: set must be an object like {{\"train.lr\": 0.02}}")
     layers = (("study", study.get("set", {})), ("scale", presets.scale_overrides(scale, study)), ("set", file_sets),
               ("--set", cli_sets))
     for what, overrides in layers:

@@ -9,6 +9,7 @@ on it (tests/experiments/test_packing.py).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 
 import torch
@@ -50,11 +51,10 @@ def ends(cfgs: list) -> list:
 
 def makespan(seconds: list[float], n: int) -> float:
     """The wall seconds of runs taking `seconds`, each started on the first of `n` slots to come free."""
-    slots = [0.0] * max(1, n)
+    slots = [0.0] * max(1, n)  # a heap: the slot to come free first on top
     for s in seconds:
-        i = slots.index(min(slots))
-        slots[i] += s
-    return max(slots) if seconds else 0.0
+        heapq.heapreplace(slots, slots[0] + s)
+    return max(slots)
 
 
 def one(why: str, forced: int | None = None) -> dict:
@@ -142,19 +142,16 @@ def for_sweep(budget: dict | None, points: list, forced: int | None, val_tokens:
                 "why": f"the budget's plan: {stored.get('why')}", "planned": True}
     if not points:
         return one("no point to train", forced)
-    params = {p.name: run_timing.params(p.config) for p in points}
-    sized = order(points, lambda p: params[p.name])
-    ends = [sized[-1], sized[0]] if params[sized[0].name] != params[sized[-1].name] else [sized[0]]
+    cfgs = ends([p.config for p in points])
     try:
-        device = resolve_device(ends[0].config.train.device)
+        device = resolve_device(cfgs[0].train.device)
     except UserError:  # a GPU sweep planned where there is none (a login node): it is not run here
-        return one(f"the points train on {ends[0].config.train.device}, not on this machine", forced)
+        return one(f"the points train on {cfgs[0].train.device}, not on this machine", forced)
     if forced == 1 or not device.startswith("cpu") or len(points) < 2 or (threads_here() < 2 and not forced):
         return choose([], [], len(points), device, forced, None)  # answered without a probe
-    alone = [run_timing.probe(p.config, device) for p in ends]  # the dry run's probe: a step of PROBE_TOKENS
-    probed = list(zip([params[p.name] for p in ends], alone, strict=True))
-    serial = sum(run_timing.estimate_seconds(p.config, run_timing.between(probed, params[p.name]),
+    alone = [run_timing.probe(cfg, device) for cfg in cfgs]  # the dry run's probe: a step of PROBE_TOKENS
+    probed = [(run_timing.params(cfg), t) for cfg, t in zip(cfgs, alone, strict=True)]
+    serial = sum(run_timing.estimate_seconds(p.config, run_timing.between(probed, run_timing.params(p.config)),
                                              (val_tokens or {}).get(p.name))
                  for p in points)
-    return choose([p.config for p in ends], alone, len(points), device, forced, serial, log,
-                  probe_tokens=run_timing.PROBE_TOKENS)
+    return choose(cfgs, alone, len(points), device, forced, serial, log, probe_tokens=run_timing.PROBE_TOKENS)

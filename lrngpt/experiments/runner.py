@@ -33,8 +33,8 @@ from lrngpt.experiments.time_ledger import (
     points_run,
 )
 from lrngpt.experiments.workers import run_points
-from lrngpt.models.build import param_breakdown
 from lrngpt.store.lifecycle import RunInUse
+from lrngpt.training import timing as run_timing
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.timing import clock
 from lrngpt.training.trainer import train_run
@@ -189,7 +189,7 @@ class _Shard:
     def train_packed(self, packing: dict) -> None:
         """The points trained several at once in worker processes; a failure stops the sweep once the rest end."""
         by_name, jobs, failures = {p.name: p for p in self.todo}, [], []
-        for p in order(self.todo, lambda q: param_breakdown(q.config.model_type, q.config.model)["total"]):
+        for p in order(self.todo, lambda q: run_timing.params(q.config)):
             job = self.job(p, f", {packing['points_at_once']} at once")
             data = job["data"]  # a worker opens it again: its directory, meta and cut, not the arrays
             jobs.append({**job, "name": p.name, "config": p.config, "path": str(self.sweep_dir.run_path(p.name)),

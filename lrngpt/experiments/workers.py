@@ -103,11 +103,11 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
         conn.close()
 
 
-def _probe_worker(cfg, device: str, threads: int, max_tokens: int, steps: int, barrier, conn, alive, env: dict,
-                  cwd: str) -> None:
+def _probe_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
     _start(env, cwd, threads, alive)
     try:
-        _send(conn, ("done", run_timing.probe(cfg, device, max_tokens=max_tokens, steps=steps, barrier=barrier)))
+        _send(conn, ("done", run_timing.probe(job["config"], job["device"], max_tokens=job["max_tokens"],
+                                              steps=job["steps"], barrier=job["barrier"])))
     except (UserError, threading.BrokenBarrierError) as e:
         _send(conn, ("error", e.text if isinstance(e, UserError) else str(e)))
     finally:
@@ -157,33 +157,21 @@ def _starting():
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
     """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
-    ctx = context()
-    barrier = ctx.Barrier(n, timeout=120)
-    workers: list = []
-    results = []
-    try:
-        for _ in range(n):
-            workers.append(_launch(ctx, _probe_worker, (cfg, device, threads, max_tokens, steps, barrier)))
-        for proc, recv, keep in workers:
-            w = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False}
-            wait([recv, proc.sentinel])
-            if recv.poll():  # its word, or a worker that ended without one
-                _read(w, "", None, None)
-            kind, value = _reap(w)
-            results.append(value if kind == "done" else None)
-    except BaseException:  # Ctrl-C or an error here: the probes stop (SIGTERM ends one), then it goes on up
-        _stop({i: {"proc": w[0]} for i, w in enumerate(workers)}, join=True)
-        raise
-    done = [r for r in results if r is not None]
+    job = {"config": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
+           "barrier": context().Barrier(n, timeout=120)}
+    ends = run_points([{**job, "name": str(i)} for i in range(n)], n, threads, None, target=_probe_worker)
+    done = [value for kind, value in ends.values() if kind == "done"]
     if len(done) < n:
         return None
     return {k: sum(r[k] for r in done) / n for k in ("train_s_per_token", "eval_s_per_token")} | \
         {"probe_batch": done[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
 
 
-def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
-    """Train `jobs` `n` at a time in workers of `threads` threads, reporting lines, metrics and each end
-    (done, busy, stopped, raise, killed). A failure starts no new point; an exception stops the rest."""
+def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None,
+               target=_train_worker) -> dict[str, tuple]:
+    """Train `jobs` `n` at a time in workers of `threads` threads (or time them: `target` _probe_worker),
+    reporting lines, metrics and each end (done, busy, stopped, raise, killed; a probe's error). A failure
+    starts no new point; an exception stops the rest."""
     ctx = context()
     pending, ends = list(jobs), {}
     running: dict[str, dict] = {}
@@ -192,7 +180,7 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
         while running or (pending and not failed):  # a failure starts no new point
             while pending and len(running) < n and not failed:
                 job = pending.pop(0)
-                proc, recv, keep = _launch(ctx, _train_worker, ({**job, "metrics": on_metric is not None}, threads))
+                proc, recv, keep = _launch(ctx, target, ({**job, "metrics": on_metric is not None}, threads))
                 running[job["name"]] = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False,
                                         "t0": time.perf_counter()}
             ready = wait([w["recv"] for w in running.values()] + [w["proc"].sentinel for w in running.values()],
