@@ -112,34 +112,39 @@ def sigterm_after(argv: list[str], env: dict, marker) -> tuple[int, list[str]]:
     return code, lines
 
 
-# `lrn ARGV` in a child held at one moment: the function AT ("module:Owner.function") is wrapped so that
-# when WHEN(*args) holds (before the call, or after it with "after"), the child creates HELD and waits
-# there for the test's SIGKILL: the kill lands at that moment however fast or slowly the machine runs.
-GATED_LRN = r"""
-import importlib, sys, threading
-at, when, after, held, argv = sys.argv[1], eval(sys.argv[2]), sys.argv[3] == "after", sys.argv[4], sys.argv[5:]
-module, _, path = at.partition(":")
-owner = importlib.import_module(module)
-*outer, name = path.split(".")
-for part in outer:
-    owner = getattr(owner, part)
-function = getattr(owner, name)
+# A gate, for a child process that a test kills at one moment: install(AT, WHEN, AFTER, HELD) wraps the
+# function AT ("module:Owner.function") so that when WHEN(*args) holds (before the call, or after it with
+# AFTER), the child creates HELD and waits there for the test's SIGKILL: the kill lands at that moment
+# however fast or slowly the machine runs.
+GATE = r"""
+import importlib, threading
 
-def hold():
-    open(held, "w").close()
-    threading.Event().wait()  # until the SIGKILL
+def install(at, when, after, held):
+    module, _, path = at.partition(":")
+    owner = importlib.import_module(module)
+    *outer, name = path.split(".")
+    for part in outer:
+        owner = getattr(owner, part)
+    function = getattr(owner, name)
 
-def gated(*args, **kwargs):
-    if not after and when(*args, **kwargs):
-        hold()
-    out = function(*args, **kwargs)
-    if after and when(*args, **kwargs):
-        hold()
-    return out
+    def hold():
+        open(held, "w").close()
+        threading.Event().wait()  # until the SIGKILL
 
-setattr(owner, name, gated)
+    def gated(*args, **kwargs):
+        if not after and when(*args, **kwargs):
+            hold()
+        out = function(*args, **kwargs)
+        if after and when(*args, **kwargs):
+            hold()
+        return out
+    setattr(owner, name, gated)
+"""
+GATED_LRN = GATE + r"""
+import sys
+install(sys.argv[1], eval(sys.argv[2]), sys.argv[3] == "after", sys.argv[4])
 from lrngpt.cli.main import main
-sys.exit(main(argv))
+sys.exit(main(sys.argv[5:]))
 """
 
 

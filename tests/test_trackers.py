@@ -27,7 +27,7 @@ from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import load_config
 from lrngpt.training.trackers import tags
 from lrngpt.training.trainer import train_run
-from tests.cli_run import HUNG
+from tests.cli_run import GATE, HUNG
 
 ROOT = Path(__file__).parents[1]
 STEPS, EVAL = 12, 4
@@ -87,39 +87,15 @@ def test_logger_names_are_validated_and_tensorboard_true_is_an_alias(tiny_config
 
 # A warm interpreter that forks each `lrn` run: the imports (torch, W&B, MLflow, TensorBoard: some 10 s
 # of CPU) are paid once, not once per killed process. Nothing in it has started a thread or a tracker.
-# A run's gate (test-only, installed in the child before main): "module:Owner.function" wrapped so that
-# when `when(*args)` holds (before the call, or after it with `after`), the child writes ERR.held and
-# waits there for its SIGKILL: the kill lands at that moment however slowly the machine runs.
-FORK_SERVER = r"""
-import importlib, json, os, sys, threading
+# A run's gate (tests.cli_run.GATE, installed in the child before main) holds it at one moment for its SIGKILL.
+FORK_SERVER = GATE + r"""
+import importlib, json, os, sys
 for name in sys.argv[1:]:
     try:
         importlib.import_module(name)
     except ImportError:
         pass
 from lrngpt.cli.main import main
-
-def install(gate, held):
-    module, _, path = gate["at"].partition(":")
-    owner = importlib.import_module(module)
-    *outer, name = path.split(".")
-    for part in outer:
-        owner = getattr(owner, part)
-    function, when, after = getattr(owner, name), eval(gate["when"]), gate.get("after", False)
-
-    def hold():
-        open(held, "w").close()
-        threading.Event().wait()  # until the test's SIGKILL
-
-    def gated(*args, **kwargs):
-        if not after and when(*args, **kwargs):
-            hold()
-        out = function(*args, **kwargs)
-        if after and when(*args, **kwargs):
-            hold()
-        return out
-    setattr(owner, name, gated)
-    os.environ.update(gate.get("env", {}))
 
 for line in sys.stdin:
     argv, err, gate = json.loads(line)
@@ -130,7 +106,8 @@ for line in sys.stdin:
         code = 1
         try:
             if gate:
-                install(gate, err + ".held")
+                install(gate["at"], eval(gate["when"]), gate.get("after", False), err + ".held")
+                os.environ.update(gate.get("env", {}))
             code = main(argv)
         finally:
             sys.stderr.flush()
