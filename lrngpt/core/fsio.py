@@ -87,14 +87,13 @@ def _broken_link(path: Path) -> str | None:
     return None
 
 
-def _raise_write_error(e: OSError, path: Path, *own: Path) -> NoReturn:
-    """An OSError met writing `path` (through temporary names `own`): DiskFull, a UserError naming the
-    path when it is about it, else as it is."""
+def _raise_write_error(e: OSError, path: Path, own: Path | None = None) -> NoReturn:
+    """An OSError met writing `path` (through the temporary name `own`; None: every name it meets is
+    about `path`): DiskFull, a UserError naming the path when it is about it, else as it is."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None else Path(_path_text(e.filename) or "")
-    if e.errno in USER_ERRNOS and (name is None or name in {path, *path.parents}
-                                   or any(name == o or o in name.parents for o in own)):
+    name = None if e.filename is None or own is None else Path(_path_text(e.filename) or "")
+    if e.errno in USER_ERRNOS and (name is None or name in {path, *path.parents, own} or own in name.parents):
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
 
@@ -104,10 +103,10 @@ def writing(path: str | Path) -> Iterator[None]:
     """Report an OSError met while the block writes `path` (or files inside it) like the helpers here."""
     try:
         yield
-    except (DiskFull, UserError):
+    except DiskFull:
         raise
     except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path), *([Path(_path_text(e.filename) or "")] if e.filename else []))
+        _raise_write_error(e, Path(path))
 
 
 @contextlib.contextmanager
@@ -128,7 +127,7 @@ def os_error_exit(e: OSError) -> tuple[int, str] | None:
     full disk, a permission, a read-only mount, the file-size limit); None for a bug of ours."""
     if e.errno not in {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}:
         return None
-    return (1 if e.errno in FULL_ERRNOS else 2), describe_os_error(_path_text(e.filename), e)
+    return (1 if e.errno in FULL_ERRNOS else 2), describe_os_error(e.filename, e)
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -192,23 +191,20 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    path = Path(path)
-    tmp = temp_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)
-        return True
-    except FileExistsError as e:
-        if path.is_symlink() and not path.exists():
-            raise UserError(describe_os_error(path, e, "output")) from None
-        return False
-    except OSError as e:
-        _raise_write_error(e, path, tmp)
-    finally:
-        _unlink(tmp)
+    created: list[Path] = []
+
+    def link(tmp: Path, path: Path) -> None:
+        try:
+            os.link(tmp, path)
+            created.append(path)
+        except FileExistsError as e:
+            if path.is_symlink() and not path.exists():
+                raise UserError(describe_os_error(path, e, "output")) from None
+        finally:
+            _unlink(tmp)
+
+    atomic_write(path, data, link)
+    return bool(created)
 
 
 def json_safe(obj: Any) -> Any:

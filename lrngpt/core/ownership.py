@@ -91,7 +91,7 @@ def read_record(d: Path) -> dict:
     out: dict[str, Any] = {f: doc[f] if isinstance(doc.get(f), dict) else {} for f in _FIELDS}
     out["kind"] = doc.get("kind") if isinstance(doc.get("kind"), str) else None
     out["files"] = {k: v for k, v in out["files"].items() if isinstance(v, str)}
-    out["exists"], out["problem"] = bool(doc) or problem is not None, problem
+    out["problem"] = problem
     return out
 
 
@@ -284,8 +284,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     (with `force`; always with `replace_own`: a page, rewritten as a run goes on, which alone may sit
     in a run, sweep or chapter directory)."""
     path = check_output(path, "file", flag=flag, example=example)
-    if path.parent.is_dir():
-        check_record_slot(path.parent)
+    check_record_slot(path.parent)  # (a parent not yet made holds no record: nothing to refuse)
     with user_path(path, flag):
         found = state(path)[0]
     wrote = read_record(path.parent)["what"].get(path.name) if found != NEW else None
@@ -307,10 +306,9 @@ def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool 
                      flag: str = option('out')) -> Path:
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
-    out, what = check_output(out, "dir", flag=flag), kind_name(kind)
-    if out.is_dir():
-        check_record_slot(out)
-    names = entries(out) if out.is_dir() else []
+    out, what = check_output(out, "dir", flag=flag), kind_name(kind)  # (no directory there: none yet)
+    check_record_slot(out)
+    names = entries(out)
     if not names:
         return out
     if lrn_kind(out) != kind:

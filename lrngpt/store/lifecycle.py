@@ -71,7 +71,7 @@ class RunLifecycle:
         return self.holds_run() and not self._holds(INIT, LAST, SUMMARY)
 
     def _holds(self, *names: str) -> bool:
-        return any((self.path / n).exists() or (self.path / n).is_symlink() for n in names)
+        return any(os.path.lexists(self.path / n) for n in names)
 
     def kept_files(self) -> dict[str, str]:
         """The run's own files that --force may not remove: name -> CHANGED or UNRECORDED."""
@@ -176,10 +176,10 @@ class RunLifecycle:
                 raise UserError(f"{p} already holds a run; use {hint}{force_} to replace it (only the run's "
                                 f"own files go), or another {option('out')}")
             return
-        kind = lrn_kind(p) if p.is_dir() else None
+        kind = lrn_kind(p)  # (check_output: `p` is a directory or nothing yet)
         if kind:
             raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
-        foreign = [n for n in entries(p) if n != LOCK] if p.is_dir() else []
+        foreign = [n for n in entries(p) if n != LOCK]
         if foreign:
             raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
                             f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
