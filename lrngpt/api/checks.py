@@ -72,7 +72,7 @@ def rule(hint: Any) -> tuple[Callable[[Any], bool], str]:
     if origin is Literal:
         return ((lambda v: any(v == a and type(v) is type(a) for a in args)),
                 ("one of " if len(args) > 1 else "") + ", ".join(map(repr, args)))
-    if abc.Callable in (origin, hint) or typing.Callable in (origin, hint):
+    if abc.Callable in (origin, hint):  # (typing.Callable's origin is abc.Callable too)
         return callable, "a function"
     if isinstance(origin, type) and issubclass(origin, abc.Mapping):
         ktest, vtest = rule(args[0] if args else Any)[0], rule(args[1] if args else Any)[0]

@@ -287,7 +287,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     check_record_slot(path.parent)  # (a parent not yet made holds no record: nothing to refuse)
     with user_path(path, flag):
         found = state(path)[0]
-    wrote = read_record(path.parent)["what"].get(path.name) if found != NEW else None
+    wrote = read_record(path.parent)["what"].get(path.name)  # (read only where `found` is no NEW)
     d, kind = next(((d, k) for d in path.parents if d.is_dir() and (k := lrn_kind(d))), (None, None))
     if kind and not (replace_own and kind in ("run", "sweep", "chapter") and (found == NEW or wrote == what)):
         raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own (only a "

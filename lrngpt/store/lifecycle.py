@@ -195,6 +195,6 @@ class RunLifecycle:
             q = self.path / name
             if q.is_dir() and not q.is_symlink():
                 shutil.rmtree(q)
-            elif q.exists() or q.is_symlink():
+            elif os.path.lexists(q):
                 q.unlink()
         mark(self.path, None)
