@@ -48,7 +48,7 @@ SIMPLE: dict[Any, tuple[Callable[[Any], bool], str]] = {
     int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
     float: (lambda v: isinstance(v, int | float) and not isinstance(v, bool), "a number"),
     bool: (lambda v: isinstance(v, bool), "True or False"),
-    type(None): (lambda v: v is None, "None"), None: (lambda v: v is None, "None"),
+    type(None): (lambda v: v is None, "None"),  # (get_type_hints says a None annotation as NoneType)
     Path: (lambda v: isinstance(v, os.PathLike), _PATH),
     Any: (lambda v: True, "any value"), object: (lambda v: True, "any value"),
     HasPath: (lambda v: isinstance(v, HasPath), "a Run or a Sweep"),
