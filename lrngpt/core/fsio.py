@@ -306,11 +306,11 @@ def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'),
     return path
 
 
-def check_not_cwd(path: str | Path, flag: str = option('out')) -> None:
+def check_not_cwd(path: str | Path) -> None:
     """A directory that a command replaces whole must not hold the working directory."""
     target, here = os.path.realpath(path), os.path.realpath(os.getcwd())
     if here == target or here.startswith(target.rstrip(os.sep) + os.sep):
-        raise UserError(f"{flag} {path} is the current directory (or holds it), which this command would "
+        raise UserError(f"{option('out')} {path} is the current directory (or holds it), which this command would "
                         f"replace; give a new directory, e.g. {option('out')} data/prepared")
 
 

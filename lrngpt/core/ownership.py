@@ -270,20 +270,20 @@ def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool 
             f"{', with or without --force' if force else ''}: {fix}")
 
 
-def _earlier(flag: str, path: Path, what: str, force: bool, replace_own: bool) -> Path:
+def _earlier(path: Path, what: str, force: bool, replace_own: bool) -> Path:
     """`path` holds lrn's earlier unchanged `what`: replaced with --force (always with `replace_own`)."""
     if not (force or replace_own):
-        raise UserError(f"{flag} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} to "
-                        f"replace it, or choose another {flag}")
+        raise UserError(f"{option('out')} {path} holds an earlier {what} that lrn wrote; add {option('force', True)} "
+                        f"to replace it, or choose another {option('out')}")
     return path
 
 
-def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False, flag: str = option('out'),
+def check_file_target(path: str | Path, force: bool, what: str, replace_own: bool = False,
                       example: str = "out.txt") -> Path:
     """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier `what`
     (with `force`; always with `replace_own`: a page, rewritten as a run goes on, which alone may sit
     in a run, sweep or chapter directory)."""
-    path = check_output(path, "file", flag=flag, example=example)
+    flag, path = option('out'), check_output(path, "file", example=example)
     check_record_slot(path.parent)  # (a parent not yet made holds no record: nothing to refuse)
     with user_path(path, flag):
         found = state(path)[0]
@@ -299,14 +299,13 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
                         f"choose another {flag}")
     if found != OURS:
         raise UserError(not_lrns(path, found, flag, force=not replace_own))
-    return _earlier(flag, path, what, force, replace_own)
+    return _earlier(path, what, force, replace_own)
 
 
-def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool = False,
-                     flag: str = option('out')) -> Path:
+def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool = False) -> Path:
     """Refuse, before any work, to fill `out` unless it is new, empty, or an earlier `kind` output
     of lrn that nobody changed (and then only with --force, or always with `replace_own`)."""
-    out, what = check_output(out, "dir", flag=flag), kind_name(kind)  # (no directory there: none yet)
+    out, what = check_output(out, "dir"), kind_name(kind)  # (no directory there: none yet)
     check_record_slot(out)
     names = entries(out)
     if not names:
@@ -318,9 +317,9 @@ def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool 
         why = (f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})" if c[UNRECORDED] else
                f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})")
     else:
-        return _earlier(flag, out, what, force, replace_own)
-    raise UserError(f"{flag} {out} holds {why}; lrn replaces only its own unchanged {what}"
-                    f"{'' if replace_own else ', with or without --force'}: choose a new or empty {flag}")
+        return _earlier(out, what, force, replace_own)
+    raise UserError(f"{option('out')} {out} holds {why}; lrn replaces only its own unchanged {what}"
+                    f"{'' if replace_own else ', with or without --force'}: choose a new or empty {option('out')}")
 
 
 # ---- writing ------------------------------------------------------------------------------
