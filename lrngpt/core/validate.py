@@ -24,15 +24,15 @@ MAX_PARAMS = 2**40  # about 1.1e12 parameters: far beyond what lrn trains, still
 MAX_CORPUS_BYTES = 10**12  # a generated corpus: 1 TB
 
 
-def show_value(value: Any, width: int = 60) -> str:
-    """A value as a message shows it: JSON cut to `width`, a huge integer by its size, else its repr."""
+def show_value(value: Any) -> str:
+    """A value as a message shows it: JSON cut to 60 characters, a huge integer by its size, else its repr."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() / 3.3219) + 1:,} digits"
     try:
-        return json.dumps(value, allow_nan=True)[:width]
+        return json.dumps(value, allow_nan=True)[:60]
     except (TypeError, ValueError, RecursionError):
         try:
-            return repr(value)[:width]
+            return repr(value)[:60]
         except (ValueError, RecursionError):
             return f"a {type(value).__name__}"
 
@@ -117,6 +117,6 @@ def divisors(n: int) -> list[int]:
     return small + [n // i for i in reversed(small) if i * i != n]
 
 
-def nearest(values: list[int], target: int, count: int = 12) -> list[int]:
-    """Up to `count` of `values` closest to `target`, in order."""
-    return sorted(sorted(values, key=lambda v: (abs(v - target), v))[:count])
+def nearest(values: list[int], target: int) -> list[int]:
+    """Up to 12 of `values` closest to `target`, in order (what a refusal lists)."""
+    return sorted(sorted(values, key=lambda v: (abs(v - target), v))[:12])
