@@ -191,20 +191,23 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    created: list[Path] = []
-
-    def link(tmp: Path, path: Path) -> None:
-        try:
-            os.link(tmp, path)
-            created.append(path)
-        except FileExistsError as e:
-            if path.is_symlink() and not path.exists():
-                raise UserError(describe_os_error(path, e, "output")) from None
-        finally:
-            _unlink(tmp)
-
-    atomic_write(path, data, link)
-    return bool(created)
+    path = Path(path)
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+        return True
+    except FileExistsError as e:
+        if path.is_symlink() and not path.exists():
+            raise UserError(describe_os_error(path, e, "output")) from None
+        return False
+    except OSError as e:
+        _raise_write_error(e, path, tmp)
+    finally:
+        _unlink(tmp)
 
 
 def json_safe(obj: Any) -> Any:
