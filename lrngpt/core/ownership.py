@@ -283,11 +283,12 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     """Refuse, before any work, to write `path` unless it is new or lrn's unchanged earlier `what`
     (with `force`; always with `replace_own`: a page, rewritten as a run goes on, which alone may sit
     in a run, sweep or chapter directory)."""
-    flag, path = option('out'), check_output(path, "file", example=example)
+    flag = option('out')
+    path = check_output(path, "file", example=example)
     check_record_slot(path.parent)  # (a parent not yet made holds no record: nothing to refuse)
     with user_path(path, flag):
         found = state(path)[0]
-    wrote = read_record(path.parent)["what"].get(path.name)  # (read only where `found` is no NEW)
+    wrote = read_record(path.parent)["what"].get(path.name)  # (used only where `found` is not NEW)
     d, kind = next(((d, k) for d in path.parents if d.is_dir() and (k := lrn_kind(d))), (None, None))
     if kind and not (replace_own and kind in ("run", "sweep", "chapter") and (found == NEW or wrote == what)):
         raise UserError(f"{flag} {path} lies inside the lrn {kind_name(kind)} in {d}, whose files are its own (only a "
