@@ -124,9 +124,9 @@ def test_completion_prints_a_script_that_knows_the_commands_and_options(capsys, 
     assert code == 2 and "pip install shtab" in err and err.count("\n") == 1
 
 
-# ---- YAML 1.2 (the core schema) and bounded reading ---------------------------------------------
+# ---- YAML 1.2 (as ruamel.yaml reads it) and bounded reading ---------------------------------------------
 
-YAML12 = [  # a value as a YAML file writes it -> what YAML 1.2's core schema reads (YAML 1.1's reading in the comment)
+YAML12 = [  # a value as a YAML file writes it -> what YAML 1.2 reads (YAML 1.1's reading in the comment)
     ("017", 17),  # 15
     ("0o17", 15), ("0x1F", 31), ("-12", -12), ("+12", 12), ("1e-3", 1e-3), ("1.0e-5", 1e-5), ("5.", 5.0),
     (".5", 0.5), ("-.5", -0.5), ("1E3", 1000.0),
@@ -134,12 +134,10 @@ YAML12 = [  # a value as a YAML file writes it -> what YAML 1.2's core schema re
     ("190:20:30", "190:20:30"),  # 685230
     ("yes", "yes"), ("no", "no"), ("on", "on"), ("off", "off"), ("y", "y"), ("Yes", "Yes"),  # booleans in 1.1
     ("true", True), ("True", True), ("TRUE", True), ("false", False), ("FALSE", False),
-    ("2020-01-01", "2020-01-01"),  # a date
-    ("1_000", "1_000"),  # 1000
-    ("0b101", "0b101"),  # 5
+    ("1_000", 1000), ("0b101", 5),  # as ruamel.yaml reads YAML 1.2 (the spec's core schema says strings)
     ("null", None), ("Null", None), ("NULL", None), ("~", None), ("", None),
     ("'017'", "017"), ('"true"', "true"), ("!!str 17", "17"), ("!!int '0x10'", 16), ("!!float '1'", 1.0),
-    ("stories:5MB", "stories:5MB"), ("text:/data/a b.txt", "text:/data/a b.txt"), ("<<", "<<"),
+    ("stories:5MB", "stories:5MB"), ("text:/data/a b.txt", "text:/data/a b.txt"),
 ]
 
 
@@ -166,11 +164,11 @@ def test_yaml_special_floats_anchors_and_documents():
 
 def test_a_yaml_file_with_yaml_1_1_habits_is_refused_with_the_fix(tmp_path):
     pytest.importorskip("ruamel.yaml")
-    for text, needle in (("train:\n  steps: 017\n", None), ("train:\n  compile: yes\n", "write true or false"),
-                         ("train:\n  steps: 1_000\n", "write it without them"), ("train:\n  steps: 1:30\n", "not 90")):
+    for text, needle in (("train:\n  steps: 017\n", 17), ("train:\n  compile: yes\n", "write true or false"),
+                         ("train:\n  steps: 1_000\n", 1000), ("train:\n  steps: 1:30\n", "not 90")):
         (tmp_path / "c.yaml").write_text(text)
-        if needle is None:
-            assert load_config(str(tmp_path / "c.yaml")).train.steps == 17
+        if isinstance(needle, int):
+            assert load_config(str(tmp_path / "c.yaml")).train.steps == needle
         else:
             with pytest.raises(UserError, match=needle):
                 load_config(str(tmp_path / "c.yaml"))

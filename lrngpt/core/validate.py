@@ -75,9 +75,6 @@ def _yaml11_hint(value: Any, annotation: Any) -> str:
     text = value.strip()
     if annotation is bool and text.lower() in ("yes", "no", "on", "off", "y", "n"):
         return " (yes, no, on and off are strings in YAML 1.2 and JSON: write true or false)"
-    if annotation in (int, float) and "_" in text and re.fullmatch(r"[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?",
-                                                                    text):
-        return " (a YAML 1.2 or JSON number has no _ between its digits: write it without them)"
     if annotation in (int, float) and re.fullmatch(r"[-+]?[0-9]+(:[0-5]?[0-9])+(\.[0-9]*)?", text):
         return " (1:30 is a string in YAML 1.2, not 90: write the number itself)"
     return ""
