@@ -9,6 +9,7 @@ estimates corrected by the pace so far (lrngpt.experiments.time_ledger).
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import time
@@ -224,11 +225,8 @@ class Planner:
 
     def fit(self, batch: int, grid: list[int] | None, seconds: float, cap: int, extra: Extra = None) -> int:
         """The most steps per run (a multiple of the factor, at most `cap`) that fit `seconds`; 0 if none."""
-        lo, hi = 0, cap // self.factor
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if self.seconds(mid * self.factor, batch, grid, extra) <= seconds else (lo, mid - 1)
-        return lo * self.factor
+        return self.factor * bisect.bisect_right(range(1, cap // self.factor + 1), seconds,
+                                                 key=lambda k: self.seconds(k * self.factor, batch, grid, extra))
 
     def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
               seconds: float | None = None) -> None:

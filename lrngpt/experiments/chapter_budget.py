@@ -44,7 +44,6 @@ SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary al
 @dataclass
 class Unit:
     """A budgeted part once probed: its smallest protocol's seconds, and its parts planned into some seconds."""
-    name: str
     smallest: float
     fit: Callable[[float], list[Part]]
 
@@ -125,12 +124,12 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
         def fit(seconds: float) -> list[Part]:
             part = budget_part("width", "embed-dim", width.plan(seconds, seconds / 60, _seeds_extra))
             return [part, seeds_part(part, [x for x in part.set if not x.startswith("model.n_embd=")])]
-        return Unit("width", width.smallest(_seeds_extra), fit)
+        return Unit(width.smallest(_seeds_extra), fit)
 
     def small_unit(left: float) -> Unit:
         small = Planner("embed-dim-small-data", [], [])
         small.ends, small.choice = width.ends, width.choice  # the same MLP at the same batch: one probe serves
-        return Unit("small-data", small.smallest(),
+        return Unit(small.smallest(),
                     lambda s: [budget_part("small-data", "embed-dim-small-data", small.plan(s, s / 60))])
 
     def depth_unit(left: float) -> Unit:
@@ -140,12 +139,12 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
             smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
         except BudgetTooShort as e:
             smallest = e.smallest * 60
-        return Unit("width-depth", smallest, lambda s: series_parts(series(s)))
+        return Unit(smallest, lambda s: series_parts(series(s)))
 
     def planted_unit(left: float) -> Unit:
         def pair(seconds: float) -> dict:
             return planted.planted_plan(seconds / 60, scale="cpu", probe_fn=probe_fn)
-        return Unit("planted", pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
+        return Unit(pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
     return {"width": width_unit, "small-data": small_unit, "width-depth": depth_unit, "planted": planted_unit}
 
 
