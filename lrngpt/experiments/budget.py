@@ -36,7 +36,7 @@ from lrngpt.experiments.thresholds import (
     MIN_STEPS,
     OWN_TEXT_PASSES,
 )
-from lrngpt.experiments.time_ledger import corrected, pace
+from lrngpt.experiments.time_ledger import corrected
 from lrngpt.runconfig.overrides import parse_override
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
@@ -130,8 +130,7 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
         return None
     b = budget_from_dict(stored)  # the stored plan, its estimates corrected by the pace of the runs so far
     rows = sweep_dir.timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
-    if b.point_seconds and pace(rows) is not None:
-        b.point_seconds = corrected(b.point_seconds, rows)
+    b.point_seconds = corrected(b.point_seconds, rows)
     return b
 
 
