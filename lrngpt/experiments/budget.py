@@ -58,7 +58,7 @@ class Budget:
     axes: dict = field(default_factory=dict)  # axes it changes (fewer widths)
     est_seconds: float = 0.0
     parts: dict = field(default_factory=dict)  # estimated seconds: start, probe, prepare, points, summary
-    passes: float | None = None
+    passes: float = 0.0  # over the training text
     gives_up: list[str] = field(default_factory=list)
     point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
     packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.kept)
@@ -194,9 +194,8 @@ class Planner:
             mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - vf) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         plan = {k: v for k, v in out.items() if k not in self.user}
-        s, _ = Budget(sets=plan).items()
-        sweep = resolve_sweep(self.source, "budget", self.sets + s,
-                              self.axes + ([f"model.n_embd={','.join(map(str, grid))}"] if grid else []))
+        s, a = Budget(sets=plan, axes={"model.n_embd": grid} if grid else {}).items()
+        sweep = resolve_sweep(self.source, "budget", self.sets + s, self.axes + a)
         corpus = sweep.base["data"]["corpus"]
         if self.own_text:
             n_train, n_val, prep = self.n_user, self.n_val_user, 0.0
@@ -304,7 +303,6 @@ class Planner:
         corpus = self.base["data"]["corpus"]
         text = corpus if self.own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
         t, passes = self.target, b.passes
-        assert passes is not None, "a plan just made knows its passes"
         within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
             f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
         out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {chapter.TRAIN_TOKENS:,}: "
