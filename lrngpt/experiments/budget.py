@@ -10,7 +10,6 @@ estimates corrected by the pace so far (lrngpt.experiments.time_ledger).
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, packing
+from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
@@ -65,7 +65,7 @@ class Budget:
 
     def items(self) -> tuple[list[str], list[str]]:
         """The plan as --set and --axis items."""
-        return ([f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.sets.items()],
+        return ([f"{k}={cli_value(v)}" for k, v in self.sets.items()],
                 [f"{k}={','.join(map(str, v))}" for k, v in self.axes.items()])
 
     def to_dict(self) -> dict:
