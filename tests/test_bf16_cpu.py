@@ -86,12 +86,18 @@ def test_an_emulated_bf16_run_warns_once_and_its_summary_says_so(tiny_config, tm
 
 
 def test_the_offer_line_only_for_native_bf16_measured_faster():
-    line = O.offer_line("native", 1.8)
-    assert line.startswith("bfloat16 would be 1.80x faster per step here (measured); add --set train.dtype=bfloat16")
-    assert "not bit-identical to float32" in line and O.SEE in line
-    assert O.offer_line("native", 1.05) is None  # within a probe's noise
-    assert O.offer_line("native", 0.5) is None and O.offer_line("emulated", 3.0) is None
-    assert O.offer_line("unknown", 3.0) is None and O.offer_line("native", None) is None
+    from lrngpt.experiments.grid import resolve_sweep
+
+    points = resolve_sweep("embed-dim", "tiny", ["train.device=cpu"]).points
+
+    def line(caps, float32, bfloat16=1.0):
+        return O.bf16_offer(points, caps, lambda cfg, device: {"float32": float32, "bfloat16": bfloat16})["line"]
+    assert line(NATIVE_CPU, 1.8).startswith("bfloat16 would be 1.80x faster per step here (measured); add --set "
+                                            "train.dtype=bfloat16")
+    assert "not bit-identical to float32" in line(NATIVE_CPU, 1.8) and O.SEE in line(NATIVE_CPU, 1.8)
+    assert line(NATIVE_CPU, 1.05) is None  # within a probe's noise
+    assert line(NATIVE_CPU, 0.5) is None and line(EMULATED_CPU, 3.0) is None
+    assert line(UNKNOWN_CPU, 3.0) is None and line(NATIVE_CPU, 3.0, 0.0) is None  # no bfloat16 time: no speedup
 
 
 def test_bf16_offer_probes_the_largest_cpu_point_only_where_native():
@@ -106,7 +112,7 @@ def test_bf16_offer_probes_the_largest_cpu_point_only_where_native():
 
     r = O.bf16_offer(points, NATIVE_CPU, measure)
     assert calls == [max(p.config.model.n_embd for p in points)] and r["speedup"] == pytest.approx(1.8)
-    assert r["line"] == O.offer_line("native", 1.8)
+    assert r["line"].startswith("bfloat16 would be 1.80x faster per step here")
     assert O.bf16_offer(points, EMULATED_CPU, measure) == {"bf16": "emulated", "speedup": None, "seconds": None,
                                                            "line": None} and len(calls) == 1  # not probed
     slower = O.bf16_offer(points, NATIVE_CPU, lambda cfg, device: {"float32": 0.5, "bfloat16": 0.9})

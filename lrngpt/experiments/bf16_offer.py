@@ -18,14 +18,6 @@ MIN_SPEEDUP = 1.1  # below this a few probed steps cannot tell bfloat16 from flo
 SEE = "docs/distributed.md#bfloat16-on-a-cpu"
 
 
-def offer_line(bf16: str, speedup: float | None) -> str | None:
-    """The dry run's line: only for native bfloat16 measured at least MIN_SPEEDUP times faster per step."""
-    if bf16 != "native" or speedup is None or speedup < MIN_SPEEDUP:
-        return None
-    return (f"bfloat16 would be {speedup:.2f}x faster per step here (measured); add --set train.dtype=bfloat16 "
-            f"(not bit-identical to float32; see {SEE})")
-
-
 def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
                measure: Callable[..., dict] | None = None) -> dict | None:
     """What the plan says of bfloat16 here ({"bf16", "speedup", "seconds", "line"}); None where it
@@ -40,7 +32,11 @@ def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
     largest = max(cpu, key=lambda p: run_timing.params(p.config))
     seconds = (measure or dtype_step_seconds)(largest.config, "cpu")
     speedup = seconds["float32"] / seconds["bfloat16"] if seconds["bfloat16"] > 0 else None
-    return {"bf16": status, "speedup": speedup, "seconds": seconds, "line": offer_line(status, speedup)}
+    # the dry run's line only for bfloat16 measured at least MIN_SPEEDUP times faster per step
+    line = None if speedup is None or speedup < MIN_SPEEDUP else (
+        f"bfloat16 would be {speedup:.2f}x faster per step here (measured); add --set train.dtype=bfloat16 "
+        f"(not bit-identical to float32; see {SEE})")
+    return {"bf16": status, "speedup": speedup, "seconds": seconds, "line": line}
 
 
 def _on_cpu(p: Point) -> bool:

@@ -9,7 +9,7 @@ estimates corrected by the pace so far (lrngpt.experiments.time_ledger).
 
 from __future__ import annotations
 
-import json
+import bisect
 import math
 import time
 from collections.abc import Callable
@@ -22,6 +22,7 @@ from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, packing
+from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
@@ -35,7 +36,7 @@ from lrngpt.experiments.thresholds import (
     MIN_STEPS,
     OWN_TEXT_PASSES,
 )
-from lrngpt.experiments.time_ledger import corrected, pace
+from lrngpt.experiments.time_ledger import corrected
 from lrngpt.runconfig.overrides import parse_override
 from lrngpt.runconfig.schema import from_dict
 from lrngpt.training import timing as run_timing
@@ -52,20 +53,19 @@ START_S, PREPARE_S, PREPARE_S_PER_MB, POINT_OVERHEAD_S, SUMMARY_S = 6.0, 3.0, 2.
 
 @dataclass
 class Budget:
-    minutes: float
-    sets: dict  # config overrides the plan adds to the study
-    axes: dict  # axes it changes (fewer widths)
-    est_seconds: float
-    parts: dict  # estimated seconds: start, probe, prepare, points, summary
-    passes: float | None
+    minutes: float = 0.0
+    sets: dict = field(default_factory=dict)  # config overrides the plan adds to the study
+    axes: dict = field(default_factory=dict)  # axes it changes (fewer widths)
+    est_seconds: float = 0.0
+    parts: dict = field(default_factory=dict)  # estimated seconds: start, probe, prepare, points, summary
+    passes: float = 0.0  # over the training text
     gives_up: list[str] = field(default_factory=list)
     point_seconds: dict = field(default_factory=dict)  # run name -> estimated seconds (overhead included)
     packing: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.kept)
-    passes_target: float = PASSES_TARGET  # at most this many passes over the text (`lrn chapter`: the chapter's 0.12)
 
     def items(self) -> tuple[list[str], list[str]]:
         """The plan as --set and --axis items."""
-        return ([f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in self.sets.items()],
+        return ([f"{k}={cli_value(v)}" for k, v in self.sets.items()],
                 [f"{k}={','.join(map(str, v))}" for k, v in self.axes.items()])
 
     def to_dict(self) -> dict:
@@ -83,12 +83,8 @@ def check_minutes(minutes, example: int = 25) -> float:
 
 
 def budget_from_dict(b: dict) -> Budget:
-    known = {f.name: b[f.name] for f in fields(Budget) if f.name in b}
-    return Budget(**{"minutes": 0.0, "est_seconds": 0.0, "parts": {}, "passes": None, **known,
-                     "gives_up": list(b.get("gives_up") or []), "point_seconds": dict(b.get("point_seconds") or {}),
-                     "packing": dict(b["packing"]) if isinstance(b.get("packing"), dict) else {},
-                     "passes_target": float(t) if isinstance(t := b.get("passes_target"), int | float)
-                     and not isinstance(t, bool) and 0 < t <= 1 else PASSES_TARGET})
+    """A stored plan (sweep.json's `budget`): the fields it holds, the defaults for those it lacks or nulls."""
+    return Budget(**{f.name: b[f.name] for f in fields(Budget) if b.get(f.name) is not None})
 
 
 def check_passes(passes) -> float:
@@ -134,65 +130,46 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
         return None
     b = budget_from_dict(stored)  # the stored plan, its estimates corrected by the pace of the runs so far
     rows = sweep_dir.timing()  # a damaged row: refused here, for the dry run as for the run (one reader)
-    if b.point_seconds and pace(rows) is not None:
-        b.point_seconds = corrected(b.point_seconds, rows)
+    b.point_seconds = corrected(b.point_seconds, rows)
     return b
-
-
-def _megabytes(corpus: str) -> int:
-    return int(corpus.removeprefix("stories:").removesuffix("MB"))
 
 
 Extra = Callable[[dict], float] | None  # seconds a caller adds to a plan, from its points' (the chapter's seeds)
 
 
-@dataclass
 class Planner:
     """One study planned into a time budget: `probe` times the grid's ends, `smallest` is the smallest
     plan at which the findings can still show, `plan` the most that fits (`lrn chapter` uses it too)."""
-    source: str
-    sets: list[str]
-    axes: list[str]
-    target: float  # at most this many passes over the text
-    user: dict  # the user's --set items, parsed
-    base: dict  # the grid's base config dict
-    widths: list  # the study's widths
-    n_user: int | None = None  # training tokens of the user's own text (None: the generated stories)
-    n_val_user: int = 0
-    choice: dict = field(default_factory=dict)  # points at once (lrngpt.experiments.packing.choose), once probed
-    cached: dict[str, bool] = field(default_factory=dict)  # corpus -> prepared in the cache already
-    ends: dict = field(default_factory=dict)  # parameters -> timing of the grid's ends (packed when the plan packs)
-    probe_s: float = 0.0
-    factor: int = field(init=False)  # the study's steps factor
-    own_text: bool = field(init=False)  # a text of the user's own (--set data.corpus=...)
-    seq: int = field(init=False)
-    batch: int = field(init=False)
 
-    def __post_init__(self):
-        self.factor = STUDIES[self.source].get("steps_factor", 1)
-        self.own_text, self.seq = "data.corpus" in self.user, self.base["train"]["seq_len"]
-        self.batch = int(self.user.get("train.batch_size", BATCH))
-
-    @classmethod
-    def of(cls, source: str, sets: list[str], axes: list[str], target: float = PASSES_TARGET) -> Planner:
+    def __init__(self, source: str, sets: list[str], axes: list[str], target: float = PASSES_TARGET):
         """The study's settings; a text of the user's own is refused before any probe when it is not prepared
         or too short for one window."""
         if source not in STUDIES:
             raise UserError(f"{option('minutes')} plans a study ({', '.join(STUDIES)}); for a sweep file set its steps yourself")
         first = resolve_sweep(source, "budget", sets, axes)
-        p = cls(source, sets, axes, target, dict(parse_override(s) for s in sets), first.base,
-                first.axes.get("model.n_embd", []))
-        if p.own_text:  # the user's text: its tokens cap the steps
-            corpus = p.base["data"]["corpus"]
-            data = dry_run_prepared(from_dict(p.base).data)
+        self.source, self.sets, self.axes = source, sets, axes
+        self.target = target  # at most this many passes over the text
+        self.user = dict(parse_override(s) for s in sets)  # the user's --set items, parsed
+        self.base, self.widths = first.base, first.axes.get("model.n_embd", [])  # the grid's base, the study's widths
+        self.factor = STUDIES[source].get("steps_factor", 1)
+        self.own_text = "data.corpus" in self.user  # a text of the user's own (--set data.corpus=...)
+        self.seq, self.batch = self.base["train"]["seq_len"], int(self.user.get("train.batch_size", BATCH))
+        self.choice: dict = {}  # points at once (lrngpt.experiments.packing.choose), once probed
+        self.cached: dict[str, bool] = {}  # corpus -> prepared in the cache already
+        self.ends: dict = {}  # parameters -> timing of the grid's ends (packed when the plan packs)
+        self.probe_s = 0.0
+        self.n_user: int | None = None  # training tokens of the user's own text (None: the generated stories)
+        self.n_val_user = 0
+        if self.own_text:  # the user's text: its tokens cap the steps
+            corpus = self.base["data"]["corpus"]
+            data = dry_run_prepared(from_dict(self.base).data)
             if data is None:
                 raise UserError(f"{option('minutes')} needs the training tokens of {corpus}: run `lrn data prepare "
                                 f"--corpus {corpus}` first (it is big or downloaded)")
-            p.n_user, p.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
-            if p.n_user < p.seq + 1:  # before the probe: nothing to plan
-                raise UserError(f"{corpus} holds {p.n_user:,} training tokens, too few for one window of "
-                                f"{p.seq + 1}; give it more text")
-        return p
+            self.n_user, self.n_val_user = len(data.tokens("train")), len(data.tokens("val"))
+            if self.n_user < self.seq + 1:  # before the probe: nothing to plan
+                raise UserError(f"{corpus} holds {self.n_user:,} training tokens, too few for one window of "
+                                f"{self.seq + 1}; give it more text")
 
     @property
     def grids(self) -> list[list[int] | None]:
@@ -206,25 +183,24 @@ class Planner:
 
     def estimate(self, steps: int, batch: int, grid: list[int] | None):
         """The sweep of `steps` of `batch` over `grid`, its --set items (evaluations sized to what a run reads, the
-        stories to the target), and the seconds of each part and point."""
-        read = steps * batch * self.seq
+        stories to the target), the seconds of each part and point, and its training tokens."""
+        read, vf = steps * batch * self.seq, self.base["data"]["val_fraction"]
         out: dict[str, Any] = {"train.steps": steps, "train.batch_size": batch,
                                "train.eval_tokens": int(min(50_000, max(10_000, read // 20))),
                                "train.train_eval_tokens": int(min(200_000, max(20_000, read // 4)))}
         if not STUDIES[self.source].get("reads"):
             out["train.eval_every"] = max(1, steps // EVALS)
         if not self.own_text:
-            mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - self.base["data"]["val_fraction"]) / 1e6)
+            mb = math.ceil(read / self.target * STORIES_BYTES_PER_TOKEN / (1 - vf) / 1e6)
             out["data.corpus"] = f"stories:{mb}MB"
         plan = {k: v for k, v in out.items() if k not in self.user}
-        s, _ = Budget(0.0, plan, {}, 0, {}, None).items()
-        sweep = resolve_sweep(self.source, "budget", self.sets + s,
-                              self.axes + ([f"model.n_embd={','.join(map(str, grid))}"] if grid else []))
+        s, a = Budget(sets=plan, axes={"model.n_embd": grid} if grid else {}).items()
+        sweep = resolve_sweep(self.source, "budget", self.sets + s, self.axes + a)
         corpus = sweep.base["data"]["corpus"]
         if self.own_text:
-            n_val, prep = self.n_val_user, 0.0
+            n_train, n_val, prep = self.n_user, self.n_val_user, 0.0
         else:  # the stories of `mb` megabytes planned above
-            n_val = int(mb * 1e6 * sweep.base["data"]["val_fraction"] / STORIES_BYTES_PER_TOKEN)
+            n_train, n_val = int(mb * 1e6 * (1 - vf) / STORIES_BYTES_PER_TOKEN), int(mb * 1e6 * vf / STORIES_BYTES_PER_TOKEN)
             if corpus not in self.cached:
                 self.cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) \
                     is not None
@@ -239,19 +215,16 @@ class Planner:
                 each[p.name] = run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
         parts = {"start": START_S, "probe": self.probe_s, "prepare": prep,
                  "points": packing.makespan(list(each.values()), at_once), "summary": SUMMARY_S + len(sweep.points)}
-        return sweep, plan, parts, each
+        return sweep, plan, parts, each, n_train
 
     def seconds(self, steps: int, batch: int, grid: list[int] | None, extra: Extra = None) -> float:
-        _, _, parts, each = self.estimate(steps, batch, grid)
+        _, _, parts, each, _ = self.estimate(steps, batch, grid)
         return sum(parts.values()) + (extra(each) if extra else 0.0)
 
     def fit(self, batch: int, grid: list[int] | None, seconds: float, cap: int, extra: Extra = None) -> int:
         """The most steps per run (a multiple of the factor, at most `cap`) that fit `seconds`; 0 if none."""
-        lo, hi = 0, cap // self.factor
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if self.seconds(mid * self.factor, batch, grid, extra) <= seconds else (lo, mid - 1)
-        return lo * self.factor
+        return self.factor * bisect.bisect_right(range(1, cap // self.factor + 1), seconds,
+                                                 key=lambda k: self.seconds(k * self.factor, batch, grid, extra))
 
     def probe(self, probe_fn=None, pack_fn=None, points_at_once: int | None = None, log=None,
               seconds: float | None = None) -> None:
@@ -307,12 +280,10 @@ class Planner:
             if wider < cap:
                 break
             batch, steps = batch * 2, wider
-        sweep, plan, parts, each = self.estimate(steps, batch, grid)
-        n_train = self.n_user if self.n_user is not None else int(
-            _megabytes(plan["data.corpus"]) * 1e6 * (1 - self.base["data"]["val_fraction"]) / STORIES_BYTES_PER_TOKEN)
+        sweep, plan, parts, each, n_train = self.estimate(steps, batch, grid)
         budget = Budget(minutes, plan, {"model.n_embd": grid} if grid else {}, round(sum(parts.values()), 1),
                         {k: round(v, 1) for k, v in parts.items()}, steps * batch * self.seq / max(1, n_train), [],
-                        {k: round(v, 1) for k, v in each.items()}, packing.kept(self.choice), self.target)
+                        {k: round(v, 1) for k, v in each.items()}, packing.kept(self.choice))
         budget.gives_up = self.gives_up(budget, n_train)
         return budget
 
@@ -331,8 +302,7 @@ class Planner:
                        f"instead of {len(self.widths)} (d = {', '.join(map(str, self.widths))})")
         corpus = self.base["data"]["corpus"]
         text = corpus if self.own_text else f"the generated stories ({b.sets.get('data.corpus', corpus)})"
-        t, passes = b.passes_target, b.passes
-        assert passes is not None, "a plan just made knows its passes"
+        t, passes = self.target, b.passes
         within = f"at most the {t:g} target" if passes <= t + 1e-9 else \
             f"more than the {t:g} target: the text is too small for {MIN_STEPS * factor} steps under it"
         out.append(f"{text}, about {n_train:,} training tokens, instead of the chapter's {chapter.TRAIN_TOKENS:,}: "
@@ -363,7 +333,7 @@ def plan_budget(source: str, minutes: float, sets: list[str], axes: list[str], p
     """The plan for study `source` in `minutes` here, filling at most HEADROOM of them; refused, naming
     the commands that fit (`out` in them), when the smallest plan that can show the findings does not."""
     minutes, target = check_minutes(minutes), check_passes(passes)
-    p = Planner.of(source, sets, axes, target)
+    p = Planner(source, sets, axes, target)
     seconds = minutes * 60 * HEADROOM
     p.probe(probe_fn, pack_fn, points_at_once, log, seconds)
     need = p.smallest()

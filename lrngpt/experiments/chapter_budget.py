@@ -8,7 +8,6 @@ unit gets its smallest, and what is left is shared by SHARES in their order (`sh
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -22,7 +21,6 @@ from lrngpt.experiments.budget import check_minutes as budget_minutes
 from lrngpt.experiments.chapter_plan import ChapterPlan, Part
 from lrngpt.experiments.dry_run import estimate_points
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.training import timing as run_timing
 from lrngpt.training.timing import clock
 
 DEFAULT_MINUTES = 60.0
@@ -46,7 +44,6 @@ SMALLEST_MINUTES = 5.0  # the fixed parts and every sweep's start and summary al
 @dataclass
 class Unit:
     """A budgeted part once probed: its smallest protocol's seconds, and its parts planned into some seconds."""
-    name: str
     smallest: float
     fit: Callable[[float], list[Part]]
 
@@ -69,18 +66,6 @@ def check_minutes(minutes) -> float:
                         "2-core machine; too small for the claims to show), and `lrn chapter --dry-run` with more "
                         f"{option('minutes')} says what fits here")
     return minutes
-
-
-def memo(probe_fn=None):
-    """`probe_fn` (the remembered probe, lrngpt.training.timing.probe, by default) asked once a shape here."""
-    seen: dict[str, dict] = {}
-
-    def probe(cfg, device="cpu", max_tokens=run_timing.PROBE_TOKENS, steps=run_timing.PROBE_STEPS):
-        key = json.dumps([run_timing.shape(cfg, device, cfg.train.batch_size), max_tokens, steps], sort_keys=True)
-        if key not in seen:
-            seen[key] = (probe_fn or run_timing.probe)(cfg, device, max_tokens=max_tokens, steps=steps)
-        return seen[key]
-    return probe
 
 
 def _seeds_extra(each: dict) -> float:
@@ -131,7 +116,7 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
 
 def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
     """Each budgeted unit, probed when called with the seconds it may take."""
-    width = Planner.of("embed-dim", [], [], CHAPTER_PASSES)
+    width = Planner("embed-dim", [], [], CHAPTER_PASSES)
 
     def width_unit(left: float) -> Unit:
         width.probe(probe_fn, pack_fn, None, say, left)
@@ -139,12 +124,12 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
         def fit(seconds: float) -> list[Part]:
             part = budget_part("width", "embed-dim", width.plan(seconds, seconds / 60, _seeds_extra))
             return [part, seeds_part(part, [x for x in part.set if not x.startswith("model.n_embd=")])]
-        return Unit("width", width.smallest(_seeds_extra), fit)
+        return Unit(width.smallest(_seeds_extra), fit)
 
     def small_unit(left: float) -> Unit:
-        small = Planner.of("embed-dim-small-data", [], [])
+        small = Planner("embed-dim-small-data", [], [])
         small.ends, small.choice = width.ends, width.choice  # the same MLP at the same batch: one probe serves
-        return Unit("small-data", small.smallest(),
+        return Unit(small.smallest(),
                     lambda s: [budget_part("small-data", "embed-dim-small-data", small.plan(s, s / 60))])
 
     def depth_unit(left: float) -> Unit:
@@ -154,19 +139,18 @@ def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
             smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
         except BudgetTooShort as e:
             smallest = e.smallest * 60
-        return Unit("width-depth", smallest, lambda s: series_parts(series(s)))
+        return Unit(smallest, lambda s: series_parts(series(s)))
 
     def planted_unit(left: float) -> Unit:
         def pair(seconds: float) -> dict:
             return planted.planted_plan(seconds / 60, scale="cpu", probe_fn=probe_fn)
-        return Unit("planted", pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
+        return Unit(pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
     return {"width": width_unit, "small-data": small_unit, "width-depth": depth_unit, "planted": planted_unit}
 
 
 def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> ChapterPlan:
     """The chapter in `minutes` here; UserError naming what fits when the smallest protocols do not."""
     started, pack_fn = time.perf_counter(), pack_fn or (None if probe_fn else packing.probe_packed)
-    probe_fn = memo(probe_fn)
     fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
     probed: dict[str, Unit] = {}
     for name, make in units(probe_fn, say, pack_fn).items():
@@ -226,7 +210,7 @@ def _scale_sweep(name: str, source: str, scale: str, sets: list[str], axes: dict
 
 def plan_scale(scale: str, out: str, say, corpus: str | None = None, probe_fn=None) -> ChapterPlan:
     """Each study at `scale` (tiny: seconds; full: a GPU job), estimated from a probe of its points."""
-    started, probe_fn, tiny = time.perf_counter(), memo(probe_fn), scale == "tiny"
+    started, tiny = time.perf_counter(), scale == "tiny"
     text = [f"data.corpus={corpus}"] if corpus else []
     width = _scale_sweep("width", "embed-dim", scale, text, {"model.n_embd": WIDTHS} if tiny else {}, say, probe_fn)
     parts = [width, seeds_part(width, text), _scale_sweep("small-data", "embed-dim-small-data", scale, text, {

@@ -73,35 +73,31 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     two), the others interpolated by parameter count, so a huge axis costs MAX_PROBES probes."""
 
     log = log or logging.info
-    shapes: dict[str, tuple] = {}
-    for p in points:
-        cfg = p.config
-        key = json.dumps(run_timing.shape(cfg, cfg.train.device, cfg.train.batch_size), sort_keys=True)
-        if key not in shapes:  # one model built (to count its parameters) per shape, not per point
-            shapes[key] = (cfg, run_timing.params(cfg), [])
-        shapes[key][2].append(p)
-    by_size = sorted(shapes, key=lambda k: shapes[k][1])
+    key = {p.name: json.dumps(run_timing.shape(p.config, p.config.train.device, p.config.train.batch_size),
+                              sort_keys=True) for p in points}
+    first: dict[str, Point] = {}  # a point of each shape, the smallest models first (params: counted once a shape)
+    for p in sorted(points, key=lambda q: run_timing.params(q.config)):
+        first.setdefault(key[p.name], p)
+    by_size = list(first)
     n = min(len(by_size), 2 if quick else MAX_PROBES)
     probed = list(dict.fromkeys(by_size[round(i * (len(by_size) - 1) / max(1, n - 1))] for i in range(n)))
     device = None
     timed = []  # (parameters, timing) of each probed shape
-    for key in probed:
-        cfg = shapes[key][0]
+    for k in probed:
+        cfg = first[k].config
         try:
             device = resolve_device(cfg.train.device)
         except UserError:  # a GPU job planned on a machine without one (a login node): no estimate
             device = None
             break
         log(f"timing {cfg.model_type} d={cfg.model.n_embd} on {device} ({cfg.train.batch_size} x {cfg.train.seq_len})")
-        timed.append((shapes[key][1], (probe_fn or run_timing.probe)(cfg, device)))
-    out: dict[str, dict] = {}
-    for key, (cfg, params, pts) in shapes.items():
-        t = run_timing.between(timed, params) if device is not None else None
-        for p in pts:
-            out[p.name] = {"est_seconds": None, "device": f"{cfg.train.device} (not on this machine)", "probed": False} \
-                if t is None else {"est_seconds": run_timing.estimate_seconds(p.config, t, (val_tokens or {}).get(p.name)),
-                                   "device": device, "probed": key in probed}
-    return out
+        timed.append((run_timing.params(cfg), (probe_fn or run_timing.probe)(cfg, device)))
+    if device is None:
+        return {p.name: {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
+                         "probed": False} for p in points}
+    return {p.name: {"est_seconds": run_timing.estimate_seconds(p.config, run_timing.between(
+        timed, run_timing.params(p.config)), (val_tokens or {}).get(p.name)), "device": device,
+        "probed": key[p.name] in probed} for p in points}
 
 
 def refuses_machine(sweep: SweepSpec) -> bool:

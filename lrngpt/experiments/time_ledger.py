@@ -1,7 +1,7 @@
 """A budgeted sweep's actual times (DIR/timing.jsonl, one JSON object a line, appended; each row with
 the "invocation" that wrote it) and the plan corrected by them: `pace` is measured over estimated
 seconds of the points trained so far, `corrected` scales the rest by it. A row whose times are no
-times (NaN, negative, past MAX_RECORD_S) is named with the fix (`check_row`).
+times (NaN, negative, past MAX_RECORD_S) is named with the fix (`read_rows`).
 """
 
 from __future__ import annotations
@@ -11,49 +11,28 @@ import os
 import time
 from pathlib import Path
 
+import psutil
+
 from lrngpt.core.fsio import json_safe, user_path
 from lrngpt.core.ownership import record_existing
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.training.timing import clock
 
-
-def process_seconds() -> float | None:
-    """Wall seconds since this process started (Linux: /proc), None where that cannot be read."""
-    try:
-        with open(f"/proc/{os.getpid()}/stat", encoding="ascii") as f:
-            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/uptime", encoding="ascii") as f:
-            uptime = float(f.read().split()[0])
-        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 COMMAND_START_S = 300.0  # a process older than this when its sweep begins is a notebook's, not a command's
 
 
 def invocation_seconds() -> float:
-    """Seconds since this process started for a command; 0 in a long-lived one (a notebook)."""
-    age = process_seconds()
-    return age if age is not None and age < COMMAND_START_S else 0.0
+    """Seconds since this process started (psutil) for a command; 0 in a long-lived one (a notebook) or
+    where the start cannot be read."""
+    try:
+        age = time.time() - psutil.Process().create_time()
+    except psutil.Error:
+        return 0.0
+    return age if 0 <= age < COMMAND_START_S else 0.0
 
 
 MAX_RECORD_S = 366 * 86400.0  # no run of a sweep times itself past a year (train.max_days refuses far less)
-TIMED = ("seconds", "estimate")
-
-
-def check_row(row: dict, path, line: int) -> dict:
-    """A timing.jsonl row whose times are times; else one line naming the file, the line and the fix."""
-    for key in TIMED:
-        v = row.get(key)
-        if v is None:
-            continue
-        if not _num(v) or not (0 <= v <= MAX_RECORD_S):
-            raise UserError(f"timing record {path}, line {line}, has {key} {show_value(v)}, which is not a time a "
-                            f"run takes (0 to {MAX_RECORD_S:.0f} seconds); it is damaged: delete the line (the file "
-                            "only records times; the next run measures again)")
-    return row
 
 
 def now() -> str:
@@ -81,8 +60,8 @@ def corrected(point_seconds: dict, rows: list[dict]) -> dict[str, float]:
 
 
 def invocation_id() -> str:
-    """This process's mark on its rows (a killed invocation's runs still count: `account`)."""
-    return f"{os.getpid()}@{time.time() - (process_seconds() or 0.0):.0f}"
+    """This invocation's mark on its rows, from its start (a killed invocation's runs still count: `account`)."""
+    return f"{os.getpid()}@{time.time() - invocation_seconds():.0f}"
 
 
 def account(budget: dict, rows: list[dict]) -> dict:
@@ -142,5 +121,10 @@ def read_rows(path: Path, what: str, damaged: str, fix: str, required: str | Non
             if i == len(lines):
                 break
             raise UserError(f"{what} {path}, line {i}, {damaged}: delete the line ({fix})")
-        rows.append(check_row(row, path, i))
+        for key in ("seconds", "estimate"):  # times that are no times (NaN, negative, past MAX_RECORD_S)
+            if (v := row.get(key)) is not None and not (_num(v) and 0 <= v <= MAX_RECORD_S):
+                raise UserError(f"timing record {path}, line {i}, has {key} {show_value(v)}, which is not a time a "
+                                f"run takes (0 to {MAX_RECORD_S:.0f} seconds); it is damaged: delete the line (the "
+                                "file only records times; the next run measures again)")
+        rows.append(row)
     return rows

@@ -33,7 +33,7 @@ def unit(name: str, smallest: float, most: float | None = None, step: float | No
     def fit(seconds: float) -> list[Part]:
         took = min(seconds, most or seconds)
         return [Part(name, "sweep", "", (took // step) * step if step else took)]
-    return cb.Unit(name, smallest, fit)
+    return cb.Unit(smallest, fit)
 
 
 def test_each_unit_gets_its_smallest_and_what_one_leaves_goes_to_the_units_after_it():
