@@ -56,8 +56,6 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     import torch
 
     n = x.shape[0]
-    if n < 2:
-        raise UserError(f"{n} vectors: need at least 2 to form a pair")
     chunk = max(1, min(chunk, 2**24 // n))
     pairs = n * (n - 1) // 2
     x = x.float()
@@ -66,18 +64,13 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     biggest = -1.0
     above = 0
     for i0 in range(0, n - 1, chunk):
-        i1 = min(i0 + chunk, n)
-        a = x[i0:i1]
-        # pairs (i, j > i): the square block on the diagonal, upper triangle only, then every column right of it
-        i, j = torch.triu_indices(i1 - i0, i1 - i0, offset=1)
-        for c in ((a @ a.T)[i, j], a @ x[i1:].T):
-            c = c.clamp(-1.0, 1.0)  # float32 rounding may step just past 1
-            if c.numel() == 0:
-                continue
-            total += c.sum(dtype=torch.float64).item()
-            total_sq += c.square().sum(dtype=torch.float64).item()
-            biggest = max(biggest, c.max().item())
-            above += int((c.abs() > 0.5).sum().item())
+        # pairs (i, j > i) of these rows: the upper triangle of their cosines with every row from i0 on
+        c = (x[i0:i0 + chunk] @ x[i0:].T).clamp(-1.0, 1.0)  # float32 rounding may step just past 1
+        c = c[torch.ones_like(c, dtype=torch.bool).triu(1)]
+        total += c.sum(dtype=torch.float64).item()
+        total_sq += c.square().sum(dtype=torch.float64).item()
+        biggest = max(biggest, c.max().item())
+        above += int((c.abs() > 0.5).sum().item())
     mean = total / pairs
     return {"std": math.sqrt(max(total_sq / pairs - mean * mean, 0.0)), "max": biggest,
             "share_abs_gt_0_5": above / pairs, "count_abs_gt_0_5": int(above), "pairs": pairs}
