@@ -74,12 +74,10 @@ def train_toy(features: int = 20, dims: int = 5, sparsity=SPARSITIES, steps: int
             x = torch.where(u < p_on, u / p_on, 0.0)
             h = torch.einsum("idn,ibn->ibd", w, x)
             out = torch.relu(torch.einsum("idn,ibd->ibn", w, h) + b[:, None, :])
-            loss = (importance * (x - out) ** 2).sum(-1).mean(-1).sum()  # instances are independent
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-        with torch.no_grad():
             per_instance = (importance * (x - out) ** 2).sum(-1).mean(-1)
+            opt.zero_grad(set_to_none=True)
+            per_instance.sum().backward()  # instances are independent
+            opt.step()
         return measure(w.detach(), b.detach(), sparsities, per_instance.tolist(), {
             "features": features, "dims": dims, "steps": steps, "batch": batch, "importance_decay": decay,
             "lr": lr, "seed": seed})
