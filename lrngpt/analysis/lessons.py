@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -30,22 +31,18 @@ IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
 
 
-def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
-           context: int | None = None, seed: int = 0) -> dict:
-    """Look up (B,T) ids both ways and add the position table, as InputEmbedding does."""
+def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300, seed: int = 0) -> dict:
+    """Look up (B,T) ids both ways and add a position table of `length` rows, as InputEmbedding does."""
     for name, v in (("batch", batch), ("length", length), ("n-embd", n_embd), ("vocab", vocab)):
         if v < 1:
             raise UserError(f"--{name} {v}: must be at least 1")
-    context = length if context is None else context
-    if length > context:
-        raise UserError(f"{option('length', length)} exceeds the position table's {context} rows")
     # one_hot is int64 (8 bytes) then float32 (4) per (B,T,V) entry; the lookups B*T*D floats
-    # three times; the tables (V + context) * D
-    need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + context) * n_embd
+    # three times; the tables (V + T) * D
+    need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + length) * n_embd
     check_memory(need, f"{option('batch', batch)} x {option('length', length)} x {option('vocab', vocab)} (the one-hot matrix)",
                  f"use a smaller {option('batch')}, {option('length')} or {option('vocab')}")
     torch.manual_seed(seed)
-    tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(context, n_embd)
+    tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(length, n_embd)
     ids = torch.randint(0, vocab, (batch, length))
     with torch.no_grad():
         by_index = tok(ids)
@@ -74,7 +71,7 @@ def lookup_grad() -> dict:
 
 SGD, ADAMW = functools.partial(torch.optim.SGD, lr=0.1), functools.partial(torch.optim.AdamW, lr=1e-2)
 # name, what it is, the LM head tied to the table, the optimizer, an earlier step that looked up every row
-SETTINGS = [
+SETTINGS: list[tuple[str, str, bool, Callable[..., torch.optim.Optimizer], bool]] = [
     ("sgd", "plain SGD, separate LM head", False, SGD, False),
     ("tied", "plain SGD, LM head tied to the table", True, SGD, False),
     ("adamw_decay", "AdamW with weight decay 0.1, separate LM head", False,
