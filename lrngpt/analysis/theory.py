@@ -28,9 +28,8 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
         raise UserError(f"{option('n', n)}: need at least 2 vectors to form a pair")
     if not dims:
         raise UserError(f"{option('dims')} is empty: give widths like 4,8,16")
-    bad = [d for d in dims if d < 1]
-    if bad:
-        raise UserError(f"{option('dims', bad[0])}: every width must be at least 1")
+    if min(dims) < 1:
+        raise UserError(f"{option('dims', min(dims))}: every width must be at least 1")
     if n * max(dims) > MAX_VECTOR_FLOATS:
         raise UserError(f"{option('n', n)} x {option('dims', max(dims))} is {n * max(dims):,} numbers, more than "
                         f"{MAX_VECTOR_FLOATS:,}; use fewer vectors or a smaller width")
