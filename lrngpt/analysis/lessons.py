@@ -7,7 +7,9 @@ is bounded by the output layer's width + bias + normaliser.
 from __future__ import annotations
 
 import copy
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -29,22 +31,18 @@ IDS = [2, 0, 2]
 UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
 
 
-def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300,
-           context: int | None = None, seed: int = 0) -> dict:
-    """Look up (B,T) ids both ways and add the position table, as InputEmbedding does."""
+def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300, seed: int = 0) -> dict:
+    """Look up (B,T) ids both ways and add a position table of `length` rows, as InputEmbedding does."""
     for name, v in (("batch", batch), ("length", length), ("n-embd", n_embd), ("vocab", vocab)):
         if v < 1:
             raise UserError(f"--{name} {v}: must be at least 1")
-    context = length if context is None else context
-    if length > context:
-        raise UserError(f"{option('length', length)} exceeds the position table's {context} rows")
     # one_hot is int64 (8 bytes) then float32 (4) per (B,T,V) entry; the lookups B*T*D floats
-    # three times; the tables (V + context) * D
-    need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + context) * n_embd
+    # three times; the tables (V + T) * D
+    need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + length) * n_embd
     check_memory(need, f"{option('batch', batch)} x {option('length', length)} x {option('vocab', vocab)} (the one-hot matrix)",
                  f"use a smaller {option('batch')}, {option('length')} or {option('vocab')}")
     torch.manual_seed(seed)
-    tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(context, n_embd)
+    tok, pos = nn.Embedding(vocab, n_embd), nn.Embedding(length, n_embd)
     ids = torch.randint(0, vocab, (batch, length))
     with torch.no_grad():
         by_index = tok(ids)
@@ -62,10 +60,8 @@ def lookup_grad() -> dict:
     emb = nn.Embedding.from_pretrained(torch.tensor(TABLE), freeze=False)
     out = emb(torch.tensor(IDS))
     out.backward(torch.tensor(UPSTREAM))
-    hand = [[0.0] * len(TABLE[0]) for _ in TABLE]
-    for i, values in zip(IDS, UPSTREAM, strict=True):  # each use of a row adds its upstream gradient
-        for j, v in enumerate(values):
-            hand[i][j] += v
+    # by hand: each use of a row adds its upstream gradient to that row
+    hand = torch.zeros(len(TABLE), len(TABLE[0])).index_add_(0, torch.tensor(IDS), torch.tensor(UPSTREAM)).tolist()
     grad = emb.weight.grad.tolist()
     return {"table": TABLE, "ids": IDS, "upstream": UPSTREAM, "lookup": out.detach().tolist(),
             "grad": grad, "hand_grad": hand, "match": grad == hand}
@@ -73,12 +69,17 @@ def lookup_grad() -> dict:
 
 # ---------------------------------------------------------------------------------------------- tying
 
-SETTINGS = [
-    ("sgd", "plain SGD, separate LM head"),
-    ("tied", "plain SGD, LM head tied to the table"),
-    ("adamw_decay", "AdamW with weight decay 0.1, separate LM head"),
-    ("adamw_no_decay", "AdamW without weight decay, separate LM head (control)"),
-    ("sgd_momentum", "SGD momentum 0.9, after a previous step that looked up every row"),
+SGD, ADAMW = functools.partial(torch.optim.SGD, lr=0.1), functools.partial(torch.optim.AdamW, lr=1e-2)
+# name, what it is, the LM head tied to the table, the optimizer, an earlier step that looked up every row
+SETTINGS: list[tuple[str, str, bool, Callable[..., torch.optim.Optimizer], bool]] = [
+    ("sgd", "plain SGD, separate LM head", False, SGD, False),
+    ("tied", "plain SGD, LM head tied to the table", True, SGD, False),
+    ("adamw_decay", "AdamW with weight decay 0.1, separate LM head", False,
+     functools.partial(ADAMW, weight_decay=0.1), False),
+    ("adamw_no_decay", "AdamW without weight decay, separate LM head (control)", False,
+     functools.partial(ADAMW, weight_decay=0.0), False),
+    ("sgd_momentum", "SGD momentum 0.9, after a previous step that looked up every row", False,
+     functools.partial(SGD, momentum=0.9), True),
 ]
 
 
@@ -106,20 +107,15 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
         opt.step()
 
     results = []
-    for name, description in SETTINGS:
+    for name, description, tied, optimizer, earlier in SETTINGS:
         torch.manual_seed(seed)
         # embedding table -> LM head: the smallest model where tying means something
         wte, lm_head = nn.Embedding(vocab, n_embd), nn.Linear(n_embd, vocab, bias=False)
-        if name == "tied":
+        if tied:
             lm_head.weight = wte.weight
         model = nn.Sequential(wte, lm_head)
-        params = model.parameters()
-        opt: torch.optim.Optimizer
-        if name.startswith("adamw"):
-            opt = torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1 if name == "adamw_decay" else 0.0)
-        else:
-            opt = torch.optim.SGD(params, lr=0.1, momentum=0.9 if name == "sgd_momentum" else 0.0)
-        if name == "sgd_momentum":  # an earlier batch touched every row, filling the momentum buffer
+        opt = optimizer(model.parameters())
+        if earlier:  # an earlier batch touched every row, filling the momentum buffer
             step(model, opt, every_row, every_row.roll(1, dims=1))
         before = wte.weight.detach().clone()
         step(model, opt, ids, targets)
@@ -137,16 +133,6 @@ def _output_layer(model: MLPLM | GPT) -> nn.Linear:
     return model.head if isinstance(model, MLPLM) else model.lm_head
 
 
-def numerical_rank(m: torch.Tensor) -> tuple[int, torch.Tensor]:
-    """Rank with NumPy's default tolerance (largest singular value x max(shape) x float64 eps),
-    and the singular values divided by the largest."""
-    s = torch.linalg.svdvals(m.double())
-    if s.numel() == 0 or s[0] == 0:
-        return 0, s
-    tol = s[0] * max(m.shape) * torch.finfo(torch.float64).eps
-    return int((s > tol).sum()), s / s[0]
-
-
 @torch.no_grad()
 def rank_study(model: MLPLM | GPT, windows: torch.Tensor, contexts: int) -> dict:
     """Ranks of the vectors entering the output layer (h), the logits and the log-probabilities
@@ -162,7 +148,10 @@ def rank_study(model: MLPLM | GPT, windows: torch.Tensor, contexts: int) -> dict
     logp = torch.log_softmax(logits, dim=-1)
     bias = head.bias is not None
     bound = head.in_features + int(bias) + 1
-    (rank_h, _), (rank_logits, _), (rank_logp, sv) = map(numerical_rank, (h, logits, logp))
+    # matrix_rank's default tolerance is NumPy's: largest singular value x max(shape) x float64 eps
+    rank_h, rank_logits, rank_logp = (int(torch.linalg.matrix_rank(m)) for m in (h, logits, logp))
+    sv = torch.linalg.svdvals(logp)
+    sv = sv / sv[0]
     n, vocab = logp.shape
     return {"width": head.in_features, "output_bias": bias, "contexts": n, "vocab": vocab,
             "rank_h": rank_h, "rank_logits": rank_logits, "rank_logprobs": rank_logp, "bound": bound,
@@ -268,17 +257,13 @@ def renumber(run_dir=None, seed: int = 0, max_tokens: int = 20_000, log=None) ->
     perm = torch.randperm(rows, generator=torch.Generator().manual_seed(seed))  # old id t gets new id perm[t]
     inverse = torch.argsort(perm)  # new id j was old id inverse[j]
 
-    def bpb(m, toks, tb):
-        return evaluate_bpb(m, toks, tb, seq_len, max_tokens=max_tokens)
-
-    first = bpb(model, tokens, token_bytes)
-    original = first["bpb"]
-    table_only = bpb(permuted_model(model, inverse, output=False), tokens, token_bytes)["bpb"]
-    relabelled = bpb(permuted_model(model, inverse, output=True), perm.numpy()[tokens],
-                     token_bytes[inverse.numpy()])["bpb"]
+    cases = {"original": (model, tokens, token_bytes),
+             "table_rows_permuted": (permuted_model(model, inverse, output=False), tokens, token_bytes),
+             "relabelled": (permuted_model(model, inverse, output=True), perm.numpy()[tokens], token_bytes[inverse.numpy()])}
+    bpb = {name: evaluate_bpb(*case, seq_len, max_tokens=max_tokens) for name, case in cases.items()}
     return {"run": None if run_dir is None else str(run_dir), "unit": unit, "rows": rows, "seed": seed,
-            "tokens": first["tokens"], "original": original, "table_rows_permuted": table_only,
-            "relabelled": relabelled, "relabelled_difference": relabelled - original}
+            "tokens": bpb["original"]["tokens"], **{name: r["bpb"] for name, r in bpb.items()},
+            "relabelled_difference": bpb["relabelled"]["bpb"] - bpb["original"]["bpb"]}
 
 
 def _toy_model(seed: int, log):

@@ -28,9 +28,8 @@ def random_cosine_stats(n: int, dims: list[int], seed: int = 0, chunk: int = CHU
         raise UserError(f"{option('n', n)}: need at least 2 vectors to form a pair")
     if not dims:
         raise UserError(f"{option('dims')} is empty: give widths like 4,8,16")
-    bad = [d for d in dims if d < 1]
-    if bad:
-        raise UserError(f"{option('dims', bad[0])}: every width must be at least 1")
+    if min(dims) < 1:
+        raise UserError(f"{option('dims', min(dims))}: every width must be at least 1")
     if n * max(dims) > MAX_VECTOR_FLOATS:
         raise UserError(f"{option('n', n)} x {option('dims', max(dims))} is {n * max(dims):,} numbers, more than "
                         f"{MAX_VECTOR_FLOATS:,}; use fewer vectors or a smaller width")
@@ -56,8 +55,6 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     import torch
 
     n = x.shape[0]
-    if n < 2:
-        raise UserError(f"{n} vectors: need at least 2 to form a pair")
     chunk = max(1, min(chunk, 2**24 // n))
     pairs = n * (n - 1) // 2
     x = x.float()
@@ -66,18 +63,13 @@ def cosine_pair_stats(x: torch.Tensor, chunk: int = CHUNK) -> dict:
     biggest = -1.0
     above = 0
     for i0 in range(0, n - 1, chunk):
-        i1 = min(i0 + chunk, n)
-        a = x[i0:i1]
-        # pairs (i, j > i): the square block on the diagonal, upper triangle only, then every column right of it
-        i, j = torch.triu_indices(i1 - i0, i1 - i0, offset=1)
-        for c in ((a @ a.T)[i, j], a @ x[i1:].T):
-            c = c.clamp(-1.0, 1.0)  # float32 rounding may step just past 1
-            if c.numel() == 0:
-                continue
-            total += c.sum(dtype=torch.float64).item()
-            total_sq += c.square().sum(dtype=torch.float64).item()
-            biggest = max(biggest, c.max().item())
-            above += int((c.abs() > 0.5).sum().item())
+        # pairs (i, j > i) of these rows: the upper triangle of their cosines with every row from i0 on
+        c = (x[i0:i0 + chunk] @ x[i0:].T).clamp(-1.0, 1.0)  # float32 rounding may step just past 1
+        c = c[torch.ones_like(c, dtype=torch.bool).triu(1)]
+        total += c.sum(dtype=torch.float64).item()
+        total_sq += c.square().sum(dtype=torch.float64).item()
+        biggest = max(biggest, c.max().item())
+        above += int((c.abs() > 0.5).sum().item())
     mean = total / pairs
     return {"std": math.sqrt(max(total_sq / pairs - mean * mean, 0.0)), "max": biggest,
             "share_abs_gt_0_5": above / pairs, "count_abs_gt_0_5": int(above), "pairs": pairs}
@@ -103,10 +95,4 @@ def fourth_root_width(n: int) -> float:
     """The feature-column rule of thumb: embedding width = (number of categories) ** 0.25."""
     if n < 2:
         raise UserError(f"{option('n', n)}: need at least 2 categories")
-    if n < 2**1000:
-        return float(n) ** 0.25
-    quarter = math.log(n) / 4  # n itself is beyond any float; its logarithm is not
-    if quarter > 709:  # e^709 ~ 8e307, the float's end
-        raise UserError(f"{option('n')} is about 10^{math.log10(n):.0f}; its fourth root is beyond what a float holds "
-                        "(10^308); give at most about 10^1232")
-    return math.exp(quarter)
+    return float(n) ** 0.25  # (lrn takes integers of at most 100 digits: n fits in a float)

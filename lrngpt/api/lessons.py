@@ -69,9 +69,8 @@ def lesson_renumber(run: Run | str | Path | None = None, seed: int = 0, max_toke
 
 
 @checked
-def lesson_superposition(features: int = 20, dims: int = 5,
-                         sparsity: Sequence[float] = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999), steps: int = 1000,
-                         batch: int = 1024, seed: int = 0, out: str | Path | None = None,
+def lesson_superposition(features: int = 20, dims: int = 5, sparsity: Sequence[float] = superposition.SPARSITIES,
+                         steps: int = 1000, batch: int = 1024, seed: int = 0, out: str | Path | None = None,
                          force: bool = False) -> dict:
     """The toy model of superposition (Elhage et al. 2022; `lrn lesson superposition`): `features` sparse
     features through `dims` dimensions, one model per sparsity; per sparsity how many features are

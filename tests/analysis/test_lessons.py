@@ -18,10 +18,8 @@ def test_lookup_equals_one_hot_times_table_with_seed_shapes():
                            "position": [4, 256], "output": [2, 4, 256]}
 
 
-def test_lookup_rejects_a_length_beyond_the_position_table():
-    with pytest.raises(UserError):
-        lookup(length=9, context=8)
-    with pytest.raises(UserError):
+def test_lookup_rejects_an_empty_batch():
+    with pytest.raises(UserError, match="--batch 0: must be at least 1"):
         lookup(batch=0)
 
 

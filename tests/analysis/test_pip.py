@@ -194,10 +194,9 @@ def test_ids_that_never_occur_are_left_out_of_the_matrix():
 
 
 @pytest.mark.parametrize("kwargs, needle", [
-    (dict(window=0), "window=0"), (dict(window=-2), "window=-2"), (dict(window=2.5), "window=2.5"),
+    (dict(window=0), "window=0"), (dict(window=-2), "window=-2"),
     (dict(alpha=0.0), "alpha=0.0"), (dict(alpha=1.5), "in (0, 1]"), (dict(alpha=float("nan")), "alpha=nan"),
     (dict(tokens=np.zeros(5, np.int64)), "at least 14"), (dict(tokens=np.zeros(100, np.int64)), "fewer than 2"),
-    (dict(tokens=np.arange(100) % 50 + 60), "outside 0..99"), (dict(tokens=np.linspace(0, 1, 100)), "integer ids"),
 ])
 def test_bad_input_is_a_user_error(kwargs, needle):
     tokens = kwargs.pop("tokens", np.arange(200) % 20)
