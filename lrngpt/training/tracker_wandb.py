@@ -28,7 +28,7 @@ FIX = "set WANDB_MODE=offline to keep the run in RUN_DIR/wandb (`wandb sync` upl
 # The transaction log: LevelDB's log format (32 KiB blocks of records with 7-byte headers:
 # checksum, length, type), after a 7-byte file header.
 _FILE_HEADER, _BLOCK, _HEADER = b":W&B\xe1\xbe\x00", 32768, 7
-_FULL, _FIRST, _MIDDLE, _LAST = 1, 2, 3, 4
+_FULL, _LAST = 1, 4  # (2 and 3: a first and a middle piece)
 _SEED = [zlib.crc32(bytes([kind])) for kind in range(5)]  # each record's checksum starts from its type's
 
 
@@ -104,29 +104,19 @@ def records(path: Path) -> Iterator[bytes]:
     if not data.startswith(_FILE_HEADER[:6]):
         raise UserError(f"W&B log {path} is not a W&B transaction log; move it out of {path.parent.parent}")
     pos, pending = len(_FILE_HEADER), b""
-    while True:
+    while pos + _HEADER <= len(data):
         room = _BLOCK - pos % _BLOCK
         if room < _HEADER:  # a block's tail too short for a header is padding
             pos += room
             continue
-        if pos + _HEADER > len(data):
-            return
         checksum, length, kind = struct.unpack_from("<IHB", data, pos)
-        end = pos + _HEADER + length
-        if not _FULL <= kind <= _LAST or end > len(data) or length > room - _HEADER:
+        payload = data[pos + _HEADER:pos + _HEADER + length]
+        if not _FULL <= kind <= _LAST or len(payload) < length or zlib.crc32(payload, _SEED[kind]) != checksum:
             return
-        payload = data[pos + _HEADER:end]
-        if zlib.crc32(payload, _SEED[kind]) != checksum:
-            return
-        pos = end
-        if kind == _FULL:
-            yield payload
-        elif kind == _FIRST:
-            pending = payload
-        elif kind == _MIDDLE:
-            pending += payload
-        else:
-            yield pending + payload
+        pos += _HEADER + length
+        pending += payload  # a whole record, or its first, middle or last piece
+        if kind in (_FULL, _LAST):
+            yield pending
             pending = b""
 
 
@@ -155,8 +145,9 @@ def history(path: Path) -> Iterator[dict]:
 
 
 class WandBSink:
-    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str):
-        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed."""
+    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str, sent: list[tuple[int, dict]]):
+        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed, sent
+        what it lacks of `sent` (the rows a resume restarts from)."""
         import wandb
 
         # the steps whose history rows the segments' logs hold, read before this segment's log exists
@@ -176,6 +167,8 @@ class WandBSink:
                 self.done = int(self.run.step) - 1
             except Exception:  # a mode without a step of its own ("shared")
                 self.done = -1
+        for step, values in sent:
+            self.log(step, values)
 
     def log(self, step: int, values: dict) -> None:
         if step > self.done:

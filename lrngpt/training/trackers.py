@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import csv
 import importlib
-import io
 import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
-from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
+from lrngpt.core.fsio import read_json, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -104,18 +103,17 @@ def _short(value) -> str:
 
 class _CSV:
     def __init__(self, run_dir: Path, rows: list[tuple[int, dict]]):
+        """RUN_DIR/metrics.csv, written again from `rows` (metrics.jsonl, cut back to a resume's checkpoint)."""
         self.path = run_dir / CSV
         if self.path.is_dir():
             raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
                             "move the directory away and run the command again")
-        # a resume rewrites it from metrics.jsonl (cut back to the checkpoint), a new run starts it
-        text = io.StringIO()
-        csv.writer(text).writerows([["step", "tag", "value"],
-                                    *([step, tag, repr(v)] for step, row in rows for tag, v in row.items())])
-        atomic_write(self.path, text.getvalue())
         with user_path(self.path, "CSV tracker file"):
-            self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
+            self.file = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
+        self.writer.writerow(["step", "tag", "value"])
+        for step, values in rows:
+            self.log(step, values)
 
     def log(self, step: int, values: dict) -> None:
         with user_path(self.path, "CSV tracker file"):
@@ -148,44 +146,35 @@ class Trackers:
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
         hparams = hparams or {}
-        params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
+        config = flat_keys(config or {})
         sent = [] if resume_step is None else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
                 if n == "tensorboard":
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))
+                    kept = self.state["wandb"] = self.state.get("wandb") or {}
+                    if not kept.get("id"):  # kept before W&B makes the run
+                        given = os.environ.get("WANDB_RUN_ID") or ""
+                        kept["id"] = given if ID.fullmatch(given) else secrets.token_hex(4)  # 8 characters, as W&B's
+                        self._save_state()
+                    swept = {"swept": sorted(hparams)} if hparams else {}
+                    self.sinks.append(WandBSink(run_dir, kept["id"], {**config, **swept}, name, sent))
                 elif n == "mlflow":
-                    self.sinks.append(self._mlflow(params, hparams, name, sent))
+                    kept = self.state["mlflow"] = self.state.get("mlflow") or {}
+                    if not kept.get("run_id") and not kept.get("token"):  # finds a run made before a kill kept its id
+                        kept["token"] = secrets.token_hex(8)
+                        self._save_state()
+                    params = {**config, **{f"swept.{k}": v for k, v in hparams.items()}}
+                    sink = MLflowSink(kept, params, sorted(hparams), name, sent)
+                    self.sinks.append(sink)
+                    self.state["mlflow"] = sink.state
+                    self._save_state()
                 elif n == "csv":
                     self.sinks.append(_CSV(run_dir, sent))
         except BaseException:
             self.close(failed=True)
             raise
-
-    def _wandb(self, run_dir: Path, config: dict, hparams: dict, name: str, sent: list):
-        if not (self.state.get("wandb") or {}).get("id"):  # the id is kept before W&B makes the run
-            given = os.environ.get("WANDB_RUN_ID") or ""
-            made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
-            self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
-            self._save_state()
-        sink = WandBSink(run_dir, self.state["wandb"]["id"],
-                         {**config, **({"swept": sorted(hparams)} if hparams else {})}, name)
-        for step, values in sent:  # what its logs lack (the sink skips the steps they hold)
-            sink.log(step, values)
-        return sink
-
-    def _mlflow(self, params: dict, hparams: dict, name: str, sent: list):
-        saved = self.state.setdefault("mlflow", {})
-        if not saved.get("run_id") and not saved.get("token"):  # finds a run made before a kill kept its id
-            saved["token"] = secrets.token_hex(8)
-            self._save_state()
-        sink = MLflowSink(saved, params, sorted(hparams), name, {tag for _, values in sent for tag in values})
-        self.state["mlflow"] = sink.state
-        self._save_state()
-        sink.catch_up(sent)
-        return sink
 
     def _save_state(self) -> None:
         if self.state or self.state_path.exists():
