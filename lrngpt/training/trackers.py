@@ -17,7 +17,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from lrngpt.core.fsio import read_json, user_path, write_json
+from lrngpt.core.fsio import damaged, read_json_object, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -69,28 +69,22 @@ def read_state(path: Path) -> dict:
         return {}
     with user_path(path, "tracker state"):
         size = path.stat().st_size
-    fix = f"put back what lrn wrote, or remove {path} (the trackers then start new runs, sent the whole history)"
     if size > MAX_STATE_BYTES:
-        raise UserError(f"tracker state {path} is {size:,} bytes, not the small file lrn writes; {fix}")
-    state = read_json(path, "tracker state")
-    if not isinstance(state, dict):
-        raise UserError(f"tracker state {path} must hold a JSON object, not {type(state).__name__}; {fix}")
+        raise damaged(path, "tracker state", f"{size:,} bytes, not the small file lrn writes")
+    state = read_json_object(path, "tracker state", own=True)
     for key, fields in (("wandb", {"id": ID}), ("mlflow", {"run_id": ID, "token": ID, "tracking_uri": None})):
         entry = state.get(key)
-        if entry is None:
-            continue
-        if not isinstance(entry, dict):
-            raise UserError(f"tracker state {path}: {key} must be an object, got {_short(entry)}; {fix}")
+        if entry is not None and not isinstance(entry, dict):
+            raise damaged(path, "tracker state", f"{key} must be an object, got {_short(entry)}")
         for name, pattern in fields.items():
-            value = entry.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, str) or len(value) > 4096 or (pattern and not pattern.fullmatch(value)):
+            value = (entry or {}).get(name)
+            if value is not None and (not isinstance(value, str) or len(value) > 4096
+                                      or (pattern and not pattern.fullmatch(value))):
                 what = "a run id (letters, digits, - and _)" if pattern else "a string"
-                raise UserError(f"tracker state {path}: {key}.{name} must be {what}, got {_short(value)}; {fix}")
+                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {_short(value)}")
     finished = state.get("finished")
     if finished is not None and (not isinstance(finished, int) or isinstance(finished, bool) or finished < 0):
-        raise UserError(f"tracker state {path}: finished must be a step, got {_short(finished)}; {fix}")
+        raise damaged(path, "tracker state", f"finished must be a step, got {_short(finished)}")
     return state
 
 
