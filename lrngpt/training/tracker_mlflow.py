@@ -22,13 +22,12 @@ LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a loc
 
 def _describe(e: BaseException) -> str:
     """MLflow's error in a few words: a server that did not answer is said so, not as urllib3's retry log."""
-    text = str(e)
-    if "API request to" in text and "failed with exception" in text:
-        if "timed out" in text.lower() or "Timeout" in text:
-            return f"the tracking server did not answer within {_timeout():g}s"
-        return "the request to the tracking server failed (" + ("connection refused" if "refused" in text else
-                                                                first_line(e)[:120]) + ")"
-    return first_line(e)
+    text = str(e).lower()
+    if "api request to" not in text:
+        return first_line(e)
+    if "timed out" in text or "timeout" in text:
+        return f"the tracking server did not answer within {_timeout():g}s"
+    return f"the request to the tracking server failed ({'connection refused' if 'refused' in text else first_line(e)[:120]})"
 
 
 def check() -> str:
@@ -112,8 +111,7 @@ class MLflowSink:
                 exp = self.client.get_experiment_by_name(exp_name)
                 exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
                 token = saved.get("token")
-                run_id = saved.get("run_id")
-                run = self._existing(run_id) if run_id else self._made(exp_id, saved["token"])
+                run = self._find(exp_id, saved.get("run_id"), token)
                 if run is None:
                     run_tags = {**({"lrn.token": token} if token else {}),
                                 **({"lrn.swept": ",".join(swept)} if swept else {})}
@@ -134,14 +132,14 @@ class MLflowSink:
         self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
         self._send(sent)
 
-    def _existing(self, run_id: str):
-        try:
-            return self.client.get_run(run_id)
-        except Exception:  # not in this store (another tracking URI): MLflow raises its own error or a store's
-            return None
-
-    def _made(self, exp_id: str, token: str):
-        """The run a start killed before it kept the run's id made (tagged with the token kept before)."""
+    def _find(self, exp_id: str, run_id: str | None, token: str | None):
+        """The run `run_id` names (None: not in this store, another tracking URI), else the one a start
+        killed before it kept the run's id made (tagged with the `token` kept before)."""
+        if run_id:
+            try:
+                return self.client.get_run(run_id)
+            except Exception:  # MLflow raises its own error or a store's
+                return None
         found = self.client.search_runs([exp_id], filter_string=f"tags.`lrn.token` = '{token}'", max_results=1)
         return found[0] if found else None
 

@@ -9,6 +9,7 @@ its last step.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import importlib
 import json
@@ -28,22 +29,17 @@ from lrngpt.training.tracker_mlflow import MLflowSink
 from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
 
-PACKAGED = ("tensorboard", "wandb", "mlflow")  # loggers whose package (and lrngpt extra) has their name
 MAX_STATE_BYTES = 1 << 20  # trackers.json holds two ids and a URI; anything near this was not written by lrn
 
 
 def tags(row: dict) -> dict[str, float]:
     """A metrics.jsonl row as grouped tags: train/..., val/..., final/... (numbers only)."""
-    final = bool(row.get("final"))
     out = {}
     for key, value in row.items():
         if key in ("step", "final") or isinstance(value, bool) or not isinstance(value, int | float):
             continue
-        if final:
-            out[f"final/{key}"] = float(value)
-        else:
-            group = "val" if key.startswith("val_") else "train"
-            out[f"{group}/{key.removeprefix(group + '_')}"] = float(value)
+        group = "final" if row.get("final") else "val" if key.startswith("val_") else "train"
+        out[f"{group}/{key if group == 'final' else key.removeprefix(group + '_')}"] = float(value)
     return out
 
 
@@ -51,14 +47,11 @@ def check(names: tuple[str, ...]) -> None:
     """What would stop a tracker at its start (its package, its settings), found before any work."""
     for n in names:
         try:
-            if n in PACKAGED:
-                importlib.import_module(n)
+            importlib.import_module(n)  # its package (and lrngpt extra) has its name; csv is the stdlib's
         except ImportError:
             raise UserError(f"train.logger {n} needs the {n} package: pip install 'lrngpt[{n}]'") from None
-        if n == "wandb":
-            tracker_wandb.check()
-        elif n == "mlflow":
-            tracker_mlflow.check()
+        if n in ("wandb", "mlflow"):  # then what its settings would refuse
+            (tracker_wandb if n == "wandb" else tracker_mlflow).check()
 
 
 # ---- trackers.json ----------------------------------------------------------------------------
@@ -190,14 +183,9 @@ class Trackers:
         if self.closed:
             return
         self.closed = True
-        error = None
-        for sink in self.sinks:
-            try:
-                sink.close(failed)
-            except Exception as e:  # noqa: BLE001 - the others still close; the first error is raised
-                error = error or e
-        if error is not None:
-            raise error
+        with contextlib.ExitStack() as stack:  # each callback runs whatever another raised; then it is raised
+            for sink in reversed(self.sinks):  # (the stack runs them last in, first out: in order)
+                stack.callback(sink.close, failed)
         if self.sinks and finished is not None and not failed:
             self.state["finished"] = finished
             self._save_state()
