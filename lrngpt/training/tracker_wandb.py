@@ -120,28 +120,23 @@ def records(path: Path) -> Iterator[bytes]:
             pending = b""
 
 
-def logs(run_dir: Path, run_id: str) -> list[Path]:
-    """The transaction logs of W&B run `run_id` in RUN_DIR/wandb: one per segment, oldest first."""
-    root = run_dir / WANDB
-    if not root.is_dir():
-        return []
-    # (offline-)run-YYYYMMDD_HHMMSS-ID: in the order the segments started
-    return sorted(root.glob(f"*-{run_id}/run-{run_id}.wandb"),
-                  key=lambda p: p.parent.name[:-len(run_id) - 1].rpartition("-")[2])
-
-
-def history(path: Path) -> Iterator[dict]:
-    """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
+def held_steps(run_dir: Path, run_id: str) -> set[int]:
+    """The steps whose history rows the transaction logs of W&B run `run_id` in RUN_DIR/wandb hold
+    (one log a segment: (offline-)run-YYYYMMDD_HHMMSS-ID/run-ID.wandb)."""
     from wandb.proto import wandb_internal_pb2
 
-    for data in records(path):
-        record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
-        try:
-            record.ParseFromString(data)
-        except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B
-            return
-        if record.WhichOneof("record_type") == "history":
-            yield {item.key or "/".join(item.nested_key): json.loads(item.value_json) for item in record.history.item}
+    steps: set[int] = set()
+    for path in (run_dir / WANDB).glob(f"*-{run_id}/run-{run_id}.wandb"):
+        for data in records(path):
+            record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
+            try:
+                record.ParseFromString(data)
+            except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B
+                break
+            if record.WhichOneof("record_type") == "history":  # (W&B names a key as a path: nested_key)
+                steps.update(int(json.loads(item.value_json)) for item in record.history.item
+                             if (item.key or "/".join(item.nested_key)) == "_step")
+    return steps
 
 
 class WandBSink:
@@ -150,8 +145,7 @@ class WandBSink:
         what it lacks of `sent` (the rows a resume restarts from)."""
         import wandb
 
-        # the steps whose history rows the segments' logs hold, read before this segment's log exists
-        held = {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
+        held = held_steps(run_dir, run_id)  # read before this segment's log exists
         timeout = float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
         try:
             self.run = wandb.init(project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name,
