@@ -98,7 +98,8 @@ def _quick_answers():
 class MLflowSink:
     def __init__(self, saved: dict, params: dict, swept: list[str], name: str, sent: list[tuple[int, dict]]):
         """The MLflow run `saved` names (its id, or the token it was tagged with before a kill), else a new
-        one; sent what the store lacks of `sent` (the rows a resume restarts from)."""
+        one, its id and tracking URI then added to `saved`; sent what the store lacks of `sent` (the rows
+        a resume restarts from)."""
         import mlflow
         from mlflow.tracking import MlflowClient
 
@@ -129,7 +130,7 @@ class MLflowSink:
         except (mlflow.exceptions.MlflowException, ImportError, OSError, ValueError) as e:  # ImportError: a driver
             raise UserError(f"train.logger mlflow: {_describe(e)}; check MLFLOW_TRACKING_URI ({uri}) and that "
                             f"its server answers, or use a local store: {LOCAL}") from None
-        self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
+        saved.update(run_id=self.run_id, tracking_uri=uri)  # for trackers.json
         self._send(sent)
 
     def _find(self, exp_id: str, run_id: str | None, token: str | None):

@@ -153,9 +153,7 @@ class Trackers:
                         kept["token"] = secrets.token_hex(8)
                         self._save_state()
                     params = {**config, **{f"swept.{k}": v for k, v in hparams.items()}}
-                    sink = MLflowSink(kept, params, sorted(hparams), name, sent)
-                    self.sinks.append(sink)
-                    self.state["mlflow"] = sink.state
+                    self.sinks.append(MLflowSink(kept, params, sorted(hparams), name, sent))
                     self._save_state()
                 elif n == "csv":
                     self.sinks.append(_CSV(run_dir, sent))
