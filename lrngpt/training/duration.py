@@ -21,7 +21,7 @@ DAY = 86400.0
 def params_at_least(cfg: RunConfig) -> int:
     """A lower bound on the model's parameters from its config alone (tables and weight matrices;
     building even a meta-device model costs seconds the first time)."""
-    if cfg.model_type == "mlp":  # its exact count is a formula
+    if cfg.model_type == "mlp":  # its exact count, built in a millisecond
         return run_timing.params(cfg)
     m, vocab, d = cfg.model, cfg.data.vocab_size, cfg.model.n_embd
     block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
