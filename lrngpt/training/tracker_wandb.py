@@ -6,7 +6,6 @@ and sends the rest; online, the server's `run.step` counts instead.
 from __future__ import annotations
 
 import json
-import netrc
 import os
 import re
 import struct
@@ -14,7 +13,6 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import urlparse
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
@@ -76,22 +74,16 @@ def check() -> None:
         from wandb.sdk.lib import wbauth
 
         auth = wbauth.authenticate_session(host=s.base_url, source="lrn", prompt=False, update_session=False)
-    except ImportError:  # an older W&B: its key lives in the environment or ~/.netrc
-        auth = os.environ.get("WANDB_API_KEY") or _netrc_key(s.base_url)
+    except ImportError:  # an older W&B: its key lives in the environment or ~/.netrc ($NETRC), read as W&B does
+        from requests.utils import get_netrc_auth  # (W&B's own dependency)
+
+        auth = os.environ.get("WANDB_API_KEY") or (get_netrc_auth(s.base_url) or ("", ""))[1]
     except Exception as e:  # a key in the wrong form
         raise UserError(f"train.logger wandb: {first_line(e)}; fix WANDB_API_KEY (or run `wandb login`), "
                         f"or {FIX}") from None
     if not auth:
         raise UserError(f"train.logger wandb: W&B is online (WANDB_MODE={os.environ.get('WANDB_MODE', '') or 'unset'}) "
                         f"and has no API key for {s.base_url}; run `wandb login` or set WANDB_API_KEY, or {FIX}")
-
-
-def _netrc_key(base_url: str) -> str | None:
-    try:
-        found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")
-    except (OSError, netrc.NetrcParseError):
-        return None
-    return found[2] if found else None
 
 
 def records(path: Path) -> Iterator[bytes]:
