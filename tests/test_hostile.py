@@ -1507,8 +1507,8 @@ def _replace_with(name: str, kind: str):
 
 
 TRACKER_FILES = {
-    "trackers.json a string": ("csv", _break_state('"a string"'), "must hold a JSON object"),
-    "trackers.json a list": ("csv", _break_state("[1, 2]"), "must hold a JSON object"),
+    "trackers.json a string": ("csv", _break_state('"a string"'), "a JSON str, not an object"),
+    "trackers.json a list": ("csv", _break_state("[1, 2]"), "a JSON list, not an object"),
     "trackers.json wandb a string": ("csv", _break_state('{"wandb": "abc"}'), "wandb must be an object"),
     "trackers.json wandb a list": ("csv", _break_state('{"wandb": ["abc"]}'), "wandb must be an object"),
     "trackers.json id a number": ("csv", _break_state('{"wandb": {"id": 12}}'), "wandb.id must be a run id"),

@@ -21,7 +21,7 @@ DAY = 86400.0
 def params_at_least(cfg: RunConfig) -> int:
     """A lower bound on the model's parameters from its config alone (tables and weight matrices;
     building even a meta-device model costs seconds the first time)."""
-    if cfg.model_type == "mlp":  # its exact count is a formula
+    if cfg.model_type == "mlp":  # its exact count, built in a millisecond
         return run_timing.params(cfg)
     m, vocab, d = cfg.model, cfg.data.vocab_size, cfg.model.n_embd
     block = 4 * d * d + (3 if m.ffn in GATED_FFNS else 2) * m.ffn_mult * d * d  # attention, feed-forward
@@ -43,29 +43,22 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
     floor = optimistic_seconds(cfg, steps)  # (no steps left: 0, not timed)
     if floor < TIME_ABOVE_S:
         return None
-    limit = tc.max_days * DAY if tc.max_days > 0 else None
-    if not timed:
-        if limit is not None and floor > limit:
-            raise UserError(_too_long(cfg, steps, f"at least {clock(floor)} even on the fastest hardware", what))
-        return None
-    device = resolve_device(device)  # (a sweep hands in train.device as the config has it)
-    timing = run_timing.probe(cfg, device, max_tokens=tc.tokens_per_step)  # (a module's name: tests patch it)
-    per_step = timing["train_s_per_token"] * tc.tokens_per_step
-    # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
-    evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
-    seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
-    a_step = f"{per_step * 1e3:.3g} ms" if per_step < 10 else f"{per_step:.3g} s"
-    said = f"about {clock(seconds)} on {device} (timed here: {a_step} a step)"
-    if limit is not None and seconds > limit:
-        raise UserError(_too_long(cfg, steps, said, what))
-    if log is not None:
+    if timed:
+        device = resolve_device(device)  # (a sweep hands in train.device as the config has it)
+        timing = run_timing.probe(cfg, device, max_tokens=tc.tokens_per_step)  # (a module's name: tests patch it)
+        per_step = timing["train_s_per_token"] * tc.tokens_per_step
+        # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
+        evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
+        seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
+        a_step = f"{per_step * 1e3:.3g} ms" if per_step < 10 else f"{per_step:.3g} s"
+        said = f"about {clock(seconds)} on {device} (timed here: {a_step} a step)"
+    else:
+        seconds, said = floor, f"at least {clock(floor)} even on the fastest hardware"
+    if 0 < tc.max_days * DAY < seconds:
+        raise UserError(f"{what} ({steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens) would take {said}, more "
+                        f"than train.max_days={tc.max_days:g} days; lower train.steps, or raise train.max_days (0: no "
+                        "limit) to train anyway")
+    if log is not None and timed:
         log(f"plan: {steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens take {said}"
-            + (f"; train.max_days={tc.max_days:g} refuses a run estimated to take longer" if limit is not None else ""))
-    return seconds
-
-
-def _too_long(cfg: RunConfig, steps: int, said: str, what: str) -> str:
-    tc = cfg.train
-    return (f"{what} ({steps:,} steps of {tc.batch_size} x {tc.seq_len} tokens) would take {said}, more than "
-            f"train.max_days={tc.max_days:g} days; lower train.steps, or raise train.max_days (0: no limit) to "
-            "train anyway")
+            + (f"; train.max_days={tc.max_days:g} refuses a run estimated to take longer" if tc.max_days > 0 else ""))
+    return seconds if timed else None

@@ -70,12 +70,8 @@ _PARAMS: dict[str, int] = {}
 
 def params(cfg: RunConfig) -> int:
     """`cfg`'s model's parameter count, counted once a shape in this process (a plan asks hundreds of
-    times): the MLP's from its formula, a GPT's built on the meta device."""
-    m = cfg.model
-    if cfg.model_type == "mlp":
-        return m.vocab_size * m.n_embd + m.block_size * m.n_embd * m.n_hidden + m.n_hidden + m.n_hidden * m.vocab_size \
-            + m.vocab_size
-    key = json.dumps(cfg.model_dict(), sort_keys=True)
+    times), the model built on the meta device (a millisecond for the chapter's MLP, no weights)."""
+    key = json.dumps([cfg.model_type, cfg.model_dict()], sort_keys=True)
     if key not in _PARAMS:
         _PARAMS[key] = param_breakdown(cfg.model_type, cfg.model)["total"]
     return _PARAMS[key]
@@ -199,16 +195,10 @@ def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None
 
 def clock(seconds: float) -> str:
     """3 s, 4.2 min, 2.5 h, 3.1 days: how an estimate reads."""
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.1f} min"
-    if seconds < 48 * 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds < 2 * YEAR:
-        return f"{seconds / 86400:.1f} days"
+    for below, unit, size, digits in ((10, "s", 1, 1), (90, "s", 1, 0), (90 * 60, "min", 60, 1),
+                                      (48 * 3600, "h", 3600, 1), (2 * YEAR, "days", 86400, 1)):
+        if seconds < below:
+            return f"{seconds / size:.{digits}f} {unit}"
     years = seconds / YEAR
     return f"{years:,.0f} years" if years < 1e6 else f"{years / 1e6:,.1f} million years" if years < 1e9 \
         else f"{years:.2g} years"

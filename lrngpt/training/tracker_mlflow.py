@@ -4,12 +4,11 @@ and sends only what it lacks. `check` finds what would stop MLflow before the ru
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import time
-from collections.abc import Iterator
+from unittest import mock
 from urllib.parse import unquote, urlparse
 
 from lrngpt.core.fsio import check_output
@@ -23,13 +22,12 @@ LOCAL = "MLFLOW_TRACKING_URI=sqlite:///mlflow.db"  # the store to suggest: a loc
 
 def _describe(e: BaseException) -> str:
     """MLflow's error in a few words: a server that did not answer is said so, not as urllib3's retry log."""
-    text = str(e)
-    if "API request to" in text and "failed with exception" in text:
-        if "timed out" in text.lower() or "Timeout" in text:
-            return f"the tracking server did not answer within {_timeout():g}s"
-        return "the request to the tracking server failed (" + ("connection refused" if "refused" in text else
-                                                                first_line(e)[:120]) + ")"
-    return first_line(e)
+    text = str(e).lower()
+    if "api request to" not in text:
+        return first_line(e)
+    if "timed out" in text or "timeout" in text:
+        return f"the tracking server did not answer within {_timeout():g}s"
+    return f"the request to the tracking server failed ({'connection refused' if 'refused' in text else first_line(e)[:120]})"
 
 
 def check() -> str:
@@ -90,24 +88,18 @@ def _timeout() -> float:
         return CONNECT_TIMEOUT
 
 
-@contextlib.contextmanager
-def _quick_answers() -> Iterator[None]:
+def _quick_answers():
     """A server's first answers within CONNECT_TIMEOUT, no retries (unless the user set MLflow's own)."""
-    saved = {k: os.environ.get(k) for k in ("MLFLOW_HTTP_REQUEST_TIMEOUT", "MLFLOW_HTTP_REQUEST_MAX_RETRIES")}
-    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", str(int(CONNECT_TIMEOUT)))
-    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    return mock.patch.dict(os.environ, {
+        "MLFLOW_HTTP_REQUEST_TIMEOUT": os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT") or str(CONNECT_TIMEOUT),
+        "MLFLOW_HTTP_REQUEST_MAX_RETRIES": os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES") or "0"})
 
 
 class MLflowSink:
-    def __init__(self, saved: dict, params: dict, swept: list[str], name: str, tags: set[str]):
+    def __init__(self, saved: dict, params: dict, swept: list[str], name: str, sent: list[tuple[int, dict]]):
+        """The MLflow run `saved` names (its id, or the token it was tagged with before a kill), else a new
+        one, its id and tracking URI then added to `saved`; sent what the store lacks of `sent` (the rows
+        a resume restarts from)."""
         import mlflow
         from mlflow.tracking import MlflowClient
 
@@ -120,8 +112,7 @@ class MLflowSink:
                 exp = self.client.get_experiment_by_name(exp_name)
                 exp_id = exp.experiment_id if exp else self.client.create_experiment(exp_name)
                 token = saved.get("token")
-                run_id = saved.get("run_id")
-                run = self._existing(run_id) if run_id else self._made(exp_id, saved["token"])
+                run = self._find(exp_id, saved.get("run_id"), token)
                 if run is None:
                     run_tags = {**({"lrn.token": token} if token else {}),
                                 **({"lrn.swept": ",".join(swept)} if swept else {})}
@@ -135,38 +126,34 @@ class MLflowSink:
                 for i in range(0, len(items), 100):  # MLflow takes at most 100 params a batch
                     self.client.log_batch(self.run_id, params=items[i:i + 100])
                 self.held = {tag: {m.step for m in self.client.get_metric_history(self.run_id, tag)}
-                             for tag in {*tags, *run.data.metrics}}
+                             for tag in {*(tag for _, values in sent for tag in values), *run.data.metrics}}
         except (mlflow.exceptions.MlflowException, ImportError, OSError, ValueError) as e:  # ImportError: a driver
             raise UserError(f"train.logger mlflow: {_describe(e)}; check MLFLOW_TRACKING_URI ({uri}) and that "
                             f"its server answers, or use a local store: {LOCAL}") from None
-        self.state = {"run_id": self.run_id, "tracking_uri": uri, **({"token": token} if token else {})}
+        saved.update(run_id=self.run_id, tracking_uri=uri)  # for trackers.json
+        self._send(sent)
 
-    def _existing(self, run_id: str):
-        try:
-            return self.client.get_run(run_id)
-        except Exception:  # not in this store (another tracking URI): MLflow raises its own error or a store's
-            return None
-
-    def _made(self, exp_id: str, token: str):
-        """The run a start killed before it kept the run's id made (tagged with the token kept before)."""
+    def _find(self, exp_id: str, run_id: str | None, token: str | None):
+        """The run `run_id` names (None: not in this store, another tracking URI), else the one a start
+        killed before it kept the run's id made (tagged with the `token` kept before)."""
+        if run_id:
+            try:
+                return self.client.get_run(run_id)
+            except Exception:  # MLflow raises its own error or a store's
+                return None
         found = self.client.search_runs([exp_id], filter_string=f"tags.`lrn.token` = '{token}'", max_results=1)
         return found[0] if found else None
 
-    def catch_up(self, sent: list[tuple[int, dict]]) -> None:
-        """The (tag, step) pairs of metrics.jsonl that the store lacks, in batches of MLflow's largest."""
+    def log(self, step: int, values: dict) -> None:
+        self._send([(step, values)])
+
+    def _send(self, rows: list[tuple[int, dict]]) -> None:
+        """The (tag, step) pairs of `rows` that the store lacks, in batches of MLflow's largest."""
         now = int(time.time() * 1000)
-        metrics = [self.metric(k, v, now, step) for step, values in sent for k, v in values.items()
-                   if step not in self.held.setdefault(k, set())]
-        for m in metrics:
-            self.held[m.key].add(m.step)
+        metrics = [self.metric(k, v, now, step) for step, values in rows for k, v in values.items()
+                   if step not in self.held.get(k, ())]
         for i in range(0, len(metrics), 1000):
             self.client.log_batch(self.run_id, metrics=metrics[i:i + 1000])
-
-    def log(self, step: int, values: dict) -> None:
-        now = int(time.time() * 1000)
-        metrics = [self.metric(k, v, now, step) for k, v in values.items() if step not in self.held.get(k, ())]
-        if metrics:
-            self.client.log_batch(self.run_id, metrics=metrics)
 
     def flush(self) -> None:
         pass  # log_batch returned: the store holds it

@@ -19,49 +19,32 @@ from lrngpt.store.layout import TENSORBOARD
 PREFIX = "events.out.tfevents."  # TensorBoard reads the files whose names start so, in name order
 
 
-def _scalar(event) -> tuple[str, float] | None:
-    """(tag, value) of an event that holds one scalar as add_scalar writes it, else None."""
-    if not event.HasField("summary"):
-        return None
-    values = event.summary.value
-    if len(values) == 1 and values[0].WhichOneof("value") == "simple_value":
-        return values[0].tag, values[0].simple_value
-    return None
-
-
 def consolidate(directory: Path, resume_step: int, rows: list[tuple[int, dict[str, float]]]) -> None:
-    """Rewrite `directory`'s event files as one: each scalar up to `resume_step` once, the `rows` of
-    metrics.jsonl (up to `resume_step`) no file held added, other events once."""
+    """Rewrite `directory`'s event files as one: each scalar up to `resume_step` once (with the time it
+    was written), the `rows` of metrics.jsonl (up to `resume_step`) no file held added. Other events
+    go: lrn writes none but the HPARAMS tab's, which each start writes again."""
     from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
     from tensorboard.compat.proto import event_pb2, summary_pb2
     from tensorboard.summary.writer.record_writer import RecordWriter
 
     files = sorted(p for p in directory.iterdir() if p.name.startswith(PREFIX) and ".tmp-" not in p.name)
-    held = []  # every event the files hold, file by file in name order, up to a cut record
-    for path in files:
-        with user_path(path, "TensorBoard event file"):  # an unreadable file names itself
-            held.extend(LegacyEventFileLoader(str(path)).Load())
     scalars: dict[tuple[str, int], Any] = {}  # (TensorBoard's Event protos: no types to read)
-    others: dict[bytes, Any] = {}
-    for event in held:
-        scalar = _scalar(event)
-        if scalar is not None:
-            if event.step <= resume_step:
-                scalars.setdefault((scalar[0], event.step), event)
-        elif not event.file_version and not event.HasField("session_log"):  # (a writer writes its own)
-            others.setdefault(event.SerializeToString(), event)
+    for path in files:  # in name order, each up to a cut record
+        with user_path(path, "TensorBoard event file"):  # an unreadable file names itself
+            for event in LegacyEventFileLoader(str(path)).Load():
+                held = event.summary.value  # (empty in an event that holds no summary)
+                if len(held) == 1 and held[0].WhichOneof("value") == "simple_value" and event.step <= resume_step:
+                    scalars.setdefault((held[0].tag, event.step), event)  # as add_scalar writes one
     now = time.time()
     for step, values in rows:
         for tag, value in values.items():
             if (tag, step) not in scalars:
                 summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
                 scalars[(tag, step)] = event_pb2.Event(wall_time=now, step=step, summary=summary)
-    events = [event_pb2.Event(wall_time=now, file_version="brain.Event:2"), *others.values(),
-              *sorted(scalars.values(), key=lambda e: e.step)]  # (sorted is stable: tags keep their order)
-
     buf = io.BytesIO()
     writer = RecordWriter(buf)
-    for event in events:
+    for event in [event_pb2.Event(wall_time=now, file_version="brain.Event:2"),
+                  *sorted(scalars.values(), key=lambda e: e.step)]:  # (sorted is stable: tags keep their order)
         writer.write(event.SerializeToString())
     # the first file's name keeps the place in name order; a new run's writer names a later one
     name = files[0] if files else directory / f"{PREFIX}{int(now) - 1:010d}.{socket.gethostname()}.{os.getpid()}.lrn"
@@ -89,7 +72,7 @@ class TensorBoardSink:
 
         with writing(directory):
             self.writer = SummaryWriter(log_dir=str(directory))
-        if hparams and resume_step is None:
+        if hparams:
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
             # the HPARAMS tab: the swept keys of this point against its val bpb (written to this run's

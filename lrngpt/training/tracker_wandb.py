@@ -6,7 +6,6 @@ and sends the rest; online, the server's `run.step` counts instead.
 from __future__ import annotations
 
 import json
-import netrc
 import os
 import re
 import struct
@@ -14,7 +13,6 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import urlparse
 
 from lrngpt.core.fsio import user_path
 from lrngpt.errors import UserError
@@ -28,7 +26,7 @@ FIX = "set WANDB_MODE=offline to keep the run in RUN_DIR/wandb (`wandb sync` upl
 # The transaction log: LevelDB's log format (32 KiB blocks of records with 7-byte headers:
 # checksum, length, type), after a 7-byte file header.
 _FILE_HEADER, _BLOCK, _HEADER = b":W&B\xe1\xbe\x00", 32768, 7
-_FULL, _FIRST, _MIDDLE, _LAST = 1, 2, 3, 4
+_FULL, _LAST = 1, 4  # (2 and 3: a first and a middle piece)
 _SEED = [zlib.crc32(bytes([kind])) for kind in range(5)]  # each record's checksum starts from its type's
 
 
@@ -76,22 +74,16 @@ def check() -> None:
         from wandb.sdk.lib import wbauth
 
         auth = wbauth.authenticate_session(host=s.base_url, source="lrn", prompt=False, update_session=False)
-    except ImportError:  # an older W&B: its key lives in the environment or ~/.netrc
-        auth = os.environ.get("WANDB_API_KEY") or _netrc_key(s.base_url)
+    except ImportError:  # an older W&B: its key lives in the environment or ~/.netrc ($NETRC), read as W&B does
+        from requests.utils import get_netrc_auth  # (W&B's own dependency)
+
+        auth = os.environ.get("WANDB_API_KEY") or (get_netrc_auth(s.base_url) or ("", ""))[1]
     except Exception as e:  # a key in the wrong form
         raise UserError(f"train.logger wandb: {first_line(e)}; fix WANDB_API_KEY (or run `wandb login`), "
                         f"or {FIX}") from None
     if not auth:
         raise UserError(f"train.logger wandb: W&B is online (WANDB_MODE={os.environ.get('WANDB_MODE', '') or 'unset'}) "
                         f"and has no API key for {s.base_url}; run `wandb login` or set WANDB_API_KEY, or {FIX}")
-
-
-def _netrc_key(base_url: str) -> str | None:
-    try:
-        found = netrc.netrc().authenticators(urlparse(base_url).hostname or "")
-    except (OSError, netrc.NetrcParseError):
-        return None
-    return found[2] if found else None
 
 
 def records(path: Path) -> Iterator[bytes]:
@@ -104,63 +96,48 @@ def records(path: Path) -> Iterator[bytes]:
     if not data.startswith(_FILE_HEADER[:6]):
         raise UserError(f"W&B log {path} is not a W&B transaction log; move it out of {path.parent.parent}")
     pos, pending = len(_FILE_HEADER), b""
-    while True:
+    while pos + _HEADER <= len(data):
         room = _BLOCK - pos % _BLOCK
         if room < _HEADER:  # a block's tail too short for a header is padding
             pos += room
             continue
-        if pos + _HEADER > len(data):
-            return
         checksum, length, kind = struct.unpack_from("<IHB", data, pos)
-        end = pos + _HEADER + length
-        if not _FULL <= kind <= _LAST or end > len(data) or length > room - _HEADER:
+        payload = data[pos + _HEADER:pos + _HEADER + length]
+        if not _FULL <= kind <= _LAST or len(payload) < length or zlib.crc32(payload, _SEED[kind]) != checksum:
             return
-        payload = data[pos + _HEADER:end]
-        if zlib.crc32(payload, _SEED[kind]) != checksum:
-            return
-        pos = end
-        if kind == _FULL:
-            yield payload
-        elif kind == _FIRST:
-            pending = payload
-        elif kind == _MIDDLE:
-            pending += payload
-        else:
-            yield pending + payload
+        pos += _HEADER + length
+        pending += payload  # a whole record, or its first, middle or last piece
+        if kind in (_FULL, _LAST):
+            yield pending
             pending = b""
 
 
-def logs(run_dir: Path, run_id: str) -> list[Path]:
-    """The transaction logs of W&B run `run_id` in RUN_DIR/wandb: one per segment, oldest first."""
-    root = run_dir / WANDB
-    if not root.is_dir():
-        return []
-    # (offline-)run-YYYYMMDD_HHMMSS-ID: in the order the segments started
-    return sorted(root.glob(f"*-{run_id}/run-{run_id}.wandb"),
-                  key=lambda p: p.parent.name[:-len(run_id) - 1].rpartition("-")[2])
-
-
-def history(path: Path) -> Iterator[dict]:
-    """The history rows of one log ({key: value}, `_step` among them), as W&B wrote them."""
+def held_steps(run_dir: Path, run_id: str) -> set[int]:
+    """The steps whose history rows the transaction logs of W&B run `run_id` in RUN_DIR/wandb hold
+    (one log a segment: (offline-)run-YYYYMMDD_HHMMSS-ID/run-ID.wandb)."""
     from wandb.proto import wandb_internal_pb2
 
-    for data in records(path):
-        record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
-        try:
-            record.ParseFromString(data)
-        except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B
-            return
-        if record.WhichOneof("record_type") == "history":
-            yield {item.key or "/".join(item.nested_key): json.loads(item.value_json) for item in record.history.item}
+    steps: set[int] = set()
+    for path in (run_dir / WANDB).glob(f"*-{run_id}/run-{run_id}.wandb"):
+        for data in records(path):
+            record = wandb_internal_pb2.Record()  # type: ignore[attr-defined]  # (a generated proto: no stub)
+            try:
+                record.ParseFromString(data)
+            except Exception:  # a whole record that does not parse: the log ends here for us, as for W&B
+                break
+            if record.WhichOneof("record_type") == "history":  # (W&B names a key as a path: nested_key)
+                steps.update(int(json.loads(item.value_json)) for item in record.history.item
+                             if (item.key or "/".join(item.nested_key)) == "_step")
+    return steps
 
 
 class WandBSink:
-    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str):
-        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed."""
+    def __init__(self, run_dir: Path, run_id: str, config: dict, name: str, sent: list[tuple[int, dict]]):
+        """W&B run `run_id` (kept in trackers.json before it is made: an ID) started or resumed, sent
+        what it lacks of `sent` (the rows a resume restarts from)."""
         import wandb
 
-        # the steps whose history rows the segments' logs hold, read before this segment's log exists
-        held = {int(row["_step"]) for path in logs(run_dir, run_id) for row in history(path) if "_step" in row}
+        held = held_steps(run_dir, run_id)  # read before this segment's log exists
         timeout = float(os.environ.get("WANDB_INIT_TIMEOUT") or INIT_TIMEOUT)
         try:
             self.run = wandb.init(project=os.environ.get("WANDB_PROJECT") or "lrn-gpt", name=name,
@@ -176,6 +153,8 @@ class WandBSink:
                 self.done = int(self.run.step) - 1
             except Exception:  # a mode without a step of its own ("shared")
                 self.done = -1
+        for step, values in sent:
+            self.log(step, values)
 
     def log(self, step: int, values: dict) -> None:
         if step > self.done:

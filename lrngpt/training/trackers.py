@@ -9,16 +9,16 @@ its last step.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import importlib
-import io
 import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
-from lrngpt.core.fsio import atomic_write, read_json, user_path, write_json
+from lrngpt.core.fsio import damaged, read_json_object, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -29,22 +29,17 @@ from lrngpt.training.tracker_mlflow import MLflowSink
 from lrngpt.training.tracker_tensorboard import TensorBoardSink
 from lrngpt.training.tracker_wandb import ID, WandBSink
 
-PACKAGED = ("tensorboard", "wandb", "mlflow")  # loggers whose package (and lrngpt extra) has their name
 MAX_STATE_BYTES = 1 << 20  # trackers.json holds two ids and a URI; anything near this was not written by lrn
 
 
 def tags(row: dict) -> dict[str, float]:
     """A metrics.jsonl row as grouped tags: train/..., val/..., final/... (numbers only)."""
-    final = bool(row.get("final"))
     out = {}
     for key, value in row.items():
         if key in ("step", "final") or isinstance(value, bool) or not isinstance(value, int | float):
             continue
-        if final:
-            out[f"final/{key}"] = float(value)
-        else:
-            group = "val" if key.startswith("val_") else "train"
-            out[f"{group}/{key.removeprefix(group + '_')}"] = float(value)
+        group = "final" if row.get("final") else "val" if key.startswith("val_") else "train"
+        out[f"{group}/{key if group == 'final' else key.removeprefix(group + '_')}"] = float(value)
     return out
 
 
@@ -52,14 +47,11 @@ def check(names: tuple[str, ...]) -> None:
     """What would stop a tracker at its start (its package, its settings), found before any work."""
     for n in names:
         try:
-            if n in PACKAGED:
-                importlib.import_module(n)
+            importlib.import_module(n)  # its package (and lrngpt extra) has its name; csv is the stdlib's
         except ImportError:
             raise UserError(f"train.logger {n} needs the {n} package: pip install 'lrngpt[{n}]'") from None
-        if n == "wandb":
-            tracker_wandb.check()
-        elif n == "mlflow":
-            tracker_mlflow.check()
+        if n in ("wandb", "mlflow"):  # then what its settings would refuse
+            (tracker_wandb if n == "wandb" else tracker_mlflow).check()
 
 
 # ---- trackers.json ----------------------------------------------------------------------------
@@ -70,28 +62,22 @@ def read_state(path: Path) -> dict:
         return {}
     with user_path(path, "tracker state"):
         size = path.stat().st_size
-    fix = f"put back what lrn wrote, or remove {path} (the trackers then start new runs, sent the whole history)"
     if size > MAX_STATE_BYTES:
-        raise UserError(f"tracker state {path} is {size:,} bytes, not the small file lrn writes; {fix}")
-    state = read_json(path, "tracker state")
-    if not isinstance(state, dict):
-        raise UserError(f"tracker state {path} must hold a JSON object, not {type(state).__name__}; {fix}")
+        raise damaged(path, "tracker state", f"{size:,} bytes, not the small file lrn writes")
+    state = read_json_object(path, "tracker state", own=True)
     for key, fields in (("wandb", {"id": ID}), ("mlflow", {"run_id": ID, "token": ID, "tracking_uri": None})):
         entry = state.get(key)
-        if entry is None:
-            continue
-        if not isinstance(entry, dict):
-            raise UserError(f"tracker state {path}: {key} must be an object, got {_short(entry)}; {fix}")
+        if entry is not None and not isinstance(entry, dict):
+            raise damaged(path, "tracker state", f"{key} must be an object, got {_short(entry)}")
         for name, pattern in fields.items():
-            value = entry.get(name)
-            if value is None:
-                continue
-            if not isinstance(value, str) or len(value) > 4096 or (pattern and not pattern.fullmatch(value)):
+            value = (entry or {}).get(name)
+            if value is not None and (not isinstance(value, str) or len(value) > 4096
+                                      or (pattern and not pattern.fullmatch(value))):
                 what = "a run id (letters, digits, - and _)" if pattern else "a string"
-                raise UserError(f"tracker state {path}: {key}.{name} must be {what}, got {_short(value)}; {fix}")
+                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {_short(value)}")
     finished = state.get("finished")
     if finished is not None and (not isinstance(finished, int) or isinstance(finished, bool) or finished < 0):
-        raise UserError(f"tracker state {path}: finished must be a step, got {_short(finished)}; {fix}")
+        raise damaged(path, "tracker state", f"finished must be a step, got {_short(finished)}")
     return state
 
 
@@ -104,18 +90,17 @@ def _short(value) -> str:
 
 class _CSV:
     def __init__(self, run_dir: Path, rows: list[tuple[int, dict]]):
+        """RUN_DIR/metrics.csv, written again from `rows` (metrics.jsonl, cut back to a resume's checkpoint)."""
         self.path = run_dir / CSV
         if self.path.is_dir():
             raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
                             "move the directory away and run the command again")
-        # a resume rewrites it from metrics.jsonl (cut back to the checkpoint), a new run starts it
-        text = io.StringIO()
-        csv.writer(text).writerows([["step", "tag", "value"],
-                                    *([step, tag, repr(v)] for step, row in rows for tag, v in row.items())])
-        atomic_write(self.path, text.getvalue())
         with user_path(self.path, "CSV tracker file"):
-            self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
+            self.file = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
+        self.writer.writerow(["step", "tag", "value"])
+        for step, values in rows:
+            self.log(step, values)
 
     def log(self, step: int, values: dict) -> None:
         with user_path(self.path, "CSV tracker file"):
@@ -148,44 +133,33 @@ class Trackers:
         if self.state.pop("finished", None) is not None:  # until these trackers close after the run's last step
             self._save_state()
         hparams = hparams or {}
-        params = {**flat_keys(config or {}), **{f"swept.{k}": v for k, v in hparams.items()}}
+        config = flat_keys(config or {})
         sent = [] if resume_step is None else [(int(r["step"]), tags(r)) for r in rows or () if int(r["step"]) <= resume_step]
         try:
             for n in names:
                 if n == "tensorboard":
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    self.sinks.append(self._wandb(run_dir, flat_keys(config or {}), hparams, name, sent))
+                    kept = self.state["wandb"] = self.state.get("wandb") or {}
+                    if not kept.get("id"):  # kept before W&B makes the run
+                        given = os.environ.get("WANDB_RUN_ID") or ""
+                        kept["id"] = given if ID.fullmatch(given) else secrets.token_hex(4)  # 8 characters, as W&B's
+                        self._save_state()
+                    swept = {"swept": sorted(hparams)} if hparams else {}
+                    self.sinks.append(WandBSink(run_dir, kept["id"], {**config, **swept}, name, sent))
                 elif n == "mlflow":
-                    self.sinks.append(self._mlflow(params, hparams, name, sent))
+                    kept = self.state["mlflow"] = self.state.get("mlflow") or {}
+                    if not kept.get("run_id") and not kept.get("token"):  # finds a run made before a kill kept its id
+                        kept["token"] = secrets.token_hex(8)
+                        self._save_state()
+                    params = {**config, **{f"swept.{k}": v for k, v in hparams.items()}}
+                    self.sinks.append(MLflowSink(kept, params, sorted(hparams), name, sent))
+                    self._save_state()
                 elif n == "csv":
                     self.sinks.append(_CSV(run_dir, sent))
         except BaseException:
             self.close(failed=True)
             raise
-
-    def _wandb(self, run_dir: Path, config: dict, hparams: dict, name: str, sent: list):
-        if not (self.state.get("wandb") or {}).get("id"):  # the id is kept before W&B makes the run
-            given = os.environ.get("WANDB_RUN_ID") or ""
-            made = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8))  # as W&B's
-            self.state["wandb"] = {"id": given if ID.fullmatch(given) else made}
-            self._save_state()
-        sink = WandBSink(run_dir, self.state["wandb"]["id"],
-                         {**config, **({"swept": sorted(hparams)} if hparams else {})}, name)
-        for step, values in sent:  # what its logs lack (the sink skips the steps they hold)
-            sink.log(step, values)
-        return sink
-
-    def _mlflow(self, params: dict, hparams: dict, name: str, sent: list):
-        saved = self.state.setdefault("mlflow", {})
-        if not saved.get("run_id") and not saved.get("token"):  # finds a run made before a kill kept its id
-            saved["token"] = secrets.token_hex(8)
-            self._save_state()
-        sink = MLflowSink(saved, params, sorted(hparams), name, {tag for _, values in sent for tag in values})
-        self.state["mlflow"] = sink.state
-        self._save_state()
-        sink.catch_up(sent)
-        return sink
 
     def _save_state(self) -> None:
         if self.state or self.state_path.exists():
@@ -207,14 +181,9 @@ class Trackers:
         if self.closed:
             return
         self.closed = True
-        error = None
-        for sink in self.sinks:
-            try:
-                sink.close(failed)
-            except Exception as e:  # noqa: BLE001 - the others still close; the first error is raised
-                error = error or e
-        if error is not None:
-            raise error
+        with contextlib.ExitStack() as stack:  # each callback runs whatever another raised; then it is raised
+            for sink in reversed(self.sinks):  # (the stack runs them last in, first out: in order)
+                stack.callback(sink.close, failed)
         if self.sinks and finished is not None and not failed:
             self.state["finished"] = finished
             self._save_state()
