@@ -66,8 +66,7 @@ def downloaded_files() -> tuple[Path, Path]:
     """Both files in cache_dir()/nsmc, from LRN_NSMC_URL (a mirror; the tests' local server) or GitHub;
     no size or sha256 of them is published, so nothing is pinned."""
     base = os.environ.get("LRN_NSMC_URL", URL).rstrip("/")
-    train, test = (download(f"{base}/{name}", cache_dir() / "nsmc" / name, size=None, sha256=None)
-                   for name in (TRAIN, TEST))
+    train, test = (download(f"{base}/{name}", cache_dir() / "nsmc" / name) for name in (TRAIN, TEST))
     return train, test
 
 
