@@ -35,14 +35,12 @@ def split_spec(kind: str, arg: str, what: str) -> tuple[str, str]:
     return (path, name or DEFAULT_FIELD) if sep and path else (arg, DEFAULT_FIELD)
 
 
+NAMES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}
+
+
 def describe(value) -> str:
     """How a JSON / Arrow value reads in a message."""
-    if value is None:
-        return "null"
-    for kind, name in ((bool, "a boolean"), (int | float, "a number"), (list, "a list"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return f"a {type(value).__name__}"
+    return NAMES.get(type(value), f"a {type(value).__name__}")
 
 
 def check_text(value, where: str, field: str) -> str:

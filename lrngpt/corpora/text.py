@@ -175,32 +175,15 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 
 def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(line number from 1, raw line) of a binary file, read CHUNK_SIZE bytes at a time (readline is slow
-    on gzip); a line past `max_bytes` (LIMITS.max_line_bytes) is a UserError as soon as it is read."""
+    """(line number from 1, raw line) of a binary file; a line past `max_bytes` (LIMITS.max_line_bytes)
+    is a UserError once that much of it is read, so a file of one huge line is never held whole."""
     limit = LIMITS.max_line_bytes if max_bytes is None else max_bytes
-    pending: list[bytes] = []  # pieces of the line being read, and their bytes
-    lineno, size = 0, 0
-
-    def too_long() -> UserError:
-        where = " of the uncompressed text" if path.name.endswith(".gz") else ""
-        return UserError(f"{path}: line {lineno + 1}{where} is longer than {limit:,} bytes; a line holds one "
-                         "record (one document), so split it, or check that this is the right file")
-
-    while block := f.read(CHUNK_SIZE):
-        start = 0
-        while (end := block.find(b"\n", start)) != -1:
-            if size + end + 1 - start > limit:
-                raise too_long()
-            lineno += 1
-            yield lineno, b"".join([*pending, block[start : end + 1]]) if pending else block[start : end + 1]
-            pending, size, start = [], 0, end + 1
-        if start < len(block):
-            pending.append(block[start:])
-            size += len(block) - start
-            if size > limit:
-                raise too_long()
-    if pending:
-        yield lineno + 1, b"".join(pending)
+    for lineno, line in enumerate(iter(lambda: f.readline(limit + 1), b""), 1):
+        if len(line) > limit:
+            where = " of the uncompressed text" if path.name.endswith(".gz") else ""
+            raise UserError(f"{path}: line {lineno}{where} is longer than {limit:,} bytes; a line holds one "
+                            "record (one document), so split it, or check that this is the right file")
+        yield lineno, line
 
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
