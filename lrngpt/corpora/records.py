@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lrngpt.corpora.base import LIMITS, Corpus
-from lrngpt.corpora.text import bounded_lines, find_files, fingerprint_files, open_bytes
+from lrngpt.corpora.text import bounded_lines, files_corpus, find_files, open_bytes
 from lrngpt.errors import UserError
 
 DEFAULT_FIELD = "text"
@@ -103,29 +103,11 @@ def jsonl_documents(path: Path, field: str) -> Iterator[str]:
                 yield text
 
 
-def _records_corpus(kind: str, arg: str, files: list, field: str, read, meta: dict) -> Corpus:
-    """The corpus of `files`, each read by `read(path, field)`; refused when no record has text."""
-    paths = [f for f, _ in files]
-
-    def docs() -> Iterator[str]:
-        for p in paths:
-            yield from read(p, field)
-
-    if next(iter(docs()), None) is None:
-        raise UserError(f"{kind}:{arg} has no documents: no record has a non-empty {field!r}; "
-                        "give files that contain text")
-    return Corpus(
-        spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(f"{kind}\0{field}", files),
-        train_docs=docs, val_docs=None,
-        meta={"files": [str(p) for p in paths], **meta, "bytes": sum(p.stat().st_size for p in paths)},
-    )
-
-
 def jsonl_corpus(arg: str) -> Corpus:
     """The corpus for `jsonl:PATH[:FIELD]`."""
     path, field = split_spec("jsonl", arg, "FIELD")
-    return _records_corpus("jsonl", arg, find_files([path], JSONL_SUFFIXES), field, jsonl_documents,
-                           {"field": field})
+    return files_corpus("jsonl", arg, find_files([path], JSONL_SUFFIXES), lambda p: jsonl_documents(p, field),
+                        f"no record has a non-empty {field!r}", f"jsonl\0{field}", field=field)
 
 
 # ---- Parquet ------------------------------------------------------------------------------
@@ -192,4 +174,5 @@ def parquet_corpus(arg: str) -> Corpus:
     rows = sum(_open_parquet(p, column).metadata.num_rows for p, _ in files)  # checks every file's schema
     if rows == 0:
         raise UserError(f"parquet:{arg} has no rows; give files that contain text")
-    return _records_corpus("parquet", arg, files, column, parquet_documents, {"column": column, "rows": rows})
+    return files_corpus("parquet", arg, files, lambda p: parquet_documents(p, column),
+                        f"no record has a non-empty {column!r}", f"parquet\0{column}", column=column, rows=rows)

@@ -10,7 +10,7 @@ import gzip
 import hashlib
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, cast
 
@@ -128,11 +128,9 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
                     where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also across chunks; raw pieces. A piece longer than `max_chars`
     is a UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
-    done: list[str] = []  # searched pieces of the current document
-    size = 0  # their characters
-    tail = ""
-    keep = len(sep) - 1
-    index = 0  # the current document, from 0
+    pieces: list[str] = []  # the current document's text, searched
+    size = index = 0  # their characters; the current document, from 0
+    tail = ""  # the text after them, which may be the start of a separator
 
     def check(n: int) -> None:
         if max_chars is not None and n > max_chars:
@@ -142,23 +140,19 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
                             f"{sep} or split the text into files")
 
     for chunk in chunks:
-        parts = (tail + chunk).split(sep)
-        if len(parts) > 1:
-            check(size + len(parts[0]))
-            yield "".join(done) + parts[0]
-            for part in parts[1:-1]:
-                index += 1
-                check(len(part))
-                yield part
-            done, size, index = [], 0, index + 1
-        tail = parts[-1]
-        if len(tail) > keep:
-            done.append(tail[: len(tail) - keep])
-            size += len(tail) - keep
-            tail = tail[len(tail) - keep :]
-        check(size)  # (the tail may be the start of a separator: it counts once it is known not to be)
+        *docs, tail = (tail + chunk).split(sep)
+        for doc in docs:
+            if pieces:
+                doc, pieces, size = "".join(pieces) + doc, [], 0
+            check(len(doc))
+            yield doc
+            index += 1
+        if (cut := len(tail) - len(sep) + 1) > 0:  # that much of the tail is known not to start a separator
+            pieces.append(tail[:cut])
+            size, tail = size + cut, tail[cut:]
+        check(size)
     check(size + len(tail))
-    yield "".join(done) + tail
+    yield "".join(pieces) + tail
 
 
 def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) -> Iterator[str]:
@@ -203,9 +197,21 @@ def hash_files(kind: str, files: list[tuple[Path, str]]) -> str:
     return h.hexdigest()
 
 
-def _is_empty(path: Path) -> bool:
-    with open_bytes(path) as f:
-        return not f.read(1)
+def files_corpus(kind: str, arg: str, files: list[tuple[Path, str]], read: Callable[[Path], Iterator[str]],
+                 what: str, key: str | None = None, **meta) -> Corpus:
+    """The corpus `kind:arg` of `files` in order, each read by `read(path)`, fingerprinted under `key`
+    (default `kind`); refused when no file holds a document (`what` says why that can be)."""
+    paths = [f for f, _ in files]
+
+    def docs() -> Iterator[str]:
+        for p in paths:
+            yield from read(p)
+
+    if next(docs(), None) is None:
+        raise UserError(f"{kind}:{arg} has no documents: {what}; give files that contain text")
+    return Corpus(spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(key or kind, files),
+                  train_docs=docs, val_docs=None,
+                  meta={"files": [str(p) for p in paths], **meta, "bytes": sum(p.stat().st_size for p in paths)})
 
 
 def text_corpus(arg: str) -> Corpus:
@@ -213,15 +219,5 @@ def text_corpus(arg: str) -> Corpus:
     args = [a.strip() for a in arg.split(",") if a.strip()]
     if not args:
         raise UserError("text needs a path: write text:PATH[,PATH...] (files or directories of .txt/.txt.gz)")
-    files = find_files(args)
-    if all(_is_empty(f) for f, _ in files):
-        raise UserError(f"text:{arg}: every file is empty; give files that contain text")
-    paths = [f for f, _ in files]
-    return Corpus(
-        spec=f"text:{arg}",
-        kind="text",
-        fingerprint=fingerprint_files("text", files),
-        train_docs=lambda: iter_documents(paths),
-        val_docs=None,
-        meta={"files": [str(p) for p in paths], "bytes": sum(p.stat().st_size for p in paths)},
-    )
+    return files_corpus("text", arg, find_files(args), lambda path: iter_documents([path]),
+                        f"every file is empty or holds only spaces and {EOT}")
