@@ -32,34 +32,24 @@ def _datasets():
     return datasets
 
 
-def parse_spec(arg: str) -> tuple[str, str | None, str | None, str]:
-    """NAME[@REV][:CONFIG][:SPLIT][:COLUMN] -> (NAME[@REV], config, split, column); `?stream` is
-    taken off first (split_options)."""
-    parts = arg.split(":")
+def parse_spec(arg: str) -> tuple[str, str | None, str | None, str | None, str, bool]:
+    """NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream] -> (name, revision, config, split, column, stream);
+    a local path that exists as written keeps its '@'."""
+    spec, stream, option = arg.partition("?")
+    if stream and option != "stream":
+        raise UserError(f"hf:{arg}: unknown option {option!r}; the one option is ?stream "
+                        "(hf:NAME@REV:CONFIG:SPLIT:COLUMN?stream)")
+    parts = spec.split(":")
     if not parts[0].strip() or len(parts) > 4:
-        raise UserError(f"hf:{arg} must look like hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream], e.g. "
+        raise UserError(f"hf:{spec} must look like hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream], e.g. "
                         "hf:roneneldan/TinyStories or hf:path/to/saved::train:text")
     name, config, split, column = (parts + [""] * 3)[:4]
-    return name, config or None, split or None, column or DEFAULT_FIELD
-
-
-def split_options(arg: str) -> tuple[str, bool]:
-    """'SPEC?stream' -> (SPEC, True); the only option."""
-    spec, sep, options = arg.partition("?")
-    if sep and options != "stream":
-        raise UserError(f"hf:{arg}: unknown option {options!r}; the one option is ?stream "
-                        "(hf:NAME@REV:CONFIG:SPLIT:COLUMN?stream)")
-    return spec, bool(sep)
-
-
-def split_revision(name: str) -> tuple[str, str | None]:
-    """'user/data@REV' -> ('user/data', 'REV'); a local path that exists as written keeps its '@'."""
-    if "@" not in name or Path(name).expanduser().exists():
-        return name, None
-    base, _, rev = name.rpartition("@")
-    if not base or not rev:
-        raise UserError(f"hf:{name}: write a revision as hf:NAME@REV (a commit sha, tag or branch)")
-    return base, rev
+    revision = None
+    if "@" in name and not Path(name).expanduser().exists():
+        name, _, revision = name.rpartition("@")
+        if not name or not revision:
+            raise UserError(f"hf:{parts[0]}: write a revision as hf:NAME@REV (a commit sha, tag or branch)")
+    return name, revision, config or None, split or None, column or DEFAULT_FIELD, bool(stream)
 
 
 def _is_saved(path: Path) -> bool:
@@ -196,9 +186,7 @@ def stream_fingerprint(name: str, revision: str | None, config: str | None, role
 def hf_corpus(arg: str) -> Corpus:
     """The corpus for `hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`."""
     spec = f"hf:{arg}"
-    arg, stream = split_options(arg)
-    name, config, split, column = parse_spec(arg)
-    name, revision = split_revision(name)
+    name, revision, config, split, column, stream = parse_spec(arg)
     splits = load_splits(name, config, revision, stream)
     train_split, val_split = choose_splits(splits, split, spec)
     train, val = splits[train_split], splits[val_split] if val_split else None

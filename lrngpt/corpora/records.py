@@ -112,20 +112,14 @@ def jsonl_corpus(arg: str) -> Corpus:
 
 # ---- Parquet ------------------------------------------------------------------------------
 
-def _pyarrow_parquet():
-    try:
-        # optional: its absence is said in one line
+def _open_parquet(path: Path, column: str):
+    """The file, checked: readable, has `column`, and the column holds strings."""
+    try:  # optional: its absence is said in one line
+        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise UserError("parquet: corpora need the pyarrow package: `pip install pyarrow` "
                         "(or `pip install lrngpt[parquet]`)") from None
-    return pq
-
-
-def _open_parquet(path: Path, column: str):
-    """The file, checked: readable, has `column`, and the column holds strings."""
-    pq = _pyarrow_parquet()
-    import pyarrow as pa
 
     try:
         # pre_buffer=False: no read-ahead of whole row groups; buffer_size: stream each column chunk
@@ -137,8 +131,7 @@ def _open_parquet(path: Path, column: str):
         raise UserError(f"{path} has no column {column!r} (columns: {', '.join(schema.names)}); "
                         "name the column to read with parquet:PATH:COLUMN")
     kind = schema.field(column).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-            or getattr(pa.types, "is_string_view", lambda t: False)(kind)):
+    if str(kind) not in ("string", "large_string", "string_view"):
         raise UserError(f"{path}: column {column!r} holds {kind}, not strings; name a text column "
                         "with parquet:PATH:COLUMN")
     return pf

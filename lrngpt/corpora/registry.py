@@ -31,22 +31,16 @@ KINDS = tuple(LOADERS)
 
 def load_corpus(spec: str) -> Corpus:
     """Parse a corpus string and return the corpus it names."""
-    corpus = _load(spec.strip())
+    kind, _, arg = spec.strip().partition(":")
+    if kind not in LOADERS:
+        raise UserError(f"unknown corpus kind {kind!r} in {spec.strip()!r}; use one of stories[:SIZE], text:PATH, "
+                        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
+                        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
+    corpus = LOADERS[kind](arg)
     logging.debug(f"corpus {corpus.spec}: fingerprint {corpus.fingerprint[:12]}, "
                   f"{'its own validation split' if corpus.has_own_split else 'split by lrn'}"
                   + "".join(f", {k} {v}" for k, v in corpus.meta.items() if isinstance(v, str | int)))
     return corpus
-
-
-def _load(spec: str) -> Corpus:
-    kind, _, arg = spec.partition(":")
-    if kind in LOADERS:
-        return LOADERS[kind](arg)
-    raise UserError(
-        f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
-        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
-        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]"
-    )
 
 
 def fetch(spec: str) -> None:

@@ -168,12 +168,9 @@ def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool =
         out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
     with atomic_open(out, "w", encoding="utf-8", replace=recorded("stories corpus")) as f:
-        for i, doc in enumerate(generate_stories(size_bytes, seed)):
-            if i:
-                f.write(f"\n{EOT}\n")
-            f.write(doc)
-            n_docs += 1
-            n_bytes += len(doc.encode("utf-8"))
+        for doc in generate_stories(size_bytes, seed):
+            f.write(f"\n{EOT}\n{doc}" if n_docs else doc)
+            n_docs, n_bytes = n_docs + 1, n_bytes + len(doc)  # ASCII only, so characters are bytes
     return {"path": str(out), "documents": n_docs, "bytes": n_bytes, "seed": seed}
 
 
