@@ -134,20 +134,17 @@ def _check_column(ds, column: str, where: str) -> None:
     datasets = _datasets()
     streamed = isinstance(ds, datasets.IterableDataset)
     first = next(iter(ds.take(1)), None) if streamed else None  # a stream's columns: its first row's
-    if streamed and first is None:
+    if (first is None) if streamed else (ds.num_rows == 0):
         raise UserError(f"{where} has no rows; choose another split or dataset")
     columns = list(first or ()) if streamed else ds.column_names
     if column not in columns:
         raise UserError(f"{where} has no column {column!r} (columns: {', '.join(columns)}); "
                         "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
-    if streamed:
-        return
-    feature = ds.features[column]
-    if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
+    feature = None if streamed else ds.features[column]
+    if feature is not None and not (isinstance(feature, datasets.Value)
+                                    and feature.dtype in ("string", "large_string")):
         raise UserError(f"{where}: column {column!r} holds {feature}, not strings; name a text column "
                         "with hf:NAME:CONFIG:SPLIT:COLUMN")
-    if ds.num_rows == 0:
-        raise UserError(f"{where} has no rows; choose another split or dataset")
 
 
 def documents(ds, column: str, where: str) -> Iterator[str]:
@@ -188,22 +185,19 @@ def hf_corpus(arg: str) -> Corpus:
     spec = f"hf:{arg}"
     name, revision, config, split, column, stream = parse_spec(arg)
     splits = load_splits(name, config, revision, stream)
-    train_split, val_split = choose_splits(splits, split, spec)
-    train, val = splits[train_split], splits[val_split] if val_split else None
-    where = {role: f"{spec} (split {s!r})" for role, s in (("train", train_split), ("val", val_split))}
-    for role, ds in (("train", train), ("val", val)):
-        if ds is not None:
-            _check_column(ds, column, where[role])
-    if next(documents(train, column, where["train"]), None) is None:
+    roles = dict(zip(("train", "val"), choose_splits(splits, split, spec), strict=True))
+    parts = [(role, splits[s]) for role, s in roles.items() if s is not None]
+    where = {role: f"{spec} (split {s!r})" for role, s in roles.items()}
+    for role, ds in parts:
+        _check_column(ds, column, where[role])
+    docs = {role: lambda ds=ds, role=role: documents(ds, column, where[role]) for role, ds in parts}
+    if next(docs["train"](), None) is None:
         raise UserError(f"{where['train']} has no documents: every row's {column!r} is empty")
-    parts = [("train", train)] + ([("val", val)] if val is not None else [])
-    roles = {"train": train_split, "val": val_split}
     return Corpus(
         spec=spec, kind="hf", fingerprint=stream_fingerprint(name, revision, config, roles, column) if stream
         else fingerprint(parts, column),
-        train_docs=lambda: documents(train, column, where["train"]),
-        val_docs=(lambda: documents(val, column, where["val"])) if val is not None else None,
-        meta={"dataset": name, "revision": revision, "config": config, "column": column, "train_split": train_split,
-              "val_split": val_split, "streaming": stream,
+        train_docs=docs["train"], val_docs=docs.get("val"),
+        meta={"dataset": name, "revision": revision, "config": config, "column": column,
+              "train_split": roles["train"], "val_split": roles["val"], "streaming": stream,
               "rows": {role: getattr(ds, "num_rows", None) for role, ds in parts}},  # a stream: unknown
     )
