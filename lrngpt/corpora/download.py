@@ -30,6 +30,14 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "lrngpt"
 
 
+def write_error(e: OSError, where: Path) -> Exception:
+    """A download's local side failing (a full disk, a permission, a read-only disk), said in one line."""
+    if e.errno in FULL_ERRNOS:
+        return DiskFull(e.errno, disk_full_message(where))
+    return UserError(f"cannot write {where}: {e.strerror or e}; free some space or set LRN_CACHE_DIR to a "
+                     "writable directory")
+
+
 class Unreachable(UserError):
     """The server could not be reached (no network, a closed port): `url` and `reason` say which."""
 
@@ -53,15 +61,14 @@ def _fetch(url: str, part: Path, progress: bool | None) -> bool:
         part.unlink()  # our partial file is not a prefix the server recognises
         return False
     with resp:
-        match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
-        if resp.status == 206 and not (match and int(match[1]) == offset):
+        start = re.match(r"bytes (\d+)-", resp.headers.get("Content-Range", ""))
+        if resp.status != 206:  # the server ignored Range (200): start over
+            offset = 0
+        elif not start or int(start[1]) != offset:
             part.unlink(missing_ok=True)  # a part, but not the one asked for: appending it would corrupt the file
             return False
-        if resp.status == 206 and match:
-            total = int(match[2]) if match[2] != "*" else None
-        else:  # the server ignored Range (200): start over
-            offset, length = 0, resp.headers.get("Content-Length")
-            total = int(length) if length else None
+        length = resp.headers.get("Content-Length")
+        total = offset + int(length) if length else None
         with open(part, "ab" if offset else "wb") as f, logging.progress(
                 total=total, initial=offset, unit="B", unit_scale=True, unit_divisor=1024,
                 desc=part.name.removesuffix(".part"), enabled=progress, leave=True) as bar:
@@ -99,11 +106,8 @@ def download(url: str, dest: Path, *, progress: bool | None = None) -> Path:
         raise Unreachable(f"this machine could not reach {url} ({reason}); check the network, or download the "
                           f"file yourself and pass a local PATH instead (a partial download, if any, is kept in "
                           f"{part})", url, str(reason)) from None
-    except OSError as e:  # the local side: permissions, a full disk
-        if e.errno in FULL_ERRNOS:
-            raise DiskFull(e.errno, disk_full_message(part)) from None
-        raise UserError(f"cannot write {part}: {e.strerror or e}; free some space or set LRN_CACHE_DIR to a "
-                        "writable directory") from None
+    except OSError as e:  # the local side
+        raise write_error(e, part) from None
     if not whole:
         raise UserError(f"the download of {url} stopped after {part.stat().st_size if part.exists() else 0} "
                         f"bytes; the partial file {part} is kept: run the command again to resume it")

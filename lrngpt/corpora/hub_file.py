@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import FULL_ERRNOS, DiskFull, disk_full_message, replace_file
-from lrngpt.corpora.download import Unreachable
+from lrngpt.core.fsio import replace_file
+from lrngpt.corpora.download import Unreachable, write_error
 from lrngpt.corpora.stat_cache import cached_fingerprint
 from lrngpt.errors import UserError
 
@@ -104,11 +104,8 @@ def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, 
             got = Path(hub.hf_hub_download(repo_id, filename, repo_type=repo_type, revision=revision,
                                            local_dir=directory, endpoint=endpoint))
     except Exception as e:  # noqa: BLE001 - see _ask
-        if isinstance(e, OSError) and e.errno in FULL_ERRNOS:
-            raise DiskFull(e.errno, disk_full_message(directory)) from None
-        if isinstance(e, OSError) and e.errno is not None:  # the local side: a permission, a read-only disk
-            raise UserError(f"cannot write into {directory}: {e.strerror or e}; free some space or set "
-                            "LRN_CACHE_DIR to a writable directory") from None
+        if isinstance(e, OSError) and e.errno is not None:  # the local side
+            raise write_error(e, directory) from None
         if _http_status(e) is not None:
             raise UserError(f"{url}: the server answered HTTP {_http_status(e)} to the download; check the "
                             "mirror, or download the file yourself and pass a local PATH instead") from None
