@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from lrngpt.core.fsio import check_regular
 from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir, download
 from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
@@ -75,13 +74,8 @@ def nsmc_corpus(path: str | None) -> Corpus:
     spec = f"nsmc:{path}" if path else "nsmc"
     if path and Path(path).expanduser().is_file():
         train, test = Path(path).expanduser(), None
-    elif path:
-        directory = Path(path).expanduser()
-        if not directory.is_dir():
-            check_regular(directory, "nsmc corpus")  # /dev/null, a FIFO: said as what they are
-            raise UserError(f"{spec}: no such file or directory; give the {TRAIN} file or the directory that "
-                            "holds it, or write nsmc to download it")
-        train, test = find_named(directory, TRAIN, "nsmc"), find_named(directory, TEST, "nsmc")
+    elif path:  # a directory, or what is there said as what it is
+        train, test = find_named(Path(path).expanduser(), "nsmc", TRAIN, TEST)
     else:
         train, test = downloaded_files()
     files = [(train, "train")] + ([(test, "test")] if test else [])

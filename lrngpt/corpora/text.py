@@ -91,13 +91,19 @@ def _on(device: int, path: str) -> bool:
         return False
 
 
-def find_named(directory: Path, name: str, kind: str) -> Path:
-    """`name` or `name.gz` inside `directory` (for corpora made of known files)."""
-    for candidate in (directory / name, directory / f"{name}.gz"):
-        if candidate.is_file():
-            return candidate
-    raise UserError(f"{kind}:{directory} has no {name} (or {name}.gz); put the file there, or omit the "
-                    "path to download it")
+def find_named(directory: Path, kind: str, *names: str) -> list[Path]:
+    """Each of `names` (or `name.gz`) inside `directory`, for corpora made of known files."""
+    if not directory.is_dir():
+        check_regular(directory, f"{kind} corpus")  # /dev/null, a FIFO: said as what they are
+        raise UserError(f"{kind}:{directory}: no such directory; give the directory that holds "
+                        f"{' and '.join(names)}, or write {kind} to download them")
+    found = []
+    for name in names:
+        if not (there := [f for f in (directory / name, directory / f"{name}.gz") if f.is_file()]):
+            raise UserError(f"{kind}:{directory} has no {name} (or {name}.gz); put the file there, or omit the "
+                            "path to download it")
+        found.append(there[0])
+    return found
 
 
 def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:

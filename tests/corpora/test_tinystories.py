@@ -29,7 +29,7 @@ def test_missing_valid_file_is_a_user_error(tmp_path):
 
 
 def test_path_that_is_not_a_directory_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="not a directory"):
+    with pytest.raises(UserError, match="no such directory; give the directory that holds TinyStoriesV2-GPT4-train.txt"):
         ts.tinystories_corpus(str(tmp_path / "nope"))
 
 
