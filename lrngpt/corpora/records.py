@@ -7,6 +7,7 @@ record stops with its file and line (or row); a lone UTF-16 surrogate is refused
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -57,12 +58,9 @@ def check_text(value, where: str, field: str) -> str:
 def column_texts(batches: Iterable[list], where: str, column: str) -> Iterator[str]:
     """The stripped, non-empty strings of a column read a batch of rows at a time (a Parquet file,
     an Arrow dataset); a value that is not a string is a UserError naming its row."""
-    row = 0
-    for values in batches:
-        for value in values:
-            if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
-                yield text
-            row += 1
+    for row, value in enumerate(itertools.chain.from_iterable(batches)):
+        if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
+            yield text
 
 
 # ---- JSON Lines ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from lrngpt.corpora.tinystories import source, tinystories_corpus
 from lrngpt.errors import UserError
 
 # kind -> its loader (of the argument after `KIND:`); a downloaded corpus with no argument is fetched
+# (by DOWNLOADS[kind], which fetch() calls before any work)
 LOADERS: dict[str, Callable[[str], Corpus]] = {
     "stories": stories_corpus,
     "text": text_corpus,
@@ -27,6 +28,7 @@ LOADERS: dict[str, Callable[[str], Corpus]] = {
     "hf": hf_corpus,
 }
 KINDS = tuple(LOADERS)
+DOWNLOADS: dict[str, Callable[[], object]] = {"tinystories": fetch_tinystories, "nsmc": downloaded_files}
 
 
 def load_corpus(spec: str) -> Corpus:
@@ -47,10 +49,8 @@ def fetch(spec: str) -> None:
     """Download what a corpus string needs from the network, so a missing file or no network stops a
     command before it writes or trains anything. Corpora on disk need nothing."""
     kind, _, arg = spec.strip().partition(":")
-    if kind == "tinystories" and not arg:
-        fetch_tinystories()
-    elif kind == "nsmc" and not arg:
-        downloaded_files()
+    if not arg and kind in DOWNLOADS:
+        DOWNLOADS[kind]()
 
 
 def pinned_source(spec: str) -> dict | None:

@@ -8,6 +8,7 @@ import codecs
 import contextlib
 import gzip
 import hashlib
+import itertools
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -111,8 +112,7 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
     decoder = codecs.getincrementaldecoder("utf-8")()
     pos = 0  # bytes handed to the decoder so far
     with open_bytes(path) as f:
-        while True:
-            data = f.read(chunk_size)
+        for data in itertools.chain(iter(lambda: f.read(chunk_size), b""), [b""]):  # then b"": the final decode
             pending = len(decoder.getstate()[0])  # undecoded bytes from the previous chunk
             try:
                 text = decoder.decode(data, final=not data)
@@ -126,8 +126,6 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
             pos += len(data)
             if text:
                 yield text
-            if not data:
-                return
 
 
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
