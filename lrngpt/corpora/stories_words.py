@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 _DATA = resources.files("lrngpt.corpora")
@@ -12,14 +13,9 @@ _DATA = resources.files("lrngpt.corpora")
 
 def _sections() -> dict[str, str]:
     """stories.txt's sections by name: the text between `== NAME ==` lines (comments before the first)."""
-    out: dict[str, list[str]] = {}
-    lines: list[str] = []
-    for line in _DATA.joinpath("stories.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("== ") and line.endswith(" =="):
-            lines = out.setdefault(line[3:-3], [])
-        elif out:
-            lines.append(line)
-    return {name: "\n".join(body) for name, body in out.items()}
+    text = _DATA.joinpath("stories.txt").read_text(encoding="utf-8")
+    parts = re.split(r"^== (.*) ==\n", text, flags=re.MULTILINE)[1:]
+    return {name: body.removesuffix("\n") for name, body in zip(parts[::2], parts[1::2], strict=True)}
 
 
 _TEXT = _sections()
@@ -60,6 +56,15 @@ def plural(w: str) -> str:
     return _IRREGULAR_PLURAL.get(w) or _add_s(w)
 
 
+def _stem(w: str) -> str:
+    """What a suffix starting with e joins (-ed, -er, -est): danc-ed, cri-ed, happi-er, bigg-est."""
+    if w.endswith("e"):
+        return w[:-1]
+    if w.endswith("y") and w[-2] not in _VOWELS:
+        return w[:-1] + "i"
+    return w + w[-1] if _double_final(w) else w
+
+
 def verb_forms(w: str) -> tuple[str, str, str, str]:
     """(base, 3rd person singular, past, -ing)."""
     s = _IRREGULAR_3SG.get(w) or _add_s(w)
@@ -71,30 +76,12 @@ def verb_forms(w: str) -> tuple[str, str, str, str]:
         ing = w + w[-1] + "ing"
     else:
         ing = w + "ing"
-    if w in _IRREGULAR_PAST:
-        past = _IRREGULAR_PAST[w]
-    elif w.endswith("e"):
-        past = w + "d"
-    elif w.endswith("y") and w[-2] not in _VOWELS:
-        past = w[:-1] + "ied"
-    elif _double_final(w):
-        past = w + w[-1] + "ed"
-    else:
-        past = w + "ed"
-    return w, s, past, ing
+    return w, s, _IRREGULAR_PAST.get(w) or _stem(w) + "ed", ing
 
 
 def compare_forms(w: str) -> tuple[str, str]:
     """(comparative, superlative): big -> bigger, biggest; happy -> happier, happiest."""
-    if w.endswith("e"):
-        stem = w[:-1]
-    elif w.endswith("y") and w[-2] not in _VOWELS:
-        stem = w[:-1] + "i"
-    elif _double_final(w):
-        stem = w + w[-1]
-    else:
-        stem = w
-    return stem + "er", stem + "est"
+    return _stem(w) + "er", _stem(w) + "est"
 
 
 def with_article(w: str) -> str:
