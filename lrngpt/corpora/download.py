@@ -90,12 +90,9 @@ def download(url: str, dest: Path, *, progress: bool | None = None) -> Path:
     part = dest.with_name(dest.name + ".part")
     if dest.exists():
         return dest
-    whole = False
     try:
-        for _ in range(ATTEMPTS):
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if whole := _fetch(url, part, progress):
-                break
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        whole = any(_fetch(url, part, progress) for _ in range(ATTEMPTS))  # until one is whole
     except urllib.error.HTTPError as e:
         raise UserError(f"{url}: the server answered HTTP {e.code} {e.reason}; check the URL, or download the "
                         "file yourself and pass a local PATH instead") from None
