@@ -3,13 +3,12 @@
 `pinned_file` returns a file holding exactly the pinned bytes (size and sha256): one already right
 needs no network (lrngpt.corpora.stat_cache); otherwise one HEAD request refuses another size, sha256
 or commit before a byte comes, and no answer is `Unreachable` at once (not after huggingface_hub's
-retries). `HF_ENDPOINT` or a mirror is used; `HF_HUB_OFFLINE=1` downloads nothing.
+retries). `endpoint` names the Hub or a mirror; `HF_HUB_OFFLINE=1` downloads nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from lrngpt.core import log as logging
@@ -83,25 +82,24 @@ def _check_announced(meta, url: str, filename: str, revision: str, size: int, sh
 
 
 def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, size: int, sha256: str,
-                endpoint: str | None = None, repo_type: str = "dataset") -> Path:
+                endpoint: str) -> Path:
     """`directory/filename`: the file of `repo_id` at commit `revision`, downloaded when it is not
     there (or not right), checked against `size` and `sha256`."""
     directory = Path(directory)
     dest = directory / filename
-    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
     if dest.is_file():
         if pinned_problem(dest, size, sha256) is None:
             logging.debug(f"hub: {dest} is the pinned {filename} (size and sha256 checked), not downloaded")
             return dest
         replace_file(dest, dest.with_name(dest.name + ".bad"))  # stale or corrupt: fetch it again
     hub = _hub()
-    url = hub.hf_hub_url(repo_id, filename, repo_type=repo_type, revision=revision, endpoint=endpoint)
+    url = hub.hf_hub_url(repo_id, filename, repo_type="dataset", revision=revision, endpoint=endpoint)
     _check_announced(_ask(url), url, filename, revision, size, sha256)
     logging.debug(f"hub: downloading {url} into {directory} (huggingface_hub {hub.__version__})")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with logging.third_party_bars():
-            got = Path(hub.hf_hub_download(repo_id, filename, repo_type=repo_type, revision=revision,
+            got = Path(hub.hf_hub_download(repo_id, filename, repo_type="dataset", revision=revision,
                                            local_dir=directory, endpoint=endpoint))
     except Exception as e:  # noqa: BLE001 - see _ask
         if isinstance(e, OSError) and e.errno is not None:  # the local side
