@@ -41,12 +41,15 @@ class Corpus:
         return self.val_docs is not None
 
 
+UNITS = {"GB": 10**9, "MB": 10**6, "KB": 10**3}  # decimal, as disks and downloads count
+
+
 def parse_size(text: str) -> int:
     """'5MB' -> 5_000_000, '512KB' -> 512_000, '1GB', '123' (bytes)."""
     t = text.strip().upper().replace("_", "")
-    unit = next((u for u in ("GB", "MB", "KB", "B") if t.endswith(u)), "")
+    unit = next((u for u in (*UNITS, "B") if t.endswith(u)), "")
     try:
-        size = float(t.removesuffix(unit)) * {"GB": 10**9, "MB": 10**6, "KB": 10**3}.get(unit, 1)
+        size = float(t.removesuffix(unit)) * UNITS.get(unit, 1)
     except ValueError:
         raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
     if not 1 <= size <= MAX_CORPUS_BYTES:  # NaN and infinity included

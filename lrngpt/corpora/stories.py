@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lrngpt.core.fsio import atomic_open, user_path
 from lrngpt.core.ownership import check_file_target, recorded
-from lrngpt.corpora.base import EOT, Corpus, parse_size
+from lrngpt.corpora.base import EOT, UNITS, Corpus, parse_size
 from lrngpt.corpora.stories_words import (
     ARCS,
     BAD,
@@ -203,7 +203,4 @@ def stories_corpus(arg: str) -> Corpus:
 
 
 def _format_size(size: int) -> str:
-    for unit, mult in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if size % mult == 0:
-            return f"{size // mult}{unit}"
-    return str(size)
+    return next((f"{size // mult}{unit}" for unit, mult in UNITS.items() if size % mult == 0), str(size))
