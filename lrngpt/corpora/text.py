@@ -201,17 +201,22 @@ def hash_files(kind: str, files: list[tuple[Path, str]]) -> str:
     return h.hexdigest()
 
 
+def _is_empty(path: Path) -> bool:
+    with open_bytes(path) as f:
+        return not f.read(1)
+
+
 def files_corpus(kind: str, arg: str, files: list[tuple[Path, str]], read: Callable[[Path], Iterator[str]],
-                 what: str, key: str | None = None, **meta) -> Corpus:
+                 what: str, key: str | None = None, empty: Callable[[], bool] | None = None, **meta) -> Corpus:
     """The corpus `kind:arg` of `files` in order, each read by `read(path)`, fingerprinted under `key`
-    (default `kind`); refused when no file holds a document (`what` says why that can be)."""
+    (default `kind`); refused when `empty()` (by default: no file holds a document), `what` saying why."""
     paths = [f for f, _ in files]
 
     def docs() -> Iterator[str]:
         for p in paths:
             yield from read(p)
 
-    if next(docs(), None) is None:
+    if empty() if empty else next(docs(), None) is None:
         raise UserError(f"{kind}:{arg} has no documents: {what}; give files that contain text")
     return Corpus(spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(key or kind, files),
                   train_docs=docs, val_docs=None,
@@ -223,5 +228,6 @@ def text_corpus(arg: str) -> Corpus:
     args = [a.strip() for a in arg.split(",") if a.strip()]
     if not args:
         raise UserError("text needs a path: write text:PATH[,PATH...] (files or directories of .txt/.txt.gz)")
-    return files_corpus("text", arg, find_files(args), lambda path: iter_documents([path]),
-                        f"every file is empty or holds only spaces and {EOT}")
+    files = find_files(args)
+    return files_corpus("text", arg, files, lambda path: iter_documents([path]), "every file is empty",
+                        empty=lambda: all(_is_empty(f) for f, _ in files))  # one byte read: a load reads no corpus

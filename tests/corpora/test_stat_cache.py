@@ -94,7 +94,7 @@ def test_a_damaged_or_unwritable_cache_file_only_costs_a_hash(corpus_file, reads
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/io"), reason="Linux: bytes read from /proc/self/io")
-def test_loading_a_corpus_again_reads_its_first_block_not_the_file(corpus_file, monkeypatch):
+def test_loading_a_corpus_again_reads_a_few_bytes_not_the_file(corpus_file, monkeypatch):
     big = corpus_file.with_name("big.txt")
     with open(big, "w", encoding="utf-8") as f:
         for _ in range(200):
@@ -109,5 +109,4 @@ def test_loading_a_corpus_again_reads_its_first_block_not_the_file(corpus_file, 
     before = rchar()
     again = load_corpus(f"text:{big}").fingerprint
     read = rchar() - before
-    # the cache file and the first block (where the first document is found), not the 4.7 MB a hash reads
-    assert again == first and read < text_mod.CHUNK_SIZE + 100_000 < big.stat().st_size / 4, read
+    assert again == first and read < big.stat().st_size / 20, read  # the cache file and one byte, not 4.7 MB
