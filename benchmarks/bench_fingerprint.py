@@ -68,9 +68,7 @@ def main() -> None:
         time.sleep(stat_cache.RACY_NS / 1e9 + 0.2)  # past the racy window
         files = [(corpus, corpus.name)]
         first, t_first, r_first = measure(lambda: fingerprint_files("text", files))
-        stat_cache._memo.clear()  # as a new process: only the cache file remembers
         hit, t_hit, r_hit = measure(lambda: fingerprint_files("text", files))
-        stat_cache._memo.clear()
         loaded, t_load, r_load = measure(lambda: load_corpus(f"text:{corpus}"))
         assert hit == first == loaded.fingerprint
         t0 = time.perf_counter()

@@ -30,7 +30,7 @@ os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 
 from lrngpt.corpora import tinystories as ts  # noqa: E402
 from lrngpt.corpora.download import download  # noqa: E402
-from lrngpt.corpora.hub_file import pinned_file  # noqa: E402
+from lrngpt.corpora.hub_file import pinned_file, sha256_of  # noqa: E402
 from lrngpt.errors import UserError  # noqa: E402
 
 NAME = "f.txt"
@@ -94,7 +94,8 @@ def main() -> None:
                 d = work / f"{how}-{r}"
                 if how == "urllib":
                     def fetch(base=url, d=d):
-                        download(f"{base}{PATH}", d / NAME, size=size, sha256=sha, progress=False)
+                        got = download(f"{base}{PATH}", d / NAME, progress=False)
+                        assert sha256_of(got) == sha  # the check a pinned file gets
                 else:
                     def fetch(base=url, d=d):
                         pinned_file(ts.REPOSITORY, NAME, ts.REVISION, d, size=size, sha256=sha, endpoint=base)
@@ -105,7 +106,7 @@ def main() -> None:
                 empty = work / f"{how}-{r}-offline"
                 if how == "urllib":
                     def offline(empty=empty):
-                        download(f"{closed}{PATH}", empty / NAME, size=size, sha256=sha, progress=False)
+                        download(f"{closed}{PATH}", empty / NAME, progress=False)
                 else:
                     def offline(empty=empty):
                         pinned_file(ts.REPOSITORY, NAME, ts.REVISION, empty, size=size, sha256=sha, endpoint=closed)

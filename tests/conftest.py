@@ -22,12 +22,10 @@ from tests.factory import Factory
 class _Handler(BaseHTTPRequestHandler):
     """Serves server.files[path]; honours `Range: bytes=N-` unless server.ranges is False (with
     server.range_shift, it answers the part from N + shift instead, labelled as such); on a
-    path's first request stops after server.cut_after[path] bytes and closes the connection; a
-    path in server.endless is sent without a length and followed by junk until the client stops
-    reading (server.sent[path] counts the bytes that went out). HEAD answers as the Hugging Face Hub
-    does for `.../resolve/<commit>/<file>` (huggingface_hub's hf_hub_download asks it first): the
-    commit, the file's sha256 as its ETag (server.etags[path] says another), its size; server.heads
-    lists the HEAD requests."""
+    path's first request stops after server.cut_after[path] bytes and closes the connection. HEAD
+    answers as the Hugging Face Hub does for `.../resolve/<commit>/<file>` (huggingface_hub's
+    hf_hub_download asks it first): the commit, the file's sha256 as its ETag (server.etags[path]
+    says another), its size; server.heads lists the HEAD requests."""
 
     def do_HEAD(self):
         srv = self.server
@@ -51,9 +49,6 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             self.send_error(404)
             return
-        if self.path in srv.endless:
-            self._stream_endlessly(body)
-            return
         start = int(rng.removeprefix("bytes=").split("-")[0]) if rng and srv.ranges else 0
         if start:
             start = min(len(body) - 1, start + srv.range_shift)  # a server that sends another part
@@ -72,20 +67,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body[start:] if cut is None else body[start : start + cut])
         self.close_connection = True
 
-    def _stream_endlessly(self, body: bytes) -> None:
-        srv = self.server
-        self.send_response(200)
-        self.end_headers()
-        srv.sent[self.path] = 0
-        junk = b"x" * 65536
-        try:
-            for chunk in (body, *[junk] * 16384):  # 1 GiB at most, so a failing test still ends
-                self.wfile.write(chunk)
-                srv.sent[self.path] += len(chunk)
-        except OSError:  # the client closed the connection: what a bounded reader does
-            pass
-        self.close_connection = True
-
     def log_message(self, *args):  # keep test output quiet
         pass
 
@@ -94,10 +75,10 @@ class _Handler(BaseHTTPRequestHandler):
 def http_server():
     """A local HTTP server on 127.0.0.1 (no network). Fill .files {"/name": bytes}; read .requests
     [(path, Range header or None)]; .url is its base URL; .ranges, .range_shift, .cut_after: see
-    _Handler; .endless, .sent: a path streamed without end; .heads, .etags: HEAD requests."""
+    _Handler; .heads, .etags: HEAD requests."""
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     srv.files, srv.requests, srv.cut_after, srv.ranges, srv.range_shift = {}, [], {}, True, 0
-    srv.endless, srv.sent, srv.heads, srv.etags = set(), {}, [], {}
+    srv.heads, srv.etags = [], {}
     srv.url = f"http://127.0.0.1:{srv.server_address[1]}"
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()

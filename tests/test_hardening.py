@@ -533,10 +533,10 @@ def test_eval_json_is_strict_with_null_for_nan(base_run, capsys):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["data", "stories", "--size", "0.5", "--out", "{t}/s.txt"], "less than one byte"),
-    (["data", "stories", "--size", "nan", "--out", "{t}/s.txt"], "must be positive"),
-    (["data", "stories", "--size", "inf", "--out", "{t}/s.txt"], "above the limit"),
-    (["data", "prepare", "--corpus", "stories:nan"], "must be positive"),
+    (["data", "stories", "--size", "0.5", "--out", "{t}/s.txt"], "must be between 1 byte and"),
+    (["data", "stories", "--size", "nan", "--out", "{t}/s.txt"], "must be between 1 byte and"),
+    (["data", "stories", "--size", "inf", "--out", "{t}/s.txt"], "GB; write it like 5MB"),
+    (["data", "prepare", "--corpus", "stories:nan"], "must be between 1 byte and"),
     (["sample", "{run}", "--prompt", "hi", "--seed", "99999999999999999999999"], "64 bits"),
     (["sample", "{run}", "--prompt", "hi", "--seed", str(2**63 - 2), "--num-samples", "3"], "64 bits"),
     (["theory", "random-cosine", "--seed", "99999999999999999999999"], "64 bits"),

@@ -41,24 +41,18 @@ class Corpus:
         return self.val_docs is not None
 
 
+UNITS = {"GB": 10**9, "MB": 10**6, "KB": 10**3}  # decimal, as disks and downloads count
+
+
 def parse_size(text: str) -> int:
     """'5MB' -> 5_000_000, '512KB' -> 512_000, '1GB', '123' (bytes)."""
     t = text.strip().upper().replace("_", "")
-    units = {"GB": 10**9, "MB": 10**6, "KB": 10**3, "B": 1}
-    num, mult = t, 1
-    for unit, factor in units.items():
-        if t.endswith(unit):
-            num, mult = t[: -len(unit)], factor
-            break
+    unit = next((u for u in (*UNITS, "B") if t.endswith(u)), "")
     try:
-        value = float(num)
+        size = float(t.removesuffix(unit)) * UNITS.get(unit, 1)
     except ValueError:
         raise UserError(f"cannot read size {text!r}; write it like 5MB, 512KB or 100000") from None
-    if not value > 0:  # NaN included
-        raise UserError(f"size {text!r} must be positive; write it like 5MB")
-    if not value * mult <= MAX_CORPUS_BYTES:  # infinity included
-        raise UserError(f"size {text!r} is above the limit of {MAX_CORPUS_BYTES // 10**9:,}GB; write it like 5MB")
-    size = int(value * mult)
-    if size < 1:
-        raise UserError(f"size {text!r} is less than one byte; write it like 5MB or 512KB")
-    return size
+    if not 1 <= size <= MAX_CORPUS_BYTES:  # NaN and infinity included
+        raise UserError(f"size {text!r} must be between 1 byte and {MAX_CORPUS_BYTES // 10**9:,}GB; "
+                        "write it like 5MB")
+    return int(size)

@@ -32,34 +32,24 @@ def _datasets():
     return datasets
 
 
-def parse_spec(arg: str) -> tuple[str, str | None, str | None, str]:
-    """NAME[@REV][:CONFIG][:SPLIT][:COLUMN] -> (NAME[@REV], config, split, column); `?stream` is
-    taken off first (split_options)."""
-    parts = arg.split(":")
+def parse_spec(arg: str) -> tuple[str, str | None, str | None, str | None, str, bool]:
+    """NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream] -> (name, revision, config, split, column, stream);
+    a local path that exists as written keeps its '@'."""
+    spec, stream, option = arg.partition("?")
+    if stream and option != "stream":
+        raise UserError(f"hf:{arg}: unknown option {option!r}; the one option is ?stream "
+                        "(hf:NAME@REV:CONFIG:SPLIT:COLUMN?stream)")
+    parts = spec.split(":")
     if not parts[0].strip() or len(parts) > 4:
-        raise UserError(f"hf:{arg} must look like hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream], e.g. "
+        raise UserError(f"hf:{spec} must look like hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream], e.g. "
                         "hf:roneneldan/TinyStories or hf:path/to/saved::train:text")
     name, config, split, column = (parts + [""] * 3)[:4]
-    return name, config or None, split or None, column or DEFAULT_FIELD
-
-
-def split_options(arg: str) -> tuple[str, bool]:
-    """'SPEC?stream' -> (SPEC, True); the only option."""
-    spec, sep, options = arg.partition("?")
-    if sep and options != "stream":
-        raise UserError(f"hf:{arg}: unknown option {options!r}; the one option is ?stream "
-                        "(hf:NAME@REV:CONFIG:SPLIT:COLUMN?stream)")
-    return spec, bool(sep)
-
-
-def split_revision(name: str) -> tuple[str, str | None]:
-    """'user/data@REV' -> ('user/data', 'REV'); a local path that exists as written keeps its '@'."""
-    if "@" not in name or Path(name).expanduser().exists():
-        return name, None
-    base, _, rev = name.rpartition("@")
-    if not base or not rev:
-        raise UserError(f"hf:{name}: write a revision as hf:NAME@REV (a commit sha, tag or branch)")
-    return base, rev
+    revision = None
+    if "@" in name and not Path(name).expanduser().exists():
+        name, _, revision = name.rpartition("@")
+        if not name or not revision:
+            raise UserError(f"hf:{parts[0]}: write a revision as hf:NAME@REV (a commit sha, tag or branch)")
+    return name, revision, config or None, split or None, column or DEFAULT_FIELD, bool(stream)
 
 
 def _is_saved(path: Path) -> bool:
@@ -144,20 +134,17 @@ def _check_column(ds, column: str, where: str) -> None:
     datasets = _datasets()
     streamed = isinstance(ds, datasets.IterableDataset)
     first = next(iter(ds.take(1)), None) if streamed else None  # a stream's columns: its first row's
-    if streamed and first is None:
+    if (first is None) if streamed else (ds.num_rows == 0):
         raise UserError(f"{where} has no rows; choose another split or dataset")
     columns = list(first or ()) if streamed else ds.column_names
     if column not in columns:
         raise UserError(f"{where} has no column {column!r} (columns: {', '.join(columns)}); "
                         "name the text column with hf:NAME:CONFIG:SPLIT:COLUMN")
-    if streamed:
-        return
-    feature = ds.features[column]
-    if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
+    feature = None if streamed else ds.features[column]
+    if feature is not None and not (isinstance(feature, datasets.Value)
+                                    and feature.dtype in ("string", "large_string")):
         raise UserError(f"{where}: column {column!r} holds {feature}, not strings; name a text column "
                         "with hf:NAME:CONFIG:SPLIT:COLUMN")
-    if ds.num_rows == 0:
-        raise UserError(f"{where} has no rows; choose another split or dataset")
 
 
 def documents(ds, column: str, where: str) -> Iterator[str]:
@@ -196,26 +183,21 @@ def stream_fingerprint(name: str, revision: str | None, config: str | None, role
 def hf_corpus(arg: str) -> Corpus:
     """The corpus for `hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]`."""
     spec = f"hf:{arg}"
-    arg, stream = split_options(arg)
-    name, config, split, column = parse_spec(arg)
-    name, revision = split_revision(name)
+    name, revision, config, split, column, stream = parse_spec(arg)
     splits = load_splits(name, config, revision, stream)
-    train_split, val_split = choose_splits(splits, split, spec)
-    train, val = splits[train_split], splits[val_split] if val_split else None
-    where = {role: f"{spec} (split {s!r})" for role, s in (("train", train_split), ("val", val_split))}
-    for role, ds in (("train", train), ("val", val)):
-        if ds is not None:
-            _check_column(ds, column, where[role])
-    if next(documents(train, column, where["train"]), None) is None:
+    roles = dict(zip(("train", "val"), choose_splits(splits, split, spec), strict=True))
+    parts = [(role, splits[s]) for role, s in roles.items() if s is not None]
+    where = {role: f"{spec} (split {s!r})" for role, s in roles.items()}
+    for role, ds in parts:
+        _check_column(ds, column, where[role])
+    docs = {role: lambda ds=ds, role=role: documents(ds, column, where[role]) for role, ds in parts}
+    if next(docs["train"](), None) is None:
         raise UserError(f"{where['train']} has no documents: every row's {column!r} is empty")
-    parts = [("train", train)] + ([("val", val)] if val is not None else [])
-    roles = {"train": train_split, "val": val_split}
     return Corpus(
         spec=spec, kind="hf", fingerprint=stream_fingerprint(name, revision, config, roles, column) if stream
         else fingerprint(parts, column),
-        train_docs=lambda: documents(train, column, where["train"]),
-        val_docs=(lambda: documents(val, column, where["val"])) if val is not None else None,
-        meta={"dataset": name, "revision": revision, "config": config, "column": column, "train_split": train_split,
-              "val_split": val_split, "streaming": stream,
+        train_docs=docs["train"], val_docs=docs.get("val"),
+        meta={"dataset": name, "revision": revision, "config": config, "column": column,
+              "train_split": roles["train"], "val_split": roles["val"], "streaming": stream,
               "rows": {role: getattr(ds, "num_rows", None) for role, ds in parts}},  # a stream: unknown
     )

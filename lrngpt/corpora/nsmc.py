@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from lrngpt.core.fsio import check_regular
 from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.download import cache_dir, download
 from lrngpt.corpora.text import bounded_lines, find_named, fingerprint_files, open_bytes
@@ -66,8 +65,7 @@ def downloaded_files() -> tuple[Path, Path]:
     """Both files in cache_dir()/nsmc, from LRN_NSMC_URL (a mirror; the tests' local server) or GitHub;
     no size or sha256 of them is published, so nothing is pinned."""
     base = os.environ.get("LRN_NSMC_URL", URL).rstrip("/")
-    train, test = (download(f"{base}/{name}", cache_dir() / "nsmc" / name, size=None, sha256=None)
-                   for name in (TRAIN, TEST))
+    train, test = (download(f"{base}/{name}", cache_dir() / "nsmc" / name) for name in (TRAIN, TEST))
     return train, test
 
 
@@ -76,13 +74,8 @@ def nsmc_corpus(path: str | None) -> Corpus:
     spec = f"nsmc:{path}" if path else "nsmc"
     if path and Path(path).expanduser().is_file():
         train, test = Path(path).expanduser(), None
-    elif path:
-        directory = Path(path).expanduser()
-        if not directory.is_dir():
-            check_regular(directory, "nsmc corpus")  # /dev/null, a FIFO: said as what they are
-            raise UserError(f"{spec}: no such file or directory; give the {TRAIN} file or the directory that "
-                            "holds it, or write nsmc to download it")
-        train, test = find_named(directory, TRAIN, "nsmc"), find_named(directory, TEST, "nsmc")
+    elif path:  # a directory, or what is there said as what it is
+        train, test = find_named(Path(path).expanduser(), "nsmc", TRAIN, TEST)
     else:
         train, test = downloaded_files()
     files = [(train, "train")] + ([(test, "test")] if test else [])

@@ -7,13 +7,14 @@ record stops with its file and line (or row); a lone UTF-16 surrogate is refused
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lrngpt.corpora.base import LIMITS, Corpus
-from lrngpt.corpora.text import bounded_lines, find_files, fingerprint_files, open_bytes
+from lrngpt.corpora.text import bounded_lines, files_corpus, find_files, open_bytes
 from lrngpt.errors import UserError
 
 DEFAULT_FIELD = "text"
@@ -35,14 +36,12 @@ def split_spec(kind: str, arg: str, what: str) -> tuple[str, str]:
     return (path, name or DEFAULT_FIELD) if sep and path else (arg, DEFAULT_FIELD)
 
 
+NAMES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}
+
+
 def describe(value) -> str:
     """How a JSON / Arrow value reads in a message."""
-    if value is None:
-        return "null"
-    for kind, name in ((bool, "a boolean"), (int | float, "a number"), (list, "a list"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return f"a {type(value).__name__}"
+    return NAMES.get(type(value), f"a {type(value).__name__}")
 
 
 def check_text(value, where: str, field: str) -> str:
@@ -59,12 +58,9 @@ def check_text(value, where: str, field: str) -> str:
 def column_texts(batches: Iterable[list], where: str, column: str) -> Iterator[str]:
     """The stripped, non-empty strings of a column read a batch of rows at a time (a Parquet file,
     an Arrow dataset); a value that is not a string is a UserError naming its row."""
-    row = 0
-    for values in batches:
-        for value in values:
-            if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
-                yield text
-            row += 1
+    for row, value in enumerate(itertools.chain.from_iterable(batches)):
+        if text := check_text(value, f"{where}: row {row} (from 0)", column).strip():
+            yield text
 
 
 # ---- JSON Lines ---------------------------------------------------------------------------
@@ -105,47 +101,23 @@ def jsonl_documents(path: Path, field: str) -> Iterator[str]:
                 yield text
 
 
-def _records_corpus(kind: str, arg: str, files: list, field: str, read, meta: dict) -> Corpus:
-    """The corpus of `files`, each read by `read(path, field)`; refused when no record has text."""
-    paths = [f for f, _ in files]
-
-    def docs() -> Iterator[str]:
-        for p in paths:
-            yield from read(p, field)
-
-    if next(iter(docs()), None) is None:
-        raise UserError(f"{kind}:{arg} has no documents: no record has a non-empty {field!r}; "
-                        "give files that contain text")
-    return Corpus(
-        spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(f"{kind}\0{field}", files),
-        train_docs=docs, val_docs=None,
-        meta={"files": [str(p) for p in paths], **meta, "bytes": sum(p.stat().st_size for p in paths)},
-    )
-
-
 def jsonl_corpus(arg: str) -> Corpus:
     """The corpus for `jsonl:PATH[:FIELD]`."""
     path, field = split_spec("jsonl", arg, "FIELD")
-    return _records_corpus("jsonl", arg, find_files([path], JSONL_SUFFIXES), field, jsonl_documents,
-                           {"field": field})
+    return files_corpus("jsonl", arg, find_files([path], JSONL_SUFFIXES), lambda p: jsonl_documents(p, field),
+                        f"no record has a non-empty {field!r}", f"jsonl\0{field}", field=field)
 
 
 # ---- Parquet ------------------------------------------------------------------------------
 
-def _pyarrow_parquet():
-    try:
-        # optional: its absence is said in one line
+def _open_parquet(path: Path, column: str):
+    """The file, checked: readable, has `column`, and the column holds strings."""
+    try:  # optional: its absence is said in one line
+        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise UserError("parquet: corpora need the pyarrow package: `pip install pyarrow` "
                         "(or `pip install lrngpt[parquet]`)") from None
-    return pq
-
-
-def _open_parquet(path: Path, column: str):
-    """The file, checked: readable, has `column`, and the column holds strings."""
-    pq = _pyarrow_parquet()
-    import pyarrow as pa
 
     try:
         # pre_buffer=False: no read-ahead of whole row groups; buffer_size: stream each column chunk
@@ -157,8 +129,7 @@ def _open_parquet(path: Path, column: str):
         raise UserError(f"{path} has no column {column!r} (columns: {', '.join(schema.names)}); "
                         "name the column to read with parquet:PATH:COLUMN")
     kind = schema.field(column).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
-            or getattr(pa.types, "is_string_view", lambda t: False)(kind)):
+    if str(kind) not in ("string", "large_string", "string_view"):
         raise UserError(f"{path}: column {column!r} holds {kind}, not strings; name a text column "
                         "with parquet:PATH:COLUMN")
     return pf
@@ -194,4 +165,5 @@ def parquet_corpus(arg: str) -> Corpus:
     rows = sum(_open_parquet(p, column).metadata.num_rows for p, _ in files)  # checks every file's schema
     if rows == 0:
         raise UserError(f"parquet:{arg} has no rows; give files that contain text")
-    return _records_corpus("parquet", arg, files, column, parquet_documents, {"column": column, "rows": rows})
+    return files_corpus("parquet", arg, files, lambda p: parquet_documents(p, column),
+                        f"no record has a non-empty {column!r}", f"parquet\0{column}", column=column, rows=rows)

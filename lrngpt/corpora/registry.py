@@ -17,6 +17,7 @@ from lrngpt.corpora.tinystories import source, tinystories_corpus
 from lrngpt.errors import UserError
 
 # kind -> its loader (of the argument after `KIND:`); a downloaded corpus with no argument is fetched
+# (by DOWNLOADS[kind], which fetch() calls before any work)
 LOADERS: dict[str, Callable[[str], Corpus]] = {
     "stories": stories_corpus,
     "text": text_corpus,
@@ -27,36 +28,29 @@ LOADERS: dict[str, Callable[[str], Corpus]] = {
     "hf": hf_corpus,
 }
 KINDS = tuple(LOADERS)
+DOWNLOADS: dict[str, Callable[[], object]] = {"tinystories": fetch_tinystories, "nsmc": downloaded_files}
 
 
 def load_corpus(spec: str) -> Corpus:
     """Parse a corpus string and return the corpus it names."""
-    corpus = _load(spec.strip())
+    kind, _, arg = spec.strip().partition(":")
+    if kind not in LOADERS:
+        raise UserError(f"unknown corpus kind {kind!r} in {spec.strip()!r}; use one of stories[:SIZE], text:PATH, "
+                        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
+                        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]")
+    corpus = LOADERS[kind](arg)
     logging.debug(f"corpus {corpus.spec}: fingerprint {corpus.fingerprint[:12]}, "
                   f"{'its own validation split' if corpus.has_own_split else 'split by lrn'}"
                   + "".join(f", {k} {v}" for k, v in corpus.meta.items() if isinstance(v, str | int)))
     return corpus
 
 
-def _load(spec: str) -> Corpus:
-    kind, _, arg = spec.partition(":")
-    if kind in LOADERS:
-        return LOADERS[kind](arg)
-    raise UserError(
-        f"unknown corpus kind {kind!r} in {spec!r}; use one of stories[:SIZE], text:PATH, "
-        "tinystories[:PATH], nsmc[:PATH], jsonl:PATH[:FIELD], parquet:PATH[:COLUMN], "
-        "hf:NAME[@REV][:CONFIG][:SPLIT][:COLUMN][?stream]"
-    )
-
-
 def fetch(spec: str) -> None:
     """Download what a corpus string needs from the network, so a missing file or no network stops a
     command before it writes or trains anything. Corpora on disk need nothing."""
     kind, _, arg = spec.strip().partition(":")
-    if kind == "tinystories" and not arg:
-        fetch_tinystories()
-    elif kind == "nsmc" and not arg:
-        downloaded_files()
+    if not arg and kind in DOWNLOADS:
+        DOWNLOADS[kind]()
 
 
 def pinned_source(spec: str) -> dict | None:

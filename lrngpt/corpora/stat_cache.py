@@ -1,8 +1,8 @@
 """Hash a corpus once: fingerprints recognised by the files' stat, as git's index does.
 
-`cached_fingerprint` remembers a sha256 (in this process and CACHE_DIR/fingerprints.json) under each
-file's path, size, mtime_ns, ctime_ns, inode and device; `LRN_VERIFY=1` always hashes. A file whose
-mtime is within `RACY_NS` of the hash's start is not remembered (git's "racily clean").
+`cached_fingerprint` remembers a sha256 in CACHE_DIR/fingerprints.json under each file's path, size,
+mtime_ns, ctime_ns, inode and device; `LRN_VERIFY=1` always hashes. A file whose mtime is within
+`RACY_NS` of the hash's start is not remembered (git's "racily clean").
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from lrngpt.errors import UserError
 CACHE_NAME = "fingerprints.json"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem's mtime granularity in use (FAT's)
 MAX_ENTRIES = 512  # the oldest entries are dropped past this
-_memo: dict[str, str] = {}
 _verify = False
 
 
@@ -74,16 +73,8 @@ def write_entries(name: str, entries: dict, **fields) -> None:
 
 
 def _read() -> dict:
-    return {k: v for k, v in read_entries(CACHE_NAME).items()
-            if isinstance(v, dict) and isinstance(v.get("fingerprint"), str)}
-
-
-def _remember(key: str, fingerprint: str, kind: str, n_files: int) -> None:
-    entries = _read()
-    entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": n_files, "at": time.time()}
-    if len(entries) > MAX_ENTRIES:
-        entries = dict(sorted(entries.items(), key=lambda kv: kv[1].get("at", 0))[-MAX_ENTRIES:])
-    write_entries(CACHE_NAME, entries)
+    return {k: v for k, v in read_entries(CACHE_NAME).items() if isinstance(v, dict)
+            and isinstance(v.get("fingerprint"), str) and isinstance(v.get("at"), int | float)}
 
 
 def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callable[[], str]) -> str:
@@ -94,20 +85,14 @@ def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callab
         return compute()
     key, newest = keyed
     what = f"{kind} fingerprint of {len(files)} file(s)"
-    if not verifying():
-        if key in _memo:
-            logging.debug(f"{what}: known in this process, files not read")
-            return _memo[key]
-        entry = _read().get(key)
-        if entry is not None:
-            logging.debug(f"{what}: same stat as in {cache_path()}, files not read")
-            _memo[key] = entry["fingerprint"]
-            return entry["fingerprint"]
+    if not verifying() and (entry := _read().get(key)) is not None:
+        logging.debug(f"{what}: same stat as in {cache_path()}, files not read")
+        return entry["fingerprint"]
     fingerprint = compute()
     after = _stat_key(kind, files)
     if after is not None and after[0] == key and newest < started - RACY_NS:  # unchanged while read, not racy
-        _memo[key] = fingerprint
-        _remember(key, fingerprint, kind, len(files))
+        entries = _read() | {key: {"fingerprint": fingerprint, "kind": kind, "files": len(files), "at": time.time()}}
+        write_entries(CACHE_NAME, dict(sorted(entries.items(), key=lambda kv: kv[1]["at"])[-MAX_ENTRIES:]))
         logging.debug(f"{what}: hashed{' (verify)' if verifying() else ''} and remembered")
     else:
         logging.debug(f"{what}: hashed, not remembered (a file changed in the last {RACY_NS // 10**9} s, "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lrngpt.core.fsio import atomic_open, user_path
 from lrngpt.core.ownership import check_file_target, recorded
-from lrngpt.corpora.base import EOT, Corpus, parse_size
+from lrngpt.corpora.base import EOT, UNITS, Corpus, parse_size
 from lrngpt.corpora.stories_words import (
     ARCS,
     BAD,
@@ -168,12 +168,9 @@ def write_stories(out: str | Path, size_bytes: int, seed: int = 0, force: bool =
         out.parent.mkdir(parents=True, exist_ok=True)
     n_docs = n_bytes = 0
     with atomic_open(out, "w", encoding="utf-8", replace=recorded("stories corpus")) as f:
-        for i, doc in enumerate(generate_stories(size_bytes, seed)):
-            if i:
-                f.write(f"\n{EOT}\n")
-            f.write(doc)
-            n_docs += 1
-            n_bytes += len(doc.encode("utf-8"))
+        for doc in generate_stories(size_bytes, seed):
+            f.write(f"\n{EOT}\n{doc}" if n_docs else doc)
+            n_docs, n_bytes = n_docs + 1, n_bytes + len(doc)  # ASCII only, so characters are bytes
     return {"path": str(out), "documents": n_docs, "bytes": n_bytes, "seed": seed}
 
 
@@ -206,7 +203,4 @@ def stories_corpus(arg: str) -> Corpus:
 
 
 def _format_size(size: int) -> str:
-    for unit, mult in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if size % mult == 0:
-            return f"{size // mult}{unit}"
-    return str(size)
+    return next((f"{size // mult}{unit}" for unit, mult in UNITS.items() if size % mult == 0), str(size))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 _DATA = resources.files("lrngpt.corpora")
@@ -12,14 +13,9 @@ _DATA = resources.files("lrngpt.corpora")
 
 def _sections() -> dict[str, str]:
     """stories.txt's sections by name: the text between `== NAME ==` lines (comments before the first)."""
-    out: dict[str, list[str]] = {}
-    lines: list[str] = []
-    for line in _DATA.joinpath("stories.txt").read_text(encoding="utf-8").splitlines():
-        if line.startswith("== ") and line.endswith(" =="):
-            lines = out.setdefault(line[3:-3], [])
-        elif out:
-            lines.append(line)
-    return {name: "\n".join(body) for name, body in out.items()}
+    text = _DATA.joinpath("stories.txt").read_text(encoding="utf-8")
+    parts = re.split(r"^== (.*) ==\n", text, flags=re.MULTILINE)[1:]
+    return {name: body.removesuffix("\n") for name, body in zip(parts[::2], parts[1::2], strict=True)}
 
 
 _TEXT = _sections()
@@ -60,6 +56,15 @@ def plural(w: str) -> str:
     return _IRREGULAR_PLURAL.get(w) or _add_s(w)
 
 
+def _stem(w: str) -> str:
+    """What a suffix starting with e joins (-ed, -er, -est): danc-ed, cri-ed, happi-er, bigg-est."""
+    if w.endswith("e"):
+        return w[:-1]
+    if w.endswith("y") and w[-2] not in _VOWELS:
+        return w[:-1] + "i"
+    return w + w[-1] if _double_final(w) else w
+
+
 def verb_forms(w: str) -> tuple[str, str, str, str]:
     """(base, 3rd person singular, past, -ing)."""
     s = _IRREGULAR_3SG.get(w) or _add_s(w)
@@ -71,30 +76,12 @@ def verb_forms(w: str) -> tuple[str, str, str, str]:
         ing = w + w[-1] + "ing"
     else:
         ing = w + "ing"
-    if w in _IRREGULAR_PAST:
-        past = _IRREGULAR_PAST[w]
-    elif w.endswith("e"):
-        past = w + "d"
-    elif w.endswith("y") and w[-2] not in _VOWELS:
-        past = w[:-1] + "ied"
-    elif _double_final(w):
-        past = w + w[-1] + "ed"
-    else:
-        past = w + "ed"
-    return w, s, past, ing
+    return w, s, _IRREGULAR_PAST.get(w) or _stem(w) + "ed", ing
 
 
 def compare_forms(w: str) -> tuple[str, str]:
     """(comparative, superlative): big -> bigger, biggest; happy -> happier, happiest."""
-    if w.endswith("e"):
-        stem = w[:-1]
-    elif w.endswith("y") and w[-2] not in _VOWELS:
-        stem = w[:-1] + "i"
-    elif _double_final(w):
-        stem = w + w[-1]
-    else:
-        stem = w
-    return stem + "er", stem + "est"
+    return _stem(w) + "er", _stem(w) + "est"
 
 
 def with_article(w: str) -> str:
@@ -104,34 +91,33 @@ def with_article(w: str) -> str:
 
 # ---- word pools that sentence slots draw from -------------------------------------------------
 
-GOOD, BAD, ADJ_THING, ADJ_CREATURE, ADJ_PERSON, ADJ_PLACE, COMPARABLE, ADVERBS, ADJ_FOOD, SAY, OPENERS = (
-    tuple(_TEXT[k].split()) for k in ("good", "bad", "adj_thing", "adj_creature", "adj_person", "adj_place",
-                                      "comparable", "adverbs", "adj_food", "say", "openers"))
-VERBS_MOVE, VERBS_ABOUT, VERBS_DAY, VERBS_NOISE, VERBS_THING, VERBS_FOOD, VERBS_ANIMAL = (
-    tuple(_TEXT["verbs_" + k].split()) for k in ("move", "about", "day", "noise", "thing", "food", "animal"))
-INTERJECTIONS, ORDINALS = tuple(_TEXT["interjections"].split()), tuple(_TEXT["ordinals"].split())
-FOOD_PL = tuple(plural(w) for w in _TEXT["food_pl"].split())
+def _words(section: str) -> tuple[str, ...]:
+    return tuple(_TEXT[section].split())
+
+
+GOOD, BAD = _words("good"), _words("bad")
 FEARS = tuple(_TEXT["fears"].splitlines())
 SOUNDS = dict(line.split() for line in _TEXT["sounds"].splitlines())
 _COUNTABLE = ("animal", "object", "clothing", "vehicle", "nature", "job", "shape", "instrument", "furniture",
               "bug", "flower", "body", "character", "home")
+_VERBS = {"any_action": CATEGORIES["action"]} | {key: _words("verbs_" + section) for key, section in (
+    ("vt", "thing"), ("vf", "food"), ("va", "animal"), ("move", "move"), ("about", "about"), ("day", "day"),
+    ("noise", "noise"))}
 
 FRESH: dict[str, tuple[str, ...]] = {"any_" + cat: words for cat, words in CATEGORIES.items()}
 FRESH.update({f"any_{cat}_pl": tuple(plural(w) for w in CATEGORIES[cat]) for cat in _COUNTABLE})
-for _key, _verbs in (("any_action", CATEGORIES["action"]), ("vt", VERBS_THING), ("vf", VERBS_FOOD),
-                     ("va", VERBS_ANIMAL), ("move", VERBS_MOVE), ("about", VERBS_ABOUT), ("day", VERBS_DAY),
-                     ("noise", VERBS_NOISE)):
-    _forms = [verb_forms(v) for v in _verbs]
-    for _i, _suffix in enumerate(("", "_s", "_ed", "_ing")):
-        FRESH[_key + _suffix] = tuple(f[_i] for f in _forms)
-FRESH.update({"any_good": GOOD, "any_bad": BAD, "adj_thing": ADJ_THING, "adj_creature": ADJ_CREATURE,
-              "adj_person": ADJ_PERSON, "adj_place": ADJ_PLACE, "adv": ADVERBS, "adj_food": ADJ_FOOD,
-              "say": SAY, "opener": OPENERS, "ordinal": ORDINALS, "interj": INTERJECTIONS, "food_pl": FOOD_PL,
-              "count": tuple(str(n) for n in range(11, 101)),
-              "Vt": tuple(v.capitalize() for v in VERBS_THING),
+for _key, _verbs in _VERBS.items():  # {move}, {move_s}, {move_ed}, {move_ing}
+    _columns = zip(*map(verb_forms, _verbs), strict=True)  # the bases, 3rd persons, pasts and -ings
+    FRESH.update(zip((_key, f"{_key}_s", f"{_key}_ed", f"{_key}_ing"), _columns, strict=True))
+FRESH.update({slot: _words(section) for slot, section in (  # (slot, the stories.txt section it draws from)
+    ("any_good", "good"), ("any_bad", "bad"), ("adj_thing", "adj_thing"), ("adj_creature", "adj_creature"),
+    ("adj_person", "adj_person"), ("adj_place", "adj_place"), ("adv", "adverbs"), ("adj_food", "adj_food"),
+    ("say", "say"), ("opener", "openers"), ("ordinal", "ordinals"), ("interj", "interjections"))})
+FRESH.update({"food_pl": tuple(plural(w) for w in _words("food_pl")), "count": tuple(str(n) for n in range(11, 101)),
+              "Vt": tuple(v.capitalize() for v in _VERBS["vt"]),
               "Action": tuple(v.capitalize() for v in CATEGORIES["action"]),
-              "cmp": tuple(compare_forms(w)[0] for w in COMPARABLE),
-              "sup": tuple(compare_forms(w)[1] for w in COMPARABLE)})
+              "cmp": tuple(compare_forms(w)[0] for w in _words("comparable")),
+              "sup": tuple(compare_forms(w)[1] for w in _words("comparable"))})
 for _key in list(FRESH):  # "{a_any_animal}" -> "an owl", "{A_any_colour}" -> "An orange"
     FRESH["a_" + _key] = tuple(with_article(w) for w in FRESH[_key])
     FRESH["A_" + _key] = tuple(with_article(w).capitalize() for w in FRESH[_key])

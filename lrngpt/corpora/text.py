@@ -8,9 +8,10 @@ import codecs
 import contextlib
 import gzip
 import hashlib
+import itertools
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, cast
 
@@ -91,13 +92,19 @@ def _on(device: int, path: str) -> bool:
         return False
 
 
-def find_named(directory: Path, name: str, kind: str) -> Path:
-    """`name` or `name.gz` inside `directory` (for corpora made of known files)."""
-    for candidate in (directory / name, directory / f"{name}.gz"):
-        if candidate.is_file():
-            return candidate
-    raise UserError(f"{kind}:{directory} has no {name} (or {name}.gz); put the file there, or omit the "
-                    "path to download it")
+def find_named(directory: Path, kind: str, *names: str) -> list[Path]:
+    """Each of `names` (or `name.gz`) inside `directory`, for corpora made of known files."""
+    if not directory.is_dir():
+        check_regular(directory, f"{kind} corpus")  # /dev/null, a FIFO: said as what they are
+        raise UserError(f"{kind}:{directory}: no such directory; give the directory that holds "
+                        f"{' and '.join(names)}, or write {kind} to download them")
+    found = []
+    for name in names:
+        if not (there := [f for f in (directory / name, directory / f"{name}.gz") if f.is_file()]):
+            raise UserError(f"{kind}:{directory} has no {name} (or {name}.gz); put the file there, or omit the "
+                            "path to download it")
+        found.append(there[0])
+    return found
 
 
 def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
@@ -105,8 +112,7 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
     decoder = codecs.getincrementaldecoder("utf-8")()
     pos = 0  # bytes handed to the decoder so far
     with open_bytes(path) as f:
-        while True:
-            data = f.read(chunk_size)
+        for data in itertools.chain(iter(lambda: f.read(chunk_size), b""), [b""]):  # then b"": the final decode
             pending = len(decoder.getstate()[0])  # undecoded bytes from the previous chunk
             try:
                 text = decoder.decode(data, final=not data)
@@ -120,19 +126,15 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
             pos += len(data)
             if text:
                 yield text
-            if not data:
-                return
 
 
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
                     where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also across chunks; raw pieces. A piece longer than `max_chars`
     is a UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
-    done: list[str] = []  # searched pieces of the current document
-    size = 0  # their characters
-    tail = ""
-    keep = len(sep) - 1
-    index = 0  # the current document, from 0
+    pieces: list[str] = []  # the current document's text, searched
+    size = index = 0  # their characters; the current document, from 0
+    tail = ""  # the text after them, which may be the start of a separator
 
     def check(n: int) -> None:
         if max_chars is not None and n > max_chars:
@@ -142,23 +144,19 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
                             f"{sep} or split the text into files")
 
     for chunk in chunks:
-        parts = (tail + chunk).split(sep)
-        if len(parts) > 1:
-            check(size + len(parts[0]))
-            yield "".join(done) + parts[0]
-            for part in parts[1:-1]:
-                index += 1
-                check(len(part))
-                yield part
-            done, size, index = [], 0, index + 1
-        tail = parts[-1]
-        if len(tail) > keep:
-            done.append(tail[: len(tail) - keep])
-            size += len(tail) - keep
-            tail = tail[len(tail) - keep :]
-        check(size)  # (the tail may be the start of a separator: it counts once it is known not to be)
+        *docs, tail = (tail + chunk).split(sep)
+        for doc in docs:
+            if pieces:
+                doc, pieces, size = "".join(pieces) + doc, [], 0
+            check(len(doc))
+            yield doc
+            index += 1
+        if (cut := len(tail) - len(sep) + 1) > 0:  # that much of the tail is known not to start a separator
+            pieces.append(tail[:cut])
+            size, tail = size + cut, tail[cut:]
+        check(size)
     check(size + len(tail))
-    yield "".join(done) + tail
+    yield "".join(pieces) + tail
 
 
 def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) -> Iterator[str]:
@@ -175,32 +173,15 @@ def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) ->
 
 
 def bounded_lines(f: BinaryIO, path: Path, max_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(line number from 1, raw line) of a binary file, read CHUNK_SIZE bytes at a time (readline is slow
-    on gzip); a line past `max_bytes` (LIMITS.max_line_bytes) is a UserError as soon as it is read."""
+    """(line number from 1, raw line) of a binary file; a line past `max_bytes` (LIMITS.max_line_bytes)
+    is a UserError once that much of it is read, so a file of one huge line is never held whole."""
     limit = LIMITS.max_line_bytes if max_bytes is None else max_bytes
-    pending: list[bytes] = []  # pieces of the line being read, and their bytes
-    lineno, size = 0, 0
-
-    def too_long() -> UserError:
-        where = " of the uncompressed text" if path.name.endswith(".gz") else ""
-        return UserError(f"{path}: line {lineno + 1}{where} is longer than {limit:,} bytes; a line holds one "
-                         "record (one document), so split it, or check that this is the right file")
-
-    while block := f.read(CHUNK_SIZE):
-        start = 0
-        while (end := block.find(b"\n", start)) != -1:
-            if size + end + 1 - start > limit:
-                raise too_long()
-            lineno += 1
-            yield lineno, b"".join([*pending, block[start : end + 1]]) if pending else block[start : end + 1]
-            pending, size, start = [], 0, end + 1
-        if start < len(block):
-            pending.append(block[start:])
-            size += len(block) - start
-            if size > limit:
-                raise too_long()
-    if pending:
-        yield lineno + 1, b"".join(pending)
+    for lineno, line in enumerate(iter(lambda: f.readline(limit + 1), b""), 1):
+        if len(line) > limit:
+            where = " of the uncompressed text" if path.name.endswith(".gz") else ""
+            raise UserError(f"{path}: line {lineno}{where} is longer than {limit:,} bytes; a line holds one "
+                            "record (one document), so split it, or check that this is the right file")
+        yield lineno, line
 
 
 def fingerprint_files(kind: str, files: list[tuple[Path, str]]) -> str:
@@ -225,20 +206,28 @@ def _is_empty(path: Path) -> bool:
         return not f.read(1)
 
 
+def files_corpus(kind: str, arg: str, files: list[tuple[Path, str]], read: Callable[[Path], Iterator[str]],
+                 what: str, key: str | None = None, empty: Callable[[], bool] | None = None, **meta) -> Corpus:
+    """The corpus `kind:arg` of `files` in order, each read by `read(path)`, fingerprinted under `key`
+    (default `kind`); refused when `empty()` (by default: no file holds a document), `what` saying why."""
+    paths = [f for f, _ in files]
+
+    def docs() -> Iterator[str]:
+        for p in paths:
+            yield from read(p)
+
+    if empty() if empty else next(docs(), None) is None:
+        raise UserError(f"{kind}:{arg} has no documents: {what}; give files that contain text")
+    return Corpus(spec=f"{kind}:{arg}", kind=kind, fingerprint=fingerprint_files(key or kind, files),
+                  train_docs=docs, val_docs=None,
+                  meta={"files": [str(p) for p in paths], **meta, "bytes": sum(p.stat().st_size for p in paths)})
+
+
 def text_corpus(arg: str) -> Corpus:
     """The corpus for `text:PATH[,PATH...]`."""
     args = [a.strip() for a in arg.split(",") if a.strip()]
     if not args:
         raise UserError("text needs a path: write text:PATH[,PATH...] (files or directories of .txt/.txt.gz)")
     files = find_files(args)
-    if all(_is_empty(f) for f, _ in files):
-        raise UserError(f"text:{arg}: every file is empty; give files that contain text")
-    paths = [f for f, _ in files]
-    return Corpus(
-        spec=f"text:{arg}",
-        kind="text",
-        fingerprint=fingerprint_files("text", files),
-        train_docs=lambda: iter_documents(paths),
-        val_docs=None,
-        meta={"files": [str(p) for p in paths], "bytes": sum(p.stat().st_size for p in paths)},
-    )
+    return files_corpus("text", arg, files, lambda path: iter_documents([path]), "every file is empty",
+                        empty=lambda: all(_is_empty(f) for f, _ in files))  # one byte read: a load reads no corpus

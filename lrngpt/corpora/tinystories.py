@@ -49,14 +49,6 @@ def source() -> dict:
             "cache": str(cache_path())}
 
 
-def _local_files(path: str) -> tuple[Path, Path]:
-    directory = Path(path).expanduser()
-    if not directory.is_dir():
-        raise UserError(f"tinystories:{path}: not a directory; give the directory that holds {TRAIN} "
-                        f"and {VALID}")
-    return find_named(directory, TRAIN, "tinystories"), find_named(directory, VALID, "tinystories")
-
-
 def downloaded_files() -> tuple[Path, Path]:
     """The two files in the cache, downloaded (and checked) when missing; offline, one line names the
     missing files, the cache directory and the ways on."""
@@ -85,7 +77,7 @@ def fetch() -> None:
 
 def tinystories_corpus(path: str | None) -> Corpus:
     """The corpus for `tinystories[:PATH]`: train file for training, valid file as its own split."""
-    train, valid = _local_files(path) if path else downloaded_files()
+    train, valid = find_named(Path(path).expanduser(), "tinystories", TRAIN, VALID) if path else downloaded_files()
     return Corpus(
         spec=f"tinystories:{path}" if path else "tinystories",
         kind="tinystories",

@@ -1,4 +1,3 @@
-import hashlib
 import os
 import socket
 
@@ -9,7 +8,6 @@ from lrngpt.corpora.download import cache_dir, download
 from lrngpt.errors import UserError
 
 BODY = os.urandom(300_000)
-SHA = hashlib.sha256(BODY).hexdigest()
 
 
 @pytest.fixture
@@ -19,8 +17,7 @@ def server(http_server):
 
 
 def fetch(server, dest, **kw):
-    kw = {"size": len(BODY), "sha256": SHA, "progress": False} | kw
-    return download(f"{server.url}/f.bin", dest, **kw)
+    return download(f"{server.url}/f.bin", dest, **{"progress": False} | kw)
 
 
 def test_complete_download_lands_at_dest_without_part_file(server, tmp_path):
@@ -68,39 +65,17 @@ def test_server_ignoring_range_restarts_from_zero(server, tmp_path):
     assert dest.read_bytes() == BODY
 
 
-def test_sha256_mismatch_moves_file_aside_and_raises(server, tmp_path):
-    dest = tmp_path / "f.bin"
-    with pytest.raises(UserError, match=r"wrong sha256 .*moved to .*f\.bin\.bad and not used"):
-        fetch(server, dest, sha256="0" * 64)
-    assert not dest.exists() and not (tmp_path / "f.bin.part").exists()
-    assert (tmp_path / "f.bin.bad").read_bytes() == BODY
-
-
-def test_size_mismatch_raises(server, tmp_path):
-    with pytest.raises(UserError, match=f"wrong size {len(BODY)} bytes, expected 5"):
-        fetch(server, tmp_path / "f.bin", size=5, sha256=None)
-    assert not (tmp_path / "f.bin").exists()
-
-
-def test_existing_corrupt_file_is_replaced(server, tmp_path):
-    dest = tmp_path / "f.bin"
-    dest.write_bytes(b"junk")
-    fetch(server, dest)
-    assert dest.read_bytes() == BODY
-    assert (tmp_path / "f.bin.bad").read_bytes() == b"junk"
-
-
 def test_unreachable_server_says_so_and_suggests_local_path(tmp_path):
     with socket.socket() as s:  # a port that nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(UserError, match=f"could not reach http://127.0.0.1:{port}/f.bin.*local PATH"):
-        download(f"http://127.0.0.1:{port}/f.bin", tmp_path / "f.bin", size=None, sha256=None, progress=False)
+        download(f"http://127.0.0.1:{port}/f.bin", tmp_path / "f.bin", progress=False)
 
 
 def test_http_error_is_a_user_error(server, tmp_path):
     with pytest.raises(UserError, match="HTTP 404"):
-        download(f"{server.url}/missing", tmp_path / "m", size=None, sha256=None, progress=False)
+        download(f"{server.url}/missing", tmp_path / "m", progress=False)
 
 
 def test_cache_dir_prefers_lrn_cache_dir_then_xdg_then_home(monkeypatch, tmp_path):
@@ -116,7 +91,7 @@ def test_cache_dir_prefers_lrn_cache_dir_then_xdg_then_home(monkeypatch, tmp_pat
 
 def test_part_file_the_server_cannot_resume_is_restarted(server, tmp_path):
     (tmp_path / "f.bin.part").write_bytes(b"x" * (len(BODY) + 10))  # server answers 416
-    dest = fetch(server, tmp_path / "f.bin", size=None)
+    dest = fetch(server, tmp_path / "f.bin")
     assert [rng for _, rng in server.requests] == [f"bytes={len(BODY) + 10}-", None]
     assert dest.read_bytes() == BODY
 
@@ -147,29 +122,3 @@ def test_part_with_the_asked_start_is_appended(server, tmp_path):
     dest = fetch(server, tmp_path / "f.bin")
     assert server.requests == [("/f.bin", "bytes=500-")]
     assert dest.read_bytes() == BODY
-
-
-def test_a_server_that_streams_without_end_is_read_only_to_the_pinned_size(server, tmp_path):
-    server.endless.add("/f.bin")  # the file, then junk for ever, and no Content-Length
-    dest = tmp_path / "f.bin"
-    with pytest.raises(UserError, match=f"wrong size: it goes on past that, expected {len(BODY)}"):
-        fetch(server, dest)
-    assert (tmp_path / "f.bin.bad").read_bytes() == BODY and not dest.exists()  # kept to inspect, never used
-    assert server.sent["/f.bin"] < 64 * 2**20  # we stopped reading; the server gave up long before its 1 GiB
-    server.endless.clear()
-    assert fetch(server, dest) == dest and dest.read_bytes() == BODY  # a sane server afterwards: fetched afresh
-
-
-def test_one_check_of_a_pinned_file_for_downloads_and_hub_files(tmp_path):
-    import hashlib
-
-    from lrngpt.corpora.download import pinned_problem
-
-    f = tmp_path / "corpus.txt"
-    f.write_bytes(b"once upon a time")
-    digest = hashlib.sha256(b"once upon a time").hexdigest()
-    assert pinned_problem(f, 16, digest.upper()) is None and pinned_problem(f, None, None) is None
-    assert pinned_problem(f, 17, digest) == "size 16 bytes, expected 17"
-    assert pinned_problem(f, 16, "0" * 64) == f"sha256 {digest}, expected {'0' * 64}"
-    seen = []  # a Hub file's digest comes from the stat cache: the check takes it as given
-    assert pinned_problem(f, 16, "ab", digest=lambda p: seen.append(p) or "ab") is None and seen == [f]

@@ -77,7 +77,7 @@ def test_directory_missing_test_file_is_a_user_error(tmp_path):
 
 
 def test_missing_path_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="no such file or directory"):
+    with pytest.raises(UserError, match="no such directory; give the directory that holds ratings_train.txt"):
         nsmc_corpus(str(tmp_path / "nope"))
 
 

@@ -19,7 +19,6 @@ OLD = time.time() - 3600  # an mtime well before the hash: not racy
 
 @pytest.fixture
 def corpus_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(stat_cache, "_memo", {})  # as a fresh process: only the cache file remembers
     monkeypatch.setattr(stat_cache, "RACY_NS", 0)  # os.utime just set the ctime: racy under the real 2 s
     path = tmp_path / "c.txt"
     path.write_text("Lily saw a cat.<|endoftext|>Tom ran." * 2000, encoding="utf-8")
@@ -46,7 +45,6 @@ def test_a_cache_hit_opens_no_corpus_file_and_gives_the_full_hash(corpus_file, r
     first = fingerprint_files("text", files)
     assert first == hash_files("text", files) and len(reads) == 2  # the first call hashed it (and so did we)
     reads.clear()
-    monkeypatch.setattr(stat_cache, "_memo", {})  # a new process: the cache file answers
     assert fingerprint_files("text", files) == first and reads == []
     doc = json.loads(stat_cache.cache_path().read_text())
     assert [e["fingerprint"] for e in doc["entries"].values()].count(first) == 1
@@ -103,7 +101,6 @@ def test_loading_a_corpus_again_reads_a_few_bytes_not_the_file(corpus_file, monk
             f.write("Once upon a time there was a cat.<|endoftext|>" * 500)  # ~4.7 MB
     os.utime(big, (OLD, OLD))
     first = load_corpus(f"text:{big}").fingerprint
-    monkeypatch.setattr(stat_cache, "_memo", {})
 
     def rchar() -> int:
         with open("/proc/self/io") as f:

@@ -90,7 +90,7 @@ def test_directory_without_txt_files_is_a_user_error(tmp_path):
 def test_all_empty_files_is_a_user_error(tmp_path):
     write(tmp_path / "a.txt", "")
     write(tmp_path / "b.txt.gz", "")
-    with pytest.raises(UserError, match="every file is empty"):
+    with pytest.raises(UserError, match="text:.* has no documents: every file is empty; give files that contain"):
         text_corpus(str(tmp_path))
 
 

@@ -29,7 +29,7 @@ def test_missing_valid_file_is_a_user_error(tmp_path):
 
 
 def test_path_that_is_not_a_directory_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="not a directory"):
+    with pytest.raises(UserError, match="no such directory; give the directory that holds TinyStoriesV2-GPT4-train.txt"):
         ts.tinystories_corpus(str(tmp_path / "nope"))
 
 
@@ -165,3 +165,14 @@ def test_a_mirror_without_the_file_or_at_another_commit_is_refused_in_one_line(m
     with pytest.raises(UserError, match=f"wrong commit {'0' * 40}, expected {ts.REVISION}"):
         ts.tinystories_corpus(None)
     assert not (tmp_path / "tinystories" / ts.VALID).exists()
+
+
+def test_a_pinned_file_is_checked_by_size_then_sha256(tmp_path):
+    from lrngpt.corpora.hub_file import pinned_problem
+
+    f = tmp_path / "corpus.txt"
+    f.write_bytes(b"once upon a time")
+    digest = hashlib.sha256(b"once upon a time").hexdigest()
+    assert pinned_problem(f, 16, digest.upper()) is None
+    assert pinned_problem(f, 17, digest) == "size 16 bytes, expected 17"
+    assert pinned_problem(f, 16, "0" * 64) == f"sha256 {digest}, expected {'0' * 64}"
