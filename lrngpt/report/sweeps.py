@@ -22,16 +22,13 @@ from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import RunDir, read_metrics
 
 
-def scale_notes(dirs: list[Path]) -> list[str]:
-    """A note for each scale other than full: its steps and batch were shrunk."""
-    sweeps = [SweepDir(d).definition(partial=True) for d in dirs]  # a damaged sweep.json is named, not passed over
-    names = [SweepDir(d).name() for d in dirs]
+def scale_notes(docs: list[dict]) -> list[str]:
+    """A note for each scale other than full (`docs`: sweep_docs'): its steps and batch were shrunk."""
     shrunk: dict[str, list[str]] = {}
-    for d, name, sweep in zip(dirs, names, sweeps, strict=True):
-        scale = sweep.get("scale")
-        if scale and scale != "full":
-            shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
-    return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
+    for doc in docs:
+        if doc["scale"] and doc["scale"] != "full":
+            shrunk.setdefault(str(doc["scale"]), []).append(doc["label"])
+    return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(docs) > 1 else "")
             + ": steps and batch were shrunk; these are not the full-size numbers.</p>"
             for scale, which in shrunk.items()]
 
@@ -89,10 +86,10 @@ def findings_html(findings: list[Finding]) -> str:
             "docs/width-depth-study.md.</p>") + "".join(map(finding_html, findings))
 
 
-def sweep_sections(dirs: list[Path], findings: list[Finding], tokens: list[str] | None = None,
+def sweep_sections(docs: list[dict], findings: list[Finding], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
-    """The page's sections; a findings section first when `findings` were judged (a width study)."""
-    docs = sweep_docs(dirs)
+    """The page's sections (`docs`: sweep_docs'); a findings section first when `findings` were judged
+    (a width study)."""
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
