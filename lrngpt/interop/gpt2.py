@@ -14,6 +14,7 @@ import importlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer as HFTokenizer
@@ -82,9 +83,10 @@ def gpt_config_from_hf(hf: dict) -> GPTConfig:
                 raise UserError(f"it sets {key}={json.dumps(hf[key])}; lrn's GPT has plain causal self-attention "
                                 f"only ({key}={json.dumps(plain)})")
         ffn, approximate = ACTIVATIONS[activation]
+        values: dict[str, Any] = {ours: hf.get(theirs, OPTIONAL.get(theirs)) for ours, theirs in FIELDS.items()}
         # ffn_mult 1 first: GPTConfig checks the width before n_inner is divided by it
-        g = GPTConfig(**{ours: hf.get(theirs, OPTIONAL.get(theirs)) for ours, theirs in FIELDS.items()}, ffn=ffn,
-                      ffn_mult=1, norm_position="pre", qkv_bias=True, bias=True, gelu_approximate=approximate)
+        g = GPTConfig(**values, ffn=ffn, ffn_mult=1, norm_position="pre", qkv_bias=True, bias=True,
+                      gelu_approximate=approximate)
         if g.vocab_size < MIN_VOCAB:
             raise UserError(f"vocab_size is {g.vocab_size}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
         inner = hf.get("n_inner")
