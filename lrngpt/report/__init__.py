@@ -79,8 +79,7 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     if checkpoint is not None and checkpoint not in CHECKPOINTS:
         raise UserError(f"{option('checkpoint')} must be last, best or init (got {checkpoint!r})")
     out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
-    # a directory is refused, with report.html as the example; an earlier unchanged report is replaced,
-    # nothing else ever is
+    # a directory is refused (example report.html); an earlier unchanged report is replaced, nothing else is
     check_file_target(out, force, "report", replace_own=True, example="report.html")
     if kinds == ["chapter"]:
         return write_chapter_report(dirs[0], out)
