@@ -9,10 +9,12 @@ layout differs: Hugging Face's `Conv1D` weights are (in, out), the transpose of 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer as HFTokenizer
@@ -29,6 +31,13 @@ from lrngpt.store.rundir import RunDir
 from lrngpt.tokenizer.bpe import MIN_VOCAB, Tokenizer
 
 SOURCE = "gpt2-import"
+# GPTConfig's fields -> config.json's names: the one table both ways read (the first five are required).
+FIELDS = {"vocab_size": "vocab_size", "context_length": "n_positions", "n_embd": "n_embd", "n_head": "n_head",
+          "n_layer": "n_layer", "dropout": "resid_pdrop", "init_std": "initializer_range",
+          "layer_norm_eps": "layer_norm_epsilon", "tie_embeddings": "tie_word_embeddings"}
+OPTIONAL = {"resid_pdrop": 0.0, "initializer_range": 0.02, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True}
+# Attention switches GPT-2 may flip, at the value lrn's plain causal self-attention has.
+PLAIN_ATTENTION = {"add_cross_attention": False, "scale_attn_by_inverse_layer_idx": False, "scale_attn_weights": True}
 # Hugging Face activation names -> (our ffn, gelu_approximate). gelu_new, gelu_fast and
 # gelu_pytorch_tanh are the same tanh formula written three ways.
 ACTIVATIONS = {
@@ -63,57 +72,31 @@ def safetensors():
 # ---- config -------------------------------------------------------------------------------
 
 def gpt_config_from_hf(hf: dict) -> GPTConfig:
-    """Our GPTConfig for a Hugging Face GPT2Config dict; refuses the variants our GPT does not have."""
-    def need(key):
-        if not isinstance(hf.get(key), int) or isinstance(hf.get(key), bool):
-            raise UserError(f"config.json lacks the integer {key!r} a GPT-2 config has")
-        return hf[key]
-
-    def number(key, default):
-        value = hf.get(key, default)
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise UserError(f"config.json has {key} {value!r}; a number was expected")
-        return value  # GPTConfig checks it is finite and in range
-
-    def flag(key, default):
-        value = hf.get(key, default)
-        if not isinstance(value, bool):
-            raise UserError(f"config.json has {key} {json.dumps(value)}; true or false was expected")
-        return value
-
-    V, D, T = need("vocab_size"), need("n_embd"), need("n_positions")
-    if V < MIN_VOCAB:
-        raise UserError(f"config.json has vocab_size {V}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
-    if D < 1:
-        raise UserError(f"config.json has n_embd {D}; a positive width was expected")
-    inner = hf.get("n_inner")
-    if inner is None:
-        inner = 4 * D
-    if not isinstance(inner, int) or isinstance(inner, bool) or inner < 1:
-        raise UserError(f"config.json has n_inner {json.dumps(inner)}; a positive integer or null was expected")
-    if inner % D:
-        raise UserError(f"config.json has n_inner {inner}, not a multiple of n_embd {D}; lrn's ffn_mult is whole")
-    activation = hf.get("activation_function", "gelu_new")
-    if not isinstance(activation, str) or activation not in ACTIVATIONS:
-        raise UserError(f"config.json has activation_function {json.dumps(activation)}; "
-                        f"lrn imports {', '.join(ACTIVATIONS)}")
-    for key, unsupported in (("add_cross_attention", True), ("scale_attn_by_inverse_layer_idx", True),
-                             ("scale_attn_weights", False)):
-        if flag(key, not unsupported) == unsupported:
-            raise UserError(f"config.json sets {key}={json.dumps(unsupported)}; "
-                            "lrn's GPT has plain causal self-attention only")
-    ffn, approximate = ACTIVATIONS[activation]
+    """Our GPTConfig for a Hugging Face GPT2Config dict; refuses the variants our GPT does not have.
+    GPTConfig checks each value's type and range; a refusal names config.json's key, not model.KEY."""
     try:
-        return GPTConfig(
-            vocab_size=V, context_length=T, n_embd=D, n_head=need("n_head"), n_layer=need("n_layer"),
-            dropout=number("resid_pdrop", 0.0), ffn=ffn, ffn_mult=inner // D, norm_position="pre",
-            qkv_bias=True, tie_embeddings=flag("tie_word_embeddings", True),
-            init_std=number("initializer_range", 0.02), bias=True, gelu_approximate=approximate,
-            layer_norm_eps=number("layer_norm_epsilon", 1e-5),
-        )
-    except UserError as e:  # GPTConfig speaks of model.KEY; say which file holds the value
-        raise UserError(f"config.json: {e.text} (config.json's names: n_positions, n_embd, n_head, n_layer, "
-                        "resid_pdrop, initializer_range, layer_norm_epsilon)") from None
+        activation = hf.get("activation_function", "gelu_new")
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise UserError(f"activation_function is {json.dumps(activation)}; lrn imports {', '.join(ACTIVATIONS)}")
+        for key, plain in PLAIN_ATTENTION.items():
+            if hf.get(key, plain) is not plain:
+                raise UserError(f"it sets {key}={json.dumps(hf[key])}; lrn's GPT has plain causal self-attention "
+                                f"only ({key}={json.dumps(plain)})")
+        ffn, approximate = ACTIVATIONS[activation]
+        values: dict[str, Any] = {ours: hf.get(theirs, OPTIONAL.get(theirs)) for ours, theirs in FIELDS.items()}
+        # ffn_mult 1 first: GPTConfig checks the width before n_inner is divided by it
+        g = GPTConfig(**values, ffn=ffn, ffn_mult=1, norm_position="pre", qkv_bias=True, bias=True,
+                      gelu_approximate=approximate)
+        if g.vocab_size < MIN_VOCAB:
+            raise UserError(f"vocab_size is {g.vocab_size}; lrn needs at least {MIN_VOCAB} (256 bytes + {EOT})")
+        inner = hf.get("n_inner")
+        inner = 4 * g.n_embd if inner is None else inner
+        if not isinstance(inner, int) or isinstance(inner, bool) or inner < 1 or inner % g.n_embd:
+            raise UserError(f"n_inner is {json.dumps(inner)}; null or a positive multiple of n_embd {g.n_embd} "
+                            "was expected (lrn's ffn_mult is whole)")
+        return dataclasses.replace(g, ffn_mult=inner // g.n_embd)
+    except UserError as e:  # GPTConfig speaks of model.KEY: say config.json's name
+        raise UserError("config.json: " + re.sub(r"model\.(\w+)", lambda m: FIELDS.get(m[1], m[1]), e.text)) from None
 
 
 def hf_config_from_gpt(g: GPTConfig, eot_id: int) -> dict:
@@ -128,15 +111,10 @@ def hf_config_from_gpt(g: GPTConfig, eot_id: int) -> dict:
                         "runs with model.ffn=gelu or relu can be exported")
     return {
         "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
-        "vocab_size": g.vocab_size, "n_positions": g.context_length, "n_embd": g.n_embd,
-        "n_layer": g.n_layer, "n_head": g.n_head, "n_inner": None if g.ffn_mult == 4 else g.ffn_mult * g.n_embd,
-        "activation_function": activation,
-        "resid_pdrop": g.dropout, "embd_pdrop": g.dropout, "attn_pdrop": g.dropout,
-        "layer_norm_epsilon": g.layer_norm_eps, "initializer_range": g.init_std,
-        "scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False,
-        "reorder_and_upcast_attn": False, "add_cross_attention": False,
-        "tie_word_embeddings": g.tie_embeddings, "use_cache": True,
-        "bos_token_id": eot_id, "eos_token_id": eot_id, "dtype": "float32",
+        **{theirs: getattr(g, ours) for ours, theirs in FIELDS.items()},
+        "n_inner": None if g.ffn_mult == 4 else g.ffn_mult * g.n_embd, "activation_function": activation,
+        "embd_pdrop": g.dropout, "attn_pdrop": g.dropout, **PLAIN_ATTENTION, "reorder_and_upcast_attn": False,
+        "use_cache": True, "bos_token_id": eot_id, "eos_token_id": eot_id, "dtype": "float32",
     }
 
 
@@ -153,46 +131,36 @@ def weight_names(n_layer: int) -> dict[str, tuple[str, bool]]:
 
 def state_dict_from_hf(hf_sd: dict[str, torch.Tensor], gcfg: GPTConfig) -> dict[str, torch.Tensor]:
     """Hugging Face GPT-2 weights -> our GPT's state dict (float32, Conv1D weights transposed),
-    checked key by key and shape by shape against the model the config describes."""
+    checked name by name and shape by shape, in the file's layout, against the model the config describes."""
     with torch.device("meta"):
         expected = GPT(gcfg).state_dict()
     names = weight_names(gcfg.n_layer)
-    from_hf = {hf: (ours, transpose) for ours, (hf, transpose) in names.items()}
-    ours: dict[str, torch.Tensor] = {}
-    source: dict[str, tuple[str, bool]] = {}  # our key -> (file key, transposed?) for error messages
-    lm_head = None
+    if not gcfg.tie_embeddings:
+        names["lm_head.weight"] = ("lm_head.weight", False)
+    wanted = {hf for hf, _ in names.values()}
+    found = {}  # the file's weights by name, `transformer.` dropped: (its key, tensor)
     for key, tensor in hf_sd.items():
         name = key.removeprefix("transformer.")
-        if BUFFER.fullmatch(name):
-            continue
-        if name == "lm_head.weight":
-            lm_head = tensor
-            continue
-        if name not in from_hf:
-            m = re.fullmatch(r"h\.\d+\.(.+)", name)
-            if m and m.group(1) in LAYER:  # a block past n_layer
-                raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
+        if name in wanted:
+            found[name] = key, tensor
+        elif (block := re.fullmatch(r"h\.\d+\.(.+)", name)) and block[1] in LAYER:  # a block past n_layer
+            raise UserError(f"weight {key!r} does not fit config.json (n_layer {gcfg.n_layer})")
+        elif not BUFFER.fullmatch(name) and name != "lm_head.weight":  # a tied head is the token table again
             raise UserError(f"unexpected weight {key!r}; this is not a plain GPT-2 checkpoint")
-        target, transpose = from_hf[name]
-        ours[target] = (tensor.t() if transpose else tensor).float().contiguous()
-        source[target] = (key, transpose)
-    if gcfg.tie_embeddings:
-        if "embedding.token.weight" in ours:
-            ours["lm_head.weight"] = ours["embedding.token.weight"]  # one tensor, saved once
-    elif lm_head is not None:
-        ours["lm_head.weight"] = lm_head.float().contiguous()
-        source["lm_head.weight"] = ("lm_head.weight", False)
-    missing = [k for k in expected if k not in ours]
+    missing = [hf for hf, _ in names.values() if hf not in found]
     if missing:
-        in_file = names.get(missing[0], ("lm_head.weight", False))[0]  # the file's name of it
-        raise UserError(f"the weights lack {in_file!r} (and {len(missing) - 1} more) that "
+        raise UserError(f"the weights lack {missing[0]!r} (and {len(missing) - 1} more) that "
                         f"config.json implies (n_layer {gcfg.n_layer}); the file is incomplete or not GPT-2")
-    for k, want in expected.items():
-        if ours[k].shape != want.shape:
-            key, transposed = source.get(k, (k, False))
-            got, want = (ours[k].t(), want.t()) if transposed else (ours[k], want)  # the file's layout
-            raise UserError(f"weight {key!r} has shape {tuple(got.shape)}, but config.json implies "
-                            f"{tuple(want.shape)}; config.json and the weights do not belong together")
+    ours = {}
+    for k, (hf, transpose) in names.items():
+        key, tensor = found[hf]
+        want = expected[k].shape[::-1] if transpose else expected[k].shape
+        if tensor.shape != want:
+            raise UserError(f"weight {key!r} has shape {tuple(tensor.shape)}, but config.json implies "
+                            f"{tuple(want)}; config.json and the weights do not belong together")
+        ours[k] = (tensor.t() if transpose else tensor).float().contiguous()
+    if gcfg.tie_embeddings:
+        ours["lm_head.weight"] = ours["embedding.token.weight"]  # one tensor, saved once
     return {k: ours[k] for k in expected}
 
 
@@ -237,20 +205,17 @@ def run_config_dict(gcfg: GPTConfig) -> dict:
             "train": {"seq_len": gcfg.context_length, "batch_size": batch, "seed": 0}}
 
 
-# ---- weights ------------------------------------------------------------------------------
-
-def _safetensors_load(path: Path) -> dict[str, torch.Tensor]:
-    st = safetensors()
-    if st is None:
-        raise UserError(f"{path.name} needs the safetensors package: `pip install safetensors` "
-                        "(or `pip install lrngpt[gpt2]`), or put pytorch_model.bin in the directory")
-    try:
-        return st.load_file(str(path))
-    except Exception as e:  # truncated or not a safetensors file
-        raise UserError(f"{path} cannot be read as safetensors ({type(e).__name__}: {e})") from None
-
-
-def _torch_load(path: Path) -> dict[str, torch.Tensor]:
+def _load_file(path: Path) -> dict[str, torch.Tensor]:
+    """One weights file, by its suffix: safetensors, else a PyTorch pickle of plain tensors only."""
+    if path.suffix == ".safetensors":
+        st = safetensors()
+        if st is None:
+            raise UserError(f"{path.name} needs the safetensors package: `pip install safetensors` "
+                            "(or `pip install lrngpt[gpt2]`), or put pytorch_model.bin in the directory")
+        try:
+            return st.load_file(str(path))
+        except Exception as e:  # truncated or not a safetensors file
+            raise UserError(f"{path} cannot be read as safetensors ({type(e).__name__}: {e})") from None
     try:
         sd = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:
@@ -261,75 +226,54 @@ def _torch_load(path: Path) -> dict[str, torch.Tensor]:
     return sd
 
 
-def _sharded(index: Path, load) -> dict[str, torch.Tensor]:
+def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
+    """(state dict, file it came from): safetensors when the package is there, else pytorch_model.bin;
+    a sharded index (*.index.json) is read file by file."""
+    options = ["model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json"]
+    present = [name for name in options if (hf_dir / name).is_file()]
+    if not present:
+        for name in options:  # a FIFO or a device under a weights name: named, not "no weights"
+            check_regular(hf_dir / name, "weights file")
+        raise UserError(f"{hf_dir} has no model.safetensors or pytorch_model.bin; "
+                        "download the PyTorch weights of the model into it")
+    usable = [name for name in present if safetensors() is not None or "safetensors" not in name]
+    name = (usable or present)[0]  # without the package, the first (safetensors) explains itself
+    index = hf_dir / name
+    if not name.endswith(".index.json"):
+        return _load_file(index), name
     try:
         files = sorted(set(json.loads(index.read_text())["weight_map"].values()))
     except (OSError, ValueError, KeyError, AttributeError, TypeError) as e:
         raise UserError(f"{index} is not a valid weight index ({type(e).__name__}: {e})") from None
     sd = {}
-    for name in files:
-        if not (index.parent / name).is_file():
-            raise UserError(f"{index} lists {name}, which is missing from {index.parent}")
-        sd.update(load(index.parent / name))
-    return sd
-
-
-def load_hf_weights(hf_dir: Path) -> tuple[dict[str, torch.Tensor], str]:
-    """(state dict, file it came from): safetensors when the package is there, else pytorch_model.bin."""
-    has_st = safetensors() is not None
-    options = [("model.safetensors", _safetensors_load), ("model.safetensors.index.json", None),
-               ("pytorch_model.bin", _torch_load), ("pytorch_model.bin.index.json", None)]
-    present = [(name, load) for name, load in options if (hf_dir / name).is_file()]
-    if not present:
-        for name, _ in options:  # a FIFO or a device under a weights name: named, not "no weights"
-            check_regular(hf_dir / name, "weights file")
-        raise UserError(f"{hf_dir} has no model.safetensors or pytorch_model.bin; "
-                        "download the PyTorch weights of the model into it")
-    usable = [(n, f) for n, f in present if has_st or "safetensors" not in n]
-    name, load = (usable or present)[0]  # without the package, the first (safetensors) explains itself
-    path = hf_dir / name
-    if load is None:
-        return _sharded(path, _safetensors_load if "safetensors" in name else _torch_load), name
-    return load(path), name
+    for shard in files:
+        if not (hf_dir / shard).is_file():
+            raise UserError(f"{index} lists {shard}, which is missing from {hf_dir}")
+        sd.update(_load_file(hf_dir / shard))
+    return sd, name
 
 
 # ---- tokenizer ----------------------------------------------------------------------------
 
 def load_hf_tokenizer(hf_dir: Path) -> tuple[Tokenizer, str]:
-    """The directory's byte-level BPE: tokenizer.json, else vocab.json + merges.txt converted."""
-    path = hf_dir / "tokenizer.json"
+    """The directory's byte-level BPE: tokenizer.json (Tokenizer.load refuses, naming the file, any
+    other kind), else vocab.json + merges.txt converted."""
+    path, vocab, merges = hf_dir / "tokenizer.json", hf_dir / "vocab.json", hf_dir / "merges.txt"
     if path.is_file():
-        try:
-            kind = json.loads(path.read_text(encoding="utf-8"))["model"]["type"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise UserError(f"{path} is not a valid tokenizer.json ({e})") from None
-        if kind != "BPE":
-            raise UserError(f"{path} is a {kind} tokenizer; lrn needs GPT-2's byte-level BPE")
-        return _with_source(lambda: Tokenizer.load(path), path), "tokenizer.json"
-    vocab, merges = hf_dir / "vocab.json", hf_dir / "merges.txt"
-    if vocab.is_file() and merges.is_file():
-        return _with_source(lambda: _from_vocab_merges(vocab, merges), vocab), "vocab.json+merges.txt"
-    raise UserError(f"{hf_dir} has no tokenizer.json and no vocab.json + merges.txt; "
-                    "lrn eval/sample need GPT-2's tokenizer: download those files into it")
-
-
-def _from_vocab_merges(vocab: Path, merges: Path) -> Tokenizer:
-
+        return Tokenizer.load(path), "tokenizer.json"
+    if not (vocab.is_file() and merges.is_file()):
+        raise UserError(f"{hf_dir} has no tokenizer.json and no vocab.json + merges.txt; "
+                        "lrn eval/sample need GPT-2's tokenizer: download those files into it")
     try:
         hf = HFTokenizer(models.BPE.from_file(str(vocab), str(merges)))
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        hf.decoder = decoders.ByteLevel()
+        hf.add_special_tokens([EOT])  # GPT-2's vocab.json has it at 50256; this marks it special
+        return Tokenizer(hf), "vocab.json+merges.txt"
+    except UserError as e:  # not byte-level, say
+        raise UserError(f"{vocab}: {e.text}") from None
     except Exception as e:  # tokenizers raises plain Exceptions on malformed files
-        raise UserError(f"{vocab.name} + {merges.name} cannot be read as a BPE vocabulary ({e})") from None
-    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    hf.decoder = decoders.ByteLevel()
-    hf.add_special_tokens([EOT])  # GPT-2's vocab.json has it at 50256; this marks it special
-    return Tokenizer(hf)
-
-
-def _with_source(make, path: Path) -> Tokenizer:
-    try:
-        return make()
-    except UserError as e:
-        raise UserError(f"{path}: {e.text}") from None
+        raise UserError(f"{vocab} + {merges.name} cannot be read as a BPE vocabulary ({e})") from None
 
 
 # ---- the run directory --------------------------------------------------------------------

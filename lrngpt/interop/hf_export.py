@@ -25,12 +25,9 @@ from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_di
 from lrngpt.store.rundir import RunDir, load_run
 from lrngpt.tokenizer.bpe import Tokenizer
 
-FORMATS = ("hf",)
 FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
          "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
-
-
 
 
 def tokenizer_files(tok: Tokenizer, context_length: int) -> dict[str, str]:
@@ -89,14 +86,10 @@ def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
 
 
 def _front_matter(name: str, license: str, datasets: list[str], corpus: str, bpb: float | None) -> str:
-    """YAML front matter: through huggingface_hub's ModelCardData when installed, by hand otherwise."""
-    try:
-        # optional: without it the front matter is written by hand
-        from huggingface_hub import EvalResult, ModelCardData
-    except ImportError:
-        lines = ["library_name: transformers", f"license: {license}", "pipeline_tag: text-generation",
-                 "tags: [gpt2, lrn-gpt]", *([f"datasets: [{', '.join(datasets)}]"] if datasets else [])]
-        return "\n".join(lines)
+    """YAML front matter by huggingface_hub's ModelCardData (a dependency of lrn's), val bpb as an
+    evaluation result, which the Hub shows."""
+    from huggingface_hub import EvalResult, ModelCardData  # here: only an export needs it
+
     results = [] if bpb is None else [EvalResult(
         task_type="text-generation", dataset_type=datasets[0] if datasets else "custom", dataset_name=corpus,
         dataset_split="validation", metric_type="bits_per_byte", metric_name="validation bits per byte",

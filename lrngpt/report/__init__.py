@@ -21,7 +21,7 @@ from lrngpt.explorer.views import check_dir
 from lrngpt.report.chapter_page import write_chapter_report
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
-from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_points, sweep_sections
+from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
 from lrngpt.store.layout import CHECKPOINTS, CONFIG, MARKER
 from lrngpt.store.rundir import RunDir
 
@@ -79,9 +79,7 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     if checkpoint is not None and checkpoint not in CHECKPOINTS:
         raise UserError(f"{option('checkpoint')} must be last, best or init (got {checkpoint!r})")
     out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
-    if out.is_dir():
-        raise UserError(f"{out} is a directory; give a file name with {option('out')}, such as {out / 'report.html'}")
-    # an earlier unchanged report is replaced; nothing else ever is
+    # a directory is refused (example report.html); an earlier unchanged report is replaced, nothing else is
     check_file_target(out, force, "report", replace_own=True, example="report.html")
     if kinds == ["chapter"]:
         return write_chapter_report(dirs[0], out)
@@ -111,12 +109,13 @@ def build_report(dirs, kind: str | None = None, explorer: dict | None = None, to
     """The HTML text and the titles of its sections; `explorer` is what write_explorer returned."""
     dirs = [Path(d) for d in ([dirs] if isinstance(dirs, str | Path) else dirs)]
     kind = kind or kind_of(dirs[0])
+    notes = []
     if kind == "run":
         sections = run_sections(dirs[0], tokens, checkpoint)
     else:
-        sections = sweep_sections(dirs, findings or [], tokens, checkpoint)
+        docs = sweep_docs(dirs)
+        sections, notes = sweep_sections(docs, findings or [], tokens, checkpoint), scale_notes(docs)
     sections.insert(-1, ("Embedding explorer", explorer_html(explorer, kind)))
-    notes = scale_notes(dirs) if kind == "sweep" else []
     names = [d.resolve().name for d in dirs]
     title = f"{kind.capitalize()} {' + '.join(names)}" if kind == "run" or len(dirs) == 1 else \
         f"Sweeps {' + '.join(names)}"

@@ -9,6 +9,7 @@ import base64
 import html
 import math
 import re
+from collections.abc import Sequence
 
 from lrngpt.explorer.page import head
 
@@ -63,17 +64,17 @@ def fmt(v, key: str = "") -> str:
     return f"{v:g}"  # rates and fractions: 0.01, 0.0001, 1e-05
 
 
-def rows_table(header: list[str], rows, raw: bool = False, kinds: list[str] | None = None,
-           row_kinds: list[str] | None = None) -> str:
-    """Numbers right-aligned and formatted by kind (the column's, or the row's for key-value tables);
-    `raw` cells are HTML already."""
+def rows_table(header: list[str], rows, raw: bool = False, kinds: Sequence[str | None] | None = None) -> str:
+    """Numbers right-aligned and formatted by kind: each column's (`kinds`, default its header), or where
+    a kind is None the row's label (key-value tables); `raw` cells are HTML already."""
     def cell(v, kind):
         num = isinstance(v, int | float) and not isinstance(v, bool)
         return f'<td class="num">{fmt(v, kind)}</td>' if num else f"<td>{v if raw else esc(fmt(v, kind))}</td>"
     head = "".join(f"<th>{esc(h)}</th>" for h in header) if any(header) else ""
+    kinds = kinds or [str(h).replace(" ", "_") for h in header]
     body = ""
-    for i, r in enumerate(rows):
-        ks = [row_kinds[i]] * len(r) if row_kinds else (kinds or [str(h).replace(" ", "_") for h in header])
+    for r in rows:
+        ks = [r[0] if k is None else k for k in kinds]
         body += "<tr>" + "".join(cell(v, ks[j] if j < len(ks) else "") for j, v in enumerate(r)) + "</tr>"
     return f"<div class=\"wide\"><table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table></div>"
 
@@ -88,14 +89,12 @@ def bullets(items) -> str:
 
 
 def kv_table(flat: dict) -> str:
-    items = sorted(flat.items())
-    return rows_table(["key", "value"], items, row_kinds=[k for k, _ in items])
+    return rows_table(["key", "value"], sorted(flat.items()), kinds=[None, None])
 
 
 def facts_table(facts: list[tuple[str, object]]) -> str:
     """A two-column table of labelled values, each formatted by its label."""
-    facts = [f for f in facts if f[1] is not None]
-    return rows_table(["", ""], facts, row_kinds=[label for label, _ in facts])
+    return rows_table(["", ""], [f for f in facts if f[1] is not None], kinds=[None, None])
 
 
 def folded(summary: str, body: str) -> str:

@@ -22,16 +22,13 @@ from lrngpt.runconfig.schema import flat_keys
 from lrngpt.store.rundir import RunDir, read_metrics
 
 
-def scale_notes(dirs: list[Path]) -> list[str]:
-    """A note for each scale other than full: its steps and batch were shrunk."""
-    sweeps = [SweepDir(d).definition(partial=True) for d in dirs]  # a damaged sweep.json is named, not passed over
-    names = [SweepDir(d).name() for d in dirs]
+def scale_notes(docs: list[dict]) -> list[str]:
+    """A note for each scale other than full (`docs`: sweep_docs'): its steps and batch were shrunk."""
     shrunk: dict[str, list[str]] = {}
-    for d, name, sweep in zip(dirs, names, sweeps, strict=True):
-        scale = sweep.get("scale")
-        if scale and scale != "full":
-            shrunk.setdefault(str(scale), []).append(name if names.count(name) == 1 else f"{name} ({d.name})")
-    return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(dirs) > 1 else "")
+    for doc in docs:
+        if doc["scale"] and doc["scale"] != "full":
+            shrunk.setdefault(str(doc["scale"]), []).append(doc["label"])
+    return [f'<p class="note">Scale <b>{esc(scale)}</b>' + (f" ({esc(', '.join(which))})" if len(docs) > 1 else "")
             + ": steps and batch were shrunk; these are not the full-size numbers.</p>"
             for scale, which in shrunk.items()]
 
@@ -47,6 +44,7 @@ def sweep_docs(dirs: list[Path]) -> list[dict]:
 
 
 FINDINGS_SECTION = "The chapter's findings"
+SWEPT = ("model.n_embd", "train.seed", "train.steps")  # a sweep's own columns; any other value is a setting
 
 
 def verdict_html(f: Finding) -> str:
@@ -89,10 +87,10 @@ def findings_html(findings: list[Finding]) -> str:
             "docs/width-depth-study.md.</p>") + "".join(map(finding_html, findings))
 
 
-def sweep_sections(dirs: list[Path], findings: list[Finding], tokens: list[str] | None = None,
+def sweep_sections(docs: list[dict], findings: list[Finding], tokens: list[str] | None = None,
                    checkpoint: str | None = None) -> list[tuple[str, str]]:
-    """The page's sections; a findings section first when `findings` were judged (a width study)."""
-    docs = sweep_docs(dirs)
+    """The page's sections (`docs`: sweep_docs'); a findings section first when `findings` were judged
+    (a width study)."""
     multi = len(docs) > 1
     figures = "".join(figure(png, f"{caption} ({name})") for name, caption, png in figure_pngs(docs)) \
         if any(doc["rows"] for doc in docs) else ""
@@ -157,44 +155,35 @@ def sweep_headline(docs: list[dict]) -> str:
 
 def results_html(docs: list[dict]) -> str:
     multi = len(docs) > 1
-    rows = [(doc, r) for doc in docs for r in doc["rows"]]
-    if not rows:
+    if not any(doc["rows"] for doc in docs):
         return "<p>No summary yet: no run has finished.</p>"
-    others = any(k not in ("model.n_embd", "train.seed", "train.steps") for _, r in rows for k in r.get("values", {}))
-    cols = [("sweep", "name")] * multi + [("d", "n_embd"), ("steps", "steps"), ("seed", "seed")] \
-        + [("settings", "settings")] * others + [
-        ("params", "params"), ("val bpb", "val_bpb"), ("train bpb", "train_bpb"), ("gap", "gap"), ("passes", "passes"),
-        ("best val bpb (step)", "best"), ("used axes", "used_axes"), ("seconds", "seconds")]
 
-    def cell(doc, r, key):
-        if key == "name":
-            return doc["label"]
-        if key == "settings":
-            return ", ".join(f"{k}={v}" for k, v in r.get("values", {}).items()
-                             if k not in ("model.n_embd", "train.seed", "train.steps")) or "-"
-        if key == "best":
-            return "-" if r.get("best_val_bpb") is None else \
-                f"{fmt(r['best_val_bpb'], 'bpb')} ({fmt(r['best_val_step'], 'step')})"
-        if key == "used_axes":
-            return f"{r['used_axes']}/{r['n_embd']}"
-        return r.get(key)
+    def table(title: str, cols: list[tuple[str, str]], pairs) -> str:
+        """(doc, entry) pairs as rows; `cols`: (header, the entry's field, also its kind), the sweep first."""
+        cols = [("sweep", "label")] * multi + cols
+        return titled_table(title, cols, [[{**e, "label": doc["label"]}.get(k) for _, k in cols] for doc, e in pairs])
 
-    text = titled_table("Runs", cols, [[cell(doc, r, k) for _, k in cols] for doc, r in rows])
-    wcols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"),
-                                           ("saved per doubling", "saved_per_doubling"), ("train bpb", "train_bpb"),
-                                           ("gap", "gap"), ("passes", "passes"), ("seeds", "seeds")]
-    wrows = [[doc["label"] if k == "name" else e.get(k) for _, k in wcols] for doc in docs for e in doc["by_width"]]
-    text += titled_table("By width (val bpb saved per doubling)", wcols, wrows)
+    runs = [(doc, {**r, "settings": ", ".join(f"{k}={v}" for k, v in r.get("values", {}).items() if k not in SWEPT)
+                   or "-", "used_axes": f"{r['used_axes']}/{r['n_embd']}",
+                   "best": "-" if r.get("best_val_bpb") is None else
+                   f"{fmt(r['best_val_bpb'], 'bpb')} ({fmt(r['best_val_step'], 'step')})"})
+            for doc in docs for r in doc["rows"]]
+    text = table("Runs", [("d", "n_embd"), ("steps", "steps"), ("seed", "seed")]
+                 + [("settings", "settings")] * any(r["settings"] != "-" for _, r in runs)
+                 + [("params", "params"), ("val bpb", "val_bpb"), ("train bpb", "train_bpb"), ("gap", "gap"),
+                    ("passes", "passes"), ("best val bpb (step)", "best"), ("used axes", "used_axes"),
+                    ("seconds", "seconds")], runs)
+    text += table("By width (val bpb saved per doubling)", [
+        ("series", "series"), ("d", "n_embd"), ("val bpb", "val_bpb"), ("saved per doubling", "saved_per_doubling"),
+        ("train bpb", "train_bpb"), ("gap", "gap"), ("passes", "passes"), ("seeds", "seeds")],
+        [(doc, e) for doc in docs for e in doc["by_width"]])
     groups = [(doc, g) for doc in docs for g in doc["seeds"] if len(g["seeds"]) > 1]
     if groups:
-        scols = [("sweep", "name")] * multi + [("series", "series"), ("d", "n_embd"), ("seeds", "seeds"),
-                                               *((c, "val_bpb") for c in ("val bpb", "mean", "max-min", "std"))]
-        srows = [[doc["label"]] * multi + [g[k] for k in ("series", "n_embd", "seeds", "val_bpb", "mean", "spread",
-                                                          "std")] for doc, g in groups]
-        text += titled_table("Over seeds", scols, srows)
-    pending = [(doc["label"], p) for doc in docs for p in doc["pending"]]
+        text += table("Over seeds", [("series", "series"), ("d", "n_embd"), ("seeds", "seeds"), ("val bpb", "val_bpb"),
+                                     ("mean", "mean"), ("max-min", "spread"), ("std", "std")], groups)
+    pending = [p for doc in docs for p in doc["pending"]]
     if pending:
-        text += f"<p>Not finished yet: {esc(', '.join(p for _, p in pending))}.</p>"
+        text += f"<p>Not finished yet: {esc(', '.join(pending))}.</p>"
     return text
 
 
