@@ -199,9 +199,12 @@ def _pct(x) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
-def _verdict(s: dict) -> str:
-    vals = [s[w][k] for w in ("planted", "vocabulary") for k in ("precision", "recall")]
-    return "works" if all(v is not None and v >= WORKS for v in vals) else "fails"
+def _verdict(s: dict) -> dict:
+    """One indicator's score against one truth: its verdict ("works" where precision and recall, on the
+    planted ids and on the vocabulary, all reach WORKS), and the four shares."""
+    shares = {w: {k: s[w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}
+    ok = all(v is not None and v >= WORKS for per in shares.values() for v in per.values())
+    return {"verdict": "works" if ok else "fails", **shares}
 
 
 def _read(out: Path) -> dict:
@@ -240,17 +243,12 @@ def _checked(path: Path) -> dict:
 
 
 def planted_scores(out: Path) -> dict:
-    """{indicator: {tying: verdict, precision and recall}} from out/planted.json, per truth."""
-    r = _read(out)
-    verdicts: dict[str, dict[str, dict]] = {}
-    for name in ("tied", "untied"):
-        for ind, s in r["runs"][name]["scores"].items():
-            per: dict[str, dict[str, Any]] = {truth: {"verdict": _verdict(s[truth]),
-                           **{w: {k: s[truth][w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}}
-                   for truth in TRUTHS}
-            verdicts.setdefault(ind, {})[name] = {**per["under_trained"], "never_read": per["never_read"]}
-    return {"verdicts": verdicts, "main": r.get("main", MAIN),
-            "reads_exact": {n: r["runs"][n]["reads_exact"] for n in ("tied", "untied")}}
+    """{tying: {"reads_exact", "verdicts": {indicator: {truth: verdict, precision and recall}}}} from
+    out/planted.json."""
+    runs = _read(out)["runs"]
+    return {name: {"reads_exact": runs[name]["reads_exact"],
+                   "verdicts": {ind: {truth: _verdict(s[truth]) for truth in TRUTHS}
+                                for ind, s in runs[name]["scores"].items()}} for name in ("tied", "untied")}
 
 
 def planted_findings(out: Path) -> list[Finding]:
@@ -260,18 +258,18 @@ def planted_findings(out: Path) -> list[Finding]:
     for truth, (text, source) in CLAIMS.items():
         for name in ("tied", "untied"):
             claim = Claim(f"planted-{truth.replace('_', '-')}-{name}", f"{text} ({name} GPT)", source)
-            evidence = [f"{name}: planted reads exact: {scores['reads_exact'][name]}"]
-            for ind, per in ((i, p) for i, p in scores["verdicts"].items() if name in p):
-                v = per[name] if truth == "under_trained" else per[name]["never_read"]
+            run = scores[name]
+            evidence = [f"{name}: planted reads exact: {run['reads_exact']}"]
+            for ind, per in run["verdicts"].items():
+                v = per[truth]
                 evidence.append(f"{ind} against {TRUTHS[truth]}: {v['verdict']}; planted precision "
                                 f"{_pct(v['planted']['precision'])} recall {_pct(v['planted']['recall'])}, vocabulary "
                                 f"precision {_pct(v['vocabulary']['precision'])} recall {_pct(v['vocabulary']['recall'])}")
-            own = scores["verdicts"]["own_movement"][name]
-            own = own if truth == "under_trained" else own["never_read"]
+            own = run["verdicts"]["own_movement"][truth]
             low = [f"{w} {k} " + ("- (none flagged)" if own[w][k] is None else f"{own[w][k]:.1%}") for w in ("planted", "vocabulary") for k in ("precision", "recall")
                    if own[w][k] is None or own[w][k] < WORKS]
             because = [f"{', '.join(low)}: below the {WORKS:.0%} that 'works' asks of precision and recall on the "
                        "planted ids and the vocabulary"] if low else []
             found.append(Finding.judged(claim, V.WORKS if own["verdict"] == "works" else V.FAILS, because, evidence,
-                                        {"own_movement": own, "reads_exact": scores["reads_exact"][name]}))
+                                        {"own_movement": own, "reads_exact": run["reads_exact"]}))
     return found
