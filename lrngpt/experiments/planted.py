@@ -33,6 +33,7 @@ from lrngpt.core.fsio import atomic_dir, read_json, write_json
 from lrngpt.core.once import parsed
 from lrngpt.data.prepared import PreparedData, load_prepared, prepare
 from lrngpt.errors import UserError
+from lrngpt.experiments.budget import check_minutes
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.runconfig.schema import RunConfig, load_config
@@ -87,9 +88,7 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     """The protocol as plain data with a time estimate from a probe; `minutes`: fewer steps to fit."""
     if scale not in PROTOCOLS:
         raise UserError(f"unknown scale {scale!r}; choose one of {', '.join(PROTOCOLS)}")
-    if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
-                                or not 0 < minutes < 1e6):
-        raise UserError(f"minutes must be a positive number, got {minutes!r}")
+    minutes = None if minutes is None else check_minutes(minutes, 5)
     p = PROTOCOLS[scale]
     plan = {"scale": scale, "protocol": dict(p), "steps": p["steps"], "overrides": _overrides(p, p["steps"]),
             "seed": 1337, "groups": {k: v for k, v in p["groups"].items()}}
