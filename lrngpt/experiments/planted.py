@@ -123,10 +123,9 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     want = sum(plan["groups"].values())
     if len(free) < want:
         raise UserError(f"only {len(free)} ids are never read by this text, {want} needed; plant fewer ids")
-    chosen = np.random.default_rng(plan["seed"]).choice(free, size=want, replace=False).tolist()
-    groups, at = {}, 0
-    for k, n in plan["groups"].items():
-        groups[int(k)], at = sorted(int(i) for i in chosen[at : at + n]), at + n
+    chosen = np.random.default_rng(plan["seed"]).choice(free, size=want, replace=False)
+    cuts = np.cumsum(list(plan["groups"].values()))[:-1]  # each group takes the next n of the chosen ids
+    groups = {int(k): sorted(map(int, ids)) for k, ids in zip(plan["groups"], np.split(chosen, cuts), strict=True)}
     new, where = plant(tokens, as_input, as_target, groups, plan["seed"], keep=tok.eot_id)
     meta = {**base.meta, "key": key, "planted": {"groups": {str(k): v for k, v in groups.items()},
                                                    "positions": {str(i): p for i, p in where.items()},
@@ -153,8 +152,7 @@ def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> d
     ref = reference_ids(run.tokenizer, rows)
     planted = [i for g in groups.values() for i in g]
     exact = all(int(inputs[i]) == c for c, g in groups.items() for i in g)
-    outside = np.ones(rows, dtype=bool)
-    outside[ref] = False
+    outside = ~np.isin(np.arange(rows), ref)  # the vocabulary without the reference tokens
     own = own_movement(inp, inp0, decay_factor(tc, steps), ref)
     scores = {"own_movement": score(own_flags(own, ref, steps), inputs, width, planted, outside)}
     for name, values in indicators(out, ref, None if tied else inp).items():
