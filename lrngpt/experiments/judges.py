@@ -59,7 +59,7 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str) -> str:
 
 def untrained(entries: list[dict]) -> dict[int, float]:
     """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
-    ratios = {e["n_embd"]: of_untrained(e, e.get("periodic")) for e in entries}
+    ratios = {e["n_embd"]: of_untrained(e) for e in entries}
     return {d: r for d, r in ratios.items() if r is not None and r > TRAINED}
 
 
