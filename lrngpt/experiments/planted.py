@@ -212,27 +212,24 @@ def _read(out: Path) -> dict:
 
 def _checked(path: Path) -> dict:
     r = read_json(path, "planted result")
+
+    def count(v, end: float = float("inf")) -> bool:  # an int in [0, end), not a bool
+        return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < end
     try:
-        for name in ("tied", "untied"):
-            run = r["runs"][name]
-            for s in run["scores"].values():
-                for truth, where, k in ((t, w, k) for t in TRUTHS for w in ("planted", "vocabulary")
-                                        for k in ("precision", "recall")):
-                    v = s[truth][where][k]
-                    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
-                        raise ValueError(f"{k} {v!r} is not a share")
-            if not isinstance(run["reads_exact"], bool) or not all(
-                    isinstance(run[k], int) and not isinstance(run[k], bool) and run[k] >= 0 for k in ("n_embd", "step", "vocab")):
+        for run in (r["runs"][name] for name in ("tied", "untied")):
+            for v in (s[t][w][k] for s in run["scores"].values() for t in TRUTHS for w in ("planted", "vocabulary")
+                      for k in ("precision", "recall")):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
+                    raise ValueError(f"{v!r} is not a share (a precision or recall)")
+            if not isinstance(run["reads_exact"], bool) or not all(count(run[k]) for k in ("n_embd", "step", "vocab")):
                 raise ValueError("reads_exact, n_embd, step or vocab is not what run_planted writes")
-            t = run["tokens"]
-            if not run["reference"] or not all(isinstance(i, int) and 0 <= i < run["vocab"] for i in run["reference"]):
+            if not run["reference"] or not all(count(i, run["vocab"]) for i in run["reference"]):
                 raise ValueError("the reference ids are not ids of the vocabulary")
-            columns = [np.asarray(t[k], dtype=np.float64) for k in ("input_reads", "own", "init_norm")]
+            columns = [np.asarray(run["tokens"][k], dtype=np.float64) for k in ("input_reads", "own", "init_norm")]
             if any(c.shape != (run["vocab"],) or not np.isfinite(c).all() or (c < 0).any() for c in columns):
                 raise ValueError("the token columns are not one non-negative number per token of the vocabulary")
-        for ids in r["groups"].values():
-            if not all(isinstance(i, int) and 0 <= i < r["runs"]["tied"]["vocab"] for i in ids):
-                raise ValueError("a planted id is outside the vocabulary")
+        if not all(count(i, r["runs"]["tied"]["vocab"]) for ids in r["groups"].values() for i in ids):
+            raise ValueError("a planted id is outside the vocabulary")
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UserError(f"{path} is not a planted result run_planted wrote ({type(e).__name__}: {e}); "
                         "run run_planted again into a fresh out directory") from None
