@@ -2508,7 +2508,7 @@ def test_a_planted_json_the_finding_can_read_is_not_refused(tmp_path):
     from lrngpt.experiments.planted import planted_scores
 
     (tmp_path / "planted.json").write_text(json.dumps(_planted_result()))
-    assert planted_scores(tmp_path)["verdicts"]["own_movement"]["tied"]["verdict"] == "fails"  # recall 50%
+    assert planted_scores(tmp_path)["tied"]["verdicts"]["own_movement"]["under_trained"]["verdict"] == "fails"  # recall 50%
 
 
 @pytest.mark.parametrize("kwargs", [{"scale": "huge"}, {"minutes": -1}, {"minutes": True}, {"minutes": "5"},

@@ -12,6 +12,7 @@ import math
 import time
 from typing import Any
 
+from lrngpt.corpora.base import parse_size
 from lrngpt.corpora.registry import load_corpus
 from lrngpt.data.prepared import cached_prepared, data_key
 from lrngpt.device.distributed import resolve_device
@@ -41,6 +42,7 @@ SERIES_SUMMARY_S = 12.0  # a level's summary and figures, measured at most 10 s 
 PROTOCOLS: dict[str, dict[str, Any]] = {
     # tokens per non-embedding parameter of the top level, tried largest first
     "cpu": {"scale": "cpu", "tops": [512, 256, 128, 64, 32], "min_steps": 20, "corpus": "stories:10MB",
+            "shapes": SHAPES, "levels": LEVELS,
             "set": {"data.vocab_size": 512, "model.context_length": 64, "train.batch_size": 32,
                     "train.eval_tokens": 20_000, "train.train_eval_tokens": 20_000}},
     # tests: three of the shapes (d / L still 47x), two levels, a few steps each
@@ -63,19 +65,15 @@ def non_embedding(n_layer: int, n_embd: int) -> int:
     return 12 * n_layer * n_embd ** 2 + 4 * n_layer * n_embd + 2 * n_embd
 
 
-def _shapes(protocol: dict) -> list[list[int]]:
-    return protocol.get("shapes", SHAPES)
-
-
-def shape_table(shapes: list[list[int]] | None = None) -> list[dict]:
+def shape_table(shapes: list[list[int]]) -> list[dict]:
     return [{"n_layer": n, "n_embd": d, "n_head": h, "non_embedding": non_embedding(n, d), "ratio": d / n}
-            for n, d, h in shapes or SHAPES]
+            for n, d, h in shapes]
 
 
 def level(tokens_per_param: float, protocol: dict) -> dict:
     """One level as a sweep of the width-depth study, its steps from the tokens per parameter."""
-    shapes = _shapes(protocol)
-    params = sum(s["non_embedding"] for s in shape_table(shapes)) / len(shapes)
+    shapes = protocol["shapes"]
+    params = sum(non_embedding(n, d) for n, d, _ in shapes) / len(shapes)
     per_step = protocol["set"]["train.batch_size"] * protocol["set"]["model.context_length"]
     steps = max(protocol["min_steps"], round(tokens_per_param * params / per_step))
     sets = {**protocol["set"], "data.corpus": protocol["corpus"], "train.steps": steps,
@@ -87,14 +85,13 @@ def level(tokens_per_param: float, protocol: dict) -> dict:
             "steps": steps, "tokens_read": steps * per_step}
 
 
-def _val_tokens(corpus: str, val_fraction: float) -> int:
-    size = corpus.removeprefix("stories:")
-    mb = float(size.removesuffix("MB")) if size.endswith("MB") else float(size.removesuffix("KB")) / 1000
-    return int(mb * 1e6 * val_fraction / BYTES_PER_TOKEN_512)
+def _tokens(corpus: str, share: float) -> int:
+    """The tokens of `share` of the generated stories `corpus` at vocabulary 512."""
+    return int(parse_size(corpus.removeprefix("stories:")) * share / BYTES_PER_TOKEN_512)
 
 
 def _axis_item(protocol: dict) -> str:
-    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in _shapes(protocol))
+    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in protocol["shapes"])
 
 
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
@@ -122,14 +119,14 @@ def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: 
                                 probe_tokens=cfgs[0].train.tokens_per_step)
     probe_s, data = time.perf_counter() - t0, from_dict(sweep.base).data
     fixed = probe_s + (0.0 if cached_prepared(data_key(load_corpus(data.corpus), data)) is not None else
-                       PREPARE_S + PREPARE_S_PER_MB * max(1.0, _val_tokens(protocol["corpus"], 1.0) * BYTES_PER_TOKEN_512 / 1e6))
-    n_val, at_once = _val_tokens(protocol["corpus"], 0.05), choice["points_at_once"]
+                       PREPARE_S + PREPARE_S_PER_MB * max(1.0, parse_size(protocol["corpus"].removeprefix("stories:")) / 1e6))
+    n_val, at_once = _tokens(protocol["corpus"], 0.05), choice["points_at_once"]
     slowdown = (choice.get("slowdown") or 1.0) if at_once > 1 else 1.0
     axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
     levels: list[dict] = []
     est = 0.0
     for top in protocol["tops"]:
-        levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol.get("levels", LEVELS)))]
+        levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol["levels"]))]
         for lv in levels:  # start-up, each point from its shape's probe on the packed slots, the summary
             points = resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points
             started = packing.order(points, lambda q: run_timing.params(q.config)) if at_once > 1 else points
@@ -142,12 +139,12 @@ def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: 
     else:
         smallest = math.ceil(est * PROBE_MARGIN / 60 * 2) / 2
         raise BudgetTooShort(f"{option('minutes', f'{minutes:g}')} is too short for the width-depth series here: the smallest (tokens per "
-                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in levels)}, {len(_shapes(protocol))} "
+                        f"parameter {', '.join(lv['name'].removeprefix('tpp-') for lv in levels)}, {len(protocol['shapes'])} "
                         f"shapes x {len(SEEDS)} seeds a level) takes about {est / 60:.1f} min on this machine; give "
                         f"{smallest:g} minutes or more", smallest)
     return {"minutes": minutes, "est_seconds": round(est, 1), "parts": {"probe": round(probe_s, 1),
                                                                          "prepare": round(fixed - probe_s, 1)},
-            "levels": levels, "shapes": shape_table(_shapes(protocol)), "protocol": "tiny" if tiny else "cpu",
+            "levels": levels, "shapes": shape_table(protocol["shapes"]), "protocol": "tiny" if tiny else "cpu",
             "packing": packing.kept(choice),
             "timing": {f"{n}x{d}": {"train_tokens_per_s": round(1 / t["train_s_per_token"]),
                                     "eval_tokens_per_s": round(1 / t["eval_s_per_token"])}
@@ -157,13 +154,13 @@ def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: 
 
 def deviations(levels: list[dict], protocol: dict) -> list[str]:
     """What the series gives up against Kaplan et al.'s protocol, one line each."""
-    chosen = _shapes(protocol)
+    chosen = protocol["shapes"]
     shapes = shape_table(chosen)
     params = [s["non_embedding"] for s in shapes]
     s = protocol["set"]
     top = levels[-1]
     study = STUDIES[SOURCE]["set"]
-    n_train = _val_tokens(protocol["corpus"], 0.95)
+    n_train = _tokens(protocol["corpus"], 0.95)
     return [f"non-embedding parameters {min(params):,} to {max(params):,} instead of Kaplan et al.'s 768K to 1.5B",
             f"{len(chosen)} shapes, d / L {shapes[-1]['ratio']:.3g} to {shapes[0]['ratio']:.3g} "
             f"({shapes[0]['ratio'] / shapes[-1]['ratio']:.0f}x), heads of {min(x[1] // x[2] for x in chosen)} to "

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
@@ -85,6 +86,13 @@ def _widths(docs: list[dict]) -> list[int]:
     return sorted({e["n_embd"] for d in docs for e in d["by_width"]})
 
 
+def _seed_bars(ax, xs: list, vs: list[float], seeds: list[list[float]], label: str):
+    """The curve (xs, vs) with bars from each point's lowest to its highest seed."""
+    return ax.errorbar(xs, vs, yerr=[[v - min(s) for v, s in zip(vs, seeds, strict=True)],
+                                     [max(s) - v for v, s in zip(vs, seeds, strict=True)]],
+                       marker="o", capsize=3, label=label)
+
+
 def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     """Val bpb by width per series (bars: seed min-max), parameters stacked by part; None for shape studies."""
     if _shapes_only(docs):
@@ -93,12 +101,9 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
     widths = _widths(docs)
     curves = []
     for label, doc, entries in by_series(docs):
-        spread = {(g["series"], g["n_embd"]): (min(g["val_bpb"]), max(g["val_bpb"])) for g in doc["seeds"]}
-        ds = [e["n_embd"] for e in entries]
-        vs = [e["val_bpb"] for e in entries]
-        lo = [v - spread.get((e["series"], d), (v, v))[0] for e, d, v in zip(entries, ds, vs, strict=True)]
-        hi = [spread.get((e["series"], d), (v, v))[1] - v for e, d, v in zip(entries, ds, vs, strict=True)]
-        ax.errorbar(ds, vs, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        seeds = {(g["series"], g["n_embd"]): g["val_bpb"] for g in doc["seeds"]}
+        ds, vs = [e["n_embd"] for e in entries], [e["val_bpb"] for e in entries]
+        _seed_bars(ax, ds, vs, [seeds.get((e["series"], e["n_embd"]), [e["val_bpb"]]) for e in entries], label)
         curves.append({"label": label, "n_embd": ds, "val_bpb": vs})
     chapter: dict[str, Any] | None = None
     if any(is_width_study(d) for d in docs):  # the shape to compare with: bpb of another text do not compare
@@ -116,14 +121,11 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
                              {"embedding": e["embedding"], "other": e["params"] - e["embedding"]})
     names = list(dict.fromkeys(k for parts in per_width.values() for k in parts))
     stacks = {k: [per_width[d].get(k, 0) for d in widths] for k in names}
-    bottom = [0] * len(widths)
-    positions = list(range(len(widths)))
-    for k in names:
-        axp.bar(positions, stacks[k], bottom=bottom, width=0.7, label=PART_NAMES.get(k, k),
+    bottom = np.zeros(len(widths))
+    for k in names:  # one bar a width, labelled by it (a categorical axis), the parts stacked
+        axp.bar([str(d) for d in widths], stacks[k], bottom=bottom, width=0.7, label=PART_NAMES.get(k, k),
                 color=PART_COLOURS.get(k))
-        bottom = [b + v for b, v in zip(bottom, stacks[k], strict=True)]
-    axp.set_xticks(positions)
-    axp.set_xticklabels([str(d) for d in widths])
+        bottom = bottom + stacks[k]
     axp.set_xlabel("embedding width d")
     axp.set_ylabel("parameters (millions)")
     axp.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:g}"))
@@ -176,9 +178,7 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
         if not entries:
             continue
         xs, vs = [e["ratio"] for e in entries], [e["val_bpb"] for e in entries]
-        lo = [v - min(e["val_bpbs"]) for e, v in zip(entries, vs, strict=True)]
-        hi = [max(e["val_bpbs"]) - v for e, v in zip(entries, vs, strict=True)]
-        line = ax.errorbar(xs, vs, yerr=[lo, hi], marker="o", capsize=3, label=_label(doc))
+        line = _seed_bars(ax, xs, vs, [e["val_bpbs"] for e in entries], _label(doc))
         best = min(vs)
         ax.axhspan(best, best * (1 + MAX_CHANGE), color=line[0].get_color(), alpha=0.12)
         for e, v in zip(entries, vs, strict=True):

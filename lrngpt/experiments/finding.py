@@ -68,9 +68,9 @@ def say(template: str, **numbers) -> str:
     return _WORDS.format(template, **numbers)
 
 
-def of_untrained(row: dict, periodic: list | None) -> float | None:
-    """Train bpb (val bpb where it has none) over the untrained model's val bpb (`periodic`'s step 0), else None."""
-    start = next((v for s, v in periodic or [] if s == 0 and v), None)
+def of_untrained(row: dict) -> float | None:
+    """Train bpb (val bpb where it has none) over the untrained model's val bpb (its periodic_val at step 0), else None."""
+    start = next((v for s, v in row.get("periodic_val") or [] if s == 0 and v), None)
     return None if start is None else (row["val_bpb"] if row.get("train_bpb") is None else row["train_bpb"]) / start
 
 

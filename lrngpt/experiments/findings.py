@@ -46,7 +46,7 @@ def series_of(docs: list[dict]) -> list[dict]:
             per.setdefault(e["series"], []).append({**e, **{k: mean_or_none(r.get(k) for r in group) for k in EXTRA},
                                                     "name": group[0].get("name"),
                                                     "val_split": group[0].get("val_split"),
-                                                    "periodic": group[0].get("periodic_val") or []})
+                                                    "periodic_val": group[0].get("periodic_val") or []})
         name = str(doc.get("label") or doc.get("sweep") or "sweep")
         for label, entries in per.items():
             passes = mean_or_none(e.get("passes") for e in entries)
@@ -59,12 +59,12 @@ def series_of(docs: list[dict]) -> list[dict]:
 
 def at_step(full: dict, steps: int) -> tuple[int, dict] | None:
     """The full-data series at the last periodic evaluation at or before `steps` that every width made."""
-    common = set.intersection(*({int(s) for s, v in e["periodic"] if 0 < s <= steps and v is not None}
+    common = set.intersection(*({int(s) for s, v in e["periodic_val"] if 0 < s <= steps and v is not None}
                                 for e in full["entries"]))
     if not common:
         return None
     t = max(common)
-    entries = [{**e, "val_bpb": dict((int(s), v) for s, v in e["periodic"])[t]} for e in full["entries"]]
+    entries = [{**e, "val_bpb": dict((int(s), v) for s, v in e["periodic_val"])[t]} for e in full["entries"]]
     return t, {**full, "entries": entries, "label": f"{full['label']} at step {t:,}"}
 
 

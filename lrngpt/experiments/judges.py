@@ -59,7 +59,7 @@ def _noise(est: T.Estimate, sigma: float, noise: Noise, what: str) -> str:
 
 def untrained(entries: list[dict]) -> dict[int, float]:
     """{width: its bpb over the untrained model's} of the widths not trained past token frequencies."""
-    ratios = {e["n_embd"]: of_untrained(e, e.get("periodic")) for e in entries}
+    ratios = {e["n_embd"]: of_untrained(e) for e in entries}
     return {d: r for d, r in ratios.items() if r is not None and r > TRAINED}
 
 
@@ -77,16 +77,18 @@ def scale_move(series: dict) -> list[Move]:
 
 
 def _judged(n: int, series: dict, evidence: list[str], numbers: dict):
-    """The maker of finding n's verdicts on `series`, and its cannot-show one where no width trained (else None)."""
-    def found(verdict: V, because=(), moves=()) -> Finding:
-        return Finding.judged(CLAIMS[n], verdict, because, evidence, numbers, moves)
+    """The maker of finding n's verdicts on `series`: where a width did not train past token frequencies,
+    each is "cannot show at this scale" instead (the claim is about trained models)."""
     stale = untrained(series["entries"])
-    if not stale:
-        return found, None
-    because = untrained_because(stale, len(series["entries"]), "no width has", "the {t:.0%} a model reaches once it "
+
+    def found(verdict: V, because=(), moves=()) -> Finding:
+        if not stale:
+            return Finding.judged(CLAIMS[n], verdict, because, evidence, numbers, moves)
+        why = untrained_because(stale, len(series["entries"]), "no width has", "the {t:.0%} a model reaches once it "
                                 "reads its context; the claim is about trained models", prefix="d = ")
-    return found, Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [because], evidence, {**numbers, "untrained": stale},
-                                 scale_move(series))
+        return Finding.judged(CLAIMS[n], V.CANNOT_SHOW, [why], evidence, {**numbers, "untrained": stale},
+                              scale_move(series))
+    return found
 
 
 def seed_moves(noise: Noise) -> list[Move]:
@@ -139,9 +141,7 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
     numbers = {"saved_per_doubling": [{"from": a, "to": b, "saved": s} for a, b, s in steps], "noise": sigma,
                "seed_spread": spread["spread"] if spread else None, "slope": slope.value,
                "slope_noise": slope.noise(sigma)}
-    found, cannot = _judged(1, full, evidence, numbers)
-    if cannot:
-        return cannot
+    found = _judged(1, full, evidence, numbers)
     longer = Move("train every width twice as long, so the savings can grow above the noise",
                   sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
@@ -197,13 +197,12 @@ def _curve_text(t: dict) -> str:
 def _reading(series: dict) -> tuple[str, float | None, float | None]:
     """The reading as a sentence, the share read and the share read twice (measured, else Poisson)."""
     entries, passes = series["entries"], series["passes"]
-    once_m = mean_or_none(e.get("read_share") for e in entries)
-    twice_m = mean_or_none(e.get("read_twice_share") for e in entries)
-    if passes is None and once_m is None:
+    measured = [mean_or_none(e.get(k) for e in entries) for k in ("read_share", "read_twice_share")]
+    if passes is None and measured[0] is None:
         return "passes over the training text unknown (the runs' summaries say none)", None, None
-    once_e, twice_e = read_shares(passes) if passes is not None else (None, None)
-    once, twice = (once_m, twice_m if twice_m is not None else twice_e) if once_m is not None else (once_e, twice_e)
-    how = ("measured: the targets its seeded batches drew" if once_m is not None
+    once, twice = (m if m is not None else e for m, e in
+                   zip(measured, read_shares(passes) if passes is not None else (None, None), strict=True))
+    how = ("measured: the targets its seeded batches drew" if measured[0] is not None
            else "an estimate: 1 - e^-passes, for windows drawn at random")
     twice_text = "" if twice is None else f", {twice:.1%} twice or more"
     return (f"{_passes(passes)} passes over the training text: {once:.1%} of the training targets read at least once"
@@ -304,9 +303,7 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
                "premise": (passes is not None and passes <= FEW_PASSES) or alike, "val_split": val_split,
                "split": split}
-    found, cannot = _judged(2, full, evidence, numbers)
-    if cannot:
-        return cannot
+    found = _judged(2, full, evidence, numbers)
     if not turn["turned"] and gap_ok:
         if numbers["premise"]:
             return found(V.SHOWS, [], seed_moves(noise))
@@ -404,9 +401,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
                                 label=full["label"], s=Span(min(above), max(above))))
     numbers = {"passes": passes, "turn": turn, "noise": sv, "train_noise": st,
                "train_bpb": {e["n_embd"]: e["train_bpb"] for e in entries}}
-    found, cannot = _judged(3, small, evidence, numbers)
-    if cannot:
-        return cannot
+    found = _judged(3, small, evidence, numbers)
     if turn["turned"] and not up:
         return found(V.SHOWS, [])
     check = "a small-data sweep: findings 1 and 2 are judged on another"

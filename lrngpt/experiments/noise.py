@@ -18,7 +18,7 @@ KIND_NAMES = {"val": "val bpb", "train": "train bpb", "gap": "the gap", "memoris
 @dataclass
 class Noise:
     """The noise of one measured number per kind (val, train, gap, memorising)."""
-    spreads: dict  # kind -> {"spread", "seeds", "n_embd", "series", "sweep"}
+    spreads: dict  # kind -> {"spread", "seeds", "n_embd", "sweep"}
 
     def sigma(self, kind: str = "val") -> float:
         g = self.spreads.get(kind)
@@ -46,7 +46,7 @@ class Noise:
 def seed_noise(docs: list[dict]) -> Noise:
     spreads: dict[str, dict] = {}
     for doc in docs:
-        for (label, d), group in settings(doc.get("rows") or []).items():
+        for (_, d), group in settings(doc.get("rows") or []).items():
             for kind, get in KINDS.items():
                 pairs = [(r["seed"], get(r)) for r in group if get(r) is not None]
                 if len(pairs) < 2:
@@ -54,6 +54,6 @@ def seed_noise(docs: list[dict]) -> Noise:
                 vals = [v for _, v in pairs]
                 spread = max(vals) - min(vals)
                 if kind not in spreads or spread > spreads[kind]["spread"]:
-                    spreads[kind] = {"spread": spread, "seeds": [s for s, _ in pairs], "n_embd": d, "series": label,
+                    spreads[kind] = {"spread": spread, "seeds": [s for s, _ in pairs], "n_embd": d,
                                      "sweep": str(doc.get("label") or doc.get("sweep") or "sweep")}
     return Noise(spreads)

@@ -33,6 +33,7 @@ from lrngpt.core.fsio import atomic_dir, read_json, write_json
 from lrngpt.core.once import parsed
 from lrngpt.data.prepared import PreparedData, load_prepared, prepare
 from lrngpt.errors import UserError
+from lrngpt.experiments.budget import check_minutes
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.runconfig.schema import RunConfig, load_config
@@ -87,9 +88,7 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     """The protocol as plain data with a time estimate from a probe; `minutes`: fewer steps to fit."""
     if scale not in PROTOCOLS:
         raise UserError(f"unknown scale {scale!r}; choose one of {', '.join(PROTOCOLS)}")
-    if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int | float)
-                                or not 0 < minutes < 1e6):
-        raise UserError(f"minutes must be a positive number, got {minutes!r}")
+    minutes = None if minutes is None else check_minutes(minutes, 5)
     p = PROTOCOLS[scale]
     plan = {"scale": scale, "protocol": dict(p), "steps": p["steps"], "overrides": _overrides(p, p["steps"]),
             "seed": 1337, "groups": {k: v for k, v in p["groups"].items()}}
@@ -124,10 +123,9 @@ def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
     want = sum(plan["groups"].values())
     if len(free) < want:
         raise UserError(f"only {len(free)} ids are never read by this text, {want} needed; plant fewer ids")
-    chosen = np.random.default_rng(plan["seed"]).choice(free, size=want, replace=False).tolist()
-    groups, at = {}, 0
-    for k, n in plan["groups"].items():
-        groups[int(k)], at = sorted(int(i) for i in chosen[at : at + n]), at + n
+    chosen = np.random.default_rng(plan["seed"]).choice(free, size=want, replace=False)
+    cuts = np.cumsum(list(plan["groups"].values()))[:-1]  # each group takes the next n of the chosen ids
+    groups = {int(k): sorted(map(int, ids)) for k, ids in zip(plan["groups"], np.split(chosen, cuts), strict=True)}
     new, where = plant(tokens, as_input, as_target, groups, plan["seed"], keep=tok.eot_id)
     meta = {**base.meta, "key": key, "planted": {"groups": {str(k): v for k, v in groups.items()},
                                                    "positions": {str(i): p for i, p in where.items()},
@@ -154,8 +152,7 @@ def score_run(path: Path, data: PreparedData, groups: dict[int, list[int]]) -> d
     ref = reference_ids(run.tokenizer, rows)
     planted = [i for g in groups.values() for i in g]
     exact = all(int(inputs[i]) == c for c, g in groups.items() for i in g)
-    outside = np.ones(rows, dtype=bool)
-    outside[ref] = False
+    outside = ~np.isin(np.arange(rows), ref)  # the vocabulary without the reference tokens
     own = own_movement(inp, inp0, decay_factor(tc, steps), ref)
     scores = {"own_movement": score(own_flags(own, ref, steps), inputs, width, planted, outside)}
     for name, values in indicators(out, ref, None if tied else inp).items():
@@ -199,9 +196,12 @@ def _pct(x) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
-def _verdict(s: dict) -> str:
-    vals = [s[w][k] for w in ("planted", "vocabulary") for k in ("precision", "recall")]
-    return "works" if all(v is not None and v >= WORKS for v in vals) else "fails"
+def _verdict(s: dict) -> dict:
+    """One indicator's score against one truth: its verdict ("works" where precision and recall, on the
+    planted ids and on the vocabulary, all reach WORKS), and the four shares."""
+    shares = {w: {k: s[w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}
+    ok = all(v is not None and v >= WORKS for per in shares.values() for v in per.values())
+    return {"verdict": "works" if ok else "fails", **shares}
 
 
 def _read(out: Path) -> dict:
@@ -212,27 +212,24 @@ def _read(out: Path) -> dict:
 
 def _checked(path: Path) -> dict:
     r = read_json(path, "planted result")
+
+    def count(v, end: float = float("inf")) -> bool:  # an int in [0, end), not a bool
+        return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < end
     try:
-        for name in ("tied", "untied"):
-            run = r["runs"][name]
-            for s in run["scores"].values():
-                for truth, where, k in ((t, w, k) for t in TRUTHS for w in ("planted", "vocabulary")
-                                        for k in ("precision", "recall")):
-                    v = s[truth][where][k]
-                    if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
-                        raise ValueError(f"{k} {v!r} is not a share")
-            if not isinstance(run["reads_exact"], bool) or not all(
-                    isinstance(run[k], int) and not isinstance(run[k], bool) and run[k] >= 0 for k in ("n_embd", "step", "vocab")):
+        for run in (r["runs"][name] for name in ("tied", "untied")):
+            for v in (s[t][w][k] for s in run["scores"].values() for t in TRUTHS for w in ("planted", "vocabulary")
+                      for k in ("precision", "recall")):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1):
+                    raise ValueError(f"{v!r} is not a share (a precision or recall)")
+            if not isinstance(run["reads_exact"], bool) or not all(count(run[k]) for k in ("n_embd", "step", "vocab")):
                 raise ValueError("reads_exact, n_embd, step or vocab is not what run_planted writes")
-            t = run["tokens"]
-            if not run["reference"] or not all(isinstance(i, int) and 0 <= i < run["vocab"] for i in run["reference"]):
+            if not run["reference"] or not all(count(i, run["vocab"]) for i in run["reference"]):
                 raise ValueError("the reference ids are not ids of the vocabulary")
-            columns = [np.asarray(t[k], dtype=np.float64) for k in ("input_reads", "own", "init_norm")]
+            columns = [np.asarray(run["tokens"][k], dtype=np.float64) for k in ("input_reads", "own", "init_norm")]
             if any(c.shape != (run["vocab"],) or not np.isfinite(c).all() or (c < 0).any() for c in columns):
                 raise ValueError("the token columns are not one non-negative number per token of the vocabulary")
-        for ids in r["groups"].values():
-            if not all(isinstance(i, int) and 0 <= i < r["runs"]["tied"]["vocab"] for i in ids):
-                raise ValueError("a planted id is outside the vocabulary")
+        if not all(count(i, r["runs"]["tied"]["vocab"]) for ids in r["groups"].values() for i in ids):
+            raise ValueError("a planted id is outside the vocabulary")
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UserError(f"{path} is not a planted result run_planted wrote ({type(e).__name__}: {e}); "
                         "run run_planted again into a fresh out directory") from None
@@ -240,17 +237,12 @@ def _checked(path: Path) -> dict:
 
 
 def planted_scores(out: Path) -> dict:
-    """{indicator: {tying: verdict, precision and recall}} from out/planted.json, per truth."""
-    r = _read(out)
-    verdicts: dict[str, dict[str, dict]] = {}
-    for name in ("tied", "untied"):
-        for ind, s in r["runs"][name]["scores"].items():
-            per: dict[str, dict[str, Any]] = {truth: {"verdict": _verdict(s[truth]),
-                           **{w: {k: s[truth][w][k] for k in ("precision", "recall")} for w in ("planted", "vocabulary")}}
-                   for truth in TRUTHS}
-            verdicts.setdefault(ind, {})[name] = {**per["under_trained"], "never_read": per["never_read"]}
-    return {"verdicts": verdicts, "main": r.get("main", MAIN),
-            "reads_exact": {n: r["runs"][n]["reads_exact"] for n in ("tied", "untied")}}
+    """{tying: {"reads_exact", "verdicts": {indicator: {truth: verdict, precision and recall}}}} from
+    out/planted.json."""
+    runs = _read(out)["runs"]
+    return {name: {"reads_exact": runs[name]["reads_exact"],
+                   "verdicts": {ind: {truth: _verdict(s[truth]) for truth in TRUTHS}
+                                for ind, s in runs[name]["scores"].items()}} for name in ("tied", "untied")}
 
 
 def planted_findings(out: Path) -> list[Finding]:
@@ -260,18 +252,18 @@ def planted_findings(out: Path) -> list[Finding]:
     for truth, (text, source) in CLAIMS.items():
         for name in ("tied", "untied"):
             claim = Claim(f"planted-{truth.replace('_', '-')}-{name}", f"{text} ({name} GPT)", source)
-            evidence = [f"{name}: planted reads exact: {scores['reads_exact'][name]}"]
-            for ind, per in ((i, p) for i, p in scores["verdicts"].items() if name in p):
-                v = per[name] if truth == "under_trained" else per[name]["never_read"]
+            run = scores[name]
+            evidence = [f"{name}: planted reads exact: {run['reads_exact']}"]
+            for ind, per in run["verdicts"].items():
+                v = per[truth]
                 evidence.append(f"{ind} against {TRUTHS[truth]}: {v['verdict']}; planted precision "
                                 f"{_pct(v['planted']['precision'])} recall {_pct(v['planted']['recall'])}, vocabulary "
                                 f"precision {_pct(v['vocabulary']['precision'])} recall {_pct(v['vocabulary']['recall'])}")
-            own = scores["verdicts"]["own_movement"][name]
-            own = own if truth == "under_trained" else own["never_read"]
+            own = run["verdicts"]["own_movement"][truth]
             low = [f"{w} {k} " + ("- (none flagged)" if own[w][k] is None else f"{own[w][k]:.1%}") for w in ("planted", "vocabulary") for k in ("precision", "recall")
                    if own[w][k] is None or own[w][k] < WORKS]
             because = [f"{', '.join(low)}: below the {WORKS:.0%} that 'works' asks of precision and recall on the "
                        "planted ids and the vocabulary"] if low else []
             found.append(Finding.judged(claim, V.WORKS if own["verdict"] == "works" else V.FAILS, because, evidence,
-                                        {"own_movement": own, "reads_exact": scores["reads_exact"][name]}))
+                                        {"own_movement": own, "reads_exact": run["reads_exact"]}))
     return found

@@ -51,7 +51,7 @@ def shapes(rows: list[dict]) -> list[dict]:
     for (n_layer, n_embd), group in groups.items():
         vals = [r["val_bpb"] for r in group]
         out.append({"n_layer": n_layer, "n_embd": n_embd, "ratio": n_embd / n_layer,
-                    "of_untrained": mean_or_none(of_untrained(r, r.get("periodic_val")) for r in group),
+                    "of_untrained": mean_or_none(of_untrained(r) for r in group),
                     "non_embedding": non_embedding(group[0]), "seeds": [r.get("seed") for r in group],
                     "val_bpb": sum(vals) / len(vals), "val_bpbs": vals, "spread": max(vals) - min(vals),
                     "tokens_read": group[0].get("tokens_read")})

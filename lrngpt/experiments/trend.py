@@ -1,13 +1,13 @@
-"""The findings judge's arithmetic: an `Estimate` is a value and the coefficients that made it from
-numbers measured once per width, each with the same independent noise sigma, so its noise is sigma x
-the coefficients' length.
+"""The findings judge's arithmetic: an `Estimate` is a linear combination of numbers measured once per
+width, each with the same independent noise sigma, so its noise is sigma x the coefficients' length.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+
+import numpy as np
 
 from lrngpt.experiments.thresholds import Z
 
@@ -15,11 +15,11 @@ from lrngpt.experiments.thresholds import Z
 @dataclass(frozen=True)
 class Estimate:
     value: float
-    coeffs: tuple[float, ...]  # over the measured numbers, one per width
+    coeffs: np.ndarray  # over the measured numbers, one per width
 
-    @cached_property
+    @property
     def norm(self) -> float:
-        return math.sqrt(sum(c * c for c in self.coeffs))
+        return float(np.linalg.norm(self.coeffs))
 
     def noise(self, sigma: float) -> float:
         """Its standard deviation, from sigma per measured number."""
@@ -34,16 +34,19 @@ class Estimate:
         return self.value < -z * self.noise(sigma)
 
     def __sub__(self, other: Estimate) -> Estimate:
-        return Estimate(self.value - other.value, tuple(a - b for a, b in zip(self.coeffs, other.coeffs, strict=True)))
+        return Estimate(self.value - other.value, self.coeffs - other.coeffs)
 
 
-def point(values: list[float], i: int) -> Estimate:
-    return Estimate(values[i], tuple(float(k == i) for k in range(len(values))))
+def linear(coeffs, values: list[float]) -> Estimate:
+    """The estimate coeffs . values."""
+    c = np.asarray(coeffs, dtype=float)
+    return Estimate(float(c @ np.asarray(values, dtype=float)), c)
 
 
 def difference(values: list[float], i: int, j: int) -> Estimate:
     """values[j] - values[i]."""
-    return point(values, j) - point(values, i)
+    eye = np.eye(len(values))
+    return linear(eye[j] - eye[i], values)
 
 
 def octaves(widths: list[int]) -> list[float]:
@@ -53,37 +56,29 @@ def octaves(widths: list[int]) -> list[float]:
 
 def savings(widths: list[int], values: list[float]) -> list[Estimate]:
     """What each step between neighbouring widths saves, per doubling (16 -> 64 is two doublings)."""
-    x, n = octaves(widths), len(values)
-    out = []
-    for i in range(n - 1):
-        k = x[i + 1] - x[i]
-        coeffs = [0.0] * n
-        coeffs[i], coeffs[i + 1] = 1 / k, -1 / k
-        out.append(Estimate((values[i] - values[i + 1]) / k, tuple(coeffs)))
-    return out
+    eye = np.eye(len(values))
+    return [linear(row, values) for row in (eye[:-1] - eye[1:]) / np.diff(octaves(widths))[:, None]]
 
 
-def slope(xs: list[float], qs: list[Estimate]) -> Estimate:
+def _lsq(xs) -> tuple[np.ndarray, np.ndarray]:
+    """The xs less their mean, and the least-squares slope's weights (x - mean) / sum((x - mean)^2)."""
+    dx = np.asarray(xs, dtype=float) - np.mean(xs)
+    return dx, dx / (dx @ dx)
+
+
+def slope(xs, qs: list[Estimate]) -> Estimate:
     """The least-squares slope of the quantities `qs` against `xs` (at least two points)."""
-    mean = sum(xs) / len(xs)
-    sxx = sum((x - mean) ** 2 for x in xs)
-    weights = [(x - mean) / sxx for x in xs]
-    n = len(qs[0].coeffs)
-    coeffs = [sum(w * q.coeffs[j] for w, q in zip(weights, qs, strict=True)) for j in range(n)]
-    return Estimate(sum(w * q.value for w, q in zip(weights, qs, strict=True)), tuple(coeffs))
+    w = _lsq(xs)[1]
+    return Estimate(float(w @ [q.value for q in qs]), w @ np.array([q.coeffs for q in qs]))
 
 
-def fitted_last(xs: list[float], values: list[float]) -> Estimate:
+def fitted_last(xs, values: list[float]) -> Estimate:
     """The least-squares line through (xs, values) at the last x: less noisy than the last point alone."""
-    n = len(xs)
-    mean = sum(xs) / n
-    sxx = sum((x - mean) ** 2 for x in xs)
-    coeffs = [1 / n + (x - mean) * (xs[-1] - mean) / sxx for x in xs]
-    return Estimate(sum(c * v for c, v in zip(coeffs, values, strict=True)), tuple(coeffs))
+    dx, w = _lsq(xs)
+    return linear(1 / len(dx) + w * dx[-1], values)
 
 
 def midpoints(widths: list[int]) -> list[float]:
     """Where each saving sits on the log2 axis: halfway between its two widths."""
     x = octaves(widths)
     return [(a + b) / 2 for a, b in zip(x, x[1:], strict=False)]
-

@@ -85,11 +85,11 @@ def test_the_finding_reads_planted_json_and_gives_a_verdict_per_indicator_and_ty
     out, _, _, _ = study
     shutil.copy(out / RESULT, tmp_path / RESULT)  # the finding needs nothing but the file
     scores = planted_scores(tmp_path)
-    assert set(scores["verdicts"]["own_movement"]) == {"tied", "untied"} and scores["reads_exact"] == {
-        "tied": True, "untied": True}
-    for per in scores["verdicts"].values():
-        for v in per.values():
-            assert v["verdict"] in ("works", "fails")
+    assert set(scores) == {"tied", "untied"} and all(s["reads_exact"] is True for s in scores.values())
+    assert all("own_movement" in s["verdicts"] for s in scores.values())
+    for s in scores.values():
+        for per in s["verdicts"].values():
+            assert {v["verdict"] for v in per.values()} <= {"works", "fails"} and set(per) == {"under_trained", "never_read"}
     found = planted_findings(tmp_path)  # own movement: reads < d and never read, tied and untied
     assert [f.claim.key for f in found] == ["planted-under-trained-tied", "planted-under-trained-untied",
                                             "planted-never-read-tied", "planted-never-read-untied"]
@@ -107,8 +107,8 @@ def test_the_verdict_is_works_only_where_precision_and_recall_reach_the_bar(stud
     r["runs"]["untied"]["scores"]["own_movement"] = {"under_trained": {"planted": perfect, "vocabulary": half},
                                                      "never_read": {"planted": perfect, "vocabulary": perfect}}
     (tmp_path / RESULT).write_text(json.dumps(r))
-    own = planted_scores(tmp_path)["verdicts"]["own_movement"]
-    assert own["tied"]["verdict"] == "works" and own["untied"]["verdict"] == "fails"
+    own = {name: s["verdicts"]["own_movement"] for name, s in planted_scores(tmp_path).items()}
+    assert own["tied"]["under_trained"]["verdict"] == "works" and own["untied"]["under_trained"]["verdict"] == "fails"
     assert own["tied"]["never_read"]["verdict"] == "fails" and own["untied"]["never_read"]["verdict"] == "works"
     # each finding says which tying works, and the reason names the measure below the bar
     assert [(f.claim.text.split("(")[-1], str(f.verdict)) for f in planted_findings(tmp_path)] == [
