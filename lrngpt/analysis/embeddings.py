@@ -146,15 +146,10 @@ def init_table(run_dir):
     return load_table(run_dir, "init")[1]
 
 
-def category_token_ids(tokenizer, categories: dict | None = None) -> dict[str, list[int]]:
-    """Single-token ids of ' word' for every category word (default: the stories categories),
-    categories with fewer than 2 of them left out."""
-    return resolve_categories(tokenizer, stories_categories() if categories is None else categories)["ids"]
-
-
-def token_categories(tokenizer, categories: dict | None = None) -> dict[int, str]:
-    """Category of each token that `purity` scores (' Lily' -> 'name'); other tokens have none."""
-    return {i: name for name, ids in category_token_ids(tokenizer, categories).items() for i in ids}
+def token_categories(tokenizer) -> dict[int, str]:
+    """Category of each token that `purity` scores on a stories run (' Lily' -> 'name'); others have none."""
+    ids = resolve_categories(tokenizer, stories_categories())["ids"]
+    return {i: name for name, words in ids.items() for i in words}
 
 
 def has_categories(run) -> bool:
@@ -200,24 +195,20 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     return result
 
 
-def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False, checkpoint: str = "last") -> dict:
+def run_neighbors(run_dir, texts: list[str], k: int = 10, checkpoint: str = "last") -> dict:
     """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
-    which = "init" if untrained else checkpoint
-    run, table = load_table(run_dir, which)
-    return {"step": run.step, "checkpoint": which, "untrained": which == "init",
+    run, table = load_table(run_dir, checkpoint)
+    return {"step": run.step, "checkpoint": checkpoint, "untrained": checkpoint == "init",
             "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
-def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
+def run_axes(run_dir, energy: float = 0.9, checkpoint: str = "last") -> dict:
     """`lrn embed axes`: used axes of a run's table beside the untrained table's (None without
     ckpt_init.pt) and a random Gaussian table's (scale-free, so N(0, 1) stands for any N(0, s^2))."""
-    which = "init" if untrained else checkpoint
-    run, table = load_table(run_dir, which)
-    result = {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "vocab": table.shape[0],
-              "energy": energy, "step": run.step, "checkpoint": which}
-    init = init_table(run_dir)
-    result["untrained_used_axes"] = None if init is None else used_axes(init, energy)
+    run, table = load_table(run_dir, checkpoint)
+    axes, init = used_axes(table, energy), init_table(run_dir)  # a bad energy said before ckpt_init.pt is read
     gaussian = torch.randn(*table.shape, generator=torch.Generator().manual_seed(RANDOM_SEED))
-    result["random_used_axes"] = used_axes(gaussian, energy)
-    result["random_seed"] = RANDOM_SEED
-    return result
+    return {"used_axes": axes, "n_embd": table.shape[1], "vocab": table.shape[0],
+            "energy": energy, "step": run.step, "checkpoint": checkpoint,
+            "untrained_used_axes": None if init is None else used_axes(init, energy),
+            "random_used_axes": used_axes(gaussian, energy), "random_seed": RANDOM_SEED}

@@ -209,14 +209,12 @@ def _summary(cols: dict, never: np.ndarray, flagged: np.ndarray, targets: np.nda
 def _indicator_check(indicator: np.ndarray, ref: list[int], never: np.ndarray, flagged: np.ndarray) -> dict:
     """Of the k tokens the indicator ranks first (k = the never-read tokens outside the reference),
     how many were never read and how many under-trained: the indicator graded against the counts."""
-    outside = np.ones(len(indicator), dtype=bool)
-    outside[ref] = False
-    k = int((never & outside).sum())
+    ranked = candidates(indicator, ref, 1.0)  # every token outside the reference, lowest indicator first
+    k = int(never[ranked].sum())
     if not k:
         return {"k": 0, "never_read": 0, "under_trained": 0, "chance": None}
-    ranked = candidates(indicator, ref, 1.0)[:k]
-    return {"k": k, "never_read": int(never[ranked].sum()), "under_trained": int(flagged[ranked].sum()),
-            "chance": k / int(outside.sum())}
+    return {"k": k, "never_read": int(never[ranked[:k]].sum()), "under_trained": int(flagged[ranked[:k]].sum()),
+            "chance": k / len(ranked)}
 
 
 # ---- as text -----------------------------------------------------------------------------------
