@@ -157,26 +157,19 @@ def has_categories(run) -> bool:
     return run.config.data.corpus.startswith("stories")
 
 
-def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
-    """The categories to score a run with, and where they come from: a file path (lrngpt.analysis.categories),
-    a dict, or None (the stories categories for a stories run, else an error asking for --categories)."""
-    if categories is None:
-        if not has_categories(run):
-            raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
-                            f"categories; pass {option('categories', 'FILE')}, {CATEGORIES_FORMAT} "
-                            "(the stories categories are the default only for a stories run)")
-        return stories_categories(), "stories corpus (built in)"
-    if isinstance(categories, dict):
-        return categories, "given"
-    return load_categories(categories), str(categories)
-
-
 def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
     """Category purity of a run's table (`checkpoint`) and, with ckpt_init.pt, of its untrained one; words
-    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped."""
+    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped.
+    `categories`: a file path (lrngpt.analysis.categories), a dict, or None (a stories run's own)."""
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)
-    cats, source = run_categories(run, categories)
+    if categories is None and not has_categories(run):
+        raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
+                        f"categories; pass {option('categories', 'FILE')}, {CATEGORIES_FORMAT} "
+                        "(the stories categories are the default only for a stories run)")
+    cats, source = ((stories_categories(), "stories corpus (built in)") if categories is None else
+                    (categories, "given") if isinstance(categories, dict) else
+                    (load_categories(categories), str(categories)))
     r = resolve_categories(run.tokenizer, cats)
     vocab = run.tokenizer.vocab_size
     if r["dropped"]:
@@ -193,13 +186,6 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     init = init_table(run_dir)
     result["untrained"] = None if init is None else category_purity(init, r["ids"], k)
     return result
-
-
-def run_neighbors(run_dir, texts: list[str], k: int = 10, checkpoint: str = "last") -> dict:
-    """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
-    run, table = load_table(run_dir, checkpoint)
-    return {"step": run.step, "checkpoint": checkpoint, "untrained": checkpoint == "init",
-            "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
 
 
 def run_axes(run_dir, energy: float = 0.9, checkpoint: str = "last") -> dict:

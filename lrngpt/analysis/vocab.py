@@ -11,24 +11,13 @@ from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.errors import UserError
 from lrngpt.tokenizer.bpe import Tokenizer
 
-_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
 
 def escape_bytes(b: bytes) -> str:
     """Readable text of some bytes: printable UTF-8 as is; backslash, control characters and
-    bytes that are no whole UTF-8 character as \\\\, \\n, \\t, \\xNN, \\uNNNN."""
-    out = []
-    for ch in b.decode("utf-8", errors="surrogateescape"):
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:  # a byte that does not decode on its own
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ch.isprintable():  # a plain space is printable; other white space is not
-            out.append(ch)
-        else:
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
-    return "".join(out)
+    bytes that are no whole UTF-8 character as \\\\, \\n, \\t, \\xNN, \\uNNNN (Python's own escapes)."""
+    text = b.replace(b"\\", b"\\\\").decode("utf-8", errors="backslashreplace")  # a stray byte: \\xNN
+    # a plain space is printable; other white space is not
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def token_text(tokenizer, i: int) -> str:
