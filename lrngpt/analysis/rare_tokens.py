@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from lrngpt.analysis.glitch import CANDIDATE_SHARE, INDICATORS, MAIN, candidates, indicators, reference_ids
-from lrngpt.analysis.vocab import run_data, token_text
+from lrngpt.analysis.vocab import count_ids, run_data, token_text
 from lrngpt.core import log as logging
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
@@ -47,15 +47,8 @@ def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, s
                  pad_id: int | None = None, pad_per_window: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(input reads, target reads) of every id 0..rows-1 in `steps` global batches of the seeded sampler."""
     as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)  # per position
-    inputs, targets = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
-    chunk = 1 << 24  # int64 copies of the ids one chunk at a time: a large split stays in bounds
-    for start in range(0, len(tokens), chunk):
-        ids = np.asarray(tokens[start : start + chunk], dtype=np.int64)
-        w = as_target[start : start + chunk]
-        # float64 weights are exact for counts below 2**53
-        targets += np.rint(np.bincount(ids, weights=w, minlength=rows)[:rows]).astype(np.int64)
-        nxt = as_target[start + 1 : start + chunk + 1]  # an input as often as the next position is a target
-        inputs += np.rint(np.bincount(ids[: len(nxt)], weights=nxt, minlength=rows)[:rows]).astype(np.int64)
+    targets = count_ids(tokens, rows, as_target)
+    inputs = count_ids(tokens[:-1], rows, as_target[1:])  # an input as often as the next position is a target
     if pad_id is not None:
         inputs[pad_id] += steps * batch_size * pad_per_window
     return inputs, targets
@@ -106,8 +99,10 @@ def _hf_model(p: Path):
     return model, tokenizer
 
 
-def _row(i: int, tokenizer, **cols) -> dict:
-    return {"id": i, "token": token_text(tokenizer, i), **cols}
+def _tokens(order: np.ndarray, tokenizer, cols: dict[str, np.ndarray]) -> list[dict]:
+    """A row per id of `order`: the id, its text and its value in each column (int, float or bool)."""
+    return [{"id": int(i), "token": token_text(tokenizer, int(i)), **{k: v[i].item() for k, v in cols.items()}}
+            for i in order]
 
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
@@ -140,14 +135,14 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         cols["out_norm"] = out.norm(dim=1).numpy()
 
     if source != "trained":
-        order = candidates(indicator, ref, 1.0)  # every non-reference token, lowest indicator first
-        chosen = set(candidates(indicator, ref).tolist())
-        result["indicator"]["candidates"] = len(chosen)
+        chosen = np.zeros(rows, dtype=bool)
+        chosen[candidates(indicator, ref)] = True
+        result["indicator"]["candidates"] = int(chosen.sum())
         who = "a Hugging Face" if source == "huggingface" else "an imported"
         result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
                           "glitch-token candidates (the reference tokens themselves are not listed)")
-        result["tokens"] = [_row(int(i), tokenizer, candidate=int(i) in chosen,
-                                 **{k: float(v[i]) for k, v in cols.items()}) for i in order]
+        # every non-reference token, lowest indicator first
+        result["tokens"] = _tokens(candidates(indicator, ref, 1.0), tokenizer, {"candidate": chosen, **cols})
         return result
 
     assert run is not None and cfg is not None  # source "trained" is a run's
@@ -177,11 +172,10 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     result["indicator"]["check"] = _indicator_check(indicator, ref, never, flagged)
     result["indicator"]["graded"] = {name: _indicator_check(v, ref, never, flagged)["never_read"]
                                      for name, v in every.items()}  # the siblings, for comparison
-    moved_col = cols.get("moved", np.zeros(rows))
-    order = np.lexsort((np.arange(rows), moved_col, inputs))  # fewest reads first; then the row that moved least
-    result["tokens"] = [_row(int(i), tokenizer, input_reads=int(inputs[i]), target_reads=int(targets[i]),
-                             under_trained=bool(flagged[i]), **{k: float(v[i]) for k, v in cols.items()})
-                        for i in order]
+    # fewest reads first; then the row that moved least; then by id (lexsort is stable)
+    order = np.lexsort((cols.get("moved", np.zeros(rows)), inputs))
+    result["tokens"] = _tokens(order, tokenizer, {"input_reads": inputs, "target_reads": targets,
+                                                  "under_trained": flagged, **cols})
     return result
 
 

@@ -51,11 +51,19 @@ def train_counts(run, rows: int, log=None) -> tuple[np.ndarray | None, str]:
     if data is None:
         return None, "no frequencies: the run has no training split of its own (an imported model)"
     tokens = data.tokens("train")
+    return count_ids(tokens, rows), f"frequencies in the training split ({len(tokens):,} tokens)"
+
+
+def count_ids(tokens, rows: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """How often each id 0..rows-1 occurs in `tokens` (each occurrence counted `weights` times), as int64;
+    in chunks, so that the int64 copy of a large split's ids stays in bounds."""
     counts = np.zeros(rows, dtype=np.int64)
-    for start in range(0, len(tokens), 1 << 24):  # in chunks: bincount widens to int64
-        chunk = np.asarray(tokens[start : start + (1 << 24)], dtype=np.int64)
-        counts += np.bincount(chunk, minlength=rows)[:rows]
-    return counts, f"frequencies in the training split ({len(tokens):,} tokens)"
+    for start in range(0, len(tokens), 1 << 24):
+        ids = np.asarray(tokens[start : start + (1 << 24)], dtype=np.int64)
+        w = None if weights is None else weights[start : start + (1 << 24)]
+        # float64 weights are exact for counts below 2**53
+        counts += np.rint(np.bincount(ids, weights=w, minlength=rows)[:rows]).astype(np.int64)
+    return counts
 
 
 def frequency_order(counts: np.ndarray | None, rows: int) -> np.ndarray:
