@@ -4,7 +4,6 @@ on tensors, then their application to a run directory (`lrn embed`, the report, 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import torch
@@ -60,16 +59,17 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
     """Share of each category word's k nearest neighbours (among the other category words) in its own
     category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is."""
     t = _check_table(table)
-    owner: dict[int, str] = {}
-    for name, ids in category_ids.items():
-        if not ids:
+    names = list(category_ids)
+    owner: dict[int, int] = {}  # token id -> its category's place in `names`
+    for c, name in enumerate(names):
+        if not category_ids[name]:
             raise UserError(f"category {name!r} has no tokens")
-        for i in ids:
+        for i in category_ids[name]:
             if not 0 <= i < t.shape[0]:
                 raise UserError(f"category {name!r}: token id {i} is outside the table (0..{t.shape[0] - 1})")
-            if owner.get(i, name) != name:
-                raise UserError(f"token id {i} is in both {owner[i]!r} and {name!r}; a token needs one category")
-            owner[i] = name
+            if owner.get(i, c) != c:
+                raise UserError(f"token id {i} is in both {names[owner[i]]!r} and {name!r}; a token needs one category")
+            owner[i] = c
     words = sorted(owner)
     n = len(words)
     if n < 2:
@@ -81,14 +81,12 @@ def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: 
     cos = unit @ unit.T
     cos.fill_diagonal_(float("-inf"))
     nearest = torch.topk(cos, k, dim=1).indices
-    sizes = dict(Counter(owner.values()))  # in the order of category_ids, each of which has a word
-    scores: dict[str, list[float]] = {name: [] for name in category_ids}
-    for row, w in enumerate(words):
-        scores[owner[w]].append(sum(owner[words[j]] == owner[w] for j in nearest[row].tolist()) / k)
-    every = [s for v in scores.values() for s in v]
-    return {"per_category": {name: sum(v) / len(v) for name, v in scores.items()},
-            "overall": sum(every) / n, "chance": sum((sizes[owner[w]] - 1) / (n - 1) for w in words) / n,
-            "k": k, "n_words": n, "sizes": sizes}
+    label = torch.tensor([owner[w] for w in words])
+    share = (label[nearest] == label[:, None]).double().mean(dim=1)  # each word's neighbours in its category
+    size = torch.bincount(label, minlength=len(names))
+    return {"per_category": {name: float(share[label == c].mean()) for c, name in enumerate(names)},
+            "overall": float(share.mean()), "chance": float(((size[label] - 1).double() / (n - 1)).mean()),
+            "k": k, "n_words": n, "sizes": {name: int(size[c]) for c, name in enumerate(names)}}
 
 
 def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:

@@ -32,20 +32,20 @@ PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-def check_page(out: Path, force: bool) -> Path:
-    """A new file, or an earlier unchanged explorer page lrn wrote; never anything else."""
-    return check_file_target(out, force, "explorer page", replace_own=True, example="explorer.html")
+def check_page(out: Path) -> Path:
+    """A new file, or an earlier unchanged explorer page lrn wrote (always replaced); never anything else."""
+    return check_file_target(out, False, "explorer page", replace_own=True, example="explorer.html")
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
-                   precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last",
+                   precision: str = "float32", log=None, checkpoint: str = "last",
                    categories: str | Path | dict | None = None) -> dict:
     """Write the page for run and sweep directories (views.collect); returns what it holds, for --json.
     `categories`: a categories file (lrngpt.analysis.categories) or dict."""
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"{option('precision', f'{precision!r}')}: choose one of {', '.join(PRECISIONS)}")
-    check_page(out, force)
+    check_page(out)
     if categories is not None and not isinstance(categories, dict):
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)

@@ -142,24 +142,19 @@ def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None 
 
 
 def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
-    """A table's val bpb and where it comes from: summary.json or a periodic evaluation."""
+    """A table's val bpb and where it comes from: the first of its sources that holds a number."""
     metrics = read_metrics(run_dir)
     evals = periodic_evals(metrics)
     if which == "init":
-        return (evals[0], "periodic evaluation at step 0") if 0 in evals else (None, "not evaluated")
-    s = RunDir(run_dir).summary()
-    if which == "best":
-        if isinstance(s, dict) and isinstance(s.get("best_val_bpb"), int | float):
-            return float(s["best_val_bpb"]), f"best periodic evaluation, at step {s.get('best_step')}"
+        sources = [(evals.get(0), "periodic evaluation at step 0")]
+    else:
+        s = RunDir(run_dir).summary() or {}
         best, step = best_periodic_val(metrics)
-        if best is not None:
-            return best, f"best periodic evaluation, at step {step}"
-    if isinstance(s, dict) and isinstance(s.get("val_bpb"), int | float):
-        return float(s["val_bpb"]), "summary.json"
-    if evals:
-        last = max(evals)
-        return evals[last], f"periodic evaluation at step {last}"
-    return None, "not evaluated"
+        last = max(evals, default=-1)  # (-1: none, and no value)
+        sources = [(s.get("best_val_bpb"), f"best periodic evaluation, at step {s.get('best_step')}"),
+                   (best, f"best periodic evaluation, at step {step}")] if which == "best" else []
+        sources += [(s.get("val_bpb"), "summary.json"), (evals.get(last), f"periodic evaluation at step {last}")]
+    return next(((float(v), note) for v, note in sources if isinstance(v, int | float)), (None, "not evaluated"))
 
 
 # ---- the 2-D maps --------------------------------------------------------------------------
