@@ -25,16 +25,11 @@ def _check_table(table: torch.Tensor) -> torch.Tensor:
 
 def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
                      exclude: set[int] | tuple = ()) -> list[tuple[int, float]]:
-    """The k rows most cosine-similar to row `token_id` (itself and `exclude` left out), best first."""
-    t = _check_table(table)
-    vocab = t.shape[0]
-    if not 0 <= token_id < vocab:
-        raise UserError(f"token id {token_id} is outside the table (0..{vocab - 1})")
-    if k < 1:
-        raise UserError(f"-k {k}: must be at least 1")
-    unit = F.normalize(t, dim=1)  # a zero row gets cosine 0 with everything
+    """The k rows most cosine-similar to row `token_id` (itself and `exclude` left out), best first; the
+    callers give a row of the table and k >= 1 (checked where the user gave it)."""
+    unit = F.normalize(_check_table(table), dim=1)  # a zero row gets cosine 0 with everything
     cos = unit @ unit[token_id]
-    cos[[token_id, *(i for i in exclude if 0 <= i < vocab)]] = float("-inf")
+    cos[[token_id, *exclude]] = float("-inf")
     k = min(k, int(torch.isfinite(cos).sum()))
     values, ids = torch.topk(cos, k)
     return [(int(i), float(v)) for i, v in zip(ids, values, strict=True)]
@@ -57,25 +52,16 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
     """Share of each category word's k nearest neighbours (among the other category words) in its own
-    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is."""
+    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is.
+    `category_ids` as lrngpt.analysis.categories.resolve gives them (distinct ids, one category each), k >= 1."""
     t = _check_table(table)
     names = list(category_ids)
-    owner: dict[int, int] = {}  # token id -> its category's place in `names`
-    for c, name in enumerate(names):
-        if not category_ids[name]:
-            raise UserError(f"category {name!r} has no tokens")
-        for i in category_ids[name]:
-            if not 0 <= i < t.shape[0]:
-                raise UserError(f"category {name!r}: token id {i} is outside the table (0..{t.shape[0] - 1})")
-            if owner.get(i, c) != c:
-                raise UserError(f"token id {i} is in both {names[owner[i]]!r} and {name!r}; a token needs one category")
-            owner[i] = c
+    # token id -> its category's place in `names` (resolve gives each token one category, inside the table)
+    owner = {i: c for c, name in enumerate(names) for i in category_ids[name]}
     words = sorted(owner)
     n = len(words)
     if n < 2:
         raise UserError(f"category purity needs at least 2 category tokens, this vocabulary has {n}: a small vocabulary splits the category words into pieces; train with a larger data.vocab_size (e.g. --set data.vocab_size=4096)")
-    if k < 1:
-        raise UserError(f"-k {k}: must be at least 1")
     k = min(k, n - 1)
     unit = F.normalize(t[words], dim=1)
     cos = unit @ unit.T

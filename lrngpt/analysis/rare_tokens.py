@@ -69,11 +69,6 @@ def tables(model) -> tuple[torch.Tensor, torch.Tensor, bool]:
     return model.token_embedding.weight.detach().double(), head.weight.detach().double(), tied
 
 
-def moved(now: torch.Tensor, init: torch.Tensor, delta: float) -> np.ndarray:
-    """||now_i - delta init_i|| per row."""
-    return (now - delta * init).norm(dim=1).numpy()
-
-
 # ---- a run, an import, or a Hugging Face directory -------------------------------------------
 
 def _is_hf_dir(p: Path) -> bool:
@@ -157,15 +152,14 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     result["reads"] = {"steps": step, "batch_size": tc.batch_size, "seq_len": tc.seq_len, "seed": tc.seed,
                        "train_tokens": int(len(train)), "targets_read": int(targets.sum()),
                        "padding_reads": step * tc.batch_size * per_window}
-    if RunDir(p).has_checkpoint("init"):
+    result["init"] = RunDir(p).has_checkpoint("init")
+    if result["init"]:
         inp0, out0, _ = tables(RunDir(p).load("init").model)
-        delta = decay_factor(tc, step)
-        result["init"], result["decay_factor"] = True, delta
-        cols["moved"] = moved(inp, inp0, delta)
+        result["decay_factor"] = delta = decay_factor(tc, step)
+        cols["moved"] = (inp - delta * inp0).norm(dim=1).numpy()  # ||W_i - delta W0_i|| per row
         if not tied:
-            cols["out_moved"] = moved(out, out0, delta)
+            cols["out_moved"] = (out - delta * out0).norm(dim=1).numpy()
     else:
-        result["init"] = False
         log(f"note: {p} has no ckpt_init.pt (an imported model has no step-0 weights): how far rows moved cannot be measured; "
             "reads and norms only")
     result["summary"] = _summary(cols, never, flagged, targets, rounding(step))

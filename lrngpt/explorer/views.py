@@ -94,22 +94,19 @@ def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -
 
 def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
     sweep_dir = SweepDir(d)
-    points = sweep_dir.definition(partial=True).get("points") or []  # checked: a damaged one is named
     runs = []
-    for p in points:
-        run_dir = sweep_dir.run_path(str(p["name"] if isinstance(p, dict) else p))
-        run = RunDir(run_dir)
-        if not run.holds_run() or not (run_dir / CONFIG).is_file():
+    for p in sweep_dir.definition(partial=True).get("points") or []:  # checked: a damaged one is named
+        run = sweep_dir.run(str(p["name"] if isinstance(p, dict) else p))
+        if not run.holds_run() or not (run.path / CONFIG).is_file():
             continue  # not started (a config.json alone is no run: lrngpt.core.ownership.is_run)
-        cfg = run.config()  # checked: a damaged config.json is named, field and all
-        runs.append((cfg.model.n_embd, cfg.train.seed, run_dir))
-    runs.sort(key=lambda r: (r[0], r[1]))
-    several_seeds = len({r[1] for r in runs}) > 1
-    for width, seed, run_dir in runs:
-        label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
-        if not RunDir(run_dir).has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
-            log(f"explore: {run_dir.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
+        if not run.has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
+            log(f"explore: {run.path.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
             continue
+        cfg = run.config()  # checked: a damaged config.json is named, field and all
+        runs.append((cfg.model.n_embd, cfg.train.seed, run.path))
+    several_seeds = len({seed for _, seed, _ in runs}) > 1
+    for width, seed, run_dir in sorted(runs, key=lambda r: (r[0], r[1])):
+        label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
         # a damaged checkpoint is an error, not a run quietly left out
         c.frames.append({"label": label, "views": [_view(c, run_dir, checkpoint, top, log, label)]})
     if not c.frames:
