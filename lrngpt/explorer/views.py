@@ -176,13 +176,10 @@ def _maps(c: Collection, method: str, log) -> None:
 def pca_2d(rows: np.ndarray) -> tuple[np.ndarray, list[float]]:
     """The rows projected on their first two principal axes, and each axis's share of the variance."""
     x = rows - rows.mean(axis=0, keepdims=True)
+    x = np.pad(x, ((0, 0), (0, max(0, 2 - x.shape[1]))))  # a width-1 table: a second axis of zeros
     _, s, vt = np.linalg.svd(x, full_matrices=False)
-    coords = np.zeros((len(rows), 2))
-    n = min(2, vt.shape[0])
-    coords[:, :n] = x @ vt[:n].T
-    total = float((s**2).sum())
-    share = [float(v) / total if total else 0.0 for v in (s[:2] ** 2)]
-    return coords, share + [0.0] * (2 - len(share))
+    total = float((s**2).sum()) or 1.0  # (all rows alike: no variance, shares 0)
+    return x @ vt[:2].T, [float(v) / total for v in s[:2] ** 2]
 
 
 def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:
