@@ -53,12 +53,13 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     write_owned_file(out, text, "explorer page")  # recorded as lrn's; never half a page over the old one
-    logging.debug(f"explorer: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes, {len(c.views)} views, {method})")
-    summary = ("label", "source", "step", "val_bpb", "used_axes", "purity")
-    return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint,
-            "tokens": [len(v.ids) for v in c.vocabs.values()], "method": method, "precision": precision,
-            "frames": [{"label": f["label"], "views": [{**{k: c.views[i][k] for k in summary}, "n_embd": c.views[i]["d"]}
-                                                      for i in f["views"]]} for f in c.frames]}
+    size = out.stat().st_size
+    logging.debug(f"explorer: {out} written ({size:,} bytes, {len(c.views)} views, {method})")
+    said = ("label", "source", "step", "n_embd", "val_bpb", "used_axes", "purity")  # of each table, for --json
+    frames = [{"label": f["label"], "views": [{k: c.views[i]["d" if k == "n_embd" else k] for k in said}
+                                              for i in f["views"]]} for f in c.frames]
+    return {"path": str(out), "bytes": size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs.values()],
+            "method": method, "precision": precision, "frames": frames}
 
 
 # ---- the page ------------------------------------------------------------------------------
