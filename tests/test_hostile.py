@@ -2224,11 +2224,11 @@ def test_width_depth_finding_of_a_directory_without_a_sweep_is_one_line(tmp_path
 
     with pytest.raises(lrngpt.UserError, match="holds no sweep"):
         lrngpt.width_depth_finding(tmp_path)
-    with pytest.raises(lrngpt.UserError, match="n_layer must be a whole number"):
+    with pytest.raises(lrngpt.UserError, match=r"n_layer must be at least 1 \(got 0\)"):
         lrngpt.width_from_depth(0)
     with pytest.raises(lrngpt.UserError, match=r"width_from_depth\(\): aspect_ratio must be an integer, got float 6.5"):
         lrngpt.width_from_depth(4, aspect_ratio=6.5)  # the API's type check, as for every function
-    with pytest.raises(lrngpt.UserError, match="head_dim must be a whole number of at least 1, got -128"):
+    with pytest.raises(lrngpt.UserError, match=r"head_dim must be at least 1 \(got -128\)"):
         lrngpt.width_from_depth(4, head_dim=-128)
     with pytest.raises(lrngpt.UserError, match=r"width_depth_finding\(\): sweep must be"):
         lrngpt.width_depth_finding(None)

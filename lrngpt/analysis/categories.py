@@ -9,7 +9,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from lrngpt.core.fsio import read_regular
+from lrngpt.core.fsio import read_regular, user_path
 from lrngpt.errors import UserError, option
 
 FORMAT = ('a JSON object {"category": ["word", ...], ...} or TSV lines category<TAB>word')
@@ -24,16 +24,9 @@ def stories_categories() -> dict[str, list[str]]:
 
 def load_categories(path: str | Path) -> dict[str, list[str]]:
     """Read a categories file (JSON or TSV, told apart by its first character)."""
-    path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{option('categories', path)} is a directory; give a file: {FORMAT}")
-    if not path.exists() and not path.is_symlink():
-        raise UserError(f"{option('categories', path)}: no such file; give {FORMAT}")
-    raw = read_regular(path, option('categories'))  # a FIFO would wait for ever, /dev/zero never end
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{option('categories', path)} is not UTF-8 text; save it as UTF-8") from None
+    path, what = Path(path), option("categories")
+    with user_path(path, what):  # a directory, a missing file, a FIFO or text that is not UTF-8: one line
+        text = read_regular(path, what).decode("utf-8-sig")
     if not text.strip():
         raise UserError(f"{option('categories', path)} is empty; give {FORMAT}")
     categories = parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else parse_tsv(text, path)

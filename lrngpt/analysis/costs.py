@@ -69,22 +69,18 @@ def mlp_cost_table(vocab: int, block: int, hidden: int, widths: list[int],
     if not widths:
         raise UserError(f"{option('n_embd')} is empty: give widths like 4,8,16")
     rows = [mlp_params(vocab, block, hidden, d) for d in widths]
-    prev = None
-    for row in rows:
+    for prev, row in zip([None, *rows], rows, strict=False):
         row["added"] = None if prev is None else row["total"] - prev["total"]
-        if bpb is not None:
-            row["val_bpb"] = bpb.get(row["n_embd"])
-            saved = None
-            if prev is not None and row["val_bpb"] is not None and prev["val_bpb"] is not None:
-                saved = prev["val_bpb"] - row["val_bpb"]
-            row["bpb_saved"] = saved
-            row["bpb_saved_per_million"] = (saved / (row["added"] / 1e6)
-                                            if saved is not None and row["added"] else None)
-            # a step of 4x in width is two doublings: the price of one is the saving over log2 of the step
-            doublings: float | None = None if prev is None else math.log2(row["n_embd"] / prev["n_embd"])
-            row["doublings"] = doublings
-            row["bpb_saved_per_doubling"] = saved / doublings if saved is not None and doublings else None
-        prev = row
+        if bpb is None:
+            continue
+        row["val_bpb"] = bpb.get(row["n_embd"])
+        before = None if prev is None else prev["val_bpb"]
+        saved = None if before is None or row["val_bpb"] is None else before - row["val_bpb"]
+        # a step of 4x in width is two doublings: the price of one is the saving over log2 of the step
+        doublings = None if prev is None else math.log2(row["n_embd"] / prev["n_embd"])
+        row.update(bpb_saved=saved,
+                   bpb_saved_per_million=saved / (row["added"] / 1e6) if saved is not None and row["added"] else None,
+                   doublings=doublings, bpb_saved_per_doubling=saved / doublings if saved is not None and doublings else None)
     return {"vocab": vocab, "block": block, "hidden": hidden,
             "params_per_width_unit": vocab + block * hidden, "rows": rows}
 

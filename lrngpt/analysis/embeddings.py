@@ -4,7 +4,6 @@ on tensors, then their application to a run directory (`lrn embed`, the report, 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import torch
@@ -26,16 +25,11 @@ def _check_table(table: torch.Tensor) -> torch.Tensor:
 
 def cosine_neighbors(table: torch.Tensor, token_id: int, k: int,
                      exclude: set[int] | tuple = ()) -> list[tuple[int, float]]:
-    """The k rows most cosine-similar to row `token_id` (itself and `exclude` left out), best first."""
-    t = _check_table(table)
-    vocab = t.shape[0]
-    if not 0 <= token_id < vocab:
-        raise UserError(f"token id {token_id} is outside the table (0..{vocab - 1})")
-    if k < 1:
-        raise UserError(f"-k {k}: must be at least 1")
-    unit = F.normalize(t, dim=1)  # a zero row gets cosine 0 with everything
+    """The k rows most cosine-similar to row `token_id` (itself and `exclude` left out), best first; the
+    callers give a row of the table and k >= 1 (checked where the user gave it)."""
+    unit = F.normalize(_check_table(table), dim=1)  # a zero row gets cosine 0 with everything
     cos = unit @ unit[token_id]
-    cos[[token_id, *(i for i in exclude if 0 <= i < vocab)]] = float("-inf")
+    cos[[token_id, *exclude]] = float("-inf")
     k = min(k, int(torch.isfinite(cos).sum()))
     values, ids = torch.topk(cos, k)
     return [(int(i), float(v)) for i, v in zip(ids, values, strict=True)]
@@ -58,37 +52,27 @@ def used_axes(table: torch.Tensor, energy: float = 0.9) -> int:
 
 def category_purity(table: torch.Tensor, category_ids: dict[str, list[int]], k: int = 10) -> dict:
     """Share of each category word's k nearest neighbours (among the other category words) in its own
-    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is."""
+    category; `chance`, a random table's expectation ((n_cat - 1) / (N - 1)), averaged as `overall` is.
+    `category_ids` as lrngpt.analysis.categories.resolve gives them (distinct ids, one category each), k >= 1."""
     t = _check_table(table)
-    owner: dict[int, str] = {}
-    for name, ids in category_ids.items():
-        if not ids:
-            raise UserError(f"category {name!r} has no tokens")
-        for i in ids:
-            if not 0 <= i < t.shape[0]:
-                raise UserError(f"category {name!r}: token id {i} is outside the table (0..{t.shape[0] - 1})")
-            if owner.get(i, name) != name:
-                raise UserError(f"token id {i} is in both {owner[i]!r} and {name!r}; a token needs one category")
-            owner[i] = name
+    names = list(category_ids)
+    # token id -> its category's place in `names` (resolve gives each token one category, inside the table)
+    owner = {i: c for c, name in enumerate(names) for i in category_ids[name]}
     words = sorted(owner)
     n = len(words)
     if n < 2:
         raise UserError(f"category purity needs at least 2 category tokens, this vocabulary has {n}: a small vocabulary splits the category words into pieces; train with a larger data.vocab_size (e.g. --set data.vocab_size=4096)")
-    if k < 1:
-        raise UserError(f"-k {k}: must be at least 1")
     k = min(k, n - 1)
     unit = F.normalize(t[words], dim=1)
     cos = unit @ unit.T
     cos.fill_diagonal_(float("-inf"))
     nearest = torch.topk(cos, k, dim=1).indices
-    sizes = dict(Counter(owner.values()))  # in the order of category_ids, each of which has a word
-    scores: dict[str, list[float]] = {name: [] for name in category_ids}
-    for row, w in enumerate(words):
-        scores[owner[w]].append(sum(owner[words[j]] == owner[w] for j in nearest[row].tolist()) / k)
-    every = [s for v in scores.values() for s in v]
-    return {"per_category": {name: sum(v) / len(v) for name, v in scores.items()},
-            "overall": sum(every) / n, "chance": sum((sizes[owner[w]] - 1) / (n - 1) for w in words) / n,
-            "k": k, "n_words": n, "sizes": sizes}
+    label = torch.tensor([owner[w] for w in words])
+    share = (label[nearest] == label[:, None]).double().mean(dim=1)  # each word's neighbours in its category
+    size = torch.bincount(label, minlength=len(names))
+    return {"per_category": {name: float(share[label == c].mean()) for c, name in enumerate(names)},
+            "overall": float(share.mean()), "chance": float(((size[label] - 1).double() / (n - 1)).mean()),
+            "k": k, "n_words": n, "sizes": {name: int(size[c]) for c, name in enumerate(names)}}
 
 
 def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
@@ -146,15 +130,10 @@ def init_table(run_dir):
     return load_table(run_dir, "init")[1]
 
 
-def category_token_ids(tokenizer, categories: dict | None = None) -> dict[str, list[int]]:
-    """Single-token ids of ' word' for every category word (default: the stories categories),
-    categories with fewer than 2 of them left out."""
-    return resolve_categories(tokenizer, stories_categories() if categories is None else categories)["ids"]
-
-
-def token_categories(tokenizer, categories: dict | None = None) -> dict[int, str]:
-    """Category of each token that `purity` scores (' Lily' -> 'name'); other tokens have none."""
-    return {i: name for name, ids in category_token_ids(tokenizer, categories).items() for i in ids}
+def token_categories(tokenizer) -> dict[int, str]:
+    """Category of each token that `purity` scores on a stories run (' Lily' -> 'name'); others have none."""
+    ids = resolve_categories(tokenizer, stories_categories())["ids"]
+    return {i: name for name, words in ids.items() for i in words}
 
 
 def has_categories(run) -> bool:
@@ -162,26 +141,19 @@ def has_categories(run) -> bool:
     return run.config.data.corpus.startswith("stories")
 
 
-def run_categories(run, categories=None) -> tuple[dict[str, list[str]], str]:
-    """The categories to score a run with, and where they come from: a file path (lrngpt.analysis.categories),
-    a dict, or None (the stories categories for a stories run, else an error asking for --categories)."""
-    if categories is None:
-        if not has_categories(run):
-            raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
-                            f"categories; pass {option('categories', 'FILE')}, {CATEGORIES_FORMAT} "
-                            "(the stories categories are the default only for a stories run)")
-        return stories_categories(), "stories corpus (built in)"
-    if isinstance(categories, dict):
-        return categories, "given"
-    return load_categories(categories), str(categories)
-
-
 def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=None) -> dict:
     """Category purity of a run's table (`checkpoint`) and, with ckpt_init.pt, of its untrained one; words
-    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped."""
+    the BPE splits are listed, not scored, and categories with fewer than 2 single-token words dropped.
+    `categories`: a file path (lrngpt.analysis.categories), a dict, or None (a stories run's own)."""
     log = log or logging.info
     run, table = load_table(run_dir, checkpoint)
-    cats, source = run_categories(run, categories)
+    if categories is None and not has_categories(run):
+        raise UserError(f"this run was trained on {run.config.data.corpus}, which has no built-in word "
+                        f"categories; pass {option('categories', 'FILE')}, {CATEGORIES_FORMAT} "
+                        "(the stories categories are the default only for a stories run)")
+    cats, source = ((stories_categories(), "stories corpus (built in)") if categories is None else
+                    (categories, "given") if isinstance(categories, dict) else
+                    (load_categories(categories), str(categories)))
     r = resolve_categories(run.tokenizer, cats)
     vocab = run.tokenizer.vocab_size
     if r["dropped"]:
@@ -200,24 +172,13 @@ def purity(run_dir, k: int = 10, categories=None, checkpoint: str = "last", log=
     return result
 
 
-def run_neighbors(run_dir, texts: list[str], k: int = 10, untrained: bool = False, checkpoint: str = "last") -> dict:
-    """`lrn embed neighbors`: the neighbour lists of several tokens or words in one run's table."""
-    which = "init" if untrained else checkpoint
-    run, table = load_table(run_dir, which)
-    return {"step": run.step, "checkpoint": which, "untrained": which == "init",
-            "results": [token_neighbors(run.tokenizer, table, t, k) for t in texts]}
-
-
-def run_axes(run_dir, energy: float = 0.9, untrained: bool = False, checkpoint: str = "last") -> dict:
+def run_axes(run_dir, energy: float = 0.9, checkpoint: str = "last") -> dict:
     """`lrn embed axes`: used axes of a run's table beside the untrained table's (None without
     ckpt_init.pt) and a random Gaussian table's (scale-free, so N(0, 1) stands for any N(0, s^2))."""
-    which = "init" if untrained else checkpoint
-    run, table = load_table(run_dir, which)
-    result = {"used_axes": used_axes(table, energy), "n_embd": table.shape[1], "vocab": table.shape[0],
-              "energy": energy, "step": run.step, "checkpoint": which}
-    init = init_table(run_dir)
-    result["untrained_used_axes"] = None if init is None else used_axes(init, energy)
+    run, table = load_table(run_dir, checkpoint)
+    axes, init = used_axes(table, energy), init_table(run_dir)  # a bad energy said before ckpt_init.pt is read
     gaussian = torch.randn(*table.shape, generator=torch.Generator().manual_seed(RANDOM_SEED))
-    result["random_used_axes"] = used_axes(gaussian, energy)
-    result["random_seed"] = RANDOM_SEED
-    return result
+    return {"used_axes": axes, "n_embd": table.shape[1], "vocab": table.shape[0],
+            "energy": energy, "step": run.step, "checkpoint": checkpoint,
+            "untrained_used_axes": None if init is None else used_axes(init, energy),
+            "random_used_axes": used_axes(gaussian, energy), "random_seed": RANDOM_SEED}

@@ -31,15 +31,14 @@ def write_vectors(path: Path, rows: np.ndarray) -> None:
     np.savetxt(path, rows.astype(np.float32), fmt="%.9g", delimiter="\t")
 
 
-def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: bool = False, log=None,
-                 checkpoint: str = "last") -> dict:
+def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, log=None, checkpoint: str = "last") -> dict:
     """Write the files above (vectors.tsv from `checkpoint`: last, best or init); what was written, for --json."""
     if fmt not in FORMATS:
         raise UserError(f"{option('format', f'{fmt!r}')}: choose one of {', '.join(FORMATS)}")
     if top is not None and top < 1:
         raise UserError(f"{option('top', top)}: must be at least 1")
     out = Path(out)
-    check_dir_target(out, force, KIND, replace_own=True)
+    check_dir_target(out, False, KIND, replace_own=True)
     run, table = load_table(run_dir, checkpoint)
     rows, tok = table.shape[0], run.tokenizer
     counts, note = train_counts(run, rows, log)
@@ -47,7 +46,7 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
     logging.debug(f"embedding export: {len(keep):,} of {rows:,} rows of {run.dir} (step {run.step}, {checkpoint}), "
                   f"{'counted' if counts is not None else 'no'} training counts")
     cats = token_categories(tok) if has_categories(run) else {}
-    check_dir_target(out, force, KIND, replace_own=True)  # again, just before writing
+    check_dir_target(out, False, KIND, replace_own=True)  # again, just before writing
     with owned_dir(out, KIND) as tmp:  # built beside --out and swapped in whole: never half an export
         write_vectors(tmp / "vectors.tsv", table.numpy()[keep])
         lines = ["token\tid\tfrequency\tcategory"]
@@ -77,8 +76,8 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, force: 
 
 def _quote(text: str) -> str:
     """A protobuf text-format string: backslash and quote escaped, anything unprintable replaced."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in text)
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # once the unprintable characters are gone, JSON's string escapes are those two
+    return json.dumps("".join(ch if ch.isprintable() else "?" for ch in text), ensure_ascii=False)
 
 
 def projector_config(tensors: list[dict]) -> str:

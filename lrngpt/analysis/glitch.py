@@ -41,32 +41,25 @@ def _cosine_distance(u: torch.Tensor, v: torch.Tensor) -> np.ndarray:
     return (1.0 - (u @ v) / (u.norm(dim=1) * v.norm()).clamp_min(1e-12)).numpy()
 
 
-def _check(unembedding: torch.Tensor, reference: list[int]) -> None:
+def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.ndarray:
+    """1 - cosine of each row (first principal component removed) to the mean reference row."""
+    return indicators(unembedding, reference)[MAIN]
+
+
+def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch.Tensor | None = None) -> dict:
+    """Every indicator of INDICATORS (input_norm only when the untied `embedding` is given), low = candidate."""
     if unembedding.dim() != 2 or unembedding.shape[0] <= unembedding.shape[1]:
         raise UserError(f"the indicator needs more tokens than dimensions, got an unembedding of shape "
                         f"{tuple(unembedding.shape)}")
     if not reference:
         raise UserError("no reference tokens: this vocabulary has none of the single-byte tokens that no UTF-8 "
                         "text holds (0xC0, 0xC1, 0xF5-0xFF), so the indicator has no unused tokens to compare with")
-
-
-def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.ndarray:
-    """1 - cosine of each row (first principal component removed) to the mean reference row."""
-    _check(unembedding, reference)
     u = unembedding.detach().double()
     c = u - u.mean(dim=0, keepdim=True)
     p = torch.linalg.eigh(c.T @ c)[1][:, -1]  # the first principal direction (h x h: cheap even for GPT-2)
-    u = u - torch.outer(u @ p, p)
-    return _cosine_distance(u, u[reference].mean(dim=0))
-
-
-def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch.Tensor | None = None) -> dict:
-    """Every indicator of INDICATORS (input_norm only when the untied `embedding` is given), low = candidate."""
-    _check(unembedding, reference)
-    u = unembedding.detach().double()
+    no_pc = u - torch.outer(u @ p, p)
     ref = u[reference].mean(dim=0)
-    c = u - u.mean(dim=0, keepdim=True)
-    out = {MAIN: magikarp_indicator(u, reference), "cosine": _cosine_distance(u, ref),
+    out = {MAIN: _cosine_distance(no_pc, no_pc[reference].mean(dim=0)), "cosine": _cosine_distance(u, ref),
            "centred_cosine": _cosine_distance(c, c[reference].mean(dim=0)),
            "l2_distance": (u - ref).norm(dim=1).numpy()}
     if embedding is not None:

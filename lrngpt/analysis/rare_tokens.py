@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from lrngpt.analysis.glitch import CANDIDATE_SHARE, INDICATORS, MAIN, candidates, indicators, reference_ids
-from lrngpt.analysis.vocab import run_data, token_text
+from lrngpt.analysis.vocab import count_ids, run_data, token_text
 from lrngpt.core import log as logging
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
@@ -47,15 +47,8 @@ def replay_reads(tokens: np.ndarray, batch_size: int, seq_len: int, seed: int, s
                  pad_id: int | None = None, pad_per_window: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(input reads, target reads) of every id 0..rows-1 in `steps` global batches of the seeded sampler."""
     as_target = BatchSampler(tokens, batch_size, seq_len, seed).reads(steps)  # per position
-    inputs, targets = np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
-    chunk = 1 << 24  # int64 copies of the ids one chunk at a time: a large split stays in bounds
-    for start in range(0, len(tokens), chunk):
-        ids = np.asarray(tokens[start : start + chunk], dtype=np.int64)
-        w = as_target[start : start + chunk]
-        # float64 weights are exact for counts below 2**53
-        targets += np.rint(np.bincount(ids, weights=w, minlength=rows)[:rows]).astype(np.int64)
-        nxt = as_target[start + 1 : start + chunk + 1]  # an input as often as the next position is a target
-        inputs += np.rint(np.bincount(ids[: len(nxt)], weights=nxt, minlength=rows)[:rows]).astype(np.int64)
+    targets = count_ids(tokens, rows, as_target)
+    inputs = count_ids(tokens[:-1], rows, as_target[1:])  # an input as often as the next position is a target
     if pad_id is not None:
         inputs[pad_id] += steps * batch_size * pad_per_window
     return inputs, targets
@@ -74,11 +67,6 @@ def tables(model) -> tuple[torch.Tensor, torch.Tensor, bool]:
     head = model.head if hasattr(model, "head") else model.lm_head
     tied = bool(getattr(model.config, "tie_embeddings", False))  # the MLP has no tying
     return model.token_embedding.weight.detach().double(), head.weight.detach().double(), tied
-
-
-def moved(now: torch.Tensor, init: torch.Tensor, delta: float) -> np.ndarray:
-    """||now_i - delta init_i|| per row."""
-    return (now - delta * init).norm(dim=1).numpy()
 
 
 # ---- a run, an import, or a Hugging Face directory -------------------------------------------
@@ -106,8 +94,10 @@ def _hf_model(p: Path):
     return model, tokenizer
 
 
-def _row(i: int, tokenizer, **cols) -> dict:
-    return {"id": i, "token": token_text(tokenizer, i), **cols}
+def _tokens(order: np.ndarray, tokenizer, cols: dict[str, np.ndarray]) -> list[dict]:
+    """A row per id of `order`: the id, its text and its value in each column (int, float or bool)."""
+    return [{"id": int(i), "token": token_text(tokenizer, int(i)), **{k: v[i].item() for k, v in cols.items()}}
+            for i in order]
 
 
 def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
@@ -140,14 +130,14 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         cols["out_norm"] = out.norm(dim=1).numpy()
 
     if source != "trained":
-        order = candidates(indicator, ref, 1.0)  # every non-reference token, lowest indicator first
-        chosen = set(candidates(indicator, ref).tolist())
-        result["indicator"]["candidates"] = len(chosen)
+        chosen = np.zeros(rows, dtype=bool)
+        chosen[candidates(indicator, ref)] = True
+        result["indicator"]["candidates"] = int(chosen.sum())
         who = "a Hugging Face" if source == "huggingface" else "an imported"
         result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
                           "glitch-token candidates (the reference tokens themselves are not listed)")
-        result["tokens"] = [_row(int(i), tokenizer, candidate=int(i) in chosen,
-                                 **{k: float(v[i]) for k, v in cols.items()}) for i in order]
+        # every non-reference token, lowest indicator first
+        result["tokens"] = _tokens(candidates(indicator, ref, 1.0), tokenizer, {"candidate": chosen, **cols})
         return result
 
     assert run is not None and cfg is not None  # source "trained" is a run's
@@ -162,26 +152,24 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
     result["reads"] = {"steps": step, "batch_size": tc.batch_size, "seq_len": tc.seq_len, "seed": tc.seed,
                        "train_tokens": int(len(train)), "targets_read": int(targets.sum()),
                        "padding_reads": step * tc.batch_size * per_window}
-    if RunDir(p).has_checkpoint("init"):
+    result["init"] = RunDir(p).has_checkpoint("init")
+    if result["init"]:
         inp0, out0, _ = tables(RunDir(p).load("init").model)
-        delta = decay_factor(tc, step)
-        result["init"], result["decay_factor"] = True, delta
-        cols["moved"] = moved(inp, inp0, delta)
+        result["decay_factor"] = delta = decay_factor(tc, step)
+        cols["moved"] = (inp - delta * inp0).norm(dim=1).numpy()  # ||W_i - delta W0_i|| per row
         if not tied:
-            cols["out_moved"] = moved(out, out0, delta)
+            cols["out_moved"] = (out - delta * out0).norm(dim=1).numpy()
     else:
-        result["init"] = False
         log(f"note: {p} has no ckpt_init.pt (an imported model has no step-0 weights): how far rows moved cannot be measured; "
             "reads and norms only")
     result["summary"] = _summary(cols, never, flagged, targets, rounding(step))
     result["indicator"]["check"] = _indicator_check(indicator, ref, never, flagged)
     result["indicator"]["graded"] = {name: _indicator_check(v, ref, never, flagged)["never_read"]
                                      for name, v in every.items()}  # the siblings, for comparison
-    moved_col = cols.get("moved", np.zeros(rows))
-    order = np.lexsort((np.arange(rows), moved_col, inputs))  # fewest reads first; then the row that moved least
-    result["tokens"] = [_row(int(i), tokenizer, input_reads=int(inputs[i]), target_reads=int(targets[i]),
-                             under_trained=bool(flagged[i]), **{k: float(v[i]) for k, v in cols.items()})
-                        for i in order]
+    # fewest reads first; then the row that moved least; then by id (lexsort is stable)
+    order = np.lexsort((cols.get("moved", np.zeros(rows)), inputs))
+    result["tokens"] = _tokens(order, tokenizer, {"input_reads": inputs, "target_reads": targets,
+                                                  "under_trained": flagged, **cols})
     return result
 
 
@@ -209,14 +197,12 @@ def _summary(cols: dict, never: np.ndarray, flagged: np.ndarray, targets: np.nda
 def _indicator_check(indicator: np.ndarray, ref: list[int], never: np.ndarray, flagged: np.ndarray) -> dict:
     """Of the k tokens the indicator ranks first (k = the never-read tokens outside the reference),
     how many were never read and how many under-trained: the indicator graded against the counts."""
-    outside = np.ones(len(indicator), dtype=bool)
-    outside[ref] = False
-    k = int((never & outside).sum())
+    ranked = candidates(indicator, ref, 1.0)  # every token outside the reference, lowest indicator first
+    k = int(never[ranked].sum())
     if not k:
         return {"k": 0, "never_read": 0, "under_trained": 0, "chance": None}
-    ranked = candidates(indicator, ref, 1.0)[:k]
-    return {"k": k, "never_read": int(never[ranked].sum()), "under_trained": int(flagged[ranked].sum()),
-            "chance": k / int(outside.sum())}
+    return {"k": k, "never_read": int(never[ranked[:k]].sum()), "under_trained": int(flagged[ranked[:k]].sum()),
+            "chance": k / len(ranked)}
 
 
 # ---- as text -----------------------------------------------------------------------------------

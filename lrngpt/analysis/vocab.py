@@ -11,24 +11,13 @@ from lrngpt.data.prepared import check_run_data, prepare
 from lrngpt.errors import UserError
 from lrngpt.tokenizer.bpe import Tokenizer
 
-_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
 
 def escape_bytes(b: bytes) -> str:
     """Readable text of some bytes: printable UTF-8 as is; backslash, control characters and
-    bytes that are no whole UTF-8 character as \\\\, \\n, \\t, \\xNN, \\uNNNN."""
-    out = []
-    for ch in b.decode("utf-8", errors="surrogateescape"):
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:  # a byte that does not decode on its own
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ch.isprintable():  # a plain space is printable; other white space is not
-            out.append(ch)
-        else:
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
-    return "".join(out)
+    bytes that are no whole UTF-8 character as \\\\, \\n, \\t, \\xNN, \\uNNNN (Python's own escapes)."""
+    text = b.replace(b"\\", b"\\\\").decode("utf-8", errors="backslashreplace")  # a stray byte: \\xNN
+    # a plain space is printable; other white space is not
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def token_text(tokenizer, i: int) -> str:
@@ -62,11 +51,19 @@ def train_counts(run, rows: int, log=None) -> tuple[np.ndarray | None, str]:
     if data is None:
         return None, "no frequencies: the run has no training split of its own (an imported model)"
     tokens = data.tokens("train")
+    return count_ids(tokens, rows), f"frequencies in the training split ({len(tokens):,} tokens)"
+
+
+def count_ids(tokens, rows: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """How often each id 0..rows-1 occurs in `tokens` (each occurrence counted `weights` times), as int64;
+    in chunks, so that the int64 copy of a large split's ids stays in bounds."""
     counts = np.zeros(rows, dtype=np.int64)
-    for start in range(0, len(tokens), 1 << 24):  # in chunks: bincount widens to int64
-        chunk = np.asarray(tokens[start : start + (1 << 24)], dtype=np.int64)
-        counts += np.bincount(chunk, minlength=rows)[:rows]
-    return counts, f"frequencies in the training split ({len(tokens):,} tokens)"
+    for start in range(0, len(tokens), 1 << 24):
+        ids = np.asarray(tokens[start : start + (1 << 24)], dtype=np.int64)
+        w = None if weights is None else weights[start : start + (1 << 24)]
+        # float64 weights are exact for counts below 2**53
+        counts += np.rint(np.bincount(ids, weights=w, minlength=rows)[:rows]).astype(np.int64)
+    return counts
 
 
 def frequency_order(counts: np.ndarray | None, rows: int) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lrngpt.analysis.embeddings import load_table, pair_cosine, run_neighbors
+from lrngpt.analysis.embeddings import load_table, pair_cosine, token_neighbors
 from lrngpt.analysis.export import export_table
 from lrngpt.api.checks import Checkpoint, ExportFormat, HasPath, MapMethod, Precision, checked, positive
 from lrngpt.api.outputs import paths_of
@@ -28,11 +28,12 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
     if not tokens:
         raise UserError(f"give at least one token, e.g. {option('token')} ' Lily'")
     r = as_run(run, checkpoint)
-    out = run_neighbors(r.path, list(tokens), k, checkpoint=r.checkpoint)
-    untrained = out["untrained"]
+    loaded, table = load_table(r.path, r.checkpoint)
+    untrained = r.checkpoint == "init"
+    out = {"step": loaded.step, "checkpoint": r.checkpoint, "untrained": untrained,
+           "results": [token_neighbors(loaded.tokenizer, table, t, k) for t in tokens]}
     asked = [t for t in dict.fromkeys(tokens) if t in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]
     if asked:  # the chapter's cosine for this token (" Lily", or " Luna" untrained) beside this run's
-        loaded, table = load_table(r.path, out["checkpoint"])
         out["chapter"] = chapter_lines(loaded.tokenizer, table, asked, untrained)
     return out
 

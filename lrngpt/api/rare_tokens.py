@@ -7,8 +7,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from lrngpt.analysis.rare_tokens import undertrained_tokens
-from lrngpt.api.checks import Checkpoint, HasPath, checked
-from lrngpt.errors import UserError
+from lrngpt.api.checks import Checkpoint, HasPath, checked, positive
 from lrngpt.experiments.planted_figure import plot_planted
 
 
@@ -21,17 +20,9 @@ def undertrained(run_or_path: HasPath | str | Path, checkpoint: Checkpoint | Non
     `top`: keep that many rows of "tokens".
 
     Example: ``lrngpt.table(lrngpt.undertrained("runs/demo", top=20)["tokens"])``"""
-    if isinstance(run_or_path, str | Path):
-        path = Path(run_or_path)
-    elif hasattr(run_or_path, "checkpoint"):  # a lrngpt.Run (a Sweep has a path only)
-        path = Path(run_or_path.path)
-        checkpoint = checkpoint or run_or_path.checkpoint
-    else:
-        raise UserError(f"undertrained() takes a Run, a run directory or a Hugging Face directory, "
-                        f"got {type(run_or_path).__name__}")
-    checkpoint = checkpoint or "last"
-    if top is not None and top < 1:
-        raise UserError(f"top must be a whole number of at least 1, or None for every token (got {top!r})")
+    path = Path(run_or_path.path if isinstance(run_or_path, HasPath) else run_or_path)  # a Sweep's: no run, said so
+    checkpoint = checkpoint or getattr(run_or_path, "checkpoint", None) or "last"
+    positive(top, "top")  # (None: every token)
     result = undertrained_tokens(path, checkpoint)
     if top is not None:
         result["tokens"] = result["tokens"][:top]

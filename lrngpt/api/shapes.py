@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.api.checks import HasPath, checked
-from lrngpt.errors import UserError
+from lrngpt.api.checks import HasPath, checked, positive
 from lrngpt.experiments.shape_findings import judge_shapes
 from lrngpt.experiments.summary import collect
 from lrngpt.models import nanochat_shape
@@ -18,8 +17,7 @@ def width_from_depth(n_layer: int, aspect_ratio: int = 64, head_dim: int = 128) 
 
     Example: ``lrngpt.width_from_depth(20)["n_embd"]`` (1280) and ``lrngpt.width_from_depth(4)["n_head"]`` (2)"""
     for name, value in (("n_layer", n_layer), ("aspect_ratio", aspect_ratio), ("head_dim", head_dim)):
-        if value < 1:
-            raise UserError(f"{name} must be a whole number of at least 1, got {value!r}")
+        positive(value, name)
     n_embd, n_head = nanochat_shape(n_layer, aspect_ratio, head_dim)
     return {"n_layer": n_layer, "aspect_ratio": aspect_ratio, "head_dim": head_dim, "n_embd": n_embd, "n_head": n_head,
             "rule": f"{n_layer} x {aspect_ratio} = {n_layer * aspect_ratio:,}, rounded up to a multiple of {head_dim}: "

@@ -24,7 +24,6 @@ from lrngpt.analysis.vocab import token_text
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import user_path
 from lrngpt.core.ownership import check_file_target, write_owned_file
-from lrngpt.corpora.stories import CATEGORIES
 from lrngpt.errors import UserError, option
 from lrngpt.explorer.views import Collection, collect, source_name
 
@@ -33,20 +32,20 @@ PRECISIONS = ("float32", "float16", "int8")
 DEFAULT_TOP = 8192  # tokens on the page when --top is not given (every row of a 4,096 vocabulary)
 
 
-def check_page(out: Path, force: bool) -> Path:
-    """A new file, or an earlier unchanged explorer page lrn wrote; never anything else."""
-    return check_file_target(out, force, "explorer page", replace_own=True, example="explorer.html")
+def check_page(out: Path) -> Path:
+    """A new file, or an earlier unchanged explorer page lrn wrote (always replaced); never anything else."""
+    return check_file_target(out, False, "explorer page", replace_own=True, example="explorer.html")
 
 
 def write_explorer(sources: list, out: str | Path, top: int | None = None, method: str = "pca",
-                   precision: str = "float32", force: bool = False, log=None, checkpoint: str = "last",
+                   precision: str = "float32", log=None, checkpoint: str = "last",
                    categories: str | Path | dict | None = None) -> dict:
     """Write the page for run and sweep directories (views.collect); returns what it holds, for --json.
     `categories`: a categories file (lrngpt.analysis.categories) or dict."""
     out = Path(out)
     if precision not in PRECISIONS:
         raise UserError(f"{option('precision', f'{precision!r}')}: choose one of {', '.join(PRECISIONS)}")
-    check_page(out, force)
+    check_page(out)
     if categories is not None and not isinstance(categories, dict):
         categories = load_categories(categories)  # a bad file is refused before any table is loaded
     c = collect(sources, top or DEFAULT_TOP, method, log, checkpoint, categories)
@@ -54,15 +53,13 @@ def write_explorer(sources: list, out: str | Path, top: int | None = None, metho
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     write_owned_file(out, text, "explorer page")  # recorded as lrn's; never half a page over the old one
-    logging.debug(f"explorer: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes, {len(c.views)} views, {method})")
-    return {"path": str(out), "bytes": out.stat().st_size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs],
-            "method": method, "precision": precision,
-            "frames": [{"label": f.label, "views": [_summary(c.views[i]) for i in f.views]} for f in c.frames]}
-
-
-def _summary(v) -> dict:
-    return {"label": v.label, "source": v.source, "step": v.step, "n_embd": int(v.table.shape[1]),
-            "val_bpb": v.val_bpb, "used_axes": v.used_axes, "purity": v.purity}
+    size = out.stat().st_size
+    logging.debug(f"explorer: {out} written ({size:,} bytes, {len(c.views)} views, {method})")
+    said = ("label", "source", "step", "n_embd", "val_bpb", "used_axes", "purity")  # of each table, for --json
+    frames = [{"label": f["label"], "views": [{k: c.views[i]["d" if k == "n_embd" else k] for k in said}
+                                              for i in f["views"]]} for f in c.frames]
+    return {"path": str(out), "bytes": size, "checkpoint": checkpoint, "tokens": [len(v.ids) for v in c.vocabs.values()],
+            "method": method, "precision": precision, "frames": frames}
 
 
 # ---- the page ------------------------------------------------------------------------------
@@ -89,60 +86,50 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
         return name
 
     vocabs = []
-    for v in c.vocabs:
+    for v in c.vocabs.values():
         tok = v.tokenizer
         raw = [tok.decode_bytes([i]) for i in range(tok.vocab_size)]
-        found = dict.fromkeys(v.categories.values())
-        # the stories categories in the generator's order; a file's own in the order its tokens come
-        names = [n for n in CATEGORIES if n in found] + [n for n in found if n not in CATEGORIES]
-        cat = [-1] * v.rows
-        for i, name in v.categories.items():
-            cat[i] = names.index(name)
+        cat = [-1] * v.rows  # each token's category, by its place in v.categories (its file's order)
+        for n, ids in enumerate(v.categories.values()):
+            for i in ids:
+                cat[i] = n
         vocabs.append({
             "rows": v.rows, "ids": v.ids.tolist(), "texts": [token_text(tok, i) for i in range(v.rows)],
-            "note": v.note, "freq": None if v.counts is None else v.counts.tolist(), "categories": names,
-            "cat": cat if names else None, "special": sorted(tok.special_ids),
+            "note": v.note, "freq": None if v.counts is None else v.counts.tolist(), "categories": list(v.categories),
+            "cat": cat if v.categories else None, "special": sorted(tok.special_ids),
             "bytes": block(np.frombuffer(b"".join(raw), dtype=np.uint8)), "lengths": [len(b) for b in raw]})
+    page_ids = [v.ids for v in c.vocabs.values()]
     views = []
     for view in c.views:
-        rows = view.table[c.vocabs[view.vocab].ids]
-        vectors, scales = encode_vectors(rows, precision)
-        assert view.coords is not None  # collect() places every view
-        peak = float(np.abs(view.coords).max(initial=0)) or 1.0
-        coords = np.round(view.coords / peak * 32767).astype("<i2")
-        views.append({
-            "label": view.label, "source": view.source, "step": view.step, "d": int(view.table.shape[1]),
-            "vocab": view.vocab, "val_bpb": view.val_bpb, "bpb_note": view.bpb_note, "used_axes": view.used_axes,
-            "purity": view.purity, "chance": view.chance, "variance": view.variance,
-            "coords": block(coords), "vectors": block(vectors), "scales": None if scales is None else block(scales)})
+        vectors, scales = encode_vectors(view["table"][page_ids[view["vocab"]]], precision)
+        peak = float(np.abs(view["coords"]).max(initial=0)) or 1.0
+        coords = np.round(view["coords"] / peak * 32767).astype("<i2")
+        views.append({**{k: v for k, v in view.items() if k != "table"}, "coords": block(coords),
+                      "vectors": block(vectors), "scales": None if scales is None else block(scales)})
     data = {"title": title, "method": method, "precision": precision, "vocabs": vocabs, "views": views,
-            "frames": [{"label": f.label, "views": f.views} for f in c.frames]}
-    return page(title, data, blocks, placeholder=search_example(c.vocabs[0]) if c.vocabs else " Lily")
+            "frames": c.frames}
+    return page(title, data, blocks, placeholder=search_example(next(iter(c.vocabs.values()))) if c.vocabs else " Lily")
 
 
 def _static(name: str) -> str:
     return resources.files("lrngpt.explorer").joinpath(name).read_text(encoding="utf-8")
 
 
-# capitalised words too common to show what a search finds
-FUNCTION_WORDS = {"The", "They", "Then", "There", "Their", "These", "Those", "This", "That", "When", "What", "Where",
-                  "Which", "While", "With", "From", "Once", "After", "Before", "Some", "Every", "Many", "Now", "But",
-                  "And", "For", "Not", "Shall", "Unto", "Thou", "Thee", "Thy", "Have", "Will", "Would", "Could"}
-
-
 def search_example(vocab) -> str:
-    """The search box's example: the most frequent token with a category (" Lily"), else capitalised word
-    of 4 or more letters that is not a function word (" David" on the Bible), else word."""
+    """The search box's example: the most frequent token with a category (" Lily"), else the first
+    capitalised word of 4 or more letters that is no sentence's first word (its lower case is no token:
+    " David" on the Bible, not " The"), else word."""
     ids = [int(i) for i in vocab.ids if int(i) < vocab.tokenizer.vocab_size]  # rows past the BPE have no text
     texts = [vocab.tokenizer.decode([i]) for i in ids]
+    categorised = {i for words in vocab.categories.values() for i in words}
     for i, t in zip(ids, texts, strict=True):
-        if i in vocab.categories and re.fullmatch(r" [A-Za-z]{2,}", t):
+        if i in categorised and re.fullmatch(r" [A-Za-z]{2,}", t):
             return t
-    for pattern in (r" [A-Z][a-z]{3,}", r" [a-z]{3,}"):
-        for t in texts:
-            if re.fullmatch(pattern, t) and t.strip() not in FUNCTION_WORDS:
-                return t
-    return texts[0] if texts else " Lily"
+    known = set(texts)
+    for t in texts:
+        if re.fullmatch(r" [A-Z][a-z]{3,}", t) and t.lower() not in known:
+            return t
+    return next((t for t in texts if re.fullmatch(r" [a-z]{3,}", t)), texts[0] if texts else " Lily")
 
 
 def head(title: str, generator: str, csp: str, style: str) -> str:

@@ -13,15 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from lrngpt.analysis.categories import resolve as resolve_categories
 from lrngpt.analysis.categories import stories_categories
-from lrngpt.analysis.embeddings import (
-    category_purity,
-    category_token_ids,
-    has_categories,
-    load_table,
-    token_categories,
-    used_axes,
-)
+from lrngpt.analysis.embeddings import category_purity, has_categories, load_table, used_axes
 from lrngpt.analysis.vocab import frequency_order, train_counts
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
@@ -42,44 +36,17 @@ class Vocab:
     counts: np.ndarray | None
     note: str  # where the frequencies come from, or why there are none
     ids: np.ndarray  # the page's tokens, most frequent first
-    categories: dict[int, str] = field(default_factory=dict)
-
-
-@dataclass
-class View:
-    label: str
-    source: str
-    step: int
-    table: np.ndarray  # float32 (rows, d)
-    vocab: int
-    val_bpb: float | None
-    bpb_note: str
-    used_axes: int
-    purity: float | None
-    chance: float | None
-    coords: np.ndarray | None = None  # (len(vocab.ids), 2)
-    variance: list[float] | None = None  # share of the variance on each PCA axis
-
-
-@dataclass
-class Frame:
-    label: str
-    views: list[int]
+    categories: dict[str, list[int]]  # category -> its one-token words' ids (lrngpt.analysis.categories.resolve)
 
 
 @dataclass
 class Collection:
-    frames: list[Frame] = field(default_factory=list)
-    views: list[View] = field(default_factory=list)
-    vocabs: list[Vocab] = field(default_factory=list)
-    _vocab_keys: dict[str, int] = field(default_factory=dict)
+    """What the page shows. A view is a dict of the page's fields for one table, with its rows ("table",
+    float32) and map ("coords") as arrays; a frame is {"label", "views": [view index, ...]}."""
     categories: dict | None = None  # --categories: word categories for any corpus (None: a stories run's own)
-
-    def run_categories(self, run) -> dict | None:
-        """The categories that colour and score this run's tokens; None where it has none."""
-        if self.categories is not None:
-            return self.categories
-        return stories_categories() if has_categories(run) else None
+    frames: list[dict] = field(default_factory=list)
+    views: list[dict] = field(default_factory=list)
+    vocabs: dict[str, Vocab] = field(default_factory=dict)  # by tokenizer, training data and rows
 
 
 def check_dir(d: Path) -> None:
@@ -122,112 +89,97 @@ def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -
     # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
     if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
         views.append(_view(c, run_dir, "init", top, log))
-    c.frames.append(Frame(run_dir.name, views))
+    c.frames.append({"label": run_dir.name, "views": views})
 
 
 def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
     sweep_dir = SweepDir(d)
-    points = sweep_dir.definition(partial=True).get("points") or []  # checked: a damaged one is named
     runs = []
-    for p in points:
-        run_dir = sweep_dir.run_path(str(p["name"] if isinstance(p, dict) else p))
-        run = RunDir(run_dir)
-        if not run.holds_run() or not (run_dir / CONFIG).is_file():
+    for p in sweep_dir.definition(partial=True).get("points") or []:  # checked: a damaged one is named
+        run = sweep_dir.run(str(p["name"] if isinstance(p, dict) else p))
+        if not run.holds_run() or not (run.path / CONFIG).is_file():
             continue  # not started (a config.json alone is no run: lrngpt.core.ownership.is_run)
-        cfg = run.config()  # checked: a damaged config.json is named, field and all
-        runs.append((cfg.model.n_embd, cfg.train.seed, run_dir))
-    runs.sort(key=lambda r: (r[0], r[1]))
-    several_seeds = len({r[1] for r in runs}) > 1
-    for width, seed, run_dir in runs:
-        label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
-        if not RunDir(run_dir).has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
-            log(f"explore: {run_dir.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
+        if not run.has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
+            log(f"explore: {run.path.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
             continue
+        cfg = run.config()  # checked: a damaged config.json is named, field and all
+        runs.append((cfg.model.n_embd, cfg.train.seed, run.path))
+    several_seeds = len({seed for _, seed, _ in runs}) > 1
+    for width, seed, run_dir in sorted(runs, key=lambda r: (r[0], r[1])):
+        label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
         # a damaged checkpoint is an error, not a run quietly left out
-        c.frames.append(Frame(label, [_view(c, run_dir, checkpoint, top, log, label)]))
+        c.frames.append({"label": label, "views": [_view(c, run_dir, checkpoint, top, log, label)]})
     if not c.frames:
         raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
 
 
-def _vocab(c: Collection, run, rows: int, top, log) -> int:
-    """The index of the run's vocab, made on first use (a sweep's runs share one)."""
+def _vocab(c: Collection, run, rows: int, top, log) -> Vocab:
+    """The run's vocab, made on first use (a sweep's runs share one)."""
     key = f"{run.tokenizer.hash}/{run.checkpoint.get('data_key')}/{rows}"
-    if key not in c._vocab_keys:
+    if key not in c.vocabs:
         counts, note = train_counts(run, rows, log)
         ids = frequency_order(counts, rows)[:top]  # top None: every row
-        given = c.run_categories(run)
-        cats = token_categories(run.tokenizer, given) if given is not None else {}
-        c._vocab_keys[key] = len(c.vocabs)
-        c.vocabs.append(Vocab(run.tokenizer, rows, counts, note, ids, cats))
-    return c._vocab_keys[key]
+        given = c.categories if c.categories is not None else stories_categories() if has_categories(run) else {}
+        c.vocabs[key] = Vocab(run.tokenizer, rows, counts, note, ids, resolve_categories(run.tokenizer, given)["ids"])
+    return c.vocabs[key]
 
 
 def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None = None) -> int:
     """One table: which is the checkpoint (last, best, init)."""
     run, table = load_table(run_dir, which)
-    v = _vocab(c, run, table.shape[0], top, log)
+    vocab = _vocab(c, run, table.shape[0], top, log)
     bpb, note = _val_bpb(run_dir, which)
-    purity = chance = None
-    given = c.run_categories(run)
-    if given is not None:
-        ids = category_token_ids(run.tokenizer, given)
-        if len(ids) >= 2:
-            p = category_purity(table, ids, PURITY_K)
-            purity, chance = p["overall"], p["chance"]
-    c.views.append(View(label=f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}", source=str(run_dir), step=run.step,
-                        table=table.numpy().astype(np.float32), vocab=v, val_bpb=bpb, bpb_note=note,
-                        used_axes=used_axes(table, 0.9), purity=purity, chance=chance))
+    p = category_purity(table, vocab.categories, PURITY_K) if len(vocab.categories) >= 2 else {}
+    c.views.append({"label": f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}",
+                    "source": str(run_dir), "step": run.step, "d": int(table.shape[1]),
+                    "vocab": list(c.vocabs.values()).index(vocab), "val_bpb": bpb, "bpb_note": note,
+                    "used_axes": used_axes(table, 0.9), "purity": p.get("overall"), "chance": p.get("chance"),
+                    "variance": None, "table": table.numpy().astype(np.float32)})
     return len(c.views) - 1
 
 
 def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
-    """A table's val bpb and where it comes from: summary.json or a periodic evaluation."""
+    """A table's val bpb and where it comes from: the first of its sources that holds a number."""
     metrics = read_metrics(run_dir)
     evals = periodic_evals(metrics)
     if which == "init":
-        return (evals[0], "periodic evaluation at step 0") if 0 in evals else (None, "not evaluated")
-    s = RunDir(run_dir).summary()
-    if which == "best":
-        if isinstance(s, dict) and isinstance(s.get("best_val_bpb"), int | float):
-            return float(s["best_val_bpb"]), f"best periodic evaluation, at step {s.get('best_step')}"
+        sources = [(evals.get(0), "periodic evaluation at step 0")]
+    else:
+        s = RunDir(run_dir).summary() or {}
         best, step = best_periodic_val(metrics)
-        if best is not None:
-            return best, f"best periodic evaluation, at step {step}"
-    if isinstance(s, dict) and isinstance(s.get("val_bpb"), int | float):
-        return float(s["val_bpb"]), "summary.json"
-    if evals:
-        last = max(evals)
-        return evals[last], f"periodic evaluation at step {last}"
-    return None, "not evaluated"
+        last = max(evals, default=-1)  # (-1: none, and no value)
+        sources = [(s.get("best_val_bpb"), f"best periodic evaluation, at step {s.get('best_step')}"),
+                   (best, f"best periodic evaluation, at step {step}")] if which == "best" else []
+        sources += [(s.get("val_bpb"), "summary.json"), (evals.get(last), f"periodic evaluation at step {last}")]
+    return next(((float(v), note) for v, note in sources if isinstance(v, int | float)), (None, "not evaluated"))
 
 
 # ---- the 2-D maps --------------------------------------------------------------------------
 
 def _maps(c: Collection, method: str, log) -> None:
+    """Each view's "coords": its page tokens' rows placed in 2-D (PCA's with each axis's share, "variance")."""
+    vocabs = list(c.vocabs.values())
     previous: dict[int, np.ndarray] = {}
     for view in c.views:
-        rows = view.table[c.vocabs[view.vocab].ids].astype(np.float64)
+        rows = view["table"][vocabs[view["vocab"]].ids].astype(np.float64)
         if method == "pca":
-            view.coords, view.variance = pca_2d(rows)
+            view["coords"], view["variance"] = pca_2d(rows)
         else:
-            log(f"explore: {method} of {len(rows):,} tokens for {view.label} ({view.source})")
-            view.coords = _nonlinear_2d(rows, method)
+            log(f"explore: {method} of {len(rows):,} tokens for {view['label']} ({view['source']})")
+            view["coords"] = _nonlinear_2d(rows, method)
         # turned to match the vocabulary's map before (PCA's signs are arbitrary): steps move only what changed
-        if view.vocab in previous:
-            view.coords = procrustes(view.coords, previous[view.vocab])
-        previous[view.vocab] = view.coords
+        if view["vocab"] in previous:
+            view["coords"] = procrustes(view["coords"], previous[view["vocab"]])
+        previous[view["vocab"]] = view["coords"]
 
 
 def pca_2d(rows: np.ndarray) -> tuple[np.ndarray, list[float]]:
     """The rows projected on their first two principal axes, and each axis's share of the variance."""
     x = rows - rows.mean(axis=0, keepdims=True)
+    x = np.pad(x, ((0, 0), (0, max(0, 2 - x.shape[1]))))  # a width-1 table: a second axis of zeros
     _, s, vt = np.linalg.svd(x, full_matrices=False)
-    coords = np.zeros((len(rows), 2))
-    n = min(2, vt.shape[0])
-    coords[:, :n] = x @ vt[:n].T
-    total = float((s**2).sum())
-    share = [float(v) / total if total else 0.0 for v in (s[:2] ** 2)]
-    return coords, share + [0.0] * (2 - len(share))
+    total = float((s**2).sum()) or 1.0  # (all rows alike: no variance, shares 0)
+    return x @ vt[:2].T, [float(v) / total for v in s[:2] ** 2]
 
 
 def procrustes(b: np.ndarray, a: np.ndarray) -> np.ndarray:

@@ -83,7 +83,7 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     check_file_target(out, force, "report", replace_own=True, example="report.html")
     if kinds == ["chapter"]:
         return write_chapter_report(dirs[0], out)
-    explorer.check_page(explorer_path(out), force)
+    explorer.check_page(explorer_path(out))
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)
     ready = [d for d in dirs if _has_checkpoint(d, kinds[0])]
@@ -91,7 +91,7 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
         written = {"error": f"{dirs[0]} has no checkpoint yet" if kinds[0] == "run" else
                    f"sweep {', '.join(map(str, dirs))} has no run with a checkpoint yet; run `lrn sweep` first"}
     else:  # a damaged checkpoint is an error, not a blank section
-        written = explorer.write_explorer(ready, explorer_path(out), force=True, log=lambda m: None)
+        written = explorer.write_explorer(ready, explorer_path(out), log=lambda m: None)
     text, sections = build_report(dirs, kinds[0], written, tokens, checkpoint, findings)
     write_owned_file(out, text, "report")  # recorded as lrn's; a kill never leaves half a page over the old one
     logging.debug(f"report: {out} written ({len(text.encode(errors='backslashreplace')):,} bytes; sections {', '.join(sections)})")
