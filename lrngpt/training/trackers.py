@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import importlib
+import io
 import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
-from lrngpt.core.fsio import damaged, read_json_object, user_path, write_json
+from lrngpt.core.fsio import atomic_write, damaged, read_json_object, user_path, write_json
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -95,12 +96,13 @@ class _CSV:
         if self.path.is_dir():
             raise UserError(f"{self.path} is a directory; lrn writes the rows of train.logger csv to that file: "
                             "move the directory away and run the command again")
+        text = io.StringIO()  # (replaced in one rename: a kill while it is written leaves the earlier file)
+        csv.writer(text).writerows([["step", "tag", "value"],
+                                    *([step, tag, repr(v)] for step, row in rows for tag, v in row.items())])
+        atomic_write(self.path, text.getvalue())
         with user_path(self.path, "CSV tracker file"):
-            self.file = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
+            self.file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115 - open for the run
         self.writer = csv.writer(self.file)
-        self.writer.writerow(["step", "tag", "value"])
-        for step, values in rows:
-            self.log(step, values)
 
     def log(self, step: int, values: dict) -> None:
         with user_path(self.path, "CSV tracker file"):
