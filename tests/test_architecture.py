@@ -217,7 +217,7 @@ def imports_anywhere() -> list[tuple[str, int, str]]:
 # Imports that may sit inside a function: a package lrn-gpt runs without (an extra, or one OS's module)
 OPTIONAL = ("pandas", "transformers", "safetensors", "tensorboard", "torch.utils.tensorboard", "wandb", "mlflow",
             "pyarrow", "datasets", "huggingface_hub", "ruamel", "shtab", "umap", "sklearn", "IPython", "ipywidgets",
-            "playwright", "nbformat", "resource")
+            "playwright", "nbformat", "resource", "requests")
 # The modules `lrn --help`, `lrn theory` and `lrn cost` load (the API's lazy face): here an import
 # inside a function keeps torch (or what loads it) out of their start-up
 LIGHT = ("__init__.py", "__main__.py", "api/__init__.py", "api/frontend.py", "api/checks.py", "api/theory.py", "core/", "cli/",
