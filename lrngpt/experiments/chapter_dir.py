@@ -1,6 +1,7 @@
 """A chapter directory and its one owner, `ChapterDir`: chapter.json (the plan), timing.jsonl (a row a
 finished part), each part's directory, pip.json, superposition.json, verdicts.json and report.html.
-A ChapterDir reads each file at most once (kept, and updated as it writes).
+Files are read through lrngpt.core.once.parsed (once while unchanged); only the timing rows are kept, as
+a record cut by a kill must not lose the row appended after it.
 """
 
 from __future__ import annotations
@@ -23,30 +24,24 @@ RESULTS = {"pip.json": "PIP estimate", "superposition.json": "superposition resu
 
 
 class ChapterDir:
-    """The files of one chapter directory, each read at most once by this object."""
+    """The files of one chapter directory."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._plan: ChapterPlan | None = None
         self._timing: dict[str, dict] | None = None
-        self._results: dict[str, dict] = {}
-        self._sweeps: dict[str, dict] = {}
 
     def plan(self) -> ChapterPlan | None:
         """The plan the directory was started with (None: not a chapter directory yet); a damaged one is
         named with the fix."""
-        if self._plan is None:
-            path = self.path / PLAN
-            if not path.is_file() or lrn_kind(self.path) != KIND:
-                return None
-            try:
-                # (parsed: `lrn report` asks kind_of, then the page, each with its own ChapterDir)
-                self._plan = parsed(path, "chapter plan", lambda p: ChapterPlan.from_dict(read_json_object(p, "chapter plan")))
-            except (ValueError, TypeError):
-                raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); choose a new "
-                                f"directory for {option('out')} and run the chapter again (the finished studies inside "
-                                "stay readable with `lrn report`)") from None
-        return self._plan
+        path = self.path / PLAN
+        if not path.is_file() or lrn_kind(self.path) != KIND:
+            return None
+        try:
+            return parsed(path, "chapter plan", lambda p: ChapterPlan.from_dict(read_json_object(p, "chapter plan")))
+        except (ValueError, TypeError):
+            raise UserError(f"chapter plan {path} is not the plan lrn wrote (edited or damaged); choose a new "
+                            f"directory for {option('out')} and run the chapter again (the finished studies inside "
+                            "stay readable with `lrn report`)") from None
 
     def check_new(self) -> None:
         """A new or empty directory (a chapter directory resumes instead: plan())."""
@@ -57,7 +52,6 @@ class ChapterDir:
             self.path.mkdir(parents=True, exist_ok=True)
         write_manifest(self.path, KIND)
         write_owned_file(self.path / PLAN, json.dumps(plan.to_dict(), indent=1), "chapter plan")
-        self._plan = plan
 
     def timing(self) -> dict[str, dict]:
         """Each finished part's row ({"part", "est_seconds", "seconds"}), by part."""
@@ -83,23 +77,16 @@ class ChapterDir:
 
     def write_result(self, name: str, doc: dict) -> None:
         write_owned_file(self.path / name, json.dumps(json_safe(doc)), "chapter result")
-        self._results[name] = doc
 
     def result(self, name: str) -> dict | None:
         """pip.json or superposition.json (None: that part has not run)."""
-        if name not in self._results:
-            path = self.path / name
-            if not path.is_file():
-                return None
-            self._results[name] = read_json_object(path, RESULTS[name], own=True)
-        return self._results[name]
+        path = self.path / name
+        return read_json_object(path, RESULTS[name], own=True) if path.is_file() else None
 
     def sweep(self, name: str) -> dict:
         """A sweep part collected (its rows, so far: partial), as the judges and figures take it."""
-        if name not in self._sweeps:
-            d = self.part(name)
-            self._sweeps[name] = {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
-        return self._sweeps[name]
+        d = self.part(name)
+        return {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
 
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")

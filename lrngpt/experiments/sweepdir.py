@@ -241,23 +241,17 @@ def check_definition(doc: dict, path: Path, partial: bool = False) -> dict:
                 _scalar(x) or ("+" in k and isinstance(x, list) and all(map(_scalar, x))) for x in vs)
             for k, vs in v.items()),
             "an object of key: [values] (numbers, strings or booleans; lists of them for linked keys a+b)"),
-        "source": (lambda v: isinstance(v, str | None), "a string"),
-        "preset": (lambda v: isinstance(v, str | None), "a string or null"),
-        "about": (lambda v: isinstance(v, str | None), "a string"),
+        **{k: (lambda v: isinstance(v, str | None), "a string or null") for k in ("source", "preset", "about")},
         "points": (lambda v: isinstance(v, list), "a list of {index, name, values, steps}")}
     for field, (valid, want) in fields.items():
         if (field in doc or not partial) and not valid(doc.get(field)):
             raise bad(field, want)
     for i, point in enumerate(doc.get("points") or []):
-        if partial:  # a report needs a name (a bare one will do); values when there are any
-            name = point if isinstance(point, str) else point.get("name") if isinstance(point, dict) else None
-            ok = isinstance(name, str) and POINT_NAME.fullmatch(name) and (
-                isinstance(point, str) or _scalar_map(point.get("values", {})))
-        else:
-            ok = (isinstance(point, dict) and isinstance(point.get("name"), str) and POINT_NAME.fullmatch(point["name"])
-                  and _scalar_map(point.get("values")) and isinstance(point.get("index"), int)
-                  and not isinstance(point.get("index"), bool)
-                  and isinstance(point.get("steps"), int) and not isinstance(point.get("steps"), bool))
+        # partial (a report): a name will do, a bare one too, and values when there are any
+        p = {"name": point, "values": {}} if partial and isinstance(point, str) else point
+        ok = isinstance(p, dict) and isinstance(p.get("name"), str) and POINT_NAME.fullmatch(p["name"]) and \
+            _scalar_map(p.get("values", {} if partial else None)) and (partial or all(
+                isinstance(p.get(k), int) and not isinstance(p.get(k), bool) for k in ("index", "steps")))
         if not ok:
             raise bad(f"points[{i}]", "an object with index, a name (letters, digits, . _ -), values and steps",
                       point)
