@@ -23,7 +23,6 @@ import torch
 from tqdm import tqdm
 
 from lrngpt.data.prepared import PreparedData
-from lrngpt.errors import UserError
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training import timing as run_timing
 from lrngpt.training.interrupt import StopFlag
@@ -79,15 +78,21 @@ def _send(conn, msg) -> None:
         pass
 
 
-def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
+def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
+    """A worker's life: one sweep point trained, or one probe timed (a job with a barrier), its end sent."""
     _start(env, cwd, threads, alive)
-    data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])  # the sweep's, as prepared for it
     try:
-        train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
-              log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
-              how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
-              on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,
-              hparams=job["hparams"], data=data)
+        if "barrier" in job:  # a packed probe: its seconds a token
+            result = run_timing.probe(job["config"], job["device"], max_tokens=job["max_tokens"], steps=job["steps"],
+                                      barrier=job["barrier"])
+        else:  # the sweep's prepared data, as prepared for it
+            data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])
+            train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
+                      log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
+                      how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
+                      on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,
+                      hparams=job["hparams"], data=data)
+            result = None
     except RunInUse as e:
         _send(conn, ("busy", e.who))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: the trainer saved and said how to continue
@@ -98,28 +103,17 @@ def _train_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> 
         except Exception:  # an exception that does not pickle: its type and words
             _send(conn, ("raise", RuntimeError(f"{type(e).__name__}: {e}")))
     else:
-        _send(conn, ("done", None))
+        _send(conn, ("done", result))
     finally:
         conn.close()
 
 
-def _probe_worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
-    _start(env, cwd, threads, alive)
-    try:
-        _send(conn, ("done", run_timing.probe(job["config"], job["device"], max_tokens=job["max_tokens"],
-                                              steps=job["steps"], barrier=job["barrier"])))
-    except (UserError, threading.BrokenBarrierError) as e:
-        _send(conn, ("error", e.text if isinstance(e, UserError) else str(e)))
-    finally:
-        conn.close()
-
-
-def _launch(ctx, target, args: tuple):
+def _launch(ctx, args: tuple):
     """A worker with its message and `alive` pipes; the sweep's copies of the worker's ends closed (so a
     dead end reads as end of file)."""
     recv, send = ctx.Pipe(duplex=False)
     watch, keep = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=target, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
+    proc = ctx.Process(target=_worker, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
     with _starting() as held:
         proc.start()
     send.close()
@@ -159,7 +153,7 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
     """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
     job = {"config": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
            "barrier": context().Barrier(n, timeout=120)}
-    ends = run_points([{**job, "name": str(i)} for i in range(n)], n, threads, None, target=_probe_worker)
+    ends = run_points([{**job, "name": str(i)} for i in range(n)], n, threads, None)
     done = [value for kind, value in ends.values() if kind == "done"]
     if len(done) < n:
         return None
@@ -167,11 +161,10 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
         {"probe_batch": done[0]["probe_batch"], "probe_steps": steps, "at_once": n, "threads": threads}
 
 
-def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None,
-               target=_train_worker) -> dict[str, tuple]:
-    """Train `jobs` `n` at a time in workers of `threads` threads (or time them: `target` _probe_worker),
-    reporting lines, metrics and each end (done, busy, stopped, raise, killed; a probe's error). A failure
-    starts no new point; an exception stops the rest."""
+def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
+    """Train `jobs` `n` at a time in workers of `threads` threads (or time them: jobs with a barrier),
+    reporting lines, metrics and each end (done, busy, stopped, raise, killed). A failure starts no new
+    point; an exception stops the rest."""
     ctx = context()
     pending, ends = list(jobs), {}
     running: dict[str, dict] = {}
@@ -180,7 +173,7 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
         while running or (pending and not failed):  # a failure starts no new point
             while pending and len(running) < n and not failed:
                 job = pending.pop(0)
-                proc, recv, keep = _launch(ctx, target, ({**job, "metrics": on_metric is not None}, threads))
+                proc, recv, keep = _launch(ctx, ({**job, "metrics": on_metric is not None}, threads))
                 running[job["name"]] = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False,
                                         "t0": time.perf_counter()}
             ready = wait([w["recv"] for w in running.values()] + [w["proc"].sentinel for w in running.values()],
