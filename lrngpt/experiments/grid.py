@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from lrngpt.core.fsio import check_regular, describe_os_error, read_json
+from lrngpt.core.fsio import read_json_object
 from lrngpt.errors import UserError, option
 from lrngpt.experiments import presets
 from lrngpt.experiments.sweepdir import VERSION, SweepDir
@@ -107,7 +107,7 @@ def _check_axes(axes, where: str) -> dict[str, list]:
             if any(not isinstance(v, list) or len(v) != len(keys) or any(isinstance(x, dict | list) for x in v)
                    for v in values):
                 raise UserError(f"{where}: axis {key} links {len(keys)} keys: each value must be a list of "
-                                f"{len(keys)} numbers, strings or booleans, e.g. {json.dumps([[2, 120, 15]][0])}")
+                                f"{len(keys)} numbers, strings or booleans, e.g. [2, 120, 15]")
         elif any(isinstance(v, dict | list) for v in values):
             raise UserError(f"{where}: axis {key} values must be numbers, strings or booleans")
         if len({json.dumps(v) for v in values}) != len(values):
@@ -132,15 +132,8 @@ def resolve_base(source: str, scale: str | None = None, sets: list[str] | None =
     if source in presets.STUDIES:
         study, doc, preset = presets.STUDIES[source], {}, source
         base_src, name = study.get("base", presets.BASE_PRESET), source
-    elif path.suffix == ".json" or path.exists():
-        if not path.is_file():
-            check_regular(path, "sweep file")  # a FIFO, a device: named, not "does not exist"
-            if path.is_dir():
-                raise UserError(f"sweep file {source} is a directory; give a sweep file (.json) or a study")
-            raise UserError(describe_os_error(path, FileNotFoundError(2, "no such file"), "sweep file"))
-        doc, preset, name = read_json(path, "sweep file"), None, path.stem
-        if not isinstance(doc, dict):
-            raise UserError(f"sweep file {path} must hold a JSON object with base, axes, scale")
+    elif path.suffix == ".json" or path.exists():  # (missing, a directory, a FIFO: read_json names it)
+        doc, preset, name = read_json_object(path, "sweep file"), None, path.stem
         unknown = sorted(set(doc) - set(FILE_TYPES))
         if unknown:
             raise UserError(f"sweep file {path}: unknown key {unknown[0]!r}; keys are {', '.join(sorted(FILE_TYPES))}")
@@ -194,7 +187,8 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         sizes = " x ".join(f"{len(v):,} {k}" for k, v in grid.items())
         raise UserError(f"{source}: the grid has {n_points:,} points ({sizes}), above the {MAX_POINTS:,} one sweep "
                         "takes; give fewer values, or split the grid into several sweep files")
-    points = []
+    points: list[Point] = []
+    seen: set[str] = set()
     for index, combo in enumerate(itertools.product(*grid.values())):
         values: dict = {}  # key by key: a linked axis's value (a list) spread over its keys
         for key, value in zip(grid, combo, strict=True):
@@ -202,13 +196,10 @@ def resolve_sweep(source: str, scale: str | None = None, sets: list[str] | None 
         cfg = json.loads(json.dumps(base))
         _layer(cfg, values, "axis")
         resolved = from_dict(cfg)  # validates: unknown keys and bad values fail here, before training
-        points.append(Point(index, _run_name(resolved.to_dict(), values), values, resolved))
-    seen: set[str] = set()
-    for p in points:  # values that sanitise alike still get distinct directories
-        if p.name in seen:
-            p.name = f"{p.name}-p{p.index}"
-        seen.add(p.name)
-        p.config.name = p.name
+        run_name = _run_name(resolved.to_dict(), values)  # values that sanitise alike still get distinct directories
+        resolved.name = f"{run_name}-p{index}" if run_name in seen else run_name
+        seen.add(resolved.name)
+        points.append(Point(index, resolved.name, values, resolved))
     about = presets.describe_grid(grid, str(doc.get("about") or study.get("about", "")))
     return SweepSpec(name, preset, source, scale, about, base, grid, points, note, bool(study.get("reads")))
 

@@ -81,16 +81,16 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
                    "worker processes", forced)
     packed_fn = packed_fn or probe_packed
     tried = [min(forced, n_points)] if forced else candidates(threads, n_points)
+    alone_s = sum(t["train_s_per_token"] for t in alone)
+    cut = {"max_tokens": probe_tokens} if probe_tokens else {}
     best: dict | None = None
     for n in tried:
         k = split_threads(threads, n)
         log(f"timing {n} points at once ({k} thread{'s' if k > 1 else ''} each) to choose how many train at once")
-        cut = {"max_tokens": probe_tokens} if probe_tokens else {}
         probed = [packed_fn(cfg, device, n, k, **cut) for cfg in ends]
         packed = [t for t in probed if t is not None]
-        if len(packed) < len(probed):
+        if len(packed) < len(probed):  # a probe that could not run: no measurement of n
             continue
-        alone_s = sum(t["train_s_per_token"] for t in alone)
         packed_s = sum(t["train_s_per_token"] for t in packed)
         gain = n * alone_s / packed_s if packed_s > 0 else 0.0
         if best is None or gain > best["gain"]:
@@ -100,8 +100,8 @@ def choose(ends: list, alone: list[dict], n_points: int, device: str, forced: in
     widths = " and ".join(f"d={c.model.n_embd}" for c in ends)
     if best is None and forced:
         n = min(forced, n_points)
-        return {"points_at_once": n, "threads": split_threads(threads, n), "gain": None, "slowdown": None,
-                "forced": forced, "why": f"--points-at-once {n} (the packed probe of {widths} could not run here)"}
+        return one(f"--points-at-once {n} (the packed probe of {widths} could not run here)", forced) | \
+            {"points_at_once": n, "threads": split_threads(threads, n)}
     if best is None:
         return one(f"the packed probe of {widths} could not run here: one point after another", forced)
     n, k, gain = best["points_at_once"], best["threads"], best["gain"]

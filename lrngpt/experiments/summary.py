@@ -26,7 +26,7 @@ from lrngpt.experiments.time_ledger import account, account_text
 from lrngpt.runconfig.schema import flat_keys
 from lrngpt.runconfig.values import DERIVED
 from lrngpt.store.run_files import best_periodic_val, periodic_evals, run_passes
-from lrngpt.store.rundir import RunDir, read_metrics
+from lrngpt.store.rundir import RunDir
 
 # the train bpb split by what training read (summary.json since it carried them; else RUN/by_reads.json)
 BY_READS = ("train_bpb_read", "train_bpb_unread", "read_share", "read_twice_share")
@@ -38,7 +38,6 @@ CSV_COLUMNS = ["scale", "sweep", "corpus", "name", "n_embd", "seed", "steps", "t
 
 def gather_row(run_dir: Path, point: dict) -> dict | None:
     """The row of one run directory, or None while it has no summary.json."""
-    run_dir = Path(run_dir)
     run = RunDir(run_dir)  # one reader for the row: config.json is parsed once
     s = run.summary()
     if s is None:
@@ -49,7 +48,7 @@ def gather_row(run_dir: Path, point: dict) -> dict | None:
     def measure(_) -> int:  # the last token table's used axes, once a command while ckpt_last.pt is unchanged
         model: Any = run.load("last", "cpu").model  # an MLP or a GPT: both have token_embedding (an nn.Embedding)
         return used_axes(model.token_embedding.weight, 0.9)
-    metrics = read_metrics(run_dir)
+    metrics = run.metrics()
     best, best_step = best_periodic_val(metrics)
     split = {k: s.get(k) for k in BY_READS}
     if split["train_bpb_read"] is None:  # trained with train.train_eval_tokens=0: what lrn eval --by-reads measured since
