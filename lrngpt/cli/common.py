@@ -37,18 +37,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             return text
         if not action.option_strings and action.nargs not in ("?", "*"):
             return text  # a required positional
-        if isinstance(action, argparse._AppendAction) and action.default == []:
-            return f"{text} (repeatable; default: none)"
-        return f"{text} (default: {default_text(action.default).replace('%', '%%')})"
-
-
-def default_text(value: Any) -> str:
-    """How a default reads in help: lists comma-separated, nothing as 'none'."""
-    if value is None or value == []:
-        return "none"
-    if isinstance(value, list | tuple):
-        return ",".join(map(str, value))
-    return str(value)
+        value = action.default  # lists comma-separated, nothing as 'none'
+        shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        shown = "none" if value is None or value == [] else shown
+        repeatable = "repeatable; " if isinstance(action, argparse._AppendAction) and value == [] else ""
+        return f"{text} ({repeatable}default: {shown.replace('%', '%%')})"
 
 
 class Parser(argparse.ArgumentParser):
@@ -113,6 +106,15 @@ def command(sub, name: str, func, help: str, description: str, epilog: str, json
     p.set_defaults(func=func)
     p.takes_json = json
     return p
+
+
+def parsers(parser: argparse.ArgumentParser):
+    """`parser` and every (sub)command parser under it, parents first."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from parsers(sub)
 
 
 def group(sub, name: str, help: str, description: str, epilog: str):

@@ -16,7 +16,7 @@ import sys
 
 from lrngpt.api import __version__
 from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
-from lrngpt.cli.common import Parser
+from lrngpt.cli.common import Parser, parsers
 from lrngpt.errors import UserError
 
 # Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
@@ -48,23 +48,20 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
-    _common_options(sub)
+    _common_options(parser)
     return parser
 
 
-def _common_options(sub) -> None:
+def _common_options(root: Parser) -> None:
     """--json last on every command that prints a result; -q / -v after the command too (`lrn train -q`),
     set only when given (SUPPRESS), so `lrn -q train` keeps working."""
-    for parser in sub.choices.values():
+    for parser in list(parsers(root))[1:]:
         if parser.takes_json:
             parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="only warnings and errors on stderr (as lrn -q)")
         parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                             help="also print debug lines on stderr (as lrn -v)")
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                _common_options(action)
 
 
 def _terminate(signum, _frame):
