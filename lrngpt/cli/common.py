@@ -134,15 +134,13 @@ def said(obj: Any) -> Any:
     return obj
 
 
-def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
+def emit(args: argparse.Namespace, result: Any, text: str = "") -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
-    result, text = said(result), None if text is None else said(text)
     if getattr(args, "json", False):
-        result = json_safe(result)
-        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False)
-        sys.stdout.write("\n")
+        result = json_safe(said(result))
+        print(json.dumps(result, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False))
     else:
-        print(text if text is not None else json.dumps(result, ensure_ascii=False, indent=2))
+        print(said(text))
 
 
 def _compact(result: Any) -> bool:

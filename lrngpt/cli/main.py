@@ -89,12 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:
         mapped = _failure(e)
-        if mapped is None:
-            if os.environ.get("LRN_DEBUG"):
-                raise
-            mapped = 1, f"unexpected error: {type(e).__name__}: {_first_line(e)} (set LRN_DEBUG=1 for the traceback)"
-        print(f"lrn {args.command}: {mapped[1]}", file=sys.stderr)
-        return mapped[0]
+        if mapped is None and os.environ.get("LRN_DEBUG"):
+            raise
+        code, line = (mapped[0], f"error: {mapped[1]}") if mapped else (
+            1, f"unexpected error: {type(e).__name__}: {_first_line(e)} (set LRN_DEBUG=1 for the traceback)")
+        print(f"lrn {args.command}: {line}", file=sys.stderr)
+        return code
     return 0
 
 
@@ -102,23 +102,22 @@ def _failure(e: Exception) -> tuple[int, str] | None:
     """The exit code and line of a failure lrn can name: bad input, a full disk, what the machine refused
     (an OSError it did not cause), too little memory for what was asked; None for one of ours."""
     if isinstance(e, UserError):
-        return 2, f"error: {e.words(cli=True)}"
+        return 2, e.words(cli=True)
     if isinstance(e, DiskFull):
-        return 1, f"error: {e.strerror}"
+        return 1, str(e.strerror)
     if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
         # tempfile found no writable place: torch and others need one as they start
         where = os.environ.get("TMPDIR")
         now = f"TMPDIR is {where!r}; " if where else ""
-        return 2, (f"error: no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
+        return 2, (f"no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
                    "writable either); set TMPDIR to a writable directory, e.g. TMPDIR=$HOME/tmp")
     if isinstance(e, OSError):
-        mapped = os_error_exit(e)
-        return None if mapped is None else (mapped[0], f"error: {mapped[1]}")
+        return os_error_exit(e)
     # MemoryError (Python, numpy), torch.OutOfMemoryError (a GPU), torch's CPU allocator's RuntimeError,
     # matched by name and text so that this module need not import torch
     if (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
             or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e))):
-        return 2, (f"error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller batch, model, length "
+        return 2, (f"out of memory ({_first_line(e)[:100]}); ask for less: a smaller batch, model, length "
                    "or vocabulary")
     return None
 
