@@ -47,32 +47,33 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
 
-    _deepest: Parser | None = None  # the (sub)command parser that parsed last: unknown options are its
-    _argv: list[str] = []  # the words it parsed: a value read as an option is found there
+    _argv: list[str] = []  # the words `lrn` parses: a value read as an option is found there
     takes_json = False  # a command that prints a result: --json (lrngpt.cli.main adds it)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
-    def parse_known_args(self, args=None, namespace=None):
-        Parser._deepest = self  # a subcommand's parser starts after its parent's, so the last one set is the deepest
+    def parse_args(self, args=None, namespace=None):
+        """`lrn`'s parse: words no parser took are said by the command that got them (set by `command`)."""
         Parser._argv = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            leaf = getattr(parsed, "parser", self)
+            leaf.error(f"unrecognized arguments: {' '.join(extras)}{option_hint(extras, leaf, self)}")
+        return parsed
+
+    def _check_value(self, action, value):  # argparse's check of a command or a choice, with a did-you-mean
+        if action.choices is not None and value not in action.choices:
+            choices = list(action.choices)
+            hint = did_you_mean(value, choices).rstrip() or f"choose from {', '.join(choices)}"
+            if isinstance(action, argparse._SubParsersAction):
+                raise argparse.ArgumentError(None, f"unknown command {value!r}; {hint}")
+            raise argparse.ArgumentError(action, f"unknown choice {value!r}; {hint}")
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        parser, m = self, re.fullmatch(r"unrecognized arguments: (.*)", message)
-        if m and Parser._deepest is not None:
-            parser = Parser._deepest
-            message += option_hint(m[1].split(), parser, self)
-        elif m := re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message):
-            choices = re.findall(r"'([^']*)'", m[3])
-            hint = did_you_mean(m[2], choices)
-            what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
-            message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
-        else:
-            message += dash_value_hint(message, Parser._argv)
-        print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
+        message += dash_value_hint(message, Parser._argv)
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -103,7 +104,7 @@ def command(sub, name: str, func, help: str, description: str, epilog: str, json
     """A command's parser: its summary, description, examples and handler; --json (added last, by
     lrngpt.cli.main) unless json=False."""
     p = sub.add_parser(name, help=help, description=description, epilog=epilog)
-    p.set_defaults(func=func)
+    p.set_defaults(func=func, parser=p)
     p.takes_json = json
     return p
 
