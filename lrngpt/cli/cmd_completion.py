@@ -8,15 +8,11 @@ from lrngpt.cli.common import command, parsers
 from lrngpt.errors import UserError
 
 SHELLS = ("bash", "zsh", "tcsh")
-# (option strings, or a positional's metavar) -> the completer of its values
-COMPLETERS = {
-    "--config": "preset_or_file", "PRESET_OR_FILE": "preset_or_file", "STUDY_OR_FILE": "study_or_file",
-    "--set": "config_key", "--axis": "config_key", "--corpus": "corpus_kind",
-}
-# completer -> its values in lrngpt.api.completion, what one of them is, and the files it also offers (none: a
-# key= or a kind: is completed without the space after it)
-KINDS = {"preset_or_file": ("configs", "preset", ("json", "yaml", "yml")), "study_or_file": ("studies", "study", ("json",)),
-         "config_key": ("keys", "key", ()), "corpus_kind": ("corpora", "corpus kind", ())}
+# completer -> the options (or a positional's metavar) it completes, its values in lrngpt.api.completion, what one
+# of them is, and the files it also offers (none: a key= or a kind: is completed without the space after it)
+KINDS = {"preset_or_file": (("--config", "PRESET_OR_FILE"), "configs", "preset", ("json", "yaml", "yml")),
+         "study_or_file": (("STUDY_OR_FILE",), "studies", "study", ("json",)),
+         "config_key": (("--set", "--axis"), "keys", "key", ()), "corpus_kind": (("--corpus",), "corpora", "corpus kind", ())}
 
 BASH_WRAPPER = """
 # a key (data.corpus=) or a corpus kind (text:) is completed without the space after it
@@ -48,7 +44,7 @@ def register(sub) -> None:
 def completers(shell: str, values: dict[str, list[str]]) -> str:
     """The shell functions _lrn_KIND, one per completer in KINDS ($1: the word being completed in bash)."""
     lines = ["", "# lrn's values (lrngpt.api.completion)"]
-    for kind, (key, what, exts) in KINDS.items():
+    for kind, (_, key, what, exts) in KINDS.items():
         words = " ".join(values[key])  # lrn's names and keys hold no spaces or quotes
         if shell == "bash":  # shtab asks for -o filenames (directories get their /) for a completer named *_file
             body = [f'compgen -W "{words}" -- "$1"', *(f"compgen -f -X '!*.{e}' -- \"$1\"" for e in exts),
@@ -74,10 +70,10 @@ def cmd_completion(args) -> None:
     if args.shell == "tcsh":
         print(shtab.complete(parser, shell="tcsh"), end="")
         return
-    for p in parsers(parser):  # every option and positional named in COMPLETERS gets its completer
+    for p in parsers(parser):  # every option and positional named in KINDS gets its completer
         for action in p._actions:
-            kind = next((COMPLETERS[n] for n in action.option_strings or [action.metavar] if n in COMPLETERS), None)
-            if kind is not None:
-                action.complete = {"bash": f"_lrn_{kind}", "zsh": f"_lrn_{kind}"}
+            for kind, (names, *_) in KINDS.items():
+                if set(names) & {*action.option_strings, action.metavar}:
+                    action.complete = {"bash": f"_lrn_{kind}", "zsh": f"_lrn_{kind}"}
     script = shtab.complete(parser, shell=args.shell, preamble=completers(args.shell, api.completion.completion_values()))
     print(script + ("\n" + BASH_WRAPPER if args.shell == "bash" else ""), end="")
