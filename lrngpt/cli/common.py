@@ -33,10 +33,9 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "default" in text.lower() or action.nargs == 0 or action.required or action.default is argparse.SUPPRESS:
+        positional = not action.option_strings and action.nargs not in ("?", "*")  # a required one
+        if "default" in text.lower() or action.nargs == 0 or action.required or positional:
             return text
-        if not action.option_strings and action.nargs not in ("?", "*"):
-            return text  # a required positional
         value = action.default  # lists comma-separated, nothing as 'none'
         shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
         shown = "none" if value is None or value == [] else shown
@@ -139,13 +138,10 @@ def emit(args: argparse.Namespace, result: Any, text: str = "") -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
     if getattr(args, "json", False):
         result = json_safe(said(result))
-        print(json.dumps(result, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False))
+        indent = None if isinstance(result, dict) and len(json.dumps(result)) < 200 else 2  # a short one on one line
+        print(json.dumps(result, ensure_ascii=False, indent=indent, allow_nan=False))
     else:
         print(said(text))
-
-
-def _compact(result: Any) -> bool:
-    return isinstance(result, dict) and len(json.dumps(result)) < 200
 
 
 def positive_int(text: str) -> int:
@@ -190,7 +186,6 @@ def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None =
                    what: str = "which weights", extra: str = "") -> None:
     """The one --checkpoint option: CHECKPOINTS (or a subset), each explained the same way everywhere."""
     choices = tuple(choices or CHECKPOINTS)
-    assert set(choices) <= set(CHECKPOINTS)
     meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
     p.add_argument("--checkpoint", choices=choices, default=default, help=f"{what}: {meaning}{extra}")
 
