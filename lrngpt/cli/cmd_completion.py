@@ -3,18 +3,29 @@ custom completers for the values it cannot see there (lrngpt.api.completion); tc
 
 from __future__ import annotations
 
-import argparse
-
 import lrngpt.api as api
-from lrngpt.cli.common import command
+from lrngpt.cli.common import command, parsers
 from lrngpt.errors import UserError
 
 SHELLS = ("bash", "zsh", "tcsh")
-# (option strings, or a positional's metavar) -> the completer of its values
-COMPLETERS = {
-    "--config": "preset_or_file", "PRESET_OR_FILE": "preset_or_file", "STUDY_OR_FILE": "study_or_file",
-    "--set": "config_key", "--axis": "config_key", "--corpus": "corpus_kind",
+# completer -> the options (or a positional's metavar) it completes, its values in lrngpt.api.completion, what one
+# of them is, and the files it also offers (none: a key= or a kind: is completed without the space after it)
+KINDS = {"preset_or_file": (("--config", "PRESET_OR_FILE"), "configs", "preset", ("json", "yaml", "yml")),
+         "study_or_file": (("STUDY_OR_FILE",), "studies", "study", ("json",)),
+         "config_key": (("--set", "--axis"), "keys", "key", ()), "corpus_kind": (("--corpus",), "corpora", "corpus kind", ())}
+
+BASH_WRAPPER = """
+# a key (data.corpus=) or a corpus kind (text:) is completed without the space after it
+_lrn_complete() {
+  _shtab_lrn "$@"
+  local c
+  [[ ${#COMPREPLY[@]} -gt 0 ]] || return 0
+  for c in "${COMPREPLY[@]}"; do [[ $c == *[=:] ]] || return 0; done
+  compopt -o nospace 2>/dev/null
+  return 0
 }
+complete -o bashdefault -F _lrn_complete lrn
+"""
 
 
 def register(sub) -> None:
@@ -30,76 +41,20 @@ def register(sub) -> None:
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
 
 
-def _words(values: list[str]) -> str:
-    return " ".join(values)  # lrn's names and keys hold no spaces or quotes
-
-
-def _bash(values: dict[str, list[str]]) -> tuple[str, str]:
-    """The completers (a preamble) and a wrapper that leaves no space after a `key=` or a `kind:`."""
-    # shtab's function asks for -o filenames (directories get their /) when a completer's name has _file
-    preamble = f"""
-# lrn's values (lrngpt.api.completion); $1 is the word being completed
-_lrn_preset_or_file() {{
-  compgen -W "{_words(values['configs'])}" -- "$1"
-  local ext; for ext in '*.json' '*.yaml' '*.yml'; do compgen -f -X "!$ext" -- "$1"; done
-  compgen -d -- "$1"
-}}
-_lrn_study_or_file() {{
-  compgen -W "{_words(values['studies'])}" -- "$1"
-  compgen -f -X '!*.json' -- "$1"
-  compgen -d -- "$1"
-}}
-_lrn_config_key() {{
-  compgen -W "{_words(values['keys'])}" -- "$1"
-}}
-_lrn_corpus_kind() {{
-  compgen -W "{_words(values['corpora'])}" -- "$1"
-}}
-"""
-    postamble = """
-# a key (data.corpus=) or a corpus kind (text:) is completed without the space after it
-_lrn_complete() {
-  _shtab_lrn "$@"
-  local c
-  [[ ${#COMPREPLY[@]} -gt 0 ]] || return 0
-  for c in "${COMPREPLY[@]}"; do [[ $c == *[=:] ]] || return 0; done
-  compopt -o nospace 2>/dev/null
-  return 0
-}
-complete -o bashdefault -F _lrn_complete lrn
-"""
-    return preamble, postamble
-
-
-def _zsh(values: dict[str, list[str]]) -> str:
-    return f"""
-# lrn's values (lrngpt.api.completion)
-_lrn_preset_or_file() {{
-  _alternative 'presets:preset:({_words(values['configs'])})' 'files:config file:_files -g "*.(json|yaml|yml)"'
-}}
-_lrn_study_or_file() {{
-  _alternative 'studies:study:({_words(values['studies'])})' 'files:sweep file:_files -g "*.json"'
-}}
-_lrn_config_key() {{
-  compadd -S '' -- {_words(values['keys'])}
-}}
-_lrn_corpus_kind() {{
-  compadd -S '' -- {_words(values['corpora'])}
-}}
-"""
-
-
-def attach_completers(parser) -> None:
-    """Give every option and positional named in COMPLETERS its completer, in every subcommand."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                attach_completers(sub)
-            continue
-        names = [*action.option_strings] or [action.metavar or action.dest]
-        kind = next((COMPLETERS[n] for n in names if n in COMPLETERS), None)
-        if kind is not None:
-            action.complete = {"bash": f"_lrn_{kind}", "zsh": f"_lrn_{kind}"}
+def completers(shell: str, values: dict[str, list[str]]) -> str:
+    """The shell functions _lrn_KIND, one per completer in KINDS ($1: the word being completed in bash)."""
+    lines = ["", "# lrn's values (lrngpt.api.completion)"]
+    for kind, (_, key, what, exts) in KINDS.items():
+        words = " ".join(values[key])  # lrn's names and keys hold no spaces or quotes
+        if shell == "bash":  # shtab asks for -o filenames (directories get their /) for a completer named *_file
+            body = [f'compgen -W "{words}" -- "$1"', *(f"compgen -f -X '!*.{e}' -- \"$1\"" for e in exts),
+                    *(['compgen -d -- "$1"'] if exts else [])]
+        elif exts:
+            body = [f"_alternative '{key}:{what}:({words})' 'files:file:_files -g \"*.({'|'.join(exts)})\"'"]
+        else:
+            body = [f"compadd -S '' -- {words}"]
+        lines += [f"_lrn_{kind}() {{", *(f"  {b}" for b in body), "}"]
+    return "\n".join(lines) + "\n"
 
 
 def cmd_completion(args) -> None:
@@ -115,10 +70,10 @@ def cmd_completion(args) -> None:
     if args.shell == "tcsh":
         print(shtab.complete(parser, shell="tcsh"), end="")
         return
-    attach_completers(parser)
-    values = api.completion.completion_values()
-    if args.shell == "bash":
-        preamble, postamble = _bash(values)
-        print(shtab.complete(parser, shell="bash", preamble=preamble) + "\n" + postamble, end="")
-    else:
-        print(shtab.complete(parser, shell="zsh", preamble=_zsh(values)), end="")
+    for p in parsers(parser):  # every option and positional named in KINDS gets its completer
+        for action in p._actions:
+            for kind, (names, *_) in KINDS.items():
+                if set(names) & {*action.option_strings, action.metavar}:
+                    action.complete = {"bash": f"_lrn_{kind}", "zsh": f"_lrn_{kind}"}
+    script = shtab.complete(parser, shell=args.shell, preamble=completers(args.shell, api.completion.completion_values()))
+    print(script + ("\n" + BASH_WRAPPER if args.shell == "bash" else ""), end="")

@@ -45,13 +45,13 @@ def cmd_sample(args) -> None:
 def _printer():
     """on_text: each piece printed at once, samples apart by a --- line; a reader that closes the pipe
     (`| head`) stops the sampling at the next token (BrokenPipeError: lrn exits quietly)."""
-    current = [0]
+    current = 0
 
     def write(i: int, piece: str) -> None:
-        if i != current[0]:
-            current[0] = i
+        nonlocal current
+        if i != current:
+            current = i
             sys.stdout.write("\n---\n")
-        sys.stdout.write(piece)
-        sys.stdout.flush()
+        print(piece, end="", flush=True)
 
     return write

@@ -33,53 +33,46 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "default" in text.lower() or action.nargs == 0 or action.required or action.default is argparse.SUPPRESS:
+        positional = not action.option_strings and action.nargs not in ("?", "*")  # a required one
+        if "default" in text.lower() or action.nargs == 0 or action.required or positional:
             return text
-        if not action.option_strings and action.nargs not in ("?", "*"):
-            return text  # a required positional
-        if isinstance(action, argparse._AppendAction) and action.default == []:
-            return f"{text} (repeatable; default: none)"
-        return f"{text} (default: {default_text(action.default).replace('%', '%%')})"
-
-
-def default_text(value: Any) -> str:
-    """How a default reads in help: lists comma-separated, nothing as 'none'."""
-    if value is None or value == []:
-        return "none"
-    if isinstance(value, list | tuple):
-        return ",".join(map(str, value))
-    return str(value)
+        value = action.default  # lists comma-separated, nothing as 'none'
+        shown = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        shown = "none" if value is None or value == [] else shown
+        repeatable = "repeatable; " if isinstance(action, argparse._AppendAction) and value == [] else ""
+        return f"{text} ({repeatable}default: {shown.replace('%', '%%')})"
 
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, with a suggestion."""
 
-    _deepest: Parser | None = None  # the (sub)command parser that parsed last: unknown options are its
-    _argv: list[str] = []  # the words it parsed: a value read as an option is found there
+    _argv: list[str] = []  # the words `lrn` parses: a value read as an option is found there
     takes_json = False  # a command that prints a result: --json (lrngpt.cli.main adds it)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
-    def parse_known_args(self, args=None, namespace=None):
-        Parser._deepest = self  # a subcommand's parser starts after its parent's, so the last one set is the deepest
+    def parse_args(self, args=None, namespace=None):
+        """`lrn`'s parse: words no parser took are said by the command that got them (set by `command`)."""
         Parser._argv = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            leaf = getattr(parsed, "parser", self)
+            leaf.error(f"unrecognized arguments: {' '.join(extras)}{option_hint(extras, leaf, self)}")
+        return parsed
+
+    def _check_value(self, action, value):  # argparse's check of a command or a choice, with a did-you-mean
+        if action.choices is not None and value not in action.choices:
+            choices = list(action.choices)
+            hint = did_you_mean(value, choices).rstrip() or f"choose from {', '.join(choices)}"
+            if isinstance(action, argparse._SubParsersAction):
+                raise argparse.ArgumentError(None, f"unknown command {value!r}; {hint}")
+            raise argparse.ArgumentError(action, f"unknown choice {value!r}; {hint}")
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        parser, m = self, re.fullmatch(r"unrecognized arguments: (.*)", message)
-        if m and Parser._deepest is not None:
-            parser = Parser._deepest
-            message += option_hint(m[1].split(), parser, self)
-        elif m := re.search(r"(.*)invalid choice: '([^']*)' \(choose from (.*)\)", message):
-            choices = re.findall(r"'([^']*)'", m[3])
-            hint = did_you_mean(m[2], choices)
-            what = "unknown command" if "COMMAND" in m[1] else f"{m[1]}unknown choice"
-            message = f"{what} {m[2]!r}; " + (hint.rstrip() if hint else f"choose from {', '.join(choices)}")
-        else:
-            message += dash_value_hint(message, Parser._argv)
-        print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
+        message += dash_value_hint(message, Parser._argv)
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -110,9 +103,18 @@ def command(sub, name: str, func, help: str, description: str, epilog: str, json
     """A command's parser: its summary, description, examples and handler; --json (added last, by
     lrngpt.cli.main) unless json=False."""
     p = sub.add_parser(name, help=help, description=description, epilog=epilog)
-    p.set_defaults(func=func)
+    p.set_defaults(func=func, parser=p)
     p.takes_json = json
     return p
+
+
+def parsers(parser: argparse.ArgumentParser):
+    """`parser` and every (sub)command parser under it, parents first."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from parsers(sub)
 
 
 def group(sub, name: str, help: str, description: str, epilog: str):
@@ -132,19 +134,14 @@ def said(obj: Any) -> Any:
     return obj
 
 
-def emit(args: argparse.Namespace, result: Any, text: str | None = None) -> None:
+def emit(args: argparse.Namespace, result: Any, text: str = "") -> None:
     """Print the result as JSON (--json: strict, NaN and infinities as null) or as human text."""
-    result, text = said(result), None if text is None else said(text)
     if getattr(args, "json", False):
-        result = json_safe(result)
-        json.dump(result, sys.stdout, ensure_ascii=False, indent=None if _compact(result) else 2, allow_nan=False)
-        sys.stdout.write("\n")
+        result = json_safe(said(result))
+        indent = None if isinstance(result, dict) and len(json.dumps(result)) < 200 else 2  # a short one on one line
+        print(json.dumps(result, ensure_ascii=False, indent=indent, allow_nan=False))
     else:
-        print(text if text is not None else json.dumps(result, ensure_ascii=False, indent=2))
-
-
-def _compact(result: Any) -> bool:
-    return isinstance(result, dict) and len(json.dumps(result)) < 200
+        print(said(text))
 
 
 def positive_int(text: str) -> int:
@@ -189,7 +186,6 @@ def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None =
                    what: str = "which weights", extra: str = "") -> None:
     """The one --checkpoint option: CHECKPOINTS (or a subset), each explained the same way everywhere."""
     choices = tuple(choices or CHECKPOINTS)
-    assert set(choices) <= set(CHECKPOINTS)
     meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
     p.add_argument("--checkpoint", choices=choices, default=default, help=f"{what}: {meaning}{extra}")
 

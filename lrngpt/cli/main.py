@@ -16,7 +16,7 @@ import sys
 
 from lrngpt.api import __version__
 from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
-from lrngpt.cli.common import Parser
+from lrngpt.cli.common import Parser, parsers
 from lrngpt.errors import UserError
 
 # Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
@@ -48,23 +48,20 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
-    _common_options(sub)
+    _common_options(parser)
     return parser
 
 
-def _common_options(sub) -> None:
+def _common_options(root: Parser) -> None:
     """--json last on every command that prints a result; -q / -v after the command too (`lrn train -q`),
     set only when given (SUPPRESS), so `lrn -q train` keeps working."""
-    for parser in sub.choices.values():
+    for parser in list(parsers(root))[1:]:
         if parser.takes_json:
             parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                             help="only warnings and errors on stderr (as lrn -q)")
         parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                             help="also print debug lines on stderr (as lrn -v)")
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                _common_options(action)
 
 
 def _terminate(signum, _frame):
@@ -92,12 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except Exception as e:
         mapped = _failure(e)
-        if mapped is None:
-            if os.environ.get("LRN_DEBUG"):
-                raise
-            mapped = 1, f"unexpected error: {type(e).__name__}: {_first_line(e)} (set LRN_DEBUG=1 for the traceback)"
-        print(f"lrn {args.command}: {mapped[1]}", file=sys.stderr)
-        return mapped[0]
+        if mapped is None and os.environ.get("LRN_DEBUG"):
+            raise
+        code, line = (mapped[0], f"error: {mapped[1]}") if mapped else (
+            1, f"unexpected error: {type(e).__name__}: {_first_line(e)} (set LRN_DEBUG=1 for the traceback)")
+        print(f"lrn {args.command}: {line}", file=sys.stderr)
+        return code
     return 0
 
 
@@ -105,23 +102,22 @@ def _failure(e: Exception) -> tuple[int, str] | None:
     """The exit code and line of a failure lrn can name: bad input, a full disk, what the machine refused
     (an OSError it did not cause), too little memory for what was asked; None for one of ours."""
     if isinstance(e, UserError):
-        return 2, f"error: {e.words(cli=True)}"
+        return 2, e.words(cli=True)
     if isinstance(e, DiskFull):
-        return 1, f"error: {e.strerror}"
+        return 1, str(e.strerror)
     if isinstance(e, FileNotFoundError) and "No usable temporary directory" in str(e):
         # tempfile found no writable place: torch and others need one as they start
         where = os.environ.get("TMPDIR")
         now = f"TMPDIR is {where!r}; " if where else ""
-        return 2, (f"error: no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
+        return 2, (f"no usable temporary directory ({now}/tmp, /var/tmp and the current directory are not "
                    "writable either); set TMPDIR to a writable directory, e.g. TMPDIR=$HOME/tmp")
     if isinstance(e, OSError):
-        mapped = os_error_exit(e)
-        return None if mapped is None else (mapped[0], f"error: {mapped[1]}")
+        return os_error_exit(e)
     # MemoryError (Python, numpy), torch.OutOfMemoryError (a GPU), torch's CPU allocator's RuntimeError,
     # matched by name and text so that this module need not import torch
     if (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
             or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e))):
-        return 2, (f"error: out of memory ({_first_line(e)[:100]}); ask for less: a smaller batch, model, length "
+        return 2, (f"out of memory ({_first_line(e)[:100]}); ask for less: a smaller batch, model, length "
                    "or vocabulary")
     return None
 
