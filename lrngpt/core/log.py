@@ -46,16 +46,22 @@ def _where(record: logging.LogRecord) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
 
 
-class _Formatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
-        return f"debug {_where(record)}: {message}" if record.levelno < logging.INFO else message
+def _in_words(record: logging.LogRecord) -> bool:
+    """The logger's filter: each line's settings said as lrn's options (after setup) or the API's parameters."""
+    record.msg, record.args = in_words(record.getMessage(), cli=_cli_words), ()
+    return True
+
+
+logger.addFilter(_in_words)
 
 
 class _TqdmHandler(logging.Handler):
+    """Lines to stderr through tqdm.write, so none lands inside a bar; a debug line names its module."""
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            tqdm.write(self.format(record), file=sys.stderr)
+            message = record.getMessage()
+            tqdm.write(f"debug {_where(record)}: {message}" if record.levelno < logging.INFO else message,
+                       file=sys.stderr)
         except Exception:  # noqa: BLE001 - logging must never raise into the caller
             self.handleError(record)
 
@@ -68,20 +74,11 @@ def setup(verbosity: int = 0) -> None:
     level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
     logger.setLevel(level)
     if not any(isinstance(h, _TqdmHandler) for h in logger.handlers):
-        handler = _TqdmHandler()
-        handler.setFormatter(_Formatter())
-        logger.addHandler(handler)
+        logger.addHandler(_TqdmHandler())
     logger.propagate = False
 
 
-def info(msg: str) -> None:
-    logger.info(in_words(msg, cli=_cli_words), stacklevel=2)
-
-
-def warning(msg: str) -> None:
-    logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
-
-
+info, warning, debug = logger.info, logger.warning, logger.debug  # (the filter says their settings)
 _warned: set[str] = set()  # the warnings given once in this process
 
 
@@ -89,11 +86,7 @@ def warning_once(msg: str) -> None:
     """A warning given once per process: a command may read a file, or a sweep meet a device, again."""
     if msg not in _warned:
         _warned.add(msg)
-        logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
-
-
-def debug(msg: str) -> None:
-    logger.debug(in_words(msg, cli=_cli_words), stacklevel=2)
+        logger.warning(msg, stacklevel=2)
 
 
 def in_notebook() -> bool:
