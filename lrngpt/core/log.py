@@ -150,7 +150,7 @@ def third_party_bars() -> Iterator[None]:
     if interactive():
         yield
         return
-    switches = []
+    switches = []  # the libraries whose bars this turned off, to turn on again
     for name, variable in (("huggingface_hub.utils", "HF_HUB_DISABLE_PROGRESS_BARS"),
                            ("datasets.utils", "HF_DATASETS_DISABLE_PROGRESS_BARS")):
         if os.environ.get(variable) is not None:
@@ -158,9 +158,8 @@ def third_party_bars() -> Iterator[None]:
         with contextlib.suppress(ImportError, AttributeError):
             module = __import__(name, fromlist=["are_progress_bars_disabled"])
             if not module.are_progress_bars_disabled():
+                module.disable_progress_bars()
                 switches.append(module)
-    for module in switches:
-        module.disable_progress_bars()
     try:
         yield
     finally:
@@ -168,19 +167,17 @@ def third_party_bars() -> Iterator[None]:
             module.enable_progress_bars()
 
 
-def _bar_class():
-    """tqdm.auto's bar: a widget in a notebook with ipywidgets (`_saved_widget_bar`), else the text bar."""
+def _bar_class() -> tuple[type, bool]:
+    """tqdm.auto's bar and whether it is a widget: in a notebook with ipywidgets (`_saved_widget_bar`),
+    else the text bar."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
-    return _saved_widget_bar(auto) if _is_widget(auto) else auto
-
-
-def _is_widget(bar: type) -> bool:
     notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
-    return notebook is not None and issubclass(bar, notebook.tqdm)
+    widget = notebook is not None and issubclass(auto, notebook.tqdm)
+    return (_saved_widget_bar(auto) if widget else auto), widget
 
 
 @functools.cache
@@ -211,8 +208,8 @@ def progress(total: int | None = None, desc: str = "", unit: str = "it", initial
     """A tqdm.auto bar on stderr, shown where `interactive()` (or as `enabled` says), cleared when done
     unless `leave`; in a notebook's text fallback only when no other bar shows, its redraws bounded."""
     show = interactive() if enabled is None else enabled
-    bar = _bar_class() if show else tqdm  # a hidden bar needs no widget
-    if show and not _is_widget(bar) and in_notebook():
+    bar, widget = _bar_class() if show else (tqdm, False)  # a hidden bar needs no widget
+    if show and not widget and in_notebook():
         if any(not getattr(b, "disable", True) for b in list(tqdm._instances)):  # a text bar shows
             show, bar = False, tqdm  # one text bar at a time: the outer one (a sweep's points) says it
         else:

@@ -8,7 +8,7 @@ from pathlib import Path
 from lrngpt.core.fsio import check_regular, loads_json, user_path
 from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
-from lrngpt.runconfig.values import MAX_CONFIG_BYTES
+from lrngpt.runconfig.values import DERIVED, MAX_CONFIG_BYTES, check_key_form, set_key
 from lrngpt.runconfig.yaml12 import load_yaml
 
 
@@ -37,9 +37,10 @@ def read_config_file(path: Path) -> dict:
     return doc
 
 
-def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]]:
-    """The (key, value) rows of `lrn config show --json`'s output, checked for shape."""
-    rows = []
+def from_show_json(doc: dict, path: Path | str = "config") -> dict:
+    """The config dict of `lrn config show --json`'s output: its key rows checked for shape, set as
+    `--set` sets them, the derived keys left out."""
+    d: dict = {}
     if not isinstance(doc["keys"], list) or not doc["keys"]:  # (an empty list: a file cut short, or by hand)
         raise UserError(f"{path}: 'keys' must be the list of {{key, value}} rows `lrn config show PRESET --json` "
                         f"writes, got {show_value(doc['keys'])}; write it again with that command (or give the "
@@ -48,5 +49,7 @@ def show_rows(doc: dict, path: Path | str = "config") -> list[tuple[str, object]
         if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "value" not in row:
             raise UserError(f"{path}: every entry of 'keys' must be an object with key and value, as "
                             f"`lrn config show --json` writes; got {show_value(row)}")
-        rows.append((row["key"], row["value"]))
-    return rows
+        if row["key"] not in DERIVED:
+            check_key_form(row["key"], f"{path}:")
+            set_key(d, row["key"], row["value"])
+    return d

@@ -22,18 +22,16 @@ from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.runconfig.files import read_config_file, show_rows
+from lrngpt.runconfig.files import from_show_json, read_config_file
 from lrngpt.runconfig.overrides import apply_overrides
 from lrngpt.runconfig.values import (
     DERIVED,
     SECTIONS,
     TOP_KEYS,
     VAL_SPLIT_MODES,
-    check_key_form,
     check_plain,
     check_shape,
     did_you_mean,
-    set_key,
 )
 from lrngpt.runconfig.width import fill_width
 from lrngpt.tokenizer.bpe import check_vocab_size
@@ -281,11 +279,7 @@ def read_config_dict(config: str) -> dict:
     d = read_config_file(path)
     check_plain(d, f"config file {path}")
     if "keys" in d and not set(d) & {*SECTIONS, *TOP_KEYS}:
-        rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
-        for key, value in rows:
-            if key not in DERIVED:
-                check_key_form(key, f"{path}:")
-                set_key(d, key, value)
+        d = from_show_json(d, path)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     logging.debug(f"config {config!r}: {'the preset in ' if path.parent == PRESET_DIR else ''}{path}")
