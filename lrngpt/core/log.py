@@ -79,14 +79,12 @@ def setup(verbosity: int = 0) -> None:
 
 
 info, warning, debug = logger.info, logger.warning, logger.debug  # (the filter says their settings)
-_warned: set[str] = set()  # the warnings given once in this process
 
 
+@functools.cache  # (each message once in this process)
 def warning_once(msg: str) -> None:
     """A warning given once per process: a command may read a file, or a sweep meet a device, again."""
-    if msg not in _warned:
-        _warned.add(msg)
-        logger.warning(msg, stacklevel=2)
+    logger.warning(msg, stacklevel=2)
 
 
 def in_notebook() -> bool:

@@ -84,10 +84,8 @@ class DataConfig:
 
     def __post_init__(self):
         check_fields(self, "data")
-        if not self.corpus.strip():
-            raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
         kind = self.corpus.strip().partition(":")[0]
-        if kind not in KINDS:  # the form only: the corpus itself is read when the data is prepared
+        if kind not in KINDS:  # the form only (an empty one too): the corpus is read when the data is prepared
             raise UserError(f"data.corpus {self.corpus!r}: unknown corpus kind {kind!r}; use one of "
                             f"{', '.join(KINDS)} (e.g. stories:5MB, text:PATH)")
         check_vocab_size(self.vocab_size)
