@@ -73,7 +73,7 @@ def test_an_emulated_bf16_run_warns_once_and_its_summary_says_so(tiny_config, tm
     import lrngpt.training.start as T  # where a job finds its device's capabilities
 
     monkeypatch.setattr(T, "device_caps", lambda device: EMULATED_CPU)
-    monkeypatch.setattr(logging_module, "_warned", set())
+    logging_module.warning_once.cache_clear()  # warnings given before this test: forgotten
     cfg = lambda: tiny_config("train.steps=2", "train.eval_every=2", "train.dtype=bfloat16")  # noqa: E731
     with caplog.at_level(logging.WARNING, logger="lrngpt"):
         train_run(cfg(), tmp_path / "a", progress=False)

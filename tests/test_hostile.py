@@ -615,9 +615,9 @@ ADVICE = {
     "a directory named config.json": (_dir_named_config, ["train", "--config", "{x}", "--dry-run"], 2,
                                       "is a directory"),
     "model_type gpt on an MLP preset": (None, ["config", "show", "mlp-tiny", "--set", "model_type=gpt"], 2,
-                                        "start from a GPT preset"),
+                                        "start from a preset of model_type gpt"),
     "model_type mlp on a GPT preset": (None, ["train", "--config", "gpt-default", "--set", "model_type=mlp",
-                                              "--dry-run"], 2, "start from an MLP preset"),
+                                              "--dry-run"], 2, "start from a preset of model_type mlp"),
     "a config file that is not JSON": (lambda t, **_: (t / "c.json").write_text("{") and t / "c.json",
                                        ["train", "--config", "{x}", "--dry-run"], 2, "fix it"),
     "a huge sweep grid": (lambda t, text_corpus, **_: _grid(t, text_corpus, {"model.n_embd": list(range(4, 9000))}),
@@ -1735,7 +1735,7 @@ def test_a_hostile_yaml_config_exits_2_with_one_line_and_writes_nothing(command,
 
 
 JSON_CASES = {
-    "config show --json output with no keys": ('{"keys": []}', "'keys' is empty, so it sets nothing"),
+    "config show --json output with no keys": ('{"keys": []}', "'keys' must be the list of {key, value} rows"),
     "a repeated key": ('{"train": {"steps": 1, "steps": 2}}', "'steps' appears twice"),
     "a repeated section": ('{"train": {}, "train": {"lr": 1}}', "'train' appears twice"),
     "a 5,000-digit integer": ('{"train": {"steps": ' + NINES + "}}", "5,000 digits"),

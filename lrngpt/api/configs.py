@@ -12,7 +12,7 @@ from lrngpt.api.checks import check, checked
 from lrngpt.errors import UserError, option
 from lrngpt.models.kinds import ModelType
 from lrngpt.runconfig.help import PRESET_ABOUT, describe, key_table
-from lrngpt.runconfig.schema import RunConfig, config_from, load_config, preset_names, validated
+from lrngpt.runconfig.schema import RunConfig, load_config, preset_names, validated
 from lrngpt.runconfig.values import check_plain
 from lrngpt.store.rundir import RunDir
 
@@ -55,11 +55,11 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
     items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
     if isinstance(name_or_path, RunConfig):
-        return config_from(name_or_path.to_dict(), items, "the config")
+        return load_config(name_or_path.to_dict(), items, "the config")
     if not isinstance(name_or_path, str | Path):
         raise UserError(f"config(): name_or_path must be a preset name, a .json or .yaml path or a RunConfig, "
                         f"got {type(name_or_path).__name__}")
-    return config_from(str(name_or_path), items)
+    return load_config(str(name_or_path), items)
 
 
 def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
@@ -68,13 +68,13 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
     overrides, then the corpus and the device, as `--set` would."""
     items = run_sets(set, corpus, device)
     if isinstance(cfg, RunConfig):
-        return validated(cfg) if not items else config_from(validated(cfg).to_dict(), items, "the config")
+        return validated(cfg) if not items else load_config(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:
-        return config_from(str(cfg), items)
+        return load_config(str(cfg), items)
     if resume_from is not None:
         run = RunDir(resume_from)
         run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"
-        return config_from(run.config_dict(), items, str(run / "config.json"))
+        return load_config(run.config_dict(), items, str(run / "config.json"))
     raise UserError(f"give {option('config', 'NAME_OR_FILE')} (names: {', '.join(preset_names())}; lrn config list; in Python "
                     f"lrngpt.config(NAME)); only resume=True ({option('resume', True)}) may leave it out")
 
@@ -99,7 +99,7 @@ def config_show(name_or_path: str | Path, set: Overrides = None) -> dict:
     Example: ``{r["key"]: r["value"] for r in lrngpt.config_show("mlp-cpu")["keys"]}["model.n_embd"]``"""
     items = override_list(set, "config_show(): set")
     name = str(name_or_path)
-    cfg = config_from(name, items)
+    cfg = load_config(name, items)
     preset = name if name in preset_names() else None
     return {"config": name, "preset": preset, "about": PRESET_ABOUT.get(preset) if preset else None,
             "overrides": items, "keys": describe(cfg)}

@@ -46,16 +46,22 @@ def _where(record: logging.LogRecord) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
 
 
-class _Formatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
-        return f"debug {_where(record)}: {message}" if record.levelno < logging.INFO else message
+def _in_words(record: logging.LogRecord) -> bool:
+    """The logger's filter: each line's settings said as lrn's options (after setup) or the API's parameters."""
+    record.msg, record.args = in_words(record.getMessage(), cli=_cli_words), ()
+    return True
+
+
+logger.addFilter(_in_words)
 
 
 class _TqdmHandler(logging.Handler):
+    """Lines to stderr through tqdm.write, so none lands inside a bar; a debug line names its module."""
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            tqdm.write(self.format(record), file=sys.stderr)
+            message = record.getMessage()
+            tqdm.write(f"debug {_where(record)}: {message}" if record.levelno < logging.INFO else message,
+                       file=sys.stderr)
         except Exception:  # noqa: BLE001 - logging must never raise into the caller
             self.handleError(record)
 
@@ -68,32 +74,17 @@ def setup(verbosity: int = 0) -> None:
     level = {-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG)
     logger.setLevel(level)
     if not any(isinstance(h, _TqdmHandler) for h in logger.handlers):
-        handler = _TqdmHandler()
-        handler.setFormatter(_Formatter())
-        logger.addHandler(handler)
+        logger.addHandler(_TqdmHandler())
     logger.propagate = False
 
 
-def info(msg: str) -> None:
-    logger.info(in_words(msg, cli=_cli_words), stacklevel=2)
+info, warning, debug = logger.info, logger.warning, logger.debug  # (the filter says their settings)
 
 
-def warning(msg: str) -> None:
-    logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
-
-
-_warned: set[str] = set()  # the warnings given once in this process
-
-
+@functools.cache  # (each message once in this process)
 def warning_once(msg: str) -> None:
     """A warning given once per process: a command may read a file, or a sweep meet a device, again."""
-    if msg not in _warned:
-        _warned.add(msg)
-        logger.warning(in_words(msg, cli=_cli_words), stacklevel=2)
-
-
-def debug(msg: str) -> None:
-    logger.debug(in_words(msg, cli=_cli_words), stacklevel=2)
+    logger.warning(msg, stacklevel=2)
 
 
 def in_notebook() -> bool:
@@ -157,7 +148,7 @@ def third_party_bars() -> Iterator[None]:
     if interactive():
         yield
         return
-    switches = []
+    switches = []  # the libraries whose bars this turned off, to turn on again
     for name, variable in (("huggingface_hub.utils", "HF_HUB_DISABLE_PROGRESS_BARS"),
                            ("datasets.utils", "HF_DATASETS_DISABLE_PROGRESS_BARS")):
         if os.environ.get(variable) is not None:
@@ -165,9 +156,8 @@ def third_party_bars() -> Iterator[None]:
         with contextlib.suppress(ImportError, AttributeError):
             module = __import__(name, fromlist=["are_progress_bars_disabled"])
             if not module.are_progress_bars_disabled():
+                module.disable_progress_bars()
                 switches.append(module)
-    for module in switches:
-        module.disable_progress_bars()
     try:
         yield
     finally:
@@ -175,19 +165,17 @@ def third_party_bars() -> Iterator[None]:
             module.enable_progress_bars()
 
 
-def _bar_class():
-    """tqdm.auto's bar: a widget in a notebook with ipywidgets (`_saved_widget_bar`), else the text bar."""
+def _bar_class() -> tuple[type, bool]:
+    """tqdm.auto's bar and whether it is a widget: in a notebook with ipywidgets (`_saved_widget_bar`),
+    else the text bar."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
-    return _saved_widget_bar(auto) if _is_widget(auto) else auto
-
-
-def _is_widget(bar: type) -> bool:
     notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
-    return notebook is not None and issubclass(bar, notebook.tqdm)
+    widget = notebook is not None and issubclass(auto, notebook.tqdm)
+    return (_saved_widget_bar(auto) if widget else auto), widget
 
 
 @functools.cache
@@ -218,8 +206,8 @@ def progress(total: int | None = None, desc: str = "", unit: str = "it", initial
     """A tqdm.auto bar on stderr, shown where `interactive()` (or as `enabled` says), cleared when done
     unless `leave`; in a notebook's text fallback only when no other bar shows, its redraws bounded."""
     show = interactive() if enabled is None else enabled
-    bar = _bar_class() if show else tqdm  # a hidden bar needs no widget
-    if show and not _is_widget(bar) and in_notebook():
+    bar, widget = _bar_class() if show else (tqdm, False)  # a hidden bar needs no widget
+    if show and not widget and in_notebook():
         if any(not getattr(b, "disable", True) for b in list(tqdm._instances)):  # a text bar shows
             show, bar = False, tqdm  # one text bar at a time: the outer one (a sweep's points) says it
         else:

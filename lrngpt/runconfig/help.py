@@ -131,15 +131,17 @@ def width_line(cfg: RunConfig) -> str | None:
 def key_table(model_type: str) -> list[dict]:
     """Every key a config of `model_type` takes: its type, its default (None: required or derived)
     and its description."""
-    rows: list[dict[str, Any]] = [{"key": "model_type", "type": "str", "default": "mlp", "required": False},
-                                  {"key": "name", "type": "str", "default": "", "required": False}]
-    for section, cls in (("data", DataConfig), ("model", model_class(model_type)), ("train", TrainConfig)):
+    rows: list[dict[str, Any]] = []
+    for prefix, cls in (("", RunConfig), ("data.", DataConfig), ("model.", model_class(model_type)),
+                        ("train.", TrainConfig)):
         hints = field_types(cls)
         for f in dataclasses.fields(cls):
-            key, has_default = f"{section}.{f.name}", f.default is not dataclasses.MISSING
-            rows.append({"key": key, "type": _type_name(hints[f.name]), "default": f.default if has_default else None,
-                         "required": not has_default and key not in DERIVED})
-    return [{**row, "derived": DERIVED.get(row["key"]), "help": KEY_HELP[row["key"]]} for row in rows]
+            key, has_default = prefix + f.name, f.default is not dataclasses.MISSING
+            if key not in SECTIONS:  # (RunConfig's own fields: model_type and name)
+                rows.append({"key": key, "type": _type_name(hints[f.name]), "default": f.default if has_default
+                             else None, "required": not has_default and key not in DERIVED,
+                             "derived": DERIVED.get(key), "help": KEY_HELP[key]})
+    return rows
 
 
 def _type_name(annotation: Any) -> str:

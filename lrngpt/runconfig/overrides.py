@@ -12,7 +12,7 @@ from typing import Any
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import MAX_INT_DIGITS, int_digits, loads_json, too_many_digits
 from lrngpt.errors import UserError
-from lrngpt.runconfig.values import MAX_DEPTH, check_key_form, check_plain, kind_of, set_key
+from lrngpt.runconfig.values import MAX_DEPTH, check_key_form, check_plain, check_shape, kind_of, set_key
 from lrngpt.runconfig.width import model_keys, replace_width
 
 MAX_SET_CHARS = 100_000  # one --set value; a longer one belongs in a config file
@@ -91,6 +91,7 @@ def parse_axis(item: str) -> tuple[str, list]:
 def apply_overrides(d: dict, overrides: list[str]) -> dict:
     """`--set section.key=value`; value as parse_value reads it."""
     check_plain(d, "")  # (the Python API may hand anything in)
+    check_shape(d)
     d = json.loads(json.dumps(d))
     items = [(item, *parse_override(item)) for item in overrides]
     if isinstance(d.get("model"), dict):

@@ -22,18 +22,16 @@ from lrngpt.errors import UserError
 from lrngpt.models.gpt import GPTConfig
 from lrngpt.models.kinds import MODEL_TYPES
 from lrngpt.models.mlp import MLPConfig
-from lrngpt.runconfig.files import read_json_config, read_yaml, show_rows
+from lrngpt.runconfig.files import from_show_json, read_config_file
 from lrngpt.runconfig.overrides import apply_overrides
 from lrngpt.runconfig.values import (
     DERIVED,
     SECTIONS,
     TOP_KEYS,
     VAL_SPLIT_MODES,
-    check_key_form,
     check_plain,
     check_shape,
     did_you_mean,
-    set_key,
 )
 from lrngpt.runconfig.width import fill_width
 from lrngpt.tokenizer.bpe import check_vocab_size
@@ -86,10 +84,8 @@ class DataConfig:
 
     def __post_init__(self):
         check_fields(self, "data")
-        if not self.corpus.strip():
-            raise UserError("data.corpus is empty; give a corpus such as stories:5MB or text:PATH")
         kind = self.corpus.strip().partition(":")[0]
-        if kind not in KINDS:  # the form only: the corpus itself is read when the data is prepared
+        if kind not in KINDS:  # the form only (an empty one too): the corpus is read when the data is prepared
             raise UserError(f"data.corpus {self.corpus!r}: unknown corpus kind {kind!r}; use one of "
                             f"{', '.join(KINDS)} (e.g. stories:5MB, text:PATH)")
         check_vocab_size(self.vocab_size)
@@ -224,8 +220,8 @@ def _build(cls, values: dict, section: str, fixed: dict | None = None):
     return cls(**kwargs)
 
 
-def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
-    """A validated RunConfig; the MLP's pad_id is `pad_id`, else the dict's own, else 0."""
+def from_dict(d: dict) -> RunConfig:
+    """A validated RunConfig; the MLP's pad_id is the dict's own, else 0 (training sets the tokenizer's)."""
     if not isinstance(d, dict):
         raise UserError(f"a config must be a JSON object with sections data, model, train; got {show_value(d)}")
     check_plain(d, "")  # plain data within bounds, whoever built it (a file, --set, the Python API)
@@ -244,16 +240,14 @@ def from_dict(d: dict, pad_id: int | None = None) -> RunConfig:
                         f"{data.vocab_size}; {DERIVED['model.vocab_size']}")
     fixed: dict[str, Any] = {"vocab_size": data.vocab_size}
     if model_type == "mlp":
-        fixed["pad_id"] = pad_id if pad_id is not None else model_values.get("pad_id", 0)
+        fixed["pad_id"] = model_values.get("pad_id", 0)
     # a model section of the other model type: say so, not "unknown key"
     mine, other = field_types(model_class(model_type)), next(t for t in MODEL_TYPES if t != model_type)
     foreign = [k for k in model_values if k not in mine and k in field_types(model_class(other))]
     if foreign:
-        presets = "gpt-default or cpu" if model_type == "gpt" else "mlp-cpu or mlp-tiny"
-        a_other, a_mine = ("an MLP", "a GPT") if model_type == "gpt" else ("a GPT", "an MLP")
-        raise UserError(f"model_type is {model_type}, but the model section is {a_other}'s (it has "
-                        f"model.{foreign[0]}): model_type chooses the model section's keys, so start from "
-                        f"{a_mine} preset instead, e.g. {presets}")
+        raise UserError(f"model_type is {model_type}, but the model section has model.{foreign[0]}, a key of the "
+                        f"{other} model: model_type chooses the model section's keys, so start from a preset of "
+                        f"model_type {model_type} instead (lrn config list)")
     if model_type == "gpt":
         model_values = fill_width(model_values)
     model = _build(model_class(model_type), model_values, "model", fixed)
@@ -275,26 +269,15 @@ def read_config_dict(config: str) -> dict:
     if not path.exists() and path.parent.name == "configs" and path.suffix == ".json" \
             and path.stem in preset_names():
         path = PRESET_DIR / path.name
-    suffix = path.suffix.lower()  # x.YAML is YAML
-    if suffix in CONFIG_SUFFIXES or path.exists() or path.is_symlink():
-        if path.is_dir():
-            raise UserError(f"config {config} is a directory; give a .json or .yaml file or a preset name")
-        if not path.exists() and not path.is_symlink():  # (a broken link: read_config_text names it)
-            raise UserError(f"config file {config} does not exist; give a .json or .yaml file or a preset "
-                            f"({', '.join(preset_names())})")
-    else:
+    if path.suffix.lower() not in CONFIG_SUFFIXES and not path.exists() and not path.is_symlink():  # a preset's name
         path = PRESET_DIR / f"{config}.json"
         if not path.is_file():
             raise UserError(f"unknown preset {config!r}; {did_you_mean(config, preset_names())}presets: {', '.join(preset_names())} "
                             "(or a .json or .yaml file)")
-    d = read_yaml(path) if suffix in (".yaml", ".yml") else read_json_config(path)
+    d = read_config_file(path)
     check_plain(d, f"config file {path}")
     if "keys" in d and not set(d) & {*SECTIONS, *TOP_KEYS}:
-        rows, d = show_rows(d, path), {}  # `lrn config show --json` output: its key rows, derived keys left out
-        for key, value in rows:
-            if key not in DERIVED:
-                check_key_form(key, f"{path}:")
-                set_key(d, key, value)
+        d = from_show_json(d, path)
     check_shape(d, f"{path}: ")
     d.setdefault("name", path.stem)
     logging.debug(f"config {config!r}: {'the preset in ' if path.parent == PRESET_DIR else ''}{path}")
@@ -312,23 +295,19 @@ def flat_keys(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def config_from(base: dict | str, overrides: list[str] | None = None, source: str = "") -> RunConfig:
-    """`base` (a preset name or a file, read here; or a dict read from `source`) with the --set overrides
-    applied: the one path every config is read by. An error of `base` itself names its source."""
-    if isinstance(base, str):
-        source, base = base, read_config_dict(base)
+def load_config(config: dict | str, overrides: list[str] | None = None, source: str = "") -> RunConfig:
+    """`config` (a preset name or a file, read here; or a dict read from `source`) with the --set overrides
+    applied: the one path every config is read by. An error of the config itself names its source."""
+    if isinstance(config, str):
+        source, config = config, read_config_dict(config)
     try:
-        return from_dict(apply_overrides(base, overrides or []))
+        return from_dict(apply_overrides(config, overrides or []))
     except UserError as e:
         try:
-            from_dict(base)
+            from_dict(config)
         except UserError:
             raise UserError(f"{source}: {e.text}") from None
         raise
-
-
-def load_config(config: str, overrides: list[str] | None = None) -> RunConfig:
-    return config_from(config, overrides)
 
 
 def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
@@ -349,5 +328,4 @@ def validated(cfg: RunConfig) -> RunConfig:
     d = cfg.to_dict()
     if isinstance(d.get("model"), dict):
         d["model"].pop("vocab_size", None)
-    pad_id = getattr(cfg.model, "pad_id", None) if cfg.model_type == "mlp" else None
-    return from_dict(d, pad_id=pad_id if isinstance(pad_id, int) and not isinstance(pad_id, bool) else None)
+    return from_dict(d)

@@ -84,14 +84,9 @@ def set_key(d: dict, key: str, value: Any) -> None:
     """Put `value` at `key` (section.key or a top-level key) of a config dict."""
     if key in TOP_KEYS:
         d[key] = value
-        return
-    section, name = key.split(".")
-    if section not in d:
-        d[section] = {}
-    if not isinstance(d[section], dict):  # never overwrite what the file holds: it is the file's error
-        raise UserError(f"config section {section!r} must be an object like {{\"key\": value}}, "
-                        f"got {show_value(d[section])}; fix the config file")
-    d[section][name] = value
+    else:  # (the caller checked the shape: a section present is an object, never overwritten)
+        section, name = key.split(".")
+        d.setdefault(section, {})[name] = value
 
 
 def check_shape(d: dict, where: str = "") -> None:
