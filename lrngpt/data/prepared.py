@@ -345,7 +345,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
     split_by = "documents"
     extra: dict = {}  # what split_chunks says of the chunks it drew
-    if cfg.val_split == "chunks" and not corpus.has_own_split:
+    if cfg.val_split == "chunks":  # (prepare refuses it for a corpus with its own split)
         split_by = "chunks"  # seeded chunks from all over the text (lrngpt.data.splits)
         splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)
     elif splits["val"]["documents"] == 0:

@@ -97,9 +97,9 @@ def device_caps(device: str) -> DeviceCaps:
                           bool(bf16))
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
-    status = cpu_bf16(cpu_flags())
+    flags = cpu_flags()  # none read: whether bfloat16 is native cannot be told
     return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total,
-                      None if status == "unknown" else status == "native")
+                      bool(flags & BF16_FLAGS) if flags else None)
 
 
 def cpu_name() -> str:

@@ -39,13 +39,13 @@ class SamplingConfig:
             raise UserError(f"{option('max_new_tokens', f'{self.max_new_tokens:,}')} is above the limit of {MAX_NEW_TOKENS:,}; "
                             "ask for fewer")
         t = self.temperature
-        if not isinstance(t, int | float) or math.isnan(t) or t < 0 or math.isinf(t):
+        if not (isinstance(t, int | float) and 0 <= t < math.inf):  # (NaN is refused: no comparison holds)
             raise UserError(f"{option('temperature')} must be 0 (greedy: the most likely token) or a positive number "
                             f"(got {t}); use 1.0 for plain sampling")
         if self.top_k is not None and self.top_k < 1:
             raise UserError(f"{option('top_k')} must be at least 1 (got {self.top_k})")
         p = self.top_p
-        if math.isnan(p) or not 0 < p <= 1:
+        if not 0 < p <= 1:
             raise UserError(f"{option('top_p')} must be in (0, 1] (got {p}); 1.0 turns it off")
 
 
