@@ -160,9 +160,8 @@ class RunDir(RunLifecycle):
                     "data.corpus": c.data.corpus, "data.vocab_size": c.data.vocab_size}
 
         mine, theirs = identity(self.config()), identity(cfg)
-        changed = [k for k in theirs if mine.get(k) != theirs[k]]
-        if changed:
-            key = changed[0]
+        key = next((k for k in theirs if mine.get(k) != theirs[k]), None)
+        if key is not None:
             raise UserError(f"{path} does not belong to the run in {self.path}: its "
                             f"{key.replace('model.model_type', 'model_type')} is "
                             f"{json.dumps(theirs[key])}, {CONFIG} says {json.dumps(mine.get(key))}; "
