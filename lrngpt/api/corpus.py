@@ -11,7 +11,6 @@ from typing import Literal
 from lrngpt.analysis.vocab import show
 from lrngpt.api.checks import checked
 from lrngpt.corpora.base import parse_size
-from lrngpt.corpora.registry import load_corpus
 from lrngpt.corpora.stat_cache import set_verify
 from lrngpt.corpora.stories import write_stories
 from lrngpt.data.prepared import prepare, tokenizer_out, train_tokenizer, write_tokenizer
@@ -49,7 +48,7 @@ def data_prepare(corpus: str, vocab_size: int = 4096, val_fraction: float = 0.05
                      val_split=val_split)
     data = prepare(cfg, Path(out) if out else None, force=force)
     m = data.meta
-    validation, said = describe_validation(m, load_corpus(cfg.corpus).has_own_split)
+    validation, said = describe_validation(m)
     return {"dir": str(data.dir), "key": m["key"], "corpus": m["corpus"], "vocab_size": m["vocab_size"],
             "dtype": m["dtype"], "splits": m["splits"], "validation": validation, "validation_note": said}
 

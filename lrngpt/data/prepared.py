@@ -185,16 +185,15 @@ def integrity_problem(data: PreparedData) -> str | None:
     d, meta = data.dir, data.meta
     try:
         splits, dtype = meta["splits"], np.dtype(meta["dtype"])
-        counts = {s: int(splits[s]["tokens"]) for s in SPLITS}
-        if not (all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key"))
-                and dtype in (np.uint16, np.uint32) and min(counts.values()) >= 0
-                and all(isinstance(splits[s][k], int) and splits[s][k] >= 0
-                        for s in SPLITS for k in ("documents", "tokens", "bytes"))):
-            raise ValueError
+        ok = (all(isinstance(meta[k], str) for k in ("corpus", "tokenizer_hash", "key"))
+              and dtype in (np.uint16, np.uint32) and all(isinstance(splits[s][k], int) and splits[s][k] >= 0
+                                                          for s in SPLITS for k in ("documents", "tokens", "bytes")))
     except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
         return "meta.json lacks corpus, tokenizer_hash, dtype or split counts, or holds wrong values"
-    for split, n in counts.items():
-        path = d / f"{split}.bin"
+    for split in SPLITS:
+        n, path = splits[split]["tokens"], d / f"{split}.bin"
         size = path.stat().st_size if path.is_file() else -1
         if size != n * dtype.itemsize:
             return f"{split}.bin holds {max(size, 0):,} bytes where meta.json says {n * dtype.itemsize:,}"
@@ -346,7 +345,7 @@ def _build(corpus: Corpus, cfg: DataConfig, key: str, tok: Tokenizer, d: Path, l
         raise UserError(f"corpus {corpus.spec} has no documents; give it some text")
     split_by = "documents"
     extra: dict = {}  # what split_chunks says of the chunks it drew
-    if cfg.val_split == "chunks" and not corpus.has_own_split:
+    if cfg.val_split == "chunks":  # (prepare refuses it for a corpus with its own split)
         split_by = "chunks"  # seeded chunks from all over the text (lrngpt.data.splits)
         splits, extra = split_chunks(d, dtype, splits, cfg.val_fraction, cfg.split_seed, token_bytes, tok.eot_id)
     elif splits["val"]["documents"] == 0:

@@ -63,19 +63,16 @@ class BatchSampler:
         return counts
 
     def read_shares(self, steps: int) -> tuple[float, float]:
-        """`(reads(steps)[1:] > 0).mean()` and `> 1`, without an array the size of the split: a sweep over
-        the sorted ends of the windows (s+1 .. s+seq_len) measures where one and two or more overlap."""
-        starts = self._drawn(steps)
-        if not len(starts):
+        """`(reads(steps)[1:] > 0).mean()` and `> 1`, without an array the size of the split. Over the
+        sorted starts s, window i alone covers s[i]+1 .. min(s[i+1], s[i]+seq_len) beyond the next one;
+        the targets it shares with window i+1, before window i+2 starts, are read at least twice."""
+        s, n = np.sort(self._drawn(steps)), self.seq_len
+        if not len(s):
             return 0.0, 0.0
-        edges = np.concatenate([starts + 1, starts + 1 + self.seq_len])
-        order = np.argsort(edges, kind="stable")
-        edges, delta = edges[order], np.concatenate([np.ones_like(starts), -np.ones_like(starts)])[order]
-        at, first = np.unique(edges, return_index=True)
-        cover = np.cumsum(np.add.reduceat(delta, first))  # windows over [at[i], at[i + 1])
-        length = np.diff(at)  # the last edge ends every window: nothing is covered after it
+        once = np.minimum(np.diff(s, append=s[-1] + n), n).sum()
+        twice = np.maximum(0, np.minimum(np.append(s[2:], s[-1] + n), s[:-1] + n) - s[1:]).sum()
         targets = len(self.tokens) - 1
-        return (float(length[cover[:-1] >= 1].sum()) / targets, float(length[cover[:-1] >= 2].sum()) / targets)
+        return float(once) / targets, float(twice) / targets
 
     def state(self) -> torch.Tensor:
         return self.generator.get_state()

@@ -98,23 +98,23 @@ def validation_kind(meta: dict) -> str:
     return "own split" if meta.get("own_split", meta.get("kind") in OWN_SPLIT_KINDS) else "documents"
 
 
-def describe_validation(meta: dict, own_split: bool) -> tuple[dict, str]:
+def describe_validation(meta: dict) -> tuple[dict, str]:
     """(what became validation, as JSON; the same as one line) for a prepared meta.json."""
     train, val = meta["splits"]["train"], meta["splits"]["val"]
-    by = meta.get("split_by", "documents")
+    kind = validation_kind(meta)
     fraction, seed = meta.get("val_fraction", 0.05), meta.get("split_seed", 0)
     total = train["bytes"] + val["bytes"]
     pct = f"{fraction * 100:g}%"
-    if own_split:
+    if kind == "own split":
         return ({"by": "own split", "documents": val["documents"]},
                 f"validation: the corpus's own validation split ({val['documents']:,} documents)")
-    if by == "documents":
+    if kind == "documents":
         n = train["documents"] + val["documents"]
         docs = val_documents(n, fraction, seed)
         return ({"by": "documents", "documents": docs},
                 f"validation: {len(docs):,} of {n:,} documents drawn with data.split_seed {seed} "
                 f"(documents {_shown([str(i) for i in docs])}, numbered from 0 in corpus order)")
-    if by == "tokens":
+    if kind == "tail":
         return ({"by": "tail", "from_byte": train["bytes"], "bytes": total},
                 f"validation: the last {pct} of the text, from byte {train['bytes']:,} of {total:,} "
                 f"(too few documents to draw whole ones); {CHUNKS_HINT}")

@@ -20,17 +20,16 @@ def resolve_device(name: str = "auto") -> str:
     """The device to run on: auto is cuda, else mps, else cpu; a named one must exist here."""
     if name != "auto":
         try:
-            torch.device(name)
+            kind, index = torch.device(name).type, torch.device(name).index or 0
         except (RuntimeError, ValueError):
-            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps") from None
-        if name.startswith("cuda") and not torch.cuda.is_available():
-            raise UserError(f"device {name} asked for, but torch sees no CUDA GPU; use {option('device')} cpu")
-        if name.startswith("cuda:") and int(name.split(":")[1]) >= torch.cuda.device_count():
-            raise UserError(f"device {name} asked for, but torch sees {torch.cuda.device_count()} GPU(s)")
-        if name == "mps" and not torch.backends.mps.is_available():
-            raise UserError(f"device mps asked for, but it is not available; use {option('device')} cpu")
-        if name not in ("cpu", "mps") and not name.startswith("cuda"):
-            raise UserError(f"device {name!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
+            kind, index = "", 0
+        if kind not in ("cpu", "cuda", "mps"):
+            raise UserError(f"unknown device {name!r}; use auto, cpu, cuda, cuda:N or mps")
+        count = {"cpu": 1, "mps": int(torch.backends.mps.is_available()),
+                 "cuda": torch.cuda.device_count() if torch.cuda.is_available() else 0}[kind]
+        if index >= count:
+            raise UserError(f"device {name} asked for, but torch sees {count} {kind} device(s) here; "
+                            f"use {option('device')} cpu")
         logging.debug(f"device: {name}, as asked")
         return name
     if torch.cuda.is_available():

@@ -37,6 +37,11 @@ class DeviceCaps:
     def tf32(self) -> bool:
         return self.kind == "cuda" and self.capability is not None and tuple(self.capability) >= TF32_CAPABILITY
 
+    @property
+    def bf16_status(self) -> str:
+        """native, emulated or unknown: whether bfloat16 runs on instructions of its own (bf16_native)."""
+        return "unknown" if self.bf16_native is None else "native" if self.bf16_native else "emulated"
+
 
 @dataclass(frozen=True)
 class Precision:
@@ -92,9 +97,9 @@ def device_caps(device: str) -> DeviceCaps:
                           bool(bf16))
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
-    status = cpu_bf16(cpu_flags())
+    flags = cpu_flags()  # none read: whether bfloat16 is native cannot be told
     return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total,
-                      None if status == "unknown" else status == "native")
+                      bool(flags & BF16_FLAGS) if flags else None)
 
 
 def cpu_name() -> str:
@@ -161,9 +166,7 @@ def emulation_warning(precision: Precision, caps: DeviceCaps) -> str | None:
 
 def bf16_hardware(precision: Precision, caps: DeviceCaps) -> str | None:
     """What a bfloat16 run's summary records: native, emulated or unknown; None for another dtype."""
-    if precision.dtype != "bfloat16":
-        return None
-    return "unknown" if caps.bf16_native is None else "native" if caps.bf16_native else "emulated"
+    return caps.bf16_status if precision.dtype == "bfloat16" else None
 
 
 def cpu_vendor(path: str = "/proc/cpuinfo") -> str | None:

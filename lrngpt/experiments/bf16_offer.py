@@ -26,7 +26,7 @@ def bf16_offer(points: list[Point], caps: DeviceCaps | None = None,
     if not cpu:
         return None
     caps = caps or device_caps("cpu")
-    status = "unknown" if caps.bf16_native is None else "native" if caps.bf16_native else "emulated"
+    status = caps.bf16_status
     if status != "native":
         return {"bf16": status, "speedup": None, "seconds": None, "line": None}
     largest = max(cpu, key=lambda p: run_timing.params(p.config))

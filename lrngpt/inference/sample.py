@@ -39,13 +39,13 @@ class SamplingConfig:
             raise UserError(f"{option('max_new_tokens', f'{self.max_new_tokens:,}')} is above the limit of {MAX_NEW_TOKENS:,}; "
                             "ask for fewer")
         t = self.temperature
-        if not isinstance(t, int | float) or math.isnan(t) or t < 0 or math.isinf(t):
+        if not (isinstance(t, int | float) and 0 <= t < math.inf):  # (NaN is refused: no comparison holds)
             raise UserError(f"{option('temperature')} must be 0 (greedy: the most likely token) or a positive number "
                             f"(got {t}); use 1.0 for plain sampling")
         if self.top_k is not None and self.top_k < 1:
             raise UserError(f"{option('top_k')} must be at least 1 (got {self.top_k})")
         p = self.top_p
-        if math.isnan(p) or not 0 < p <= 1:
+        if not 0 < p <= 1:
             raise UserError(f"{option('top_p')} must be in (0, 1] (got {p}); 1.0 turns it off")
 
 
@@ -75,12 +75,9 @@ def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
 class _Decoder:
     """Logits for the next token, through the model's KV cache when it has one."""
 
-    def __init__(self, model: nn.Module, use_cache: bool, crop: bool = True):
+    def __init__(self, model: nn.Module, use_cache: bool):
         self.model = model
-        config = getattr(model, "config", None)
-        self.context = getattr(config, "context_length", None)
-        # the MLP's last logits depend on its last block_size ids only: each step costs the same
-        self.window = getattr(config, "block_size", None) if crop else None
+        self.context = getattr(getattr(model, "config", None), "context_length", None)
         self.cached = model if use_cache and isinstance(model, GPT) else None  # the GPT has a KV cache
         self.cache: KVCache | None = None
 
@@ -88,8 +85,6 @@ class _Decoder:
         if self.context is not None and ids.size(1) > self.context:
             ids = ids[:, -self.context :]
             self.cache = None  # every position shifted: the cached keys are stale
-        if self.window is not None and ids.size(1) > self.window:
-            ids = ids[:, -self.window :]
         if self.cached is None:
             return self.model(ids)[0][:, -1]
         if self.cache is not None and self.cache.pos == ids.size(1) - 1:
@@ -108,8 +103,10 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     model.eval()
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
-    ids = torch.tensor([prompt_ids], dtype=torch.long, device=device)
-    decoder = _Decoder(model, use_cache, crop)
+    # the MLP's last logits depend on its last block_size ids only: each step costs the same
+    window = getattr(getattr(model, "config", None), "block_size", None) if crop else None
+    ids = torch.tensor([prompt_ids[-window:] if window else prompt_ids], dtype=torch.long, device=device)
+    decoder = _Decoder(model, use_cache)
     out: list[int] = []
     for _ in range(cfg.max_new_tokens):
         logits = decoder.next_logits(ids).float()
@@ -125,8 +122,8 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         if cfg.stop_at_eot and out[-1] == eot_id:
             break
         ids = torch.cat([ids, nxt], dim=1)
-        if decoder.window is not None:
-            ids = ids[:, -decoder.window :]  # all the MLP will ever look at
+        if window:
+            ids = ids[:, -window:]  # all the MLP will ever look at
     return out
 
 

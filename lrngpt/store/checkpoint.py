@@ -118,8 +118,6 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise UserError(f"checkpoint {path} has no {missing[0]!r}; it was not written by lrn or is damaged: {RETRY}")
     if not isinstance(payload["step"], int) or isinstance(payload["step"], bool) or payload["step"] < 0:
         raise UserError(f"checkpoint {path}: step must be a non-negative integer (got {payload['step']!r})")
-    if not isinstance(payload["config"], dict) or not isinstance(payload["tokenizer"], str):
-        raise UserError(f"checkpoint {path}: config must be a dict and tokenizer a JSON string")
     model = payload["model"]
     if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in model.items()):

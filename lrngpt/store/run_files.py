@@ -27,8 +27,12 @@ SUMMARY_FIELDS = {
     "train_bpb_read": (_NUMBER, False), "train_bpb_unread": (_NUMBER, False), "read_share": (_NUMBER, False),
     "read_twice_share": (_NUMBER, False), "val_split": ((str, type(None)), False),
 }
-# Per-row numbers of metrics.jsonl (other keys are kept as they are)
+# What by_reads.json (`lrn eval --by-reads`) must hold for `lrn report`
+BY_READS_FIELDS = {"step": ((int,), True), **{k: (_NUMBER, False) for k in ("train_bpb_read", "train_bpb_unread",
+                                                                           "read_share")}}
+# Per-row numbers of metrics.jsonl (other keys are kept as they are), and what a row must hold
 METRIC_NUMBERS = ("loss", "train_bpb", "lr", "tokens_per_s", "val_bpb", "val_loss")
+METRIC_FIELDS = {"step": ((int,), True), "final": ((bool,), False), **{k: (_NUMBER, False) for k in METRIC_NUMBERS}}
 
 
 def _kind(v: Any) -> str:
@@ -36,27 +40,33 @@ def _kind(v: Any) -> str:
         type(v), "a number" if isinstance(v, int | float) else type(v).__name__)
 
 
-def check_summary(doc: dict, path: Path) -> dict:
-    """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
+def check_fields(doc: dict, fields: dict, where: str, fix: str) -> dict:
+    """`doc`'s fields checked against `fields` (name -> (types, required)), an absent one read as null,
+    NaN too; a UserError says `where`, the field and `fix`."""
     doc = dict(doc)
-    for key, (kinds, required) in SUMMARY_FIELDS.items():
+    for key, (kinds, required) in fields.items():
         if key not in doc:
             if required:
-                raise UserError(f"run summary {path} has no {key!r}; it is damaged: {_evaluate_again(path)}")
+                raise UserError(f"{where} has no {key!r}; {fix}")
             doc[key] = None
             continue
         v = doc[key]
         ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
         if not ok or (key in ("step", "seconds") and v < 0):
-            raise UserError(f"run summary {path}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn "
-                            f"writes; it is damaged: {_evaluate_again(path)}")
+            raise UserError(f"{where}: {key} is {_kind(v)} ({json.dumps(v)[:40]}), not what lrn writes; {fix}")
         if isinstance(v, float) and v != v:
             doc[key] = None
+    return doc
+
+
+def check_summary(doc: dict, path: Path) -> dict:
+    """summary.json's fields checked (and NaN read as null); a UserError names the file and the field."""
+    fix = f"it is damaged: {_evaluate_again(path)}"
+    doc = check_fields(doc, SUMMARY_FIELDS, f"run summary {path}", fix)
     params = doc["params"]
     if not isinstance(params.get("total"), int) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in params.values()):
-        raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; "
-                        f"it is damaged: {_evaluate_again(path)}")
+        raise UserError(f"run summary {path}: params must map names to parameter counts with a 'total'; {fix}")
     return doc
 
 
@@ -66,20 +76,12 @@ def _evaluate_again(path: Path) -> str:
 
 
 def check_metric(row: Any, where: str) -> dict:
-    """One metrics.jsonl row: an object with an integer step and numbers (null: no value, dropped)."""
+    """One metrics.jsonl row: an object with an integer step and numbers (null or NaN: no value, dropped)."""
     if not isinstance(row, dict):
         raise UserError(f"{where} is {_kind(row)}, not an object like {{\"step\": 10, \"loss\": 2.5}}; "
                         "delete the line")
-    step = row.get("step")
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise UserError(f"{where} has step {json.dumps(step)}, not a step number; delete the line")
-    for key in METRIC_NUMBERS:
-        v = row.get(key)
-        if key in row and (isinstance(v, bool) or not isinstance(v, int | float | type(None))):
-            raise UserError(f"{where} has {key} {json.dumps(v)[:40]}, not a number; delete the line")
-    if not isinstance(row.get("final", False), bool):
-        raise UserError(f"{where} has final {json.dumps(row['final'])[:40]}, not true or false; delete the line")
-    return {k: v for k, v in row.items() if not (k in METRIC_NUMBERS and v is None)}
+    checked = check_fields(row, METRIC_FIELDS, where, "delete the line")
+    return {k: v for k, v in checked.items() if k in row and not (k in METRIC_NUMBERS and v is None)}
 
 
 # ---- readings of one run -------------------------------------------------------------------
@@ -124,6 +126,6 @@ def read_metrics_file(path: Path) -> list[dict]:
                            "mid-write?); it is skipped")
                 continue
             raise UserError(f"metrics file {path}, line {i + 1}, is not JSON; delete the line") from None
-        rows.append(check_metric(row, f"metrics file {path}, line {i + 1},"))
+        rows.append(check_metric(row, f"metrics file {path}, line {i + 1}"))
     return rows
 

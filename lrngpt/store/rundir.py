@@ -51,7 +51,7 @@ from lrngpt.store.layout import (
     TOKENIZER,
 )
 from lrngpt.store.lifecycle import RunLifecycle
-from lrngpt.store.run_files import check_summary, read_metrics_file
+from lrngpt.store.run_files import BY_READS_FIELDS, check_fields, check_summary, read_metrics_file
 from lrngpt.tokenizer.bpe import Tokenizer
 
 _OWN = recorded(RUN_FILE, strict=False)  # the run's writer records its files and is never refused mid-run
@@ -110,13 +110,8 @@ class RunDir(RunLifecycle):
         path = self.path / BY_READS
         if not path.exists():
             return None
-        doc = read_json_object(path, "by-reads result")
-        for key in ("step", "train_bpb_read", "train_bpb_unread", "read_share"):
-            v = doc.get(key)
-            if isinstance(v, bool) or not isinstance(v, int | float | type(None)) or (key == "step" and v is None):
-                raise UserError(f"by-reads result {path}: {key} is {json.dumps(v)[:40]}, not what lrn eval writes; "
-                                "delete it and run `lrn eval RUN --by-reads` again")
-        return doc
+        return check_fields(read_json_object(path, "by-reads result"), BY_READS_FIELDS, f"by-reads result {path}",
+                            "delete it and run `lrn eval RUN --by-reads` again")
 
     def metrics(self) -> list[dict]:
         """The rows of metrics.jsonl, checked; only a last line that is not JSON (cut by a kill mid-write)
@@ -165,9 +160,8 @@ class RunDir(RunLifecycle):
                     "data.corpus": c.data.corpus, "data.vocab_size": c.data.vocab_size}
 
         mine, theirs = identity(self.config()), identity(cfg)
-        changed = [k for k in theirs if mine.get(k) != theirs[k]]
-        if changed:
-            key = changed[0]
+        key = next((k for k in theirs if mine.get(k) != theirs[k]), None)
+        if key is not None:
             raise UserError(f"{path} does not belong to the run in {self.path}: its "
                             f"{key.replace('model.model_type', 'model_type')} is "
                             f"{json.dumps(theirs[key])}, {CONFIG} says {json.dumps(mine.get(key))}; "

@@ -59,16 +59,11 @@ def _check_byte_level(hf: HFTokenizer, special_ids: set[int]) -> None:
 
 @functools.cache
 def _byte_decoder() -> dict[str, int]:
-    """Inverse of GPT-2's bytes_to_unicode: the printable character standing for each byte."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs, strict=True)}
+    """Inverse of GPT-2's bytes_to_unicode: a printable byte (not the space) stands for itself, every
+    other byte, in order, for the characters from chr(256) on."""
+    printable = [b for b in range(256) if chr(b).isprintable() and b != ord(" ")]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + n): b for n, b in enumerate(others)}
 
 
 class Tokenizer:
