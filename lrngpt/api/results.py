@@ -13,17 +13,17 @@ from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
 from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
 from lrngpt.api.rare_tokens import undertrained
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import UserError, option
+from lrngpt.errors import option
 from lrngpt.explorer import write_explorer
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
-from lrngpt.interop.hf_export import export_run_hf
 from lrngpt.report import write_report_pages
 from lrngpt.report.html import esc, figure
 from lrngpt.report.runs import curves_figure, curves_png, run_headline
 from lrngpt.store.rundir import RunDir
 
 if TYPE_CHECKING:
+    import torch
     from matplotlib.figure import Figure
     from torch import nn
 
@@ -142,8 +142,7 @@ class Run:
 
         Example: ``run.neighbors(" Lily", k=5)``"""
         positive(k, "k (-k)")
-        table_ = cast("nn.Embedding", self.model.token_embedding).weight.detach().float()  # both models' property
-        return token_neighbors(self.tokenizer, table_, token, k)["neighbors"]
+        return token_neighbors(self.tokenizer, token_table(self), token, k)["neighbors"]
 
     @checked
     def axes(self, energy: float = 0.9) -> dict:
@@ -191,9 +190,9 @@ class Run:
         """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export`), as lrngpt.export_hf; its path.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
-        if self.checkpoint == "init":
-            raise UserError(f"{option('checkpoint')} init: export the trained weights, last or best")
-        return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
+        from lrngpt.api.outputs import export_hf  # (outputs imports this module)
+
+        return export_hf(self, out, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
         metrics = self._dir.metrics()
@@ -205,6 +204,11 @@ class Run:
 
 RunLike = Run | str | Path  # a Run, or a run directory
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
+
+
+def token_table(run: Run) -> torch.Tensor:
+    """The token embedding table of the run's checkpoint, float32 (V, d) (both models' token_embedding)."""
+    return cast("nn.Embedding", run.model.token_embedding).weight.detach().float()
 
 
 def categories_arg(categories: Categories) -> dict | str | Path | None:
