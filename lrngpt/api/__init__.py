@@ -12,10 +12,12 @@ help and errors.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import sys
 import typing
+from pathlib import Path
 
 __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", "config_list", "config_show",
            "cost_gpt", "cost_mlp", "cost_models", "data_prepare", "data_stories", "demo", "doctor", "embed_axes",
@@ -26,24 +28,9 @@ __all__ = ["Run", "Sweep", "UserError", "__version__", "config", "config_keys", 
            "sweep", "table", "theory_fourth_root", "theory_jl", "theory_pip", "theory_pip_figure", "theory_random_cosine",
            "tokenizer_decode", "tokenizer_encode", "tokenizer_show", "tokenizer_train",
            "train", "undertrained", "width_depth_finding", "width_from_depth", "write_report"]
-# The module that defines each public name: `lrngpt.api.train` imports lrngpt.api.runs (and through it
-# torch) the first time it is read, and nothing before.
-WHERE = {name: f"lrngpt.{module}" for module, names in {
-    "api.chapter_studies": "run_chapter", "api.configs": "config config_keys config_list config_show",
-    "api.corpus": "data_prepare data_stories tokenizer_decode tokenizer_encode tokenizer_show tokenizer_train",
-    "api.embedding": "embed_axes embed_explore embed_export embed_neighbors embed_purity",
-    "api.lessons": "lesson_lookup lesson_lookup_grad lesson_renumber lesson_softmax_bottleneck lesson_superposition "
-                   "lesson_superposition_figure lesson_tying theory_pip theory_pip_figure",
-    "api.machine": "doctor", "api.outputs": "export_hf import_gpt2 write_report", "api.quickstart": "demo",
-    "api.rare_tokens": "undertrained planted_tokens_figure", "api.results": "Run table",
-    "api.runs": "load plan train", "api.shapes": "width_depth_finding width_from_depth",
-    "api.sweeps": "Sweep load_sweep sweep",
-    "api.theory": "cost_gpt cost_mlp cost_models theory_fourth_root theory_jl theory_random_cosine",
-    "core.version": "__version__", "errors": "UserError",
-}.items() for name in names.split()}
-assert set(WHERE) == set(__all__)
-
-if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real signatures
+# What a checker sees: the same names, with their real signatures. These imports are also the one table
+# of the module that defines each name (WHERE, read from them below).
+if typing.TYPE_CHECKING:
     from lrngpt.api.chapter_studies import run_chapter
     from lrngpt.api.configs import config, config_keys, config_list, config_show
     from lrngpt.api.corpus import (
@@ -84,6 +71,18 @@ if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real
     )
     from lrngpt.core.version import __version__
     from lrngpt.errors import UserError
+
+
+def _where() -> dict[str, str]:
+    """The module of each public name, read from the imports above: `lrngpt.api.train` imports
+    lrngpt.api.runs (and through it torch) the first time it is read, and nothing before."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If))  # the one `if`: TYPE_CHECKING
+    return {alias.name: str(imp.module) for imp in block.body if isinstance(imp, ast.ImportFrom) for alias in imp.names}
+
+
+WHERE = _where()
+assert set(WHERE) == set(__all__)
 
 
 def _show_figures_in_jupyter() -> None:
