@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lrngpt.analysis.embeddings import load_table
 from lrngpt.api.checks import checked, positive
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
-from lrngpt.api.results import Run, token_table
+from lrngpt.api.results import Run
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import load_config
@@ -41,14 +42,14 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
     summary = train_run(cfg, out, force=earlier, log=log)
-    untrained, trained = Run(out, "init", "cpu"), Run(out, "last", "cpu")  # measured where it trained
+    trained = Run(out, "last", "cpu")  # read where it trained
     samples = [trained.sample(PROMPTS[0], max_new_tokens=60, temperature=0.8, top_k=40)]
     samples += [trained.sample(p, max_new_tokens=40, temperature=0.8, top_k=40) for p in PROMPTS[1:]]
     # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
-    chapter = chapter_lines(trained.tokenizer, token_table(trained), [" Lily"], untrained=False)
-    chapter += chapter_lines(trained.tokenizer, token_table(untrained), [" Luna"], untrained=True)
+    chapter = chapter_lines(trained.tokenizer, load_table(out)[1], [" Lily"], untrained=False)
+    chapter += chapter_lines(trained.tokenizer, load_table(out, "init")[1], [" Luna"], untrained=True)
     return {
-        "val_bpb_untrained": untrained.eval()["val_bpb"],
+        "val_bpb_untrained": Run(out, "init").eval()["val_bpb"],
         "val_bpb": summary["val_bpb"],
         "train_bpb": summary["train_bpb"],
         "steps": summary["step"],

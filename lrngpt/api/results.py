@@ -24,7 +24,6 @@ from lrngpt.report.runs import curves_figure, curves_png, run_headline
 from lrngpt.store.rundir import RunDir
 
 if TYPE_CHECKING:
-    import torch
     from matplotlib.figure import Figure
     from torch import nn
 
@@ -143,7 +142,8 @@ class Run:
 
         Example: ``run.neighbors(" Lily", k=5)``"""
         positive(k, "k (-k)")
-        return token_neighbors(self.tokenizer, token_table(self), token, k)["neighbors"]
+        table_ = cast("nn.Embedding", self.model.token_embedding).weight.detach().float()  # both models' property
+        return token_neighbors(self.tokenizer, table_, token, k)["neighbors"]
 
     @checked
     def axes(self, energy: float = 0.9) -> dict:
@@ -205,11 +205,6 @@ class Run:
 
 RunLike = Run | str | Path  # a Run, or a run directory
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
-
-
-def token_table(run: Run) -> torch.Tensor:
-    """The token embedding table of the run's checkpoint, float32 (V, d) (both models' token_embedding)."""
-    return cast("nn.Embedding", run.model.token_embedding).weight.detach().float()
 
 
 def categories_arg(categories: Categories) -> dict | str | Path | None:
