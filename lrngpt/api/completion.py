@@ -3,13 +3,10 @@ themselves (presets, studies, config keys, corpus kinds), so a new preset or key
 
 from __future__ import annotations
 
-from lrngpt.corpora.registry import KINDS
+from lrngpt.corpora.registry import DOWNLOADS, KINDS
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.runconfig.help import key_table
 from lrngpt.runconfig.schema import preset_names
-
-# corpus kinds that also stand alone (a generated or downloaded corpus) besides KIND:ARG
-STANDALONE_KINDS = ("stories", "tinystories", "nsmc")
 
 
 def completion_values() -> dict[str, list[str]]:
@@ -17,6 +14,6 @@ def completion_values() -> dict[str, list[str]]:
     set), "corpora": corpus kinds ("stories", "text:", ...)}."""
     keys = dict.fromkeys(r["key"] for model_type in ("mlp", "gpt") for r in key_table(model_type)
                          if not r["derived"])
-    corpora = [*STANDALONE_KINDS, *(f"{kind}:" for kind in KINDS)]
+    corpora = ["stories", *DOWNLOADS, *(f"{kind}:" for kind in KINDS)]  # generated and downloaded ones stand alone
     return {"configs": preset_names(), "studies": list(STUDIES), "keys": [f"{k}=" for k in keys],
             "corpora": sorted(corpora)}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +22,14 @@ Overrides = Mapping[str, Any] | Iterable[str] | str | None
 
 def override_list(overrides: Overrides, what: str = "set") -> list[str]:
     """`set=` as "KEY=VALUE" strings: a mapping's values are written as JSON, which --set parses back."""
-    check(overrides, Overrides, what)
-    if overrides is None:
-        return []
-    if isinstance(overrides, str):
-        return [overrides]
+    if isinstance(overrides, Iterator):  # (a generator: read once, so its items can be checked)
+        overrides = list(overrides)
+    check(overrides, Overrides, what)  # string keys, string items
     if isinstance(overrides, Mapping):
         for key, value in overrides.items():
-            if not isinstance(key, str):
-                raise UserError(f"{what} keys are config keys like 'train.steps' (lrn config keys), got {key!r}")
             check_plain(value, f"{what} {key}")  # bytes, sets, a 5,000-digit int: refused before JSON is tried
         return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
-    items = list(overrides)
-    for item in items:
-        if not isinstance(item, str):
-            raise UserError(f"{what} takes a mapping {{'train.steps': 50}} or strings 'KEY=VALUE', got {item!r}")
-    return items
+    return [overrides] if isinstance(overrides, str) else list(overrides or [])
 
 
 def run_sets(set: Overrides, corpus: str | None, device: str | None) -> list[str]:
@@ -47,6 +39,7 @@ def run_sets(set: Overrides, corpus: str | None, device: str | None) -> list[str
         f"train.device={device}"] * (device is not None)
 
 
+@checked
 def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConfig:
     """A checked run config: a preset name (`lrn config list`), a JSON or YAML file or a RunConfig, with
     overrides (the keys of `lrn config keys`) as `set={"model.n_embd": 128}`, `set=["model.n_embd=128"]`
@@ -54,12 +47,14 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
 
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
     items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
-    if isinstance(name_or_path, RunConfig):
-        return load_config(name_or_path.to_dict(), items, "the config")
-    if not isinstance(name_or_path, str | Path):
-        raise UserError(f"config(): name_or_path must be a preset name, a .json or .yaml path or a RunConfig, "
-                        f"got {type(name_or_path).__name__}")
-    return load_config(str(name_or_path), items)
+    return _with_overrides(name_or_path, items)
+
+
+def _with_overrides(cfg: RunConfig | str | Path, items: list[str]) -> RunConfig:
+    """A preset, a file or a RunConfig (checked again as a file is) with the --set overrides applied."""
+    if isinstance(cfg, RunConfig):
+        return validated(cfg) if not items else load_config(validated(cfg).to_dict(), items, "the config")
+    return load_config(str(cfg), items)
 
 
 def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
@@ -67,10 +62,8 @@ def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, co
     """`cfg` (a preset, a file or a RunConfig; None: the config.json of the run `resume_from`) with the
     overrides, then the corpus and the device, as `--set` would."""
     items = run_sets(set, corpus, device)
-    if isinstance(cfg, RunConfig):
-        return validated(cfg) if not items else load_config(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:
-        return load_config(str(cfg), items)
+        return _with_overrides(cfg, items)
     if resume_from is not None:
         run = RunDir(resume_from)
         run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"

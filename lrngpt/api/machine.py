@@ -81,12 +81,10 @@ def devices() -> list[dict]:
 
 
 def _free_bytes(path: Path) -> int | None:
-    p = path
-    while not p.exists() and p != p.parent:
-        p = p.parent  # the cache directory may not exist yet: the disk it will be on
+    """Free bytes on the disk of `path`, or of its nearest existing parent (the cache may not exist yet)."""
     try:
-        return shutil.disk_usage(p).free
-    except OSError:
+        return shutil.disk_usage(next(p for p in (path, *path.parents) if p.exists())).free
+    except (OSError, StopIteration):
         return None
 
 

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
-from lrngpt.analysis.embeddings import load_table, token_neighbors
-from lrngpt.api.checks import checked
+from lrngpt.analysis.embeddings import load_table
+from lrngpt.api.checks import checked, positive
 from lrngpt.api.configs import Overrides, override_list
 from lrngpt.api.embedding import chapter_lines
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
+from lrngpt.api.results import Run
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
-from lrngpt.inference.evaluate import evaluate_run
-from lrngpt.inference.sample import SamplingConfig, sample_texts
 from lrngpt.runconfig.schema import load_config
 from lrngpt.store.rundir import RunDir
 from lrngpt.training.trainer import train_run
-
-if TYPE_CHECKING:
-    from torch import nn
 
 PROMPTS = ["Once upon a time", "Lily saw a", "Tom was sad because"]
 
@@ -33,8 +28,7 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
     Example: ``r = lrngpt.demo("runs/demo", steps=50); r["val_bpb_untrained"], r["val_bpb"]``"""
     overrides = override_list(set, "demo(): set")
     out, log = Path(out), logging.info
-    if steps < 1:
-        raise UserError(f"{option('steps')} must be at least 1 (got {steps})")
+    positive(steps, option('steps'))
     run = RunDir(out)
     earlier = run.holds_run()
     if earlier and not _is_demo(run):
@@ -48,26 +42,21 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
     cfg = load_config("mlp-cpu", sets)
     # force replaces only an earlier demo's files (checked above); anything else in the directory is refused
     summary = train_run(cfg, out, force=earlier, log=log)
-    untrained = evaluate_run(out, "init", split="val", log=log)
-    loaded = run.load("last")
-    settings = SamplingConfig(max_new_tokens=60, temperature=0.8, top_k=40, seed=0)
-    samples = sample_texts(loaded, PROMPTS[0], settings)
-    short = SamplingConfig(max_new_tokens=40, temperature=0.8, top_k=40, seed=0)
-    samples += [s for p in PROMPTS[1:] for s in sample_texts(loaded, p, short)]
-    table = cast("nn.Embedding", loaded.model.token_embedding).weight.detach().float()  # both models' property
-    near = token_neighbors(loaded.tokenizer, table, " Lily", 10)
+    trained = Run(out, "last", "cpu")  # read where it trained
+    samples = [trained.sample(PROMPTS[0], max_new_tokens=60, temperature=0.8, top_k=40)]
+    samples += [trained.sample(p, max_new_tokens=40, temperature=0.8, top_k=40) for p in PROMPTS[1:]]
     # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
-    chapter = chapter_lines(loaded.tokenizer, table, [" Lily"], untrained=False)
-    chapter += chapter_lines(loaded.tokenizer, load_table(out, "init")[1], [" Luna"], untrained=True)
+    chapter = chapter_lines(trained.tokenizer, load_table(out)[1], [" Lily"], untrained=False)
+    chapter += chapter_lines(trained.tokenizer, load_table(out, "init")[1], [" Luna"], untrained=True)
     return {
-        "val_bpb_untrained": untrained["val_bpb"],
+        "val_bpb_untrained": Run(out, "init").eval()["val_bpb"],
         "val_bpb": summary["val_bpb"],
         "train_bpb": summary["train_bpb"],
         "steps": summary["step"],
         "seconds": summary["seconds"],
         "params": summary["params"],
-        "samples": [s["text"] for s in samples],
-        "neighbors": {" Lily": [[n["token"], n["cosine"]] for n in near["neighbors"]]},
+        "samples": samples,
+        "neighbors": {" Lily": [[n["token"], n["cosine"]] for n in trained.neighbors(" Lily")]},
         "chapter": chapter,
         "run_dir": str(out),
     }

@@ -22,7 +22,7 @@ from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
 from lrngpt.experiments.dry_run import dry_run_plan
 from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
 from lrngpt.experiments.findings import judge
-from lrngpt.experiments.grid import check_shard, resolve_shard, resolve_sweep
+from lrngpt.experiments.grid import resolve_shard, resolve_sweep
 from lrngpt.experiments.runner import run_sweep, summarize
 from lrngpt.experiments.summary import collect
 from lrngpt.experiments.sweepdir import FIGURE_NAMES, SweepDir
@@ -66,14 +66,6 @@ def _axis_value(key: str, value: Any) -> str:
     return json.dumps(value)
 
 
-def _shard(shard: Shard) -> tuple[tuple[int, int], str | None]:
-    if isinstance(shard, tuple):
-        if len(shard) != 2:  # (its items are integers: sweep() checks them against Shard)
-            raise UserError(f"shard must be (i, n), two integers, or 'i/n', got {shard!r}")
-        return check_shard(shard), None
-    return resolve_shard(shard, os.environ)
-
-
 @overload
 def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: Overrides = None, axes: Axes = None,
           corpus: str | None = None, device: str | None = None, minutes: float | None = None, shard: Shard = None,
@@ -106,7 +98,8 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
 
     Example: ``sw = lrngpt.sweep("embed-dim", scale="tiny", out="runs/widths", set={"train.steps": 20})``"""
     say = notes or logging.info
-    where, note = _shard(shard)
+    # (i, n) as --shard i/n says it; None: the Slurm array task's shard, else every point
+    where, note = resolve_shard("/".join(map(str, shard)) if isinstance(shard, tuple) else shard, os.environ)
     if note:
         say(note)
     if passes is not None:
@@ -118,12 +111,11 @@ def sweep(name: str | Path, scale: str | None = None, *, out: str | Path, set: O
     axis_list, at_once, out = _axis_list(axes), check_points_at_once(points_at_once), Path(out)
     budget = resolve_budget(str(name), minutes, scale, sets, axis_list, out, log=say, points_at_once=at_once,
                             passes=passes)
-    if budget is not None:  # the budget's plan: its scale, sets and axes on top of the given ones
-        plan_sets, plan_axes = budget.items()
-        spec = resolve_sweep(str(name), "budget", sets + plan_sets, axis_list + plan_axes, out=out)
-        spec.budget = budget.to_dict()
-    else:
-        spec = resolve_sweep(str(name), scale, sets, axis_list, out=out)
+    # a budget's plan: its scale, sets and axes on top of the given ones
+    plan_sets, plan_axes = budget.items() if budget is not None else ([], [])
+    spec = resolve_sweep(str(name), scale if budget is None else "budget", sets + plan_sets, axis_list + plan_axes,
+                         out=out)
+    spec.budget = budget.to_dict() if budget is not None else None
     if spec.note:
         say(spec.note)
     if dry_run:
@@ -167,9 +159,7 @@ class Sweep:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.dir = SweepDir(self.path)
-        if not self.dir.holds_sweep():
-            raise UserError(f"{self.path} holds no sweep (no sweep.json); run lrngpt.sweep(...) or lrn sweep first")
-        self.definition: dict = self.dir.definition()
+        self.definition: dict = self.dir.definition()  # UserError: no sweep here
         self.result: Any = None  # a dict, or None (typed Any so `sw.result["trained"]` checks as written)
 
     def __repr__(self) -> str:
