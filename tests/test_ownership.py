@@ -26,7 +26,7 @@ def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(te
     settings = tmp_path / "settings.json"
     settings.write_text('{"mine": true}')
     assert main([*args, "--out", str(settings)]) == 2
-    assert "is a file" in capsys.readouterr().err
+    assert "is not a directory" in capsys.readouterr().err
     assert settings.read_text() == '{"mine": true}'
     tok_dir = tmp_path / "tok"
     assert main([*args, "--out", str(tok_dir)]) == 0
