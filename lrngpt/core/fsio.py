@@ -61,32 +61,21 @@ def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -
     return (f"{what} {path}" if path else "a path lrn uses") + f": {(e.strerror or str(e)).lower()}"
 
 
-def _raise_write_error(e: OSError, path: Path, own: Path | None = None) -> NoReturn:
-    """An OSError met writing `path` (through the temporary name `own`; None: every name it meets is
-    about `path`): DiskFull, a UserError naming `path` when it is about it, else as it is (the CLI
-    says it with its own path)."""
+def _raise_write_error(e: OSError, path: Path, own: Path) -> NoReturn:
+    """An OSError met writing `path` through the temporary name `own`: DiskFull, a UserError naming
+    `path` when it is about it, else as it is (the CLI says it with its own path)."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None or own is None else Path(_path_text(e.filename) or "")
+    name = None if e.filename is None else Path(_path_text(e.filename) or "")
     if name is None or name in {path, *path.parents, own} or own in name.parents:
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
 
 
 @contextlib.contextmanager
-def writing(path: str | Path) -> Iterator[None]:
-    """Report an OSError met while the block writes `path` (or files inside it) like the helpers here."""
-    try:
-        yield
-    except DiskFull:
-        raise
-    except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path))
-
-
-@contextlib.contextmanager
 def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
-    """Turn an OS error on a path the user gave into a UserError that says how to fix it."""
+    """Turn an OS error on a path the user gave (or lrn writes) into one line naming it: a UserError,
+    or DiskFull (exit 1) when the disk is full."""
     try:
         yield
     except UnicodeDecodeError as e:
@@ -94,7 +83,14 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
     except DiskFull:
         raise
     except OSError as e:
+        if e.errno in FULL_ERRNOS:
+            raise DiskFull(e.errno, disk_full_message(path)) from None
         raise UserError(describe_os_error(path, e, what)) from None
+
+
+def writing(path: str | Path) -> contextlib.AbstractContextManager[None]:
+    """user_path for what lrn writes at `path` (files inside it, temporary names of it: said as `path`)."""
+    return user_path(path, "output")
 
 
 def os_error_exit(e: OSError) -> tuple[int, str]:
@@ -164,21 +160,18 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    path = Path(path)
-    tmp = temp_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)
-        return True
-    except FileExistsError:
-        return False
-    except OSError as e:
-        _raise_write_error(e, path, tmp)
-    finally:
-        _unlink(tmp)
+    created: list[bool] = []
+
+    def link(tmp: Path, path: Path) -> None:
+        try:
+            os.link(tmp, path)
+            created.append(True)
+        except FileExistsError:
+            pass
+        finally:
+            _unlink(tmp)
+    atomic_write(path, data, link)
+    return bool(created)
 
 
 def json_safe(obj: Any) -> Any:
