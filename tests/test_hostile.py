@@ -1165,7 +1165,7 @@ ADVICE_WALK = {
                                           ["report", "{x}", "--out", "{x}/lines.txt"],
                                           ["lies inside the lrn sweep"], ["did not write it"]),
     "train --force over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}", "--force"],
-                                                      ["files lrn did not write", "--force never removes them"],
+                                                      ["files lrn did not write", "with or without --force"],
                                                       ["use --force", "add --force"]),
     "train over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}"],
                                               ["files lrn did not write"], ["use --force", "add --force"]),

@@ -384,7 +384,7 @@ def test_force_never_replaces_a_run_whose_record_is_gone_or_a_run_file_you_edite
     before = shas(old)
     argv = ["train", "--config", str(old / "config.json"), "--force"]
     refusal(lrn(capsys, *argv, "--out", old), "holds files lrn did not write (ckpt_best.pt",
-            "--force never removes them")
+            "with or without --force")
     assert shas(old) == before
     edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
     (edited / "config.json").write_text((edited / "config.json").read_text().replace("{", "{\n  \"note\": 1,", 1))

@@ -45,6 +45,7 @@ from lrngpt.errors import UserError, option
 
 RECORD, LOCK = ".lrn-output", ".lrn-output.lock"
 OWN_NAMES = (RECORD, LOCK)  # the record's own files: never part of the directory's content
+RUN_LOCK = ".lrn-lock"  # a run's one writer (lrngpt.store.layout.LOCK): no content either
 HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
@@ -224,7 +225,7 @@ def lrn_kind(d: Path) -> str | None:
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
     with user_path(d, option('out')), contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in OWN_NAMES]
+        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in (*OWN_NAMES, RUN_LOCK)]
         return sorted(n for n in names if not (n == HUB_RECORD[0] and _hub_cache_is_ours(d)))
     return []
 
