@@ -1139,24 +1139,24 @@ ADVICE_WALK = {
         (_damaged_optimizer, [*SW, "--out", "{x}"], ["cannot be resumed", "run the same `lrn sweep` command again"],
          ["delete"]),
     "train into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0], ["train", *TINY_RUN, "--out", "{x}"],
-                           ["holds an lrn sweep"], ["did not write"]),
+                           ["holds lrn's sweep"], ["did not write"]),
     "train --force into an HF export": (lambda t, gpt_export, **_: gpt_export,
                                         ["train", *TINY_RUN, "--out", "{x}", "--force"],
-                                        ["holds an lrn Hugging Face export"], ["did not write"]),
+                                        ["holds lrn's Hugging Face export"], ["did not write"]),
     "data prepare --force into a run": (lambda t, mlp_run, **_: mlp_run, ["data", "prepare", "--corpus", "{corpus}",
                                                                           "--vocab-size", "290", "--out", "{x}",
-                                                                          "--force"], ["holds an lrn run"],
+                                                                          "--force"], ["holds lrn's run"],
                                         ["did not write"]),
     "export --force into prepared data": (_prepared, ["export", "{gpt_run}", "--out", "{x}", "--force"],
                                           ["holds lrn's prepared data"], ["did not write"]),
     "embed export into an HF export": (lambda t, gpt_export, **_: gpt_export,
                                                ["embed", "export", "{mlp_run}", "--out", "{x}"],
-                                               ["holds an lrn Hugging Face export"], ["did not write"]),
-    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "an lrn run"],
+                                               ["holds lrn's Hugging Face export"], ["did not write"]),
+    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "lrn's run"],
                            ["did not write"]),
     "import-gpt2 --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
                                          ["import-gpt2", "{gpt_export}", "--out", "{x}", "--force"],
-                                         ["holds an lrn sweep"], ["did not write"]),
+                                         ["holds lrn's sweep"], ["did not write"]),
     "tokenizer train --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
                                              ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                               "--out", "{x}", "--force"], ["lies inside the lrn sweep"],
@@ -2303,7 +2303,7 @@ def test_a_record_that_is_a_directory_is_named_and_the_fix_works(tmp_path, capsy
     (tmp_path / ".lrn-output").mkdir()
     out = tmp_path / "s.txt"
     one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2,
-             ".lrn-output is a directory, not lrn's record", "move it away")
+             ".lrn-output is not a regular file, so not lrn's record", "move it away")
     assert not out.exists()
     (tmp_path / ".lrn-output").rename(tmp_path / "was-the-record")  # what the advice says
     assert lrn(capsys, "-q", "data", "stories", "--size", "2KB", "--out", out)[0] == 0

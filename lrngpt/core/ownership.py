@@ -106,9 +106,8 @@ def check_record_slot(d: Path) -> None:
     """Refuse, before any work, a record name taken by what lrn cannot replace (a directory, a FIFO)."""
     for path in _record_paths(d):
         if os.path.lexists(path) and not is_regular(path):
-            what = "a directory" if path.is_dir() and not path.is_symlink() else special_kind(path) or "a link"
-            raise UserError(f"{path} is {what}, not lrn's record; lrn keeps the record of what it writes in "
-                            f"{Path(d)} under that name: move it away, then run the command again")
+            raise UserError(f"{path} is not a regular file, so not lrn's record; lrn keeps the record of what it "
+                            f"writes in {Path(d)} under that name: move it away, then run the command again")
 
 
 def write_record(d: Path, rec: dict) -> None:
@@ -195,16 +194,6 @@ def kind_name(kind: str) -> str:
     return KIND_NAMES.get(kind, kind)
 
 
-def _a(what: str) -> str:
-    return what if what == "prepared data" else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
-
-
-def held(kind: str) -> str:
-    """'an lrn run', "lrn's prepared data": what a directory holds."""
-    name = kind_name(kind)
-    return f"lrn's {name}" if name == "prepared data" else f"an lrn {name}"
-
-
 def _names(n: list[str], most: int = 3) -> str:
     return ", ".join(n[:most]) + (", ..." if len(n) > most else "")
 
@@ -247,7 +236,7 @@ def describe_dir(d: Path, names: list[str] | None = None) -> str:
     """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
     kind = lrn_kind(d)
     if kind:
-        return held(kind)
+        return f"lrn's {kind_name(kind)}"
     c = classify(d, entries(d) if names is None else names)
     parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] * bool(c[UNRECORDED])
     parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] * bool(c[CHANGED])
@@ -297,7 +286,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     if found == NEW:
         return path
     if found == OURS and wrote not in (None, what):
-        raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
+        raise UserError(f"{flag} {path} holds lrn's {wrote}; lrn never replaces it with its {what}: "
                         f"choose another {flag}")
     if found != OURS:
         raise UserError(not_lrns(path, found, flag, force=not replace_own))
