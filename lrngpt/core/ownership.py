@@ -35,7 +35,6 @@ from lrngpt.core.fsio import (
     is_regular,
     replace_file,
     special_kind,
-    temp_name,
     user_path,
     writing,
 )
@@ -355,14 +354,14 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
     d = Path(d)
     with user_path(d, "output directory"):
         d.mkdir(parents=True, exist_ok=True)
-    temps = {name: (temp_name(d / name), hashlib.sha256(data).hexdigest()) for name, data in files.items()}
+    temps: dict[str, tuple[Path, str]] = {}
+
+    def finished(tmp: Path, path: Path) -> None:  # renamed only once every file is finished
+        temps[path.name] = (tmp, hashlib.sha256(files[path.name]).hexdigest())
     try:
+        for name, data in files.items():
+            atomic_write(d / name, data, finished)
         with writing(d):
-            for name, (tmp, _) in temps.items():
-                with open(tmp, "wb") as f:
-                    f.write(files[name])
-                    f.flush()
-                    os.fsync(f.fileno())
             _commit(d, temps, what, fix=fix)
     finally:
         for tmp, _ in temps.values():
