@@ -653,8 +653,8 @@ def test_an_output_path_of_the_wrong_kind_or_a_broken_link_is_refused_before_any
     (tmp_path / "link").symlink_to(tmp_path / "nowhere")
     argv = {**WRITERS, **FILE_WRITERS}[command]
     wrong = "a-dir" if command in FILE_WRITERS else "a-file"
-    cases = {wrong: "is a directory" if command in FILE_WRITERS else "is a file", "link": "symbolic link",
-             "a-file/under": "which is a file"}
+    cases = {wrong: "is a directory" if command in FILE_WRITERS else "is not a directory", "link": "link",
+             "a-file/under": "not a directory"}
     if command in FILE_WRITERS:
         cases["."] = "is a directory"
     extra = ["--force"] if command in FILE_WRITERS and command not in ("report", "embed explore") else []  # (these
@@ -713,7 +713,7 @@ def test_permission_errors_on_a_users_paths_name_the_path(base_run, tmp_path, ca
         assert str(ro / "s.txt") in line
     with monkeypatch.context() as m:
         deny(m, fsio, "open", run / "report.html", exc=OSError)
-        assert_exit_2(lrn(capsys, "report", run), "read-only filesystem")
+        assert_exit_2(lrn(capsys, "report", run), "read-only file system")
     with monkeypatch.context() as m:
         deny(m, pathlib.Path, "mkdir", ro / "newrun")
         assert_exit_2(lrn(capsys, "train", "--config", config, "--out", ro / "newrun"), "permission denied")

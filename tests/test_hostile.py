@@ -149,8 +149,8 @@ def test_a_real_full_tmpfs_as_the_data_cache_is_the_disk_full_line(tmpfs, capsys
     assert list((cache / "data").iterdir()) == [] and temporaries(cache) == []
 
 
-@pytest.mark.parametrize("code,needle", [(errno.EROFS, "read-only filesystem"), (errno.EACCES, "permission denied"),
-                                         (errno.EPERM, "permission denied")], ids=["EROFS", "EACCES", "EPERM"])
+@pytest.mark.parametrize("code,needle", [(errno.EROFS, "read-only file system"), (errno.EACCES, "permission denied"),
+                                         (errno.EPERM, "not permitted")], ids=["EROFS", "EACCES", "EPERM"])
 def test_a_refused_write_exits_2_naming_the_path(code, needle, text_corpus, tmp_path, capsys, monkeypatch):
     with failing_writes(monkeypatch, code, match="ckpt_"):
         line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
@@ -163,7 +163,7 @@ def test_an_oserror_from_anywhere_is_mapped_by_its_errno(capsys, monkeypatch, tm
     import lrngpt.cli.cmd_theory as theory
 
     for code, exit_code, needle in ((errno.EROFS, 2, "read-only"), (errno.EACCES, 2, "permission denied"),
-                                    (errno.ENOSPC, 1, "disk full while writing"), (errno.EFBIG, 2, "ulimit -f")):
+                                    (errno.ENOSPC, 1, "disk full while writing"), (errno.EFBIG, 2, "file too large")):
         def boom(args, code=code):
             raise OSError(code, os.strerror(code), str(tmp_path / "somewhere.bin"))
 
@@ -174,7 +174,7 @@ def test_an_oserror_from_anywhere_is_mapped_by_its_errno(capsys, monkeypatch, tm
 def test_a_real_read_only_mount_exits_2_naming_the_path(text_corpus, tmpfs, capsys):
     ro = tmpfs(100_000, ro=True)
     line = one_line(lrn(capsys, "train", "--config", "mlp-tiny", "--set", f"data.corpus={text_corpus}", *TINY,
-                        "--out", ro / "run"), 2, "read-only filesystem")
+                        "--out", ro / "run"), 2, "read-only file system")
     assert str(ro / "run") in line
     one_line(lrn(capsys, "data", "stories", "--size", "1KB", "--out", ro / "s.txt"), 2, "read-only", "s.txt")
 
@@ -190,11 +190,11 @@ def _child(argv: list[str], env: dict | None = None, fsize: int | None = None, c
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
-def test_the_file_size_limit_exits_2_saying_what_to_set_not_killed_by_sigxfsz(tmp_path):
+def test_the_file_size_limit_exits_2_naming_the_path_not_killed_by_sigxfsz(tmp_path):
     out = tmp_path / "s.txt"
     r = _child(["data", "stories", "--size", "1MB", "--out", str(out)], fsize=100_000)
     lines = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and len(lines) == 1 and "ulimit -f" in lines[0] and str(out) in lines[0], r
+    assert r.returncode == 2 and len(lines) == 1 and "file too large" in lines[0] and str(out) in lines[0], r
     assert not out.exists() and temporaries(tmp_path) == []
 
 
@@ -610,8 +610,8 @@ ADVICE = {
     "--by-reads on an import": (_imported, ["eval", "{x}", "--by-reads"], 2, "no training record"),
     "resume after the corpus content changed": (_edited_corpus, ["train", "--resume", "--out", "{x}"], 2,
                                                 "the content of text:"),
-    "a FIFO as the config": (_fifo, ["train", "--config", "{x}", "--dry-run"], 2, "named pipe"),
-    "/dev/null as the config": (lambda t, **_: Path("/dev/null"), ["config", "show", "{x}"], 2, "character device"),
+    "a FIFO as the config": (_fifo, ["train", "--config", "{x}", "--dry-run"], 2, "special file"),
+    "/dev/null as the config": (lambda t, **_: Path("/dev/null"), ["config", "show", "{x}"], 2, "special file"),
     "a directory named config.json": (_dir_named_config, ["train", "--config", "{x}", "--dry-run"], 2,
                                       "is a directory"),
     "model_type gpt on an MLP preset": (None, ["config", "show", "mlp-tiny", "--set", "model_type=gpt"], 2,
@@ -924,7 +924,7 @@ def test_embed_undertrained_of_a_run_without_ckpt_init_gives_reads_and_norms_and
 
 PIP_AND_SUPERPOSITION = {
     "an unknown corpus kind": (["theory", "pip", "nosuch:xyz"], "unknown corpus kind"),
-    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "does not exist"),
+    "a corpus file that is not there": (["theory", "pip", "text:{t}/none.txt"], "no such file"),
     "a stories size that is no size": (["theory", "pip", "stories:abc"], "cannot read size"),
     "a vocabulary below the bytes": (["theory", "pip", "{corpus}", "--vocab-size", "100"], "below 257"),
     "a window of 0": (["theory", "pip", "{corpus}", "--window", "0"], "--window"),
@@ -1139,24 +1139,24 @@ ADVICE_WALK = {
         (_damaged_optimizer, [*SW, "--out", "{x}"], ["cannot be resumed", "run the same `lrn sweep` command again"],
          ["delete"]),
     "train into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0], ["train", *TINY_RUN, "--out", "{x}"],
-                           ["holds an lrn sweep"], ["did not write"]),
+                           ["holds lrn's sweep"], ["did not write"]),
     "train --force into an HF export": (lambda t, gpt_export, **_: gpt_export,
                                         ["train", *TINY_RUN, "--out", "{x}", "--force"],
-                                        ["holds an lrn Hugging Face export"], ["did not write"]),
+                                        ["holds lrn's Hugging Face export"], ["did not write"]),
     "data prepare --force into a run": (lambda t, mlp_run, **_: mlp_run, ["data", "prepare", "--corpus", "{corpus}",
                                                                           "--vocab-size", "290", "--out", "{x}",
-                                                                          "--force"], ["holds an lrn run"],
+                                                                          "--force"], ["holds lrn's run"],
                                         ["did not write"]),
     "export --force into prepared data": (_prepared, ["export", "{gpt_run}", "--out", "{x}", "--force"],
                                           ["holds lrn's prepared data"], ["did not write"]),
     "embed export into an HF export": (lambda t, gpt_export, **_: gpt_export,
                                                ["embed", "export", "{mlp_run}", "--out", "{x}"],
-                                               ["holds an lrn Hugging Face export"], ["did not write"]),
-    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "an lrn run"],
+                                               ["holds lrn's Hugging Face export"], ["did not write"]),
+    "a sweep into a run": (lambda t, mlp_run, **_: mlp_run, [*SW, "--out", "{x}"], ["holds no sweep", "lrn's run"],
                            ["did not write"]),
     "import-gpt2 --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
                                          ["import-gpt2", "{gpt_export}", "--out", "{x}", "--force"],
-                                         ["holds an lrn sweep"], ["did not write"]),
+                                         ["holds lrn's sweep"], ["did not write"]),
     "tokenizer train --force into a sweep": (lambda t, finished_sweep, **_: finished_sweep[0],
                                              ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                               "--out", "{x}", "--force"], ["lies inside the lrn sweep"],
@@ -1165,7 +1165,7 @@ ADVICE_WALK = {
                                           ["report", "{x}", "--out", "{x}/lines.txt"],
                                           ["lies inside the lrn sweep"], ["did not write it"]),
     "train --force over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}", "--force"],
-                                                      ["files lrn did not write", "--force never removes them"],
+                                                      ["files lrn did not write", "with or without --force"],
                                                       ["use --force", "add --force"]),
     "train over a run whose record is gone": (_unrecorded, ["train", *TINY_RUN, "--out", "{x}"],
                                               ["files lrn did not write"], ["use --force", "add --force"]),
@@ -1173,45 +1173,45 @@ ADVICE_WALK = {
         (_edited_config, ["train", *TINY_RUN, "--out", "{x}", "--force"],
          ["config.json lrn may not remove", "changed since lrn wrote it"], ["use --force", "add --force"]),
     "a FIFO as the corpus": (lambda t, **_: _fifo_at(t / "c.txt"),
-                             ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"], ["named pipe"],
+                             ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"], ["special file"],
                              ["no such file"]),
     "/dev/zero as the corpus": (lambda t, **_: Path("/dev/zero"),
                                 ["data", "prepare", "--corpus", "text:{x}", "--vocab-size", "300"],
-                                ["character device"], ["no such file"]),
+                                ["special file"], ["no such file"]),
     "a broken link as the corpus": (lambda t, **_: (t / "c.txt").symlink_to(t / "gone.txt") or t / "c.txt",
                                     ["data", "prepare", "--corpus", "jsonl:{x}", "--vocab-size", "300"],
-                                    ["symbolic link to", "which does not exist"], ["no such file"]),
+                                    ["corpus file", "no such file"], []),
     "a link to /dev/zero as the config": (lambda t, **_: DEV_LINK(t / "c.json") or t / "c.json",
-                                          ["train", "--config", "{x}", "--dry-run"], ["character device"],
+                                          ["train", "--config", "{x}", "--dry-run"], ["special file"],
                                           ["not valid JSON"]),
     "a FIFO named x.yaml as the config": (lambda t, **_: _fifo_at(t / "x.yaml"), ["config", "show", "{x}"],
-                                          ["named pipe"], []),
+                                          ["special file"], []),
     "a FIFO as the categories file": (lambda t, **_: _fifo_at(t / "cats.json"),
                                       ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories", "{x}"],
-                                      ["named pipe"], ["is empty"]),
+                                      ["special file"], ["is empty"]),
     "/dev/zero as the categories file": (lambda t, **_: Path("/dev/zero"),
                                          ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories",
-                                          "{x}"], ["character device"], []),
+                                          "{x}"], ["special file"], []),
     "a FIFO as a tokenizer": (lambda t, **_: _fifo_at(t / "tokenizer.json"), ["tokenizer", "show", "{x}", "hi"],
-                              ["named pipe"], ["not a valid tokenizer"]),
-    "a FIFO as a run's checkpoint": (_in_run("ckpt_last.pt", FIFO), ["eval", "{x}"], ["named pipe"], []),
+                              ["special file"], ["not a valid tokenizer"]),
+    "a FIFO as a run's checkpoint": (_in_run("ckpt_last.pt", FIFO), ["eval", "{x}"], ["special file"], []),
     "a link to /dev/zero as a run's checkpoint": (_in_run("ckpt_last.pt", lambda p: p.unlink() or DEV_LINK(p)),
-                                                  ["eval", "{x}"], ["character device"], []),
+                                                  ["eval", "{x}"], ["special file"], []),
     "a FIFO as a run's metrics.jsonl": (_in_run("metrics.jsonl", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
-                                        ["named pipe"], []),
+                                        ["special file"], []),
     "a FIFO as sweep.json": (_in_sweep("sweep.json", FIFO), ["report", "{x}", "--out", "{t}/r.html"],
-                             ["named pipe"], ["no sweep.json"]),
+                             ["special file"], ["no sweep.json"]),
     "a FIFO as the sweep file": (lambda t, **_: _fifo_at(t / "grid.json"), ["sweep", "{x}", "--out", "{t}/sw"],
-                                 ["named pipe"], ["does not exist"]),
+                                 ["special file"], ["does not exist"]),
     "a FIFO as an import's weights": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "model.safetensors")
-                                      .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                      .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["special file"],
                                       ["has no model.safetensors"]),
     "a FIFO as an import's config.json": (lambda t, gpt_export, **_: _fifo_at(_copy(gpt_export, t) / "config.json")
-                                          .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["named pipe"],
+                                          .parent, ["import-gpt2", "{x}", "--out", "{t}/imported"], ["special file"],
                                           ["has no config.json"]),
     "a FIFO where a report would go": (lambda t, **_: _fifo_at(t / "page.html"),
                                        ["report", "{mlp_run}", "--out", "{x}"],
-                                       ["is a named pipe (FIFO), not a file lrn wrote"], ["--force"]),
+                                       ["is a special file (a pipe, a device or a socket), not a file lrn wrote"], ["--force"]),
     "a checkpoint cut at 5,000 bytes (eval)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 5000), ["eval", "{x}"],
                                                ["truncated or corrupted"], []),
     "a checkpoint cut at 20,000 bytes (resume)": (lambda t, mlp_run, **_: _cut(t, mlp_run, 20000),
@@ -1377,7 +1377,7 @@ def no_wandb_login(tmp_path, monkeypatch):
 TRACKER_ENV = {
     "MLFLOW_TRACKING_URI=/dev/null/x": ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x"}, "MLFLOW_ALLOW_FILE_STORE"),
     "MLFLOW_TRACKING_URI=/dev/null/x, file store allowed":
-        ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x", "MLFLOW_ALLOW_FILE_STORE": "true"}, "which is a file"),
+        ("mlflow", {"MLFLOW_TRACKING_URI": "/dev/null/x", "MLFLOW_ALLOW_FILE_STORE": "true"}, "not a directory"),
     "MLFLOW_TRACKING_URI=sqlite:////dev/null/x.db":
         ("mlflow", {"MLFLOW_TRACKING_URI": "sqlite:////dev/null/x.db"}, "MLFLOW_TRACKING_URI"),
     "WANDB_MODE=online without a key": ("wandb", {"WANDB_MODE": "online"}, "wandb login"),
@@ -1546,7 +1546,7 @@ def test_tensorboards_writer_failing_on_an_immutable_directory_is_one_line(resum
         result = lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard")
     finally:
         subprocess.run(["chattr", "-i", str(d / "tensorboard")], check=True)
-    one_line(result, 2, "permission denied", str(d / "tensorboard"))
+    one_line(result, 2, "not permitted", str(d / "tensorboard"))
     assert "Exception in thread" not in result[2]  # (nothing from the writer's thread either)
 
 
@@ -1563,7 +1563,7 @@ def test_tensorboards_writer_raising_with_a_bytes_path_is_one_line(resumable_run
 
     monkeypatch.setattr(torch.utils.tensorboard, "SummaryWriter", refuse)
     one_line(lrn(capsys, "train", "--out", d, "--resume", "--set", "train.logger=tensorboard"), 2,
-             "permission denied", str(d / "tensorboard"))
+             "not permitted", str(d / "tensorboard"))
 
 
 @pytest.mark.parametrize("code", [errno.EPERM, errno.EACCES, errno.EROFS, errno.ENOSPC])
@@ -2286,7 +2286,7 @@ def test_red_team_an_empty_corpus_or_device_is_refused_not_read_as_the_default(a
     refused(capsys, tmp_path, [a.format(t=tmp_path, run=mlp_run) for a in argv], needle)
 
 
-@pytest.mark.parametrize("where,needle", [("/dev/zero", "is a character device"), ("fifo", "is a named pipe (FIFO)"),
+@pytest.mark.parametrize("where,needle", [("/dev/zero", "is a special file"), ("fifo", "is a special file"),
                                           ("file", "is a file, not a run directory")])
 def test_red_team_a_device_or_fifo_given_as_a_run_is_named_as_such(where, needle, tmp_path, capsys):
     path = {"/dev/zero": Path("/dev/zero"), "fifo": tmp_path / "f", "file": tmp_path / "x.txt"}[where]
@@ -2303,7 +2303,7 @@ def test_a_record_that_is_a_directory_is_named_and_the_fix_works(tmp_path, capsy
     (tmp_path / ".lrn-output").mkdir()
     out = tmp_path / "s.txt"
     one_line(lrn(capsys, "data", "stories", "--size", "2KB", "--out", out), 2,
-             ".lrn-output is a directory, not lrn's record", "move it away")
+             ".lrn-output is not a regular file, so not lrn's record", "move it away")
     assert not out.exists()
     (tmp_path / ".lrn-output").rename(tmp_path / "was-the-record")  # what the advice says
     assert lrn(capsys, "-q", "data", "stories", "--size", "2KB", "--out", out)[0] == 0
@@ -2333,7 +2333,7 @@ def test_an_output_in_a_kernel_file_system_is_refused_before_any_work(out, needl
 
 @pytest.mark.parametrize("corpus,needle", [("text:/proc", "corpus directory /proc"),
                                            ("text:/sys/kernel", "/sys/kernel"),
-                                           ("nsmc:/dev/null", "is a character device"),
+                                           ("nsmc:/dev/null", "is a special file"),
                                            ("nsmc:/no/such/dir", "ratings_train.txt")])
 def test_a_corpus_in_a_kernel_file_system_or_a_device_is_named(corpus, needle, tmp_path, capsys):
     one_line(lrn(capsys, "data", "prepare", "--corpus", corpus, "--out", tmp_path / "p"), 2, needle)

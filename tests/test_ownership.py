@@ -21,12 +21,12 @@ def test_tokenizer_train_never_replaces_a_runs_tokenizer_or_an_unrelated_file(te
     before = (run / "tokenizer.json").read_bytes()
     args = ["tokenizer", "train", "--corpus", text_corpus, "--vocab-size", "280"]
     assert main([*args, "--out", str(run), "--force"]) == 2
-    assert "holds an lrn run" in capsys.readouterr().err
+    assert "holds lrn's run" in capsys.readouterr().err
     assert (run / "tokenizer.json").read_bytes() == before
     settings = tmp_path / "settings.json"
     settings.write_text('{"mine": true}')
     assert main([*args, "--out", str(settings)]) == 2
-    assert "is a file" in capsys.readouterr().err
+    assert "is not a directory" in capsys.readouterr().err
     assert settings.read_text() == '{"mine": true}'
     tok_dir = tmp_path / "tok"
     assert main([*args, "--out", str(tok_dir)]) == 0
@@ -119,7 +119,7 @@ def test_a_run_is_its_record_never_a_config_json_or_a_checkpoint_alone(tmp_path)
 def test_tokenizer_train_refuses_a_marked_run_and_not_a_lone_config_json(tmp_path):
     from lrngpt.data.prepared import tokenizer_out
 
-    with pytest.raises(UserError, match="holds an lrn run"):
+    with pytest.raises(UserError, match="holds lrn's run"):
         tokenizer_out(_dir_with(tmp_path, "marked", ".lrn-output"))
     alone = _dir_with(tmp_path, "alone", "config.json")
     assert tokenizer_out(alone) == alone / "tokenizer.json"

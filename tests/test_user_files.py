@@ -73,7 +73,7 @@ def user_dir(tmp_path):
 CASES = [
     ("hf export into a folder of the user's", ["export", "{run}", "--format", "hf", "--out", "{user}", "--force"],
      "user", "lrn did not write"),
-    ("hf export into the run itself", ["export", "{run}", "--out", "{run}", "--force"], "run", "holds an lrn run"),
+    ("hf export into the run itself", ["export", "{run}", "--out", "{run}", "--force"], "run", "holds lrn's run"),
     ("hf export into the working directory", ["export", "{run}", "--out", ".", "--force"], "user", "lrn did not write"),
     ("train into a folder with a config.json", ["train", "--config", "mlp-tiny", "--set", "data.corpus={corpus}",
                                                 "--out", "{user}", "--force"], "user", "lrn did not write"),
@@ -95,11 +95,11 @@ CASES = [
     ("tokenizer over the user's tokenizer.json", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280",
                                                   "--out", "{user}", "--force"], "user", "lrn did not write it"),
     ("tokenizer into a run", ["tokenizer", "train", "--corpus", "{corpus}", "--vocab-size", "280", "--out", "{run}",
-                              "--force"], "run", "holds an lrn run"),
+                              "--force"], "run", "holds lrn's run"),
     ("embedding export over the user's vectors", ["embed", "export", "{run}", "--out", "{user}"], "user",
      "lrn did not write"),
     ("embedding export into the run", ["embed", "export", "{run}", "--out", "{run}"], "run",
-     "holds an lrn run"),
+     "holds lrn's run"),
     ("prepare over nanoGPT's train.bin", ["data", "prepare", "--corpus", "{corpus}", "--vocab-size", "280", "--out",
                                           "{user}", "--force"], "user", "lrn did not write"),
     ("demo into a folder of the user's", ["demo", "--out", "{user}", "--steps", "1"], "user", "lrn did not write"),
@@ -384,7 +384,7 @@ def test_force_never_replaces_a_run_whose_record_is_gone_or_a_run_file_you_edite
     before = shas(old)
     argv = ["train", "--config", str(old / "config.json"), "--force"]
     refusal(lrn(capsys, *argv, "--out", old), "holds files lrn did not write (ckpt_best.pt",
-            "--force never removes them")
+            "with or without --force")
     assert shas(old) == before
     edited = Path(shutil.copytree(runs["gpt"], tmp_path / "edited"))
     (edited / "config.json").write_text((edited / "config.json").read_text().replace("{", "{\n  \"note\": 1,", 1))

@@ -30,20 +30,9 @@ class DiskFull(OSError):
 
 
 FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
-_DENIED = ": permission denied; change its permissions or choose another path"
-_REASONS = {  # what the system said, as a user fixes it (said after "WHAT PATH")
-    errno.ENOENT: " does not exist (or a directory above it is missing); check the path",
-    errno.EEXIST: " already exists and is in the way; choose another path or remove it",
-    errno.EISDIR: " is a directory where a file is expected; give a file",
-    errno.ENOTDIR: " is a file (or lies under one) where a directory is expected; give a directory",
-    errno.EACCES: _DENIED, errno.EPERM: _DENIED,
-    errno.EROFS: " is on a read-only filesystem; choose another path",
-    errno.EFBIG: ": the file-size limit (ulimit -f) was hit writing it; raise it (ulimit -f unlimited, or a size "
-                 "above the file's) and run the command again",
-    errno.ELOOP: " is a symbolic link loop; fix the link",
-    errno.ENAMETOOLONG: ": the name is too long for the filesystem; choose a shorter one",
-}
-USER_ERRNOS = set(_REASONS)  # OS errors that the user fixes: a UserError, exit 2
+# OS errors that say something about the path itself (not its bytes): a checkpoint that fails with another is damaged
+USER_ERRNOS = {errno.ENOENT, errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS,
+               errno.EFBIG, errno.ELOOP, errno.ENAMETOOLONG}
 
 
 def disk_full_message(path: str | Path | None) -> str:
@@ -64,54 +53,29 @@ def _path_text(name: Any) -> str | None:
 
 
 def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -> str:
-    """The one line for an OSError on `path` (None: not known): what it is, the system's reason, the fix."""
+    """The one line for any OSError on `path` (None: not known): the path and the system's reason, which
+    says what to fix (a full disk: where, and how much is free)."""
     path = _path_text(path)
     if e.errno in FULL_ERRNOS:
         return disk_full_message(path)
-    broken = path and _broken_link(Path(path))
-    if broken:
-        return broken.replace("PATH", f"{what} {path}")
-    return (f"{what} {path}" if path else "a path lrn uses") + _REASONS.get(e.errno or 0, f": {e.strerror or e}")
+    return (f"{what} {path}" if path else "a path lrn uses") + f": {(e.strerror or str(e)).lower()}"
 
 
-def _broken_link(path: Path) -> str | None:
-    """'PATH is a symbolic link to T, which does not exist; ...' when `path` or a directory above it is one."""
-    for p in (path, *path.parents):
-        try:
-            if p.is_symlink() and not p.exists():
-                where = "" if p == path else f" (in the path, {p})"
-                return (f"PATH is a symbolic link{where} to {os.readlink(p)}, which does not exist; "
-                        "create its target or remove the link")
-        except OSError:
-            return None
-    return None
-
-
-def _raise_write_error(e: OSError, path: Path, own: Path | None = None) -> NoReturn:
-    """An OSError met writing `path` (through the temporary name `own`; None: every name it meets is
-    about `path`): DiskFull, a UserError naming the path when it is about it, else as it is."""
+def _raise_write_error(e: OSError, path: Path, own: Path) -> NoReturn:
+    """An OSError met writing `path` through the temporary name `own`: DiskFull, a UserError naming
+    `path` when it is about it, else as it is (the CLI says it with its own path)."""
     if e.errno in FULL_ERRNOS:
         raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None or own is None else Path(_path_text(e.filename) or "")
-    if e.errno in USER_ERRNOS and (name is None or name in {path, *path.parents, own} or own in name.parents):
+    name = None if e.filename is None else Path(_path_text(e.filename) or "")
+    if name is None or name in {path, *path.parents, own} or own in name.parents:
         raise UserError(describe_os_error(path, e, "output")) from None
     raise e
 
 
 @contextlib.contextmanager
-def writing(path: str | Path) -> Iterator[None]:
-    """Report an OSError met while the block writes `path` (or files inside it) like the helpers here."""
-    try:
-        yield
-    except DiskFull:
-        raise
-    except OSError as e:  # (a file inside `path`, a temporary name of it: told as `path`)
-        _raise_write_error(e, Path(path))
-
-
-@contextlib.contextmanager
 def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
-    """Turn an OS error on a path the user gave into a UserError that says how to fix it."""
+    """Turn an OS error on a path the user gave (or lrn writes) into one line naming it: a UserError,
+    or DiskFull (exit 1) when the disk is full."""
     try:
         yield
     except UnicodeDecodeError as e:
@@ -119,14 +83,19 @@ def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
     except DiskFull:
         raise
     except OSError as e:
+        if e.errno in FULL_ERRNOS:
+            raise DiskFull(e.errno, disk_full_message(path)) from None
         raise UserError(describe_os_error(path, e, what)) from None
 
 
-def os_error_exit(e: OSError) -> tuple[int, str] | None:
-    """(exit code, line) for an OSError no closer handler worded, when the environment caused it (a
-    full disk, a permission, a read-only mount, the file-size limit); None for a bug of ours."""
-    if e.errno not in {*FULL_ERRNOS, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG}:
-        return None
+def writing(path: str | Path) -> contextlib.AbstractContextManager[None]:
+    """user_path for what lrn writes at `path` (files inside it, temporary names of it: said as `path`)."""
+    return user_path(path, "output")
+
+
+def os_error_exit(e: OSError) -> tuple[int, str]:
+    """(exit code, line) for an OSError no closer handler worded: the environment caused it (a full
+    disk: exit 1; anything else, a path that cannot be read or written: exit 2, the path and the reason)."""
     return (1 if e.errno in FULL_ERRNOS else 2), describe_os_error(e.filename, e)
 
 
@@ -191,23 +160,18 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    path = Path(path)
-    tmp = temp_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)
-        return True
-    except FileExistsError as e:
-        if path.is_symlink() and not path.exists():
-            raise UserError(describe_os_error(path, e, "output")) from None
-        return False
-    except OSError as e:
-        _raise_write_error(e, path, tmp)
-    finally:
-        _unlink(tmp)
+    created: list[bool] = []
+
+    def link(tmp: Path, path: Path) -> None:
+        try:
+            os.link(tmp, path)
+            created.append(True)
+        except FileExistsError:
+            pass
+        finally:
+            _unlink(tmp)
+    atomic_write(path, data, link)
+    return bool(created)
 
 
 def json_safe(obj: Any) -> Any:
@@ -282,29 +246,22 @@ def _alive(pid: int) -> bool:
 
 def check_output(path: str | Path, kind: str = "dir", flag: str = option('out'), example: str = "out.txt") -> Path:
     """Refuse, before any work, an output path that cannot be what the command writes (`kind`: "dir" or
-    "file"): a broken link, a file where a directory belongs (or above it), a directory where a file
-    belongs, a place no file can be created in (a read-only disk, /proc: said as the system says it)."""
+    "file"): one that is the other kind, or one where no file can be created (tried: the system says why)."""
     path = Path(path)
-    broken = _broken_link(path)
-    if broken:
-        raise UserError(broken.replace("PATH", f"{flag} {path}"))
+    if os.path.lexists(path) and not path.exists():  # (filled through, it would make what the link names)
+        raise UserError(f"{flag} {path} is a link to a path that does not exist; create it or remove the link")
     if kind == "dir" and path.exists() and not path.is_dir():
-        raise UserError(f"{flag} {path} is {special_kind(path) or 'a file'}; give a directory (a new one, or one "
-                        "lrn wrote)")
+        raise UserError(f"{flag} {path} is not a directory; give a directory (a new one, or one lrn wrote)")
     if kind == "file" and path.is_dir():
         raise UserError(f"{flag} {path} is a directory; give a file name, such as {path / example}")
-    parent = next((p for p in path.parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        raise UserError(f"{flag} {path} lies under {parent}, which is a file; choose another path")
+    parent = next((p for p in path.parents if os.path.lexists(p)), None)
     if parent is not None and not (path.exists() and special_kind(path)):  # (/dev/null: said by the caller)
         probe = parent / f".lrn-probe.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         try:
             os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except OSError as e:
-            why = ("it is on a read-only filesystem" if e.errno == errno.EROFS else "permission denied"
-                   if e.errno in (errno.EACCES, errno.EPERM) else e.strerror or str(e))
-            raise UserError(f"{flag} {path}: lrn cannot create a file in {parent} ({why}); choose a directory you "
-                            f"can write to, e.g. {flag} out/{path.name}") from None
+            raise UserError(f"{flag} {path}: lrn cannot create a file in {parent} ({(e.strerror or str(e)).lower()}); "
+                            f"choose a directory you can write to, e.g. {flag} out/{path.name}") from None
         _unlink(probe)
     return path
 
@@ -320,15 +277,13 @@ def check_not_cwd(path: str | Path) -> None:
 # ---- reading ------------------------------------------------------------------------------
 
 def special_kind(path: str | Path) -> str | None:
-    """'a named pipe (FIFO)', 'a character device (like /dev/null)', ... for a path that is neither a
-    regular file nor a directory (links followed); None otherwise, or when it cannot be told."""
+    """'a special file (...)' for a path that is neither a regular file nor a directory (links followed):
+    a pipe, a device or a socket; None otherwise, or when it cannot be told."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return None
-    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device (like /dev/null)"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((kind for test, kind in kinds if test(mode)), None)
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "a special file (a pipe, a device or a socket)"
 
 
 def check_regular(path: Path, what: str = "file") -> None:

@@ -35,7 +35,6 @@ from lrngpt.core.fsio import (
     is_regular,
     replace_file,
     special_kind,
-    temp_name,
     user_path,
     writing,
 )
@@ -45,6 +44,7 @@ from lrngpt.errors import UserError, option
 
 RECORD, LOCK = ".lrn-output", ".lrn-output.lock"
 OWN_NAMES = (RECORD, LOCK)  # the record's own files: never part of the directory's content
+RUN_LOCK = ".lrn-lock"  # a run's one writer (lrngpt.store.layout.LOCK): no content either
 HUB_RECORD = (".cache", "huggingface", "lrn-output")  # the record of a directory meant for the Hub
 NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", "not a file"
 _FIELDS = ("files", "stat", "earlier", "append", "what")
@@ -105,9 +105,8 @@ def check_record_slot(d: Path) -> None:
     """Refuse, before any work, a record name taken by what lrn cannot replace (a directory, a FIFO)."""
     for path in _record_paths(d):
         if os.path.lexists(path) and not is_regular(path):
-            what = "a directory" if path.is_dir() and not path.is_symlink() else special_kind(path) or "a link"
-            raise UserError(f"{path} is {what}, not lrn's record; lrn keeps the record of what it writes in "
-                            f"{Path(d)} under that name: move it away, then run the command again")
+            raise UserError(f"{path} is not a regular file, so not lrn's record; lrn keeps the record of what it "
+                            f"writes in {Path(d)} under that name: move it away, then run the command again")
 
 
 def write_record(d: Path, rec: dict) -> None:
@@ -194,16 +193,6 @@ def kind_name(kind: str) -> str:
     return KIND_NAMES.get(kind, kind)
 
 
-def _a(what: str) -> str:
-    return what if what == "prepared data" else f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
-
-
-def held(kind: str) -> str:
-    """'an lrn run', "lrn's prepared data": what a directory holds."""
-    name = kind_name(kind)
-    return f"lrn's {name}" if name == "prepared data" else f"an lrn {name}"
-
-
 def _names(n: list[str], most: int = 3) -> str:
     return ", ".join(n[:most]) + (", ..." if len(n) > most else "")
 
@@ -224,7 +213,7 @@ def lrn_kind(d: Path) -> str | None:
 def entries(d: Path) -> list[str]:
     """The names in `d` that count (not the record, not a writer's temporary file)."""
     with user_path(d, option('out')), contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in OWN_NAMES]
+        names = [q.name for q in Path(d).iterdir() if ".tmp-" not in q.name and q.name not in (*OWN_NAMES, RUN_LOCK)]
         return sorted(n for n in names if not (n == HUB_RECORD[0] and _hub_cache_is_ours(d)))
     return []
 
@@ -246,7 +235,7 @@ def describe_dir(d: Path, names: list[str] | None = None) -> str:
     """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
     kind = lrn_kind(d)
     if kind:
-        return held(kind)
+        return f"lrn's {kind_name(kind)}"
     c = classify(d, entries(d) if names is None else names)
     parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] * bool(c[UNRECORDED])
     parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] * bool(c[CHANGED])
@@ -296,7 +285,7 @@ def check_file_target(path: str | Path, force: bool, what: str, replace_own: boo
     if found == NEW:
         return path
     if found == OURS and wrote not in (None, what):
-        raise UserError(f"{flag} {path} holds {_a(wrote)} that lrn wrote; lrn never replaces it with {_a(what)}: "
+        raise UserError(f"{flag} {path} holds lrn's {wrote}; lrn never replaces it with its {what}: "
                         f"choose another {flag}")
     if found != OURS:
         raise UserError(not_lrns(path, found, flag, force=not replace_own))
@@ -365,14 +354,14 @@ def write_owned_files(d: str | Path, files: dict[str, bytes], what: str, fix: st
     d = Path(d)
     with user_path(d, "output directory"):
         d.mkdir(parents=True, exist_ok=True)
-    temps = {name: (temp_name(d / name), hashlib.sha256(data).hexdigest()) for name, data in files.items()}
+    temps: dict[str, tuple[Path, str]] = {}
+
+    def finished(tmp: Path, path: Path) -> None:  # renamed only once every file is finished
+        temps[path.name] = (tmp, hashlib.sha256(files[path.name]).hexdigest())
     try:
+        for name, data in files.items():
+            atomic_write(d / name, data, finished)
         with writing(d):
-            for name, (tmp, _) in temps.items():
-                with open(tmp, "wb") as f:
-                    f.write(files[name])
-                    f.flush()
-                    os.fsync(f.fileno())
             _commit(d, temps, what, fix=fix)
     finally:
         for tmp, _ in temps.values():

@@ -132,7 +132,7 @@ def tokenizer_out(out: str | Path, force: bool = False) -> Path:
     """OUT/tokenizer.json, checked before any work: never a run's or a user's file, lrn's own with `force`."""
     out = check_output(out, "dir")
     if is_run(out):
-        raise UserError(f"{out} holds an lrn run; its tokenizer.json belongs to that run: choose another {option('out')}")
+        raise UserError(f"{out} holds lrn's run; its tokenizer.json belongs to that run: choose another {option('out')}")
     return check_file_target(out / "tokenizer.json", force, "tokenizer", example="tokenizer.json")
 
 

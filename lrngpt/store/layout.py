@@ -3,9 +3,9 @@ code that reads them, so that a front end can name checkpoints without loading i
 
 from __future__ import annotations
 
-from lrngpt.core.ownership import RECORD
+from lrngpt.core.ownership import RECORD, RUN_LOCK
 
-MARKER, LOCK = RECORD, ".lrn-lock"  # (a record of kind "run" makes a run: is_run; the lock: its one writer)
+MARKER, LOCK = RECORD, RUN_LOCK  # (a record of kind "run" makes a run: is_run; the lock: its one writer)
 CONFIG, TOKENIZER, METRICS, SUMMARY = "config.json", "tokenizer.json", "metrics.jsonl", "summary.json"
 LAST, INIT, BEST = "ckpt_last.pt", "ckpt_init.pt", "ckpt_best.pt"
 CHECKPOINT_FILES = {"last": LAST, "best": BEST, "init": INIT}  # each checkpoint's file

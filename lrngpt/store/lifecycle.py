@@ -19,11 +19,8 @@ from lrngpt.core.ownership import (
     OURS,
     OWN_NAMES,
     UNRECORDED,
-    describe_dir,
-    entries,
-    held,
+    check_dir_target,
     is_run,
-    lrn_kind,
     mark,
     read_record,
     remove_owned,
@@ -176,13 +173,7 @@ class RunLifecycle:
                 raise UserError(f"{p} already holds a run; use {hint}{force_} to replace it (only the run's "
                                 f"own files go), or another {option('out')}")
             return
-        kind = lrn_kind(p)  # (check_output: `p` is a directory or nothing yet)
-        if kind:
-            raise UserError(f"{p} holds {held(kind)}; a run never goes into it: choose a new or empty {option('out')}")
-        foreign = [n for n in entries(p) if n != LOCK]
-        if foreign:
-            raise UserError(f"{p} holds {describe_dir(p, foreign)}; lrn never mixes a run with them, and "
-                            f"{option('force', True)} never removes them: choose a new or empty {option('out')}")
+        check_dir_target(p, force, "run")  # no run: new or empty, as every directory lrn writes
 
     def remove_run_files(self) -> None:
         """Every file of the earlier run (kept_files() found none that --force may not remove), the pages

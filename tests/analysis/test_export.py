@@ -115,7 +115,7 @@ def test_export_refuses_a_directory_lrn_did_not_write_even_with_force(run_dir, t
     assert e.value.code == 2 and "unrecognized arguments: --force" in capsys.readouterr().err
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt", "vectors.tsv"]
     assert (mine / "vectors.tsv").read_text() == "my own vectors"
-    with pytest.raises(UserError, match="is a file"):
+    with pytest.raises(UserError, match="is not a directory"):
         export_table(run_dir, mine / "notes.txt")
 
 

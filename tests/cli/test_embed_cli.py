@@ -208,7 +208,7 @@ def test_purity_needs_categories_off_the_stories_corpus_and_two_of_them(capsys, 
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and needle in err[0]
     assert main(["embed", "purity", str(text_run), "--categories", str(tmp_path / "missing.json")]) == 2
-    assert "--categories" in (err := capsys.readouterr().err) and "does not exist" in err
+    assert "--categories" in (err := capsys.readouterr().err) and "no such file" in err
 
 
 def test_checkpoint_best_reaches_every_embed_command_and_falls_back_to_last(capsys, text_run, tmp_path):

@@ -68,7 +68,7 @@ def test_prepare_refuses_a_directory_holding_other_data(capsys, tmp_path, text_c
 
 @pytest.mark.parametrize("argv,needle", [
     (["data", "prepare", "--corpus", "bogus:x"], "unknown corpus kind"),
-    (["data", "prepare", "--corpus", "text:/no/such/file.txt"], "does not exist"),
+    (["data", "prepare", "--corpus", "text:/no/such/file.txt"], "no such file"),
     (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", "100"], "below 257"),
     (["data", "prepare", "--corpus", "stories:10KB", "--vocab-size", str(2**20 + 1)], "above lrn's limit of 1,048,576"),
     (["tokenizer", "encode", "--tokenizer", "/no/such", "--text", "x"], "no tokenizer"),

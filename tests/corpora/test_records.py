@@ -87,7 +87,7 @@ def test_jsonl_prepare_works_and_a_second_prepare_does_no_work(tmp_path, capsys)
 
 def bad_jsonl(tmp_path):
     good = [{"text": t} for t in salad(6)]
-    yield "missing file", str(tmp_path / "nope.jsonl"), "nope.jsonl does not exist"
+    yield "missing file", str(tmp_path / "nope.jsonl"), "nope.jsonl: no such file"
     yield "malformed line", write_jsonl(tmp_path / "m.jsonl", [*good, '{"text": "cut off'] + good), \
         r"m\.jsonl: line 7 is not valid JSON \(.*\); each line must hold one JSON object"
     yield "missing field", write_jsonl(tmp_path / "f.jsonl", [*good, {"body": "x", "id": 2}]), \
@@ -185,7 +185,7 @@ def test_parquet_prepare_works_and_a_second_prepare_does_no_work(pa, tmp_path, c
 
 
 def bad_parquet(pa, tmp_path):
-    yield "missing file", str(tmp_path / "nope.parquet"), "nope.parquet does not exist"
+    yield "missing file", str(tmp_path / "nope.parquet"), "nope.parquet: no such file"
     yield "missing column", write_parquet(pa, tmp_path / "c.parquet", {"body": ["x"], "id": [1]}), \
         r"c\.parquet has no column 'text' \(columns: body, id\); name the column to read with parquet:PATH:COLUMN"
     yield "non-string column", write_parquet(pa, tmp_path / "n.parquet", {"text": [1, 2]}), \

@@ -77,7 +77,7 @@ def test_truncated_character_at_end_is_invalid_utf8(tmp_path):
 
 
 def test_missing_path_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="does not exist"):
+    with pytest.raises(UserError, match="no such file"):
         text_corpus(str(tmp_path / "nope.txt"))
 
 

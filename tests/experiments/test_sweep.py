@@ -307,7 +307,7 @@ def test_bad_sweep_files_are_user_errors(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(UserError, match="not valid JSON"):
         resolve_sweep(str(tmp_path / "broken.json"))
-    with pytest.raises(UserError, match="does not exist"):
+    with pytest.raises(UserError, match="no such file"):
         resolve_sweep(str(tmp_path / "missing.json"))
     assert parse_shard(" 1/3 ") == (1, 3)
 

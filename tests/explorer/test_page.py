@@ -236,7 +236,7 @@ def test_explore_categories_colour_any_corpus_and_the_search_example_is_the_runs
     capsys.readouterr()
     assert main(["embed", "explore", str(run), "--categories", str(tmp_path / "nope.json"),
                  "--out", str(tmp_path / "x.html")]) == 2
-    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+    assert "no such file" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
 
 
 def test_a_stories_run_still_suggests_a_category_word(tiny_sweep, tmp_path):

@@ -348,7 +348,7 @@ def test_a_directory_lrn_did_not_write_is_refused_even_with_force_and_an_earlier
     hf_load(fresh)
     (tmp_path / "file").write_text("x")
     assert main(["export", str(runs["cpu-json"]), "--out", str(tmp_path / "file"), "--force"]) == 2
-    assert "is a file" in capsys.readouterr().err
+    assert "is not a directory" in capsys.readouterr().err
 
 
 def test_without_safetensors_it_says_how_to_install_it(runs, tmp_path, monkeypatch):
