@@ -58,7 +58,8 @@ def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -
     path = _path_text(path)
     if e.errno in FULL_ERRNOS:
         return disk_full_message(path)
-    return (f"{what} {path}" if path else "a path lrn uses") + f": {(e.strerror or str(e)).lower()}"
+    return ((f"{what} {path}" if path else "a path lrn uses") + f": {(e.strerror or str(e)).lower()}; correct the path "
+            "or its permissions, or choose another path")
 
 
 def _raise_write_error(e: OSError, path: Path, own: Path) -> NoReturn:
@@ -160,18 +161,23 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    created: list[bool] = []
-
-    def link(tmp: Path, path: Path) -> None:
-        try:
-            os.link(tmp, path)
-            created.append(True)
-        except FileExistsError:
-            pass
-        finally:
-            _unlink(tmp)
-    atomic_write(path, data, link)
-    return bool(created)
+    path = Path(path)
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
+        return True
+    except FileExistsError as e:
+        if path.is_symlink() and not path.exists():  # a link to nothing: no file another process made
+            raise UserError(describe_os_error(path, e, "output")) from None
+        return False
+    except OSError as e:
+        _raise_write_error(e, path, tmp)
+    finally:
+        _unlink(tmp)
 
 
 def json_safe(obj: Any) -> Any:
