@@ -1,4 +1,4 @@
-"""Tokenizer training and encoding speed on real text (../shared/data/sotu, 10.8 MB).
+"""Tokenizer training and encoding speed on real text (the State of the Union addresses, 10.8 MB, or `--file PATH`).
 
 Prints MB/s of BPE training (vocab 4096, Hugging Face `tokenizers`) and of encoding with
 lrn's tiktoken encoder next to `tokenizers`' own `encode_batch` on the same text, in the

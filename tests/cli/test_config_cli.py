@@ -88,7 +88,7 @@ def test_the_seed_configs_old_paths_still_work_from_any_directory(capsys, tmp_pa
     by_path = run_json(capsys, "train", "--config", "configs/nsmc.json", "--dry-run")
     assert by_name == by_path and by_name["config"]["name"] == "nsmc"
     assert main(["train", "--config", "configs/nope.json", "--dry-run"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "no such file or directory" in capsys.readouterr().err
 
 
 def test_show_and_train_name_the_file_when_the_file_itself_is_at_fault(capsys, tmp_path):

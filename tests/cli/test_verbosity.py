@@ -99,7 +99,7 @@ def test_in_a_notebook_without_widgets_one_bar_shows_and_redraws_a_bounded_numbe
     from tqdm import tqdm
 
     monkeypatch.setattr(logging, "in_notebook", lambda: True)
-    monkeypatch.setattr(logging, "_bar_class", lambda: tqdm)  # tqdm.auto without ipywidgets: the text bar
+    monkeypatch.setattr(logging, "_bar_class", lambda: (tqdm, False))  # tqdm.auto without ipywidgets: the text bar
     monkeypatch.setattr(logging, "NOTEBOOK_INTERVAL_S", 0)  # only the count bounds the redraws here
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
