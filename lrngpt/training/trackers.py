@@ -142,26 +142,34 @@ class Trackers:
                 if n == "tensorboard":
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
-                    kept = self.state["wandb"] = self.state.get("wandb") or {}
-                    if not kept.get("id"):  # kept before W&B makes the run
-                        given = os.environ.get("WANDB_RUN_ID") or ""
-                        kept["id"] = given if ID.fullmatch(given) else secrets.token_hex(4)  # 8 characters, as W&B's
-                        self._save_state()
                     swept = {"swept": sorted(hparams)} if hparams else {}
-                    self.sinks.append(WandBSink(run_dir, kept["id"], {**config, **swept}, name, sent))
+                    self.sinks.append(WandBSink(run_dir, self._wandb_id(), {**config, **swept}, name, sent))
                 elif n == "mlflow":
-                    kept = self.state["mlflow"] = self.state.get("mlflow") or {}
-                    if not kept.get("run_id") and not kept.get("token"):  # finds a run made before a kill kept its id
-                        kept["token"] = secrets.token_hex(8)
-                        self._save_state()
                     params = {**config, **{f"swept.{k}": v for k, v in hparams.items()}}
-                    self.sinks.append(MLflowSink(kept, params, sorted(hparams), name, sent))
-                    self._save_state()
+                    self.sinks.append(MLflowSink(self._mlflow_state(), params, sorted(hparams), name, sent))
+                    self._save_state()  # (the sink wrote its run's id into its part)
                 elif n == "csv":
                     self.sinks.append(_CSV(run_dir, sent))
         except BaseException:
             self.close(failed=True)
             raise
+
+    def _wandb_id(self) -> str:
+        """The W&B run's id, kept in trackers.json before W&B makes the run (a resume finds the same run)."""
+        kept = self.state["wandb"] = self.state.get("wandb") or {}
+        if not kept.get("id"):
+            given = os.environ.get("WANDB_RUN_ID") or ""
+            kept["id"] = given if ID.fullmatch(given) else secrets.token_hex(4)  # 8 characters, as W&B's
+            self._save_state()
+        return kept["id"]
+
+    def _mlflow_state(self) -> dict:
+        """MLflow's part of trackers.json, with a token that finds a run made before a kill kept its id."""
+        kept = self.state["mlflow"] = self.state.get("mlflow") or {}
+        if not kept.get("run_id") and not kept.get("token"):
+            kept["token"] = secrets.token_hex(8)
+            self._save_state()
+        return kept
 
     def _save_state(self) -> None:
         if self.state or self.state_path.exists():
