@@ -158,11 +158,7 @@ def fingerprint(parts: list[tuple[str, Any]], column: str) -> str:
     h = hashlib.sha256(f"hf\0{column}\0".encode())
     for role, ds in parts:
         h.update(f"{role}\0{ds.num_rows}\0".encode())
-        files = [f["filename"] for f in ds.cache_files]
-        if not files:  # an in-memory table (not what load_dataset / load_from_disk give): hash the text
-            for text in documents(ds, column, role):
-                h.update(text.encode() + b"\0")
-        for name in files:
+        for name in (f["filename"] for f in ds.cache_files):  # (load_dataset and load_from_disk write them)
             with open(name, "rb") as f:
                 while block := f.read(CHUNK_SIZE):
                     h.update(block)

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from lrngpt.core import log as logging
 from lrngpt.core.fsio import write_json
+from lrngpt.core.once import parsed
 from lrngpt.corpora.download import cache_dir
 from lrngpt.errors import UserError
 
 CACHE_NAME = "fingerprints.json"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem's mtime granularity in use (FAT's)
-MAX_ENTRIES = 512  # the oldest entries are dropped past this
+MAX_ENTRIES = 512  # the oldest written entries are dropped past this
 _verify = False
 
 
@@ -55,9 +56,14 @@ def _stat_key(kind: str, files: list[tuple[Path, str]]) -> tuple[str, int] | Non
 
 
 def read_entries(name: str) -> dict:
-    """The "entries" object of the JSON cache file `name` in cache_dir() ({} when damaged or absent)."""
+    """The "entries" object of the JSON cache file `name` in cache_dir() ({} when damaged or absent),
+    read once per command while the file stays the same (lrngpt.core.once)."""
+    return parsed(cache_dir() / name, "cache entries", _entries)
+
+
+def _entries(path: Path) -> dict:
     try:
-        entries = json.loads((cache_dir() / name).read_text(encoding="utf-8"))["entries"]
+        entries = json.loads(path.read_text(encoding="utf-8"))["entries"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return entries if isinstance(entries, dict) else {}
@@ -72,11 +78,6 @@ def write_entries(name: str, entries: dict, **fields) -> None:
         logging.debug(f"{name} not written ({type(e).__name__}: {e})")
 
 
-def _read() -> dict:
-    return {k: v for k, v in read_entries(CACHE_NAME).items() if isinstance(v, dict)
-            and isinstance(v.get("fingerprint"), str) and isinstance(v.get("at"), int | float)}
-
-
 def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callable[[], str]) -> str:
     """`compute()` (the fingerprint of `files`), or the one remembered for files with this same stat."""
     started = time.time_ns()
@@ -85,14 +86,16 @@ def cached_fingerprint(kind: str, files: list[tuple[Path, str]], compute: Callab
         return compute()
     key, newest = keyed
     what = f"{kind} fingerprint of {len(files)} file(s)"
-    if not verifying() and (entry := _read().get(key)) is not None:
+    found = read_entries(CACHE_NAME).get(key)
+    if not verifying() and isinstance(found, dict) and isinstance(found.get("fingerprint"), str):
         logging.debug(f"{what}: same stat as in {cache_path()}, files not read")
-        return entry["fingerprint"]
+        return found["fingerprint"]
     fingerprint = compute()
     after = _stat_key(kind, files)
     if after is not None and after[0] == key and newest < started - RACY_NS:  # unchanged while read, not racy
-        entries = _read() | {key: {"fingerprint": fingerprint, "kind": kind, "files": len(files), "at": time.time()}}
-        write_entries(CACHE_NAME, dict(sorted(entries.items(), key=lambda kv: kv[1]["at"])[-MAX_ENTRIES:]))
+        entries = {k: v for k, v in read_entries(CACHE_NAME).items() if k != key}  # the newest last:
+        entries[key] = {"fingerprint": fingerprint, "kind": kind, "files": len(files)}
+        write_entries(CACHE_NAME, dict(list(entries.items())[-MAX_ENTRIES:]))
         logging.debug(f"{what}: hashed{' (verify)' if verifying() else ''} and remembered")
     else:
         logging.debug(f"{what}: hashed, not remembered (a file changed in the last {RACY_NS // 10**9} s, "

@@ -131,10 +131,9 @@ def _decoded_chunks(path: Path, chunk_size: int) -> Iterator[str]:
 def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None = None,
                     where: str = "the text") -> Iterator[str]:
     """Split a stream of text on `sep`, also across chunks; raw pieces. A piece longer than `max_chars`
-    is a UserError naming `where` and the document as soon as it is that long (memory stays bounded)."""
-    pieces: list[str] = []  # the current document's text, searched
-    size = index = 0  # their characters; the current document, from 0
-    tail = ""  # the text after them, which may be the start of a separator
+    is a UserError naming `where` and the document as soon as it is that long (memory stays bounded;
+    the text held is searched again with each chunk, at most max_chars / chunk times)."""
+    index, tail = 0, ""  # the current document, from 0; its text so far
 
     def check(n: int) -> None:
         if max_chars is not None and n > max_chars:
@@ -146,17 +145,12 @@ def split_documents(chunks: Iterable[str], sep: str = EOT, max_chars: int | None
     for chunk in chunks:
         *docs, tail = (tail + chunk).split(sep)
         for doc in docs:
-            if pieces:
-                doc, pieces, size = "".join(pieces) + doc, [], 0
             check(len(doc))
             yield doc
             index += 1
-        if (cut := len(tail) - len(sep) + 1) > 0:  # that much of the tail is known not to start a separator
-            pieces.append(tail[:cut])
-            size, tail = size + cut, tail[cut:]
-        check(size)
-    check(size + len(tail))
-    yield "".join(pieces) + tail
+        check(len(tail) - len(sep) + 1)  # the end of `tail` may be the start of a separator
+    check(len(tail))
+    yield tail
 
 
 def iter_documents(paths: Iterable[str | Path], chunk_size: int = CHUNK_SIZE) -> Iterator[str]:

@@ -11,19 +11,11 @@ MEMORISING_PASSES = 2.0  # past about two a model memorises its text and val bpb
 STORIES_BYTES_PER_TOKEN = 4.1
 
 
-def passes(tokens_read: int, train_tokens: int | None) -> float | None:
-    """Passes over the training text: tokens read over training tokens (None when those are unknown)."""
-    return None if train_tokens is None else tokens_read / max(1, train_tokens)
-
-
-def one_pass_steps(train_tokens: int | None, tokens_per_step: int) -> int | None:
-    """The steps that read the training text once (at least 1), None when its tokens are unknown."""
-    return None if train_tokens is None else max(1, train_tokens // tokens_per_step)
-
-
 def sizing(steps: int, tokens_per_step: int, train_tokens: int | None, val_tokens: int | None = None) -> dict:
-    """What `steps` steps of `tokens_per_step` tokens read of a text of `train_tokens` tokens."""
+    """What `steps` steps of `tokens_per_step` tokens read of a text of `train_tokens` tokens: its passes
+    (tokens read over training tokens) and the steps of one pass (at least 1)."""
     read = steps * tokens_per_step
     return {"train_tokens": train_tokens, "val_tokens": val_tokens, "tokens_per_step": tokens_per_step,
-            "steps": steps, "tokens_read": read, "passes": passes(read, train_tokens),
-            "one_pass_steps": one_pass_steps(train_tokens, tokens_per_step)}
+            "steps": steps, "tokens_read": read,
+            "passes": None if train_tokens is None else read / max(1, train_tokens),
+            "one_pass_steps": None if train_tokens is None else max(1, train_tokens // tokens_per_step)}
