@@ -16,7 +16,7 @@ from typing import Any
 from lrngpt.core import log as logging
 from lrngpt.corpora.base import Corpus
 from lrngpt.corpora.records import BATCH_ROWS, DEFAULT_FIELD, column_texts
-from lrngpt.corpora.text import CHUNK_SIZE, fingerprint_files
+from lrngpt.corpora.text import CHUNK_SIZE, find_files, fingerprint_files, walk
 from lrngpt.errors import UserError
 
 HF_VALIDATION_SPLITS = ("validation", "valid", "val", "test")  # the first one present validates
@@ -71,8 +71,8 @@ def _refuse_empty_local(path: Path, name: str) -> None:
                 raise UserError(f"hf:{name}: {split} has no rows (save_to_disk wrote no data), which datasets "
                                 "cannot load; save the dataset without empty splits")
     elif path.is_dir():
-        for f in sorted(path.rglob("*")):
-            if f.is_file() and f.name.removesuffix(".gz").endswith(DATA_SUFFIXES) and f.stat().st_size == 0:
+        for f in sorted(walk(path, ("",))):
+            if f.name.removesuffix(".gz").endswith(DATA_SUFFIXES) and f.stat().st_size == 0:
                 raise UserError(f"hf:{name}: {f.relative_to(path)} is empty, and datasets cannot load an empty "
                                 "data file; remove it or give it rows")
 
@@ -170,9 +170,8 @@ def stream_fingerprint(name: str, revision: str | None, config: str | None, role
     key = json.dumps({"hf-stream": name, "revision": revision, "config": config, "splits": roles,
                       "column": column}, sort_keys=True)
     path = Path(name).expanduser()
-    if path.is_dir():
-        files = [(f, str(f.relative_to(path))) for f in sorted(path.rglob("*")) if f.is_file()]
-        return fingerprint_files(key, files)
+    if path.is_dir():  # every file, named relative to it
+        return fingerprint_files(key, find_files([path], ("",)))
     return hashlib.sha256(key.encode()).hexdigest()
 
 

@@ -20,13 +20,6 @@ from lrngpt.errors import UserError
 TIMEOUT_S = 30  # the HEAD request's
 
 
-def _hub():
-    # imported here: huggingface_hub (and its HTTP client) only when a download may happen
-    import huggingface_hub
-
-    return huggingface_hub
-
-
 def sha256_of(path: Path) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
@@ -48,7 +41,7 @@ def _http_status(e: Exception) -> int | None:
 
 def _ask(url: str) -> object:
     """The server's metadata for `url` (one HEAD request, no retries), or Unreachable / UserError."""
-    hub = _hub()
+    import huggingface_hub as hub  # (and its HTTP client) only when a download may happen
     try:
         return hub.get_hf_file_metadata(url, timeout=TIMEOUT_S)
     except Exception as e:  # noqa: BLE001 - the HTTP client's errors differ between huggingface_hub versions
@@ -92,7 +85,7 @@ def pinned_file(repo_id: str, filename: str, revision: str, directory: Path, *, 
             logging.debug(f"hub: {dest} is the pinned {filename} (size and sha256 checked), not downloaded")
             return dest
         replace_file(dest, dest.with_name(dest.name + ".bad"))  # stale or corrupt: fetch it again
-    hub = _hub()
+    import huggingface_hub as hub
     url = hub.hf_hub_url(repo_id, filename, repo_type="dataset", revision=revision, endpoint=endpoint)
     _check_announced(_ask(url), url, filename, revision, size, sha256)
     logging.debug(f"hub: downloading {url} into {directory} (huggingface_hub {hub.__version__})")

@@ -29,6 +29,7 @@ from lrngpt.core.fsio import (
     check_not_cwd,
     check_output,
     is_regular,
+    read_json_object,
     user_path,
     write_json,
     writing,
@@ -174,10 +175,9 @@ class PreparedData:
 def _read_meta(d: Path) -> dict | None:
     """meta.json, or None when there is none or it is damaged (the directory then holds no usable data)."""
     try:  # (a FIFO named meta.json is no meta.json: never opened)
-        meta = json.loads((d / "meta.json").read_text(encoding="utf-8")) if is_regular(d / "meta.json") else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return read_json_object(d / "meta.json", "meta.json") if is_regular(d / "meta.json") else None
+    except (UserError, ValueError):  # (ValueError: not UTF-8)
         return None
-    return meta if isinstance(meta, dict) else None
 
 
 def integrity_problem(data: PreparedData) -> str | None:

@@ -21,13 +21,10 @@ VAL_CHUNKS = 20  # about this many validation chunks: enough places in the text,
 MIN_CHUNK_TOKENS = 64
 
 
-def _all_tokens(d: Path, dtype) -> np.ndarray:
-    return np.concatenate([np.fromfile(d / f"{s}.bin", dtype=dtype) for s in SPLITS])
-
-
 def split_tail(d: Path, dtype, splits: dict, fraction: float, token_bytes: np.ndarray) -> dict:
-    """Move the last `fraction` of all tokens into val (for a corpus of one document)."""
-    allt = _all_tokens(d, dtype)
+    """Move the last `fraction` of all tokens (train.bin's: no document went to val) into val (for a
+    corpus of one document)."""
+    allt = np.fromfile(d / "train.bin", dtype=dtype)
     cut = len(allt) - max(1, int(len(allt) * fraction))
     return _write(d, {"train": allt[:cut], "val": allt[cut:]}, splits, token_bytes)
 
@@ -36,8 +33,7 @@ def _write(d: Path, out: dict[str, np.ndarray], splits: dict, token_bytes: np.nd
     """train.bin and val.bin written again; their counts (every document counted in train)."""
     for split in SPLITS:
         out[split].tofile(d / f"{split}.bin")
-    docs = splits["train"]["documents"] + splits["val"]["documents"]
-    return {split: {"documents": docs if split == "train" else 0, "tokens": int(out[split].size),
+    return {split: {"documents": splits["train"]["documents"] if split == "train" else 0, "tokens": int(out[split].size),
                     "bytes": int(token_bytes[out[split]].sum())} for split in SPLITS}
 
 
@@ -45,8 +41,9 @@ def split_chunks(d: Path, dtype, splits: dict, fraction: float, seed: int, token
                  eot_id: int) -> tuple[dict, dict]:
     """Cut all tokens into chunks and draw `fraction` of them, seeded, into val. Each run of
     consecutive chunks of one split starts with <|endoftext|>, so no window reads across a seam as if
-    the text went on. Returns (splits, meta fields: chunk_tokens and val_chunks)."""
-    allt = _all_tokens(d, dtype)
+    the text went on (all tokens are train.bin's: no document went to val). Returns (splits, meta
+    fields: chunk_tokens and val_chunks)."""
+    allt = np.fromfile(d / "train.bin", dtype=dtype)
     n = len(allt)
     chunk = max(MIN_CHUNK_TOKENS, int(n * fraction) // VAL_CHUNKS)
     k = -(-n // chunk)
