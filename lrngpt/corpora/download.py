@@ -39,10 +39,12 @@ def write_error(e: OSError, where: Path) -> Exception:
 
 
 class Unreachable(UserError):
-    """The server could not be reached (no network, a closed port): `url` and `reason` say which."""
+    """The server could not be reached (no network, a closed port): `url` and `reason` say which, in
+    one message for every downloader (`kept`: where a partial download is kept)."""
 
-    def __init__(self, message: str, url: str, reason: str):
-        super().__init__(message)
+    def __init__(self, url: str, reason: str, kept: str = ""):
+        super().__init__(f"this machine could not reach {url} ({reason}); check the network, or download the "
+                         f"file yourself and pass a local PATH instead{kept}")
         self.url, self.reason = url, reason
 
 
@@ -100,9 +102,7 @@ def download(url: str, dest: Path, *, progress: bool | None = None) -> Path:
         raise UserError(f"cannot download {url!r}: {e}") from None
     except (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError) as e:
         reason = getattr(e, "reason", None) or e
-        raise Unreachable(f"this machine could not reach {url} ({reason}); check the network, or download the "
-                          f"file yourself and pass a local PATH instead (a partial download, if any, is kept in "
-                          f"{part})", url, str(reason)) from None
+        raise Unreachable(url, str(reason), f" (a partial download, if any, is kept in {part})") from None
     except OSError as e:  # the local side
         raise write_error(e, part) from None
     if not whole:

@@ -53,8 +53,7 @@ def _ask(url: str) -> object:
             reason = "HF_HUB_OFFLINE is set"
         else:
             reason = ": ".join([type(e).__name__, *str(e).strip().splitlines()[:1]])[:200]
-        raise Unreachable(f"this machine could not reach {url} ({reason}); check the network, or download the "
-                          "file yourself and pass a local PATH instead", url, reason) from None
+        raise Unreachable(url, reason) from None
 
 
 def _check_announced(meta, url: str, filename: str, revision: str, size: int, sha256: str) -> None:

@@ -21,8 +21,8 @@ from lrngpt.errors import UserError
 LOADERS: dict[str, Callable[[str], Corpus]] = {
     "stories": stories_corpus,
     "text": text_corpus,
-    "tinystories": lambda arg: tinystories_corpus(arg or None),
-    "nsmc": lambda arg: nsmc_corpus(arg or None),
+    "tinystories": tinystories_corpus,
+    "nsmc": nsmc_corpus,
     "jsonl": jsonl_corpus,
     "parquet": parquet_corpus,
     "hf": hf_corpus,

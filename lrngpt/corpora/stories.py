@@ -46,6 +46,15 @@ _PRONOUNS = {True: ("She", "she", "Her", "her", "her", "herself", "girl"),
              False: ("He", "he", "His", "his", "him", "himself", "boy")}
 
 
+# story-level slots drawn from a word pool, in draw order (the stories' bytes depend on it)
+_POOLS = CATEGORIES | {"good": GOOD, "bad": BAD, "fear": FEARS, "age": CATEGORIES["number"][1:6]}
+_DRAWN = {"pet": "animal", "critter": "animal", "toy": "object", "colour": "colour", "act": "action",
+          "act2": "action", "job": "job", "place": "place", "place2": "place", "room": "room",
+          "furniture": "furniture", "food": "food", "good": "good", "bad": "bad", "cloth": "clothing",
+          "vehicle": "vehicle", "instrument": "instrument", "weather": "weather", "Day": "day",
+          "season": "season", "age": "age", "game": "game", "family": "family", "fear": "fear"}
+
+
 def _cast(rng: random.Random) -> dict[str, str]:
     """The story-level slots: who and what the story is about, reused sentence after sentence."""
     choice = rng.choice
@@ -58,25 +67,14 @@ def _cast(rng: random.Random) -> dict[str, str]:
     ctx.update(zip(("fHe", "fhe", "fHis", "fhis", "fhim", "fself", "fkid"), _PRONOUNS[friend in _GIRL_SET],
                    strict=True))
     mom = rng.random() < 0.5
-    pet, critter = choice(CATEGORIES["animal"]), choice(CATEGORIES["animal"])
-    toy, colour = choice(CATEGORIES["object"]), choice(CATEGORIES["colour"])
-    act, act2 = choice(CATEGORIES["action"]), choice(CATEGORIES["action"])
-    job = choice(CATEGORIES["job"])
-    sound = SOUNDS.get(pet, "Squeak")
+    ctx.update({slot: choice(_POOLS[pool]) for slot, pool in _DRAWN.items()})
+    ctx.update({f"a_{slot}": with_article(ctx[slot]) for slot in ("pet", "critter", "toy", "colour", "job")})
+    sound = SOUNDS.get(ctx["pet"], "Squeak")
     ctx.update({
         "Name": name, "Friend": friend, "Parent": "Mom" if mom else "Dad", "phe": "she" if mom else "he",
-        "pet": pet, "a_pet": with_article(pet), "pets": plural(pet), "Sound": sound, "sound": sound.lower(),
-        "critter": critter, "a_critter": with_article(critter), "A_critter": with_article(critter).capitalize(),
-        "toy": toy, "a_toy": with_article(toy), "colour": colour, "a_colour": with_article(colour), "place": choice(CATEGORIES["place"]), "place2": choice(CATEGORIES["place"]),
-        "room": choice(CATEGORIES["room"]), "furniture": choice(CATEGORIES["furniture"]),
-        "food": choice(CATEGORIES["food"]), "good": choice(GOOD), "bad": choice(BAD),
-        "cloth": choice(CATEGORIES["clothing"]), "vehicle": choice(CATEGORIES["vehicle"]),
-        "instrument": choice(CATEGORIES["instrument"]), "weather": choice(CATEGORIES["weather"]),
-        "Day": choice(CATEGORIES["day"]), "season": choice(CATEGORIES["season"]),
-        "age": choice(CATEGORIES["number"][1:6]), "job": job, "a_job": with_article(job),
-        "game": choice(CATEGORIES["game"]), "family": choice(CATEGORIES["family"]), "fear": choice(FEARS),
-        "act": act, "act_ed": verb_forms(act)[2], "act_ing": verb_forms(act)[3], "act2": act2,
-        "act2_ed": verb_forms(act2)[2],
+        "pets": plural(ctx["pet"]), "Sound": sound, "sound": sound.lower(), "A_critter": ctx["a_critter"].capitalize(),
+        "act_ed": verb_forms(ctx["act"])[2], "act_ing": verb_forms(ctx["act"])[3],
+        "act2_ed": verb_forms(ctx["act2"])[2],
     })
     return ctx
 
