@@ -296,17 +296,11 @@ def split_documents(corpus: Corpus, cfg: DataConfig, split: str) -> Iterator[str
     """Documents of one split: the corpus's own split, else a seeded draw per document (with
     data.val_split=chunks every document goes to train; the chunks are drawn after encoding)."""
     if corpus.val_docs is not None:  # its own split
-        yield from (corpus.train_docs() if split == "train" else corpus.val_docs())
-        return
+        return corpus.train_docs() if split == "train" else corpus.val_docs()
     if cfg.val_split == "chunks":
-        if split == "train":
-            yield from corpus.train_docs()
-        return
+        return corpus.train_docs() if split == "train" else iter(())
     rng = random.Random(cfg.split_seed)
-    want_val = split == "val"
-    for doc in corpus.train_docs():
-        if (rng.random() < cfg.val_fraction) == want_val:
-            yield doc
+    return (doc for doc in corpus.train_docs() if (rng.random() < cfg.val_fraction) == (split == "val"))
 
 
 def _first_bytes(docs: Iterator[str], limit: int, bar) -> Iterator[str]:
