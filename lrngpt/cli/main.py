@@ -19,10 +19,11 @@ from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
 from lrngpt.cli.common import Parser, parsers
 from lrngpt.errors import UserError
 
-# Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
+# Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers), which adds the
+# commands of its API module (cmd_data: lrn data and lrn tokenizer, lrngpt.api.corpus).
 GROUPS = [
-    "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep", "chapter",
-    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor", "completion",
+    "demo", "data", "config", "runs", "sweep", "chapter",
+    "embed", "theory", "lesson", "outputs", "doctor", "completion",
 ]
 
 
