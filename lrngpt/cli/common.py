@@ -209,11 +209,8 @@ def add_force(p: argparse.ArgumentParser, what: str) -> None:
 
 def add_device(p: argparse.ArgumentParser, sets_config: bool = False) -> None:
     """--device: where torch runs; for a command that trains, the config's train.device (recorded in the run)."""
-    if sets_config:
-        p.add_argument("--device", help=f"where to run: {DEVICES}; the same as --set train.device=DEV "
-                                        "(default: the config's train.device)")
-    else:
-        p.add_argument("--device", default="auto", help=f"where to run: {DEVICES}")
+    config = "; the same as --set train.device=DEV (default: the config's train.device)" if sets_config else ""
+    p.add_argument("--device", default=None if sets_config else "auto", help=f"where to run: {DEVICES}{config}")
 
 
 def add_corpus(p: argparse.ArgumentParser, sets_config: bool = False, help: str | None = None,
