@@ -108,8 +108,7 @@ def register(subparsers) -> None:
 
 def run_random_cosine(args: argparse.Namespace) -> None:
     rows = api.theory_random_cosine(args.n, args.dims, args.seed)
-    pairs = args.n * (args.n - 1) // 2
-    lines = [f"## cosines of {args.n:,} random vectors of width d ({pairs:,} distinct pairs, seed {args.seed})"]
+    lines = [f"## cosines of {args.n:,} random vectors of width d ({rows[0]['pairs']:,} distinct pairs, seed {args.seed})"]
     for r in rows:
         lines.append(f"d={r['d']:>4}: std {r['std']:.4f} (1/sqrt(d) = {r['inv_sqrt_d']:.4f}), "
                      f"max {r['max']:.4f}, |cos| > 0.5 in {100 * r['share_abs_gt_0_5']:.2f}% of pairs "
@@ -184,14 +183,13 @@ def pip_lines(r: dict) -> list[str]:
 
 def run_mlp(args: argparse.Namespace) -> None:
     result = api.cost_mlp(args.vocab, args.block, args.hidden, args.n_embd_given, args.sweep or None)
-    bpb = args.sweep or None  # with a sweep, each row has its val bpb and what each step saved
     lines = [f"## MLP LM parameters (V={args.vocab:,}, block {args.block}, hidden {args.hidden})"]
     for r in result["rows"]:
         line = (f"d={r['n_embd']:>4} | parameters {r['total']:>10,} (embedding {r['embedding']:>9,}, "
                 f"hidden {r['hidden']:>9,}, output {r['output']:>9,})")
         if r["added"] is not None:
             line += f" | added {r['added']:>9,}"
-        if bpb is not None:
+        if args.sweep:  # with a sweep, each row has its val bpb and what each step saved
             line += " | val bpb " + ("   -  " if r["val_bpb"] is None else f"{r['val_bpb']:.4f}")
             if r["bpb_saved"] is not None:
                 line += f" | saved {r['bpb_saved']:.4f} ({r['bpb_saved_per_million']:.4f} per million added)"
