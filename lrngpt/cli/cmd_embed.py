@@ -54,27 +54,22 @@ def register(sub) -> None:
         "word the BPE splits into several tokens is looked up by the mean of their rows.",
         "examples:\n  lrn embed neighbors runs/demo --token ' Lily'\n"
         "  lrn embed neighbors runs/demo --token ' Lily' --token ' red' -k 5 --untrained --json")
-    n.add_argument("run_dir", help="a run directory (lrn train --out)")
     n.add_argument("--token", action="append", required=True,
                    help='a token or word, with its leading space: --token " Lily" (repeatable)')
     n.add_argument("-k", type=positive_int, default=10, help="how many neighbours to list")
-    add_checkpoint(n)
-    n.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
+    add_checkpoint(n, untrained=True)
     a = command(cmds, "axes", cmd_axes, "singular directions holding a share of the table's energy",
         "Used axes: how many singular directions of the embedding table hold the given share of its energy (the "
         "sum of squared singular values), beside the untrained table's (ckpt_init.pt) and a random Gaussian "
         "table's of the same shape. A table that uses few of its d axes could have been narrower.",
         "examples:\n  lrn embed axes runs/mlp64\n  lrn embed axes runs/mlp64 --energy 0.99 --checkpoint best --json")
-    a.add_argument("run_dir", help="a run directory (lrn train --out)")
     a.add_argument("--energy", type=float, default=0.9, help="the share of the energy the axes must hold")
-    add_checkpoint(a)
-    a.add_argument("--untrained", action="store_true", help="the same as --checkpoint init")
+    add_checkpoint(a, untrained=True)
     q = command(cmds, "purity", cmd_purity, "share of category words' neighbours in their own category",
         "For each category word that is one token (the stories corpus's categories, or your own "
         "with --categories), the share of its k nearest category tokens in its own category; for "
         "the chosen weights, the untrained table and chance level.",
         PURITY_EPILOG)
-    q.add_argument("run_dir", help="a run directory (lrn train --out)")
     q.add_argument("-k", type=positive_int, default=10, help="neighbours per category word")
     q.add_argument("--categories", metavar="FILE", help=CATEGORIES_HELP)
     add_checkpoint(q)
@@ -87,7 +82,7 @@ def register(sub) -> None:
                    help="a run directory (lrn train --out, lrn import-gpt2 --out) or a local Hugging Face GPT-2 "
                         "directory")
     u.add_argument("--top", type=positive_int, default=20, metavar="N", help="how many tokens to list")
-    add_checkpoint(u)
+    add_checkpoint(u, run=None)
     e = command(cmds, "export", cmd_export, "write the table as TSV, or for TensorBoard's projector",
         "Write DIR/vectors.tsv (one row per token, in id order) and DIR/metadata.tsv (token text with its bytes "
         "escaped, id, frequency in the training split, category). --format projector adds the step-0 table and "
@@ -95,7 +90,6 @@ def register(sub) -> None:
         "examples:\n  lrn embed export runs/demo --out runs/demo/projector --format projector\n"
         "  tensorboard --logdir runs/demo/projector\n"
         "  lrn embed export runs/demo --out demo-tsv --top 1000")
-    e.add_argument("run_dir", help="a run directory (lrn train --out)")
     add_out(e, "directory to write (created if missing); an earlier export nobody changed is replaced, a "
                "directory holding anything else never is")
     e.add_argument("--format", choices=EXPORT_FORMATS, default="tsv",
@@ -118,7 +112,7 @@ def register(sub) -> None:
                    help="how the 2-D map is made: pca, or tsne (scikit-learn) / umap (umap-learn) when installed")
     x.add_argument("--precision", choices=PRECISIONS, default="float32",
                    help="how the search vectors are stored in the page (see the sizes below)")
-    add_checkpoint(x, extra="; a run's page shows them beside the untrained table")
+    add_checkpoint(x, extra="; a run's page shows them beside the untrained table", run=None)
     x.add_argument("--categories", metavar="FILE",
                    help=CATEGORIES_HELP.replace("Default: ", "They colour the map and give each table its purity. "
                                                 "Default: ", 1))
@@ -126,7 +120,7 @@ def register(sub) -> None:
 
 
 def cmd_neighbors(args) -> None:
-    r = api.embed_neighbors(args.run_dir, args.token, args.k, "init" if args.untrained else args.checkpoint)
+    r = api.embed_neighbors(args.run_dir, args.token, args.k, args.checkpoint)
     lines = []
     for res in r["results"]:
         pieces = " + ".join(repr(t["token"]) for t in res["tokens"])
@@ -136,7 +130,7 @@ def cmd_neighbors(args) -> None:
 
 
 def cmd_axes(args) -> None:
-    r = api.embed_axes(args.run_dir, args.energy, "init" if args.untrained else args.checkpoint)
+    r = api.embed_axes(args.run_dir, args.energy, args.checkpoint)
     d, u = r["n_embd"], r["untrained_used_axes"]
     name = CHECKPOINT_LABELS[r["checkpoint"]]
     emit(args, r, "\n".join([

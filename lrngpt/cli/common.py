@@ -119,7 +119,7 @@ def parsers(parser: argparse.ArgumentParser):
 
 def group(sub, name: str, help: str, description: str, epilog: str):
     """A command of subcommands (`lrn embed`): the subparsers action its subcommands are added to."""
-    p = sub.add_parser(name, help=help, description=description, epilog=epilog)
+    p = command(sub, name, None, help, description, epilog, json=False)
     return p.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True, parser_class=Parser)
 
 
@@ -183,11 +183,18 @@ def float_list(text: str) -> list[float]:
 
 
 def add_checkpoint(p: argparse.ArgumentParser, choices: tuple[str, ...] | None = None, default: str | None = "last",
-                   what: str = "which weights", extra: str = "") -> None:
-    """The one --checkpoint option: CHECKPOINTS (or a subset), each explained the same way everywhere."""
+                   what: str = "which weights", extra: str = "", run: str | None = "a run directory (lrn train --out)",
+                   untrained: bool = False) -> None:
+    """The weights a command reads: the run directory (`run`, its help; None: none) and the one --checkpoint
+    option, CHECKPOINTS (or a subset) each explained the same way everywhere; `untrained`: --untrained too."""
+    if run:
+        p.add_argument("run_dir", help=run)
     choices = tuple(choices or CHECKPOINTS)
     meaning = ", ".join(f"{c} ({CHECKPOINT_MEANING[c]})" for c in choices)
     p.add_argument("--checkpoint", choices=choices, default=default, help=f"{what}: {meaning}{extra}")
+    if untrained:
+        p.add_argument("--untrained", dest="checkpoint", action="store_const", const="init",
+                       help="the same as --checkpoint init")
 
 
 def add_out(p: argparse.ArgumentParser, what: str, metavar: str = "DIR", required: bool = True,
@@ -202,11 +209,8 @@ def add_force(p: argparse.ArgumentParser, what: str) -> None:
 
 def add_device(p: argparse.ArgumentParser, sets_config: bool = False) -> None:
     """--device: where torch runs; for a command that trains, the config's train.device (recorded in the run)."""
-    if sets_config:
-        p.add_argument("--device", help=f"where to run: {DEVICES}; the same as --set train.device=DEV "
-                                        "(default: the config's train.device)")
-    else:
-        p.add_argument("--device", default="auto", help=f"where to run: {DEVICES}")
+    config = "; the same as --set train.device=DEV (default: the config's train.device)" if sets_config else ""
+    p.add_argument("--device", default=None if sets_config else "auto", help=f"where to run: {DEVICES}{config}")
 
 
 def add_corpus(p: argparse.ArgumentParser, sets_config: bool = False, help: str | None = None,

@@ -19,10 +19,11 @@ from lrngpt.api.frontend import DiskFull, os_error_exit, setup_logging
 from lrngpt.cli.common import Parser, parsers
 from lrngpt.errors import UserError
 
-# Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers).
+# Command groups in pipeline order; each module cli/cmd_NAME.py has register(subparsers), which adds the
+# commands of its API module (cmd_data: lrn data and lrn tokenizer, lrngpt.api.corpus).
 GROUPS = [
-    "demo", "data", "tokenizer", "config", "train", "evaluate", "sample", "sweep", "chapter",
-    "embed", "theory", "cost", "lesson", "report", "import_gpt2", "export", "doctor", "completion",
+    "demo", "data", "config", "runs", "sweep", "chapter",
+    "embed", "theory", "lesson", "outputs", "doctor", "completion",
 ]
 
 
@@ -42,9 +43,6 @@ def build_parser() -> Parser:
                "every command has --help with examples, e.g. lrn train --help")
     parser.add_argument("--version", action="version", version=f"lrn {__version__}",
                         help="print lrn's version and exit")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="only warnings and errors on stderr: no progress bars, no log lines")
-    parser.add_argument("-v", "--verbose", action="store_true", help="also print debug lines on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name in GROUPS:
         importlib.import_module(f"lrngpt.cli.cmd_{name}").register(sub)
@@ -53,15 +51,15 @@ def build_parser() -> Parser:
 
 
 def _common_options(root: Parser) -> None:
-    """--json last on every command that prints a result; -q / -v after the command too (`lrn train -q`),
-    set only when given (SUPPRESS), so `lrn -q train` keeps working."""
-    for parser in list(parsers(root))[1:]:
+    """--json last on every command that prints a result; -q / -v before the command and after it (`lrn -q
+    train`, `lrn train -q`), set only when given (SUPPRESS), so that a command's parse keeps lrn's."""
+    for parser in parsers(root):
         if parser.takes_json:
             parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="only warnings and errors on stderr (as lrn -q)")
+                            help="only warnings and errors on stderr: no progress bars, no log lines")
         parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                            help="also print debug lines on stderr (as lrn -v)")
+                            help="also print debug lines on stderr")
 
 
 def _terminate(signum, _frame):
@@ -72,7 +70,7 @@ def _terminate(signum, _frame):
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    setup_logging(-1 if args.quiet else 1 if args.verbose else 0)
+    setup_logging(-1 if "quiet" in args else 1 if "verbose" in args else 0)
     if hasattr(sys.stdout, "reconfigure"):  # a path that is not UTF-8 (byte 0xff) is printed as \udcff, as on
         sys.stdout.reconfigure(errors="backslashreplace")  # stderr, not an error after the work is done
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
