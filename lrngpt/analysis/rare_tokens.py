@@ -199,10 +199,8 @@ def _indicator_check(indicator: np.ndarray, ref: list[int], never: np.ndarray, f
     how many were never read and how many under-trained: the indicator graded against the counts."""
     ranked = candidates(indicator, ref, 1.0)  # every token outside the reference, lowest indicator first
     k = int(never[ranked].sum())
-    if not k:
-        return {"k": 0, "never_read": 0, "under_trained": 0, "chance": None}
     return {"k": k, "never_read": int(never[ranked[:k]].sum()), "under_trained": int(flagged[ranked[:k]].sum()),
-            "chance": k / len(ranked)}
+            "chance": k / len(ranked) if k else None}
 
 
 # ---- as text -----------------------------------------------------------------------------------
