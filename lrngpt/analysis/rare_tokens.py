@@ -130,8 +130,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         cols["out_norm"] = out.norm(dim=1).numpy()
 
     if source != "trained":
-        chosen = np.zeros(rows, dtype=bool)
-        chosen[candidates(indicator, ref)] = True
+        chosen = np.isin(np.arange(rows), candidates(indicator, ref))
         result["indicator"]["candidates"] = int(chosen.sum())
         who = "a Hugging Face" if source == "huggingface" else "an imported"
         result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
