@@ -96,9 +96,8 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
     ids = torch.randint(0, used, (4, 8), generator=gen)
     targets = torch.randint(0, used, (4, 8), generator=gen)
     every_row = torch.arange(vocab).reshape(1, vocab)
-    used_rows = sorted(set(ids.flatten().tolist()))
-    unused = torch.ones(vocab, dtype=torch.bool)
-    unused[used_rows] = False
+    used_rows = ids.unique().tolist()  # sorted
+    unused = ~torch.isin(torch.arange(vocab), ids)
 
     def step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> None:
         opt.zero_grad()
