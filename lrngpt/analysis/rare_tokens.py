@@ -110,9 +110,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         model, tokenizer = _hf_model(p)
         run, source, step, cfg = None, "huggingface", 0, None
     else:
-        directory = RunDir(p)
-        directory.check_is_run()
-        run = directory.load(checkpoint)
+        run = RunDir(p).load(checkpoint)  # a directory that is no run is named by the checkpoint it lacks
         model, tokenizer, step, cfg = run.model, run.tokenizer, run.step, run.config
         source = "trained" if run.checkpoint.get("data_key") is not None else "imported"
     inp, out, tied = tables(model)
