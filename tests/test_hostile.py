@@ -1188,7 +1188,7 @@ ADVICE_WALK = {
                                           ["special file"], []),
     "a FIFO as the categories file": (lambda t, **_: _fifo_at(t / "cats.json"),
                                       ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories", "{x}"],
-                                      ["special file"], ["is empty"]),
+                                      ["special file"], ["names no category"]),
     "/dev/zero as the categories file": (lambda t, **_: Path("/dev/zero"),
                                          ["embed", "explore", "{mlp_run}", "--out", "{t}/e.html", "--categories",
                                           "{x}"], ["special file"], []),

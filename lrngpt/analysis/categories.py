@@ -27,8 +27,6 @@ def load_categories(path: str | Path) -> dict[str, list[str]]:
     path, what = Path(path), option("categories")
     with user_path(path, what):  # a directory, a missing file, a FIFO or text that is not UTF-8: one line
         text = read_regular(path, what).decode("utf-8-sig")
-    if not text.strip():
-        raise UserError(f"{option('categories', path)} is empty; give {FORMAT}")
     categories = parse_json(text, path) if text.lstrip()[:1] in ("{", "[") else parse_tsv(text, path)
     if not categories:
         raise UserError(f"{option('categories', path)} names no category; give {FORMAT}")

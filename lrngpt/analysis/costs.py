@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import math
 
-from lrngpt.core.validate import divisors
+from lrngpt.core.validate import MAX_PARAMS, check_size, divisors
 from lrngpt.errors import UserError, option
 from lrngpt.models import FFN_KINDS
 from lrngpt.models import GATED_FFNS as GATED
 
-# Sizes `lrn cost` prices: far beyond any model (it only does arithmetic), but bounded so that
-# listing the head counts of a width (divisors, found up to its square root) stays instant.
-MAX_COST_SIZE = 2**40
 
 def gpt2_params(n_embd: int, n_layer: int, vocab: int = 50_257, context: int = 1_024) -> int:
     """Parameters of a released GPT-2 checkpoint (head tied), from its shape; 768 x 12: 124,439,808."""
@@ -42,12 +39,10 @@ REFERENCE_MODELS = [
 
 
 def _check_positive(**values: int) -> None:
+    """Sizes `lrn cost` prices: far beyond any model (it only does arithmetic), but at most MAX_PARAMS
+    so that listing the head counts of a width (divisors, found up to its square root) stays instant."""
     for name, v in values.items():
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise UserError(f"--{name.replace('_', '-')} {v}: must be a whole number of at least 1")
-        if v > MAX_COST_SIZE:
-            raise UserError(f"--{name.replace('_', '-')} {v:,} is above the limit of {MAX_COST_SIZE:,}; "
-                            "price a smaller model")
+        check_size(option(name), v, high=MAX_PARAMS)
 
 
 # ---------------------------------------------------------------------------------------------- MLP LM

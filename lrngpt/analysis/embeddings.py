@@ -87,8 +87,7 @@ def pair_cosine(tokenizer, table: torch.Tensor, query: str, other: str) -> dict:
     (near, near_cos), = cosine_neighbors(table, ids_q[0], 1)
     out.update(nearest=tokenizer.id_to_token(near), nearest_cosine=round(near_cos, 4))
     if other not in split:
-        unit = F.normalize(_check_table(table), dim=1)
-        out["cosine"] = round(float(unit[ids_q[0]] @ unit[ids_o[0]]), 4)
+        out["cosine"] = round(float(F.cosine_similarity(table[ids_q[0]].double(), table[ids_o[0]].double(), dim=0)), 4)
     return out
 
 

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from lrngpt.analysis.embeddings import has_categories, load_table, token_categories
+from lrngpt.analysis.embeddings import has_categories, init_table, load_table, token_categories
 from lrngpt.analysis.vocab import frequency_order, token_text, train_counts
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.errors import UserError, option
 from lrngpt.store.layout import CHECKPOINT_LABELS
-from lrngpt.store.rundir import RunDir
 
 FORMATS = ("tsv", "projector")
 MARKER = "lrn-export.json"
@@ -59,11 +58,10 @@ def export_table(run_dir, out, fmt: str = "tsv", top: int | None = None, log=Non
                     "path": "vectors.tsv"}]
         if fmt == "projector":
             # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
-            if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
-                init_run, init = load_table(run_dir, "init")
+            init = init_table(run_dir) if checkpoint != "init" else None
+            if init is not None:
                 write_vectors(tmp / "vectors_init.tsv", init.numpy()[keep])
-                tensors.append({"name": f"{run.dir.name} untrained (step {init_run.step})",
-                                "path": "vectors_init.tsv"})
+                tensors.append({"name": f"{run.dir.name} untrained (step 0)", "path": "vectors_init.tsv"})
                 files.append("vectors_init.tsv")
             (tmp / "projector_config.pbtxt").write_text(projector_config(tensors), encoding="utf-8")
             files.append("projector_config.pbtxt")

@@ -41,11 +41,6 @@ def _cosine_distance(u: torch.Tensor, v: torch.Tensor) -> np.ndarray:
     return (1.0 - (u @ v) / (u.norm(dim=1) * v.norm()).clamp_min(1e-12)).numpy()
 
 
-def magikarp_indicator(unembedding: torch.Tensor, reference: list[int]) -> np.ndarray:
-    """1 - cosine of each row (first principal component removed) to the mean reference row."""
-    return indicators(unembedding, reference)[MAIN]
-
-
 def indicators(unembedding: torch.Tensor, reference: list[int], embedding: torch.Tensor | None = None) -> dict:
     """Every indicator of INDICATORS (input_norm only when the untied `embedding` is given), low = candidate."""
     if unembedding.dim() != 2 or unembedding.shape[0] <= unembedding.shape[1]:

@@ -18,6 +18,7 @@ from torch import nn
 
 from lrngpt.analysis.vocab import run_data
 from lrngpt.core import log as logging
+from lrngpt.core.validate import check_size
 from lrngpt.device.memory import check_memory
 from lrngpt.errors import UserError, option
 from lrngpt.inference.evaluate import evaluate_bpb
@@ -33,9 +34,8 @@ UPSTREAM = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
 
 def lookup(batch: int = 2, length: int = 4, n_embd: int = 256, vocab: int = 300, seed: int = 0) -> dict:
     """Look up (B,T) ids both ways and add a position table of `length` rows, as InputEmbedding does."""
-    for name, v in (("batch", batch), ("length", length), ("n-embd", n_embd), ("vocab", vocab)):
-        if v < 1:
-            raise UserError(f"--{name} {v}: must be at least 1")
+    for name, v in (("batch", batch), ("length", length), ("n_embd", n_embd), ("vocab", vocab)):
+        check_size(option(name), v)
     # one_hot is int64 (8 bytes) then float32 (4) per (B,T,V) entry; the lookups B*T*D floats
     # three times; the tables (V + T) * D
     need = batch * length * (12 * vocab + 12 * n_embd) + 4 * (vocab + length) * n_embd
@@ -96,9 +96,8 @@ def tying(vocab: int = 16, n_embd: int = 8, used: int = 6, seed: int = 0) -> dic
     ids = torch.randint(0, used, (4, 8), generator=gen)
     targets = torch.randint(0, used, (4, 8), generator=gen)
     every_row = torch.arange(vocab).reshape(1, vocab)
-    used_rows = sorted(set(ids.flatten().tolist()))
-    unused = torch.ones(vocab, dtype=torch.bool)
-    unused[used_rows] = False
+    used_rows = ids.unique().tolist()  # sorted
+    unused = ~torch.isin(torch.arange(vocab), ids)
 
     def step(model: nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> None:
         opt.zero_grad()

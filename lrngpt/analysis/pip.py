@@ -110,8 +110,7 @@ def monte_carlo(lam: np.ndarray, n: int, sigma: float, alpha: float, kmax: int, 
     r = len(lam)
     gen = torch.Generator().manual_seed(seed)
     y = torch.randn(n, n, generator=gen, dtype=torch.float32).mul_(sigma)
-    idx = torch.arange(r)
-    y[idx, idx] += torch.from_numpy(lam.astype(np.float32))
+    y.diagonal()[:r] += torch.from_numpy(lam.astype(np.float32))
     g = y @ y.T
     del y
     w, v = torch.linalg.eigh(g)  # ascending
@@ -130,12 +129,10 @@ def monte_carlo(lam: np.ndarray, n: int, sigma: float, alpha: float, kmax: int, 
     np.cumsum(b, axis=1, out=b)
     block = np.zeros(kmax + 1)
     if r:
-        ks = np.arange(1, kmax + 1)
-        block[1:] = b[k_sig[1:] - 1, ks - 1]
+        block[1:] = b[k_sig[1:] - 1, np.arange(kmax)]
     return {"pip_loss": np.sqrt(np.maximum(kept + signal - 2 * cross, 0.0)),
             "bias": np.sqrt(np.maximum(signal - sig_k, 0.0)),
-            "variance": np.sqrt(np.maximum(kept + sig_k - 2 * block, 0.0)),
-            "noisy_singular_values": sv}
+            "variance": np.sqrt(np.maximum(kept + sig_k - 2 * block, 0.0))}
 
 
 def theorem_bound(lam: np.ndarray, n: int, sigma: float, alpha: float) -> dict:
@@ -242,8 +239,7 @@ def estimate(tokens: np.ndarray, vocab_size: int, window: int = CHAPTER_WINDOW, 
     del m
     threshold = 2 * sigma * math.sqrt(n)
     sv = np.sort(np.abs(ev))[::-1]
-    lam = np.maximum(sv - threshold, 0.0)
-    lam = lam[lam > 0]
+    lam = sv[sv > threshold] - threshold
     rank = len(lam)
     kmax = min(n, max(2 * rank, rank + 64, max(CHAPTER_WIDTHS)))
     log(f"pip: the PIP loss of k = 1..{kmax} by Monte Carlo (signal rank {rank}, noise sigma {sigma:.4g})")

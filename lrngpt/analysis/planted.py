@@ -15,6 +15,7 @@ import torch
 
 from lrngpt.analysis.glitch import CANDIDATE_SHARE, candidates
 from lrngpt.analysis.rare_tokens import rounding
+from lrngpt.analysis.vocab import count_ids
 from lrngpt.data.sampler import BatchSampler
 from lrngpt.errors import UserError
 
@@ -58,7 +59,7 @@ def plant(tokens: np.ndarray, as_input: np.ndarray, as_target: np.ndarray, group
     `count` times; returns (new tokens, id -> positions). `keep` (<|endoftext|>) is never overwritten,
     so documents keep their bounds. The ids must be ones the text never has read as input."""
     ids = [i for group in groups.values() for i in group]
-    reads = np.bincount(np.asarray(tokens, dtype=np.int64), weights=as_input, minlength=max(ids) + 1)
+    reads = count_ids(tokens, max(ids) + 1, as_input)
     if len(set(ids)) != len(ids) or reads[ids].any():
         raise UserError("planted ids must be distinct and never read as input by the text itself")
     out = np.array(tokens, copy=True)
@@ -85,8 +86,7 @@ def plant(tokens: np.ndarray, as_input: np.ndarray, as_target: np.ndarray, group
 
 def never_read_ids(tokens: np.ndarray, as_input: np.ndarray, rows: int, exclude: set[int]) -> np.ndarray:
     """Ids 0..rows-1 the split never has read as input, without `exclude` (reference, special ids)."""
-    reads = np.bincount(np.asarray(tokens, dtype=np.int64), weights=as_input, minlength=rows)[:rows]
-    ok = reads == 0
+    ok = count_ids(tokens, rows, as_input) == 0
     ok[list(exclude)] = False
     return np.flatnonzero(ok)
 
@@ -118,9 +118,7 @@ def reference_flags(values: np.ndarray, reference: list[int]) -> np.ndarray:
 
 def share_flags(values: np.ndarray, reference: list[int]) -> np.ndarray:
     """The authors' code's own rule: the lowest CANDIDATE_SHARE of the non-reference tokens."""
-    flags = np.zeros(len(values), dtype=bool)
-    flags[candidates(values, reference, CANDIDATE_SHARE)] = True
-    return flags
+    return np.isin(np.arange(len(values)), candidates(values, reference, CANDIDATE_SHARE))
 
 
 # ---- scores --------------------------------------------------------------------------------

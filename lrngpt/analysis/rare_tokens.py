@@ -110,9 +110,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         model, tokenizer = _hf_model(p)
         run, source, step, cfg = None, "huggingface", 0, None
     else:
-        directory = RunDir(p)
-        directory.check_is_run()
-        run = directory.load(checkpoint)
+        run = RunDir(p).load(checkpoint)  # a directory that is no run is named by the checkpoint it lacks
         model, tokenizer, step, cfg = run.model, run.tokenizer, run.step, run.config
         source = "trained" if run.checkpoint.get("data_key") is not None else "imported"
     inp, out, tied = tables(model)
@@ -130,8 +128,7 @@ def undertrained_tokens(path, checkpoint: str = "last", log=None) -> dict:
         cols["out_norm"] = out.norm(dim=1).numpy()
 
     if source != "trained":
-        chosen = np.zeros(rows, dtype=bool)
-        chosen[candidates(indicator, ref)] = True
+        chosen = np.isin(np.arange(rows), candidates(indicator, ref))
         result["indicator"]["candidates"] = int(chosen.sum())
         who = "a Hugging Face" if source == "huggingface" else "an imported"
         result["note"] = (f"{who} model: no training record, so no read counts; Land & Bartolo's indicator ranks "
@@ -199,10 +196,8 @@ def _indicator_check(indicator: np.ndarray, ref: list[int], never: np.ndarray, f
     how many were never read and how many under-trained: the indicator graded against the counts."""
     ranked = candidates(indicator, ref, 1.0)  # every token outside the reference, lowest indicator first
     k = int(never[ranked].sum())
-    if not k:
-        return {"k": 0, "never_read": 0, "under_trained": 0, "chance": None}
     return {"k": k, "never_read": int(never[ranked[:k]].sum()), "under_trained": int(flagged[ranked[:k]].sum()),
-            "chance": k / len(ranked)}
+            "chance": k / len(ranked) if k else None}
 
 
 # ---- as text -----------------------------------------------------------------------------------

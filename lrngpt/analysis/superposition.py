@@ -14,6 +14,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from lrngpt.core.validate import check_size
 from lrngpt.errors import UserError, option
 
 SPARSITIES = (0.0, 0.7, 0.9, 0.97, 0.99, 0.997, 0.999)  # the paper's: 1 - S = 1, 0.3, 0.1, ..., 0.001
@@ -27,8 +28,7 @@ def _check(features: int, dims: int, sparsity, steps: int, batch: int) -> list[f
     """The sparsities as floats, once the setting is one the toy model can train in minutes; the public
     API (lrngpt.api.checks) has already checked the types, so only the ranges are left."""
     for name, v, lo in (("features", features, 2), ("dims", dims, 1), ("steps", steps, 1), ("batch", batch, 1)):
-        if v < lo:
-            raise UserError(f"--{name} {v}: must be a whole number of at least {lo}")
+        check_size(option(name), v, lo)
     if features > MAX_FEATURES:
         raise UserError(f"{option('features', f'{features:,}')}: the toy model is for a few features; use at most {MAX_FEATURES:,}")
     if dims >= features:

@@ -79,7 +79,7 @@ def jl_dimension(n: int, eps: float) -> float:
     """Dasgupta-Gupta form of the Johnson-Lindenstrauss bound: k >= 24 ln N / (3 eps^2 - 2 eps^3)."""
     if n < 2:
         raise UserError(f"{option('n', n)}: the bound is about distances between at least 2 points")
-    if not (isinstance(eps, (int, float)) and 0.0 < eps < 1.0):
+    if not 0.0 < eps < 1.0:  # (NaN is not; lrngpt.api.checks has made it a number)
         raise UserError(f"{option('eps', eps)}: the distortion must lie strictly between 0 and 1, e.g. 0.1")
     # 3 eps^2 - 2 eps^3 = eps^2 (3 - 2 eps), divided out one factor at a time: eps^2 alone
     # underflows to 0 below eps ~ 1e-162

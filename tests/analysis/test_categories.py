@@ -37,7 +37,7 @@ def test_json_and_tsv_files_give_the_same_categories(tmp_path):
     ("{}", "names no category"),
     ("a\tx\nb y\n", "line 2 has no tab"),
     ("a\t \n", "line 1 has an empty category or word"),
-    ("  \n", "is empty"),
+    ("  \n", "names no category"),  # an empty file: no category, the same fix
 ])
 def test_bad_categories_files_are_named_with_what_to_write(tmp_path, text, needle):
     path = tmp_path / "c"

@@ -19,7 +19,7 @@ def test_lookup_equals_one_hot_times_table_with_seed_shapes():
 
 
 def test_lookup_rejects_an_empty_batch():
-    with pytest.raises(UserError, match="--batch 0: must be at least 1"):
+    with pytest.raises(UserError, match=r"batch must be at least 1 \(got 0\)"):
         lookup(batch=0)
 
 

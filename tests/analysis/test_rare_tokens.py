@@ -19,7 +19,6 @@ from lrngpt.analysis.glitch import (
     UNUSED_UTF8_BYTES,
     candidates,
     indicators,
-    magikarp_indicator,
     reference_ids,
 )
 from lrngpt.analysis.rare_tokens import as_text, decay_factor, replay_reads, undertrained_tokens
@@ -176,7 +175,7 @@ def planted_unembedding(vocab: int = 300, ref=REF, planted=PLANTED_ROWS, h: int 
 
 def test_the_indicator_ranks_planted_untrained_rows_first_and_needs_its_first_component_removed():
     u = planted_unembedding()
-    ind = magikarp_indicator(u, REF)
+    ind = indicators(u, REF)[MAIN]
     assert sorted(candidates(ind, REF, 1.0)[:5].tolist()) == PLANTED_ROWS
     m = u[REF].mean(0)  # the same cosine, first component kept: the shared direction hides two of them
     plain = (1 - (u @ m) / (u.norm(dim=1) * m.norm())).numpy()
@@ -205,9 +204,9 @@ def test_the_reference_tokens_are_the_bytes_no_utf8_text_holds(whole_split):
     assert sorted(tok.decode_bytes([i])[0] for i in ref[:-2]) == sorted(UNUSED_UTF8_BYTES) and len(ref) == 15
     assert ref[-2:] == [tok.vocab_size, tok.vocab_size + 1]  # rows past the vocabulary: never produced
     with pytest.raises(UserError, match="no reference tokens"):
-        magikarp_indicator(torch.randn(50, 4), [])
+        indicators(torch.randn(50, 4), [])
     with pytest.raises(UserError, match="more tokens than dimensions"):
-        magikarp_indicator(torch.randn(4, 50), [0])
+        indicators(torch.randn(4, 50), [0])
 
 
 def test_a_gpt2_with_planted_untrained_rows_lists_them_first(tmp_path, whole_split):

@@ -60,7 +60,7 @@ def test_the_figure_draws_one_column_per_sparsity(dense_and_sparse):
     (dict(features=5, dims=5), "not below features"), (dict(features=4, dims=9), "not below features"),
     (dict(sparsity=[1.0]), "sparsity=1.0"), (dict(sparsity=[-0.1]), "sparsity=-0.1"),
     (dict(sparsity=[float("nan")]), "sparsity=nan"), (dict(sparsity=[]), "empty"),
-    (dict(steps=0), "--steps 0"), (dict(features=1, dims=0), "--features 1"),
+    (dict(steps=0), "steps must be at least 1"), (dict(features=1, dims=0), "features must be at least 2"),
     (dict(features=1000, dims=999, steps=10**6), "multiply-adds"),
 ])
 def test_bad_settings_are_user_errors(kwargs, needle):

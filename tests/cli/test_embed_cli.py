@@ -201,7 +201,7 @@ def test_purity_needs_categories_off_the_stories_corpus_and_two_of_them(capsys, 
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "only 1 category" in err and "raise data.vocab_size or give more words" in err
     for text, needle in [("{nope", "not valid JSON"), ('{"a": "Lily"}', "must be a list of words"),
-                         ("name Lily\n", "line 1 has no tab"), ("", "is empty")]:
+                         ("name Lily\n", "line 1 has no tab"), ("", "names no category")]:
         bad = tmp_path / "bad.txt"
         bad.write_text(text)
         assert main(["embed", "purity", str(text_run), "--categories", str(bad)]) == 2
