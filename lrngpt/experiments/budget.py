@@ -114,11 +114,11 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
                                out=str(out))
         if stored.get("minutes") != minutes:  # refused before any probe (the dry run says what the run does)
-            points, done = sweep_dir.definition(partial=True).get("points") or [], 0
+            points, done = doc.get("points") or [], 0
             for p in points:
                 try:
-                    done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
-                except (UserError, KeyError, TypeError):
+                    done += sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+                except (UserError, KeyError, TypeError):  # (a partial definition's point: a bare name)
                     pass
             old = stored.get("minutes")
             old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
