@@ -114,11 +114,11 @@ def resolve_budget(source: str, minutes: float | None, scale: str | None, sets: 
             return plan_budget(source, minutes, sets, axes, log=log, points_at_once=points_at_once, passes=passes,
                                out=str(out))
         if stored.get("minutes") != minutes:  # refused before any probe (the dry run says what the run does)
-            points, done = sweep_dir.definition(partial=True).get("points") or [], 0
+            points, done = doc.get("points") or [], 0
             for p in points:
                 try:
-                    done += isinstance(p, dict) and sweep_dir.point_state(p["name"], p["steps"]) == "finished"
-                except (UserError, KeyError, TypeError):
+                    done += sweep_dir.point_state(p["name"], p["steps"]) == "finished"
+                except (UserError, KeyError, TypeError):  # (a partial definition's point: a bare name)
                     pass
             old = stored.get("minutes")
             old = f"--minutes {old:g}" if isinstance(old, int | float) else "another --minutes"
@@ -205,16 +205,11 @@ class Planner:
                 self.cached[corpus] = cached_prepared(data_key(load_corpus(corpus), from_dict(sweep.base).data)) \
                     is not None
             prep = 0.0 if self.cached[corpus] else PREPARE_S + PREPARE_S_PER_MB * mb
-        each = {}
-        at_once = self.choice.get("points_at_once", 1) if self.ends else 1
-        if self.ends:
-            # in the order the runner starts them: largest first when packed, by index one after another
-            started = packing.order(sweep.points, lambda q: run_timing.params(q.config)) if at_once > 1 else sweep.points
-            for p in started:
-                t = run_timing.between(list(self.ends.items()), run_timing.params(p.config))
-                each[p.name] = run_timing.estimate_seconds(p.config, t, n_val) + POINT_OVERHEAD_S
-        parts = {"start": START_S, "probe": self.probe_s, "prepare": prep,
-                 "points": packing.makespan(list(each.values()), at_once), "summary": SUMMARY_S + len(sweep.points)}
+        each = {p.name: packing.seconds_of(p.config, list(self.ends.items()), n_val) + POINT_OVERHEAD_S
+                for p in sweep.points} if self.ends else {}  # (none before the probe)
+        points = packing.wall_seconds(sweep.points, each, self.choice.get("points_at_once", 1)) if each else 0.0
+        parts = {"start": START_S, "probe": self.probe_s, "prepare": prep, "points": points,
+                 "summary": SUMMARY_S + len(sweep.points)}
         return sweep, plan, parts, each, n_train
 
     def seconds(self, steps: int, batch: int, grid: list[int] | None, extra: Extra = None) -> float:
@@ -243,9 +238,6 @@ class Planner:
         self.choice, self.probe_s = packing.one("one point after another"), time.perf_counter() - t0
         if seconds is not None and self.smallest() > seconds * (points_at_once or min(packing.threads_here(),
                                                                                       len(sweep.points))):
-            return
-        if probe_fn is not None and pack_fn is None and points_at_once is None:
-            self.choice = packing.one("the plan was timed by the caller's probe alone: one point after another")
             return
         t0 = time.perf_counter()
         alone = [self.ends[k] for k in sorted(self.ends)]  # smallest first, as cfgs

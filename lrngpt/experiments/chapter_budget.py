@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from lrngpt.errors import BudgetTooShort, UserError, option
-from lrngpt.experiments import chapter, depth_series, packing, planted
+from lrngpt.experiments import chapter, depth_series, planted
 from lrngpt.experiments import chapter_plan as cp
 from lrngpt.experiments.budget import HEADROOM, Budget, Planner, busy_note
 from lrngpt.experiments.budget import check_minutes as budget_minutes
@@ -114,55 +114,48 @@ def fixed_parts(corpus: str | None, tiny: bool) -> list[Part]:
                  steps=100 if tiny else 1000)]
 
 
-def units(probe_fn, say, pack_fn=None) -> dict[str, Callable[[float], Unit]]:
-    """Each budgeted unit, probed when called with the seconds it may take."""
+def units(probe_fn, say, pack_fn, left: float) -> Iterator[tuple[str, Unit]]:
+    """Each budgeted unit, probed as it is reached (the width study's packed probe skipped when `left`
+    cannot hold its smallest plan)."""
     width = Planner("embed-dim", [], [], CHAPTER_PASSES)
+    width.probe(probe_fn, pack_fn, None, say, left)
 
-    def width_unit(left: float) -> Unit:
-        width.probe(probe_fn, pack_fn, None, say, left)
+    def fit_width(seconds: float) -> list[Part]:
+        part = budget_part("width", "embed-dim", width.plan(seconds, seconds / 60, _seeds_extra))
+        return [part, seeds_part(part, [x for x in part.set if not x.startswith("model.n_embd=")])]
+    yield "width", Unit(width.smallest(_seeds_extra), fit_width)
+    small = Planner("embed-dim-small-data", [], [])
+    small.ends, small.choice = width.ends, width.choice  # the same MLP at the same batch: one probe serves
+    yield "small-data", Unit(small.smallest(),
+                             lambda s: [budget_part("small-data", "embed-dim-small-data", small.plan(s, s / 60))])
 
-        def fit(seconds: float) -> list[Part]:
-            part = budget_part("width", "embed-dim", width.plan(seconds, seconds / 60, _seeds_extra))
-            return [part, seeds_part(part, [x for x in part.set if not x.startswith("model.n_embd=")])]
-        return Unit(width.smallest(_seeds_extra), fit)
+    def series(seconds: float, log=None) -> dict:  # its probes said once, when it is first planned
+        return depth_series.plan_series(seconds / 60, probe_fn=probe_fn, pack_fn=pack_fn, log=log)
+    try:
+        smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
+    except BudgetTooShort as e:
+        smallest = e.smallest * 60
+    yield "width-depth", Unit(smallest, lambda s: series_parts(series(s)))
 
-    def small_unit(left: float) -> Unit:
-        small = Planner("embed-dim-small-data", [], [])
-        small.ends, small.choice = width.ends, width.choice  # the same MLP at the same batch: one probe serves
-        return Unit(small.smallest(),
-                    lambda s: [budget_part("small-data", "embed-dim-small-data", small.plan(s, s / 60))])
-
-    def depth_unit(left: float) -> Unit:
-        def series(seconds: float, log=None) -> dict:  # its probes said once, when it is first planned
-            return depth_series.plan_series(seconds / 60, probe_fn=probe_fn, pack_fn=pack_fn, log=log)
-        try:
-            smallest = series(1.0, say)["est_seconds"]  # no series fits a second; a machine where one does is welcome
-        except BudgetTooShort as e:
-            smallest = e.smallest * 60
-        return Unit(smallest, lambda s: series_parts(series(s)))
-
-    def planted_unit(left: float) -> Unit:
-        def pair(seconds: float) -> dict:
-            return planted.planted_plan(seconds / 60, scale="cpu", probe_fn=probe_fn)
-        return Unit(pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
-    return {"width": width_unit, "small-data": small_unit, "width-depth": depth_unit, "planted": planted_unit}
+    def pair(seconds: float) -> dict:
+        return planted.planted_plan(seconds / 60, scale="cpu", probe_fn=probe_fn)
+    yield "planted", Unit(pair(1e-3)["est_seconds"], lambda s: [planted_part(pair(s))])
 
 
 def plan_laptop(minutes: float, out: str, say, probe_fn=None, pack_fn=None) -> ChapterPlan:
     """The chapter in `minutes` here; UserError naming what fits when the smallest protocols do not."""
-    started, pack_fn = time.perf_counter(), pack_fn or (None if probe_fn else packing.probe_packed)
+    started = time.perf_counter()
     fixed, budget = START_S + REPORT_S + PIP_S + SUPERPOSITION_S, minutes * 60 * HEADROOM
     probed: dict[str, Unit] = {}
-    for name, make in units(probe_fn, say, pack_fn).items():
-        # what is left, for the width study its part of it at the quiet machine's proportions
-        left = budget - fixed - sum(u.smallest for u in probed.values())
-        probed[name] = make(left * REFERENCE_S[name] / sum(REFERENCE_S.values()) if name == "width" else left)
+    width_left = (budget - fixed) * REFERENCE_S["width"] / sum(REFERENCE_S.values())  # at the quiet machine's shares
+    for name, unit in units(probe_fn, say, pack_fn, width_left):
+        probed[name] = unit
         if name != "width" and fixed + time.perf_counter() - started + sum(u.smallest for u in probed.values()) \
                 > budget:  # (small-data, next, is timed by the width study's probe: judged with it)
             raise UserError(refusal(minutes, out, {n: u.smallest for n, u in probed.items()},
                                     fixed + time.perf_counter() - started))
     parts = share_out(probed, budget - fixed - (time.perf_counter() - started))
-    ordered = [*parts["width"], *parts["small-data"], *parts["width-depth"], *parts["planted"]]
+    ordered = [p for name in probed for p in parts[name]]  # in the order probed: width first, planted last
     planning = time.perf_counter() - started
     at_smallest = [n for n in SHARES if sum(p.est_seconds for p in parts[n]) <= probed[n].smallest * 1.02]
     return ChapterPlan("laptop", minutes, out, ordered + fixed_parts(ordered[0].corpus, False),

@@ -18,7 +18,7 @@ from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import UserError, option
 from lrngpt.experiments.chapter import PREMISE
 from lrngpt.experiments.grid import Point, SweepSpec, shard_points
-from lrngpt.experiments.packing import for_sweep, makespan, order
+from lrngpt.experiments.packing import for_sweep, seconds_of, wall_seconds
 from lrngpt.experiments.packing import kept as packing_kept
 from lrngpt.experiments.packing import text as packing_text
 from lrngpt.experiments.presets import evaluation_windows
@@ -95,9 +95,8 @@ def estimate_points(points: list[Point], val_tokens: dict[str, int] | None = Non
     if device is None:
         return {p.name: {"est_seconds": None, "device": f"{p.config.train.device} (not on this machine)",
                          "probed": False} for p in points}
-    return {p.name: {"est_seconds": run_timing.estimate_seconds(p.config, run_timing.between(
-        timed, run_timing.params(p.config)), (val_tokens or {}).get(p.name)), "device": device,
-        "probed": key[p.name] in probed} for p in points}
+    return {p.name: {"est_seconds": seconds_of(p.config, timed, (val_tokens or {}).get(p.name)), "device": device,
+                     "probed": key[p.name] in probed} for p in points}
 
 
 def refuses_machine(sweep: SweepSpec) -> bool:
@@ -144,12 +143,11 @@ def dry_run_plan(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0,
     unfinished = [q for q, p in zip(mine, points, strict=True) if p["state"] != "finished"]
     packing = for_sweep(sweep.budget, unfinished, points_at_once, {p["name"]: p["val_split_tokens"] for p in points})
     slowdown = (packing.get("slowdown") or 1.0) if packing["points_at_once"] > 1 and not packing.get("planned") else 1.0
-    by_name = {p["name"]: p for p in points}
-    for q in unfinished:
-        if by_name[q.name]["est_seconds"] is not None:
-            by_name[q.name]["est_seconds"] *= slowdown
-    times = [by_name[q.name]["est_seconds"] for q in order(unfinished, lambda q: run_timing.params(q.config))]
-    todo = None if None in times else makespan(times, packing["points_at_once"])
+    for p in points:
+        if p["state"] != "finished" and p["est_seconds"] is not None:
+            p["est_seconds"] *= slowdown
+    times = {p["name"]: p["est_seconds"] for p in points if p["state"] != "finished"}
+    todo = None if None in times.values() else wall_seconds(unfinished, times, packing["points_at_once"])
     corpus = sweep.base["data"]["corpus"]
     source = pinned_source(corpus)  # where a downloaded corpus comes from; nothing is downloaded here
     return {"sweep": sweep.name, "scale": sweep.scale, "about": sweep.about, "corpus": corpus,

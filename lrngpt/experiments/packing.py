@@ -43,6 +43,16 @@ def order(points: list, params: Callable) -> list:
     return sorted(points, key=lambda p: (-params(p), p.index))
 
 
+def seconds_of(cfg, timed: list, val_tokens: int | None = None) -> float:
+    """A point's seconds, its time per token interpolated by parameters between `timed` (parameters, timing)."""
+    return run_timing.estimate_seconds(cfg, run_timing.between(timed, run_timing.params(cfg)), val_tokens)
+
+
+def wall_seconds(points: list, seconds: dict, n: int) -> float:
+    """The wall seconds of `points` taking `seconds` (by name), `n` at once in the order a sweep starts them."""
+    return makespan([seconds[p.name] for p in order(points, lambda q: run_timing.params(q.config))], n)
+
+
 def ends(cfgs: list) -> list:
     """The smallest and the largest model of `cfgs` by parameters (one when they are one)."""
     sized = sorted(cfgs, key=run_timing.params)
@@ -151,7 +161,5 @@ def for_sweep(budget: dict | None, points: list, forced: int | None, val_tokens:
         return choose([], [], len(points), device, forced, None)  # answered without a probe
     alone = [run_timing.probe(cfg, device) for cfg in cfgs]  # the dry run's probe: a step of PROBE_TOKENS
     probed = [(run_timing.params(cfg), t) for cfg, t in zip(cfgs, alone, strict=True)]
-    serial = sum(run_timing.estimate_seconds(p.config, run_timing.between(probed, run_timing.params(p.config)),
-                                             (val_tokens or {}).get(p.name))
-                 for p in points)
+    serial = sum(seconds_of(p.config, probed, (val_tokens or {}).get(p.name)) for p in points)
     return choose(cfgs, alone, len(points), device, forced, serial, log, probe_tokens=run_timing.PROBE_TOKENS)

@@ -66,19 +66,14 @@ def invocation_id() -> str:
 
 def account(budget: dict, rows: list[dict]) -> dict:
     """The plan against the record: estimated and actual seconds, the pace, the points measured."""
-    per: dict[str, dict] = {}
-    for i, r in enumerate(rows):
-        if _num(r.get("seconds")) and r.get("event") in ("point", "run", "summary"):
-            inv = per.setdefault(str(r.get("invocation", f"row {i}")), {"point": 0.0, "run": None, "summary": 0.0})
-            if r["event"] == "run":
-                inv["run"] = r["seconds"]
-            else:
-                inv[r["event"]] += r["seconds"]
-    runs = [v for v in per.values() if v["run"] is not None or v["point"]]
-    total = sum((v["run"] if v["run"] is not None else v["point"]) + v["summary"] for v in runs)
+    timed = [(str(r.get("invocation", f"row {i}")), r) for i, r in enumerate(rows) if _num(r.get("seconds"))]
+    ran = {inv for inv, r in timed if r.get("event") == "run"}  # its run row holds its points' seconds
+    counted = [(inv, r) for inv, r in timed if r.get("event") in ("run", "summary")
+               or (r.get("event") == "point" and inv not in ran)]  # (a killed invocation: its points' rows)
+    runs = {inv for inv, r in counted if r["event"] != "summary"}
     done, p = points_run(rows), pace(rows)
     return {"minutes": budget.get("minutes"), "estimate_s": budget.get("est_seconds"),
-            "actual_s": round(total, 1) if runs else None, "invocations": len(runs),
+            "actual_s": round(sum(r["seconds"] for _, r in counted), 1) if runs else None, "invocations": len(runs),
             "points_measured": len(done), "points_planned": len(budget.get("point_seconds") or {}),
             "pace": None if p is None else round(p, 3)}
 
@@ -123,8 +118,7 @@ def read_rows(path: Path, what: str, damaged: str, fix: str, required: str | Non
             raise UserError(f"{what} {path}, line {i}, {damaged}: delete the line ({fix})")
         for key in ("seconds", "estimate"):  # times that are no times (NaN, negative, past MAX_RECORD_S)
             if (v := row.get(key)) is not None and not (_num(v) and 0 <= v <= MAX_RECORD_S):
-                raise UserError(f"timing record {path}, line {i}, has {key} {show_value(v)}, which is not a time a "
-                                f"run takes (0 to {MAX_RECORD_S:.0f} seconds); it is damaged: delete the line (the "
-                                "file only records times; the next run measures again)")
+                raise UserError(f"{what} {path}, line {i}, has {key} {show_value(v)}, which is not a time a run takes "
+                                f"(0 to {MAX_RECORD_S:.0f} seconds); it is damaged: delete the line ({fix})")
         rows.append(row)
     return rows
