@@ -9,15 +9,14 @@ against the findings that show before it becomes a command (`advise`).
 
 from __future__ import annotations
 
-from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.finding import Finding, Verdict
+from lrngpt.experiments.finding import Finding, Move, Verdict, command
 from lrngpt.experiments.judges import judge_no_turn, judge_savings, judge_small_data, reading_moves
-from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.summary import by_width, settings
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
+from lrngpt.experiments.trend import Noise, seed_noise
 
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
 

@@ -11,13 +11,12 @@ from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
-from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares, seconds_text
-from lrngpt.experiments.finding import Claim, Finding, Span, of_untrained, say, untrained_because
+from lrngpt.experiments.finding import Claim, Finding, Move, Span, of_untrained, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
-from lrngpt.experiments.noise import Noise
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, TRAINED, Z_STRICT, Z
+from lrngpt.experiments.trend import Noise
 
 CH_READ = read_shares(chapter.PASSES)[0]
 CLAIMS = {
