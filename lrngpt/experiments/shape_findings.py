@@ -151,7 +151,7 @@ FLAT_SHARE = 0.1  # flat: changed by less than this share of itself, with a nois
 MIN_LEVELS = 2  # a trend needs two levels
 WIDTH_NEXT = ("the deep, narrow shapes also get the narrowest token table and LM head, which the non-embedding count "
               "leaves out; a level with more tokens per parameter would tell whether they catch up later")
-CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
+SERIES_CLAIM = Claim("width-depth-series", "As the runs read more tokens per non-embedding parameter, the loss's change "
               "across shapes (d_model / n_layer spanning 40x at a fixed non-embedding parameter count) shrinks toward "
               "Kaplan et al.'s 3%", PROTOCOL, 4)
 
@@ -194,7 +194,7 @@ def judge_levels(levels: list[dict]) -> Finding:
     if skipped:
         evidence.append(f"no spread with noise at {', '.join(skipped)} (too few shapes or seeds finished)")
     numbers: dict = {"levels": levels, "trend": None}
-    found = partial(Finding.judged, CLAIM, evidence=evidence, numbers=numbers)  # each at the numbers it ends with
+    found = partial(Finding.judged, SERIES_CLAIM, evidence=evidence, numbers=numbers)  # each at the numbers it ends with
     stale = [lv for lv in usable if lv["verdict"] == V.CANNOT_SHOW]
     usable = [lv for lv in usable if lv not in stale]
     if len(usable) < MIN_LEVELS and stale:
