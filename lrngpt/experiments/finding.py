@@ -27,7 +27,7 @@ class Move:
     checked: str | None = None  # how the judge checked that it undermines no finding that shows
     eval_run: str | None = None  # lrn eval RUN --by-reads on this run instead of a sweep
     minutes: float | None = None  # a budgeted sweep's new budget (its plan chooses the steps)
-    tag: str | None = None  # what the judge checks it against: fewer-steps, longer, more-text, chunks
+    tag: str | None = None  # what the judge checks it against: fewer-steps, longer (more-text: found by it)
     meta: dict | None = None  # the sweep it changes, when not the one the finding was judged on
     axes: dict = field(default_factory=dict)  # --axis items it changes (None: back to the study's own)
     scale: str | None = None  # another scale: the next one up, where the widths train

@@ -86,10 +86,7 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
                     f"these runs {f1.verdict}" + (f" ({f1.reason})" if f1.reason else ""))
         move.checked = f"finding 1 still shows on these runs' periodic val bpb at step {t:,}"
     elif move.tag == "longer":
-        minutes = (full or {}).get("meta", {}).get("minutes")
-        if minutes:
-            move.sets, move.minutes = {}, 2 * minutes
-            move.why = "give the study twice the budget, so each width trains longer"
+        if move.minutes:
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
         if full is not None and 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
@@ -102,8 +99,6 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             return None
         move.checked = (f"finding 2 shows and keeps its premise: {2 * passes:.2f} passes" if 2 in shows and passes
                         else "finding 2 does not show here: more steps undermine no finding that shows")
-    elif move.tag == "more-text":
-        move.checked = "the same steps and batch: finding 1's savings are measured as before, on a text read less often"
     return None
 
 
