@@ -28,7 +28,6 @@ class Move:
     eval_run: str | None = None  # lrn eval RUN --by-reads on this run instead of a sweep
     minutes: float | None = None  # a budgeted sweep's new budget (its plan chooses the steps)
     tag: str | None = None  # what the judge checks it against: fewer-steps, longer (more-text: found by it)
-    meta: dict | None = None  # the sweep it changes, when not the one the finding was judged on
     axes: dict = field(default_factory=dict)  # --axis items it changes (None: back to the study's own)
     scale: str | None = None  # another scale: the next one up, where the widths train
 
@@ -39,13 +38,11 @@ def cli_value(v) -> str:
 
 def command(move: Move, meta: dict) -> dict:
     """{"cli", "api", "why", "checked"} of `move` for the sweep described by `meta` (lrngpt.experiments.summary.sweep_meta)."""
-    meta = move.meta or meta
     out = meta.get("out") or "DIR"
     if move.eval_run is not None:
         run = f"{out}/runs/{move.eval_run}"
-        return {"cli": f"lrn eval {run} --by-reads && lrn report {out}",
-                "api": f'lrngpt.load("{run}").eval(split=None, by_reads=True)', "why": move.why,
-                "checked": move.checked}
+        return {"cli": f"lrn eval {run} --by-reads && lrn report {out}", "why": move.why, "checked": move.checked,
+                "api": f'lrngpt.load("{run}").eval(split=None, by_reads=True)'}
     study = move.study or meta.get("source") or meta.get("preset") or "embed-dim"
     sets = {**(meta.get("sets") or {}), **move.sets}
     if STUDIES.get(move.study or "", {}).get("steps_factor") and "train.steps" not in move.sets:
@@ -60,12 +57,8 @@ def command(move: Move, meta: dict) -> dict:
         f" --axis {k}={','.join(map(cli_value, v))}" for k, v in axes.items()) + f" --out {new}"
     if move.beside:
         cli += f" && lrn report {out} {new}"
-    kw = [f'"{study}"', f"minutes={minutes:g}" if minutes else f'scale="{scale}"' if scale else "scale=None"]
-    if sets:
-        kw.append(f"set={json.dumps(sets)}")
-    if axes:
-        kw.append(f"axes={json.dumps(axes)}")
-    kw.append(f'out="{new}"')
+    kw = [f'"{study}"', f"minutes={minutes:g}" if minutes else f'scale="{scale}"' if scale else "scale=None",
+          *(f"{k}={json.dumps(v)}" for k, v in (("set", sets), ("axes", axes)) if v), f'out="{new}"']
     return {"cli": cli, "api": f"lrngpt.sweep({', '.join(kw)})", "why": move.why, "checked": move.checked}
 
 

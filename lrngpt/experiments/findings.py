@@ -102,15 +102,17 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
     return None
 
 
-def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) -> list[Finding]:
-    """Each finding's moves checked and written out as commands (`commands`, `next`)."""
+def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict, small: dict | None) -> list[Finding]:
+    """Each finding's moves checked and written out as commands (`commands`, `next`) for the sweep each
+    changes: finding 3's own (no other study) change the small-data sweep, every other the full-data one."""
     shows = {f.claim.number or 0 for f in found if f.verdict == Verdict.SHOWS}
     for f in found:
         kept, notes = [], []
         for move in f.moves:
             problem = check(move, shows, full, noise)
             (notes.append(problem) if problem else kept.append(move))
-        f.moves, f.commands = [], [command(m, meta) for m in kept]
+        own = small["meta"] if small is not None and f.claim.number == 3 else meta
+        f.moves, f.commands = [], [command(m, meta if m.study else own) for m in kept]
         f.next = "; ".join(["; or ".join(m.why for m in kept)] * bool(kept) + notes) or None
     return found
 
@@ -129,11 +131,8 @@ def judge(docs: list[dict]) -> list[Finding]:
     small = max((s for s in series if s["small"]), key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
-    for move in found[2].moves:
-        if small is not None and move.study is None:  # it changes the small-data sweep
-            move.meta = small["meta"]
     meta = (full or small or {"meta": _meta(docs[0])})["meta"]
-    return [*advise(found, full, noise, meta), *shape]
+    return [*advise(found, full, noise, meta, small), *shape]
 
 
 def finding_lines(findings: list[Finding]) -> list[str]:
