@@ -2531,7 +2531,7 @@ def test_run_planted_refuses_what_is_not_a_plan_before_writing_anything(plan, tm
         run_planted(tmp_path / "out", plan)
     assert not (tmp_path / "out").exists()
 
-# ---- the width-depth scale series (lrngpt.experiments.depth_series, depth_judge) ----------------------------
+# ---- the width-depth scale series (lrngpt.experiments.depth_series, shape_findings) ----------------------------
 
 
 @pytest.mark.parametrize("minutes", [0, -5, float("nan"), float("inf"), "ten", None, True])
@@ -2554,7 +2554,7 @@ def test_depth_series_plan_refuses_minutes_that_are_not_a_time(minutes):
 ])
 def test_depth_series_judge_refuses_a_level_that_is_not_a_finished_sweep_in_one_line(content, needle, tmp_path):
     from lrngpt.errors import UserError
-    from lrngpt.experiments.depth_judge import judge_series
+    from lrngpt.experiments.shape_findings import judge_series
 
     level = tmp_path / "tpp-4"
     level.mkdir()
@@ -2567,7 +2567,7 @@ def test_depth_series_judge_refuses_a_level_that_is_not_a_finished_sweep_in_one_
 
 def test_depth_series_judge_refuses_a_file_given_as_a_level(tmp_path):
     from lrngpt.errors import UserError
-    from lrngpt.experiments.depth_judge import judge_series
+    from lrngpt.experiments.shape_findings import judge_series
 
     path = tmp_path / "summary.json"
     path.write_text('{"rows": []}')

@@ -22,9 +22,9 @@ from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.device.distributed import resolve_device
 from lrngpt.errors import BudgetTooShort, UserError, option
 from lrngpt.experiments import chapter, packing
-from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import read_shares
 from lrngpt.experiments.dry_run import estimate_points
+from lrngpt.experiments.finding import cli_value
 from lrngpt.experiments.grid import resolve_sweep
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.sweepdir import SweepDir

@@ -15,10 +15,10 @@ from typing import Protocol, Union, get_args, get_origin, get_type_hints
 from lrngpt.core.fsio import json_safe
 from lrngpt.errors import UserError, option
 from lrngpt.experiments import planted
-from lrngpt.experiments.depth_judge import judge_series
 from lrngpt.experiments.finding import Claim, Finding
 from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
+from lrngpt.experiments.shape_findings import judge_series
 
 
 class ChapterFiles(Protocol):

@@ -3,7 +3,7 @@
 Small shapes (SHAPES: about 31K non-embedding parameters, d / L 51 down to 1.08) trained at increasing
 tokens per parameter (the levels, RATIO apart), each level one ordinary width-depth sweep.
 `plan_series(minutes)` keeps the largest top level of TOPS whose levels fit (docs/width-depth-study.md
-has the measurements that chose it); lrngpt.experiments.depth_judge judges the finished levels.
+has the measurements that chose it); lrngpt.experiments.shape_findings judges the finished levels.
 """
 
 from __future__ import annotations

@@ -234,7 +234,7 @@ def figure_files(out: Path, doc: dict) -> dict[str, bytes]:
 
 def plot_series(results: list[dict]) -> Figure:
     """The width-depth series: val bpb by shape per level, and the spread against tokens per parameter;
-    `results`: the levels' (depth_judge.level_result), as the series finding keeps them in its numbers."""
+    `results`: the levels' (shape_findings.level_result), as the series finding keeps them in its numbers."""
     levels = sorted(results, key=lambda lv: lv["tokens_per_param"] or 0)
     fig, (left, right) = _figure(2)
     for lv in levels:

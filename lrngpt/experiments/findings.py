@@ -9,15 +9,14 @@ against the findings that show before it becomes a command (`advise`).
 
 from __future__ import annotations
 
-from lrngpt.experiments.advice import Move, command
-from lrngpt.experiments.finding import Finding, Verdict
+from lrngpt.experiments.finding import Finding, Move, Verdict, command
 from lrngpt.experiments.judges import judge_no_turn, judge_savings, judge_small_data, reading_moves
-from lrngpt.experiments.noise import Noise, seed_noise
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, judge_shapes
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.summary import by_width, settings
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES
+from lrngpt.experiments.trend import Noise, seed_noise
 
 EXTRA = ("read_share", "read_twice_share", "train_bpb_read", "train_bpb_unread", "tokens_read")  # seed means
 
@@ -87,10 +86,7 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
                     f"these runs {f1.verdict}" + (f" ({f1.reason})" if f1.reason else ""))
         move.checked = f"finding 1 still shows on these runs' periodic val bpb at step {t:,}"
     elif move.tag == "longer":
-        minutes = (full or {}).get("meta", {}).get("minutes")
-        if minutes:
-            move.sets, move.minutes = {}, 2 * minutes
-            move.why = "give the study twice the budget, so each width trains longer"
+        if move.minutes:
             move.checked = f"the plan keeps the reading under {FEW_PASSES} passes: finding 2's premise stays"
             return None
         if full is not None and 2 in shows and passes is not None and 2 * passes > FEW_PASSES:
@@ -103,20 +99,20 @@ def check(move: Move, shows: set[int], full: dict | None, noise: Noise) -> str |
             return None
         move.checked = (f"finding 2 shows and keeps its premise: {2 * passes:.2f} passes" if 2 in shows and passes
                         else "finding 2 does not show here: more steps undermine no finding that shows")
-    elif move.tag == "more-text":
-        move.checked = "the same steps and batch: finding 1's savings are measured as before, on a text read less often"
     return None
 
 
-def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict) -> list[Finding]:
-    """Each finding's moves checked and written out as commands (`commands`, `next`)."""
+def advise(found: list[Finding], full: dict | None, noise: Noise, meta: dict, small: dict | None) -> list[Finding]:
+    """Each finding's moves checked and written out as commands (`commands`, `next`) for the sweep each
+    changes: finding 3's own (no other study) change the small-data sweep, every other the full-data one."""
     shows = {f.claim.number or 0 for f in found if f.verdict == Verdict.SHOWS}
     for f in found:
         kept, notes = [], []
         for move in f.moves:
             problem = check(move, shows, full, noise)
             (notes.append(problem) if problem else kept.append(move))
-        f.moves, f.commands = [], [command(m, meta) for m in kept]
+        own = small["meta"] if small is not None and f.claim.number == 3 else meta
+        f.moves, f.commands = [], [command(m, meta if m.study else own) for m in kept]
         f.next = "; ".join(["; or ".join(m.why for m in kept)] * bool(kept) + notes) or None
     return found
 
@@ -135,11 +131,8 @@ def judge(docs: list[dict]) -> list[Finding]:
     small = max((s for s in series if s["small"]), key=lambda s: len(s["entries"]), default=None)
     others = [s for s in full_candidates if s is not full]
     found = [judge_savings(full, noise), judge_no_turn(full, others, noise), judge_small_data(small, full, noise)]
-    for move in found[2].moves:
-        if small is not None and move.study is None:  # it changes the small-data sweep
-            move.meta = small["meta"]
     meta = (full or small or {"meta": _meta(docs[0])})["meta"]
-    return [*advise(found, full, noise, meta), *shape]
+    return [*advise(found, full, noise, meta, small), *shape]
 
 
 def finding_lines(findings: list[Finding]) -> list[str]:

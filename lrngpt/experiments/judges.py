@@ -11,13 +11,12 @@ from lrngpt.corpora.registry import corpus_label
 from lrngpt.data.sizing import STORIES_BYTES_PER_TOKEN
 from lrngpt.experiments import chapter
 from lrngpt.experiments import trend as T
-from lrngpt.experiments.advice import Move
 from lrngpt.experiments.chapter import quote, read_shares, seconds_text
-from lrngpt.experiments.finding import Claim, Finding, Span, of_untrained, say, untrained_because
+from lrngpt.experiments.finding import Claim, Finding, Move, Span, of_untrained, say, untrained_because
 from lrngpt.experiments.finding import Verdict as V
-from lrngpt.experiments.noise import Noise
 from lrngpt.experiments.stats import mean_or_none
 from lrngpt.experiments.thresholds import FEW_PASSES, MANY_PASSES, TRAINED, Z_STRICT, Z
+from lrngpt.experiments.trend import Noise
 
 CH_READ = read_shares(chapter.PASSES)[0]
 CLAIMS = {
@@ -45,6 +44,7 @@ SPLITS = {"documents": "a seeded draw of whole documents", "tail": "the last par
 LIKE_TRAINING = ("documents", "chunks")  # validation drawn as the training text is: not another kind of text
 UP = {"tiny": ("cpu", "400 steps of 16 x 256 on stories:5MB, where every width of the stories trains"),
       "cpu": ("full", "the chapter's 4,000 steps of 64 x 256, a GPU job")}
+TIMES = {2: "twice", 4: "four times"}
 
 
 def _passes(p: float | None) -> str:
@@ -63,17 +63,22 @@ def untrained(entries: list[dict]) -> dict[int, float]:
     return {d: r for d, r in ratios.items() if r is not None and r > TRAINED}
 
 
+def longer_move(series: dict, times: int, why: str = "", **kw) -> list[Move]:
+    """Every width trained `times` as long: a budget's minutes (its plan chooses the steps), else the steps."""
+    minutes, steps, word = series["meta"].get("minutes"), series.get("steps"), TIMES[times]
+    if minutes:
+        return [Move(f"give the study {word} the --minutes, so each width trains longer", minutes=times * minutes,
+                     suffix="-longer", **kw)]
+    return [Move(f"train every width {word} as long{why}", sets={"train.steps": times * steps}, suffix="-longer",
+                 **kw)] if steps else []
+
+
 def scale_move(series: dict) -> list[Move]:
     """Where the widths train: the next scale up, four times a budget's minutes, or four times the steps."""
-    meta, steps = series["meta"], series.get("steps")
-    if meta.get("minutes"):
-        return [Move("give the study four times the --minutes, so each width trains longer", minutes=4 * meta["minutes"],
-                     suffix="-longer")]
-    if meta.get("scale") in UP:
-        up, how = UP[meta["scale"]]
-        return [Move(f"run it at --scale {up} ({how})", scale=up, suffix=f"-{up}")]
-    return [Move("train every width four times as long", sets={"train.steps": 4 * steps}, suffix="-longer")] \
-        if steps else []
+    up = UP.get(series["meta"].get("scale"))
+    if up is None or series["meta"].get("minutes"):
+        return longer_move(series, 4)
+    return [Move(f"run it at --scale {up[0]} ({up[1]})", scale=up[0], suffix=f"-{up[0]}")]
 
 
 def _judged(n: int, series: dict, evidence: list[str], numbers: dict):
@@ -142,14 +147,13 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
                "seed_spread": spread["spread"] if spread else None, "slope": slope.value,
                "slope_noise": slope.noise(sigma)}
     found = _judged(1, full, evidence, numbers)
-    longer = Move("train every width twice as long, so the savings can grow above the noise",
-                  sets={"train.steps": 2 * (full.get("steps") or 0)}, suffix="-longer", tag="longer")
+    longer = longer_move(full, 2, ", so the savings can grow above the noise", tag="longer")
     if not saved[0].above(sigma, Z_STRICT):
         (a, b, s), doublings = steps[0], T.octaves(widths)[1] - T.octaves(widths)[0]
         because = say("the first doubling ({a}->{b}) {s:saves|loses|saves} only {s:~.4f}, within the noise ({n}): val "
                       "bpb hardly changes with the width here", a=a, b=b, s=s,
                       n=_noise(saved[0], sigma, noise, f"a saving over {doublings:g} doubling{'s' * (doublings != 1)}"))
-        return found(V.DOES_NOT_SHOW, [because], [longer])
+        return found(V.DOES_NOT_SHOW, [because], longer)
     if real:
         i = real[0]
         (a, b, p), (c, d, q) = steps[i], steps[i + 1]
@@ -170,7 +174,7 @@ def judge_savings(full: dict | None, noise: Noise) -> Finding:
                   a=widths[0], b=widths[-1], s0=steps[0][2], s1=steps[-1][2], v=slope.value, n=slope.noise(sigma))
     if not measured and not grows:
         return found(V.CANNOT_TELL, [because + " and no seed spread measures the noise"], seed_moves(noise))
-    return found(V.DOES_NOT_SHOW, [because], [longer])
+    return found(V.DOES_NOT_SHOW, [because], longer)
 
 
 def _turn(entries: list[dict], sigma: float, z: float = Z) -> dict:
@@ -241,7 +245,9 @@ def reading_moves(series: dict) -> list[Move]:
             f": {corpus_label(corpus) if corpus else 'this text'} has fewer, so this runs on the generated stories of "
             "that size (a larger text of yours: --set data.corpus=text:PATH)")
         out.append(Move(f"train on a larger text (at least {need:,.0f} training tokens), read under {target:.2g} "
-                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text", tag="more-text"))
+                        f"passes by the same steps{own}", sets={"data.corpus": bigger}, suffix="-more-text", tag="more-text",
+                        checked="the same steps and batch: finding 1's savings are measured as before, on a text read "
+                        "less often"))
     fewer = int(steps * target / passes)
     if not meta.get("minutes") and 1 <= fewer < steps:
         out.insert(0, Move(f"train fewer steps ({fewer:,}), which read this text under {target:.2g} passes",
@@ -253,13 +259,18 @@ def chunks_move() -> Move:
     return Move("draw validation from all over the text (data.val_split=chunks), not from its ending or another "
                 "text", sets={"data.val_split": "chunks"}, suffix="-chunks",
                 checked="the same steps, batch and widths, and a training text within 5% of this one: finding 1's "
-                        "savings are measured the same way", tag="chunks")
+                        "savings are measured the same way")
 
 
 def by_reads_move(series: dict) -> Move:
     widest = series["entries"][-1]
     return Move("split the widest run's train bpb into the targets it read and those it never read",
                 eval_run=widest.get("name") or f"d{widest['n_embd']}", checked="an evaluation: it trains nothing")
+
+
+def _read_share(share: float, passes: float | None, twice: float | None, about: str = "") -> str:
+    return (f"it read {share:.0%} of its training targets ({_passes(passes)} passes"
+            + (f", {about}{twice:.0%} twice or more" if twice is not None else "") + ")")
 
 
 def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Finding:
@@ -303,7 +314,7 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
                "gap_noise": sg, "gap": {e["n_embd"]: e["gap"] for e in entries}, "gap_end": end.value,
                "premise": (passes is not None and passes <= FEW_PASSES) or alike, "val_split": val_split,
                "split": split}
-    found = _judged(2, full, evidence, numbers)
+    found, less = _judged(2, full, evidence, numbers), reading_moves(full)
     if not turn["turned"] and gap_ok:
         if numbers["premise"]:
             return found(V.SHOWS, [], seed_moves(noise))
@@ -311,23 +322,10 @@ def judge_no_turn(full: dict | None, others: list[dict], noise: Noise) -> Findin
         return found(V.CANNOT_TELL, [
             f"its curve is the chapter's (no turn, the gap within the noise of zero or below) but not its premise: "
             f"{why}, where the chapter's model hardly ever read a token twice (about {CH_READ:.0%} of its targets, "
-            f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], reading_moves(full))
-    return _no_turn_differs(full, found, numbers, gaps, gap_ok, noise)
-
-
-def _read_share(share: float, passes: float | None, twice: float | None, about: str = "") -> str:
-    return (f"it read {share:.0%} of its training targets ({_passes(passes)} passes"
-            + (f", {about}{twice:.0%} twice or more" if twice is not None else "") + ")")
-
-
-def _no_turn_differs(full: dict, found, numbers: dict, gaps: list[float], gap_ok: bool, noise: Noise) -> Finding:
-    """A turn or a positive gap: finding 2 does not show, with the reason and the moves."""
-    turn, split, passes, val_split = numbers["turn"], numbers["split"], numbers["passes"], numbers["val_split"]
-    share, twice = numbers["read_share"], numbers["read_twice_share"]
+            f"lrn's estimate for its {chapter.PASSES:.2f} passes)"], less)
     what = " and ".join([f"val bpb turns at d = {turn['best']}"] * turn["turned"]
                         + [f"the gap is positive (up to {max(gaps):+.4f})"] * (not gap_ok))
     heavy = passes is not None and passes > FEW_PASSES
-    less = reading_moves(full)
     read = (f"{_read_share(share, passes, twice, 'about ')} where the chapter's model read about {CH_READ:.0%} (lrn's "
             f"estimate for its {chapter.PASSES:.2f} passes) and almost none twice; here {what}"
             if share is not None and heavy else None)
@@ -405,8 +403,7 @@ def judge_small_data(small: dict | None, full: dict | None, noise: Noise) -> Fin
     if turn["turned"] and not up:
         return found(V.SHOWS, [])
     check = "a small-data sweep: findings 1 and 2 are judged on another"
-    longer = [Move("train each width twice as long on the same prefix", sets={"train.steps": 2 * small["steps"]},
-                   suffix="-longer", checked=check)] if small.get("steps") else []
+    longer = longer_move(small, 2, " on the same prefix", checked=check)
     if up:
         a, b = up[0]
         return found(V.DOES_NOT_SHOW, [

@@ -15,8 +15,8 @@ from lrngpt.analysis.embeddings import used_axes
 from lrngpt.core.once import parsed
 from lrngpt.corpora.registry import corpus_label
 from lrngpt.errors import UserError
-from lrngpt.experiments.advice import cli_value
 from lrngpt.experiments.chapter import PROBLEM10
+from lrngpt.experiments.finding import cli_value
 from lrngpt.experiments.grid import resolve_base
 from lrngpt.experiments.presets import STUDIES
 from lrngpt.experiments.shape_findings import is_shape_study, shape_table

@@ -13,16 +13,17 @@ from matplotlib.figure import Figure
 
 import lrngpt
 from lrngpt.errors import UserError
-from lrngpt.experiments.depth_judge import (
-    judge_levels,
-    judge_series,
-    level_result,
-)
 from lrngpt.experiments.depth_series import PROTOCOLS, RATIO, SHAPES, non_embedding, plan_series
 from lrngpt.experiments.figures import plot_series
 from lrngpt.experiments.finding import Verdict
 from lrngpt.experiments.grid import resolve_sweep
-from lrngpt.experiments.shape_findings import PARAMS_TOLERANCE, RATIO_SPAN
+from lrngpt.experiments.shape_findings import (
+    PARAMS_TOLERANCE,
+    RATIO_SPAN,
+    judge_levels,
+    judge_series,
+    level_result,
+)
 from lrngpt.models.build import param_breakdown
 
 SHOWS, CANNOT_TELL, MOVING, NOT_MOVING = Verdict.SHOWS, Verdict.CANNOT_TELL, Verdict.MOVING, Verdict.NOT_MOVING

@@ -25,15 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lrngpt.experiments import chapter_plan as cp
-from lrngpt.experiments.depth_judge import judge_levels, level_result
 from lrngpt.experiments.finding import Claim, Finding, Verdict
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.judges import SPLITS
-from lrngpt.experiments.noise import seed_noise
 from lrngpt.experiments.planted import WORKS, planted_findings
-from lrngpt.experiments.shape_findings import judge_shapes
+from lrngpt.experiments.shape_findings import judge_levels, judge_shapes, level_result
 from lrngpt.experiments.thresholds import MANY_PASSES, TRAINED
-from lrngpt.experiments.trend import difference
+from lrngpt.experiments.trend import difference, seed_noise
 from tests.experiments.test_findings import (
     STORIES_PASSES,
     STORIES_SEEDS,
