@@ -13,11 +13,10 @@ from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
 from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
 from lrngpt.api.rare_tokens import undertrained
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import UserError, option
+from lrngpt.errors import option
 from lrngpt.explorer import write_explorer
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
-from lrngpt.interop.hf_export import export_run_hf
 from lrngpt.report import write_report_pages
 from lrngpt.report.html import esc, figure
 from lrngpt.report.runs import curves_figure, curves_png, run_headline
@@ -191,9 +190,9 @@ class Run:
         """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export`), as lrngpt.export_hf; its path.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
-        if self.checkpoint == "init":
-            raise UserError(f"{option('checkpoint')} init: export the trained weights, last or best")
-        return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
+        from lrngpt.api.outputs import export_hf  # (outputs reads Run: imported when called)
+
+        return export_hf(self, out, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
         metrics = self._dir.metrics()
@@ -203,7 +202,6 @@ class Run:
         return f'<div class="lrngpt-run"><h3>Run {esc(str(self.path))}</h3>{head}{fig}</div>'
 
 
-RunLike = Run | str | Path  # a Run, or a run directory
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
 
 
@@ -214,7 +212,7 @@ def categories_arg(categories: Categories) -> dict | str | Path | None:
     return categories
 
 
-def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
+def as_run(run: Run | str | Path, checkpoint: Checkpoint | None = None) -> Run:
     """`run` as a Run with the weights `checkpoint` (None: the Run's own, else last)."""
     if isinstance(run, Run):
         if checkpoint is None or checkpoint == run.checkpoint:
