@@ -13,10 +13,11 @@ from lrngpt.analysis.embeddings import purity, run_axes, token_neighbors
 from lrngpt.api.checks import Checkpoint, Context, Split, checked, positive
 from lrngpt.api.rare_tokens import undertrained
 from lrngpt.device.distributed import resolve_device
-from lrngpt.errors import option
+from lrngpt.errors import UserError, option
 from lrngpt.explorer import write_explorer
 from lrngpt.inference.evaluate import evaluate_run
 from lrngpt.inference.sample import SamplingConfig, sample_texts
+from lrngpt.interop.hf_export import export_run_hf
 from lrngpt.report import write_report_pages
 from lrngpt.report.html import esc, figure
 from lrngpt.report.runs import curves_figure, curves_png, run_headline
@@ -190,9 +191,9 @@ class Run:
         """Write this GPT run as a Hugging Face GPT-2 directory (`lrn export`), as lrngpt.export_hf; its path.
 
         Example: ``run.export_hf("exports/gpt-cpu")``"""
-        from lrngpt.api.outputs import export_hf  # (outputs reads Run: imported when called)
-
-        return export_hf(self, out, force=force, license=license)["out"]
+        if self.checkpoint == "init":
+            raise UserError(f"{option('checkpoint')} init: export the trained weights, last or best")
+        return export_run_hf(self.path, out, checkpoint=self.checkpoint, force=force, license=license)["out"]
 
     def _repr_html_(self) -> str:
         metrics = self._dir.metrics()
