@@ -838,6 +838,8 @@ API_VALUE_CASES = {  # call(run, sweep, tmp_dir) -> must raise UserError with th
     "demo(steps=0)": (lambda r, s, d: __import__("lrngpt").demo(d / "demo", steps=0), "steps must be at least 1"),
     "doctor(probe_timeout=0)": (lambda r, s, d: __import__("lrngpt").doctor(probe_timeout=0), "probe_timeout must be"),
     "export_hf of an MLP": (lambda r, s, d: __import__("lrngpt").export_hf(r, d / "hf"), "not a GPT run"),
+    "Run.export_hf of init": (lambda r, s, d: __import__("lrngpt").load(r.path, "init").export_hf(d / "hf"),
+                              "init: export the trained weights, last or best"),
     "write_report([])": (lambda r, s, d: __import__("lrngpt").write_report([]), "give a run directory"),
 }
 

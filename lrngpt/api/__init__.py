@@ -86,25 +86,20 @@ if typing.TYPE_CHECKING:  # what a checker sees: the same names, with their real
     from lrngpt.errors import UserError
 
 
-def _figure_png(fig) -> bytes:
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
-    return buf.getvalue()
-
-
 def _show_figures_in_jupyter() -> None:
     """Figures made without pyplot show in IPython as `<Figure size ...>` text unless a printer is
-    registered: register one by name (matplotlib is not imported here) where the user's backend has none."""
+    registered: register IPython's own PNG printer by name (matplotlib is not imported here) where the
+    user's backend has none."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None or not hasattr(shell, "display_formatter"):
         return
+    from IPython.core.pylabtools import print_figure  # (PNG, bbox_inches="tight", as %matplotlib inline's)
+
     png = shell.display_formatter.formatters["image/png"]
     if ("matplotlib.figure", "Figure") not in png.deferred_printers and not any(
             f"{t.__module__}.{t.__name__}" == "matplotlib.figure.Figure" for t in png.type_printers):
-        png.for_type_by_name("matplotlib.figure", "Figure", _figure_png)
+        png.for_type_by_name("matplotlib.figure", "Figure", print_figure)
 
 
 _show_figures_in_jupyter()

@@ -47,23 +47,18 @@ def config(name_or_path: str | Path | RunConfig, /, **overrides: Any) -> RunConf
 
     Example: ``cfg = lrngpt.config("mlp-cpu", **{"model.n_embd": 128, "train.steps": 200})``"""
     items = override_list(overrides.pop("set", None), "config(): set") + override_list(overrides, "config()")
-    return _with_overrides(name_or_path, items)
-
-
-def _with_overrides(cfg: RunConfig | str | Path, items: list[str]) -> RunConfig:
-    """A preset, a file or a RunConfig (checked again as a file is) with the --set overrides applied."""
-    if isinstance(cfg, RunConfig):
-        return validated(cfg) if not items else load_config(validated(cfg).to_dict(), items, "the config")
-    return load_config(str(cfg), items)
+    return resolve_config(name_or_path, items)
 
 
 def resolve_config(cfg: RunConfig | str | Path | None, set: Overrides = None, corpus: str | None = None,
                    device: str | None = None, resume_from: str | Path | None = None) -> RunConfig:
-    """`cfg` (a preset, a file or a RunConfig; None: the config.json of the run `resume_from`) with the
-    overrides, then the corpus and the device, as `--set` would."""
+    """`cfg` (a preset, a file or a RunConfig, checked again as a file is; None: the config.json of the
+    run `resume_from`) with the overrides, then the corpus and the device, as `--set` would."""
     items = run_sets(set, corpus, device)
+    if isinstance(cfg, RunConfig):
+        return validated(cfg) if not items else load_config(validated(cfg).to_dict(), items, "the config")
     if cfg is not None:
-        return _with_overrides(cfg, items)
+        return load_config(str(cfg), items)
     if resume_from is not None:
         run = RunDir(resume_from)
         run.check_is_run()  # a resume of a directory that holds no run: say that, not "give a config"

@@ -32,17 +32,12 @@ def embed_neighbors(run: Run | str | Path, tokens: Sequence[str], k: int = 10,
     untrained = r.checkpoint == "init"
     out = {"step": loaded.step, "checkpoint": r.checkpoint, "untrained": untrained,
            "results": [token_neighbors(loaded.tokenizer, table, t, k) for t in tokens]}
-    asked = [t for t in dict.fromkeys(tokens) if t in (UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS)]
-    if asked:  # the chapter's cosine for this token (" Lily", or " Luna" untrained) beside this run's
-        out["chapter"] = chapter_lines(loaded.tokenizer, table, asked, untrained)
-    return out
-
-
-def chapter_lines(tokenizer, table, queries: Sequence[str], untrained: bool) -> list[str]:
-    """The book chapter's cosine of each query it names (" Lily" ~ " Mia" trained, " Luna" untrained) beside
-    this table's (a float tensor (V, d))."""
     pairs = UNTRAINED_NEIGHBOURS if untrained else NEIGHBOURS
-    return [neighbours_line(q, pair_cosine(tokenizer, table, q, pairs[q][0]), untrained) for q in queries]
+    asked = [t for t in dict.fromkeys(tokens) if t in pairs]
+    if asked:  # the chapter's cosine for this token (" Lily" ~ " Mia", or " Luna" untrained) beside this run's
+        out["chapter"] = [neighbours_line(q, pair_cosine(loaded.tokenizer, table, q, pairs[q][0]), untrained)
+                          for q in asked]
+    return out
 
 
 @checked

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -64,20 +63,14 @@ def _fp16_on_cpu() -> bool:
 
 
 def devices() -> list[dict]:
-    """Every device torch sees: the CPU, each CUDA GPU, MPS."""
-    cpu = device_caps("cpu")
-    out: list[dict[str, Any]] = [{"device": "cpu", "name": cpu.name, "memory_bytes": cpu.memory_bytes,
-                                  "capability": None, "bf16": True, "bf16_fast": bool(cpu.bf16_native),
-                                  "fp16": _fp16_on_cpu(), "tf32": False}]
-    for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0):
-        caps = device_caps(f"cuda:{i}")
-        out.append({"device": f"cuda:{i}", "name": caps.name, "memory_bytes": caps.memory_bytes,
-                    "capability": list(caps.capability or ()), "bf16": caps.bf16, "bf16_fast": caps.bf16, "fp16": True,
-                    "tf32": caps.tf32})
-    if torch.backends.mps.is_available():
-        out.append({"device": "mps", "name": "Apple MPS", "memory_bytes": None, "capability": None, "bf16": True,
-                    "bf16_fast": True, "fp16": True, "tf32": False})
-    return out
+    """Every device torch sees: the CPU, each CUDA GPU, MPS; one row each from device_caps."""
+    cuda = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    names = ["cpu", *(f"cuda:{i}" for i in range(cuda)), *["mps"] * torch.backends.mps.is_available()]
+    return [{"device": name, "name": caps.name, "memory_bytes": caps.memory_bytes,
+             "capability": list(caps.capability) if caps.capability else None, "bf16": caps.bf16,
+             "bf16_fast": bool(caps.bf16_native) or caps.kind == "mps",  # (MPS: none to read, autocast is)
+             "fp16": caps.kind != "cpu" or _fp16_on_cpu(), "tf32": caps.tf32}
+            for name, caps in ((name, device_caps(name)) for name in names)]
 
 
 def _free_bytes(path: Path) -> int | None:

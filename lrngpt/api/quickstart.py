@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lrngpt.analysis.embeddings import load_table
 from lrngpt.api.checks import checked, positive
 from lrngpt.api.configs import Overrides, override_list
-from lrngpt.api.embedding import chapter_lines
+from lrngpt.api.embedding import embed_neighbors
 from lrngpt.api.frontend import DEMO_NAME, DEMO_STEPS
 from lrngpt.api.results import Run
 from lrngpt.core import log as logging
@@ -45,9 +44,8 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
     trained = Run(out, "last", "cpu")  # read where it trained
     samples = [trained.sample(PROMPTS[0], max_new_tokens=60, temperature=0.8, top_k=40)]
     samples += [trained.sample(p, max_new_tokens=40, temperature=0.8, top_k=40) for p in PROMPTS[1:]]
-    # the chapter's " Lily" ~ " Mia" (trained) and " Luna"'s " pretending" (untrained), beside this run's
-    chapter = chapter_lines(trained.tokenizer, load_table(out)[1], [" Lily"], untrained=False)
-    chapter += chapter_lines(trained.tokenizer, load_table(out, "init")[1], [" Luna"], untrained=True)
+    # " Lily"'s neighbours, and the chapter's " Lily" ~ " Mia" and (untrained) " Luna"'s, beside this run's
+    lily, luna = embed_neighbors(out, [" Lily"]), embed_neighbors(out, [" Luna"], checkpoint="init")
     return {
         "val_bpb_untrained": Run(out, "init").eval()["val_bpb"],
         "val_bpb": summary["val_bpb"],
@@ -56,8 +54,8 @@ def demo(out: str | Path = "runs/demo", steps: int = DEMO_STEPS, set: Overrides 
         "seconds": summary["seconds"],
         "params": summary["params"],
         "samples": samples,
-        "neighbors": {" Lily": [[n["token"], n["cosine"]] for n in trained.neighbors(" Lily")]},
-        "chapter": chapter,
+        "neighbors": {" Lily": [[n["token"], n["cosine"]] for n in lily["results"][0]["neighbors"]]},
+        "chapter": lily["chapter"] + luna["chapter"],
         "run_dir": str(out),
     }
 

@@ -203,7 +203,6 @@ class Run:
         return f'<div class="lrngpt-run"><h3>Run {esc(str(self.path))}</h3>{head}{fig}</div>'
 
 
-RunLike = Run | str | Path  # a Run, or a run directory
 Categories = Mapping[str, Sequence[str]] | str | Path | None  # {"name": [words]}, a JSON or TSV file, or a stories run's own
 
 
@@ -214,7 +213,7 @@ def categories_arg(categories: Categories) -> dict | str | Path | None:
     return categories
 
 
-def as_run(run: RunLike, checkpoint: Checkpoint | None = None) -> Run:
+def as_run(run: Run | str | Path, checkpoint: Checkpoint | None = None) -> Run:
     """`run` as a Run with the weights `checkpoint` (None: the Run's own, else last)."""
     if isinstance(run, Run):
         if checkpoint is None or checkpoint == run.checkpoint:

@@ -20,7 +20,7 @@ from lrngpt.errors import UserError, option
 from lrngpt.experiments.bf16_offer import bf16_offer
 from lrngpt.experiments.budget import budget_text, check_passes, resolve_budget
 from lrngpt.experiments.dry_run import dry_run_plan
-from lrngpt.experiments.figures import PLOTS, plot_val_by_shape, plot_val_by_width, png_bytes
+from lrngpt.experiments.figures import PLOTS, png_bytes
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.grid import resolve_shard, resolve_sweep
 from lrngpt.experiments.runner import run_sweep, summarize
@@ -228,10 +228,10 @@ class Sweep:
 
     def _repr_html_(self) -> str:
         doc = self._doc()
-        by_width = plot_val_by_width([doc]) if doc["rows"] else None  # None for a shape study: drawn by shape
-        by_shape = plot_val_by_shape([doc]) if doc["rows"] and by_width is None else None
-        fig = figure(png_bytes(by_width[0]), "val bpb and parameters by embedding width") if by_width else \
-            figure(png_bytes(by_shape[0]), "val bpb by shape, d_model / n_layer, at a fixed budget") if by_shape else ""
+        # the study's figure, captioned as in the report: by width, or (a shape study) by shape
+        drawn = [(d[0], caption) for name, plot, caption in PLOTS if doc["rows"]
+                 and name in ("val_bpb_by_width", "val_bpb_by_shape") and (d := plot([doc])) is not None]
+        fig = figure(png_bytes(drawn[0][0]), drawn[0][1]) if drawn else ""
         findings = judge([doc])
         judged = f'<div class="lrngpt-findings">{findings_html(findings)}</div>' if findings else ""
         return (f'<div class="lrngpt-sweep"><h3>Sweep {esc(str(doc["sweep"]))} ({esc(str(self.path))})</h3>'
