@@ -4,6 +4,7 @@ writes the summary (`summarize`). Each distinct data configuration is prepared o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,9 +192,9 @@ class _Shard:
         by_name, jobs, failures = {p.name: p for p in self.todo}, [], []
         for p in order(self.todo, lambda q: run_timing.params(q.config)):
             job = self.job(p, f", {packing['points_at_once']} at once")
-            data = job["data"]  # a worker opens it again: its directory, meta and cut, not the arrays
-            jobs.append({**job, "name": p.name, "config": p.config, "path": str(self.sweep_dir.run_path(p.name)),
-                         "data": None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)})
+            if job["data"] is not None:  # a worker maps the arrays itself: its directory, meta and cut go, no cache
+                job["data"] = dataclasses.replace(job["data"])
+            jobs.append({"name": p.name, "train": {**job, "cfg": p.config, "run_dir": self.sweep_dir.run_path(p.name)}})
 
         def on_end(name, kind, value, seconds):
             if kind in ("done", "busy"):

@@ -17,12 +17,10 @@ import threading
 import time
 import types
 from multiprocessing.connection import wait
-from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from lrngpt.data.prepared import PreparedData
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training import timing as run_timing
 from lrngpt.training.interrupt import StopFlag
@@ -72,27 +70,20 @@ def _start(env: dict, cwd: str, threads: int, alive) -> None:
 
 
 def _send(conn, msg) -> None:
-    try:
+    with contextlib.suppress(OSError):  # (BrokenPipeError too) the sweep is gone: its lines have no reader
         conn.send(msg)
-    except (BrokenPipeError, OSError):  # the sweep is gone: its lines have no reader
-        pass
 
 
 def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
-    """A worker's life: one sweep point trained, or one probe timed (a job with a barrier), its end sent."""
+    """A worker's life: one sweep point trained, or one probe timed (a "probe" job), its end sent."""
     _start(env, cwd, threads, alive)
     try:
-        if "barrier" in job:  # a packed probe: its seconds a token
-            result = run_timing.probe(job["config"], job["device"], max_tokens=job["max_tokens"], steps=job["steps"],
-                                      barrier=job["barrier"])
-        else:  # the sweep's prepared data, as prepared for it
-            data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])
-            train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
-                      log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
-                      how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
-                      on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,
-                      hparams=job["hparams"], data=data)
+        if "probe" in job:  # a packed probe (run_timing.probe's arguments, a barrier among them): its seconds a token
+            result = run_timing.probe(**job["probe"])
+        else:  # train_run's arguments as the sweep gives them, its lines and metrics sent here
             result = None
+            train_run(**job["train"], log=lambda msg: _send(conn, ("log", msg)), progress=False,
+                      on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None)
     except RunInUse as e:
         _send(conn, ("busy", e.who))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: the trainer saved and said how to continue
@@ -151,9 +142,9 @@ def _starting():
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
     """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
-    job = {"config": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
-           "barrier": context().Barrier(n, timeout=120)}
-    ends = run_points([{**job, "name": str(i)} for i in range(n)], n, threads, None)
+    probe = {"cfg": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
+             "barrier": context().Barrier(n, timeout=120)}
+    ends = run_points([{"name": str(i), "probe": probe} for i in range(n)], n, threads, None)
     done = [value for kind, value in ends.values() if kind == "done"]
     if len(done) < n:
         return None
@@ -162,7 +153,8 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
 
 
 def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
-    """Train `jobs` `n` at a time in workers of `threads` threads (or time them: jobs with a barrier),
+    """Train `jobs` `n` at a time in workers of `threads` threads ({"name", "train": train_run's arguments},
+    or time them: {"name", "probe": run_timing.probe's}),
     reporting lines, metrics and each end (done, busy, stopped, raise, killed). A failure starts no new
     point; an exception stops the rest."""
     ctx = context()
@@ -230,9 +222,7 @@ def _stop(running: dict, join: bool = False) -> None:
     for w in running.values():
         proc = w["proc"]
         if proc.is_alive():
-            try:
+            with contextlib.suppress(ProcessLookupError):  # (it ended a moment ago)
                 os.kill(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
     for w in running.values() if join else ():
         w["proc"].join(timeout=120)
