@@ -2,7 +2,7 @@
 of the threads, forked from a fork server that imported torch once, and reports over a pipe.
 
 A worker killed leaves its run at its last checkpoint; the sweep lets the others finish and stops
-naming it. A sweep that dies closes the `alive` pipe, and each worker stops as on SIGTERM.
+naming it. A sweep that dies closes its end of the pipe, and each worker stops as on SIGTERM.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def context():
     return multiprocessing.get_context("spawn")
 
 
-def _start(env: dict, cwd: str, threads: int, alive) -> None:
+def _start(env: dict, cwd: str, threads: int, conn) -> None:
     """A worker's first steps: the sweep's environment, directory and threads, and the watch on the sweep."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     StopFlag.signals = (signal.SIGTERM,)
@@ -60,9 +60,9 @@ def _start(env: dict, cwd: str, threads: int, alive) -> None:
     os.chdir(cwd)
     torch.set_num_threads(threads)
 
-    def watch():
+    def watch():  # the sweep sends nothing: its end closing reads as end of file
         try:
-            alive.recv()
+            conn.recv()
         except (EOFError, OSError):  # the sweep process is gone: stop as on SIGTERM (save, then exit)
             os.kill(os.getpid(), signal.SIGTERM)
 
@@ -74,9 +74,9 @@ def _send(conn, msg) -> None:
         conn.send(msg)
 
 
-def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
+def _worker(job: dict, threads: int, conn, env: dict, cwd: str) -> None:
     """A worker's life: one sweep point trained, or one probe timed (a "probe" job), its end sent."""
-    _start(env, cwd, threads, alive)
+    _start(env, cwd, threads, conn)
     try:
         if "probe" in job:  # a packed probe (run_timing.probe's arguments, a barrier among them): its seconds a token
             result = run_timing.probe(**job["probe"])
@@ -95,27 +95,23 @@ def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
             _send(conn, ("raise", RuntimeError(f"{type(e).__name__}: {e}")))
     else:
         _send(conn, ("done", result))
-    finally:
-        conn.close()
+    # (conn stays open while `watch` reads it: the process's end closes it, and the sweep reads end of file)
 
 
 def _launch(ctx, args: tuple):
-    """A worker with its message and `alive` pipes; the sweep's copies of the worker's ends closed (so a
-    dead end reads as end of file)."""
-    recv, send = ctx.Pipe(duplex=False)
-    watch, keep = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_worker, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
+    """A worker and the sweep's end of their pipe (the worker's end closed here, so that either side's
+    end reads as end of file on the other once its process is gone)."""
+    recv, send = ctx.Pipe()
+    proc = ctx.Process(target=_worker, args=(*args, send, dict(os.environ), os.getcwd()), daemon=False)
     with _starting() as held:
         proc.start()
     send.close()
-    watch.close()
     if held:  # Ctrl-C while it started: it stops (SIGTERM) before the interrupt goes on up
         proc.terminate()
         proc.join(timeout=120)
         recv.close()
-        keep.close()
         raise KeyboardInterrupt
-    return proc, recv, keep
+    return proc, recv
 
 
 @contextlib.contextmanager
@@ -165,9 +161,8 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
         while running or (pending and not failed):  # a failure starts no new point
             while pending and len(running) < n and not failed:
                 job = pending.pop(0)
-                proc, recv, keep = _launch(ctx, ({**job, "metrics": on_metric is not None}, threads))
-                running[job["name"]] = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False,
-                                        "t0": time.perf_counter()}
+                proc, recv = _launch(ctx, ({**job, "metrics": on_metric is not None}, threads))
+                running[job["name"]] = {"proc": proc, "recv": recv, "last": None, "eof": False, "t0": time.perf_counter()}
             ready = wait([w["recv"] for w in running.values()] + [w["proc"].sentinel for w in running.values()],
                          timeout=5.0)
             for name, w in list(running.items()):
@@ -206,11 +201,10 @@ def _read(w: dict, name: str, on_line, on_metric) -> None:
 
 
 def _reap(w: dict) -> tuple:
-    """A worker that has ended: joined, its pipes closed; its last word, or how it died."""
+    """A worker that has ended: joined, its pipe closed; its last word, or how it died."""
     proc = w["proc"]
     proc.join()
     w["recv"].close()
-    w["keep"].close()
     if w["last"] is not None:
         return w["last"]
     code = proc.exitcode or 0
@@ -220,9 +214,6 @@ def _reap(w: dict) -> tuple:
 def _stop(running: dict, join: bool = False) -> None:
     """SIGTERM to each worker still alive (it saves and stops); `join`: then wait for each."""
     for w in running.values():
-        proc = w["proc"]
-        if proc.is_alive():
-            with contextlib.suppress(ProcessLookupError):  # (it ended a moment ago)
-                os.kill(proc.pid, signal.SIGTERM)
+        w["proc"].terminate()  # SIGTERM; nothing for one that has ended
     for w in running.values() if join else ():
         w["proc"].join(timeout=120)
