@@ -196,13 +196,11 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     fig, (ax,) = _figure(1, width=7.5)
     runs = {}
     for doc in docs:
-        for row in doc["rows"]:
-            by_step = dict((int(step), v) for step, v in row.get("periodic_val") or [])
-            if by_step:
-                steps = sorted(by_step)
-                name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]
-                ax.plot(steps, [by_step[s] for s in steps], marker=".", label=name)
-                runs[name] = {"step": steps, "val_bpb": [by_step[s] for s in steps]}
+        for row in (r for r in doc["rows"] if r.get("periodic_val")):  # [[step, val bpb], ...] in step order
+            steps, vals = (list(c) for c in zip(*row["periodic_val"], strict=True))
+            name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]
+            ax.plot(steps, vals, marker=".", label=name)
+            runs[name] = {"step": steps, "val_bpb": vals}
     if not runs:
         return None
     _dress(ax, "step", "val bpb (periodic evals)", _title(docs, "val bpb over steps", sep="\n"), 7, ncol=2)
