@@ -81,8 +81,8 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
                   + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
-    passes = point_passes(todo, log, prepared=prepared) if todo else {}
-    warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
+    passes = point_passes(todo, log, prepared=prepared)
+    warning = passes_warning(sweep, [v["passes"] for v in passes.values()])
     if warning:
         log(warning)
     packing = for_sweep(sweep.budget, todo, points_at_once,  # forced, else the budget's plan's, else measured now
@@ -92,11 +92,10 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     run = _Shard(sweep, sweep_dir, tag, log, states, todo, prepared, on_metric, progress, bar, invocation_id())
-    for p in mine:
-        if states[p.name] == "finished":
-            log(f"{tag} skip {p.name}: finished at step {p.steps}")
-            run.skipped.append(p.name)
-            bar.update()
+    skipped = [p for p in mine if states[p.name] == "finished"]
+    for p in skipped:
+        log(f"{tag} skip {p.name}: finished at step {p.steps}")
+        bar.update()
     if packing["points_at_once"] > 1:
         run.train_packed(packing)
     else:
@@ -104,8 +103,8 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
             run.train_here(p)
     bar.close()
     result = run.finish(shard, started, figures)
-    result.update(trained=run.trained, skipped=run.skipped, busy=run.busy, shard=f"{shard[0]}/{shard[1]}",
-                  packing=packing_kept(packing))
+    result.update(trained=run.trained, skipped=[p.name for p in skipped], busy=run.busy,
+                  shard=f"{shard[0]}/{shard[1]}", packing=packing_kept(packing))
     return result
 
 
@@ -125,7 +124,6 @@ class _Shard:
     bar: Any
     inv: str  # this invocation's id in the timing record
     trained: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
 
     @property
