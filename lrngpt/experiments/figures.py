@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import math
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +46,12 @@ def _figure(ncols: int = 1, width: float = 5.5) -> tuple[Figure, list]:
     return fig, list(axes)
 
 
-def _dress(ax, xlabel: str | None, ylabel: str, legend: int = 8, **legend_kw) -> None:
+def _dress(ax, xlabel: str | None, ylabel: str, title: str | None = None, legend: int = 8, **legend_kw) -> None:
+    """Every panel's labels, grid, legend and (small) title."""
     if xlabel:
         ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=10)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=legend, **legend_kw)
@@ -64,15 +69,10 @@ def _label(doc: dict) -> str:
 
 
 def by_series(docs: list[dict]) -> list[tuple[str, dict, list[dict]]]:
-    """(curve label, its sweep's doc, its by_width entries) per sweep and series, in order."""
-    out = []
-    for doc in docs:
-        groups: dict[str, list[dict]] = {}
-        for e in doc["by_width"]:
-            groups.setdefault(e["series"], []).append(e)
-        for series, entries in groups.items():
-            out.append((f"{_label(doc)}: {series}" if len(docs) > 1 else series, doc, entries))
-    return out
+    """(curve label, its sweep's doc, its by_width entries) per sweep and series, in order (summary.by_width
+    lists a series' entries together)."""
+    return [(f"{_label(doc)}: {series}" if len(docs) > 1 else series, doc, list(entries))
+            for doc in docs for series, entries in groupby(doc["by_width"], key=itemgetter("series"))]
 
 
 def _title(docs: list[dict], what: str, sep: str = " ") -> str:
@@ -110,12 +110,11 @@ def plot_val_by_width(docs: list[dict]) -> tuple[Figure, dict] | None:
         chapter = {"label": CHAPTER_LABEL, "n_embd": list(CHAPTER_VAL_BPB), "val_bpb": list(CHAPTER_VAL_BPB.values())}
         ax.plot(chapter["n_embd"], chapter["val_bpb"], ls=":", marker="x", color=CHAPTER_COLOUR, label=CHAPTER_LABEL)
     _width_axis(ax, sorted(set(widths) | set(chapter["n_embd"])) if chapter else widths)
-    _dress(ax, None, "validation bits per byte")
-    ax.set_title("val bpb by width (bars: seed min-max)", fontsize=10)
+    _dress(ax, None, "validation bits per byte", "val bpb by width (bars: seed min-max)")
     # parameters do not depend on the steps: the first sweep that has a width gives its parts (a summary
     # without a breakdown: embedding and the rest)
     per_width: dict[int, dict[str, int]] = {}
-    for e in (e for _, _, entries in by_series(docs) for e in entries):
+    for e in (e for doc in docs for e in doc["by_width"]):
         b = e.get("breakdown")
         per_width.setdefault(e["n_embd"], {k: int(v) for k, v in b.items()} if isinstance(b, dict) and b else
                              {"embedding": e["embedding"], "other": e["params"] - e["embedding"]})
@@ -159,9 +158,8 @@ def plot_train_vs_val(docs: list[dict]) -> tuple[Figure, dict] | None:
         ax.plot(ds, vs, color=REFERENCE_GREY, lw=2, alpha=0.8, label=f"val with the full text ({label})")
         reference = {"label": label, "n_embd": ds, "val_bpb": vs}
     _width_axis(ax, _widths(docs))
-    _dress(ax, None, "bits per byte")
     what = "small-data train vs val bpb by width" if small else "train vs val bpb by width"
-    ax.set_title(_title(docs, what, sep="\n"), fontsize=10)
+    _dress(ax, None, "bits per byte", _title(docs, what, sep="\n"))
     return fig, {"curves": curves, "reference": reference}
 
 
@@ -188,9 +186,8 @@ def plot_val_by_shape(docs: list[dict]) -> tuple[Figure, dict] | None:
     if not curves:
         return None
     ax.set_xscale("log")
-    _dress(ax, "d_model / n_layer (log axis); labels: n_layer x n_embd", "validation bits per byte")
-    ax.set_title(_title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"),
-                 fontsize=10)
+    _dress(ax, "d_model / n_layer (log axis); labels: n_layer x n_embd", "validation bits per byte",
+           _title(docs, f"val bpb by shape at a fixed budget (shaded: +{MAX_CHANGE:.0%})", sep="\n"))
     return fig, {"curves": curves}
 
 
@@ -199,17 +196,14 @@ def plot_val_by_step(docs: list[dict]) -> tuple[Figure, dict] | None:
     fig, (ax,) = _figure(1, width=7.5)
     runs = {}
     for doc in docs:
-        for row in doc["rows"]:
-            by_step = dict((int(step), v) for step, v in row.get("periodic_val") or [])
-            if by_step:
-                steps = sorted(by_step)
-                name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]
-                ax.plot(steps, [by_step[s] for s in steps], marker=".", label=name)
-                runs[name] = {"step": steps, "val_bpb": [by_step[s] for s in steps]}
+        for row in (r for r in doc["rows"] if r.get("periodic_val")):  # [[step, val bpb], ...] in step order
+            steps, vals = (list(c) for c in zip(*row["periodic_val"], strict=True))
+            name = f"{_label(doc)}: {row['name']}" if len(docs) > 1 else row["name"]
+            ax.plot(steps, vals, marker=".", label=name)
+            runs[name] = {"step": steps, "val_bpb": vals}
     if not runs:
         return None
-    _dress(ax, "step", "val bpb (periodic evals)", 7, ncol=2)
-    ax.set_title(_title(docs, "val bpb over steps", sep="\n"), fontsize=10)
+    _dress(ax, "step", "val bpb (periodic evals)", _title(docs, "val bpb over steps", sep="\n"), 7, ncol=2)
     return fig, {"runs": runs}
 
 

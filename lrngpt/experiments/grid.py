@@ -220,11 +220,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
     if not m:
         raise UserError(f"{option('shard', f'{text!r}')} must look like i/n, e.g. 0/2 (shard i of n, i from 0 to n-1)")
-    return check_shard((int(m[1]), int(m[2])))
-
-
-def check_shard(shard: tuple[int, int]) -> tuple[int, int]:
-    i, n = shard
+    i, n = int(m[1]), int(m[2])
     if n < 1 or not 0 <= i < n:
         raise UserError(f"{option('shard', i)}/{n} is outside the range: n must be at least 1 and i in 0..n-1")
     return i, n
@@ -265,7 +261,8 @@ def resolve_shard(text: str | None, env) -> tuple[tuple[int, int], str | None]:
 
 
 def shard_points(sweep: SweepSpec, shard: tuple[int, int]) -> list[Point]:
-    i, n = check_shard(shard)
+    """The points of shard i of n (as parse_shard or slurm_shard checked it)."""
+    i, n = shard
     return [p for p in sweep.points if p.index % n == i]
 
 

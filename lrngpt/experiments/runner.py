@@ -4,6 +4,7 @@ writes the summary (`summarize`). Each distinct data configuration is prepared o
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,8 +81,8 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     logging.debug(f"sweep {sweep.name}: shard {shard[0]}/{shard[1]} has {len(mine)} of {len(sweep.points)} points ("
                   + ", ".join(f"{p.name} {states[p.name]}" for p in mine) + ")")
     prepared: dict = {}  # each distinct data configuration prepared once, for the plan and every point
-    passes = point_passes(todo, log, prepared=prepared) if todo else {}
-    warning = passes_warning(sweep, [v["passes"] for v in passes.values()]) if todo else None
+    passes = point_passes(todo, log, prepared=prepared)
+    warning = passes_warning(sweep, [v["passes"] for v in passes.values()])
     if warning:
         log(warning)
     packing = for_sweep(sweep.budget, todo, points_at_once,  # forced, else the budget's plan's, else measured now
@@ -91,11 +92,10 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
     started = time.perf_counter() - invocation_seconds()  # this invocation's wall clock, from its start
     bar = logging.progress(total=len(mine), desc=f"sweep {sweep.name}", unit="point", enabled=progress)
     run = _Shard(sweep, sweep_dir, tag, log, states, todo, prepared, on_metric, progress, bar, invocation_id())
-    for p in mine:
-        if states[p.name] == "finished":
-            log(f"{tag} skip {p.name}: finished at step {p.steps}")
-            run.skipped.append(p.name)
-            bar.update()
+    skipped = [p for p in mine if states[p.name] == "finished"]
+    for p in skipped:
+        log(f"{tag} skip {p.name}: finished at step {p.steps}")
+        bar.update()
     if packing["points_at_once"] > 1:
         run.train_packed(packing)
     else:
@@ -103,8 +103,8 @@ def run_sweep(sweep: SweepSpec, out: str | Path, shard: tuple[int, int] = (0, 1)
             run.train_here(p)
     bar.close()
     result = run.finish(shard, started, figures)
-    result.update(trained=run.trained, skipped=run.skipped, busy=run.busy, shard=f"{shard[0]}/{shard[1]}",
-                  packing=packing_kept(packing))
+    result.update(trained=run.trained, skipped=[p.name for p in skipped], busy=run.busy,
+                  shard=f"{shard[0]}/{shard[1]}", packing=packing_kept(packing))
     return result
 
 
@@ -124,7 +124,6 @@ class _Shard:
     bar: Any
     inv: str  # this invocation's id in the timing record
     trained: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
 
     @property
@@ -191,9 +190,9 @@ class _Shard:
         by_name, jobs, failures = {p.name: p for p in self.todo}, [], []
         for p in order(self.todo, lambda q: run_timing.params(q.config)):
             job = self.job(p, f", {packing['points_at_once']} at once")
-            data = job["data"]  # a worker opens it again: its directory, meta and cut, not the arrays
-            jobs.append({**job, "name": p.name, "config": p.config, "path": str(self.sweep_dir.run_path(p.name)),
-                         "data": None if data is None else (str(data.dir), data.meta, data.train_tokens_limit)})
+            if job["data"] is not None:  # a worker maps the arrays itself: its directory, meta and cut go, no cache
+                job["data"] = dataclasses.replace(job["data"])
+            jobs.append({"name": p.name, "train": {**job, "cfg": p.config, "run_dir": self.sweep_dir.run_path(p.name)}})
 
         def on_end(name, kind, value, seconds):
             if kind in ("done", "busy"):

@@ -2,7 +2,7 @@
 of the threads, forked from a fork server that imported torch once, and reports over a pipe.
 
 A worker killed leaves its run at its last checkpoint; the sweep lets the others finish and stops
-naming it. A sweep that dies closes the `alive` pipe, and each worker stops as on SIGTERM.
+naming it. A sweep that dies closes its end of the pipe, and each worker stops as on SIGTERM.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ import threading
 import time
 import types
 from multiprocessing.connection import wait
-from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from lrngpt.data.prepared import PreparedData
 from lrngpt.store.lifecycle import RunInUse
 from lrngpt.training import timing as run_timing
 from lrngpt.training.interrupt import StopFlag
@@ -49,7 +47,7 @@ def context():
     return multiprocessing.get_context("spawn")
 
 
-def _start(env: dict, cwd: str, threads: int, alive) -> None:
+def _start(env: dict, cwd: str, threads: int, conn) -> None:
     """A worker's first steps: the sweep's environment, directory and threads, and the watch on the sweep."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     StopFlag.signals = (signal.SIGTERM,)
@@ -62,9 +60,9 @@ def _start(env: dict, cwd: str, threads: int, alive) -> None:
     os.chdir(cwd)
     torch.set_num_threads(threads)
 
-    def watch():
+    def watch():  # the sweep sends nothing: its end closing reads as end of file
         try:
-            alive.recv()
+            conn.recv()
         except (EOFError, OSError):  # the sweep process is gone: stop as on SIGTERM (save, then exit)
             os.kill(os.getpid(), signal.SIGTERM)
 
@@ -72,27 +70,20 @@ def _start(env: dict, cwd: str, threads: int, alive) -> None:
 
 
 def _send(conn, msg) -> None:
-    try:
+    with contextlib.suppress(OSError):  # (BrokenPipeError too) the sweep is gone: its lines have no reader
         conn.send(msg)
-    except (BrokenPipeError, OSError):  # the sweep is gone: its lines have no reader
-        pass
 
 
-def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
-    """A worker's life: one sweep point trained, or one probe timed (a job with a barrier), its end sent."""
-    _start(env, cwd, threads, alive)
+def _worker(job: dict, threads: int, conn, env: dict, cwd: str) -> None:
+    """A worker's life: one sweep point trained, or one probe timed (a "probe" job), its end sent."""
+    _start(env, cwd, threads, conn)
     try:
-        if "barrier" in job:  # a packed probe: its seconds a token
-            result = run_timing.probe(job["config"], job["device"], max_tokens=job["max_tokens"], steps=job["steps"],
-                                      barrier=job["barrier"])
-        else:  # the sweep's prepared data, as prepared for it
-            data = None if job.get("data") is None else PreparedData(Path(job["data"][0]), *job["data"][1:])
-            train_run(job["config"], job["path"], resume=job["resume"], force=job["force"],
-                      log=lambda msg: _send(conn, ("log", msg)), progress=False, warn_passes=job["warn_passes"],
-                      how_to_continue=job["how_to_continue"], how_to_restart=job["how_to_restart"],
-                      on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None,
-                      hparams=job["hparams"], data=data)
+        if "probe" in job:  # a packed probe (run_timing.probe's arguments, a barrier among them): its seconds a token
+            result = run_timing.probe(**job["probe"])
+        else:  # train_run's arguments as the sweep gives them, its lines and metrics sent here
             result = None
+            train_run(**job["train"], log=lambda msg: _send(conn, ("log", msg)), progress=False,
+                      on_metric=(lambda row: _send(conn, ("metric", row))) if job["metrics"] else None)
     except RunInUse as e:
         _send(conn, ("busy", e.who))
     except KeyboardInterrupt:  # SIGINT or SIGTERM: the trainer saved and said how to continue
@@ -104,27 +95,23 @@ def _worker(job: dict, threads: int, conn, alive, env: dict, cwd: str) -> None:
             _send(conn, ("raise", RuntimeError(f"{type(e).__name__}: {e}")))
     else:
         _send(conn, ("done", result))
-    finally:
-        conn.close()
+    # (conn stays open while `watch` reads it: the process's end closes it, and the sweep reads end of file)
 
 
 def _launch(ctx, args: tuple):
-    """A worker with its message and `alive` pipes; the sweep's copies of the worker's ends closed (so a
-    dead end reads as end of file)."""
-    recv, send = ctx.Pipe(duplex=False)
-    watch, keep = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_worker, args=(*args, send, watch, dict(os.environ), os.getcwd()), daemon=False)
+    """A worker and the sweep's end of their pipe (the worker's end closed here, so that either side's
+    end reads as end of file on the other once its process is gone)."""
+    recv, send = ctx.Pipe()
+    proc = ctx.Process(target=_worker, args=(*args, send, dict(os.environ), os.getcwd()), daemon=False)
     with _starting() as held:
         proc.start()
     send.close()
-    watch.close()
     if held:  # Ctrl-C while it started: it stops (SIGTERM) before the interrupt goes on up
         proc.terminate()
         proc.join(timeout=120)
         recv.close()
-        keep.close()
         raise KeyboardInterrupt
-    return proc, recv, keep
+    return proc, recv
 
 
 @contextlib.contextmanager
@@ -151,9 +138,9 @@ def _starting():
 
 def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps: int) -> dict | None:
     """`n` probes of `cfg` at once in worker processes of `threads` threads each, from a common barrier."""
-    job = {"config": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
-           "barrier": context().Barrier(n, timeout=120)}
-    ends = run_points([{**job, "name": str(i)} for i in range(n)], n, threads, None)
+    probe = {"cfg": cfg, "device": device, "max_tokens": max_tokens, "steps": steps,
+             "barrier": context().Barrier(n, timeout=120)}
+    ends = run_points([{"name": str(i), "probe": probe} for i in range(n)], n, threads, None)
     done = [value for kind, value in ends.values() if kind == "done"]
     if len(done) < n:
         return None
@@ -162,7 +149,8 @@ def probe_at_once(cfg, device: str, n: int, threads: int, max_tokens: int, steps
 
 
 def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, on_end=None) -> dict[str, tuple]:
-    """Train `jobs` `n` at a time in workers of `threads` threads (or time them: jobs with a barrier),
+    """Train `jobs` `n` at a time in workers of `threads` threads ({"name", "train": train_run's arguments},
+    or time them: {"name", "probe": run_timing.probe's}),
     reporting lines, metrics and each end (done, busy, stopped, raise, killed). A failure starts no new
     point; an exception stops the rest."""
     ctx = context()
@@ -173,9 +161,8 @@ def run_points(jobs: list[dict], n: int, threads: int, on_line, on_metric=None, 
         while running or (pending and not failed):  # a failure starts no new point
             while pending and len(running) < n and not failed:
                 job = pending.pop(0)
-                proc, recv, keep = _launch(ctx, ({**job, "metrics": on_metric is not None}, threads))
-                running[job["name"]] = {"proc": proc, "recv": recv, "keep": keep, "last": None, "eof": False,
-                                        "t0": time.perf_counter()}
+                proc, recv = _launch(ctx, ({**job, "metrics": on_metric is not None}, threads))
+                running[job["name"]] = {"proc": proc, "recv": recv, "last": None, "eof": False, "t0": time.perf_counter()}
             ready = wait([w["recv"] for w in running.values()] + [w["proc"].sentinel for w in running.values()],
                          timeout=5.0)
             for name, w in list(running.items()):
@@ -214,11 +201,10 @@ def _read(w: dict, name: str, on_line, on_metric) -> None:
 
 
 def _reap(w: dict) -> tuple:
-    """A worker that has ended: joined, its pipes closed; its last word, or how it died."""
+    """A worker that has ended: joined, its pipe closed; its last word, or how it died."""
     proc = w["proc"]
     proc.join()
     w["recv"].close()
-    w["keep"].close()
     if w["last"] is not None:
         return w["last"]
     code = proc.exitcode or 0
@@ -228,11 +214,6 @@ def _reap(w: dict) -> tuple:
 def _stop(running: dict, join: bool = False) -> None:
     """SIGTERM to each worker still alive (it saves and stops); `join`: then wait for each."""
     for w in running.values():
-        proc = w["proc"]
-        if proc.is_alive():
-            try:
-                os.kill(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        w["proc"].terminate()  # SIGTERM; nothing for one that has ended
     for w in running.values() if join else ():
         w["proc"].join(timeout=120)
