@@ -50,8 +50,8 @@ NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", 
 _FIELDS = ("files", "stat", "earlier", "append", "what")
 _DAMAGED = "is damaged (not the JSON lrn writes)"
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir's layout)
-KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export",
-              "embed-export": "embedding export", "prepared data": "prepared data"}
+# a kind in words where its name is not (run, sweep, prepared data say themselves)
+KIND_NAMES = {"chapter": "chapter study", "hf-export": "Hugging Face export", "embed-export": "embedding export"}
 
 
 # ---- the record ---------------------------------------------------------------------------
