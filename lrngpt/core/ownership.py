@@ -167,14 +167,15 @@ def _changing(d: Path) -> Iterator[dict]:
         write_record(d, rec)
 
 
-def _enter(rec: dict, name: str, digest: str, st: os.stat_result, what: str, before: str | None = None,
+def _enter(rec: dict, name: str, digest: str, st: os.stat_result | None, what: str, before: str | None = None,
            append: bool = False) -> None:
-    """lrn wrote content `digest` (stat `st`) as `name`, replacing content `before`."""
-    rec["files"][name], rec["stat"][name], rec["what"][name] = digest, _stamp(st), what
+    """lrn wrote content `digest` (stat `st`; None: none yet, a file lrn appends to from its first byte)
+    as `name`, replacing content `before`."""
+    rec["files"][name], rec["stat"][name], rec["what"][name] = digest, st and _stamp(st), what
     rec["earlier"][name] = [before] if before and before != digest else []
     rec["append"].pop(name, None)
     if append:
-        rec["append"][name] = st.st_size
+        rec["append"][name] = st.st_size if st else 0
 
 
 # ---- what a directory is ------------------------------------------------------------------
@@ -360,10 +361,7 @@ def mark(d: Path, kind: str | None, appended: str = "", what: str = "") -> None:
     with _changing(d) as rec:
         rec["kind"] = kind
         if appended:
-            rec["files"][appended], rec["append"][appended] = hashlib.sha256(b"").hexdigest(), 0
-            rec["what"][appended] = what
-            rec["stat"].pop(appended, None)
-            rec["earlier"].pop(appended, None)
+            _enter(rec, appended, hashlib.sha256(b"").hexdigest(), None, what, append=True)
 
 
 def remove_owned(d: Path, names) -> None:
