@@ -64,9 +64,8 @@ def rule(hint: Any) -> tuple[Callable[[Any], bool], str]:
     if hint in SIMPLE:
         return SIMPLE[hint]
     if origin in (typing.Union, types.UnionType):
-        rules = [rule(a) for a in args]
-        words = list(dict.fromkeys(w for _, w in rules))
-        words = [w for w in words if not (w == "a string" and _PATH in words)]
+        rules = [rule(a) for a in args]  # (a path is a str or a Path: "a string" is not said again)
+        words = list(dict.fromkeys(w for _, w in rules if not (w == "a string" and Path in args)))
         return (lambda v: any(test(v) for test, _ in rules)), (", ".join(words[:-1]) + " or " + words[-1]
                                                                  if len(words) > 1 else words[0])
     if origin is Literal:
@@ -76,8 +75,7 @@ def rule(hint: Any) -> tuple[Callable[[Any], bool], str]:
         return callable, "a function"
     if isinstance(origin, type) and issubclass(origin, abc.Mapping):
         ktest, vtest = rule(args[0] if args else Any)[0], rule(args[1] if args else Any)[0]
-        said = ("a mapping" + (f" of {plural(args[0])} to {plural(args[1])}" if args and args[1] is not Any else
-                               f" with {plural(args[0]).removesuffix('s')} keys" if args else ""))
+        said = "a mapping" + (f" of {plural(args[0])} to {plural(args[1])}" if args else "")
         return (lambda v: isinstance(v, abc.Mapping) and all(ktest(k) and vtest(x) for k, x in v.items())), said
     if isinstance(origin, type) and issubclass(origin, abc.Iterable):
         item = rule(args[0] if args else Any)[0]

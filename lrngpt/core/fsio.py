@@ -16,7 +16,7 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 from lrngpt.core import log as logging
 from lrngpt.errors import UserError, option
@@ -45,53 +45,41 @@ def disk_full_message(path: str | Path | None) -> str:
             "free some space and run the command again (the earlier file is intact)")
 
 
-def _path_text(name: Any) -> str | None:
-    """An OSError's filename as text (a library may give bytes that are not UTF-8, or a descriptor)."""
-    name = os.fspath(name) if isinstance(name, os.PathLike) else name
-    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else \
-        None if name is None else str(name)
-
-
 def describe_os_error(path: str | Path | None, e: OSError, what: str = "path") -> str:
     """The one line for any OSError on `path` (None: not known): the path and the system's reason, which
-    says what to fix (a full disk: where, and how much is free)."""
-    path = _path_text(path)
+    says what to fix (a full disk: where, and how much is free). A library may name it in bytes."""
+    path = path.decode("utf-8", "backslashreplace") if isinstance(path, bytes) else path
     if e.errno in FULL_ERRNOS:
         return disk_full_message(path)
     return ((f"{what} {path}" if path else "a path lrn uses") + f": {(e.strerror or str(e)).lower()}; correct the path "
             "or its permissions, or choose another path")
 
 
-def _raise_write_error(e: OSError, path: Path, own: Path) -> NoReturn:
-    """An OSError met writing `path` through the temporary name `own`: DiskFull, a UserError naming
-    `path` when it is about it, else as it is (the CLI says it with its own path)."""
-    if e.errno in FULL_ERRNOS:
-        raise DiskFull(e.errno, disk_full_message(path)) from None
-    name = None if e.filename is None else Path(_path_text(e.filename) or "")
-    if name is None or name in {path, *path.parents, own} or own in name.parents:
-        raise UserError(describe_os_error(path, e, "output")) from None
-    raise e
-
-
 @contextlib.contextmanager
-def user_path(path: str | Path, what: str = "path") -> Iterator[None]:
+def user_path(path: str | Path, what: str = "path", own: Path | None = None) -> Iterator[None]:
     """Turn an OS error on a path the user gave (or lrn writes) into one line naming it: a UserError,
-    or DiskFull (exit 1) when the disk is full."""
+    or DiskFull (exit 1) when the disk is full. `own`: lrn writes `path` through this temporary name;
+    an error about another path is left as it is (the CLI says it with that path)."""
     try:
         yield
     except UnicodeDecodeError as e:
+        if own:  # (what lrn writes is no text it reads)
+            raise
         raise UserError(f"{what} {path} is not UTF-8 text (byte {e.start}); re-save it as UTF-8") from None
     except DiskFull:
         raise
     except OSError as e:
         if e.errno in FULL_ERRNOS:
             raise DiskFull(e.errno, disk_full_message(path)) from None
+        name = Path(os.fsdecode(e.filename)) if isinstance(e.filename, str | bytes) else None
+        if own and name and not (name in {Path(path), *Path(path).parents, own} or own in name.parents):
+            raise
         raise UserError(describe_os_error(path, e, what)) from None
 
 
-def writing(path: str | Path) -> contextlib.AbstractContextManager[None]:
+def writing(path: str | Path, own: Path | None = None) -> contextlib.AbstractContextManager[None]:
     """user_path for what lrn writes at `path` (files inside it, temporary names of it: said as `path`)."""
-    return user_path(path, "output")
+    return user_path(path, "output", own)
 
 
 def os_error_exit(e: OSError) -> tuple[int, str]:
@@ -131,14 +119,12 @@ def atomic_open(path: str | Path, mode: str = "wb", encoding: str | None = None,
     path = Path(path)
     tmp = temp_name(path)
     try:
-        with open(tmp, mode, encoding=encoding) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        (replace or os.replace)(tmp, path)
-    except OSError as e:
-        _unlink(tmp)
-        _raise_write_error(e, path, tmp)
+        with writing(path, tmp):
+            with open(tmp, mode, encoding=encoding) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            (replace or os.replace)(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
@@ -161,23 +147,17 @@ def atomic_write(path: str | Path, data: str | bytes, replace: Replace | None = 
 def create_exclusive(path: str | Path, data: str | bytes) -> bool:
     """Create `path` whole with `data` unless it exists (linked into place from a temporary file:
     processes starting together see no file or the complete one); True when this call created it."""
-    path = Path(path)
-    tmp = temp_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.link(tmp, path)
-        return True
-    except FileExistsError as e:
-        if path.is_symlink() and not path.exists():  # a link to nothing: no file another process made
-            raise UserError(describe_os_error(path, e, "output")) from None
-        return False
-    except OSError as e:
-        _raise_write_error(e, path, tmp)
-    finally:
-        _unlink(tmp)
+    path, created = Path(path), []
+
+    def link(tmp: Path, path: Path) -> None:
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+            created.append(path)
+        _unlink(tmp)  # (another error: atomic_open removes it)
+    atomic_write(path, data, link)
+    if not created and path.is_symlink() and not path.exists():  # a link to nothing: no file another process made
+        raise UserError(f"output {path} is a link to a path that does not exist; remove the link or choose another path")
+    return bool(created)
 
 
 def json_safe(obj: Any) -> Any:
@@ -203,16 +183,11 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     check_not_cwd(path)
     tmp = temp_name(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale_temps(path.parent)
-        tmp.mkdir()
-    except OSError as e:
-        _raise_write_error(e, path, tmp)
-    try:
-        try:
+        with writing(path, tmp):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale_temps(path.parent)
+            tmp.mkdir()
             yield tmp
-        except OSError as e:
-            _raise_write_error(e, path, tmp)
         old = temp_name(path) if path.exists() else None
         if old:
             os.replace(path, old)  # out of the way first, so the new one appears in one rename

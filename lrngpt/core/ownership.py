@@ -50,20 +50,16 @@ NEW, OURS, CHANGED, UNRECORDED, OTHER = "new", "ours", "changed", "unrecorded", 
 _FIELDS = ("files", "stat", "earlier", "append", "what")
 _DAMAGED = "is damaged (not the JSON lrn writes)"
 SWEEP_FILE, SWEEP_RUNS = "sweep.json", "runs"  # a sweep directory: its definition, its runs (SweepDir's layout)
-KIND_NAMES = {"run": "run", "sweep": "sweep", "chapter": "chapter study", "hf-export": "Hugging Face export",
-              "embed-export": "embedding export", "prepared data": "prepared data"}
+# a kind in words where its name is not (run, sweep, prepared data say themselves)
+KIND_NAMES = {"chapter": "chapter study", "hf-export": "Hugging Face export", "embed-export": "embedding export"}
 
 
 # ---- the record ---------------------------------------------------------------------------
 
 def sha256_file(path: Path, limit: int | None = None) -> str:
-    """The file's sha256 (of its first `limit` bytes when given)."""
-    h = hashlib.sha256()
+    """The file's sha256 (of its first `limit` bytes when given: a file lrn appends to, rows of text)."""
     with open(path, "rb") as f:
-        while (block := f.read(1 << 20 if limit is None else min(1 << 20, limit))) and limit != 0:
-            h.update(block)
-            limit = None if limit is None else limit - len(block)
-    return h.hexdigest()
+        return (hashlib.file_digest(f, "sha256") if limit is None else hashlib.sha256(f.read(limit))).hexdigest()
 
 
 def _record_paths(d: Path) -> tuple[Path, Path]:
@@ -72,20 +68,20 @@ def _record_paths(d: Path) -> tuple[Path, Path]:
 
 def read_record(d: Path) -> dict:
     """The record of `d`, each field a dict; an empty one where there is none or it is damaged (then
-    nothing in `d` is lrn's, the safe side: `problem` says why)."""
+    nothing in `d` is lrn's, the safe side: `problem` says why, 'DIR/.lrn-output is damaged ...')."""
     doc, problem = None, None
     for path in _record_paths(d):
         if os.path.lexists(path) and not is_regular(path):
-            problem = "is not a file"  # a FIFO or a device named like the record: never opened
+            problem = f"{path} is not a file"  # a FIFO or a device named like the record: never opened
             continue
         try:  # (read once a command while it stays the same: a check asks of it several times)
             doc = parsed(path, "record", lambda p: json.loads(p.read_text(encoding="utf-8")))
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
-            doc, problem = None, _DAMAGED
+            doc, problem = None, f"{path} {_DAMAGED}"
         if doc is not None:
-            doc, problem = (doc, None) if isinstance(doc, dict) else (None, _DAMAGED)
+            doc, problem = (doc, None) if isinstance(doc, dict) else (None, f"{path} {_DAMAGED}")
             break
     doc = doc or {}
     out: dict[str, Any] = {f: doc[f] if isinstance(doc.get(f), dict) else {} for f in _FIELDS}
@@ -93,12 +89,6 @@ def read_record(d: Path) -> dict:
     out["files"] = {k: v for k, v in out["files"].items() if isinstance(v, str)}
     out["problem"] = problem
     return out
-
-
-def record_problem(d: Path) -> str | None:
-    """Why `d`'s record names nothing, in words ('DIR/.lrn-output is damaged ...'), or None."""
-    problem = read_record(d)["problem"]
-    return f"{Path(d) / RECORD} {problem}" if problem else None
 
 
 def check_record_slot(d: Path) -> None:
@@ -177,14 +167,15 @@ def _changing(d: Path) -> Iterator[dict]:
         write_record(d, rec)
 
 
-def _enter(rec: dict, name: str, digest: str, st: os.stat_result, what: str, before: str | None = None,
+def _enter(rec: dict, name: str, digest: str, st: os.stat_result | None, what: str, before: str | None = None,
            append: bool = False) -> None:
-    """lrn wrote content `digest` (stat `st`) as `name`, replacing content `before`."""
-    rec["files"][name], rec["stat"][name], rec["what"][name] = digest, _stamp(st), what
+    """lrn wrote content `digest` (stat `st`; None: none yet, a file lrn appends to from its first byte)
+    as `name`, replacing content `before`."""
+    rec["files"][name], rec["stat"][name], rec["what"][name] = digest, st and _stamp(st), what
     rec["earlier"][name] = [before] if before and before != digest else []
     rec["append"].pop(name, None)
     if append:
-        rec["append"][name] = st.st_size
+        rec["append"][name] = st.st_size if st else 0
 
 
 # ---- what a directory is ------------------------------------------------------------------
@@ -218,29 +209,23 @@ def entries(d: Path) -> list[str]:
     return []
 
 
-def classify(d: Path, names: list[str]) -> dict[str, list[str]]:
-    """The names in `d` by what they are: OURS, CHANGED, UNRECORDED (a directory or link: UNRECORDED)."""
-    rec = read_record(d)
-    out: dict[str, list[str]] = {OURS: [], CHANGED: [], UNRECORDED: []}
-    for n in names:
+def describe_dir(d: Path, names: list[str] | None = None, kind: str | None = None) -> str:
+    """What a directory holds, for a refusal: "lrn's run", "files lrn did not write (a, b)", ...; "" when
+    it is lrn's `kind` output and every name in it is lrn's, unchanged."""
+    found = lrn_kind(d)
+    if found and found != kind:
+        return f"lrn's {kind_name(found)}"
+    rec, by = read_record(d), {UNRECORDED: [], CHANGED: [], OURS: []}  # type: dict, dict[str, list[str]]
+    for n in entries(d) if names is None else names:
         try:
-            found = state(d / n, rec)[0]
+            was = state(d / n, rec)[0]
         except OSError:
-            found = UNRECORDED
-        out[found if found in out else UNRECORDED].append(n)
-    return out
-
-
-def describe_dir(d: Path, names: list[str] | None = None) -> str:
-    """What a directory holds, for a refusal: 'an lrn run', 'files lrn did not write (a, b)', ..."""
-    kind = lrn_kind(d)
-    if kind:
-        return f"lrn's {kind_name(kind)}"
-    c = classify(d, entries(d) if names is None else names)
-    parts = [f"files lrn did not write ({_names(c[UNRECORDED])})"] * bool(c[UNRECORDED])
-    parts += [f"files lrn wrote that were changed since ({_names(c[CHANGED])})"] * bool(c[CHANGED])
-    parts += [f"other output of lrn ({_names(c[OURS])})"] * bool(c[OURS])
-    return " and ".join(parts) or "nothing"
+            was = UNRECORDED
+        by[was if was in by else UNRECORDED].append(n)  # (a directory or a link: not lrn's)
+    words = {UNRECORDED: "files lrn did not write", CHANGED: "files that were changed since lrn wrote it",
+             OURS: "other output of lrn"}
+    why = " and ".join(f"{words[w]} ({_names(n)})" for w, n in by.items() if n and not (w == OURS and found))
+    return why + (f" (the record {rec['problem']}, so it names no file)" if why and rec["problem"] else "")
 
 
 # ---- the checks before any work -------------------------------------------------------------
@@ -248,7 +233,7 @@ def describe_dir(d: Path, names: list[str] | None = None) -> str:
 def not_lrns(path: Path, found: str, flag: str = "", fix: str = "", force: bool = False) -> str:
     """The refusal for a file that is not lrn's to replace: what was found, and (`force`: the command
     has a --force) that --force does not help."""
-    problem = record_problem(path.parent) if found == UNRECORDED else None
+    problem = read_record(path.parent)["problem"] if found == UNRECORDED else None
     why = {CHANGED: "was changed since lrn wrote it, so it is yours now",
            UNRECORDED: f"exists and lrn did not write it (its record, {RECORD}, does not name it: your file)"
                        if not problem else
@@ -298,18 +283,11 @@ def check_dir_target(out: str | Path, force: bool, kind: str, replace_own: bool 
     out, what = check_output(out, "dir"), kind_name(kind)  # (no directory there: none yet)
     check_record_slot(out)
     names = entries(out)
-    if not names:
-        return out
-    if lrn_kind(out) != kind:
-        problem = record_problem(out)
-        why = describe_dir(out, names) + (f" (the record {problem}, so it names no file)" if problem else "")
-    elif (c := classify(out, names))[UNRECORDED] or c[CHANGED]:
-        why = (f"files that are not part of the earlier {what} ({_names(c[UNRECORDED])})" if c[UNRECORDED] else
-               f"files of the earlier {what} that were changed since lrn wrote it ({_names(c[CHANGED])})")
-    else:
-        return _earlier(out, what, force, replace_own)
-    raise UserError(f"{option('out')} {out} holds {why}; lrn replaces only its own unchanged {what}"
-                    f"{'' if replace_own else ', with or without --force'}: choose a new or empty {option('out')}")
+    why = describe_dir(out, names, kind) if names else ""
+    if why:
+        raise UserError(f"{option('out')} {out} holds {why}; lrn replaces only its own unchanged {what}"
+                        f"{'' if replace_own else ', with or without --force'}: choose a new or empty {option('out')}")
+    return _earlier(out, what, force, replace_own) if names else out
 
 
 # ---- writing ------------------------------------------------------------------------------
@@ -383,10 +361,7 @@ def mark(d: Path, kind: str | None, appended: str = "", what: str = "") -> None:
     with _changing(d) as rec:
         rec["kind"] = kind
         if appended:
-            rec["files"][appended], rec["append"][appended] = hashlib.sha256(b"").hexdigest(), 0
-            rec["what"][appended] = what
-            rec["stat"].pop(appended, None)
-            rec["earlier"].pop(appended, None)
+            _enter(rec, appended, hashlib.sha256(b"").hexdigest(), None, what, append=True)
 
 
 def remove_owned(d: Path, names) -> None:
