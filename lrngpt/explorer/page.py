@@ -108,7 +108,7 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
                       "vectors": block(vectors), "scales": None if scales is None else block(scales)})
     data = {"title": title, "method": method, "precision": precision, "vocabs": vocabs, "views": views,
             "frames": c.frames}
-    return page(title, data, blocks, placeholder=search_example(next(iter(c.vocabs.values()))) if c.vocabs else " Lily")
+    return page(title, data, blocks, placeholder=search_example(next(iter(c.vocabs.values()))))
 
 
 def _static(name: str) -> str:

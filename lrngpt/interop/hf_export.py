@@ -25,8 +25,6 @@ from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_di
 from lrngpt.store.rundir import RunDir, load_run
 from lrngpt.tokenizer.bpe import Tokenizer
 
-FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
-         "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
 
 
@@ -172,22 +170,22 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
     zero_biases = [hf for hf, (ours, _) in LAYER.items() if f"blocks.0.{ours}" not in sd]
     params = run.model.param_breakdown()["total"]
     eot = run.tokenizer.eot_id
-    texts = {
+    files = {  # all in memory, in the order written, before --out changes
         "config.json": json.dumps(hf_config, indent=2) + "\n",
+        "model.safetensors": st.save(tensors, metadata={"format": "pt"}),
         "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot},
                                              indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
         "README.md": model_card(run, hf_config, params, RunDir(run_dir).summary(), checkpoint, license),
     }
-    blobs = {name: text.encode("utf-8") for name, text in texts.items()}
-    blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
+    blobs = {name: f if isinstance(f, bytes) else f.encode("utf-8") for name, f in files.items()}
     check_dir_target(out, force, KIND)  # again, just before writing: the directory may have changed meanwhile
     with owned_dir(out, KIND) as tmp:
-        for name in FILES:
-            (tmp / name).write_bytes(blobs[name])
-    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(blobs[n]):,} B)' for n in FILES)}")
+        for name, blob in blobs.items():
+            (tmp / name).write_bytes(blob)
+    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(b):,} B)' for n, b in blobs.items())}")
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
-            "step": run.step, "files": list(FILES), "params": params,
+            "step": run.step, "files": list(blobs), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,
             "activation_function": hf_config["activation_function"],
             "tie_word_embeddings": hf_config["tie_word_embeddings"], "zero_biases": zero_biases}

@@ -53,8 +53,8 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
         return ("<p>No embedding table to show: the run has no "
                 + ("ckpt_init.pt (an imported model has no step-0 weights)" if shown[0][0] == "init"
                    else "checkpoint yet") + ".</p>")
-    # a damaged checkpoint is an error, not a blank section
-    runs = [(load_run(run_dir, which), heading) for which, heading in shown if RunDir(run_dir).has_checkpoint(which)]
+    # a damaged checkpoint is an error, not a blank section (a best is shown only when ckpt_best.pt is there)
+    runs = [(load_run(run_dir, which), heading) for which, heading in shown]
     run = runs[0][0]
     stories = has_categories(run)
     if tokens:
