@@ -19,6 +19,7 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.corpora.base import EOT
+from lrngpt.corpora.hf import parse_spec
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
@@ -77,7 +78,7 @@ def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
     kind, _, arg = corpus.partition(":")
     dataset, known = KNOWN_DATA.get(kind, (None, None))  # tinystories:PATH is the same data on disk
     if kind == "hf":
-        name = arg.split(":")[0].split("@")[0].split("?")[0]
+        name = parse_spec(arg)[0]  # as the corpus read it: revision, config, split and ?stream dropped
         if name.count("/") == 1 and not Path(name).exists():  # a Hub id, not a local directory
             dataset, known = name, KNOWN_HUB.get(name)
     return license or known or "unknown", [dataset] if dataset else []
