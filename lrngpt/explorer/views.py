@@ -43,7 +43,7 @@ class Vocab:
 @dataclass
 class Collection:
     """What the page shows, and how it is gathered. A view is a dict of the page's fields for one table,
-    with its rows ("table", float32) and map ("coords") as arrays; a frame is {"label", "views": [view index, ...]}."""
+    with its page tokens' rows ("rows", float32) and map ("coords") as arrays; a frame is {"label", "views": [view index, ...]}."""
     top: int | None  # the page's tokens per vocab (None: every row)
     method: str  # the 2-D map: pca, tsne or umap
     log: Callable[[str], None]
@@ -134,8 +134,8 @@ def _view(c: Collection, run_dir: Path, which: str, label: str | None = None) ->
     view = {"label": f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}",
             "source": str(run_dir), "step": run.step, "d": int(table.shape[1]), "vocab": index, "val_bpb": bpb,
             "bpb_note": note, "used_axes": used_axes(table, 0.9), "purity": p.get("overall"),
-            "chance": p.get("chance"), "variance": None, "table": table.numpy().astype(np.float32)}
-    rows = view["table"][vocab.ids].astype(np.float64)  # the page's tokens' rows, placed in 2-D
+            "chance": p.get("chance"), "variance": None, "rows": table.numpy().astype(np.float32)[vocab.ids]}
+    rows = view["rows"].astype(np.float64)  # the page's tokens' rows, placed in 2-D
     if c.method == "pca":
         view["coords"], view["variance"] = pca_2d(rows)  # with each axis's share of the variance
     else:
