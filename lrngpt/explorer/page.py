@@ -98,17 +98,16 @@ def render(c: Collection, precision: str, method: str, title: str) -> str:
             "note": v.note, "freq": None if v.counts is None else v.counts.tolist(), "categories": list(v.categories),
             "cat": cat if v.categories else None, "special": sorted(tok.special_ids),
             "bytes": block(np.frombuffer(b"".join(raw), dtype=np.uint8)), "lengths": [len(b) for b in raw]})
-    page_ids = [v.ids for v in c.vocabs.values()]
     views = []
     for view in c.views:
-        vectors, scales = encode_vectors(view["table"][page_ids[view["vocab"]]], precision)
+        vectors, scales = encode_vectors(view["rows"], precision)
         peak = float(np.abs(view["coords"]).max(initial=0)) or 1.0
         coords = np.round(view["coords"] / peak * 32767).astype("<i2")
-        views.append({**{k: v for k, v in view.items() if k != "table"}, "coords": block(coords),
+        views.append({**{k: v for k, v in view.items() if k != "rows"}, "coords": block(coords),
                       "vectors": block(vectors), "scales": None if scales is None else block(scales)})
     data = {"title": title, "method": method, "precision": precision, "vocabs": vocabs, "views": views,
             "frames": c.frames}
-    return page(title, data, blocks, placeholder=search_example(next(iter(c.vocabs.values()))) if c.vocabs else " Lily")
+    return page(title, data, blocks, placeholder=search_example(next(iter(c.vocabs.values()))))
 
 
 def _static(name: str) -> str:

@@ -8,6 +8,7 @@ the page's stepper: a run's trained and untrained tables side by side, or one wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,8 +42,12 @@ class Vocab:
 
 @dataclass
 class Collection:
-    """What the page shows. A view is a dict of the page's fields for one table, with its rows ("table",
-    float32) and map ("coords") as arrays; a frame is {"label", "views": [view index, ...]}."""
+    """What the page shows, and how it is gathered. A view is a dict of the page's fields for one table,
+    with its page tokens' rows ("rows", float32) and map ("coords") as arrays; a frame is {"label", "views": [view index, ...]}."""
+    top: int | None  # the page's tokens per vocab (None: every row)
+    method: str  # the 2-D map: pca, tsne or umap
+    log: Callable[[str], None]
+    checkpoint: str  # the weights shown (a run's untrained table beside them)
     categories: dict | None = None  # --categories: word categories for any corpus (None: a stories run's own)
     frames: list[dict] = field(default_factory=list)
     views: list[dict] = field(default_factory=list)
@@ -65,42 +70,37 @@ def collect(sources: list[str | Path], top: int | None = None, method: str = "pc
     """Frames and views for run and sweep directories, in the order given: each run's `checkpoint` and, for
     a run directory, its untrained table beside it. `categories` ({"category": ["word", ...]}) colour and
     score any run (default: a stories run's own)."""
-    log = log or logging.info
     if method not in METHODS:
         raise UserError(f"{option('map', f'{method!r}')}: choose one of {', '.join(METHODS)}")
     if top is not None and top < 2:
         raise UserError(f"{option('top', top)}: the map needs at least 2 tokens")
     if not sources:
         raise UserError("give at least one run directory or sweep directory")
-    c = Collection(categories=categories)
+    c = Collection(top, method, log or logging.info, checkpoint, categories)
     for src in map(Path, sources):
         check_dir(src)
-        if SweepDir(src).holds_sweep():
-            _add_sweep(c, src, top, log, checkpoint)
-        else:
-            _add_run(c, src, top, log, checkpoint)
-    _maps(c, method, log)
+        (_add_sweep if SweepDir(src).holds_sweep() else _add_run)(c, src)
     return c
 
 
-def _add_run(c: Collection, run_dir: Path, top, log, checkpoint: str = "last") -> None:
+def _add_run(c: Collection, run_dir: Path) -> None:
     RunDir(run_dir).check_is_run()  # a config.json alone is no run: said before any checkpoint is looked for
-    views = [_view(c, run_dir, checkpoint, top, log)]
+    views = [_view(c, run_dir, c.checkpoint)]
     # no ckpt_init.pt (an imported model): the trained table alone; a damaged one is an error
-    if checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
-        views.append(_view(c, run_dir, "init", top, log))
+    if c.checkpoint != "init" and RunDir(run_dir).has_checkpoint("init"):
+        views.append(_view(c, run_dir, "init"))
     c.frames.append({"label": run_dir.name, "views": views})
 
 
-def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> None:
+def _add_sweep(c: Collection, d: Path) -> None:
     sweep_dir = SweepDir(d)
     runs = []
     for p in sweep_dir.definition(partial=True).get("points") or []:  # checked: a damaged one is named
         run = sweep_dir.run(str(p["name"] if isinstance(p, dict) else p))
         if not run.holds_run() or not (run.path / CONFIG).is_file():
             continue  # not started (a config.json alone is no run: lrngpt.core.ownership.is_run)
-        if not run.has_checkpoint(checkpoint):  # started but no checkpoint yet: leave it out
-            log(f"explore: {run.path.name} left out (no {CHECKPOINT_FILES[checkpoint]} yet)")
+        if not run.has_checkpoint(c.checkpoint):  # started but no checkpoint yet: leave it out
+            c.log(f"explore: {run.path.name} left out (no {CHECKPOINT_FILES[c.checkpoint]} yet)")
             continue
         cfg = run.config()  # checked: a damaged config.json is named, field and all
         runs.append((cfg.model.n_embd, cfg.train.seed, run.path))
@@ -108,33 +108,44 @@ def _add_sweep(c: Collection, d: Path, top, log, checkpoint: str = "last") -> No
     for width, seed, run_dir in sorted(runs, key=lambda r: (r[0], r[1])):
         label = f"d={width}" + (f", seed {seed}" if several_seeds else "")
         # a damaged checkpoint is an error, not a run quietly left out
-        c.frames.append({"label": label, "views": [_view(c, run_dir, checkpoint, top, log, label)]})
+        c.frames.append({"label": label, "views": [_view(c, run_dir, c.checkpoint, label)]})
     if not c.frames:
         raise UserError(f"sweep {d} has no run with a checkpoint yet; run `lrn sweep` first")
 
 
-def _vocab(c: Collection, run, rows: int, top, log) -> Vocab:
+def _vocab(c: Collection, run, rows: int) -> Vocab:
     """The run's vocab, made on first use (a sweep's runs share one)."""
     key = f"{run.tokenizer.hash}/{run.checkpoint.get('data_key')}/{rows}"
     if key not in c.vocabs:
-        counts, note = train_counts(run, rows, log)
-        ids = frequency_order(counts, rows)[:top]  # top None: every row
+        counts, note = train_counts(run, rows, c.log)
+        ids = frequency_order(counts, rows)[:c.top]  # top None: every row
         given = c.categories if c.categories is not None else stories_categories() if has_categories(run) else {}
         c.vocabs[key] = Vocab(run.tokenizer, rows, counts, note, ids, resolve_categories(run.tokenizer, given)["ids"])
     return c.vocabs[key]
 
 
-def _view(c: Collection, run_dir: Path, which: str, top, log, label: str | None = None) -> int:
-    """One table: which is the checkpoint (last, best, init)."""
+def _view(c: Collection, run_dir: Path, which: str, label: str | None = None) -> int:
+    """One table, mapped: which is the checkpoint (last, best, init)."""
     run, table = load_table(run_dir, which)
-    vocab = _vocab(c, run, table.shape[0], top, log)
+    vocab = _vocab(c, run, table.shape[0])
+    index = list(c.vocabs.values()).index(vocab)
     bpb, note = _val_bpb(run_dir, which)
     p = category_purity(table, vocab.categories, PURITY_K) if len(vocab.categories) >= 2 else {}
-    c.views.append({"label": f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}",
-                    "source": str(run_dir), "step": run.step, "d": int(table.shape[1]),
-                    "vocab": list(c.vocabs.values()).index(vocab), "val_bpb": bpb, "bpb_note": note,
-                    "used_axes": used_axes(table, 0.9), "purity": p.get("overall"), "chance": p.get("chance"),
-                    "variance": None, "table": table.numpy().astype(np.float32)})
+    view = {"label": f"{label + ', ' if label else ''}{CHECKPOINT_LABELS.get(which, which)}",
+            "source": str(run_dir), "step": run.step, "d": int(table.shape[1]), "vocab": index, "val_bpb": bpb,
+            "bpb_note": note, "used_axes": used_axes(table, 0.9), "purity": p.get("overall"),
+            "chance": p.get("chance"), "variance": None, "rows": table.numpy().astype(np.float32)[vocab.ids]}
+    rows = view["rows"].astype(np.float64)  # the page's tokens' rows, placed in 2-D
+    if c.method == "pca":
+        view["coords"], view["variance"] = pca_2d(rows)  # with each axis's share of the variance
+    else:
+        c.log(f"explore: {c.method} of {len(rows):,} tokens for {view['label']} ({view['source']})")
+        view["coords"] = _nonlinear_2d(rows, c.method)
+    # turned to match the vocabulary's map before (PCA's signs are arbitrary): steps move only what changed
+    before = [v["coords"] for v in c.views if v["vocab"] == index]
+    if before:
+        view["coords"] = procrustes(view["coords"], before[-1])
+    c.views.append(view)
     return len(c.views) - 1
 
 
@@ -155,23 +166,6 @@ def _val_bpb(run_dir: Path, which: str) -> tuple[float | None, str]:
 
 
 # ---- the 2-D maps --------------------------------------------------------------------------
-
-def _maps(c: Collection, method: str, log) -> None:
-    """Each view's "coords": its page tokens' rows placed in 2-D (PCA's with each axis's share, "variance")."""
-    vocabs = list(c.vocabs.values())
-    previous: dict[int, np.ndarray] = {}
-    for view in c.views:
-        rows = view["table"][vocabs[view["vocab"]].ids].astype(np.float64)
-        if method == "pca":
-            view["coords"], view["variance"] = pca_2d(rows)
-        else:
-            log(f"explore: {method} of {len(rows):,} tokens for {view['label']} ({view['source']})")
-            view["coords"] = _nonlinear_2d(rows, method)
-        # turned to match the vocabulary's map before (PCA's signs are arbitrary): steps move only what changed
-        if view["vocab"] in previous:
-            view["coords"] = procrustes(view["coords"], previous[view["vocab"]])
-        previous[view["vocab"]] = view["coords"]
-
 
 def pca_2d(rows: np.ndarray) -> tuple[np.ndarray, list[float]]:
     """The rows projected on their first two principal axes, and each axis's share of the variance."""

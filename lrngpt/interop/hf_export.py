@@ -19,14 +19,13 @@ from pathlib import Path
 from lrngpt.core import log as logging
 from lrngpt.core.ownership import check_dir_target, owned_dir
 from lrngpt.corpora.base import EOT
+from lrngpt.corpora.hf import parse_spec
 from lrngpt.corpora.tinystories import REPOSITORY as TINYSTORIES
 from lrngpt.errors import UserError
 from lrngpt.interop.gpt2 import LAYER, hf_config_from_gpt, safetensors, state_dict_to_hf
 from lrngpt.store.rundir import RunDir, load_run
 from lrngpt.tokenizer.bpe import Tokenizer
 
-FILES = ("config.json", "model.safetensors", "generation_config.json", "tokenizer.json", "vocab.json",
-         "merges.txt", "tokenizer_config.json", "README.md")
 KIND = "hf-export"
 
 
@@ -79,7 +78,7 @@ def card_metadata(corpus: str, license: str | None) -> tuple[str, list[str]]:
     kind, _, arg = corpus.partition(":")
     dataset, known = KNOWN_DATA.get(kind, (None, None))  # tinystories:PATH is the same data on disk
     if kind == "hf":
-        name = arg.split(":")[0].split("@")[0].split("?")[0]
+        name = parse_spec(arg)[0]  # as the corpus read it: revision, config, split and ?stream dropped
         if name.count("/") == 1 and not Path(name).exists():  # a Hub id, not a local directory
             dataset, known = name, KNOWN_HUB.get(name)
     return license or known or "unknown", [dataset] if dataset else []
@@ -172,22 +171,22 @@ def export_run_hf(run_dir: str | Path, out: str | Path, checkpoint: str = "last"
     zero_biases = [hf for hf, (ours, _) in LAYER.items() if f"blocks.0.{ours}" not in sd]
     params = run.model.param_breakdown()["total"]
     eot = run.tokenizer.eot_id
-    texts = {
+    files = {  # all in memory, in the order written, before --out changes
         "config.json": json.dumps(hf_config, indent=2) + "\n",
+        "model.safetensors": st.save(tensors, metadata={"format": "pt"}),
         "generation_config.json": json.dumps({"bos_token_id": eot, "eos_token_id": eot, "pad_token_id": eot},
                                              indent=2) + "\n",
         **tokenizer_files(run.tokenizer, gcfg.context_length),
         "README.md": model_card(run, hf_config, params, RunDir(run_dir).summary(), checkpoint, license),
     }
-    blobs = {name: text.encode("utf-8") for name, text in texts.items()}
-    blobs["model.safetensors"] = st.save(tensors, metadata={"format": "pt"})  # all in memory before --out changes
+    blobs = {name: f if isinstance(f, bytes) else f.encode("utf-8") for name, f in files.items()}
     check_dir_target(out, force, KIND)  # again, just before writing: the directory may have changed meanwhile
     with owned_dir(out, KIND) as tmp:
-        for name in FILES:
-            (tmp / name).write_bytes(blobs[name])
-    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(blobs[n]):,} B)' for n in FILES)}")
+        for name, blob in blobs.items():
+            (tmp / name).write_bytes(blob)
+    logging.debug(f"export: {out} holds {', '.join(f'{n} ({len(b):,} B)' for n, b in blobs.items())}")
     return {"run_dir": str(run_dir), "out": str(out), "format": "hf", "checkpoint": checkpoint,
-            "step": run.step, "files": list(FILES), "params": params,
+            "step": run.step, "files": list(blobs), "params": params,
             "vocab_size": hf_config["vocab_size"], "tokenizer_vocab_size": run.tokenizer.vocab_size,
             "activation_function": hf_config["activation_function"],
             "tie_word_embeddings": hf_config["tie_word_embeddings"], "zero_biases": zero_biases}

@@ -18,7 +18,7 @@ from lrngpt.experiments.finding import Finding
 from lrngpt.experiments.sweepdir import SweepDir
 from lrngpt.explorer import page as explorer
 from lrngpt.explorer.views import check_dir
-from lrngpt.report.chapter_page import write_chapter_report
+from lrngpt.report.chapter_page import write_chapter_page
 from lrngpt.report.html import esc, page
 from lrngpt.report.runs import run_sections
 from lrngpt.report.sweeps import FINDINGS_SECTION, scale_notes, sweep_docs, sweep_points, sweep_sections
@@ -81,8 +81,12 @@ def write_report_pages(dirs, out: str | Path | None = None, force: bool = False,
     out = Path(out) if out is not None else default_out(dirs)  # "" is no default: refused below
     # a directory is refused (example report.html); an earlier unchanged report is replaced, nothing else is
     check_file_target(out, force, "report", replace_own=True, example="report.html")
-    if kinds == ["chapter"]:
-        return write_chapter_report(dirs[0], out)
+    if kinds == ["chapter"]:  # the chapter's page again, from its directory alone
+        chapter = ChapterDir(dirs[0])
+        plan = chapter.plan()
+        assert plan is not None  # kind_of found a chapter directory: one with its plan
+        return {"path": str(write_chapter_page(chapter, plan, chapter.verdicts(), out)), "sections": ["Verdicts"],
+                "explorer": None}
     explorer.check_page(explorer_path(out))
     with user_path(out.parent, "output directory"):
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -65,11 +65,3 @@ def write_chapter_page(chapter: ChapterDir, plan: ChapterPlan, verdicts: list[di
     title = f"The book chapter on this machine: {out.resolve().name}"
     return chapter.write_page(page(title, esc(str(out.resolve())), sections, footer="Written by lrn chapter."), path)
 
-
-def write_chapter_report(d: Path, page: Path) -> dict:
-    """`lrn report DIR` on a chapter directory: the page again, from the directory alone."""
-    chapter = ChapterDir(d)
-    plan = chapter.plan()
-    assert plan is not None  # the caller found a chapter directory, which is one with its plan (kind_of)
-    written = write_chapter_page(chapter, plan, chapter.verdicts(), page)
-    return {"path": str(written), "sections": ["Verdicts"], "explorer": None}

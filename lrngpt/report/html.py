@@ -73,9 +73,8 @@ def rows_table(header: list[str], rows, raw: bool = False, kinds: Sequence[str |
     head = "".join(f"<th>{esc(h)}</th>" for h in header) if any(header) else ""
     kinds = kinds or [str(h).replace(" ", "_") for h in header]
     body = ""
-    for r in rows:
-        ks = [r[0] if k is None else k for k in kinds]
-        body += "<tr>" + "".join(cell(v, ks[j] if j < len(ks) else "") for j, v in enumerate(r)) + "</tr>"
+    for r in rows:  # a row has a cell for each column
+        body += "<tr>" + "".join(cell(v, r[0] if k is None else k) for v, k in zip(r, kinds, strict=True)) + "</tr>"
     return f"<div class=\"wide\"><table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table></div>"
 
 

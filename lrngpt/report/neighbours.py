@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from lrngpt.analysis.embeddings import has_categories, pair_cosine, purity, token_neighbors
-from lrngpt.analysis.vocab import frequency_order
+from lrngpt.analysis.vocab import count_ids, frequency_order
 from lrngpt.data.prepared import cached_prepared
 from lrngpt.errors import UserError
 from lrngpt.experiments.chapter import NEIGHBOURS, UNTRAINED_NEIGHBOURS
@@ -53,8 +51,8 @@ def neighbours_html(run_dir: Path, tokens: list[str] | None = None, checkpoint: 
         return ("<p>No embedding table to show: the run has no "
                 + ("ckpt_init.pt (an imported model has no step-0 weights)" if shown[0][0] == "init"
                    else "checkpoint yet") + ".</p>")
-    # a damaged checkpoint is an error, not a blank section
-    runs = [(load_run(run_dir, which), heading) for which, heading in shown if RunDir(run_dir).has_checkpoint(which)]
+    # a damaged checkpoint is an error, not a blank section (a best is shown only when ckpt_best.pt is there)
+    runs = [(load_run(run_dir, which), heading) for which, heading in shown]
     run = runs[0][0]
     stories = has_categories(run)
     if tokens:
@@ -111,7 +109,7 @@ def frequent_tokens(run, n: int) -> tuple[list[str], str]:
     key = run.checkpoint.get("data_key")
     data = cached_prepared(key) if isinstance(key, str) else None  # None: fall back to merge order
     if data is not None:
-        counts = np.bincount(np.asarray(data.tokens("val"), dtype=np.int64), minlength=tok.vocab_size)
+        counts = count_ids(data.tokens("val"), tok.vocab_size)
     order = frequency_order(counts, tok.vocab_size)
     texts = [tok.id_to_token(i) for i in order.tolist() if i not in tok.special_ids]
     words = [t for t in texts if is_content_word(t)]

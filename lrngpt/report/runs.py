@@ -66,11 +66,11 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
     lead += f", <b>{fmt(passes, 'passes')}</b> passes over the training text."
     text = f'<p class="lead">{lead}</p>'
     best, best_step = summary.get("best_val_bpb"), summary.get("best_step")
+    over = f"over {fmt(train.get('eval_tokens'), 'tokens')} tokens" if train.get("eval_tokens") else None
     last_step = max((s for s in evals if s > 0), default=None)
     if best is not None and last_step is not None:
         how = "from the start of" if train.get("eval_windows") == "prefix" else "spread over"
-        where = f"over {fmt(train.get('eval_tokens'), 'tokens')} tokens {how} the split" \
-            if train.get("eval_tokens") else "over the full split"
+        where = f"{over} {how} the split" if over else "over the full split"
         same = best_step == last_step
         text += (f"<p>Best periodic val bpb <b>{fmt(best, 'bpb')}</b> at step {fmt(best_step, 'step')}; last "
                  f"{fmt(evals[last_step], 'bpb')} at step {fmt(last_step, 'step')}"
@@ -79,7 +79,7 @@ def run_headline(d: Path, cfg: dict, summary: dict | None, metrics: list[dict]) 
                  + f". Periodic evaluations are {where}; the headline's val bpb is the full split.</p>")
     if untrained is not None:
         text += ("<p class=\"sub\">Untrained: the step-0 evaluation of the same weights as ckpt_init.pt "
-                 f"({'over ' + fmt(train.get('eval_tokens'), 'tokens') + ' tokens' if train.get('eval_tokens') else 'full split'}).</p>")
+                 f"({over or 'full split'}).</p>")
     params = summary.get("params") or {}
     facts += [("parameters", params.get("total") if isinstance(params, dict) else params),
               ("steps", summary.get("step")), ("tokens read", summary.get("tokens_seen")),
