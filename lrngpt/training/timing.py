@@ -188,13 +188,15 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 
 
-def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
-    """The probe's time per token, extrapolated to the run's training steps and the tokens it evaluates:
-    step 0, the periodic evaluations, the final full val split, train bpb."""
-    tc = cfg.train
+def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None,
+                     steps: int | None = None) -> float:
+    """The probe's time per token, extrapolated to `steps` training steps (train.steps) and the tokens
+    evaluated: step 0, the periodic evaluations, the final full val split (`val_tokens`: unknown, as
+    many as a periodic one), train bpb."""
+    tc, steps = cfg.train, cfg.train.steps if steps is None else steps
     periodic = tc.eval_tokens or val_tokens or 0
-    evaluated = (1 + tc.steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
-    return tc.steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
+    evaluated = (1 + steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
+    return steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
 
 
 def clock(seconds: float) -> str:
