@@ -129,10 +129,9 @@ def check_same_data(resume: Resume, cfg: RunConfig, given_data: PreparedData | N
 
 
 def check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
-    a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
-    b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
-    if a != b:
-        changed = sorted(k for k in b if a.get(k) != b[k])
+    was = saved.model_dict()
+    changed = sorted(k for k, v in cfg.model_dict().items() if k not in ignore and was.get(k) != v)
+    if changed:
         raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
                         f"resume with the same model, or start a new run in another {option('out')}")
 
