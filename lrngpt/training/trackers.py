@@ -12,13 +12,13 @@ from __future__ import annotations
 import csv
 import importlib
 import io
-import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
 from lrngpt.core.fsio import atomic_write, damaged, read_json_object, user_path, write_json
+from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -68,22 +68,17 @@ def read_state(path: Path) -> dict:
     for key, fields in (("wandb", {"id": ID}), ("mlflow", {"run_id": ID, "token": ID, "tracking_uri": None})):
         entry = state.get(key)
         if entry is not None and not isinstance(entry, dict):
-            raise damaged(path, "tracker state", f"{key} must be an object, got {_short(entry)}")
+            raise damaged(path, "tracker state", f"{key} must be an object, got {show_value(entry)}")
         for name, pattern in fields.items():
             value = (entry or {}).get(name)
             if value is not None and (not isinstance(value, str) or len(value) > 4096
                                       or (pattern and not pattern.fullmatch(value))):
                 what = "a run id (letters, digits, - and _)" if pattern else "a string"
-                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {_short(value)}")
+                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {show_value(value)}")
     finished = state.get("finished")
     if finished is not None and (not isinstance(finished, int) or isinstance(finished, bool) or finished < 0):
-        raise damaged(path, "tracker state", f"finished must be a step, got {_short(finished)}")
+        raise damaged(path, "tracker state", f"finished must be a step, got {show_value(finished)}")
     return state
-
-
-def _short(value) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
 
 
 # ---- CSV --------------------------------------------------------------------------------------
