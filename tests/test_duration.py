@@ -52,7 +52,7 @@ def test_the_estimate_is_the_timed_step_cost_times_the_steps_and_is_logged(timed
 def test_the_evaluations_on_the_way_are_added(timed):
     timed(eval_s=1e-6)
     c = cfg("train.steps=10000000", "train.eval_every=1000", "train.eval_tokens=1000", "train.train_eval_tokens=500")
-    evaluated = (1 + 10_000_000 // 1000) * 1000 + 500
+    evaluated = (1 + 10_000_000 // 1000) * 1000 + 1000 + 500  # step 0 and periodic, the final one, train bpb
     assert plan_duration(c, 10_000_000, "cpu") == pytest.approx(10_000_000 * TOKENS * 1e-6 + evaluated * 1e-6)
 
 

@@ -8,7 +8,7 @@ import typing
 from typing import Any
 
 from lrngpt.core.validate import field_types
-from lrngpt.runconfig.schema import DataConfig, RunConfig, TrainConfig, model_class
+from lrngpt.runconfig.schema import DataConfig, RunConfig, TrainConfig, flat_keys, model_class
 from lrngpt.runconfig.values import DERIVED, SECTIONS
 
 # One line per config key (`lrn config show`, `lrn config keys`); a test checks it covers every field.
@@ -99,11 +99,9 @@ PRESET_ABOUT = {
 def describe(cfg: RunConfig) -> list[dict]:
     """Every key of a resolved config in file order: value, description, and for a derived key
     what sets it (`derived`, else None)."""
-    d = cfg.to_dict()
-    keys = [(k, d[k]) for k in ("model_type", "name")]
-    keys += [(f"{section}.{k}", v) for section in SECTIONS for k, v in d[section].items()]
-    derived = {**DERIVED, **width_derived(cfg)}
-    return [{"key": k, "value": v, "help": KEY_HELP[k], "derived": derived.get(k)} for k, v in keys]
+    values, derived = flat_keys(cfg.to_dict()), {**DERIVED, **width_derived(cfg)}
+    return [{"key": row["key"], "value": values[row["key"]], "help": row["help"], "derived": derived.get(row["key"])}
+            for row in key_table(cfg.model_type)]
 
 
 def width_derived(cfg: RunConfig) -> dict[str, str]:

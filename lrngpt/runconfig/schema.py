@@ -311,12 +311,10 @@ def load_config(config: dict | str, overrides: list[str] | None = None, source: 
 
 
 def with_pad_id(cfg: RunConfig, pad_id: int) -> RunConfig:
-    """The config with the MLP's pad id set to the tokenizer's <|endoftext|> (GPT configs as they are)."""
+    """The config with the MLP's pad id set to the tokenizer's <|endoftext|> (GPT configs as they are;
+    MLPConfig refuses an id outside the vocabulary)."""
     if cfg.model_type != "mlp" or cfg.model.pad_id == pad_id:
         return cfg
-    if not 0 <= pad_id < cfg.model.vocab_size:
-        raise UserError(f"the tokenizer's <|endoftext|> id {pad_id} is outside the vocabulary of "
-                        f"{cfg.model.vocab_size}; raise data.vocab_size")
     return dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, pad_id=pad_id))
 
 

@@ -5,13 +5,12 @@ Required: model (the state_dict), config (the RunConfig as a dict), tokenizer (i
 schema. Besides: tokenizer_hash, data_key (None: not trained here), optimizer, rng (every random
 state, for exact resume), best_val and best_step, seconds, schedules (what `--resume --extend`
 changed), precision (what the steps computed in), scaler (float16's GradScaler) and source.
-torch reports a failed write as a RuntimeError naming no cause; the OSError under it is what the
-user is told.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 import time
 import zipfile
@@ -22,7 +21,7 @@ from typing import Any
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
+from lrngpt.core.fsio import USER_ERRNOS, atomic_write, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import from_dict
 
@@ -46,42 +45,18 @@ def make_payload(model_state: dict, config: dict, tokenizer, step: int, *, sourc
     }
 
 
-class _KeepsWriteError:
-    """A file for torch.save that keeps the OSError a write met and the sha256 of what it wrote (torch
-    writes its zip in one pass: the record's digest without reading the file again)."""
-
-    def __init__(self, f):
-        self.f, self.error = f, None
-        self.sha256 = hashlib.sha256()
-
-    def write(self, data) -> int:
-        try:
-            n = self.f.write(data)
-        except OSError as e:
-            self.error = e
-            raise
-        self.sha256.update(memoryview(data)[:n] if n is not None else data)
-        return n
-
-    def __getattr__(self, name):
-        return getattr(self.f, name)
-
-
 def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | None = None) -> None:
-    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place."""
+    """Write `path` atomically; `replace(tmp, path, digest=)` puts the finished file in place. The zip is
+    made in memory first: a failed write is then the OSError itself (torch.save would wrap it in a
+    RuntimeError naming no cause), and its digest is taken without reading the file again."""
     payload = {k: v for k, v in payload.items() if k != "run_config"}  # what load_checkpoint adds: not saved
     start = time.perf_counter()
-    out: _KeepsWriteError  # made once atomic_open gives the file; put runs after it wrote
-    put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=out.sha256.hexdigest()))
-    with atomic_open(path, "wb", replace=put) as f:
-        out = _KeepsWriteError(f)
-        try:
-            torch.save(payload, out)
-        except RuntimeError:
-            if out.error is not None:  # atomic_open reports it: the disk-full line, or the path
-                raise out.error from None
-            raise
-    logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({Path(path).stat().st_size:,} bytes, "
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    data = buffer.getvalue()
+    put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=hashlib.sha256(data).hexdigest()))
+    atomic_write(path, data, put)
+    logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({len(data):,} bytes, "
                   f"{time.perf_counter() - start:.2f} s)")
 
 

@@ -47,9 +47,7 @@ def plan_duration(cfg: RunConfig, steps: int, device: str, log=None, timed: bool
         device = resolve_device(device)  # (a sweep hands in train.device as the config has it)
         timing = run_timing.probe(cfg, device, max_tokens=tc.tokens_per_step)  # (a module's name: tests patch it)
         per_step = timing["train_s_per_token"] * tc.tokens_per_step
-        # and the evaluations on the way: periodic ones (capped at train.eval_tokens), train bpb at the end
-        evaluated = (1 + steps // tc.eval_every) * (tc.eval_tokens or 0) + tc.train_eval_tokens
-        seconds = per_step * steps + evaluated * timing["eval_s_per_token"]
+        seconds = run_timing.estimate_seconds(cfg, timing, steps=steps)  # and the evaluations on the way
         a_step = f"{per_step * 1e3:.3g} ms" if per_step < 10 else f"{per_step:.3g} s"
         said = f"about {clock(seconds)} on {device} (timed here: {a_step} a step)"
     else:

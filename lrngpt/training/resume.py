@@ -129,26 +129,19 @@ def check_same_data(resume: Resume, cfg: RunConfig, given_data: PreparedData | N
 
 
 def check_same_model(saved: RunConfig, cfg: RunConfig, ignore: tuple[str, ...] = ()) -> None:
-    a = {k: v for k, v in saved.model_dict().items() if k not in ignore}
-    b = {k: v for k, v in cfg.model_dict().items() if k not in ignore}
-    if a != b:
-        changed = sorted(k for k in b if a.get(k) != b[k])
+    was = saved.model_dict()
+    changed = sorted(k for k, v in cfg.model_dict().items() if k not in ignore and was.get(k) != v)
+    if changed:
         raise UserError(f"the model config changed since this run started ({', '.join(changed)}); "
                         f"resume with the same model, or start a new run in another {option('out')}")
 
 
 def check_restorable(resume: Resume, cfg: RunConfig, data: PreparedData) -> None:
-    """The prepared data and the full model config (pad_id from the data) match the checkpoint's."""
-    saved, ckpt = resume.saved, resume.ckpt
-    if ckpt.get("data_key") != data.key or saved.data.corpus != cfg.data.corpus:
-        what = (f"({saved.data.corpus} -> {cfg.data.corpus})" if saved.data.corpus != cfg.data.corpus
-                else f"(the content of {cfg.data.corpus} changed: its files are not the ones it was "
-                     "trained on)")
-        raise UserError(f"the corpus or its tokenization changed since this run started {what}; resume with "
-                        f"the same data, or start a new run in another {option('out')}")
-    if ckpt.get("tokenizer_hash") != data.tokenizer.hash:
+    """The prepared tokenizer and the full model config (pad_id from the data) match the checkpoint's
+    (the data itself was checked before it was prepared: check_same_data)."""
+    if resume.ckpt.get("tokenizer_hash") != data.tokenizer.hash:
         raise UserError("the tokenizer changed since this run started; resume with the same data settings")
-    check_same_model(saved, cfg)
+    check_same_model(resume.saved, cfg)
 
 
 def restore_state(resume: Resume, model: torch.nn.Module, optimizer: torch.optim.Optimizer,

@@ -15,16 +15,15 @@ from lrngpt.core.validate import INT_LIMIT
 from lrngpt.corpora.registry import fetch
 from lrngpt.data.prepared import PreparedData, prepare
 from lrngpt.device.distributed import Distributed, resolve_device
-from lrngpt.device.memory import check_memory, training_memory
 from lrngpt.device.precision import DeviceCaps, Precision, device_caps, emulation_warning, resolve_precision
 from lrngpt.device.precision import describe as describe_precision
 from lrngpt.errors import UserError, option
-from lrngpt.models.build import param_breakdown
 from lrngpt.runconfig.schema import RunConfig, validated, with_pad_id
 from lrngpt.store.rundir import RunDir
 from lrngpt.training import trackers as tracking
 from lrngpt.training.duration import plan_duration
 from lrngpt.training.resume import Resume, open_resume
+from lrngpt.training.timing import check_fits
 
 
 @dataclass
@@ -96,7 +95,7 @@ def start_job(cfg: RunConfig, run_dir: Path, resume: bool = False, force: bool =
         data = _prepare_data(cfg, data, dist, log)
         cfg = with_pad_id(cfg, data.tokenizer.eot_id)
         token_bytes = _token_bytes(cfg, data, log)
-        _check_memory(cfg, device)
+        check_fits(cfg, tc.batch_size, device, "this run")
     except BaseException:
         close_run(run, dist, abandon=True)  # a start that failed leaves no run behind to replace with --force
         raise
@@ -125,13 +124,3 @@ def _token_bytes(cfg: RunConfig, data: PreparedData, log) -> np.ndarray:
             f"the model keeps {vocab} rows, the extra ones are never used")
     # rows the tokenizer never reached carry no bytes, like special tokens
     return tok.token_bytes_for(vocab)
-
-
-def _check_memory(cfg: RunConfig, device: str) -> None:
-    """Refuse a run whose weights, gradients, AdamW moments and one batch of logits cannot fit."""
-    tc, params = cfg.train, param_breakdown(cfg.model_type, cfg.model)["total"]
-    seq_len = tc.seq_len
-    assert seq_len is not None  # resolved when the RunConfig was built
-    check_memory(training_memory(params, tc.batch_size, seq_len, cfg.data.vocab_size),
-                 f"this run ({params:,} parameters, {tc.batch_size} x {seq_len} x {cfg.data.vocab_size} logits "
-                 "per step)", "lower train.batch_size, train.seq_len or the model's size", device)

@@ -82,14 +82,18 @@ def shape(cfg: RunConfig, device: str, batch: int) -> list:
     return [cfg.model_type, cfg.model_dict(), cfg.data.vocab_size, batch, cfg.train.seq_len, device]
 
 
+def check_fits(cfg: RunConfig, batch: int, device: str, what: str) -> None:
+    """Refuse a model whose weights, gradients, AdamW moments and one batch of logits cannot fit `device`."""
+    n, seq_len, vocab = params(cfg), cfg.train.seq_len, cfg.data.vocab_size
+    assert seq_len is not None  # a RunConfig resolves it
+    check_memory(training_memory(n, batch, seq_len, vocab), f"{what} ({n:,} parameters, {batch} x {seq_len} x "
+                 f"{vocab} logits per step)", "lower train.batch_size, train.seq_len or the model's size", device)
+
+
 def _measure(cfg: RunConfig, device: str, batch: int, steps: int, barrier) -> dict:
     seq_len = cfg.train.seq_len
     assert seq_len is not None
-    # as training checks it: weights, gradients, AdamW moments and one batch of logits must fit
-    n = params(cfg)
-    check_memory(training_memory(n, batch, seq_len, cfg.data.vocab_size),
-                 f"timing a model of {n:,} parameters ({batch} x {seq_len} x {cfg.data.vocab_size} logits)",
-                 "lower the model's size, train.batch_size or train.seq_len", device)
+    check_fits(cfg, batch, device, "timing a model")  # as training checks it
     model, optimizer, x, y = probe_setup(cfg, device, batch)
 
     def sync():
@@ -184,13 +188,15 @@ def probe_setup(cfg: RunConfig, device: str, batch: int) -> tuple:
     return model, optimizer, ids[:, :-1], ids[:, 1:]
 
 
-def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None) -> float:
-    """The probe's time per token, extrapolated to the run's training steps and the tokens it evaluates:
-    step 0, the periodic evaluations, the final full val split, train bpb."""
-    tc = cfg.train
+def estimate_seconds(cfg: RunConfig, timing: dict, val_tokens: int | None = None,
+                     steps: int | None = None) -> float:
+    """The probe's time per token, extrapolated to `steps` training steps (train.steps) and the tokens
+    evaluated: step 0, the periodic evaluations, the final full val split (`val_tokens`: unknown, as
+    many as a periodic one), train bpb."""
+    tc, steps = cfg.train, cfg.train.steps if steps is None else steps
     periodic = tc.eval_tokens or val_tokens or 0
-    evaluated = (1 + tc.steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
-    return tc.steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
+    evaluated = (1 + steps // tc.eval_every) * periodic + (val_tokens or periodic) + tc.train_eval_tokens
+    return steps * tc.tokens_per_step * timing["train_s_per_token"] + evaluated * timing["eval_s_per_token"]
 
 
 def clock(seconds: float) -> str:

@@ -9,17 +9,16 @@ its last step.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import importlib
 import io
-import json
 import os
 import secrets
 from pathlib import Path
 from typing import Any
 
 from lrngpt.core.fsio import atomic_write, damaged, read_json_object, user_path, write_json
+from lrngpt.core.validate import show_value
 from lrngpt.errors import UserError
 from lrngpt.runconfig.schema import RunConfig, flat_keys
 from lrngpt.store.layout import METRICS_CSV as CSV
@@ -69,22 +68,17 @@ def read_state(path: Path) -> dict:
     for key, fields in (("wandb", {"id": ID}), ("mlflow", {"run_id": ID, "token": ID, "tracking_uri": None})):
         entry = state.get(key)
         if entry is not None and not isinstance(entry, dict):
-            raise damaged(path, "tracker state", f"{key} must be an object, got {_short(entry)}")
+            raise damaged(path, "tracker state", f"{key} must be an object, got {show_value(entry)}")
         for name, pattern in fields.items():
             value = (entry or {}).get(name)
             if value is not None and (not isinstance(value, str) or len(value) > 4096
                                       or (pattern and not pattern.fullmatch(value))):
                 what = "a run id (letters, digits, - and _)" if pattern else "a string"
-                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {_short(value)}")
+                raise damaged(path, "tracker state", f"{key}.{name} must be {what}, got {show_value(value)}")
     finished = state.get("finished")
     if finished is not None and (not isinstance(finished, int) or isinstance(finished, bool) or finished < 0):
-        raise damaged(path, "tracker state", f"finished must be a step, got {_short(finished)}")
+        raise damaged(path, "tracker state", f"finished must be a step, got {show_value(finished)}")
     return state
-
-
-def _short(value) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
 
 
 # ---- CSV --------------------------------------------------------------------------------------
@@ -143,10 +137,13 @@ class Trackers:
                     self.sinks.append(TensorBoardSink(run_dir, resume_step, hparams, sent))
                 elif n == "wandb":
                     swept = {"swept": sorted(hparams)} if hparams else {}
-                    self.sinks.append(WandBSink(run_dir, self._wandb_id(), {**config, **swept}, name, sent))
+                    given = os.environ.get("WANDB_RUN_ID") or ""  # else 8 characters, as W&B's
+                    kept = self._kept("wandb", "id", given if ID.fullmatch(given) else secrets.token_hex(4))
+                    self.sinks.append(WandBSink(run_dir, kept["id"], {**config, **swept}, name, sent))
                 elif n == "mlflow":
                     params = {**config, **{f"swept.{k}": v for k, v in hparams.items()}}
-                    self.sinks.append(MLflowSink(self._mlflow_state(), params, sorted(hparams), name, sent))
+                    kept = self._kept("mlflow", "token", secrets.token_hex(8))
+                    self.sinks.append(MLflowSink(kept, params, sorted(hparams), name, sent))
                     self._save_state()  # (the sink wrote its run's id into its part)
                 elif n == "csv":
                     self.sinks.append(_CSV(run_dir, sent))
@@ -154,20 +151,12 @@ class Trackers:
             self.close(failed=True)
             raise
 
-    def _wandb_id(self) -> str:
-        """The W&B run's id, kept in trackers.json before W&B makes the run (a resume finds the same run)."""
-        kept = self.state["wandb"] = self.state.get("wandb") or {}
-        if not kept.get("id"):
-            given = os.environ.get("WANDB_RUN_ID") or ""
-            kept["id"] = given if ID.fullmatch(given) else secrets.token_hex(4)  # 8 characters, as W&B's
-            self._save_state()
-        return kept["id"]
-
-    def _mlflow_state(self) -> dict:
-        """MLflow's part of trackers.json, with a token that finds a run made before a kill kept its id."""
-        kept = self.state["mlflow"] = self.state.get("mlflow") or {}
-        if not kept.get("run_id") and not kept.get("token"):
-            kept["token"] = secrets.token_hex(8)
+    def _kept(self, key: str, field: str, new: str) -> dict:
+        """`key`'s part of trackers.json, `field` (else `new`) saved before the tracker makes its run:
+        W&B's run id (a resume finds the same run), MLflow's token (a run made before a kill kept its id)."""
+        kept = self.state[key] = self.state.get(key) or {}
+        if not kept.get(field) and not kept.get("run_id"):
+            kept[field] = new
             self._save_state()
         return kept
 
@@ -186,14 +175,19 @@ class Trackers:
             sink.flush()
 
     def close(self, failed: bool = False, finished: int | None = None) -> None:
-        """Close every tracker (each one, whatever another raised); `finished`: the run's last step,
-        recorded once all of them closed."""
+        """Close every tracker (each one, whatever another raised; the first error is raised); `finished`:
+        the run's last step, recorded once all of them closed."""
         if self.closed:
             return
         self.closed = True
-        with contextlib.ExitStack() as stack:  # each callback runs whatever another raised; then it is raised
-            for sink in reversed(self.sinks):  # (the stack runs them last in, first out: in order)
-                stack.callback(sink.close, failed)
+        error: BaseException | None = None
+        for sink in self.sinks:
+            try:
+                sink.close(failed)
+            except BaseException as e:  # the others close too; the first error is the one raised
+                error = error or e
+        if error is not None:
+            raise error
         if self.sinks and finished is not None and not failed:
             self.state["finished"] = finished
             self._save_state()
