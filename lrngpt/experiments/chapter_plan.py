@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import types
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Union, get_args, get_origin, get_type_hints
 
@@ -154,11 +154,9 @@ class ChapterPlan:
 
     @classmethod
     def from_dict(cls, doc) -> ChapterPlan:
-        """The plan `to_dict` wrote; ValueError for anything else."""
-        parts = doc.get("parts") if isinstance(doc, dict) else None
-        if not isinstance(parts, list):
-            raise ValueError("not a chapter plan")
-        plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in parts]})
+        """The plan `to_dict` wrote, from the JSON object `doc`; ValueError or TypeError (a field missing,
+        parts that are no list) for anything else."""
+        plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in doc.get("parts", [])]})
         times = [plan.est_seconds, *(p.est_seconds for p in plan.parts)]
         if plan.version != VERSION or plan.scale not in CHAPTER_SCALES or not plan.parts or (plan.scale == "laptop") != \
                 (plan.minutes is not None) or not all(math.isfinite(t) and t >= 0 for t in times):
@@ -167,15 +165,12 @@ class ChapterPlan:
 
 
 def _typed(cls, doc):
-    """`cls` made from the dict `doc`, each field of the type it declares (ValueError otherwise)."""
-    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
-    if not isinstance(doc, dict) or not required <= set(doc):
+    """`cls` made from the dict `doc`, each field of the type it declares (ValueError otherwise; TypeError
+    where a field it needs is missing)."""
+    hints = get_type_hints(cls)  # (a dataclass's: its fields)
+    if not isinstance(doc, dict) or not all(_is(v, hints[k]) for k, v in doc.items() if k in hints):
         raise ValueError(f"not a {cls.__name__}")
-    hints = get_type_hints(cls)
-    for f in fields(cls):
-        if f.name in doc and not _is(doc[f.name], hints[f.name]):
-            raise ValueError(f"{cls.__name__}.{f.name} is not a {hints[f.name]}")
-    return cls(**{f.name: doc[f.name] for f in fields(cls) if f.name in doc})
+    return cls(**{k: v for k, v in doc.items() if k in hints})
 
 
 def _is(value, hint) -> bool:
