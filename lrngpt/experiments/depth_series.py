@@ -90,18 +90,15 @@ def _tokens(corpus: str, share: float) -> int:
     return int(parse_size(corpus.removeprefix("stories:")) * share / BYTES_PER_TOKEN_512)
 
 
-def _axis_item(protocol: dict) -> str:
-    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in protocol["shapes"])
-
-
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
     """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
     minutes, log = check_minutes(minutes, 15), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
     # each shape's timing and the points at once a level trains (packing), then the seconds of preparing the
     # corpus when the shared cache does not hold it yet
-    t0, lv = time.perf_counter(), level(protocol["tops"][-1], protocol)
-    sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
+    t0, shapes = time.perf_counter(), SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in protocol["shapes"])
+    sweep = resolve_sweep(SOURCE, protocol["scale"], level(protocol["tops"][-1], protocol)["set"],
+                          [shapes, f"train.seed={SEEDS[0]}"])
     cfgs = [p.config for p in sweep.points]
     device = resolve_device(cfgs[0].train.device)
     timings = {}  # each shape's own probe
@@ -123,7 +120,7 @@ def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: 
     n_val, at_once = _tokens(protocol["corpus"], 0.05), choice["points_at_once"]
     slowdown = (choice.get("slowdown") or 1.0) if at_once > 1 else 1.0
     timed = [(run_timing.params(c), timings[(c.model.n_layer, c.model.n_embd)]) for c in cfgs]
-    axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
+    axes = [shapes, "train.seed=" + ",".join(map(str, SEEDS))]
     levels: list[dict] = []
     est = 0.0
     for top in protocol["tops"]:
