@@ -50,7 +50,7 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
 
     Example: ``r = lrngpt.run_chapter("runs/chapter", minutes=60, dry_run=True); r["plan"]["est_seconds"]``"""
     say = notes or logging.info
-    scale_name = cb.check_scale(scale)
+    scale_name = scale or "laptop"  # (@checked refuses any other scale)
     if scale_name != "laptop" and minutes is not None:
         raise UserError(f"{option('minutes')} plans the laptop protocol; leave out {option('scale')} (or leave out {option('minutes')})")
     if corpus is not None and scale_name == "laptop":
@@ -75,9 +75,7 @@ def run_chapter(out: str | Path, minutes: float | None = None, scale: Scale = No
         chapter.start(plan)
     say(chapter_plan_text(plan))
     done = chapter.timing()
-    for part in plan.parts:
-        if part.name in done:
-            continue
+    for part in (p for p in plan.parts if p.name not in done):
         say(f"chapter: {part.name} ({part.what}), about {part.est_seconds / 60:.1f} min")
         t0 = time.perf_counter()
         _run_part(part, chapter, say, progress)

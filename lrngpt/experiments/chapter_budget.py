@@ -48,15 +48,6 @@ class Unit:
     fit: Callable[[float], list[Part]]
 
 
-def check_scale(scale) -> str:
-    if scale is None:
-        return "laptop"
-    if scale not in cp.CHAPTER_SCALES:
-        raise UserError(f"{option('scale')} must be one of {', '.join(cp.CHAPTER_SCALES[1:])} (or left out for the laptop plan), "
-                        f"got {scale!r}")
-    return scale
-
-
 def check_minutes(minutes) -> float:
     minutes = budget_minutes(minutes, 60)
     if minutes < SMALLEST_MINUTES:

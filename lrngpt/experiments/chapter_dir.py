@@ -1,8 +1,7 @@
 """A chapter directory and its one owner, `ChapterDir`: chapter.json (the plan), timing.jsonl (a row a
 finished part), each part's directory, pip.json, superposition.json, verdicts.json and report.html.
-A ChapterDir reads each file at most once: the plan through lrngpt.core.once.parsed, the rest kept here
-(and updated as it writes); the timing rows are kept too, as a record cut by a kill must not lose the row
-appended after it.
+A command reads each file once (lrngpt.core.once.parsed, which the sweeps' files go through too); the
+timing rows are kept here, as a record cut by a kill must not lose the row appended after it.
 """
 
 from __future__ import annotations
@@ -25,13 +24,11 @@ RESULTS = {"pip.json": "PIP estimate", "superposition.json": "superposition resu
 
 
 class ChapterDir:
-    """The files of one chapter directory, each read at most once."""
+    """The files of one chapter directory, the only code that opens them."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._timing: dict[str, dict] | None = None
-        self._results: dict[str, dict] = {}  # (the verdicts, then each study's figures, ask for them)
-        self._sweeps: dict[str, dict] = {}
 
     def plan(self) -> ChapterPlan | None:
         """The plan the directory was started with (None: not a chapter directory yet); a damaged one is
@@ -80,23 +77,16 @@ class ChapterDir:
 
     def write_result(self, name: str, doc: dict) -> None:
         write_owned_file(self.path / name, json.dumps(json_safe(doc)), "chapter result")
-        self._results[name] = doc
 
     def result(self, name: str) -> dict | None:
         """pip.json or superposition.json (None: that part has not run)."""
-        if name not in self._results:
-            path = self.path / name
-            if not path.is_file():
-                return None
-            self._results[name] = read_json_object(path, RESULTS[name], own=True)
-        return self._results[name]
+        path, what = self.path / name, RESULTS[name]
+        return parsed(path, what, lambda p: read_json_object(p, what, own=True)) if path.is_file() else None
 
     def sweep(self, name: str) -> dict:
         """A sweep part collected (its rows, so far: partial), as the judges and figures take it."""
-        if name not in self._sweeps:
-            d = self.part(name)
-            self._sweeps[name] = {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
-        return self._sweeps[name]
+        d = self.part(name)
+        return {**collect(d, partial=True), "out": str(d), "dir": d, "label": d.name}
 
     def write_verdicts(self, found: list[dict]) -> None:
         write_owned_file(self.path / VERDICTS, json.dumps(json_safe({"verdicts": found})), "chapter result")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import types
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Union, get_args, get_origin, get_type_hints
 
 from lrngpt.core.fsio import json_safe
 from lrngpt.errors import UserError, option
@@ -20,13 +20,9 @@ from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.shape_findings import judge_series
 
+if TYPE_CHECKING:  # (chapter_dir imports this module: the plan's type)
+    from lrngpt.experiments.chapter_dir import ChapterDir
 
-class ChapterFiles(Protocol):
-    """What the verdicts read and write of a chapter directory (lrngpt.experiments.chapter_dir.ChapterDir)."""
-    def part(self, name: str) -> Path: ...
-    def sweep(self, name: str) -> dict: ...
-    def result(self, name: str) -> dict | None: ...
-    def write_verdicts(self, found: list[dict]) -> None: ...
 
 VERSION = 1
 CHAPTER_SCALES = ("laptop", "tiny", "full")  # the chapter's protocols (a sweep's scales: presets.SCALES)
@@ -158,11 +154,9 @@ class ChapterPlan:
 
     @classmethod
     def from_dict(cls, doc) -> ChapterPlan:
-        """The plan `to_dict` wrote; ValueError for anything else."""
-        parts = doc.get("parts") if isinstance(doc, dict) else None
-        if not isinstance(parts, list):
-            raise ValueError("not a chapter plan")
-        plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in parts]})
+        """The plan `to_dict` wrote, from the JSON object `doc`; ValueError or TypeError (a field missing,
+        parts that are no list) for anything else."""
+        plan = _typed(cls, {**doc, "parts": [_typed(Part, p) for p in doc.get("parts", [])]})
         times = [plan.est_seconds, *(p.est_seconds for p in plan.parts)]
         if plan.version != VERSION or plan.scale not in CHAPTER_SCALES or not plan.parts or (plan.scale == "laptop") != \
                 (plan.minutes is not None) or not all(math.isfinite(t) and t >= 0 for t in times):
@@ -171,15 +165,12 @@ class ChapterPlan:
 
 
 def _typed(cls, doc):
-    """`cls` made from the dict `doc`, each field of the type it declares (ValueError otherwise)."""
-    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
-    if not isinstance(doc, dict) or not required <= set(doc):
+    """`cls` made from the dict `doc`, each field of the type it declares (ValueError otherwise; TypeError
+    where a field it needs is missing)."""
+    hints = get_type_hints(cls)  # (a dataclass's: its fields)
+    if not isinstance(doc, dict) or not all(_is(v, hints[k]) for k, v in doc.items() if k in hints):
         raise ValueError(f"not a {cls.__name__}")
-    hints = get_type_hints(cls)
-    for f in fields(cls):
-        if f.name in doc and not _is(doc[f.name], hints[f.name]):
-            raise ValueError(f"{cls.__name__}.{f.name} is not a {hints[f.name]}")
-    return cls(**{f.name: doc[f.name] for f in fields(cls) if f.name in doc})
+    return cls(**{k: v for k, v in doc.items() if k in hints})
 
 
 def _is(value, hint) -> bool:
@@ -204,9 +195,9 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
                         f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def verdicts(chapter: ChapterFiles, plan: ChapterPlan) -> list[dict]:
+def verdicts(chapter: ChapterDir, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
-    wide, seeds, small = (dict(chapter.sweep(n)) for n in ("width", "seeds", "small-data"))
+    wide, seeds, small = (chapter.sweep(n) for n in ("width", "seeds", "small-data"))
     seeds["rows"] = seeds_reuse(wide.get("rows") or [], seeds.get("rows") or [])
     width = judge([wide, seeds, small])  # findings 1-3, the width study's seed-1337 run among the seeds
     levels = [chapter.part(p.name) for p in plan.parts if p.name.startswith("width-depth/")]

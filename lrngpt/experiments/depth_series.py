@@ -90,21 +90,18 @@ def _tokens(corpus: str, share: float) -> int:
     return int(parse_size(corpus.removeprefix("stories:")) * share / BYTES_PER_TOKEN_512)
 
 
-def _axis_item(protocol: dict) -> str:
-    return SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in protocol["shapes"])
-
-
 def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: bool = False) -> dict:
     """The levels that fit `minutes` here (JSON-able); BudgetTooShort naming the minutes that fit."""
     minutes, log = check_minutes(minutes, 15), log or (lambda m: None)
     protocol = PROTOCOLS["tiny" if tiny else "cpu"]
     # each shape's timing and the points at once a level trains (packing), then the seconds of preparing the
     # corpus when the shared cache does not hold it yet
-    t0, lv = time.perf_counter(), level(protocol["tops"][-1], protocol)
-    sweep = resolve_sweep(SOURCE, protocol["scale"], lv["set"], [_axis_item(protocol), f"train.seed={SEEDS[0]}"])
-    timings = {}
+    t0, shapes = time.perf_counter(), SHAPE_AXIS + "=" + ",".join(":".join(map(str, s)) for s in protocol["shapes"])
+    sweep = resolve_sweep(SOURCE, protocol["scale"], level(protocol["tops"][-1], protocol)["set"],
+                          [shapes, f"train.seed={SEEDS[0]}"])
     cfgs = [p.config for p in sweep.points]
     device = resolve_device(cfgs[0].train.device)
+    timings = {}  # each shape's own probe
     for cfg in cfgs:
         log(f"timing {cfg.model.n_layer} x {cfg.model.n_embd} on {device} ({cfg.train.batch_size} x "
             f"{cfg.train.seq_len}) to plan the width-depth series")
@@ -122,17 +119,16 @@ def plan_series(minutes: float, *, probe_fn=None, pack_fn=None, log=None, tiny: 
                        PREPARE_S + PREPARE_S_PER_MB * max(1.0, parse_size(protocol["corpus"].removeprefix("stories:")) / 1e6))
     n_val, at_once = _tokens(protocol["corpus"], 0.05), choice["points_at_once"]
     slowdown = (choice.get("slowdown") or 1.0) if at_once > 1 else 1.0
-    axes = [_axis_item(protocol), "train.seed=" + ",".join(map(str, SEEDS))]
+    timed = [(run_timing.params(c), timings[(c.model.n_layer, c.model.n_embd)]) for c in cfgs]
+    axes = [shapes, "train.seed=" + ",".join(map(str, SEEDS))]
     levels: list[dict] = []
     est = 0.0
     for top in protocol["tops"]:
         levels = [level(top / RATIO ** k, protocol) for k in reversed(range(protocol["levels"]))]
         for lv in levels:  # start-up, each point from its shape's probe on the packed slots, the summary
             points = resolve_sweep(SOURCE, lv["scale"], lv["set"], axes).points
-            started = packing.order(points, lambda q: run_timing.params(q.config)) if at_once > 1 else points
-            each = [run_timing.estimate_seconds(p.config, timings[(p.config.model.n_layer, p.config.model.n_embd)],
-                                                n_val) * slowdown + POINT_OVERHEAD_S for p in started]
-            lv["est_seconds"] = round(START_S + SERIES_SUMMARY_S + packing.makespan(each, at_once), 1)
+            each = {p.name: packing.seconds_of(p.config, timed, n_val) * slowdown + POINT_OVERHEAD_S for p in points}
+            lv["est_seconds"] = round(START_S + SERIES_SUMMARY_S + packing.wall_seconds(points, each, at_once), 1)
         est = fixed + sum(lv["est_seconds"] for lv in levels)
         if est <= minutes * 60:
             break

@@ -91,15 +91,12 @@ def planted_plan(minutes: float | None = None, scale: str = "cpu", probe_fn=None
     minutes = None if minutes is None else check_minutes(minutes, 5)
     p = PROTOCOLS[scale]
     plan = {"scale": scale, "protocol": dict(p), "steps": p["steps"], "overrides": _overrides(p, p["steps"]),
-            "seed": 1337, "groups": {k: v for k, v in p["groups"].items()}}
+            "seed": 1337, "groups": dict(p["groups"])}
     per_step = sum(estimate_seconds(c, (probe_fn or probe)(c)) for c in (config_of(plan, t) for t in (True, False))) \
         / p["steps"]
-    if minutes is not None and per_step * p["steps"] > minutes * 60:
-        plan["steps"] = max(p["min_steps"], int(minutes * 60 / per_step))
-        plan["overrides"] = _overrides(p, plan["steps"])
-    plan["est_seconds"] = round(per_step * plan["steps"], 1)
-    plan["deviations"] = list(DEVIATIONS)
-    return plan
+    steps = p["steps"] if minutes is None else min(p["steps"], max(p["min_steps"], int(minutes * 60 / per_step)))
+    return {**plan, "steps": steps, "overrides": _overrides(p, steps), "est_seconds": round(per_step * steps, 1),
+            "deviations": list(DEVIATIONS)}
 
 
 def planted_data(out: Path, plan: dict, log) -> tuple[PreparedData, dict]:
