@@ -5,7 +5,7 @@ one with train.dtype=float32 and one with train.dtype=bfloat16 (CPU autocast), a
 interleaved order (float32, bfloat16, then bfloat16, float32, ...) so both see the same machine
 load; the per-step figure is the median step after the first. Each run's val bpb is then measured
 as the run would report it (in its own dtype), and the bfloat16 - float32 difference is judged
-against the seed noise of the float32 runs (lrngpt.experiments.noise: the largest max - min over the
+against the seed noise of the float32 runs (lrngpt.experiments.trend: the largest max - min over the
 seeds of one width, at least its floor). The top line says whether this CPU has bfloat16
 instructions (native) or emulates it. Usage:
 
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from lrngpt.device.precision import cpu_info
-from lrngpt.experiments.noise import seed_noise
+from lrngpt.experiments.trend import seed_noise
 from lrngpt.runconfig.schema import load_config
 from lrngpt.training.start import start_job
 from lrngpt.training.trainer import Trainer

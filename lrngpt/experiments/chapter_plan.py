@@ -10,7 +10,7 @@ import math
 import types
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Union, get_args, get_origin, get_type_hints
+from typing import Protocol, Union, get_args, get_origin, get_type_hints
 
 from lrngpt.core.fsio import json_safe
 from lrngpt.errors import UserError, option
@@ -20,8 +20,14 @@ from lrngpt.experiments.finding import Verdict as V
 from lrngpt.experiments.findings import judge
 from lrngpt.experiments.shape_findings import judge_series
 
-if TYPE_CHECKING:  # (chapter_dir imports this module: the plan's type)
-    from lrngpt.experiments.chapter_dir import ChapterDir
+
+class ChapterFiles(Protocol):
+    """What the verdicts read and write of a chapter directory (lrngpt.experiments.chapter_dir.ChapterDir,
+    which imports this module: a Protocol keeps the import graph without a cycle)."""
+    def part(self, name: str) -> Path: ...
+    def sweep(self, name: str) -> dict: ...
+    def result(self, name: str) -> dict | None: ...
+    def write_verdicts(self, found: list[dict]) -> None: ...
 
 
 VERSION = 1
@@ -195,7 +201,7 @@ def check_same(stored: ChapterPlan, scale: str, minutes: float | None, out: Path
                         f"(`lrn chapter {was} --out {out}`), or give a new {option('out')}")
 
 
-def verdicts(chapter: ChapterDir, plan: ChapterPlan) -> list[dict]:
+def verdicts(chapter: ChapterFiles, plan: ChapterPlan) -> list[dict]:
     """Every study's Finding, in the plan's order, written to DIR/verdicts.json (what this returns)."""
     wide, seeds, small = (chapter.sweep(n) for n in ("width", "seeds", "small-data"))
     seeds["rows"] = seeds_reuse(wide.get("rows") or [], seeds.get("rows") or [])
