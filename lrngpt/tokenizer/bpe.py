@@ -175,12 +175,14 @@ class Tokenizer:
         """Ids of `text`; the literal "<|endoftext|>" in it is ordinary text, never the special id."""
         return self._tiktoken.encode_ordinary(text)
 
+    def encode_batch(self, texts: list[str], num_threads: int = 2) -> list[list[int]]:
+        return self._tiktoken.encode_ordinary_batch(texts, num_threads=num_threads)
+
     def encode_documents(self, docs: Iterable[str], batch: int = 1024) -> Iterator[list[int]]:
         """Each document's ids with <|endoftext|> in front: the layout of the token arrays."""
         docs = iter(docs)
         while buf := list(islice(docs, batch)):
-            encoded = self._tiktoken.encode_ordinary_batch(buf, num_threads=2)
-            yield from ([self.eot_id, *ids] for ids in encoded)
+            yield from ([self.eot_id, *ids] for ids in self.encode_batch(buf))
 
     def decode(self, ids: Iterable[int]) -> str:
         ids = [int(i) for i in ids]
