@@ -183,11 +183,10 @@ def cpu_info(flags=None) -> dict:
 
 
 def apply_tf32(precision: Precision, device: str) -> None:
-    """Set torch's process-wide TF32 switches, both ways, for a CUDA run; others leave them alone (on a
-    CPU, set_float32_matmul_precision would change its matmuls)."""
+    """Set torch's TF32 switches (the matmul precision, which matmul.allow_tf32 reads, and cuDNN's), both
+    ways, for a CUDA run; others leave them alone (on a CPU the matmul precision would change its matmuls)."""
     if not device.startswith("cuda"):
         return
-    torch.backends.cuda.matmul.allow_tf32 = precision.tf32
     torch.backends.cudnn.allow_tf32 = precision.tf32
     torch.set_float32_matmul_precision("high" if precision.tf32 else "highest")
 
