@@ -72,27 +72,6 @@ def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
     return logits
 
 
-def _decoder(model: nn.Module, use_cache: bool) -> Callable[[torch.Tensor], torch.Tensor]:
-    """ids -> the next token's logits, through the GPT's KV cache when it has one (rebuilt when the
-    context is cropped: every position shifted, so the cached keys are stale)."""
-    context = getattr(getattr(model, "config", None), "context_length", None)
-    gpt = model if use_cache and isinstance(model, GPT) else None
-    cache: KVCache | None = None
-
-    def next_logits(ids: torch.Tensor) -> torch.Tensor:
-        nonlocal cache
-        if context is not None and ids.size(1) > context:
-            ids, cache = ids[:, -context:], None
-        if gpt is None:
-            return model(ids)[0][:, -1]
-        if cache is None or cache.pos != ids.size(1) - 1:
-            cache = gpt.init_cache(ids.size(0), gpt.config.context_length)
-            return gpt.forward_step(ids, cache)[:, -1]
-        return gpt.forward_step(ids[:, -1:], cache)[:, -1]
-
-    return next_logits
-
-
 @torch.inference_mode()
 def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
              use_cache: bool = True, device: str = "cpu", crop: bool = True,
@@ -103,13 +82,23 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     model.eval()
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
-    # the MLP's last logits depend on its last block_size ids only: each step costs the same
-    window = getattr(getattr(model, "config", None), "block_size", None) if crop else None
+    # the MLP's last logits depend on its last block_size ids only (each step costs the same); the
+    # GPT's positions end at context_length, so it is always cropped there
+    config = getattr(model, "config", None)
+    window = (getattr(config, "block_size", None) if crop else None) or getattr(config, "context_length", None)
     ids = torch.tensor([prompt_ids[-window:] if window else prompt_ids], dtype=torch.long, device=device)
-    next_logits = _decoder(model, use_cache)
+    gpt = model if use_cache and isinstance(model, GPT) else None  # the GPT decodes through its KV cache
+    cache: KVCache | None = None
     out: list[int] = []
     for _ in range(cfg.max_new_tokens):
-        logits = next_logits(ids).float()
+        if gpt is None:
+            logits = model(ids)[0][:, -1]
+        elif cache is not None and cache.pos == ids.size(1) - 1:
+            logits = gpt.forward_step(ids[:, -1:], cache)[:, -1]
+        else:  # the first step, or the window moved on: every position shifted, the cached keys are stale
+            cache = gpt.init_cache(ids.size(0), gpt.config.context_length)
+            logits = gpt.forward_step(ids, cache)[:, -1]
+        logits = logits.float()
         if not torch.isfinite(logits).all():
             raise UserError(_overflow(model))
         if cfg.temperature == 0:  # greedy: the first of the highest scores, as torch.argmax (and transformers)
@@ -123,7 +112,7 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
             break
         ids = torch.cat([ids, nxt], dim=1)
         if window:
-            ids = ids[:, -window:]  # all the MLP will ever look at
+            ids = ids[:, -window:]  # all the model will ever look at
     return out
 
 
