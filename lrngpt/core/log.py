@@ -165,27 +165,23 @@ def third_party_bars() -> Iterator[None]:
             module.enable_progress_bars()
 
 
+@functools.cache  # (a process stays in, or out of, its kernel)
 def _bar_class() -> tuple[type, bool]:
-    """tqdm.auto's bar and whether it is a widget: in a notebook with ipywidgets (`_saved_widget_bar`),
-    else the text bar."""
+    """tqdm.auto's bar and whether it is a widget. In a notebook with ipywidgets, tqdm's widget whose
+    saved output ends as the bar's final text, not frozen at "0%" for a reader without the kernel's
+    widget state (nbviewer, a notebook reopened later); else the text bar."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # optional: tqdm.auto imports IPython and ipywidgets when a kernel runs, only when a bar shows
         from tqdm.auto import tqdm as auto
 
     notebook = sys.modules.get("tqdm.notebook")  # imported by tqdm.auto when it chose the widget
-    widget = notebook is not None and issubclass(auto, notebook.tqdm)
-    return (_saved_widget_bar(auto) if widget else auto), widget
-
-
-@functools.cache
-def _saved_widget_bar(widget_bar: type) -> type:
-    """tqdm's notebook widget, whose saved output ends as the bar's final text, not frozen at "0%" for
-    a reader without the kernel's widget state (nbviewer, a notebook reopened later)."""
+    if notebook is None or not issubclass(auto, notebook.tqdm):
+        return auto, False
     # optional: IPython.display, reached only inside a kernel that has ipywidgets
     from IPython.display import display
 
-    class SavedWidgetBar(widget_bar):
+    class SavedWidgetBar(auto):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **{**kwargs, "display": False})
             self._output = None if self.disable else display(self.container, display_id=True)
@@ -198,7 +194,7 @@ def _saved_widget_bar(widget_bar: type) -> type:
                 self._output.update({"text/plain": str(self)}, raw=True)
                 self._output = None
 
-    return SavedWidgetBar
+    return SavedWidgetBar, True
 
 
 def progress(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import psutil
 import torch
+from tqdm import tqdm
 
 from lrngpt.errors import UserError
 
@@ -26,11 +27,6 @@ def check_memory(n_bytes: int, what: str, fix: str, device: str = "cpu") -> None
         free = psutil.virtual_memory().available  # (Linux's MemAvailable; macOS's and Windows' own count)
     if n_bytes > free:
         where = "this machine" if str(device) == "cpu" else str(device)
-        raise UserError(f"{what} needs {_bytes(n_bytes)} of memory, but {where} has {_bytes(free)} free; {fix}")
+        raise UserError(f"{what} needs {tqdm.format_sizeof(n_bytes, 'B')} of memory, but {where} has "
+                        f"{tqdm.format_sizeof(free, 'B')} free; {fix}")
 
-
-def _bytes(n: int) -> str:
-    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{n:,} bytes"

@@ -97,9 +97,7 @@ def device_caps(device: str) -> DeviceCaps:
                           bool(bf16))
     if dev.type == "mps":
         return DeviceCaps("mps", "Apple MPS", None, True, None)
-    flags = cpu_flags()  # none read: whether bfloat16 is native cannot be told
-    return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total,
-                      bool(flags & BF16_FLAGS) if flags else None)
+    return DeviceCaps("cpu", cpu_name(), None, True, psutil.virtual_memory().total, _bf16_native(cpu_flags()))
 
 
 def cpu_name() -> str:
@@ -134,12 +132,14 @@ def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
     return frozenset((_cpuinfo(("flags", "Features"), path) or "").split())
 
 
+def _bf16_native(flags) -> bool | None:
+    """Whether a CPU with these flags has bfloat16 instructions; None where none were read (macOS)."""
+    return bool(set(flags) & BF16_FLAGS) if flags else None
+
+
 def cpu_bf16(flags) -> str:
     """native (bfloat16 instructions), emulated or unknown (no flags to read), from a CPU's flags."""
-    flags = set(flags)
-    if not flags:
-        return "unknown"
-    return "native" if flags & BF16_FLAGS else "emulated"
+    return DeviceCaps("cpu", "cpu", bf16_native=_bf16_native(flags)).bf16_status
 
 
 def cpu_isa(flags) -> str:
@@ -183,11 +183,10 @@ def cpu_info(flags=None) -> dict:
 
 
 def apply_tf32(precision: Precision, device: str) -> None:
-    """Set torch's process-wide TF32 switches, both ways, for a CUDA run; others leave them alone (on a
-    CPU, set_float32_matmul_precision would change its matmuls)."""
+    """Set torch's TF32 switches (the matmul precision, which matmul.allow_tf32 reads, and cuDNN's), both
+    ways, for a CUDA run; others leave them alone (on a CPU the matmul precision would change its matmuls)."""
     if not device.startswith("cuda"):
         return
-    torch.backends.cuda.matmul.allow_tf32 = precision.tf32
     torch.backends.cudnn.allow_tf32 = precision.tf32
     torch.set_float32_matmul_precision("high" if precision.tf32 else "highest")
 

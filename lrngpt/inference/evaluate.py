@@ -79,9 +79,8 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
     was_training = model.training
     model.eval()
     tb = torch.as_tensor(np.asarray(token_bytes), dtype=torch.int64, device=device)
-    nll_sum = torch.zeros((), dtype=torch.float64, device=device)
-    n_bytes = n_targets = 0
-    parts = {"marked": [0.0, 0, 0], "unmarked": [0.0, 0, 0]}  # nll, bytes, targets
+    names = ("all",) if mark is None else ("all", "marked", "unmarked")
+    sums = {name: [0.0, 0, 0] for name in names}  # nll, bytes, targets (marked or not: a part of all)
     picked = capped_windows(len(tokens), score_len, max_tokens, windows)
     logging.debug(f"{desc}: {len(picked):,} windows of {score_len} scored tokens ({windows}, context {context}, "
                   f"{history} of history) from {len(tokens):,} tokens, batch {batch_size}, on {device}")
@@ -102,26 +101,23 @@ def evaluate_bpb(model: nn.Module, tokens: np.ndarray, token_bytes: np.ndarray, 
             nll = F.cross_entropy(logits.float().flatten(0, 1), y.flatten(), reduction="none")
             weight = tb[y.flatten()]
             counted = weight > 0  # special tokens have 0 bytes: excluded from both sums
-            nll_sum += nll[counted].double().sum()
-            n_bytes += int(weight.sum())
-            n_targets += int(counted.sum())
+            masks = {"all": counted}
             if mark is not None:
                 pos = idx[:, 1 + fed :].reshape(-1)
                 marked = torch.as_tensor(np.asarray(mark(pos) if callable(mark) else mark[pos], dtype=bool),
                                          device=device)
-                for name, m in (("marked", counted & marked), ("unmarked", counted & ~marked)):
-                    parts[name][0] += nll[m].double().sum().item()
-                    parts[name][1] += int(weight[m].sum())
-                    parts[name][2] += int(m.sum())
+                masks |= {"marked": counted & marked, "unmarked": counted & ~marked}
+            for name, m in masks.items():
+                sums[name][0] += nll[m].double().sum().item()
+                sums[name][1] += int(weight[m].sum())
+                sums[name][2] += int(m.sum())
         bar.update(len(group))
     bar.close()
     model.train(was_training)
-    nll_total = nll_sum.item()
+    nll_total, n_bytes, n_targets = sums.pop("all")
     result: dict = {"bpb": _bpb(nll_total, n_bytes), "loss": nll_total / n_targets if n_targets else float("nan"),
                     "tokens": n_targets, "bytes": n_bytes}
-    if mark is not None:
-        result |= {name: {"bpb": _bpb(nll_part, b), "tokens": t, "bytes": b} for name, (nll_part, b, t) in parts.items()}
-    return result
+    return result | {name: {"bpb": _bpb(nll_part, b), "tokens": t, "bytes": b} for name, (nll_part, b, t) in sums.items()}
 
 
 def _bpb(nll: float, n_bytes: float) -> float:

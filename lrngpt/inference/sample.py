@@ -72,27 +72,6 @@ def filter_logits(logits: torch.Tensor, cfg: SamplingConfig) -> torch.Tensor:
     return logits
 
 
-class _Decoder:
-    """Logits for the next token, through the model's KV cache when it has one."""
-
-    def __init__(self, model: nn.Module, use_cache: bool):
-        self.model = model
-        self.context = getattr(getattr(model, "config", None), "context_length", None)
-        self.cached = model if use_cache and isinstance(model, GPT) else None  # the GPT has a KV cache
-        self.cache: KVCache | None = None
-
-    def next_logits(self, ids: torch.Tensor) -> torch.Tensor:
-        if self.context is not None and ids.size(1) > self.context:
-            ids = ids[:, -self.context :]
-            self.cache = None  # every position shifted: the cached keys are stale
-        if self.cached is None:
-            return self.model(ids)[0][:, -1]
-        if self.cache is not None and self.cache.pos == ids.size(1) - 1:
-            return self.cached.forward_step(ids[:, -1:], self.cache)[:, -1]
-        self.cache = self.cached.init_cache(ids.size(0), self.cached.config.context_length)
-        return self.cached.forward_step(ids, self.cache)[:, -1]
-
-
 @torch.inference_mode()
 def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_id: int | None = None,
              use_cache: bool = True, device: str = "cpu", crop: bool = True,
@@ -103,13 +82,23 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
         raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     model.eval()
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
-    # the MLP's last logits depend on its last block_size ids only: each step costs the same
-    window = getattr(getattr(model, "config", None), "block_size", None) if crop else None
+    # the MLP's last logits depend on its last block_size ids only (each step costs the same); the
+    # GPT's positions end at context_length, so it is always cropped there
+    config = getattr(model, "config", None)
+    window = (getattr(config, "block_size", None) if crop else None) or getattr(config, "context_length", None)
     ids = torch.tensor([prompt_ids[-window:] if window else prompt_ids], dtype=torch.long, device=device)
-    decoder = _Decoder(model, use_cache)
+    gpt = model if use_cache and isinstance(model, GPT) else None  # the GPT decodes through its KV cache
+    cache: KVCache | None = None
     out: list[int] = []
     for _ in range(cfg.max_new_tokens):
-        logits = decoder.next_logits(ids).float()
+        if gpt is None:
+            logits = model(ids)[0][:, -1]
+        elif cache is not None and cache.pos == ids.size(1) - 1:
+            logits = gpt.forward_step(ids[:, -1:], cache)[:, -1]
+        else:  # the first step, or the window moved on: every position shifted, the cached keys are stale
+            cache = gpt.init_cache(ids.size(0), gpt.config.context_length)
+            logits = gpt.forward_step(ids, cache)[:, -1]
+        logits = logits.float()
         if not torch.isfinite(logits).all():
             raise UserError(_overflow(model))
         if cfg.temperature == 0:  # greedy: the first of the highest scores, as torch.argmax (and transformers)
@@ -123,7 +112,7 @@ def generate(model: nn.Module, prompt_ids: list[int], cfg: SamplingConfig, eot_i
             break
         ids = torch.cat([ids, nxt], dim=1)
         if window:
-            ids = ids[:, -window:]  # all the MLP will ever look at
+            ids = ids[:, -window:]  # all the model will ever look at
     return out
 
 
@@ -140,8 +129,6 @@ def sample_texts(run, prompt: str, cfg: SamplingConfig, num_samples: int = 1, us
                  device: str = "cpu", on_text: Callable[[int, str], None] | None = None) -> list[dict]:
     """`num_samples` continuations of `prompt` from a loaded run, with seeds seed, seed+1, ...;
     `on_text(i, piece)` gets sample i's text as it grows, the pieces joining to its "text"."""
-    if not prompt:
-        raise UserError(f"the prompt is empty; give some text with {option('prompt')}")
     if num_samples < 1:
         raise UserError(f"{option('num_samples')} must be at least 1 (got {num_samples})")
 
