@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from lrngpt.core import log as logging
-from lrngpt.core.fsio import USER_ERRNOS, atomic_write, check_regular, describe_os_error, user_path
+from lrngpt.core.fsio import USER_ERRNOS, atomic_open, check_regular, describe_os_error, user_path
 from lrngpt.errors import UserError, option
 from lrngpt.runconfig.schema import from_dict
 
@@ -53,9 +53,10 @@ def save_checkpoint(payload: dict, path: Path, replace: Callable[..., None] | No
     start = time.perf_counter()
     buffer = io.BytesIO()
     torch.save(payload, buffer)
-    data = buffer.getvalue()
+    data = buffer.getbuffer()  # (a view, not a copy: the zip is held in memory once)
     put = None if replace is None else (lambda tmp, dst: replace(tmp, dst, digest=hashlib.sha256(data).hexdigest()))
-    atomic_write(path, data, put)
+    with atomic_open(path, "wb", replace=put) as f:
+        f.write(data)
     logging.debug(f"checkpoint: step {payload.get('step')} saved to {path} ({len(data):,} bytes, "
                   f"{time.perf_counter() - start:.2f} s)")
 
