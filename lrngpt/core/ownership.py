@@ -215,7 +215,8 @@ def describe_dir(d: Path, names: list[str] | None = None, kind: str | None = Non
     found = lrn_kind(d)
     if found and found != kind:
         return f"lrn's {kind_name(found)}"
-    rec, by = read_record(d), {UNRECORDED: [], CHANGED: [], OURS: []}  # type: dict, dict[str, list[str]]
+    rec = read_record(d)
+    by: dict[str, list[str]] = {UNRECORDED: [], CHANGED: [], OURS: []}
     for n in entries(d) if names is None else names:
         try:
             was = state(d / n, rec)[0]
